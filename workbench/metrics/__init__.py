@@ -1,0 +1,16 @@
+"""Metrics over tidy run / step tables: reliability and efficiency (more land beside them)."""
+
+from workbench.metrics.efficiency import Price, cost, cumulative_tokens, dependency, efficiency, peak
+from workbench.metrics.reliability import pass_at_k, pass_hat_k, reliability
+
+__all__ = [
+    "Price",
+    "cost",
+    "cumulative_tokens",
+    "dependency",
+    "efficiency",
+    "pass_at_k",
+    "pass_hat_k",
+    "peak",
+    "reliability",
+]

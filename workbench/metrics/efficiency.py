@@ -1,0 +1,110 @@
+"""Efficiency of agent runs: Steps, Peak, Dependency, cumulative tokens and cost (FOCUS A.8).
+
+* Steps: number of action-observation exchanges of a run.
+* Peak: ``max_t n_in(t)``, the largest input of any generation step, system prompt
+  excluded (FOCUS A.8 "Peak Tokens").
+* Dependency: ``sum_t (n_in(t) + 2 n_out(t)) * n_out(t) / 2`` (FOCUS A.8 "Dependency").
+* Cumulative tokens per role (agent, compressor, judge) and cost from a price table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+
+def dependency(input_tokens: npt.ArrayLike, output_tokens: npt.ArrayLike) -> float:
+    """FOCUS A.8 Dependency of one trajectory: sum over steps of (n_in + 2 n_out) n_out / 2."""
+    n_in = np.asarray(input_tokens, dtype=np.float64)
+    n_out = np.asarray(output_tokens, dtype=np.float64)
+    if n_in.shape != n_out.shape:
+        raise ValueError(f"dependency: input and output token arrays differ in shape {n_in.shape} != {n_out.shape}")
+    if np.any(n_in < 0) or np.any(n_out < 0):
+        raise ValueError("dependency: token counts must be non-negative")
+    return float(np.sum((n_in + 2.0 * n_out) * n_out / 2.0))
+
+
+def peak(input_tokens: npt.ArrayLike) -> int:
+    """FOCUS A.8 Peak of one trajectory: the largest input (system prompt excluded) of any step."""
+    n_in = np.asarray(input_tokens)
+    return int(n_in.max()) if n_in.size else 0
+
+
+def efficiency(steps: pl.DataFrame, *, run: str = "run_id") -> pl.DataFrame:
+    """Per run: ``steps``, ``peak_tokens``, ``dependency``, ``input_tokens``, ``output_tokens``.
+
+    ``steps`` needs ``input_tokens`` and ``output_tokens`` (system prompt excluded). Steps
+    with unknown token counts are counted in ``steps`` but not in the token measures.
+    """
+    need = [run, "input_tokens", "output_tokens"]
+    missing = [c for c in need if c not in steps.columns]
+    if missing:
+        raise ValueError(f"efficiency: steps has no column(s) {missing}")
+    n_in = pl.col("input_tokens").cast(pl.Float64)
+    n_out = pl.col("output_tokens").cast(pl.Float64)
+    return (
+        steps.group_by(run, maintain_order=True)
+        .agg(
+            pl.len().alias("steps"),
+            pl.col("input_tokens").max().alias("peak_tokens"),
+            ((n_in + 2.0 * n_out) * n_out / 2.0).sum().alias("dependency"),
+            pl.col("input_tokens").sum().alias("input_tokens"),
+            pl.col("output_tokens").sum().alias("output_tokens"),
+        )
+    )
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million tokens, as providers quote them."""
+
+    input_per_million: float
+    output_per_million: float
+
+    def cost(self, input_tokens: float, output_tokens: float) -> float:
+        return (input_tokens * self.input_per_million + output_tokens * self.output_per_million) / 1e6
+
+
+def cumulative_tokens(runs: pl.DataFrame, roles: tuple[str, ...] = ("agent", "compressor", "judge")) -> pl.DataFrame:
+    """Add ``total_tokens`` = the sum of the ``{role}_tokens`` columns present (nulls count 0)."""
+    cols = [f"{r}_tokens" for r in roles if f"{r}_tokens" in runs.columns]
+    if not cols:
+        raise ValueError(f"cumulative_tokens: runs has none of {[f'{r}_tokens' for r in roles]}")
+    return runs.with_columns(pl.sum_horizontal([pl.col(c).fill_null(0) for c in cols]).alias("total_tokens"))
+
+
+def cost(
+    usage: pl.DataFrame,
+    prices: Mapping[str, Price],
+    *,
+    model: str = "model",
+    input_tokens: str = "input_tokens",
+    output_tokens: str = "output_tokens",
+) -> pl.DataFrame:
+    """Add ``cost_usd`` to a frame of token usage from a price table keyed by model name.
+
+    A model missing from the table is an error naming it (a silent zero cost would
+    understate an expensive run).
+    """
+    models = usage.get_column(model).unique().to_list()
+    unknown = [m for m in models if m not in prices]
+    if unknown:
+        raise ValueError(f"cost: no price for model(s) {unknown}; known: {sorted(prices)}")
+    table = pl.DataFrame(
+        {
+            model: list(prices),
+            "_in": [p.input_per_million for p in prices.values()],
+            "_out": [p.output_per_million for p in prices.values()],
+        }
+    )
+    return (
+        usage.join(table, on=model, how="left")
+        .with_columns(
+            ((pl.col(input_tokens) * pl.col("_in") + pl.col(output_tokens) * pl.col("_out")) / 1e6).alias("cost_usd")
+        )
+        .drop("_in", "_out")
+    )

@@ -1,0 +1,114 @@
+"""Reliability of agent runs: accuracy, Pass^k and Pass@k (SJC Tables 3-4, TRACE Pass² / Pass@2).
+
+For a task with ``n`` replicate runs of which ``c`` succeeded:
+
+* ``pass_hat_k`` (Pass^k, "solved in all k runs") = C(c, k) / C(n, k), the unbiased mean
+  over all k-subsets of the n runs -- exactly tau-bench's ``pass^k``; with n == k it is
+  1 when every run succeeded and 0 otherwise (SJC's Pass3).
+* ``pass_at_k`` (Pass@k, "solved in at least one of k runs") = 1 - C(n - c, k) / C(n, k),
+  the unbiased estimator of Chen et al. (2021).
+
+Both are averaged over tasks. ``acc`` is the mean success over all runs and ``acc_std``
+the standard deviation, across replicates, of the per-replicate accuracy (SJC Table 3's
+subscript). Checked against brute force over run subsets in ``tests/test_metrics.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import comb
+
+import numpy as np
+import polars as pl
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Probability that k runs drawn without replacement from n (c successful) all succeed."""
+    _check_nck(n, c, k)
+    return comb(c, k) / comb(n, k)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Probability that at least one of k runs drawn without replacement from n succeeds."""
+    _check_nck(n, c, k)
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def _check_nck(n: int, c: int, k: int) -> None:
+    if not (0 <= c <= n) or k < 1:
+        raise ValueError(f"need 0 <= c <= n and k >= 1, got n={n}, c={c}, k={k}")
+    if k > n:
+        raise ValueError(f"k={k} is larger than the number of replicates n={n}")
+
+
+def reliability(
+    runs: pl.DataFrame,
+    k: int,
+    by: str | Sequence[str] | None = None,
+    *,
+    task: str = "task_id",
+    replicate: str = "replicate",
+    success: str = "success",
+    ddof: int = 1,
+) -> pl.DataFrame:
+    """Acc, its across-replicate std, Pass^k and Pass@k per group of ``by`` columns.
+
+    Returns one row per group with ``n_tasks``, ``n_runs``, ``k``, ``acc``, ``acc_std``
+    (``ddof`` 1 by default; null with one replicate), ``pass_hat_k`` and ``pass_at_k``.
+    A task with fewer than ``k`` runs in a group is an error naming it.
+    """
+    keys = [by] if isinstance(by, str) else list(by or [])
+    missing = [c for c in [*keys, task, success] if c not in runs.columns]
+    if missing:
+        raise ValueError(f"reliability: runs has no column(s) {missing}")
+    if runs.get_column(success).null_count():
+        raise ValueError("reliability: success has nulls; drop or fill runs without an outcome first")
+    frame = runs.with_columns(pl.col(success).cast(pl.Int64).alias("_s"))
+    per_task = frame.group_by([*keys, task], maintain_order=True).agg(
+        pl.len().alias("_n"), pl.col("_s").sum().alias("_c")
+    )
+    short = per_task.filter(pl.col("_n") < k)
+    if short.height:
+        first = short.row(0, named=True)
+        raise ValueError(
+            f"reliability: task {first[task]!r} has {first['_n']} run(s), fewer than k={k}"
+            + (f" in group {({c: first[c] for c in keys})}" if keys else "")
+        )
+    n = per_task.get_column("_n").to_numpy()
+    c = per_task.get_column("_c").to_numpy()
+    per_task = per_task.with_columns(
+        pl.Series("_hat", [pass_hat_k(int(a), int(b), k) for a, b in zip(n, c, strict=True)], dtype=pl.Float64),
+        pl.Series("_at", [pass_at_k(int(a), int(b), k) for a, b in zip(n, c, strict=True)], dtype=pl.Float64),
+    )
+    summary = per_task.group_by(keys or pl.lit(0), maintain_order=True).agg(
+        pl.len().alias("n_tasks"),
+        pl.col("_n").sum().alias("n_runs"),
+        (pl.col("_c").sum() / pl.col("_n").sum()).alias("acc"),
+        pl.col("_hat").mean().alias("pass_hat_k"),
+        pl.col("_at").mean().alias("pass_at_k"),
+    )
+    if not keys:
+        summary = summary.drop("literal")
+    if replicate in runs.columns:
+        per_rep = frame.group_by([*keys, replicate]).agg(pl.col("_s").mean().alias("_acc"))
+        std = per_rep.group_by(keys or pl.lit(0)).agg(pl.col("_acc").std(ddof=ddof).alias("acc_std"))
+        if keys:
+            summary = summary.join(std, on=keys, how="left", nulls_equal=True)
+        else:
+            summary = summary.with_columns(std.get_column("acc_std"))
+    else:
+        summary = summary.with_columns(pl.lit(None, dtype=pl.Float64).alias("acc_std"))
+    return summary.with_columns(pl.lit(k, dtype=pl.Int64).alias("k")).select(
+        *keys, "n_tasks", "n_runs", "k", "acc", "acc_std", "pass_hat_k", "pass_at_k"
+    )
+
+
+def brute_force_pass(successes: Sequence[bool], k: int) -> tuple[float, float]:
+    """Pass^k and Pass@k of one task by enumerating every k-subset of its runs (reference)."""
+    from itertools import combinations
+
+    subsets = list(combinations(range(len(successes)), k))
+    s = np.asarray(successes, dtype=bool)
+    all_ok = np.mean([s[list(idx)].all() for idx in subsets])
+    any_ok = np.mean([s[list(idx)].any() for idx in subsets])
+    return float(all_ok), float(any_ok)

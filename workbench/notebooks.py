@@ -1,0 +1,65 @@
+"""Execute the notebooks in a fresh kernel each (nbclient) and report the first failing cell."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+
+def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: dict[str, object] | None = None) -> int:
+    """Execute every ``*.ipynb`` in ``notebooks`` (sorted), saving executed copies in ``build``.
+
+    Returns 0, or 1 after printing ``NOTEBOOK: cell N: ERROR`` for the first error.
+    Executed copies (with outputs) go to ``build``; the sources are never modified.
+    """
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    paths = sorted(notebooks.glob("*.ipynb"))
+    if not paths:
+        print(f"no notebooks in {notebooks}", file=sys.stderr)
+        return 1
+    build.mkdir(parents=True, exist_ok=True)
+    root = notebooks.resolve().parent
+    for i, path in enumerate(paths, start=1):
+        started = time.perf_counter()
+        print(f"[{i}/{len(paths)}] {path.name} ...", flush=True)
+        nb = nbformat.read(path, as_version=4)
+        if parameters:
+            inject_parameters(nb, parameters)
+        client = NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(root)}})
+        try:
+            client.execute()
+        except CellExecutionError as err:
+            index = _failing_cell(nb)
+            nbformat.write(nb, build / path.name)
+            first = str(err).strip().splitlines()[-1] if str(err).strip() else repr(err)
+            print(f"{path}: cell {index}: {first}", file=sys.stderr)
+            return 1
+        nbformat.write(nb, build / path.name)
+        print(f"[{i}/{len(paths)}] {path.name} done in {time.perf_counter() - started:.1f}s", flush=True)
+    return 0
+
+
+def _failing_cell(nb: object) -> int | str:
+    for index, cell in enumerate(nb.cells):  # type: ignore[attr-defined]
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                return index
+    return "?"
+
+
+def inject_parameters(nb: object, parameters: dict[str, object]) -> None:
+    """Append assignments after the cell tagged ``parameters`` (papermill's convention)."""
+    import nbformat
+
+    lines = "\n".join(f"{k} = {v!r}" for k, v in parameters.items())
+    cells = nb.cells  # type: ignore[attr-defined]
+    for index, cell in enumerate(cells):
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            new = nbformat.v4.new_code_cell(lines, metadata={"tags": ["injected-parameters"]})
+            cells.insert(index + 1, new)
+            return
+    raise ValueError("notebook has no cell tagged 'parameters'")

@@ -1,0 +1,106 @@
+"""Drawing: one function per figure, each taking precomputed results and an optional ``ax``.
+
+Nothing here computes beyond layout, and nothing changes matplotlib's global style on
+import: call :func:`set_style` (notebooks do, once) and :func:`export` to write a
+figure to ``figures/NAME.pdf`` (fonts embedded as TrueType, ``pdf.fonttype`` 42) and
+``figures/NAME.png`` (200 dpi).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg", force=False)
+import matplotlib.pyplot as plt  # noqa: E402
+import polars as pl  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+FIGURES = Path("figures")
+STYLE = {
+    "pdf.fonttype": 42,
+    "ps.fonttype": 42,
+    "figure.dpi": 100,
+    "savefig.dpi": 200,
+    "savefig.bbox": "tight",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "legend.frameon": False,
+}
+
+
+def set_style() -> None:
+    """Apply the workbench's figure style (seaborn's paper context plus :data:`STYLE`)."""
+    import seaborn as sns
+
+    sns.set_theme(context="paper", style="whitegrid", palette="colorblind", font_scale=1.2)
+    plt.rcParams.update(STYLE)
+
+
+def export(fig: Figure, name: str, directory: str | Path = FIGURES, formats: Sequence[str] = ("pdf", "png")) -> list[Path]:
+    """Write ``fig`` as ``directory/name.{pdf,png}`` with fonts embedded; returns the paths."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    with plt.rc_context({"pdf.fonttype": 42, "ps.fonttype": 42}):
+        for ext in formats:
+            path = directory / f"{name}.{ext}"
+            fig.savefig(path, dpi=200, bbox_inches="tight")
+            paths.append(path)
+    return paths
+
+
+def export_table(frame: pl.DataFrame, name: str, directory: str | Path = FIGURES / "tables", caption: str = "") -> list[Path]:
+    """Write a table as ``name.csv`` and a booktabs ``name.tex`` under ``figures/tables/``."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    csv_path = directory / f"{name}.csv"
+    frame.write_csv(csv_path)
+    tex_path = directory / f"{name}.tex"
+    tex_path.write_text(to_latex(frame, caption=caption), encoding="utf-8")
+    return [csv_path, tex_path]
+
+
+def _tex_escape(value: object) -> str:
+    text = "" if value is None else (f"{value:.3f}" if isinstance(value, float) else str(value))
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
+                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
+        text = text.replace(a, b) if a != "\\" else text.replace(a, "\x00")
+    return text.replace("\x00", r"\textbackslash{}")
+
+
+def to_latex(frame: pl.DataFrame, caption: str = "") -> str:
+    """A booktabs tabular of ``frame`` (numbers to 3 decimals, text escaped)."""
+    cols = frame.columns
+    align = "".join("r" if frame.schema[c].is_numeric() else "l" for c in cols)
+    lines = [r"\begin{table}[t]", r"\centering"]
+    if caption:
+        lines.append(rf"\caption{{{_tex_escape(caption)}}}")
+    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(_tex_escape(c) for c in cols) + r" \\", r"\midrule"]
+    for row in frame.iter_rows():
+        lines.append(" & ".join(_tex_escape(v) for v in row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
+    return "\n".join(lines)
+
+
+def _axes(ax: Axes | None, figsize: tuple[float, float] = (5.0, 3.2)) -> tuple[Figure, Axes]:
+    if ax is None:
+        fig, ax = plt.subplots(figsize=figsize)
+        return fig, ax
+    return ax.figure, ax  # type: ignore[return-value]
+
+
+def entries_by_section(counts: pl.DataFrame, ax: Axes | None = None) -> Figure:
+    """Bar chart of entries per section (columns ``section``, ``entries``), SJC Table 2's first column."""
+    fig, ax = _axes(ax)
+    ax.barh(counts.get_column("section").to_list()[::-1], counts.get_column("entries").to_list()[::-1], color="C0")
+    ax.set_xlabel("entries")
+    ax.set_title("Summary entries by section")
+    return fig

