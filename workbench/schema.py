@@ -459,15 +459,16 @@ def validate(
         out.append(series)
     extra = [frame.get_column(c) for c in frame.columns if c not in set(tbl.names)]
     result = pl.DataFrame(out + extra) if (out or extra) else pl.DataFrame()
-    if tbl.key and result.height:
-        dup = result.select(tbl.key).is_duplicated()
+    key = [k for k in tbl.key if k in result.columns]  # an optional key column (scores.repeat) may be absent
+    if key and result.height:
+        dup = result.select(key).is_duplicated()
         if dup.any():
             rows = [i for i, d in enumerate(dup.to_list()) if d]
             first = result.row(rows[0], named=True)
-            key_text = ", ".join(f"{k}={first[k]!r}" for k in tbl.key)
-            twin = next(r for r in rows[1:] if all(result.row(r, named=True)[k] == first[k] for k in tbl.key))
+            key_text = ", ".join(f"{k}={first[k]!r}" for k in key)
+            twin = next(r for r in rows[1:] if all(result.row(r, named=True)[k] == first[k] for k in key))
             raise SchemaError(
-                file=file, line=_line_of(lines, twin), field=",".join(tbl.key),
+                file=file, line=_line_of(lines, twin), field=",".join(key),
                 expected=f"a unique key in table '{tbl.name}'",
                 got=f"duplicate ({key_text}) first seen at line {_line_of(lines, rows[0])}",
             )

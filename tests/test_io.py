@@ -1,0 +1,178 @@
+"""Trajectory JSONL, table files and the CLI verbs validate / import / export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from workbench import io, schema
+from workbench.cli import main
+from workbench.schema import SchemaError
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl"
+
+
+def run_record(run_id: str = "r1", n_steps: int = 2, **extra: object) -> dict[str, object]:
+    steps = [
+        {"step": i, "action": {"tool": "get_invoice", "args": {"invoice_id": f"INV-{i}"}},
+         "observation": f"INV-{i}: amount {10 * i}.00", "input_tokens": 100 + i, "output_tokens": 10}
+        for i in range(n_steps)
+    ]
+    comps = [{"boundary": 0, "step": 1, "span": [0, 0], "candidate_summary": "## Decisions\n- Paid INV-0.\n"}]
+    return {"run_id": run_id, "task_id": "t1", "replicate": 0, "success": True,
+            "steps": steps, "compactions": comps, **extra}
+
+
+def write_lines(path: Path, records: list[object]) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def log_300(tmp_path: Path) -> Path:
+    return write_lines(tmp_path / "log.jsonl", [run_record(f"r{i}") for i in range(300)])
+
+
+def test_example_log_round_trips_exactly(tmp_path: Path) -> None:
+    first = io.read_log(EXAMPLE)
+    io.write_tables(first, tmp_path / "a")
+    io.write_trajectories(io.read_tables(tmp_path / "a"), tmp_path / "export.jsonl")
+    second = io.read_log(tmp_path / "export.jsonl")
+    for name in io.TRAJECTORY_TABLES:
+        assert first[name].equals(second[name]), name
+    assert first["runs"].height == 4 and first["steps"].height == 32 and first["compactions"].height == 8
+
+
+def test_cli_import_export_import_identical(tmp_path: Path) -> None:
+    assert main(["import", str(EXAMPLE), "--out", str(tmp_path / "a")]) == 0
+    assert main(["export", str(tmp_path / "a"), "--format", "jsonl", "--out", str(tmp_path / "e.jsonl")]) == 0
+    assert main(["import", str(tmp_path / "e.jsonl"), "--out", str(tmp_path / "b")]) == 0
+    for name in io.TRAJECTORY_TABLES:
+        a = pl.read_parquet(tmp_path / "a" / f"{name}.parquet")
+        b = pl.read_parquet(tmp_path / "b" / f"{name}.parquet")
+        assert a.equals(b), name
+
+
+def test_args_keep_key_order_and_types(tmp_path: Path) -> None:
+    rec = run_record()
+    rec["steps"][0]["action"]["args"] = {"z": 1, "a": [1.5, None, "x"], "m": {"k": True}}  # type: ignore[index]
+    tables = io.read_log(write_lines(tmp_path / "l.jsonl", [rec]))
+    assert tables["steps"]["args"][0] == '{"z":1,"a":[1.5,null,"x"],"m":{"k":true}}'
+    io.write_trajectories(tables, tmp_path / "out.jsonl")
+    back = json.loads((tmp_path / "out.jsonl").read_text())
+    assert back["steps"][0]["action"]["args"] == {"z": 1, "a": [1.5, None, "x"], "m": {"k": True}}
+
+
+BAD_LINES = [
+    # (description, line content, expected fragment)
+    ("truncated", '{"run_id": "r150", "task_id": "t1", "steps": [', "truncated line"),
+    ("not json", "run_id=r150", "one JSON object per line"),
+    ("missing field", {"run_id": "r150", "steps": []}, "field 'task_id': expected a string, got nothing (missing)"),
+    ("wrong type", {"run_id": "r150", "task_id": "t1", "replicate": "0"}, "field 'replicate': expected an integer, got string '0'"),
+    ("wrong step type", {"run_id": "r150", "task_id": "t1", "steps": [{"step": 0, "blocked": "no"}]},
+     "field 'steps[0].blocked': expected true or false"),
+    ("duplicate step", {"run_id": "r150", "task_id": "t1", "steps": [{"step": 0}, {"step": 0}]},
+     "field 'steps[1].step': expected a unique (run_id, step)"),
+    ("unknown run", {"run_id": "r150", "task_id": "t1", "steps": [{"step": 0, "run_id": "r999"}]},
+     "field 'steps[0].run_id': expected the run's own id 'r150', got unknown run string 'r999'"),
+    ("not an object", [1, 2], "expected a JSON object"),
+    ("NaN", '{"run_id": "r150", "task_id": "t1", "reward": NaN}', "finite JSON numbers"),
+    ("duplicate run", {"run_id": "r3", "task_id": "t1"}, "field 'run_id': expected a unique run id, got duplicate 'r3' first seen at line 4"),
+]
+
+
+@pytest.mark.parametrize(("what", "bad", "fragment"), BAD_LINES, ids=[b[0] for b in BAD_LINES])
+def test_malformed_line_in_300_line_log_names_the_line_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], what: str, bad: object, fragment: str
+) -> None:
+    records: list[object] = [run_record(f"r{i}") for i in range(300)]
+    records[150] = bad
+    log = write_lines(tmp_path / "log.jsonl", records)
+    with pytest.raises(SchemaError) as info:
+        io.read_log(log)
+    assert str(info.value).startswith(f"{log}:151: "), str(info.value)
+    assert fragment in str(info.value)
+    out = tmp_path / "out"
+    assert main(["import", str(log), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(f"{log}:151: ")
+    assert not out.exists() and not any(p.name.startswith(".out") for p in tmp_path.iterdir())
+    assert main(["validate", str(log)]) == 2
+
+
+def test_utf8_error_names_line_and_byte(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    good = json.dumps(run_record("r0")).encode() + b"\n"
+    log.write_bytes(good + b'{"run_id": "r1", "task_id": "t\xff1"}\n')
+    with pytest.raises(SchemaError, match=r"log.jsonl:2: expected UTF-8 text, got byte 0xff at column 31"):
+        io.read_log(log)
+
+
+def test_empty_and_blank_files(tmp_path: Path) -> None:
+    for content in ("", "\n  \n"):
+        log = tmp_path / "empty.jsonl"
+        log.write_text(content)
+        with pytest.raises(SchemaError, match=r"empty.jsonl:1: expected at least one JSON line, got an empty file"):
+            io.read_log(log)
+
+
+def test_validate_prints_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(log_300(tmp_path))]) == 0
+    assert "ok (300 runs, 600 steps, 300 compactions)" in capsys.readouterr().out
+
+
+def test_existing_output_untouched_when_import_fails(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["import", str(EXAMPLE), "--out", str(out)]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    bad = write_lines(tmp_path / "bad.jsonl", [run_record("x"), "{"])
+    assert main(["import", str(bad), "--out", str(out)]) == 2
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_table_files_parquet_and_jsonl(tmp_path: Path) -> None:
+    scores = pl.DataFrame({"entry_id": ["a", "b"], "judge": ["lexical", "lexical"], "score": [0.2, None],
+                           "evidence_ids": [["p1"], None]})
+    for suffix in (".parquet", ".jsonl"):
+        path = io.write_table(scores, tmp_path / f"scores{suffix}", "scores")
+        back = io.read_table(path, "scores")
+        assert back.select(scores.columns).equals(scores)
+
+
+def test_table_jsonl_errors_name_line(tmp_path: Path) -> None:
+    path = tmp_path / "labels.jsonl"
+    write_lines(path, [
+        {"item_id": "a", "annotator": "x", "round": 1, "field": "support", "value": "yes"},
+        {"item_id": "b", "annotator": "x", "round": "one", "field": "support", "value": "no"},
+    ])
+    with pytest.raises(SchemaError, match=r"labels.jsonl:2: field 'round': expected an integer, got string 'one'"):
+        io.read_table(path, "labels")
+
+
+def test_references_between_table_files(tmp_path: Path) -> None:
+    tables = io.read_log(EXAMPLE)
+    io.write_tables(tables, tmp_path / "d", fmt="jsonl")
+    steps = pl.read_ndjson(tmp_path / "d" / "steps.jsonl")
+    steps = steps.with_row_index("i").with_columns(pl.when(pl.col("i") == 3).then(pl.lit("ghost")).otherwise(pl.col("run_id")).alias("run_id")).drop("i")
+    steps.write_ndjson(tmp_path / "d" / "steps.jsonl")
+    with pytest.raises(SchemaError, match=r"steps.jsonl:4: field 'run_id': expected a key present in table 'runs', got unknown run_id='ghost'"):
+        io.read_tables(tmp_path / "d")
+
+
+def test_validate_frame_duplicate_key_and_values() -> None:
+    frame = pl.DataFrame({"run_id": ["a", "b", "a"], "task_id": ["t", "t", "t"]})
+    with pytest.raises(SchemaError, match=r"row 3: field 'run_id': expected a unique key in table 'runs', got duplicate \(run_id='a'\) first seen at line row 1"):
+        schema.validate("runs", frame)
+    bad = pl.DataFrame({"run_id": ["a"], "pattern": ["XX"]})
+    with pytest.raises(SchemaError, match=r"field 'pattern': expected one of \['RC', 'ID', 'CS', 'other', 'unrelated'\]"):
+        schema.validate("attributions", bad)
+
+
+def test_validate_keeps_extra_and_ground_truth_columns() -> None:
+    frame = pl.DataFrame({"entry_id": ["e"], "run_id": ["r"], "boundary": [0], "section": ["Decisions"],
+                          "position": [0], "text": ["- x"], "gt_supported": [True], "harness_note": ["k"]})
+    out = schema.validate("entries", frame)
+    assert out.columns[-1] == "harness_note" and out["gt_supported"].dtype == pl.Boolean
+    assert schema.ground_truth_columns(out) == ["gt_supported"]

@@ -1,0 +1,84 @@
+"""Reliability (Acc, Pass^k, Pass@k) and efficiency (Peak, Dependency, cost) metrics."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.metrics import Price, cost, cumulative_tokens, dependency, efficiency, pass_at_k, pass_hat_k, peak, reliability
+from workbench.metrics.reliability import brute_force_pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=7), st.integers(1, 7))
+def test_pass_k_equal_brute_force_over_subsets(successes: list[bool], k: int) -> None:
+    if k > len(successes):
+        with pytest.raises(ValueError, match="larger than the number of replicates"):
+            pass_hat_k(len(successes), sum(successes), k)
+        return
+    hat, at = brute_force_pass(successes, k)
+    assert pass_hat_k(len(successes), sum(successes), k) == pytest.approx(hat)
+    assert pass_at_k(len(successes), sum(successes), k) == pytest.approx(at)
+
+
+def runs_frame() -> pl.DataFrame:
+    # method A: task 1 solved 3/3, task 2 solved 1/3; method B: task 1 2/3, task 2 0/3
+    rows = []
+    outcome = {("A", "t1"): [1, 1, 1], ("A", "t2"): [1, 0, 0], ("B", "t1"): [1, 0, 1], ("B", "t2"): [0, 0, 0]}
+    for (m, t), succ in outcome.items():
+        for r, s in enumerate(succ):
+            rows.append({"method": m, "task_id": t, "replicate": r, "success": bool(s)})
+    return pl.DataFrame(rows)
+
+
+def test_reliability_by_method_hand_computed() -> None:
+    out = reliability(runs_frame(), k=3, by="method").sort("method")
+    a, b = out.row(0, named=True), out.row(1, named=True)
+    assert a["acc"] == pytest.approx(4 / 6) and b["acc"] == pytest.approx(2 / 6)
+    assert a["pass_hat_k"] == pytest.approx(0.5) and b["pass_hat_k"] == 0.0
+    assert a["pass_at_k"] == 1.0 and b["pass_at_k"] == pytest.approx(0.5)
+    # per-replicate accuracies A: [1, .5, .5] -> sample std
+    assert a["acc_std"] == pytest.approx(np.std([1, 0.5, 0.5], ddof=1))
+    assert b["acc_std"] == pytest.approx(np.std([0.5, 0, 0.5], ddof=1))
+    assert (a["n_tasks"], a["n_runs"], a["k"]) == (2, 6, 3)
+
+
+def test_reliability_pass_hat_1_is_acc_and_unbiased_over_subsets() -> None:
+    frame = runs_frame()
+    out = reliability(frame, k=1)
+    assert out["pass_hat_k"][0] == pytest.approx(out["acc"][0]) == pytest.approx(out["pass_at_k"][0])
+    two = reliability(frame, k=2, by="method").sort("method")
+    # A: t1 3/3 -> 1; t2 1/3 -> C(1,2)/C(3,2) = 0 ; B: t1 2/3 -> 1/3; t2 -> 0
+    assert two["pass_hat_k"].to_list() == pytest.approx([0.5, 1 / 6])
+
+
+def test_reliability_errors() -> None:
+    with pytest.raises(ValueError, match="task 't1' has 3 run"):
+        reliability(runs_frame(), k=4, by="method")
+    with pytest.raises(ValueError, match="no column"):
+        reliability(runs_frame().drop("success"), k=1)
+
+
+def test_dependency_and_peak_hand_computed() -> None:
+    # (100 + 2*10)*10/2 + (300 + 2*20)*20/2 = 600 + 3400
+    assert dependency([100, 300], [10, 20]) == 4000.0
+    assert peak([100, 300, 250]) == 300
+    with pytest.raises(ValueError, match="differ in shape"):
+        dependency([1, 2], [1])
+    steps = pl.DataFrame({"run_id": ["a", "a", "b"], "input_tokens": [100, 300, 50], "output_tokens": [10, 20, 5]})
+    eff = efficiency(steps).sort("run_id")
+    assert eff["dependency"].to_list() == [4000.0, (50 + 10) * 5 / 2]
+    assert eff["peak_tokens"].to_list() == [300, 50] and eff["steps"].to_list() == [2, 1]
+
+
+def test_cost_and_cumulative_tokens() -> None:
+    usage = pl.DataFrame({"model": ["m1", "m2"], "input_tokens": [1_000_000, 0], "output_tokens": [0, 500_000]})
+    out = cost(usage, {"m1": Price(2.0, 8.0), "m2": Price(1.0, 4.0)})
+    assert out["cost_usd"].to_list() == pytest.approx([2.0, 2.0])
+    with pytest.raises(ValueError, match=r"no price for model\(s\) \['m2'\]"):
+        cost(usage, {"m1": Price(2.0, 8.0)})
+    runs = pl.DataFrame({"agent_tokens": [10, 20], "compressor_tokens": [5, None]})
+    assert cumulative_tokens(runs)["total_tokens"].to_list() == [15, 20]

@@ -1,0 +1,187 @@
+"""Summary parsing, pruning and identifiers (SJC Appendix E.3 / F); one test per line rule."""
+
+from __future__ import annotations
+
+import polars as pl
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.schema import SECTIONS
+from workbench.summary import entries_table, headings, identifiers, parse, prune, render
+
+SUMMARY = """## Decisions
+- Paid INV-104 ($120.50).
+* Skipped INV-221: disputed.
++ Will file after INV-307.
+
+## Open TODOs
+1. Pay INV-307.
+2) File the report.
+
+## Constraints/Rules
+None.
+
+## Pending user asks
+- Settle every open invoice for G7.
+
+## Exact identifiers
+- INV-104
+"""
+
+
+def texts(summary: str) -> list[tuple[str, str]]:
+    return [(e.section, e.text) for e in parse(summary)]
+
+
+def test_bullet_kinds_and_numbered_items_are_entries() -> None:
+    assert texts(SUMMARY) == [
+        ("Decisions", "- Paid INV-104 ($120.50)."),
+        ("Decisions", "* Skipped INV-221: disputed."),
+        ("Decisions", "+ Will file after INV-307."),
+        ("Open TODOs", "1. Pay INV-307."),
+        ("Open TODOs", "2) File the report."),
+        ("Pending user asks", "- Settle every open invoice for G7."),
+        ("Exact identifiers", "- INV-104"),
+    ]
+    assert [e.position for e in parse(SUMMARY)] == list(range(7))
+    assert all(SUMMARY[e.start:e.end] == e.text for e in parse(SUMMARY))
+
+
+def test_placeholders_are_not_entries() -> None:
+    s = "## Decisions\n- None.\n- none captured\n(none)\nN/A\n- \n## Open TODOs\n- Pay INV-1\nNone.\n"
+    assert texts(s) == [("Open TODOs", "- Pay INV-1")]  # a bare placeholder after an entry is not a continuation
+
+
+def test_wrapped_continuation_and_nested_bullets_belong_to_their_entry() -> None:
+    s = "## Decisions\n- Paid INV-1 after checking\nthe disputed flag.\n  - nested detail\n    deeper\n- Second\n"
+    assert texts(s) == [
+        ("Decisions", "- Paid INV-1 after checking\nthe disputed flag.\n  - nested detail\n    deeper"),
+        ("Decisions", "- Second"),
+    ]
+    pruned = prune(s, [1])
+    assert pruned == "## Decisions\n- Second\n"
+
+
+def test_indented_paragraph_after_blank_continues_but_flush_prose_does_not() -> None:
+    s = "## Decisions\n- First\n\n  more of first\n\nProse line.\n- Second\n"
+    assert texts(s) == [("Decisions", "- First\n\n  more of first"), ("Decisions", "- Second")]
+    assert prune(s, []) == "## Decisions\n\nProse line.\n"
+
+
+def test_crlf_and_cr_line_endings() -> None:
+    crlf = SUMMARY.replace("\n", "\r\n")
+    assert [t for _, t in texts(crlf)] == [t for _, t in texts(SUMMARY)]
+    assert "\r" not in "".join(e.text for e in parse(crlf))
+    kept = prune(crlf, [0])
+    assert kept.count("\r\n") == kept.count("\n") and "- Paid INV-104 ($120.50).\r\n" in kept
+    cr = "## Decisions\r- a\r  b\r- c\r"
+    assert texts(cr) == [("Decisions", "- a\r  b"), ("Decisions", "- c")]
+
+
+def test_text_before_first_heading_is_preamble() -> None:
+    s = "Summary of the run so far:\n- not an entry\n\n## Decisions\n- entry\n"
+    assert texts(s) == [("Decisions", "- entry")]
+    assert prune(s, []) == "Summary of the run so far:\n- not an entry\n\n## Decisions\n"
+
+
+def test_unknown_and_repeated_headings() -> None:
+    s = "## Decisions\n- a\n## Notes from tools\n- b\n## Decisions\n- c\n### Sub heading\n- d\n"
+    assert texts(s) == [("Decisions", "- a"), ("Notes from tools", "- b"), ("Decisions", "- c"), ("Decisions", "- d")]
+    assert headings(s) == ["Decisions", "Notes from tools", "Decisions"]
+    assert headings(prune(s, [])) == headings(s)
+
+
+def test_heading_case_and_spacing_normalised_to_canonical_names() -> None:
+    s = "##   open todos  \n- a\n## EXACT IDENTIFIERS ##\n- b\n"
+    assert texts(s) == [("Open TODOs", "- a"), ("Exact identifiers", "- b")]
+
+
+def test_code_fences_are_not_structure() -> None:
+    s = "## Decisions\n- a\n\n```\n## Open TODOs\n- not a bullet\n```\n- b\n"
+    assert texts(s) == [("Decisions", "- a"), ("Decisions", "- b")]
+    owned = "## Decisions\n- run this\n  ```\n  ## x\n  - y\n  ```\n- b\n"
+    assert texts(owned)[0] == ("Decisions", "- run this\n  ```\n  ## x\n  - y\n  ```")
+
+
+def test_prune_keeps_everything_else_byte_identical() -> None:
+    out = prune(SUMMARY, [0, 3, 6])
+    assert texts(out) == [texts(SUMMARY)[i] for i in (0, 3, 6)]
+    assert headings(out) == list(SECTIONS)
+    assert "None." in out and len(out) < len(SUMMARY)
+    assert prune(SUMMARY, range(7)) == SUMMARY
+
+
+def test_prune_rejects_unknown_positions() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match=r"positions with no entry: \[9\]"):
+        prune(SUMMARY, [9])
+
+
+def test_entry_body_and_render() -> None:
+    e = parse("## Decisions\n- Paid INV-1\n  after review\n")[0]
+    assert e.body == "Paid INV-1 after review"
+    rendered = render({"Decisions": ["x"], "Open TODOs": []})
+    assert headings(rendered) == list(SECTIONS)
+    assert texts(rendered) == [("Decisions", "- x")]
+
+
+def test_entries_table_ids_and_exact_carry_over() -> None:
+    comps = pl.DataFrame({
+        "run_id": ["r", "r"], "boundary": [0, 1],
+        "candidate_summary": ["## Decisions\n- Paid INV-1\n", "## Decisions\n-   paid  inv-1\n- New\n"],
+    })
+    ent = entries_table(comps)
+    assert ent["entry_id"].to_list() == ["r/b0/e0", "r/b1/e0", "r/b1/e1"]
+    assert ent["carried_from"].to_list() == [None, "r/b0/e0", None]
+
+
+def test_identifiers_follow_openclaw_rule() -> None:
+    msgs = [f"old message {i} with 3f2a9b1c77aa" for i in range(5)] + [
+        "fetched https://api.example.com/v1/items?id=7, saved to /var/data/out.json.",
+        "db at db.internal:5432 and 10.0.0.5:8080; order 12345678; uuid 123e4567-e89b-12d3-a456-426614174000",
+        "word deadbeef is hex-looking but abcdefgh is not; 12345 too short; commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+    ]
+    ids = identifiers(msgs)
+    assert ids[:2] == ["3f2a9b1c77aa", "https://api.example.com/v1/items?id=7"]
+    for expected in ["/var/data/out.json", "db.internal:5432", "10.0.0.5:8080", "12345678",
+                     "123e4567-e89b-12d3-a456-426614174000", "9fceb02d0ae598e95dc970b74767f19372d61af8"]:
+        assert expected in ids
+    assert "abcdefgh" not in ids and "12345" not in ids and "deadbeef" not in ids  # no digit: a word
+    many = [" ".join(f"{1000000 + 17 * j + 100 * i}" for j in range(5)) for i in range(12)]
+    assert len(identifiers(many)) == 12
+    assert identifiers(["x 1234567"] + ["nothing"] * 10) == []  # only the last 10 messages count
+
+
+# --- property tests --------------------------------------------------------
+
+_words = st.text(alphabet=st.sampled_from("abcINV-0123 .$:/"), min_size=1, max_size=20).map(str.strip).filter(
+    lambda w: bool(w) and w.lower().rstrip(".") not in ("none", "n/a", "na", "nothing"))
+_line = st.one_of(
+    st.builds(lambda m, w: f"{m} {w}", st.sampled_from(["-", "*", "+", "1.", "2)"]), _words),
+    st.builds(lambda w: f"  - {w}", _words),
+    st.builds(lambda w: f"    {w}", _words),
+    _words,
+    st.just(""),
+    st.just("None."),
+    st.just("```"),
+    st.sampled_from([f"## {s}" for s in SECTIONS] + ["## Other", "# Title", "### Sub"]),
+)
+_summary = st.builds(
+    lambda lines, nl, final: nl.join(lines) + (nl if final else ""),
+    st.lists(_line, max_size=25), st.sampled_from(["\n", "\r\n"]), st.booleans(),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_summary, st.data())
+def test_prune_never_adds_or_rewrites_an_entry(summary: str, data: st.DataObject) -> None:
+    entries = parse(summary)
+    keep = data.draw(st.sets(st.sampled_from(range(len(entries)))) if entries else st.just(set()))
+    out = prune(summary, keep)
+    assert len(out) <= len(summary)
+    assert [e.text for e in parse(out)] == [e.text for e in entries if e.position in keep]
+    assert [e.section for e in parse(out)] == [e.section for e in entries if e.position in keep]
+    assert headings(out) == headings(summary)
+    assert all(summary[e.start:e.end] == e.text for e in entries)
+    assert prune(summary, range(len(entries))) == summary
