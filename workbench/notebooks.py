@@ -33,22 +33,22 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
         try:
             client.execute()
         except CellExecutionError as err:
-            index = _failing_cell(nb)
+            index, message = _failing_cell(nb, err)
             nbformat.write(nb, build / path.name)
-            first = str(err).strip().splitlines()[-1] if str(err).strip() else repr(err)
-            print(f"{path}: cell {index}: {first}", file=sys.stderr)
+            print(f"{path}: cell {index}: {message}", file=sys.stderr)
             return 1
         nbformat.write(nb, build / path.name)
         print(f"[{i}/{len(paths)}] {path.name} done in {time.perf_counter() - started:.1f}s", flush=True)
     return 0
 
 
-def _failing_cell(nb: object) -> int | str:
+def _failing_cell(nb: object, err: Exception) -> tuple[int | str, str]:
+    """Index of the cell that raised and its ``Name: value`` (ANSI-free)."""
     for index, cell in enumerate(nb.cells):  # type: ignore[attr-defined]
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
-                return index
-    return "?"
+                return index, f"{out.get('ename')}: {out.get('evalue')}"
+    return "?", getattr(err, "ename", type(err).__name__)
 
 
 def inject_parameters(nb: object, parameters: dict[str, object]) -> None:

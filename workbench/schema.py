@@ -419,8 +419,9 @@ def validate(
 ) -> pl.DataFrame:
     """Check ``frame`` against the declaration of ``table_name`` and return it cast.
 
-    Declared columns come first, in declared order, cast to their dtypes; columns the
-    table does not declare follow unchanged. ``lines`` maps row i to the line of the
+    Declared columns come first, in declared order, cast to their dtypes (an optional
+    column the frame lacks is added as nulls, except ground-truth ``gt_`` columns);
+    columns the table does not declare follow unchanged. ``lines`` maps row i to the line of the
     source file it came from (JSONL); without it errors name ``row i+1``.
 
     Raises :class:`SchemaError` on a missing required column, a value of the wrong
@@ -438,6 +439,8 @@ def validate(
     out: list[pl.Series] = []
     for col in tbl.columns:
         if col.name not in present:
+            if not col.is_ground_truth:  # every declared column is there; null where a log has nothing
+                out.append(pl.Series(col.name, [None] * frame.height, dtype=col.dtype))
             continue
         series = frame.get_column(col.name)
         if series.dtype != col.dtype:
