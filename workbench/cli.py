@@ -62,6 +62,35 @@ def _cmd_entries(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_judge(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from workbench.judges import make_judge
+    from workbench.judges.requests import compaction_requests, score_requests
+
+    tables = io.read_tables(args.dir, io.TRAJECTORY_TABLES)
+    if "compactions" not in tables:
+        raise SchemaError("no compactions table (compactions.parquet or compactions.jsonl)", file=str(args.dir))
+    judge = make_judge(args.judge, model=args.model, base_url=args.base_url, cache=args.cache,
+                       max_concurrency=args.concurrency, context_tokens=args.context_tokens)
+    requests = compaction_requests(tables)
+    with tqdm(total=len(requests), desc=f"judge {args.judge}", unit="compaction", disable=args.quiet) as bar:
+        scores, accounting = score_requests(requests, judge, progress=bar.update)
+    out = io.write_table(scores, args.out, "scores")
+    n_null = scores.get_column("score").null_count()
+    sent = int(accounting.get_column("sent").sum()) if accounting.height else 0
+    print(f"{out}: {scores.height} entries scored by {judge.name} ({n_null} without a usable answer); "
+          f"{accounting.get_column('requests').sum()} requests, {sent} sent, "
+          f"{accounting.get_column('input_tokens').sum()} input tokens")
+    if args.tau is not None:
+        from workbench.sjc import prune_compactions
+
+        committed, book = prune_compactions(tables["compactions"], scores, args.tau)
+        kept, pruned = int(book.get_column("kept").sum()), int(book.get_column("pruned").sum())
+        print(f"tau={args.tau}: {kept} entries kept, {pruned} pruned")
+    return 0
+
+
 def _cmd_figures(args: argparse.Namespace) -> int:
     from workbench.notebooks import run_all
 
@@ -94,6 +123,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("entries", help="split the candidate summaries of DIR into entries.parquet")
     p.add_argument("dir")
     p.set_defaults(func=_cmd_entries)
+
+    p = sub.add_parser("judge", help="score every summary entry of DIR with a source judge")
+    p.add_argument("dir")
+    p.add_argument("--judge", default="lexical", choices=["lexical", "jev", "openai"])
+    p.add_argument("--model")
+    p.add_argument("--base-url", dest="base_url")
+    p.add_argument("--cache", default=".cache/llm", help="response cache directory (re-runs send nothing)")
+    p.add_argument("--tau", type=float, help="also report what SJC pruning keeps at this threshold")
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--context-tokens", dest="context_tokens", type=int)
+    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--out", required=True, help="scores table (.parquet or .jsonl)")
+    p.set_defaults(func=_cmd_judge)
 
     p = sub.add_parser("figures", help="execute every notebook and export figures/ (the main job)")
     p.add_argument("--notebooks", default="notebooks")

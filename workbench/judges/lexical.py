@@ -1,0 +1,100 @@
+"""The lexical source judge: offline, deterministic, the default everywhere.
+
+For an entry it measures how much of the entry's checkable content appears in the
+sources a judge may use (the pooled evidence, the retained turn and the previous
+summary), and how forward-looking its wording is:
+
+* ``id_overlap``: share of the entry's identifiers and numbers (tokens with a digit,
+  e.g. ``INV-104``, ``120.50``) found in the sources; ``n_ids`` how many it has;
+* ``word_overlap``: share of its content words (3+ letters, not stop words, not cue
+  words) found in the sources;
+* ``cue``: 1 when it uses forward-looking language (will, should, next, plan, need to,
+  todo, remaining, then, must ...), else 0.
+
+The fixed mapping to a probability is a logistic function::
+
+    z = -1.0 + 3.0 * id_overlap * [n_ids > 0] - 1.5 * [n_ids > 0] * (1 - id_overlap)
+        + 2.5 * word_overlap - 1.5 * cue
+    score = 1 / (1 + exp(-z))
+
+so an entry whose identifiers and words all appear in the evidence scores about 0.99,
+and a plan with nothing observed scores about 0.08. The coefficients were set by hand,
+not fitted; the function is a transparent baseline, not a trained model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from workbench.judges.base import JudgeRequest, JudgeResult
+
+_ID = re.compile(r"[A-Za-z]*[-_]?\d[\w.\-/:]*")
+_WORD = re.compile(r"[A-Za-z][A-Za-z']{2,}")
+_CUES = frozenset(
+    "will should shall next plan planned planning need needs needed must todo to-do remaining remain "
+    "then later pending intend going continue ensure afterwards upcoming".split()
+)
+_STOP = frozenset(
+    "the and for with that this from are was were has have had not but all any its into onto our your their "
+    "them they you per via than then also only each every been being what which when where who whom whose "
+    "there here about after before over under out off one two invoice invoices".split()
+)
+
+
+@dataclass(frozen=True)
+class LexicalFeatures:
+    n_ids: int
+    id_overlap: float
+    n_words: int
+    word_overlap: float
+    cue: bool
+
+
+def _ids(text: str) -> set[str]:
+    return {m.group(0).strip(".,;:-/").lower() for m in _ID.finditer(text)} - {""}
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+def features(entry: str, sources: str) -> LexicalFeatures:
+    """The lexical features of one entry against the concatenated source text."""
+    ids = _ids(entry)
+    words = {w for w in _words(entry) if w not in _STOP and w not in _CUES}
+    src_ids = _ids(sources)
+    src_text = sources.lower()
+    src_words = _words(sources)
+    id_hits = sum(1 for i in ids if i in src_ids or i in src_text)
+    word_hits = sum(1 for w in words if w in src_words)
+    cue = bool(_words(entry) & _CUES)
+    return LexicalFeatures(
+        n_ids=len(ids),
+        id_overlap=id_hits / len(ids) if ids else 0.0,
+        n_words=len(words),
+        word_overlap=word_hits / len(words) if words else 0.0,
+        cue=cue,
+    )
+
+
+def probability(f: LexicalFeatures) -> float:
+    """The fixed logistic mapping of the module docstring."""
+    has_ids = 1.0 if f.n_ids else 0.0
+    z = -1.0 + 3.0 * f.id_overlap * has_ids - 1.5 * has_ids * (1.0 - f.id_overlap) \
+        + 2.5 * f.word_overlap - 1.5 * float(f.cue)
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+class LexicalJudge:
+    """Evidence overlap of identifiers, numbers and content words, plus forward-looking cues."""
+
+    name = "lexical"
+    context_tokens = 10**9  # no context limit: never splits
+
+    def score(self, request: JudgeRequest) -> JudgeResult:
+        sources = "\n".join([*request.evidence, request.retained_turn, request.previous_summary])
+        scores: list[float | None] = [probability(features(e, sources)) for e in request.entries]
+        return JudgeResult(scores=scores, reasons=[None] * len(scores),
+                           request_ids=[request.request_id] * len(scores), requests=1)

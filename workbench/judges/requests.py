@@ -1,0 +1,98 @@
+"""From tables to judge requests and back to a scores table (one request per compaction)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import polars as pl
+
+from workbench import schema
+from workbench.judges.base import JudgeRequest, SourceJudge
+from workbench.retrieval import retrieve
+from workbench.summary import Entry, entry_id, parse
+
+
+@dataclass(frozen=True)
+class CompactionRequest:
+    run_id: str
+    boundary: int
+    entries: tuple[Entry, ...]
+    request: JudgeRequest
+
+
+def span_outputs(steps: pl.DataFrame, run_id: str, start: int | None, end: int | None) -> list[str]:
+    """Environment outputs (observations) of a run's steps ``start..end`` inclusive."""
+    sel = steps.filter(pl.col("run_id") == run_id)
+    if start is not None:
+        sel = sel.filter(pl.col("step") >= start)
+    if end is not None:
+        sel = sel.filter(pl.col("step") <= end)
+    return [o for o in sel.sort("step").get_column("observation").to_list() if o]
+
+
+def compaction_requests(tables: dict[str, pl.DataFrame], *, summary_column: str = "candidate_summary") -> list[CompactionRequest]:
+    """One judge request per compaction: task, retained turn, previous summary, BM25 evidence, entries.
+
+    Evidence comes from the observations of the compressed span and from the retained
+    turn (SJC Appendix F); the task instruction comes from the run.
+    """
+    comps = tables["compactions"].sort("run_id", "boundary")
+    steps = tables.get("steps", schema.empty("steps"))
+    runs = tables.get("runs", schema.empty("runs"))
+    tasks = dict(zip(runs.get_column("run_id").to_list(), runs.get_column("task").to_list(), strict=True)) \
+        if "task" in runs.columns else {}
+    by_run = {k[0]: v for k, v in steps.partition_by("run_id", as_dict=True).items()} if steps.height else {}
+    out = []
+    for c in comps.iter_rows(named=True):
+        entries = tuple(parse(c[summary_column] or ""))
+        run_steps = by_run.get(c["run_id"], schema.empty("steps"))
+        outputs = span_outputs(run_steps, c["run_id"], c.get("span_start"), c.get("span_end"))
+        if c.get("retained_turn"):
+            outputs.append(c["retained_turn"])
+        texts = [e.text for e in entries]
+        ev = retrieve(texts, outputs)
+        index = {ch.chunk_id: k for k, ch in enumerate(ev.chunks)}
+        request = JudgeRequest(
+            task=tasks.get(c["run_id"]) or "",
+            retained_turn=c.get("retained_turn") or "",
+            previous_summary=c.get("previous_summary") or "",
+            evidence=tuple(ev.texts()),
+            entries=tuple(texts),
+            request_id=f"{c['run_id']}/b{c['boundary']}",
+            evidence_ids=tuple(ch.chunk_id for ch in ev.chunks),
+            entry_evidence=tuple(tuple(index[cid] for cid in ids) for ids in ev.per_entry),
+        )
+        out.append(CompactionRequest(c["run_id"], c["boundary"], entries, request))
+    return out
+
+
+def score_requests(
+    requests: list[CompactionRequest],
+    judge: SourceJudge,
+    *,
+    repeat: int = 0,
+    progress: Callable[[], None] | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Score every request with ``judge``; return the scores table and one accounting row per compaction."""
+    rows: list[dict[str, object]] = []
+    acct: list[dict[str, object]] = []
+    for cr in requests:
+        res = judge.score(cr.request)
+        for e, score, reason, rid in zip(cr.entries, res.scores, res.reasons, res.request_ids, strict=True):
+            ev_ids = [cr.request.evidence_ids[j] for j in cr.request.entry_evidence[e.position]] \
+                if cr.request.entry_evidence else []
+            rows.append({"entry_id": entry_id(cr.run_id, cr.boundary, e.position), "judge": judge.name,
+                         "repeat": repeat, "score": score, "request_id": rid, "evidence_ids": ev_ids,
+                         "reason": reason})
+        acct.append({"run_id": cr.run_id, "boundary": cr.boundary, "judge": judge.name, "entries": len(cr.entries),
+                     "requests": res.requests, "sent": res.sent, "input_tokens": res.input_tokens,
+                     "output_tokens": res.output_tokens, "cost_usd": res.cost_usd})
+        if progress:
+            progress()
+    scores = pl.DataFrame(rows, schema=schema.table("scores").polars_schema()) if rows else schema.empty("scores")
+    accounting = pl.DataFrame(acct, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "judge": pl.Utf8,
+                                            "entries": pl.Int64, "requests": pl.Int64, "sent": pl.Int64,
+                                            "input_tokens": pl.Int64, "output_tokens": pl.Int64,
+                                            "cost_usd": pl.Float64})
+    return schema.validate("scores", scores), accounting

@@ -1,0 +1,60 @@
+"""On-disk response cache keyed by the whole request (never by credentials).
+
+A key is the SHA-256 of the canonical JSON of the request material (endpoint path,
+model, body); a value is the parsed JSON response. Each entry is one file written to a
+temporary name and renamed into place, so a crash never leaves a corrupt entry and two
+processes can share a cache. A corrupt file (from outside) is treated as a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def request_key(material: Any) -> str:
+    """Stable hash of a JSON-serialisable request description."""
+    blob = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class DiskCache:
+    """A directory of ``ab/abcdef....json`` files, one per request."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Any | None:
+        path = self._path(key)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return json.load(fh)["response"]
+        except (FileNotFoundError, json.JSONDecodeError, KeyError, UnicodeDecodeError):
+            return None
+
+    def put(self, key: str, response: Any, request: Any = None) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{key[:8]}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump({"request": request, "response": response}, fh, ensure_ascii=False)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def __contains__(self, key: str) -> bool:
+        return self.get(key) is not None
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.directory.glob("*/*.json")) if self.directory.exists() else 0

@@ -1,0 +1,80 @@
+"""The SJC prune operator (SJC Section 4, Eq. 1) and its bookkeeping.
+
+Given a candidate summary, one source score per entry and a threshold tau (0.5 by
+default; SJC did not tune it), the committed summary keeps every entry whose score is at
+least tau and every entry the judge gave no usable answer for ("an entry for which the
+judge returns no usable answer is kept", Appendix F), and deletes the others whole
+through :func:`workbench.summary.prune`: kept entries stay byte-identical, headings stay,
+and the committed summary is never longer than the candidate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from workbench import summary, tokens
+
+DEFAULT_TAU = 0.5
+
+
+@dataclass(frozen=True)
+class PruneResult:
+    committed: str
+    kept: tuple[int, ...]
+    pruned: tuple[int, ...]
+    by_section: pl.DataFrame  # section, kept, pruned
+    tokens_before: int
+    tokens_after: int
+
+
+def keep_positions(scores: Sequence[float | None], tau: float = DEFAULT_TAU) -> list[int]:
+    """Positions kept at ``tau``: score >= tau, or no usable answer (None / NaN)."""
+    return [i for i, s in enumerate(scores) if s is None or s != s or s >= tau]
+
+
+def prune_summary(candidate: str, scores: Sequence[float | None], tau: float = DEFAULT_TAU,
+                  *, encoding: str = "o200k_base") -> PruneResult:
+    """Apply SJC's prune operator to one candidate summary."""
+    entries = summary.parse(candidate)
+    if len(scores) != len(entries):
+        raise ValueError(f"prune_summary: {len(scores)} scores for {len(entries)} entries")
+    kept = keep_positions(scores, tau)
+    committed = summary.prune(candidate, kept)
+    kept_set = set(kept)
+    sections = [e.section for e in entries]
+    frame = pl.DataFrame({"section": sections, "kept": [e.position in kept_set for e in entries]},
+                         schema={"section": pl.Utf8, "kept": pl.Boolean})
+    by_section = frame.group_by("section", maintain_order=True).agg(
+        pl.col("kept").sum().cast(pl.Int64).alias("kept"), (~pl.col("kept")).sum().cast(pl.Int64).alias("pruned"))
+    return PruneResult(committed, tuple(kept), tuple(i for i in range(len(entries)) if i not in kept_set),
+                       by_section, tokens.count(candidate, encoding), tokens.count(committed, encoding))
+
+
+def prune_compactions(compactions: pl.DataFrame, scores: pl.DataFrame, tau: float = DEFAULT_TAU,
+                      judge: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Committed summaries for every compaction from a scores table; returns (compactions, bookkeeping).
+
+    ``scores`` rows are matched to entries by ``entry_id`` (``RUN/bB/eP``); an entry
+    without a score row is kept, like one with a null score.
+    """
+    if judge is not None:
+        scores = scores.filter(pl.col("judge") == judge)
+    if "repeat" in scores.columns:
+        scores = scores.filter(pl.col("repeat").fill_null(0) == 0)
+    by_id = dict(zip(scores.get_column("entry_id").to_list(), scores.get_column("score").to_list(), strict=True))
+    committed, rows = [], []
+    for c in compactions.iter_rows(named=True):
+        entries = summary.parse(c["candidate_summary"])
+        s = [by_id.get(summary.entry_id(c["run_id"], c["boundary"], e.position)) for e in entries]
+        res = prune_summary(c["candidate_summary"], s, tau)
+        committed.append(res.committed)
+        for sec in res.by_section.iter_rows(named=True):
+            rows.append({"run_id": c["run_id"], "boundary": c["boundary"], **sec,
+                         "tokens_before": res.tokens_before, "tokens_after": res.tokens_after})
+    out = compactions.with_columns(pl.Series("committed_summary", committed, dtype=pl.Utf8))
+    book = pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "section": pl.Utf8, "kept": pl.Int64,
+                                      "pruned": pl.Int64, "tokens_before": pl.Int64, "tokens_after": pl.Int64})
+    return out, book
