@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.judges.base import DATA_NOTE, SOURCE_QUESTION, JudgeRequest, JudgeResult
-from workbench.llm.client import LLMClient, RequestFailed, parse_retry_after
+from workbench.llm.chat import send_chat
+from workbench.llm.client import LLMClient
 
 YES = frozenset({"yes", "y"})
 NO = frozenset({"no", "n"})
@@ -65,12 +66,6 @@ class OpenAIJudge:
     context_tokens: int = 128_000
     name: str = "openai"
 
-    def _sdk(self) -> Any:
-        import openai
-
-        return openai.OpenAI(base_url=self.client.base_url, api_key=self.client.api_key() or "not-needed",
-                             max_retries=0, timeout=self.client.retry.deadline)
-
     def score(self, request: JudgeRequest) -> JudgeResult:
         n = len(request.entries)
         result = JudgeResult(scores=[None] * n, reasons=[None] * n,
@@ -80,7 +75,7 @@ class OpenAIJudge:
             body = {"model": self.model, "messages": messages_for(request, request.entries[i]), "max_tokens": 1,
                     "temperature": 0, "logprobs": True, "top_logprobs": 20}
             response, usage = self.client.cached_call({"api": "chat.completions", "body": body},
-                                                      lambda: self._send(body))
+                                                      lambda: send_chat(self.client, body))
             return i, response, usage
 
         for i, response, usage in self.client.map(one, range(n)):
@@ -94,27 +89,6 @@ class OpenAIJudge:
                 continue
             result.scores[i], result.reasons[i] = _score_of(response["body"])
         return result
-
-    def _send(self, body: dict[str, Any]) -> tuple[Any, int, int]:
-        import openai
-
-        try:
-            completion = self._sdk().chat.completions.create(**body)
-        except openai.APITimeoutError:
-            raise RequestFailed(f"timed out after {self.client.retry.deadline:g}s", retryable=True) from None
-        except openai.APIConnectionError:
-            raise RequestFailed("connection error", retryable=True) from None
-        except openai.APIStatusError as err:
-            status = err.status_code
-            raise RequestFailed(f"HTTP {status}", status=status, retryable=status == 429 or status >= 500,
-                                retry_after=parse_retry_after(err.response.headers.get("retry-after"))) from None
-        except openai.APIResponseValidationError:
-            raise RequestFailed("the response does not follow the chat-completions schema") from None
-        except (json.JSONDecodeError, ValueError) as err:
-            raise RequestFailed(f"the response is not valid JSON ({type(err).__name__})") from None
-        data = completion.model_dump(mode="json")
-        usage = data.get("usage") or {}
-        return data, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
 
 
 def _score_of(body: Any) -> tuple[float | None, str | None]:

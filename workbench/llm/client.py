@@ -19,7 +19,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -242,6 +242,3 @@ class LLMClient:
             "cost_usd": sum(x.cost_usd for x in u),
         }
 
-
-def batched(seq: Sequence[T], size: int) -> list[Sequence[T]]:
-    return [seq[i:i + size] for i in range(0, len(seq), size)]

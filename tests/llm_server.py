@@ -1,0 +1,143 @@
+"""A small HTTP server on loopback that speaks the System One and chat-completions protocols.
+
+Tests queue behaviours (``ok``, ``429``, ``500``, ``stall``, ``invalid_json``, ``values``
+...); each request takes the next behaviour (``ok`` when the queue is empty) and is
+recorded with its headers and body, so tests can check what travelled on the wire.
+Nothing here mocks the SDK: the openai client and httpx talk real HTTP to it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def default_probability(question: str) -> float:
+    """Deterministic answer: entries quoting an invoice id are 'supported'."""
+    return 0.9 if "INV-" in question else 0.2
+
+
+@dataclass
+class Recorded:
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class FakeLLMServer:
+    behaviours: deque[Any] = field(default_factory=deque)
+    requests: list[Recorded] = field(default_factory=list)
+    stall_seconds: float = 3.0
+
+    def __post_init__(self) -> None:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                length = int(self.headers.get("Content-Length", "0"))
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw)
+                except json.JSONDecodeError:
+                    body = None
+                server.requests.append(Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                behaviour = server.behaviours.popleft() if server.behaviours else "ok"
+                server.respond(self, behaviour, body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    # -- responses ----------------------------------------------------------------
+
+    def respond(self, h: BaseHTTPRequestHandler, behaviour: Any, body: Any) -> None:
+        if behaviour == "429":
+            self._send(h, 429, b'{"error": "rate limited"}', {"Retry-After": "0.05"})
+        elif behaviour == "500":
+            self._send(h, 500, b'{"error": "boom"}')
+        elif behaviour == "invalid_json":
+            self._send(h, 200, b'{"answers": {"e0": {"noul": 0.5}')
+        elif behaviour == "stall":
+            payload = self._payload(h.path, body, None)
+            h.send_response(200)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(len(payload)))
+            h.end_headers()
+            h.wfile.write(payload[:5])
+            h.wfile.flush()
+            time.sleep(self.stall_seconds)
+            try:
+                h.wfile.write(payload[5:])
+            except OSError:
+                pass
+        else:
+            values = behaviour if isinstance(behaviour, dict) else None
+            self._send(h, 200, self._payload(h.path, body, values))
+
+    @staticmethod
+    def _send(h: BaseHTTPRequestHandler, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(payload)))
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.end_headers()
+        h.wfile.write(payload)
+
+    def _payload(self, path: str, body: Any, values: dict[str, Any] | None) -> bytes:
+        if path.endswith("/systemone"):
+            answers: dict[str, Any] = {}
+            for name, q in body["questions"].items():
+                if values is not None and name in values:
+                    v = values[name]
+                    if v == "MISSING":
+                        continue
+                    answers[name] = {"noul": v}
+                else:
+                    answers[name] = {"noul": default_probability(q["instructions"])}
+            text = json.dumps({"answers": answers, "usage": {"input_tokens": 100 * len(body["questions"]),
+                                                              "output_tokens": 0}})
+            return text.replace('"NaN_"', "NaN").encode()
+        # chat completions
+        if values is not None and "content" in values:
+            return json.dumps({
+                "id": "chatcmpl-2", "object": "chat.completion", "created": 0, "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                             "message": {"role": "assistant", "content": values["content"]}}],
+                "usage": {"prompt_tokens": 400, "completion_tokens": 80, "total_tokens": 480},
+            }).encode()
+        user = body["messages"][-1]["content"]
+        p = default_probability(user.split("<data>")[1].split("</data>")[0].split('"entry"')[1])
+        top = [{"token": "Yes", "logprob": math.log(p), "bytes": None},
+               {"token": "No", "logprob": math.log(1 - p), "bytes": None}]
+        logprobs: Any = {"content": [{"token": "Yes" if p >= 0.5 else "No", "logprob": math.log(max(p, 1 - p)),
+                                      "bytes": None, "top_logprobs": top}], "refusal": None}
+        if values is not None and values.get("no_logprobs"):
+            logprobs = None
+        return json.dumps({
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "length", "logprobs": logprobs,
+                         "message": {"role": "assistant", "content": "Yes" if p >= 0.5 else "No"}}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 1, "total_tokens": 51},
+        }).encode()
