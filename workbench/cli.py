@@ -91,6 +91,26 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from workbench.sim.dataset import DatasetConfig, build
+    from workbench.sim.episode import POLICIES
+
+    budgets = tuple(int(b) for b in args.budgets.split(","))
+    policies = tuple(args.policies.split(",")) if args.policies else POLICIES
+    unknown = [p for p in policies if p not in POLICIES]
+    if unknown:
+        raise SchemaError(field="--policies", expected=f"names from {list(POLICIES)}", got=", ".join(unknown))
+    cfg = DatasetConfig(tasks=args.tasks, runs=args.runs, budgets=budgets, policies=policies, seed=args.seed)
+    total = cfg.tasks * cfg.runs * len(budgets) * len(policies)
+    with tqdm(total=total, desc="simulate", unit="episode", disable=args.quiet) as bar:
+        tables = build(args.out, cfg, workers=args.workers, progress=bar.update)
+    counts = ", ".join(f"{frame.height} {name}" for name, frame in tables.items())
+    print(f"{args.out}/: {counts}")
+    return 0
+
+
 def _cmd_figures(args: argparse.Namespace) -> int:
     from workbench.notebooks import run_all
 
@@ -136,6 +156,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--out", required=True, help="scores table (.parquet or .jsonl)")
     p.set_defaults(func=_cmd_judge)
+
+    p = sub.add_parser("simulate", help="generate the invoice testbed dataset (with ground truth)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--tasks", type=int, default=120)
+    p.add_argument("--runs", type=int, default=4, help="replicates per task")
+    p.add_argument("--budgets", default="24,48,96", help="comma-separated budgets in context units")
+    p.add_argument("--policies", help="comma-separated policies (default: all)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_cmd_simulate)
 
     p = sub.add_parser("figures", help="execute every notebook and export figures/ (the main job)")
     p.add_argument("--notebooks", default="notebooks")

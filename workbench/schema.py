@@ -305,9 +305,38 @@ ROLLOUTS = Table(
     doc="one row per cited span in one draft rollout (FOCUS Eq. 8)",
 )
 
+CANDIDATES = Table(
+    "candidates",
+    (
+        _key("run_id"),
+        _key("boundary", Int64),
+        _key("candidate", Int64, doc="0-based index of the candidate summary at the boundary"),
+        _key("chosen", Boolean, doc="the policy committed this candidate"),
+        _c("visible_defects", Int64, doc="defects the candidate introduced that cause blocked/repeated calls"),
+        _c("silent_defects", Int64, doc="defects the candidate introduced that cause neither"),
+        _c("verifier_score", Float64, doc="TRACE Eq. 4: minus the induced burden"),
+        _c("oracle_success", Boolean, doc="the task is finally solved with this candidate"),
+    ),
+    key=("run_id", "boundary", "candidate"),
+    references=((("run_id", "boundary"), "compactions"),),
+    doc="one row per candidate summary at a boundary with several (TRACE verifier / oracle)",
+)
+
+SPANS = Table(
+    "spans",
+    (
+        _key("event_id"),
+        _key("span_id"),
+        _c("step", Int64, doc="the step whose action-observation pair the span is"),
+        _c("gt_needed", Boolean, doc="synthetic ground truth: the remaining work uses a fact only it holds"),
+    ),
+    key=("event_id", "span_id"),
+    doc="one row per candidate span at a compaction event (the universe the rollouts cite from)",
+)
+
 TABLES: dict[str, Table] = {
     t.name: t
-    for t in (RUNS, STEPS, COMPACTIONS, ENTRIES, SCORES, LABELS, ATTRIBUTIONS, ROLLOUTS)
+    for t in (RUNS, STEPS, COMPACTIONS, ENTRIES, SCORES, LABELS, ATTRIBUTIONS, ROLLOUTS, CANDIDATES, SPANS)
 }
 
 

@@ -60,22 +60,33 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
 
 
-def features(entry: str, sources: str) -> LexicalFeatures:
-    """The lexical features of one entry against the concatenated source text."""
+@dataclass(frozen=True)
+class Sources:
+    """The identifiers, words and lower-cased text of everything a judge may cite, built once per request."""
+
+    ids: frozenset[str]
+    words: frozenset[str]
+    text: str
+
+    @classmethod
+    def of(cls, text: str) -> Sources:
+        return cls(frozenset(_ids(text)), frozenset(_words(text)), text.lower())
+
+
+def features(entry: str, sources: str | Sources) -> LexicalFeatures:
+    """The lexical features of one entry against the source text."""
+    src = sources if isinstance(sources, Sources) else Sources.of(sources)
     ids = _ids(entry)
-    words = {w for w in _words(entry) if w not in _STOP and w not in _CUES}
-    src_ids = _ids(sources)
-    src_text = sources.lower()
-    src_words = _words(sources)
-    id_hits = sum(1 for i in ids if i in src_ids or i in src_text)
-    word_hits = sum(1 for w in words if w in src_words)
-    cue = bool(_words(entry) & _CUES)
+    entry_words = _words(entry)
+    words = {w for w in entry_words if w not in _STOP and w not in _CUES}
+    id_hits = sum(1 for i in ids if i in src.ids or i in src.text)
+    word_hits = sum(1 for w in words if w in src.words)
     return LexicalFeatures(
         n_ids=len(ids),
         id_overlap=id_hits / len(ids) if ids else 0.0,
         n_words=len(words),
         word_overlap=word_hits / len(words) if words else 0.0,
-        cue=cue,
+        cue=bool(entry_words & _CUES),
     )
 
 
@@ -94,7 +105,7 @@ class LexicalJudge:
     context_tokens = 10**9  # no context limit: never splits
 
     def score(self, request: JudgeRequest) -> JudgeResult:
-        sources = "\n".join([*request.evidence, request.retained_turn, request.previous_summary])
+        sources = Sources.of("\n".join([*request.evidence, request.retained_turn, request.previous_summary]))
         scores: list[float | None] = [probability(features(e, sources)) for e in request.entries]
         return JudgeResult(scores=scores, reasons=[None] * len(scores),
                            request_ids=[request.request_id] * len(scores), requests=1)

@@ -1,0 +1,84 @@
+"""Validation samples for labeling (SJC Appendix G): balanced, seeded, without duplicates.
+
+SJC samples 300 reasoning entries balanced between Decisions and Open TODOs and between
+successful and failed runs. :func:`sample_entries` draws ``n`` entries split as evenly as
+possible over the strata (the cross product of the ``strata`` columns' values); when a
+stratum holds fewer items than its share it takes them all and says so in
+``SampleReport.short``, and the remainder is *not* silently filled from other strata
+unless ``fill=True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from workbench.schema import REASONING_SECTIONS
+
+
+@dataclass(frozen=True)
+class SampleReport:
+    requested: int
+    drawn: int
+    per_stratum: dict[tuple[object, ...], int]
+    short: dict[tuple[object, ...], tuple[int, int]]  # stratum -> (available, asked)
+
+    def message(self) -> str:
+        lines = [f"sampled {self.drawn} of {self.requested} requested"]
+        for key, (have, want) in sorted(self.short.items(), key=lambda kv: str(kv[0])):
+            lines.append(f"stratum {key}: only {have} item(s), {want} asked")
+        return "; ".join(lines)
+
+
+def entries_with_outcome(entries: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+    """Entries joined with their run's outcome (``outcome`` = success/failure) and scenario."""
+    meta = runs.select("run_id", "task", "scenario_id", pl.when(pl.col("success")).then(pl.lit("success"))
+                       .otherwise(pl.lit("failure")).alias("outcome"))
+    return entries.join(meta, on="run_id", how="left")
+
+
+def sample_entries(
+    items: pl.DataFrame,
+    n: int,
+    strata: Sequence[str] = ("section", "outcome"),
+    seed: int = 0,
+    *,
+    sections: Sequence[str] | None = REASONING_SECTIONS,
+    fill: bool = False,
+    id_column: str = "entry_id",
+) -> tuple[pl.DataFrame, SampleReport]:
+    """Draw a balanced sample of ``n`` items over ``strata``; deterministic given ``seed``."""
+    if sections is not None and "section" in items.columns:
+        items = items.filter(pl.col("section").is_in(list(sections)))
+    items = items.unique(id_column, keep="first", maintain_order=True).sort(id_column)
+    missing = [c for c in strata if c not in items.columns]
+    if missing:
+        raise ValueError(f"sample: items have no column(s) {missing}")
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 4242]))
+    groups = items.partition_by(list(strata), as_dict=True, maintain_order=True) if strata else {(): items}
+    keys = sorted(groups, key=str)
+    base, extra = divmod(n, max(1, len(keys)))
+    asked = {k: base + (1 if i < extra else 0) for i, k in enumerate(keys)}
+    chosen: list[pl.DataFrame] = []
+    short: dict[tuple[object, ...], tuple[int, int]] = {}
+    per: dict[tuple[object, ...], int] = {}
+    leftovers: list[pl.DataFrame] = []
+    for k in keys:
+        g = groups[k]
+        perm = rng.permutation(g.height)
+        take = min(asked[k], g.height)
+        if take < asked[k]:
+            short[k] = (g.height, asked[k])
+        chosen.append(g[perm[:take].tolist()])
+        leftovers.append(g[perm[take:].tolist()])
+        per[k] = take
+    sample = pl.concat(chosen) if chosen else items.head(0)
+    if fill and sample.height < n and leftovers:
+        pool = pl.concat(leftovers)
+        perm = rng.permutation(pool.height)[: n - sample.height]
+        sample = pl.concat([sample, pool[perm.tolist()]])
+    sample = sample.sort(id_column)
+    return sample, SampleReport(n, sample.height, per, short)

@@ -1,0 +1,38 @@
+"""The ``prompting_sjc`` policy's judge step: the real retrieval + lexical judge + prune operator."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from workbench.judges.base import JudgeRequest, count_tokens
+from workbench.judges.lexical import LexicalJudge
+from workbench.retrieval import retrieve
+from workbench.sim.agent import SimEntry, Turn
+from workbench.sim.compressor import in_text_order, render
+from workbench.sim.world import Task
+from workbench.sjc import keep_positions
+
+_JUDGE = LexicalJudge()
+
+
+def judge_request(task: Task, previous: Sequence[SimEntry] | None, span: Sequence[Turn], retained: Turn,
+                  entries: Sequence[SimEntry]) -> JudgeRequest:
+    """The SJC request at a boundary: BM25 evidence from the span's outputs and the retained turn."""
+    outputs = [t.observation.text for t in span] + [retained.render()]
+    texts = [e.text for e in entries]
+    ev = retrieve(texts, outputs)
+    return JudgeRequest(task=task.instruction(), retained_turn=retained.render(),
+                        previous_summary=render(in_text_order(previous)) if previous else "",
+                        evidence=tuple(ev.texts()), entries=tuple(texts))
+
+
+def judge_candidate(task: Task, previous: Sequence[SimEntry] | None, span: Sequence[Turn], retained: Turn,
+                    entries: Sequence[SimEntry], tau: float) -> tuple[list[SimEntry], list[float], int]:
+    """Score a candidate's entries, keep those at or above tau; returns (kept, scores, request tokens)."""
+    request = judge_request(task, previous, span, retained, entries)
+    result = _JUDGE.score(request)
+    scores = [float(s) for s in result.scores]  # the lexical judge always answers
+    kept = keep_positions(scores, tau)
+    size = count_tokens("\n".join([request.task, request.retained_turn, request.previous_summary,
+                                   *request.evidence, *request.entries]))
+    return [entries[i] for i in kept], scores, size
