@@ -287,9 +287,11 @@ def simulate(cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None
     tables: dict[str, pl.DataFrame] = {}
     for name, rows in merged.items():
         declared = schema.table(name).polars_schema() if name in schema.TABLES else {}
-        frame = pl.DataFrame(rows, schema_overrides={k: v for k, v in declared.items() if rows and k in rows[0]},
-                             infer_schema_length=None)
-        tables[name] = frame
+        if not rows:
+            tables[name] = schema.empty(name)
+            continue
+        tables[name] = pl.DataFrame(rows, schema_overrides={k: v for k, v in declared.items() if k in rows[0]},
+                                    infer_schema_length=None)
     order = {"runs": ["run_id"], "steps": ["run_id", "step"], "compactions": ["run_id", "boundary"],
              "entries": ["run_id", "boundary", "position"], "candidates": ["run_id", "boundary", "candidate"],
              "attributions": ["run_id"], "spans": ["event_id", "step"], "rollouts": ["event_id", "rollout", "span_id"]}
