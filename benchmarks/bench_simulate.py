@@ -31,6 +31,7 @@ def episodes_per_second(policy: str, budget: int, tasks: list, reps: int = 2) ->
 def main() -> None:
     quick = "--quick" in sys.argv
     tasks = make_tasks(24 if quick else 60, 0)
+    episodes_per_second("no_compression", 48, tasks)  # warm up caches (token counts, encodings)
     ref = episodes_per_second("no_compression", 48, tasks)
     print(f"reference no_compression: {ref:,.0f} episodes/s")
     for budget in (24, 48):
