@@ -1,0 +1,111 @@
+"""How well a judge's scores separate labeled entries (SJC Appendix G, Table 12).
+
+* :func:`auroc` -- equal to ``sklearn.metrics.roc_auc_score`` (ties count one half).
+* :func:`precision_recall_at` -- precision of "supported" among entries scored at or
+  above tau, and recall of supported entries (SJC: 96.9% and 64.2% for Jev at 0.5).
+* :func:`judge_table` -- the Table 12 frame: per judge and label field, AUROC with a 95%
+  scenario-bootstrap interval, n and positives, plus precision and recall at tau.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from workbench.bootstrap import auroc_ci
+
+#: label values that count as the positive class, per field
+POSITIVE: dict[str, str] = {"support": "supported", "correct": "correct"}
+
+
+def auroc(scores: npt.ArrayLike, labels: npt.ArrayLike) -> float:
+    """Mann-Whitney AUROC with ties counting one half (what sklearn's roc_auc_score computes)."""
+    s = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(labels).astype(bool)
+    n_pos, n_neg = int(y.sum()), int((~y).sum())
+    if n_pos == 0 or n_neg == 0:
+        raise ValueError("auroc: labels hold one class only")
+    from scipy.stats import rankdata
+
+    ranks = rankdata(s)  # average ranks for ties
+    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def precision_recall_at(scores: npt.ArrayLike, labels: npt.ArrayLike, tau: float = 0.5) -> tuple[float, float]:
+    """(precision of score >= tau for the positive label, recall of positives at tau); NaN when undefined."""
+    s = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(labels).astype(bool)
+    called = s >= tau
+    precision = float(y[called].mean()) if called.any() else float("nan")
+    recall = float(called[y].mean()) if y.any() else float("nan")
+    return precision, recall
+
+
+def gold_labels(labels: pl.DataFrame, *, prefer: Sequence[str] = ("adjudicated",)) -> pl.DataFrame:
+    """One label per (item, field): the adjudicated one if any, else the latest round's majority.
+
+    Returns ``item_id``, ``field``, ``value``. Annotators named in ``prefer`` win outright.
+    """
+    latest = labels.sort("labeled_at", nulls_last=False, maintain_order=True).group_by(
+        ["item_id", "annotator", "round", "field"], maintain_order=True).last()
+    pref = latest.filter(pl.col("annotator").is_in(list(prefer)))
+    rest = latest.join(pref.select("item_id", "field"), on=["item_id", "field"], how="anti")
+    max_round = rest.group_by("item_id", "field").agg(pl.col("round").max().alias("_r"))
+    rest = rest.join(max_round, on=["item_id", "field"]).filter(pl.col("round") == pl.col("_r"))
+    votes = rest.group_by("item_id", "field", "value").agg(pl.len().alias("_n")).sort(
+        ["item_id", "field", "_n", "value"], descending=[False, False, True, False])
+    majority = votes.group_by("item_id", "field", maintain_order=True).first().select("item_id", "field", "value")
+    return pl.concat([pref.select("item_id", "field", "value"), majority]).sort("item_id", "field")
+
+
+def judge_table(
+    scores: pl.DataFrame,
+    gold: pl.DataFrame,
+    clusters: Mapping[str, str] | pl.DataFrame,
+    *,
+    fields: Sequence[str] = ("support", "correct"),
+    tau: float = 0.5,
+    n_boot: int = 10_000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pl.DataFrame:
+    """SJC Table 12: AUROC of each judge against gold labels, scenario-bootstrap CIs.
+
+    ``scores``: ``entry_id``, ``judge``, ``score`` (null = no usable answer, left out and
+    counted in ``n_null``); ``gold``: ``item_id``, ``field``, ``value``; ``clusters``: entry
+    id -> scenario (a mapping, or a frame with ``entry_id`` and ``scenario_id``).
+    """
+    if isinstance(clusters, pl.DataFrame):
+        cl = clusters.select(pl.col("entry_id"), pl.col("scenario_id").cast(pl.Utf8))
+    else:
+        cl = pl.DataFrame({"entry_id": list(clusters), "scenario_id": [str(v) for v in clusters.values()]})
+    sc = scores.filter(pl.col("repeat").fill_null(0) == 0) if "repeat" in scores.columns else scores
+    rows = []
+    for judge in sorted(sc.get_column("judge").unique().to_list()):
+        js = sc.filter(pl.col("judge") == judge).select("entry_id", "score")
+        for field in fields:
+            g = gold.filter(pl.col("field") == field).select(pl.col("item_id").alias("entry_id"), "value")
+            d = js.join(g, on="entry_id").join(cl, on="entry_id", how="left")
+            n_null = d.get_column("score").null_count()
+            d = d.drop_nulls("score")
+            y = (d.get_column("value") == POSITIVE.get(field, "yes")).to_numpy()
+            s = d.get_column("score").to_numpy()
+            row: dict[str, object] = {"judge": judge, "field": field, "n": d.height, "n_pos": int(y.sum()),
+                                      "n_null": n_null}
+            try:
+                r = auroc_ci(s, y, d.get_column("scenario_id").fill_null("?").to_numpy(), n_boot=n_boot,
+                             seed=seed, level=level)
+                row.update(auroc=r.estimate, ci_low=r.ci_low, ci_high=r.ci_high, n_degenerate=r.n_degenerate,
+                           n_clusters=r.n_clusters)
+            except ValueError:
+                row.update(auroc=None, ci_low=None, ci_high=None, n_degenerate=None, n_clusters=None)
+            p, rc = precision_recall_at(s, y, tau)
+            row.update(tau=tau, precision=p, recall=rc)
+            rows.append(row)
+    return pl.DataFrame(rows, schema={"judge": pl.Utf8, "field": pl.Utf8, "n": pl.Int64, "n_pos": pl.Int64,
+                                      "n_null": pl.Int64, "auroc": pl.Float64, "ci_low": pl.Float64,
+                                      "ci_high": pl.Float64, "n_degenerate": pl.Int64, "n_clusters": pl.Int64,
+                                      "tau": pl.Float64, "precision": pl.Float64, "recall": pl.Float64})
