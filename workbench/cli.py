@@ -111,6 +111,74 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sample(args: argparse.Namespace) -> int:
+    import json
+
+    from workbench.annotate.sampling import sample_items
+
+    tables = io.read_tables(args.dir)
+    strata = tuple(s for s in args.strata.split(",") if s)
+    items, report = sample_items(tables, args.n, strata, args.seed, method=args.method, budget=args.budget)
+    out = Path(args.out)
+    io._atomic_write(out, lambda p: p.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items),
+                                                encoding="utf-8"))
+    print(f"{out}: {report.message()}")
+    if report.short:
+        print("warning: some strata had fewer items than asked (listed above)", file=sys.stderr)
+    return 0
+
+
+def _cmd_label(args: argparse.Namespace) -> int:
+    from workbench.annotate import AnnotationStore, load_sample, terminal_label
+
+    items = load_sample(args.sample)
+    terminal_label(items, AnnotationStore(args.store), args.annotator, args.round, args.field)
+    return 0
+
+
+def _cmd_agree(args: argparse.Namespace) -> int:
+    import json
+
+    from workbench.annotate import AnnotationStore
+    from workbench.metrics.agreement import agreement_table, disagreements
+
+    import polars as pl
+
+    labels = AnnotationStore(args.store).labels()
+    labels = labels.filter(pl.col("annotator") != "adjudicated")
+    if not labels.height:
+        raise SchemaError("no labels in the store", file=str(Path(args.store) / "labels"))
+    table = agreement_table(labels, by=args.by, n_boot=args.n_boot)
+    for row in table.iter_rows(named=True):
+        print(f"{row['field']:<10} {row['a']} vs {row['b']}: n={row['n']} agreement={row['agreement']:.3f} "
+              f"[{row['agreement_low']:.3f}, {row['agreement_high']:.3f}] kappa={row['kappa']:.3f} "
+              f"[{row['kappa_low']:.3f}, {row['kappa_high']:.3f}] disagreements={row['disagreements']}")
+    dis = disagreements(labels, by=args.by)
+    out = Path(args.out) if args.out else Path(args.store) / "adjudication.jsonl"
+    io._atomic_write(out, lambda p: p.write_text("".join(
+        json.dumps({"item_id": r["item_id"], "field": r["field"], "values": r["values"], "value": None},
+                   ensure_ascii=False) + "\n" for r in dis.iter_rows(named=True)), encoding="utf-8"))
+    print(f"{out}: {dis.height} disagreement(s) to adjudicate (fill 'value', then `workbench adjudicate`)")
+    return 0
+
+
+def _cmd_adjudicate(args: argparse.Namespace) -> int:
+    from workbench.annotate import AnnotationStore
+    from workbench.io import _json_lines
+
+    records = []
+    for number, rec in _json_lines(Path(args.file)):
+        if not isinstance(rec, dict) or not isinstance(rec.get("item_id"), str) or not isinstance(rec.get("field"), str):
+            raise SchemaError(file=args.file, line=number, field="item_id/field", expected="strings", got=str(rec)[:60])
+        if rec.get("value") is None:
+            continue
+        records.append({"item_id": rec["item_id"], "annotator": "adjudicated", "round": 0, "field": rec["field"],
+                        "value": str(rec["value"]), "note": rec.get("note")})
+    n = AnnotationStore(args.store).add_many(records)
+    print(f"{n} adjudicated label(s) added")
+    return 0
+
+
 def _cmd_figures(args: argparse.Namespace) -> int:
     from workbench.notebooks import run_all
 
@@ -167,6 +235,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_cmd_simulate)
+
+    p = sub.add_parser("sample", help="draw a balanced validation sample for labeling")
+    p.add_argument("dir")
+    p.add_argument("--n", type=int, default=300)
+    p.add_argument("--strata", default="section,outcome")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--method", help="only runs of this method (e.g. prompting)")
+    p.add_argument("--budget", type=int)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_cmd_sample)
+
+    p = sub.add_parser("label", help="label a sample in the terminal")
+    p.add_argument("sample")
+    p.add_argument("--annotator", required=True)
+    p.add_argument("--round", type=int, default=1)
+    p.add_argument("--field", default="support", choices=["support", "correct"])
+    p.add_argument("--store", default="annotations")
+    p.set_defaults(func=_cmd_label)
+
+    p = sub.add_parser("agree", help="agreement per field; writes the disagreements for adjudication")
+    p.add_argument("store", nargs="?", default="annotations")
+    p.add_argument("--by", default="round", choices=["round", "annotator"])
+    p.add_argument("--n-boot", dest="n_boot", type=int, default=2000)
+    p.add_argument("--out")
+    p.set_defaults(func=_cmd_agree)
+
+    p = sub.add_parser("adjudicate", help="add the filled-in adjudication file to the store (the gold set)")
+    p.add_argument("file")
+    p.add_argument("--store", default="annotations")
+    p.set_defaults(func=_cmd_adjudicate)
 
     p = sub.add_parser("figures", help="execute every notebook and export figures/ (the main job)")
     p.add_argument("--notebooks", default="notebooks")

@@ -82,3 +82,38 @@ def sample_entries(
         sample = pl.concat([sample, pool[perm.tolist()]])
     sample = sample.sort(id_column)
     return sample, SampleReport(n, sample.height, per, short)
+
+
+def sample_items(tables: dict[str, pl.DataFrame], n: int, strata: Sequence[str] = ("section", "outcome"),
+                 seed: int = 0, *, method: str | None = None, budget: int | None = None,
+                 sections: Sequence[str] | None = REASONING_SECTIONS) -> tuple[list[dict[str, object]], SampleReport]:
+    """Sample entries of a workbench directory's tables and attach what a labeler needs.
+
+    Each item: ``item_id``, ``text``, ``section``, ``task``, ``previous_summary`` and
+    ``evidence`` (the BM25 passages the judge would see) -- and nothing a blind labeler
+    must not see: no judge score, no run outcome, no ground truth.
+    """
+    from workbench.judges.requests import compaction_requests
+    from workbench.summary import entries_table
+
+    runs = tables["runs"]
+    if method is not None and "method" in runs.columns:
+        runs = runs.filter(pl.col("method") == method)
+    if budget is not None and "budget" in runs.columns:
+        runs = runs.filter(pl.col("budget") == budget)
+    entries = tables.get("entries")
+    if entries is None:
+        entries = entries_table(tables["compactions"])
+    entries = entries.join(runs.select("run_id"), on="run_id", how="semi")
+    sample, report = sample_entries(entries_with_outcome(entries, runs), n, strata, seed, sections=sections)
+    wanted = sample.select("run_id", "boundary").unique()
+    comps = tables["compactions"].join(wanted, on=["run_id", "boundary"], how="semi")
+    sub = {"runs": runs, "steps": tables.get("steps", pl.DataFrame()), "compactions": comps}
+    requests = {(r.run_id, r.boundary): r for r in compaction_requests(sub)}
+    items = []
+    for row in sample.iter_rows(named=True):
+        req = requests[(row["run_id"], row["boundary"])].request
+        evidence = [req.evidence[j] for j in req.entry_evidence[row["position"]]] if req.entry_evidence else []
+        items.append({"item_id": row["entry_id"], "text": row["text"], "section": row["section"],
+                      "task": req.task, "previous_summary": req.previous_summary, "evidence": evidence})
+    return items, report

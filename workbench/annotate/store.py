@@ -1,0 +1,105 @@
+"""The annotation store: append-only JSONL label files, safe for several labelers at once.
+
+Labels live under ``<root>/labels/<annotator>.round<R>.jsonl``, one file per annotator and
+round, one label per line (the ``labels`` table's columns). A label is never rewritten:
+changing one appends a new line, and the latest line per (item, annotator, round, field)
+wins while the history stays. Every append takes an exclusive file lock
+(``filelock``) and writes one whole line with a single ``write`` followed by ``fsync``,
+so two processes adding at once never lose or interleave a line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+import polars as pl
+from filelock import FileLock
+
+from workbench import io, schema
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def _safe_name(annotator: str) -> str:
+    name = _SAFE.sub("_", annotator).strip("._")
+    if not name:
+        raise ValueError(f"annotator name {annotator!r} has no usable characters")
+    return name
+
+
+class AnnotationStore:
+    """Append-only labels under ``path`` (for example ``annotations/``)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.root = Path(path)
+        self.dir = self.root / "labels"
+
+    def file_for(self, annotator: str, round: int) -> Path:  # noqa: A002 - the labels table's name
+        return self.dir / f"{_safe_name(annotator)}.round{int(round)}.jsonl"
+
+    def add(self, *, item_id: str, annotator: str, round: int, field: str, value: str | None,  # noqa: A002
+            note: str | None = None) -> dict[str, object]:
+        """Append one label; returns the record written."""
+        record = {"item_id": str(item_id), "annotator": annotator, "round": int(round), "field": str(field),
+                  "value": None if value is None else str(value), "note": note,
+                  "labeled_at": datetime.now(timezone.utc).isoformat(timespec="microseconds")}
+        schema.check_record(schema.LABELS, record)
+        self._append(self.file_for(annotator, round), [record])
+        return record
+
+    def add_many(self, records: Iterable[dict[str, object]]) -> int:
+        """Append several labels (grouped per file, one lock per file)."""
+        by_file: dict[Path, list[dict[str, object]]] = {}
+        now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+        for r in records:
+            rec = {"note": None, "labeled_at": now, **r}
+            schema.check_record(schema.LABELS, rec)
+            by_file.setdefault(self.file_for(str(rec["annotator"]), int(rec["round"])), []).append(rec)  # type: ignore[arg-type]
+        for path, recs in by_file.items():
+            self._append(path, recs)
+        return sum(len(v) for v in by_file.values())
+
+    def _append(self, path: Path, records: Sequence[dict[str, object]]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        payload = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+        with FileLock(str(path) + ".lock"):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                os.write(fd, payload)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def history(self) -> pl.DataFrame:
+        """Every label line ever written (validated, file:line errors on a corrupt file)."""
+        frames = [io.read_table(p, "labels") for p in sorted(self.dir.glob("*.jsonl"))]
+        frames = [f for f in frames if f.height]
+        return pl.concat(frames, how="diagonal_relaxed") if frames else schema.empty("labels")
+
+    def labels(self) -> pl.DataFrame:
+        """The current labels: the latest per (item, annotator, round, field)."""
+        hist = self.history()
+        if not hist.height:
+            return hist
+        return (hist.with_row_index("_order")
+                .sort(["labeled_at", "_order"], nulls_last=False)
+                .group_by(["item_id", "annotator", "round", "field"], maintain_order=True).last()
+                .sort(["annotator", "round", "item_id", "field"]).drop("_order"))
+
+    def next_unlabeled(self, item_ids: Sequence[str], annotator: str, round: int,  # noqa: A002
+                       fields: Sequence[str]) -> int:
+        """Index of the first item that lacks a label for any of ``fields`` (len(item_ids) when done)."""
+        path = self.file_for(annotator, round)
+        done: dict[str, set[str]] = {}
+        if path.exists():
+            for rec in io.read_table(path, "labels").iter_rows(named=True):
+                done.setdefault(rec["item_id"], set()).add(rec["field"])
+        for i, item in enumerate(item_ids):
+            if not set(fields) <= done.get(item, set()):
+                return i
+        return len(item_ids)
