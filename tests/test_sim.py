@@ -10,13 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-import pytest
 
 from workbench import io
 from workbench.cli import main
 from workbench.judges.lexical import LexicalJudge
 from workbench.judges.requests import compaction_requests, score_requests
-from workbench.sim.agent import Context, Turn
+from workbench.sim.agent import Turn
 from workbench.sim.compressor import CompressorConfig, compress, in_text_order
 from workbench.sim.dataset import DatasetConfig, simulate
 from workbench.sim.episode import Episode, SimConfig, verifier_score
