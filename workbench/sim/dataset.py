@@ -181,9 +181,9 @@ def draft_rollouts(res: EpisodeResult, rid: str, n_rollouts: int, seed: int) -> 
     Spans are the raw action-observation steps in context just before the boundary. A
     span is truly needed when the remaining work uses a fact only it holds (an unpaid
     payable invoice's amount, a paid invoice the report still has to count, or the
-    invoice list while invoices remain). Drafts cite needed spans often (0.8) and unneeded
-    ones rarely (0.08), and under-cite the per-entity enumeration span (the invoice list,
-    0.3) when the remaining work is "for each invoice" (FOCUS A.10).
+    invoice list while invoices remain). Drafts cite needed spans almost always (0.95) and
+    unneeded ones rarely (0.03), and under-cite the per-entity enumeration span (the
+    invoice list, 0.35) when the remaining work is "for each invoice" (FOCUS A.10).
     """
     task = res.task
     spans, cites = [], []
@@ -205,7 +205,7 @@ def draft_rollouts(res: EpisodeResult, rid: str, n_rollouts: int, seed: int) -> 
             needed = (enumeration and bool(remaining)) or (
                 iid is not None and iid in needed_ids and iid in by_id and not t.observation.blocked
                 and t.action.tool in ("get_invoice", "pay_invoice"))
-            rate = (0.3 if enumeration and len(remaining) > 1 else 0.8) if needed else 0.08
+            rate = (0.35 if enumeration and len(remaining) > 1 else 0.95) if needed else 0.03
             spans.append({"event_id": event, "span_id": span_id, "step": t.step, "gt_needed": needed,
                           "gt_enumeration": enumeration, "gt_rate": rate})
             hits = np.flatnonzero(rng.random(n_rollouts) < rate)

@@ -1,0 +1,299 @@
+"""FOCUS rollout analysis: span dependency scores, Hoeffding bounds, estimator error, keep-set stability.
+
+FOCUS (Sections 4.3-4.4, Appendix A.2) samples N draft plan sketches at a compression
+event; each planned step cites the history spans it depends on ("Step: ... | Depends on:
+[s_3, s_7]"). The dependency score of span i is its citation frequency across rollouts,
+``û_i = (1/N) sum_k 1[s_i in Dep(p_k)]`` (Eq. 8); for a candidate dropped set S,
+``û_S = (1/N) sum_k 1[Dep(p_k) ∩ S ≠ ∅]`` (Eq. 4). Spans with ``û_i >= tau`` are kept.
+
+Lemma 1: ``P(max_i |û_i - u_i| > γ) <= 2m exp(-2Nγ²)``; Theorem 1: under a margin γ around
+tau, thresholding recovers the future-relevant set with probability at least
+``1 - 2m exp(-2Nγ²)``, so ``N >= ln(2m/δ) / (2γ²)`` rollouts suffice for failure
+probability δ. Corollary 1: the decision loss of dropping S is at most ``m_max · û_S``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from workbench.bootstrap import bootstrap
+
+_DEPENDS = re.compile(r"depends\s*on\s*:?\s*(?P<list>.*)$", re.IGNORECASE)
+_SPAN = re.compile(r"\bs\s*_?\s*(\d+)\b", re.IGNORECASE)
+
+
+# ---------------------------------------------------------------------------
+# parsing draft plan sketches
+
+
+@dataclass(frozen=True)
+class ParsedRollout:
+    citations: pl.DataFrame  # event_id, rollout, span_id
+    unknown: tuple[tuple[int, str], ...]  # (line number, span id) cited but not in the history
+    malformed: tuple[tuple[int, str], ...]  # (line number, text) a Depends-on clause with no span ids
+
+
+def parse_rollout(text: str, event_id: str, rollout: int, known_spans: Iterable[str] | None = None) -> ParsedRollout:
+    """Citations of one plan sketch.
+
+    Tolerant of spacing, case, missing brackets and ``s3`` vs ``s_3`` (normalised to
+    ``s_3``). A cited id not in ``known_spans`` is reported in ``unknown`` and ignored, never
+    mapped to a near one; a "Depends on" clause with no span id (other than an explicit
+    "none") is reported in ``malformed``. A span cited twice in one rollout appears once.
+    """
+    known = None if known_spans is None else {_norm(s) for s in known_spans}
+    seen: list[str] = []
+    unknown: list[tuple[int, str]] = []
+    malformed: list[tuple[int, str]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        m = _DEPENDS.search(line)
+        if not m:
+            continue
+        body = m.group("list").strip().strip("[]().").strip()
+        ids = [f"s_{int(x)}" for x in _SPAN.findall(body)]
+        if not ids:
+            if body.lower() not in ("", "none", "nothing", "-", "n/a"):
+                malformed.append((number, line.strip()))
+            continue
+        for sid in ids:
+            if known is not None and sid not in known:
+                unknown.append((number, sid))
+            elif sid not in seen:
+                seen.append(sid)
+    frame = pl.DataFrame({"event_id": [event_id] * len(seen), "rollout": [rollout] * len(seen), "span_id": seen},
+                         schema={"event_id": pl.Utf8, "rollout": pl.Int64, "span_id": pl.Utf8})
+    return ParsedRollout(frame, tuple(unknown), tuple(malformed))
+
+
+def _norm(span: str) -> str:
+    m = _SPAN.fullmatch(span.strip())
+    return f"s_{int(m.group(1))}" if m else span.strip()
+
+
+# ---------------------------------------------------------------------------
+# scores
+
+
+def _n_for(n_rollouts: int | Mapping[str, int], event: str) -> int:
+    return int(n_rollouts[event]) if isinstance(n_rollouts, Mapping) else int(n_rollouts)
+
+
+def citation_scores(citations: pl.DataFrame, n_rollouts: int | Mapping[str, int],
+                    spans: pl.DataFrame | None = None) -> pl.DataFrame:
+    """û per (event, span): the fraction of the event's rollouts that cite the span (Eq. 8).
+
+    ``citations``: ``event_id``, ``rollout``, ``span_id``. A span cited twice in one rollout
+    counts once. With ``spans`` (``event_id``, ``span_id``), never-cited spans get û = 0.
+    """
+    per = citations.unique(["event_id", "rollout", "span_id"]).group_by("event_id", "span_id").agg(
+        pl.len().alias("n_cited"))
+    if spans is not None:
+        per = spans.select("event_id", "span_id").join(per, on=["event_id", "span_id"], how="left").with_columns(
+            pl.col("n_cited").fill_null(0))
+    events = per.get_column("event_id").unique().to_list()
+    n_map = {e: _n_for(n_rollouts, e) for e in events}
+    bad = per.join(pl.DataFrame({"event_id": list(n_map), "_n": list(n_map.values())}), on="event_id").filter(
+        pl.col("n_cited") > pl.col("_n"))
+    if bad.height:
+        raise ValueError(f"citation_scores: span cited by more rollouts than n_rollouts: {bad.row(0)}")
+    n_col = pl.col("event_id").replace_strict(n_map, return_dtype=pl.Int64)
+    return per.with_columns(n_col.alias("n_rollouts")).with_columns(
+        (pl.col("n_cited") / pl.col("n_rollouts")).alias("score")).sort("event_id", "span_id")
+
+
+def set_score(citations: pl.DataFrame, event_id: str, dropped: Iterable[str], n_rollouts: int) -> float:
+    """û_S (Eq. 4): the fraction of the event's rollouts citing at least one span of ``dropped``."""
+    dropped = set(dropped)
+    hit = citations.filter((pl.col("event_id") == event_id) & pl.col("span_id").is_in(list(dropped)))
+    return hit.get_column("rollout").n_unique() / n_rollouts if n_rollouts else float("nan")
+
+
+def keep_set(scores: pl.DataFrame, tau: float, rescue: Iterable[str] = ()) -> set[str]:
+    """S_U: spans with û >= tau, united with a defensive rescue set (FOCUS-D)."""
+    return set(scores.filter(pl.col("score") >= tau).get_column("span_id").to_list()) | set(rescue)
+
+
+def safety_certificate(m_max: float, u_dropped: float) -> float:
+    """Corollary 1: the decision loss of dropping S is at most m_max · û_S."""
+    return m_max * u_dropped
+
+
+# ---------------------------------------------------------------------------
+# bounds
+
+
+def hoeffding_bound(m: int, n_rollouts: int | np.ndarray, gamma: float) -> float | np.ndarray:
+    """Lemma 1: min(1, 2m exp(-2Nγ²)), the chance some of m spans is off by more than γ."""
+    n = np.asarray(n_rollouts, dtype=np.float64)
+    out = np.minimum(1.0, 2.0 * m * np.exp(-2.0 * n * gamma**2))
+    return float(out) if out.ndim == 0 else out
+
+
+def recovery_probability(m: int, n_rollouts: int | np.ndarray, gamma: float) -> float | np.ndarray:
+    """Theorem 1: the keep set is recovered with probability at least 1 - 2m exp(-2Nγ²)."""
+    return 1.0 - hoeffding_bound(m, n_rollouts, gamma)
+
+
+def rollouts_needed(m: int, gamma: float, delta: float) -> int:
+    """ceil(ln(2m/δ) / (2γ²)): rollouts for failure probability at most δ."""
+    if not (0 < delta < 1) or gamma <= 0 or m < 1:
+        raise ValueError("rollouts_needed: need m >= 1, gamma > 0, 0 < delta < 1")
+    return max(1, math.ceil(math.log(2 * m / delta) / (2 * gamma**2)))
+
+
+def bound_curves(ms: Sequence[int], gammas: Sequence[float], ns: Sequence[int]) -> pl.DataFrame:
+    """The bound and the recovery probability over N for each (m, γ)."""
+    rows = [{"m": m, "gamma": g, "n_rollouts": n, "bound": float(hoeffding_bound(m, n, g)),
+             "recovery": float(recovery_probability(m, n, g))} for m in ms for g in gammas for n in ns]
+    return pl.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------
+# empirical curves from rollouts at N_max
+
+
+def citation_matrices(citations: pl.DataFrame, spans: pl.DataFrame, n_rollouts: int) -> dict[str, tuple[list[str], np.ndarray]]:
+    """Per event: span ids and the (N_max, m) 0/1 matrix of which rollout cites which span."""
+    out: dict[str, tuple[list[str], np.ndarray]] = {}
+    cited = citations.unique(["event_id", "rollout", "span_id"])
+    by_event = {k[0]: v for k, v in cited.partition_by("event_id", as_dict=True).items()}
+    for (event,), sp in spans.partition_by("event_id", as_dict=True, maintain_order=True).items():
+        ids = sp.get_column("span_id").to_list()
+        index = {s: j for j, s in enumerate(ids)}
+        x = np.zeros((n_rollouts, len(ids)), dtype=np.float64)
+        c = by_event.get(event)
+        if c is not None:
+            for r, s in zip(c.get_column("rollout").to_list(), c.get_column("span_id").to_list(), strict=True):
+                if s in index and r < n_rollouts:
+                    x[r, index[s]] = 1.0
+        out[str(event)] = (ids, x)
+    return out
+
+
+def estimation_curves(matrices: Mapping[str, tuple[list[str], np.ndarray]], ns: Sequence[int], *, tau: float = 0.5,
+                      draws: int = 200, seed: int = 0, replace: bool = True) -> pl.DataFrame:
+    """Worst-span error max_i |û_i(N) - û_i(N_max)| and keep-set Jaccard against the N_max decision.
+
+    For each event and N, ``draws`` subsamples of N of the N_max rollouts (with replacement
+    by default, so the reference behaves like the population; ``replace=False`` samples
+    without) give the two measures, averaged over draws. One row per (event, N).
+    """
+    rng = np.random.default_rng(seed)
+    rows = []
+    for event in sorted(matrices):
+        _, x = matrices[event]
+        n_max = x.shape[0]
+        ref = x.mean(axis=0)
+        keep_ref = ref >= tau
+        for n in ns:
+            if not replace and n > n_max:
+                continue
+            idx = rng.integers(0, n_max, size=(draws, n)) if replace else np.argsort(rng.random((draws, n_max)), axis=1)[:, :n]
+            u = x[idx].mean(axis=1)  # (draws, m)
+            err = np.abs(u - ref).max(axis=1)
+            keep = u >= tau
+            inter = (keep & keep_ref).sum(axis=1)
+            union = (keep | keep_ref).sum(axis=1)
+            jac = np.where(union > 0, inter / np.where(union > 0, union, 1), 1.0)
+            rows.append({"event_id": event, "n_rollouts": n, "max_error": float(err.mean()),
+                         "jaccard": float(jac.mean())})
+    return pl.DataFrame(rows)
+
+
+def loglog_slope(n: np.ndarray, err: np.ndarray) -> float:
+    """OLS slope of log(error) on log(N)."""
+    keep = (err > 0) & (n > 0)
+    if keep.sum() < 2:
+        raise ValueError("loglog_slope: fewer than two positive points")
+    return float(np.polyfit(np.log(n[keep]), np.log(err[keep]), 1)[0])
+
+
+def error_slope(curves: pl.DataFrame, *, n_boot: int = 2000, seed: int = 0) -> dict[str, float]:
+    """The log-log slope of the mean worst-span error against N, with a bootstrap CI over events.
+
+    FOCUS A.2.6 reports about -0.40 for draft rollouts against the ideal -0.5 of Lemma 1.
+    """
+    ns = np.sort(curves.get_column("n_rollouts").unique().to_numpy())
+    events = sorted(curves.get_column("event_id").unique().to_list())
+    wide = curves.pivot(on="n_rollouts", index="event_id", values="max_error").sort("event_id")
+    mat = wide.select([str(n) for n in ns]).to_numpy()
+
+    def slope(rows: np.ndarray) -> float:
+        return loglog_slope(ns.astype(float), mat[rows.astype(int)].mean(axis=0))
+
+    res = bootstrap(slope, np.arange(len(events)), clusters=np.arange(len(events)), n_boot=n_boot, seed=seed)
+    return {"slope": res.estimate, "ci_low": res.ci_low, "ci_high": res.ci_high, "n_events": len(events)}
+
+
+def utility_histogram(scores: pl.DataFrame, tau: float = 0.5, bins: int = 20) -> dict[str, object]:
+    """FOCUS Figure 4: the distribution of û with the mass at the extremes, inside, and near tau.
+
+    ``at_zero``/``at_one``: û exactly 0 or 1; ``interior``: strictly between; ``near_tau``:
+    within ±1/6 of tau. Also the histogram counts over ``bins`` equal bins of [0, 1].
+    """
+    u = scores.get_column("score").to_numpy()
+    counts, edges = np.histogram(u, bins=bins, range=(0.0, 1.0))
+    n = max(len(u), 1)
+    return {"n": len(u), "at_zero": float(np.mean(u == 0)) if len(u) else float("nan"),
+            "at_one": float(np.mean(u == 1)) if len(u) else float("nan"),
+            "interior": float(np.mean((u > 0) & (u < 1))) if len(u) else float("nan"),
+            "near_tau": float(np.sum(np.abs(u - tau) <= 1 / 6) / n), "counts": counts, "edges": edges}
+
+
+# ---------------------------------------------------------------------------
+# draft client
+
+
+DRAFT_PROMPT = (
+    "You plan the rest of an agent's task. The history spans below are data, numbered s_1 ... s_m. "
+    "Write a short plan sketch for the remaining work, one step per line, each in the form\n"
+    "Step: <what to do> | Depends on: [s_i, s_j]\n"
+    "citing every span whose information the step needs (or [] if none)."
+)
+
+
+def draft_messages(goal: str, spans: Sequence[str]) -> list[dict[str, str]]:
+    import json
+
+    data = json.dumps({"goal": goal, "spans": {f"s_{i + 1}": s for i, s in enumerate(spans)}}, ensure_ascii=False,
+                      indent=1)
+    return [{"role": "system", "content": DRAFT_PROMPT}, {"role": "user", "content": f"<data>\n{data}\n</data>"}]
+
+
+def draft_rollouts(client: object, model: str, goal: str, spans: Sequence[str], event_id: str, n: int = 3,
+                   temperature: float = 0.7) -> tuple[pl.DataFrame, list[str | None]]:
+    """N plan sketches at temperature 0.7 through the shared client layer, issued in parallel.
+
+    Each rollout is its own cached request (the rollout index is part of the request, so
+    N distinct samples are cached, and a re-run sends nothing). Returns the citations of the
+    rollouts that answered and, per rollout, the error if it failed.
+    """
+    from workbench.llm.chat import send_chat
+    from workbench.llm.client import LLMClient
+
+    assert isinstance(client, LLMClient)
+    known = [f"s_{i + 1}" for i in range(len(spans))]
+
+    def one(k: int) -> tuple[int, object, object]:
+        body = {"model": model, "messages": draft_messages(goal, spans), "temperature": temperature, "max_tokens": 400}
+        resp, usage = client.cached_call({"api": "chat.completions", "body": body, "rollout": k},
+                                         lambda: send_chat(client, body))
+        return k, resp, usage
+
+    frames, errors = [], []
+    for k, resp, usage in client.map(one, range(n)):
+        if resp is None:
+            errors.append(getattr(usage, "error", "failed"))
+            continue
+        errors.append(None)
+        text = resp["body"]["choices"][0]["message"]["content"] or ""  # type: ignore[index]
+        frames.append(parse_rollout(text, event_id, k, known).citations)
+    cites = pl.concat(frames) if frames else pl.DataFrame(schema={"event_id": pl.Utf8, "rollout": pl.Int64,
+                                                                   "span_id": pl.Utf8})
+    return cites, errors
