@@ -1,0 +1,120 @@
+"""Threshold sensitivity and score distributions (SJC Figure 3, Section 5.4; FOCUS Figure 4).
+
+An entry is pruned when its score is below tau; an entry without a usable score is never
+pruned (SJC Appendix F) and stays in the denominator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from workbench.bootstrap import make_units, resample_counts
+
+
+def pruned_fraction(scores: npt.ArrayLike, taus: npt.ArrayLike) -> np.ndarray:
+    """Fraction of entries with score < tau, for every tau at once (one sort, one searchsorted)."""
+    s = np.asarray(scores, dtype=np.float64)
+    t = np.asarray(taus, dtype=np.float64)
+    if len(s) == 0:
+        return np.full(t.shape, np.nan)
+    finite = np.sort(s[np.isfinite(s)])
+    return np.searchsorted(finite, t, side="left") / len(s)
+
+
+def score_distribution(frame: pl.DataFrame, by: str | None = "section", score: str = "score") -> pl.DataFrame:
+    """Shares of scores >= 0.8, < 0.2 and in [0.3, 0.7] (SJC Figure 3 left), per group and overall."""
+    f = frame.drop_nulls(score)
+    aggs = [pl.len().alias("n"), (pl.col(score) >= 0.8).mean().alias("share_high"),
+            (pl.col(score) < 0.2).mean().alias("share_low"),
+            ((pl.col(score) >= 0.3) & (pl.col(score) <= 0.7)).mean().alias("share_middle")]
+    overall = f.select(pl.lit("All").alias(by or "group"), *aggs)
+    if by is None:
+        return overall
+    return pl.concat([f.group_by(by).agg(*aggs).sort(by), overall], how="vertical_relaxed")
+
+
+def sweep(
+    frame: pl.DataFrame,
+    taus: npt.ArrayLike = np.linspace(0, 1, 101),
+    *,
+    setting: str | None = None,
+    cluster: str = "scenario_id",
+    score: str = "score",
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pl.DataFrame:
+    """Fraction pruned against tau with scenario-bootstrap bands (SJC Figure 3 right), per setting.
+
+    Vectorised: per cluster, the number of entries below each tau (K x T) and its size;
+    each resample's fraction is ``(w @ below) / (w @ size)``.
+    """
+    t = np.asarray(taus, dtype=np.float64)
+    groups = [(None, frame)] if setting is None else [
+        (k[0], g) for k, g in frame.partition_by(setting, as_dict=True, maintain_order=True).items()]
+    out = []
+    alpha = (1 - level) / 2
+    for name, g in groups:
+        s = g.get_column(score).cast(pl.Float64).fill_null(np.inf).to_numpy()  # null: never pruned
+        units = make_units(g.get_column(cluster).cast(pl.Utf8).fill_null("?").to_numpy())
+        below = np.zeros((units.n_units, len(t)))
+        size = np.bincount(units.row_unit, minlength=units.n_units).astype(np.float64)
+        order = np.argsort(s, kind="stable")
+        s_sorted, u_sorted = s[order], units.row_unit[order]
+        for k in range(units.n_units):
+            sk = s_sorted[u_sorted == k]
+            below[k] = np.searchsorted(sk, t, side="left")
+        est = below.sum(axis=0) / size.sum()
+        w = resample_counts(units, n_boot, np.random.default_rng(seed))
+        frac = (w @ below) / (w @ size)[:, None]
+        lo, hi = np.quantile(frac, [alpha, 1 - alpha], axis=0)
+        out.append(pl.DataFrame({"setting": [name] * len(t), "tau": t, "pruned": est, "ci_low": lo, "ci_high": hi}))
+    return pl.concat(out)
+
+
+def largest_change(curve: pl.DataFrame, lo: float = 0.3, hi: float = 0.7) -> pl.DataFrame:
+    """Per setting, how much the pruned fraction moves between tau = lo and hi (SJC Figure 3 right)."""
+    c = curve.filter((pl.col("tau") >= lo - 1e-9) & (pl.col("tau") <= hi + 1e-9))
+    return c.group_by("setting", maintain_order=True).agg(
+        (pl.col("pruned").max() - pl.col("pruned").min()).alias("change"))
+
+
+def keep_rate_by_section(frame: pl.DataFrame, tau: float = 0.5, score: str = "score",
+                         sections: Sequence[str] | None = None) -> pl.DataFrame:
+    """Share of each section's entries kept at tau (null scores are kept)."""
+    f = frame if sections is None else frame.filter(pl.col("section").is_in(list(sections)))
+    return f.group_by("section").agg(pl.len().alias("entries"),
+                                     (pl.col(score).is_null() | (pl.col(score) >= tau)).mean().alias("keep_rate")
+                                     ).sort("keep_rate")
+
+
+def first_vs_later(frame: pl.DataFrame, tau: float = 0.5, score: str = "score") -> pl.DataFrame:
+    """Pruned share at the first compaction of a run against later ones."""
+    return frame.with_columns(pl.when(pl.col("boundary") == 0).then(pl.lit("first")).otherwise(pl.lit("later"))
+                              .alias("compaction")).group_by("compaction").agg(
+        pl.len().alias("entries"), (pl.col(score).is_not_null() & (pl.col(score) < tau)).mean().alias("pruned")
+    ).sort("compaction")
+
+
+def decision_flips(scores: pl.DataFrame, tau: float = 0.5, reference: pl.DataFrame | None = None,
+                   low: float = 0.2) -> pl.DataFrame:
+    """SJC Section 5.4: share of entries whose keep/prune decision flips across repeated requests.
+
+    ``scores`` holds several ``repeat`` values per (entry, judge). With ``reference``
+    (``entry_id``, ``score`` of a reference judge) the share is also given among entries the
+    reference scores below ``low``.
+    """
+    d = scores.drop_nulls("score").with_columns((pl.col("score") >= tau).alias("_keep"))
+    per = d.group_by("judge", "entry_id").agg(pl.len().alias("_n"), pl.col("_keep").n_unique().alias("_k")).filter(
+        pl.col("_n") > 1)
+    out = per.group_by("judge").agg(pl.len().alias("entries"), (pl.col("_k") > 1).mean().alias("flip_share"))
+    if reference is not None:
+        ref = reference.select("entry_id", pl.col("score").alias("_ref"))
+        low_part = per.join(ref, on="entry_id").filter(pl.col("_ref") < low).group_by("judge").agg(
+            pl.len().alias("entries_ref_low"), (pl.col("_k") > 1).mean().alias("flip_share_ref_low"))
+        out = out.join(low_part, on="judge", how="left")
+    return out.sort("judge")

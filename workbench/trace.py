@@ -1,0 +1,185 @@
+"""TRACE diagnostics: continuation burden, the verifier score, post-compaction burden, defects, fact check.
+
+From the TRACE article and the paper it reviews: the *burden* of a continuation is the
+number of its actions over K steps that are blocked or repeat an earlier call, counted
+once per action (Eq. 2); a summary's induced burden is E[POST] - E[PRE] (Eq. 3) and its
+score the negative of that (Eq. 4). The fact check at the boundary looks every
+identifier and number of a summary up in the raw turns it replaced, which hears the
+silent channel the verifier cannot (dropped ids, misremembered amounts).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from workbench.bootstrap import bootstrap
+from workbench.metrics.reliability import reliability
+
+
+def continuation_burden(blocked: npt.ArrayLike, repeated: npt.ArrayLike) -> int:
+    """Eq. 2: actions that were blocked or repeated (the union, each action once)."""
+    b = np.asarray(blocked, dtype=bool)
+    r = np.asarray(repeated, dtype=bool)
+    return int(np.sum(b | r))
+
+
+def verifier_score(pre_burdens: npt.ArrayLike, post_burdens: npt.ArrayLike) -> float:
+    """Eq. 3-4: -(mean POST burden - mean PRE burden)."""
+    return -(float(np.mean(post_burdens)) - float(np.mean(pre_burdens)))
+
+
+def post_compaction_burden(steps: pl.DataFrame, runs: pl.DataFrame, *, method: str, baseline: str = "no_compression",
+                           horizon: int = 5, budget: int | None = None, n_boot: int = 2000,
+                           seed: int = 0) -> pl.DataFrame:
+    """Blocked and repeated calls per action at steps 1..horizon after each boundary, minus the baseline.
+
+    The baseline is the matched uncompressed run (same task and replicate) at the same step
+    index. CIs resample scenarios.
+    """
+    sel = runs.filter(pl.col("method") == method)
+    if budget is not None:
+        sel = sel.filter(pl.col("budget") == budget)
+    base_runs = runs.filter(pl.col("method") == baseline).select("task_id", "replicate", pl.col("run_id").alias("_base"))
+    if budget is not None and "budget" in runs.columns:
+        base_runs = runs.filter((pl.col("method") == baseline) & (pl.col("budget") == budget)).select(
+            "task_id", "replicate", pl.col("run_id").alias("_base"))
+    sel = sel.join(base_runs, on=["task_id", "replicate"], how="left")
+    st = steps.join(sel.select("run_id", "scenario_id", "_base"), on="run_id")
+    bounds = st.filter(pl.col("boundary_before")).select("run_id", pl.col("step").alias("_b"))
+    rows = st.join(bounds, on="run_id").with_columns((pl.col("step") - pl.col("_b") + 1).alias("k")).filter(
+        (pl.col("k") >= 1) & (pl.col("k") <= horizon))
+    base = steps.select(pl.col("run_id").alias("_base"), "step", pl.col("blocked").alias("_bb"),
+                        pl.col("repeated").alias("_br"))
+    rows = rows.join(base, on=["_base", "step"], how="left").with_columns(
+        pl.col("_bb").fill_null(False), pl.col("_br").fill_null(False))
+    out = []
+    for k in range(1, horizon + 1):
+        r = rows.filter(pl.col("k") == k)
+        if not r.height:
+            continue
+        cl = r.get_column("scenario_id").to_numpy()
+        for what, col, bcol in (("blocked", "blocked", "_bb"), ("repeated", "repeated", "_br")):
+            x = r.get_column(col).cast(pl.Float64).to_numpy() - r.get_column(bcol).cast(pl.Float64).to_numpy()
+            res = bootstrap(np.mean, x, clusters=cl, n_boot=n_boot, seed=seed)
+            out.append({"k": k, "measure": what, "excess_per_action": res.estimate, "ci_low": res.ci_low,
+                        "ci_high": res.ci_high, "actions": r.height,
+                        "rate": float(r.get_column(col).cast(pl.Float64).mean())})
+    return pl.DataFrame(out)
+
+
+def pass_pairs(runs: pl.DataFrame, by: Sequence[str] = ("method",)) -> pl.DataFrame:
+    """Pass² and Pass@2 over two disjoint run pairs (replicates 0-1 and 2-3), averaged."""
+    parts = []
+    for pair, reps in enumerate(((0, 1), (2, 3))):
+        sub = runs.filter(pl.col("replicate").is_in(list(reps)))
+        if sub.height == 0:
+            continue
+        r = reliability(sub, k=2, by=list(by)).with_columns(pl.lit(pair).alias("pair"))
+        parts.append(r)
+    allp = pl.concat(parts)
+    return allp.group_by(list(by)).agg(pl.col("pass_hat_k").mean().alias("pass2"),
+                                       pl.col("pass_at_k").mean().alias("pass_at_2"),
+                                       pl.len().alias("pairs")).with_columns(
+        (pl.col("pass_at_2") - pl.col("pass2")).alias("gap"))
+
+
+def verifier_table(runs: pl.DataFrame, *, budget: int | None = None,
+                   methods: Sequence[str] = ("no_compression", "fifo", "prompting", "verifier", "oracle")) -> pl.DataFrame:
+    """The article's table: accuracy, Pass², Pass@2, blocked and repeated per run, rollout steps per run."""
+    r = runs.filter(pl.col("method").is_in(list(methods)))
+    if budget is not None:
+        r = r.filter(pl.col("budget") == budget)
+    base = r.group_by("method").agg(pl.col("success").mean().alias("acc"), pl.len().alias("runs"),
+                                    pl.col("blocked_calls").mean().alias("blocked"),
+                                    pl.col("repeated_calls").mean().alias("repeated"),
+                                    pl.col("compactions").mean().alias("compactions"),
+                                    (pl.col("rollout_steps").mean() if "rollout_steps" in r.columns
+                                     else pl.lit(0.0)).alias("rollout_steps"))
+    order = {m: i for i, m in enumerate(methods)}
+    return base.join(pass_pairs(r), on="method", how="left").sort(pl.col("method").replace_strict(order))
+
+
+def defects_chosen_vs_rejected(candidates: pl.DataFrame, runs: pl.DataFrame, budget: int | None = None) -> pl.DataFrame:
+    """Mean silent and visible defects, and the share with at least one silent defect, in chosen vs rejected candidates."""
+    c = candidates.join(runs.select("run_id", "method", "budget"), on="run_id")
+    if budget is not None:
+        c = c.filter(pl.col("budget") == budget)
+    return c.group_by("method", "chosen").agg(
+        pl.len().alias("candidates"), pl.col("silent_defects").mean().alias("silent_mean"),
+        (pl.col("silent_defects") > 0).mean().alias("any_silent"),
+        pl.col("visible_defects").mean().alias("visible_mean")).sort("method", "chosen", descending=[False, True])
+
+
+# ---------------------------------------------------------------------------
+# the fact check at the boundary
+
+_ID = re.compile(r"https?://[^\s<>\"')\]]+|\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]{4,}\b")
+_NUM = re.compile(r"(?<![\w.-])\$?\d[\d,]*(?:\.\d+)?")
+
+
+def _numbers(text: str) -> set[str]:
+    out = set()
+    for m in _NUM.finditer(text):
+        raw = m.group(0).lstrip("$").replace(",", "").rstrip(".")
+        try:
+            out.add(f"{float(raw):.2f}")
+        except ValueError:
+            continue
+    return out
+
+
+def _ids(text: str) -> set[str]:
+    return {m.group(0).rstrip(".,;:)") for m in _ID.finditer(text)}
+
+
+def fact_check(summary: str, history: str, kept: str = "") -> dict[str, object]:
+    """Every identifier and number of ``summary`` looked up in the ``history`` it replaced, and back.
+
+    Identifiers are URLs and tokens of 5+ characters mixing letters and digits (``INV-1034``,
+    ``HAT136``, hashes); numbers are compared as values (``$1,200.5`` = ``1200.50``).
+    ``unsourced_ids`` / ``unsourced_numbers``: in the summary but in neither the history nor
+    the ``kept`` text (first prompt, retained turn) -- a misremembered amount;
+    ``dropped_ids``: in the history but in neither the summary nor the kept text -- a
+    dropped id the agent can no longer see.
+    """
+    s_ids, h_ids, k_ids = _ids(summary), _ids(history), _ids(kept)
+    s_num, h_num, k_num = _numbers(summary), _numbers(history), _numbers(kept)
+    unsourced_ids = sorted(s_ids - h_ids - k_ids)
+    unsourced_nums = sorted(s_num - h_num - k_num)
+    dropped = sorted(h_ids - s_ids - k_ids)
+    return {"ids": len(s_ids), "numbers": len(s_num), "unsourced_ids": unsourced_ids,
+            "unsourced_numbers": unsourced_nums, "dropped_ids": dropped,
+            "silent_defect": bool(unsourced_ids or unsourced_nums or dropped)}
+
+
+def fact_check_compactions(compactions: pl.DataFrame, steps: pl.DataFrame, runs: pl.DataFrame | None = None,
+                           *, summary: str = "committed_summary") -> pl.DataFrame:
+    """The fact check for every compaction: the summary against what it replaced.
+
+    History = the previous summary plus the actions and observations of the span; kept =
+    the task instruction (``runs.task``) and the retained turn. One row per compaction.
+    """
+    by_run = {k[0]: v for k, v in steps.partition_by("run_id", as_dict=True).items()}
+    tasks = dict(runs.select("run_id", "task").iter_rows()) if runs is not None and "task" in runs.columns else {}
+    rows = []
+    for c in compactions.iter_rows(named=True):
+        st = by_run.get(c["run_id"])
+        parts = [c.get("previous_summary") or ""]
+        if st is not None:
+            lo = c.get("span_start") if c.get("span_start") is not None else 0
+            hi = c.get("span_end") if c.get("span_end") is not None else c["step"] - 1
+            span = st.filter((pl.col("step") >= lo) & (pl.col("step") <= hi))
+            parts += [f"{t} {a or ''} {o or ''}" for t, a, o in span.select("tool", "args", "observation").iter_rows()]
+        kept = f"{tasks.get(c['run_id']) or ''}\n{c.get('retained_turn') or ''}"
+        res = fact_check(c[summary] or "", "\n".join(parts), kept)
+        rows.append({"run_id": c["run_id"], "boundary": c["boundary"], "ids": res["ids"], "numbers": res["numbers"],
+                     "unsourced_ids": len(res["unsourced_ids"]), "unsourced_numbers": len(res["unsourced_numbers"]),
+                     "dropped_ids": len(res["dropped_ids"]), "silent_defect": res["silent_defect"]})
+    return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "ids": pl.Int64, "numbers": pl.Int64,
+                                      "unsourced_ids": pl.Int64, "unsourced_numbers": pl.Int64,
+                                      "dropped_ids": pl.Int64, "silent_defect": pl.Boolean})
