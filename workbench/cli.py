@@ -180,8 +180,10 @@ def _cmd_adjudicate(args: argparse.Namespace) -> int:
 
 
 def _cmd_figures(args: argparse.Namespace) -> int:
+    from workbench.data import ensure_testbed
     from workbench.notebooks import run_all
 
+    ensure_testbed(args.data)
     return run_all(Path(args.notebooks), Path(args.build), timeout=args.timeout)
 
 
@@ -270,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--notebooks", default="notebooks")
     p.add_argument("--build", default="build/notebooks", help="where executed copies go")
     p.add_argument("--timeout", type=int, default=1200, help="seconds per cell")
+    p.add_argument("--data", default="data/testbed", help="the default testbed, generated here if missing")
     p.set_defaults(func=_cmd_figures)
     return parser
 

@@ -104,3 +104,9 @@ def entries_by_section(counts: pl.DataFrame, ax: Axes | None = None) -> Figure:
     ax.set_xlabel("entries")
     ax.set_title("Summary entries by section")
     return fig
+
+
+from workbench.plots import focus, sjc, trace  # noqa: E402  (modules of figure functions)
+
+__all__ = ["FIGURES", "STYLE", "entries_by_section", "export", "export_table", "focus", "set_style", "sjc",
+           "to_latex", "trace"]

@@ -1,0 +1,79 @@
+"""FOCUS figures: Hoeffding bound curves, utility histogram, estimator error and keep-set stability."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from workbench.plots import _axes
+
+
+def bound_curves(curves: pl.DataFrame, ax: Axes | None = None) -> Figure:
+    """Lemma 1 / Theorem 1: recovery probability 1 - 2m exp(-2Nγ²) against N for each (m, γ)."""
+    fig, ax = _axes(ax)
+    for i, ((m, g), sub) in enumerate(sorted(curves.partition_by(["m", "gamma"], as_dict=True).items())):
+        sub = sub.sort("n_rollouts")
+        ax.plot(sub.get_column("n_rollouts"), sub.get_column("recovery"), color=f"C{i}", label=f"m={m}, γ={g}")
+    ax.set_xscale("log")
+    ax.set_xlabel("rollouts N")
+    ax.set_ylabel("recovery probability (lower bound)")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def utility_histogram(hist: dict[str, object], tau: float = 0.5, ax: Axes | None = None) -> Figure:
+    """FOCUS Figure 4: the distribution of û, pruned (below tau) and kept."""
+    fig, ax = _axes(ax)
+    counts = np.asarray(hist["counts"], dtype=float)
+    edges = np.asarray(hist["edges"], dtype=float)
+    share = counts / max(counts.sum(), 1)
+    colors = ["C3" if e < tau else "C0" for e in edges[:-1]]
+    ax.bar(edges[:-1], share, width=np.diff(edges), align="edge", color=colors, edgecolor="white")
+    ax.axvline(tau, color="grey", ls=":")
+    ax.axvspan(tau - 1 / 6, tau + 1 / 6, color="grey", alpha=0.08)
+    ax.set_xlabel("estimated span utility û")
+    ax.set_ylabel("share of spans")
+    ax.set_title(f"interior {hist['interior']:.0%}, within ±1/6 of τ {hist['near_tau']:.0%}", fontsize=9)
+    return fig
+
+
+def estimation_curves(curves: pl.DataFrame, slope: dict[str, float] | None = None) -> Figure:
+    """FOCUS Figure 5: (A) keep-set Jaccard against the N_max decision, (B) worst-span error (log-log)."""
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(8.0, 3.2))
+    agg = curves.group_by("n_rollouts").agg(pl.col("jaccard").mean(), pl.col("max_error").mean()).sort("n_rollouts")
+    n = agg.get_column("n_rollouts").to_numpy()
+    a.plot(n, agg.get_column("jaccard"), "o-")
+    a.set_xscale("log")
+    a.set_ylim(0, 1.02)
+    a.set_xlabel("rollouts N")
+    a.set_ylabel("keep-set Jaccard vs N_max")
+    a.set_title("(A) keep-set stability", fontsize=9)
+    err = agg.get_column("max_error").to_numpy()
+    b.loglog(n, err, "o-", label="testbed draft")
+    b.loglog(n, err[0] * (n / n[0]) ** -0.5, ":", color="grey", label="slope -0.5 (Lemma 1)")
+    b.set_xlabel("rollouts N")
+    b.set_ylabel("max_i |û_i(N) - û_i(N_max)|")
+    title = "(B) worst-span error"
+    if slope:
+        title += f": slope {slope['slope']:.2f} [{slope['ci_low']:.2f}, {slope['ci_high']:.2f}]"
+    b.set_title(title, fontsize=9)
+    b.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def published_table(frame: pl.DataFrame, metric_x: str, metric_y: str, ax: Axes | None = None) -> Figure:
+    """A published results table replotted: ``metric_y`` against ``metric_x`` per method (FOCUS Tables 1-3)."""
+    fig, ax = _axes(ax)
+    wide = frame.pivot(on="metric", index="method", values="value")
+    for i, row in enumerate(wide.iter_rows(named=True)):
+        ax.scatter(row[metric_x], row[metric_y], color=f"C{i % 10}", zorder=3)
+        ax.annotate(row["method"], (row[metric_x], row[metric_y]), fontsize=7, xytext=(3, 2), textcoords="offset points")
+    ax.set_xlabel(metric_x)
+    ax.set_ylabel(metric_y)
+    return fig

@@ -1,0 +1,160 @@
+"""SJC figures: composition, validation, sensitivity, attribution, reliability vs cost."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from workbench.plots import _axes
+
+
+def section_composition(table2: pl.DataFrame, ax: Axes | None = None) -> Figure:
+    """SJC Table 2 as bars: entries per section, split into supported and unsupported."""
+    fig, ax = _axes(ax, (6.0, 3.2))
+    t = table2.filter(~pl.col("section").is_in(["All"]) & ~pl.col("section").str.starts_with("Reasoning"))
+    names = t.get_column("section").to_list()[::-1]
+    uns = t.get_column("unsupported").to_numpy()[::-1]
+    tot = t.get_column("entries").to_numpy()[::-1]
+    ax.barh(names, tot - uns, color="C0", label="supported")
+    ax.barh(names, uns, left=tot - uns, color="C3", label="unsupported")
+    for y, (n, u) in enumerate(zip(tot, uns, strict=True)):
+        ax.text(n, y, f" {u / n:.0%}" if n else "", va="center", fontsize=8)
+    ax.set_xlabel("entries (label: unsupported share)")
+    ax.legend(loc="lower right")
+    return fig
+
+
+def unsupported_by_boundary(table9: pl.DataFrame, ax: Axes | None = None) -> Figure:
+    """SJC Table 9: unsupported share among all and among reasoning entries, by boundary."""
+    fig, ax = _axes(ax)
+    k = table9.get_column("k").to_numpy()
+    ax.plot(k, table9.get_column("unsupported_all"), "o-", label="all entries")
+    ax.plot(k, table9.get_column("unsupported_reasoning"), "s-", label="reasoning entries")
+    ax.set_xlabel("compression boundary")
+    ax.set_ylabel("unsupported share")
+    ax.set_xticks(k)
+    ax.legend()
+    return fig
+
+
+def persistence_curves(table10: pl.DataFrame, ax: Axes | None = None) -> Figure:
+    """SJC Table 10: share of reasoning entries still present d summaries after they appear."""
+    fig, ax = _axes(ax)
+    for sup, style in ((True, "o-"), (False, "s--")):
+        sub = table10.filter(pl.col("supported") == sup).sort("d")
+        ax.plot(sub.get_column("d"), sub.get_column("share"), style, label="supported" if sup else "unsupported")
+    ax.set_xlabel("summaries after first appearance (d)")
+    ax.set_ylabel("share still present")
+    ax.set_ylim(0, 1)
+    ax.legend()
+    return fig
+
+
+def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = None, ax: Axes | None = None) -> Figure:
+    """SJC Table 12: AUROC with 95% scenario-bootstrap intervals per judge and label field."""
+    fig, ax = _axes(ax, (5.5, 0.6 + 0.5 * table12.height))
+    t = table12.drop_nulls("auroc")
+    labels = [f"{j} / {f}" for j, f in zip(t.get_column("judge"), t.get_column("field"), strict=True)]
+    y = np.arange(len(labels))
+    est = t.get_column("auroc").to_numpy()
+    lo, hi = t.get_column("ci_low").to_numpy(), t.get_column("ci_high").to_numpy()
+    ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", capsize=3, label="testbed")
+    for name, value in (published or {}).items():
+        ax.axvline(value, color="C3", ls=":", lw=1)
+        ax.text(value, len(labels) - 0.5, f" published {name} {value:.3f}", color="C3", fontsize=8)
+    ax.axvline(0.5, color="grey", lw=0.8)
+    ax.set_yticks(y, labels)
+    ax.set_xlabel("AUROC (95% CI over scenarios)")
+    ax.set_xlim(0.3, 1.0)
+    return fig
+
+
+def score_histograms(frame: pl.DataFrame, sections: Sequence[str], ax: Axes | None = None, bins: int = 20) -> Figure:
+    """SJC Figure 3 (left): distribution of source scores per section."""
+    fig, ax = _axes(ax)
+    for i, s in enumerate(sections):
+        x = frame.filter(pl.col("section") == s).get_column("score").drop_nulls().to_numpy()
+        if len(x):
+            ax.hist(x, bins=bins, range=(0, 1), histtype="step", lw=1.5, density=True, label=s, color=f"C{i}")
+    ax.set_xlabel("source score")
+    ax.set_ylabel("density")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def pruned_vs_tau(curve: pl.DataFrame, ax: Axes | None = None, tau: float | None = 0.5) -> Figure:
+    """SJC Figure 3 (right): fraction pruned against tau per setting, with scenario-bootstrap bands."""
+    fig, ax = _axes(ax)
+    for i, (name,) in enumerate(curve.select("setting").unique(maintain_order=True).iter_rows()):
+        c = curve.filter(pl.col("setting") == name) if name is not None else curve
+        ax.plot(c.get_column("tau"), c.get_column("pruned"), color=f"C{i}", label=str(name))
+        ax.fill_between(c.get_column("tau"), c.get_column("ci_low"), c.get_column("ci_high"), color=f"C{i}", alpha=0.2)
+    if tau is not None:
+        ax.axvline(tau, color="grey", ls=":")
+    ax.axvspan(0.3, 0.7, color="grey", alpha=0.06)
+    ax.set_xlabel("threshold tau")
+    ax.set_ylabel("fraction of entries pruned")
+    ax.legend(title="setting", fontsize=8)
+    return fig
+
+
+def keep_rates(table: pl.DataFrame, ax: Axes | None = None) -> Figure:
+    """Keep rate per section at tau."""
+    fig, ax = _axes(ax)
+    ax.barh(table.get_column("section"), table.get_column("keep_rate"), color="C2")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of entries kept")
+    return fig
+
+
+def attribution_bars(table11: pl.DataFrame, ax: Axes | None = None) -> Figure:
+    """SJC Table 11: failed runs per scenario, stacked by pattern."""
+    fig, ax = _axes(ax, (6.5, 3.2))
+    t = table11.filter(pl.col("scenario_id") != "Total")
+    x = np.arange(t.height)
+    bottom = np.zeros(t.height)
+    for i, p in enumerate(("RC", "ID", "CS", "other", "unrelated")):
+        v = t.get_column(p).to_numpy().astype(float)
+        ax.bar(x, v, bottom=bottom, label=p, color=f"C{i}")
+        bottom += v
+    ax.set_xticks(x, t.get_column("scenario_id").to_list(), rotation=45, fontsize=8)
+    ax.set_ylabel("failed runs")
+    ax.legend(ncols=5, fontsize=8, loc="upper left")
+    return fig
+
+
+def pass_vs_tokens(frame: pl.DataFrame, ax: Axes | None = None, reference: str = "no_compression") -> Figure:
+    """SJC Figure 2: Pass^k against mean cumulative LLM tokens per task; dotted: uncompressed cost."""
+    fig, ax = _axes(ax)
+    for i, row in enumerate(frame.iter_rows(named=True)):
+        ax.scatter(row["tokens_per_task"], row["pass_hat_k"], color=f"C{i}", zorder=3)
+        ax.annotate(str(row["method"]), (row["tokens_per_task"], row["pass_hat_k"]), fontsize=8,
+                    xytext=(4, 2), textcoords="offset points")
+    ref = frame.filter(pl.col("method") == reference)
+    if ref.height:
+        ax.axvline(ref.get_column("tokens_per_task")[0], color="grey", ls=":", label="uncompressed cost")
+        ax.legend(fontsize=8)
+    ax.set_xlabel("mean cumulative LLM tokens per task (agent + compressor)")
+    ax.set_ylabel("Pass^k")
+    return fig
+
+
+def accuracy_by_budget(frame: pl.DataFrame, ax: Axes | None = None, value: str = "acc") -> Figure:
+    """Accuracy of each method at each budget (grouped bars)."""
+    fig, ax = _axes(ax, (6.5, 3.2))
+    budgets = sorted(frame.get_column("budget").unique().to_list())
+    methods = frame.get_column("method").unique(maintain_order=True).to_list()
+    width = 0.8 / max(1, len(methods))
+    for i, m in enumerate(methods):
+        sub = frame.filter(pl.col("method") == m)
+        vals = [sub.filter(pl.col("budget") == b).get_column(value).mean() for b in budgets]
+        ax.bar(np.arange(len(budgets)) + i * width, vals, width, label=m, color=f"C{i}")
+    ax.set_xticks(np.arange(len(budgets)) + width * (len(methods) - 1) / 2, [str(b) for b in budgets])
+    ax.set_xlabel("budget (context units)")
+    ax.set_ylabel(value)
+    ax.legend(fontsize=7, ncols=3)
+    return fig
