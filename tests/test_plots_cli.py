@@ -41,14 +41,18 @@ def _notebook(path: Path, source: str) -> None:
     nbformat.write(nb, path)
 
 
-def test_figures_names_notebook_and_cell_of_first_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_figures_names_notebook_and_cell_of_first_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WORKBENCH_TESTBED_TASKS", "6")
+    monkeypatch.setenv("WORKBENCH_TESTBED_RUNS", "1")
     nbdir = tmp_path / "nbs"
     nbdir.mkdir()
     _notebook(nbdir / "a_ok.ipynb", "assert X == 1")
     _notebook(nbdir / "b_bad.ipynb", "raise RuntimeError('boom')")
-    code = main(["figures", "--notebooks", str(nbdir), "--build", str(tmp_path / "build"), "--timeout", "60"])
+    code = main(["figures", "--notebooks", str(nbdir), "--build", str(tmp_path / "build"), "--timeout", "60",
+                 "--data", str(tmp_path / "tb")])
     assert code == 1
     err = capsys.readouterr().err
     assert f"{nbdir / 'b_bad.ipynb'}: cell 1: RuntimeError: boom" in err
-    assert (tmp_path / "build" / "a_ok.ipynb").exists()
+    assert (tmp_path / "build" / "a_ok.ipynb").exists() and (tmp_path / "tb" / "runs.parquet").exists()
     assert not nbformat.read(nbdir / "a_ok.ipynb", as_version=4).cells[1].get("outputs")  # sources untouched

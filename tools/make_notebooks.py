@@ -207,7 +207,7 @@ pvt'''),
     display(judge_overhead(r, tables["compactions"]))'''),
         code('''published = pl.read_csv("data/published/focus_tables.csv")
 appworld = published.filter((pl.col("table") == "Table 1") & pl.col("panel").str.starts_with("(a)"))
-fig = plots.focus.published_table(appworld, "dependency_m", "acc")
+fig = plots.focus.published_table(appworld, "dependency_m", "acc", title="published: FOCUS Table 1(a), AppWorld test_normal")
 plots.export(fig, "focus_table1_appworld_published", FIGURES)
 appworld.pivot(on="metric", index="method", values="value")'''),
         md("**Figure (published; FOCUS Table 1a).** Accuracy against Dependency (10^6) of every method on AppWorld "

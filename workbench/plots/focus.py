@@ -67,13 +67,20 @@ def estimation_curves(curves: pl.DataFrame, slope: dict[str, float] | None = Non
     return fig
 
 
-def published_table(frame: pl.DataFrame, metric_x: str, metric_y: str, ax: Axes | None = None) -> Figure:
+LABELS = {"acc": "accuracy (%)", "dependency_m": "Dependency (10^6)", "peak_k": "Peak tokens (10^3)",
+          "steps": "Steps", "em": "exact match", "f1": "F1"}
+
+
+def published_table(frame: pl.DataFrame, metric_x: str, metric_y: str, ax: Axes | None = None,
+                    title: str | None = None) -> Figure:
     """A published results table replotted: ``metric_y`` against ``metric_x`` per method (FOCUS Tables 1-3)."""
     fig, ax = _axes(ax)
     wide = frame.pivot(on="metric", index="method", values="value")
     for i, row in enumerate(wide.iter_rows(named=True)):
         ax.scatter(row[metric_x], row[metric_y], color=f"C{i % 10}", zorder=3)
         ax.annotate(row["method"], (row[metric_x], row[metric_y]), fontsize=7, xytext=(3, 2), textcoords="offset points")
-    ax.set_xlabel(metric_x)
-    ax.set_ylabel(metric_y)
+    ax.set_xlabel(LABELS.get(metric_x, metric_x))
+    ax.set_ylabel(LABELS.get(metric_y, metric_y))
+    if title:
+        ax.set_title(title, fontsize=9)
     return fig

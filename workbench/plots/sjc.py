@@ -24,7 +24,8 @@ def section_composition(table2: pl.DataFrame, ax: Axes | None = None) -> Figure:
     for y, (n, u) in enumerate(zip(tot, uns, strict=True)):
         ax.text(n, y, f" {u / n:.0%}" if n else "", va="center", fontsize=8)
     ax.set_xlabel("entries (label: unsupported share)")
-    ax.legend(loc="lower right")
+    ax.set_xlim(0, tot.max() * 1.12 if len(tot) else 1)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2)
     return fig
 
 
@@ -48,6 +49,7 @@ def persistence_curves(table10: pl.DataFrame, ax: Axes | None = None) -> Figure:
         sub = table10.filter(pl.col("supported") == sup).sort("d")
         ax.plot(sub.get_column("d"), sub.get_column("share"), style, label="supported" if sup else "unsupported")
     ax.set_xlabel("summaries after first appearance (d)")
+    ax.set_xticks(sorted(table10.get_column("d").unique().to_list()))
     ax.set_ylabel("share still present")
     ax.set_ylim(0, 1)
     ax.legend()
@@ -56,16 +58,18 @@ def persistence_curves(table10: pl.DataFrame, ax: Axes | None = None) -> Figure:
 
 def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = None, ax: Axes | None = None) -> Figure:
     """SJC Table 12: AUROC with 95% scenario-bootstrap intervals per judge and label field."""
-    fig, ax = _axes(ax, (5.5, 0.6 + 0.5 * table12.height))
+    fig, ax = _axes(ax, (5.5, 1.4 + 0.5 * table12.height))
     t = table12.drop_nulls("auroc")
     labels = [f"{j} / {f}" for j, f in zip(t.get_column("judge"), t.get_column("field"), strict=True)]
     y = np.arange(len(labels))
     est = t.get_column("auroc").to_numpy()
     lo, hi = t.get_column("ci_low").to_numpy(), t.get_column("ci_high").to_numpy()
-    ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", capsize=3, label="testbed")
+    ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", capsize=3, label="measured")
     for name, value in (published or {}).items():
-        ax.axvline(value, color="C3", ls=":", lw=1)
-        ax.text(value, len(labels) - 0.5, f" published {name} {value:.3f}", color="C3", fontsize=8)
+        ax.axvline(value, color="C3", ls=":", lw=1, label=f"published {name} ({value:.3f})")
+    if published:
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=8, ncols=2)
+    ax.set_ylim(-0.6, len(labels) - 0.4)
     ax.axvline(0.5, color="grey", lw=0.8)
     ax.set_yticks(y, labels)
     ax.set_xlabel("AUROC (95% CI over scenarios)")
@@ -123,7 +127,7 @@ def attribution_bars(table11: pl.DataFrame, ax: Axes | None = None) -> Figure:
         bottom += v
     ax.set_xticks(x, t.get_column("scenario_id").to_list(), rotation=45, fontsize=8)
     ax.set_ylabel("failed runs")
-    ax.legend(ncols=5, fontsize=8, loc="upper left")
+    ax.legend(ncols=5, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0))
     return fig
 
 
@@ -156,5 +160,5 @@ def accuracy_by_budget(frame: pl.DataFrame, ax: Axes | None = None, value: str =
     ax.set_xticks(np.arange(len(budgets)) + width * (len(methods) - 1) / 2, [str(b) for b in budgets])
     ax.set_xlabel("budget (context units)")
     ax.set_ylabel(value)
-    ax.legend(fontsize=7, ncols=3)
+    ax.legend(fontsize=7, ncols=3, loc="lower center", bbox_to_anchor=(0.5, 1.0))
     return fig

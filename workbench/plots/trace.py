@@ -52,7 +52,8 @@ def verifier_vs_factcheck(frame: pl.DataFrame, ax: Axes | None = None) -> Figure
         x = frame.filter(pl.col("silent_defect") == flag).get_column("verifier_score").drop_nulls().to_numpy()
         if len(x):
             bins = np.arange(np.floor(x.min()) - 0.5, np.ceil(x.max()) + 1.5)
-            ax.hist(x, bins=bins, alpha=0.6, density=True, label=f"{label} (n={len(x)})", color=f"C{i}")
+            ax.hist(x, bins=bins, histtype="step", lw=2, density=True, label=f"{label} (n={len(x)})", color=f"C{i}",
+                    ls="-" if i == 0 else "--")
     ax.set_xlabel("verifier score (-induced burden)")
     ax.set_ylabel("density")
     ax.legend(fontsize=8)
