@@ -32,12 +32,47 @@ def ensure_testbed(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, tasks: int
     return path
 
 
-def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, generate: bool = True) -> dict[str, pl.DataFrame]:
-    """Every table in a directory (Parquet or JSONL), validated; the default testbed is generated if missing."""
+def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, generate: bool = True,
+                complete: bool = True) -> dict[str, pl.DataFrame]:
+    """Every table in a directory (Parquet or JSONL), validated; the default testbed is generated if missing.
+
+    With ``complete``, what an imported log lacks but can be derived is derived: ``entries``
+    from the candidate summaries, and lexical-judge ``scores`` for them (offline), so the
+    composition and sensitivity notebooks run on any imported log.
+    """
     path = Path(path)
     if generate and path.resolve() == DEFAULT_TESTBED.resolve():
         ensure_testbed(path)
     tables = io.read_tables(path, tuple(schema.TABLES))
     if "runs" not in tables:
         raise schema.SchemaError("no runs table (runs.parquet or runs.jsonl)", file=str(path))
+    if complete and "steps" in tables and {"input_tokens", "output_tokens"} <= set(tables["steps"].columns):
+        from workbench.metrics.efficiency import efficiency
+
+        eff = efficiency(tables["steps"].drop_nulls(["input_tokens", "output_tokens"]))
+        fill = eff.select("run_id", pl.col("peak_tokens").alias("_peak"), pl.col("dependency").alias("_dep"),
+                          (pl.col("input_tokens") + pl.col("output_tokens")).alias("_agent"))
+        runs = tables["runs"].join(fill, on="run_id", how="left")
+        tables["runs"] = runs.with_columns(
+            pl.col("peak_tokens").fill_null(pl.col("_peak").cast(pl.Int64)),
+            pl.col("dependency").fill_null(pl.col("_dep")),
+            pl.col("agent_tokens").fill_null(pl.col("_agent").cast(pl.Int64))).drop("_peak", "_dep", "_agent")
+    if complete and "compactions" in tables:
+        if "entries" not in tables:
+            from workbench.summary import entries_table
+
+            tables["entries"] = entries_table(tables["compactions"])
+        if "scores" not in tables:
+            from workbench.judges.lexical import LexicalJudge
+            from workbench.judges.requests import compaction_requests, score_requests
+
+            tables["scores"], _ = score_requests(compaction_requests(tables), LexicalJudge())
     return tables
+
+
+def require(tables: dict[str, pl.DataFrame], *names: str, what: str = "this analysis") -> bool:
+    """Whether every named table is present; prints which are missing (a log may not have them)."""
+    missing = [n for n in names if n not in tables or tables[n].height == 0]
+    if missing:
+        print(f"{what} needs the table(s) {missing}, which this data directory does not have; skipped.")
+    return not missing

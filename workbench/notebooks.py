@@ -7,8 +7,13 @@ import time
 from pathlib import Path
 
 
-def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: dict[str, object] | None = None) -> int:
+def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: dict[str, object] | None = None,
+            cwd: Path | None = None, names: list[str] | None = None) -> int:
     """Execute every ``*.ipynb`` in ``notebooks`` (sorted), saving executed copies in ``build``.
+
+    Kernels start in ``cwd`` (the current directory: the project root for ``workbench
+    figures``). ``parameters`` are injected after the ``parameters`` cell (papermill's
+    convention); ``names`` restricts the run to some notebooks.
 
     Returns 0, or 1 after printing ``NOTEBOOK: cell N: ERROR`` for the first error.
     Executed copies (with outputs) go to ``build``; the sources are never modified.
@@ -17,12 +22,12 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
-    paths = sorted(notebooks.glob("*.ipynb"))
+    paths = sorted(p for p in notebooks.glob("*.ipynb") if names is None or p.stem in names)
     if not paths:
         print(f"no notebooks in {notebooks}", file=sys.stderr)
         return 1
     build.mkdir(parents=True, exist_ok=True)
-    root = notebooks.resolve().parent
+    root = (cwd or Path.cwd()).resolve()
     for i, path in enumerate(paths, start=1):
         started = time.perf_counter()
         print(f"[{i}/{len(paths)}] {path.name} ...", flush=True)
