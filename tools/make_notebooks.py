@@ -43,11 +43,17 @@ def code(text: str, tags: list[str] | None = None) -> nbf.NotebookNode:
     return nbf.v4.new_code_cell(text, metadata={"tags": tags} if tags else {})
 
 
+def write(nb: nbf.NotebookNode, name: str) -> None:
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"{name[:20]}-{i}"  # stable ids: regenerating a notebook gives the same file
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbf.write(nb, OUT / f"{name}.ipynb")
+
+
 def notebook(name: str, title: str, cells: list[nbf.NotebookNode]) -> None:
     nb = nbf.v4.new_notebook()
     nb.cells = [md(title), code(PARAMS, ["parameters"]), code(SETUP), *cells]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbf.write(nb, OUT / f"{name}.ipynb")
+    write(nb, name)
 
 
 def main() -> None:
@@ -309,3 +315,6 @@ gaps'''),
 
 if __name__ == "__main__":
     main()
+    from real_logs_notebook import real_logs  # noqa: E402
+
+    real_logs(md, code, write)

@@ -479,7 +479,7 @@ def chat_to_run(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, 
     run = {k: v for k, v in record.items() if k != "messages"}
     steps: list[dict[str, Any]] = []
     comps: list[dict[str, Any]] = []
-    by_call: dict[str, dict[str, Any]] = {}
+    by_call: dict[str, list[dict[str, Any]]] = {}
     task: str | None = run.get("task")
     last_boundary_step = 0
     previous_committed: str | None = None
@@ -532,7 +532,7 @@ def chat_to_run(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, 
                 steps[-1]["observation_role"] = "user"
             else:
                 steps.append({"step": len(steps), "tool": None, "args": None, "text": None,
-                              "observation": text, "observation_role": "user"})
+                              "observation": text, "observation_role": "user", "message_index": i})
             continue
         if role == "assistant":
             usage = msg.get("usage") if isinstance(msg.get("usage"), dict) else {}
@@ -540,7 +540,8 @@ def chat_to_run(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, 
             if not isinstance(calls, list):
                 raise SchemaError(field=f"{where}.tool_calls", expected="a list", got=describe_value(calls))
             if not calls:
-                steps.append({"step": len(steps), "tool": None, "args": None, "text": text, "observation": None})
+                steps.append({"step": len(steps), "tool": None, "args": None, "text": text, "observation": None,
+                              "message_index": i})
                 _usage(steps[-1], usage)
                 continue
             for j, call in enumerate(calls):
@@ -554,19 +555,22 @@ def chat_to_run(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, 
                 except json.JSONDecodeError:
                     args = raw_args  # kept verbatim: some models emit arguments that are not JSON
                 step = {"step": len(steps), "tool": fn["name"], "args": _encode_args(args),
-                        "text": text if j == 0 else None, "observation": None}
+                        "text": text if j == 0 else None, "observation": None, "message_index": i}
                 if j == 0:
                     _usage(step, usage)
                 call_id = call.get("id")
                 if isinstance(call_id, str):
-                    if call_id in by_call:
-                        raise SchemaError(field=f"{cw}.id", expected="a unique tool call id", got=f"duplicate {call_id!r}")
-                    by_call[call_id] = step
+                    # real logs reuse ids (tau-bench does): a result answers the oldest unanswered call of that id
+                    by_call.setdefault(call_id, []).append(step)
                 steps.append(step)
             continue
         # role == "tool"
         call_id = msg.get("tool_call_id")
-        target = by_call.get(call_id) if isinstance(call_id, str) else None
+        pending_same = [st for st in by_call.get(call_id, [])] if isinstance(call_id, str) else []
+        target = next((st for st in pending_same if st.get("observation") is None), None)
+        if target is None and pending_same:
+            raise SchemaError(field=f"{where}.tool_call_id", expected="a call that has no result yet",
+                              got=f"a second result for {call_id!r}")
         if target is None:
             pending = [s for s in steps if s.get("tool") is not None and s.get("observation") is None]
             if call_id is None and pending:
@@ -609,14 +613,103 @@ def read_openai_chat(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     return builder.finish()
 
 
+def message_text(msg: dict[str, Any]) -> str:
+    """What a chat message puts in the context: its text plus its tool calls as ``name(arguments)``."""
+    text = _content_text(msg.get("content"), "message") or ""
+    for call in msg.get("tool_calls") or []:
+        fn = call.get("function") or {}
+        text += f"\n{fn.get('name')}({fn.get('arguments')})"
+    return text
+
+
+def message_tokens(messages: list[dict[str, Any]], encoding: str) -> tuple[list[int], list[int]]:
+    """Per message: input tokens before it (system prompt excluded, FOCUS A.8) and its own tokens."""
+    from workbench import tokens
+
+    own = tokens.count_many([message_text(m) for m in messages], encoding)
+    before, total = [], 0
+    for m, n in zip(messages, own, strict=True):
+        before.append(total)
+        if m.get("role") not in ("system", "developer"):
+            total += n
+    return before, own
+
+
+def read_tau_bench(path: str | os.PathLike[str], *, domain: str | None = None) -> dict[str, pl.DataFrame]:
+    """Load a tau-bench ``historical_trajectories`` file (a JSON list of runs) through the chat adapter.
+
+    ``task_id`` and ``trial`` (as ``replicate``) identify a run, ``reward`` == 1 is success,
+    the user simulator's turns are kept as user messages (observations with role ``user``).
+    Steps get token counts computed offline from the messages: ``input_tokens`` /
+    ``output_tokens`` in o200k (system prompt excluded) and ``input_tokens_cl100k`` /
+    ``output_tokens_cl100k`` in cl100k, which FOCUS reports with.
+    """
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            data = json.load(fh)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SchemaError(file=str(path), line=getattr(exc, "lineno", 1), expected="a tau-bench JSON list",
+                          got=str(exc)) from None
+    if not isinstance(data, list) or not data:
+        raise SchemaError(file=str(path), line=1, expected="a non-empty JSON list of runs", got=describe_value(data))
+    domain = domain or path.stem
+    builder = _Builder(path)
+    for k, rec in enumerate(data):
+        where = f"[{k}]"
+        try:
+            if not isinstance(rec, dict):
+                raise SchemaError(field=where, expected="a run object", got=describe_value(rec))
+            for field_name, ok in (("task_id", lambda v: isinstance(v, int) and not isinstance(v, bool)),
+                                   ("trial", lambda v: isinstance(v, int) and not isinstance(v, bool)),
+                                   ("reward", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)),
+                                   ("traj", lambda v: isinstance(v, list))):
+                if not ok(rec.get(field_name)):
+                    raise SchemaError(field=f"{where}.{field_name}", expected="a number" if field_name != "traj"
+                                      else "a list of chat messages", got=describe_value(rec.get(field_name)))
+            traj = rec["traj"]
+            record = {"run_id": f"{domain}/t{rec['task_id']}/r{rec['trial']}", "task_id": str(rec["task_id"]),
+                      "scenario_id": str(rec["task_id"]), "subset": domain, "method": "no_compression",
+                      "model": rec.get("model") or domain.split("-")[0], "replicate": int(rec["trial"]),
+                      "reward": float(rec["reward"]), "success": float(rec["reward"]) >= 1.0, "messages": traj}
+            instruction = ((rec.get("info") or {}).get("task") or {}).get("instruction")
+            if isinstance(instruction, str):
+                record["task"] = None  # filled below from the first user message (what the agent saw)
+            run, steps, comps = chat_to_run({k2: v for k2, v in record.items() if k2 != "task"})
+            run["user_instruction"] = instruction
+            for enc, suffix in (("o200k_base", ""), ("cl100k_base", "_cl100k")):
+                before, own = message_tokens(traj, enc)
+                seen: set[int] = set()
+                for st in steps:
+                    mi = st.get("message_index")
+                    if mi is None or traj[mi].get("role") != "assistant":
+                        continue
+                    first = mi not in seen
+                    seen.add(mi)
+                    st[f"input_tokens{suffix}"] = before[mi] if first else 0
+                    st[f"output_tokens{suffix}"] = own[mi] if first else 0
+        except SchemaError as err:
+            field_name = f"{where}.{err.field}" if err.field and not err.field.startswith("[") else (err.field or where)
+            raise SchemaError(err.detail, file=str(path), line=1, field=field_name, expected=err.expected,
+                              got=err.got) from None
+        builder.add_run(k + 1, run, steps, comps)
+    return builder.finish()
+
+
 FORMATS: dict[str, Callable[[str | os.PathLike[str]], dict[str, pl.DataFrame]]] = {
     "trajectory": read_trajectories,
     "openai": read_openai_chat,
+    "tau-bench": read_tau_bench,
 }
 
 
 def sniff_format(path: str | os.PathLike[str]) -> str:
-    """Guess a log's format from its first record: ``openai`` if it has ``messages``, else ``trajectory``."""
+    """Guess a log's format: ``tau-bench`` for a JSON list of runs with ``traj``; from the first JSONL
+    record, ``openai`` if it has ``messages``, else ``trajectory``."""
+    with open(path, "rb") as fh:
+        head = fh.read(4096).lstrip()
+    if head.startswith(b"[") and b'"traj"' in head:
+        return "tau-bench"
     for _, record in _json_lines(Path(path)):
         return "openai" if isinstance(record, dict) and "messages" in record else "trajectory"
     return "trajectory"  # pragma: no cover - _json_lines raises on an empty file
