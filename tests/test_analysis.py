@@ -173,3 +173,36 @@ def test_directions_on_the_testbed() -> None:
     assert v[True]["silent_mean"] >= 0.8 * v[False]["silent_mean"]  # and is not cleaner on the silent one
     vt = verifier_table(runs)
     assert set(vt["method"]) == {"prompting", "verifier", "oracle"}
+
+
+def test_published_numbers_cite_their_source_and_match_the_text() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "data" / "published"
+    focus = pl.read_csv(root / "focus_tables.csv")
+    text = pl.read_csv(root / "text_numbers.csv")
+    assert focus["source"].str.contains(r"line \d+$").all() and text["source"].str.contains(r"line \d+$").all()
+    assert set(focus["table"]) == {f"Table {i}" for i in (*range(1, 11), 12, 13, 14)}
+    # spot checks against numbers the FOCUS text repeats in prose
+    row = focus.filter((pl.col("table") == "Table 1") & pl.col("panel").str.starts_with("(a)")
+                       & (pl.col("method") == "FOCUS-D") & (pl.col("metric") == "acc"))
+    assert row["value"][0] == 64.9  # "jumping to 64.9% absolute accuracy"
+    assert focus.filter((pl.col("table") == "Table 5") & (pl.col("method") == "FOCUS (parallel)")
+                        & (pl.col("metric") == "latency_s"))["value"][0] == 36.5
+    assert text.filter(pl.col("quantity") == "auroc_support_jev")["value"][0] == 0.905
+
+
+def test_article_comparison_pairs_published_with_testbed() -> None:
+    from pathlib import Path
+
+    tables = simulate(DatasetConfig(tasks=24, runs=2, budgets=(48,), policies=("prompting", "verifier", "fifo")),
+                      workers=1)
+    published = pl.read_csv(Path(__file__).resolve().parents[1] / "data" / "published" / "text_numbers.csv")
+    from workbench.trace import article_comparison
+
+    side = article_comparison(tables["runs"], tables["candidates"], published)
+    acc = side.filter(pl.col("quantity") == "acc_summary_budget48").row(0, named=True)
+    assert acc["published"] == 42.7
+    assert acc["testbed"] == pytest.approx(
+        100 * tables["runs"].filter(pl.col("method") == "prompting")["success"].mean())
+    assert side.filter(pl.col("quantity") == "acc_oracle_budget48")["testbed"].is_nan().all()  # no oracle runs

@@ -281,8 +281,14 @@ assert require(tables, "candidates", what="the verifier analysis"), "point DATA 
 vt = verifier_table(runs, budget=BUDGET)
 plots.export_table(vt, "trace_verifier_table", f"{FIGURES}/tables", "Verifier vs unverified vs oracle (testbed)")
 vt'''),
-        code('''published = pl.read_csv("data/published/text_numbers.csv").filter(pl.col("document") == "TRACE")
-published.select("quantity", "value", "unit", "setting")'''),
+        code('''from workbench.trace import article_comparison
+
+published = pl.read_csv("data/published/text_numbers.csv")
+side = article_comparison(runs, tables.get("candidates"), published)
+plots.export_table(side, "trace_published_vs_testbed", f"{FIGURES}/tables", "TRACE article (published) beside this testbed")
+side'''),
+        md("Each row: the number the TRACE article states (**published**) beside the same measure on this "
+           "**testbed**. The testbed extends the article's, so levels differ; directions are what to compare."),
         code('''burden = post_compaction_burden(tables["steps"], runs, method="prompting", budget=BUDGET, n_boot=N_BOOT, seed=SEED)
 fig = plots.trace.burden_curve(burden)
 plots.export(fig, "trace_post_compaction_burden", FIGURES)

@@ -11,7 +11,7 @@ silent channel the verifier cannot (dropped ids, misremembered amounts).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -183,3 +183,68 @@ def fact_check_compactions(compactions: pl.DataFrame, steps: pl.DataFrame, runs:
     return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "ids": pl.Int64, "numbers": pl.Int64,
                                       "unsourced_ids": pl.Int64, "unsourced_numbers": pl.Int64,
                                       "dropped_ids": pl.Int64, "silent_defect": pl.Boolean})
+
+
+def article_comparison(runs: pl.DataFrame, candidates: pl.DataFrame | None, published: pl.DataFrame) -> pl.DataFrame:
+    """The TRACE article's stated numbers beside the same measures on a testbed (``source`` marks each).
+
+    ``published`` is ``data/published/text_numbers.csv``; only the quantities a testbed can
+    measure the same way are compared. Percentages are on the 0-100 scale like the article's.
+    """
+    def acc(method: str, budget: int) -> float:
+        r = runs.filter((pl.col("method") == method) & (pl.col("budget") == budget))
+        return float(r.get_column("success").mean()) * 100 if r.height else float("nan")
+
+    def comp(method: str, budget: int) -> float:
+        r = runs.filter((pl.col("method") == method) & (pl.col("budget") == budget))
+        return float(r.get_column("compactions").mean()) if r.height else float("nan")
+
+    def gap(method: str, budget: int) -> float:
+        r = runs.filter((pl.col("method") == method) & (pl.col("budget") == budget))
+        return float(pass_pairs(r).get_column("gap")[0]) * 100 if r.height else float("nan")
+
+    def blocked_cut(budget: int) -> float:
+        a = runs.filter((pl.col("method") == "prompting") & (pl.col("budget") == budget))["blocked_calls"].mean()
+        b = runs.filter((pl.col("method") == "verifier") & (pl.col("budget") == budget))["blocked_calls"].mean()
+        return (1 - float(b) / float(a)) * 100 if a else float("nan")  # type: ignore[arg-type, operator]
+
+    def rollout(method: str, budget: int) -> float:
+        r = runs.filter((pl.col("method") == method) & (pl.col("budget") == budget))
+        return float(r.get_column("rollout_steps").mean()) if r.height and "rollout_steps" in r.columns else float("nan")
+
+    measures = {
+        "acc_summary_budget48": lambda: acc("prompting", 48), "acc_verifier_budget48": lambda: acc("verifier", 48),
+        "acc_oracle_budget48": lambda: acc("oracle", 48), "blocked_cut_verifier_budget48": lambda: blocked_cut(48),
+        "pass_gap_fifo_budget48": lambda: gap("fifo", 48), "pass_gap_summary_budget48": lambda: gap("prompting", 48),
+        "acc_fifo_budget96": lambda: acc("fifo", 96), "acc_summary_budget96": lambda: acc("prompting", 96),
+        "rollout_steps_verifier": lambda: rollout("verifier", 48), "rollout_steps_oracle": lambda: rollout("oracle", 48),
+        "compactions_per_episode_budget24": lambda: comp("prompting", 24),
+        "compactions_per_episode_budget48": lambda: comp("prompting", 48),
+        "acc_summary_budget24": lambda: acc("prompting", 24), "acc_verifier_budget24": lambda: acc("verifier", 24),
+        "acc_oracle_budget24": lambda: acc("oracle", 24),
+    }
+    if candidates is not None and candidates.height:
+        d = defects_chosen_vs_rejected(candidates, runs, budget=48)
+
+        def dv(method: str, chosen: bool, col: str, scale: float = 1.0) -> Callable[[], float]:
+            return lambda: float(d.filter((pl.col("method") == method) & (pl.col("chosen") == chosen))[col][0]) * scale
+
+        measures.update({
+            "silent_defects_chosen_verifier": dv("verifier", True, "silent_mean"),
+            "silent_defects_rejected_verifier": dv("verifier", False, "silent_mean"),
+            "any_silent_chosen_verifier": dv("verifier", True, "any_silent", 100),
+            "any_silent_rejected_verifier": dv("verifier", False, "any_silent", 100),
+            "silent_defects_chosen_oracle": dv("oracle", True, "silent_mean"),
+            "silent_defects_rejected_oracle": dv("oracle", False, "silent_mean"),
+        })
+    pub = published.filter(pl.col("document") == "TRACE")
+    rows = []
+    for q, fn in measures.items():
+        p = pub.filter(pl.col("quantity") == q)
+        if p.height:
+            try:
+                mine = fn()
+            except (IndexError, ZeroDivisionError, TypeError):
+                mine = float("nan")
+            rows.append({"quantity": q, "published": float(p["value"][0]), "testbed": mine, "unit": p["unit"][0]})
+    return pl.DataFrame(rows)
