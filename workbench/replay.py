@@ -102,3 +102,43 @@ def replay(steps: pl.DataFrame, runs: pl.DataFrame, budgets: Sequence[int] = (20
             out.append({"run_id": rid, "budget": b, **{k: v for k, v in r.items() if k != "lost"},
                         "lost_ids": r["lost"]})
     return pl.DataFrame(out, schema_overrides={"lost_ids": pl.List(pl.Utf8)})
+
+
+def compact_with(compressor: object, steps: pl.DataFrame, runs: pl.DataFrame, budget: int,
+                 *, encoding: str = "o200k_base") -> pl.DataFrame:
+    """Real summaries at the budget boundaries of real runs: a ``compactions`` table.
+
+    At each boundary the turns since the previous boundary (all but the latest, which is kept
+    verbatim) are compacted by ``compressor`` (:class:`workbench.llm.compressor.OpenClawCompressor`,
+    cached through the client layer) with the previous summary; the summary then stands in
+    for those turns. A cancelled compaction (quality check failed twice) leaves the history
+    uncompressed, as OpenClaw does, and is not a row. The judge (``workbench judge``) and the
+    fact check (:func:`workbench.trace.fact_check_compactions`) run on the result.
+    """
+    from workbench.llm.compressor import OpenClawCompressor
+
+    assert isinstance(compressor, OpenClawCompressor)
+    prompts = dict(runs.select("run_id", pl.col("task").fill_null("")).iter_rows())
+    out = []
+    for (rid,), st in steps.partition_by("run_id", as_dict=True, maintain_order=True).items():
+        rows = st.sort("step").to_dicts()
+        texts = [_turn_text(r) for r in rows]
+        sizes = tokens.count_many(texts, encoding)
+        task = prompts.get(rid, "")
+        base = tokens.count(task, encoding)
+        start, summary, summary_size, boundary = 0, None, 0, 0
+        for t, row in enumerate(rows):
+            if t - start >= 2 and base + summary_size + sum(sizes[start:t]) > budget:
+                turns = [f"[Turn {rows[k]['step']}]: {texts[k]}" for k in range(start, t - 1)]
+                res = compressor.compact(turns, task, summary)
+                if res.summary is None:
+                    continue  # cancelled: the history stays uncompressed
+                out.append({"run_id": rid, "boundary": boundary, "step": row["step"], "span_start": rows[start]["step"],
+                            "span_end": rows[t - 2]["step"], "previous_summary": summary,
+                            "retained_turn": texts[t - 1], "candidate_summary": res.summary,
+                            "committed_summary": res.summary})
+                summary, summary_size, start, boundary = res.summary, tokens.count(res.summary, encoding), t - 1, boundary + 1
+    from workbench import schema
+
+    return schema.validate("compactions", pl.DataFrame(out, schema=schema.table("compactions").polars_schema())
+                           if out else schema.empty("compactions"))
