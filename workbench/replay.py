@@ -11,14 +11,13 @@ saw only in observations that have fallen out of the window.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 
 import polars as pl
 
 from workbench import tokens
 
-_ID = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]{4,}\b")
+from workbench.trace import IDENTIFIER as _ID
 
 
 def arg_identifiers(args: str | None) -> set[str]:

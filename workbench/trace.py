@@ -118,7 +118,8 @@ def defects_chosen_vs_rejected(candidates: pl.DataFrame, runs: pl.DataFrame, bud
 # ---------------------------------------------------------------------------
 # the fact check at the boundary
 
-_ID = re.compile(r"https?://[^\s<>\"')\]]+|\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]{4,}\b")
+#: identifiers for fact checks: URLs, and tokens of 5+ characters mixing letters and digits
+IDENTIFIER = re.compile(r"https?://[^\s<>\"')\]]+|\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]{4,}\b")
 _NUM = re.compile(r"(?<![\w.-])\$?\d[\d,]*(?:\.\d+)?")
 
 
@@ -134,7 +135,7 @@ def _numbers(text: str) -> set[str]:
 
 
 def _ids(text: str) -> set[str]:
-    return {m.group(0).rstrip(".,;:)") for m in _ID.finditer(text)}
+    return {m.group(0).rstrip(".,;:)") for m in IDENTIFIER.finditer(text)}
 
 
 def fact_check(summary: str, history: str, kept: str = "") -> dict[str, object]:

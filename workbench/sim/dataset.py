@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 from workbench import io, schema
+from workbench.metrics.efficiency import dependency
 from workbench.sim.agent import SimEntry
 from workbench.sim.compressor import CompressorConfig, in_text_order, render
 from workbench.sim.episode import POLICIES, Episode, EpisodeResult, SimConfig
@@ -77,7 +78,7 @@ def _episode_rows(res: EpisodeResult) -> dict[str, list[dict[str, object]]]:
         "blocked_calls": sum(s.blocked for s in res.steps), "repeated_calls": sum(s.repeated for s in res.steps),
         "peak_tokens": int(n_in.max()) if len(n_in) else 0, "agent_tokens": int(n_in.sum() + n_out.sum()),
         "compressor_tokens": res.compressor_tokens, "judge_tokens": res.judge_tokens,
-        "dependency": float(np.sum((n_in + 2 * n_out) * n_out / 2)), "rollout_steps": res.rollout_steps,
+        "dependency": dependency(n_in, n_out), "rollout_steps": res.rollout_steps,
         "n_invoices": len(task.invoices),
     }
     comps, entries, cands = [], [], []
