@@ -672,11 +672,9 @@ def read_tau_bench(path: str | os.PathLike[str], *, domain: str | None = None) -
                       "scenario_id": str(rec["task_id"]), "subset": domain, "method": "no_compression",
                       "model": rec.get("model") or domain.split("-")[0], "replicate": int(rec["trial"]),
                       "reward": float(rec["reward"]), "success": float(rec["reward"]) >= 1.0, "messages": traj}
+            run, steps, comps = chat_to_run(record)  # task = the first user message: what the agent saw
             instruction = ((rec.get("info") or {}).get("task") or {}).get("instruction")
-            if isinstance(instruction, str):
-                record["task"] = None  # filled below from the first user message (what the agent saw)
-            run, steps, comps = chat_to_run({k2: v for k2, v in record.items() if k2 != "task"})
-            run["user_instruction"] = instruction
+            run["user_instruction"] = instruction if isinstance(instruction, str) else None  # the simulator's brief
             for enc, suffix in (("o200k_base", ""), ("cl100k_base", "_cl100k")):
                 before, own = message_tokens(traj, enc)
                 seen: set[int] = set()
