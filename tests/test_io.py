@@ -176,3 +176,11 @@ def test_validate_keeps_extra_and_ground_truth_columns() -> None:
     out = schema.validate("entries", frame)
     assert out.columns[-1] == "harness_note" and out["gt_supported"].dtype == pl.Boolean
     assert schema.ground_truth_columns(out) == ["gt_supported"]
+
+
+def test_byte_order_mark_and_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "bom.jsonl"
+    log.write_bytes(b"\xef\xbb\xbf" + json.dumps(run_record("r0")).encode() + b"\n")
+    assert io.read_log(log)["runs"]["run_id"].to_list() == ["r0"]
+    assert main(["validate", str(tmp_path / "nope.jsonl")]) == 2
+    assert capsys.readouterr().err.strip() == f"{tmp_path / 'nope.jsonl'}: no such file"

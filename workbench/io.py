@@ -205,6 +205,8 @@ def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
     any_line = False
     with open(path, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]  # a UTF-8 byte-order mark (Windows editors write one) is not content
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -715,6 +717,8 @@ def sniff_format(path: str | os.PathLike[str]) -> str:
 
 def read_log(path: str | os.PathLike[str], fmt: str = "auto") -> dict[str, pl.DataFrame]:
     """Load a trajectory log in any supported format (``auto`` sniffs it)."""
+    if not Path(path).is_file():
+        raise SchemaError("no such file", file=str(path))
     if fmt == "auto":
         fmt = sniff_format(path)
     try:
