@@ -174,7 +174,7 @@ class Episode:
                     while len(ctx.turns) > 1 and context_units(ctx) > cfg.budget:
                         ctx.turns.pop(0)
                 else:
-                    bd, spent, ctoks, jtoks = self._compact(env, ctx, step, boundaries_done + len(boundaries), policy, rng)
+                    bd, spent, ctoks, jtoks = self._compact(env, ctx, step, boundaries_done + len(boundaries), policy)
                     boundaries.append(bd)
                     rollout_steps += spent
                     comp_tokens += ctoks
@@ -196,8 +196,7 @@ class Episode:
         return EpisodeResult(self.task, self.rep, policy, cfg.budget, steps, boundaries, fifo, env.state,
                              check(self.task, env.state), rollout_steps, comp_tokens, judge_tokens, committed_at)
 
-    def _compact(self, env: InvoiceEnv, ctx: Context, step: int, b: int, policy: str,
-                 rng: np.random.Generator) -> tuple[Boundary, int, int, int]:
+    def _compact(self, env: InvoiceEnv, ctx: Context, step: int, b: int, policy: str) -> tuple[Boundary, int, int, int]:
         cfg = self.cfg
         span = tuple(ctx.turns[:-1])
         retained = ctx.turns[-1]
