@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup figures test clean
+.PHONY: setup figures test lint clean
 
 setup: $(STAMP)
 
@@ -21,6 +21,10 @@ figures: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 tests
+
+lint: $(STAMP)
+	$(BIN)/ruff check --select F,E9 workbench tests tools benchmarks
+	$(BIN)/mypy
 
 clean:
 	rm -rf build figures/*.png figures/*.pdf figures/tables

@@ -56,7 +56,7 @@ _CHUNK_RUNS = 2000
 # atomic writes
 
 
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+def _atomic_write(path: Path, write: Callable[[Path], object]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -537,7 +537,7 @@ def chat_to_run(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, 
                               "observation": text, "observation_role": "user", "message_index": i})
             continue
         if role == "assistant":
-            usage = msg.get("usage") if isinstance(msg.get("usage"), dict) else {}
+            usage: dict[str, Any] = msg["usage"] if isinstance(msg.get("usage"), dict) else {}
             calls = msg.get("tool_calls") or []
             if not isinstance(calls, list):
                 raise SchemaError(field=f"{where}.tool_calls", expected="a list", got=describe_value(calls))
@@ -587,8 +587,8 @@ def chat_to_run(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, 
     for st in steps:
         st["run_id"] = run.get("run_id")
     schema.check_record(schema.RUNS, run)
-    for k, st in enumerate(steps):
-        schema.check_record(schema.STEPS, st, prefix=f"steps[{k}].")
+    for j, st in enumerate(steps):
+        schema.check_record(schema.STEPS, st, prefix=f"steps[{j}].")
     for c in comps:
         c["run_id"] = run["run_id"]
     return run, steps, comps

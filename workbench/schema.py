@@ -152,7 +152,7 @@ def _c(
     return Column(name, dtype, required=required, nullable=nullable, values=values, doc=doc)
 
 
-def _key(name: str, dtype: pl.DataType = pl.Utf8, doc: str = "") -> Column:
+def _key(name: str, dtype: pl.DataType = pl.Utf8(), doc: str = "") -> Column:
     return Column(name, dtype, required=True, nullable=False, doc=doc)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +20,12 @@ import polars as pl
 
 from workbench.bootstrap import bootstrap
 from workbench.metrics.reliability import reliability
+
+
+def _mean(series: pl.Series) -> float:
+    """The mean of a numeric or boolean column as a float (NaN when empty or all null)."""
+    value = series.cast(pl.Float64).mean()
+    return float(cast(float, value)) if value is not None else float("nan")
 
 
 def continuation_burden(blocked: npt.ArrayLike, repeated: npt.ArrayLike) -> int:
@@ -30,7 +37,8 @@ def continuation_burden(blocked: npt.ArrayLike, repeated: npt.ArrayLike) -> int:
 
 def verifier_score(pre_burdens: npt.ArrayLike, post_burdens: npt.ArrayLike) -> float:
     """Eq. 3-4: -(mean POST burden - mean PRE burden)."""
-    return -(float(np.mean(post_burdens)) - float(np.mean(pre_burdens)))
+    return -(float(np.asarray(post_burdens, dtype=np.float64).mean())
+             - float(np.asarray(pre_burdens, dtype=np.float64).mean()))
 
 
 def post_compaction_burden(steps: pl.DataFrame, runs: pl.DataFrame, *, method: str, baseline: str = "no_compression",
@@ -68,7 +76,7 @@ def post_compaction_burden(steps: pl.DataFrame, runs: pl.DataFrame, *, method: s
             res = bootstrap(np.mean, x, clusters=cl, n_boot=n_boot, seed=seed)
             out.append({"k": k, "measure": what, "excess_per_action": res.estimate, "ci_low": res.ci_low,
                         "ci_high": res.ci_high, "actions": r.height,
-                        "rate": float(r.get_column(col).cast(pl.Float64).mean())})
+                        "rate": _mean(r.get_column(col))})
     return pl.DataFrame(out)
 
 
@@ -138,7 +146,7 @@ def _ids(text: str) -> set[str]:
     return {m.group(0).rstrip(".,;:)") for m in IDENTIFIER.finditer(text)}
 
 
-def fact_check(summary: str, history: str, kept: str = "") -> dict[str, object]:
+def fact_check(summary: str, history: str, kept: str = "") -> dict[str, Any]:
     """Every identifier and number of ``summary`` looked up in the ``history`` it replaced, and back.
 
     Identifiers are URLs and tokens of 5+ characters mixing letters and digits (``INV-1034``,
@@ -194,11 +202,11 @@ def article_comparison(runs: pl.DataFrame, candidates: pl.DataFrame | None, publ
     """
     def acc(method: str, budget: int) -> float:
         r = runs.filter((pl.col("method") == method) & (pl.col("budget") == budget))
-        return float(r.get_column("success").mean()) * 100 if r.height else float("nan")
+        return _mean(r.get_column("success")) * 100 if r.height else float("nan")
 
     def comp(method: str, budget: int) -> float:
         r = runs.filter((pl.col("method") == method) & (pl.col("budget") == budget))
-        return float(r.get_column("compactions").mean()) if r.height else float("nan")
+        return _mean(r.get_column("compactions")) if r.height else float("nan")
 
     def gap(method: str, budget: int) -> float:
         r = runs.filter((pl.col("method") == method) & (pl.col("budget") == budget))
@@ -211,7 +219,7 @@ def article_comparison(runs: pl.DataFrame, candidates: pl.DataFrame | None, publ
 
     def rollout(method: str, budget: int) -> float:
         r = runs.filter((pl.col("method") == method) & (pl.col("budget") == budget))
-        return float(r.get_column("rollout_steps").mean()) if r.height and "rollout_steps" in r.columns else float("nan")
+        return _mean(r.get_column("rollout_steps")) if r.height and "rollout_steps" in r.columns else float("nan")
 
     measures = {
         "acc_summary_budget48": lambda: acc("prompting", 48), "acc_verifier_budget48": lambda: acc("verifier", 48),

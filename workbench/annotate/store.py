@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 from filelock import FileLock
@@ -57,9 +58,9 @@ class AnnotationStore:
         by_file: dict[Path, list[dict[str, object]]] = {}
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         for r in records:
-            rec = {"note": None, "labeled_at": now, **r}
+            rec: dict[str, Any] = {"note": None, "labeled_at": now, **r}
             schema.check_record(schema.LABELS, rec)
-            by_file.setdefault(self.file_for(str(rec["annotator"]), int(rec["round"])), []).append(rec)  # type: ignore[arg-type]
+            by_file.setdefault(self.file_for(str(rec["annotator"]), int(rec["round"])), []).append(rec)
         for path, recs in by_file.items():
             self._append(path, recs)
         return sum(len(v) for v in by_file.values())

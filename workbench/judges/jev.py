@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 
 from workbench.judges.base import (
     JudgeRequest,
@@ -71,7 +73,7 @@ class JevJudge:
         for indices, sub in groups:
             body = build_body(self.model, sub)
             material = {"api": "systemone", "path": self.path, "body": body}
-            response, usage = self.client.cached_call(material, lambda body=body: self._send(body))
+            response, usage = self.client.cached_call(material, partial(self._send, body))
             result.requests += 1
             result.sent += 0 if usage.cached else 1
             result.input_tokens += usage.input_tokens
@@ -89,7 +91,7 @@ class JevJudge:
         data = self.client.post_json(self.path, body)
         if not isinstance(data, dict):
             raise RequestFailed("the response is not a JSON object")
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        usage: dict[str, Any] = data["usage"] if isinstance(data.get("usage"), dict) else {}
         n_in = usage.get("input_tokens", 0) if isinstance(usage.get("input_tokens"), int) else 0
         n_out = usage.get("output_tokens", 0) if isinstance(usage.get("output_tokens"), int) else 0
         return data, n_in, n_out

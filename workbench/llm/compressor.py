@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from workbench import summary as summ
@@ -158,7 +159,7 @@ class OpenClawCompressor:
             body = {"model": self.model, "messages": build_messages(turns, task, previous, failed),
                     "max_tokens": self.max_tokens, "temperature": 0}
             response, usage = self.client.cached_call({"api": "chat.completions", "body": body},
-                                                      lambda body=body: send_chat(self.client, body))
+                                                      partial(send_chat, self.client, body))
             if response is None:
                 return Compaction(None, attempt, tuple(failed), usage.error)
             text = finalize(_content(response["body"]), task, ids)

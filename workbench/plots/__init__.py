@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, cast
 
 import matplotlib.pyplot as plt
 import polars as pl
@@ -17,7 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 FIGURES = Path("figures")
-STYLE = {
+STYLE: dict[str, Any] = {
     "pdf.fonttype": 42,
     "ps.fonttype": 42,
     "figure.dpi": 100,
@@ -38,7 +39,7 @@ def set_style() -> None:
     import seaborn as sns
 
     sns.set_theme(context="paper", style="whitegrid", palette="colorblind", font_scale=1.2)
-    plt.rcParams.update(STYLE)
+    plt.rcParams.update(cast(Any, STYLE))
 
 
 def export(fig: Figure, name: str, directory: str | Path = FIGURES, formats: Sequence[str] = ("pdf", "png")) -> list[Path]:

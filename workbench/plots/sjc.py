@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -155,7 +156,8 @@ def accuracy_by_budget(frame: pl.DataFrame, ax: Axes | None = None, value: str =
     width = 0.8 / max(1, len(methods))
     for i, m in enumerate(methods):
         sub = frame.filter(pl.col("method") == m)
-        vals = [sub.filter(pl.col("budget") == b).get_column(value).mean() for b in budgets]
+        vals = [float(cast(float, sub.filter(pl.col("budget") == b).get_column(value).cast(pl.Float64).mean() or 0.0))
+                for b in budgets]
         ax.bar(np.arange(len(budgets)) + i * width, vals, width, label=m, color=f"C{i}")
     ax.set_xticks(np.arange(len(budgets)) + width * (len(methods) - 1) / 2, [str(b) for b in budgets])
     ax.set_xlabel("budget (context units)")

@@ -51,7 +51,7 @@ def verifier_vs_factcheck(frame: pl.DataFrame, ax: Axes | None = None) -> Figure
     for i, (flag, label) in enumerate(((False, "fact check clean"), (True, "fact check: silent defect"))):
         x = frame.filter(pl.col("silent_defect") == flag).get_column("verifier_score").drop_nulls().to_numpy()
         if len(x):
-            bins = np.arange(np.floor(x.min()) - 0.5, np.ceil(x.max()) + 1.5)
+            bins = np.arange(np.floor(x.min()) - 0.5, np.ceil(x.max()) + 1.5).tolist()
             ax.hist(x, bins=bins, histtype="step", lw=2, density=True, label=f"{label} (n={len(x)})", color=f"C{i}",
                     ls="-" if i == 0 else "--")
     ax.set_xlabel("verifier score (-induced burden)")

@@ -136,10 +136,10 @@ def compress(
             x.prov, x.origin = "observed", boundary
             x.paid = True
             if not o.blocked:
-                x.paid_amount = float(a.arg("amount"))  # type: ignore[arg-type]
+                x.paid_amount = float(a.arg("amount"))
                 x.correct_amount = True
         elif a.tool == "file_report" and not o.blocked:
-            filed = (float(a.arg("total")), int(a.arg("count")))  # type: ignore[arg-type]
+            filed = (float(a.arg("total")), int(a.arg("count")))
             filed_prov, filed_origin = "observed", boundary
 
     # 3. lossy pass: every fact independently

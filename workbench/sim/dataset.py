@@ -60,7 +60,7 @@ def run_id(policy: str, budget: int, task_id: str, replicate: int) -> str:
 def _episode_rows(res: EpisodeResult) -> dict[str, list[dict[str, object]]]:
     task = res.task
     rid = run_id(res.policy, res.budget, task.task_id, res.replicate)
-    steps = [{
+    steps: list[dict[str, object]] = [{
         "run_id": rid, "step": s.step, "tool": s.action.tool,
         "args": json.dumps(dict(s.action.args), separators=(",", ":")), "text": None,
         "observation": s.text, "observation_role": "tool", "blocked": s.blocked, "repeated": s.repeated,
@@ -139,8 +139,8 @@ def attribute(res: EpisodeResult, rid: str) -> dict[str, object]:
         want = ("cs_paid", "rule")
     elif fc == "amounts":
         wrong = [s for s in steps if s.action.tool == "pay_invoice" and not s.blocked and abs(
-            float(dict(s.action.args)["amount"]) - next(i.amount for i in res.task.invoices
-                                                        if i.invoice_id == dict(s.action.args)["invoice_id"])) > 0.005]
+            float(s.action.arg("amount")) - next(i.amount for i in res.task.invoices
+                                                        if i.invoice_id == s.action.arg("invoice_id"))) > 0.005]
         action_step = wrong[0].step if wrong else None
         want = ("amount", "paid")
     elif fc == "forbidden_payment":

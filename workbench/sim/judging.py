@@ -31,7 +31,7 @@ def judge_candidate(task: Task, previous: Sequence[SimEntry] | None, span: Seque
     """Score a candidate's entries, keep those at or above tau; returns (kept, scores, request tokens)."""
     request = judge_request(task, previous, span, retained, entries)
     result = _JUDGE.score(request)
-    scores = [float(s) for s in result.scores]  # the lexical judge always answers
+    scores = [float("nan") if s is None else s for s in result.scores]  # the lexical judge always answers
     kept = keep_positions(scores, tau)
     size = count_tokens("\n".join([request.task, request.retained_turn, request.previous_summary,
                                    *request.evidence, *request.entries]))

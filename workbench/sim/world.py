@@ -14,6 +14,7 @@ dataclass that can be copied and restored exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -130,7 +131,7 @@ class Action:
     def signature(self) -> tuple[str, tuple[tuple[str, object], ...]]:
         return (self.tool, self.args)
 
-    def arg(self, name: str) -> object:
+    def arg(self, name: str) -> Any:
         return dict(self.args).get(name)
 
 
@@ -186,13 +187,13 @@ class InvoiceEnv:
                 return Observation(f"Error: unknown invoice {iid}.", blocked=True)
             if iid in st.paid:
                 return Observation(f"Error: {iid} is already paid.", blocked=True)
-            amount = float(action.arg("amount"))  # type: ignore[arg-type]
+            amount = float(action.arg("amount"))
             st.paid[iid] = amount
             return Observation(f"Paid {iid}: ${amount:.2f}.")
         if tool == "file_report":
             if st.reports:
                 return Observation("Error: a report has already been filed.", blocked=True)
-            total, count = float(action.arg("total")), int(action.arg("count"))  # type: ignore[arg-type]
+            total, count = float(action.arg("total")), int(action.arg("count"))
             st.reports.append((total, count))
             return Observation(f"Report filed: total ${total:.2f}, count {count}.")
         if tool == "finish":
