@@ -82,3 +82,14 @@ def test_cost_and_cumulative_tokens() -> None:
         cost(usage, {"m1": Price(2.0, 8.0)})
     runs = pl.DataFrame({"agent_tokens": [10, 20], "compressor_tokens": [5, None]})
     assert cumulative_tokens(runs)["total_tokens"].to_list() == [15, 20]
+
+
+def test_reliability_does_not_depend_on_row_order() -> None:
+    rng = np.random.default_rng(3)
+    rows = [{"method": m, "task_id": f"t{t}", "replicate": r, "success": bool(rng.random() < 0.6)}
+            for m in ("a", "b") for t in range(40) for r in range(3)]
+    frame = pl.DataFrame(rows)
+    ref = reliability(frame, k=3, by="method").sort("method")
+    for seed in range(5):
+        shuffled = frame.sample(fraction=1.0, shuffle=True, seed=seed)
+        assert reliability(shuffled, k=3, by="method").sort("method").equals(ref)

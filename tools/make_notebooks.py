@@ -201,7 +201,7 @@ if HAVE:
         code('''from workbench.metrics.tables import judge_overhead, pass_vs_tokens, results_table
 
 r = runs.filter(pl.col("budget") == BUDGET) if has_budget else runs
-K = int(min(3, r.group_by("method", "task_id").len()["len"].min()))  # SJC: Pass3 over three runs
+K = int(min(3, r.group_by("method", "task_id", maintain_order=True).len()["len"].min()))  # SJC: Pass3 over three runs
 t3 = results_table(r.with_columns(pl.col("subset").fill_null("all")), k=K, replicates=list(range(K)))
 plots.export_table(t3, "sjc_table3_results", f"{FIGURES}/tables", "Acc, Pass3, Steps, Peak by method and subset (testbed)")
 t3'''),
@@ -212,7 +212,7 @@ pvt'''),
         md("**Figure (testbed; SJC Figure 2).** Pass^k (k = 3 on the testbed) against mean cumulative LLM tokens per task (agent plus "
            "compressor, judge excluded as in SJC); the dotted line is the cost of uncompressed execution."),
         code('''if has_budget:
-    acc = runs.group_by("method", "budget").agg(pl.col("success").mean().alias("acc"))
+    acc = runs.group_by("method", "budget", maintain_order=True).agg(pl.col("success").mean().alias("acc"))
     fig = plots.sjc.accuracy_by_budget(acc)
     plots.export(fig, "testbed_accuracy_by_budget", FIGURES)
     display(acc.sort("budget", "method"))'''),
@@ -229,7 +229,7 @@ appworld.pivot(on="metric", index="method", values="value")'''),
            "test_normal as published (gpt-4.1 agent and compressor), replotted from `data/published/focus_tables.csv`."),
         code('''from workbench.metrics import efficiency
 eff = efficiency(tables["steps"]).join(runs.select("run_id", "method", *(["budget"] if has_budget else [])), on="run_id")
-eff.group_by("method", *(["budget"] if has_budget else [])).agg(pl.col("steps").mean(), (pl.col("peak_tokens").mean() / 1e3).alias("peak_k"), (pl.col("dependency").mean() / 1e6).alias("dependency_m")).sort(pl.all())'''),
+eff.group_by("method", *(["budget"] if has_budget else []), maintain_order=True).agg(pl.col("steps").mean(), (pl.col("peak_tokens").mean() / 1e3).alias("peak_k"), (pl.col("dependency").mean() / 1e6).alias("dependency_m")).sort(pl.all())'''),
     ])
 
     notebook("focus_rollouts", "# FOCUS rollouts (Lemma 1, Theorem 1, Figures 4-5, Table 4)\n\n"
@@ -267,7 +267,7 @@ slope'''),
            "decision at N_max = 20; (B) worst-span error against N on log-log axes with its slope and a 95% bootstrap "
            "interval over events (FOCUS: about -0.40; Lemma 1's rate is -0.5, dotted)."),
         code('''needed = spans.join(citation_scores(cites, N_MAX, spans), on=["event_id", "span_id"])
-needed.group_by("gt_needed", "gt_enumeration").agg(pl.len(), pl.col("score").mean().alias("mean_u"), (pl.col("score") >= TAU).mean().alias("kept"))'''),
+needed.group_by("gt_needed", "gt_enumeration", maintain_order=True).agg(pl.len(), pl.col("score").mean().alias("mean_u"), (pl.col("score") >= TAU).mean().alias("kept"))'''),
         md("Needed spans are kept almost always; the per-invoice enumeration span (the invoice list) is under-cited "
            "when the remaining work is 'for each invoice', FOCUS A.10's failure mode, which the defensive rescue set exists for."),
     ])
@@ -310,7 +310,7 @@ chosen = tables["candidates"].filter(pl.col("chosen")).select("run_id", "boundar
 both = fc.join(chosen, on=["run_id", "boundary"])
 fig = plots.trace.verifier_vs_factcheck(both)
 plots.export(fig, "trace_verifier_vs_fact_check", FIGURES)
-both.group_by("silent_defect").agg(pl.len(), pl.col("verifier_score").mean())'''),
+both.group_by("silent_defect", maintain_order=True).agg(pl.len(), pl.col("verifier_score").mean())'''),
         md("**Figure (testbed).** Verifier scores of the chosen summaries, split by whether the fact check at the "
            "boundary finds a silent defect (an unsourced number or a dropped id): the two distributions overlap, the "
            "verifier cannot tell them apart, the fact check can."),
@@ -321,6 +321,8 @@ gaps'''),
 
 if __name__ == "__main__":
     main()
+    from quickstart_notebook import quickstart  # noqa: E402
     from real_logs_notebook import real_logs  # noqa: E402
 
+    quickstart(md, code, write)
     real_logs(md, code, write)

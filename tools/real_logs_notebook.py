@@ -27,7 +27,7 @@ tau = io.read_tau_bench(TAU_BENCH, domain="gpt-4o-airline")
 runs, steps = tau["runs"], tau["steps"]
 {name: frame.height for name, frame in tau.items()}'''
 
-PASSK = '''n_trials = int(runs.group_by("task_id").len()["len"].min())
+PASSK = '''n_trials = int(runs.group_by("task_id", maintain_order=True).len()["len"].min())
 passk = pl.concat([reliability(runs, k=k) for k in range(1, n_trials + 1)]).select(
     "k", "n_tasks", "acc", "pass_hat_k", "pass_at_k")
 plots.export_table(passk, "real_taubench_pass_k", f"{FIGURES}/tables", "tau-bench airline (gpt-4o): Pass^k and Pass@k")
@@ -40,7 +40,7 @@ for suffix, enc in (("", "o200k"), ("_cl100k", "cl100k")):
     e = efficiency(tok)
     rows.append(e.select(pl.lit(enc).alias("encoding"), pl.col("peak_tokens").mean().alias("peak_mean"),
                          (pl.col("dependency").mean() / 1e6).alias("dependency_mean_1e6")))
-tool_calls = steps.filter(pl.col("tool").is_not_null()).group_by("run_id").len()["len"].mean()
+tool_calls = steps.filter(pl.col("tool").is_not_null()).group_by("run_id", maintain_order=True).len()["len"].mean()
 eff = pl.concat(rows).with_columns(pl.lit(float(runs["steps"].mean())).alias("steps_mean"),
                                    pl.lit(float(tool_calls)).alias("tool_calls_mean"))
 plots.export_table(eff, "real_taubench_efficiency", f"{FIGURES}/tables", "tau-bench efficiency (FOCUS A.8)")
@@ -59,7 +59,7 @@ plots.export(fig, "real_taubench_pass_k", FIGURES);'''
 REPLAY = '''from workbench.replay import replay
 
 rep = replay(steps, runs, BUDGETS)
-by_budget = rep.group_by("budget").agg(
+by_budget = rep.group_by("budget", maintain_order=True).agg(
     pl.col("boundaries").mean().alias("boundaries_per_run"), (pl.col("boundaries") > 0).mean().alias("runs_compacted"),
     pl.col("actions_after").sum(), pl.col("refs").sum().alias("id_refs_after_boundary"), pl.col("out_of_window").sum(),
     (pl.col("out_of_window") > 0).mean().alias("runs_with_out_of_window_refs")).sort("budget")

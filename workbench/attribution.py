@@ -24,13 +24,13 @@ def table11(attributions: pl.DataFrame, runs: pl.DataFrame,
     """
     a = attributions.join(runs.select("run_id", "scenario_id"), on="run_id", how="left")
     exclude = dict(exclude or {})
-    excluded = a.filter(pl.col("scenario_id").is_in(list(exclude))).group_by("scenario_id").agg(
+    excluded = a.filter(pl.col("scenario_id").is_in(list(exclude))).group_by("scenario_id", maintain_order=True).agg(
         pl.len().alias("failed_runs")).with_columns(
         pl.col("scenario_id").replace_strict(exclude, return_dtype=pl.Utf8).alias("reason")).sort("scenario_id")
     a = a.filter(~pl.col("scenario_id").is_in(list(exclude)))
     cols = [(pl.col("pattern") == p).sum().cast(pl.Int64).alias(p) for p in PATTERNS]
     cols += [(pl.col("support") == s).sum().cast(pl.Int64).alias(s) for s in SUPPORT_VALUES]
-    per = a.group_by("scenario_id").agg(pl.len().cast(pl.Int64).alias("failed_runs"), *cols).sort("scenario_id")
+    per = a.group_by("scenario_id", maintain_order=True).agg(pl.len().cast(pl.Int64).alias("failed_runs"), *cols).sort("scenario_id")
     total = per.select(pl.lit("Total").alias("scenario_id"), *[pl.col(c).sum() for c in per.columns[1:]])
     return pl.concat([per, total]), excluded
 
@@ -38,7 +38,7 @@ def table11(attributions: pl.DataFrame, runs: pl.DataFrame,
 def counts(attributions: pl.DataFrame, runs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Failed runs per (scenario, pattern), and per run (a run appears once, with its pattern)."""
     a = attributions.join(runs.select("run_id", "scenario_id", "task_id"), on="run_id", how="left")
-    by_pair = a.group_by("scenario_id", "pattern").agg(pl.len().alias("failed_runs")).sort("scenario_id", "pattern")
+    by_pair = a.group_by("scenario_id", "pattern", maintain_order=True).agg(pl.len().alias("failed_runs")).sort("scenario_id", "pattern")
     per_run = a.select("run_id", "scenario_id", "task_id", "failed_check", "pattern", "support", "entry_id").sort("run_id")
     return by_pair, per_run
 

@@ -61,11 +61,11 @@ def by_boundary(entries: pl.DataFrame, supported: str = "supported", max_boundar
         k = pl.min_horizontal(k, pl.lit(max_boundary))
     e = entries.with_columns(k.alias("k"), pl.col("section").is_in(list(REASONING_SECTIONS)).alias("_r"),
                              (~pl.col(supported)).alias("_u"))
-    per_summary = e.group_by("run_id", "boundary", "k").agg((pl.col("_u") & pl.col("_r")).sum().alias("_ur"))
-    a = e.group_by("k").agg(pl.col("_u").mean().alias("unsupported_all"),
+    per_summary = e.group_by("run_id", "boundary", "k", maintain_order=True).agg((pl.col("_u") & pl.col("_r")).sum().alias("_ur"))
+    a = e.group_by("k", maintain_order=True).agg(pl.col("_u").mean().alias("unsupported_all"),
                             pl.col("_u").filter(pl.col("_r")).mean().alias("unsupported_reasoning"),
                             pl.len().alias("entries"))
-    b = per_summary.group_by("k").agg(pl.len().alias("summaries"),
+    b = per_summary.group_by("k", maintain_order=True).agg(pl.len().alias("summaries"),
                                       pl.col("_ur").mean().alias("unsupported_reasoning_per_summary"))
     return b.join(a, on="k").select("k", "summaries", "entries", "unsupported_all", "unsupported_reasoning",
                                     "unsupported_reasoning_per_summary").sort("k")

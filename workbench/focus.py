@@ -91,7 +91,7 @@ def citation_scores(citations: pl.DataFrame, n_rollouts: int | Mapping[str, int]
     ``citations``: ``event_id``, ``rollout``, ``span_id``. A span cited twice in one rollout
     counts once. With ``spans`` (``event_id``, ``span_id``), never-cited spans get û = 0.
     """
-    per = citations.unique(["event_id", "rollout", "span_id"]).group_by("event_id", "span_id").agg(
+    per = citations.unique(["event_id", "rollout", "span_id"]).group_by("event_id", "span_id", maintain_order=True).agg(
         pl.len().alias("n_cited"))
     if spans is not None:
         per = spans.select("event_id", "span_id").join(per, on=["event_id", "span_id"], how="left").with_columns(

@@ -34,7 +34,7 @@ def score_distribution(frame: pl.DataFrame, by: str | None = "section", score: s
     overall = f.select(pl.lit("All").alias(by or "group"), *aggs)
     if by is None:
         return overall
-    return pl.concat([f.group_by(by).agg(*aggs).sort(by), overall], how="vertical_relaxed")
+    return pl.concat([f.group_by(by, maintain_order=True).agg(*aggs).sort(by), overall], how="vertical_relaxed")
 
 
 def sweep(
@@ -87,7 +87,7 @@ def keep_rate_by_section(frame: pl.DataFrame, tau: float = 0.5, score: str = "sc
                          sections: Sequence[str] | None = None) -> pl.DataFrame:
     """Share of each section's entries kept at tau (null scores are kept)."""
     f = frame if sections is None else frame.filter(pl.col("section").is_in(list(sections)))
-    return f.group_by("section").agg(pl.len().alias("entries"),
+    return f.group_by("section", maintain_order=True).agg(pl.len().alias("entries"),
                                      (pl.col(score).is_null() | (pl.col(score) >= tau)).mean().alias("keep_rate")
                                      ).sort("keep_rate")
 
@@ -95,7 +95,7 @@ def keep_rate_by_section(frame: pl.DataFrame, tau: float = 0.5, score: str = "sc
 def first_vs_later(frame: pl.DataFrame, tau: float = 0.5, score: str = "score") -> pl.DataFrame:
     """Pruned share at the first compaction of a run against later ones."""
     return frame.with_columns(pl.when(pl.col("boundary") == 0).then(pl.lit("first")).otherwise(pl.lit("later"))
-                              .alias("compaction")).group_by("compaction").agg(
+                              .alias("compaction")).group_by("compaction", maintain_order=True).agg(
         pl.len().alias("entries"), (pl.col(score).is_not_null() & (pl.col(score) < tau)).mean().alias("pruned")
     ).sort("compaction")
 
@@ -109,12 +109,12 @@ def decision_flips(scores: pl.DataFrame, tau: float = 0.5, reference: pl.DataFra
     reference scores below ``low``.
     """
     d = scores.drop_nulls("score").with_columns((pl.col("score") >= tau).alias("_keep"))
-    per = d.group_by("judge", "entry_id").agg(pl.len().alias("_n"), pl.col("_keep").n_unique().alias("_k")).filter(
+    per = d.group_by("judge", "entry_id", maintain_order=True).agg(pl.len().alias("_n"), pl.col("_keep").n_unique().alias("_k")).filter(
         pl.col("_n") > 1)
-    out = per.group_by("judge").agg(pl.len().alias("entries"), (pl.col("_k") > 1).mean().alias("flip_share"))
+    out = per.group_by("judge", maintain_order=True).agg(pl.len().alias("entries"), (pl.col("_k") > 1).mean().alias("flip_share"))
     if reference is not None:
         ref = reference.select("entry_id", pl.col("score").alias("_ref"))
-        low_part = per.join(ref, on="entry_id").filter(pl.col("_ref") < low).group_by("judge").agg(
+        low_part = per.join(ref, on="entry_id").filter(pl.col("_ref") < low).group_by("judge", maintain_order=True).agg(
             pl.len().alias("entries_ref_low"), (pl.col("_k") > 1).mean().alias("flip_share_ref_low"))
         out = out.join(low_part, on="judge", how="left")
     return out.sort("judge")

@@ -90,7 +90,7 @@ def pass_pairs(runs: pl.DataFrame, by: Sequence[str] = ("method",)) -> pl.DataFr
         r = reliability(sub, k=2, by=list(by)).with_columns(pl.lit(pair).alias("pair"))
         parts.append(r)
     allp = pl.concat(parts)
-    return allp.group_by(list(by)).agg(pl.col("pass_hat_k").mean().alias("pass2"),
+    return allp.group_by(list(by), maintain_order=True).agg(pl.col("pass_hat_k").mean().alias("pass2"),
                                        pl.col("pass_at_k").mean().alias("pass_at_2"),
                                        pl.len().alias("pairs")).with_columns(
         (pl.col("pass_at_2") - pl.col("pass2")).alias("gap"))
@@ -102,7 +102,7 @@ def verifier_table(runs: pl.DataFrame, *, budget: int | None = None,
     r = runs.filter(pl.col("method").is_in(list(methods)))
     if budget is not None:
         r = r.filter(pl.col("budget") == budget)
-    base = r.group_by("method").agg(pl.col("success").mean().alias("acc"), pl.len().alias("runs"),
+    base = r.group_by("method", maintain_order=True).agg(pl.col("success").mean().alias("acc"), pl.len().alias("runs"),
                                     pl.col("blocked_calls").mean().alias("blocked"),
                                     pl.col("repeated_calls").mean().alias("repeated"),
                                     pl.col("compactions").mean().alias("compactions"),
@@ -117,7 +117,7 @@ def defects_chosen_vs_rejected(candidates: pl.DataFrame, runs: pl.DataFrame, bud
     c = candidates.join(runs.select("run_id", "method", "budget"), on="run_id")
     if budget is not None:
         c = c.filter(pl.col("budget") == budget)
-    return c.group_by("method", "chosen").agg(
+    return c.group_by("method", "chosen", maintain_order=True).agg(
         pl.len().alias("candidates"), pl.col("silent_defects").mean().alias("silent_mean"),
         (pl.col("silent_defects") > 0).mean().alias("any_silent"),
         pl.col("visible_defects").mean().alias("visible_mean")).sort("method", "chosen", descending=[False, True])

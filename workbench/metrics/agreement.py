@@ -64,8 +64,8 @@ def agreement_table(
         f = latest.filter(pl.col("field") == field).with_columns(key.alias("_side"))
         for i, s1 in enumerate(sides):
             for s2 in sides[i + 1:]:
-                a = f.filter(pl.col("_side") == s1).group_by("item_id").agg(pl.col("value").last())
-                b = f.filter(pl.col("_side") == s2).group_by("item_id").agg(pl.col("value").last())
+                a = f.filter(pl.col("_side") == s1).group_by("item_id", maintain_order=True).agg(pl.col("value").last())
+                b = f.filter(pl.col("_side") == s2).group_by("item_id", maintain_order=True).agg(pl.col("value").last())
                 pair = a.join(b, on="item_id", suffix="_b").sort("item_id")
                 if pair.height == 0:
                     continue
@@ -86,7 +86,7 @@ def agreement_table(
 def disagreements(labels: pl.DataFrame, *, by: str = "round") -> pl.DataFrame:
     """Items whose latest labels differ between sides, one row per (item, field) with every value."""
     latest = labels.group_by(["item_id", "annotator", "round", "field"], maintain_order=True).last()
-    grouped = latest.group_by("item_id", "field").agg(
+    grouped = latest.group_by("item_id", "field", maintain_order=True).agg(
         pl.col("value").n_unique().alias("_k"),
         pl.concat_str([pl.col(by).cast(pl.Utf8), pl.lit("="), pl.col("value")]).alias("values"))
     return grouped.filter(pl.col("_k") > 1).drop("_k").sort("item_id", "field")

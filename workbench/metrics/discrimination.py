@@ -53,9 +53,9 @@ def gold_labels(labels: pl.DataFrame, *, prefer: Sequence[str] = ("adjudicated",
         ["item_id", "annotator", "round", "field"], maintain_order=True).last()
     pref = latest.filter(pl.col("annotator").is_in(list(prefer)))
     rest = latest.join(pref.select("item_id", "field"), on=["item_id", "field"], how="anti")
-    max_round = rest.group_by("item_id", "field").agg(pl.col("round").max().alias("_r"))
+    max_round = rest.group_by("item_id", "field", maintain_order=True).agg(pl.col("round").max().alias("_r"))
     rest = rest.join(max_round, on=["item_id", "field"]).filter(pl.col("round") == pl.col("_r"))
-    votes = rest.group_by("item_id", "field", "value").agg(pl.len().alias("_n")).sort(
+    votes = rest.group_by("item_id", "field", "value", maintain_order=True).agg(pl.len().alias("_n")).sort(
         ["item_id", "field", "_n", "value"], descending=[False, False, True, False])
     majority = votes.group_by("item_id", "field", maintain_order=True).first().select("item_id", "field", "value")
     return pl.concat([pref.select("item_id", "field", "value"), majority]).sort("item_id", "field")

@@ -63,7 +63,9 @@ def reliability(
         raise ValueError(f"reliability: runs has no column(s) {missing}")
     if runs.get_column(success).null_count():
         raise ValueError("reliability: success has nulls; drop or fill runs without an outcome first")
-    frame = runs.with_columns(pl.col(success).cast(pl.Int64).alias("_s"))
+    # sorted first, so the result does not depend on row order (float sums are order-sensitive)
+    frame = runs.with_columns(pl.col(success).cast(pl.Int64).alias("_s")).sort(
+        [*keys, task, *([replicate] if replicate in runs.columns else [])], maintain_order=True)
     per_task = frame.group_by([*keys, task], maintain_order=True).agg(
         pl.len().alias("_n"), pl.col("_s").sum().alias("_c")
     )
@@ -90,8 +92,8 @@ def reliability(
     if not keys:
         summary = summary.drop("literal")
     if replicate in runs.columns:
-        per_rep = frame.group_by([*keys, replicate]).agg(pl.col("_s").mean().alias("_acc"))
-        std = per_rep.group_by(keys or pl.lit(0)).agg(pl.col("_acc").std(ddof=ddof).alias("acc_std"))
+        per_rep = frame.group_by([*keys, replicate], maintain_order=True).agg(pl.col("_s").mean().alias("_acc"))
+        std = per_rep.group_by(keys or pl.lit(0), maintain_order=True).agg(pl.col("_acc").std(ddof=ddof).alias("acc_std"))
         if keys:
             summary = summary.join(std, on=keys, how="left", nulls_equal=True)
         else:

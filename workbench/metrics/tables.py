@@ -20,12 +20,12 @@ def results_table(runs: pl.DataFrame, k: int = 3, by: Sequence[str] = ("method",
     """
     r = runs if replicates is None else runs.filter(pl.col("replicate").is_in(list(replicates)))
     rel = reliability(r, k=k, by=list(by))
-    eff = r.group_by(list(by)).agg(pl.col("steps").mean().alias("steps"),
+    eff = r.group_by(list(by), maintain_order=True).agg(pl.col("steps").mean().alias("steps"),
                                    (pl.col("peak_tokens").mean() / 1000).alias("peak_k"))
     out = rel.join(eff, on=list(by), how="left")
     if block is not None:
         comp = pl.col("method") != UNCOMPRESSED
-        best = out.filter(comp).group_by(block).agg(pl.col("acc").max().alias("_best"))
+        best = out.filter(comp).group_by(block, maintain_order=True).agg(pl.col("acc").max().alias("_best"))
         out = out.join(best, on=block, how="left").with_columns(
             (comp & (pl.col("acc") >= pl.col("_best") - 1e-12)).fill_null(False).alias("best")).drop("_best")
     return out.sort(list(by))
@@ -36,8 +36,8 @@ def pass_vs_tokens(runs: pl.DataFrame, k: int = 3, by: Sequence[str] = ("method"
     """SJC Figure 2: Pass^k against mean cumulative LLM tokens per task (judge excluded, as in SJC)."""
     cols = [f"{r}_tokens" for r in roles if f"{r}_tokens" in runs.columns]
     r = runs.with_columns(pl.sum_horizontal([pl.col(c).fill_null(0) for c in cols]).alias("_tok"))
-    per_task = r.group_by([*by, "task_id"]).agg(pl.col("_tok").mean())
-    tok = per_task.group_by(list(by)).agg(pl.col("_tok").mean().alias("tokens_per_task"))
+    per_task = r.group_by([*by, "task_id"], maintain_order=True).agg(pl.col("_tok").mean())
+    tok = per_task.group_by(list(by), maintain_order=True).agg(pl.col("_tok").mean().alias("tokens_per_task"))
     return reliability(r, k=k, by=list(by)).join(tok, on=list(by)).select(*by, "pass_hat_k", "acc", "tokens_per_task")
 
 

@@ -45,7 +45,7 @@ def estimation_curves(curves: pl.DataFrame, slope: dict[str, float] | None = Non
     import matplotlib.pyplot as plt
 
     fig, (a, b) = plt.subplots(1, 2, figsize=(8.0, 3.2))
-    agg = curves.group_by("n_rollouts").agg(pl.col("jaccard").mean(), pl.col("max_error").mean()).sort("n_rollouts")
+    agg = curves.group_by("n_rollouts", maintain_order=True).agg(pl.col("jaccard").mean(), pl.col("max_error").mean()).sort("n_rollouts")
     n = agg.get_column("n_rollouts").to_numpy()
     a.plot(n, agg.get_column("jaccard"), "o-")
     a.set_xscale("log")
