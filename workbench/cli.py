@@ -112,16 +112,13 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cmd_sample(args: argparse.Namespace) -> int:
-    import json
-
     from workbench.annotate.sampling import sample_items
 
     tables = io.read_tables(args.dir)
     strata = tuple(s for s in args.strata.split(",") if s)
     items, report = sample_items(tables, args.n, strata, args.seed, method=args.method, budget=args.budget)
     out = Path(args.out)
-    io._atomic_write(out, lambda p: p.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items),
-                                                encoding="utf-8"))
+    io.write_jsonl(items, out)
     print(f"{out}: {report.message()}")
     if report.short:
         print("warning: some strata had fewer items than asked (listed above)", file=sys.stderr)
@@ -137,8 +134,6 @@ def _cmd_label(args: argparse.Namespace) -> int:
 
 
 def _cmd_agree(args: argparse.Namespace) -> int:
-    import json
-
     from workbench.annotate import AnnotationStore
     from workbench.metrics.agreement import agreement_table, disagreements
 
@@ -155,19 +150,18 @@ def _cmd_agree(args: argparse.Namespace) -> int:
               f"[{row['kappa_low']:.3f}, {row['kappa_high']:.3f}] disagreements={row['disagreements']}")
     dis = disagreements(labels, by=args.by)
     out = Path(args.out) if args.out else Path(args.store) / "adjudication.jsonl"
-    io._atomic_write(out, lambda p: p.write_text("".join(
-        json.dumps({"item_id": r["item_id"], "field": r["field"], "values": r["values"], "value": None},
-                   ensure_ascii=False) + "\n" for r in dis.iter_rows(named=True)), encoding="utf-8"))
+    io.write_jsonl(({"item_id": r["item_id"], "field": r["field"], "values": r["values"], "value": None}
+                    for r in dis.iter_rows(named=True)), out)
     print(f"{out}: {dis.height} disagreement(s) to adjudicate (fill 'value', then `workbench adjudicate`)")
     return 0
 
 
 def _cmd_adjudicate(args: argparse.Namespace) -> int:
     from workbench.annotate import AnnotationStore
-    from workbench.io import _json_lines
+    from workbench.io import json_lines
 
     records = []
-    for number, rec in _json_lines(Path(args.file)):
+    for number, rec in json_lines(Path(args.file)):
         if not isinstance(rec, dict) or not isinstance(rec.get("item_id"), str) or not isinstance(rec.get("field"), str):
             raise SchemaError(file=args.file, line=number, field="item_id/field", expected="strings", got=str(rec)[:60])
         if rec.get("value") is None:

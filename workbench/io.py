@@ -38,7 +38,7 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,11 +68,26 @@ def _atomic_write(path: Path, write: Callable[[Path], object]) -> None:
         raise
 
 
-def _frame_to_jsonl(frame: pl.DataFrame, path: Path) -> None:
+def _records_to_jsonl(records: Iterable[dict[str, Any]], path: Path) -> None:
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        for row in frame.iter_rows(named=True):
+        for row in records:
             fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False, default=str))
             fh.write("\n")
+
+
+def write_jsonl(records: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> Path:
+    """Write records as JSON lines, atomically (the file appears whole or not at all)."""
+    path = Path(path)
+    _atomic_write(path, lambda p: _records_to_jsonl(records, p))
+    return path
+
+
+def rows_frame(table_name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """A frame of JSON-like records, with the declared dtypes of the table's columns they carry."""
+    if not rows:
+        return schema.empty(table_name)
+    overrides = schema.table(table_name).polars_schema(_all_keys(rows))
+    return pl.DataFrame(rows, schema_overrides=overrides, infer_schema_length=None)
 
 
 def write_table(frame: pl.DataFrame, path: str | os.PathLike[str], table_name: str) -> Path:
@@ -82,7 +97,7 @@ def write_table(frame: pl.DataFrame, path: str | os.PathLike[str], table_name: s
     if path.suffix == ".parquet":
         _atomic_write(path, lambda p: frame.write_parquet(p))
     elif path.suffix in (".jsonl", ".ndjson"):
-        _atomic_write(path, lambda p: _frame_to_jsonl(frame, p))
+        _atomic_write(path, lambda p: _records_to_jsonl(frame.iter_rows(named=True), p))
     else:
         raise ValueError(f"{path}: expected a .parquet or .jsonl file name")
     return path
@@ -98,7 +113,7 @@ def read_table(path: str | os.PathLike[str], table_name: str) -> pl.DataFrame:
             raise SchemaError(f"not a readable Parquet file ({exc.__class__.__name__}: {exc})", file=str(path)) from exc
         return schema.validate(table_name, frame, file=str(path))
     rows, lines = [], []
-    for number, record in _json_lines(path):
+    for number, record in json_lines(path):
         if not isinstance(record, dict):
             raise SchemaError(file=str(path), line=number, expected="a JSON object", got=describe_value(record))
         try:
@@ -107,10 +122,7 @@ def read_table(path: str | os.PathLike[str], table_name: str) -> pl.DataFrame:
             raise err.located(str(path), number) from None
         rows.append(record)
         lines.append(number)
-    tbl = schema.table(table_name)
-    frame = pl.DataFrame(rows, schema_overrides=tbl.polars_schema(_all_keys(rows)), infer_schema_length=None) \
-        if rows else schema.empty(table_name)
-    return schema.validate(table_name, frame, file=str(path), lines=lines)
+    return schema.validate(table_name, rows_frame(table_name, rows), file=str(path), lines=lines)
 
 
 def _all_keys(rows: list[dict[str, Any]]) -> list[str]:
@@ -136,7 +148,7 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
             if fmt == "parquet":
                 frame.write_parquet(target)
             elif fmt == "jsonl":
-                _frame_to_jsonl(frame, target)
+                _records_to_jsonl(frame.iter_rows(named=True), target)
             else:
                 raise ValueError(f"fmt: expected 'parquet' or 'jsonl', got {fmt!r}")
         directory.mkdir(parents=True, exist_ok=True)
@@ -198,7 +210,7 @@ def _row_line(path: Path | None, row: int) -> str:
 # JSON lines, streamed
 
 
-def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
     """Yield (line number, parsed JSON) for each non-blank line, failing with the line's number."""
     if not path.exists():
         raise SchemaError("no such file", file=str(path))
@@ -280,10 +292,7 @@ class _Builder:
         for name in TRAJECTORY_TABLES:
             rows = self.rows[name]
             if rows:
-                tbl = schema.table(name)
-                self.chunks[name].append(
-                    pl.DataFrame(rows, schema_overrides=tbl.polars_schema(_all_keys(rows)), infer_schema_length=None)
-                )
+                self.chunks[name].append(rows_frame(name, rows))
                 self.rows[name] = []
 
     def finish(self) -> dict[str, pl.DataFrame]:
@@ -381,7 +390,7 @@ def read_trajectories(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     """
     path = Path(path)
     builder = _Builder(path)
-    for number, record in _json_lines(path):
+    for number, record in json_lines(path):
         try:
             run, steps, comps = _trajectory_record(record)
         except SchemaError as err:
@@ -604,7 +613,7 @@ def read_openai_chat(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     """Load a JSONL file of runs in OpenAI chat-completions format (see :func:`chat_to_run`)."""
     path = Path(path)
     builder = _Builder(path)
-    for number, record in _json_lines(path):
+    for number, record in json_lines(path):
         try:
             if not isinstance(record, dict):
                 raise SchemaError(expected="a JSON object (one run per line)", got=describe_value(record))
@@ -710,7 +719,7 @@ def sniff_format(path: str | os.PathLike[str]) -> str:
         head = fh.read(4096).lstrip()
     if head.startswith(b"[") and b'"traj"' in head:
         return "tau-bench"
-    for _, record in _json_lines(Path(path)):
+    for _, record in json_lines(Path(path)):
         return "openai" if isinstance(record, dict) and "messages" in record else "trajectory"
     return "trajectory"  # pragma: no cover - _json_lines raises on an empty file
 

@@ -33,6 +33,16 @@ def _safe_name(annotator: str) -> str:
     return name
 
 
+def latest_labels(labels: pl.DataFrame) -> pl.DataFrame:
+    """The latest label per (item, annotator, round, field): by ``labeled_at``, then by row order."""
+    if not labels.height:
+        return labels
+    return (labels.with_row_index("_order")
+            .sort(["labeled_at", "_order"], nulls_last=False)
+            .group_by(["item_id", "annotator", "round", "field"], maintain_order=True).last()
+            .drop("_order"))
+
+
 class AnnotationStore:
     """Append-only labels under ``path`` (for example ``annotations/``)."""
 
@@ -84,13 +94,7 @@ class AnnotationStore:
 
     def labels(self) -> pl.DataFrame:
         """The current labels: the latest per (item, annotator, round, field)."""
-        hist = self.history()
-        if not hist.height:
-            return hist
-        return (hist.with_row_index("_order")
-                .sort(["labeled_at", "_order"], nulls_last=False)
-                .group_by(["item_id", "annotator", "round", "field"], maintain_order=True).last()
-                .sort(["annotator", "round", "item_id", "field"]).drop("_order"))
+        return latest_labels(self.history()).sort(["annotator", "round", "item_id", "field"])
 
     def next_unlabeled(self, item_ids: Sequence[str], annotator: str, round: int,  # noqa: A002
                        fields: Sequence[str]) -> int:

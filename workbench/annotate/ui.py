@@ -58,10 +58,10 @@ def render_item_html(item: dict[str, Any]) -> str:
 
 def load_sample(path: str | Path) -> list[dict[str, Any]]:
     """A sample file (JSONL, one item per line, written by ``workbench sample``)."""
-    from workbench.io import _json_lines
+    from workbench.io import json_lines
 
     items = []
-    for number, rec in _json_lines(Path(path)):
+    for number, rec in json_lines(Path(path)):
         if not isinstance(rec, dict) or not isinstance(rec.get("item_id"), str) or not isinstance(rec.get("text"), str):
             from workbench.schema import SchemaError
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
 from workbench import tokens
+from workbench.llm.client import Usage
 
 #: The SJC source question (Appendix F), asked about each entry.
 SOURCE_QUESTION = (
@@ -88,6 +89,14 @@ class JudgeResult:
     output_tokens: int = 0
     cost_usd: float = 0.0
     extra: dict[str, object] = field(default_factory=dict)
+
+    def add_usage(self, usage: Usage) -> None:
+        """Count one request's cost (a cache hit is a request that was not sent)."""
+        self.requests += 1
+        self.sent += 0 if usage.cached else 1
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self.cost_usd += usage.cost_usd
 
 
 @runtime_checkable

@@ -74,11 +74,7 @@ class JevJudge:
             body = build_body(self.model, sub)
             material = {"api": "systemone", "path": self.path, "body": body}
             response, usage = self.client.cached_call(material, partial(self._send, body))
-            result.requests += 1
-            result.sent += 0 if usage.cached else 1
-            result.input_tokens += usage.input_tokens
-            result.output_tokens += usage.output_tokens
-            result.cost_usd += usage.cost_usd
+            result.add_usage(usage)
             for local, i in enumerate(indices):
                 result.request_ids[i] = sub.request_id
                 if response is None:

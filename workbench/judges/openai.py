@@ -79,11 +79,7 @@ class OpenAIJudge:
             return i, response, usage
 
         for i, response, usage in self.client.map(one, range(n)):
-            result.requests += 1
-            result.sent += 0 if usage.cached else 1
-            result.input_tokens += usage.input_tokens
-            result.output_tokens += usage.output_tokens
-            result.cost_usd += usage.cost_usd
+            result.add_usage(usage)
             if response is None:
                 result.reasons[i] = usage.error
                 continue

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from workbench.annotate.store import latest_labels
 from workbench.bootstrap import bootstrap
 
 
@@ -56,7 +57,7 @@ def agreement_table(
     ``labels`` in the labels-table schema; the latest label per (item, annotator, round,
     field) counts. Items labeled by both sides of a pair are compared.
     """
-    latest = labels.group_by(["item_id", "annotator", "round", "field"], maintain_order=True).last()
+    latest = latest_labels(labels)
     key = pl.col(by).cast(pl.Utf8)
     sides = sorted(latest.select(key).unique().to_series().to_list())
     rows = []
@@ -85,7 +86,7 @@ def agreement_table(
 
 def disagreements(labels: pl.DataFrame, *, by: str = "round") -> pl.DataFrame:
     """Items whose latest labels differ between sides, one row per (item, field) with every value."""
-    latest = labels.group_by(["item_id", "annotator", "round", "field"], maintain_order=True).last()
+    latest = latest_labels(labels)
     grouped = latest.group_by("item_id", "field", maintain_order=True).agg(
         pl.col("value").n_unique().alias("_k"),
         pl.concat_str([pl.col(by).cast(pl.Utf8), pl.lit("="), pl.col("value")]).alias("values"))

@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from workbench.annotate.store import latest_labels
 from workbench.bootstrap import auroc_ci
 
 #: label values that count as the positive class, per field
@@ -49,8 +50,7 @@ def gold_labels(labels: pl.DataFrame, *, prefer: Sequence[str] = ("adjudicated",
 
     Returns ``item_id``, ``field``, ``value``. Annotators named in ``prefer`` win outright.
     """
-    latest = labels.sort("labeled_at", nulls_last=False, maintain_order=True).group_by(
-        ["item_id", "annotator", "round", "field"], maintain_order=True).last()
+    latest = latest_labels(labels)
     pref = latest.filter(pl.col("annotator").is_in(list(prefer)))
     rest = latest.join(pref.select("item_id", "field"), on=["item_id", "field"], how="anti")
     max_round = rest.group_by("item_id", "field", maintain_order=True).agg(pl.col("round").max().alias("_r"))

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from workbench import io, schema
+from workbench import io
 from workbench.metrics.efficiency import dependency
 from workbench.sim.agent import SimEntry
 from workbench.sim.compressor import CompressorConfig, in_text_order, render
@@ -287,12 +287,7 @@ def simulate(cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None
             merged.setdefault(name, []).extend(rows)
     tables: dict[str, pl.DataFrame] = {}
     for name, rows in merged.items():
-        declared = schema.table(name).polars_schema() if name in schema.TABLES else {}
-        if not rows:
-            tables[name] = schema.empty(name)
-            continue
-        tables[name] = pl.DataFrame(rows, schema_overrides={k: v for k, v in declared.items() if k in rows[0]},
-                                    infer_schema_length=None)
+        tables[name] = io.rows_frame(name, rows)
     order = {"runs": ["run_id"], "steps": ["run_id", "step"], "compactions": ["run_id", "boundary"],
              "entries": ["run_id", "boundary", "position"], "candidates": ["run_id", "boundary", "candidate"],
              "attributions": ["run_id"], "spans": ["event_id", "step"], "rollouts": ["event_id", "rollout", "span_id"]}
