@@ -139,9 +139,9 @@ def test_trace_equations_and_fact_check() -> None:
     assert verifier_score([1, 1], [3, 2]) == -1.5
     r = fact_check("- Paid INV-1034 ($120.50).\n- INV-2000 at $99.00", "get INV-1034: amount $120.50\nlist: INV-1034, INV-2000, INV-3000",
                    kept="Settle G7")
-    assert r["unsourced_numbers"] == ["99.00"] and r["dropped_ids"] == ["INV-3000"] and r["silent_defect"]
+    assert r.unsourced_numbers == ("99.00",) and r.dropped_ids == ("INV-3000",) and r.silent_defect
     clean = fact_check("- Paid INV-1034 ($1,200.5)", "INV-1034 amount 1200.50", kept="")
-    assert not clean["silent_defect"]
+    assert not clean.silent_defect
 
 
 def test_pass_pairs_and_results_table_hand_computed() -> None:

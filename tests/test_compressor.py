@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from workbench.llm import DiskCache, LLMClient, RetryPolicy
-from workbench.llm.compressor import OpenClawCompressor, build_messages, finalize, quality_check
+from workbench.infer.compressor import OpenClawCompressor, build_messages, finalize, quality_check
 from workbench.schema import SECTIONS
 from workbench.summary import headings, parse
 

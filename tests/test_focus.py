@@ -104,7 +104,7 @@ def test_utility_histogram_masses() -> None:
 
 
 def test_draft_client_parallel_cached_against_loopback(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from workbench.focus import draft_rollouts
+    from workbench.infer import draft_rollouts
     from workbench.llm import DiskCache, LLMClient, RetryPolicy
 
     from .llm_server import FakeLLMServer

@@ -87,10 +87,10 @@ def test_replay_counts_boundaries_and_out_of_window_references() -> None:
         "observation": ["reservation AB12CD found" + pad, "results" + pad, "ok" + pad, "cancelled"],
     })
     res = replay_run(steps, "cancel my trip", 500)
-    assert res["boundaries"] >= 1
-    assert res["refs"] == 1 and res["out_of_window"] == 1 and res["lost"] == ["AB12CD"]
+    assert res.boundaries >= 1
+    assert res.refs == 1 and res.out_of_window == 1 and res.lost == ("AB12CD",)
     wide = replay_run(steps, "cancel my trip", 100_000)
-    assert (wide["boundaries"], wide["out_of_window"]) == (0, 0)
+    assert (wide.boundaries, wide.out_of_window) == (0, 0)
     assert arg_identifiers('{"a": ["HAT136", {"b": "mia_li_3668"}], "d": "2024-05-20"}') == {"HAT136", "mia_li_3668"}
 
 
@@ -98,8 +98,8 @@ def test_claude_check_hand_case_and_defang() -> None:
     summary = "Members include paypal.com.login.example.net/x and http://1.2.3.4/bins/a and madeup-site.org."
     history = ["paypal.com.login.example.net/x?y=1", "http://1.2.3.4/bins/a", "other.com"]
     c = check(summary, history, ["other.com", "http://1.2.3.4/bins/a"])
-    assert c["identifiers"] == 3 and c["sourced"] == 2 and c["unsourced"] == ["madeup-site.org"] and c["exact"] == 1
-    assert c["held_exact"] == 1 and c["held_host"] == 1
+    assert c.identifiers == 3 and c.sourced == 2 and c.unsourced == ("madeup-site.org",) and c.exact == 1
+    assert c.held_exact == 1 and c.held_host == 1
     assert defang("http://evil.example.com/a.exe") == "hxxp://evil[.]example[.]com/a[.]exe"
     assert summary_identifiers("Use caution. Not a domain.") == []
 
@@ -118,8 +118,7 @@ def test_claude_fixture_table() -> None:
 
 def test_compact_with_a_compressor_on_real_runs(tmp_path: Path) -> None:
     from workbench.llm import DiskCache, LLMClient, RetryPolicy
-    from workbench.llm.compressor import OpenClawCompressor
-    from workbench.replay import compact_with
+    from workbench.infer import OpenClawCompressor, compact_with
     from workbench.trace import fact_check_compactions
 
     from .llm_server import FakeLLMServer

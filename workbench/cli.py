@@ -11,29 +11,30 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from workbench import io, schema
+from workbench import adapters, schema
+from workbench.tables import TRAJECTORY_TABLES, read_table, read_tables, write_jsonl, write_table, write_tables
 from workbench.schema import SchemaError
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if args.table:
-        frame = io.read_table(path, args.table)
+        frame = read_table(path, args.table)
         print(f"{path}: ok ({frame.height} {args.table} rows)")
         return 0
-    tables = io.read_log(path, args.format)
-    counts = ", ".join(f"{tables[t].height} {t}" for t in io.TRAJECTORY_TABLES)
+    tables = adapters.read_log(path, args.format)
+    counts = ", ".join(f"{tables[t].height} {t}" for t in TRAJECTORY_TABLES)
     print(f"{path}: ok ({counts})")
     return 0
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    tables = io.read_log(args.file, args.format)
+    tables = adapters.read_log(args.file, args.format)
     if args.entries:
         from workbench.summary import entries_table
 
         tables["entries"] = entries_table(tables["compactions"])
-    out = io.write_tables(tables, args.out)
+    out = write_tables(tables, args.out)
     counts = ", ".join(f"{frame.height} {name}" for name, frame in tables.items())
     print(f"{args.file} -> {out}/ ({counts})")
     return 0
@@ -42,10 +43,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     if args.format != "jsonl":
         raise SchemaError(field="--format", expected="'jsonl'", got=repr(args.format))
-    tables = io.read_tables(args.dir, io.TRAJECTORY_TABLES)
+    tables = read_tables(args.dir, TRAJECTORY_TABLES)
     if "runs" not in tables:
         raise SchemaError("no runs table (runs.parquet or runs.jsonl)", file=str(args.dir))
-    out = io.write_trajectories(tables, args.out)
+    out = adapters.write_trajectories(tables, args.out)
     print(f"{args.dir} -> {out} ({tables['runs'].height} runs)")
     return 0
 
@@ -53,11 +54,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_entries(args: argparse.Namespace) -> int:
     from workbench.summary import entries_table
 
-    tables = io.read_tables(args.dir, ("runs", "compactions"))
+    tables = read_tables(args.dir, ("runs", "compactions"))
     if "compactions" not in tables:
         raise SchemaError("no compactions table", file=str(args.dir))
     entries = entries_table(tables["compactions"])
-    io.write_tables({"entries": entries}, args.dir)
+    write_tables({"entries": entries}, args.dir)
     print(f"{args.dir}/entries.parquet: {entries.height} entries")
     return 0
 
@@ -68,7 +69,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     from workbench.judges import make_judge
     from workbench.judges.requests import compaction_requests, score_requests
 
-    tables = io.read_tables(args.dir, io.TRAJECTORY_TABLES)
+    tables = read_tables(args.dir, TRAJECTORY_TABLES)
     if "compactions" not in tables:
         raise SchemaError("no compactions table (compactions.parquet or compactions.jsonl)", file=str(args.dir))
     judge = make_judge(args.judge, model=args.model, base_url=args.base_url, cache=args.cache,
@@ -76,7 +77,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     requests = compaction_requests(tables)
     with tqdm(total=len(requests), desc=f"judge {args.judge}", unit="compaction", disable=args.quiet) as bar:
         scores, accounting = score_requests(requests, judge, progress=bar.update)
-    out = io.write_table(scores, args.out, "scores")
+    out = write_table(scores, args.out, "scores")
     n_null = scores.get_column("score").null_count()
     sent = int(accounting.get_column("sent").sum()) if accounting.height else 0
     print(f"{out}: {scores.height} entries scored by {judge.name} ({n_null} without a usable answer); "
@@ -114,11 +115,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 def _cmd_sample(args: argparse.Namespace) -> int:
     from workbench.annotate.sampling import sample_items
 
-    tables = io.read_tables(args.dir)
+    tables = read_tables(args.dir)
     strata = tuple(s for s in args.strata.split(",") if s)
     items, report = sample_items(tables, args.n, strata, args.seed, method=args.method, budget=args.budget)
     out = Path(args.out)
-    io.write_jsonl(items, out)
+    write_jsonl(items, out)
     print(f"{out}: {report.message()}")
     if report.short:
         print("warning: some strata had fewer items than asked (listed above)", file=sys.stderr)
@@ -135,6 +136,7 @@ def _cmd_label(args: argparse.Namespace) -> int:
 
 def _cmd_agree(args: argparse.Namespace) -> int:
     from workbench.annotate import AnnotationStore
+    from workbench.annotate.adjudication import adjudication_requests
     from workbench.metrics.agreement import agreement_table, disagreements
 
     import polars as pl
@@ -150,31 +152,22 @@ def _cmd_agree(args: argparse.Namespace) -> int:
               f"[{row['kappa_low']:.3f}, {row['kappa_high']:.3f}] disagreements={row['disagreements']}")
     dis = disagreements(labels, by=args.by)
     out = Path(args.out) if args.out else Path(args.store) / "adjudication.jsonl"
-    io.write_jsonl(({"item_id": r["item_id"], "field": r["field"], "values": r["values"], "value": None}
-                    for r in dis.iter_rows(named=True)), out)
+    write_jsonl(adjudication_requests(dis), out)
     print(f"{out}: {dis.height} disagreement(s) to adjudicate (fill 'value', then `workbench adjudicate`)")
     return 0
 
 
 def _cmd_adjudicate(args: argparse.Namespace) -> int:
     from workbench.annotate import AnnotationStore
-    from workbench.io import json_lines
+    from workbench.annotate.adjudication import adjudicated_labels
 
-    records = []
-    for number, rec in json_lines(Path(args.file)):
-        if not isinstance(rec, dict) or not isinstance(rec.get("item_id"), str) or not isinstance(rec.get("field"), str):
-            raise SchemaError(file=args.file, line=number, field="item_id/field", expected="strings", got=str(rec)[:60])
-        if rec.get("value") is None:
-            continue
-        records.append({"item_id": rec["item_id"], "annotator": "adjudicated", "round": 0, "field": rec["field"],
-                        "value": str(rec["value"]), "note": rec.get("note")})
-    n = AnnotationStore(args.store).add_many(records)
+    n = AnnotationStore(args.store).add_many(adjudicated_labels(args.file))
     print(f"{n} adjudicated label(s) added")
     return 0
 
 
 def _cmd_figures(args: argparse.Namespace) -> int:
-    from workbench.data import ensure_testbed
+    from workbench.datasets import ensure_testbed
     from workbench.notebooks import run_all
 
     ensure_testbed(args.data)
@@ -187,14 +180,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="check a trajectory log (or a table file) and report the first error")
     p.add_argument("file")
-    p.add_argument("--format", default="auto", choices=["auto", *io.FORMATS])
+    p.add_argument("--format", default="auto", choices=["auto", *adapters.FORMATS])
     p.add_argument("--table", choices=sorted(schema.TABLES), help="validate a single table file instead of a log")
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("import", help="load a trajectory log into Parquet tables")
     p.add_argument("file")
     p.add_argument("--out", required=True, help="directory for runs/steps/compactions.parquet")
-    p.add_argument("--format", default="auto", choices=["auto", *io.FORMATS])
+    p.add_argument("--format", default="auto", choices=["auto", *adapters.FORMATS])
     p.add_argument("--entries", action="store_true", help="also split candidate summaries into entries.parquet")
     p.set_defaults(func=_cmd_import)
 

@@ -40,7 +40,12 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from workbench.identifiers import LAST_MESSAGES, MAX_IDENTIFIERS
+from workbench.identifiers import opaque_identifiers as identifiers
 from workbench.schema import SECTIONS
+
+__all__ = ["LAST_MESSAGES", "MAX_IDENTIFIERS", "Entry", "entries_table", "entry_id", "headings", "identifiers",
+           "normalise", "parse", "prune", "render", "section_name"]
 
 _HEADING = re.compile(r"^ {0,3}##[ \t]+(?P<title>.*?)[ \t]*#*[ \t]*$")
 _OTHER_HEADING = re.compile(r"^ {0,3}(#|#{3,6})([ \t]|$)")
@@ -250,48 +255,6 @@ def headings(text: str) -> list[str]:
             m = _HEADING.match(ln.text)
             if m:
                 out.append(section_name(m.group("title")))
-    return out
-
-
-# ---------------------------------------------------------------------------
-# Exact identifiers (OpenClaw safeguard rule, SJC Appendix E.3)
-
-_IDENTIFIER_PATTERNS = (
-    re.compile(r"\bhttps?://[^\s<>\"'`)\]]+"),  # URLs
-    re.compile(r"(?<![\w.])(?:~|\.{1,2})?(?:/[\w.@%+-]+){2,}/?"),  # file paths with 2+ components
-    re.compile(r"\b(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9a-fA-F:]+\]):\d{2,5}\b"),  # host:port
-    re.compile(r"\b(?=[0-9a-fA-F-]*[0-9])(?=[0-9a-fA-F-]*[a-fA-F])[0-9a-fA-F]{8,}(?:-[0-9a-fA-F]{4,})*\b"),  # hex ids, UUIDs
-    re.compile(r"(?<![\w.])\d{6,}(?![\w])"),  # long numbers
-)
-
-MAX_IDENTIFIERS = 12
-LAST_MESSAGES = 10
-
-
-def identifiers(messages: Sequence[str], *, limit: int = MAX_IDENTIFIERS, last: int = LAST_MESSAGES) -> list[str]:
-    """Opaque identifiers OpenClaw copies into ``## Exact identifiers`` (SJC Appendix E.3).
-
-    From the last ``last`` messages (10), in order of first appearance: URLs, file paths,
-    host:port pairs, opaque hex ids of 8+ characters (with at least one digit and one
-    letter, so plain words and plain numbers are not ids; UUIDs whole) and numbers of 6+
-    digits; deduplicated; at most ``limit`` (12). Trailing sentence punctuation is dropped.
-    An identifier contained in one already taken (a port inside a URL) is not repeated.
-    """
-    found: list[tuple[int, int, str]] = []
-    for m_index, message in enumerate(messages[-last:] if last else []):
-        for pattern in _IDENTIFIER_PATTERNS:
-            for m in pattern.finditer(message):
-                value = m.group(0).rstrip(".,;:!?")
-                if value:
-                    found.append((m_index, m.start(), value))
-    found.sort(key=lambda t: (t[0], t[1], -len(t[2])))
-    out: list[str] = []
-    for _, _, value in found:
-        if value in out or any(value in taken for taken in out):
-            continue
-        out.append(value)
-        if len(out) >= limit:
-            break
     return out
 
 

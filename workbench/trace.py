@@ -19,6 +19,7 @@ import numpy.typing as npt
 import polars as pl
 
 from workbench.bootstrap import bootstrap
+from workbench.identifiers import IDENTIFIER, FactCheck, fact_check, fact_check_compactions
 from workbench.metrics.reliability import reliability
 
 
@@ -121,77 +122,6 @@ def defects_chosen_vs_rejected(candidates: pl.DataFrame, runs: pl.DataFrame, bud
         pl.len().alias("candidates"), pl.col("silent_defects").mean().alias("silent_mean"),
         (pl.col("silent_defects") > 0).mean().alias("any_silent"),
         pl.col("visible_defects").mean().alias("visible_mean")).sort("method", "chosen", descending=[False, True])
-
-
-# ---------------------------------------------------------------------------
-# the fact check at the boundary
-
-#: identifiers for fact checks: URLs, and tokens of 5+ characters mixing letters and digits
-IDENTIFIER = re.compile(r"https?://[^\s<>\"')\]]+|\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]{4,}\b")
-_NUM = re.compile(r"(?<![\w.-])\$?\d[\d,]*(?:\.\d+)?")
-
-
-def _numbers(text: str) -> set[str]:
-    out = set()
-    for m in _NUM.finditer(text):
-        raw = m.group(0).lstrip("$").replace(",", "").rstrip(".")
-        try:
-            out.add(f"{float(raw):.2f}")
-        except ValueError:
-            continue
-    return out
-
-
-def _ids(text: str) -> set[str]:
-    return {m.group(0).rstrip(".,;:)") for m in IDENTIFIER.finditer(text)}
-
-
-def fact_check(summary: str, history: str, kept: str = "") -> dict[str, Any]:
-    """Every identifier and number of ``summary`` looked up in the ``history`` it replaced, and back.
-
-    Identifiers are URLs and tokens of 5+ characters mixing letters and digits (``INV-1034``,
-    ``HAT136``, hashes); numbers are compared as values (``$1,200.5`` = ``1200.50``).
-    ``unsourced_ids`` / ``unsourced_numbers``: in the summary but in neither the history nor
-    the ``kept`` text (first prompt, retained turn) -- a misremembered amount;
-    ``dropped_ids``: in the history but in neither the summary nor the kept text -- a
-    dropped id the agent can no longer see.
-    """
-    s_ids, h_ids, k_ids = _ids(summary), _ids(history), _ids(kept)
-    s_num, h_num, k_num = _numbers(summary), _numbers(history), _numbers(kept)
-    unsourced_ids = sorted(s_ids - h_ids - k_ids)
-    unsourced_nums = sorted(s_num - h_num - k_num)
-    dropped = sorted(h_ids - s_ids - k_ids)
-    return {"ids": len(s_ids), "numbers": len(s_num), "unsourced_ids": unsourced_ids,
-            "unsourced_numbers": unsourced_nums, "dropped_ids": dropped,
-            "silent_defect": bool(unsourced_ids or unsourced_nums or dropped)}
-
-
-def fact_check_compactions(compactions: pl.DataFrame, steps: pl.DataFrame, runs: pl.DataFrame | None = None,
-                           *, summary: str = "committed_summary") -> pl.DataFrame:
-    """The fact check for every compaction: the summary against what it replaced.
-
-    History = the previous summary plus the actions and observations of the span; kept =
-    the task instruction (``runs.task``) and the retained turn. One row per compaction.
-    """
-    by_run = {k[0]: v for k, v in steps.partition_by("run_id", as_dict=True).items()}
-    tasks = dict(runs.select("run_id", "task").iter_rows()) if runs is not None and "task" in runs.columns else {}
-    rows = []
-    for c in compactions.iter_rows(named=True):
-        st = by_run.get(c["run_id"])
-        parts = [c.get("previous_summary") or ""]
-        if st is not None:
-            lo = c.get("span_start") if c.get("span_start") is not None else 0
-            hi = c.get("span_end") if c.get("span_end") is not None else c["step"] - 1
-            span = st.filter((pl.col("step") >= lo) & (pl.col("step") <= hi))
-            parts += [f"{t} {a or ''} {o or ''}" for t, a, o in span.select("tool", "args", "observation").iter_rows()]
-        kept = f"{tasks.get(c['run_id']) or ''}\n{c.get('retained_turn') or ''}"
-        res = fact_check(c[summary] or "", "\n".join(parts), kept)
-        rows.append({"run_id": c["run_id"], "boundary": c["boundary"], "ids": res["ids"], "numbers": res["numbers"],
-                     "unsourced_ids": len(res["unsourced_ids"]), "unsourced_numbers": len(res["unsourced_numbers"]),
-                     "dropped_ids": len(res["dropped_ids"]), "silent_defect": res["silent_defect"]})
-    return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "ids": pl.Int64, "numbers": pl.Int64,
-                                      "unsourced_ids": pl.Int64, "unsourced_numbers": pl.Int64,
-                                      "dropped_ids": pl.Int64, "silent_defect": pl.Boolean})
 
 
 def article_comparison(runs: pl.DataFrame, candidates: pl.DataFrame | None, published: pl.DataFrame) -> pl.DataFrame:

@@ -21,7 +21,9 @@ from typing import Any
 import polars as pl
 from filelock import FileLock
 
-from workbench import io, schema
+from workbench import schema
+from workbench.labels import latest_labels  # also its old import path
+from workbench.tables import read_table
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -31,16 +33,6 @@ def _safe_name(annotator: str) -> str:
     if not name:
         raise ValueError(f"annotator name {annotator!r} has no usable characters")
     return name
-
-
-def latest_labels(labels: pl.DataFrame) -> pl.DataFrame:
-    """The latest label per (item, annotator, round, field): by ``labeled_at``, then by row order."""
-    if not labels.height:
-        return labels
-    return (labels.with_row_index("_order")
-            .sort(["labeled_at", "_order"], nulls_last=False)
-            .group_by(["item_id", "annotator", "round", "field"], maintain_order=True).last()
-            .drop("_order"))
 
 
 class AnnotationStore:
@@ -88,7 +80,7 @@ class AnnotationStore:
 
     def history(self) -> pl.DataFrame:
         """Every label line ever written (validated, file:line errors on a corrupt file)."""
-        frames = [io.read_table(p, "labels") for p in sorted(self.dir.glob("*.jsonl"))]
+        frames = [read_table(p, "labels") for p in sorted(self.dir.glob("*.jsonl"))]
         frames = [f for f in frames if f.height]
         return pl.concat(frames, how="diagonal_relaxed") if frames else schema.empty("labels")
 
@@ -102,7 +94,7 @@ class AnnotationStore:
         path = self.file_for(annotator, round)
         done: dict[str, set[str]] = {}
         if path.exists():
-            for rec in io.read_table(path, "labels").iter_rows(named=True):
+            for rec in read_table(path, "labels").iter_rows(named=True):
                 done.setdefault(rec["item_id"], set()).add(rec["field"])
         for i, item in enumerate(item_ids):
             if not set(fields) <= done.get(item, set()):

@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from workbench.tables import atomic_write
 
 
 def request_key(material: Any) -> str:
@@ -40,18 +41,8 @@ class DiskCache:
             return None
 
     def put(self, key: str, response: Any, request: Any = None) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{key[:8]}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"request": request, "response": response}, fh, ensure_ascii=False)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        blob = json.dumps({"request": request, "response": response}, ensure_ascii=False)
+        atomic_write(self._path(key), lambda tmp: tmp.write_text(blob, encoding="utf-8"), durable=True)
 
     def __contains__(self, key: str) -> bool:
         return self.get(key) is not None

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.annotate.store import latest_labels
+from workbench.labels import latest_labels
 from workbench.bootstrap import bootstrap
 
 

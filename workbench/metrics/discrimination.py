@@ -15,8 +15,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.annotate.store import latest_labels
 from workbench.bootstrap import auroc_ci
+from workbench.labels import gold_labels  # noqa: F401 - its old import path
 
 #: label values that count as the positive class, per field
 POSITIVE: dict[str, str] = {"support": "supported", "correct": "correct"}
@@ -43,22 +43,6 @@ def precision_recall_at(scores: npt.ArrayLike, labels: npt.ArrayLike, tau: float
     precision = float(y[called].mean()) if called.any() else float("nan")
     recall = float(called[y].mean()) if y.any() else float("nan")
     return precision, recall
-
-
-def gold_labels(labels: pl.DataFrame, *, prefer: Sequence[str] = ("adjudicated",)) -> pl.DataFrame:
-    """One label per (item, field): the adjudicated one if any, else the latest round's majority.
-
-    Returns ``item_id``, ``field``, ``value``. Annotators named in ``prefer`` win outright.
-    """
-    latest = latest_labels(labels)
-    pref = latest.filter(pl.col("annotator").is_in(list(prefer)))
-    rest = latest.join(pref.select("item_id", "field"), on=["item_id", "field"], how="anti")
-    max_round = rest.group_by("item_id", "field", maintain_order=True).agg(pl.col("round").max().alias("_r"))
-    rest = rest.join(max_round, on=["item_id", "field"]).filter(pl.col("round") == pl.col("_r"))
-    votes = rest.group_by("item_id", "field", "value", maintain_order=True).agg(pl.len().alias("_n")).sort(
-        ["item_id", "field", "_n", "value"], descending=[False, False, True, False])
-    majority = votes.group_by("item_id", "field", maintain_order=True).first().select("item_id", "field", "value")
-    return pl.concat([pref.select("item_id", "field", "value"), majority]).sort("item_id", "field")
 
 
 def judge_table(

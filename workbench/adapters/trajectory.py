@@ -1,0 +1,179 @@
+"""The workbench's own log format, trajectory JSONL (the documented log format, ``docs`` in README): one run per line::
+
+    {"run_id": "r1", "task_id": "t1", "scenario_id": "s1", "method": "prompting",
+     "replicate": 0, "success": true, "task": "Settle every open invoice ...",
+     "steps": [
+        {"step": 0, "action": {"tool": "list_invoices", "args": {"group": "G7"}},
+         "observation": "INV-104, INV-221", "input_tokens": 812, "output_tokens": 40},
+        {"step": 1, "text": "Which account?", "observation": "Account 2", "observation_role": "user"}
+     ],
+     "compactions": [
+        {"boundary": 0, "step": 7, "span": [1, 5], "previous_summary": null,
+         "retained_turn": "...", "candidate_summary": "## Decisions\\n- ...",
+         "committed_summary": "## Decisions\\n- ..."}
+     ]}
+
+Run fields are the columns of the ``runs`` table (``run_id`` and ``task_id`` required);
+a step's fields are the ``steps`` columns, with the action nested as ``action.tool`` and
+``action.args`` (any JSON value; stored as JSON text); a compaction's fields are the
+``compactions`` columns with ``span`` as ``[first_step, last_step]``. Steps and
+compactions may repeat ``run_id``; if they do it must be the run's own.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench import schema
+from workbench.schema import SchemaError, describe_value
+from workbench.tables import RunTables, atomic_write, check_references, json_lines
+
+
+def encode_args(value: Any) -> str | None:
+    if value is None:
+        return None
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _check_finite(value: Any, field_name: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise SchemaError(field=field_name, expected="a finite number", got=str(value))
+
+
+def _trajectory_record(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    if not isinstance(record, dict):
+        raise SchemaError(expected="a JSON object (one run per line)", got=describe_value(record))
+    run = {k: v for k, v in record.items() if k not in ("steps", "compactions")}
+    nested: dict[str, list[Any]] = {}
+    for key in ("steps", "compactions"):
+        value = record.get(key, [])
+        if isinstance(value, list):
+            nested[key] = value
+            if key in record:
+                run[key] = len(value)  # the runs table's count is the number of nested rows
+        elif schema.value_fits(pl.Int64(), value) or value is None:
+            nested[key] = []  # a bare count: a log without step-level detail
+            run[key] = value
+        else:
+            raise SchemaError(field=key, expected=f"a list of {key} (or their number)", got=describe_value(value))
+    steps_raw, comps_raw = nested["steps"], nested["compactions"]
+    schema.check_record(schema.RUNS, run)
+    run_id = run["run_id"]
+    steps: list[dict[str, Any]] = []
+    for i, raw in enumerate(steps_raw):
+        prefix = f"steps[{i}]."
+        if not isinstance(raw, dict):
+            raise SchemaError(field=f"steps[{i}]", expected="an object", got=describe_value(raw))
+        st = dict(raw)
+        if st.get("run_id", run_id) != run_id:
+            raise SchemaError(field=prefix + "run_id", expected=f"the run's own id {run_id!r}",
+                              got=f"unknown run {describe_value(st['run_id'])}")
+        st["run_id"] = run_id
+        action = st.pop("action", None)
+        if action is not None:
+            if not isinstance(action, dict):
+                raise SchemaError(field=prefix + "action", expected="an object with 'tool' and 'args'", got=describe_value(action))
+            unknown = set(action) - {"tool", "args"}
+            if unknown:
+                raise SchemaError(field=prefix + "action", expected="only 'tool' and 'args'", got=f"also {sorted(unknown)}")
+            st["tool"] = action.get("tool")
+            try:
+                st["args"] = encode_args(action.get("args"))
+            except ValueError:
+                raise SchemaError(field=prefix + "action.args", expected="finite JSON values", got="NaN or Infinity") from None
+        schema.check_record(schema.STEPS, st, prefix=prefix)
+        steps.append(st)
+    comps: list[dict[str, Any]] = []
+    for i, raw in enumerate(comps_raw):
+        prefix = f"compactions[{i}]."
+        if not isinstance(raw, dict):
+            raise SchemaError(field=f"compactions[{i}]", expected="an object", got=describe_value(raw))
+        c = dict(raw)
+        if c.get("run_id", run_id) != run_id:
+            raise SchemaError(field=prefix + "run_id", expected=f"the run's own id {run_id!r}",
+                              got=f"unknown run {describe_value(c['run_id'])}")
+        c["run_id"] = run_id
+        span = c.pop("span", None)
+        if span is not None:
+            if not (isinstance(span, list) and len(span) == 2 and all(schema.value_fits(pl.Int64(), v) for v in span)):
+                raise SchemaError(field=prefix + "span", expected="[first_step, last_step] as two integers", got=describe_value(span))
+            c["span_start"], c["span_end"] = span
+        schema.check_record(schema.COMPACTIONS, c, prefix=prefix)
+        comps.append(c)
+    for key, value in run.items():
+        _check_finite(value, key)
+    return run, steps, comps
+
+
+def read_trajectories(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
+    """Load a trajectory JSONL log into the runs, steps and compactions tables.
+
+    Lines are parsed and checked one at a time and gathered into columnar chunks, so a
+    large log is never held twice as Python objects; nothing is returned unless every
+    line is valid.
+    """
+    path = Path(path)
+    builder = RunTables(path)
+    for number, record in json_lines(path):
+        try:
+            run, steps, comps = _trajectory_record(record)
+        except SchemaError as err:
+            raise err.located(str(path), number) from None
+        builder.add_run(number, run, steps, comps)
+    return builder.finish()
+
+
+def write_trajectories(tables: dict[str, pl.DataFrame], path: str | os.PathLike[str]) -> Path:
+    """Export runs, steps and compactions as trajectory JSONL (the inverse of :func:`read_trajectories`)."""
+    path = Path(path)
+    runs = schema.validate("runs", tables["runs"])
+    steps = schema.validate("steps", tables.get("steps", schema.empty("steps")))
+    comps = schema.validate("compactions", tables.get("compactions", schema.empty("compactions")))
+    check_references({"runs": runs, "steps": steps, "compactions": comps})
+    steps_by_run = steps.sort("run_id", "step").partition_by("run_id", as_dict=True, maintain_order=True)
+    comps_by_run = comps.sort("run_id", "boundary").partition_by("run_id", as_dict=True, maintain_order=True)
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            for run in runs.iter_rows(named=True):
+                record = {k: v for k, v in run.items() if v is not None}
+                key = (run["run_id"],)
+                # nested lists where there are rows; otherwise the bare count, if any
+                if key in steps_by_run:
+                    record["steps"] = [_step_record(s) for s in steps_by_run[key].iter_rows(named=True)]
+                if key in comps_by_run:
+                    record["compactions"] = [_compaction_record(c) for c in comps_by_run[key].iter_rows(named=True)]
+                fh.write(json.dumps(record, ensure_ascii=False, allow_nan=False))
+                fh.write("\n")
+
+    atomic_write(path, write)
+    return path
+
+
+def _step_record(row: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in row.items():
+        if k in ("run_id", "tool", "args") or v is None:
+            continue
+        out[k] = v
+    if row.get("tool") is not None or row.get("args") is not None:
+        action: dict[str, Any] = {"tool": row.get("tool")}
+        if row.get("args") is not None:
+            action["args"] = json.loads(row["args"])
+        out["action"] = action
+    return out
+
+
+def _compaction_record(row: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in row.items() if k not in ("run_id", "span_start", "span_end") and v is not None}
+    if row.get("span_start") is not None and row.get("span_end") is not None:
+        out["span"] = [row["span_start"], row["span_end"]]
+    elif row.get("span_start") is not None or row.get("span_end") is not None:
+        out.update({k: row[k] for k in ("span_start", "span_end") if row.get(k) is not None})
+    return out

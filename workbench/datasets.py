@@ -1,0 +1,106 @@
+"""Where the notebooks' data comes from: the default testbed (generated on demand) or a user's directory.
+
+:func:`load_tables` reads a directory as it is; :func:`derive_missing` adds, explicitly, what an
+imported log lacks and the analyses need.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import polars as pl
+
+from workbench import schema
+from workbench.tables import read_tables
+
+DEFAULT_TESTBED = Path("data/testbed")
+
+
+def ensure_testbed(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, tasks: int | None = None,
+                   runs: int | None = None, seed: int = 0, quiet: bool = False) -> Path:
+    """Generate the default testbed into ``path`` unless it is already there (``runs.parquet`` present).
+
+    ``WORKBENCH_TESTBED_TASKS`` / ``WORKBENCH_TESTBED_RUNS`` override the size (a smaller
+    testbed for quick checks); the defaults are the issue's 120 tasks x 4 runs.
+    """
+    from workbench.sim.dataset import DatasetConfig, build
+
+    path = Path(path)
+    if (path / "runs.parquet").exists():
+        return path
+    tasks = tasks or int(os.environ.get("WORKBENCH_TESTBED_TASKS", "120"))
+    runs = runs or int(os.environ.get("WORKBENCH_TESTBED_RUNS", "4"))
+    if not quiet:
+        print(f"generating the testbed ({tasks} tasks x {runs} runs) into {path} ...", flush=True)
+    build(path, DatasetConfig(tasks=tasks, runs=runs, seed=seed))
+    return path
+
+
+def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, generate: bool = True) -> dict[str, pl.DataFrame]:
+    """Every table in a directory (Parquet or JSONL), validated; the default testbed is generated if missing.
+
+    Nothing is derived here: :func:`derive_missing` adds what an imported log lacks, and says so.
+    """
+    path = Path(path)
+    if generate and path.resolve() == DEFAULT_TESTBED.resolve():
+        ensure_testbed(path)
+    tables = read_tables(path, tuple(schema.TABLES))
+    if "runs" not in tables:
+        raise schema.SchemaError("no runs table (runs.parquet or runs.jsonl)", file=str(path))
+    return tables
+
+
+def derive_missing(tables: dict[str, pl.DataFrame]) -> dict[str, str]:
+    """Add to ``tables`` (in place) what an imported log lacks but can be derived offline; return what was added.
+
+    * run columns ``peak_tokens``, ``dependency`` and ``agent_tokens`` where they are null,
+      from the steps' token counts (FOCUS A.8; :func:`workbench.metrics.efficiency`);
+    * ``entries`` from the candidate summaries (:func:`workbench.summary.entries_table`);
+    * lexical-judge ``scores`` for those entries (the offline default judge).
+
+    The result maps each added table or filled column to a one-line description, so a
+    notebook can print exactly what it analyses that the log did not carry. The testbed
+    carries everything, so on it the result is empty.
+    """
+    added: dict[str, str] = {}
+    if "steps" in tables and {"input_tokens", "output_tokens"} <= set(tables["steps"].columns):
+        from workbench.metrics.efficiency import efficiency
+
+        runs = tables["runs"]
+        targets = {"peak_tokens": "_peak", "dependency": "_dep", "agent_tokens": "_agent"}
+        before = {c: runs.get_column(c).null_count() if c in runs.columns else runs.height for c in targets}
+        eff = efficiency(tables["steps"].drop_nulls(["input_tokens", "output_tokens"]))
+        fill = eff.select("run_id", pl.col("peak_tokens").alias("_peak"), pl.col("dependency").alias("_dep"),
+                          (pl.col("input_tokens") + pl.col("output_tokens")).alias("_agent"))
+        runs = runs.join(fill, on="run_id", how="left")
+        runs = runs.with_columns(
+            pl.col("peak_tokens").fill_null(pl.col("_peak").cast(pl.Int64)),
+            pl.col("dependency").fill_null(pl.col("_dep")),
+            pl.col("agent_tokens").fill_null(pl.col("_agent").cast(pl.Int64))).drop("_peak", "_dep", "_agent")
+        tables["runs"] = runs
+        for col, n_before in before.items():
+            filled = n_before - runs.get_column(col).null_count()
+            if filled:
+                added[f"runs.{col}"] = f"filled for {filled} of {runs.height} runs from the steps' token counts"
+    if "compactions" in tables:
+        if "entries" not in tables:
+            from workbench.summary import entries_table
+
+            tables["entries"] = entries_table(tables["compactions"])
+            added["entries"] = f"{tables['entries'].height} entries parsed from the candidate summaries"
+        if "scores" not in tables:
+            from workbench.judges.lexical import LexicalJudge
+            from workbench.judges.requests import compaction_requests, score_requests
+
+            tables["scores"], _ = score_requests(compaction_requests(tables), LexicalJudge())
+            added["scores"] = f"{tables['scores'].height} lexical-judge scores (offline)"
+    return added
+
+
+def require(tables: dict[str, pl.DataFrame], *names: str, what: str = "this analysis") -> bool:
+    """Whether every named table is present; prints which are missing (a log may not have them)."""
+    missing = [n for n in names if n not in tables or tables[n].height == 0]
+    if missing:
+        print(f"{what} needs the table(s) {missing}, which this data directory does not have; skipped.")
+    return not missing

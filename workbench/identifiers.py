@@ -1,0 +1,267 @@
+"""Exact identifiers: the rules that find them in text, and every check that uses them.
+
+Three rules, each named for what it serves:
+
+* ``opaque`` -- the identifiers OpenClaw's safeguard compaction copies into
+  ``## Exact identifiers`` (SJC Appendix E.3): URLs, file paths, host:port, hex ids,
+  long numbers; :func:`opaque_identifiers` (also ``summary.identifiers``).
+* ``fact_check`` -- tokens a summary must not invent or drop at a boundary (TRACE
+  article): URLs and tokens of 5+ characters mixing letters and digits (``INV-1034``,
+  ``HAT136``, hashes); :func:`fact_check`, :func:`fact_check_compactions` (also in
+  ``workbench.trace``) and replay's :func:`arg_identifiers`.
+* ``network`` -- URLs, domains, IPv4 addresses and long hex hashes, the strings of the
+  Claude compaction data set; :func:`summary_identifiers` and :func:`claude_check`.
+
+:func:`find` applies any of them to one text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+# ---------------------------------------------------------------------------
+# the rules
+
+_OPAQUE_PATTERNS = (
+    re.compile(r"\bhttps?://[^\s<>\"'`)\]]+"),  # URLs
+    re.compile(r"(?<![\w.])(?:~|\.{1,2})?(?:/[\w.@%+-]+){2,}/?"),  # file paths with 2+ components
+    re.compile(r"\b(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9a-fA-F:]+\]):\d{2,5}\b"),  # host:port
+    re.compile(r"\b(?=[0-9a-fA-F-]*[0-9])(?=[0-9a-fA-F-]*[a-fA-F])[0-9a-fA-F]{8,}(?:-[0-9a-fA-F]{4,})*\b"),  # hex ids, UUIDs
+    re.compile(r"(?<![\w.])\d{6,}(?![\w])"),  # long numbers
+)
+
+#: identifiers for fact checks: URLs, and tokens of 5+ characters mixing letters and digits
+IDENTIFIER = re.compile(r"https?://[^\s<>\"')\]]+|\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]{4,}\b")
+
+#: URLs, domains, IPv4 addresses (with an optional path) and hex hashes of 16+ characters
+NETWORK = re.compile(r"(?:https?://)?(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?:/[^\s\"'<>)`*,]*)?"
+                     r"|(?:https?://)?\b\d{1,3}(?:\.\d{1,3}){3}\b(?:/[^\s\"'<>)`*,]*)?|\b[0-9a-f]{16,}\b")
+
+_NUM = re.compile(r"(?<![\w.-])\$?\d[\d,]*(?:\.\d+)?")
+
+RULES = ("opaque", "fact_check", "network")
+
+MAX_IDENTIFIERS = 12
+LAST_MESSAGES = 10
+
+
+def find(text: str, rule: str = "opaque") -> list[str]:
+    """Identifiers of one text under ``rule`` (one of :data:`RULES`), deduplicated in order of appearance."""
+    if rule == "opaque":
+        return opaque_identifiers([text], limit=10**9, last=1)
+    if rule == "fact_check":
+        return list(dict.fromkeys(_fact_ids_in_order(text)))
+    if rule == "network":
+        return summary_identifiers(text)
+    raise ValueError(f"rule: expected one of {RULES}, got {rule!r}")
+
+
+def opaque_identifiers(messages: Sequence[str], *, limit: int = MAX_IDENTIFIERS, last: int = LAST_MESSAGES) -> list[str]:
+    """Opaque identifiers OpenClaw copies into ``## Exact identifiers`` (SJC Appendix E.3).
+
+    From the last ``last`` messages (10), in order of first appearance: URLs, file paths,
+    host:port pairs, opaque hex ids of 8+ characters (with at least one digit and one
+    letter, so plain words and plain numbers are not ids; UUIDs whole) and numbers of 6+
+    digits; deduplicated; at most ``limit`` (12). Trailing sentence punctuation is dropped.
+    An identifier contained in one already taken (a port inside a URL) is not repeated.
+    """
+    found: list[tuple[int, int, str]] = []
+    for m_index, message in enumerate(messages[-last:] if last else []):
+        for pattern in _OPAQUE_PATTERNS:
+            for m in pattern.finditer(message):
+                value = m.group(0).rstrip(".,;:!?")
+                if value:
+                    found.append((m_index, m.start(), value))
+    found.sort(key=lambda t: (t[0], t[1], -len(t[2])))
+    out: list[str] = []
+    for _, _, value in found:
+        if value in out or any(value in taken for taken in out):
+            continue
+        out.append(value)
+        if len(out) >= limit:
+            break
+    return out
+
+
+# ---------------------------------------------------------------------------
+# the TRACE fact check at the boundary
+
+
+def _fact_ids_in_order(text: str) -> list[str]:
+    return [m.group(0).rstrip(".,;:)") for m in IDENTIFIER.finditer(text)]
+
+
+def _ids(text: str) -> set[str]:
+    return set(_fact_ids_in_order(text))
+
+
+def _numbers(text: str) -> set[str]:
+    out = set()
+    for m in _NUM.finditer(text):
+        raw = m.group(0).lstrip("$").replace(",", "").rstrip(".")
+        try:
+            out.add(f"{float(raw):.2f}")
+        except ValueError:
+            continue
+    return out
+
+
+@dataclass(frozen=True)
+class FactCheck:
+    """One summary against the history it replaced (:func:`fact_check`)."""
+
+    ids: int
+    numbers: int
+    unsourced_ids: tuple[str, ...]
+    unsourced_numbers: tuple[str, ...]
+    dropped_ids: tuple[str, ...]
+
+    @property
+    def silent_defect(self) -> bool:
+        return bool(self.unsourced_ids or self.unsourced_numbers or self.dropped_ids)
+
+
+def fact_check(summary: str, history: str, kept: str = "") -> FactCheck:
+    """Every identifier and number of ``summary`` looked up in the ``history`` it replaced, and back.
+
+    Identifiers follow the ``fact_check`` rule (URLs and tokens of 5+ characters mixing
+    letters and digits); numbers are compared as values (``$1,200.5`` = ``1200.50``).
+    ``unsourced_ids`` / ``unsourced_numbers``: in the summary but in neither the history nor
+    the ``kept`` text (first prompt, retained turn) -- a misremembered amount;
+    ``dropped_ids``: in the history but in neither the summary nor the kept text -- a
+    dropped id the agent can no longer see.
+    """
+    s_ids, h_ids, k_ids = _ids(summary), _ids(history), _ids(kept)
+    s_num, h_num, k_num = _numbers(summary), _numbers(history), _numbers(kept)
+    return FactCheck(ids=len(s_ids), numbers=len(s_num), unsourced_ids=tuple(sorted(s_ids - h_ids - k_ids)),
+                     unsourced_numbers=tuple(sorted(s_num - h_num - k_num)),
+                     dropped_ids=tuple(sorted(h_ids - s_ids - k_ids)))
+
+
+def fact_check_compactions(compactions: pl.DataFrame, steps: pl.DataFrame, runs: pl.DataFrame | None = None,
+                           *, summary: str = "committed_summary") -> pl.DataFrame:
+    """The fact check for every compaction: the summary against what it replaced.
+
+    History = the previous summary plus the actions and observations of the span; kept =
+    the task instruction (``runs.task``) and the retained turn. One row per compaction.
+    """
+    by_run = {k[0]: v for k, v in steps.partition_by("run_id", as_dict=True).items()}
+    tasks = dict(runs.select("run_id", "task").iter_rows()) if runs is not None and "task" in runs.columns else {}
+    rows = []
+    for c in compactions.iter_rows(named=True):
+        st = by_run.get(c["run_id"])
+        parts = [c.get("previous_summary") or ""]
+        if st is not None:
+            lo = c.get("span_start") if c.get("span_start") is not None else 0
+            hi = c.get("span_end") if c.get("span_end") is not None else c["step"] - 1
+            span = st.filter((pl.col("step") >= lo) & (pl.col("step") <= hi))
+            parts += [f"{t} {a or ''} {o or ''}" for t, a, o in span.select("tool", "args", "observation").iter_rows()]
+        kept = f"{tasks.get(c['run_id']) or ''}\n{c.get('retained_turn') or ''}"
+        res = fact_check(c[summary] or "", "\n".join(parts), kept)
+        rows.append({"run_id": c["run_id"], "boundary": c["boundary"], "ids": res.ids, "numbers": res.numbers,
+                     "unsourced_ids": len(res.unsourced_ids), "unsourced_numbers": len(res.unsourced_numbers),
+                     "dropped_ids": len(res.dropped_ids), "silent_defect": res.silent_defect})
+    return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "ids": pl.Int64, "numbers": pl.Int64,
+                                      "unsourced_ids": pl.Int64, "unsourced_numbers": pl.Int64,
+                                      "dropped_ids": pl.Int64, "silent_defect": pl.Boolean})
+
+
+def arg_identifiers(args: str | None) -> set[str]:
+    """Identifiers (``fact_check`` rule) in an action's JSON arguments, searched in every string value."""
+    if not args:
+        return set()
+    try:
+        value = json.loads(args)
+    except json.JSONDecodeError:
+        return set(IDENTIFIER.findall(args))
+    out: set[str] = set()
+
+    def walk(v: object) -> None:
+        if isinstance(v, str):
+            out.update(IDENTIFIER.findall(v))
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    walk(value)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# the Claude compaction summaries' fact check
+
+
+def summary_identifiers(summary: str) -> list[str]:
+    """URLs, domains, IPv4 addresses and long hex hashes in a summary (``network`` rule), deduplicated in order.
+
+    Trailing punctuation is dropped; file-like tokens (``Mozi.m``) count only with a dot in a
+    host-like position, so prose words are never identifiers.
+    """
+    seen: dict[str, None] = {}
+    for m in NETWORK.finditer(summary):
+        token = m.group(0).rstrip(".,;:!?")
+        if len(token) >= 4 and not token.replace(".", "").isdigit():
+            seen.setdefault(token, None)
+    return list(seen)
+
+
+def _host(s: str) -> str:
+    s = re.sub(r"^[a-z]+://", "", s.strip().lower())
+    return s.split("/")[0].removeprefix("www.")
+
+
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else float("nan")
+
+
+@dataclass(frozen=True)
+class SummaryCheck:
+    """Identifiers of a summary sourced in its history; queried members the summary holds (:func:`claude_check`)."""
+
+    identifiers: int
+    exact: int
+    sourced: int
+    unsourced: tuple[str, ...]
+    members: int
+    held_exact: int
+    held_host: int
+
+    @property
+    def sourced_share(self) -> float:
+        return _share(self.sourced, self.identifiers)
+
+    @property
+    def held_exact_share(self) -> float:
+        return _share(self.held_exact, self.members)
+
+    @property
+    def held_host_share(self) -> float:
+        return _share(self.held_host, self.members)
+
+
+def claude_check(summary: str, history: Sequence[str], members: Sequence[str]) -> SummaryCheck:
+    """Identifiers of the summary sourced in the history; queried members held by the summary.
+
+    An identifier is *exact* when it equals a history string, *sourced* when some history
+    string contains it (case-insensitive), else *unsourced*. A member is *held exactly* when
+    the summary contains the whole string, *held by host* when it contains the member's host.
+    """
+    hist_lower = [h.lower() for h in history]
+    hist_set = set(hist_lower)
+    blob = "\n".join(hist_lower)
+    ids = summary_identifiers(summary)
+    exact = [i for i in ids if i.lower() in hist_set]
+    sourced = [i for i in ids if i.lower() in blob]
+    low = summary.lower()
+    return SummaryCheck(identifiers=len(ids), exact=len(exact), sourced=len(sourced),
+                        unsourced=tuple(i for i in ids if i not in sourced), members=len(members),
+                        held_exact=sum(1 for m in members if m.lower() in low),
+                        held_host=sum(1 for m in members if _host(m) and _host(m) in low))

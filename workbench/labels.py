@@ -1,0 +1,37 @@
+"""Labels as the analyses use them: the latest label per annotator and round, and one gold label per item.
+
+Pure functions over the ``labels`` table (``workbench.schema``); the store that writes labels
+is :class:`workbench.annotate.AnnotationStore`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+
+def latest_labels(labels: pl.DataFrame) -> pl.DataFrame:
+    """The latest label per (item, annotator, round, field): by ``labeled_at``, then by row order."""
+    if not labels.height:
+        return labels
+    return (labels.with_row_index("_order")
+            .sort(["labeled_at", "_order"], nulls_last=False)
+            .group_by(["item_id", "annotator", "round", "field"], maintain_order=True).last()
+            .drop("_order"))
+
+
+def gold_labels(labels: pl.DataFrame, *, prefer: Sequence[str] = ("adjudicated",)) -> pl.DataFrame:
+    """One label per (item, field): the adjudicated one if any, else the latest round's majority.
+
+    Returns ``item_id``, ``field``, ``value``. Annotators named in ``prefer`` win outright.
+    """
+    latest = latest_labels(labels)
+    pref = latest.filter(pl.col("annotator").is_in(list(prefer)))
+    rest = latest.join(pref.select("item_id", "field"), on=["item_id", "field"], how="anti")
+    max_round = rest.group_by("item_id", "field", maintain_order=True).agg(pl.col("round").max().alias("_r"))
+    rest = rest.join(max_round, on=["item_id", "field"]).filter(pl.col("round") == pl.col("_r"))
+    votes = rest.group_by("item_id", "field", "value", maintain_order=True).agg(pl.len().alias("_n")).sort(
+        ["item_id", "field", "_n", "value"], descending=[False, False, True, False])
+    majority = votes.group_by("item_id", "field", maintain_order=True).first().select("item_id", "field", "value")
+    return pl.concat([pref.select("item_id", "field", "value"), majority]).sort("item_id", "field")

@@ -1,0 +1,288 @@
+"""Table files: one file per table in a directory, Parquet or JSONL, validated on read and write.
+
+Every reader validates through ``schema.validate`` and fails with
+``FILE:LINE: field 'x': expected ..., got ...``. There is one atomic writer
+(:func:`atomic_write`), used by every table writer here, by the adapters' exports and by the
+LLM response cache: a file appears whole or not at all, and a directory of tables is written
+into a temporary sibling first, so a failed import writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench import schema
+from workbench.schema import SchemaError, describe_value
+
+TRAJECTORY_TABLES = ("runs", "steps", "compactions")
+_CHUNK_RUNS = 2000
+
+
+# ---------------------------------------------------------------------------
+# atomic writes
+
+
+def atomic_write(path: Path, write: Callable[[Path], object], *, durable: bool = False) -> None:
+    """Call ``write(tmp)`` on a temporary sibling of ``path``, then move it into place (or remove it on failure).
+
+    With ``durable`` the temporary file is flushed to disk (``fsync``) before the move, so a
+    crash of the machine cannot leave an empty file under the final name.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        if durable:
+            with open(tmp, "rb+") as fh:
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _records_to_jsonl(records: Iterable[dict[str, Any]], path: Path) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        for row in records:
+            fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False, default=str))
+            fh.write("\n")
+
+
+def write_jsonl(records: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> Path:
+    """Write records as JSON lines, atomically (the file appears whole or not at all)."""
+    path = Path(path)
+    atomic_write(path, lambda p: _records_to_jsonl(records, p))
+    return path
+
+
+def rows_frame(table_name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """A frame of JSON-like records, with the declared dtypes of the table's columns they carry."""
+    if not rows:
+        return schema.empty(table_name)
+    overrides = schema.table(table_name).polars_schema(_all_keys(rows))
+    return pl.DataFrame(rows, schema_overrides=overrides, infer_schema_length=None)
+
+
+def write_table(frame: pl.DataFrame, path: str | os.PathLike[str], table_name: str) -> Path:
+    """Validate ``frame`` as ``table_name`` and write it atomically as Parquet or JSONL (by suffix)."""
+    path = Path(path)
+    frame = schema.validate(table_name, frame)
+    if path.suffix == ".parquet":
+        atomic_write(path, lambda p: frame.write_parquet(p))
+    elif path.suffix in (".jsonl", ".ndjson"):
+        atomic_write(path, lambda p: _records_to_jsonl(frame.iter_rows(named=True), p))
+    else:
+        raise ValueError(f"{path}: expected a .parquet or .jsonl file name")
+    return path
+
+
+def read_table(path: str | os.PathLike[str], table_name: str) -> pl.DataFrame:
+    """Read one table file (Parquet or JSONL) and validate it."""
+    path = Path(path)
+    if path.suffix == ".parquet":
+        try:
+            frame = pl.read_parquet(path)
+        except Exception as exc:  # noqa: BLE001 - turn any reader failure into one clear error
+            raise SchemaError(f"not a readable Parquet file ({exc.__class__.__name__}: {exc})", file=str(path)) from exc
+        return schema.validate(table_name, frame, file=str(path))
+    rows, lines = [], []
+    for number, record in json_lines(path):
+        if not isinstance(record, dict):
+            raise SchemaError(file=str(path), line=number, expected="a JSON object", got=describe_value(record))
+        try:
+            schema.check_record(schema.table(table_name), record)
+        except SchemaError as err:
+            raise err.located(str(path), number) from None
+        rows.append(record)
+        lines.append(number)
+    return schema.validate(table_name, rows_frame(table_name, rows), file=str(path), lines=lines)
+
+
+def _all_keys(rows: list[dict[str, Any]]) -> list[str]:
+    keys: dict[str, None] = {}
+    for r in rows:
+        keys.update(dict.fromkeys(r))
+    return list(keys)
+
+
+def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[str], *, fmt: str = "parquet") -> Path:
+    """Write several tables into ``directory`` (``NAME.parquet`` each); all are validated first.
+
+    The files are written into a temporary sibling directory and then moved into
+    place, so a failure part-way leaves ``directory`` as it was.
+    """
+    directory = Path(directory)
+    validated = {name: schema.validate(name, frame) for name, frame in tables.items()}
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    try:
+        for name, frame in validated.items():
+            target = staging / f"{name}.{fmt}"
+            if fmt == "parquet":
+                frame.write_parquet(target)
+            elif fmt == "jsonl":
+                _records_to_jsonl(frame.iter_rows(named=True), target)
+            else:
+                raise ValueError(f"fmt: expected 'parquet' or 'jsonl', got {fmt!r}")
+        directory.mkdir(parents=True, exist_ok=True)
+        for target in staging.iterdir():
+            os.replace(target, directory / target.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return directory
+
+
+def read_tables(directory: str | os.PathLike[str], names: tuple[str, ...] | None = None) -> dict[str, pl.DataFrame]:
+    """Read every table file in ``directory`` (Parquet preferred over JSONL) and check references.
+
+    A row whose key refers to a row of another table that is present (a step's run,
+    an entry's compaction) must find it.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise SchemaError("not a directory of tables", file=str(directory))
+    out: dict[str, pl.DataFrame] = {}
+    files: dict[str, Path] = {}
+    for name in names or tuple(schema.TABLES):
+        for suffix in (".parquet", ".jsonl"):
+            path = directory / f"{name}{suffix}"
+            if path.exists():
+                out[name] = read_table(path, name)
+                files[name] = path
+                break
+    check_references(out, files)
+    return out
+
+
+def check_references(tables: dict[str, pl.DataFrame], files: dict[str, Path] | None = None) -> None:
+    """Every declared reference (steps.run_id -> runs ...) between present tables resolves."""
+    files = files or {}
+    for name, frame in tables.items():
+        for cols, target in schema.table(name).references:
+            if target not in tables or not frame.height:
+                continue
+            missing = frame.select(cols).with_row_index("_row").join(
+                tables[target].select(cols).unique(), on=list(cols), how="anti"
+            )
+            if missing.height:
+                first = missing.row(0, named=True)
+                raise SchemaError(
+                    file=str(files.get(name, f"<{name}>")),
+                    line=_row_line(files.get(name), int(first["_row"])),
+                    field=",".join(cols),
+                    expected=f"a key present in table '{target}'",
+                    got=f"unknown {', '.join(f'{c}={first[c]!r}' for c in cols)}",
+                )
+
+
+def _row_line(path: Path | None, row: int) -> str:
+    return str(row + 1) if path is not None and path.suffix == ".jsonl" else f"row {row + 1}"
+
+
+# ---------------------------------------------------------------------------
+# JSON lines, streamed
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, parsed JSON) for each non-blank line, failing with the line's number."""
+    if not path.exists():
+        raise SchemaError("no such file", file=str(path))
+    any_line = False
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]  # a UTF-8 byte-order mark (Windows editors write one) is not content
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise SchemaError(
+                    file=str(path), line=number, expected="UTF-8 text",
+                    got=f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1}",
+                ) from None
+            if not line.strip():
+                continue
+            any_line = True
+            try:
+                yield number, json.loads(line, parse_constant=_reject_constant)
+            except json.JSONDecodeError as exc:
+                what = "a truncated line" if exc.pos >= len(line.rstrip()) else f"{exc.msg} at column {exc.colno}"
+                raise SchemaError(file=str(path), line=number, expected="one JSON object per line", got=what) from None
+            except ValueError as exc:
+                raise SchemaError(file=str(path), line=number, expected="finite JSON numbers", got=str(exc)) from None
+    if not any_line:
+        raise SchemaError(file=str(path), line=1, expected="at least one JSON line", got="an empty file")
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+# ---------------------------------------------------------------------------
+# runs, steps and compactions gathered from a log, line by line
+
+
+@dataclass
+class RunTables:
+    """Accumulates an adapter's rows of runs, steps and compactions in chunks, validated line by line."""
+
+    path: Path
+    chunks: dict[str, list[pl.DataFrame]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
+    run_lines: dict[str, int] = field(default_factory=dict)
+
+    def add_run(self, number: int, run: dict[str, Any], steps: list[dict[str, Any]], compactions: list[dict[str, Any]]) -> None:
+        where = (str(self.path), number)
+        run_id = run["run_id"]
+        if run_id in self.run_lines:
+            raise SchemaError(
+                file=where[0], line=number, field="run_id", expected="a unique run id",
+                got=f"duplicate {run_id!r} first seen at line {self.run_lines[run_id]}",
+            )
+        self.run_lines[run_id] = number
+        seen_steps: set[int] = set()
+        for i, st in enumerate(steps):
+            if st["step"] in seen_steps:
+                raise SchemaError(
+                    file=where[0], line=number, field=f"steps[{i}].step",
+                    expected=f"a unique (run_id, step) in run {run_id!r}", got=f"duplicate step {st['step']}",
+                )
+            seen_steps.add(st["step"])
+        seen_b: set[int] = set()
+        for i, c in enumerate(compactions):
+            if c["boundary"] in seen_b:
+                raise SchemaError(
+                    file=where[0], line=number, field=f"compactions[{i}].boundary",
+                    expected=f"a unique (run_id, boundary) in run {run_id!r}", got=f"duplicate boundary {c['boundary']}",
+                )
+            seen_b.add(c["boundary"])
+        self.rows["runs"].append(run)
+        self.rows["steps"].extend(steps)
+        self.rows["compactions"].extend(compactions)
+        if len(self.rows["runs"]) >= _CHUNK_RUNS:
+            self.flush()
+
+    def flush(self) -> None:
+        for name in TRAJECTORY_TABLES:
+            rows = self.rows[name]
+            if rows:
+                self.chunks[name].append(rows_frame(name, rows))
+                self.rows[name] = []
+
+    def finish(self) -> dict[str, pl.DataFrame]:
+        self.flush()
+        out = {}
+        for name in TRAJECTORY_TABLES:
+            parts = self.chunks[name]
+            frame = pl.concat(parts, how="diagonal_relaxed") if parts else schema.empty(name)
+            out[name] = schema.validate(name, frame, file=str(self.path))
+        return out
