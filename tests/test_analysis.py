@@ -6,7 +6,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from workbench.attribution import counts, followed_entry_share, table11
+from workbench.attribution import failures_by_scenario as table11
+from workbench.attribution import failure_counts as counts
+from workbench.attribution import followed_entry_share
 from workbench.composition import by_boundary, entries_by_section, match_next, persistence, support_from_scores
 from workbench.metrics.tables import pass_vs_tokens, results_table
 from workbench.sensitivity import (

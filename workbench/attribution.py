@@ -14,9 +14,9 @@ import polars as pl
 from workbench.schema import PATTERNS, SUPPORT_VALUES
 
 
-def table11(attributions: pl.DataFrame, runs: pl.DataFrame,
-            exclude: Mapping[str, str] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Failed runs per scenario by pattern and by the support of the executed entry, with a total row.
+def failures_by_scenario(attributions: pl.DataFrame, runs: pl.DataFrame,
+                         exclude: Mapping[str, str] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """SJC Table 11: failed runs per scenario by pattern and by the support of the executed entry, with a total row.
 
     ``exclude`` maps scenario ids to the stated reason they are left out (SJC excludes one
     whose reference solution is inconsistent with its environment data); the second frame
@@ -35,7 +35,7 @@ def table11(attributions: pl.DataFrame, runs: pl.DataFrame,
     return pl.concat([per, total]), excluded
 
 
-def counts(attributions: pl.DataFrame, runs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+def failure_counts(attributions: pl.DataFrame, runs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Failed runs per (scenario, pattern), and per run (a run appears once, with its pattern)."""
     a = attributions.join(runs.select("run_id", "scenario_id", "task_id"), on="run_id", how="left")
     by_pair = a.group_by("scenario_id", "pattern", maintain_order=True).agg(pl.len().alias("failed_runs")).sort("scenario_id", "pattern")
@@ -51,3 +51,8 @@ def followed_entry_share(attributions: pl.DataFrame) -> dict[str, float]:
     for s in SUPPORT_VALUES:
         out[f"entry_{s}"] = float((follows.get_column("support") == s).sum())
     return out
+
+
+#: the names earlier releases used
+table11 = failures_by_scenario
+counts = failure_counts

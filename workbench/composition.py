@@ -26,6 +26,12 @@ def support_from_scores(entries: pl.DataFrame, scores: pl.DataFrame, tau: float 
     return entries.join(sc, on="entry_id", how="left").with_columns((pl.col("score") >= tau).alias("supported"))
 
 
+def section_counts(entries: pl.DataFrame) -> pl.DataFrame:
+    """Entries per section (``section``, ``entries``), most first: the first column of SJC Table 2."""
+    return entries.group_by("section", maintain_order=True).agg(pl.len().alias("entries")).sort(
+        ["entries", "section"], descending=[True, False])
+
+
 def entries_by_section(entries: pl.DataFrame, supported: str = "supported") -> pl.DataFrame:
     """SJC Table 2: entries and the unsupported share per section, reasoning entries and all.
 

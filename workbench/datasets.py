@@ -98,6 +98,38 @@ def derive_missing(tables: dict[str, pl.DataFrame]) -> dict[str, str]:
     return added
 
 
+def select_runs(tables: dict[str, pl.DataFrame], *, method: str | None = None,
+                budget: int | None = None) -> pl.DataFrame:
+    """The runs of one method at one budget, as the single-setting analyses use them.
+
+    A filter applies only where the data can answer it: ``method`` when some run has that
+    method (an imported log usually has one method of its own), ``budget`` when the runs
+    carry budgets (imported logs do not); otherwise every run passes that filter.
+    """
+    runs = tables["runs"]
+    if method is not None and "method" in runs.columns and (runs.get_column("method") == method).any():
+        runs = runs.filter(pl.col("method") == method)
+    if budget is not None and has_budget(tables):
+        runs = runs.filter(pl.col("budget") == budget)
+    return runs
+
+
+def has_budget(tables: dict[str, pl.DataFrame]) -> bool:
+    """Whether the runs carry a context budget (the testbed does; imported logs usually do not)."""
+    runs = tables["runs"]
+    return "budget" in runs.columns and runs.get_column("budget").null_count() < runs.height
+
+
+def entry_clusters(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """Each entry's task scenario (``entry_id``, ``scenario_id``): the clusters every entry-level interval resamples.
+
+    ``scenario_id`` is null for an entry whose run has none.
+    """
+    return (tables["entries"].select("entry_id", "run_id")
+            .join(tables["runs"].select("run_id", "scenario_id"), on="run_id")
+            .select("entry_id", "scenario_id"))
+
+
 def require(tables: dict[str, pl.DataFrame], *names: str, what: str = "this analysis") -> bool:
     """Whether every named table is present; prints which are missing (a log may not have them)."""
     missing = [n for n in names if n not in tables or tables[n].height == 0]

@@ -89,3 +89,11 @@ def replay(steps: pl.DataFrame, runs: pl.DataFrame, budgets: Sequence[int] = (20
                         "refs": r.refs, "out_of_window": r.out_of_window, "lost_ids": list(r.lost)})
     return pl.DataFrame(out, schema_overrides={"lost_ids": pl.List(pl.Utf8)})
 
+
+
+def replay_by_budget(replayed: pl.DataFrame) -> pl.DataFrame:
+    """:func:`replay`'s rows summed per budget: boundaries per run, runs compacted, references and how many FIFO lost."""
+    return replayed.group_by("budget", maintain_order=True).agg(
+        pl.col("boundaries").mean().alias("boundaries_per_run"), (pl.col("boundaries") > 0).mean().alias("runs_compacted"),
+        pl.col("actions_after").sum(), pl.col("refs").sum().alias("id_refs_after_boundary"), pl.col("out_of_window").sum(),
+        (pl.col("out_of_window") > 0).mean().alias("runs_with_out_of_window_refs")).sort("budget")

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,6 +67,42 @@ class Price:
 
     def cost(self, input_tokens: float, output_tokens: float) -> float:
         return (input_tokens * self.input_per_million + output_tokens * self.output_per_million) / 1e6
+
+
+def efficiency_by(steps: pl.DataFrame, runs: pl.DataFrame, by: str | Sequence[str] = "method") -> pl.DataFrame:
+    """Mean Steps, Peak (thousands) and Dependency (millions) per group of runs (FOCUS A.8, Tables 1-14's units).
+
+    ``steps`` as for :func:`efficiency`; ``runs`` gives each run's ``by`` columns. Columns:
+    the ``by`` columns, ``steps``, ``peak_k``, ``dependency_m``; one row per group, sorted.
+    """
+    keys = [by] if isinstance(by, str) else list(by)
+    eff = efficiency(steps).join(runs.select("run_id", *keys), on="run_id")
+    return eff.group_by(*keys, maintain_order=True).agg(
+        pl.col("steps").mean(), (pl.col("peak_tokens").mean() / 1e3).alias("peak_k"),
+        (pl.col("dependency").mean() / 1e6).alias("dependency_m")).sort(pl.all())
+
+
+def efficiency_by_encoding(steps: pl.DataFrame, runs: pl.DataFrame,
+                           encodings: Mapping[str, str] | None = None) -> pl.DataFrame:
+    """Mean Peak and Dependency of a log counted in each tokenizer, beside mean steps and tool calls per run.
+
+    ``encodings`` maps a name to the suffix of the steps' token columns (default: ``o200k`` ->
+    ``input_tokens`` / ``output_tokens``, ``cl100k`` -> ``input_tokens_cl100k`` / ...), as the
+    tau-bench adapter writes them; FOCUS reports in cl100k. One row per encoding: ``encoding``,
+    ``peak_mean``, ``dependency_mean_1e6``, ``steps_mean``, ``tool_calls_mean``.
+    """
+    encodings = encodings or {"o200k": "", "cl100k": "_cl100k"}
+    rows = []
+    for name, suffix in encodings.items():
+        tok = steps.drop_nulls(f"input_tokens{suffix}").select(
+            "run_id", pl.col(f"input_tokens{suffix}").alias("input_tokens"),
+            pl.col(f"output_tokens{suffix}").alias("output_tokens"))
+        e = efficiency(tok)
+        rows.append(e.select(pl.lit(name).alias("encoding"), pl.col("peak_tokens").mean().alias("peak_mean"),
+                             (pl.col("dependency").mean() / 1e6).alias("dependency_mean_1e6")))
+    tool_calls = steps.filter(pl.col("tool").is_not_null()).group_by("run_id", maintain_order=True).len()["len"].mean()
+    return pl.concat(rows).with_columns(pl.lit(float(runs["steps"].mean())).alias("steps_mean"),  # type: ignore[arg-type]
+                                        pl.lit(float(tool_calls)).alias("tool_calls_mean"))  # type: ignore[arg-type]
 
 
 def cumulative_tokens(runs: pl.DataFrame, roles: tuple[str, ...] = ("agent", "compressor", "judge")) -> pl.DataFrame:

@@ -1,0 +1,61 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Failure attribution (SJC Section 3.2, Appendix D, Table 11)
+#
+# Failed runs traced from the failed check to the action that caused it and the summary entry it carried out. On the testbed the attributions are ground truth from the simulator.
+
+# %% tags=["parameters"]
+# Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
+DATA = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
+JUDGE = "lexical"          # the judge whose scores are analysed
+TAU = 0.5                  # SJC's threshold
+SEED = 0
+N_BOOT = 2000
+BUDGET = 48                # the testbed budget the single-budget analyses use
+FIGURES = "figures"
+
+# %%
+import polars as pl
+from IPython.display import display
+
+from workbench import plots
+from workbench.datasets import derive_missing, load_tables, require, select_runs
+
+plots.set_style()
+pl.Config.set_tbl_rows(40)
+tables = load_tables(DATA)
+print("derived:", derive_missing(tables) or "nothing, every table was in DATA")
+runs = tables["runs"]
+{name: frame.height for name, frame in tables.items()}
+
+# %%
+from workbench.attribution import failures_by_scenario, followed_entry_share
+
+HAVE = require(tables, "attributions", what="failure attribution")
+if HAVE:
+    att = tables["attributions"].join(select_runs(tables, budget=BUDGET).select("run_id"), on="run_id", how="semi")
+    t11, excluded = failures_by_scenario(att, runs, exclude={})
+    plots.export_table(t11, "sjc_table11_attribution", f"{FIGURES}/tables", "Failed runs by scenario and pattern")
+    print(followed_entry_share(att))
+    display(t11)
+
+# %%
+if HAVE:
+    fig = plots.sjc.attribution_bars(t11)
+    plots.export(fig, "sjc_table11_attribution", FIGURES)
+
+# %% [markdown]
+# **Figure (testbed ground truth; SJC Table 11).** Failed `prompting` runs at the analysed budget per scenario, stacked by the pattern of the summary entry the failing action carried out: rewritten constraint (RC), invented deliverable (ID), contradicted state (CS), other (e.g. a misremembered amount, which is supported but wrong) and failures unrelated to the summary.

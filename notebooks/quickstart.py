@@ -1,0 +1,64 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Quickstart: load a log, split summaries into entries, measure runs
+#
+# Loads a trajectory log (the documented JSONL format, or OpenAI chat messages), splits every candidate summary into its entries (SJC Appendix F), and computes reliability (Acc, Pass^k, Pass@k) and efficiency (Steps, Peak, Dependency; FOCUS A.8). Runs on the committed example log by default; set `DATA` to your own log.
+
+# %% tags=["parameters"]
+# Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mylog.jsonl`)
+DATA = "data/examples/invoice_log.jsonl"   # a log in any format `workbench import` reads
+K = 2                                      # Pass^k and Pass@k over k replicates
+FIGURES = "figures"
+
+# %%
+from workbench import plots, read_log
+from workbench.composition import section_counts
+from workbench.metrics import efficiency_by, reliability
+from workbench.summary import entries_table
+
+plots.set_style()
+tables = read_log(DATA)
+runs, steps, compactions = tables["runs"], tables["steps"], tables["compactions"]
+entries = entries_table(compactions)
+{name: frame.height for name, frame in {**tables, "entries": entries}.items()}
+
+# %% [markdown]
+# ## Entries by section
+#
+# Each bullet under one of the five OpenClaw headings is an entry; reasoning entries are those under Decisions and Open TODOs (SJC Table 2).
+
+# %%
+by_section = section_counts(entries)
+plots.export_table(by_section, "quickstart_entries_by_section", f"{FIGURES}/tables")
+by_section
+
+# %%
+fig = plots.entries_by_section(by_section)
+plots.export(fig, "quickstart_entries_by_section", FIGURES);
+
+# %% [markdown]
+# **Figure (committed example log).** Number of summary entries under each section heading, over every candidate summary of the log: the first column of SJC Table 2.
+
+# %% [markdown]
+# ## Reliability and efficiency
+
+# %%
+rel = reliability(runs, k=K, by="method")
+plots.export_table(rel, "quickstart_reliability", f"{FIGURES}/tables")
+rel
+
+# %%
+efficiency_by(steps, runs, "method")

@@ -1,0 +1,100 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Real logs: tau-bench trajectories and Claude compaction summaries
+#
+# Data no one on this project wrote. By default the committed fixtures in `data/real/` (5 tau-bench tasks x 4 trials; the 3 Claude summaries with the history strings the check needs); point `TAU_BENCH` and `CLAUDE_RESULTS` / `CLAUDE_PROMPTS` to the full files to use them. The Claude strings are real malicious URLs: they are shown defanged (`hxxp`, `[.]`) and never as links.
+
+# %% tags=["parameters"]
+# Parameters (papermill: this cell is tagged "parameters")
+TAU_BENCH = "data/real/tau-bench/gpt-4o-airline-subset.json"   # or ../shared/data/tau-bench/gpt-4o-airline.json
+CLAUDE_FIXTURE = "data/real/claude-compaction/fixture.json"
+CLAUDE_RESULTS = None   # e.g. "../shared/data/claude-compaction/results/runs.jsonl" (with CLAUDE_PROMPTS)
+CLAUDE_PROMPTS = None   # e.g. "../shared/data/claude-compaction/data/prompts"
+BUDGETS = [2048, 4096, 8192]
+FIGURES = "figures"
+SEED = 0
+
+# %%
+from workbench import plots
+from workbench.adapters.tau_bench import read_tau_bench
+from workbench.metrics import reliability_by_k
+from workbench.metrics.efficiency import efficiency_by_encoding
+
+plots.set_style()
+tau = read_tau_bench(TAU_BENCH, domain="gpt-4o-airline")
+runs, steps = tau["runs"], tau["steps"]
+{name: frame.height for name, frame in tau.items()}
+
+# %% [markdown]
+# ## tau-bench: reliability and efficiency
+
+# %%
+passk = reliability_by_k(runs)
+plots.export_table(passk, "real_taubench_pass_k", f"{FIGURES}/tables", "tau-bench airline (gpt-4o): Pass^k and Pass@k")
+passk
+
+# %%
+eff = efficiency_by_encoding(steps, runs)
+plots.export_table(eff, "real_taubench_efficiency", f"{FIGURES}/tables", "tau-bench efficiency (FOCUS A.8)")
+eff
+
+# %%
+fig = plots.real_logs.pass_k_curves(passk)
+plots.export(fig, "real_taubench_pass_k", FIGURES);
+
+# %% [markdown]
+# **Figure (real tau-bench airline runs, gpt-4o; by default the 5-task fixture).** Pass^k and Pass@k against the number of trials k: reliability falls with k while Pass@k rises, the gap TRACE's Pass^2 framing warns about.
+
+# %% [markdown]
+# ## tau-bench: replaying the compaction trigger and FIFO
+
+# %%
+from workbench.replay import replay, replay_by_budget
+
+by_budget = replay_by_budget(replay(steps, runs, BUDGETS))
+plots.export_table(by_budget, "real_taubench_fifo_replay", f"{FIGURES}/tables", "FIFO replay on tau-bench")
+by_budget
+
+# %%
+fig = plots.real_logs.fifo_out_of_window(by_budget)
+plots.export(fig, "real_taubench_fifo_out_of_window", FIGURES);
+
+# %% [markdown]
+# **Figure (real tau-bench runs, replayed without an LLM).** Identifiers in the agent's action arguments after the first budget boundary that it had seen in an earlier observation, split by whether FIFO still holds that observation: the red part is the silent channel on real data, an id acted on whose source is gone.
+
+# %% [markdown]
+# ## Claude compaction summaries: the fact check
+
+# %%
+from workbench.adapters.claude_compaction import check_table, defang, load_fixture, load_full
+from workbench.identifiers import claude_check
+
+claude = load_full(CLAUDE_RESULTS, CLAUDE_PROMPTS) if CLAUDE_RESULTS else load_fixture(CLAUDE_FIXTURE)
+ct = check_table(claude)
+plots.export_table(ct, "real_claude_fact_check", f"{FIGURES}/tables", "Claude compaction summaries: fact check vs measured FNR")
+ct
+
+# %%
+for r in claude:
+    c = claude_check(r["summary"], r["history"], r["members"])
+    print(r["seed"], "identifiers:", c.identifiers, "unsourced:", [defang(u) for u in c.unsourced])
+
+# %%
+fig = plots.real_logs.claude_fact_check(ct)
+plots.export(fig, "real_claude_fact_check", FIGURES);
+
+# %% [markdown]
+# **Figure (real Claude compaction summaries).** Per summary: the share of its identifiers found in the 15,000 strings it replaced, the share of the 100 queried members whose host it still names, and the members recalled after compaction (1 - FNR, measured by the source experiment). The summaries name almost no member, yet recall ranges from 3% to 37%, with false positives of 4-48%: answers come from guessing at patterns, not from what the summary holds.

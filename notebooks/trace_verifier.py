@@ -1,0 +1,98 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # TRACE: the verifier hears only the loud failures
+#
+# Burden after compaction, the verifier against an unverified summary and an oracle, defects in chosen and rejected candidates, and the fact check at the boundary.
+
+# %% tags=["parameters"]
+# Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
+DATA = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
+JUDGE = "lexical"          # the judge whose scores are analysed
+TAU = 0.5                  # SJC's threshold
+SEED = 0
+N_BOOT = 2000
+BUDGET = 48                # the testbed budget the single-budget analyses use
+FIGURES = "figures"
+
+# %%
+import polars as pl
+
+from workbench import plots
+from workbench.datasets import derive_missing, load_tables, require, select_runs
+
+plots.set_style()
+pl.Config.set_tbl_rows(40)
+tables = load_tables(DATA)
+print("derived:", derive_missing(tables) or "nothing, every table was in DATA")
+runs = tables["runs"]
+{name: frame.height for name, frame in tables.items()}
+
+# %%
+from workbench.trace import (
+    article_comparison,
+    defects_chosen_vs_rejected,
+    fact_check_compactions,
+    post_compaction_burden,
+    verifier_table,
+)
+
+assert require(tables, "candidates", what="the verifier analysis"), "point DATA to a testbed directory"
+vt = verifier_table(runs, budget=BUDGET)
+plots.export_table(vt, "trace_verifier_table", f"{FIGURES}/tables", "Verifier vs unverified vs oracle (testbed)")
+vt
+
+# %%
+published = pl.read_csv("data/published/text_numbers.csv")
+side = article_comparison(runs, tables.get("candidates"), published)
+plots.export_table(side, "trace_published_vs_testbed", f"{FIGURES}/tables", "TRACE article (published) beside this testbed")
+side
+
+# %% [markdown]
+# Each row: the number the TRACE article states (**published**) beside the same measure on this **testbed**. The testbed extends the article's, so levels differ; directions are what to compare.
+
+# %%
+burden = post_compaction_burden(tables["steps"], runs, method="prompting", budget=BUDGET, n_boot=N_BOOT, seed=SEED)
+fig = plots.trace.burden_curve(burden)
+plots.export(fig, "trace_post_compaction_burden", FIGURES)
+burden
+
+# %% [markdown]
+# **Figure (testbed; TRACE paper's Figure 4 as described in the article).** Blocked and repeated calls per action at steps 1-5 after a compaction, minus the matched uncompressed run at the same step, with 95% scenario-bootstrap intervals: blocked calls spike at the first step, repeats follow.
+
+# %%
+defects = defects_chosen_vs_rejected(tables["candidates"], runs, budget=BUDGET)
+fig = plots.trace.defects_chosen_rejected(defects)
+plots.export(fig, "trace_defects_chosen_vs_rejected", FIGURES)
+defects
+
+# %% [markdown]
+# **Figure (testbed).** Mean visible and silent defects in the candidate summaries each selector chose and rejected. The verifier removes visible damage but its chosen summaries are no cleaner on silent damage; the oracle, which sees outcomes, chooses fewer silent defects.
+
+# %%
+ver = select_runs(tables, method="verifier", budget=BUDGET).select("run_id")
+comps = tables["compactions"].join(ver, on="run_id", how="semi")
+fc = fact_check_compactions(comps, tables["steps"], runs)
+chosen = tables["candidates"].filter(pl.col("chosen")).select("run_id", "boundary", "verifier_score")
+both = fc.join(chosen, on=["run_id", "boundary"])
+fig = plots.trace.verifier_vs_factcheck(both)
+plots.export(fig, "trace_verifier_vs_fact_check", FIGURES)
+both.group_by("silent_defect", maintain_order=True).agg(pl.len(), pl.col("verifier_score").mean())
+
+# %% [markdown]
+# **Figure (testbed).** Verifier scores of the chosen summaries, split by whether the fact check at the boundary finds a silent defect (an unsourced number or a dropped id): the two distributions overlap, the verifier cannot tell them apart, the fact check can.
+
+# %%
+vt.select("method", "pass2", "pass_at_2", "gap")
