@@ -95,9 +95,9 @@ def test_sweep_bands_and_largest_change() -> None:
                       "setting": ["a"] * 300 + ["b"] * 300})
     curve = sweep(f, np.linspace(0, 1, 11), setting="setting", n_boot=300)
     assert curve.height == 22
-    assert (curve["ci_low"] <= curve["pruned"] + 1e-12).all() and (curve["pruned"] <= curve["ci_high"] + 1e-12).all()
+    assert (curve["ci_low"] <= curve["estimate"] + 1e-12).all() and (curve["estimate"] <= curve["ci_high"] + 1e-12).all()
     a = f.filter(pl.col("setting") == "a")["score"].to_numpy()
-    assert curve.filter(pl.col("setting") == "a")["pruned"].to_list() == pytest.approx(
+    assert curve.filter(pl.col("setting") == "a")["estimate"].to_list() == pytest.approx(
         list(pruned_fraction(a, np.linspace(0, 1, 11))))
     ch = largest_change(curve).filter(pl.col("setting") == "a")["change"][0]
     assert ch == pytest.approx(float(np.mean(a < 0.7) - np.mean(a < 0.3)))

@@ -90,7 +90,7 @@ def test_error_slope_on_bernoulli_citations_is_about_minus_half() -> None:
     mats = citation_matrices(cites, spans, 400)
     curves = estimation_curves(mats, [4, 8, 16, 32, 64], draws=100, seed=1)
     res = error_slope(curves, n_boot=500)
-    assert res["ci_low"] <= -0.5 <= res["ci_high"] or abs(res["slope"] + 0.5) < 0.05, res
+    assert res.ci_low <= -0.5 <= res.ci_high or abs(res.estimate + 0.5) < 0.05, res
     jac = curves.group_by("n_rollouts").agg(pl.col("jaccard").mean()).sort("n_rollouts")["jaccard"].to_list()
     assert jac == sorted(jac) and jac[-1] > 0.85  # stabilises with N
 
@@ -98,9 +98,9 @@ def test_error_slope_on_bernoulli_citations_is_about_minus_half() -> None:
 def test_utility_histogram_masses() -> None:
     s = pl.DataFrame({"score": [0.0, 0.0, 1.0, 0.5, 0.4, 0.9]})
     h = utility_histogram(s, tau=0.5)
-    assert (h["at_zero"], h["at_one"]) == (pytest.approx(2 / 6), pytest.approx(1 / 6))
-    assert h["interior"] == pytest.approx(3 / 6) and h["near_tau"] == pytest.approx(2 / 6)
-    assert int(np.sum(h["counts"])) == 6
+    assert (h.at_zero, h.at_one) == (pytest.approx(2 / 6), pytest.approx(1 / 6))
+    assert h.interior == pytest.approx(3 / 6) and h.near_tau == pytest.approx(2 / 6)
+    assert int(np.sum(h.counts)) == 6
 
 
 def test_draft_client_parallel_cached_against_loopback(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -161,10 +161,14 @@ def labels_frame(error: float = 0.05, n: int = 200) -> pl.DataFrame:
 def test_agreement_table_and_disagreements() -> None:
     labels = labels_frame()
     t = agreement_table(labels, {f"e{i:03d}": f"s{i % 10}" for i in range(200)}, n_boot=300)
-    row = t.row(0, named=True)
+    assert t.columns == ["field", "a", "b", "statistic", "disagreements", "estimate", "ci_low", "ci_high", "n",
+                         "n_boot", "level", "method"]
+    row = t.filter(pl.col("statistic") == "kappa").row(0, named=True)
     wide = labels.pivot(on="round", index="item_id", values="value")
-    assert row["kappa"] == pytest.approx(cohen_kappa_score(wide["1"], wide["2"]))
-    assert row["kappa_low"] <= row["kappa"] <= row["kappa_high"]
+    assert row["estimate"] == pytest.approx(cohen_kappa_score(wide["1"], wide["2"]))
+    assert row["ci_low"] <= row["estimate"] <= row["ci_high"] and row["n_boot"] == 300 and row["n"] == 200
+    agree = t.filter(pl.col("statistic") == "agreement").row(0, named=True)
+    assert agree["estimate"] == pytest.approx(float((wide["1"] == wide["2"]).mean()))
     assert row["disagreements"] == disagreements(labels).height == int((wide["1"] != wide["2"]).sum())
 
 
@@ -184,8 +188,9 @@ def test_gold_prefers_adjudicated_and_judge_table() -> None:
     r = tbl.row(0, named=True)
     kept = scores.join(gold.rename({"item_id": "entry_id"}), on="entry_id").drop_nulls("score")
     assert r["n"] == 199 and r["n_null"] == 1
-    assert r["auroc"] == pytest.approx(roc_auc_score(kept["value"] == "supported", kept["score"]))
-    assert r["ci_low"] <= r["auroc"] <= r["ci_high"] and r["n_clusters"] == 10
+    assert r["estimate"] == pytest.approx(roc_auc_score(kept["value"] == "supported", kept["score"]))
+    assert r["ci_low"] <= r["estimate"] <= r["ci_high"] and r["n_clusters"] == 10
+    assert (r["n_boot"], r["level"], r["method"]) == (500, 0.95, "percentile")
 
 
 # --- sampling ---------------------------------------------------------------------

@@ -16,9 +16,11 @@ negatives of cluster ``d`` (ties count one half), the resampled AUROC is
 ``w_b^T U w_b / ((w_b . pos) (w_b . neg))``, one matrix product for all resamples.
 
 Resamples with only one class (or where the metric is undefined) are *degenerate*: they
-are excluded from the interval and counted in ``n_degenerate``. Intervals are percentile
-intervals, or BCa (Efron 1987; bias correction from the resamples, acceleration from the
-cluster jackknife) when ``method="bca"``.
+are excluded from the interval and counted in ``n_degenerate``. Every interval of the
+workbench goes through :func:`interval`: percentile intervals, or BCa (Efron 1987; bias
+correction from the resamples, acceleration from the cluster jackknife) when
+``method="bca"``. Every result reports the columns of :data:`INTERVAL_COLUMNS`
+(``estimate, ci_low, ci_high, n, n_boot, level, method``).
 """
 
 from __future__ import annotations
@@ -28,9 +30,40 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import polars as pl
 from scipy import stats
 
 ArrayLike = npt.ArrayLike
+
+#: a seed: an integer, or a generator that the function draws from (and advances)
+Seed = int | np.random.Generator
+
+#: the columns every interval is reported with, in this order
+INTERVAL_COLUMNS = ("estimate", "ci_low", "ci_high", "n", "n_boot", "level", "method")
+INTERVAL_SCHEMA = {"estimate": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "n": pl.Int64,
+                   "n_boot": pl.Int64, "level": pl.Float64, "method": pl.Utf8}
+
+
+def as_generator(seed: Seed) -> np.random.Generator:
+    """``seed`` as a generator: a generator is used as it is, an integer seeds a new one (``default_rng``)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed: expected an int or a numpy Generator, got {type(seed).__name__}")
+    return np.random.default_rng(int(seed))
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate and its interval from bootstrap resamples (:func:`interval`)."""
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    n_boot: int
+    level: float
+    method: str
+    n_degenerate: int = 0
 
 
 @dataclass(frozen=True)
@@ -50,6 +83,10 @@ class BootstrapResult:
 
     def as_dict(self) -> dict[str, object]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    def row(self) -> dict[str, object]:
+        """The interval contract's columns (:data:`INTERVAL_COLUMNS`)."""
+        return {k: getattr(self, k) for k in INTERVAL_COLUMNS}
 
 
 @dataclass(frozen=True)
@@ -92,16 +129,35 @@ def resample_counts(units: Units, n_boot: int, rng: np.random.Generator) -> np.n
     return counts
 
 
-def _interval(estimate: float, boots: np.ndarray, level: float, method: str,
-              jackknife: np.ndarray | None) -> tuple[float, float]:
+def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str = "percentile", *,
+             jackknife: ArrayLike | None = None) -> Interval:
+    """The ``level`` interval of ``estimate`` from its bootstrap resamples ``boots``.
+
+    Non-finite resamples (degenerate: the metric was undefined there) are left out and
+    counted. ``method`` is ``"percentile"`` (the ``alpha/2`` and ``1 - alpha/2`` quantiles,
+    numpy's linear rule) or ``"bca"`` (bias-corrected and accelerated, Efron 1987: the bias
+    correction ``z0`` from the share of resamples below the estimate, ties counting one
+    half; the acceleration from ``jackknife``, the leave-one-cluster-out estimates, as
+    ``scipy.stats.bootstrap`` computes it). With no finite resample the bounds are NaN.
+    """
+    b = np.asarray(boots, dtype=np.float64)
+    ok = b[np.isfinite(b)]
+    lo, hi = _bounds(estimate, ok, level, method, None if jackknife is None else np.asarray(jackknife, dtype=np.float64))
+    return Interval(float(estimate), lo, hi, int(len(b)), float(level), method, int(len(b) - len(ok)))
+
+
+def _bounds(estimate: float, boots: np.ndarray, level: float, method: str,
+            jackknife: np.ndarray | None) -> tuple[float, float]:
+    if method not in ("percentile", "bca"):
+        raise ValueError(f"method: expected 'percentile' or 'bca', got {method!r}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level: expected a number in (0, 1), got {level!r}")
     alpha = (1.0 - level) / 2.0
     if len(boots) == 0:
         return float("nan"), float("nan")
     if method == "percentile":
         lo, hi = np.quantile(boots, [alpha, 1.0 - alpha])
         return float(lo), float(hi)
-    if method != "bca":
-        raise ValueError(f"method: expected 'percentile' or 'bca', got {method!r}")
     prop = (np.sum(boots < estimate) + 0.5 * np.sum(boots == estimate)) / len(boots)
     prop = min(max(prop, 1.0 / (len(boots) + 1)), 1.0 - 1.0 / (len(boots) + 1))
     z0 = stats.norm.ppf(prop)
@@ -124,7 +180,7 @@ def bootstrap(
     clusters: ArrayLike,
     strata: ArrayLike | None = None,
     n_boot: int = 10_000,
-    seed: int | np.random.Generator = 0,
+    seed: Seed = 0,
     level: float = 0.95,
     method: str = "percentile",
     n_pos: int | None = None,
@@ -142,7 +198,7 @@ def bootstrap(
     units = make_units(clusters, strata)
     if len(units.row_unit) != n:
         raise ValueError(f"bootstrap: clusters has {len(units.row_unit)} rows, data {n}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     estimate = _safe(metric, arrs)
     counts = resample_counts(units, n_boot, rng)
     members = [np.flatnonzero(units.row_unit == k) for k in range(units.n_units)]
@@ -151,13 +207,13 @@ def bootstrap(
         idx = np.concatenate([np.repeat(members[k], int(c)) for k, c in enumerate(counts[b]) if c]) \
             if counts[b].any() else np.array([], dtype=np.int64)
         boots[b] = _safe(metric, [a[idx] for a in arrs])
-    ok = boots[np.isfinite(boots)]
     jk = None
     if method == "bca":
         jk = np.array([_safe(metric, [a[np.concatenate([m for j, m in enumerate(members) if j != k])]
                                       for a in arrs]) for k in range(units.n_units)])
-    lo, hi = _interval(estimate, ok, level, method, jk)
-    return BootstrapResult(estimate, lo, hi, n, n_pos, n_boot, method, level, n_boot - len(ok), units.n_units)
+    iv = interval(estimate, boots, level, method, jackknife=jk)
+    return BootstrapResult(estimate, iv.ci_low, iv.ci_high, n, n_pos, n_boot, method, level, iv.n_degenerate,
+                           units.n_units)
 
 
 def _safe(metric: Callable[..., float], arrs: Sequence[np.ndarray]) -> float:
@@ -190,7 +246,7 @@ def auroc_ci(
     labels: ArrayLike,
     clusters: ArrayLike,
     n_boot: int = 10_000,
-    seed: int = 0,
+    seed: Seed = 0,
     level: float = 0.95,
     *,
     strata: ArrayLike | None = None,
@@ -215,17 +271,17 @@ def auroc_ci(
     if n_pos == 0 or neg.sum() == 0:
         raise ValueError("auroc_ci: labels hold one class only; AUROC is undefined")
     estimate = float(u.sum() / (pos.sum() * neg.sum()))
-    rng = np.random.default_rng(seed)
-    w = resample_counts(units, n_boot, rng)
+    w = resample_counts(units, n_boot, as_generator(seed))
     num = np.einsum("bk,bk->b", w @ u, w)
     den = (w @ pos) * (w @ neg)
     valid = den > 0
-    boots = num[valid] / den[valid]
+    boots = np.full(n_boot, np.nan)
+    boots[valid] = num[valid] / den[valid]
     jk = None
     if method == "bca":
         wj = np.ones((units.n_units, units.n_units)) - np.eye(units.n_units)
         dj = (wj @ pos) * (wj @ neg)
         jk = np.where(dj > 0, np.einsum("bk,bk->b", wj @ u, wj) / np.where(dj > 0, dj, 1), np.nan)
-    lo, hi = _interval(estimate, boots, level, method, jk)
-    return BootstrapResult(estimate, lo, hi, int(len(s)), n_pos, n_boot, method, level,
-                           int((~valid).sum()), units.n_units)
+    iv = interval(estimate, boots, level, method, jackknife=jk)
+    return BootstrapResult(estimate, iv.ci_low, iv.ci_high, int(len(s)), n_pos, n_boot, method, level,
+                           iv.n_degenerate, units.n_units)

@@ -146,10 +146,12 @@ def _cmd_agree(args: argparse.Namespace) -> int:
     if not labels.height:
         raise SchemaError("no labels in the store", file=str(Path(args.store) / "labels"))
     table = agreement_table(labels, by=args.by, n_boot=args.n_boot)
-    for row in table.iter_rows(named=True):
-        print(f"{row['field']:<10} {row['a']} vs {row['b']}: n={row['n']} agreement={row['agreement']:.3f} "
-              f"[{row['agreement_low']:.3f}, {row['agreement_high']:.3f}] kappa={row['kappa']:.3f} "
-              f"[{row['kappa_low']:.3f}, {row['kappa_high']:.3f}] disagreements={row['disagreements']}")
+    for (field, a, b), pair in table.group_by("field", "a", "b", maintain_order=True):
+        stat = {r["statistic"]: r for r in pair.iter_rows(named=True)}
+        ag, ka = stat["agreement"], stat["kappa"]
+        print(f"{field:<10} {a} vs {b}: n={ag['n']} agreement={ag['estimate']:.3f} "
+              f"[{ag['ci_low']:.3f}, {ag['ci_high']:.3f}] kappa={ka['estimate']:.3f} "
+              f"[{ka['ci_low']:.3f}, {ka['ci_high']:.3f}] disagreements={ag['disagreements']}")
     dis = disagreements(labels, by=args.by)
     out = Path(args.out) if args.out else Path(args.store) / "adjudication.jsonl"
     write_jsonl(adjudication_requests(dis), out)

@@ -17,12 +17,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
 
-from workbench.bootstrap import bootstrap
+from workbench.bootstrap import BootstrapResult, Seed, as_generator, bootstrap
 
 _DEPENDS = re.compile(r"depends\s*on\s*:?\s*(?P<list>.*)$", re.IGNORECASE)
 _SPAN = re.compile(r"\bs\s*_?\s*(\d+)\b", re.IGNORECASE)
@@ -177,14 +177,14 @@ def citation_matrices(citations: pl.DataFrame, spans: pl.DataFrame, n_rollouts: 
 
 
 def estimation_curves(matrices: Mapping[str, tuple[list[str], np.ndarray]], ns: Sequence[int], *, tau: float = 0.5,
-                      draws: int = 200, seed: int = 0, replace: bool = True) -> pl.DataFrame:
+                      draws: int = 200, seed: Seed = 0, replace: bool = True) -> pl.DataFrame:
     """Worst-span error max_i |û_i(N) - û_i(N_max)| and keep-set Jaccard against the N_max decision.
 
     For each event and N, ``draws`` subsamples of N of the N_max rollouts (with replacement
     by default, so the reference behaves like the population; ``replace=False`` samples
     without) give the two measures, averaged over draws. One row per (event, N).
     """
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     rows = []
     for event in sorted(matrices):
         _, x = matrices[event]
@@ -214,10 +214,11 @@ def loglog_slope(n: np.ndarray, err: np.ndarray) -> float:
     return float(np.polyfit(np.log(n[keep]), np.log(err[keep]), 1)[0])
 
 
-def error_slope(curves: pl.DataFrame, *, n_boot: int = 2000, seed: int = 0) -> dict[str, float]:
+def error_slope(curves: pl.DataFrame, *, n_boot: int = 2000, seed: Seed = 0, level: float = 0.95) -> BootstrapResult:
     """The log-log slope of the mean worst-span error against N, with a bootstrap CI over events.
 
     FOCUS A.2.6 reports about -0.40 for draft rollouts against the ideal -0.5 of Lemma 1.
+    ``estimate`` is the slope, ``n`` (and ``n_clusters``) the events resampled.
     """
     ns = np.sort(curves.get_column("n_rollouts").unique().to_numpy())
     events = sorted(curves.get_column("event_id").unique().to_list())
@@ -227,11 +228,25 @@ def error_slope(curves: pl.DataFrame, *, n_boot: int = 2000, seed: int = 0) -> d
     def slope(rows: np.ndarray) -> float:
         return loglog_slope(ns.astype(float), mat[rows.astype(int)].mean(axis=0))
 
-    res = bootstrap(slope, np.arange(len(events)), clusters=np.arange(len(events)), n_boot=n_boot, seed=seed)
-    return {"slope": res.estimate, "ci_low": res.ci_low, "ci_high": res.ci_high, "n_events": len(events)}
+    return bootstrap(slope, np.arange(len(events)), clusters=np.arange(len(events)), n_boot=n_boot, seed=seed,
+                     level=level)
 
 
-def utility_histogram(scores: pl.DataFrame, tau: float = 0.5, bins: int = 20) -> dict[str, object]:
+@dataclass(frozen=True)
+class UtilityHistogram:
+    """FOCUS Figure 4's distribution of û (:func:`utility_histogram`)."""
+
+    n: int
+    tau: float
+    at_zero: float
+    at_one: float
+    interior: float
+    near_tau: float
+    counts: np.ndarray = field(repr=False)
+    edges: np.ndarray = field(repr=False)
+
+
+def utility_histogram(scores: pl.DataFrame, tau: float = 0.5, bins: int = 20) -> UtilityHistogram:
     """FOCUS Figure 4: the distribution of û with the mass at the extremes, inside, and near tau.
 
     ``at_zero``/``at_one``: û exactly 0 or 1; ``interior``: strictly between; ``near_tau``:
@@ -240,7 +255,8 @@ def utility_histogram(scores: pl.DataFrame, tau: float = 0.5, bins: int = 20) ->
     u = scores.get_column("score").to_numpy()
     counts, edges = np.histogram(u, bins=bins, range=(0.0, 1.0))
     n = max(len(u), 1)
-    return {"n": len(u), "at_zero": float(np.mean(u == 0)) if len(u) else float("nan"),
-            "at_one": float(np.mean(u == 1)) if len(u) else float("nan"),
-            "interior": float(np.mean((u > 0) & (u < 1))) if len(u) else float("nan"),
-            "near_tau": float(np.sum(np.abs(u - tau) <= 1 / 6) / n), "counts": counts, "edges": edges}
+    nan = float("nan")
+    return UtilityHistogram(n=len(u), tau=tau, at_zero=float(np.mean(u == 0)) if len(u) else nan,
+                            at_one=float(np.mean(u == 1)) if len(u) else nan,
+                            interior=float(np.mean((u > 0) & (u < 1))) if len(u) else nan,
+                            near_tau=float(np.sum(np.abs(u - tau) <= 1 / 6) / n), counts=counts, edges=edges)

@@ -62,7 +62,7 @@ def replay_run(steps: pl.DataFrame, first_prompt: str, budget: int, *, encoding:
                 window_start += 1
         if boundaries and row.get("tool"):
             actions_after += 1
-            ids = arg_identifiers(row.get("args"))  # type: ignore[arg-type]
+            ids = arg_identifiers(row.get("args"))
             for ident in ids:
                 seen_in = [k for k in range(t) if ident in (rows[k].get("observation") or "")]
                 if not seen_in:

@@ -88,7 +88,7 @@ def passages(chunks: Sequence[Chunk], *, passage_chars: int = PASSAGE_CHARS) -> 
 
 
 def _tokenize(texts: Sequence[str]) -> list[list[str]]:
-    return bm25s.tokenize(list(texts), stopwords="en", return_ids=False, show_progress=False)  # type: ignore[return-value]
+    return bm25s.tokenize(list(texts), stopwords="en", return_ids=False, show_progress=False)
 
 
 def retrieve(

@@ -7,12 +7,13 @@ pruned (SJC Appendix F) and stays in the denominator.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import make_units, resample_counts
+from workbench.bootstrap import INTERVAL_COLUMNS, Seed, as_generator, interval, make_units, resample_counts
 
 
 def pruned_fraction(scores: npt.ArrayLike, taus: npt.ArrayLike) -> np.ndarray:
@@ -45,19 +46,23 @@ def sweep(
     cluster: str = "scenario_id",
     score: str = "score",
     n_boot: int = 2000,
-    seed: int = 0,
+    seed: Seed = 0,
     level: float = 0.95,
+    method: str = "percentile",
 ) -> pl.DataFrame:
     """Fraction pruned against tau with scenario-bootstrap bands (SJC Figure 3 right), per setting.
 
-    Vectorised: per cluster, the number of entries below each tau (K x T) and its size;
-    each resample's fraction is ``(w @ below) / (w @ size)``.
+    One row per (setting, tau): ``setting``, ``tau`` and the interval columns (``estimate`` is
+    the fraction pruned, ``n`` the entries). Vectorised: per cluster, the number of entries
+    below each tau (K x T) and its size; each resample's fraction is ``(w @ below) / (w @ size)``,
+    and each tau's interval comes from :func:`workbench.bootstrap.interval`. Every setting
+    draws its resamples from the same stream when ``seed`` is an integer (a generator is advanced
+    across settings instead).
     """
     t = np.asarray(taus, dtype=np.float64)
     groups = [(None, frame)] if setting is None else [
         (k[0], g) for k, g in frame.partition_by(setting, as_dict=True, maintain_order=True).items()]
     out = []
-    alpha = (1 - level) / 2
     for name, g in groups:
         s = g.get_column(score).cast(pl.Float64).fill_null(np.inf).to_numpy()  # null: never pruned
         units = make_units(g.get_column(cluster).cast(pl.Utf8).fill_null("?").to_numpy())
@@ -69,10 +74,11 @@ def sweep(
             sk = s_sorted[u_sorted == k]
             below[k] = np.searchsorted(sk, t, side="left")
         est = below.sum(axis=0) / size.sum()
-        w = resample_counts(units, n_boot, np.random.default_rng(seed))
+        w = resample_counts(units, n_boot, as_generator(seed))  # an int restarts the stream per setting
         frac = (w @ below) / (w @ size)[:, None]
-        lo, hi = np.quantile(frac, [alpha, 1 - alpha], axis=0)
-        out.append(pl.DataFrame({"setting": [name] * len(t), "tau": t, "pruned": est, "ci_low": lo, "ci_high": hi}))
+        rows = [{"setting": name, "tau": float(tau), **asdict(interval(float(e), frac[:, j], level, method)),
+                 "n": g.height} for j, (tau, e) in enumerate(zip(t, est, strict=True))]
+        out.append(pl.DataFrame(rows).select("setting", "tau", *INTERVAL_COLUMNS))
     return pl.concat(out)
 
 
@@ -80,7 +86,7 @@ def largest_change(curve: pl.DataFrame, lo: float = 0.3, hi: float = 0.7) -> pl.
     """Per setting, how much the pruned fraction moves between tau = lo and hi (SJC Figure 3 right)."""
     c = curve.filter((pl.col("tau") >= lo - 1e-9) & (pl.col("tau") <= hi + 1e-9))
     return c.group_by("setting", maintain_order=True).agg(
-        (pl.col("pruned").max() - pl.col("pruned").min()).alias("change"))
+        (pl.col("estimate").max() - pl.col("estimate").min()).alias("change"))
 
 
 def keep_rate_by_section(frame: pl.DataFrame, tau: float = 0.5, score: str = "score",

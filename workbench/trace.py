@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import bootstrap
+from workbench.bootstrap import INTERVAL_SCHEMA, Seed, bootstrap
 from workbench.identifiers import IDENTIFIER, FactCheck, fact_check, fact_check_compactions
 from workbench.metrics.reliability import reliability
 
@@ -48,11 +48,13 @@ def verifier_score(pre_burdens: npt.ArrayLike, post_burdens: npt.ArrayLike) -> f
 
 def post_compaction_burden(steps: pl.DataFrame, runs: pl.DataFrame, *, method: str, baseline: str = "no_compression",
                            horizon: int = 5, budget: int | None = None, n_boot: int = 2000,
-                           seed: int = 0) -> pl.DataFrame:
+                           seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
     """Blocked and repeated calls per action at steps 1..horizon after each boundary, minus the baseline.
 
     The baseline is the matched uncompressed run (same task and replicate) at the same step
-    index. CIs resample scenarios.
+    index. One row per (``k``, ``measure``): the interval columns (``estimate`` is the excess
+    per action over the baseline, ``n`` the actions; CIs resample scenarios) and ``rate``,
+    the raw rate of the compacted runs.
     """
     sel = runs.filter(pl.col("method") == method)
     if budget is not None:
@@ -78,11 +80,9 @@ def post_compaction_burden(steps: pl.DataFrame, runs: pl.DataFrame, *, method: s
         cl = r.get_column("scenario_id").to_numpy()
         for what, col, bcol in (("blocked", "blocked", "_bb"), ("repeated", "repeated", "_br")):
             x = r.get_column(col).cast(pl.Float64).to_numpy() - r.get_column(bcol).cast(pl.Float64).to_numpy()
-            res = bootstrap(np.mean, x, clusters=cl, n_boot=n_boot, seed=seed)
-            out.append({"k": k, "measure": what, "excess_per_action": res.estimate, "ci_low": res.ci_low,
-                        "ci_high": res.ci_high, "actions": r.height,
-                        "rate": _mean(r.get_column(col))})
-    return pl.DataFrame(out)
+            res = bootstrap(np.mean, x, clusters=cl, n_boot=n_boot, seed=seed, level=level)
+            out.append({"k": k, "measure": what, **res.row(), "rate": _mean(r.get_column(col))})
+    return pl.DataFrame(out, schema={"k": pl.Int64, "measure": pl.Utf8, **INTERVAL_SCHEMA, "rate": pl.Float64})
 
 
 def pass_pairs(runs: pl.DataFrame, by: Sequence[str] = ("method",)) -> pl.DataFrame:
@@ -149,7 +149,7 @@ def article_comparison(runs: pl.DataFrame, candidates: pl.DataFrame | None, publ
     def blocked_cut(budget: int) -> float:
         a = runs.filter((pl.col("method") == "prompting") & (pl.col("budget") == budget))["blocked_calls"].mean()
         b = runs.filter((pl.col("method") == "verifier") & (pl.col("budget") == budget))["blocked_calls"].mean()
-        return (1 - float(b) / float(a)) * 100 if a else float("nan")  # type: ignore[arg-type, operator]
+        return (1 - float(b) / float(a)) * 100 if a else float("nan")  # type: ignore[arg-type]
 
     def rollout(method: str, budget: int) -> float:
         r = runs.filter((pl.col("method") == method) & (pl.col("budget") == budget))

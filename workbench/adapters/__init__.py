@@ -50,7 +50,7 @@ def read_log(path: str | os.PathLike[str], format: str | None = None) -> dict[st
         raise SchemaError("no such file", file=str(path))
     fmt = sniff_format(path) if format in (None, "auto") else format
     try:
-        reader = FORMATS[fmt]  # type: ignore[index]
+        reader = FORMATS[fmt]
     except KeyError:
         raise SchemaError(field="format", expected=f"one of {['auto', *FORMATS]}", got=repr(fmt)) from None
     return reader(path)

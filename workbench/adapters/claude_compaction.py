@@ -45,7 +45,7 @@ def load_full(results: str | Path, prompts_dir: str | Path, arm: str = "claude")
                     "false_positive_rate": rec["false_positive_rate"], "error_rate": rec["error_rate"],
                     "history_size": None})
     for r in out:
-        r["history_size"] = len(r["history"])  # type: ignore[arg-type]
+        r["history_size"] = len(r["history"])
     return out
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from workbench.bootstrap import Seed
+
 from workbench.schema import REASONING_SECTIONS
 
 
@@ -44,20 +46,24 @@ def sample_entries(
     items: pl.DataFrame,
     n: int,
     strata: Sequence[str] = ("section", "outcome"),
-    seed: int = 0,
+    seed: Seed = 0,
     *,
     sections: Sequence[str] | None = REASONING_SECTIONS,
     fill: bool = False,
     id_column: str = "entry_id",
 ) -> tuple[pl.DataFrame, SampleReport]:
-    """Draw a balanced sample of ``n`` items over ``strata``; deterministic given ``seed``."""
+    """Draw a balanced sample of ``n`` items over ``strata``; deterministic given ``seed``.
+
+    An integer seed is mixed with a fixed salt (so the sample differs from other draws made
+    with the same integer); a generator is drawn from as it is.
+    """
     if sections is not None and "section" in items.columns:
         items = items.filter(pl.col("section").is_in(list(sections)))
     items = items.unique(id_column, keep="first", maintain_order=True).sort(id_column)
     missing = [c for c in strata if c not in items.columns]
     if missing:
         raise ValueError(f"sample: items have no column(s) {missing}")
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 4242]))
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(np.random.SeedSequence([seed, 4242]))
     groups = items.partition_by(list(strata), as_dict=True, maintain_order=True) if strata else {(): items}
     keys = sorted(groups, key=str)
     base, extra = divmod(n, max(1, len(keys)))
@@ -85,7 +91,7 @@ def sample_entries(
 
 
 def sample_items(tables: dict[str, pl.DataFrame], n: int, strata: Sequence[str] = ("section", "outcome"),
-                 seed: int = 0, *, method: str | None = None, budget: int | None = None,
+                 seed: Seed = 0, *, method: str | None = None, budget: int | None = None,
                  sections: Sequence[str] | None = REASONING_SECTIONS) -> tuple[list[dict[str, object]], SampleReport]:
     """Sample entries of a workbench directory's tables and attach what a labeler needs.
 

@@ -170,7 +170,7 @@ def label_widget(items: Sequence[dict[str, Any]], store: AnnotationStore, annota
     keys.observe(on_key, names="value")
     refresh()
     box = w.VBox([progress, view, note, w.HBox([*buttons, undo, skip]), keys])
-    box.session = session  # type: ignore[attr-defined]
+    box.session = session
     return box
 
 

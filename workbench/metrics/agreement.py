@@ -13,8 +13,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from workbench.bootstrap import INTERVAL_SCHEMA, Seed, bootstrap
 from workbench.labels import latest_labels
-from workbench.bootstrap import bootstrap
 
 
 def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
@@ -50,12 +50,17 @@ def agreement_table(
     *,
     by: str = "round",
     n_boot: int = 2_000,
-    seed: int = 0,
+    seed: Seed = 0,
+    level: float = 0.95,
 ) -> pl.DataFrame:
     """Kappa and percent agreement per field for every pair of rounds (or annotators).
 
     ``labels`` in the labels-table schema; the latest label per (item, annotator, round,
-    field) counts. Items labeled by both sides of a pair are compared.
+    field) counts. Items labeled by both sides of a pair are compared. One row per (field,
+    pair, ``statistic``) where ``statistic`` is ``kappa`` (Cohen's, equal to
+    ``statsmodels.stats.inter_rater.cohens_kappa``) or ``agreement`` (share of equal labels),
+    with ``disagreements`` and the interval columns; intervals resample ``clusters`` (item ->
+    scenario; an item without one is its own cluster).
     """
     latest = latest_labels(labels)
     key = pl.col(by).cast(pl.Utf8)
@@ -72,16 +77,12 @@ def agreement_table(
                     continue
                 va, vb = pair.get_column("value").to_numpy(), pair.get_column("value_b").to_numpy()
                 cl = np.array([(clusters or {}).get(i, i) for i in pair.get_column("item_id").to_list()])
-                k = bootstrap(cohen_kappa, va, vb, clusters=cl, n_boot=n_boot, seed=seed)
-                p = bootstrap(percent_agreement, va, vb, clusters=cl, n_boot=n_boot, seed=seed)
-                rows.append({"field": field, "a": s1, "b": s2, "n": pair.height,
-                             "disagreements": int((va != vb).sum()),
-                             "kappa": k.estimate, "kappa_low": k.ci_low, "kappa_high": k.ci_high,
-                             "agreement": p.estimate, "agreement_low": p.ci_low, "agreement_high": p.ci_high})
-    return pl.DataFrame(rows, schema={"field": pl.Utf8, "a": pl.Utf8, "b": pl.Utf8, "n": pl.Int64,
-                                      "disagreements": pl.Int64, "kappa": pl.Float64, "kappa_low": pl.Float64,
-                                      "kappa_high": pl.Float64, "agreement": pl.Float64,
-                                      "agreement_low": pl.Float64, "agreement_high": pl.Float64})
+                for statistic, metric in (("kappa", cohen_kappa), ("agreement", percent_agreement)):
+                    res = bootstrap(metric, va, vb, clusters=cl, n_boot=n_boot, seed=seed, level=level)
+                    rows.append({"field": field, "a": s1, "b": s2, "statistic": statistic,
+                                 "disagreements": int((va != vb).sum()), **res.row()})
+    return pl.DataFrame(rows, schema={"field": pl.Utf8, "a": pl.Utf8, "b": pl.Utf8, "statistic": pl.Utf8,
+                                      "disagreements": pl.Int64, **INTERVAL_SCHEMA})
 
 
 def disagreements(labels: pl.DataFrame, *, by: str = "round") -> pl.DataFrame:

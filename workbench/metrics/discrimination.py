@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import auroc_ci
+from workbench.bootstrap import INTERVAL_SCHEMA, Seed, auroc_ci
 from workbench.labels import gold_labels  # noqa: F401 - its old import path
 
 #: label values that count as the positive class, per field
@@ -53,14 +53,20 @@ def judge_table(
     fields: Sequence[str] = ("support", "correct"),
     tau: float = 0.5,
     n_boot: int = 10_000,
-    seed: int = 0,
+    seed: Seed = 0,
     level: float = 0.95,
+    method: str = "percentile",
 ) -> pl.DataFrame:
     """SJC Table 12: AUROC of each judge against gold labels, scenario-bootstrap CIs.
 
     ``scores``: ``entry_id``, ``judge``, ``score`` (null = no usable answer, left out and
     counted in ``n_null``); ``gold``: ``item_id``, ``field``, ``value``; ``clusters``: entry
     id -> scenario (a mapping, or a frame with ``entry_id`` and ``scenario_id``).
+
+    One row per (judge, field): the interval columns (``estimate`` is the AUROC, ``n`` the
+    entries with a usable score and a gold label), ``n_pos``, ``n_null``, ``n_degenerate``,
+    ``n_clusters``, and ``precision`` / ``recall`` at ``tau``. With one class only the AUROC
+    and its interval are null.
     """
     if isinstance(clusters, pl.DataFrame):
         cl = clusters.select(pl.col("entry_id"), pl.col("scenario_id").cast(pl.Utf8))
@@ -77,19 +83,19 @@ def judge_table(
             d = d.drop_nulls("score")
             y = (d.get_column("value") == POSITIVE.get(field, "yes")).to_numpy()
             s = d.get_column("score").to_numpy()
-            row: dict[str, object] = {"judge": judge, "field": field, "n": d.height, "n_pos": int(y.sum()),
-                                      "n_null": n_null}
+            row: dict[str, object] = {"judge": judge, "field": field, "estimate": None, "ci_low": None,
+                                      "ci_high": None, "n": d.height, "n_boot": n_boot, "level": level,
+                                      "method": method, "n_pos": int(y.sum()), "n_null": n_null}
             try:
                 r = auroc_ci(s, y, d.get_column("scenario_id").fill_null("?").to_numpy(), n_boot=n_boot,
-                             seed=seed, level=level)
-                row.update(auroc=r.estimate, ci_low=r.ci_low, ci_high=r.ci_high, n_degenerate=r.n_degenerate,
+                             seed=seed, level=level, method=method)
+                row.update(estimate=r.estimate, ci_low=r.ci_low, ci_high=r.ci_high, n_degenerate=r.n_degenerate,
                            n_clusters=r.n_clusters)
             except ValueError:
-                row.update(auroc=None, ci_low=None, ci_high=None, n_degenerate=None, n_clusters=None)
+                row.update(n_degenerate=None, n_clusters=None)
             p, rc = precision_recall_at(s, y, tau)
             row.update(tau=tau, precision=p, recall=rc)
             rows.append(row)
-    return pl.DataFrame(rows, schema={"judge": pl.Utf8, "field": pl.Utf8, "n": pl.Int64, "n_pos": pl.Int64,
-                                      "n_null": pl.Int64, "auroc": pl.Float64, "ci_low": pl.Float64,
-                                      "ci_high": pl.Float64, "n_degenerate": pl.Int64, "n_clusters": pl.Int64,
+    return pl.DataFrame(rows, schema={"judge": pl.Utf8, "field": pl.Utf8, **INTERVAL_SCHEMA, "n_pos": pl.Int64,
+                                      "n_null": pl.Int64, "n_degenerate": pl.Int64, "n_clusters": pl.Int64,
                                       "tau": pl.Float64, "precision": pl.Float64, "recall": pl.Float64})

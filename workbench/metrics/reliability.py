@@ -109,7 +109,7 @@ def reliability_by_k(runs: pl.DataFrame, ks: Sequence[int] | None = None) -> pl.
     """:func:`reliability` at every k (default 1 ... the fewest trials any task has): ``k``, ``n_tasks``,
     ``acc``, ``pass_hat_k``, ``pass_at_k`` -- the curve of Pass^k falling and Pass@k rising with k."""
     if ks is None:
-        n_trials = int(runs.group_by("task_id", maintain_order=True).len()["len"].min())
+        n_trials = int(runs.group_by("task_id", maintain_order=True).len().get_column("len").min())  # type: ignore[arg-type]
         ks = range(1, n_trials + 1)
     return pl.concat([reliability(runs, k=k) for k in ks]).select("k", "n_tasks", "acc", "pass_hat_k", "pass_at_k")
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from workbench.plots import _axes
+
+if TYPE_CHECKING:
+    from workbench.bootstrap import BootstrapResult
+    from workbench.focus import UtilityHistogram
 
 
 def bound_curves(curves: pl.DataFrame, ax: Axes | None = None) -> Figure:
@@ -24,11 +31,11 @@ def bound_curves(curves: pl.DataFrame, ax: Axes | None = None) -> Figure:
     return fig
 
 
-def utility_histogram(hist: dict[str, object], tau: float = 0.5, ax: Axes | None = None) -> Figure:
+def utility_histogram(hist: UtilityHistogram, tau: float = 0.5, ax: Axes | None = None) -> Figure:
     """FOCUS Figure 4: the distribution of û, pruned (below tau) and kept."""
     fig, ax = _axes(ax)
-    counts = np.asarray(hist["counts"], dtype=float)
-    edges = np.asarray(hist["edges"], dtype=float)
+    counts = np.asarray(hist.counts, dtype=float)
+    edges = np.asarray(hist.edges, dtype=float)
     share = counts / max(counts.sum(), 1)
     colors = ["C3" if e < tau else "C0" for e in edges[:-1]]
     ax.bar(edges[:-1], share, width=np.diff(edges), align="edge", color=colors, edgecolor="white")
@@ -36,15 +43,24 @@ def utility_histogram(hist: dict[str, object], tau: float = 0.5, ax: Axes | None
     ax.axvspan(tau - 1 / 6, tau + 1 / 6, color="grey", alpha=0.08)
     ax.set_xlabel("estimated span utility û")
     ax.set_ylabel("share of spans")
-    ax.set_title(f"interior {hist['interior']:.0%}, within ±1/6 of τ {hist['near_tau']:.0%}", fontsize=9)
+    ax.set_title(f"interior {hist.interior:.0%}, within ±1/6 of τ {hist.near_tau:.0%}", fontsize=9)
     return fig
 
 
-def estimation_curves(curves: pl.DataFrame, slope: dict[str, float] | None = None) -> Figure:
-    """FOCUS Figure 5: (A) keep-set Jaccard against the N_max decision, (B) worst-span error (log-log)."""
+def estimation_curves(curves: pl.DataFrame, slope: BootstrapResult | None = None,
+                      ax: Sequence[Axes] | None = None) -> Figure:
+    """FOCUS Figure 5: (A) keep-set Jaccard against the N_max decision, (B) worst-span error (log-log).
+
+    ``slope`` is :func:`workbench.focus.error_slope`'s result, shown in panel B's title;
+    ``ax``, when given, is the pair of axes for panels A and B.
+    """
     import matplotlib.pyplot as plt
 
-    fig, (a, b) = plt.subplots(1, 2, figsize=(8.0, 3.2))
+    if ax is None:
+        fig, (a, b) = plt.subplots(1, 2, figsize=(8.0, 3.2))
+    else:
+        a, b = ax
+        fig = cast(Figure, a.figure)
     agg = curves.group_by("n_rollouts", maintain_order=True).agg(pl.col("jaccard").mean(), pl.col("max_error").mean()).sort("n_rollouts")
     n = agg.get_column("n_rollouts").to_numpy()
     a.plot(n, agg.get_column("jaccard"), "o-")
@@ -60,7 +76,7 @@ def estimation_curves(curves: pl.DataFrame, slope: dict[str, float] | None = Non
     b.set_ylabel("max_i |û_i(N) - û_i(N_max)|")
     title = "(B) worst-span error"
     if slope:
-        title += f": slope {slope['slope']:.2f} [{slope['ci_low']:.2f}, {slope['ci_high']:.2f}]"
+        title += f": slope {slope.estimate:.2f} [{slope.ci_low:.2f}, {slope.ci_high:.2f}]"
     b.set_title(title, fontsize=9)
     b.legend(fontsize=7)
     fig.tight_layout()
@@ -71,8 +87,8 @@ LABELS = {"acc": "accuracy (%)", "dependency_m": "Dependency (10^6)", "peak_k": 
           "steps": "Steps", "em": "exact match", "f1": "F1"}
 
 
-def published_table(frame: pl.DataFrame, metric_x: str, metric_y: str, ax: Axes | None = None,
-                    title: str | None = None) -> Figure:
+def published_table(frame: pl.DataFrame, metric_x: str, metric_y: str, title: str | None = None,
+                    ax: Axes | None = None) -> Figure:
     """A published results table replotted: ``metric_y`` against ``metric_x`` per method (FOCUS Tables 1-3)."""
     fig, ax = _axes(ax)
     wide = frame.pivot(on="metric", index="method", values="value")

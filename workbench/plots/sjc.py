@@ -11,6 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from workbench.plots import _axes
+from workbench.schema import PATTERNS
 
 
 def section_composition(table2: pl.DataFrame, ax: Axes | None = None) -> Figure:
@@ -60,10 +61,10 @@ def persistence_curves(table10: pl.DataFrame, ax: Axes | None = None) -> Figure:
 def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = None, ax: Axes | None = None) -> Figure:
     """SJC Table 12: AUROC with 95% scenario-bootstrap intervals per judge and label field."""
     fig, ax = _axes(ax, (5.5, 1.4 + 0.5 * table12.height))
-    t = table12.drop_nulls("auroc")
+    t = table12.drop_nulls("estimate")
     labels = [f"{j} / {f}" for j, f in zip(t.get_column("judge"), t.get_column("field"), strict=True)]
     y = np.arange(len(labels))
-    est = t.get_column("auroc").to_numpy()
+    est = t.get_column("estimate").to_numpy()
     lo, hi = t.get_column("ci_low").to_numpy(), t.get_column("ci_high").to_numpy()
     ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", capsize=3, label="measured")
     for name, value in (published or {}).items():
@@ -78,7 +79,7 @@ def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = 
     return fig
 
 
-def score_histograms(frame: pl.DataFrame, sections: Sequence[str], ax: Axes | None = None, bins: int = 20) -> Figure:
+def score_histograms(frame: pl.DataFrame, sections: Sequence[str], bins: int = 20, ax: Axes | None = None) -> Figure:
     """SJC Figure 3 (left): distribution of source scores per section."""
     fig, ax = _axes(ax)
     for i, s in enumerate(sections):
@@ -91,12 +92,12 @@ def score_histograms(frame: pl.DataFrame, sections: Sequence[str], ax: Axes | No
     return fig
 
 
-def pruned_vs_tau(curve: pl.DataFrame, ax: Axes | None = None, tau: float | None = 0.5) -> Figure:
+def pruned_vs_tau(curve: pl.DataFrame, tau: float | None = 0.5, ax: Axes | None = None) -> Figure:
     """SJC Figure 3 (right): fraction pruned against tau per setting, with scenario-bootstrap bands."""
     fig, ax = _axes(ax)
     for i, (name,) in enumerate(curve.select("setting").unique(maintain_order=True).iter_rows()):
         c = curve.filter(pl.col("setting") == name) if name is not None else curve
-        ax.plot(c.get_column("tau"), c.get_column("pruned"), color=f"C{i}", label=str(name))
+        ax.plot(c.get_column("tau"), c.get_column("estimate"), color=f"C{i}", label=str(name))
         ax.fill_between(c.get_column("tau"), c.get_column("ci_low"), c.get_column("ci_high"), color=f"C{i}", alpha=0.2)
     if tau is not None:
         ax.axvline(tau, color="grey", ls=":")
@@ -122,7 +123,7 @@ def attribution_bars(table11: pl.DataFrame, ax: Axes | None = None) -> Figure:
     t = table11.filter(pl.col("scenario_id") != "Total")
     x = np.arange(t.height)
     bottom = np.zeros(t.height)
-    for i, p in enumerate(("RC", "ID", "CS", "other", "unrelated")):
+    for i, p in enumerate(PATTERNS):
         v = t.get_column(p).to_numpy().astype(float)
         ax.bar(x, v, bottom=bottom, label=p, color=f"C{i}")
         bottom += v
@@ -132,7 +133,7 @@ def attribution_bars(table11: pl.DataFrame, ax: Axes | None = None) -> Figure:
     return fig
 
 
-def pass_vs_tokens(frame: pl.DataFrame, ax: Axes | None = None, reference: str = "no_compression") -> Figure:
+def pass_vs_tokens(frame: pl.DataFrame, reference: str = "no_compression", ax: Axes | None = None) -> Figure:
     """SJC Figure 2: Pass^k against mean cumulative LLM tokens per task; dotted: uncompressed cost."""
     fig, ax = _axes(ax)
     for i, row in enumerate(frame.iter_rows(named=True)):
@@ -148,7 +149,7 @@ def pass_vs_tokens(frame: pl.DataFrame, ax: Axes | None = None, reference: str =
     return fig
 
 
-def accuracy_by_budget(frame: pl.DataFrame, ax: Axes | None = None, value: str = "acc") -> Figure:
+def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None = None) -> Figure:
     """Accuracy of each method at each budget (grouped bars)."""
     fig, ax = _axes(ax, (6.5, 3.2))
     budgets = sorted(frame.get_column("budget").unique().to_list())

@@ -16,7 +16,7 @@ def burden_curve(frame: pl.DataFrame, ax: Axes | None = None) -> Figure:
     for i, m in enumerate(("blocked", "repeated")):
         sub = frame.filter(pl.col("measure") == m).sort("k")
         k = sub.get_column("k").to_numpy()
-        est = sub.get_column("excess_per_action").to_numpy()
+        est = sub.get_column("estimate").to_numpy()
         ax.errorbar(k + (i - 0.5) * 0.08, est, yerr=[est - sub.get_column("ci_low").to_numpy(),
                                                     sub.get_column("ci_high").to_numpy() - est],
                     fmt="o-", capsize=3, label=m, color=f"C{i}")

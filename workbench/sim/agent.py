@@ -142,7 +142,7 @@ def read_beliefs(task: Task, ctx: Context) -> Beliefs:
             if not o.blocked or "already paid" in o.text:
                 b.paid.add(iid)
             if not o.blocked:
-                b.amount[iid] = float(a.arg("amount"))  # type: ignore[arg-type]
+                b.amount[iid] = float(a.arg("amount"))
         elif a.tool == "file_report":
             b.filed = True
     return b
