@@ -19,10 +19,12 @@ identifiers, so wording alone does not separate them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from workbench import summary
+from workbench.schema import SECTIONS
 from workbench.sim.agent import SimEntry, Turn
 from workbench.sim.world import Task
 
@@ -77,6 +79,83 @@ def _money(x: float) -> str:
     return f"${x:.2f}"
 
 
+@dataclass
+class _Facts:
+    """What one compaction knows before the lossy pass: invoices, the filed report, reasoning carried over."""
+
+    boundary: int
+    inv: dict[str, _Invoice] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    filed: tuple[float, int] | None = None
+    filed_prov: str = "observed"
+    filed_origin: int = 0
+    carried_reasoning: list[SimEntry] = field(default_factory=list)
+
+    def get(self, iid: str, prov: str, origin: int) -> _Invoice:
+        if iid not in self.inv:
+            self.inv[iid] = _Invoice(iid, prov=prov, origin=origin)
+            self.order.append(iid)
+        return self.inv[iid]
+
+    def carry(self, previous: Sequence[SimEntry], rng: np.random.Generator, cfg: CompressorConfig) -> None:
+        """What the previous committed summary says (provenance ``carried``)."""
+        for e in previous:
+            if e.kind in ("id", "amount", "paid", "skip"):
+                x = self.get(e.ids[0], "carried", e.origin)
+                if e.kind in ("amount", "skip") and e.amount is not None:
+                    x.amount = e.amount
+                    x.correct_amount = x.correct_amount and e.correct
+                if e.disputed is not None:
+                    x.disputed = e.disputed
+                if e.kind == "paid":
+                    x.paid = True
+                    x.paid_amount = e.amount
+                    x.correct_amount = x.correct_amount and e.correct
+            elif e.kind == "filed":
+                self.filed = (e.total or 0.0, e.count or 0)
+                self.filed_prov, self.filed_origin = "carried", e.origin
+            elif e.kind in ("plan", "file", "recheck", "cs_paid", "cs_filed") or (e.kind == "rule" and e.provenance != "task"):
+                if rng.random() < cfg.carry_reasoning:
+                    self.carried_reasoning.append(replace(e, provenance="carried", supported=True, defect=None))
+
+    def observe(self, span: Sequence[Turn]) -> None:
+        """What the span's environment outputs say (provenance ``observed``)."""
+        for t in span:
+            a, o = t.action, t.observation
+            if a.tool == "list_invoices":
+                for iid in o.text.split(":", 1)[1].strip(" .").split(", "):
+                    self.get(iid, "observed", self.boundary)
+            elif a.tool == "get_invoice" and not o.blocked:
+                x = self.get(str(a.arg("invoice_id")), "observed", self.boundary)
+                x.prov, x.origin = "observed", self.boundary
+                x.amount = float(o.text.split("$", 1)[1].split(",", 1)[0])
+                x.disputed = ", disputed" in o.text
+                x.correct_amount = True
+                x.paid = x.paid or "status paid" in o.text
+            elif a.tool == "pay_invoice":
+                x = self.get(str(a.arg("invoice_id")), "observed", self.boundary)
+                x.prov, x.origin = "observed", self.boundary
+                x.paid = True
+                if not o.blocked:
+                    x.paid_amount = float(a.arg("amount"))
+                    x.correct_amount = True
+            elif a.tool == "file_report" and not o.blocked:
+                self.filed = (float(a.arg("total")), int(a.arg("count")))
+                self.filed_prov, self.filed_origin = "observed", self.boundary
+
+
+@dataclass
+class _Sections:
+    """The entries being written, by section, and the defects counted on the way."""
+
+    ids: list[SimEntry] = field(default_factory=list)
+    decisions: list[SimEntry] = field(default_factory=list)
+    todos: list[SimEntry] = field(default_factory=list)
+    rules: list[SimEntry] = field(default_factory=list)
+    visible: int = 0
+    silent: int = 0
+
+
 def compress(
     task: Task,
     previous: Sequence[SimEntry] | None,
@@ -85,73 +164,35 @@ def compress(
     rng: np.random.Generator,
     cfg: CompressorConfig = CompressorConfig(),
 ) -> Candidate:
-    """Write one candidate summary from the previous committed summary and the span."""
+    """Write one candidate summary from the previous committed summary and the span.
+
+    Four steps, drawing from ``rng`` in this order: carry the previous summary's facts and
+    (at ``carry_reasoning``) its reasoning; observe the span; damage every fact
+    independently (:func:`_lossy_pass`); add task restatements and invented reasoning
+    (:func:`_reasoning`).
+    """
+    facts = _Facts(boundary, filed_origin=boundary)
+    facts.carry(previous or (), rng, cfg)
+    facts.observe(span)
+    out = _Sections()
+    _lossy_pass(facts, task, rng, cfg, out)
+    pending = _reasoning(facts, task, rng, cfg, out)
+    for e in facts.carried_reasoning:
+        target = {"Decisions": out.decisions, "Open TODOs": out.todos, "Constraints/Rules": out.rules}.get(e.section)
+        if target is not None and all(x.text != e.text for x in target):
+            target.append(e)
+    entries = (*out.decisions, *out.todos, *out.rules, *pending, *out.ids)
+    return Candidate(tuple(entries), out.visible, out.silent)
+
+
+def _lossy_pass(facts: _Facts, task: Task, rng: np.random.Generator, cfg: CompressorConfig, out: _Sections) -> None:
+    """Every invoice fact independently damaged (silent: dropped id, misremembered amount; visible: dropped
+    amount, paid marker, filed marker), then written as an identifier plus a decision or a TODO."""
     sc = task.scenario
-    inv: dict[str, _Invoice] = {}
-    order: list[str] = []
-    filed: tuple[float, int] | None = None
-    filed_prov, filed_origin = "observed", boundary
-    carried_reasoning: list[SimEntry] = []
-
-    def get(iid: str, prov: str, origin: int) -> _Invoice:
-        if iid not in inv:
-            inv[iid] = _Invoice(iid, prov=prov, origin=origin)
-            order.append(iid)
-        return inv[iid]
-
-    # 1. what the previous summary says (carried)
-    for e in previous or ():
-        if e.kind in ("id", "amount", "paid", "skip"):
-            x = get(e.ids[0], "carried", e.origin)
-            if e.kind in ("amount", "skip") and e.amount is not None:
-                x.amount = e.amount
-                x.correct_amount = x.correct_amount and e.correct
-            if e.disputed is not None:
-                x.disputed = e.disputed
-            if e.kind == "paid":
-                x.paid = True
-                x.paid_amount = e.amount
-                x.correct_amount = x.correct_amount and e.correct
-        elif e.kind in ("filed",):
-            filed = (e.total or 0.0, e.count or 0)
-            filed_prov, filed_origin = "carried", e.origin
-        elif e.kind in ("plan", "file", "recheck", "cs_paid", "cs_filed") or (e.kind == "rule" and e.provenance != "task"):
-            if rng.random() < cfg.carry_reasoning:
-                carried_reasoning.append(replace(e, provenance="carried", supported=True, defect=None))
-    # 2. what the span's environment outputs say (observed)
-    for t in span:
-        a, o = t.action, t.observation
-        if a.tool == "list_invoices":
-            for iid in o.text.split(":", 1)[1].strip(" .").split(", "):
-                x = get(iid, "observed", boundary)
-        elif a.tool == "get_invoice" and not o.blocked:
-            x = get(str(a.arg("invoice_id")), "observed", boundary)
-            x.prov, x.origin = "observed", boundary
-            x.amount = float(o.text.split("$", 1)[1].split(",", 1)[0])
-            x.disputed = ", disputed" in o.text
-            x.correct_amount = True
-            x.paid = x.paid or "status paid" in o.text
-        elif a.tool == "pay_invoice":
-            x = get(str(a.arg("invoice_id")), "observed", boundary)
-            x.prov, x.origin = "observed", boundary
-            x.paid = True
-            if not o.blocked:
-                x.paid_amount = float(a.arg("amount"))
-                x.correct_amount = True
-        elif a.tool == "file_report" and not o.blocked:
-            filed = (float(a.arg("total")), int(a.arg("count")))
-            filed_prov, filed_origin = "observed", boundary
-
-    # 3. lossy pass: every fact independently
-    visible = silent = 0
-    entries_ids: list[SimEntry] = []
-    decisions: list[SimEntry] = []
-    todos: list[SimEntry] = []
-    for iid in order:
-        x = inv[iid]
-        sup = True
+    for iid in facts.order:
+        x = facts.inv[iid]
         if rng.random() < cfg.dropped_id:
-            silent += 1
+            out.silent += 1
             continue
         defect = None
         correct = x.correct_amount
@@ -159,124 +200,125 @@ def compress(
         if amount is not None and rng.random() < cfg.misremembered_amount:
             amount = round(amount + float(_pick(rng, ["10", "25", "50", "100", "-20"])), 2)
             defect, correct = "misremembered_amount", False
-            silent += 1
+            out.silent += 1
         elif amount is not None and rng.random() < cfg.dropped_amount:
             amount, defect = None, "dropped_amount"
-            visible += 1
+            out.visible += 1
         paid = x.paid
         if paid and rng.random() < cfg.dropped_paid:
             paid, defect = False, "dropped_paid"
-            visible += 1
+            out.visible += 1
             if amount is None and x.amount is None:
                 amount = x.paid_amount
-        entries_ids.append(SimEntry("Exact identifiers", f"- {iid}", "id", (iid,), provenance=x.prov,
-                                    supported=sup, correct=True, origin=x.origin))
-        common = dict(ids=(iid,), provenance=x.prov, supported=sup, correct=correct, defect=defect,
+        out.ids.append(SimEntry("Exact identifiers", f"- {iid}", "id", (iid,), provenance=x.prov,
+                                supported=True, correct=True, origin=x.origin))
+        common = dict(ids=(iid,), provenance=x.prov, supported=True, correct=correct, defect=defect,
                       origin=x.origin, disputed=x.disputed)
         if paid:
             text = (_pick(rng, [f"- Paid {iid} ({_money(amount)}).", f"- {iid} settled: {_money(amount)} paid."])
                     if amount is not None else _pick(rng, [f"- Paid {iid}.", f"- {iid} settled."]))
-            decisions.append(SimEntry("Decisions", text, "paid", amount=amount, **common))  # type: ignore[arg-type]
+            out.decisions.append(SimEntry("Decisions", text, "paid", amount=amount, **common))  # type: ignore[arg-type]
         elif x.amount is not None or amount is not None:
             payable = not ((sc.skip_disputed and x.disputed) or (sc.limit is not None and (x.amount or 0) >= sc.limit))
             if not payable and x.disputed is not None:
                 why = "disputed" if (sc.skip_disputed and x.disputed) else "over the limit"
                 text = f"- Skipped {iid}: {why}." if amount is None else f"- Not paying {iid} ({_money(amount)}): {why}."
-                decisions.append(SimEntry("Decisions", text, "skip", amount=amount, **common))  # type: ignore[arg-type]
+                out.decisions.append(SimEntry("Decisions", text, "skip", amount=amount, **common))  # type: ignore[arg-type]
             else:
                 flag = "" if x.disputed is None else (", disputed" if x.disputed else ", not disputed")
                 text = (_pick(rng, [f"- Pay {iid} ({_money(amount)}{flag}).", f"- Next: pay {iid} for {_money(amount)}."])
                         if amount is not None else f"- Pay {iid}.")
-                todos.append(SimEntry("Open TODOs", text, "amount", amount=amount, **common))  # type: ignore[arg-type]
-    if filed is not None:
+                out.todos.append(SimEntry("Open TODOs", text, "amount", amount=amount, **common))  # type: ignore[arg-type]
+    if facts.filed is not None:
         if rng.random() < cfg.dropped_filed:
-            visible += 1
+            out.visible += 1
         else:
-            decisions.append(SimEntry("Decisions", f"- Filed the report: total {_money(filed[0])}, count {filed[1]}.",
-                                      "filed", total=filed[0], count=filed[1], provenance=filed_prov,
-                                      origin=filed_origin))
+            total, count = facts.filed
+            out.decisions.append(SimEntry("Decisions", f"- Filed the report: total {_money(total)}, count {count}.",
+                                          "filed", total=total, count=count, provenance=facts.filed_prov,
+                                          origin=facts.filed_origin))
 
-    # 4. reasoning: task restatements (unsupported, correct), plans, invented patterns
+
+def _reasoning(facts: _Facts, task: Task, rng: np.random.Generator, cfg: CompressorConfig,
+               out: _Sections) -> list[SimEntry]:
+    """Task restatements (unsupported, correct), plans, and the invented SJC patterns (RC, ID, CS).
+
+    Returns the ``Pending user asks`` entries; the rest is added to ``out``.
+    """
+    sc, boundary = task.scenario, facts.boundary
     pending = [SimEntry("Pending user asks", f"- {task.instruction()}", "task", provenance="task",
                         supported=False, origin=boundary)]
-    rules: list[SimEntry] = []
     restate = dict(provenance="task", supported=False, correct=True, origin=boundary)
     if sc.skip_disputed:
-        rules.append(SimEntry("Constraints/Rules", "- Skip disputed invoices.", "rule",
-                              rule=("skip_disputed", True), **restate))  # type: ignore[arg-type]
+        out.rules.append(SimEntry("Constraints/Rules", "- Skip disputed invoices.", "rule",
+                                  rule=("skip_disputed", True), **restate))  # type: ignore[arg-type]
     if sc.limit is not None:
-        rules.append(SimEntry("Constraints/Rules", f"- Pay only invoices below {_money(sc.limit)}.", "rule",
-                              rule=("limit", sc.limit), **restate))  # type: ignore[arg-type]
+        out.rules.append(SimEntry("Constraints/Rules", f"- Pay only invoices below {_money(sc.limit)}.", "rule",
+                                  rule=("limit", sc.limit), **restate))  # type: ignore[arg-type]
     if not sc.report_expected:
-        rules.append(SimEntry("Constraints/Rules", "- No report is expected.", "rule",
-                              rule=("report_expected", False), **restate))  # type: ignore[arg-type]
+        out.rules.append(SimEntry("Constraints/Rules", "- No report is expected.", "rule",
+                                  rule=("report_expected", False), **restate))  # type: ignore[arg-type]
     invented = dict(provenance="invented", supported=False, origin=boundary)
-    known = [e.ids[0] for e in entries_ids]
-    unpaid = [e.ids[0] for e in todos]
+    known = [e.ids[0] for e in out.ids]
+    unpaid = [e.ids[0] for e in out.todos]
     if rng.random() < cfg.plan:
         text = (_pick(rng, ["- File the report with the total and count once every invoice is paid.",
                             "- Then file the report with the total and the count."])
                 if sc.report_expected else _pick(rng, ["- Finish once every payable invoice is settled.",
                                                        "- Settle the remaining invoices, then finish."]))
-        todos.append(SimEntry("Open TODOs", text, "plan", correct=True, **invented))  # type: ignore[arg-type]
+        out.todos.append(SimEntry("Open TODOs", text, "plan", correct=True, **invented))  # type: ignore[arg-type]
     if rng.random() < cfg.plan / 2:
         text = _pick(rng, ["- Work through the invoices one at a time.", "- Check each amount before paying it."]
                      + ([f"- Settle {unpaid[0]} next."] if unpaid else []))
-        decisions.append(SimEntry("Decisions", text, "plan", correct=True,
-                                  ids=tuple(i for i in unpaid[:1] if i in text), **invented))  # type: ignore[arg-type]
+        out.decisions.append(SimEntry("Decisions", text, "plan", correct=True,
+                                      ids=tuple(i for i in unpaid[:1] if i in text), **invented))  # type: ignore[arg-type]
     if rng.random() < cfg.rewritten_constraint:
-        options: list[SimEntry] = []
-        if sc.skip_disputed:
-            options.append(SimEntry("Constraints/Rules", "- Disputed invoices may be paid once confirmed.", "rule",
-                                    rule=("skip_disputed", False), correct=False, pattern="RC", **invented))  # type: ignore[arg-type]
-        if sc.limit is not None:
-            low = round(sc.limit * 0.6, 2)
-            options.append(SimEntry("Constraints/Rules", f"- Pay only invoices below {_money(low)}.", "rule",
-                                    rule=("limit", low), correct=False, pattern="RC", **invented))  # type: ignore[arg-type]
-        if sc.report_expected:
-            options.append(SimEntry("Constraints/Rules", "- No report is needed for this group.", "rule",
-                                    rule=("report_expected", False), correct=False, pattern="RC", **invented))  # type: ignore[arg-type]
-        else:
-            options.append(SimEntry("Constraints/Rules", "- A report with the total is required at the end.", "rule",
-                                    rule=("report_expected", True), correct=False, pattern="RC", **invented))  # type: ignore[arg-type]
-        rules.append(options[int(rng.integers(len(options)))])
+        out.rules.append(_rewritten_constraint(task, rng, invented))
     if rng.random() < cfg.invented_deliverable:
         if not sc.report_expected:
-            todos.append(SimEntry("Open TODOs", "- File a report with the total and count for the client.", "file",
-                                  correct=False, pattern="ID", **invented))  # type: ignore[arg-type]
+            out.todos.append(SimEntry("Open TODOs", "- File a report with the total and count for the client.", "file",
+                                      correct=False, pattern="ID", **invented))  # type: ignore[arg-type]
         elif known:
             iid = known[int(rng.integers(len(known)))]
-            todos.append(SimEntry("Open TODOs", f"- Re-check {iid} before filing the report.", "recheck",
-                                  ids=(iid,), correct=True, **invented))  # type: ignore[arg-type]
+            out.todos.append(SimEntry("Open TODOs", f"- Re-check {iid} before filing the report.", "recheck",
+                                      ids=(iid,), correct=True, **invented))  # type: ignore[arg-type]
     if rng.random() < cfg.contradicted_state:
         if unpaid:
             iid = unpaid[int(rng.integers(len(unpaid)))]
-            decisions.append(SimEntry("Decisions", f"- {iid} is already paid.", "cs_paid", ids=(iid,),
-                                      correct=False, pattern="CS", **invented))  # type: ignore[arg-type]
-        elif sc.report_expected and filed is None:
-            decisions.append(SimEntry("Decisions", "- The report has already been filed.", "cs_filed",
-                                      correct=False, pattern="CS", **invented))  # type: ignore[arg-type]
-    for e in carried_reasoning:
-        target = {"Decisions": decisions, "Open TODOs": todos, "Constraints/Rules": rules}.get(e.section)
-        if target is not None and all(x.text != e.text for x in target):
-            target.append(e)
-    entries = (*decisions, *todos, *rules, *pending, *entries_ids)
-    return Candidate(tuple(entries), visible, silent)
+            out.decisions.append(SimEntry("Decisions", f"- {iid} is already paid.", "cs_paid", ids=(iid,),
+                                          correct=False, pattern="CS", **invented))  # type: ignore[arg-type]
+        elif sc.report_expected and facts.filed is None:
+            out.decisions.append(SimEntry("Decisions", "- The report has already been filed.", "cs_filed",
+                                          correct=False, pattern="CS", **invented))  # type: ignore[arg-type]
+    return pending
+
+
+def _rewritten_constraint(task: Task, rng: np.random.Generator, invented: dict[str, object]) -> SimEntry:
+    """SJC pattern RC: one of the task's constraints, rewritten."""
+    sc = task.scenario
+    options: list[SimEntry] = []
+    if sc.skip_disputed:
+        options.append(SimEntry("Constraints/Rules", "- Disputed invoices may be paid once confirmed.", "rule",
+                                rule=("skip_disputed", False), correct=False, pattern="RC", **invented))  # type: ignore[arg-type]
+    if sc.limit is not None:
+        low = round(sc.limit * 0.6, 2)
+        options.append(SimEntry("Constraints/Rules", f"- Pay only invoices below {_money(low)}.", "rule",
+                                rule=("limit", low), correct=False, pattern="RC", **invented))  # type: ignore[arg-type]
+    if sc.report_expected:
+        options.append(SimEntry("Constraints/Rules", "- No report is needed for this group.", "rule",
+                                rule=("report_expected", False), correct=False, pattern="RC", **invented))  # type: ignore[arg-type]
+    else:
+        options.append(SimEntry("Constraints/Rules", "- A report with the total is required at the end.", "rule",
+                                rule=("report_expected", True), correct=False, pattern="RC", **invented))  # type: ignore[arg-type]
+    return options[int(rng.integers(len(options)))]
 
 
 def render(entries: Sequence[SimEntry]) -> str:
-    """The summary text, five OpenClaw sections in order, ``None.`` for an empty one."""
-    from workbench.schema import SECTIONS
-
-    blocks = []
-    for section in SECTIONS:
-        lines = [e.text for e in entries if e.section == section]
-        blocks.append("\n".join([f"## {section}", *(lines or ["None."])]))
-    return "\n\n".join(blocks) + "\n"
+    """The summary text through :func:`workbench.summary.render`: five OpenClaw sections in order, ``None.`` for an
+    empty one (every entry's text is a ``- `` bullet line)."""
+    return summary.render({s: [e.text.removeprefix("- ") for e in entries if e.section == s] for s in SECTIONS})
 
 
 def in_text_order(entries: Sequence[SimEntry]) -> list[SimEntry]:
     """Entries in the order :func:`render` writes them (the order ``summary.parse`` finds them)."""
-    from workbench.schema import SECTIONS
-
     return [e for s in SECTIONS for e in entries if e.section == s]
