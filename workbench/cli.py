@@ -1,4 +1,7 @@
-"""The ``workbench`` command: ``validate | import | export | entries | figures``.
+"""The ``workbench`` command line: one verb per step, from a log to the exported figures.
+
+Verbs: ``validate | import | export | entries | judge | simulate | sample | label | agree |
+adjudicate | figures``.
 
 Every verb reports bad input as one line ``FILE:LINE: field 'x': expected ..., got ...``
 on standard error and exits 2; nothing is written when the input is bad.
@@ -170,22 +173,26 @@ def _cmd_adjudicate(args: argparse.Namespace) -> int:
 
 def _cmd_figures(args: argparse.Namespace) -> int:
     from workbench.datasets import ensure_testbed
-    from workbench.notebooks import run_all
+    from workbench.notebooks import parse_param, run_all
 
+    parameters = dict(parse_param(p) for p in args.param)
     ensure_testbed(args.data)
-    return run_all(Path(args.notebooks), Path(args.build), timeout=args.timeout)
+    return run_all(Path(args.notebooks), Path(args.build), timeout=args.timeout, parameters=parameters or None)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="workbench", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+# ---------------------------------------------------------------------------
+# the parser: one function per verb
 
+
+def _add_validate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check a trajectory log (or a table file) and report the first error")
     p.add_argument("file")
     p.add_argument("--format", default="auto", choices=["auto", *adapters.FORMATS])
     p.add_argument("--table", choices=sorted(schema.TABLES), help="validate a single table file instead of a log")
     p.set_defaults(func=_cmd_validate)
 
+
+def _add_import(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("import", help="load a trajectory log into Parquet tables")
     p.add_argument("file")
     p.add_argument("--out", required=True, help="directory for runs/steps/compactions.parquet")
@@ -193,16 +200,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--entries", action="store_true", help="also split candidate summaries into entries.parquet")
     p.set_defaults(func=_cmd_import)
 
+
+def _add_export(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("export", help="write a directory of tables back as trajectory JSONL")
     p.add_argument("dir")
     p.add_argument("--format", default="jsonl")
     p.add_argument("--out", required=True)
     p.set_defaults(func=_cmd_export)
 
+
+def _add_entries(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("entries", help="split the candidate summaries of DIR into entries.parquet")
     p.add_argument("dir")
     p.set_defaults(func=_cmd_entries)
 
+
+def _add_judge(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("judge", help="score every summary entry of DIR with a source judge")
     p.add_argument("dir")
     p.add_argument("--judge", default="lexical", choices=["lexical", "jev", "openai"])
@@ -216,6 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="scores table (.parquet or .jsonl)")
     p.set_defaults(func=_cmd_judge)
 
+
+def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="generate the invoice testbed dataset (with ground truth)")
     p.add_argument("--out", required=True)
     p.add_argument("--tasks", type=int, default=120)
@@ -227,6 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_cmd_simulate)
 
+
+def _add_sample(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sample", help="draw a balanced validation sample for labeling")
     p.add_argument("dir")
     p.add_argument("--n", type=int, default=300)
@@ -237,6 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True)
     p.set_defaults(func=_cmd_sample)
 
+
+def _add_label(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("label", help="label a sample in the terminal")
     p.add_argument("sample")
     p.add_argument("--annotator", required=True)
@@ -245,6 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--store", default="annotations")
     p.set_defaults(func=_cmd_label)
 
+
+def _add_agree(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("agree", help="agreement per field; writes the disagreements for adjudication")
     p.add_argument("store", nargs="?", default="annotations")
     p.add_argument("--by", default="round", choices=["round", "annotator"])
@@ -252,17 +273,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out")
     p.set_defaults(func=_cmd_agree)
 
+
+def _add_adjudicate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("adjudicate", help="add the filled-in adjudication file to the store (the gold set)")
     p.add_argument("file")
     p.add_argument("--store", default="annotations")
     p.set_defaults(func=_cmd_adjudicate)
 
+
+def _add_figures(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("figures", help="execute every notebook and export figures/ (the main job)")
     p.add_argument("--notebooks", default="notebooks")
     p.add_argument("--build", default="build/notebooks", help="where executed copies go")
     p.add_argument("--timeout", type=int, default=1200, help="seconds per cell")
     p.add_argument("--data", default="data/testbed", help="the default testbed, generated here if missing")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="set a notebook parameter in every notebook (repeatable; VALUE is read as a Python "
+                        "literal when it is one, else as text), as papermill -p does")
     p.set_defaults(func=_cmd_figures)
+
+
+VERBS = (_add_validate, _add_import, _add_export, _add_entries, _add_judge, _add_simulate, _add_sample,
+         _add_label, _add_agree, _add_adjudicate, _add_figures)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="workbench", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add in VERBS:
+        add(sub)
     return parser
 
 

@@ -56,6 +56,19 @@ def _failing_cell(nb: object, err: Exception) -> tuple[int | str, str]:
     return "?", getattr(err, "ename", type(err).__name__)
 
 
+def parse_param(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` as papermill's ``-p`` reads it: VALUE as a Python literal when it is one, else as text."""
+    import ast
+
+    name, sep, value = text.partition("=")
+    if not sep or not name.isidentifier():
+        raise ValueError(f"--param: expected NAME=VALUE with NAME a Python identifier, got {text!r}")
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return name, value
+
+
 def inject_parameters(nb: object, parameters: dict[str, object]) -> None:
     """Append assignments after the cell tagged ``parameters`` (papermill's convention)."""
     import nbformat

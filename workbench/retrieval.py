@@ -47,10 +47,6 @@ class Evidence:
     def texts(self) -> list[str]:
         return [c.text for c in self.chunks]
 
-    def for_entries(self, indices: Sequence[int]) -> tuple[Chunk, ...]:
-        """The pooled chunks retrieved for a subset of the entries (used when a request is split)."""
-        wanted = {cid for i in indices for cid in self.per_entry[i]}
-        return tuple(c for c in self.chunks if c.chunk_id in wanted)
 
 
 def _split(text: str, size: int, *, at_lines: bool) -> list[str]:

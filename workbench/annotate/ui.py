@@ -58,7 +58,7 @@ def render_item_html(item: dict[str, Any]) -> str:
 
 def load_sample(path: str | Path) -> list[dict[str, Any]]:
     """A sample file (JSONL, one item per line, written by ``workbench sample``)."""
-    from workbench.io import json_lines
+    from workbench.tables import json_lines
 
     items = []
     for number, rec in json_lines(Path(path)):

@@ -55,11 +55,6 @@ class JevJudge:
     name: str = "jev"
     split_log: list[int] = field(default_factory=list)  # number of sub-requests per request
 
-    @classmethod
-    def from_route(cls, route: str = "typesafe", *, base_url: str | None = None, **client_kw: object) -> JevJudge:
-        base, path, env = ROUTES[route]
-        return cls(LLMClient(base_url or base, api_key_env=env, **client_kw), path=path)  # type: ignore[arg-type]
-
     def _size(self, request: JudgeRequest) -> int:
         return count_tokens(json.dumps(build_body(self.model, request), ensure_ascii=False))
 

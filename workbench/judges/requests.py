@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -31,6 +31,28 @@ def span_outputs(steps: pl.DataFrame, run_id: str, start: int | None, end: int |
     return [o for o in sel.sort("step").get_column("observation").to_list() if o]
 
 
+def build_request(*, task: str, retained_turn: str, previous_summary: str, outputs: Sequence[str],
+                  entries: Sequence[str], request_id: str = "") -> JudgeRequest:
+    """The SJC judge request at one boundary (Appendix F), the one builder every caller uses.
+
+    ``outputs`` are the environment outputs the evidence may come from (the compressed
+    span's observations and the retained turn); BM25 retrieval picks each entry's passages,
+    expanded to their chunks and pooled, and the request records which chunks each entry got.
+    """
+    ev = retrieve(list(entries), list(outputs))
+    index = {ch.chunk_id: k for k, ch in enumerate(ev.chunks)}
+    return JudgeRequest(
+        task=task,
+        retained_turn=retained_turn,
+        previous_summary=previous_summary,
+        evidence=tuple(ev.texts()),
+        entries=tuple(entries),
+        request_id=request_id,
+        evidence_ids=tuple(ch.chunk_id for ch in ev.chunks),
+        entry_evidence=tuple(tuple(index[cid] for cid in ids) for ids in ev.per_entry),
+    )
+
+
 def compaction_requests(tables: dict[str, pl.DataFrame], *, summary_column: str = "candidate_summary") -> list[CompactionRequest]:
     """One judge request per compaction: task, retained turn, previous summary, BM25 evidence, entries.
 
@@ -50,19 +72,9 @@ def compaction_requests(tables: dict[str, pl.DataFrame], *, summary_column: str 
         outputs = span_outputs(run_steps, c["run_id"], c.get("span_start"), c.get("span_end"))
         if c.get("retained_turn"):
             outputs.append(c["retained_turn"])
-        texts = [e.text for e in entries]
-        ev = retrieve(texts, outputs)
-        index = {ch.chunk_id: k for k, ch in enumerate(ev.chunks)}
-        request = JudgeRequest(
-            task=tasks.get(c["run_id"]) or "",
-            retained_turn=c.get("retained_turn") or "",
-            previous_summary=c.get("previous_summary") or "",
-            evidence=tuple(ev.texts()),
-            entries=tuple(texts),
-            request_id=f"{c['run_id']}/b{c['boundary']}",
-            evidence_ids=tuple(ch.chunk_id for ch in ev.chunks),
-            entry_evidence=tuple(tuple(index[cid] for cid in ids) for ids in ev.per_entry),
-        )
+        request = build_request(task=tasks.get(c["run_id"]) or "", retained_turn=c.get("retained_turn") or "",
+                                previous_summary=c.get("previous_summary") or "", outputs=outputs,
+                                entries=[e.text for e in entries], request_id=f"{c['run_id']}/b{c['boundary']}")
         out.append(CompactionRequest(c["run_id"], c["boundary"], entries, request))
     return out
 

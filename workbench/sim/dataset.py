@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from workbench import io
+from workbench.tables import rows_frame, write_tables
 from workbench.metrics.efficiency import dependency
 from workbench.sim.agent import SimEntry
 from workbench.sim.compressor import CompressorConfig, in_text_order, render
 from workbench.sim.episode import POLICIES, Episode, EpisodeResult, SimConfig
-from workbench.sim.world import Task, make_tasks
+from workbench.sim.world import make_tasks
 from workbench.summary import entry_id
 
 DEFAULT_BUDGETS = (24, 48, 96)
@@ -287,7 +287,7 @@ def simulate(cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None
             merged.setdefault(name, []).extend(rows)
     tables: dict[str, pl.DataFrame] = {}
     for name, rows in merged.items():
-        tables[name] = io.rows_frame(name, rows)
+        tables[name] = rows_frame(name, rows)
     order = {"runs": ["run_id"], "steps": ["run_id", "step"], "compactions": ["run_id", "boundary"],
              "entries": ["run_id", "boundary", "position"], "candidates": ["run_id", "boundary", "candidate"],
              "attributions": ["run_id"], "spans": ["event_id", "step"], "rollouts": ["event_id", "rollout", "span_id"]}
@@ -302,20 +302,9 @@ def simulate(cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None
     return tables
 
 
-def add_judge_scores(tables: dict[str, pl.DataFrame], methods: Sequence[str] = ("prompting",)) -> pl.DataFrame:
-    """Lexical judge scores of every entry of the given methods' compactions (real pipeline)."""
-    from workbench.judges.lexical import LexicalJudge
-    from workbench.judges.requests import compaction_requests, score_requests
-
-    keep = tables["runs"].filter(pl.col("method").is_in(list(methods))).select("run_id")
-    sub = {name: tables[name].join(keep, on="run_id", how="semi") for name in ("runs", "steps", "compactions")}
-    scores, _ = score_requests(compaction_requests(sub), LexicalJudge())
-    return scores
-
-
 def write_dataset(tables: dict[str, pl.DataFrame], out: str | Path) -> Path:
     """Validate and write every table as ``out/NAME.parquet``."""
-    return io.write_tables(tables, out)
+    return write_tables(tables, out)
 
 
 def build(out: str | Path, cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None,
@@ -329,7 +318,3 @@ def build(out: str | Path, cfg: DatasetConfig = DatasetConfig(), *, workers: int
                                                budget=48 if 48 in cfg.budgets else cfg.budgets[0])
     write_dataset(tables, out)
     return tables
-
-
-def tasks_table(cfg: DatasetConfig = DatasetConfig()) -> list[Task]:
-    return make_tasks(cfg.tasks, cfg.seed)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from workbench.judges.base import JudgeRequest, count_tokens
 from workbench.judges.lexical import LexicalJudge
-from workbench.retrieval import retrieve
+from workbench.judges.requests import build_request
 from workbench.sim.agent import SimEntry, Turn
 from workbench.sim.compressor import in_text_order, render
 from workbench.sim.world import Task
@@ -18,12 +18,10 @@ _JUDGE = LexicalJudge()
 def judge_request(task: Task, previous: Sequence[SimEntry] | None, span: Sequence[Turn], retained: Turn,
                   entries: Sequence[SimEntry]) -> JudgeRequest:
     """The SJC request at a boundary: BM25 evidence from the span's outputs and the retained turn."""
-    outputs = [t.observation.text for t in span] + [retained.render()]
-    texts = [e.text for e in entries]
-    ev = retrieve(texts, outputs)
-    return JudgeRequest(task=task.instruction(), retained_turn=retained.render(),
-                        previous_summary=render(in_text_order(previous)) if previous else "",
-                        evidence=tuple(ev.texts()), entries=tuple(texts))
+    return build_request(task=task.instruction(), retained_turn=retained.render(),
+                         previous_summary=render(in_text_order(previous)) if previous else "",
+                         outputs=[t.observation.text for t in span] + [retained.render()],
+                         entries=[e.text for e in entries])
 
 
 def judge_candidate(task: Task, previous: Sequence[SimEntry] | None, span: Sequence[Turn], retained: Turn,
