@@ -65,50 +65,56 @@ def _trajectory_record(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]
     steps_raw, comps_raw = nested["steps"], nested["compactions"]
     schema.check_record(schema.RUNS, run)
     run_id = run["run_id"]
-    steps: list[dict[str, Any]] = []
-    for i, raw in enumerate(steps_raw):
-        prefix = f"steps[{i}]."
-        if not isinstance(raw, dict):
-            raise SchemaError(field=f"steps[{i}]", expected="an object", got=describe_value(raw))
-        st = dict(raw)
-        if st.get("run_id", run_id) != run_id:
-            raise SchemaError(field=prefix + "run_id", expected=f"the run's own id {run_id!r}",
-                              got=f"unknown run {describe_value(st['run_id'])}")
-        st["run_id"] = run_id
-        action = st.pop("action", None)
-        if action is not None:
-            if not isinstance(action, dict):
-                raise SchemaError(field=prefix + "action", expected="an object with 'tool' and 'args'", got=describe_value(action))
-            unknown = set(action) - {"tool", "args"}
-            if unknown:
-                raise SchemaError(field=prefix + "action", expected="only 'tool' and 'args'", got=f"also {sorted(unknown)}")
-            st["tool"] = action.get("tool")
-            try:
-                st["args"] = encode_args(action.get("args"))
-            except ValueError:
-                raise SchemaError(field=prefix + "action.args", expected="finite JSON values", got="NaN or Infinity") from None
-        schema.check_record(schema.STEPS, st, prefix=prefix)
-        steps.append(st)
-    comps: list[dict[str, Any]] = []
-    for i, raw in enumerate(comps_raw):
-        prefix = f"compactions[{i}]."
-        if not isinstance(raw, dict):
-            raise SchemaError(field=f"compactions[{i}]", expected="an object", got=describe_value(raw))
-        c = dict(raw)
-        if c.get("run_id", run_id) != run_id:
-            raise SchemaError(field=prefix + "run_id", expected=f"the run's own id {run_id!r}",
-                              got=f"unknown run {describe_value(c['run_id'])}")
-        c["run_id"] = run_id
-        span = c.pop("span", None)
-        if span is not None:
-            if not (isinstance(span, list) and len(span) == 2 and all(schema.value_fits(pl.Int64(), v) for v in span)):
-                raise SchemaError(field=prefix + "span", expected="[first_step, last_step] as two integers", got=describe_value(span))
-            c["span_start"], c["span_end"] = span
-        schema.check_record(schema.COMPACTIONS, c, prefix=prefix)
-        comps.append(c)
+    steps = [_step_row(i, raw, run_id) for i, raw in enumerate(steps_raw)]
+    comps = [_compaction_row(i, raw, run_id) for i, raw in enumerate(comps_raw)]
     for key, value in run.items():
         _check_finite(value, key)
     return run, steps, comps
+
+
+def _step_row(i: int, raw: Any, run_id: str) -> dict[str, Any]:
+    """One nested step as a ``steps`` row: the action's tool and args flattened, checked field by field."""
+    prefix = f"steps[{i}]."
+    if not isinstance(raw, dict):
+        raise SchemaError(field=f"steps[{i}]", expected="an object", got=describe_value(raw))
+    st = dict(raw)
+    if st.get("run_id", run_id) != run_id:
+        raise SchemaError(field=prefix + "run_id", expected=f"the run's own id {run_id!r}",
+                          got=f"unknown run {describe_value(st['run_id'])}")
+    st["run_id"] = run_id
+    action = st.pop("action", None)
+    if action is not None:
+        if not isinstance(action, dict):
+            raise SchemaError(field=prefix + "action", expected="an object with 'tool' and 'args'", got=describe_value(action))
+        unknown = set(action) - {"tool", "args"}
+        if unknown:
+            raise SchemaError(field=prefix + "action", expected="only 'tool' and 'args'", got=f"also {sorted(unknown)}")
+        st["tool"] = action.get("tool")
+        try:
+            st["args"] = encode_args(action.get("args"))
+        except ValueError:
+            raise SchemaError(field=prefix + "action.args", expected="finite JSON values", got="NaN or Infinity") from None
+    schema.check_record(schema.STEPS, st, prefix=prefix)
+    return st
+
+
+def _compaction_row(i: int, raw: Any, run_id: str) -> dict[str, Any]:
+    """One nested compaction as a ``compactions`` row: ``span`` split into its first and last step."""
+    prefix = f"compactions[{i}]."
+    if not isinstance(raw, dict):
+        raise SchemaError(field=f"compactions[{i}]", expected="an object", got=describe_value(raw))
+    c = dict(raw)
+    if c.get("run_id", run_id) != run_id:
+        raise SchemaError(field=prefix + "run_id", expected=f"the run's own id {run_id!r}",
+                          got=f"unknown run {describe_value(c['run_id'])}")
+    c["run_id"] = run_id
+    span = c.pop("span", None)
+    if span is not None:
+        if not (isinstance(span, list) and len(span) == 2 and all(schema.value_fits(pl.Int64(), v) for v in span)):
+            raise SchemaError(field=prefix + "span", expected="[first_step, last_step] as two integers", got=describe_value(span))
+        c["span_start"], c["span_end"] = span
+    schema.check_record(schema.COMPACTIONS, c, prefix=prefix)
+    return c
 
 
 def read_trajectories(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
