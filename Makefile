@@ -1,12 +1,12 @@
 # Two entry points (see README):
 #   make figures   set up .venv, generate the testbed if missing, execute every notebook, export figures/
-#   make test      set up .venv and run the test suite
+#   make test      set up .venv and run the test suite (make test-fast: without the slow end-to-end tests)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup figures test lint clean
+.PHONY: setup figures test test-fast lint clean
 
 setup: $(STAMP)
 
@@ -22,8 +22,12 @@ figures: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 tests
 
+# the same without the end-to-end tests marked slow (notebooks, determinism across processes, two writers)
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 -m "not slow" tests
+
 lint: $(STAMP)
-	$(BIN)/ruff check --select F,E9 workbench tests tools benchmarks
+	$(BIN)/ruff check --select F,E9 workbench tests tools benchmarks notebooks/*.py
 	$(BIN)/mypy
 
 clean:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import threading
-import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,6 +34,8 @@ class FakeLLMServer:
     behaviours: deque[Any] = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
     stall_seconds: float = 3.0
+    #: set when the server closes: a stalled body then ends at once, so no handler outlives a test
+    released: threading.Event = field(default_factory=threading.Event)
 
     def __post_init__(self) -> None:
         server = self
@@ -66,6 +67,7 @@ class FakeLLMServer:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}"
 
     def close(self) -> None:
+        self.released.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -86,7 +88,7 @@ class FakeLLMServer:
             h.end_headers()
             h.wfile.write(payload[:5])
             h.wfile.flush()
-            time.sleep(self.stall_seconds)
+            self.released.wait(self.stall_seconds)
             try:
                 h.wfile.write(payload[5:])
             except OSError:

@@ -1,8 +1,11 @@
-"""The notebooks run on a user's own data: an imported log given as the DATA parameter."""
+"""The notebooks: they run on a user's own data, and a failing cell is named."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import nbformat
+import pytest
 
 from workbench.cli import main
 from workbench.notebooks import run_all
@@ -10,6 +13,7 @@ from workbench.notebooks import run_all
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_notebooks_run_on_an_imported_log(tmp_path: Path) -> None:
     data = tmp_path / "imported"
     assert main(["import", str(ROOT / "data" / "examples" / "invoice_log.jsonl"), "--out", str(data)]) == 0
@@ -22,3 +26,72 @@ def test_notebooks_run_on_an_imported_log(tmp_path: Path) -> None:
     made = {p.name for p in figs.glob("*.png")}
     assert {"sjc_table2_composition.png", "sjc_fig3_pruned_vs_tau.png", "sjc_fig2_pass_vs_tokens.png"} <= made
     assert (figs / "tables" / "sjc_table2_entries_by_section.tex").exists()
+
+
+def _notebook(path: Path, source: str) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("X = 1", metadata={"tags": ["parameters"]}), nbformat.v4.new_code_cell(source)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+def test_figures_names_notebook_and_cell_of_first_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WORKBENCH_TESTBED_TASKS", "6")
+    monkeypatch.setenv("WORKBENCH_TESTBED_RUNS", "1")
+    nbdir = tmp_path / "nbs"
+    nbdir.mkdir()
+    _notebook(nbdir / "a_ok.ipynb", "assert X == 1")
+    _notebook(nbdir / "b_bad.ipynb", "raise RuntimeError('boom')")
+    code = main(["figures", "--notebooks", str(nbdir), "--build", str(tmp_path / "build"), "--timeout", "60",
+                 "--data", str(tmp_path / "tb")])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert f"{nbdir / 'b_bad.ipynb'}: cell 1: RuntimeError: boom" in err
+    assert (tmp_path / "build" / "a_ok.ipynb").exists() and (tmp_path / "tb" / "runs.parquet").exists()
+    assert not nbformat.read(nbdir / "a_ok.ipynb", as_version=4).cells[1].get("outputs")  # sources untouched
+
+
+def test_figures_param_reaches_every_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``workbench figures --param NAME=VALUE`` overrides the parameters cell of each notebook, as papermill -p does:
+    the literal 2 arrives as an int, a word as text."""
+    nbdir = tmp_path / "nbs"
+    nbdir.mkdir()
+    (tmp_path / "tb").mkdir()
+    (tmp_path / "tb" / "runs.parquet").write_bytes(b"")  # the testbed counts as present: nothing is generated
+    _notebook(nbdir / "a.ipynb", "assert X == 2, X")
+    _notebook(nbdir / "b.ipynb", "assert (X, NAME) == (2, 'alice'), (X, NAME)")
+    args = ["figures", "--notebooks", str(nbdir), "--build", str(tmp_path / "build"), "--timeout", "60",
+            "--data", str(tmp_path / "tb")]
+    assert main([*args, "--param", "X=2", "--param", "NAME=alice"]) == 0
+    assert main(args) == 1  # without the parameter X stays 1 and the first notebook fails
+
+
+def test_parse_param_reads_literals_and_rejects_bad_names() -> None:
+    from workbench.notebooks import parse_param
+
+    assert parse_param("N_BOOT=200") == ("N_BOOT", 200) and parse_param("TAU=0.3") == ("TAU", 0.3)
+    assert parse_param("DATA=data/x") == ("DATA", "data/x") and parse_param("LABELS=None") == ("LABELS", None)
+    with pytest.raises(ValueError, match="NAME=VALUE"):
+        parse_param("1X=2")
+
+
+@pytest.mark.slow
+def test_papermill_runs_a_notebook_on_an_imported_log(tmp_path: Path) -> None:
+    """As the README tells users: ``papermill notebooks/NAME.ipynb out.ipynb -p DATA DIR`` on their own log."""
+    import subprocess
+    import sys
+
+    papermill = Path(sys.executable).with_name("papermill")
+    data, figs = tmp_path / "imported", tmp_path / "figs"
+    assert main(["import", str(ROOT / "data" / "examples" / "invoice_log.jsonl"), "--out", str(data)]) == 0
+    out = subprocess.run([str(papermill), "notebooks/summary_composition.ipynb", str(tmp_path / "out.ipynb"),
+                          "-p", "DATA", str(data), "-p", "FIGURES", str(figs), "--cwd", str(ROOT)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    executed = nbformat.read(tmp_path / "out.ipynb", as_version=4)
+    injected = [c for c in executed.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert injected and str(data) in injected[0].source
+    printed = "".join(o.get("text", "") for c in executed.cells for o in c.get("outputs", []))
+    assert "derived:" in printed and "entries" in printed  # derive_missing said what it added to the imported log
+    assert (figs / "tables" / "sjc_table2_entries_by_section.csv").exists()

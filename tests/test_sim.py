@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import os
 import subprocess
 import sys
@@ -163,6 +164,7 @@ def test_export_validate_import_round_trips_a_simulated_directory(tmp_path: Path
         assert a.equals(b), name
 
 
+@pytest.mark.slow
 def test_identical_across_processes_and_hash_seeds(tmp_path: Path) -> None:
     outs = []
     for hs in ("0", "12345"):

@@ -1,30 +1,25 @@
-"""The OpenClaw compressor client: prompt, finalisation, quality check, corrective retry, cancellation."""
+"""The OpenClaw compressor through the client layer, against the loopback server."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 
-from workbench.llm import DiskCache, LLMClient, RetryPolicy
 from workbench.infer.compressor import OpenClawCompressor, build_messages, finalize, quality_check
+from workbench.llm import DiskCache, LLMClient, RetryPolicy
 from workbench.schema import SECTIONS
 from workbench.summary import headings, parse
 
 from .llm_server import FakeLLMServer
 
 TASK = "Settle every open invoice for group G7."
+
+
 TURNS = ["[Tool]: INV-104 amount 120.50 at https://billing.example.com/inv/104", "[Assistant]: paid INV-104"]
+
+
 GOOD = ("## Decisions\n- Paid INV-104.\n\n## Open TODOs\n- File the report.\n\n## Constraints/Rules\nNone.\n\n"
         f"## Pending user asks\n- {TASK}\n\n## Exact identifiers\n- INV-104\n")
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    s = FakeLLMServer()
-    yield s
-    s.close()
 
 
 def compressor(server: FakeLLMServer, tmp_path: Path) -> OpenClawCompressor:

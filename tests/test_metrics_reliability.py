@@ -1,4 +1,4 @@
-"""Reliability (Acc, Pass^k, Pass@k) and efficiency (Peak, Dependency, cost) metrics."""
+"""Acc, Pass^k and Pass@k against brute force and hand computation."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.metrics import Price, cost, cumulative_tokens, dependency, efficiency, pass_at_k, pass_hat_k, peak, reliability
+from workbench.metrics import (
+    pass_at_k,
+    pass_hat_k,
+    reliability,
+)
 from workbench.metrics.reliability import brute_force_pass
 
 
@@ -62,28 +66,6 @@ def test_reliability_errors() -> None:
         reliability(runs_frame().drop("success"), k=1)
 
 
-def test_dependency_and_peak_hand_computed() -> None:
-    # (100 + 2*10)*10/2 + (300 + 2*20)*20/2 = 600 + 3400
-    assert dependency([100, 300], [10, 20]) == 4000.0
-    assert peak([100, 300, 250]) == 300
-    with pytest.raises(ValueError, match="differ in shape"):
-        dependency([1, 2], [1])
-    steps = pl.DataFrame({"run_id": ["a", "a", "b"], "input_tokens": [100, 300, 50], "output_tokens": [10, 20, 5]})
-    eff = efficiency(steps).sort("run_id")
-    assert eff["dependency"].to_list() == [4000.0, (50 + 10) * 5 / 2]
-    assert eff["peak_tokens"].to_list() == [300, 50] and eff["steps"].to_list() == [2, 1]
-
-
-def test_cost_and_cumulative_tokens() -> None:
-    usage = pl.DataFrame({"model": ["m1", "m2"], "input_tokens": [1_000_000, 0], "output_tokens": [0, 500_000]})
-    out = cost(usage, {"m1": Price(2.0, 8.0), "m2": Price(1.0, 4.0)})
-    assert out["cost_usd"].to_list() == pytest.approx([2.0, 2.0])
-    with pytest.raises(ValueError, match=r"no price for model\(s\) \['m2'\]"):
-        cost(usage, {"m1": Price(2.0, 8.0)})
-    runs = pl.DataFrame({"agent_tokens": [10, 20], "compressor_tokens": [5, None]})
-    assert cumulative_tokens(runs)["total_tokens"].to_list() == [15, 20]
-
-
 def test_reliability_does_not_depend_on_row_order() -> None:
     rng = np.random.default_rng(3)
     rows = [{"method": m, "task_id": f"t{t}", "replicate": r, "success": bool(rng.random() < 0.6)}
@@ -93,3 +75,14 @@ def test_reliability_does_not_depend_on_row_order() -> None:
     for seed in range(5):
         shuffled = frame.sample(fraction=1.0, shuffle=True, seed=seed)
         assert reliability(shuffled, k=3, by="method").sort("method").equals(ref)
+
+
+def test_reliability_by_k_up_to_the_fewest_trials() -> None:
+    from workbench.metrics import reliability_by_k
+
+    runs = runs_frame().filter(pl.col("method") == "A")  # t1 solved 3/3, t2 1/3
+    got = reliability_by_k(runs)
+    assert got["k"].to_list() == [1, 2, 3]
+    # Pass^k: t1 always 1; t2 C(1,k)/C(3,k): 1/3, 0, 0. Pass@k: t1 1; t2 1 - C(2,k)/C(3,k): 1/3, 2/3, 1
+    assert got["pass_hat_k"].to_list() == pytest.approx([(1 + 1 / 3) / 2, 0.5, 0.5])
+    assert got["pass_at_k"].to_list() == pytest.approx([(1 + 1 / 3) / 2, (1 + 2 / 3) / 2, 1.0])

@@ -1,4 +1,4 @@
-"""The OpenAI chat-completions adapter: tool calls, tool results, user turns, compaction markers."""
+"""OpenAI chat logs: messages become steps and compactions; errors name the line and the message."""
 
 from __future__ import annotations
 

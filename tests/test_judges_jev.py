@@ -1,44 +1,27 @@
-"""Judges against a loopback server speaking the real protocols; retrieval; the prune operator."""
+"""The Jev judge against the loopback server: wire format, retries, deadlines, unusable answers, splitting, keys."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterator
+import time
 from pathlib import Path
 
 import polars as pl
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from workbench import io
 from workbench.cli import main
 from workbench.judges import JudgeRequest, split_request
 from workbench.judges.jev import JevJudge
-from workbench.judges.lexical import LexicalJudge, features, probability
-from workbench.judges.openai import OpenAIJudge, yes_probability
 from workbench.llm import DiskCache, LLMClient, RetryPolicy
-from workbench.retrieval import chunk_outputs, passages, retrieve
-from workbench.sjc import keep_positions, prune_summary
-from workbench.summary import parse
 
+from .conftest import KEY
 from .llm_server import FakeLLMServer
 
-KEY = "sk-test-SECRET-4242"
+pytestmark = pytest.mark.usefixtures("api_keys")
+
+
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl"
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    s = FakeLLMServer()
-    yield s
-    s.close()
-
-
-@pytest.fixture(autouse=True)
-def api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for env in ("TYPESAFE_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"):
-        monkeypatch.setenv(env, KEY)
 
 
 def fast_retry(**kw: float) -> RetryPolicy:
@@ -55,15 +38,6 @@ def jev(server: FakeLLMServer, tmp_path: Path, **kw: float) -> JevJudge:
     client = LLMClient(server.url, api_key_env="TYPESAFE_API_KEY", cache=DiskCache(tmp_path / "cache"),
                        retry=fast_retry(**kw))
     return JevJudge(client)
-
-
-def openai_judge(server: FakeLLMServer, tmp_path: Path, **kw: float) -> OpenAIJudge:
-    client = LLMClient(server.url + "/v1", api_key_env="OPENAI_API_KEY", cache=DiskCache(tmp_path / "cache"),
-                       retry=fast_retry(**kw), max_concurrency=2)
-    return OpenAIJudge(client, model="local-model")
-
-
-# --- jev ----------------------------------------------------------------------
 
 
 def test_jev_success_wire_format_and_cache(server: FakeLLMServer, tmp_path: Path) -> None:
@@ -97,10 +71,15 @@ def test_jev_500s_exhaust_retries_to_null_with_reason(server: FakeLLMServer, tmp
 
 
 def test_jev_stalled_body_hits_deadline_then_retries(server: FakeLLMServer, tmp_path: Path) -> None:
+    """The first body stalls until the test ends, far past the deadline; the retry answers at once. The deadline
+    (2 s) is long beside a loopback answer even on a loaded machine, so exactly one retry is needed (a 0.5 s
+    deadline once timed the retry out too under load and sent a third request)."""
     server.behaviours.extend(["stall", "ok"])
-    server.stall_seconds = 2.0
-    res = jev(server, tmp_path, deadline=0.5).score(request())
+    server.stall_seconds = 60.0
+    started = time.monotonic()
+    res = jev(server, tmp_path, deadline=2.0).score(request())
     assert res.scores == [0.9, 0.2] and len(server.requests) == 2
+    assert 2.0 <= time.monotonic() - started < 30.0
 
 
 def test_jev_invalid_json_is_null_not_crash(server: FakeLLMServer, tmp_path: Path) -> None:
@@ -173,71 +152,6 @@ def test_missing_key_is_null_with_reason(server: FakeLLMServer, tmp_path: Path, 
     assert res.scores == [None, None] and "TYPESAFE_API_KEY" in (res.reasons[0] or "") and not server.requests
 
 
-# --- openai -------------------------------------------------------------------
-
-
-def test_openai_logprob_score_and_cache(server: FakeLLMServer, tmp_path: Path) -> None:
-    res = openai_judge(server, tmp_path).score(request())
-    assert res.scores == pytest.approx([0.9, 0.2]) and res.requests == 2 and res.sent == 2
-    body = server.requests[0].body
-    assert body["logprobs"] is True and body["top_logprobs"] == 20 and body["max_tokens"] == 1
-    assert server.requests[0].path == "/v1/chat/completions"
-    assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"
-    again = openai_judge(server, tmp_path).score(request())
-    assert again.scores == res.scores and again.sent == 0 and len(server.requests) == 2
-
-
-def test_openai_429_then_success_and_no_logprobs_is_null(server: FakeLLMServer, tmp_path: Path) -> None:
-    judge = openai_judge(server, tmp_path)
-    judge.client.max_concurrency = 1
-    server.behaviours.extend(["429", "ok", {"no_logprobs": True}])
-    res = judge.score(request())
-    assert res.scores[0] == pytest.approx(0.9)
-    assert res.scores[1] is None and res.reasons[1] == "response has no logprobs"
-
-
-def test_openai_500_and_malformed_are_null(server: FakeLLMServer, tmp_path: Path) -> None:
-    judge = openai_judge(server, tmp_path, max_attempts=2)
-    judge.client.max_concurrency = 1
-    server.behaviours.extend(["500", "500", "invalid_json"])
-    res = judge.score(request())
-    assert res.scores == [None, None]
-    assert res.reasons[0] == "HTTP 500 (after 2 attempts)"
-    assert "not valid JSON" in (res.reasons[1] or "") or "schema" in (res.reasons[1] or "")
-
-
-def test_yes_probability_variants() -> None:
-    top = [{"token": " yes", "logprob": math.log(0.3)}, {"token": "Yes", "logprob": math.log(0.3)},
-           {"token": "NO", "logprob": math.log(0.2)}, {"token": "maybe", "logprob": math.log(0.2)}]
-    assert yes_probability(top)[0] == pytest.approx(0.6 / 0.8)
-    assert yes_probability([{"token": "maybe", "logprob": 0.0}]) == (None, "no yes/no token among the top log-probabilities")
-
-
-# --- lexical, retrieval, CLI ---------------------------------------------------------
-
-
-def test_lexical_features_and_fixed_function() -> None:
-    f = features("- Paid INV-104 ($120.50).", "INV-104: amount 120.50, paid")
-    assert f.n_ids == 2 and f.id_overlap == 1.0 and f.word_overlap == 1.0 and not f.cue
-    assert probability(f) == pytest.approx(1 / (1 + math.exp(-4.5)))
-    g = features("- Will email the client next.", "INV-104: amount 120.50")
-    assert g.cue and g.n_ids == 0 and g.word_overlap == 0.0
-    assert probability(g) == pytest.approx(1 / (1 + math.exp(2.5)))
-    res = LexicalJudge().score(request())
-    assert res.scores[0] > 0.9 > 0.1 > res.scores[1]  # type: ignore[operator]
-
-
-def test_retrieval_chunks_passages_and_pooling() -> None:
-    long = "\n".join(f"line {i} INV-{i} amount {i}.00" for i in range(200))
-    chunks = chunk_outputs([long, "short"])
-    assert all(len(c.text) <= 2000 for c in chunks) and "".join(c.text for c in chunks[:-1]) == long
-    assert all(len(p.text) <= 300 for p in passages(chunks))
-    ev = retrieve(["- Paid INV-17 (17.00)", "- nothing matches zzz"], [long, "INV-17 was paid"])
-    assert ev.per_entry[1] == () and 1 <= len(ev.per_entry[0]) <= 3
-    assert any("INV-17" in c.text for c in ev.chunks)
-    assert retrieve(["- Paid INV-17 (17.00)"], [long, "INV-17 was paid"]) == retrieve(["- Paid INV-17 (17.00)"], [long, "INV-17 was paid"])
-
-
 def test_cli_judge_jev_then_rerun_sends_nothing(server: FakeLLMServer, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["import", str(EXAMPLE), "--out", str(tmp_path / "d")]) == 0
@@ -254,30 +168,3 @@ def test_cli_judge_jev_then_rerun_sends_nothing(server: FakeLLMServer, tmp_path:
     assert first.height == 61 and first["score"].null_count() == 0
     tables = io.read_tables(tmp_path / "d")
     assert tables["compactions"].height == 8
-
-
-# --- the prune operator -----------------------------------------------------------------
-
-
-def test_prune_summary_keeps_null_and_above_tau() -> None:
-    cand = "## Decisions\n- a INV-1\n- b\n## Open TODOs\n- c\n## Exact identifiers\n- INV-1\n"
-    res = prune_summary(cand, [0.9, 0.1, None, 0.5], tau=0.5)
-    assert res.kept == (0, 2, 3) and res.pruned == (1,)
-    assert res.committed == "## Decisions\n- a INV-1\n## Open TODOs\n- c\n## Exact identifiers\n- INV-1\n"
-    assert res.tokens_after < res.tokens_before
-    assert res.by_section.to_dicts()[0] == {"section": "Decisions", "kept": 1, "pruned": 1}
-    assert keep_positions([float("nan"), 0.49], 0.5) == [0]
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.sampled_from(["- Paid INV-1", "* b", "1. c", "  - nested", "None.", "prose", "## Open TODOs", ""]),
-                max_size=15), st.data())
-def test_pruning_never_adds_or_rewrites(lines: list[str], data: st.DataObject) -> None:
-    cand = "## Decisions\n" + "\n".join(lines) + "\n"
-    n = len(parse(cand))
-    scores = data.draw(st.lists(st.one_of(st.none(), st.floats(0, 1)), min_size=n, max_size=n))
-    tau = data.draw(st.floats(0, 1))
-    res = prune_summary(cand, scores, tau)
-    kept_texts = [e.text for e in parse(res.committed)]
-    assert kept_texts == [e.text for e in parse(cand) if e.position in res.kept]
-    assert len(res.committed) <= len(cand)

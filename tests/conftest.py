@@ -1,0 +1,31 @@
+"""Fixtures shared across test files: the loopback LLM server and fake API keys."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .llm_server import FakeLLMServer
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "examples" / "invoice_log.jsonl"
+
+#: the fake key tests set; it must never appear on disk or in an error
+KEY = "sk-test-SECRET-4242"
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    """A fake OpenAI-compatible and System One server on 127.0.0.1, speaking HTTP for real."""
+    s = FakeLLMServer()
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every key variable a judge may read, set to :data:`KEY`."""
+    for env in ("TYPESAFE_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"):
+        monkeypatch.setenv(env, KEY)

@@ -1,0 +1,42 @@
+"""Where the notebooks' data comes from: loading never derives silently; derive_missing says what it added."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from workbench.adapters import read_log
+from workbench.datasets import derive_missing, entry_clusters, has_budget, load_tables, select_runs
+from workbench.summary import parse
+from workbench.tables import write_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "examples" / "invoice_log.jsonl"
+
+
+def test_load_tables_derives_nothing_and_derive_missing_reports_what_it_adds(tmp_path: Path) -> None:
+    write_tables(read_log(EXAMPLE), tmp_path / "imported")
+    tables = load_tables(tmp_path / "imported")
+    assert set(tables) == {"runs", "steps", "compactions"}
+    added = derive_missing(tables)
+    n_entries = sum(len(parse(s)) for s in tables["compactions"]["candidate_summary"])
+    assert set(added) >= {"entries", "scores"} and f"{n_entries} entries" in added["entries"]
+    assert tables["entries"].height == n_entries and tables["scores"].height == n_entries
+    assert derive_missing(tables) == {}  # a second call finds nothing left to add
+
+
+def test_select_runs_applies_only_the_filters_the_data_can_answer() -> None:
+    runs = pl.DataFrame({"run_id": ["a", "b", "c"], "method": ["x", "y", "x"], "budget": [48, 48, 96]})
+    tables = {"runs": runs}
+    assert select_runs(tables, method="x", budget=48)["run_id"].to_list() == ["a"]
+    assert select_runs(tables, method="nosuch", budget=96)["run_id"].to_list() == ["c"]  # no run has it: not applied
+    no_budget = {"runs": runs.with_columns(pl.lit(None, dtype=pl.Int64).alias("budget"))}
+    assert not has_budget(no_budget) and select_runs(no_budget, method="y", budget=48)["run_id"].to_list() == ["b"]
+
+
+def test_entry_clusters_map_entries_to_their_runs_scenario() -> None:
+    tables = {"runs": pl.DataFrame({"run_id": ["r1", "r2"], "scenario_id": ["s1", None]}),
+              "entries": pl.DataFrame({"entry_id": ["r1/b0/0", "r2/b0/0", "r1/b1/0"], "run_id": ["r1", "r2", "r1"]})}
+    got = dict(entry_clusters(tables).iter_rows())
+    assert got == {"r1/b0/0": "s1", "r2/b0/0": None, "r1/b1/0": "s1"}

@@ -1,0 +1,44 @@
+"""Gold labels (adjudicated first, else majority) and the Table 12 judge table built on them."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from workbench.metrics.discrimination import gold_labels, judge_table
+
+
+def labels_frame(error: float = 0.05, n: int = 200) -> pl.DataFrame:
+    rng = np.random.default_rng(5)
+    truth = rng.random(n) < 0.6
+    rows = []
+    for rnd in (1, 2):
+        flip = rng.random(n) < error
+        for i in range(n):
+            v = truth[i] ^ flip[i]
+            rows.append({"item_id": f"e{i:03d}", "annotator": f"a{rnd}", "round": rnd, "field": "support",
+                         "value": "supported" if v else "unsupported", "note": None, "labeled_at": None})
+    return pl.DataFrame(rows)
+
+
+def test_gold_prefers_adjudicated_and_judge_table() -> None:
+    labels = labels_frame()
+    adj = pl.DataFrame([{"item_id": "e000", "annotator": "adjudicated", "round": 0, "field": "support",
+                         "value": "unsupported", "note": None, "labeled_at": None}])
+    gold = gold_labels(pl.concat([labels, adj]))
+    assert gold.filter(pl.col("item_id") == "e000")["value"][0] == "unsupported"
+    assert gold.height == 200
+    rng = np.random.default_rng(0)
+    pos = (gold.sort("item_id")["value"] == "supported").to_numpy()
+    scores = pl.DataFrame({"entry_id": sorted(gold["item_id"].to_list()), "judge": "j",
+                           "score": np.clip(0.3 * pos + rng.random(200) * 0.7, 0, 1)})
+    scores = scores.with_columns(pl.when(pl.col("entry_id") == "e001").then(None).otherwise(pl.col("score")).alias("score"))
+    tbl = judge_table(scores, gold, {f"e{i:03d}": f"s{i % 10}" for i in range(200)}, fields=("support",), n_boot=500)
+    r = tbl.row(0, named=True)
+    kept = scores.join(gold.rename({"item_id": "entry_id"}), on="entry_id").drop_nulls("score")
+    assert r["n"] == 199 and r["n_null"] == 1
+    assert r["estimate"] == pytest.approx(roc_auc_score(kept["value"] == "supported", kept["score"]))
+    assert r["ci_low"] <= r["estimate"] <= r["ci_high"] and r["n_clusters"] == 10
+    assert (r["n_boot"], r["level"], r["method"]) == (500, 0.95, "percentile")

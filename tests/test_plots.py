@@ -1,0 +1,138 @@
+"""Figure and table export: fonts embedded, booktabs escaped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from workbench import plots
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_export_writes_pdf_with_embedded_truetype_and_png(tmp_path: Path) -> None:
+    counts = pl.DataFrame({"section": ["Decisions", "Open TODOs"], "entries": [3, 5]})
+    fig = plots.entries_by_section(counts)
+    assert [b.get_width() for b in fig.axes[0].patches] == [5, 3]  # drawn bottom-up: first row on top
+    pdf, png = plots.export(fig, "x", tmp_path)
+    data = pdf.read_bytes()
+    assert b"/FontFile2" in data and b"/Type3" not in data  # TrueType embedded (fonttype 42)
+    from PIL import Image
+
+    with Image.open(png) as im:
+        assert im.info["dpi"][0] == pytest.approx(200, abs=1)
+
+
+def test_latex_table_is_booktabs_and_escaped(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"section": ["Constraints/Rules & more_", "50%"], "share": [0.12345, 1.0]})
+    csv, tex = plots.export_table(frame, "t", tmp_path)
+    text = tex.read_text()
+    assert r"\toprule" in text and r"\bottomrule" in text
+    assert r"Constraints/Rules \& more\_" in text and r"50\%" in text and "0.123" in text
+    assert pl.read_csv(csv).equals(frame)
+
+
+# --- every figure function on small results computed by the library ----------------------------------
+
+def _results() -> dict[str, tuple[object, ...]]:
+    """Arguments for every plotting function, computed from a small simulated testbed and the real fixtures."""
+    import numpy as np
+
+    from workbench import focus, sensitivity, trace
+    from workbench.adapters.claude_compaction import check_table, load_fixture
+    from workbench.adapters.tau_bench import read_tau_bench
+    from workbench.attribution import failures_by_scenario
+    from workbench.composition import by_boundary, entries_by_section, persistence, section_counts, support_from_scores
+    from workbench.labels import gold_labels
+    from workbench.metrics import reliability_by_k
+    from workbench.metrics.discrimination import judge_table
+    from workbench.metrics.tables import pass_vs_tokens
+    from workbench.replay import replay, replay_by_budget
+    from workbench.sim.annotators import simulate_annotation
+    from workbench.sim.dataset import DatasetConfig, simulate
+
+    t = simulate(DatasetConfig(tasks=24, runs=2, budgets=(48,), n_rollouts=6), workers=1)
+    t["labels"] = simulate_annotation(t, n=60)
+    runs = t["runs"]
+    entries = support_from_scores(t["entries"].join(runs.select("run_id", "scenario_id", "budget"), on="run_id"),
+                                  t["scores"], 0.5)
+    clusters = entries.select("entry_id", "scenario_id")
+    spans, cites = t["spans"], t["rollouts"]
+    curves = focus.estimation_curves(focus.citation_matrices(cites, spans, 6), [1, 2, 3, 6], draws=10)
+    table11, _ = failures_by_scenario(t["attributions"], runs)
+    burden = trace.post_compaction_burden(t["steps"], runs, method="prompting", budget=48, n_boot=50)
+    ver = runs.filter(pl.col("method") == "verifier").select("run_id")
+    fc = trace.fact_check_compactions(t["compactions"].join(ver, on="run_id", how="semi"), t["steps"], runs)
+    both = fc.join(t["candidates"].filter(pl.col("chosen")).select("run_id", "boundary", "verifier_score"),
+                   on=["run_id", "boundary"])
+    tau_bench = read_tau_bench(ROOT / "data" / "real" / "tau-bench" / "gpt-4o-airline-subset.json")
+    published = pl.read_csv(ROOT / "data" / "published" / "focus_tables.csv").filter(
+        (pl.col("table") == "Table 1") & pl.col("panel").str.starts_with("(a)"))
+    return {
+        "entries_by_section": (section_counts(entries),),
+        "sjc.section_composition": (entries_by_section(entries),),
+        "sjc.unsupported_by_boundary": (by_boundary(entries, max_boundary=3),),
+        "sjc.persistence_curves": (persistence(entries, max_d=3)[0],),
+        "sjc.auroc_intervals": (judge_table(t["scores"], gold_labels(t["labels"]), clusters, n_boot=50),
+                                {"Jev support": 0.905}),
+        "sjc.score_histograms": (entries, ["Decisions", "Open TODOs"]),
+        "sjc.pruned_vs_tau": (sensitivity.sweep(entries, np.linspace(0, 1, 5), n_boot=20),),
+        "sjc.keep_rates": (sensitivity.keep_rate_by_section(entries),),
+        "sjc.attribution_bars": (table11,),
+        "sjc.pass_vs_tokens": (pass_vs_tokens(runs, k=2),),
+        "sjc.accuracy_by_budget": (runs.group_by("method", "budget").agg(pl.col("success").mean().alias("acc")),),
+        "focus.bound_curves": (focus.bound_curves([5], [0.2], [1, 10, 100]),),
+        "focus.utility_histogram": (focus.utility_histogram(focus.citation_scores(cites, 6, spans)), 0.3),
+        "focus.estimation_curves": (curves, focus.error_slope(curves, n_boot=20)),
+        "focus.published_table": (published, "dependency_m", "acc"),
+        "trace.burden_curve": (burden,),
+        "trace.defects_chosen_rejected": (trace.defects_chosen_vs_rejected(t["candidates"], runs),),
+        "trace.verifier_vs_factcheck": (both,),
+        "real_logs.pass_k_curves": (reliability_by_k(tau_bench["runs"]),),
+        "real_logs.fifo_out_of_window": (replay_by_budget(replay(tau_bench["steps"], tau_bench["runs"], [2048])),),
+        "real_logs.claude_fact_check": (check_table(load_fixture(ROOT / "data" / "real" / "claude-compaction" /
+                                                                 "fixture.json")),),
+    }
+
+
+def _figure_functions() -> list[str]:
+    import inspect
+
+    from workbench import plots
+
+    names = ["entries_by_section"]
+    for module in (plots.sjc, plots.focus, plots.trace, plots.real_logs):
+        short = module.__name__.rsplit(".", 1)[1]
+        names += [f"{short}.{n}" for n, f in inspect.getmembers(module, inspect.isfunction)
+                  if f.__module__ == module.__name__ and not n.startswith("_")]
+    return sorted(names)
+
+
+def test_every_figure_function_draws_from_library_results_into_a_given_ax() -> None:
+    import inspect
+
+    import matplotlib.pyplot as plt
+
+    from workbench import plots
+
+    args = _results()
+    assert sorted(args) == _figure_functions(), "a figure function has no smoke case here (or one was removed)"
+    for name, a in args.items():
+        fn = plots
+        for part in name.split("."):
+            fn = getattr(fn, part)
+        params = list(inspect.signature(fn).parameters.values())  # type: ignore[arg-type]
+        assert params[-1].name == "ax" and params[-1].default is None, f"{name}: ax=None is not the last keyword"
+        n_axes = 2 if name == "focus.estimation_curves" else 1
+        fig, axes = plt.subplots(1, n_axes)
+        given = list(axes) if n_axes > 1 else axes
+        out = fn(*a, ax=given)  # type: ignore[operator]
+        assert out is fig, f"{name} did not draw into the figure of the given ax"
+        drawn = sum(len(x.lines) + len(x.patches) + len(x.collections) for x in fig.axes)
+        assert drawn > 0, f"{name} drew nothing"
+        plt.close(fig)
+        alone = fn(*a)  # type: ignore[operator]
+        assert alone is not fig and alone.axes, f"{name} without ax makes its own figure"
+        plt.close(alone)

@@ -1,0 +1,58 @@
+"""Threshold sensitivity: pruned fraction, sweep bands, distributions, keep rates, decision flips."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from workbench.sensitivity import (
+    decision_flips,
+    first_vs_later,
+    keep_rate_by_section,
+    largest_change,
+    pruned_fraction,
+    score_distribution,
+    sweep,
+)
+
+
+def test_pruned_fraction_vectorised_equals_loop() -> None:
+    rng = np.random.default_rng(0)
+    s = np.round(rng.random(1000), 2)
+    s[:10] = np.nan  # no usable answer: never pruned
+    taus = np.linspace(0, 1, 101)
+    loop = [float(np.mean(np.nan_to_num(s, nan=np.inf) < t)) for t in taus]
+    assert pruned_fraction(s, taus) == pytest.approx(loop)
+
+
+def test_sweep_bands_and_largest_change() -> None:
+    rng = np.random.default_rng(1)
+    f = pl.DataFrame({"score": rng.random(600), "scenario_id": rng.integers(0, 20, 600).astype(str),
+                      "setting": ["a"] * 300 + ["b"] * 300})
+    curve = sweep(f, np.linspace(0, 1, 11), setting="setting", n_boot=300)
+    assert curve.height == 22
+    assert (curve["ci_low"] <= curve["estimate"] + 1e-12).all() and (curve["estimate"] <= curve["ci_high"] + 1e-12).all()
+    a = f.filter(pl.col("setting") == "a")["score"].to_numpy()
+    assert curve.filter(pl.col("setting") == "a")["estimate"].to_list() == pytest.approx(
+        list(pruned_fraction(a, np.linspace(0, 1, 11))))
+    ch = largest_change(curve).filter(pl.col("setting") == "a")["change"][0]
+    assert ch == pytest.approx(float(np.mean(a < 0.7) - np.mean(a < 0.3)))
+
+
+def test_distribution_keep_rates_first_vs_later_and_flips() -> None:
+    f = pl.DataFrame({"section": ["Decisions", "Decisions", "Open TODOs", "Open TODOs"],
+                      "score": [0.9, 0.1, 0.5, None], "boundary": [0, 1, 0, 1]})
+    d = score_distribution(f)
+    row = d.filter(pl.col("section") == "All").row(0, named=True)
+    assert (row["n"], row["share_high"], row["share_low"], row["share_middle"]) == (3, pytest.approx(1 / 3),
+                                                                                  pytest.approx(1 / 3), pytest.approx(1 / 3))
+    k = {r["section"]: r["keep_rate"] for r in keep_rate_by_section(f).iter_rows(named=True)}
+    assert k == {"Decisions": 0.5, "Open TODOs": 1.0}
+    fl = first_vs_later(f)
+    assert fl["pruned"].to_list() == [0.0, 0.5]
+    reps = pl.DataFrame({"entry_id": ["a", "a", "b", "b", "c", "c"], "judge": "j", "repeat": [0, 1] * 3,
+                         "score": [0.4, 0.6, 0.9, 0.8, 0.1, 0.55]})
+    ref = pl.DataFrame({"entry_id": ["a", "b", "c"], "score": [0.1, 0.9, 0.15]})
+    out = decision_flips(reps, 0.5, ref).row(0, named=True)
+    assert out["flip_share"] == pytest.approx(2 / 3) and out["flip_share_ref_low"] == pytest.approx(1.0)

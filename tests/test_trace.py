@@ -1,0 +1,78 @@
+"""TRACE diagnostics on hand-computed cases and their directions on a small testbed."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from workbench.composition import support_from_scores
+from workbench.metrics.tables import pass_vs_tokens, results_table
+from workbench.sensitivity import (
+    keep_rate_by_section,
+)
+from workbench.sim.dataset import DatasetConfig, simulate
+from workbench.trace import (
+    continuation_burden,
+    defects_chosen_vs_rejected,
+    fact_check,
+    pass_pairs,
+    verifier_score,
+    verifier_table,
+)
+
+
+def test_trace_equations_and_fact_check() -> None:
+    assert continuation_burden([True, False, True, False], [True, True, False, False]) == 3  # union, once
+    assert verifier_score([1, 1], [3, 2]) == -1.5
+    r = fact_check("- Paid INV-1034 ($120.50).\n- INV-2000 at $99.00", "get INV-1034: amount $120.50\nlist: INV-1034, INV-2000, INV-3000",
+                   kept="Settle G7")
+    assert r.unsourced_numbers == ("99.00",) and r.dropped_ids == ("INV-3000",) and r.silent_defect
+    clean = fact_check("- Paid INV-1034 ($1,200.5)", "INV-1034 amount 1200.50", kept="")
+    assert not clean.silent_defect
+
+
+def test_pass_pairs_and_results_table_hand_computed() -> None:
+    rows = []
+    for t, succ in (("t1", [1, 1, 0, 1]), ("t2", [0, 0, 1, 1])):
+        for rep, s in enumerate(succ):
+            rows.append({"method": "m", "task_id": t, "replicate": rep, "success": bool(s), "subset": "easy",
+                         "steps": 10, "peak_tokens": 2000, "agent_tokens": 100, "compressor_tokens": 50})
+    runs = pl.DataFrame(rows)
+    p = pass_pairs(runs).row(0, named=True)
+    # pair (0,1): t1 both, t2 none -> pass2 .5, pass@2 .5; pair (2,3): t1 one, t2 both -> pass2 .5, pass@2 1
+    assert (p["pass2"], p["pass_at_2"]) == (0.5, 0.75)
+    t = results_table(runs, k=2, block="subset").row(0, named=True)
+    assert t["peak_k"] == 2.0 and t["best"] is True
+    assert pass_vs_tokens(runs, k=2)["tokens_per_task"][0] == 150
+
+
+def test_directions_on_the_testbed() -> None:
+    tables = simulate(DatasetConfig(tasks=36, runs=2, budgets=(48,), policies=("prompting", "verifier", "oracle")),
+                      workers=1)
+    runs = tables["runs"]
+    entries = support_from_scores(tables["entries"].join(runs.filter(pl.col("method") == "prompting").select("run_id"),
+                                                         on="run_id", how="semi"), tables["scores"])
+    keep = {r["section"]: r["keep_rate"] for r in keep_rate_by_section(entries).iter_rows(named=True)}
+    assert keep["Exact identifiers"] > keep["Open TODOs"] and keep["Exact identifiers"] > keep["Constraints/Rules"]
+    d = defects_chosen_vs_rejected(tables["candidates"], runs)
+    v = {r["chosen"]: r for r in d.filter(pl.col("method") == "verifier").iter_rows(named=True)}
+    assert v[True]["visible_mean"] < v[False]["visible_mean"]  # it hears the visible channel
+    assert v[True]["silent_mean"] >= 0.8 * v[False]["silent_mean"]  # and is not cleaner on the silent one
+    vt = verifier_table(runs)
+    assert set(vt["method"]) == {"prompting", "verifier", "oracle"}
+
+
+def test_article_comparison_pairs_published_with_testbed() -> None:
+    from pathlib import Path
+
+    tables = simulate(DatasetConfig(tasks=24, runs=2, budgets=(48,), policies=("prompting", "verifier", "fifo")),
+                      workers=1)
+    published = pl.read_csv(Path(__file__).resolve().parents[1] / "data" / "published" / "text_numbers.csv")
+    from workbench.trace import article_comparison
+
+    side = article_comparison(tables["runs"], tables["candidates"], published)
+    acc = side.filter(pl.col("quantity") == "acc_summary_budget48").row(0, named=True)
+    assert acc["published"] == 42.7
+    assert acc["testbed"] == pytest.approx(
+        100 * tables["runs"].filter(pl.col("method") == "prompting")["success"].mean())
+    assert side.filter(pl.col("quantity") == "acc_oracle_budget48")["testbed"].is_nan().all()  # no oracle runs
