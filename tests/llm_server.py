@@ -34,8 +34,14 @@ class FakeLLMServer:
     behaviours: deque[Any] = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
     stall_seconds: float = 3.0
+    #: what to do when the queue of behaviours is empty
+    default: Any = "ok"
+    #: requests being handled now, and the most at once (to see a client's concurrency)
+    active: int = 0
+    max_active: int = 0
     #: set when the server closes: a stalled body then ends at once, so no handler outlives a test
     released: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         server = self
@@ -53,9 +59,16 @@ class FakeLLMServer:
                     body = json.loads(raw)
                 except json.JSONDecodeError:
                     body = None
-                server.requests.append(Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-                behaviour = server.behaviours.popleft() if server.behaviours else "ok"
-                server.respond(self, behaviour, body)
+                with server.lock:
+                    server.requests.append(Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                    behaviour = server.behaviours.popleft() if server.behaviours else server.default
+                    server.active += 1
+                    server.max_active = max(server.max_active, server.active)
+                try:
+                    server.respond(self, behaviour, body)
+                finally:
+                    with server.lock:
+                        server.active -= 1
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -80,6 +93,9 @@ class FakeLLMServer:
             self._send(h, 500, b'{"error": "boom"}')
         elif behaviour == "invalid_json":
             self._send(h, 200, b'{"answers": {"e0": {"noul": 0.5}')
+        elif isinstance(behaviour, tuple) and behaviour[0] == "delay":  # answer after a pause
+            self.released.wait(behaviour[1])
+            self._send(h, 200, self._payload(h.path, body, None))
         elif behaviour == "stall":
             payload = self._payload(h.path, body, None)
             h.send_response(200)
@@ -137,6 +153,9 @@ class FakeLLMServer:
                                       "bytes": None, "top_logprobs": top}], "refusal": None}
         if values is not None and values.get("no_logprobs"):
             logprobs = None
+        if values is not None and "top" in values:  # a test's own top log-probabilities (NaN, inf, > 0 ...)
+            logprobs["content"][0]["top_logprobs"] = [{"token": t, "logprob": lp, "bytes": None}
+                                                      for t, lp in values["top"]]
         return json.dumps({
             "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
             "choices": [{"index": 0, "finish_reason": "length", "logprobs": logprobs,

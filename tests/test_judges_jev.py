@@ -65,7 +65,7 @@ def test_jev_500s_exhaust_retries_to_null_with_reason(server: FakeLLMServer, tmp
     server.behaviours.extend(["500", "500", "500"])
     res = jev(server, tmp_path).score(request())
     assert res.scores == [None, None]
-    assert res.reasons[0] == "HTTP 500 (after 3 attempts)"
+    assert res.reasons[0] == "HTTP 500: boom (after 3 attempts)"
     assert len(server.requests) == 3
     assert len(DiskCache(tmp_path / "cache")) == 0  # failures are not cached
 
@@ -82,19 +82,28 @@ def test_jev_stalled_body_hits_deadline_then_retries(server: FakeLLMServer, tmp_
     assert 2.0 <= time.monotonic() - started < 30.0
 
 
-def test_jev_invalid_json_is_null_not_crash(server: FakeLLMServer, tmp_path: Path) -> None:
-    server.behaviours.append("invalid_json")
+def test_jev_invalid_json_is_retried_then_null_not_crash(server: FakeLLMServer, tmp_path: Path) -> None:
+    server.behaviours.extend(["invalid_json"] * 3)
     res = jev(server, tmp_path).score(request())
-    assert res.scores == [None, None] and "not valid JSON" in (res.reasons[0] or "")
+    assert res.scores == [None, None] and "not valid JSON" in (res.reasons[0] or "") and len(server.requests) == 3
+    server.behaviours.extend(["invalid_json"])
+    again = jev(server, tmp_path).score(request())  # one bad body, then a good one: the retry answers
+    assert again.scores == [0.9, 0.2] and len(server.requests) == 5
 
 
 @pytest.mark.parametrize(("value", "reason"), [(1.01, "outside [0, 1]"), ("NaN_", "nan"), ("MISSING", "no answer for e0"),
-                                               ("0.7", "not a number"), (-0.2, "outside [0, 1]")])
-def test_jev_unusable_answers_are_null(server: FakeLLMServer, tmp_path: Path, value: object, reason: str) -> None:
-    server.behaviours.append({"e0": value})
+                                               ("0.7", "not a number"), (-0.2, "outside [0, 1]"), (1.7, "outside")])
+def test_jev_unusable_answers_are_null_uncached_and_asked_again(server: FakeLLMServer, tmp_path: Path, value: object,
+                                                               reason: str) -> None:
+    """A 200 whose answer is unusable is retried within the attempts, then null with its reason -- and not cached,
+    so the next run asks again (before, one bad moment of a server was permanent)."""
+    server.behaviours.extend([{"e0": value}] * 3)
     res = jev(server, tmp_path).score(request())
-    assert res.scores[0] is None and reason in (res.reasons[0] or "")
-    assert res.scores[1] == 0.2
+    assert res.scores[0] is None and reason in (res.reasons[0] or "") and "after 3 attempts" in (res.reasons[0] or "")
+    assert res.scores[1] == 0.2 and len(server.requests) == 3
+    assert len(DiskCache(tmp_path / "cache")) == 0
+    rerun = jev(server, tmp_path).score(request())  # the server is well again
+    assert rerun.scores == [0.9, 0.2] and len(server.requests) == 4 and len(DiskCache(tmp_path / "cache")) == 1
 
 
 def test_jev_oversize_request_is_split_every_entry_once(server: FakeLLMServer, tmp_path: Path) -> None:
@@ -146,10 +155,14 @@ def test_no_key_on_disk_or_in_errors(server: FakeLLMServer, tmp_path: Path) -> N
             assert KEY not in path.read_text()
 
 
-def test_missing_key_is_null_with_reason(server: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_key_remote_is_null_with_reason_loopback_needs_none(server: FakeLLMServer, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TYPESAFE_API_KEY")
-    res = jev(server, tmp_path).score(request())
-    assert res.scores == [None, None] and "TYPESAFE_API_KEY" in (res.reasons[0] or "") and not server.requests
+    remote = LLMClient("https://jev.example.invalid", api_key_env="TYPESAFE_API_KEY", retry=fast_retry())
+    res = JevJudge(remote).score(request())
+    assert res.scores == [None, None] and "TYPESAFE_API_KEY" in (res.reasons[0] or "") and remote.sent == 1
+    local = jev(server, tmp_path).score(request())  # 127.0.0.1: a local server takes no key
+    assert local.scores == [0.9, 0.2] and "authorization" not in server.requests[0].headers
 
 
 def test_cli_judge_jev_then_rerun_sends_nothing(server: FakeLLMServer, tmp_path: Path,

@@ -48,24 +48,60 @@ def test_openai_logprob_score_and_cache(server: FakeLLMServer, tmp_path: Path) -
 def test_openai_429_then_success_and_no_logprobs_is_null(server: FakeLLMServer, tmp_path: Path) -> None:
     judge = openai_judge(server, tmp_path)
     judge.client.max_concurrency = 1
-    server.behaviours.extend(["429", "ok", {"no_logprobs": True}])
+    server.behaviours.extend(["429", "ok"] + [{"no_logprobs": True}] * 3)
     res = judge.score(request())
     assert res.scores[0] == pytest.approx(0.9)
-    assert res.scores[1] is None and res.reasons[1] == "response has no logprobs"
+    assert res.scores[1] is None and res.reasons[1] == "response has no logprobs (after 3 attempts)"
+    assert len(DiskCache(tmp_path / "cache")) == 1  # only the usable answer is cached
 
 
 def test_openai_500_and_malformed_are_null(server: FakeLLMServer, tmp_path: Path) -> None:
     judge = openai_judge(server, tmp_path, max_attempts=2)
     judge.client.max_concurrency = 1
-    server.behaviours.extend(["500", "500", "invalid_json"])
+    server.behaviours.extend(["500", "500", "invalid_json", "invalid_json"])
     res = judge.score(request())
     assert res.scores == [None, None]
     assert res.reasons[0] == "HTTP 500 (after 2 attempts)"
     assert "not valid JSON" in (res.reasons[1] or "") or "schema" in (res.reasons[1] or "")
 
 
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize(("top", "reason"), [
+    ([("Yes", NAN), ("No", math.log(0.5))], "logprob is nan for token 'Yes'"),  # was a score of 0.0, then pruned
+    ([("Yes", INF), ("No", math.log(0.5))], "logprob is inf"),                   # was a NaN score counted as usable
+    ([("Yes", 0.3), ("No", math.log(0.5))], "logprob 0.3 is above 0"),           # was a score of 1.0
+    ([("Yes", 1000.0), ("No", -1.0)], "logprob 1000 is above 0"),                # was an OverflowError, every rerun
+    ([("Yes", -INF), ("No", -1.0)], "logprob is -inf"),
+    ([("maybe", -0.1), ("perhaps", -2.5)], "no yes/no token"),
+])
+def test_openai_unusable_logprobs_are_null_never_cached_never_a_crash(server: FakeLLMServer, tmp_path: Path,
+                                                                      top: list[tuple[str, float]], reason: str) -> None:
+    judge = openai_judge(server, tmp_path, max_attempts=2)
+    judge.client.max_concurrency = 1
+    server.behaviours.extend([{"top": top}] * 2)
+    res = judge.score(request(("- Paid INV-104 ($120.50).",)))
+    assert res.scores == [None] and reason in (res.reasons[0] or ""), res.reasons
+    assert len(DiskCache(tmp_path / "cache")) == 0
+    again = openai_judge(server, tmp_path).score(request(("- Paid INV-104 ($120.50).",)))  # asked again, answered
+    assert again.scores == [pytest.approx(0.9)]
+
+
 def test_yes_probability_variants() -> None:
-    top = [{"token": " yes", "logprob": math.log(0.3)}, {"token": "Yes", "logprob": math.log(0.3)},
-           {"token": "NO", "logprob": math.log(0.2)}, {"token": "maybe", "logprob": math.log(0.2)}]
-    assert yes_probability(top)[0] == pytest.approx(0.6 / 0.8)
-    assert yes_probability([{"token": "maybe", "logprob": 0.0}]) == (None, "no yes/no token among the top log-probabilities")
+    """Each rule of the docstring, with probabilities chosen so the expected share is worked out by hand."""
+    def top(*pairs: tuple[str, float]) -> list[dict[str, object]]:
+        return [{"token": t, "logprob": math.log(p)} for t, p in pairs]
+
+    # leading space and case: " yes" and "Yes" both count and add up; "NO" counts; "maybe" counts for neither
+    assert yes_probability(top((" yes", 0.3), ("Yes", 0.3), ("NO", 0.2), ("maybe", 0.2)))[0] == pytest.approx(0.6 / 0.8)
+    # trailing newline, byte-level BPE and SentencePiece word-start markers
+    assert yes_probability(top(("Yes\n", 0.2), ("\u0120No", 0.2), ("\u2581no", 0.4)))[0] == pytest.approx(0.2 / 0.8)
+    # the one-letter variants count; punctuation does not
+    assert yes_probability(top(("Y", 0.1), ("Yes.", 0.5), ("n", 0.3)))[0] == pytest.approx(0.1 / 0.4)
+    # only yes: 1.0; only no: 0.0 (both are real answers, not defaults)
+    assert yes_probability(top(("yes", 0.9), ("ok", 0.1)))[0] == 1.0
+    assert yes_probability(top(("no", 0.9), ("ok", 0.1)))[0] == 0.0
+    assert yes_probability(top(("maybe", 1.0))) == (None, "no yes/no token among the top log-probabilities")
+    # a bad log-probability anywhere makes the answer unusable, even on a token that is neither yes nor no
+    assert yes_probability([{"token": "yes", "logprob": -0.1}, {"token": "hm", "logprob": float("nan")}])[0] is None

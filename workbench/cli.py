@@ -67,32 +67,85 @@ def _cmd_entries(args: argparse.Namespace) -> int:
 
 
 def _cmd_judge(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
+    import re
+    import time
+    from collections import Counter
 
     from workbench.judges import make_judge
     from workbench.judges.requests import compaction_requests, score_requests
+    from workbench.llm.client import MissingKey
+    from workbench.progress import Progress
 
+    _check_judge_args(args)
     tables = read_tables(args.dir, TRAJECTORY_TABLES)
     if "compactions" not in tables:
         raise SchemaError("no compactions table (compactions.parquet or compactions.jsonl)", file=str(args.dir))
     judge = make_judge(args.judge, model=args.model, base_url=args.base_url, cache=args.cache,
-                       max_concurrency=args.concurrency, context_tokens=args.context_tokens)
+                       max_concurrency=args.concurrency, context_tokens=args.context_tokens, timeout=args.timeout,
+                       max_attempts=args.max_attempts, refresh=args.refresh, offline=args.offline)
+    client = getattr(judge, "client", None)
+    if client is not None:
+        try:
+            client.check_key()  # before anything is sent
+        except MissingKey as err:
+            print(f"workbench judge: no API key: set the environment variable {err.env} (a server on loopback "
+                  "needs none; --offline uses only the cache)", file=sys.stderr)
+            return 2
     requests = compaction_requests(tables)
-    with tqdm(total=len(requests), desc=f"judge {args.judge}", unit="compaction", disable=args.quiet) as bar:
-        scores, accounting = score_requests(requests, judge, progress=bar.update)
+    per_request = sum(len(r.entries) for r in requests) if args.judge == "openai" else len(requests)
+    print(f"judge {judge.name}: {len(requests)} compactions, {sum(len(r.entries) for r in requests)} entries"
+          f"{f', {args.repeats} repeats' if args.repeats > 1 else ''} from {args.dir}", file=sys.stderr, flush=True)
+    with Progress(per_request * args.repeats, f"judge {judge.name}", "requests" if client else "compactions",
+                  enabled=not args.quiet) as bar:
+        if client is not None:
+            client.on_event = bar.event
+            if args.deadline is not None:
+                client.run_deadline = time.monotonic() + args.deadline
+        scores, accounting = score_requests(requests, judge, repeats=args.repeats, concurrency=args.concurrency,
+                                            progress=None if client else bar.advance)
     out = write_table(scores, args.out, "scores")
     n_null = scores.get_column("score").null_count()
-    sent = int(accounting.get_column("sent").sum()) if accounting.height else 0
-    print(f"{out}: {scores.height} entries scored by {judge.name} ({n_null} without a usable answer); "
-          f"{accounting.get_column('requests').sum()} requests, {sent} sent, "
-          f"{accounting.get_column('input_tokens').sum()} input tokens")
+    usages = client.usages if client is not None else []
+    failed = Counter(re.sub(r" \(after \d+ attempts?\)$", "", u.error) for u in usages if u.error)
+    n_requests = len(usages) if client is not None else int(accounting.get_column("requests").sum())
+    cached = sum(1 for u in usages if u.cached)
+    reasons = ", ".join(f"{reason}: {n}" for reason, n in failed.most_common())
+    print(f"{out}: {scores.height} scores by {judge.name} ({n_null} without a usable answer); {n_requests} requests, "
+          f"{sum(1 for u in usages if not u.cached and u.attempts)} sent, {cached} answered from cache, "
+          f"{sum(failed.values())} failed" + (f" ({reasons})" if reasons else ""))
     if args.tau is not None:
         from workbench.sjc import prune_compactions
 
-        committed, book = prune_compactions(tables["compactions"], scores, args.tau)
+        first = scores.filter(scores.get_column("repeat") == 0)
+        committed, book = prune_compactions(tables["compactions"], first, args.tau)
         kept, pruned = int(book.get_column("kept").sum()), int(book.get_column("pruned").sum())
         print(f"tau={args.tau}: {kept} entries kept, {pruned} pruned")
+    if scores.height and n_null == scores.height:
+        print("workbench judge: no request got a usable answer", file=sys.stderr)
+        return 1
+    if args.strict and n_null:
+        print(f"workbench judge: {n_null} scores without a usable answer (--strict)", file=sys.stderr)
+        return 1
     return 0
+
+
+def _check_judge_args(args: argparse.Namespace) -> None:
+    """Every judge option checked before anything is read or sent."""
+    import math
+
+    if Path(args.out).suffix not in (".parquet", ".jsonl", ".ndjson"):
+        raise SchemaError(field="--out", expected="a .parquet or .jsonl file name", got=repr(args.out))
+    if args.tau is not None and not (math.isfinite(args.tau) and 0.0 <= args.tau <= 1.0):
+        raise SchemaError(field="--tau", expected="a threshold in [0, 1]", got=repr(args.tau))
+    for name in ("concurrency", "max_attempts", "repeats"):
+        if getattr(args, name) < 1:
+            raise SchemaError(field=f"--{name.replace('_', '-')}", expected="an integer >= 1", got=repr(getattr(args, name)))
+    for name in ("timeout", "deadline"):
+        value = getattr(args, name)
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise SchemaError(field=f"--{name}", expected="a number of seconds > 0", got=repr(value))
+    if args.offline and args.refresh:
+        raise SchemaError(field="--offline", expected="not together with --refresh", got="both")
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
@@ -216,16 +269,30 @@ def _add_entries(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_judge(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("judge", help="score every summary entry of DIR with a source judge")
-    p.add_argument("dir")
-    p.add_argument("--judge", default="lexical", choices=["lexical", "jev", "openai"])
-    p.add_argument("--model")
-    p.add_argument("--base-url", dest="base_url")
+    p = sub.add_parser("judge", help="score every summary entry of DIR with a source judge",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("dir", help="a workbench directory (runs, steps, compactions)")
+    p.add_argument("--judge", default="lexical", choices=["lexical", "jev", "openai"],
+                   help="lexical is offline; jev and openai call a server through the cached client")
+    p.add_argument("--model", help="model name sent to the server (judge default when not given)")
+    p.add_argument("--base-url", dest="base_url", help="server root, e.g. http://127.0.0.1:8000/v1 for a local "
+                   "OpenAI-compatible server (no key needed on loopback)")
     p.add_argument("--cache", default=".cache/llm", help="response cache directory (re-runs send nothing)")
+    p.add_argument("--refresh", action="store_true", help="ignore cached answers (new answers are still cached)")
+    p.add_argument("--offline", action="store_true", help="send nothing: answer from the cache only; a request "
+                   "not in the cache gets a null score with reason 'not in cache'")
     p.add_argument("--tau", type=float, help="also report what SJC pruning keeps at this threshold")
-    p.add_argument("--concurrency", type=int, default=4)
-    p.add_argument("--context-tokens", dest="context_tokens", type=int)
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--concurrency", type=int, default=4, help="requests in flight at once")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds one attempt may take, body included")
+    p.add_argument("--max-attempts", dest="max_attempts", type=int, default=5,
+                   help="attempts per request (429, 5xx, timeouts and unusable answers are retried)")
+    p.add_argument("--deadline", type=float, help="seconds the whole run may take; requests left then get a "
+                   "null score with reason 'deadline' and what was answered is written")
+    p.add_argument("--repeats", type=int, default=1, help="score every request N times (SJC Section 5.4); "
+                   "one scores row per repeat")
+    p.add_argument("--strict", action="store_true", help="exit 1 when any score has no usable answer")
+    p.add_argument("--context-tokens", dest="context_tokens", type=int, help="split requests above this size")
+    p.add_argument("--quiet", action="store_true", help="no progress on standard error")
     p.add_argument("--out", required=True, help="scores table (.parquet or .jsonl)")
     p.set_defaults(func=_cmd_judge)
 

@@ -31,17 +31,34 @@ _CHUNK_RUNS = 2000
 # atomic writes
 
 
+def current_umask() -> int:
+    """The process's umask, read without changing it where the system says it (Linux ``/proc``)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: set and restore (not thread-safe, hence the /proc path first)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: Path, write: Callable[[Path], object], *, durable: bool = False) -> None:
     """Call ``write(tmp)`` on a temporary sibling of ``path``, then move it into place (or remove it on failure).
 
-    With ``durable`` the temporary file is flushed to disk (``fsync``) before the move, so a
-    crash of the machine cannot leave an empty file under the final name.
+    The file gets the mode a plain ``open(path, "w")`` would give (0644 under the usual umask
+    022), not the 0600 of a temporary file, so co-workers can read what was written. With
+    ``durable`` the temporary file is flushed to disk (``fsync``) before the move, so a crash
+    of the machine cannot leave an empty file under the final name.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         write(Path(tmp))
+        os.chmod(tmp, 0o666 & ~current_umask())
         if durable:
             with open(tmp, "rb+") as fh:
                 os.fsync(fh.fileno())
@@ -125,6 +142,7 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
     validated = {name: schema.validate(name, frame) for name, frame in tables.items()}
     directory.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    mode = 0o666 & ~current_umask()
     try:
         for name, frame in validated.items():
             target = staging / f"{name}.{fmt}"
@@ -134,6 +152,7 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
                 _records_to_jsonl(frame.iter_rows(named=True), target)
             else:
                 raise ValueError(f"fmt: expected 'parquet' or 'jsonl', got {fmt!r}")
+            os.chmod(target, mode)
         directory.mkdir(parents=True, exist_ok=True)
         for target in staging.iterdir():
             os.replace(target, directory / target.name)

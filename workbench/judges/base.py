@@ -101,12 +101,17 @@ class JudgeResult:
 
 @runtime_checkable
 class SourceJudge(Protocol):
-    """Anything with a name, a context size and ``score(request) -> JudgeResult``."""
+    """Anything with a name, a context size and ``score(request, repeat=0) -> JudgeResult``.
+
+    ``repeat`` numbers repeated scoring of the same request (SJC Section 5.4): each repeat is
+    a request of its own (part of the cache key), so a non-deterministic judge can disagree
+    with itself.
+    """
 
     name: str
     context_tokens: int
 
-    def score(self, request: JudgeRequest) -> JudgeResult: ...
+    def score(self, request: JudgeRequest, repeat: int = 0) -> JudgeResult: ...
 
 
 def usable_probability(value: object) -> tuple[float | None, str | None]:

@@ -1,14 +1,20 @@
 """Jev through TypeSafe's System One decision API (SJC's source judge, Appendix F).
 
-``POST {base_url}/v1/systemone`` with ``{"model", "state", "questions"}``: the state is
-the boundary context as structured data, and ``questions`` maps a name per entry
-(``e0``, ``e1`` ...) to ``{"type": "noul", "instructions": <the SJC source question about
-this entry>}``. The answer for an entry is ``answers[name].noul``, the probability of
-"yes". One request per compaction, split when it would exceed the context (32K tokens).
+``POST {base_url}/v1/systemone`` with ``{"model", "state", "questions"}``, as TypeSafe's
+own SDK (``typesafe-sdk``, ``SystemOneRequest``) defines it: ``state`` may be text, a JSON
+object or an array, and the boundary context is sent as a JSON object (never as a JSON
+string); ``questions`` maps a name per entry (``e0``, ``e1`` ...) to ``{"type": "noul",
+"instructions": <the SJC source question about this entry>}``. The answer for an entry is
+``answers[name].noul`` (``SystemOneResponse``), the probability of "yes"; ``usage`` holds
+integer token counts. One request per compaction, split when it would exceed the context
+(32K tokens).
 
 The key comes from ``TYPESAFE_API_KEY`` (or ``OPENROUTER_API_KEY`` for the OpenRouter
-route). Any answer that is missing, not a number, NaN, infinite or outside [0, 1] gives
-a null score with its reason, never a crash.
+route); a server on loopback needs none. :func:`check_answers` is the strict check: an
+answer that is missing, not a ``noul`` answer, not a number, NaN, infinite or outside
+[0, 1] makes the response unusable; it is retried, never cached, and in the end each such
+entry gets a null score with its reason -- never a crash, never a wrong number. Answers
+nobody asked for are ignored.
 """
 
 from __future__ import annotations
@@ -35,10 +41,10 @@ ROUTES = {
 
 
 def build_body(model: str, request: JudgeRequest) -> dict[str, object]:
-    """The System One request body for one (sub-)request."""
+    """The System One request body for one (sub-)request; the boundary context is the ``state`` object."""
     return {
         "model": model,
-        "state": json.dumps(request.state(), ensure_ascii=False),
+        "state": request.state(),
         "questions": {f"e{i}": {"type": "noul", "instructions": entry_question(e)}
                       for i, e in enumerate(request.entries)},
     }
@@ -58,7 +64,12 @@ class JevJudge:
     def _size(self, request: JudgeRequest) -> int:
         return count_tokens(json.dumps(build_body(self.model, request), ensure_ascii=False))
 
-    def score(self, request: JudgeRequest) -> JudgeResult:
+    @property
+    def route(self) -> str:
+        return self.client.base_url.rstrip("/") + self.path
+
+    def score(self, request: JudgeRequest, repeat: int = 0) -> JudgeResult:
+        """Scores for every entry; ``repeat`` > 0 asks again as a separate, separately cached request."""
         n = len(request.entries)
         result = JudgeResult(scores=[None] * n, reasons=[None] * n, request_ids=[request.request_id] * n)
         groups, overflow = split_request(request, self.context_tokens, self._size)
@@ -67,32 +78,61 @@ class JevJudge:
         self.split_log.append(len(groups))
         for indices, sub in groups:
             body = build_body(self.model, sub)
-            material = {"api": "systemone", "path": self.path, "body": body}
-            response, usage = self.client.cached_call(material, partial(self._send, body))
+            # everything that decides the answer, never the key
+            material = {"judge": self.name, "route": self.route, "base_url": self.client.base_url,
+                        "path": self.path, "body": body, "repeat": repeat}
+            names = [f"e{local}" for local in range(len(indices))]
+            response, usage = self.client.cached_call(material, partial(self._send, body),
+                                                      check=partial(check_answers, names=names))
             result.add_usage(usage)
-            for local, i in enumerate(indices):
+            for name, i in zip(names, indices, strict=True):
                 result.request_ids[i] = sub.request_id
                 if response is None:
                     result.reasons[i] = usage.error
                     continue
-                result.scores[i], result.reasons[i] = _answer(response["body"], f"e{local}")
+                result.scores[i], result.reasons[i] = answer_of(response["body"], name)
+                if result.scores[i] is None and usage.attempts:
+                    result.reasons[i] = f"{result.reasons[i]} (after {usage.attempts} attempt{'s' * (usage.attempts > 1)})"
         return result
 
     def _send(self, body: dict[str, object]) -> tuple[object, int, int]:
         data = self.client.post_json(self.path, body)
         if not isinstance(data, dict):
-            raise RequestFailed("the response is not a JSON object")
+            raise RequestFailed("the response is not a JSON object", retryable=True)
         usage: dict[str, Any] = data["usage"] if isinstance(data.get("usage"), dict) else {}
-        n_in = usage.get("input_tokens", 0) if isinstance(usage.get("input_tokens"), int) else 0
-        n_out = usage.get("output_tokens", 0) if isinstance(usage.get("output_tokens"), int) else 0
-        return data, n_in, n_out
+        return data, token_count(usage.get("input_tokens")), token_count(usage.get("output_tokens"))
 
 
-def _answer(body: object, name: str) -> tuple[float | None, str | None]:
+def token_count(value: object) -> int:
+    """A usage count as the contract has it (an integer); a float that is a whole number is read as one,
+    anything else (missing, fractional, negative) counts 0 -- usage never decides a score."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    return 0
+
+
+def answer_of(body: object, name: str) -> tuple[float | None, str | None]:
+    """The probability the response gives question ``name``, or (None, why it is unusable)."""
     answers = body.get("answers") if isinstance(body, dict) else None
     if not isinstance(answers, dict):
         return None, "response has no 'answers' object"
     answer = answers.get(name)
     if not isinstance(answer, dict):
         return None, f"no answer for {name}"
+    kind = answer.get("type", "noul")
+    if kind != "noul":
+        return None, f"answer for {name} has type {str(kind)[:20]!r}, expected 'noul'"
     return usable_probability(answer.get("noul"))
+
+
+def check_answers(body: object, names: list[str]) -> str | None:
+    """None when every asked question has a usable answer, else the first reason (the strict check)."""
+    for name in names:
+        score, reason = answer_of(body, name)
+        if score is None:
+            return reason
+    return None

@@ -104,7 +104,8 @@ class LexicalJudge:
     name = "lexical"
     context_tokens = 10**9  # no context limit: never splits
 
-    def score(self, request: JudgeRequest) -> JudgeResult:
+    def score(self, request: JudgeRequest, repeat: int = 0) -> JudgeResult:
+        """Deterministic and local: every repeat gives the same scores, nothing is sent."""
         sources = Sources.of("\n".join([*request.evidence, request.retained_turn, request.previous_summary]))
         scores: list[float | None] = [probability(features(e, sources)) for e in request.entries]
         return JudgeResult(scores=scores, reasons=[None] * len(scores),

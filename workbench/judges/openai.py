@@ -1,15 +1,26 @@
 """Any OpenAI-compatible chat model as a source judge, scored from log-probabilities.
 
 One chat request per entry (through the ``openai`` SDK, any ``base_url``: OpenAI,
-OpenRouter, vLLM, a local server) asks the SJC source question for a yes or a no with
-``logprobs=True, top_logprobs=20, max_tokens=1, temperature=0``. The score is P(yes)
-normalised over the yes/no variants of the first answer token::
+OpenRouter, vLLM, llama.cpp's server, Ollama) asks the SJC source question for a yes or a no
+with ``logprobs=True, top_logprobs=20, max_tokens=1, temperature=0``. The score is P(yes)
+normalised over the yes/no variants among the top log-probabilities of the *first* answer
+token (:func:`yes_probability`)::
 
-    score = sum P(t in YES) / (sum P(t in YES) + sum P(t in NO))
+    score = sum exp(logprob(t)) over t in YES / (that + sum exp(logprob(t)) over t in NO)
 
-where variants are matched after stripping spaces and case ("Yes", " yes", "YES").
-A response without usable logprobs, or whose top tokens hold neither, is null. This is
-also SJC's self-judge (Section 5.4) when the model is the compressor's own.
+* A token counts after normalising: surrounding whitespace stripped (so ``" Yes"`` and
+  ``"Yes\n"`` count), the word-start markers ``Ġ`` (byte-level BPE) and ``▁`` (SentencePiece)
+  that some servers return raw stripped, then lower-cased. YES = {``yes``, ``y``}, NO =
+  {``no``, ``n``}; anything else (``Yes.``, ``maybe``, ``yeah``) counts for neither.
+* Every variant that appears adds its probability (``Yes`` and `` yes`` both count).
+* When neither a yes nor a no variant is among the top tokens there is no score: null with
+  the reason "no yes/no token among the top log-probabilities".
+* Strict checks (:func:`usable_logprob`): every log-probability in the list must be a finite
+  number <= 0; one that is missing, NaN, infinite or positive makes the answer unusable
+  (null with its reason), so a server bug can never become a score of 0.0 or 1.0.
+
+An unusable answer is retried and never cached. This is also SJC's self-judge
+(Section 5.4) when the model is the compressor's own.
 """
 
 from __future__ import annotations
@@ -39,15 +50,40 @@ def messages_for(request: JudgeRequest, entry: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
+def usable_logprob(value: object) -> tuple[float | None, str | None]:
+    """A log-probability: a finite number <= 0, or (None, reason)."""
+    if value is None:
+        return None, "missing logprob"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None, f"logprob is not a number ({type(value).__name__})"
+    v = float(value)
+    if math.isnan(v) or math.isinf(v):
+        return None, f"logprob is {v}"
+    if v > 0.0:
+        return None, f"logprob {v:g} is above 0"
+    return v, None
+
+
+_MARKERS = "\u0120\u2581"  # Ġ (byte-level BPE) and ▁ (SentencePiece) word-start markers
+
+
+def answer_word(token: str) -> str:
+    """A token as an answer word: whitespace and word-start markers stripped, lower case."""
+    return token.strip().strip(_MARKERS).strip().lower()
+
+
 def yes_probability(top_logprobs: list[Any]) -> tuple[float | None, str | None]:
-    """P(yes) normalised over yes/no variants among the first token's top log-probabilities."""
+    """P(yes) normalised over yes/no variants among the first token's top log-probabilities (module docstring)."""
     p_yes = p_no = 0.0
     for item in top_logprobs:
         token = item.get("token") if isinstance(item, dict) else getattr(item, "token", None)
-        logprob = item.get("logprob") if isinstance(item, dict) else getattr(item, "logprob", None)
-        if not isinstance(token, str) or not isinstance(logprob, (int, float)) or math.isnan(logprob):
-            continue
-        word = token.strip().lower()
+        raw = item.get("logprob") if isinstance(item, dict) else getattr(item, "logprob", None)
+        if not isinstance(token, str):
+            return None, "a top log-probability has no token text"
+        logprob, reason = usable_logprob(raw)
+        if logprob is None:
+            return None, f"{reason} for token {token[:20]!r}"
+        word = answer_word(token)
         if word in YES:
             p_yes += math.exp(logprob)
         elif word in NO:
@@ -66,7 +102,8 @@ class OpenAIJudge:
     context_tokens: int = 128_000
     name: str = "openai"
 
-    def score(self, request: JudgeRequest) -> JudgeResult:
+    def score(self, request: JudgeRequest, repeat: int = 0) -> JudgeResult:
+        """One request per entry, at most ``client.max_concurrency`` in flight; ``repeat`` > 0 asks again."""
         n = len(request.entries)
         result = JudgeResult(scores=[None] * n, reasons=[None] * n,
                              request_ids=[f"{request.request_id}:{i}" for i in range(n)])
@@ -74,8 +111,10 @@ class OpenAIJudge:
         def one(i: int) -> tuple[int, Any, Any]:
             body = {"model": self.model, "messages": messages_for(request, request.entries[i]), "max_tokens": 1,
                     "temperature": 0, "logprobs": True, "top_logprobs": 20}
-            response, usage = self.client.cached_call({"api": "chat.completions", "body": body},
-                                                      lambda: send_chat(self.client, body))
+            material = {"judge": self.name, "base_url": self.client.base_url, "path": "/chat/completions",
+                        "body": body, "repeat": repeat}
+            response, usage = self.client.cached_call(material, lambda: send_chat(self.client, body),
+                                                      check=lambda b: score_of(b)[1])
             return i, response, usage
 
         for i, response, usage in self.client.map(one, range(n)):
@@ -83,11 +122,14 @@ class OpenAIJudge:
             if response is None:
                 result.reasons[i] = usage.error
                 continue
-            result.scores[i], result.reasons[i] = _score_of(response["body"])
+            result.scores[i], result.reasons[i] = score_of(response["body"])
+            if result.scores[i] is None and usage.attempts:
+                result.reasons[i] = f"{result.reasons[i]} (after {usage.attempts} attempt{'s' * (usage.attempts > 1)})"
         return result
 
 
-def _score_of(body: Any) -> tuple[float | None, str | None]:
+def score_of(body: Any) -> tuple[float | None, str | None]:
+    """The score a chat completion gives (its first token's top log-probabilities), or (None, why not)."""
     try:
         content = body["choices"][0]["logprobs"]["content"]
         top = content[0]["top_logprobs"]

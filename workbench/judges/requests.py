@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import polars as pl
 
 from workbench import schema
-from workbench.judges.base import JudgeRequest, SourceJudge
+from workbench.judges.base import JudgeRequest, JudgeResult, SourceJudge
 from workbench.retrieval import retrieve
 from workbench.summary import Entry, entry_id, parse
 
@@ -84,27 +85,46 @@ def score_requests(
     judge: SourceJudge,
     *,
     repeat: int = 0,
+    repeats: int = 1,
+    concurrency: int = 1,
     progress: Callable[[], None] | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Score every request with ``judge``; return the scores table and one accounting row per compaction."""
+    """Score every request with ``judge``; return the scores table and one accounting row per (compaction, repeat).
+
+    With ``repeats`` > 1 every request is scored ``repeats`` times (repeat indices ``repeat``,
+    ``repeat + 1`` ...), one scores row per repeat. Up to ``concurrency`` compactions are scored
+    at once (the judge's client bounds the requests in flight); rows come out in input order
+    whatever order they finish in. ``progress`` is called once per finished compaction.
+    """
+    jobs = [(cr, r) for r in range(repeat, repeat + repeats) for cr in requests]
+
+    def one(job: tuple[CompactionRequest, int]) -> tuple[CompactionRequest, int, JudgeResult]:
+        cr, r = job
+        res = judge.score(cr.request, repeat=r)
+        if progress:
+            progress()
+        return cr, r, res
+
+    if concurrency > 1 and len(jobs) > 1:
+        with ThreadPoolExecutor(max_workers=concurrency) as pool:
+            done = list(pool.map(one, jobs))
+    else:
+        done = [one(job) for job in jobs]
     rows: list[dict[str, object]] = []
     acct: list[dict[str, object]] = []
-    for cr in requests:
-        res = judge.score(cr.request)
+    for cr, r, res in done:
         for e, score, reason, rid in zip(cr.entries, res.scores, res.reasons, res.request_ids, strict=True):
             ev_ids = [cr.request.evidence_ids[j] for j in cr.request.entry_evidence[e.position]] \
                 if cr.request.entry_evidence else []
             rows.append({"entry_id": entry_id(cr.run_id, cr.boundary, e.position), "judge": judge.name,
-                         "repeat": repeat, "score": score, "request_id": rid, "evidence_ids": ev_ids,
+                         "repeat": r, "score": score, "request_id": rid, "evidence_ids": ev_ids,
                          "reason": reason})
-        acct.append({"run_id": cr.run_id, "boundary": cr.boundary, "judge": judge.name, "entries": len(cr.entries),
-                     "requests": res.requests, "sent": res.sent, "input_tokens": res.input_tokens,
-                     "output_tokens": res.output_tokens, "cost_usd": res.cost_usd})
-        if progress:
-            progress()
+        acct.append({"run_id": cr.run_id, "boundary": cr.boundary, "repeat": r, "judge": judge.name,
+                     "entries": len(cr.entries), "requests": res.requests, "sent": res.sent,
+                     "input_tokens": res.input_tokens, "output_tokens": res.output_tokens, "cost_usd": res.cost_usd})
     scores = pl.DataFrame(rows, schema=schema.table("scores").polars_schema()) if rows else schema.empty("scores")
-    accounting = pl.DataFrame(acct, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "judge": pl.Utf8,
-                                            "entries": pl.Int64, "requests": pl.Int64, "sent": pl.Int64,
-                                            "input_tokens": pl.Int64, "output_tokens": pl.Int64,
+    accounting = pl.DataFrame(acct, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "repeat": pl.Int64,
+                                            "judge": pl.Utf8, "entries": pl.Int64, "requests": pl.Int64,
+                                            "sent": pl.Int64, "input_tokens": pl.Int64, "output_tokens": pl.Int64,
                                             "cost_usd": pl.Float64})
     return schema.validate("scores", scores), accounting

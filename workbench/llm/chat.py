@@ -16,12 +16,13 @@ def send_chat(client: LLMClient, body: dict[str, Any]) -> tuple[Any, int, int]:
     """
     import openai
 
+    limit = client.attempt_timeout()
     sdk = openai.OpenAI(base_url=client.base_url, api_key=client.api_key() or "not-needed",
-                        max_retries=0, timeout=client.retry.deadline)
+                        max_retries=0, timeout=limit)
     try:
         completion = sdk.chat.completions.create(**body)
     except openai.APITimeoutError:
-        raise RequestFailed(f"timed out after {client.retry.deadline:g}s", retryable=True) from None
+        raise RequestFailed(f"timed out after {limit:g}s", retryable=True) from None
     except openai.APIConnectionError:
         raise RequestFailed("connection error", retryable=True) from None
     except openai.APIStatusError as err:
@@ -31,7 +32,7 @@ def send_chat(client: LLMClient, body: dict[str, Any]) -> tuple[Any, int, int]:
     except openai.APIResponseValidationError:
         raise RequestFailed("the response does not follow the chat-completions schema") from None
     except (json.JSONDecodeError, ValueError) as err:
-        raise RequestFailed(f"the response is not valid JSON ({type(err).__name__})") from None
+        raise RequestFailed(f"the response is not valid JSON ({type(err).__name__})", retryable=True) from None
     data = completion.model_dump(mode="json")
     usage = data.get("usage") or {}
     return data, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)

@@ -1,15 +1,25 @@
 """The one client layer every judge, compressor and draft client goes through.
 
-* cache: a request whose response is cached is never sent (and needs no key);
-* retries: 429, 5xx, connection errors and timeouts are retried with exponential
-  backoff and full jitter (seeded), honouring ``Retry-After``;
-* deadline: each attempt has a wall-clock deadline that also covers a body that
-  starts and then stalls;
-* concurrency: :meth:`LLMClient.map` runs at most ``max_concurrency`` requests at once;
-* accounting: one :class:`Usage` record per request (tokens, cost, attempts, cached).
+* cache: a request whose response is cached is never sent (and needs no key). Only
+  *usable* answers are cached: the caller's ``check`` says whether a response is usable,
+  and an unusable one is retried like a transient error and, if it stays unusable, returned
+  with its reason but never stored, so the next run asks again. ``refresh`` ignores the
+  cache when reading; ``offline`` sends nothing and answers a miss with "not in cache";
+* retries: 429, 5xx, connection errors, timeouts and unusable answers are retried with
+  exponential backoff and full jitter (seeded), honouring ``Retry-After``, up to
+  ``retry.max_attempts`` attempts;
+* deadlines: each attempt has a wall-clock limit (``retry.deadline``) that also covers a
+  body that starts and then stalls; a whole run may have a wall-clock budget
+  (``run_deadline``, a ``time.monotonic()`` instant) after which nothing more is sent and
+  every remaining request fails with reason "deadline";
+* concurrency: at most ``max_concurrency`` requests are in flight at once across every
+  thread that uses the client (a semaphore), and :meth:`LLMClient.map` fans out;
+* accounting: one :class:`Usage` record per request (tokens, cost, attempts, cached), and
+  ``on_event`` hears each finished request and each retry (for progress reporting).
 
 API keys are read from the environment by name only when a request is actually sent;
-they are put in a header and never into the cache, a log, a ``Usage`` or an error.
+they are put in a header and never into the cache, a log, a ``Usage`` or an error. A
+server on the loopback interface (a local vLLM, llama.cpp or Ollama) needs no key.
 """
 
 from __future__ import annotations
@@ -49,6 +59,21 @@ class RequestFailed(Exception):
 class MissingKey(RequestFailed):
     def __init__(self, env: str) -> None:
         super().__init__(f"no API key: set the environment variable {env}")
+        self.env = env
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` points at this machine's loopback interface (127.0.0.0/8, ::1, localhost)."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -63,6 +88,8 @@ class Usage:
     cost_usd: float = 0.0
     seconds: float = 0.0
     error: str | None = None
+    #: why each retry happened (status, timeout, unusable answer), in order
+    retries: tuple[str, ...] = ()
 
 
 @dataclass
@@ -94,6 +121,33 @@ def parse_retry_after(value: str | None) -> float | None:
         return max(0.0, when.timestamp() - time.time())
 
 
+def error_message(raw: bytes, key: str | None = None, limit: int = 160) -> str:
+    """What an error body says, in one short line: the JSON ``detail`` / ``error`` / ``message``, or the text.
+
+    Control characters are removed and the API key, if the server echoed it, is masked.
+    """
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        text = raw.decode("utf-8", errors="replace")
+    else:
+        text = str(data)
+        if isinstance(data, dict):
+            for name in ("detail", "error", "message"):
+                value = data.get(name)
+                if isinstance(value, dict):
+                    value = value.get("message", value)
+                if isinstance(value, list) and value and isinstance(value[0], dict):
+                    value = "; ".join(str(v.get("msg", v)) for v in value)
+                if value:
+                    text = str(value)
+                    break
+    text = "".join(c if c.isprintable() else " " for c in text).strip()
+    if key:
+        text = text.replace(key, "***")
+    return text[:limit] + ("..." if len(text) > limit else "")
+
+
 @dataclass
 class LLMClient:
     """Cached, retrying, concurrency-bounded requests to one HTTP API."""
@@ -107,62 +161,117 @@ class LLMClient:
     price_in_per_million: float = 0.0
     price_out_per_million: float = 0.0
     usages: list[Usage] = field(default_factory=list)
+    #: a ``time.monotonic()`` instant after which nothing more is sent (None: no run budget)
+    run_deadline: float | None = None
+    #: read nothing cached before this client existed (answers are still written, and reused within the run)
+    refresh: bool = False
+    #: send nothing: a request not in the cache fails with reason "not in cache"
+    offline: bool = False
+    #: called with ("done" | "retry", Usage or reason) as requests finish or retry
+    on_event: Callable[[str, object], None] | None = None
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
         self._lock = threading.Lock()
+        self._in_flight = threading.BoundedSemaphore(max(1, self.max_concurrency))
+        self._key_locks: dict[str, threading.Lock] = {}
+        self._written: set[str] = set()  # keys cached by this client (``refresh`` still reads these)
         self.sent = 0  # requests that reached the network (attempts, not cache hits)
 
     # -- the generic path -----------------------------------------------------
 
-    def cached_call(self, material: Any, send: Callable[[], tuple[Any, int, int]]) -> tuple[Any, Usage]:
+    def cached_call(self, material: Any, send: Callable[[], tuple[Any, int, int]],
+                    check: Callable[[Any], str | None] | None = None) -> tuple[Any, Usage]:
         """Return the cached response for ``material`` or call ``send`` with retries and cache it.
 
         ``send`` returns (json response, input tokens, output tokens) or raises
-        :class:`RequestFailed`. A final failure is returned as ``(None, usage)`` with
-        ``usage.error`` set, never raised, so one bad request does not lose a batch.
+        :class:`RequestFailed`; ``check(json response)`` returns None when the answer is
+        usable, else the reason. A final failure is returned as ``(None, usage)`` with
+        ``usage.error`` set, never raised, so one bad request does not lose a batch; an answer
+        that stayed unusable is returned as ``(response, usage)`` with ``usage.error`` set
+        (the caller may take what is usable in it) and is not cached.
         """
         key = request_key(material)
-        if self.cache is not None:
+        with self._lock:
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:  # one identical request at a time: the second asks the cache after the first answered
+            return self._cached_call(key, material, send, check)
+
+    def _cached_call(self, key: str, material: Any, send: Callable[[], tuple[Any, int, int]],
+                     check: Callable[[Any], str | None] | None) -> tuple[Any, Usage]:
+        if self.cache is not None and (not self.refresh or key in self._written):
             hit = self.cache.get(key)
-            if hit is not None:
-                usage = Usage(key, True, 0, *self._tokens(hit))
-                self._record(usage)
-                return hit, usage
+            if hit is not None and (check is None or check(hit.get("body")) is None):
+                return hit, self._finish(Usage(key, True, 0, *self._tokens(hit)))
+        if self.offline:
+            return None, self._finish(Usage(key, False, 0, error="not in cache"))
         started = time.perf_counter()
         attempt = 0
+        retries: list[str] = []
+        unusable: tuple[dict[str, Any], str] | None = None
         while True:
+            remaining = self._remaining()
+            if remaining is not None and remaining <= 0:
+                return self._failed(key, "deadline", attempt, started, retries, unusable)
             attempt += 1
             try:
-                with self._lock:
-                    self.sent += 1
-                response, n_in, n_out = send()
+                with self._in_flight:
+                    with self._lock:
+                        self.sent += 1
+                    response, n_in, n_out = send()
+                reason = check(response) if check is not None else None
+                if reason is not None:
+                    unusable = ({"body": response, "input_tokens": n_in, "output_tokens": n_out}, reason)
+                    raise RequestFailed(f"unusable answer: {reason}", retryable=True)
             except RequestFailed as err:
                 if err.retryable and attempt < self.retry.max_attempts:
+                    retries.append(err.reason)
+                    self._emit("retry", err.reason)
                     with self._lock:
                         wait = self.retry.delay(attempt, self._rng, err.retry_after)
+                    remaining = self._remaining()
+                    if remaining is not None and wait >= remaining:
+                        return self._failed(key, "deadline", attempt, started, retries, unusable)
                     time.sleep(wait)
                     continue
-                usage = Usage(key, False, attempt, seconds=time.perf_counter() - started,
-                              error=f"{err.reason} (after {attempt} attempt{'s' if attempt > 1 else ''})")
-                self._record(usage)
-                return None, usage
+                return self._failed(key, err.reason, attempt, started, retries, unusable)
             break
+        stored = {"body": response, "input_tokens": n_in, "output_tokens": n_out}
         if self.cache is not None:
-            self.cache.put(key, {"body": response, "input_tokens": n_in, "output_tokens": n_out}, material)
+            self.cache.put(key, stored, material)
+            self._written.add(key)
         usage = Usage(key, False, attempt, n_in, n_out,
                       (n_in * self.price_in_per_million + n_out * self.price_out_per_million) / 1e6,
-                      time.perf_counter() - started)
-        self._record(usage)
-        return {"body": response, "input_tokens": n_in, "output_tokens": n_out}, usage
+                      time.perf_counter() - started, retries=tuple(retries))
+        return stored, self._finish(usage)
+
+    def attempt_timeout(self) -> float:
+        """Seconds the next attempt may take: the per-attempt limit, or less when the run budget ends sooner."""
+        remaining = self._remaining()
+        return self.retry.deadline if remaining is None else max(0.001, min(self.retry.deadline, remaining))
+
+    def _remaining(self) -> float | None:
+        return None if self.run_deadline is None else self.run_deadline - time.monotonic()
+
+    def _failed(self, key: str, reason: str, attempts: int, started: float, retries: list[str],
+                unusable: tuple[dict[str, Any], str] | None) -> tuple[Any, Usage]:
+        what = f"{reason} (after {attempts} attempt{'s' if attempts != 1 else ''})" if attempts else reason
+        usage = Usage(key, False, attempts, seconds=time.perf_counter() - started, error=what, retries=tuple(retries))
+        return (unusable[0] if unusable else None), self._finish(usage)
+
+    def _finish(self, usage: Usage) -> Usage:
+        with self._lock:
+            self.usages.append(usage)
+        self._emit("done", usage)
+        return usage
+
+    def _emit(self, kind: str, what: object) -> None:
+        if self.on_event is not None:
+            self.on_event(kind, what)
 
     @staticmethod
     def _tokens(hit: Any) -> tuple[int, int]:
         return int(hit.get("input_tokens", 0) or 0), int(hit.get("output_tokens", 0) or 0)
-
-    def _record(self, usage: Usage) -> None:
-        with self._lock:
-            self.usages.append(usage)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T], progress: Callable[[], None] | None = None) -> list[R]:
         """``[fn(x) for x in items]`` with at most ``max_concurrency`` running at once, in order."""
@@ -187,12 +296,20 @@ class LLMClient:
     # -- plain JSON over HTTP -------------------------------------------------
 
     def api_key(self) -> str | None:
+        """The key from ``api_key_env``; None when no key is configured or the server is on loopback without one."""
         if self.api_key_env is None:
             return None
         key = os.environ.get(self.api_key_env)
         if not key:
+            if is_loopback(self.base_url):
+                return None  # a local server (vLLM, llama.cpp, Ollama) takes no key
             raise MissingKey(self.api_key_env)
         return key
+
+    def check_key(self) -> None:
+        """Raise :class:`MissingKey` now if a request would need a key that is not set (nothing is sent)."""
+        if not self.offline:
+            self.api_key()
 
     def post_json(self, path: str, body: dict[str, Any]) -> Any:
         """POST ``body`` to ``base_url + path`` once, within the deadline; raise :class:`RequestFailed`."""
@@ -201,30 +318,31 @@ class LLMClient:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         url = self.base_url.rstrip("/") + path
-        deadline = time.monotonic() + self.retry.deadline
+        limit = self.attempt_timeout()
+        deadline = time.monotonic() + limit
         try:
-            with httpx.Client(timeout=httpx.Timeout(self.retry.deadline)) as http, \
+            with httpx.Client(timeout=httpx.Timeout(limit)) as http, \
                     http.stream("POST", url, json=body, headers=headers) as resp:
                 chunks: list[bytes] = []
                 for chunk in resp.iter_bytes():
                     chunks.append(chunk)
                     if time.monotonic() > deadline:
-                        raise RequestFailed(f"deadline of {self.retry.deadline:g}s passed while reading the body",
-                                            retryable=True)
+                        raise RequestFailed(f"timed out after {limit:g}s while reading the body", retryable=True)
                 status = resp.status_code
                 retry_after = parse_retry_after(resp.headers.get("retry-after"))
         except httpx.TimeoutException:
-            raise RequestFailed(f"timed out after {self.retry.deadline:g}s", retryable=True) from None
+            raise RequestFailed(f"timed out after {limit:g}s", retryable=True) from None
         except httpx.TransportError as exc:
             raise RequestFailed(f"connection error: {type(exc).__name__}", retryable=True) from None
-        if status >= 400:
-            raise RequestFailed(f"HTTP {status}", status=status, retryable=status in RETRY_STATUS,
-                                retry_after=retry_after)
         raw = b"".join(chunks)
+        if status >= 400:
+            said = error_message(raw, key)
+            raise RequestFailed(f"HTTP {status}" + (f": {said}" if said else ""), status=status,
+                                retryable=status in RETRY_STATUS, retry_after=retry_after)
         try:
-            return json.loads(raw)
+            return json.loads(raw)  # NaN / Infinity are read: the judges' strict checks decide what they mean
         except (json.JSONDecodeError, UnicodeDecodeError):
-            raise RequestFailed("the response is not valid JSON", status=status) from None
+            raise RequestFailed("the response is not valid JSON", status=status, retryable=True) from None
 
     # -- accounting -----------------------------------------------------------
 
@@ -237,6 +355,7 @@ class LLMClient:
             "cached": sum(1 for x in u if x.cached),
             "failed": sum(1 for x in u if x.error),
             "attempts": sum(x.attempts for x in u),
+            "retries": sum(len(x.retries) for x in u),
             "input_tokens": sum(x.input_tokens for x in u),
             "output_tokens": sum(x.output_tokens for x in u),
             "cost_usd": sum(x.cost_usd for x in u),
