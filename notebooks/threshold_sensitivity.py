@@ -27,6 +27,8 @@ SEED = 0
 N_BOOT = 2000
 BUDGET = 48                # the testbed budget the single-budget analyses use
 FIGURES = "figures"
+REPEATED_SCORES = None     # a scores file with repeats (workbench judge ... --repeats N): decision flips (SJC 5.4)
+REFERENCE_JUDGE = "lexical"  # the judge in DATA's scores that marks entries as scored low (< 0.2)
 
 # %%
 import polars as pl
@@ -85,3 +87,26 @@ keep
 
 # %% [markdown]
 # **Figure (testbed).** Share of each section's entries kept at tau: forward-looking sections are pruned far more than exact identifiers.
+
+# %%
+from workbench.sensitivity import decision_flips
+from workbench.tables import read_table
+
+repeated = read_table(REPEATED_SCORES, "scores") if REPEATED_SCORES else tables["scores"]
+repeats = repeated.group_by("judge", "entry_id").len().get_column("len").max() if repeated.height else 0
+if repeats and repeats > 1:
+    sections = tables["entries"].select("entry_id", "section")
+    reference = tables["scores"].filter((pl.col("judge") == REFERENCE_JUDGE) & (pl.col("repeat") == 0))
+    flips = decision_flips(repeated.join(sections, on="entry_id"), TAU, reference, by="section")
+    overall = decision_flips(repeated, TAU, reference)
+    plots.export_table(flips, "sjc_sec54_decision_flips", f"{FIGURES}/tables", "Decision flips across repeats")
+    for judge_name, per_judge in flips.group_by("judge", maintain_order=True):
+        fig = plots.sjc.decision_flips(per_judge)
+        plots.export(fig, f"sjc_sec54_decision_flips_{judge_name[0]}", FIGURES)
+    display(overall)
+else:
+    print("no repeated scores: run `workbench judge DIR --judge jev --repeats 5 --out rep.parquet` and set "
+          "REPEATED_SCORES to see which decisions flip (SJC Section 5.4)")
+
+# %% [markdown]
+# **Figure (when repeated scores are given; SJC Section 5.4).** Per section, the share of entries whose keep/prune decision at tau changes across repeated requests to the same judge, and the same share among entries the reference judge scores below 0.2. The testbed's lexical judge is deterministic, so on the default data this cell only says how to produce repeats.

@@ -80,8 +80,9 @@ def test_no_usable_answer_exits_nonzero_and_strict_any_failure(log_dir: Path, tm
     server.default = "500"
     assert judge(log_dir, tmp_path, "--base-url", server.url, "--max-attempts", "1") == 1
     captured = capsys.readouterr()
-    # identical requests are asked one at a time; a failure is not cached, so each of the 8 fails on its own
-    assert "8 failed (HTTP 500: boom: 8)" in captured.out and "no request got a usable answer" in captured.err
+    # 5 distinct requests are sent; the 3 identical ones share their failure in this run (not sent twice)
+    assert "5 sent, 0 answered from cache, 8 failed (HTTP 500: boom: 8)" in captured.out
+    assert "no request got a usable answer" in captured.err and len(server.requests) == 5
     scores = pl.read_parquet(tmp_path / "scores.parquet")  # what there is, is written
     assert scores["score"].null_count() == scores.height == 61
     server.default = "ok"

@@ -41,6 +41,7 @@ def _results() -> dict[str, tuple[object, ...]]:
     import numpy as np
 
     from workbench import focus, sensitivity, trace
+    from workbench.sensitivity import decision_flips
     from workbench.adapters.claude_compaction import check_table, load_fixture
     from workbench.adapters.tau_bench import read_tau_bench
     from workbench.attribution import failures_by_scenario
@@ -70,8 +71,13 @@ def _results() -> dict[str, tuple[object, ...]]:
     tau_bench = read_tau_bench(ROOT / "data" / "real" / "tau-bench" / "gpt-4o-airline-subset.json")
     published = pl.read_csv(ROOT / "data" / "published" / "focus_tables.csv").filter(
         (pl.col("table") == "Table 1") & pl.col("panel").str.starts_with("(a)"))
+    rep = pl.concat([t["scores"], t["scores"].with_columns(pl.lit(1, dtype=pl.Int64).alias("repeat"),
+                                                           (1 - pl.col("score")).alias("score"))])
+    flips = decision_flips(rep.join(entries.select("entry_id", "section"), on="entry_id"), 0.5, t["scores"],
+                           by="section")
     return {
         "entries_by_section": (section_counts(entries),),
+        "sjc.decision_flips": (flips,),
         "sjc.section_composition": (entries_by_section(entries),),
         "sjc.unsupported_by_boundary": (by_boundary(entries, max_boundary=3),),
         "sjc.persistence_curves": (persistence(entries, max_d=3)[0],),

@@ -56,3 +56,14 @@ def test_distribution_keep_rates_first_vs_later_and_flips() -> None:
     ref = pl.DataFrame({"entry_id": ["a", "b", "c"], "score": [0.1, 0.9, 0.15]})
     out = decision_flips(reps, 0.5, ref).row(0, named=True)
     assert out["flip_share"] == pytest.approx(2 / 3) and out["flip_share_ref_low"] == pytest.approx(1.0)
+
+
+def test_decision_flips_by_section_hand_computed() -> None:
+    reps = pl.DataFrame({"entry_id": ["a", "a", "b", "b", "c", "c", "d", "d"], "judge": "j", "repeat": [0, 1] * 4,
+                         "score": [0.4, 0.6, 0.9, 0.8, 0.1, 0.55, 0.3, None],
+                         "section": ["S", "S", "S", "S", "T", "T", "T", "T"]})
+    ref = pl.DataFrame({"entry_id": ["a", "b", "c", "d"], "score": [0.1, 0.9, 0.15, 0.0]})
+    got = {r["section"]: r for r in decision_flips(reps, 0.5, ref, by="section").iter_rows(named=True)}
+    # S: a flips, b does not -> 1/2; among reference-low only a -> 1/1. T: c flips; d has one usable repeat only
+    assert (got["S"]["entries"], got["S"]["flip_share"], got["S"]["flip_share_ref_low"]) == (2, 0.5, 1.0)
+    assert (got["T"]["entries"], got["T"]["flip_share"], got["T"]["entries_ref_low"]) == (1, 1.0, 1)

@@ -107,20 +107,27 @@ def first_vs_later(frame: pl.DataFrame, tau: float = 0.5, score: str = "score") 
 
 
 def decision_flips(scores: pl.DataFrame, tau: float = 0.5, reference: pl.DataFrame | None = None,
-                   low: float = 0.2) -> pl.DataFrame:
+                   low: float = 0.2, by: str | Sequence[str] | None = None) -> pl.DataFrame:
     """SJC Section 5.4: share of entries whose keep/prune decision flips across repeated requests.
 
-    ``scores`` holds several ``repeat`` values per (entry, judge). With ``reference``
-    (``entry_id``, ``score`` of a reference judge) the share is also given among entries the
-    reference scores below ``low``.
+    ``scores`` holds several ``repeat`` values per (entry, judge); an entry flips when its
+    repeats do not all fall on the same side of ``tau`` (null answers are left out, and an
+    entry needs two usable repeats to count). With ``reference`` (``entry_id``, ``score`` of a
+    reference judge) the share is also given among entries the reference scores below
+    ``low`` -- SJC's question whether the judge is stable where it matters for pruning.
+    ``by`` names columns of ``scores`` (for example ``section``) to report per group.
+    One row per judge (and group): ``entries``, ``flip_share`` and, with a reference,
+    ``entries_ref_low``, ``flip_share_ref_low``.
     """
+    groups = ["judge", *([by] if isinstance(by, str) else list(by or []))]
     d = scores.drop_nulls("score").with_columns((pl.col("score") >= tau).alias("_keep"))
-    per = d.group_by("judge", "entry_id", maintain_order=True).agg(pl.len().alias("_n"), pl.col("_keep").n_unique().alias("_k")).filter(
-        pl.col("_n") > 1)
-    out = per.group_by("judge", maintain_order=True).agg(pl.len().alias("entries"), (pl.col("_k") > 1).mean().alias("flip_share"))
+    per = d.group_by(*groups, "entry_id", maintain_order=True).agg(
+        pl.len().alias("_n"), pl.col("_keep").n_unique().alias("_k")).filter(pl.col("_n") > 1)
+    out = per.group_by(*groups, maintain_order=True).agg(pl.len().alias("entries"),
+                                                          (pl.col("_k") > 1).mean().alias("flip_share"))
     if reference is not None:
         ref = reference.select("entry_id", pl.col("score").alias("_ref"))
-        low_part = per.join(ref, on="entry_id").filter(pl.col("_ref") < low).group_by("judge", maintain_order=True).agg(
+        low_part = per.join(ref, on="entry_id").filter(pl.col("_ref") < low).group_by(*groups, maintain_order=True).agg(
             pl.len().alias("entries_ref_low"), (pl.col("_k") > 1).mean().alias("flip_share_ref_low"))
-        out = out.join(low_part, on="judge", how="left")
-    return out.sort("judge")
+        out = out.join(low_part, on=groups, how="left")
+    return out.sort(groups)

@@ -176,6 +176,7 @@ class LLMClient:
         self._in_flight = threading.BoundedSemaphore(max(1, self.max_concurrency))
         self._key_locks: dict[str, threading.Lock] = {}
         self._written: set[str] = set()  # keys cached by this client (``refresh`` still reads these)
+        self._failed_now: dict[str, tuple[Any, str]] = {}  # failures of this run, shared by identical requests
         self.sent = 0  # requests that reached the network (attempts, not cache hits)
 
     # -- the generic path -----------------------------------------------------
@@ -189,7 +190,9 @@ class LLMClient:
         usable, else the reason. A final failure is returned as ``(None, usage)`` with
         ``usage.error`` set, never raised, so one bad request does not lose a batch; an answer
         that stayed unusable is returned as ``(response, usage)`` with ``usage.error`` set
-        (the caller may take what is usable in it) and is not cached.
+        (the caller may take what is usable in it) and is not cached. Identical requests run one
+        at a time: the second is answered by the first's cached answer, or shares its failure
+        for the rest of this client's life (nothing is sent twice in one run; the next run asks again).
         """
         key = request_key(material)
         with self._lock:
@@ -205,6 +208,9 @@ class LLMClient:
                 return hit, self._finish(Usage(key, True, 0, *self._tokens(hit)))
         if self.offline:
             return None, self._finish(Usage(key, False, 0, error="not in cache"))
+        if key in self._failed_now:  # an identical request failed in this run: not asked twice, not cached
+            response, error = self._failed_now[key]
+            return response, self._finish(Usage(key, False, 0, error=error))
         started = time.perf_counter()
         attempt = 0
         retries: list[str] = []
@@ -257,7 +263,9 @@ class LLMClient:
                 unusable: tuple[dict[str, Any], str] | None) -> tuple[Any, Usage]:
         what = f"{reason} (after {attempts} attempt{'s' if attempts != 1 else ''})" if attempts else reason
         usage = Usage(key, False, attempts, seconds=time.perf_counter() - started, error=what, retries=tuple(retries))
-        return (unusable[0] if unusable else None), self._finish(usage)
+        response = unusable[0] if unusable else None
+        self._failed_now[key] = (response, what)
+        return response, self._finish(usage)
 
     def _finish(self, usage: Usage) -> Usage:
         with self._lock:

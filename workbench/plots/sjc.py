@@ -165,3 +165,26 @@ def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None 
     ax.set_ylabel(value)
     ax.legend(fontsize=7, ncols=3, loc="lower center", bbox_to_anchor=(0.5, 1.0))
     return fig
+
+
+def decision_flips(flips: pl.DataFrame, ax: Axes | None = None) -> Figure:
+    """SJC Section 5.4: share of entries whose keep/prune decision flips across repeats, per section.
+
+    ``flips`` is :func:`workbench.sensitivity.decision_flips` by ``section``; with a reference
+    judge, a second bar gives the share among entries the reference scores low.
+    """
+    fig, ax = _axes(ax, (6.0, 3.2))
+    names = [f"{s} (n={n})" for s, n in zip(flips.get_column("section"), flips.get_column("entries"), strict=True)]
+    y = np.arange(len(names))
+    with_ref = "flip_share_ref_low" in flips.columns
+    h = 0.4 if with_ref else 0.8
+    ax.barh(y + (h / 2 if with_ref else 0), flips.get_column("flip_share").fill_null(np.nan).to_numpy(), h,
+            color="C0", label="all entries")
+    if with_ref:  # no bar where the reference scores no entry of the section low
+        ax.barh(y - h / 2, flips.get_column("flip_share_ref_low").fill_null(np.nan).to_numpy(), h, color="C3",
+                label="entries the reference scores below 0.2")
+        ax.legend(fontsize=8, loc="lower right")
+    ax.set_yticks(y, names)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of entries whose decision flips across repeats")
+    return fig
