@@ -1,7 +1,7 @@
 """A small HTTP server on loopback that speaks the System One and chat-completions protocols.
 
-Tests queue behaviours (``ok``, ``429``, ``500``, ``stall``, ``invalid_json``, ``values``
-...); each request takes the next behaviour (``ok`` when the queue is empty) and is
+Tests queue behaviours (``ok``, ``429``, ``500``, ``stall``, ``reset``, ``("delay", s)``,
+``invalid_json``, ``values`` ...); each request takes the next behaviour (``ok`` when the queue is empty) and is
 recorded with its headers and body, so tests can check what travelled on the wire.
 Nothing here mocks the SDK: the openai client and httpx talk real HTTP to it.
 """
@@ -96,6 +96,13 @@ class FakeLLMServer:
         elif isinstance(behaviour, tuple) and behaviour[0] == "delay":  # answer after a pause
             self.released.wait(behaviour[1])
             self._send(h, 200, self._payload(h.path, body, None))
+        elif behaviour == "reset":  # drop the connection without an answer (RST where the OS allows)
+            import socket
+            import struct
+
+            h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            h.connection.close()
+            h.close_connection = True
         elif behaviour == "stall":
             payload = self._payload(h.path, body, None)
             h.send_response(200)

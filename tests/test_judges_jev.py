@@ -82,6 +82,14 @@ def test_jev_stalled_body_hits_deadline_then_retries(server: FakeLLMServer, tmp_
     assert 2.0 <= time.monotonic() - started < 30.0
 
 
+def test_jev_connection_reset_is_retried(server: FakeLLMServer, tmp_path: Path) -> None:
+    server.behaviours.extend(["reset", "ok"])
+    judge = jev(server, tmp_path)
+    res = judge.score(request())
+    assert res.scores == [0.9, 0.2] and len(server.requests) == 2
+    assert judge.client.usages[-1].retries and "connection error" in judge.client.usages[-1].retries[0]
+
+
 def test_jev_invalid_json_is_retried_then_null_not_crash(server: FakeLLMServer, tmp_path: Path) -> None:
     server.behaviours.extend(["invalid_json"] * 3)
     res = jev(server, tmp_path).score(request())
