@@ -97,7 +97,7 @@ def test_malformed_line_in_300_line_log_names_the_line_and_writes_nothing(
     out = tmp_path / "out"
     assert main(["import", str(log), "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and err.startswith(f"{log}:151: ")
+    assert len(err.splitlines()) == 1 and err.startswith(f"workbench import: {log}:151: ")
     assert not out.exists() and not any(p.name.startswith(".out") for p in tmp_path.iterdir())
     assert main(["validate", str(log)]) == 2
 
@@ -137,4 +137,4 @@ def test_byte_order_mark_and_missing_file(tmp_path: Path, capsys: pytest.Capture
     log.write_bytes(b"\xef\xbb\xbf" + json.dumps(run_record("r0")).encode() + b"\n")
     assert io.read_log(log)["runs"]["run_id"].to_list() == ["r0"]
     assert main(["validate", str(tmp_path / "nope.jsonl")]) == 2
-    assert capsys.readouterr().err.strip() == f"{tmp_path / 'nope.jsonl'}: no such file"
+    assert capsys.readouterr().err.strip() == f"workbench validate: {tmp_path / 'nope.jsonl'}: no such file, expected a log file"

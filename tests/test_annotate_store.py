@@ -19,7 +19,8 @@ def _writer(args: tuple[str, str]) -> None:
     root, who = args
     store = AnnotationStore(root)
     for i in range(400):
-        store.add(item_id=f"e{i}", annotator="shared", round=1, field="support", value=f"{who}-{i}")
+        store.add(item_id=f"e{i}", annotator="shared", round=1, field="support", value="supported",
+                  note=f"{who}-{i}")
 
 
 @pytest.mark.slow
@@ -29,6 +30,7 @@ def test_two_processes_adding_400_labels_each_leave_800(tmp_path: Path) -> None:
         pool.map(_writer, [(str(tmp_path), "p1"), (str(tmp_path), "p2")])
     lines = (tmp_path / "labels" / "shared.round1.jsonl").read_text().splitlines()
     assert len(lines) == 800 and all(json.loads(line)["field"] == "support" for line in lines)
+    assert {json.loads(line)["note"] for line in lines} == {f"{w}-{i}" for w in ("p1", "p2") for i in range(400)}
     assert AnnotationStore(tmp_path).history().height == 800
 
 

@@ -31,7 +31,7 @@ def test_table_files_parquet_and_jsonl(tmp_path: Path) -> None:
 def test_table_jsonl_errors_name_line(tmp_path: Path) -> None:
     path = tmp_path / "labels.jsonl"
     write_lines(path, [
-        {"item_id": "a", "annotator": "x", "round": 1, "field": "support", "value": "yes"},
+        {"item_id": "a", "annotator": "x", "round": 1, "field": "support", "value": "supported"},
         {"item_id": "b", "annotator": "x", "round": "one", "field": "support", "value": "no"},
     ])
     with pytest.raises(SchemaError, match=r"labels.jsonl:2: field 'round': expected an integer, got string 'one'"):

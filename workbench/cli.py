@@ -3,28 +3,87 @@
 Verbs: ``validate | import | export | entries | judge | simulate | sample | label | agree |
 adjudicate | figures``.
 
-Every verb reports bad input as one line ``FILE:LINE: field 'x': expected ..., got ...``
-on standard error and exits 2; nothing is written when the input is bad.
+One error path: every verb checks its arguments before it does any work, and every
+problem is one line on standard error, ``workbench VERB: what is wrong, and what is
+expected`` (a bad input file says ``FILE:LINE: field 'x': expected ..., got ...``), exit 2;
+nothing is written then. An unexpected exception is a bug: one line with a hint to rerun
+with ``--debug`` for the traceback, exit 1. Every output is written to a temporary path
+and moved into place.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from workbench import adapters, schema
-from workbench.tables import TRAJECTORY_TABLES, read_table, read_tables, write_jsonl, write_table, write_tables
 from workbench.schema import SchemaError
+from workbench.tables import TRAJECTORY_TABLES, read_table, read_tables, write_jsonl, write_table, write_tables
+
+# ---------------------------------------------------------------------------
+# argument checks, shared by the verbs
+
+
+def _file(path: str | Path, what: str = "file") -> Path:
+    p = Path(path)
+    if p.is_dir():
+        raise SchemaError(f"is a directory, expected a {what}", file=str(path))
+    if not p.exists():
+        raise SchemaError(f"no such file, expected a {what}", file=str(path))
+    return p
+
+
+def _dir(path: str | Path, what: str = "directory of tables") -> Path:
+    p = Path(path)
+    if not p.exists():
+        raise SchemaError(f"no such directory, expected a {what}", file=str(path))
+    if not p.is_dir():
+        raise SchemaError(f"is a file, expected a {what}", file=str(path))
+    return p
+
+
+def _tables(path: str, names: tuple[str, ...] | None = None, *, need: tuple[str, ...] = ("runs",)) -> dict:
+    """The tables of a workbench directory, with the ones a verb needs present."""
+    tables = read_tables(_dir(path), names)
+    for name in need:
+        if name not in tables:
+            raise SchemaError(f"no {name} table ({name}.parquet or {name}.jsonl); expected a directory written "
+                              "by `workbench import` or `workbench simulate`", file=path)
+    return tables
+
+
+def _at_least(option: str, value: float | None, low: float, what: str = "an integer") -> None:
+    if value is None:
+        return
+    if (isinstance(value, float) and not math.isfinite(value)) or value < low:
+        raise SchemaError(field=option, expected=f"{what} >= {low:g}", got=repr(value))
+
+
+def _suffix(option: str, path: str, suffixes: tuple[str, ...]) -> None:
+    if Path(path).suffix not in suffixes:
+        raise SchemaError(field=option, expected=f"a file name ending in {' or '.join(suffixes)}", got=repr(path))
+
+
+def _out_file(option: str, path: str, suffixes: tuple[str, ...]) -> None:
+    _suffix(option, path, suffixes)
+    if Path(path).is_dir():
+        raise SchemaError(field=option, expected="a file name", got=f"the directory {path!r}")
+
+
+# ---------------------------------------------------------------------------
+# the verbs
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    path = Path(args.file)
+    path = _file(args.file, "table file" if args.table else "log file")
     if args.table:
         frame = read_table(path, args.table)
         print(f"{path}: ok ({frame.height} {args.table} rows)")
         return 0
+    _starting("validating", path)
     tables = adapters.read_log(path, args.format)
     counts = ", ".join(f"{tables[t].height} {t}" for t in TRAJECTORY_TABLES)
     print(f"{path}: ok ({counts})")
@@ -32,23 +91,45 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    tables = adapters.read_log(args.file, args.format)
+    path = _file(args.file, "log file")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise SchemaError(field="--out", expected="a directory", got=f"the file {args.out!r}")
+    existing = _table_files(out)
+    if existing and not args.force:
+        raise SchemaError(field="--out", expected="an empty or new directory (or --force to replace its tables)",
+                          got=f"{args.out!r}, which holds {', '.join(p.name for p in existing)}")
+    _starting("importing", path)
+    tables = adapters.read_log(path, args.format)
     if args.entries:
         from workbench.summary import entries_table
 
         tables["entries"] = entries_table(tables["compactions"])
-    out = write_tables(tables, args.out)
+    write_tables(tables, out, replace=True)
     counts = ", ".join(f"{frame.height} {name}" for name, frame in tables.items())
     print(f"{args.file} -> {out}/ ({counts})")
     return 0
 
 
+#: inputs at least this large say what is being done before the work starts (smaller ones finish within a second)
+ANNOUNCE_BYTES = 5_000_000
+
+
+def _starting(doing: str, path: Path) -> None:
+    size = path.stat().st_size
+    if size >= ANNOUNCE_BYTES:
+        print(f"{doing} {path} ({size / 1e6:.0f} MB) ...", file=sys.stderr, flush=True)
+
+
+def _table_files(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if p.stem in schema.TABLES and p.suffix in (".parquet", ".jsonl"))
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
-    if args.format != "jsonl":
-        raise SchemaError(field="--format", expected="'jsonl'", got=repr(args.format))
-    tables = read_tables(args.dir, TRAJECTORY_TABLES)
-    if "runs" not in tables:
-        raise SchemaError("no runs table (runs.parquet or runs.jsonl)", file=str(args.dir))
+    _out_file("--out", args.out, (".jsonl",))
+    tables = _tables(args.dir, TRAJECTORY_TABLES)
     out = adapters.write_trajectories(tables, args.out)
     print(f"{args.dir} -> {out} ({tables['runs'].height} runs)")
     return 0
@@ -57,9 +138,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_entries(args: argparse.Namespace) -> int:
     from workbench.summary import entries_table
 
-    tables = read_tables(args.dir, ("runs", "compactions"))
-    if "compactions" not in tables:
-        raise SchemaError("no compactions table", file=str(args.dir))
+    tables = _tables(args.dir, ("runs", "compactions"), need=("runs", "compactions"))
     entries = entries_table(tables["compactions"])
     write_tables({"entries": entries}, args.dir)
     print(f"{args.dir}/entries.parquet: {entries.height} entries")
@@ -77,9 +156,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     from workbench.progress import Progress
 
     _check_judge_args(args)
-    tables = read_tables(args.dir, TRAJECTORY_TABLES)
-    if "compactions" not in tables:
-        raise SchemaError("no compactions table (compactions.parquet or compactions.jsonl)", file=str(args.dir))
+    tables = _tables(args.dir, TRAJECTORY_TABLES, need=("runs", "compactions"))
     judge = make_judge(args.judge, model=args.model, base_url=args.base_url, cache=args.cache,
                        max_concurrency=args.concurrency, context_tokens=args.context_tokens, timeout=args.timeout,
                        max_attempts=args.max_attempts, refresh=args.refresh, offline=args.offline)
@@ -149,20 +226,34 @@ def _check_judge_args(args: argparse.Namespace) -> None:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
+    from workbench.progress import Progress
     from workbench.sim.dataset import DatasetConfig, build
     from workbench.sim.episode import POLICIES
 
-    budgets = tuple(int(b) for b in args.budgets.split(","))
+    _at_least("--tasks", args.tasks, 1)
+    _at_least("--runs", args.runs, 1)
+    _at_least("--seed", args.seed, 0)
+    if args.workers is not None:
+        _at_least("--workers", args.workers, 1)
+    try:
+        budgets = tuple(int(b) for b in args.budgets.split(","))
+    except ValueError:
+        raise SchemaError(field="--budgets", expected="comma-separated positive integers", got=repr(args.budgets)) from None
+    if not budgets or min(budgets) < 1:
+        raise SchemaError(field="--budgets", expected="comma-separated positive integers", got=repr(args.budgets))
     policies = tuple(args.policies.split(",")) if args.policies else POLICIES
     unknown = [p for p in policies if p not in POLICIES]
     if unknown:
         raise SchemaError(field="--policies", expected=f"names from {list(POLICIES)}", got=", ".join(unknown))
+    if _table_files(Path(args.out)) and not args.force:
+        raise SchemaError(field="--out", expected="an empty or new directory (or --force to replace its tables)",
+                          got=repr(args.out))
     cfg = DatasetConfig(tasks=args.tasks, runs=args.runs, budgets=budgets, policies=policies, seed=args.seed)
     total = cfg.tasks * cfg.runs * len(budgets) * len(policies)
-    with tqdm(total=total, desc="simulate", unit="episode", disable=args.quiet) as bar:
-        tables = build(args.out, cfg, workers=args.workers, progress=bar.update)
+    print(f"simulating {total} episodes ({cfg.tasks} tasks x {cfg.runs} runs x {len(budgets)} budgets x "
+          f"{len(policies)} policies) into {args.out} ...", file=sys.stderr, flush=True)
+    with Progress(total, "simulate", "episodes", enabled=not args.quiet) as bar:
+        tables = build(args.out, cfg, workers=args.workers, progress=bar.advance)
     counts = ", ".join(f"{frame.height} {name}" for name, frame in tables.items())
     print(f"{args.out}/: {counts}")
     return 0
@@ -171,12 +262,28 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 def _cmd_sample(args: argparse.Namespace) -> int:
     from workbench.annotate.sampling import sample_items
 
-    tables = read_tables(args.dir)
+    _at_least("--n", args.n, 1)
+    _at_least("--seed", args.seed, 0)
+    _out_file("--out", args.out, (".jsonl",))
+    tables = _tables(args.dir, need=("runs", "compactions"))
+    runs = tables["runs"]
+    if args.method is not None and not (runs.get_column("method") == args.method).any():
+        present = sorted(m for m in runs.get_column("method").unique().to_list() if m is not None)
+        raise SchemaError(field="--method", expected=f"a method the runs have: {present}", got=repr(args.method))
+    if args.budget is not None and not (runs.get_column("budget") == args.budget).any():
+        present = sorted(b for b in runs.get_column("budget").unique().to_list() if b is not None)
+        raise SchemaError(field="--budget", expected=f"a budget the runs have: {present or 'none'}",
+                          got=repr(args.budget))
     strata = tuple(s for s in args.strata.split(",") if s)
+    allowed = ("section", "outcome", "scenario_id", "subset", "method", "boundary")
+    bad = [s for s in strata if s not in allowed]
+    if bad:
+        raise SchemaError(field="--strata", expected=f"comma-separated names from {list(allowed)}", got=", ".join(bad))
     items, report = sample_items(tables, args.n, strata, args.seed, method=args.method, budget=args.budget)
-    out = Path(args.out)
-    write_jsonl(items, out)
-    print(f"{out}: {report.message()}")
+    if not items:
+        raise SchemaError("no entries to sample (no reasoning entries in the selected runs)", file=args.dir)
+    write_jsonl(items, Path(args.out))
+    print(f"{args.out}: {report.message()}")
     if report.short:
         print("warning: some strata had fewer items than asked (listed above)", file=sys.stderr)
     return 0
@@ -185,19 +292,32 @@ def _cmd_sample(args: argparse.Namespace) -> int:
 def _cmd_label(args: argparse.Namespace) -> int:
     from workbench.annotate import AnnotationStore, load_sample, terminal_label
 
-    items = load_sample(args.sample)
+    _at_least("--round", args.round, 1)
+    _check_annotator(args.annotator)
+    items = load_sample(_file(args.sample, "sample (.jsonl)"))
     terminal_label(items, AnnotationStore(args.store), args.annotator, args.round, args.field)
     return 0
 
 
+def _check_annotator(name: str) -> None:
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
+        raise SchemaError(field="--annotator", expected="a name of letters, digits, '_', '.', '-' (no spaces or "
+                          "path characters), at most 64", got=repr(name))
+
+
 def _cmd_agree(args: argparse.Namespace) -> int:
+    import polars as pl
+
     from workbench.annotate import AnnotationStore
     from workbench.annotate.adjudication import adjudication_requests
     from workbench.metrics.agreement import agreement_table, disagreements
 
-    import polars as pl
-
-    labels = AnnotationStore(args.store).labels()
+    _at_least("--n-boot", args.n_boot, 1)
+    if args.out:
+        _out_file("--out", args.out, (".jsonl",))
+    labels = AnnotationStore(_dir(args.store, "annotation store")).labels()
     labels = labels.filter(pl.col("annotator") != "adjudicated")
     if not labels.height:
         raise SchemaError("no labels in the store", file=str(Path(args.store) / "labels"))
@@ -219,7 +339,8 @@ def _cmd_adjudicate(args: argparse.Namespace) -> int:
     from workbench.annotate import AnnotationStore
     from workbench.annotate.adjudication import adjudicated_labels
 
-    n = AnnotationStore(args.store).add_many(adjudicated_labels(args.file))
+    records = adjudicated_labels(_file(args.file, "adjudication file (.jsonl)"))
+    n = AnnotationStore(args.store).add_many(records)
     print(f"{n} adjudicated label(s) added")
     return 0
 
@@ -228,49 +349,69 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     from workbench.datasets import ensure_testbed
     from workbench.notebooks import parse_param, run_all
 
-    parameters = dict(parse_param(p) for p in args.param)
+    _at_least("--timeout", args.timeout, 1)
+    notebooks = _dir(args.notebooks, "directory of notebooks")
+    try:
+        parameters = dict(parse_param(p) for p in args.param)
+    except ValueError as err:
+        raise SchemaError(field="--param", expected="NAME=VALUE", got=str(err).split("got ")[-1]) from None
     ensure_testbed(args.data)
-    return run_all(Path(args.notebooks), Path(args.build), timeout=args.timeout, parameters=parameters or None)
+    return run_all(notebooks, Path(args.build), timeout=args.timeout, parameters=parameters or None)
 
 
 # ---------------------------------------------------------------------------
 # the parser: one function per verb
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``workbench VERB: what is wrong`` and exit 2 (no usage dump)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _verb(sub: argparse._SubParsersAction, name: str, summary: str) -> argparse.ArgumentParser:
+    """A verb's parser: its one-line summary in ``workbench --help``, every default shown in its own help."""
+    return sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".",
+                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+
+
 def _add_validate(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("validate", help="check a trajectory log (or a table file) and report the first error")
-    p.add_argument("file")
-    p.add_argument("--format", default="auto", choices=["auto", *adapters.FORMATS])
+    p = _verb(sub, "validate", "check a trajectory log (or a table file) and report the first error")
+    p.add_argument("file", help="the log (JSONL, tau-bench JSON) or, with --table, one table file")
+    p.add_argument("--format", default="auto", choices=["auto", *adapters.FORMATS], help="log format")
     p.add_argument("--table", choices=sorted(schema.TABLES), help="validate a single table file instead of a log")
     p.set_defaults(func=_cmd_validate)
 
 
 def _add_import(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("import", help="load a trajectory log into Parquet tables")
-    p.add_argument("file")
+    p = _verb(sub, "import", "load a trajectory log into Parquet tables")
+    p.add_argument("file", help="the log to import")
     p.add_argument("--out", required=True, help="directory for runs/steps/compactions.parquet")
-    p.add_argument("--format", default="auto", choices=["auto", *adapters.FORMATS])
+    p.add_argument("--format", default="auto", choices=["auto", *adapters.FORMATS], help="log format")
     p.add_argument("--entries", action="store_true", help="also split candidate summaries into entries.parquet")
+    p.add_argument("--force", action="store_true", help="replace the tables already in --out (the whole set: "
+                   "tables the new log does not have are removed, never mixed with another log's)")
     p.set_defaults(func=_cmd_import)
 
 
 def _add_export(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="write a directory of tables back as trajectory JSONL")
-    p.add_argument("dir")
-    p.add_argument("--format", default="jsonl")
-    p.add_argument("--out", required=True)
+    p = _verb(sub, "export", "write a directory of tables back as trajectory JSONL")
+    p.add_argument("dir", help="a workbench directory")
+    p.add_argument("--format", default="jsonl", choices=["jsonl"], help="the trajectory JSONL format")
+    p.add_argument("--out", required=True, help="the .jsonl file to write")
     p.set_defaults(func=_cmd_export)
 
 
 def _add_entries(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("entries", help="split the candidate summaries of DIR into entries.parquet")
-    p.add_argument("dir")
+    p = _verb(sub, "entries", "split the candidate summaries of DIR into entries.parquet")
+    p.add_argument("dir", help="a workbench directory with a compactions table")
     p.set_defaults(func=_cmd_entries)
 
 
 def _add_judge(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("judge", help="score every summary entry of DIR with a source judge",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = _verb(sub, "judge", "score every summary entry of DIR with a source judge")
     p.add_argument("dir", help="a workbench directory (runs, steps, compactions)")
     p.add_argument("--judge", default="lexical", choices=["lexical", "jev", "openai"],
                    help="lexical is offline; jev and openai call a server through the cached client")
@@ -298,59 +439,60 @@ def _add_judge(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_simulate(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("simulate", help="generate the invoice testbed dataset (with ground truth)")
-    p.add_argument("--out", required=True)
-    p.add_argument("--tasks", type=int, default=120)
+    p = _verb(sub, "simulate", "generate the invoice testbed dataset (with ground truth)")
+    p.add_argument("--out", required=True, help="directory for the tables")
+    p.add_argument("--tasks", type=int, default=120, help="invoice tasks")
     p.add_argument("--runs", type=int, default=4, help="replicates per task")
     p.add_argument("--budgets", default="24,48,96", help="comma-separated budgets in context units")
     p.add_argument("--policies", help="comma-separated policies (default: all)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=None)
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--seed", type=int, default=0, help="every random draw derives from it")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: the machine's cores)")
+    p.add_argument("--force", action="store_true", help="replace the tables already in --out")
+    p.add_argument("--quiet", action="store_true", help="no progress on standard error")
     p.set_defaults(func=_cmd_simulate)
 
 
 def _add_sample(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sample", help="draw a balanced validation sample for labeling")
-    p.add_argument("dir")
-    p.add_argument("--n", type=int, default=300)
-    p.add_argument("--strata", default="section,outcome")
-    p.add_argument("--seed", type=int, default=0)
+    p = _verb(sub, "sample", "draw a balanced validation sample for labeling")
+    p.add_argument("dir", help="a workbench directory")
+    p.add_argument("--n", type=int, default=300, help="items to draw")
+    p.add_argument("--strata", default="section,outcome", help="comma-separated columns to balance over")
+    p.add_argument("--seed", type=int, default=0, help="the sample is the same for the same seed")
     p.add_argument("--method", help="only runs of this method (e.g. prompting)")
-    p.add_argument("--budget", type=int)
-    p.add_argument("--out", required=True)
+    p.add_argument("--budget", type=int, help="only runs at this budget")
+    p.add_argument("--out", required=True, help="the sample (.jsonl)")
     p.set_defaults(func=_cmd_sample)
 
 
 def _add_label(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("label", help="label a sample in the terminal")
-    p.add_argument("sample")
-    p.add_argument("--annotator", required=True)
-    p.add_argument("--round", type=int, default=1)
-    p.add_argument("--field", default="support", choices=["support", "correct"])
-    p.add_argument("--store", default="annotations")
+    p = _verb(sub, "label", "label a sample in the terminal")
+    p.add_argument("sample", help="a sample written by `workbench sample`")
+    p.add_argument("--annotator", required=True, help="your name (letters, digits, _ . -)")
+    p.add_argument("--round", type=int, default=1, help="labeling round (1, 2 ...)")
+    p.add_argument("--field", default="support", choices=["support", "correct"], help="what to label")
+    p.add_argument("--store", default="annotations", help="the annotation store")
     p.set_defaults(func=_cmd_label)
 
 
 def _add_agree(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("agree", help="agreement per field; writes the disagreements for adjudication")
-    p.add_argument("store", nargs="?", default="annotations")
-    p.add_argument("--by", default="round", choices=["round", "annotator"])
-    p.add_argument("--n-boot", dest="n_boot", type=int, default=2000)
-    p.add_argument("--out")
+    p = _verb(sub, "agree", "agreement per field; writes the disagreements for adjudication")
+    p.add_argument("store", nargs="?", default="annotations", help="the annotation store")
+    p.add_argument("--by", default="round", choices=["round", "annotator"], help="compare rounds or annotators")
+    p.add_argument("--n-boot", dest="n_boot", type=int, default=2000, help="bootstrap resamples per interval")
+    p.add_argument("--out", help="the adjudication file (default: STORE/adjudication.jsonl)")
     p.set_defaults(func=_cmd_agree)
 
 
 def _add_adjudicate(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("adjudicate", help="add the filled-in adjudication file to the store (the gold set)")
-    p.add_argument("file")
-    p.add_argument("--store", default="annotations")
+    p = _verb(sub, "adjudicate", "add the filled-in adjudication file to the store (the gold set)")
+    p.add_argument("file", help="the adjudication file with 'value' filled in")
+    p.add_argument("--store", default="annotations", help="the annotation store")
     p.set_defaults(func=_cmd_adjudicate)
 
 
 def _add_figures(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("figures", help="execute every notebook and export figures/ (the main job)")
-    p.add_argument("--notebooks", default="notebooks")
+    p = _verb(sub, "figures", "execute every notebook and export figures/ (the main job)")
+    p.add_argument("--notebooks", default="notebooks", help="directory of .ipynb notebooks")
     p.add_argument("--build", default="build/notebooks", help="where executed copies go")
     p.add_argument("--timeout", type=int, default=1200, help="seconds per cell")
     p.add_argument("--data", default="data/testbed", help="the default testbed, generated here if missing")
@@ -365,8 +507,11 @@ VERBS = (_add_validate, _add_import, _add_export, _add_entries, _add_judge, _add
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="workbench", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="workbench", description="Compaction Workbench: one verb per step, from an agent log "
+                     "to the exported figures.")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="VERB",
+                                title="verbs (workbench VERB --help for each)")
     for add in VERBS:
         add(sub)
     return parser
@@ -374,15 +519,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    verb = f"workbench {args.command}"
     try:
         return int(args.func(args))
     except SchemaError as err:
-        print(err, file=sys.stderr)  # FILE:LINE: field 'x': expected ..., got ...
+        print(f"{verb}: {err}", file=sys.stderr)  # FILE:LINE: field 'x': expected ..., got ...
         return 2
-    except (OSError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
+    except OSError as err:
+        print(f"{verb}: {err.strerror or err}{f': {err.filename}' if err.filename else ''}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"{verb}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # noqa: BLE001 - a bug: one line, the traceback on request
+        if args.debug:
+            raise
+        text = " ".join(str(err).split())[:200]
+        print(f"{verb}: internal error ({type(err).__name__}: {text}); this is a bug -- rerun with --debug "
+              "for the traceback", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

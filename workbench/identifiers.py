@@ -180,18 +180,15 @@ def arg_identifiers(args: str | None) -> set[str]:
     except json.JSONDecodeError:
         return set(IDENTIFIER.findall(args))
     out: set[str] = set()
-
-    def walk(v: object) -> None:
+    stack = [value]  # iterative: arguments nested hundreds deep cannot exhaust the interpreter
+    while stack:
+        v = stack.pop()
         if isinstance(v, str):
             out.update(IDENTIFIER.findall(v))
         elif isinstance(v, dict):
-            for x in v.values():
-                walk(x)
+            stack.extend(v.values())
         elif isinstance(v, list):
-            for x in v:
-                walk(x)
-
-    walk(value)
+            stack.extend(v)
     return out
 
 

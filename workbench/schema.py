@@ -17,6 +17,7 @@ Columns a table does not declare are kept as they are (a harness's own metadata)
 from __future__ import annotations
 
 from collections.abc import Sequence
+import math
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -38,6 +39,14 @@ REASONING_SECTIONS: tuple[str, ...] = ("Decisions", "Open TODOs")
 PATTERNS: tuple[str, ...] = ("RC", "ID", "CS", "other", "unrelated")
 #: Support of the executed entry (SJC Table 11).
 SUPPORT_VALUES: tuple[str, ...] = ("supported", "unsupported", "contradicted")
+
+#: The label fields of annotations/PROTOCOL.md and the values each may take.
+LABEL_VALUES: dict[str, tuple[str, ...]] = {
+    "support": ("supported", "unsupported", "unsure"),
+    "correct": ("correct", "incorrect", "unsure"),
+    "pattern": PATTERNS,
+    "entry_support": SUPPORT_VALUES,
+}
 
 
 class SchemaError(ValueError):
@@ -65,10 +74,12 @@ class SchemaError(ValueError):
         super().__init__(self._format())
 
     def _format(self) -> str:
-        where = self.file or "<frame>"
-        if self.line is not None:
+        where = self.file or ""
+        if self.line is not None and where:
             where += f":{self.line}"
-        parts = [where]
+        elif self.line is not None:
+            where = f"line {self.line}" if str(self.line).isdigit() else str(self.line)
+        parts = [where] if where else []
         if self.field is not None:
             parts.append(f"field '{self.field}'")
         what = ""
@@ -104,6 +115,12 @@ class Column:
     nullable: bool = False
     values: tuple[str, ...] | None = None
     doc: str = ""
+    #: smallest allowed value (counts, budgets, indices are >= 0)
+    minimum: float | None = None
+    #: largest allowed value (a probability is <= 1)
+    maximum: float | None = None
+    #: an ISO-8601 timestamp (text)
+    timestamp: bool = False
 
     @property
     def is_ground_truth(self) -> bool:
@@ -148,12 +165,21 @@ def _c(
     nullable: bool = True,
     values: tuple[str, ...] | None = None,
     doc: str = "",
+    minimum: float | None = None,
+    maximum: float | None = None,
+    timestamp: bool = False,
 ) -> Column:
-    return Column(name, dtype, required=required, nullable=nullable, values=values, doc=doc)
+    return Column(name, dtype, required=required, nullable=nullable, values=values, doc=doc, minimum=minimum,
+                  maximum=maximum, timestamp=timestamp)
 
 
-def _key(name: str, dtype: pl.DataType = pl.Utf8(), doc: str = "") -> Column:
-    return Column(name, dtype, required=True, nullable=False, doc=doc)
+def _key(name: str, dtype: pl.DataType = pl.Utf8(), doc: str = "", minimum: float | None = None) -> Column:
+    return Column(name, dtype, required=True, nullable=False, doc=doc, minimum=minimum)
+
+
+def _n(name: str, dtype: pl.DataType, doc: str = "") -> Column:
+    """A count, budget, index or size: never negative."""
+    return _c(name, dtype, doc=doc, minimum=0)
 
 
 Utf8, Int64, Float64, Boolean = pl.Utf8(), pl.Int64(), pl.Float64(), pl.Boolean()
@@ -167,21 +193,21 @@ RUNS = Table(
         _c("subset", Utf8, doc="difficulty (easy/medium/hard) or number of applications"),
         _c("method", Utf8, doc="context-management policy (no_compression, fifo, prompting ...)"),
         _c("model", Utf8, doc="agent model"),
-        _c("budget", Int64, doc="compaction budget (tokens, or testbed units)"),
-        _c("replicate", Int64, doc="0-based index of the run among the task's replicates"),
+        _n("budget", Int64, doc="compaction budget (tokens, or testbed units)"),
+        _n("replicate", Int64, doc="0-based index of the run among the task's replicates"),
         _c("task", Utf8, doc="the task instruction (first user prompt)"),
         _c("success", Boolean, doc="whether every evaluation check passed"),
         _c("reward", Float64, doc="raw reward where the harness gives one"),
         _c("failed_check", Utf8, doc="name of the first evaluation check that failed"),
-        _c("steps", Int64, doc="number of agent steps (action-observation exchanges)"),
-        _c("compactions", Int64, doc="number of compaction boundaries"),
-        _c("blocked_calls", Int64, doc="tool calls the environment refused"),
-        _c("repeated_calls", Int64, doc="tool calls that repeat an earlier identical call"),
-        _c("peak_tokens", Int64, doc="max input tokens over steps, system prompt excluded (FOCUS A.8)"),
-        _c("agent_tokens", Int64, doc="cumulative agent tokens (input + output)"),
-        _c("compressor_tokens", Int64, doc="cumulative compressor tokens"),
-        _c("judge_tokens", Int64, doc="cumulative source-judge tokens"),
-        _c("dependency", Float64, doc="FOCUS A.8 dependency"),
+        _n("steps", Int64, doc="number of agent steps (action-observation exchanges)"),
+        _n("compactions", Int64, doc="number of compaction boundaries"),
+        _n("blocked_calls", Int64, doc="tool calls the environment refused"),
+        _n("repeated_calls", Int64, doc="tool calls that repeat an earlier identical call"),
+        _n("peak_tokens", Int64, doc="max input tokens over steps, system prompt excluded (FOCUS A.8)"),
+        _n("agent_tokens", Int64, doc="cumulative agent tokens (input + output)"),
+        _n("compressor_tokens", Int64, doc="cumulative compressor tokens"),
+        _n("judge_tokens", Int64, doc="cumulative source-judge tokens"),
+        _n("dependency", Float64, doc="FOCUS A.8 dependency"),
     ),
     key=("run_id",),
     doc="one row per agent run",
@@ -191,7 +217,7 @@ STEPS = Table(
     "steps",
     (
         _key("run_id"),
-        _key("step", Int64, doc="0-based step index within the run"),
+        _key("step", Int64, minimum=0, doc="0-based step index within the run"),
         _c("tool", Utf8, doc="tool called by the action; null for a plain message"),
         _c("args", Utf8, doc="the action's arguments as JSON text"),
         _c("text", Utf8, doc="assistant text of the step, if any"),
@@ -199,8 +225,8 @@ STEPS = Table(
         _c("observation_role", Utf8, values=("tool", "user"), doc="who produced the observation"),
         _c("blocked", Boolean, doc="the environment refused the call (execution error)"),
         _c("repeated", Boolean, doc="the call repeats an earlier identical call"),
-        _c("input_tokens", Int64, doc="input tokens of the generation, system prompt excluded"),
-        _c("output_tokens", Int64, doc="output tokens of the generation"),
+        _n("input_tokens", Int64, doc="input tokens of the generation, system prompt excluded"),
+        _n("output_tokens", Int64, doc="output tokens of the generation"),
         _c("boundary_before", Boolean, doc="a compaction boundary was applied right before this step"),
     ),
     key=("run_id", "step"),
@@ -212,10 +238,10 @@ COMPACTIONS = Table(
     "compactions",
     (
         _key("run_id"),
-        _key("boundary", Int64, doc="0-based index of the compaction within the run"),
-        _key("step", Int64, doc="the step before which the committed summary is in context"),
-        _c("span_start", Int64, doc="first step of the span the summary replaced"),
-        _c("span_end", Int64, doc="last step of the span the summary replaced (inclusive)"),
+        _key("boundary", Int64, minimum=0, doc="0-based index of the compaction within the run"),
+        _key("step", Int64, minimum=0, doc="the step before which the committed summary is in context"),
+        _n("span_start", Int64, doc="first step of the span the summary replaced"),
+        _n("span_end", Int64, doc="last step of the span the summary replaced (inclusive)"),
         _c("previous_summary", Utf8, doc="committed summary of the previous boundary"),
         _c("retained_turn", Utf8, doc="the most recent turn, kept verbatim"),
         Column("candidate_summary", Utf8, required=True, nullable=False,
@@ -232,9 +258,9 @@ ENTRIES = Table(
     (
         _key("entry_id"),
         _key("run_id"),
-        _key("boundary", Int64),
+        _key("boundary", Int64, minimum=0),
         _key("section", doc="heading the entry stands under"),
-        _key("position", Int64, doc="0-based order of the entry in its summary"),
+        _key("position", Int64, minimum=0, doc="0-based order of the entry in its summary"),
         _key("text", doc="the entry exactly as the compressor wrote it"),
         _c("carried_from", Utf8, doc="entry_id of the same entry in the previous summary"),
         _c("gt_provenance", Utf8, values=("observed", "carried", "task", "invented"),
@@ -254,8 +280,8 @@ SCORES = Table(
     (
         _key("entry_id"),
         _key("judge"),
-        _c("repeat", Int64, doc="index of a repeated request (judge repeatability); 0 by default"),
-        _c("score", Float64, doc="source score in [0, 1]; null = no usable answer"),
+        _n("repeat", Int64, doc="index of a repeated request (judge repeatability); 0 by default"),
+        _c("score", Float64, doc="source score in [0, 1]; null = no usable answer", minimum=0, maximum=1),
         _c("request_id", Utf8),
         _c("evidence_ids", pl.List(pl.Utf8), doc="ids of the evidence passages shown"),
         _c("reason", Utf8, doc="why the score is null, when it is"),
@@ -269,11 +295,11 @@ LABELS = Table(
     (
         _key("item_id"),
         _key("annotator"),
-        _key("round", Int64),
-        _key("field", doc="support, correct, pattern, follows ..."),
-        Column("value", Utf8, required=True, nullable=True),
+        _key("round", Int64, minimum=0),
+        _key("field", doc="one of LABEL_VALUES: support, correct, pattern, entry_support"),
+        Column("value", Utf8, required=True, nullable=True, doc="one of LABEL_VALUES[field]; null = skipped"),
         _c("note", Utf8),
-        _c("labeled_at", Utf8, doc="ISO-8601 UTC timestamp"),
+        _c("labeled_at", Utf8, doc="ISO-8601 UTC timestamp, written by the store", timestamp=True),
     ),
     key=(),  # append-only history: the latest label per (item, annotator, round, field) wins
     doc="one row per label an annotator gave",
@@ -284,7 +310,7 @@ ATTRIBUTIONS = Table(
     (
         _key("run_id"),
         _c("failed_check", Utf8),
-        _c("action_step", Int64, doc="the step whose action caused the failed check"),
+        _n("action_step", Int64, doc="the step whose action caused the failed check"),
         _c("entry_id", Utf8, doc="the summary entry the action carried out, if any"),
         Column("pattern", Utf8, required=True, nullable=False, values=PATTERNS),
         _c("support", Utf8, values=SUPPORT_VALUES),
@@ -297,7 +323,7 @@ ROLLOUTS = Table(
     "rollouts",
     (
         _key("event_id", doc="compaction event (boundary) the drafts were sampled at"),
-        _key("rollout", Int64, doc="0-based index of the draft rollout"),
+        _key("rollout", Int64, minimum=0, doc="0-based index of the draft rollout"),
         _key("span_id", doc="span cited by the rollout"),
         _c("gt_needed", Boolean, doc="synthetic ground truth: the remaining work needs the span"),
     ),
@@ -309,11 +335,11 @@ CANDIDATES = Table(
     "candidates",
     (
         _key("run_id"),
-        _key("boundary", Int64),
-        _key("candidate", Int64, doc="0-based index of the candidate summary at the boundary"),
+        _key("boundary", Int64, minimum=0),
+        _key("candidate", Int64, minimum=0, doc="0-based index of the candidate summary at the boundary"),
         _key("chosen", Boolean, doc="the policy committed this candidate"),
-        _c("visible_defects", Int64, doc="defects the candidate introduced that cause blocked/repeated calls"),
-        _c("silent_defects", Int64, doc="defects the candidate introduced that cause neither"),
+        _n("visible_defects", Int64, doc="defects the candidate introduced that cause blocked/repeated calls"),
+        _n("silent_defects", Int64, doc="defects the candidate introduced that cause neither"),
         _c("verifier_score", Float64, doc="TRACE Eq. 4: minus the induced burden"),
         _c("oracle_success", Boolean, doc="the task is finally solved with this candidate"),
     ),
@@ -354,6 +380,11 @@ def table(name: str) -> Table:
 # Python-value checks, used by the line-by-line readers (io.py)
 
 
+def _plural(dtype: pl.DataType) -> str:
+    names = {pl.Utf8: "strings", pl.Int64: "integers", pl.Float64: "numbers", pl.Boolean: "booleans"}
+    return next((v for k, v in names.items() if dtype == k), "lists" if isinstance(dtype, pl.List) else str(dtype))
+
+
 def describe_dtype(dtype: pl.DataType) -> str:
     if dtype == pl.Utf8:
         return "a string"
@@ -388,14 +419,22 @@ def describe_value(value: object) -> str:
     return type(value).__name__
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
 def value_fits(dtype: pl.DataType, value: object) -> bool:
-    """Whether a JSON value can be stored in a column of ``dtype`` without loss."""
+    """Whether a JSON value can be stored in a column of ``dtype`` without loss (integers within 64 bits)."""
     if dtype == pl.Utf8:
         return isinstance(value, str)
     if dtype == pl.Int64:
-        return isinstance(value, int) and not isinstance(value, bool)
+        return isinstance(value, int) and not isinstance(value, bool) and INT64_MIN <= value <= INT64_MAX
     if dtype == pl.Float64:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        try:
+            return math.isfinite(float(value))
+        except OverflowError:
+            return False
     if dtype == pl.Boolean:
         return isinstance(value, bool)
     if isinstance(dtype, pl.List):
@@ -427,6 +466,46 @@ def check_record(
             raise SchemaError(field=name, expected=describe_dtype(col.dtype), got=describe_value(value))
         if col.values is not None and value not in col.values:
             raise SchemaError(field=name, expected=f"one of {list(col.values)}", got=describe_value(value))
+        if col.minimum is not None and value < col.minimum:  # type: ignore[operator]
+            raise SchemaError(field=name, expected=_range_text(col), got=describe_value(value))
+        if col.maximum is not None and value > col.maximum:  # type: ignore[operator]
+            raise SchemaError(field=name, expected=_range_text(col), got=describe_value(value))
+        if col.timestamp and not is_timestamp(value):
+            raise SchemaError(field=name, expected="an ISO-8601 timestamp (2026-11-30T12:00:00+00:00)",
+                              got=describe_value(value))
+    if tbl.name == "labels":
+        _check_label(record.get("field"), record.get("value"), prefix)
+
+
+def _range_text(col: Column) -> str:
+    if col.minimum is not None and col.maximum is not None:
+        return f"a number in [{col.minimum:g}, {col.maximum:g}]"
+    if col.minimum == 0:
+        return f"a non-negative {'integer' if col.dtype == pl.Int64 else 'number'}"
+    return f"a number >= {col.minimum:g}" if col.minimum is not None else f"a number <= {col.maximum:g}"
+
+
+def is_timestamp(value: object) -> bool:
+    """An ISO-8601 date-time (``datetime.fromisoformat``), such as the store writes."""
+    from datetime import datetime
+
+    if not isinstance(value, str) or len(value) < 10:
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_label(field_name: object, value: object, prefix: str = "") -> None:
+    if field_name not in LABEL_VALUES:
+        raise SchemaError(field=prefix + "field", expected=f"one of {list(LABEL_VALUES)}",
+                          got=describe_value(field_name))
+    allowed = LABEL_VALUES[str(field_name)]
+    if value is not None and value not in allowed:
+        raise SchemaError(field=prefix + "value", expected=f"for field '{field_name}' one of {list(allowed)}",
+                          got=describe_value(value))
 
 
 # ---------------------------------------------------------------------------
@@ -462,7 +541,7 @@ def validate(
         if col.required and col.name not in present:
             raise SchemaError(
                 file=file, line=1 if lines is None else lines[0] if len(lines) else 1,
-                field=col.name, expected=f"column of {describe_dtype(col.dtype)}s in table '{tbl.name}'",
+                field=col.name, expected=f"a column of {_plural(col.dtype)} in table '{tbl.name}'",
                 got="no such column",
             )
     out: list[pl.Series] = []
@@ -488,9 +567,16 @@ def validate(
                     file=file, line=_line_of(lines, row), field=col.name,
                     expected=f"one of {list(col.values)}", got=describe_value(series[row]),
                 )
+        _check_range(series, col, file=file, lines=lines)
         out.append(series)
     extra = [frame.get_column(c) for c in frame.columns if c not in set(tbl.names)]
     result = pl.DataFrame(out + extra) if (out or extra) else pl.DataFrame()
+    if tbl.name == "labels" and result.height:
+        for row, (field_name, value) in enumerate(result.select("field", "value").iter_rows()):
+            try:
+                _check_label(field_name, value)
+            except SchemaError as err:
+                raise err.located(file, _line_of(lines, row)) from None
     key = [k for k in tbl.key if k in result.columns]  # an optional key column (scores.repeat) may be absent
     if key and result.height:
         dup = result.select(key).is_duplicated()
@@ -505,6 +591,27 @@ def validate(
                 got=f"duplicate ({key_text}) first seen at line {_line_of(lines, rows[0])}",
             )
     return result
+
+
+def _check_range(series: pl.Series, col: Column, *, file: str | None, lines: Sequence[int] | None) -> None:
+    """The column's value rules: minimum and maximum (NaN is out of range), ISO-8601 timestamps."""
+    bad: pl.Series | None = None
+    if col.minimum is not None or col.maximum is not None:
+        values = series.cast(pl.Float64)
+        out = values.is_nan().fill_null(False) if series.dtype.is_float() else pl.Series([False] * len(series), dtype=pl.Boolean)
+        if col.minimum is not None:
+            out = out | (values < col.minimum).fill_null(False)
+        if col.maximum is not None:
+            out = out | (values > col.maximum).fill_null(False)
+        bad = out
+        expected = _range_text(col)
+    elif col.timestamp:
+        bad = series.map_elements(lambda v: not is_timestamp(v), return_dtype=pl.Boolean, skip_nulls=True).fill_null(False)
+        expected = "an ISO-8601 timestamp (2026-11-30T12:00:00+00:00)"
+    if bad is not None and bad.any():
+        row = int(bad.arg_max())  # type: ignore[arg-type]
+        raise SchemaError(file=file, line=_line_of(lines, row), field=col.name, expected=expected,
+                          got=describe_value(series[row]))
 
 
 def _cast_column(

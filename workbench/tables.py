@@ -132,13 +132,18 @@ def _all_keys(rows: list[dict[str, Any]]) -> list[str]:
     return list(keys)
 
 
-def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[str], *, fmt: str = "parquet") -> Path:
+def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[str], *, fmt: str = "parquet",
+                 replace: bool = False) -> Path:
     """Write several tables into ``directory`` (``NAME.parquet`` each); all are validated first.
 
-    The files are written into a temporary sibling directory and then moved into
-    place, so a failure part-way leaves ``directory`` as it was.
+    The files are written into a temporary sibling directory and then moved into place, so a
+    failure part-way leaves ``directory`` as it was. With ``replace`` the written set replaces
+    the directory's tables: any other table file there (from an earlier import) is removed, so
+    two logs' tables are never mixed.
     """
     directory = Path(directory)
+    if fmt not in ("parquet", "jsonl"):
+        raise ValueError(f"fmt: expected 'parquet' or 'jsonl', got {fmt!r}")
     validated = {name: schema.validate(name, frame) for name, frame in tables.items()}
     directory.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
@@ -148,14 +153,17 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
             target = staging / f"{name}.{fmt}"
             if fmt == "parquet":
                 frame.write_parquet(target)
-            elif fmt == "jsonl":
-                _records_to_jsonl(frame.iter_rows(named=True), target)
             else:
-                raise ValueError(f"fmt: expected 'parquet' or 'jsonl', got {fmt!r}")
+                _records_to_jsonl(frame.iter_rows(named=True), target)
             os.chmod(target, mode)
         directory.mkdir(parents=True, exist_ok=True)
+        written = {target.name for target in staging.iterdir()}
         for target in staging.iterdir():
             os.replace(target, directory / target.name)
+        if replace:
+            for old in directory.iterdir():
+                if old.stem in schema.TABLES and old.suffix in (".parquet", ".jsonl") and old.name not in written:
+                    old.unlink()
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return directory
@@ -212,8 +220,56 @@ def _row_line(path: Path | None, row: int) -> str:
 # JSON lines, streamed
 
 
+class DuplicateKey(ValueError):
+    """A JSON object that names one key twice (JSON allows it; a log that does is ambiguous)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` ``object_pairs_hook``: the object, or :class:`DuplicateKey` for a key given twice."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+def parse_json(text: str | bytes) -> Any:
+    """Strict JSON for logs: duplicate keys rejected, NaN/Infinity rejected, nesting bounded by the interpreter.
+
+    Raises :class:`DuplicateKey`, ``ValueError`` (NaN, Infinity), ``json.JSONDecodeError`` or
+    ``RecursionError``; :func:`json_lines` turns each into a FILE:LINE message.
+    """
+    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=unique_keys)
+
+
+def json_error(err: BaseException, line: str) -> tuple[str, str]:
+    """(expected, got) for an error of :func:`parse_json` on ``line``."""
+    if isinstance(err, DuplicateKey):
+        return "each key once per object", f"key {err.key!r} twice"
+    if isinstance(err, RecursionError):
+        return "JSON nested at most a few hundred levels deep", "deeper nesting"
+    if isinstance(err, json.JSONDecodeError):
+        what = ("a truncated line" if err.pos >= len(line.rstrip())
+                else f"{err.msg.removesuffix(' at')} at column {err.colno}")
+        return "one JSON object per line", what
+    return "finite JSON numbers", str(err)
+
+
 def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
-    """Yield (line number, parsed JSON) for each non-blank line, failing with the line's number."""
+    """Yield (line number, parsed JSON) for each non-blank line, failing with the line's number.
+
+    Parsing is strict (:func:`parse_json`): a duplicate key, NaN or Infinity, or nesting deep
+    enough to exhaust the interpreter is an error naming the line.
+    """
+    if path.is_dir():
+        raise SchemaError("is a directory, expected a file", file=str(path))
     if not path.exists():
         raise SchemaError("no such file", file=str(path))
     any_line = False
@@ -232,12 +288,11 @@ def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 continue
             any_line = True
             try:
-                yield number, json.loads(line, parse_constant=_reject_constant)
-            except json.JSONDecodeError as exc:
-                what = "a truncated line" if exc.pos >= len(line.rstrip()) else f"{exc.msg} at column {exc.colno}"
-                raise SchemaError(file=str(path), line=number, expected="one JSON object per line", got=what) from None
-            except ValueError as exc:
-                raise SchemaError(file=str(path), line=number, expected="finite JSON numbers", got=str(exc)) from None
+                record = parse_json(line)
+            except (ValueError, RecursionError) as exc:
+                expected, got = json_error(exc, line)
+                raise SchemaError(file=str(path), line=number, expected=expected, got=got) from None
+            yield number, record
     if not any_line:
         raise SchemaError(file=str(path), line=1, expected="at least one JSON line", got="an empty file")
 

@@ -46,6 +46,8 @@ def sniff_format(path: str | os.PathLike[str]) -> str:
 
 def read_log(path: str | os.PathLike[str], format: str | None = None) -> dict[str, pl.DataFrame]:  # noqa: A002
     """Load a trajectory log in any supported format (``None`` or ``"auto"`` sniffs it)."""
+    if Path(path).is_dir():
+        raise SchemaError("is a directory, expected a log file", file=str(path))
     if not Path(path).is_file():
         raise SchemaError("no such file", file=str(path))
     fmt = sniff_format(path) if format in (None, "auto") else format

@@ -199,6 +199,9 @@ def read_openai_chat(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
             run, steps, comps = chat_to_run(record)
         except SchemaError as err:
             raise err.located(str(path), number) from None
+        except RecursionError:
+            raise SchemaError(file=str(path), line=number, expected="JSON nested at most a few hundred levels deep",
+                              got="deeper nesting") from None
         builder.add_run(number, run, steps, comps)
     return builder.finish()
 

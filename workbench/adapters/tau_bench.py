@@ -10,7 +10,7 @@ import polars as pl
 
 from workbench.adapters.openai_chat import chat_to_run, message_tokens
 from workbench.schema import SchemaError, describe_value
-from workbench.tables import RunTables
+from workbench.tables import RunTables, json_error, parse_json
 
 
 def read_tau_bench(path: str | os.PathLike[str], *, domain: str | None = None) -> dict[str, pl.DataFrame]:
@@ -23,12 +23,19 @@ def read_tau_bench(path: str | os.PathLike[str], *, domain: str | None = None) -
     ``output_tokens_cl100k`` in cl100k, which FOCUS reports with.
     """
     path = Path(path)
+    if path.is_dir():
+        raise SchemaError("is a directory, expected a tau-bench JSON file", file=str(path))
     try:
         with open(path, "rb") as fh:
-            data = json.load(fh)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SchemaError(file=str(path), line=getattr(exc, "lineno", 1), expected="a tau-bench JSON list",
-                          got=str(exc)) from None
+            raw = fh.read()
+        data = parse_json(raw.decode("utf-8").removeprefix("\ufeff"))
+    except UnicodeDecodeError as exc:
+        raise SchemaError(file=str(path), line=raw[:exc.start].count(b"\n") + 1, expected="UTF-8 text",
+                          got=f"byte 0x{raw[exc.start]:02x}") from None
+    except (ValueError, RecursionError) as exc:
+        expected, got = json_error(exc, "")
+        line = exc.lineno if isinstance(exc, json.JSONDecodeError) else 1
+        raise SchemaError(file=str(path), line=line, expected=f"a tau-bench JSON list ({expected})", got=got) from None
     if not isinstance(data, list) or not data:
         raise SchemaError(file=str(path), line=1, expected="a non-empty JSON list of runs", got=describe_value(data))
     domain = domain or path.stem

@@ -131,6 +131,9 @@ def read_trajectories(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
             run, steps, comps = _trajectory_record(record)
         except SchemaError as err:
             raise err.located(str(path), number) from None
+        except RecursionError:
+            raise SchemaError(file=str(path), line=number, expected="JSON nested at most a few hundred levels deep",
+                              got="deeper nesting") from None
         builder.add_run(number, run, steps, comps)
     return builder.finish()
 
