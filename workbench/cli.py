@@ -27,21 +27,25 @@ from workbench.tables import TRAJECTORY_TABLES, read_table, read_tables, write_j
 # argument checks, shared by the verbs
 
 
+def _a(what: str) -> str:
+    return f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"
+
+
 def _file(path: str | Path, what: str = "file") -> Path:
     p = Path(path)
     if p.is_dir():
-        raise SchemaError(f"is a directory, expected a {what}", file=str(path))
+        raise SchemaError(f"is a directory, expected {_a(what)}", file=str(path))
     if not p.exists():
-        raise SchemaError(f"no such file, expected a {what}", file=str(path))
+        raise SchemaError(f"no such file, expected {_a(what)}", file=str(path))
     return p
 
 
 def _dir(path: str | Path, what: str = "directory of tables") -> Path:
     p = Path(path)
     if not p.exists():
-        raise SchemaError(f"no such directory, expected a {what}", file=str(path))
+        raise SchemaError(f"no such directory, expected {_a(what)}", file=str(path))
     if not p.is_dir():
-        raise SchemaError(f"is a file, expected a {what}", file=str(path))
+        raise SchemaError(f"is a file, expected {_a(what)}", file=str(path))
     return p
 
 

@@ -81,7 +81,7 @@ class SchemaError(ValueError):
             where = f"line {self.line}" if str(self.line).isdigit() else str(self.line)
         parts = [where] if where else []
         if self.field is not None:
-            parts.append(f"field '{self.field}'")
+            parts.append(f"option {self.field}" if self.field.startswith("-") else f"field '{self.field}'")
         what = ""
         if self.expected is not None:
             what = f"expected {self.expected}"
@@ -463,7 +463,9 @@ def check_record(
                 raise SchemaError(field=name, expected=describe_dtype(col.dtype), got="null")
             continue
         if not value_fits(col.dtype, value):
-            raise SchemaError(field=name, expected=describe_dtype(col.dtype), got=describe_value(value))
+            too_big = col.dtype == pl.Int64 and isinstance(value, int) and not isinstance(value, bool)
+            raise SchemaError(field=name, expected="an integer within 64 bits" if too_big else describe_dtype(col.dtype),
+                              got=describe_value(value))
         if col.values is not None and value not in col.values:
             raise SchemaError(field=name, expected=f"one of {list(col.values)}", got=describe_value(value))
         if col.minimum is not None and value < col.minimum:  # type: ignore[operator]

@@ -1,0 +1,199 @@
+"""The CLI meets bad input as a new user gives it: every verb, every kind of bad argument, every bad log from the
+first probe -- one line on standard error, exit 2, no traceback, nothing written. Each case names what it once did."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from workbench.cli import build_parser, main
+
+from .conftest import EXAMPLE
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An imported example log (d), a sample of it, an empty directory, a label store."""
+    root = tmp_path_factory.mktemp("cli")
+    assert main(["import", str(EXAMPLE), "--out", str(root / "d"), "--entries"]) == 0
+    assert main(["sample", str(root / "d"), "--n", "6", "--out", str(root / "sample.jsonl")]) == 0
+    (root / "empty").mkdir()
+    (root / "store" / "labels").mkdir(parents=True)
+    return root
+
+
+def one_line_exit_2(args: list[str], capsys: pytest.CaptureFixture[str], *, code: int = 2) -> str:
+    assert main(args) == code, args
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "Traceback" not in captured.err + captured.out
+    return err
+
+
+def bad_arguments(w: Path) -> list[tuple[str, list[str], str]]:
+    d, s, e = str(w / "d"), str(w / "sample.jsonl"), str(w / "empty")
+    return [
+        # (what it once did, argv, fragment of the one line)
+        ("missing file", ["validate", str(w / "nope.jsonl")], "no such file"),
+        ("a directory for a file: 'no such file'", ["validate", d], "is a directory"),
+        ("--table on a directory: [Errno 21]", ["validate", d, "--table", "runs"], "is a directory"),
+        ("unknown format", ["validate", str(EXAMPLE), "--format", "xml"], "invalid choice"),
+        ("unknown table", ["validate", str(EXAMPLE), "--table", "nosuch"], "invalid choice"),
+        ("import onto a file", ["import", str(EXAMPLE), "--out", s], "expected a directory"),
+        ("import into another log's tables, mixed", ["import", str(EXAMPLE), "--out", d], "--force"),
+        ("export a directory without tables", ["export", e, "--out", str(w / "x.jsonl")], "no runs table"),
+        ("export to a .csv", ["export", d, "--out", str(w / "x.csv")], ".jsonl"),
+        ("export format", ["export", d, "--format", "csv", "--out", str(w / "x.jsonl")], "invalid choice"),
+        ("entries of a missing directory", ["entries", str(w / "nope")], "no such directory"),
+        ("judge --tau 2 accepted", ["judge", d, "--tau", "2", "--out", str(w / "s.parquet")], "[0, 1]"),
+        ("judge --tau nan accepted", ["judge", d, "--tau", "nan", "--out", str(w / "s.parquet")], "[0, 1]"),
+        ("judge --out .csv refused after scoring", ["judge", d, "--out", str(w / "s.csv")], ".parquet or .jsonl"),
+        ("judge unknown judge", ["judge", d, "--judge", "gpt", "--out", str(w / "s.parquet")], "invalid choice"),
+        ("judge --concurrency 0", ["judge", d, "--concurrency", "0", "--out", str(w / "s.parquet")], ">= 1"),
+        ("judge a non-number", ["judge", d, "--timeout", "soon", "--out", str(w / "s.parquet")], "invalid float"),
+        ("simulate --tasks 0: KeyError 'runs'", ["simulate", "--tasks", "0", "--out", str(w / "t")], ">= 1"),
+        ("simulate --tasks -1: KeyError 'runs'", ["simulate", "--tasks", "-1", "--out", str(w / "t")], ">= 1"),
+        ("simulate bad budgets", ["simulate", "--budgets", "48,x", "--out", str(w / "t")], "--budgets"),
+        ("simulate unknown policy", ["simulate", "--policies", "magic", "--out", str(w / "t")], "--policies"),
+        ("sample an empty directory: KeyError 'runs'", ["sample", e, "--out", str(w / "x.jsonl")], "no runs table"),
+        ("sample --n -5: 'sampled 16 of -5'", ["sample", d, "--n", "-5", "--out", str(w / "x.jsonl")], ">= 1"),
+        ("sample --method nosuch: empty sample, exit 0", ["sample", d, "--method", "nosuch", "--out",
+                                                          str(w / "x.jsonl")], "a method the runs have"),
+        ("sample --budget absent", ["sample", d, "--budget", "7", "--out", str(w / "x.jsonl")], "--budget"),
+        ("sample unknown stratum", ["sample", d, "--strata", "colour", "--out", str(w / "x.jsonl")], "--strata"),
+        ("sample to .txt", ["sample", d, "--out", str(w / "x.txt")], ".jsonl"),
+        ("label a missing sample", ["label", str(w / "nope.jsonl"), "--annotator", "ann"], "no such file"),
+        ("annotator 'dan ' a second person", ["label", s, "--annotator", "dan "], "--annotator"),
+        ("annotator with a path", ["label", s, "--annotator", "../x"], "--annotator"),
+        ("label round 0", ["label", s, "--annotator", "ann", "--round", "0"], ">= 1"),
+        ("label unknown field", ["label", s, "--annotator", "ann", "--field", "mood"], "invalid choice"),
+        ("agree on a missing store", ["agree", str(w / "nope")], "no such directory"),
+        ("agree on an empty store", ["agree", str(w / "store")], "no labels"),
+        ("agree --n-boot 0", ["agree", str(w / "store"), "--n-boot", "0"], ">= 1"),
+        ("adjudicate a missing file", ["adjudicate", str(w / "nope.jsonl")], "no such file"),
+        ("figures missing notebooks", ["figures", "--notebooks", str(w / "nope")], "no such directory"),
+        ("figures bad --param", ["figures", "--notebooks", e, "--param", "1X=2"], "NAME=VALUE"),
+        ("unknown verb", ["frobnicate"], "invalid choice"),
+        ("missing required option", ["import", str(EXAMPLE)], "--out"),
+    ]
+
+
+def test_every_verb_bad_argument_is_one_line_exit_2(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = sorted(p.name for p in workdir.rglob("*"))
+    for what, argv, fragment in bad_arguments(workdir):
+        err = one_line_exit_2(argv, capsys)
+        assert fragment in err, (what, err)
+        assert err.startswith("workbench"), (what, err)
+    assert sorted(p.name for p in workdir.rglob("*")) == before  # nothing written, nothing half-written
+    covered = {argv[0] for _, argv, _ in bad_arguments(workdir)}
+    verbs = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    assert verbs <= covered, verbs - covered
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def run_line(**extra: object) -> dict[str, object]:
+    rec: dict[str, object] = {"run_id": "r1", "task_id": "t1", "method": "m",
+                              "steps": [{"step": 0, "observation": "ok", "input_tokens": 3, "output_tokens": 1}]}
+    rec.update(extra)
+    return rec
+
+
+BAD_LOGS = [
+    # (what it once did, the bad line, fragment)
+    ("nested 10,000 deep in an array: RecursionError", "[" * 10_000 + "]" * 10_000, "nested"),
+    ("nested 10,000 deep in an object: RecursionError", '{"a":' * 10_000 + "1" + "}" * 10_000, "nested"),
+    ("nested 10,000 deep inside args", json.dumps(run_line())[:-1] + ', "x": 1}' if False else
+     json.dumps(run_line(steps=[{"step": 0, "action": {"tool": "t", "args": "ARGS"}}])).replace(
+         '"ARGS"', "[" * 10_000 + "]" * 10_000), "nested"),
+    ("integer beyond 64 bits: polars ComputeError", json.dumps(run_line(replicate=99999999999999999999999)),
+     "field 'replicate': expected an integer within 64 bits"),
+    ("negative budget imported as ok", json.dumps(run_line(budget=-5)), "field 'budget': expected a non-negative"),
+    ("negative token count imported as ok",
+     json.dumps(run_line(steps=[{"step": 0, "input_tokens": -3}])), "steps[0].input_tokens"),
+    ("replicate below 0 imported as ok", json.dumps(run_line(replicate=-1)), "field 'replicate'"),
+    ("duplicate key kept the last, the error blamed a later line",
+     '{"run_id": "r1", "run_id": "r2", "task_id": "t"}', "key 'run_id' twice"),
+    ("a JSON string message doubled its words", '{"run_id": "r1", "task_id": "t1, "x": 1}', "column"),
+]
+
+
+@pytest.mark.parametrize(("what", "bad", "fragment"), BAD_LOGS, ids=[b[0].split(":")[0] for b in BAD_LOGS])
+def test_bad_log_lines_name_file_and_line(what: str, bad: str, fragment: str, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    log = write(tmp_path / "log.jsonl", [json.dumps(run_line(run_id="r0")), bad])
+    for argv in (["validate", str(log)], ["import", str(log), "--out", str(tmp_path / "out")]):
+        err = one_line_exit_2(argv, capsys)
+        assert f"{log}:2: " in err and fragment in err, (what, err)
+        assert "at at" not in err and "<frame>" not in err and "a strings" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_deep_nesting_in_a_tau_bench_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "tau.json"
+    bad.write_text("[" * 10_000 + "]" * 10_000, encoding="utf-8")
+    err = one_line_exit_2(["validate", str(bad), "--format", "tau-bench"], capsys)
+    assert "nested" in err and str(bad) in err
+
+
+def test_label_table_values_and_timestamps_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``validate --table labels`` once accepted value 'maybe' and labeled_at 'yesterday' (which then always won)."""
+    ok = {"item_id": "e", "annotator": "a", "round": 1, "field": "support", "value": "supported",
+          "labeled_at": "2026-11-30T12:00:00+00:00"}
+    for bad, fragment in (({"value": "maybe"}, "'value': expected for field 'support'"),
+                          ({"labeled_at": "yesterday"}, "ISO-8601"), ({"field": "mood"}, "field 'field'"),
+                          ({"round": -1}, "'round'")):
+        path = write(tmp_path / "labels.jsonl", [json.dumps(ok), json.dumps({**ok, **bad})])
+        err = one_line_exit_2(["validate", str(path), "--table", "labels"], capsys)
+        assert f"{path}:2: " in err and fragment in err, err
+
+
+def test_import_force_replaces_the_whole_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Log A with --entries, then log B into the same --out, once left A's entries beside B's tables."""
+    a = write(tmp_path / "a.jsonl", [json.dumps(run_line(run_id="a1"))])
+    out = tmp_path / "out"
+    assert main(["import", str(EXAMPLE), "--out", str(out), "--entries"]) == 0
+    assert (out / "entries.parquet").exists()
+    one_line_exit_2(["import", str(a), "--out", str(out)], capsys)  # refused: it would mix two logs
+    assert main(["import", str(a), "--out", str(out), "--force"]) == 0
+    assert not (out / "entries.parquet").exists()
+    assert pl.read_parquet(out / "runs.parquet")["run_id"].to_list() == ["a1"]
+
+
+def test_help_lists_every_verb_and_every_option_explains_itself(capsys: pytest.CaptureFixture[str]) -> None:
+    """``workbench --help`` once listed 5 of the 11 verbs, and most options had no help text or default shown."""
+    parser = build_parser()
+    verbs = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert main(["--help"]) == 0
+    top = capsys.readouterr().out
+    assert all(f"    {name}" in top for name in verbs), top
+    for name, sub in verbs.items():
+        for action in sub._actions:
+            if action.dest == "help":
+                continue
+            assert action.help, f"{name} {action.option_strings or action.dest}: no help text"
+        assert main([name, "--help"]) == 0
+        text = capsys.readouterr().out
+        assert "(default:" in text or name in ("entries", "adjudicate") or "default" in text, name
+
+
+def test_unexpected_error_is_one_line_with_a_debug_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import workbench.cli as cli
+
+    def broken(args: object) -> int:
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(cli, "_cmd_entries", broken)
+    parser_args = ["entries", str(tmp_path)]
+    err = one_line_exit_2(parser_args, capsys, code=1)
+    assert "internal error (ZeroDivisionError" in err and "--debug" in err
+    with pytest.raises(ZeroDivisionError):
+        main(["--debug", *parser_args])
