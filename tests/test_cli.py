@@ -122,6 +122,7 @@ BAD_LOGS = [
     ("duplicate key kept the last, the error blamed a later line",
      '{"run_id": "r1", "run_id": "r2", "task_id": "t"}', "key 'run_id' twice"),
     ("a JSON string message doubled its words", '{"run_id": "r1", "task_id": "t1, "x": 1}', "column"),
+    ("'starting at at column'", '{"run_id": "a\tb", "task_id": "t"}', "Invalid control character at column"),
 ]
 
 
@@ -197,3 +198,34 @@ def test_unexpected_error_is_one_line_with_a_debug_hint(tmp_path: Path, capsys: 
     assert "internal error (ZeroDivisionError" in err and "--debug" in err
     with pytest.raises(ZeroDivisionError):
         main(["--debug", *parser_args])
+
+
+def test_table_file_errors_read_well(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Parquet table without a required column once said 'column of a strings'; frame errors said '<frame>:'."""
+    path = tmp_path / "runs.parquet"
+    pl.DataFrame({"run_id": ["r1"], "budget": [-1]}).write_parquet(path)
+    err = one_line_exit_2(["validate", str(path), "--table", "runs"], capsys)
+    assert err == (f"workbench validate: {path}:1: field 'task_id': expected a column of strings in table 'runs', "
+                   "got no such column")
+    pl.DataFrame({"run_id": ["r1"], "task_id": ["t"], "budget": [-1]}).write_parquet(path)
+    err = one_line_exit_2(["validate", str(path), "--table", "runs"], capsys)
+    assert err.endswith("field 'budget': expected a non-negative integer, got integer -1") and "<frame>" not in err
+
+
+def test_notebooks_run_without_the_kernel_transport_warning(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """``workbench figures`` once printed JupyterLab's 'Kernel is running over TCP without encryption' nine times."""
+    import nbformat
+
+    from workbench.notebooks import run_all
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("X = 1", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("print(X + 1)")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (tmp_path / "nbs").mkdir()
+    nbformat.write(nb, tmp_path / "nbs" / "a.ipynb")
+    nbformat.write(nb, tmp_path / "nbs" / "b.ipynb")
+    assert run_all(tmp_path / "nbs", tmp_path / "build", timeout=60) == 0
+    out, err = capfd.readouterr()
+    assert "WARNING" not in err and "TCP" not in err and "Parent appears" not in err, err
+    assert nbformat.read(tmp_path / "build" / "b.ipynb", as_version=4).cells[1].outputs[0]["text"] == "2\n"

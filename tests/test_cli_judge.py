@@ -175,7 +175,7 @@ def test_progress_is_plain_lines_when_stderr_is_not_a_terminal(log_dir: Path, tm
     err = capsys.readouterr().err
     assert "\r" not in err
     lines = err.strip().splitlines()
-    assert lines[0].startswith("judge jev: 8 compactions, 61 entries")
+    assert lines[0].startswith("judge jev: 8 compactions from") and lines[0].endswith("retrieving evidence ...")
     assert lines[-1].startswith("judge jev: 8/8 requests, 3 from cache, 0 retries, 0 failed")
 
 

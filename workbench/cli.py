@@ -172,10 +172,12 @@ def _cmd_judge(args: argparse.Namespace) -> int:
             print(f"workbench judge: no API key: set the environment variable {err.env} (a server on loopback "
                   "needs none; --offline uses only the cache)", file=sys.stderr)
             return 2
+    if not args.quiet:  # said at once: building the requests (BM25 evidence) takes a while on a large log
+        print(f"judge {judge.name}: {tables['compactions'].height} compactions from {args.dir}"
+              f"{f', {args.repeats} repeats' if args.repeats > 1 else ''}; retrieving evidence ...",
+              file=sys.stderr, flush=True)
     requests = compaction_requests(tables)
     per_request = sum(len(r.entries) for r in requests) if args.judge == "openai" else len(requests)
-    print(f"judge {judge.name}: {len(requests)} compactions, {sum(len(r.entries) for r in requests)} entries"
-          f"{f', {args.repeats} repeats' if args.repeats > 1 else ''} from {args.dir}", file=sys.stderr, flush=True)
     with Progress(per_request * args.repeats, f"judge {judge.name}", "requests" if client else "compactions",
                   enabled=not args.quiet) as bar:
         if client is not None:

@@ -18,7 +18,11 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
     Returns 0, or 1 after printing ``NOTEBOOK: cell N: ERROR`` for the first error.
     Executed copies (with outputs) go to ``build``; the sources are never modified.
     """
+    import shutil
+    import tempfile
+
     import nbformat
+    from jupyter_client import KernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
@@ -34,7 +38,11 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
         nb = nbformat.read(path, as_version=4)
         if parameters:
             inject_parameters(nb, parameters)
-        client = NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(root)}})
+        # the kernel talks over local IPC sockets in a private directory: no TCP port, no transport warning
+        sockets = tempfile.mkdtemp(prefix="workbench-kernel-")
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
+        client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
+                                resources={"metadata": {"path": str(root)}})
         try:
             client.execute()
         except CellExecutionError as err:
@@ -42,6 +50,10 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
             nbformat.write(nb, build / path.name)
             print(f"{path}: cell {index}: {message}", file=sys.stderr)
             return 1
+        finally:
+            if km.has_kernel:  # a kernel manager we pass in is ours to shut down (nbclient leaves it running)
+                km.shutdown_kernel()
+            shutil.rmtree(sockets, ignore_errors=True)
         nbformat.write(nb, build / path.name)
         print(f"[{i}/{len(paths)}] {path.name} done in {time.perf_counter() - started:.1f}s", flush=True)
     return 0

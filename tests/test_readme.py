@@ -1,0 +1,72 @@
+"""The README's two commands and its tour run as printed: each tour command, in order, on a fresh copy of the
+project, against local servers on 127.0.0.1 (jevcompat mock for Jev, the loopback server for the OpenAI judge)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .llm_server import FakeLLMServer
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def tour() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("## A short tour", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    return [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.startswith(".venv/bin/")]
+
+
+def test_readme_keeps_its_two_commands_and_ci_calls_the_test_one() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "make figures" in text and "make test" in text
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "make test" in ci
+
+
+@pytest.mark.slow
+def test_the_tour_runs_as_printed(tmp_path: Path) -> None:
+    work = tmp_path / "project"
+    work.mkdir()
+    for part in ("data/examples", "data/published", "data/real", "notebooks", "annotations"):
+        shutil.copytree(ROOT / part, work / part)
+    (work / ".venv").symlink_to(BIN.parent)
+    env = {**os.environ, "WORKBENCH_TESTBED_TASKS": "12", "WORKBENCH_TESTBED_RUNS": "2", "TYPESAFE_API_KEY": "",
+           "OPENAI_API_KEY": ""}
+    openai = FakeLLMServer()
+    mock: subprocess.Popen[str] | None = None
+    jev_port = "8787"
+    commands = tour()
+    assert len(commands) >= 12 and any("--judge jev" in c for c in commands)
+    try:
+        for command in commands:
+            argv = shlex.split(command.rstrip("&").strip())
+            if argv[0].endswith("jevcompat"):  # the tour starts a local Jev; the test starts it on a free port
+                mock = subprocess.Popen([*argv[:2], "--port", "0"], cwd=work, stderr=subprocess.PIPE,
+                                        stdout=subprocess.DEVNULL, text=True)
+                assert mock.stderr is not None
+                port = re.search(r":(\d+)/v1/systemone", mock.stderr.readline())
+                assert port, "jevcompat mock did not start"
+                jev_port = port.group(1)
+                continue
+            argv = [a.replace("127.0.0.1:8787", f"127.0.0.1:{jev_port}")
+                    .replace("http://127.0.0.1:8000", openai.url) for a in argv]
+            stdin = "1\n2\n1\n3\nq\n" if argv[1] == "label" else ""
+            done = subprocess.run(argv, cwd=work, env=env, input=stdin, capture_output=True, text=True, timeout=900)
+            assert done.returncode == 0, f"{command}\n{done.stderr[-2000:]}"
+            assert "Traceback" not in done.stderr, command
+    finally:
+        openai.close()
+        if mock is not None:
+            mock.terminate()
+            mock.wait(timeout=10)
+    assert (work / "build" / "jev.parquet").exists() and (work / "build" / "annotations" / "adjudication.jsonl").exists()
+    assert len(list((work / "figures").glob("*.png"))) >= 20
