@@ -71,28 +71,61 @@ def test_bounds_equal_closed_forms() -> None:
     assert curves.height == 12 and (curves["bound"] + curves["recovery"]).to_list() == pytest.approx([1.0] * 12)
 
 
-def bernoulli_events(n_events: int = 40, m: int = 8, n_max: int = 400, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:
-    rng = np.random.default_rng(seed)
+def test_error_against_truth_equals_the_binomial_mean_absolute_deviation() -> None:
+    """E|Bin(N, p)/N - p| computed exactly with scipy's binomial pmf; with one span the worst-span error is it."""
+    from scipy.stats import binom
+
+    from workbench.focus import error_against_truth
+
+    spans = pl.DataFrame({"event_id": ["e"], "span_id": ["s"], "gt_rate": [0.3]})
+    got = error_against_truth(spans, [1, 10, 40], draws=40_000, seed=3)
+    for n, value in zip(got["n_rollouts"], got["max_error"], strict=True):
+        k = np.arange(n + 1)
+        exact = float(np.sum(binom.pmf(k, n, 0.3) * np.abs(k / n - 0.3)))
+        sd = float(np.sqrt(np.sum(binom.pmf(k, n, 0.3) * (np.abs(k / n - 0.3) - exact) ** 2)))
+        assert abs(value - exact) < 4 * sd / np.sqrt(40_000), (n, value, exact)
+    assert got["max_error"][0] == pytest.approx(2 * 0.3 * 0.7, abs=0.01)  # N = 1: 0.7 w.p. 0.3, 0.3 w.p. 0.7
+    certain = error_against_truth(pl.DataFrame({"event_id": ["e", "e"], "span_id": ["a", "b"], "gt_rate": [0.0, 1.0]}),
+                                  [1, 5], draws=10)
+    assert certain["max_error"].to_list() == [0.0, 0.0]  # spans never or always cited are estimated exactly
+
+
+def test_error_slope_is_exact_on_a_power_law_and_resamples_clusters() -> None:
+    """Mean error c_e N^-0.4 over events is c̄ N^-0.4: the log-log slope is -0.4 exactly, whatever events are drawn."""
+    ns = [1, 3, 10, 30, 100, 300]
+    rows = [{"event_id": f"e{e}", "n_rollouts": n, "max_error": (1 + e) * n ** -0.4} for e in range(6) for n in ns]
+    res = error_slope(pl.DataFrame(rows), clusters={f"e{e}": f"s{e % 3}" for e in range(6)}, n_boot=200)
+    assert res.estimate == pytest.approx(-0.4, abs=1e-12)
+    assert res.ci_low == pytest.approx(-0.4, abs=1e-12) and res.ci_high == pytest.approx(-0.4, abs=1e-12)
+    assert (res.n, res.n_clusters) == (6, 3)
+
+
+def test_self_consistency_jaccard_stabilises_with_n() -> None:
+    rng = np.random.default_rng(0)
     cites, spans = [], []
-    for e in range(n_events):
-        p = rng.choice([0.05, 0.2, 0.5, 0.8, 0.95], size=m)
-        x = rng.random((n_max, m)) < p
-        for j in range(m):
-            spans.append((f"e{e}", f"s_{j}"))
-        for r, j in zip(*np.nonzero(x), strict=True):
-            cites.append((f"e{e}", int(r), f"s_{j}"))
-    return (pl.DataFrame(cites, schema=["event_id", "rollout", "span_id"], orient="row"),
-            pl.DataFrame(spans, schema=["event_id", "span_id"], orient="row"))
-
-
-def test_error_slope_on_bernoulli_citations_is_about_minus_half() -> None:
-    cites, spans = bernoulli_events()
-    mats = citation_matrices(cites, spans, 400)
-    curves = estimation_curves(mats, [4, 8, 16, 32, 64], draws=100, seed=1)
-    res = error_slope(curves, n_boot=500)
-    assert res.ci_low <= -0.5 <= res.ci_high or abs(res.estimate + 0.5) < 0.05, res
+    for e in range(30):
+        p = rng.choice([0.05, 0.2, 0.5, 0.8, 0.95], size=8)
+        x = rng.random((200, 8)) < p
+        spans += [(f"e{e}", f"s_{j}") for j in range(8)]
+        cites += [(f"e{e}", int(r), f"s_{j}") for r, j in zip(*np.nonzero(x), strict=True)]
+    mats = citation_matrices(pl.DataFrame(cites, schema=["event_id", "rollout", "span_id"], orient="row"),
+                             pl.DataFrame(spans, schema=["event_id", "span_id"], orient="row"), 200)
+    curves = estimation_curves(mats, [2, 8, 32, 128], draws=50, seed=1)
     jac = curves.group_by("n_rollouts").agg(pl.col("jaccard").mean()).sort("n_rollouts")["jaccard"].to_list()
-    assert jac == sorted(jac) and jac[-1] > 0.85  # stabilises with N
+    assert jac == sorted(jac) and jac[-1] > 0.9
+
+
+def test_near_tau_counts_the_closed_interval_exactly() -> None:
+    """N = 3: û in {0, 1/3, 2/3, 1}. At tau = 0.5 both 1/3 and 2/3 are exactly 1/6 away: both near (in floating
+    point 1/3 fell outside and 2/3 inside). At FOCUS's tau = 0.3 only 1/3 is near."""
+    scores = pl.DataFrame({"n_cited": [0, 1, 2, 3, 1, 2], "n_rollouts": [3] * 6}).with_columns(
+        (pl.col("n_cited") / pl.col("n_rollouts")).alias("score"))
+    assert utility_histogram(scores, tau=0.5).near_tau == pytest.approx(4 / 6)
+    assert utility_histogram(scores, tau=0.3).near_tau == pytest.approx(2 / 6)
+    assert utility_histogram(scores.select("score"), tau=0.5).near_tau == pytest.approx(4 / 6)  # floats: rounded
+    assert abs(1 / 3 - 0.5) > 1 / 6 and abs(2 / 3 - 0.5) < 1 / 6  # the floating-point trap the counts avoid
+    h = utility_histogram(scores, tau=0.3)
+    assert (h.at_zero, h.at_one, h.interior) == (pytest.approx(1 / 6), pytest.approx(1 / 6), pytest.approx(4 / 6))
 
 
 def test_utility_histogram_masses() -> None:

@@ -61,7 +61,8 @@ def _results() -> dict[str, tuple[object, ...]]:
                                   t["scores"], 0.5)
     clusters = entries.select("entry_id", "scenario_id")
     spans, cites = t["spans"], t["rollouts"]
-    curves = focus.estimation_curves(focus.citation_matrices(cites, spans, 6), [1, 2, 3, 6], draws=10)
+    curves = focus.self_consistency_curves(focus.citation_matrices(cites, spans, 6), [1, 2, 3, 6], draws=10)
+    truth = focus.error_against_truth(spans, [1, 3, 10, 30], draws=10)
     table11, _ = failures_by_scenario(t["attributions"], runs)
     burden = trace.post_compaction_burden(t["steps"], runs, method="prompting", budget=48, n_boot=50)
     ver = runs.filter(pl.col("method") == "verifier").select("run_id")
@@ -82,7 +83,7 @@ def _results() -> dict[str, tuple[object, ...]]:
         "sjc.unsupported_by_boundary": (by_boundary(entries, max_boundary=3),),
         "sjc.persistence_curves": (persistence(entries, max_d=3)[0],),
         "sjc.auroc_intervals": (judge_table(t["scores"], gold_labels(t["labels"]), clusters, n_boot=50),
-                                {"Jev support": 0.905}),
+                                {"support": 0.905, "correct": 0.444}),
         "sjc.score_histograms": (entries, ["Decisions", "Open TODOs"]),
         "sjc.pruned_vs_tau": (sensitivity.sweep(entries, np.linspace(0, 1, 5), n_boot=20),),
         "sjc.keep_rates": (sensitivity.keep_rate_by_section(entries),),
@@ -91,7 +92,7 @@ def _results() -> dict[str, tuple[object, ...]]:
         "sjc.accuracy_by_budget": (runs.group_by("method", "budget").agg(pl.col("success").mean().alias("acc")),),
         "focus.bound_curves": (focus.bound_curves([5], [0.2], [1, 10, 100]),),
         "focus.utility_histogram": (focus.utility_histogram(focus.citation_scores(cites, 6, spans)), 0.3),
-        "focus.estimation_curves": (curves, focus.error_slope(curves, n_boot=20)),
+        "focus.estimation_curves": (curves, truth, focus.error_slope(truth, n_boot=20)),
         "focus.published_table": (published, "dependency_m", "acc"),
         "trace.burden_curve": (burden,),
         "trace.defects_chosen_rejected": (trace.defects_chosen_vs_rejected(t["candidates"], runs),),

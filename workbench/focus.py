@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -176,13 +177,17 @@ def citation_matrices(citations: pl.DataFrame, spans: pl.DataFrame, n_rollouts: 
     return out
 
 
-def estimation_curves(matrices: Mapping[str, tuple[list[str], np.ndarray]], ns: Sequence[int], *, tau: float = 0.5,
-                      draws: int = 200, seed: Seed = 0, replace: bool = True) -> pl.DataFrame:
-    """Worst-span error max_i |û_i(N) - û_i(N_max)| and keep-set Jaccard against the N_max decision.
+def self_consistency_curves(matrices: Mapping[str, tuple[list[str], np.ndarray]], ns: Sequence[int], *,
+                            tau: float = 0.3, draws: int = 200, seed: Seed = 0, replace: bool = True) -> pl.DataFrame:
+    """Keep-set Jaccard against the estimator's own N_max decision (FOCUS Figure 5A), and, as a *diagnostic*,
+    the worst-span distance max_i |û_i(N) - û_i(N_max)| to its own N_max estimate.
 
     For each event and N, ``draws`` subsamples of N of the N_max rollouts (with replacement
-    by default, so the reference behaves like the population; ``replace=False`` samples
-    without) give the two measures, averaged over draws. One row per (event, N).
+    by default; ``replace=False`` samples without) give the two measures, averaged over draws.
+    One row per (event, N). The distance is measured against the estimator's own rollouts, so
+    its decay with N holds by construction (about -0.5 on a log-log scale): it is *not*
+    FOCUS Figure 5B, which measures against the true utility u* (:func:`error_against_truth`);
+    use it only where u* is unknown (real logs), and read it as self-consistency.
     """
     rng = as_generator(seed)
     rows = []
@@ -201,9 +206,36 @@ def estimation_curves(matrices: Mapping[str, tuple[list[str], np.ndarray]], ns: 
             inter = (keep & keep_ref).sum(axis=1)
             union = (keep | keep_ref).sum(axis=1)
             jac = np.where(union > 0, inter / np.where(union > 0, union, 1), 1.0)
-            rows.append({"event_id": event, "n_rollouts": n, "max_error": float(err.mean()),
+            rows.append({"event_id": event, "n_rollouts": n, "max_distance_to_own": float(err.mean()),
                          "jaccard": float(jac.mean())})
     return pl.DataFrame(rows)
+
+
+#: the name earlier releases used
+estimation_curves = self_consistency_curves
+
+
+def error_against_truth(spans: pl.DataFrame, ns: Sequence[int], *, truth: str = "gt_rate", draws: int = 200,
+                        seed: Seed = 0) -> pl.DataFrame:
+    """FOCUS Figure 5B where the true utility is known: worst-span error max_i |û_i(N) - u*_i| against N.
+
+    ``spans`` has ``event_id``, ``span_id`` and the true utility ``truth`` of each span (on the
+    testbed, ``gt_rate``: the probability that a draft cites the span, so u* is exact). For each
+    event and N, ``draws`` sets of N draft rollouts are drawn from the drafts' own citation
+    model (each rollout cites span i with probability u*_i, independently -- how the testbed's
+    drafts are made) and the worst-span error is averaged over draws. One row per (event, N):
+    ``event_id``, ``n_rollouts``, ``max_error``. FOCUS reports 0.25, 0.089, 0.025 at N = 1, 10,
+    300 on real drafts (slope about -0.40).
+    """
+    rng = as_generator(seed)
+    rows = []
+    for (event,), sp in spans.partition_by("event_id", as_dict=True, maintain_order=True).items():
+        u = sp.get_column(truth).cast(pl.Float64).to_numpy()
+        for n in ns:
+            hits = rng.binomial(int(n), np.broadcast_to(u, (draws, len(u))))  # (draws, m) rollouts citing each span
+            err = np.abs(hits / n - u).max(axis=1)
+            rows.append({"event_id": str(event), "n_rollouts": int(n), "max_error": float(err.mean())})
+    return pl.DataFrame(rows, schema={"event_id": pl.Utf8, "n_rollouts": pl.Int64, "max_error": pl.Float64})
 
 
 def loglog_slope(n: np.ndarray, err: np.ndarray) -> float:
@@ -214,22 +246,36 @@ def loglog_slope(n: np.ndarray, err: np.ndarray) -> float:
     return float(np.polyfit(np.log(n[keep]), np.log(err[keep]), 1)[0])
 
 
-def error_slope(curves: pl.DataFrame, *, n_boot: int = 2000, seed: Seed = 0, level: float = 0.95) -> BootstrapResult:
-    """The log-log slope of the mean worst-span error against N, with a bootstrap CI over events.
+def event_scenarios(spans: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
+    """Each compaction event's task scenario (events are ``RUN/bBOUNDARY``): the clusters an interval resamples.
 
-    FOCUS A.2.6 reports about -0.40 for draft rollouts against the ideal -0.5 of Lemma 1.
-    ``estimate`` is the slope, ``n`` (and ``n_clusters``) the events resampled.
+    An event whose run has no scenario is its own cluster.
+    """
+    events = spans.select("event_id").unique().with_columns(
+        pl.col("event_id").str.replace(r"/b\d+$", "").alias("run_id"))
+    joined = events.join(runs.select("run_id", "scenario_id"), on="run_id", how="left")
+    return {e: (s if s is not None else e) for e, s in joined.select("event_id", "scenario_id").iter_rows()}
+
+
+def error_slope(curves: pl.DataFrame, *, clusters: Mapping[str, str] | None = None, value: str = "max_error",
+                n_boot: int = 2000, seed: Seed = 0, level: float = 0.95) -> BootstrapResult:
+    """The log-log slope of the mean worst-span error against N, with a bootstrap interval.
+
+    ``curves`` has ``event_id``, ``n_rollouts`` and ``value`` (:func:`error_against_truth`).
+    The interval resamples ``clusters`` (event -> scenario; each event its own cluster when
+    not given) with all their events. FOCUS A.2.6 reports about -0.40 for draft rollouts
+    against the ideal -0.5 of Lemma 1. ``estimate`` is the slope, ``n`` the events.
     """
     ns = np.sort(curves.get_column("n_rollouts").unique().to_numpy())
     events = sorted(curves.get_column("event_id").unique().to_list())
-    wide = curves.pivot(on="n_rollouts", index="event_id", values="max_error").sort("event_id")
+    wide = curves.pivot(on="n_rollouts", index="event_id", values=value).sort("event_id")
     mat = wide.select([str(n) for n in ns]).to_numpy()
+    groups = np.array([(clusters or {}).get(e, e) for e in events])
 
     def slope(rows: np.ndarray) -> float:
         return loglog_slope(ns.astype(float), mat[rows.astype(int)].mean(axis=0))
 
-    return bootstrap(slope, np.arange(len(events)), clusters=np.arange(len(events)), n_boot=n_boot, seed=seed,
-                     level=level)
+    return bootstrap(slope, np.arange(len(events)), clusters=groups, n_boot=n_boot, seed=seed, level=level)
 
 
 @dataclass(frozen=True)
@@ -246,17 +292,33 @@ class UtilityHistogram:
     edges: np.ndarray = field(repr=False)
 
 
-def utility_histogram(scores: pl.DataFrame, tau: float = 0.5, bins: int = 20) -> UtilityHistogram:
+#: FOCUS Figure 4's neighbourhood of tau: within +/- 1/6 (closed: a score exactly 1/6 away is near)
+NEAR = Fraction(1, 6)
+
+
+def utility_histogram(scores: pl.DataFrame, tau: float = 0.3, bins: int = 20) -> UtilityHistogram:
     """FOCUS Figure 4: the distribution of û with the mass at the extremes, inside, and near tau.
 
-    ``at_zero``/``at_one``: û exactly 0 or 1; ``interior``: strictly between; ``near_tau``:
-    within ±1/6 of tau. Also the histogram counts over ``bins`` equal bins of [0, 1].
+    ``at_zero``/``at_one``: û exactly 0 or 1; ``interior``: strictly between; ``near_tau``: the
+    share with |û - tau| <= 1/6 -- FOCUS: "within ±1/6 of τ", read as the closed interval, so
+    with N = 3 and tau = 0.5 both 1/3 and 2/3 lie on its edges and count. The shares are
+    computed exactly, on the integer counts ``n_cited`` / ``n_rollouts`` that
+    :func:`citation_scores` gives and on tau as the decimal it is written as (0.3 = 3/10), never
+    on floating-point û (where 1/3 and 2/3 land on opposite sides of 1/6). Without counts the
+    scores are taken as given. ``tau`` defaults to FOCUS's 0.3 (Figure 4 caption).
     """
     u = scores.get_column("score").to_numpy()
     counts, edges = np.histogram(u, bins=bins, range=(0.0, 1.0))
-    n = max(len(u), 1)
     nan = float("nan")
-    return UtilityHistogram(n=len(u), tau=tau, at_zero=float(np.mean(u == 0)) if len(u) else nan,
-                            at_one=float(np.mean(u == 1)) if len(u) else nan,
-                            interior=float(np.mean((u > 0) & (u < 1))) if len(u) else nan,
-                            near_tau=float(np.sum(np.abs(u - tau) <= 1 / 6) / n), counts=counts, edges=edges)
+    if not len(u):
+        return UtilityHistogram(0, tau, nan, nan, nan, nan, counts, edges)
+    t = Fraction(str(tau))
+    if {"n_cited", "n_rollouts"} <= set(scores.columns):
+        exact = [Fraction(int(c), int(n)) for c, n in scores.select("n_cited", "n_rollouts").iter_rows()]
+    else:
+        exact = [Fraction(str(v)).limit_denominator(10_000) for v in u.tolist()]  # û is a rollout fraction
+    return UtilityHistogram(
+        n=len(u), tau=tau, at_zero=sum(v == 0 for v in exact) / len(exact),
+        at_one=sum(v == 1 for v in exact) / len(exact),
+        interior=sum(0 < v < 1 for v in exact) / len(exact),
+        near_tau=sum(abs(v - t) <= NEAR for v in exact) / len(exact), counts=counts, edges=edges)

@@ -47,12 +47,14 @@ def utility_histogram(hist: UtilityHistogram, tau: float = 0.5, ax: Axes | None 
     return fig
 
 
-def estimation_curves(curves: pl.DataFrame, slope: BootstrapResult | None = None,
+def estimation_curves(stability: pl.DataFrame, error: pl.DataFrame, slope: BootstrapResult | None = None,
                       ax: Sequence[Axes] | None = None) -> Figure:
-    """FOCUS Figure 5: (A) keep-set Jaccard against the N_max decision, (B) worst-span error (log-log).
+    """FOCUS Figure 5: (A) keep-set Jaccard against the N_max decision, (B) worst-span error against u* (log-log).
 
-    ``slope`` is :func:`workbench.focus.error_slope`'s result, shown in panel B's title;
-    ``ax``, when given, is the pair of axes for panels A and B.
+    ``stability`` is :func:`workbench.focus.self_consistency_curves` (``jaccard``), ``error`` is
+    :func:`workbench.focus.error_against_truth` (``max_error``), ``slope`` its
+    :func:`workbench.focus.error_slope`, shown with its interval in panel B's title; ``ax``, when
+    given, is the pair of axes for panels A and B.
     """
     import matplotlib.pyplot as plt
 
@@ -61,21 +63,23 @@ def estimation_curves(curves: pl.DataFrame, slope: BootstrapResult | None = None
     else:
         a, b = ax
         fig = cast(Figure, a.figure)
-    agg = curves.group_by("n_rollouts", maintain_order=True).agg(pl.col("jaccard").mean(), pl.col("max_error").mean()).sort("n_rollouts")
-    n = agg.get_column("n_rollouts").to_numpy()
-    a.plot(n, agg.get_column("jaccard"), "o-")
+    agg = stability.group_by("n_rollouts", maintain_order=True).agg(pl.col("jaccard").mean()).sort("n_rollouts")
+    a.plot(agg.get_column("n_rollouts").to_numpy(), agg.get_column("jaccard"), "o-")
     a.set_xscale("log")
     a.set_ylim(0, 1.02)
     a.set_xlabel("rollouts N")
     a.set_ylabel("keep-set Jaccard vs N_max")
     a.set_title("(A) keep-set stability", fontsize=9)
-    err = agg.get_column("max_error").to_numpy()
-    b.loglog(n, err, "o-", label="testbed draft")
+    err_agg = error.group_by("n_rollouts", maintain_order=True).agg(pl.col("max_error").mean()).sort("n_rollouts")
+    n = err_agg.get_column("n_rollouts").to_numpy()
+    err = err_agg.get_column("max_error").to_numpy()
+    b.loglog(n, err, "o-", ms=3, label="testbed drafts vs u*")
     b.loglog(n, err[0] * (n / n[0]) ** -0.5, ":", color="grey", label="slope -0.5 (Lemma 1)")
+    b.scatter([1, 10, 300], [0.25, 0.089, 0.025], marker="x", color="C3", zorder=3, label="FOCUS (published)")
     b.set_xlabel("rollouts N")
-    b.set_ylabel("max_i |û_i(N) - û_i(N_max)|")
-    title = "(B) worst-span error"
-    if slope:
+    b.set_ylabel("max_i |û_i(N) - u*_i|")
+    title = "(B) worst-span error vs u*"
+    if slope is not None:
         title += f": slope {slope.estimate:.2f} [{slope.ci_low:.2f}, {slope.ci_high:.2f}]"
     b.set_title(title, fontsize=9)
     b.legend(fontsize=7)

@@ -58,23 +58,34 @@ def persistence_curves(table10: pl.DataFrame, ax: Axes | None = None) -> Figure:
     return fig
 
 
-def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = None, ax: Axes | None = None) -> Figure:
-    """SJC Table 12: AUROC with 95% scenario-bootstrap intervals per judge and label field."""
-    fig, ax = _axes(ax, (5.5, 1.4 + 0.5 * table12.height))
+def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = None,
+                    published_label: str = "Jev (SJC, published)", ax: Axes | None = None) -> Figure:
+    """SJC Table 12: AUROC with 95% scenario-bootstrap intervals per judge and label field.
+
+    ``published`` maps a label field (``support``, ``correct``) to a published AUROC; each is
+    drawn as a point on a row of its own, ``published_label / field``, beside the measured rows.
+    """
     t = table12.drop_nulls("estimate")
-    labels = [f"{j} / {f}" for j, f in zip(t.get_column("judge"), t.get_column("field"), strict=True)]
-    y = np.arange(len(labels))
-    est = t.get_column("estimate").to_numpy()
-    lo, hi = t.get_column("ci_low").to_numpy(), t.get_column("ci_high").to_numpy()
-    ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", capsize=3, label="measured")
-    for name, value in (published or {}).items():
-        ax.axvline(value, color="C3", ls=":", lw=1, label=f"published {name} ({value:.3f})")
-    if published:
-        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=8, ncols=2)
+    rows = [(f"{j} / {f}", e, lo, hi) for j, f, e, lo, hi in
+            t.select("judge", "field", "estimate", "ci_low", "ci_high").iter_rows()]
+    pub = [(f"{published_label} / {field}", value) for field, value in (published or {}).items()]
+    fig, ax = _axes(ax, (5.5, 1.4 + 0.45 * (len(rows) + len(pub))))
+    labels = [r[0] for r in rows] + [p[0] for p in pub]
+    y = np.arange(len(labels))[::-1]  # first row on top
+    est = np.array([r[1] for r in rows])
+    lo, hi = np.array([r[2] for r in rows]), np.array([r[3] for r in rows])
+    if rows:
+        ax.errorbar(est, y[:len(rows)], xerr=[est - lo, hi - est], fmt="o", capsize=3,
+                    label="measured (95% CI over scenarios)")
+    if pub:
+        ax.plot([p[1] for p in pub], y[len(rows):], "D", color="C3", label="published (point estimate)")
+        for (_, value), yy in zip(pub, y[len(rows):], strict=True):
+            ax.annotate(f"{value:.3f}", (value, yy), xytext=(6, -3), textcoords="offset points", fontsize=8)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=8, ncols=2)
     ax.set_ylim(-0.6, len(labels) - 0.4)
     ax.axvline(0.5, color="grey", lw=0.8)
     ax.set_yticks(y, labels)
-    ax.set_xlabel("AUROC (95% CI over scenarios)")
+    ax.set_xlabel("AUROC")
     ax.set_xlim(0.3, 1.0)
     return fig
 
