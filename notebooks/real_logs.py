@@ -53,11 +53,12 @@ plots.export_table(eff, "real_taubench_efficiency", f"{FIGURES}/tables", "tau-be
 eff
 
 # %%
-fig = plots.real_logs.pass_k_curves(passk)
+source = "committed fixture" if TAU_BENCH.endswith("-subset.json") else "full file"
+fig = plots.real_logs.pass_k_curves(passk, source)
 plots.export(fig, "real_taubench_pass_k", FIGURES);
 
 # %% [markdown]
-# **Figure (real tau-bench airline runs, gpt-4o; by default the 5-task fixture).** Pass^k and Pass@k against the number of trials k: reliability falls with k while Pass@k rises, the gap TRACE's Pass^2 framing warns about.
+# **Figure (real tau-bench airline runs, gpt-4o; the title says whether it is the committed 5-task fixture or the full file).** Pass^k and Pass@k against the number of trials k: reliability falls with k while Pass@k rises, the gap TRACE's Pass^2 framing warns about.
 
 # %% [markdown]
 # ## tau-bench: replaying the compaction trigger and FIFO

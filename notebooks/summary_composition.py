@@ -63,7 +63,7 @@ fig = plots.sjc.section_composition(table2)
 plots.export(fig, "sjc_table2_composition", FIGURES);
 
 # %% [markdown]
-# **Figure (testbed; SJC Table 2).** Summary entries per section of the `prompting` summaries, split into entries the source judge scores as supported (score >= tau) and unsupported; the label is the unsupported share. Forward-looking sections (Open TODOs, Constraints/Rules, Pending user asks) carry most of the unsupported entries, Exact identifiers almost none.
+# **Figure (testbed; SJC Table 2).** Summary entries per section of the `prompting` summaries, split into entries the source judge scores as supported (score >= tau) and unsupported; the label is the unsupported share. SJC's forward-looking sections (Open TODOs and Pending user asks) carry most of the unsupported entries; Constraints/Rules mixes task restatements (unsupported) with rules the summaries carry over, and Exact identifiers are almost all supported.
 
 # %%
 table9 = by_boundary(entries, max_boundary=5)

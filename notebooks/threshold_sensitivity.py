@@ -48,6 +48,7 @@ runs = tables["runs"]
 import numpy as np
 
 from workbench.composition import support_from_scores
+from workbench.schema import SECTIONS
 from workbench.sensitivity import first_vs_later, keep_rate_by_section, largest_change, score_distribution, sweep
 
 sel = select_runs(tables, method="prompting")
@@ -58,11 +59,11 @@ plots.export_table(dist, "sjc_fig3_score_distribution", f"{FIGURES}/tables", "Sc
 dist
 
 # %%
-fig = plots.sjc.score_histograms(entries, ["Decisions", "Open TODOs", "Constraints/Rules", "Exact identifiers"])
+fig = plots.sjc.score_histograms(entries, SECTIONS)
 plots.export(fig, "sjc_fig3_score_distribution", FIGURES);
 
 # %% [markdown]
-# **Figure (testbed; SJC Figure 3 left).** Distribution of the source scores of summary entries per section. The table above gives the shares >= 0.8, < 0.2 and in [0.3, 0.7].
+# **Figure (testbed; SJC Figure 3 left).** Distribution of the source scores of summary entries in each of the five sections, Pending user asks (the section SJC highlights, almost all unsupported) included. The table above gives the shares >= 0.8, < 0.2 and in [0.3, 0.7].
 
 # %%
 setting = "budget" if has_budget(tables) else None
@@ -86,7 +87,7 @@ display(first_vs_later(entries, TAU))
 keep
 
 # %% [markdown]
-# **Figure (testbed).** Share of each section's entries kept at tau: forward-looking sections are pruned far more than exact identifiers.
+# **Figure (testbed).** Share of each section's entries kept at tau: SJC's forward-looking sections (Open TODOs, Pending user asks) are pruned far more than exact identifiers.
 
 # %%
 from workbench.sensitivity import decision_flips

@@ -34,6 +34,8 @@ SECTIONS: tuple[str, ...] = (
 )
 #: Reasoning entries in SJC's sense (Section 3.1, Table 2).
 REASONING_SECTIONS: tuple[str, ...] = ("Decisions", "Open TODOs")
+#: SJC's forward-looking sections, the ones pruning targets (Section 5: "open TODOs ... pending user asks").
+FORWARD_SECTIONS: tuple[str, ...] = ("Open TODOs", "Pending user asks")
 
 #: Failure patterns of SJC Appendix D / Table 11.
 PATTERNS: tuple[str, ...] = ("RC", "ID", "CS", "other", "unrelated")

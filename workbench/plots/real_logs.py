@@ -10,9 +10,16 @@ from matplotlib.figure import Figure
 from workbench.plots import _axes
 
 
-def pass_k_curves(passk: pl.DataFrame, ax: Axes | None = None) -> Figure:
-    """Pass^k and Pass@k against the number of trials k (columns ``k``, ``pass_hat_k``, ``pass_at_k``)."""
+def pass_k_curves(passk: pl.DataFrame, source: str | None = None, ax: Axes | None = None) -> Figure:
+    """Pass^k and Pass@k against the number of trials k (columns ``k``, ``n_tasks``, ``pass_hat_k``, ``pass_at_k``).
+
+    The title says how many tasks the curve rests on and, with ``source``, which file (the
+    committed 5-task fixture or the full log).
+    """
     fig, ax = _axes(ax, (5.0, 3.2))
+    n_tasks = int(passk.get_column("n_tasks").max() or 0) if "n_tasks" in passk.columns else None
+    if n_tasks is not None:
+        ax.set_title(f"{n_tasks} tasks" + (f" ({source})" if source else ""), fontsize=9)
     ax.plot(passk["k"], passk["pass_hat_k"], "o-", label="Pass^k (all k trials succeed)")
     ax.plot(passk["k"], passk["pass_at_k"], "s--", label="Pass@k (some trial succeeds)")
     ax.set_xlabel("k (trials)")

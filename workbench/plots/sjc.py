@@ -172,7 +172,7 @@ def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None 
                 for b in budgets]
         ax.bar(np.arange(len(budgets)) + i * width, vals, width, label=m, color=f"C{i}")
     ax.set_xticks(np.arange(len(budgets)) + width * (len(methods) - 1) / 2, [str(b) for b in budgets])
-    ax.set_xlabel("budget (context units)")
+    ax.set_xlabel("budget (context units: 1 per turn + 1 per id or number; TRACE's 'tokens')")
     ax.set_ylabel(value)
     ax.legend(fontsize=7, ncols=3, loc="lower center", bbox_to_anchor=(0.5, 1.0))
     return fig
