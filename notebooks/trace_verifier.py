@@ -96,4 +96,20 @@ both.group_by("silent_defect", maintain_order=True).agg(pl.len(), pl.col("verifi
 # **Figure (testbed).** Verifier scores of the chosen summaries, split by whether the fact check at the boundary finds a silent defect (an unsourced number or a dropped id): the two distributions overlap, the verifier cannot tell them apart, the fact check can.
 
 # %%
+from workbench.sim.dataset import DatasetConfig, simulate
+from workbench.trace import verifier_cost
+
+# the same tasks and replicates with the cheap verifier (one raw-history continuation shared by the candidates)
+n_tasks, n_runs = runs["task_id"].n_unique(), int(runs["replicate"].max()) + 1
+cheap = simulate(DatasetConfig(tasks=n_tasks, runs=n_runs, budgets=(BUDGET,), policies=("verifier", "oracle"),
+                               seed=SEED, verifier="cheap"))
+cost = verifier_cost({"article: 3 paired samples per candidate": runs, "cheap: 1 shared continuation": cheap["runs"]},
+                     published, budget=BUDGET)
+plots.export_table(cost, "trace_verifier_cost", f"{FIGURES}/tables", "Verifier cost per setting beside the TRACE article")
+cost
+
+# %% [markdown]
+# The TRACE article's verifier rolls three samples of two paired continuations (raw history, candidate) per candidate at every boundary: 85 rollout steps per run against the oracle's 51. The testbed's default verifier does the same; the cheap setting rolls one raw-history continuation shared by the candidates and one per candidate. Rollout steps per run at the analysed budget, with the verifier's accuracy (%) and blocked calls per run.
+
+# %%
 vt.select("method", "pass2", "pass_at_2", "gap")

@@ -22,7 +22,7 @@ from workbench.identifiers import IDENTIFIER, FactCheck, fact_check, fact_check_
 from workbench.metrics.reliability import reliability
 
 # the boundary fact check lives with the identifier rules; these names keep their old import path
-__all__ = ["IDENTIFIER", "FactCheck", "article_comparison", "continuation_burden", "defects_chosen_vs_rejected",
+__all__ = ["IDENTIFIER", "FactCheck", "article_comparison", "verifier_cost", "continuation_burden", "defects_chosen_vs_rejected",
            "fact_check", "fact_check_compactions", "pass_pairs", "post_compaction_burden", "verifier_score",
            "verifier_table"]
 
@@ -191,3 +191,29 @@ def article_comparison(runs: pl.DataFrame, candidates: pl.DataFrame | None, publ
                 mine = float("nan")
             rows.append({"quantity": q, "published": float(p["value"][0]), "testbed": mine, "unit": p["unit"][0]})
     return pl.DataFrame(rows)
+
+
+def verifier_cost(runs_by_setting: dict[str, pl.DataFrame], published: pl.DataFrame, *, budget: int = 48) -> pl.DataFrame:
+    """What the verifier costs and buys under each continuation setting, beside the TRACE article.
+
+    ``runs_by_setting`` maps a setting name (``article``: three paired samples of two
+    continuations per candidate; ``cheap``: one raw-history continuation shared by the
+    candidates) to runs holding ``verifier`` and ``oracle`` rows. One row per setting and one for
+    the article: rollout steps per run of the verifier and of the oracle, the verifier's
+    accuracy (%) and blocked calls per run. ``published`` is ``data/published/text_numbers.csv``.
+    """
+    def mean(runs: pl.DataFrame, method: str, col: str, scale: float = 1.0) -> float:
+        r = runs.filter((pl.col("method") == method) & (pl.col("budget") == budget))
+        return _mean(r.get_column(col)) * scale if r.height and col in r.columns else float("nan")
+
+    rows = [{"setting": name, "verifier_rollout_steps": mean(r, "verifier", "rollout_steps"),
+             "oracle_rollout_steps": mean(r, "oracle", "rollout_steps"),
+             "verifier_acc": mean(r, "verifier", "success", 100.0),
+             "verifier_blocked_calls": mean(r, "verifier", "blocked_calls")} for name, r in runs_by_setting.items()]
+    pub = dict(published.filter(pl.col("document") == "TRACE").select("quantity", "value").iter_rows())
+    rows.append({"setting": "TRACE article (published)", "verifier_rollout_steps": pub.get("rollout_steps_verifier"),
+                 "oracle_rollout_steps": pub.get("rollout_steps_oracle"),
+                 "verifier_acc": pub.get(f"acc_verifier_budget{budget}"), "verifier_blocked_calls": None})
+    return pl.DataFrame(rows, schema={"setting": pl.Utf8, "verifier_rollout_steps": pl.Float64,
+                                      "oracle_rollout_steps": pl.Float64, "verifier_acc": pl.Float64,
+                                      "verifier_blocked_calls": pl.Float64})

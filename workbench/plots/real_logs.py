@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
@@ -17,7 +19,7 @@ def pass_k_curves(passk: pl.DataFrame, source: str | None = None, ax: Axes | Non
     committed 5-task fixture or the full log).
     """
     fig, ax = _axes(ax, (5.0, 3.2))
-    n_tasks = int(passk.get_column("n_tasks").max() or 0) if "n_tasks" in passk.columns else None
+    n_tasks = int(cast(int, passk.get_column("n_tasks").max() or 0)) if "n_tasks" in passk.columns else None
     if n_tasks is not None:
         ax.set_title(f"{n_tasks} tasks" + (f" ({source})" if source else ""), fontsize=9)
     ax.plot(passk["k"], passk["pass_hat_k"], "o-", label="Pass^k (all k trials succeed)")

@@ -42,6 +42,8 @@ class DatasetConfig:
     seed: int = 0
     tau: float = 0.5
     horizon: int = 5
+    #: the verifier's cost model: "article" (three paired samples per candidate) or "cheap" (one shared PRE)
+    verifier: str = "article"
     compressor: CompressorConfig = field(default_factory=CompressorConfig)
     annotator_error: float = 0.02
     sample_size: int = 300
@@ -241,7 +243,8 @@ def _job(args: tuple[DatasetConfig, list[tuple[str, int]], list[int]]) -> dict[s
     tasks = make_tasks(cfg.tasks, cfg.seed)
     rows: dict[str, list[dict[str, object]]] = {}
     for policy, budget in pairs:
-        sim = SimConfig(seed=cfg.seed, budget=budget, tau=cfg.tau, horizon=cfg.horizon, compressor=cfg.compressor)
+        sim = SimConfig(seed=cfg.seed, budget=budget, tau=cfg.tau, horizon=cfg.horizon, compressor=cfg.compressor,
+                        verifier=cfg.verifier)
         for ti in task_indices:
             for rep in range(cfg.runs):
                 res = Episode(tasks[ti], ti, rep, policy, sim).run()

@@ -53,6 +53,11 @@ class SimConfig:
     tau: float = 0.5
     horizon: int = 5  # K of TRACE Eq. 2
     n_candidates: int = 3
+    #: the verifier's continuations: "article" (TRACE: per candidate, three samples of a paired pair of
+    #: continuations, one from the raw history and one from the candidate, on common random numbers) or
+    #: "cheap" (one continuation from the raw history shared by all candidates, one per candidate)
+    verifier: str = "article"
+    verifier_samples: int = 3
     reread_rate: float = 0.05
     compressor: CompressorConfig = field(default_factory=CompressorConfig)
 
@@ -217,12 +222,26 @@ class Episode:
             bd.committed = kept
         elif policy == "verifier":
             pre_ctx = Context(ctx.prompt, previous, list(ctx.turns))
-            pre, s0 = self._burden(env, pre_ctx, step, b, -1)
-            spent += s0
-            for c, cand in enumerate(cands):
-                post, s = self._burden(env, Context(ctx.prompt, in_text_order(cand.entries), [retained]), step, b, c)
-                spent += s
-                bd.verifier_scores.append(-(post - pre))  # Eq. 3-4: score = -(E[POST] - E[PRE])
+            if cfg.verifier == "cheap":
+                pre, s0 = self._burden(env, pre_ctx, step, b, -1)
+                spent += s0
+                for c, cand in enumerate(cands):
+                    post, s = self._burden(env, Context(ctx.prompt, in_text_order(cand.entries), [retained]), step, b, c)
+                    spent += s
+                    bd.verifier_scores.append(-(post - pre))  # Eq. 3-4: score = -(E[POST] - E[PRE])
+            elif cfg.verifier == "article":
+                for c, cand in enumerate(cands):
+                    post_ctx = Context(ctx.prompt, in_text_order(cand.entries), [retained])
+                    pres, posts = [], []
+                    for k in range(cfg.verifier_samples):  # a pair shares its random numbers (paired continuation)
+                        pre, s0 = self._burden(env, pre_ctx, step, b, c, sample=k)
+                        post, s1 = self._burden(env, post_ctx, step, b, c, sample=k)
+                        pres.append(pre)
+                        posts.append(post)
+                        spent += s0 + s1
+                    bd.verifier_scores.append(-(float(np.mean(posts)) - float(np.mean(pres))))
+            else:
+                raise ValueError(f"verifier: expected 'article' or 'cheap', got {cfg.verifier!r}")
             bd.chosen = int(np.argmax(bd.verifier_scores))  # ties: the first
             bd.committed = in_text_order(cands[bd.chosen].entries)
         elif policy == "oracle":
@@ -239,11 +258,17 @@ class Episode:
             bd.committed = in_text_order(cands[bd.chosen].entries)
         return bd, spent, ctoks, jtoks
 
-    def _burden(self, env: InvoiceEnv, ctx: Context, step: int, b: int, c: int) -> tuple[int, int]:
-        """TRACE Eq. 2: blocked or repeated actions over K steps from the restored state (the union, once)."""
+    def _burden(self, env: InvoiceEnv, ctx: Context, step: int, b: int, c: int,
+                sample: int | None = None) -> tuple[int, int]:
+        """TRACE Eq. 2: blocked or repeated actions over K steps from the restored state (the union, once).
+
+        ``sample`` numbers the paired samples of the article's verifier: the two continuations of
+        a pair draw the same random numbers.
+        """
         sim = InvoiceEnv(self.task, env.snapshot())
         seen = set(sim.state.calls)
-        rng = _seq(self.cfg.seed, self.ti, self.rep, self.cfg.budget, b, c + 1, 14)
+        key = (14,) if sample is None else (14, 1000 + sample)
+        rng = _seq(self.cfg.seed, self.ti, self.rep, self.cfg.budget, b, c + 1, *key)
         ctx = Context(ctx.prompt, ctx.summary, list(ctx.turns))
         burden = spent = 0
         for k in range(self.cfg.horizon):
