@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.schema import SECTIONS
-from workbench.summary import entries_table, headings, identifiers, parse, prune, render
+from workbench.summary import entries_table, headings, parse, prune, render
 
 SUMMARY = """## Decisions
 - Paid INV-104 ($120.50).
@@ -134,23 +134,6 @@ def test_entries_table_ids_and_exact_carry_over() -> None:
     ent = entries_table(comps)
     assert ent["entry_id"].to_list() == ["r/b0/e0", "r/b1/e0", "r/b1/e1"]
     assert ent["carried_from"].to_list() == [None, "r/b0/e0", None]
-
-
-def test_identifiers_follow_openclaw_rule() -> None:
-    msgs = [f"old message {i} with 3f2a9b1c77aa" for i in range(5)] + [
-        "fetched https://api.example.com/v1/items?id=7, saved to /var/data/out.json.",
-        "db at db.internal:5432 and 10.0.0.5:8080; order 12345678; uuid 123e4567-e89b-12d3-a456-426614174000",
-        "word deadbeef is hex-looking but abcdefgh is not; 12345 too short; commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
-    ]
-    ids = identifiers(msgs)
-    assert ids[:2] == ["3f2a9b1c77aa", "https://api.example.com/v1/items?id=7"]
-    for expected in ["/var/data/out.json", "db.internal:5432", "10.0.0.5:8080", "12345678",
-                     "123e4567-e89b-12d3-a456-426614174000", "9fceb02d0ae598e95dc970b74767f19372d61af8"]:
-        assert expected in ids
-    assert "abcdefgh" not in ids and "12345" not in ids and "deadbeef" not in ids  # no digit: a word
-    many = [" ".join(f"{1000000 + 17 * j + 100 * i}" for j in range(5)) for i in range(12)]
-    assert len(identifiers(many)) == 12
-    assert identifiers(["x 1234567"] + ["nothing"] * 10) == []  # only the last 10 messages count
 
 
 # --- property tests --------------------------------------------------------

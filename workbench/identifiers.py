@@ -1,13 +1,20 @@
 """Exact identifiers: the rules that find them in text, and every check that uses them.
 
-Three rules, each named for what it serves:
+Four rules, each named for what it serves:
 
-* ``opaque`` -- the identifiers OpenClaw's safeguard compaction copies into
-  ``## Exact identifiers`` (SJC Appendix E.3): URLs, file paths, host:port, hex ids,
-  long numbers; :func:`opaque_identifiers` (also ``summary.identifiers``).
+* ``openclaw`` -- exactly OpenClaw's ``extractOpaqueIdentifiers`` (its compaction safeguard,
+  the host compressor of SJC Appendix E.3), which decides what is copied into
+  ``## Exact identifiers``: :func:`openclaw_identifiers`; over the last ten summarised
+  messages it is :func:`opaque_identifiers` (also ``summary.identifiers``), the default
+  wherever an analysis follows SJC.
+* ``workbench`` -- the rule this workbench used before it reproduced OpenClaw's: hex ids must
+  mix letters and digits (so words such as ``deadbeef`` or ``facade`` are never ids), UUIDs
+  stay whole, host:port accepts ``localhost:8080``. It reads better on prose, so it stays
+  available by name, but it is not what the compressor does.
 * ``fact_check`` -- tokens a summary must not invent or drop at a boundary (TRACE
   article): URLs and tokens of 5+ characters mixing letters and digits (``INV-1034``,
-  ``HAT136``, hashes); :func:`fact_check`, :func:`fact_check_compactions` (also in
+  ``HAT136``, hashes). The fact check keeps its own rule because OpenClaw's misses exactly
+  these business ids (``INV-1034`` is neither a hex run nor 6+ digits); :func:`fact_check`, :func:`fact_check_compactions` (also in
   ``workbench.trace``) and replay's :func:`arg_identifiers`.
 * ``network`` -- URLs, domains, IPv4 addresses and long hex hashes, the strings of the
   Claude compaction data set; :func:`summary_identifiers` and :func:`claude_check`.
@@ -27,6 +34,46 @@ import polars as pl
 # ---------------------------------------------------------------------------
 # the rules
 
+#: OpenClaw's pattern (compaction-safeguard-quality.ts, ``extractOpaqueIdentifiers``), in the same
+#: order of alternatives: hex runs of 8+, http(s) URLs, absolute paths of 2+ segments (the first
+#: 2+ characters), Windows paths, host.domain:port (a dot before the colon), runs of 6+ digits.
+#: JavaScript's ``\w``, ``\d`` and ``\b`` are ASCII; its ``\S`` excludes Unicode spaces too.
+_JS_NOT_SPACE = "[^\\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+OPENCLAW = re.compile(
+    r"[A-Fa-f0-9]{8,}"
+    rf"|https?://{_JS_NOT_SPACE}+"
+    r"|/[A-Za-z0-9_.-]{2,}(?:/[A-Za-z0-9_.-]+)+"
+    r"|[A-Za-z]:\\[A-Za-z0-9_\\.-]+"
+    r"|[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:[0-9]{1,5}"
+    r"|\b[0-9]{6,}\b",
+    re.ASCII,
+)
+_LEAD = re.compile(r"^[(\"'`\[{<]+")
+_TRAIL = re.compile(r"[)\]\"'`,;:.!?<>]+$")
+_PURE_HEX = re.compile(r"[A-Fa-f0-9]{8,}", re.ASCII)
+
+
+def openclaw_identifiers(text: str, limit: int = 12) -> list[str]:
+    """OpenClaw's ``extractOpaqueIdentifiers``: every match of :data:`OPENCLAW`, trimmed of surrounding
+    whitespace, leading quotes and brackets and trailing punctuation; a pure hex run upper-cased; matches
+    under 4 characters dropped; deduplicated in order; at most ``limit`` (12)."""
+    out: dict[str, None] = {}
+    for m in OPENCLAW.finditer(text):
+        value = _TRAIL.sub("", _LEAD.sub("", m.group(0).strip()))
+        if _PURE_HEX.fullmatch(value):
+            value = value.upper()
+        if len(value) >= 4:
+            out.setdefault(value, None)
+    return list(out)[:limit]
+
+
+def summary_includes(summary: str, identifier: str) -> bool:
+    """OpenClaw's check that a summary keeps an identifier: case-insensitive for pure hex, exact otherwise."""
+    if _PURE_HEX.fullmatch(identifier):
+        return identifier.upper() in summary.upper()
+    return identifier in summary
+
+
 _OPAQUE_PATTERNS = (
     re.compile(r"\bhttps?://[^\s<>\"'`)\]]+"),  # URLs
     re.compile(r"(?<![\w.])(?:~|\.{1,2})?(?:/[\w.@%+-]+){2,}/?"),  # file paths with 2+ components
@@ -44,16 +91,18 @@ NETWORK = re.compile(r"(?:https?://)?(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?:/[^\s\"'
 
 _NUM = re.compile(r"(?<![\w.-])\$?\d[\d,]*(?:\.\d+)?")
 
-RULES = ("opaque", "fact_check", "network")
+RULES = ("openclaw", "workbench", "fact_check", "network")
 
 MAX_IDENTIFIERS = 12
 LAST_MESSAGES = 10
 
 
-def find(text: str, rule: str = "opaque") -> list[str]:
+def find(text: str, rule: str = "openclaw") -> list[str]:
     """Identifiers of one text under ``rule`` (one of :data:`RULES`), deduplicated in order of appearance."""
-    if rule == "opaque":
-        return opaque_identifiers([text], limit=10**9, last=1)
+    if rule == "openclaw":
+        return openclaw_identifiers(text, limit=10**9)
+    if rule == "workbench":
+        return opaque_identifiers([text], limit=10**9, last=1, rule="workbench")
     if rule == "fact_check":
         return list(dict.fromkeys(_fact_ids_in_order(text)))
     if rule == "network":
@@ -61,17 +110,23 @@ def find(text: str, rule: str = "opaque") -> list[str]:
     raise ValueError(f"rule: expected one of {RULES}, got {rule!r}")
 
 
-def opaque_identifiers(messages: Sequence[str], *, limit: int = MAX_IDENTIFIERS, last: int = LAST_MESSAGES) -> list[str]:
-    """Opaque identifiers OpenClaw copies into ``## Exact identifiers`` (SJC Appendix E.3).
+def opaque_identifiers(messages: Sequence[str], *, limit: int = MAX_IDENTIFIERS, last: int = LAST_MESSAGES,
+                       rule: str = "openclaw") -> list[str]:
+    """Opaque identifiers OpenClaw copies into ``## Exact identifiers`` (SJC Appendix E.3), from the last
+    ``last`` messages (10), at most ``limit`` (12).
 
-    From the last ``last`` messages (10), in order of first appearance: URLs, file paths,
-    host:port pairs, opaque hex ids of 8+ characters (with at least one digit and one
-    letter, so plain words and plain numbers are not ids; UUIDs whole) and numbers of 6+
-    digits; deduplicated; at most ``limit`` (12). Trailing sentence punctuation is dropped.
-    An identifier contained in one already taken (a port inside a URL) is not repeated.
+    ``rule="openclaw"`` (the default) is :func:`openclaw_identifiers` over the messages joined by
+    newlines. ``rule="workbench"`` is the earlier rule: URLs, file paths, host:port pairs, hex
+    ids of 8+ characters with at least one digit and one letter (UUIDs whole), numbers of 6+
+    digits, in order of first appearance, an identifier inside one already taken not repeated.
     """
+    recent = list(messages[-last:]) if last else []
+    if rule == "openclaw":
+        return openclaw_identifiers("\n".join(recent), limit)
+    if rule != "workbench":
+        raise ValueError(f"rule: expected 'openclaw' or 'workbench', got {rule!r}")
     found: list[tuple[int, int, str]] = []
-    for m_index, message in enumerate(messages[-last:] if last else []):
+    for m_index, message in enumerate(recent):
         for pattern in _OPAQUE_PATTERNS:
             for m in pattern.finditer(message):
                 value = m.group(0).rstrip(".,;:!?")

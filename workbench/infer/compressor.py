@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any
 
 from workbench import summary as summ
+from workbench.identifiers import summary_includes
 from workbench.llm.chat import send_chat
 from workbench.llm.client import LLMClient
 from workbench.schema import SECTIONS
@@ -101,7 +102,7 @@ def finalize(text: str, task: str, required_ids: Sequence[str]) -> str:
             line_end = text.find("\n", at)
             line_end = len(text) if line_end == -1 else line_end + 1
             text = text[:line_end] + f"- {task.strip()}\n" + text[line_end:]
-    missing = [i for i in required_ids if i not in text]
+    missing = [i for i in required_ids if not summary_includes(text, i)]
     if missing:
         block = "".join(f"- {i}\n" for i in missing)
         at = text.find("## Exact identifiers")
@@ -119,7 +120,7 @@ def quality_check(text: str, task: str, required_ids: Sequence[str]) -> list[str
     found = [h for h in summ.headings(text) if h in SECTIONS]
     if [h for h in SECTIONS if h in found] != list(SECTIONS) or _first_order(found) != list(SECTIONS):
         failed.append("missing_or_misordered_headings")
-    missing = [i for i in required_ids if i not in text]
+    missing = [i for i in required_ids if not summary_includes(text, i)]
     if missing:
         failed.append("missing_identifiers: " + ", ".join(missing))
     pending = [e for e in summ.parse(text) if e.section == "Pending user asks"]
