@@ -27,7 +27,7 @@ def test_tau_bench_import_cli_and_tables(tmp_path: Path) -> None:
     steps = pl.read_parquet(tmp_path / "t" / "steps.parquet")
     raw = json.loads(TAU.read_text())
     assert runs.height == 20 and sorted(runs["replicate"].unique().to_list()) == [0, 1, 2, 3]
-    assert runs["success"].sum() == sum(r["reward"] >= 1 for r in raw)
+    assert runs["success"].sum() == sum(abs(r["reward"] - 1) <= 1e-6 for r in raw)
     n_calls = sum(len(m.get("tool_calls") or []) for r in raw for m in r["traj"] if m["role"] == "assistant")
     assert steps.filter(pl.col("tool").is_not_null()).height == n_calls
     assert steps.filter(pl.col("observation_role") == "tool").height == n_calls  # every call got its result
@@ -74,3 +74,12 @@ def test_duplicate_tool_call_ids_answer_the_oldest_pending_call(tmp_path: Path) 
     path.write_text(json.dumps({"run_id": "r", "task_id": "t", "messages": msgs}) + "\n")
     with pytest.raises(SchemaError, match="a second result for 'dup'"):
         io.read_log(path)
+
+
+@pytest.mark.parametrize(("reward", "success"), [(1.0, True), (0.9999995, True), (1.0000009, True), (0.999998, False),
+                                                 (1.5, False), (0.0, False)])
+def test_success_is_tau_benchs_rule(reward: float, success: bool) -> None:
+    """tau-bench: ``1 - 1e-6 <= reward <= 1 + 1e-6``; ``reward >= 1`` once called 1.5 a success and 0.9999995 not."""
+    from workbench.adapters.tau_bench import is_success
+
+    assert is_success(reward) is success

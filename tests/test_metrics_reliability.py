@@ -86,3 +86,21 @@ def test_reliability_by_k_up_to_the_fewest_trials() -> None:
     # Pass^k: t1 always 1; t2 C(1,k)/C(3,k): 1/3, 0, 0. Pass@k: t1 1; t2 1 - C(2,k)/C(3,k): 1/3, 2/3, 1
     assert got["pass_hat_k"].to_list() == pytest.approx([(1 + 1 / 3) / 2, 0.5, 0.5])
     assert got["pass_at_k"].to_list() == pytest.approx([(1 + 1 / 3) / 2, (1 + 2 / 3) / 2, 1.0])
+
+
+def test_unequal_trial_counts_each_task_its_own_n_equal_weights() -> None:
+    """Task a: 2 of 3 trials succeed; task b: 3 of 5. Pass^2 per task by brute force over its own 2-subsets,
+    then the plain mean over the two tasks."""
+    from itertools import combinations
+
+    outcomes = {"a": [1, 1, 0], "b": [1, 0, 1, 1, 0]}
+    runs = pl.DataFrame([{"task_id": t, "replicate": r, "success": bool(s)}
+                         for t, ss in outcomes.items() for r, s in enumerate(ss)])
+    got = reliability(runs, k=2).row(0, named=True)
+    hat = {t: np.mean([all(c) for c in combinations(ss, 2)]) for t, ss in outcomes.items()}
+    at = {t: np.mean([any(c) for c in combinations(ss, 2)]) for t, ss in outcomes.items()}
+    assert got["pass_hat_k"] == pytest.approx((hat["a"] + hat["b"]) / 2)  # (1/3 + 3/10) / 2
+    assert got["pass_at_k"] == pytest.approx((at["a"] + at["b"]) / 2)
+    assert got["acc"] == pytest.approx(5 / 8) and got["n_runs"] == 8
+    with pytest.raises(ValueError, match="fewer than k=4"):
+        reliability(runs, k=4)

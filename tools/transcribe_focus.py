@@ -93,10 +93,13 @@ for bench in ("AppWorld", "OfficeBench", "WebVoyager"):
         if other != bench and other in part:
             part = part.split(other, 1)[0]
     for m in re.finditer(r"(Steps|Peak Context|Cumulative Tokens|Dependency) (%s) (%s) (%s) (%s)" % (NUM, NUM, NUM, NUM), part):
+        # Dependency in millions, as every other FOCUS table reports it ("6.36M" -> 6.36, metric dependency_m)
+        name = "dependency_m" if m.group(1) == "Dependency" else m.group(1)
         for stat, tok in zip(["mean", "median", "p90", "max"], m.groups()[1:], strict=True):
+            number = float(tok.rstrip("M")) if m.group(1) == "Dependency" else value(tok)
             rows.append({"document": "FOCUS", "table": "Table 14", "panel": "uncompressed gpt-4.1 trajectory statistics",
-                         "setting": bench, "method": "No compression", "metric": f"{m.group(1)}:{stat}",
-                         "value": value(tok), "source": f"{SEED.name} line 1107"})
+                         "setting": bench, "method": "No compression", "metric": f"{name}:{stat}",
+                         "value": number, "source": f"{SEED.name} line 1107"})
 
 OUT.parent.mkdir(parents=True, exist_ok=True)
 with open(OUT, "w", newline="", encoding="utf-8") as fh:

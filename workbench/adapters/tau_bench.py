@@ -13,10 +13,19 @@ from workbench.schema import SchemaError, describe_value
 from workbench.tables import RunTables, json_error, parse_json
 
 
+def is_success(reward: float) -> bool:
+    """tau-bench's success: a reward within 1e-6 of 1 (its ``1 - 1e-6 <= reward <= 1 + 1e-6``).
+
+    A reward of 0.9999999 counts; 1.5 (a harness that sums rewards) does not, unlike ``reward >= 1``.
+    """
+    return abs(reward - 1.0) <= 1e-6
+
+
 def read_tau_bench(path: str | os.PathLike[str], *, domain: str | None = None) -> dict[str, pl.DataFrame]:
     """Load a tau-bench ``historical_trajectories`` file (a JSON list of runs) through the chat adapter.
 
-    ``task_id`` and ``trial`` (as ``replicate``) identify a run, ``reward`` == 1 is success,
+    ``task_id`` and ``trial`` (as ``replicate``) identify a run, success is tau-bench's own rule
+    (:func:`is_success`: ``|reward - 1| <= 1e-6``),
     the user simulator's turns are kept as user messages (observations with role ``user``).
     Steps get token counts computed offline from the messages: ``input_tokens`` /
     ``output_tokens`` in o200k (system prompt excluded) and ``input_tokens_cl100k`` /
@@ -56,7 +65,7 @@ def read_tau_bench(path: str | os.PathLike[str], *, domain: str | None = None) -
             record = {"run_id": f"{domain}/t{rec['task_id']}/r{rec['trial']}", "task_id": str(rec["task_id"]),
                       "scenario_id": str(rec["task_id"]), "subset": domain, "method": "no_compression",
                       "model": rec.get("model") or domain.split("-")[0], "replicate": int(rec["trial"]),
-                      "reward": float(rec["reward"]), "success": float(rec["reward"]) >= 1.0, "messages": traj}
+                      "reward": float(rec["reward"]), "success": is_success(float(rec["reward"])), "messages": traj}
             run, steps, comps = chat_to_run(record)  # task = the first user message: what the agent saw
             instruction = ((rec.get("info") or {}).get("task") or {}).get("instruction")
             run["user_instruction"] = instruction if isinstance(instruction, str) else None  # the simulator's brief

@@ -8,9 +8,12 @@ For a task with ``n`` replicate runs of which ``c`` succeeded:
 * ``pass_at_k`` (Pass@k, "solved in at least one of k runs") = 1 - C(n - c, k) / C(n, k),
   the unbiased estimator of Chen et al. (2021).
 
-Both are averaged over tasks. ``acc`` is the mean success over all runs and ``acc_std``
+Both are averaged over tasks, each task weighted equally. With unequal trial counts each
+task uses its own n (its estimator stays unbiased for that task), so a task with more trials
+does not weigh more; a task with fewer than k trials has no Pass^k and is an error naming it.
+``acc`` is the mean success over all runs and ``acc_std``
 the standard deviation, across replicates, of the per-replicate accuracy (SJC Table 3's
-subscript). Checked against brute force over run subsets in ``tests/test_metrics.py``.
+subscript). Checked against brute force over run subsets in ``tests/test_metrics_reliability.py``.
 """
 
 from __future__ import annotations
