@@ -26,21 +26,21 @@ def test_auroc_point_estimate_equals_sklearn_with_ties() -> None:
 
 def test_vectorised_auroc_equals_loop_over_the_same_resamples() -> None:
     s, y, c = data()
-    vec = auroc_ci(s, y, c, n_boot=500, seed=3)
-    loop = bootstrap(lambda yy, ss: roc_auc_score(yy, ss), y, s, clusters=c, n_boot=500, seed=3)
-    assert (vec.ci_low, vec.ci_high) == pytest.approx((loop.ci_low, loop.ci_high), abs=1e-12)
-    assert vec.ci_low <= vec.estimate <= vec.ci_high
-    assert (vec.n, vec.n_pos, vec.n_boot, vec.method) == (300, int(y.sum()), 500, "percentile")
+    for method in ("percentile", "bca", "t"):  # the vectorised jackknife too (t, bca) equals the loop's
+        vec = auroc_ci(s, y, c, n_boot=500, seed=3, method=method)
+        loop = bootstrap(lambda yy, ss: roc_auc_score(yy, ss), y, s, clusters=c, n_boot=500, seed=3, method=method)
+        assert (vec.ci_low, vec.ci_high) == pytest.approx((loop.ci_low, loop.ci_high), abs=1e-12), method
+        assert (vec.n, vec.n_pos, vec.n_boot, vec.method) == (300, int(y.sum()), 500, method)
 
 
 def test_seeded_and_independent_of_global_state() -> None:
     s, y, c = data()
     np.random.seed(1)
-    a = auroc_ci(s, y, c, n_boot=200, seed=7)
+    a = auroc_ci(s, y, c, n_boot=200, seed=7, method="percentile")
     np.random.seed(2)
-    b = auroc_ci(s, y, c, n_boot=200, seed=7)
+    b = auroc_ci(s, y, c, n_boot=200, seed=7, method="percentile")
     assert a == b
-    assert auroc_ci(s, y, c, n_boot=200, seed=8) != a
+    assert auroc_ci(s, y, c, n_boot=200, seed=8, method="percentile") != a
 
 
 def test_degenerate_resamples_are_counted_not_hidden() -> None:
@@ -73,34 +73,6 @@ def test_bca_interval_is_finite_and_contains_estimate() -> None:
     assert g.ci_low < g.estimate < g.ci_high
 
 
-@pytest.mark.slow
-def test_scenario_interval_covers_population_auroc_about_95_percent() -> None:
-    """Scores ~ N(d*label + scenario effect, 1): population AUROC = Phi(d / sqrt(2)) with the
-    scenario effect shared by both classes in a scenario... it is not, so we estimate the
-    population value by a very large simulation and check coverage of the cluster interval."""
-    from scipy.stats import norm
-
-    d, k, per = 1.0, 30, 10
-    rng = np.random.default_rng(11)
-    # population AUROC: effects differ by cluster, pairs across clusters matter -> simulate large
-    big = rng.normal(size=(2000, per))
-    eff = rng.normal(scale=0.5, size=2000)
-    yb = rng.random((2000, per)) < 0.4
-    sb = d * yb + eff[:, None] + big
-    population = roc_auc_score(yb.ravel(), sb.ravel())
-    assert population == pytest.approx(norm.cdf(d / np.sqrt(2 * (1 + 0.25))), abs=0.01)
-    hits, trials = 0, 200
-    for _ in range(trials):
-        eff = rng.normal(scale=0.5, size=k)
-        y = rng.random((k, per)) < 0.4
-        s = d * y + eff[:, None] + rng.normal(size=(k, per))
-        r = auroc_ci(s.ravel(), y.ravel(), np.repeat(np.arange(k), per), n_boot=1000, seed=int(rng.integers(1e9)))
-        hits += r.ci_low <= population <= r.ci_high
-    coverage = hits / trials
-    print(f"coverage {coverage:.3f}")
-    assert 0.88 <= coverage <= 0.99
-
-
 def test_interval_percentile_by_hand_and_degenerate_resamples_left_out() -> None:
     from workbench.bootstrap import interval
 
@@ -109,7 +81,7 @@ def test_interval_percentile_by_hand_and_degenerate_resamples_left_out() -> None
     # numpy's linear rule: position 0.05 * 99 = 4.95 -> 0.05 + 0.95 * 0.01; 0.95 * 99 = 94.05 -> 0.95 + 0.05 * 0.01
     assert (iv.ci_low, iv.ci_high) == (pytest.approx(0.0595), pytest.approx(0.9505))
     assert (iv.n_boot, iv.n_degenerate, iv.level, iv.method) == (102, 2, 0.9, "percentile")
-    with pytest.raises(ValueError, match="percentile' or 'bca"):
+    with pytest.raises(ValueError, match=r"one of \['percentile', 'bca', 't'\]"):
         interval(0.5, boots, method="student")
 
 
@@ -139,3 +111,43 @@ def test_seed_takes_a_generator_and_an_int_seeds_default_rng() -> None:
     assert as_generator(rng) is rng
     with pytest.raises(TypeError, match="seed"):
         as_generator(1.5)  # type: ignore[arg-type]
+
+
+def test_population_auroc_of_the_coverage_model_matches_a_large_simulation() -> None:
+    from workbench.coverage import population_auroc
+
+    rng = np.random.default_rng(5)
+    k, per = 4000, 10
+    effect = rng.normal(scale=0.5, size=k)
+    y = rng.random((k, per)) < 0.4
+    s = y + effect[:, None] + rng.normal(size=(k, per))
+    assert roc_auc_score(y.ravel(), s.ravel()) == pytest.approx(population_auroc(1.0, 0.5), abs=0.005)
+
+
+@pytest.mark.slow
+def test_default_interval_holds_its_level_at_12_and_30_scenarios() -> None:
+    """The issue's bar: a seeded simulation at 12 clusters covers at least 93%, at 30 clusters 93-97%. The
+    percentile interval, the old default, covers about 92% at 12 and misses the bar."""
+    from workbench.coverage import interval_coverage
+
+    cov = interval_coverage((12, 30), trials=1000, methods=("t", "percentile"), seed=0)
+    got = {(r["clusters"], r["method"]): r["coverage"] for r in cov.iter_rows(named=True)}
+    assert got[(12, "t")] >= 0.93 and 0.93 <= got[(30, "t")] <= 0.97, got
+    assert got[(12, "percentile")] < 0.93  # why the default changed
+    assert auroc_ci([0.1, 0.9, 0.2, 0.8], [0, 1, 0, 1], ["a", "a", "b", "b"], n_boot=10).method == "t"
+
+
+def test_t_interval_by_hand() -> None:
+    """estimate +/- t(G-1) * sqrt((G-1)/G * sum (jk - mean)^2), with G = 4 jackknife values worked by hand."""
+    from scipy.stats import t as student
+
+    from workbench.bootstrap import interval
+
+    jk = np.array([0.70, 0.74, 0.72, 0.76])
+    se = np.sqrt(3 / 4 * np.sum((jk - 0.73) ** 2))  # sum of squares 0.002 -> se = sqrt(0.0015)
+    iv = interval(0.73, np.array([]), 0.95, "t", jackknife=jk)
+    half = student.ppf(0.975, 3) * se
+    assert (iv.ci_low, iv.ci_high) == (pytest.approx(0.73 - half), pytest.approx(0.73 + half))
+    assert se == pytest.approx(np.sqrt(0.0015))
+    with pytest.raises(ValueError, match="jackknife"):
+        interval(0.5, np.array([0.4, 0.6]), 0.95, "t")

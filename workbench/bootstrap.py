@@ -25,6 +25,7 @@ correction from the resamples, acceleration from the cluster jackknife) when
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -37,6 +38,9 @@ ArrayLike = npt.ArrayLike
 
 #: a seed: an integer, or a generator that the function draws from (and advances)
 Seed = int | np.random.Generator
+
+#: the interval methods :func:`interval` knows
+METHODS = ("percentile", "bca", "t")
 
 #: the columns every interval is reported with, in this order
 INTERVAL_COLUMNS = ("estimate", "ci_low", "ci_high", "n", "n_boot", "level", "method")
@@ -134,11 +138,20 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
     """The ``level`` interval of ``estimate`` from its bootstrap resamples ``boots``.
 
     Non-finite resamples (degenerate: the metric was undefined there) are left out and
-    counted. ``method`` is ``"percentile"`` (the ``alpha/2`` and ``1 - alpha/2`` quantiles,
-    numpy's linear rule) or ``"bca"`` (bias-corrected and accelerated, Efron 1987: the bias
-    correction ``z0`` from the share of resamples below the estimate, ties counting one
-    half; the acceleration from ``jackknife``, the leave-one-cluster-out estimates, as
-    ``scipy.stats.bootstrap`` computes it). With no finite resample the bounds are NaN.
+    counted. ``method`` is one of :data:`METHODS`:
+
+    * ``"percentile"``: the ``alpha/2`` and ``1 - alpha/2`` quantiles (numpy's linear rule);
+    * ``"bca"``: bias-corrected and accelerated (Efron 1987): the bias correction ``z0`` from
+      the share of resamples below the estimate, ties counting one half; the acceleration from
+      ``jackknife``, the leave-one-cluster-out estimates, as ``scipy.stats.bootstrap`` does;
+    * ``"t"``: ``estimate +/- t(G - 1) * se``, the cluster-robust interval with the jackknife
+      standard error ``se = sqrt((G - 1) / G * sum (jk_g - mean jk)^2)`` over the G
+      leave-one-cluster-out estimates and Student's t with G - 1 degrees of freedom. With few
+      clusters it holds its level where the percentile interval does not (measured in
+      :func:`workbench.coverage.interval_coverage`: at 12 clusters about 94% against 90%).
+      The resamples are not used; ``jackknife`` is required.
+
+    With no finite resample (or jackknife) the bounds are NaN.
     """
     b = np.asarray(boots, dtype=np.float64)
     ok = b[np.isfinite(b)]
@@ -148,11 +161,21 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
 
 def _bounds(estimate: float, boots: np.ndarray, level: float, method: str,
             jackknife: np.ndarray | None) -> tuple[float, float]:
-    if method not in ("percentile", "bca"):
-        raise ValueError(f"method: expected 'percentile' or 'bca', got {method!r}")
+    if method not in METHODS:
+        raise ValueError(f"method: expected one of {list(METHODS)}, got {method!r}")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level: expected a number in (0, 1), got {level!r}")
     alpha = (1.0 - level) / 2.0
+    if method == "t":
+        if jackknife is None:
+            raise ValueError("method 't' needs the leave-one-cluster-out estimates (jackknife)")
+        jk = jackknife[np.isfinite(jackknife)]
+        g = len(jk)
+        if g < 2 or not math.isfinite(estimate):
+            return float("nan"), float("nan")
+        se = math.sqrt((g - 1) / g * float(np.sum((jk - jk.mean()) ** 2)))
+        half = float(stats.t.ppf(1.0 - alpha, g - 1)) * se
+        return estimate - half, estimate + half
     if len(boots) == 0:
         return float("nan"), float("nan")
     if method == "percentile":
@@ -208,7 +231,7 @@ def bootstrap(
             if counts[b].any() else np.array([], dtype=np.int64)
         boots[b] = _safe(metric, [a[idx] for a in arrs])
     jk = None
-    if method == "bca":
+    if method in ("bca", "t"):
         jk = np.array([_safe(metric, [a[np.concatenate([m for j, m in enumerate(members) if j != k])]
                                       for a in arrs]) for k in range(units.n_units)])
     iv = interval(estimate, boots, level, method, jackknife=jk)
@@ -250,12 +273,17 @@ def auroc_ci(
     level: float = 0.95,
     *,
     strata: ArrayLike | None = None,
-    method: str = "percentile",
+    method: str = "t",
 ) -> BootstrapResult:
-    """AUROC of ``scores`` against binary ``labels`` with a cluster-bootstrap interval, vectorised.
+    """AUROC of ``scores`` against binary ``labels`` with a cluster interval, vectorised.
 
     The point estimate equals ``sklearn.metrics.roc_auc_score`` (ties count one half).
     Rows with a NaN score are dropped before anything else (a judge's "no usable answer").
+    The default interval is ``"t"`` (cluster jackknife standard error, Student's t with
+    clusters - 1 degrees of freedom), chosen by a coverage simulation at the sizes people have
+    (:func:`workbench.coverage.interval_coverage`); its bounds are clipped to [0, 1]. The
+    bootstrap resamples are still drawn (``n_degenerate`` counts them) so that ``"percentile"``
+    and ``"bca"`` are one argument away.
     """
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels).astype(bool)
@@ -278,10 +306,10 @@ def auroc_ci(
     boots = np.full(n_boot, np.nan)
     boots[valid] = num[valid] / den[valid]
     jk = None
-    if method == "bca":
+    if method in ("bca", "t"):
         wj = np.ones((units.n_units, units.n_units)) - np.eye(units.n_units)
         dj = (wj @ pos) * (wj @ neg)
         jk = np.where(dj > 0, np.einsum("bk,bk->b", wj @ u, wj) / np.where(dj > 0, dj, 1), np.nan)
     iv = interval(estimate, boots, level, method, jackknife=jk)
-    return BootstrapResult(estimate, iv.ci_low, iv.ci_high, int(len(s)), n_pos, n_boot, method, level,
-                           iv.n_degenerate, units.n_units)
+    return BootstrapResult(estimate, max(iv.ci_low, 0.0), min(iv.ci_high, 1.0), int(len(s)), n_pos, n_boot,
+                           method, level, iv.n_degenerate, units.n_units)

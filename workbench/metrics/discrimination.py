@@ -55,7 +55,7 @@ def judge_table(
     n_boot: int = 10_000,
     seed: Seed = 0,
     level: float = 0.95,
-    method: str = "percentile",
+    method: str = "t",
 ) -> pl.DataFrame:
     """SJC Table 12: AUROC of each judge against gold labels, scenario-bootstrap CIs.
 
