@@ -127,7 +127,10 @@ def test_jev_oversize_request_is_split_every_entry_once(server: FakeLLMServer, t
     res = judge.score(req)
     asked = [q for r in server.requests for q in (r.body["questions"][k]["instructions"] for k in r.body["questions"])]
     assert len(server.requests) > 1 and judge.split_log == [len(server.requests)]
-    assert sorted(asked) == sorted(f"{q}" for q in asked) and len(asked) == 12 == len(set(asked))
+    import json
+
+    asked_entries = [json.loads(q.split("<entry>", 1)[1].rsplit("</entry>", 1)[0]) for q in asked]
+    assert sorted(asked_entries) == sorted(entries) and len(asked_entries) == 12  # every entry asked exactly once
     assert res.scores == [0.9] * 12
     assert len({rid for rid in res.request_ids}) == len(server.requests)
     for r in server.requests:  # each sub-request carries only its own entries' evidence

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
-import pytest
 
 from workbench.judges import JudgeRequest
 from workbench.judges.lexical import LexicalJudge, features, probability
@@ -15,12 +12,37 @@ def request(entries: tuple[str, ...] = ("- Paid INV-104 ($120.50).", "- Will ema
                         evidence=("INV-104: amount 120.50",), entries=entries, request_id="r/b0")
 
 
-def test_lexical_features_and_fixed_function() -> None:
+def test_lexical_features_by_their_definitions() -> None:
     f = features("- Paid INV-104 ($120.50).", "INV-104: amount 120.50, paid")
-    assert f.n_ids == 2 and f.id_overlap == 1.0 and f.word_overlap == 1.0 and not f.cue
-    assert probability(f) == pytest.approx(1 / (1 + math.exp(-4.5)))
+    assert f.n_ids == 2 and f.id_overlap == 1.0 and f.word_overlap == 1.0 and not f.cue  # INV-104 and 120.50 found
+    half = features("- Paid INV-104 and INV-999.", "INV-104 paid")
+    assert half.n_ids == 2 and half.id_overlap == 0.5  # one of the two ids has a source
     g = features("- Will email the client next.", "INV-104: amount 120.50")
     assert g.cue and g.n_ids == 0 and g.word_overlap == 0.0
-    assert probability(g) == pytest.approx(1 / (1 + math.exp(2.5)))
+
+
+def test_lexical_probability_moves_the_right_way() -> None:
+    """Properties of the fixed function, not its coefficients: more sourced ids or words raise the score, a
+    forward-looking cue lowers it, every score is a probability."""
+    base = features("- Paid INV-104 and INV-999.", "INV-104 paid")
+    better = features("- Paid INV-104 and INV-999.", "INV-104 INV-999 paid")
+    cued = features("- Will pay INV-104 and INV-999.", "INV-104 INV-999 paid")
+    assert probability(better) > probability(base)
+    assert probability(cued) < probability(better)
+    assert all(0.0 < probability(x) < 1.0 for x in (base, better, cued))
     res = LexicalJudge().score(request())
-    assert res.scores[0] > 0.9 > 0.1 > res.scores[1]  # type: ignore[operator]
+    assert res.scores[0] > res.scores[1]  # type: ignore[operator]
+
+
+def test_lexical_judge_separates_sourced_entries_on_the_testbed() -> None:
+    """Against ground truth the simulator knows (gt_supported), scored by sklearn: the baseline is a useful judge."""
+    from sklearn.metrics import roc_auc_score
+
+    from workbench.judges.requests import compaction_requests, score_requests
+    from workbench.sim.dataset import DatasetConfig, simulate
+
+    t = simulate(DatasetConfig(tasks=24, runs=1, budgets=(48,), policies=("prompting",)), workers=1)
+    scores, _ = score_requests(compaction_requests(t), LexicalJudge())
+    joined = scores.join(t["entries"].select("entry_id", "gt_supported"), on="entry_id")
+    assert joined.height > 200
+    assert roc_auc_score(joined["gt_supported"], joined["score"]) > 0.8

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+import polars as pl
 import pytest
 
 from workbench.cli import main
@@ -25,7 +26,22 @@ def test_notebooks_run_on_an_imported_log(tmp_path: Path) -> None:
     assert code == 0
     made = {p.name for p in figs.glob("*.png")}
     assert {"sjc_table2_composition.png", "sjc_fig3_pruned_vs_tau.png", "sjc_fig2_pass_vs_tokens.png"} <= made
-    assert (figs / "tables" / "sjc_table2_entries_by_section.tex").exists()
+    # Table 2's entry counts, counted here by hand from the log: '- ' bullet lines under each '## ' heading
+    import json
+    from collections import Counter
+
+    hand: Counter[str] = Counter()
+    for line in (ROOT / "data" / "examples" / "invoice_log.jsonl").read_text(encoding="utf-8").splitlines():
+        for comp in json.loads(line).get("compactions", []):
+            section = None
+            for row in comp["candidate_summary"].splitlines():
+                if row.startswith("## "):
+                    section = row[3:].strip()
+                elif row.startswith("- ") and section and row[2:].strip().rstrip(".").lower() != "none":
+                    hand[section] += 1
+    table2 = pl.read_csv(figs / "tables" / "sjc_table2_entries_by_section.csv")
+    got = dict(zip(table2["section"], table2["entries"], strict=True))
+    assert {s: got[s] for s in hand} == dict(hand) and got["All"] == sum(hand.values())
 
 
 def _notebook(path: Path, source: str) -> None:
