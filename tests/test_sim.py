@@ -140,6 +140,9 @@ def test_article_directions_on_a_small_testbed() -> None:
 
 
 def test_candidate_text_positions_match_parse_and_scores_match_the_judge_pipeline() -> None:
+    """The testbed judges its candidates from simulator objects while it runs; the public pipeline judges the
+    written tables. Equal scores mean the tables hold what the simulator judged (observations, retained turn,
+    previous summary, entry order) -- a property of the dataset writer, which breaks if any of those drifts."""
     tables = simulate(small(policies=("prompting",)), workers=1)
     ent = tables["entries"]
     for comp in tables["compactions"].head(40).iter_rows(named=True):

@@ -76,3 +76,24 @@ def test_article_comparison_pairs_published_with_testbed() -> None:
     assert acc["testbed"] == pytest.approx(
         100 * tables["runs"].filter(pl.col("method") == "prompting")["success"].mean())
     assert side.filter(pl.col("quantity") == "acc_oracle_budget48")["testbed"].is_nan().all()  # no oracle runs
+
+
+def test_post_compaction_burden_hand_computed() -> None:
+    """Two compacted runs and their matched uncompressed runs; excess blocked/repeated per action worked by hand."""
+    from workbench.trace import post_compaction_burden
+
+    runs = pl.DataFrame({"run_id": ["r1", "b1", "r2", "b2"], "method": ["m", "no_compression"] * 2,
+                         "task_id": ["t1", "t1", "t2", "t2"], "replicate": [0] * 4,
+                         "scenario_id": ["s1", "s1", "s2", "s2"]})
+    rows = []
+    for rid, n, boundary, blocked, repeated in (("r1", 5, 2, {2}, {3}), ("b1", 5, None, {3}, set()),
+                                                ("r2", 4, 1, {1}, set()), ("b2", 4, None, {1}, set())):
+        for step in range(n):
+            rows.append({"run_id": rid, "step": step, "blocked": step in blocked, "repeated": step in repeated,
+                         "boundary_before": step == boundary})
+    got = post_compaction_burden(pl.DataFrame(rows), runs, method="m", horizon=2, n_boot=50)
+    est = {(r["k"], r["measure"]): r["estimate"] for r in got.iter_rows(named=True)}
+    # k=1: r1 step 2 blocked vs b1 not (+1), r2 step 1 blocked vs b2 blocked (0)
+    # k=2: r1 step 3 not blocked vs b1 blocked (-1), repeated vs not (+1); r2 step 2 nothing (0)
+    assert est == {(1, "blocked"): 0.5, (1, "repeated"): 0.0, (2, "blocked"): -0.5, (2, "repeated"): 0.5}
+    assert set(got["n"]) == {2} and set(got["method"]) == {"percentile"}
