@@ -52,13 +52,13 @@ plots.export_table(t3, "sjc_table3_results", f"{FIGURES}/tables", "Acc, Pass3, S
 t3
 
 # %%
-pvt = pass_vs_tokens(r, k=K)
+pvt = pass_vs_tokens(r, k=K, n_boot=N_BOOT, seed=SEED)
 fig = plots.sjc.pass_vs_tokens(pvt)
 plots.export(fig, "sjc_fig2_pass_vs_tokens", FIGURES)
 pvt
 
 # %% [markdown]
-# **Figure (testbed; SJC Figure 2).** Pass^k (k = 3 on the testbed) against mean cumulative LLM tokens per task (agent plus compressor, judge excluded as in SJC); the dotted line is the cost of uncompressed execution.
+# **Figure (testbed; SJC Figure 2).** Pass^k (k = 3 on the testbed) against mean cumulative LLM tokens per task (agent plus compressor, judge excluded as in SJC), with 95% scenario intervals on both axes (cluster-robust t); the dotted line is the cost of uncompressed execution.
 
 # %%
 if has_budget(tables):

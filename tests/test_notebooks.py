@@ -22,7 +22,7 @@ def test_notebooks_run_on_an_imported_log(tmp_path: Path) -> None:
     code = run_all(ROOT / "notebooks", tmp_path / "build", timeout=300, cwd=ROOT,
                    parameters={"DATA": str(data), "FIGURES": str(figs), "N_BOOT": 200},
                    names=["summary_composition", "threshold_sensitivity", "reliability_efficiency",
-                          "failure_attribution", "judge_validation"])
+                          "failure_attribution", "judge_validation", "judge_calibration", "method_comparison"])
     assert code == 0
     made = {p.name for p in figs.glob("*.png")}
     assert {"sjc_table2_composition.png", "sjc_fig3_pruned_vs_tau.png", "sjc_fig2_pass_vs_tokens.png"} <= made

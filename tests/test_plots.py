@@ -76,7 +76,16 @@ def _results() -> dict[str, tuple[object, ...]]:
                                                            (1 - pl.col("score")).alias("score"))])
     flips = decision_flips(rep.join(entries.select("entry_id", "section"), on="entry_id"), 0.5, t["scores"],
                            by="section")
+    from workbench.calibration import labeled_scores, reliability_curve, threshold_sweep
+    from workbench.compare import compare_to_baseline
+    from workbench.datasets import entry_clusters
+
+    lab = labeled_scores(t["scores"], gold_labels(t["labels"]), entry_clusters(t), judge="lexical")
+    ls, ly, lc = lab["score"].to_numpy(), lab["label"].to_numpy(), lab["scenario_id"].to_numpy()
     return {
+        "calibration.reliability_diagram": (reliability_curve(ls, ly, lc, 5, n_boot=20),),
+        "calibration.threshold_curve": (threshold_sweep(ls, ly, lc, [0.2, 0.5, 0.8], n_boot=20), 0.8),
+        "compare.forest": (compare_to_baseline(runs, "prompting", "acc", by=("budget",), n_boot=20),),
         "entries_by_section": (section_counts(entries),),
         "sjc.decision_flips": (flips,),
         "sjc.section_composition": (entries_by_section(entries),),
@@ -110,7 +119,7 @@ def _figure_functions() -> list[str]:
     from workbench import plots
 
     names = ["entries_by_section"]
-    for module in (plots.sjc, plots.focus, plots.trace, plots.real_logs):
+    for module in (plots.sjc, plots.focus, plots.trace, plots.real_logs, plots.calibration, plots.compare):
         short = module.__name__.rsplit(".", 1)[1]
         names += [f"{short}.{n}" for n, f in inspect.getmembers(module, inspect.isfunction)
                   if f.__module__ == module.__name__ and not n.startswith("_")]

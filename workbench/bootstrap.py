@@ -44,8 +44,9 @@ METHODS = ("percentile", "bca", "t")
 
 #: the columns every interval is reported with, in this order
 INTERVAL_COLUMNS = ("estimate", "ci_low", "ci_high", "n", "n_boot", "level", "method")
-INTERVAL_SCHEMA = {"estimate": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "n": pl.Int64,
-                   "n_boot": pl.Int64, "level": pl.Float64, "method": pl.Utf8}
+INTERVAL_SCHEMA: dict[str, pl.DataType] = {
+    "estimate": pl.Float64(), "ci_low": pl.Float64(), "ci_high": pl.Float64(), "n": pl.Int64(),
+    "n_boot": pl.Int64(), "level": pl.Float64(), "method": pl.Utf8()}
 
 
 def as_generator(seed: Seed) -> np.random.Generator:

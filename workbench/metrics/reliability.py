@@ -53,12 +53,20 @@ def reliability(
     replicate: str = "replicate",
     success: str = "success",
     ddof: int = 1,
+    n_boot: int | None = None,
+    seed: int = 0,
+    level: float = 0.95,
+    method: str = "t",
 ) -> pl.DataFrame:
     """Acc, its across-replicate std, Pass^k and Pass@k per group of ``by`` columns.
 
     Returns one row per group with ``n_tasks``, ``n_runs``, ``k``, ``acc``, ``acc_std``
     (``ddof`` 1 by default; null with one replicate), ``pass_hat_k`` and ``pass_at_k``.
-    A task with fewer than ``k`` runs in a group is an error naming it.
+    A task with fewer than ``k`` runs in a group is an error naming it. With ``n_boot`` each
+    of the three also gets a scenario interval (tasks resampled by ``scenario_id``, a task
+    without one its own cluster): ``acc_ci_low`` / ``acc_ci_high`` and likewise for
+    ``pass_hat_k`` and ``pass_at_k``, with ``n_boot``, ``level`` and ``ci_method`` (the
+    cluster-robust t interval by default; not ``method``, which names the agents' policies).
     """
     keys = [by] if isinstance(by, str) else list(by or [])
     missing = [c for c in [*keys, task, success] if c not in runs.columns]
@@ -103,9 +111,39 @@ def reliability(
             summary = summary.with_columns(std.get_column("acc_std"))
     else:
         summary = summary.with_columns(pl.lit(None, dtype=pl.Float64).alias("acc_std"))
-    return summary.with_columns(pl.lit(k, dtype=pl.Int64).alias("k")).select(
+    out = summary.with_columns(pl.lit(k, dtype=pl.Int64).alias("k")).select(
         *keys, "n_tasks", "n_runs", "k", "acc", "acc_std", "pass_hat_k", "pass_at_k"
     )
+    if n_boot is None:
+        return out
+    return out.join(_intervals(frame, per_task, keys, task, n_boot, seed, level, method), on=keys or None,
+                    how="left", nulls_equal=True) if keys else pl.concat(
+        [out, _intervals(frame, per_task, keys, task, n_boot, seed, level, method)], how="horizontal")
+
+
+def _intervals(frame: pl.DataFrame, per_task: pl.DataFrame, keys: list[str], task: str, n_boot: int, seed: int,
+               level: float, method: str) -> pl.DataFrame:
+    """Scenario intervals of acc, pass_hat_k and pass_at_k per group (tasks resampled by scenario)."""
+    from workbench.bootstrap import bootstrap
+
+    scen = frame.select(*keys, task, (pl.col("scenario_id") if "scenario_id" in frame.columns else pl.col(task))
+                        .cast(pl.Utf8).fill_null(pl.col(task).cast(pl.Utf8)).alias("_scen")).unique([*keys, task],
+                                                                                                    keep="first")
+    pt = per_task.join(scen, on=[*keys, task], how="left")
+    groups = pt.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): pt}
+    rows = []
+    for key, g in groups.items():
+        n, c = g.get_column("_n").to_numpy().astype(float), g.get_column("_c").to_numpy().astype(float)
+        hat, at = g.get_column("_hat").to_numpy(), g.get_column("_at").to_numpy()
+        cl = g.get_column("_scen").to_numpy()
+        row: dict[str, object] = dict(zip(keys, key, strict=True))
+        for name, metric, arrays in (("acc", lambda cc, nn: cc.sum() / nn.sum(), (c, n)),
+                                     ("pass_hat_k", np.mean, (hat,)), ("pass_at_k", np.mean, (at,))):
+            res = bootstrap(metric, *arrays, clusters=cl, n_boot=n_boot, seed=seed, level=level, method=method)
+            row[f"{name}_ci_low"], row[f"{name}_ci_high"] = res.ci_low, res.ci_high
+        row.update(n_boot=n_boot, level=level, ci_method=method)
+        rows.append(row)
+    return pl.DataFrame(rows)
 
 
 def reliability_by_k(runs: pl.DataFrame, ks: Sequence[int] | None = None) -> pl.DataFrame:

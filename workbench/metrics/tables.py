@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import polars as pl
 
 from workbench.metrics.reliability import reliability
@@ -32,13 +33,34 @@ def results_table(runs: pl.DataFrame, k: int = 3, by: Sequence[str] = ("method",
 
 
 def pass_vs_tokens(runs: pl.DataFrame, k: int = 3, by: Sequence[str] = ("method",),
-                   roles: Sequence[str] = ("agent", "compressor")) -> pl.DataFrame:
-    """SJC Figure 2: Pass^k against mean cumulative LLM tokens per task (judge excluded, as in SJC)."""
+                   roles: Sequence[str] = ("agent", "compressor"), *, n_boot: int | None = None,
+                   seed: int = 0) -> pl.DataFrame:
+    """SJC Figure 2: Pass^k against mean cumulative LLM tokens per task (judge excluded, as in SJC).
+
+    With ``n_boot`` both axes get scenario intervals: ``pass_hat_k_ci_low`` / ``_high`` (from
+    :func:`reliability`) and ``tokens_ci_low`` / ``_high`` (tasks resampled by scenario, the
+    cluster-robust t interval).
+    """
+    from workbench.bootstrap import bootstrap
+
     cols = [f"{r}_tokens" for r in roles if f"{r}_tokens" in runs.columns]
     r = runs.with_columns(pl.sum_horizontal([pl.col(c).fill_null(0) for c in cols]).alias("_tok"))
-    per_task = r.group_by([*by, "task_id"], maintain_order=True).agg(pl.col("_tok").mean())
+    per_task = r.group_by([*by, "task_id"], maintain_order=True).agg(
+        pl.col("_tok").mean(), (pl.col("scenario_id").first() if "scenario_id" in r.columns
+                                else pl.col("task_id").first()).cast(pl.Utf8).alias("_scen"))
     tok = per_task.group_by(list(by), maintain_order=True).agg(pl.col("_tok").mean().alias("tokens_per_task"))
-    return reliability(r, k=k, by=list(by)).join(tok, on=list(by)).select(*by, "pass_hat_k", "acc", "tokens_per_task")
+    rel = reliability(r, k=k, by=list(by), n_boot=n_boot, seed=seed)
+    out = rel.join(tok, on=list(by))
+    if n_boot is None:
+        return out.select(*by, "pass_hat_k", "acc", "tokens_per_task")
+    bounds = []
+    for key, g in per_task.partition_by(list(by), as_dict=True, maintain_order=True).items():
+        res = bootstrap(np.mean, g.get_column("_tok").cast(pl.Float64).to_numpy(),
+                        clusters=g.get_column("_scen").fill_null("?").to_numpy(), n_boot=n_boot, seed=seed, method="t")
+        bounds.append({**dict(zip(by, key, strict=True)), "tokens_ci_low": res.ci_low, "tokens_ci_high": res.ci_high})
+    return out.join(pl.DataFrame(bounds), on=list(by)).select(
+        *by, "pass_hat_k", "pass_hat_k_ci_low", "pass_hat_k_ci_high", "acc", "tokens_per_task", "tokens_ci_low",
+        "tokens_ci_high")
 
 
 def judge_overhead(runs: pl.DataFrame, compactions: pl.DataFrame, *, method: str = "prompting_sjc",

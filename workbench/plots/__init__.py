@@ -104,7 +104,7 @@ def entries_by_section(counts: pl.DataFrame, ax: Axes | None = None) -> Figure:
     return fig
 
 
-from workbench.plots import focus, real_logs, sjc, trace  # noqa: E402  (modules of figure functions)
+from workbench.plots import calibration, compare, focus, real_logs, sjc, trace  # noqa: E402  (figure modules)
 
-__all__ = ["FIGURES", "STYLE", "entries_by_section", "export", "export_table", "focus", "real_logs", "set_style", "sjc",
-           "to_latex", "trace"]
+__all__ = ["FIGURES", "STYLE", "calibration", "compare", "entries_by_section", "export", "export_table", "focus",
+           "real_logs", "set_style", "sjc", "to_latex", "trace"]

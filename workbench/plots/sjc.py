@@ -145,10 +145,19 @@ def attribution_bars(table11: pl.DataFrame, ax: Axes | None = None) -> Figure:
 
 
 def pass_vs_tokens(frame: pl.DataFrame, reference: str = "no_compression", ax: Axes | None = None) -> Figure:
-    """SJC Figure 2: Pass^k against mean cumulative LLM tokens per task; dotted: uncompressed cost."""
+    """SJC Figure 2: Pass^k against mean cumulative LLM tokens per task; dotted: uncompressed cost.
+
+    When ``frame`` carries ``pass_hat_k_ci_*`` and ``tokens_ci_*`` (``pass_vs_tokens(..., n_boot=)``)
+    each method gets its interval on both axes.
+    """
     fig, ax = _axes(ax)
+    bars = {"pass_hat_k_ci_low", "tokens_ci_low"} <= set(frame.columns)
     for i, row in enumerate(frame.iter_rows(named=True)):
         ax.scatter(row["tokens_per_task"], row["pass_hat_k"], color=f"C{i}", zorder=3)
+        if bars:  # 95% scenario intervals on both axes
+            ax.errorbar(row["tokens_per_task"], row["pass_hat_k"], color=f"C{i}", lw=1, capsize=2,
+                        xerr=[[row["tokens_per_task"] - row["tokens_ci_low"]], [row["tokens_ci_high"] - row["tokens_per_task"]]],
+                        yerr=[[row["pass_hat_k"] - row["pass_hat_k_ci_low"]], [row["pass_hat_k_ci_high"] - row["pass_hat_k"]]])
         ax.annotate(str(row["method"]), (row["tokens_per_task"], row["pass_hat_k"]), fontsize=8,
                     xytext=(4, 2), textcoords="offset points")
     ref = frame.filter(pl.col("method") == reference)

@@ -1,0 +1,121 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Judge calibration and thresholds (beyond the papers)
+#
+# Can a judge's score be read as a probability, and which tau gives the precision a pruning policy needs? The reliability diagram, the Brier score with Murphy's decomposition and the expected calibration error, each with 95% scenario-bootstrap intervals; out-of-fold Platt and isotonic recalibration (folds grouped by scenario); the tau that reaches a target precision, with its interval, beside SJC's tau = 0.5; and two judges compared on the same entries. On the testbed the labels come from simulated annotators.
+
+# %% tags=["parameters"]
+# Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
+DATA = "data/testbed"      # a workbench directory with scores and labels
+JUDGE = "lexical"          # the judge to calibrate
+OTHER_JUDGE = None         # a second judge in the scores table, compared on the same entries
+FIELD = "support"          # the label field: support or correct
+LABELS = None              # an AnnotationStore root with real labels (default: DATA's labels table)
+TARGET = "precision"       # choose tau for a target precision (or recall)
+TARGET_VALUE = 0.95
+TAU = 0.5                  # SJC's threshold, reported beside the chosen one
+BINS = 10
+SEED = 0
+N_BOOT = 2000
+FIGURES = "figures"
+
+# %%
+import polars as pl
+from IPython.display import display
+
+from workbench import plots
+from workbench.datasets import derive_missing, entry_clusters, load_tables
+
+plots.set_style()
+pl.Config.set_tbl_rows(40)
+tables = load_tables(DATA)
+print("derived:", derive_missing(tables) or "nothing, every table was in DATA")
+{name: frame.height for name, frame in tables.items()}
+
+# %%
+from workbench.annotate import AnnotationStore
+from workbench.calibration import labeled_scores
+from workbench.labels import gold_labels
+
+labels = AnnotationStore(LABELS).labels() if LABELS else tables.get("labels")
+HAVE = labels is not None and labels.height > 0
+if HAVE:
+    data = labeled_scores(tables["scores"], gold_labels(labels), entry_clusters(tables), judge=JUDGE, field=FIELD)
+    HAVE = data.height > 0 and 0 < data["label"].sum() < data.height
+if not HAVE:
+    print(f"no usable {FIELD} labels for judge {JUDGE}: label a sample (workbench sample / label) and set LABELS")
+else:
+    s, y, c = data["score"].to_numpy(), data["label"].to_numpy(), data["scenario_id"].to_numpy()
+    print(f"{data.height} labeled entries in {len(set(c))} scenarios, {int(y.sum())} positive")
+
+# %%
+from workbench.calibration import calibration_table, reliability_curve
+
+if HAVE:
+    curve = reliability_curve(s, y, c, BINS, n_boot=N_BOOT, seed=SEED)
+    fig = plots.calibration.reliability_diagram(curve, title=f"{JUDGE} judge, {FIELD} labels")
+    plots.export(fig, f"calibration_reliability_{JUDGE}_{FIELD}", FIGURES)
+    table = calibration_table(s, y, c, BINS, n_boot=N_BOOT, seed=SEED)
+    plots.export_table(table, f"calibration_brier_ece_{JUDGE}_{FIELD}", f"{FIGURES}/tables",
+                       "Brier (Murphy decomposition) and ECE with 95% scenario-bootstrap intervals")
+    display(table)
+
+# %% [markdown]
+# **Figure (testbed, simulated annotators).** Share of entries labeled supported against the judge's mean score in each of ten equal-width bins, with 95% scenario-bootstrap intervals and bin counts; the dotted diagonal is perfect calibration. The lexical judge's scores are not probabilities: most entries sit in the top bin, where the supported share is close to the score, while its mid-range scores (the forward-looking cue at 0.5) overstate how often such entries are supported.
+
+# %%
+from workbench.calibration import recalibration_table
+
+if HAVE:
+    recal = recalibration_table(s, y, c, bins=BINS, n_boot=N_BOOT, seed=SEED)
+    plots.export_table(recal, f"calibration_recalibrated_{JUDGE}_{FIELD}", f"{FIGURES}/tables",
+                       "Brier and ECE before and after out-of-fold recalibration (folds by scenario)")
+    display(recal)
+
+# %% [markdown]
+# Out-of-fold recalibration (each scenario mapped by a calibrator fitted on the others): Platt fits a binomial GLM on the logit of the score (statsmodels, cluster-robust by scenario), isotonic a monotone step function (scikit-learn). Both lower the Brier score and the ECE on the testbed, isotonic most, which says the lexical score ranks well but is mis-scaled.
+
+# %%
+import numpy as np
+
+from workbench.calibration import threshold_for, threshold_sweep
+
+if HAVE:
+    chosen = threshold_for(s, y, c, TARGET, TARGET_VALUE, sjc_tau=TAU, n_boot=N_BOOT, seed=SEED)
+    plots.export_table(chosen, f"calibration_threshold_{JUDGE}_{FIELD}", f"{FIGURES}/tables",
+                       f"tau reaching {TARGET} {TARGET_VALUE}, with intervals, beside SJC's tau")
+    sweep = threshold_sweep(s, y, c, np.linspace(0, 1, 41), n_boot=min(N_BOOT, 500), seed=SEED)
+    tau_star = chosen.filter(pl.col("statistic") == "tau")["estimate"][0]
+    fig = plots.calibration.threshold_curve(sweep, tau_star, TAU)
+    plots.export(fig, f"calibration_threshold_{JUDGE}_{FIELD}", FIGURES)
+    display(chosen)
+
+# %% [markdown]
+# **Figure (testbed).** Precision of keeping entries scored at or above tau, recall of supported entries, and the fraction pruned, against tau, with 95% scenario-bootstrap bands; the solid line is the smallest tau whose precision reaches the target, the dotted one SJC's tau = 0.5. The table gives that tau with its interval and what it achieves.
+
+# %%
+from workbench.calibration import paired_auroc_difference
+
+if HAVE and OTHER_JUDGE:
+    other = labeled_scores(tables["scores"], gold_labels(labels), entry_clusters(tables), judge=OTHER_JUDGE,
+                           field=FIELD).select("entry_id", pl.col("score").alias("other"))
+    both = data.join(other, on="entry_id")
+    diff = paired_auroc_difference(both["score"], both["other"], both["label"], both["scenario_id"],
+                                   n_boot=N_BOOT, seed=SEED)
+    print(f"AUROC {JUDGE} minus {OTHER_JUDGE} on {both.height} shared entries: {diff.estimate:.3f} "
+          f"[{diff.ci_low:.3f}, {diff.ci_high:.3f}]")
+else:
+    print("set OTHER_JUDGE to compare two judges on the same entries (both judges resampled together)")

@@ -1,0 +1,155 @@
+"""Is method A really better than method B on the same tasks, or is that noise? Paired inference.
+
+Beyond the papers (SJC and FOCUS report point estimates per method). Two methods run on the
+same tasks and replicates are compared pair by pair:
+
+* :func:`paired_difference` -- the mean difference a - b of ``acc`` (success of each paired
+  run), ``pass_hat_k`` (per task, from its replicates) or ``tokens`` (cumulative agent and
+  compressor tokens of each paired run), with a scenario-cluster interval from the one engine
+  (the cluster-robust t interval by default: a scenario's tasks share what makes them hard),
+  a p-value from the same t statistic, and for ``acc`` two statsmodels cross-checks: a GEE
+  logistic model of success on method (exchangeable working correlation within scenario) and
+  the exact McNemar test on the paired outcomes;
+* :func:`compare_to_baseline` -- every method against one baseline per group, the p-values
+  adjusted together with Holm (``statsmodels.stats.multitest.multipletests``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from math import comb
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from workbench.bootstrap import INTERVAL_SCHEMA, Seed, bootstrap
+
+METRICS = ("acc", "pass_hat_k", "tokens")
+
+
+def _pairs(runs: pl.DataFrame, metric: str, a: str, b: str, k: int,
+           roles: Sequence[str] = ("agent", "compressor")) -> pl.DataFrame:
+    """One row per pair (``task_id``, ``replicate``; per task for pass_hat_k): ``scenario_id``, ``x_a``, ``x_b``."""
+    need = {"method", "task_id", "success"} | ({"replicate"} if metric != "pass_hat_k" else set())
+    missing = need - set(runs.columns)
+    if missing:
+        raise ValueError(f"paired_difference: runs has no column(s) {sorted(missing)}")
+    r = runs.with_columns(pl.col("scenario_id").fill_null(pl.col("task_id")) if "scenario_id" in runs.columns
+                          else pl.col("task_id").alias("scenario_id"))
+    if metric == "acc":
+        r = r.with_columns(pl.col("success").cast(pl.Float64).alias("_x"))
+        key = ["task_id", "replicate"]
+    elif metric == "tokens":
+        cols = [f"{role}_tokens" for role in roles if f"{role}_tokens" in r.columns]
+        if not cols:
+            raise ValueError("paired_difference: runs has no *_tokens columns for metric 'tokens'")
+        r = r.with_columns(pl.sum_horizontal([pl.col(c).fill_null(0) for c in cols]).cast(pl.Float64).alias("_x"))
+        key = ["task_id", "replicate"]
+    elif metric == "pass_hat_k":
+        per = r.group_by("method", "task_id", "scenario_id", maintain_order=True).agg(
+            pl.len().alias("_n"), pl.col("success").cast(pl.Int64).sum().alias("_c"))
+        short = per.filter(pl.col("_n") < k)
+        if short.height:
+            raise ValueError(f"paired_difference: task {short['task_id'][0]!r} has fewer than k={k} runs")
+        r = per.with_columns(pl.struct("_n", "_c").map_elements(
+            lambda v: comb(v["_c"], k) / comb(v["_n"], k), return_dtype=pl.Float64).alias("_x"))
+        key = ["task_id"]
+    else:
+        raise ValueError(f"metric: expected one of {list(METRICS)}, got {metric!r}")
+    left = r.filter(pl.col("method") == a).select(*key, "scenario_id", pl.col("_x").alias("x_a"))
+    right = r.filter(pl.col("method") == b).select(*key, pl.col("_x").alias("x_b"))
+    return left.join(right, on=key, how="inner").sort(key)
+
+
+def _gee_p(pairs: pl.DataFrame) -> tuple[float, float]:
+    """(coefficient of method a, its p-value) in a GEE logistic model of success, exchangeable within scenario."""
+    import statsmodels.api as sm
+
+    y = np.concatenate([pairs["x_a"].to_numpy(), pairs["x_b"].to_numpy()])
+    x = sm.add_constant(np.concatenate([np.ones(pairs.height), np.zeros(pairs.height)]))
+    groups = np.unique(np.concatenate([pairs["scenario_id"].to_numpy()] * 2), return_inverse=True)[1]
+    if y.min() == y.max():
+        return float("nan"), float("nan")
+    fit = sm.GEE(y, x, groups=groups, family=sm.families.Binomial(),
+                 cov_struct=sm.cov_struct.Exchangeable()).fit()
+    return float(fit.params[1]), float(fit.pvalues[1])
+
+
+def _mcnemar_p(pairs: pl.DataFrame) -> float:
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    a = pairs["x_a"].to_numpy().astype(bool)
+    b = pairs["x_b"].to_numpy().astype(bool)
+    table = [[int(np.sum(a & b)), int(np.sum(a & ~b))], [int(np.sum(~a & b)), int(np.sum(~a & ~b))]]
+    return float(mcnemar(table, exact=True).pvalue)
+
+
+def paired_difference(runs: pl.DataFrame, metric: str = "acc", *, a: str, b: str,
+                      by: Sequence[str] = ("budget",), k: int = 1, n_boot: int = 2000, seed: Seed = 0,
+                      level: float = 0.95, method: str = "t", cross_checks: bool = True) -> pl.DataFrame:
+    """``a`` minus ``b`` on ``metric`` over the pairs they share, per group of ``by`` columns.
+
+    Columns: the ``by`` columns, ``metric``, ``a``, ``b``, the interval columns (``estimate`` is
+    the mean paired difference, ``n`` the pairs; clusters are scenarios), ``n_clusters``,
+    ``p_value`` (two-sided, from the cluster-robust t statistic with clusters - 1 degrees of
+    freedom), and for ``acc`` ``gee_coef`` / ``gee_p`` and ``mcnemar_p`` (``cross_checks=False``
+    skips those two fits). A group where the methods share no pair is left out.
+    """
+    keys = [c for c in by if c in runs.columns]
+    groups = runs.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): runs}
+    rows = []
+    for group_key, g in groups.items():
+        pairs = _pairs(g, metric, a, b, k)
+        if not pairs.height:
+            continue
+        diff = pairs["x_a"].to_numpy() - pairs["x_b"].to_numpy()
+        clusters = pairs["scenario_id"].cast(pl.Utf8).to_numpy()
+        res = bootstrap(np.mean, diff, clusters=clusters, n_boot=n_boot, seed=seed, level=level, method=method)
+        row: dict[str, object] = dict(zip(keys, group_key, strict=True))
+        row.update(metric=metric, a=a, b=b, **res.row(), n_clusters=res.n_clusters,
+                   p_value=_t_p_value(diff, clusters))
+        if metric == "acc" and cross_checks:
+            row["gee_coef"], row["gee_p"] = _gee_p(pairs)
+            row["mcnemar_p"] = _mcnemar_p(pairs)
+        else:
+            row["gee_coef"] = row["gee_p"] = row["mcnemar_p"] = None
+        rows.append(row)
+    schema: dict[str, pl.DataType] = {**{k_: runs.schema[k_] for k_ in keys}, "metric": pl.Utf8(), "a": pl.Utf8(),
+                                      "b": pl.Utf8(), **INTERVAL_SCHEMA, "n_clusters": pl.Int64(),
+                                      "p_value": pl.Float64(), "gee_coef": pl.Float64(), "gee_p": pl.Float64(),
+                                      "mcnemar_p": pl.Float64()}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _t_p_value(diff: np.ndarray, clusters: np.ndarray) -> float:
+    """Two-sided p of mean(diff) = 0 from the leave-one-cluster-out jackknife SE and t with G - 1 df."""
+    labels = np.unique(clusters)
+    g = len(labels)
+    if g < 2:
+        return float("nan")
+    jk = np.array([diff[clusters != c].mean() for c in labels])
+    se = math.sqrt((g - 1) / g * float(np.sum((jk - jk.mean()) ** 2)))
+    est = float(diff.mean())
+    if se == 0:
+        return 0.0 if est != 0 else 1.0
+    return float(2 * stats.t.sf(abs(est / se), g - 1))
+
+
+def compare_to_baseline(runs: pl.DataFrame, baseline: str, metric: str = "acc", *,
+                        methods: Sequence[str] | None = None, by: Sequence[str] = ("budget",), k: int = 1,
+                        n_boot: int = 2000, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
+    """Every method (or those named) minus ``baseline``, per group; ``p_holm`` adjusts all p-values together."""
+    from statsmodels.stats.multitest import multipletests
+
+    names = methods or [m for m in runs.get_column("method").unique(maintain_order=True).to_list() if m != baseline]
+    parts = [paired_difference(runs, metric, a=m, b=baseline, by=by, k=k, n_boot=n_boot, seed=seed, level=level)
+             for m in names]
+    out = pl.concat([p for p in parts if p.height]) if any(p.height for p in parts) else parts[0]
+    p = out.get_column("p_value").to_numpy()
+    adjusted = np.full(len(p), np.nan)
+    ok = np.isfinite(p)
+    if ok.any():
+        adjusted[ok] = multipletests(p[ok], method="holm")[1]
+    return out.with_columns(pl.Series("p_holm", adjusted))
