@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+import polars as pl
 import pytest
 
 from .llm_server import FakeLLMServer
@@ -29,3 +31,17 @@ def api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every key variable a judge may read, set to :data:`KEY`."""
     for env in ("TYPESAFE_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"):
         monkeypatch.setenv(env, KEY)
+
+
+def labels_frame(error: float = 0.05, n: int = 200) -> pl.DataFrame:
+    """Two rounds of support labels for n items, the second flipping each label with probability ``error``."""
+    rng = np.random.default_rng(5)
+    truth = rng.random(n) < 0.6
+    rows = []
+    for rnd in (1, 2):
+        flip = rng.random(n) < error
+        for i in range(n):
+            v = truth[i] ^ flip[i]
+            rows.append({"item_id": f"e{i:03d}", "annotator": f"a{rnd}", "round": rnd, "field": "support",
+                         "value": "supported" if v else "unsupported", "note": None, "labeled_at": None})
+    return pl.DataFrame(rows)

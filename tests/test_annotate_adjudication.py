@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pytest
 
@@ -15,18 +14,7 @@ from workbench.annotate import (
 from workbench.cli import main
 from workbench.metrics.discrimination import gold_labels
 
-
-def labels_frame(error: float = 0.05, n: int = 200) -> pl.DataFrame:
-    rng = np.random.default_rng(5)
-    truth = rng.random(n) < 0.6
-    rows = []
-    for rnd in (1, 2):
-        flip = rng.random(n) < error
-        for i in range(n):
-            v = truth[i] ^ flip[i]
-            rows.append({"item_id": f"e{i:03d}", "annotator": f"a{rnd}", "round": rnd, "field": "support",
-                         "value": "supported" if v else "unsupported", "note": None, "labeled_at": None})
-    return pl.DataFrame(rows)
+from .conftest import labels_frame
 
 
 def test_agree_and_adjudicate_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

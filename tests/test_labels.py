@@ -9,18 +9,7 @@ from sklearn.metrics import roc_auc_score
 
 from workbench.metrics.discrimination import gold_labels, judge_table
 
-
-def labels_frame(error: float = 0.05, n: int = 200) -> pl.DataFrame:
-    rng = np.random.default_rng(5)
-    truth = rng.random(n) < 0.6
-    rows = []
-    for rnd in (1, 2):
-        flip = rng.random(n) < error
-        for i in range(n):
-            v = truth[i] ^ flip[i]
-            rows.append({"item_id": f"e{i:03d}", "annotator": f"a{rnd}", "round": rnd, "field": "support",
-                         "value": "supported" if v else "unsupported", "note": None, "labeled_at": None})
-    return pl.DataFrame(rows)
+from .conftest import labels_frame
 
 
 def test_gold_prefers_adjudicated_and_judge_table() -> None:

@@ -9,6 +9,8 @@ from sklearn.metrics import cohen_kappa_score
 
 from workbench.metrics.agreement import agreement_table, cohen_kappa, disagreements, percent_agreement
 
+from .conftest import labels_frame
+
 
 def test_kappa_and_agreement_equal_sklearn() -> None:
     rng = np.random.default_rng(4)
@@ -18,19 +20,6 @@ def test_kappa_and_agreement_equal_sklearn() -> None:
         assert cohen_kappa(a, b) == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
         assert percent_agreement(a, b) == pytest.approx(np.mean(a == b))
     assert np.isnan(cohen_kappa(["a"] * 3, ["a"] * 3))
-
-
-def labels_frame(error: float = 0.05, n: int = 200) -> pl.DataFrame:
-    rng = np.random.default_rng(5)
-    truth = rng.random(n) < 0.6
-    rows = []
-    for rnd in (1, 2):
-        flip = rng.random(n) < error
-        for i in range(n):
-            v = truth[i] ^ flip[i]
-            rows.append({"item_id": f"e{i:03d}", "annotator": f"a{rnd}", "round": rnd, "field": "support",
-                         "value": "supported" if v else "unsupported", "note": None, "labeled_at": None})
-    return pl.DataFrame(rows)
 
 
 def test_agreement_table_and_disagreements() -> None:

@@ -72,16 +72,22 @@ def _trajectory_record(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]
     return run, steps, comps
 
 
+def _own_row(kind: str, i: int, raw: Any, run_id: str) -> dict[str, Any]:
+    """A nested object of the run as a row of its own, carrying the run's id (any other id is an error)."""
+    if not isinstance(raw, dict):
+        raise SchemaError(field=f"{kind}[{i}]", expected="an object", got=describe_value(raw))
+    row = dict(raw)
+    if row.get("run_id", run_id) != run_id:
+        raise SchemaError(field=f"{kind}[{i}].run_id", expected=f"the run's own id {run_id!r}",
+                          got=f"unknown run {describe_value(row['run_id'])}")
+    row["run_id"] = run_id
+    return row
+
+
 def _step_row(i: int, raw: Any, run_id: str) -> dict[str, Any]:
     """One nested step as a ``steps`` row: the action's tool and args flattened, checked field by field."""
     prefix = f"steps[{i}]."
-    if not isinstance(raw, dict):
-        raise SchemaError(field=f"steps[{i}]", expected="an object", got=describe_value(raw))
-    st = dict(raw)
-    if st.get("run_id", run_id) != run_id:
-        raise SchemaError(field=prefix + "run_id", expected=f"the run's own id {run_id!r}",
-                          got=f"unknown run {describe_value(st['run_id'])}")
-    st["run_id"] = run_id
+    st = _own_row("steps", i, raw, run_id)
     action = st.pop("action", None)
     if action is not None:
         if not isinstance(action, dict):
@@ -101,13 +107,7 @@ def _step_row(i: int, raw: Any, run_id: str) -> dict[str, Any]:
 def _compaction_row(i: int, raw: Any, run_id: str) -> dict[str, Any]:
     """One nested compaction as a ``compactions`` row: ``span`` split into its first and last step."""
     prefix = f"compactions[{i}]."
-    if not isinstance(raw, dict):
-        raise SchemaError(field=f"compactions[{i}]", expected="an object", got=describe_value(raw))
-    c = dict(raw)
-    if c.get("run_id", run_id) != run_id:
-        raise SchemaError(field=prefix + "run_id", expected=f"the run's own id {run_id!r}",
-                          got=f"unknown run {describe_value(c['run_id'])}")
-    c["run_id"] = run_id
+    c = _own_row("compactions", i, raw, run_id)
     span = c.pop("span", None)
     if span is not None:
         if not (isinstance(span, list) and len(span) == 2 and all(schema.value_fits(pl.Int64(), v) for v in span)):
