@@ -32,6 +32,27 @@ def section_counts(entries: pl.DataFrame) -> pl.DataFrame:
         ["entries", "section"], descending=[True, False])
 
 
+def entries_by_role(entries: pl.DataFrame, supported: str = "supported") -> pl.DataFrame:
+    """SJC Table 2's question for any compressor: entries and unsupported entries per role (and schema).
+
+    Roles come from each entry's schema (:func:`workbench.summary.with_roles`), so OpenClaw's
+    Open TODOs and Claude Code's Pending Tasks are both ``forward``. Columns ``schema``,
+    ``role``, ``entries``, ``unsupported``, ``unsupported_share`` (null without a ``supported`` column).
+    """
+    from workbench.summary import with_roles
+
+    e = with_roles(entries)
+    e = e.with_columns(pl.col("schema").fill_null("openclaw") if "schema" in e.columns else pl.lit("openclaw").alias("schema"))
+    has = supported in e.columns
+    aggs = [pl.len().alias("entries")]
+    if has:
+        aggs += [(~pl.col(supported).fill_null(True)).sum().alias("unsupported")]
+    out = e.group_by("schema", "role", maintain_order=True).agg(*aggs).sort("schema", "role")
+    if has:
+        out = out.with_columns((pl.col("unsupported") / pl.col("entries")).alias("unsupported_share"))
+    return out
+
+
 def entries_by_section(entries: pl.DataFrame, supported: str = "supported") -> pl.DataFrame:
     """SJC Table 2: entries and the unsupported share per section, reasoning entries and all.
 

@@ -44,8 +44,9 @@ from workbench.identifiers import LAST_MESSAGES, MAX_IDENTIFIERS
 from workbench.identifiers import opaque_identifiers as identifiers
 from workbench.schema import SECTIONS
 
-__all__ = ["LAST_MESSAGES", "MAX_IDENTIFIERS", "Entry", "entries_table", "entry_id", "headings", "identifiers",
-           "normalise", "parse", "prune", "render", "section_name"]
+__all__ = ["LAST_MESSAGES", "MAX_IDENTIFIERS", "ROLES", "SCHEMAS", "Entry", "Schema", "detect_schema",
+           "entries_table", "entry_id", "headings", "identifiers", "normalise", "parse", "prune", "render",
+           "section_name"]
 
 _HEADING = re.compile(r"^ {0,3}##[ \t]+(?P<title>.*?)[ \t]*#*[ \t]*$")
 _OTHER_HEADING = re.compile(r"^ {0,3}(#|#{3,6})([ \t]|$)")
@@ -71,6 +72,9 @@ class Entry:
     start: int
     end: int
     line: int
+    #: what the section is for in the analyses (one of :data:`ROLES`) and the schema that parsed it
+    role: str = "other"
+    schema: str = "openclaw"
 
     @property
     def body(self) -> str:
@@ -123,11 +127,85 @@ def _indent_width(s: str) -> int:
     return width
 
 
-def parse(text: str) -> list[Entry]:
-    """Split a structured summary into its entries (see the module docstring for the rules)."""
+#: what a section is for in the analyses: the record of what happened, open work and pending asks (SJC's
+#: forward-looking entries), constraints, exact identifiers, the user's own words, anything else
+ROLES = ("history", "forward", "constraints", "identifiers", "user_messages", "other")
+
+
+@dataclass(frozen=True)
+class Schema:
+    """How one compressor writes its summaries: how a heading looks, and each section's role.
+
+    ``roles`` maps a section name to one of :data:`ROLES` (unknown sections: ``default_role``);
+    ``prose_entries`` makes a paragraph under a heading an entry of its own (OpenClaw's prose is
+    not: only its bullets are entries).
+    """
+
+    name: str
+    roles: dict[str, str]
+    prose_entries: bool = False
+    default_role: str = "other"
+    first_section: str | None = None  # the section before any heading (None: text there is preamble)
+
+    def role(self, section: str) -> str:
+        return self.roles.get(section, self.default_role)
+
+
+#: Claude Code's /compact summary: an optional ``Analysis:`` preamble, then numbered bold items
+_CLAUDE_HEADING = re.compile(r"^ {0,3}\d{1,2}\.[ \t]+\*\*(?P<title>[^*\n]+?)\*\*[ \t]*:?.*$")
+#: a line that is bold text only ("**Summary of the set:**"), the headings of free-text summaries
+_BOLD_LINE = re.compile(r"^ {0,3}\*\*(?P<title>[^*\n]+?):?\*\*:?[ \t]*$")
+
+SCHEMAS: dict[str, Schema] = {
+    "openclaw": Schema("openclaw", {"Decisions": "history", "Open TODOs": "forward", "Constraints/Rules": "constraints",
+                                    "Pending user asks": "forward", "Exact identifiers": "identifiers"}),
+    "claude_code": Schema("claude_code", {
+        "Primary Request and Intent": "constraints", "Key Technical Concepts": "history",
+        "Files and Code Sections": "identifiers", "Errors and fixes": "history", "Problem Solving": "history",
+        "All user messages": "user_messages", "Pending Tasks": "forward", "Current Work": "history",
+        "Optional Next Step": "forward"}, prose_entries=True),
+    "free_text": Schema("free_text", {}, prose_entries=True, first_section="Summary"),
+}
+
+
+def detect_schema(text: str) -> str:
+    """The schema a summary is written in: ``openclaw`` when it has ``##`` headings (OpenClaw's form, its five
+    sections or others), ``claude_code`` when it has two or more numbered bold items (``1. **Title**:``),
+    else ``free_text``."""
+    lines = [ln.text for ln in _lines(text)]
+    if any(_HEADING.match(t) for t in lines):
+        return "openclaw"
+    if sum(1 for t in lines if _CLAUDE_HEADING.match(t)) >= 2:
+        return "claude_code"
+    return "free_text"
+
+
+def _heading_of(schema: str, line: str) -> str | None:
+    if schema == "openclaw":
+        m = _HEADING.match(line)
+        return section_name(m.group("title")) if m else None
+    if schema == "claude_code":
+        m = _CLAUDE_HEADING.match(line)
+        return re.sub(r"\s+", " ", m.group("title").strip()) if m else None
+    m = _BOLD_LINE.match(line)
+    return re.sub(r"\s+", " ", m.group("title").strip()) if m else None
+
+
+def parse(text: str, schema: str = "auto") -> list[Entry]:
+    """Split a structured summary into its entries (see the module docstring for the rules).
+
+    ``schema`` is one of :data:`SCHEMAS` or ``"auto"`` (:func:`detect_schema`); each entry
+    carries the schema used and its section's role. For OpenClaw's schema every rule of the
+    module docstring applies; Claude Code's numbered bold items and free-text bold lines are
+    headings too, and under them (or, in free text, anywhere) a paragraph is an entry as well.
+    """
+    name = detect_schema(text) if schema == "auto" else schema
+    if name not in SCHEMAS:
+        raise ValueError(f"schema: expected 'auto' or one of {list(SCHEMAS)}, got {schema!r}")
+    sch = SCHEMAS[name]
     lines = _lines(text)
     entries: list[Entry] = []
-    section: str | None = None
+    section: str | None = sch.first_section
     # the entry being built: (section, first line index, last line index)
     current: list[int] | None = None
     current_section = ""
@@ -139,9 +217,8 @@ def parse(text: str) -> list[Entry]:
         nonlocal current
         if current is not None:
             first, last = lines[current[0]], lines[current[1]]
-            entries.append(
-                Entry(current_section, len(entries), text[first.start:last.end], first.start, last.end, first.number)
-            )
+            entries.append(Entry(current_section, len(entries), text[first.start:last.end], first.start, last.end,
+                                 first.number, sch.role(current_section), name))
         current = None
 
     for i, ln in enumerate(lines):
@@ -166,13 +243,13 @@ def parse(text: str) -> list[Entry]:
             else:
                 close()
             continue
-        heading = _HEADING.match(s)
-        if heading:
+        heading = _heading_of(name, s)
+        if heading is not None:
             close()
-            section = section_name(heading.group("title"))
+            section = heading
             blank_since = False
             continue
-        if _OTHER_HEADING.match(s):
+        if _OTHER_HEADING.match(s) or (name != "openclaw" and _HEADING.match(s)):
             close()
             continue
         if section is None:
@@ -196,11 +273,15 @@ def parse(text: str) -> list[Entry]:
             current[1] = i  # lazy continuation of a wrapped line
             continue
         close()  # prose or a bare placeholder
+        if sch.prose_entries and not _PLACEHOLDER.match(s.strip()):
+            current = [i, i]  # a paragraph is an entry in this schema
+            current_section = section
+            blank_since = False
     close()
     return entries
 
 
-def prune(text: str, keep: Iterable[int]) -> str:
+def prune(text: str, keep: Iterable[int], schema: str = "auto") -> str:
     """Delete every entry whose position is not in ``keep``; everything else stays byte-identical.
 
     Headings, preamble, prose and placeholders are never removed, so every heading of
@@ -209,7 +290,7 @@ def prune(text: str, keep: Iterable[int]) -> str:
     constraint that the committed summary is a sub-summary of the candidate).
     """
     keep_set = set(keep)
-    entries = parse(text)
+    entries = parse(text, schema)
     unknown = keep_set - {e.position for e in entries}
     if unknown:
         raise ValueError(f"keep names positions with no entry: {sorted(unknown)} (summary has {len(entries)} entries)")
@@ -275,6 +356,17 @@ def entry_id(run_id: str, boundary: int, position: int) -> str:
     return f"{run_id}/b{boundary}/e{position}"
 
 
+def with_roles(entries: pl.DataFrame) -> pl.DataFrame:
+    """``entries`` with ``role`` filled where it is missing, from the section under the entry's schema
+    (OpenClaw's when the schema is not recorded, as in tables written before schemas existed)."""
+    cols = entries.columns
+    schema_col = pl.col("schema").fill_null("openclaw") if "schema" in cols else pl.lit("openclaw")
+    derived = pl.struct(schema_col.alias("_s"), pl.col("section")).map_elements(
+        lambda v: SCHEMAS.get(v["_s"], SCHEMAS["free_text"]).role(v["section"]), return_dtype=pl.Utf8)
+    role = pl.col("role").fill_null(derived) if "role" in cols else derived
+    return entries.with_columns(role.alias("role"))
+
+
 def entries_table(compactions: pl.DataFrame, *, summary_column: str = "candidate_summary") -> pl.DataFrame:
     """One row per entry of every candidate summary (schema table ``entries``).
 
@@ -295,7 +387,7 @@ def entries_table(compactions: pl.DataFrame, *, summary_column: str = "candidate
             rows.append({
                 "entry_id": eid, "run_id": comp["run_id"], "boundary": comp["boundary"],
                 "section": e.section, "position": e.position, "text": e.text,
-                "carried_from": previous.get(key),
+                "carried_from": previous.get(key), "role": e.role, "schema": e.schema,
             })
             current.setdefault(key, eid)
         previous = current
@@ -305,5 +397,5 @@ def entries_table(compactions: pl.DataFrame, *, summary_column: str = "candidate
 
 _ENTRY_SCHEMA = {
     "entry_id": pl.Utf8, "run_id": pl.Utf8, "boundary": pl.Int64, "section": pl.Utf8,
-    "position": pl.Int64, "text": pl.Utf8, "carried_from": pl.Utf8,
+    "position": pl.Int64, "text": pl.Utf8, "carried_from": pl.Utf8, "role": pl.Utf8, "schema": pl.Utf8,
 }
