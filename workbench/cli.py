@@ -82,7 +82,8 @@ def _out_file(option: str, path: str, suffixes: tuple[str, ...]) -> None:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    path = _file(args.file, "table file" if args.table else "log file")
+    path = Path(args.file) if args.format in adapters.DIRECTORY_FORMATS and Path(args.file).is_dir() \
+        else _file(args.file, "table file" if args.table else "log file")
     if args.table:
         frame = read_table(path, args.table)
         print(f"{path}: ok ({frame.height} {args.table} rows)")
@@ -95,7 +96,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    path = _file(args.file, "log file")
+    path = Path(args.file) if args.format in adapters.DIRECTORY_FORMATS and Path(args.file).is_dir() \
+        else _file(args.file, "log file")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise SchemaError(field="--out", expected="a directory", got=f"the file {args.out!r}")
@@ -120,7 +122,7 @@ ANNOUNCE_BYTES = 5_000_000
 
 
 def _starting(doing: str, path: Path) -> None:
-    size = path.stat().st_size
+    size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.is_dir() else path.stat().st_size
     if size >= ANNOUNCE_BYTES:
         print(f"{doing} {path} ({size / 1e6:.0f} MB) ...", file=sys.stderr, flush=True)
 

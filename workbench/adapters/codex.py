@@ -1,0 +1,138 @@
+"""Codex CLI session rollouts (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``) as runs, steps and compactions.
+
+One JSON object a line, ``{"timestamp", "type", "payload"}``. The types read:
+
+* ``session_meta``: ``payload.id`` is the run (the file name when it is missing);
+* ``turn_context``: ``payload.model`` is the run's model;
+* ``response_item``: ``payload.type`` ``message`` (``role`` user / assistant, ``content`` a list
+  of ``input_text`` / ``output_text`` blocks or a string), ``function_call`` (``name``,
+  ``arguments`` as JSON text, ``call_id``) and ``local_shell_call`` (``action``, ``call_id``)
+  are steps, ``function_call_output`` (``call_id``, ``output`` as text or ``{"content": ...}``)
+  their observations; ``reasoning`` is skipped;
+* ``compacted``: a compaction; ``payload.message`` is the summary that replaced the history;
+* ``event_msg``: UI events, skipped (the same content arrives as response items).
+
+The first user message that is not injected context (``<environment_context>``,
+``<user_instructions>``) is the task. As with Claude Code transcripts, a compaction's span is
+every step since the previous one, an output whose call is missing is a step with no tool and
+``orphan_result`` = true, and nothing is sent anywhere or executed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench.adapters.claude_code import session_files
+from workbench.adapters.trajectory import encode_args
+from workbench.schema import SchemaError, describe_value
+from workbench.tables import RunTables, json_lines
+
+_INJECTED = ("<environment_context>", "<user_instructions>", "<permissions", "# AGENTS.md")
+
+
+def _text(content: Any, where: str) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+    raise SchemaError(field=where, expected="a string or a list of text blocks", got=describe_value(content))
+
+
+def _output(value: Any) -> str:
+    if isinstance(value, dict):
+        value = value.get("content", value.get("output", ""))
+    if isinstance(value, str):
+        try:  # exec outputs are JSON text {"output": ..., "metadata": ...}
+            inner = json.loads(value)
+        except json.JSONDecodeError:
+            return value
+        return inner["output"] if isinstance(inner, dict) and isinstance(inner.get("output"), str) else value
+    return _text(value, "payload.output") if isinstance(value, list) else str(value)
+
+
+def _rollout(file: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], int]:
+    run: dict[str, Any] = {"run_id": file.stem, "method": "codex", "task": None}
+    steps: list[dict[str, Any]] = []
+    comps: list[dict[str, Any]] = []
+    calls: dict[str, dict[str, Any]] = {}
+    span_start, previous = 0, None
+    first = 0
+    for number, rec in json_lines(file):
+        first = first or number
+        try:
+            if not isinstance(rec, dict) or not isinstance(rec.get("payload"), dict):
+                raise SchemaError(expected="a rollout line {timestamp, type, payload}", got=describe_value(rec))
+            kind, p = rec.get("type"), rec["payload"]
+            if kind == "session_meta" and isinstance(p.get("id"), str):
+                run["run_id"] = p["id"]
+            elif kind == "turn_context" and isinstance(p.get("model"), str):
+                run["model"] = p["model"]
+            elif kind == "compacted":
+                if not isinstance(p.get("message"), str):
+                    raise SchemaError(field="payload.message", expected="the summary text", got=describe_value(p.get("message")))
+                comps.append({"boundary": len(comps), "step": len(steps), "span_start": span_start,
+                              "span_end": len(steps) - 1, "previous_summary": previous, "retained_turn": None,
+                              "candidate_summary": p["message"], "committed_summary": p["message"]})
+                previous, span_start = p["message"], len(steps)
+            elif kind == "response_item":
+                _item(p, steps, calls, run)
+        except SchemaError as err:
+            raise err.located(str(file), number) from None
+    run_id = run["run_id"]
+    run.update(task_id=run_id, steps=len(steps), compactions=len(comps))
+    for row in (*steps, *comps):
+        row["run_id"] = run_id
+    return run, steps, comps, first
+
+
+def _item(p: dict[str, Any], steps: list[dict[str, Any]], calls: dict[str, dict[str, Any]], run: dict[str, Any]) -> None:
+    kind = p.get("type")
+    if kind == "message":
+        text = _text(p.get("content", ""), "payload.content")
+        if p.get("role") == "user":
+            if text.lstrip().startswith(_INJECTED):
+                return
+            if run["task"] is None:
+                run["task"] = text
+            else:
+                steps.append({"step": len(steps), "tool": None, "args": None, "text": None, "observation": text,
+                              "observation_role": "user"})
+        elif p.get("role") == "assistant" and text:
+            steps.append({"step": len(steps), "tool": None, "args": None, "text": text, "observation": None})
+    elif kind in ("function_call", "local_shell_call", "custom_tool_call"):
+        name = p.get("name") or ("shell" if kind == "local_shell_call" else None)
+        if not isinstance(name, str):
+            raise SchemaError(field="payload.name", expected="the tool's name", got=describe_value(name))
+        raw = p.get("arguments", p.get("action", p.get("input")))
+        try:
+            args = json.loads(raw) if isinstance(raw, str) else raw
+        except json.JSONDecodeError:
+            args = raw  # kept verbatim
+        new: dict[str, Any] = {"step": len(steps), "tool": name, "args": encode_args(args), "text": None,
+                               "observation": None}
+        if isinstance(p.get("call_id"), str):
+            calls[p["call_id"]] = new
+        steps.append(new)
+    elif kind in ("function_call_output", "custom_tool_call_output"):
+        call_id = p.get("call_id")
+        step = calls.pop(call_id, None) if isinstance(call_id, str) else None
+        text = _output(p.get("output"))
+        if step is None:
+            steps.append({"step": len(steps), "tool": None, "args": None, "text": None, "observation": text,
+                          "observation_role": "tool", "orphan_result": True})
+        else:
+            step["observation"], step["observation_role"] = text, "tool"
+
+
+def read_codex(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
+    """Load one Codex rollout file, or every ``rollout-*.jsonl`` below a directory, into the trajectory tables."""
+    builder = RunTables(Path(path))
+    for file in session_files(path, "*.jsonl"):
+        run, steps, comps, first = _rollout(file)
+        builder.add_run(first, run, steps, comps)
+    return builder.finish()
