@@ -168,3 +168,111 @@ def test_prune_never_adds_or_rewrites_an_entry(summary: str, data: st.DataObject
     assert headings(out) == headings(summary)
     assert all(summary[e.start:e.end] == e.text for e in entries)
     assert prune(summary, range(len(entries))) == summary
+
+
+# --- schemas beyond OpenClaw's (Claude Code, free text) ----------------------------------------
+
+CLAUDE_CODE = """Analysis:
+I read the file and ran the test.
+
+Summary:
+1. **Primary Request and Intent**:
+   - Fix test_total without changing the API.
+2. **Key Technical Concepts**:
+   - Decimal rounding
+   - pytest
+3. **Files and Code Sections**:
+   - src/invoice.py
+      - total() does not round:
+      ```python
+      - not a bullet
+      ```
+4. **Pending Tasks**:
+   None.
+5. **Current Work**:
+   Editing src/invoice.py line 41.
+   It failed once.
+"""
+
+
+def test_claude_code_numbered_bold_items_are_sections_with_roles() -> None:
+    from workbench.summary import detect_schema
+
+    assert detect_schema(CLAUDE_CODE) == "claude_code"
+    got = [(e.section, e.role, e.text) for e in parse(CLAUDE_CODE)]
+    assert got == [
+        ("Primary Request and Intent", "constraints", "   - Fix test_total without changing the API."),
+        ("Key Technical Concepts", "history", "   - Decimal rounding"),
+        ("Key Technical Concepts", "history", "   - pytest"),
+        ("Files and Code Sections", "identifiers",
+         "   - src/invoice.py\n      - total() does not round:\n      ```python\n      - not a bullet\n      ```"),
+        ("Current Work", "history", "   Editing src/invoice.py line 41.\n   It failed once."),
+    ]
+    assert {e.schema for e in parse(CLAUDE_CODE)} == {"claude_code"}
+
+
+def test_free_text_paragraphs_and_bullets_are_entries() -> None:
+    from workbench.summary import detect_schema
+
+    text = "The user asked for X.\nIt wraps.\n\n- ran job 77\n- saw KeyError\n\n**Next steps:**\nRerun job 77.\n"
+    assert detect_schema(text) == "free_text"
+    assert [(e.section, e.role, e.text) for e in parse(text)] == [
+        ("Summary", "other", "The user asked for X.\nIt wraps."), ("Summary", "other", "- ran job 77"),
+        ("Summary", "other", "- saw KeyError"), ("Next steps", "other", "Rerun job 77.")]
+    # an unknown ## heading alone does not make a summary OpenClaw's
+    assert detect_schema("## Notes\nsomething\n") == "free_text"
+    assert detect_schema("## notes\n- a\n## Open todos\n- b\n") == "openclaw"
+    assert [e.section for e in parse("## Notes\nsomething\n")] == ["Notes"]
+
+
+def test_schema_detected_on_the_fixtures_and_the_real_claude_summaries() -> None:
+    import json
+    import warnings
+    from pathlib import Path
+
+    from workbench import io
+    from workbench.summary import detect_schema
+
+    root = Path(__file__).resolve().parents[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        claude = io.read_log(root / "data" / "examples" / "claude-code", "claude-code")["compactions"]
+        codex = io.read_log(root / "data" / "examples" / "codex", "codex")["compactions"]
+    assert [detect_schema(s) for s in claude["committed_summary"]] == ["claude_code", "claude_code"]
+    assert [detect_schema(s) for s in codex["committed_summary"]] == ["free_text", "free_text"]
+    first = parse(claude["committed_summary"][0])
+    # nine numbered items in the first summary, read by hand; "Analysis:" text is a preamble
+    assert len({e.section for e in first}) == 9 and not any("The user wants" in e.text for e in first)
+    assert len(first) == 11 and sum(e.role == "forward" for e in first) == 2
+    real = json.loads((root / "data" / "real" / "claude-compaction" / "fixture.json").read_text())
+    assert [detect_schema(r["summary"]) for r in real] == ["free_text"] * 3
+    for r in real:  # every line that is a bullet in the real summaries is in exactly one entry
+        entries = parse(r["summary"])
+        bullets = [ln for ln in r["summary"].splitlines() if ln.startswith("- ")]
+        assert all(sum(b in e.text.splitlines() for e in entries) == 1 for b in bullets)
+
+
+_cc_item = st.builds(lambda n, title: f"{n}. **{title}**:", st.integers(1, 12),
+                     st.sampled_from(["Primary Request and Intent", "Pending Tasks", "Current Work", "Other"]))
+_cc_line = st.one_of(_cc_item, st.builds(lambda w: f"   - {w}", _words), st.builds(lambda w: f"      - {w}", _words),
+                     st.builds(lambda w: f"   {w}", _words), _words, st.just(""), st.just("   None."), st.just("```"))
+_free_line = st.one_of(_words, st.builds(lambda w: f"- {w}", _words), st.builds(lambda w: f"**{w}:**", _words),
+                       st.builds(lambda w: f"## {w}", _words), st.just(""), st.just("  - nested"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["openclaw", "claude_code", "free_text"]), st.data())
+def test_prune_is_delete_only_for_every_schema(schema: str, data: st.DataObject) -> None:
+    line = {"openclaw": _line, "claude_code": _cc_line, "free_text": _free_line}[schema]
+    nl = data.draw(st.sampled_from(["\n", "\r\n"]))
+    summary = nl.join(data.draw(st.lists(line, max_size=25)))
+    entries = parse(summary, schema)
+    keep = data.draw(st.sets(st.sampled_from(range(len(entries)))) if entries else st.just(set()))
+    out = prune(summary, keep, schema)
+    assert [(e.section, e.text) for e in parse(out, schema)] == [(e.section, e.text) for e in entries
+                                                                 if e.position in keep]
+    assert all(summary[e.start:e.end] == e.text for e in entries)
+    # delete-only: the output is the input with whole entry ranges cut out, in order
+    rest = iter(summary)
+    assert all(ch in rest for ch in out)
+    assert prune(summary, range(len(entries)), schema) == summary

@@ -9,8 +9,8 @@ How each kind of line is treated (every rule has a test in ``tests/test_summary.
 
 * ``- x``, ``* x``, ``+ x`` and numbered items ``1. x`` / ``1) x`` at an indent of 0 or 1
   spaces start an entry. A bullet with no text after its marker is not an entry.
-* A line indented by 2 or more spaces (or a tab) that follows an entry -- a nested
-  bullet or a continuation paragraph -- belongs to that entry and goes with it when it
+* A line indented by 2 or more spaces (or a tab) deeper than the entry's first line that
+  follows an entry -- a nested bullet or a continuation paragraph -- belongs to that entry and goes with it when it
   is pruned. So does a non-blank, non-bullet line directly after an entry line (Markdown's
   lazy continuation of a wrapped line). An indented line after a blank line still
   belongs to the entry when the next non-blank line does not start a new block.
@@ -26,6 +26,13 @@ How each kind of line is treated (every rule has a test in ``tests/test_summary.
   otherwise it is prose.
 * CRLF, CR and LF line endings are all recognised; entry text never includes the line
   ending, and the source's line endings are left as they are by prune.
+
+Other compressors (:data:`SCHEMAS`, chosen by :func:`detect_schema` or by name): Claude Code's
+``/compact`` summary has numbered bold items (``1. **Primary Request and Intent**:``) as its
+headings, after an ``Analysis:`` preamble, with its bullets indented under them; free text has no
+fixed headings (``##`` lines and bold-only lines, when present, name sections). In both, a
+paragraph is an entry too. Each section maps to one of :data:`ROLES`, so the analyses can ask
+which roles carry unsupported entries whatever the compressor.
 
 ``Entry.text`` is the exact source text of the entry (its first line through its last
 continuation line, with the original inner line endings), so ``text in summary`` always
@@ -169,11 +176,11 @@ SCHEMAS: dict[str, Schema] = {
 
 
 def detect_schema(text: str) -> str:
-    """The schema a summary is written in: ``openclaw`` when it has ``##`` headings (OpenClaw's form, its five
-    sections or others), ``claude_code`` when it has two or more numbered bold items (``1. **Title**:``),
-    else ``free_text``."""
+    """The schema a summary is written in: ``openclaw`` when one of its ``##`` headings is one of OpenClaw's
+    five sections, ``claude_code`` when it has two or more numbered bold items (``1. **Title**:``), else
+    ``free_text`` (whose ``##`` headings and bold-only lines, if any, name sections)."""
     lines = [ln.text for ln in _lines(text)]
-    if any(_HEADING.match(t) for t in lines):
+    if any((m := _HEADING.match(t)) and section_name(m.group("title")) in SECTIONS for t in lines):
         return "openclaw"
     if sum(1 for t in lines if _CLAUDE_HEADING.match(t)) >= 2:
         return "claude_code"
@@ -187,7 +194,7 @@ def _heading_of(schema: str, line: str) -> str | None:
     if schema == "claude_code":
         m = _CLAUDE_HEADING.match(line)
         return re.sub(r"\s+", " ", m.group("title").strip()) if m else None
-    m = _BOLD_LINE.match(line)
+    m = _HEADING.match(line) or _BOLD_LINE.match(line)
     return re.sub(r"\s+", " ", m.group("title").strip()) if m else None
 
 
@@ -256,8 +263,8 @@ def parse(text: str, schema: str = "auto") -> list[Entry]:
             continue  # preamble
         bullet = _BULLET.match(s)
         indent = _indent_width(s)
-        if current is not None and indent >= 2:
-            current[1] = i  # nested bullet or indented continuation
+        if current is not None and indent >= _indent_width(lines[current[0]].text) + 2:
+            current[1] = i  # nested bullet or indented continuation (deeper than the entry's own line)
             blank_since = False
             continue
         if bullet:

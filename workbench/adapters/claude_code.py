@@ -29,6 +29,7 @@ runs any content.
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,10 @@ import polars as pl
 from workbench.adapters.trajectory import encode_args
 from workbench.schema import SchemaError, describe_value
 from workbench.tables import RunTables, json_lines
+
+
+class TranscriptWarning(UserWarning):
+    """A transcript line read with a documented fallback (an orphan result, a boundary without summary)."""
 
 
 def session_files(path: str | os.PathLike[str], pattern: str = "*.jsonl") -> list[Path]:
@@ -86,6 +91,7 @@ class _Session:
     previous_summary: str | None = None
     unsummarized: int = 0
     first_line: int = 0
+    notes: list[tuple[int, str]] = field(default_factory=list)  # (line, what was odd) to warn about
 
     def user(self, number: int, rec: dict[str, Any]) -> None:
         msg = rec.get("message")
@@ -100,7 +106,7 @@ class _Session:
         if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             for j, block in enumerate(content):
                 if isinstance(block, dict) and block.get("type") == "tool_result":
-                    self.result(block, f"message.content[{j}]")
+                    self.result(number, block, f"message.content[{j}]")
             return
         text = _text(content, "message.content")
         if self.task is None:
@@ -109,11 +115,13 @@ class _Session:
         self.steps.append({"step": len(self.steps), "tool": None, "args": None, "text": None, "observation": text,
                            "observation_role": "user"})
 
-    def result(self, block: dict[str, Any], where: str) -> None:
+    def result(self, number: int, block: dict[str, Any], where: str) -> None:
         call_id = block.get("tool_use_id")
         text = _text(block.get("content"), f"{where}.content")
         step = self.calls.pop(call_id, None) if isinstance(call_id, str) else None
         if step is None:  # its tool_use is missing: kept as what it is, a result without a call
+            self.notes.append((number, f"tool_result {call_id!r} has no tool_use before it; kept as a step "
+                                       "with no tool and orphan_result = true"))
             self.steps.append({"step": len(self.steps), "tool": None, "args": None, "text": None, "observation": text,
                                "observation_role": "tool", "orphan_result": True, "error": bool(block.get("is_error"))})
             return
@@ -150,7 +158,7 @@ class _Session:
 
     def compact_boundary(self, number: int, rec: dict[str, Any]) -> None:
         if self.boundary is not None:
-            self.unsummarized += 1  # the previous boundary never got its summary
+            self._unsummarized()  # the previous boundary never got its summary
         meta: dict[str, Any] = rec["compactMetadata"] if isinstance(rec.get("compactMetadata"), dict) else {}
         pre = meta.get("preTokens")
         self.boundary = {"line": number, "trigger": meta.get("trigger"),
@@ -168,11 +176,19 @@ class _Session:
         self.last_span_start = len(self.steps)
         self.boundary = None
 
+    def _unsummarized(self) -> None:
+        assert self.boundary is not None
+        self.unsummarized += 1
+        self.notes.append((self.boundary["line"], "compact_boundary with no isCompactSummary line after it; "
+                                                  "not a compaction row, counted in unsummarized_boundaries"))
+
     def finish(self) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
-        unsummarized = self.unsummarized + (1 if self.boundary is not None else 0)
+        if self.boundary is not None:
+            self._unsummarized()
+            self.boundary = None
         run = {"run_id": self.run_id, "task_id": self.run_id, "method": "claude_code", "task": self.task,
                "steps": len(self.steps), "compactions": len(self.comps), "parent_run_id": self.parent,
-               "unsummarized_boundaries": unsummarized}
+               "unsummarized_boundaries": self.unsummarized}
         for st in self.steps:
             st["run_id"] = self.run_id
         for c in self.comps:
@@ -225,6 +241,8 @@ def read_claude_code(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
         builder = builder or RunTables(Path(path))
         for session in sessions.values():
             builder.add_run(session.first_line, *session.finish())
+            for line, note in sorted(session.notes):
+                warnings.warn(f"{file}:{line}: {note}", TranscriptWarning, stacklevel=2)
     assert builder is not None
     return builder.finish()
 

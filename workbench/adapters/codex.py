@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from workbench.adapters.claude_code import session_files
+from workbench.adapters.claude_code import TranscriptWarning, session_files
 from workbench.adapters.trajectory import encode_args
 from workbench.schema import SchemaError, describe_value
 from workbench.tables import RunTables, json_lines
@@ -80,7 +81,9 @@ def _rollout(file: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[dic
                               "candidate_summary": p["message"], "committed_summary": p["message"]})
                 previous, span_start = p["message"], len(steps)
             elif kind == "response_item":
-                _item(p, steps, calls, run)
+                if _item(p, steps, calls, run):
+                    warnings.warn(f"{file}:{number}: function_call_output {p.get('call_id')!r} has no call before it; "
+                                  "kept as a step with no tool and orphan_result = true", TranscriptWarning, stacklevel=3)
         except SchemaError as err:
             raise err.located(str(file), number) from None
     run_id = run["run_id"]
@@ -90,13 +93,14 @@ def _rollout(file: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[dic
     return run, steps, comps, first
 
 
-def _item(p: dict[str, Any], steps: list[dict[str, Any]], calls: dict[str, dict[str, Any]], run: dict[str, Any]) -> None:
+def _item(p: dict[str, Any], steps: list[dict[str, Any]], calls: dict[str, dict[str, Any]], run: dict[str, Any]) -> bool:
+    """Add one response item to ``steps``; true when it was an output whose call is missing."""
     kind = p.get("type")
     if kind == "message":
         text = _text(p.get("content", ""), "payload.content")
         if p.get("role") == "user":
             if text.lstrip().startswith(_INJECTED):
-                return
+                return False
             if run["task"] is None:
                 run["task"] = text
             else:
@@ -125,8 +129,9 @@ def _item(p: dict[str, Any], steps: list[dict[str, Any]], calls: dict[str, dict[
         if step is None:
             steps.append({"step": len(steps), "tool": None, "args": None, "text": None, "observation": text,
                           "observation_role": "tool", "orphan_result": True})
-        else:
-            step["observation"], step["observation_role"] = text, "tool"
+            return True
+        step["observation"], step["observation_role"] = text, "tool"
+    return False
 
 
 def read_codex(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
