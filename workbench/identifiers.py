@@ -18,6 +18,10 @@ Four rules, each named for what it serves:
   ``workbench.trace``) and replay's :func:`arg_identifiers`.
 * ``network`` -- URLs, domains, IPv4 addresses and long hex hashes, the strings of the
   Claude compaction data set; :func:`summary_identifiers` and :func:`claude_check`.
+* ``code`` -- what a coding agent's summary must get exactly right: file paths (with a
+  ``/`` or a known extension, optionally ``::test`` and ``:line``), ``name()`` references,
+  and everything the ``fact_check`` rule finds; :func:`identifier_sources` checks each
+  against the history a Claude Code or Codex summary replaced.
 
 :func:`find` applies any of them to one text.
 """
@@ -91,7 +95,17 @@ NETWORK = re.compile(r"(?:https?://)?(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?:/[^\s\"'
 
 _NUM = re.compile(r"(?<![\w.-])\$?\d[\d,]*(?:\.\d+)?")
 
-RULES = ("openclaw", "workbench", "fact_check", "network")
+#: file paths (a slash, or a bare name with a source-file extension; ``::test`` and ``:line`` kept)
+#: and ``name()`` references: the identifiers of coding-agent sessions
+_EXT = r"(?:py|pyi|ipynb|js|jsx|ts|tsx|rs|go|java|kt|c|h|cc|cpp|hpp|rb|php|sh|sql|md|rst|txt|json|jsonl|toml|ya?ml|ini|cfg|log|csv|html|css)"
+CODE = re.compile(
+    r"https?://[^\s<>\"')\]]+"
+    r"|(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*\w(?:::[\w\[\]-]+)*(?::\d+)?"
+    rf"|(?<![\w/.-])[\w-]+\.{_EXT}\b(?:::[\w\[\]-]+)*(?::\d+)?"
+    r"|\b[A-Za-z_][\w.]*\(\)"
+)
+
+RULES = ("openclaw", "workbench", "fact_check", "network", "code")
 
 MAX_IDENTIFIERS = 12
 LAST_MESSAGES = 10
@@ -107,6 +121,8 @@ def find(text: str, rule: str = "openclaw") -> list[str]:
         return list(dict.fromkeys(_fact_ids_in_order(text)))
     if rule == "network":
         return summary_identifiers(text)
+    if rule == "code":
+        return code_identifiers(text)
     raise ValueError(f"rule: expected one of {RULES}, got {rule!r}")
 
 
@@ -198,16 +214,17 @@ def fact_check(summary: str, history: str, kept: str = "") -> FactCheck:
                      dropped_ids=tuple(sorted(h_ids - s_ids - k_ids)))
 
 
-def fact_check_compactions(compactions: pl.DataFrame, steps: pl.DataFrame, runs: pl.DataFrame | None = None,
-                           *, summary: str = "committed_summary") -> pl.DataFrame:
-    """The fact check for every compaction: the summary against what it replaced.
+def replaced_history(compactions: pl.DataFrame, steps: pl.DataFrame,
+                     runs: pl.DataFrame | None = None) -> list[tuple[str, str]]:
+    """For each compaction (in order), the text it replaced and the text kept beside it.
 
-    History = the previous summary plus the actions and observations of the span; kept =
-    the task instruction (``runs.task``) and the retained turn. One row per compaction.
+    History = the previous summary plus the tool, arguments and observation of every step of
+    the span (``span_start``..``span_end``, else the steps before ``step``); kept = the task
+    instruction (``runs.task``) and the retained turn.
     """
     by_run = {k[0]: v for k, v in steps.partition_by("run_id", as_dict=True).items()}
     tasks = dict(runs.select("run_id", "task").iter_rows()) if runs is not None and "task" in runs.columns else {}
-    rows = []
+    out = []
     for c in compactions.iter_rows(named=True):
         st = by_run.get(c["run_id"])
         parts = [c.get("previous_summary") or ""]
@@ -216,14 +233,62 @@ def fact_check_compactions(compactions: pl.DataFrame, steps: pl.DataFrame, runs:
             hi = c.get("span_end") if c.get("span_end") is not None else c["step"] - 1
             span = st.filter((pl.col("step") >= lo) & (pl.col("step") <= hi))
             parts += [f"{t} {a or ''} {o or ''}" for t, a, o in span.select("tool", "args", "observation").iter_rows()]
-        kept = f"{tasks.get(c['run_id']) or ''}\n{c.get('retained_turn') or ''}"
-        res = fact_check(c[summary] or "", "\n".join(parts), kept)
+        out.append(("\n".join(parts), f"{tasks.get(c['run_id']) or ''}\n{c.get('retained_turn') or ''}"))
+    return out
+
+
+def fact_check_compactions(compactions: pl.DataFrame, steps: pl.DataFrame, runs: pl.DataFrame | None = None,
+                           *, summary: str = "committed_summary") -> pl.DataFrame:
+    """The fact check for every compaction: the summary against what it replaced (:func:`replaced_history`).
+
+    One row per compaction.
+    """
+    rows = []
+    for c, (history, kept) in zip(compactions.iter_rows(named=True), replaced_history(compactions, steps, runs)):
+        res = fact_check(c[summary] or "", history, kept)
         rows.append({"run_id": c["run_id"], "boundary": c["boundary"], "ids": res.ids, "numbers": res.numbers,
                      "unsourced_ids": len(res.unsourced_ids), "unsourced_numbers": len(res.unsourced_numbers),
                      "dropped_ids": len(res.dropped_ids), "silent_defect": res.silent_defect})
     return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "ids": pl.Int64, "numbers": pl.Int64,
                                       "unsourced_ids": pl.Int64, "unsourced_numbers": pl.Int64,
                                       "dropped_ids": pl.Int64, "silent_defect": pl.Boolean})
+
+
+def code_identifiers(text: str) -> list[str]:
+    """Identifiers under the ``code`` rule (:data:`CODE` and the ``fact_check`` rule), in order, deduplicated,
+    trailing punctuation dropped."""
+    spans = [(m.start(), m.end()) for pattern in (CODE, IDENTIFIER) for m in pattern.finditer(text)]
+    out: dict[str, None] = {}
+    covered_to = -1
+    for start, end in sorted(spans, key=lambda se: (se[0], -se[1])):
+        if end <= covered_to:
+            continue  # inside a longer identifier already taken (the date in a log file's path)
+        covered_to = end
+        value = text[start:end]
+        value = value if value.endswith("()") else value.rstrip(".,;:)")
+        if len(value) >= 3:
+            out.setdefault(value, None)
+    return list(out)
+
+
+def identifier_sources(compactions: pl.DataFrame, steps: pl.DataFrame, runs: pl.DataFrame | None = None, *,
+                       summary: str = "committed_summary", rule: str = "code") -> pl.DataFrame:
+    """Every identifier of every summary, and whether it has a source in the history the summary replaced.
+
+    One row per (compaction, identifier): ``run_id``, ``boundary``, ``identifier``, ``sourced``
+    (its exact text, for ``name()`` the text ``name(``, occurs in the replaced history, :func:`replaced_history`), ``kept`` (it
+    occurs only in the task or retained turn, which the agent still sees). An identifier that is
+    neither was written by the compressor from nowhere the log shows.
+    """
+    rows = []
+    for c, (history, kept) in zip(compactions.iter_rows(named=True), replaced_history(compactions, steps, runs)):
+        for ident in find(c[summary] or "", rule):
+            needle = ident[:-1] if ident.endswith("()") else ident  # total() is sourced by "def total(self)"
+            in_history = needle in history
+            rows.append({"run_id": c["run_id"], "boundary": c["boundary"], "identifier": ident,
+                         "sourced": in_history, "kept": not in_history and needle in kept})
+    return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "identifier": pl.Utf8,
+                                      "sourced": pl.Boolean, "kept": pl.Boolean})
 
 
 def arg_identifiers(args: str | None) -> set[str]:

@@ -1,0 +1,83 @@
+"""Coding-agent compactions: overview, identifier sources and the next-five-steps burden, by hand on the fixtures.
+
+Step numbers and calls below are read off the fixture files (see tests/test_adapters_claude_code.py
+for the line-to-step map), not produced by the functions under test.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import polars as pl
+import pytest
+from workbench import io, tokens
+from workbench.identifiers import find, identifier_sources
+from workbench.transcripts import after_compaction, compaction_overview
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load(fmt: str) -> dict[str, pl.DataFrame]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return io.read_log(ROOT / "data" / "examples" / fmt, fmt)
+
+
+def test_after_compaction_claude_code_by_hand() -> None:
+    t = load("claude-code")
+    got = after_compaction(t["steps"], t["compactions"]).sort("boundary", "window")
+    # boundary 0 at step 5: before = steps 0-4 (5 calls, the Edit at step 2 errs); after = steps 5-8, stopped by
+    # the next compaction at 9: Edit, Bash "pytest tests/test_invoice.py -x" (identical to step 0, in the span),
+    # a typed user message, Bash that errs -> burden 2
+    # boundary 1 at step 9: before = steps 5-8 (same repeat and error); after = step 9 only (Read, new)
+    assert got.drop("run_id").rows() == [
+        (0, "after", 4, 3, 1, 1, 2, 1), (0, "before", 5, 5, 0, 1, 1, 0),
+        (1, "after", 1, 1, 0, 0, 0, 0), (1, "before", 4, 3, 1, 1, 2, 0)]
+
+
+def test_after_compaction_codex_and_horizon() -> None:
+    t = load("codex")
+    got = after_compaction(t["steps"], t["compactions"]).sort("boundary", "window")
+    # steps: 0 shell, 1 shell, 2 text | compaction at 3 | 3 apply_patch, 4 orphan output, 5 shell | at 6 | 6 user, 7 shell
+    assert got.select("boundary", "window", "steps", "calls", "burden").rows() == [
+        (0, "after", 3, 2, 0), (0, "before", 3, 2, 0), (1, "after", 2, 1, 0), (1, "before", 3, 2, 0)]
+    one = after_compaction(t["steps"], t["compactions"], horizon=1).sort("boundary", "window")
+    assert one["steps"].to_list() == [1, 1, 1, 1]
+    with pytest.raises(ValueError, match="horizon"):
+        after_compaction(t["steps"], t["compactions"], horizon=0)
+
+
+def test_compaction_overview_tokens() -> None:
+    t = load("claude-code")
+    ov = compaction_overview(t).sort("boundary")
+    assert ov.select("trigger", "schema", "entries", "span_steps", "tokens_before", "tokens_before_from").rows() == [
+        ("auto", "claude_code", 11, 5, 155321, "log"), ("manual", "claude_code", 11, 4, 48210, "log")]
+    enc = tokens.encoding("o200k_base")  # the offline o200k table, pinned to tiktoken in test_tokens.py
+    assert ov["tokens_after"].to_list() == [len(enc.encode_ordinary(s)) for s in
+                                            t["compactions"].sort("boundary")["committed_summary"]]
+    # the first span holds the 250 KB build log: counted history is far larger than the second
+    assert ov["counted_before"][0] > 30_000 > 1_000 > ov["counted_before"][1]
+    codex = compaction_overview(load("codex"))
+    assert codex["tokens_before_from"].to_list() == ["counted", "counted"]
+    assert (codex["tokens_before"] == codex["counted_before"]).all()
+
+
+def test_code_identifiers_rule() -> None:
+    text = ("Fixed src/a/b.py:41 and tests/test_x.py::test_total; total() and foo.bar() in README.md, see "
+            "https://x.io/a. logs/nightly-2026-11-20.log (job INV-1034), x.py.")
+    assert find(text, "code") == ["src/a/b.py:41", "tests/test_x.py::test_total", "total()", "foo.bar()", "README.md",
+                                  "https://x.io/a", "logs/nightly-2026-11-20.log", "INV-1034", "x.py"]
+    assert find("a plain sentence with no ids.", "code") == []
+
+
+def test_identifier_sources_on_the_fixtures() -> None:
+    t = load("claude-code")
+    got = identifier_sources(t["compactions"], t["steps"], t["runs"])
+    unsourced = got.filter(~pl.col("sourced")).select("boundary", "identifier").rows()
+    # src/api/orders.py:88 and inv.total() came back from the sub-agent (its own run), not from any step the
+    # main session's second summary replaced
+    assert unsourced == [(1, "src/api/orders.py:88"), (1, "inv.total()")]
+    assert got.filter(pl.col("boundary") == 0)["sourced"].all()  # total() is sourced by "def total(self)"
+    codex = load("codex")
+    assert identifier_sources(codex["compactions"], codex["steps"], codex["runs"])["sourced"].all()
