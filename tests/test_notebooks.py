@@ -111,3 +111,24 @@ def test_papermill_runs_a_notebook_on_an_imported_log(tmp_path: Path) -> None:
     printed = "".join(o.get("text", "") for c in executed.cells for o in c.get("outputs", []))
     assert "derived:" in printed and "entries" in printed  # derive_missing said what it added to the imported log
     assert (figs / "tables" / "sjc_table2_entries_by_section.csv").exists()
+
+
+def test_agent_transcripts_notebook_on_imported_sessions(tmp_path: Path) -> None:
+    """The coding-agent notebook on a directory of Claude Code sessions imported by the CLI (DATA)."""
+    import warnings
+
+    data = tmp_path / "cc"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["import", str(ROOT / "data" / "examples" / "claude-code"), "--format", "claude-code",
+                     "--out", str(data)]) == 0
+    figs = tmp_path / "figs"
+    assert run_all(ROOT / "notebooks", tmp_path / "build", timeout=300, cwd=ROOT,
+                   parameters={"DATA": str(data), "FIGURES": str(figs)}, names=["agent_transcripts"]) == 0
+    assert {"transcripts_entries_by_role.png", "transcripts_tokens_before_after.png",
+            "transcripts_burden_before_after.png"} <= {p.name for p in figs.glob("*.png")}
+    # the two compactions of the fixture, their triggers as the boundary lines say (auto, then manual)
+    comps = pl.read_csv(figs / "tables" / "transcripts_compactions.csv").sort("boundary")
+    assert comps["trigger"].to_list() == ["auto", "manual"] and comps["tokens_before"].to_list()[0] == 155321
+    roles = pl.read_csv(figs / "tables" / "transcripts_entries_by_role.csv")
+    assert set(roles["schema"]) == {"claude_code"} and roles["entries"].sum() == 22  # 11 entries per summary

@@ -50,6 +50,9 @@ def _results() -> dict[str, tuple[object, ...]]:
     from workbench.metrics import reliability_by_k
     from workbench.metrics.discrimination import judge_table
     from workbench.metrics.tables import pass_vs_tokens
+    import warnings
+
+    from workbench.adapters import read_log
     from workbench.replay import replay, replay_by_budget
     from workbench.sim.annotators import simulate_annotation
     from workbench.sim.dataset import DatasetConfig, simulate
@@ -78,7 +81,13 @@ def _results() -> dict[str, tuple[object, ...]]:
                            by="section")
     from workbench.calibration import labeled_scores, reliability_curve, threshold_sweep
     from workbench.compare import compare_to_baseline
+    from workbench.composition import entries_by_role
     from workbench.datasets import entry_clusters
+    from workbench.transcripts import after_compaction, compaction_overview
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sessions = read_log(ROOT / "data" / "examples" / "codex", "codex")
 
     lab = labeled_scores(t["scores"], gold_labels(t["labels"]), entry_clusters(t), judge="lexical")
     ls, ly, lc = lab["score"].to_numpy(), lab["label"].to_numpy(), lab["scenario_id"].to_numpy()
@@ -110,6 +119,9 @@ def _results() -> dict[str, tuple[object, ...]]:
         "real_logs.fifo_out_of_window": (replay_by_budget(replay(tau_bench["steps"], tau_bench["runs"], [2048])),),
         "real_logs.claude_fact_check": (check_table(load_fixture(ROOT / "data" / "real" / "claude-compaction" /
                                                                  "fixture.json")),),
+        "real_logs.compaction_tokens": (compaction_overview(sessions),),
+        "real_logs.entries_by_role": (entries_by_role(entries),),
+        "real_logs.burden_before_after": (after_compaction(sessions["steps"], sessions["compactions"]),),
     }
 
 

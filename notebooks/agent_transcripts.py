@@ -1,0 +1,129 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Coding-agent sessions: what Claude Code and Codex summaries keep, invent, and cost
+#
+# SJC's and TRACE's questions asked of the compactions coding agents really write. By default the committed fixtures in `data/examples/claude-code/` and `data/examples/codex/` (hand-built from the formats' public descriptions, so the numbers below describe the fixtures, not the agents); point `CLAUDE_CODE` / `CODEX` at your own session directories (`~/.claude/projects/NAME`, `~/.codex/sessions`), or `DATA` at tables made by `workbench import --format claude-code`. Each summary's evidence is the history it replaced: every step since the previous compaction.
+
+# %% tags=["parameters"]
+# Parameters (papermill: this cell is tagged "parameters")
+DATA = None   # a directory of imported tables; when set, CLAUDE_CODE and CODEX are not read
+CLAUDE_CODE = "data/examples/claude-code"   # a Claude Code session file or directory (None to skip)
+CODEX = "data/examples/codex"               # a Codex rollout file or directory (None to skip)
+HORIZON = 5        # steps after (and before) each compaction, TRACE's K
+TAU = 0.5          # lexical score below which an entry is unsupported (SJC Section 3)
+ENCODING = "o200k_base"
+FIGURES = "figures"
+
+# %%
+import warnings
+
+import polars as pl
+
+from workbench import plots
+from workbench.adapters import read_log
+from workbench.datasets import derive_missing, load_tables
+
+plots.set_style()
+if DATA is not None:
+    tables = load_tables(DATA, generate=False)
+else:
+    parts = []
+    with warnings.catch_warnings(record=True) as odd:  # orphan results and unsummarized boundaries, listed below
+        warnings.simplefilter("always")
+        for path, fmt in ((CLAUDE_CODE, "claude-code"), (CODEX, "codex")):
+            if path is not None:
+                parts.append(read_log(path, fmt))
+    for w in odd:
+        print(w.message)
+    tables = {name: pl.concat([p[name] for p in parts], how="diagonal_relaxed") for name in parts[0]}
+print(derive_missing(tables))
+{name: frame.height for name, frame in tables.items()}
+
+# %% [markdown]
+# ## Compactions per session, and tokens before and after
+
+# %%
+from workbench.transcripts import compaction_overview
+
+overview = compaction_overview(tables, encoding=ENCODING)
+per_session = tables["runs"].select("run_id", "method", "steps", "compactions")
+plots.export_table(per_session, "transcripts_sessions", f"{FIGURES}/tables", "Sessions: steps and compactions")
+plots.export_table(overview, "transcripts_compactions", f"{FIGURES}/tables",
+                   "Each compaction: trigger, schema, entries, tokens before (recorded or counted) and after")
+overview
+
+# %%
+fig = plots.real_logs.compaction_tokens(overview)
+plots.export(fig, "transcripts_tokens_before_after", FIGURES);
+
+# %% [markdown]
+# **Figure (coding-agent compactions).** Tokens in the context before each compaction (filled: the size the agent recorded in `compactMetadata.preTokens`; open: counted here from the task, previous summary and replaced steps, which misses the system prompt and tool definitions) and tokens of the summary that replaced it, on a log scale; one column per compaction, labelled by the summary's schema and boundary.
+
+# %% [markdown]
+# ## Entries by role, and which roles the lexical judge finds unsupported (SJC Table 2's question)
+
+# %%
+from workbench.composition import entries_by_role, support_from_scores
+
+entries = support_from_scores(tables["entries"], tables["scores"], TAU)
+by_role = entries_by_role(entries)
+plots.export_table(by_role, "transcripts_entries_by_role", f"{FIGURES}/tables",
+                   f"Entries per role and schema; unsupported = lexical score < {TAU}")
+by_role
+
+# %%
+fig = plots.real_logs.entries_by_role(by_role)
+plots.export(fig, "transcripts_entries_by_role", FIGURES);
+
+# %% [markdown]
+# **Figure (coding-agent summaries).** Entries of every summary by the role its section plays (Claude Code's Pending Tasks and Optional Next Step are forward-looking, its Files and Code Sections identifiers; free-text summaries have no sections, so every paragraph or bullet is `other`), split by whether the offline lexical judge finds a source for it in the replaced history (red: score below `TAU`).
+
+# %% [markdown]
+# ## Identifiers with and without a source in the replaced history
+
+# %%
+from workbench.identifiers import identifier_sources
+
+ids = identifier_sources(tables["compactions"], tables["steps"], tables["runs"])
+share = ids.group_by("run_id", "boundary").agg(pl.len().alias("identifiers"), pl.col("sourced").sum(),
+                                               pl.col("kept").sum()).sort("run_id", "boundary")
+share = share.with_columns((pl.col("sourced") / pl.col("identifiers")).alias("sourced_share"))
+plots.export_table(share, "transcripts_identifier_sources", f"{FIGURES}/tables",
+                   "Identifiers (paths, name(), ids) in each summary with a source in the history it replaced")
+print(f"{int(ids['sourced'].sum())} of {ids.height} summary identifiers have a source in the replaced history")
+ids.filter(~pl.col("sourced"))
+
+# %% [markdown]
+# An unsourced identifier is not necessarily invented: in the fixture, `src/api/orders.py:88` came back from a sub-agent, whose steps are a run of their own (`parent_run_id`), not part of the main session's replaced history.
+
+# %% [markdown]
+# ## What the agent did next: repeated calls and errors after each compaction (TRACE's burden)
+
+# %%
+from workbench.transcripts import after_compaction
+
+after = after_compaction(tables["steps"], tables["compactions"], horizon=HORIZON)
+plots.export_table(after, "transcripts_after_compaction", f"{FIGURES}/tables",
+                   f"Calls, repeats and errors in the {HORIZON} steps before and after each compaction")
+after
+
+# %%
+fig = plots.real_logs.burden_before_after(after)
+plots.export(fig, "transcripts_burden_before_after", FIGURES);
+
+# %% [markdown]
+# **Figure (coding-agent sessions).** Of the tool calls in the `HORIZON` steps before and after a compaction (a window stops at the neighbouring compaction), the share that repeated an identical earlier call and the share whose result was an error, summed over compactions: TRACE's post-compaction burden measured on real sessions, with the steps before as the session's own baseline.
