@@ -223,3 +223,54 @@ def test_directory_reads_every_session_and_rejects_an_empty_one(tmp_path: Path) 
         io.read_log(empty, "claude-code")
     with pytest.raises(SchemaError, match="is a directory"):
         io.read_log(tmp_path, "trajectory")
+
+
+def test_other_system_lines_skipped_and_boundary_without_session_id(tmp_path: Path) -> None:
+    """Shapes seen in public parsers' tests: system lines of other subtypes (no sessionId), a boundary written with
+    parentUuid null, logicalParentUuid and no sessionId, a summary line marked isVisibleInTranscriptOnly."""
+    log = _write(tmp_path / "s.jsonl", [
+        {"type": "system", "subtype": "turn_duration", "durationMs": 88947},
+        _line("user", message={"role": "user", "content": "task"}),
+        _line("assistant", message={"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "...", "signature": "x"},
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a.py"}}]}),
+        _line("user", message={"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "file contents"}],
+             "is_error": False}]}),
+        {"type": "system", "subtype": "compact_boundary", "uuid": "c1", "parentUuid": None, "logicalParentUuid": "t1",
+         "content": "Conversation compacted", "compactMetadata": {"preTokens": 2048, "trigger": "auto"}},
+        _line("user", isCompactSummary=True, isVisibleInTranscriptOnly=True,
+              message={"role": "user", "content": "Summary:\n1. **Primary Request and Intent**:\n   - read a.py\n"}),
+    ])
+    t = io.read_log(log, "claude-code")
+    assert t["runs"]["run_id"].to_list() == ["s1"]
+    assert t["steps"].select("tool", "observation", "error").rows() == [("Read", "file contents", False)]
+    assert t["compactions"].select("step", "span_start", "span_end", "trigger", "pre_tokens").rows() == [
+        (1, 0, 0, "auto", 2048)]
+
+
+def _codex_item(kind: str, **payload: object) -> dict:
+    return {"timestamp": "2026-11-21T09:00:00Z", "type": kind, "payload": payload}
+
+
+def test_codex_compacted_with_replacement_history_or_nothing_readable(tmp_path: Path) -> None:
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix the ETL job"}]}
+    summary = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Summary: job 77 fixed"}]}
+    env = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<environment_context>x"}]}
+    log = _write(tmp_path / "rollout-x.jsonl", [
+        _codex_item("session_meta", id="r1"),
+        _codex_item("response_item", **user),
+        _codex_item("response_item", type="function_call", name="shell", arguments='{"command": ["ls"]}',
+                    call_id="c1"),
+        _codex_item("response_item", type="function_call_output", call_id="c1", output="a.py"),
+        _codex_item("compacted", message="", replacement_history=[env, user, summary]),
+        _codex_item("compacted", replacement_history=[{"type": "compaction", "encrypted_content": "gAAA"}]),
+    ])
+    with pytest.warns(TranscriptWarning, match=r"rollout-x\.jsonl:6: compacted item with no readable summary"):
+        t = io.read_log(log, "codex")
+    comps = t["compactions"].sort("boundary")
+    assert comps.select("committed_summary", "retained_turn", "span_start", "span_end").rows() == [
+        ("Summary: job 77 fixed", "fix the ETL job", 0, 0), ("", None, 1, 0)]
+    _write(log, [_codex_item("compacted", message="s", replacement_history="nope")])
+    with pytest.raises(SchemaError, match=r"rollout-x\.jsonl:1.*payload\.replacement_history.*list of response items"):
+        io.read_log(log, "codex")

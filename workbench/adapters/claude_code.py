@@ -5,7 +5,8 @@ One JSON object a line. The fields read (everything else is ignored):
 * ``type``: ``user`` / ``assistant`` carry a ``message``; ``system`` lines matter only with
   ``subtype == "compact_boundary"`` (a compaction; ``compactMetadata`` gives ``trigger``,
   ``manual`` or ``auto``, and ``preTokens``); ``summary`` lines (session titles) are skipped.
-* ``sessionId``: the run; ``isSidechain``: the line belongs to a sub-agent, which becomes a run
+* ``sessionId``: the run (a boundary line without one belongs to the session of the line
+  before it); ``isSidechain``: the line belongs to a sub-agent, which becomes a run
   of its own, ``SESSION/sidechain/AGENT`` (``agentId`` when present, else the sidechain's
   first ``uuid``), with ``parent_run_id`` naming the session; ``isMeta``: injected context,
   not a turn; ``isCompactSummary``: the user line that carries the summary after a boundary.
@@ -210,6 +211,7 @@ def read_claude_code(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     builder: RunTables | None = None
     for file in session_files(path):
         sessions: dict[str, _Session] = {}
+        last_sid: str | None = None
         for number, rec in json_lines(file):
             try:
                 if not isinstance(rec, dict):
@@ -217,9 +219,14 @@ def read_claude_code(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
                 kind = rec.get("type")
                 if kind not in ("user", "assistant", "system"):
                     continue  # summary titles, file snapshots and whatever newer versions add
+                if kind == "system" and rec.get("subtype") != "compact_boundary":
+                    continue  # turn durations, hook output, API errors: not turns
                 sid = rec.get("sessionId")
+                if kind == "system" and sid is None and last_sid is not None:
+                    sid = last_sid  # a boundary written without the id belongs to the session it interrupts
                 if not isinstance(sid, str) or not sid:
                     raise SchemaError(field="sessionId", expected="the session's id", got=describe_value(sid))
+                last_sid = sid
                 run_id, parent = sid, None
                 if rec.get("isSidechain"):
                     agent = rec.get("agentId") if isinstance(rec.get("agentId"), str) else None

@@ -9,7 +9,9 @@ One JSON object a line, ``{"timestamp", "type", "payload"}``. The types read:
   ``arguments`` as JSON text, ``call_id``) and ``local_shell_call`` (``action``, ``call_id``)
   are steps, ``function_call_output`` (``call_id``, ``output`` as text or ``{"content": ...}``)
   their observations; ``reasoning`` is skipped;
-* ``compacted``: a compaction; ``payload.message`` is the summary that replaced the history;
+* ``compacted``: a compaction; ``payload.message`` is the summary that replaced the history
+  (when it is empty, the last message of ``payload.replacement_history``; the other messages
+  there, the user turns Codex keeps, are the compaction's ``retained_turn``);
 * ``event_msg``: UI events, skipped (the same content arrives as response items).
 
 The first user message that is not injected context (``<environment_context>``,
@@ -56,6 +58,28 @@ def _output(value: Any) -> str:
     return _text(value, "payload.output") if isinstance(value, list) else str(value)
 
 
+def _compacted(p: dict[str, Any]) -> tuple[str, str | None]:
+    """A ``compacted`` item's summary and the user messages it kept (``replacement_history``).
+
+    ``message`` is the summary; when it is empty or missing, the last message of
+    ``replacement_history`` (where Codex puts the summary it rebuilt the history around) is.
+    """
+    message = p.get("message")
+    if message is not None and not isinstance(message, str):
+        raise SchemaError(field="payload.message", expected="the summary text", got=describe_value(message))
+    history = p.get("replacement_history")
+    if history is not None and not isinstance(history, list):
+        raise SchemaError(field="payload.replacement_history", expected="a list of response items",
+                          got=describe_value(history))
+    texts = [_text(item.get("content", ""), f"payload.replacement_history[{i}].content")
+             for i, item in enumerate(history or []) if isinstance(item, dict) and item.get("type") == "message"]
+    texts = [t for t in texts if t and not t.lstrip().startswith(_INJECTED)]
+    summary = message or (texts.pop() if texts else "")
+    if message and texts and texts[-1] == message:
+        texts.pop()
+    return summary, "\n\n".join(texts) or None
+
+
 def _rollout(file: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], int]:
     run: dict[str, Any] = {"run_id": file.stem, "method": "codex", "task": None}
     steps: list[dict[str, Any]] = []
@@ -74,12 +98,15 @@ def _rollout(file: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[dic
             elif kind == "turn_context" and isinstance(p.get("model"), str):
                 run["model"] = p["model"]
             elif kind == "compacted":
-                if not isinstance(p.get("message"), str):
-                    raise SchemaError(field="payload.message", expected="the summary text", got=describe_value(p.get("message")))
+                summary, kept = _compacted(p)
+                if not summary:
+                    warnings.warn(f"{file}:{number}: compacted item with no readable summary (empty, or only "
+                                  "encrypted server-side compaction); kept as a compaction with an empty summary",
+                                  TranscriptWarning, stacklevel=3)
                 comps.append({"boundary": len(comps), "step": len(steps), "span_start": span_start,
-                              "span_end": len(steps) - 1, "previous_summary": previous, "retained_turn": None,
-                              "candidate_summary": p["message"], "committed_summary": p["message"]})
-                previous, span_start = p["message"], len(steps)
+                              "span_end": len(steps) - 1, "previous_summary": previous, "retained_turn": kept,
+                              "candidate_summary": summary, "committed_summary": summary})
+                previous, span_start = summary, len(steps)
             elif kind == "response_item":
                 if _item(p, steps, calls, run):
                     warnings.warn(f"{file}:{number}: function_call_output {p.get('call_id')!r} has no call before it; "
