@@ -9,6 +9,7 @@ import pytest
 from workbench.sensitivity import (
     decision_flips,
     first_vs_later,
+    keep_rate_by_role,
     keep_rate_by_section,
     largest_change,
     pruned_fraction,
@@ -67,3 +68,14 @@ def test_decision_flips_by_section_hand_computed() -> None:
     # S: a flips, b does not -> 1/2; among reference-low only a -> 1/1. T: c flips; d has one usable repeat only
     assert (got["S"]["entries"], got["S"]["flip_share"], got["S"]["flip_share_ref_low"]) == (2, 0.5, 1.0)
     assert (got["T"]["entries"], got["T"]["flip_share"], got["T"]["entries_ref_low"]) == (1, 1.0, 1)
+
+
+def test_keep_rate_by_role_pools_sections_across_schemas() -> None:
+    """OpenClaw's Open TODOs and Pending user asks and Claude Code's Pending Tasks are all forward-looking."""
+    f = pl.DataFrame({"section": ["Open TODOs", "Pending user asks", "Decisions", "Pending Tasks", "Current Work",
+                                  "Summary"],
+                      "schema": [None, "openclaw", "openclaw", "claude_code", "claude_code", "free_text"],
+                      "score": [0.2, 0.8, None, 0.1, 0.7, 0.3]})
+    got = keep_rate_by_role(f).rows()
+    assert got == [("claude_code", "forward", 1, 0.0), ("claude_code", "history", 1, 1.0),
+                   ("free_text", "other", 1, 0.0), ("openclaw", "forward", 2, 0.5), ("openclaw", "history", 1, 1.0)]

@@ -98,6 +98,19 @@ def keep_rate_by_section(frame: pl.DataFrame, tau: float = 0.5, score: str = "sc
                                      ).sort("keep_rate")
 
 
+def keep_rate_by_role(frame: pl.DataFrame, tau: float = 0.5, score: str = "score") -> pl.DataFrame:
+    """Share of each role's entries kept at tau, per schema (null scores are kept): which roles SJC's prune
+    removes, comparable across compressors (:func:`workbench.summary.with_roles`)."""
+    from workbench.summary import with_roles
+
+    f = with_roles(frame)
+    f = f.with_columns(pl.col("schema").fill_null("openclaw") if "schema" in f.columns
+                       else pl.lit("openclaw").alias("schema"))
+    return f.group_by("schema", "role").agg(
+        pl.len().alias("entries"), (pl.col(score).is_null() | (pl.col(score) >= tau)).mean().alias("keep_rate")
+    ).sort("schema", "role")
+
+
 def first_vs_later(frame: pl.DataFrame, tau: float = 0.5, score: str = "score") -> pl.DataFrame:
     """Pruned share at the first compaction of a run against later ones."""
     return frame.with_columns(pl.when(pl.col("boundary") == 0).then(pl.lit("first")).otherwise(pl.lit("later"))
