@@ -536,7 +536,7 @@ def validate(
 
     Declared columns come first, in declared order, cast to their dtypes (an optional
     column the frame lacks is added as nulls, except ground-truth ``gt_`` columns);
-    columns the table does not declare follow unchanged. ``lines`` maps row i to the line of the
+    columns the table does not declare follow unchanged, in name order. ``lines`` maps row i to the line of the
     source file it came from (JSONL); without it errors name ``row i+1``.
 
     Raises :class:`SchemaError` on a missing required column, a value of the wrong
@@ -576,7 +576,9 @@ def validate(
                 )
         _check_range(series, col, file=file, lines=lines)
         out.append(series)
-    extra = [frame.get_column(c) for c in frame.columns if c not in set(tbl.names)]
+    # undeclared columns in name order: one order whatever wrote the frame (an export that drops nulls
+    # cannot reproduce the order a log first showed them in)
+    extra = [frame.get_column(c) for c in sorted(frame.columns) if c not in set(tbl.names)]
     result = pl.DataFrame(out + extra) if (out or extra) else pl.DataFrame()
     if tbl.name == "labels" and result.height:
         for row, (field_name, value) in enumerate(result.select("field", "value").iter_rows()):

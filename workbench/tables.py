@@ -358,10 +358,5 @@ class RunTables:
         for name in TRAJECTORY_TABLES:
             parts = self.chunks[name]
             frame = pl.concat(parts, how="diagonal_relaxed") if parts else schema.empty(name)
-            # columns a log adds beyond the schema go in name order: an export drops nulls, so the
-            # order they first appear in is not something a re-import can reproduce
-            declared = [c.name for c in schema.table(name).columns]
-            frame = frame.select(*[c for c in frame.columns if c in declared],
-                                 *sorted(c for c in frame.columns if c not in declared))
             out[name] = schema.validate(name, frame, file=str(self.path))
         return out
