@@ -45,3 +45,17 @@ def labels_frame(error: float = 0.05, n: int = 200) -> pl.DataFrame:
             rows.append({"item_id": f"e{i:03d}", "annotator": f"a{rnd}", "round": rnd, "field": "support",
                          "value": "supported" if v else "unsupported", "note": None, "labeled_at": None})
     return pl.DataFrame(rows)
+
+
+def assert_cli_round_trip(log: Path, tmp: Path, *format_args: str) -> None:
+    """``workbench import`` a log, ``export`` it as trajectory JSONL and import that: the tables must be equal."""
+    from workbench import io
+    from workbench.cli import main
+
+    assert main(["import", str(log), *format_args, "--out", str(tmp / "a")]) == 0
+    assert main(["export", str(tmp / "a"), "--format", "jsonl", "--out", str(tmp / "e.jsonl")]) == 0
+    assert main(["import", str(tmp / "e.jsonl"), "--out", str(tmp / "b")]) == 0
+    for name in io.TRAJECTORY_TABLES:
+        a = pl.read_parquet(tmp / "a" / f"{name}.parquet")
+        b = pl.read_parquet(tmp / "b" / f"{name}.parquet")
+        assert a.equals(b), name

@@ -20,6 +20,8 @@ from workbench.adapters.claude_code import TranscriptWarning
 from workbench.cli import main
 from workbench.schema import SchemaError
 
+from .conftest import assert_cli_round_trip
+
 ROOT = Path(__file__).resolve().parents[1]
 CLAUDE = ROOT / "data" / "examples" / "claude-code" / "session.jsonl"
 CODEX_DIR = ROOT / "data" / "examples" / "codex"
@@ -45,13 +47,7 @@ def test_import_validate_export_reimport_identical(tmp_path: Path, path: Path, f
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TranscriptWarning)
         assert main(["validate", str(path), "--format", fmt]) == 0
-        assert main(["import", str(path), "--format", fmt, "--out", str(tmp_path / "a")]) == 0
-    assert main(["export", str(tmp_path / "a"), "--format", "jsonl", "--out", str(tmp_path / "e.jsonl")]) == 0
-    assert main(["import", str(tmp_path / "e.jsonl"), "--out", str(tmp_path / "b")]) == 0
-    for name in io.TRAJECTORY_TABLES:
-        a = pl.read_parquet(tmp_path / "a" / f"{name}.parquet")
-        b = pl.read_parquet(tmp_path / "b" / f"{name}.parquet")
-        assert a.equals(b), name
+        assert_cli_round_trip(path, tmp_path, "--format", fmt)
 
 
 def test_format_is_sniffed_from_the_first_line() -> None:
@@ -123,6 +119,7 @@ def test_codex_steps_and_compactions() -> None:
     assert steps["observation"][1] == raw[9]["payload"]["output"]
     assert steps["text"][2] == "The upstream export renamed order_ts to ordered_at."
     assert steps["orphan_result"].to_list() == [None, None, None, None, True, None, None, None]
+    assert steps["error"].to_list() == [False, None, None, None, None, None, None, None]  # line 8: exit_code 0
     assert steps["observation"][4] == raw[14]["payload"]["output"]
     assert (steps["observation"][6], steps["observation_role"][6]) == ("Add that test please.", "user")
     comps = t["compactions"].sort("boundary")
@@ -274,3 +271,14 @@ def test_codex_compacted_with_replacement_history_or_nothing_readable(tmp_path: 
     _write(log, [_codex_item("compacted", message="s", replacement_history="nope")])
     with pytest.raises(SchemaError, match=r"rollout-x\.jsonl:1.*payload\.replacement_history.*list of response items"):
         io.read_log(log, "codex")
+
+
+def test_codex_exit_code_sets_error(tmp_path: Path) -> None:
+    out = json.dumps({"output": "No such file", "metadata": {"exit_code": 2}})
+    log = _write(tmp_path / "rollout-e.jsonl", [
+        _codex_item("response_item", type="function_call", name="shell", arguments='{"command": ["cat", "x"]}',
+                    call_id="c1"),
+        _codex_item("response_item", type="function_call_output", call_id="c1", output=out),
+    ])
+    row = io.read_log(log, "codex")["steps"].row(0, named=True)
+    assert (row["observation"], row["error"]) == ("No such file", True)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from workbench import io
 from workbench.cli import main
 from workbench.schema import SchemaError
+
+from .conftest import assert_cli_round_trip
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl"
 
@@ -46,13 +47,7 @@ def test_example_log_round_trips_exactly(tmp_path: Path) -> None:
 
 
 def test_cli_import_export_import_identical(tmp_path: Path) -> None:
-    assert main(["import", str(EXAMPLE), "--out", str(tmp_path / "a")]) == 0
-    assert main(["export", str(tmp_path / "a"), "--format", "jsonl", "--out", str(tmp_path / "e.jsonl")]) == 0
-    assert main(["import", str(tmp_path / "e.jsonl"), "--out", str(tmp_path / "b")]) == 0
-    for name in io.TRAJECTORY_TABLES:
-        a = pl.read_parquet(tmp_path / "a" / f"{name}.parquet")
-        b = pl.read_parquet(tmp_path / "b" / f"{name}.parquet")
-        assert a.equals(b), name
+    assert_cli_round_trip(EXAMPLE, tmp_path)
 
 
 def test_args_keep_key_order_and_types(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -260,6 +261,19 @@ def json_error(err: BaseException, line: str) -> tuple[str, str]:
                 else f"{err.msg.removesuffix(' at')} at column {err.colno}")
         return "one JSON object per line", what
     return "finite JSON numbers", str(err)
+
+
+@contextmanager
+def at_line(path: str | os.PathLike[str], number: int) -> Iterator[None]:
+    """Name ``path:number`` in any :class:`SchemaError` raised while one record is read, and turn the
+    interpreter's recursion limit (a record nested too deep to walk) into one too."""
+    try:
+        yield
+    except SchemaError as err:
+        raise err.located(str(path), number) from None
+    except RecursionError:
+        raise SchemaError(file=str(path), line=number, expected="JSON nested at most a few hundred levels deep",
+                          got="deeper nesting") from None
 
 
 def json_lines(path: Path) -> Iterator[tuple[int, Any]]:

@@ -23,8 +23,9 @@ boundary (the history it replaced); its summary is the compact-summary line's te
 Documented behaviour for the awkward cases: a compact-summary line with no boundary before it is
 an error naming the line; a boundary whose summary line never comes is not a compaction row (the
 run's ``unsummarized_boundaries`` counts it); a ``tool_result`` whose ``tool_use`` is missing
-is a step with no tool and ``orphan_result`` = true. Nothing here sends anything anywhere or
-runs any content.
+is a step with no tool and ``orphan_result`` = true. Both of the last two also raise a
+:class:`TranscriptWarning` naming the file and line. ``system`` lines of other subtypes (turn
+durations, hook output) are skipped. Nothing here sends anything anywhere or runs any content.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import polars as pl
 
 from workbench.adapters.trajectory import encode_args
 from workbench.schema import SchemaError, describe_value
-from workbench.tables import RunTables, json_lines
+from workbench.tables import RunTables, at_line, json_lines
 
 
 class TranscriptWarning(UserWarning):
@@ -213,7 +214,7 @@ def read_claude_code(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
         sessions: dict[str, _Session] = {}
         last_sid: str | None = None
         for number, rec in json_lines(file):
-            try:
+            with at_line(file, number):
                 if not isinstance(rec, dict):
                     raise SchemaError(expected="a JSON object (one transcript line)", got=describe_value(rec))
                 kind = rec.get("type")
@@ -240,11 +241,6 @@ def read_claude_code(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
                     session.assistant(rec)
                 elif rec.get("subtype") == "compact_boundary":
                     session.compact_boundary(number, rec)
-            except SchemaError as err:
-                raise err.located(str(file), number) from None
-            except RecursionError:
-                raise SchemaError(file=str(file), line=number, expected="JSON nested at most a few hundred levels",
-                                  got="deeper nesting") from None
         builder = builder or RunTables(Path(path))
         for session in sessions.values():
             builder.add_run(session.first_line, *session.finish())

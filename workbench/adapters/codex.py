@@ -7,8 +7,8 @@ One JSON object a line, ``{"timestamp", "type", "payload"}``. The types read:
 * ``response_item``: ``payload.type`` ``message`` (``role`` user / assistant, ``content`` a list
   of ``input_text`` / ``output_text`` blocks or a string), ``function_call`` (``name``,
   ``arguments`` as JSON text, ``call_id``) and ``local_shell_call`` (``action``, ``call_id``)
-  are steps, ``function_call_output`` (``call_id``, ``output`` as text or ``{"content": ...}``)
-  their observations; ``reasoning`` is skipped;
+  are steps, ``function_call_output`` (``call_id``, ``output`` as text or ``{"content": ...}``;
+  exec output as JSON text whose ``metadata.exit_code`` sets ``error``) their observations; ``reasoning`` is skipped;
 * ``compacted``: a compaction; ``payload.message`` is the summary that replaced the history
   (when it is empty, the last message of ``payload.replacement_history``; the other messages
   there, the user turns Codex keeps, are the compaction's ``retained_turn``);
@@ -33,7 +33,7 @@ import polars as pl
 from workbench.adapters.claude_code import TranscriptWarning, session_files
 from workbench.adapters.trajectory import encode_args
 from workbench.schema import SchemaError, describe_value
-from workbench.tables import RunTables, json_lines
+from workbench.tables import RunTables, at_line, json_lines
 
 _INJECTED = ("<environment_context>", "<user_instructions>", "<permissions", "# AGENTS.md")
 
@@ -46,16 +46,21 @@ def _text(content: Any, where: str) -> str:
     raise SchemaError(field=where, expected="a string or a list of text blocks", got=describe_value(content))
 
 
-def _output(value: Any) -> str:
+def _output(value: Any) -> tuple[str, bool | None]:
+    """An output's text, and whether it failed (a nonzero ``metadata.exit_code``; None when not said)."""
     if isinstance(value, dict):
         value = value.get("content", value.get("output", ""))
     if isinstance(value, str):
-        try:  # exec outputs are JSON text {"output": ..., "metadata": ...}
+        try:  # exec outputs are JSON text {"output": ..., "metadata": {"exit_code": ...}}
             inner = json.loads(value)
         except json.JSONDecodeError:
-            return value
-        return inner["output"] if isinstance(inner, dict) and isinstance(inner.get("output"), str) else value
-    return _text(value, "payload.output") if isinstance(value, list) else str(value)
+            return value, None
+        if not (isinstance(inner, dict) and isinstance(inner.get("output"), str)):
+            return value, None
+        meta = inner.get("metadata")
+        code = meta.get("exit_code") if isinstance(meta, dict) else None
+        return inner["output"], (code != 0) if isinstance(code, int) and not isinstance(code, bool) else None
+    return (_text(value, "payload.output") if isinstance(value, list) else str(value)), None
 
 
 def _compacted(p: dict[str, Any]) -> tuple[str, str | None]:
@@ -89,7 +94,7 @@ def _rollout(file: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[dic
     first = 0
     for number, rec in json_lines(file):
         first = first or number
-        try:
+        with at_line(file, number):
             if not isinstance(rec, dict) or not isinstance(rec.get("payload"), dict):
                 raise SchemaError(expected="a rollout line {timestamp, type, payload}", got=describe_value(rec))
             kind, p = rec.get("type"), rec["payload"]
@@ -111,8 +116,6 @@ def _rollout(file: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[dic
                 if _item(p, steps, calls, run):
                     warnings.warn(f"{file}:{number}: function_call_output {p.get('call_id')!r} has no call before it; "
                                   "kept as a step with no tool and orphan_result = true", TranscriptWarning, stacklevel=3)
-        except SchemaError as err:
-            raise err.located(str(file), number) from None
     run_id = run["run_id"]
     run.update(task_id=run_id, steps=len(steps), compactions=len(comps))
     for row in (*steps, *comps):
@@ -152,12 +155,12 @@ def _item(p: dict[str, Any], steps: list[dict[str, Any]], calls: dict[str, dict[
     elif kind in ("function_call_output", "custom_tool_call_output"):
         call_id = p.get("call_id")
         step = calls.pop(call_id, None) if isinstance(call_id, str) else None
-        text = _output(p.get("output"))
+        text, failed = _output(p.get("output"))
         if step is None:
             steps.append({"step": len(steps), "tool": None, "args": None, "text": None, "observation": text,
-                          "observation_role": "tool", "orphan_result": True})
+                          "observation_role": "tool", "orphan_result": True, "error": failed})
             return True
-        step["observation"], step["observation_role"] = text, "tool"
+        step["observation"], step["observation_role"], step["error"] = text, "tool", failed
     return False
 
 

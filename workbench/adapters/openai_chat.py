@@ -13,7 +13,7 @@ import polars as pl
 from workbench import schema
 from workbench.adapters.trajectory import encode_args
 from workbench.schema import SchemaError, describe_value
-from workbench.tables import RunTables, json_lines
+from workbench.tables import RunTables, at_line, json_lines
 
 
 def _content_text(content: Any, where: str) -> str | None:
@@ -193,15 +193,10 @@ def read_openai_chat(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     path = Path(path)
     builder = RunTables(path)
     for number, record in json_lines(path):
-        try:
+        with at_line(path, number):
             if not isinstance(record, dict):
                 raise SchemaError(expected="a JSON object (one run per line)", got=describe_value(record))
             run, steps, comps = chat_to_run(record)
-        except SchemaError as err:
-            raise err.located(str(path), number) from None
-        except RecursionError:
-            raise SchemaError(file=str(path), line=number, expected="JSON nested at most a few hundred levels deep",
-                              got="deeper nesting") from None
         builder.add_run(number, run, steps, comps)
     return builder.finish()
 

@@ -32,7 +32,7 @@ import polars as pl
 
 from workbench import schema
 from workbench.schema import SchemaError, describe_value
-from workbench.tables import RunTables, atomic_write, check_references, json_lines
+from workbench.tables import RunTables, at_line, atomic_write, check_references, json_lines
 
 
 def encode_args(value: Any) -> str | None:
@@ -127,13 +127,8 @@ def read_trajectories(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     path = Path(path)
     builder = RunTables(path)
     for number, record in json_lines(path):
-        try:
+        with at_line(path, number):
             run, steps, comps = _trajectory_record(record)
-        except SchemaError as err:
-            raise err.located(str(path), number) from None
-        except RecursionError:
-            raise SchemaError(file=str(path), line=number, expected="JSON nested at most a few hundred levels deep",
-                              got="deeper nesting") from None
         builder.add_run(number, run, steps, comps)
     return builder.finish()
 
