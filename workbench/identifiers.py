@@ -276,9 +276,10 @@ def identifier_sources(compactions: pl.DataFrame, steps: pl.DataFrame, runs: pl.
     """Every identifier of every summary, and whether it has a source in the history the summary replaced.
 
     One row per (compaction, identifier): ``run_id``, ``boundary``, ``identifier``, ``sourced``
-    (its exact text, for ``name()`` the text ``name(``, occurs in the replaced history, :func:`replaced_history`), ``kept`` (it
-    occurs only in the task or retained turn, which the agent still sees). An identifier that is
-    neither was written by the compressor from nowhere the log shows.
+    (its exact text -- for ``name()``, the text ``name(`` -- occurs in the replaced history,
+    :func:`replaced_history`), ``kept`` (it occurs only in the task or retained turn, which the
+    agent still sees). An identifier that is neither was written by the compressor from nowhere
+    the log shows.
     """
     rows = []
     for c, (history, kept) in zip(compactions.iter_rows(named=True), replaced_history(compactions, steps, runs)):

@@ -536,8 +536,8 @@ def validate(
 
     Declared columns come first, in declared order, cast to their dtypes (an optional
     column the frame lacks is added as nulls, except ground-truth ``gt_`` columns);
-    columns the table does not declare follow unchanged, in name order. ``lines`` maps row i to the line of the
-    source file it came from (JSONL); without it errors name ``row i+1``.
+    columns the table does not declare follow unchanged, in name order. ``lines`` maps row i to
+    the line of the source file it came from (JSONL); without it errors name ``row i+1``.
 
     Raises :class:`SchemaError` on a missing required column, a value of the wrong
     type, a null where none is allowed, a value outside a closed set, or a duplicate key.

@@ -10,8 +10,8 @@ How each kind of line is treated (every rule has a test in ``tests/test_summary.
 * ``- x``, ``* x``, ``+ x`` and numbered items ``1. x`` / ``1) x`` at an indent of 0 or 1
   spaces start an entry. A bullet with no text after its marker is not an entry.
 * A line indented by 2 or more spaces (or a tab) deeper than the entry's first line that
-  follows an entry -- a nested bullet or a continuation paragraph -- belongs to that entry and goes with it when it
-  is pruned. So does a non-blank, non-bullet line directly after an entry line (Markdown's
+  follows an entry -- a nested bullet or a continuation paragraph -- belongs to that entry
+  and goes with it when it is pruned. So does a non-blank, non-bullet line directly after an entry line (Markdown's
   lazy continuation of a wrapped line). An indented line after a blank line still
   belongs to the entry when the next non-blank line does not start a new block.
 * Placeholders ``None.``, ``None captured.``, ``(none)``, ``N/A`` (as a bullet or bare

@@ -74,5 +74,5 @@ def read_log(path: str | os.PathLike[str], format: str | None = None) -> dict[st
     return reader(path)
 
 
-__all__ = ["DIRECTORY_FORMATS", "FORMATS", "chat_to_run", "read_claude_code", "read_codex", "read_log", "read_openai_chat", "read_tau_bench", "read_trajectories",
-           "sniff_format", "write_trajectories"]
+__all__ = ["DIRECTORY_FORMATS", "FORMATS", "chat_to_run", "read_claude_code", "read_codex", "read_log",
+           "read_openai_chat", "read_tau_bench", "read_trajectories", "sniff_format", "write_trajectories"]
