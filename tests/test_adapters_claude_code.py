@@ -282,3 +282,10 @@ def test_codex_exit_code_sets_error(tmp_path: Path) -> None:
     ])
     row = io.read_log(log, "codex")["steps"].row(0, named=True)
     assert (row["observation"], row["error"]) == ("No such file", True)
+
+
+def test_cli_prints_each_transcript_warning_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(CODEX_DIR), "--format", "codex"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"workbench validate: warning: {CODEX_DIR / CODEX.name}:15: function_call_output 'call_ZZ' has no "
+                   "call before it; kept as a step with no tool and orphan_result = true"]

@@ -16,10 +16,12 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 from workbench import adapters, schema
+from workbench.adapters.claude_code import TranscriptWarning
 from workbench.schema import SchemaError
 from workbench.tables import TRAJECTORY_TABLES, read_table, read_tables, write_jsonl, write_table, write_tables
 
@@ -533,7 +535,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exit_.code or 0)
     verb = f"workbench {args.command}"
     try:
-        return int(args.func(args))
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", TranscriptWarning)
+            warnings.showwarning = lambda message, *_: print(f"{verb}: warning: {message}", file=sys.stderr)
+            return int(args.func(args))
     except SchemaError as err:
         print(f"{verb}: {err}", file=sys.stderr)  # FILE:LINE: field 'x': expected ..., got ...
         return 2
