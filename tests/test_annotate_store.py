@@ -59,3 +59,43 @@ def test_corrupt_label_file_names_the_line(tmp_path: Path) -> None:
 
     with pytest.raises(SchemaError, match=r"x.round1.jsonl:2: "):
         store.labels()
+
+
+def test_torn_last_line_is_moved_aside_and_the_next_label_starts_clean(tmp_path: Path) -> None:
+    from workbench.annotate.store import TornLineWarning
+
+    store = AnnotationStore(tmp_path)
+    store.add(item_id="e1", annotator="alice", round=1, field="support", value="supported")
+    path = store.file_for("alice", 1)
+    good = path.read_bytes()
+    torn = b'{"item_id": "e2", "annotator": "alice", "rou'  # what kill -9 in the middle of a write leaves
+    path.write_bytes(good + torn)
+    with pytest.warns(TornLineWarning, match=r"alice\.round1\.jsonl: the last line was cut off.*moved its 44 bytes"):
+        store = AnnotationStore(tmp_path)
+    assert path.read_bytes() == good
+    sides = list(path.parent.glob("alice.round1.jsonl.torn-*"))
+    assert len(sides) == 1 and sides[0].read_bytes() == torn
+    store.add(item_id="e2", annotator="alice", round=1, field="support", value="unsupported")
+    assert store.labels()["item_id"].to_list() == ["e1", "e2"]
+    # a tear appearing while a store is open is caught by the next append, under the lock
+    path.write_bytes(path.read_bytes() + b'{"item_id"')
+    with pytest.warns(TornLineWarning):
+        store.add(item_id="e3", annotator="alice", round=1, field="support", value="unsure")
+    assert [json.loads(x)["item_id"] for x in path.read_text().splitlines()] == ["e1", "e2", "e3"]
+
+
+def test_store_stamps_labeled_at_and_checks_annotator_names(tmp_path: Path) -> None:
+    from workbench.schema import SchemaError
+
+    store = AnnotationStore(tmp_path)
+    store.add_many([{"item_id": "e1", "annotator": "bob", "round": 1, "field": "support", "value": "supported",
+                     "labeled_at": "2099-01-01T00:00:00+00:00"}])
+    stamp = store.labels()["labeled_at"][0]
+    assert not str(stamp).startswith("2099")  # the input's time never wins as latest
+    for bad in ("dan ", " dan", "a/b", "..", "", "x\\y", "eve\n"):
+        with pytest.raises(SchemaError, match="field 'annotator'"):
+            store.add(item_id="e1", annotator=bad, round=1, field="support", value="supported")
+        with pytest.raises(SchemaError, match="field 'annotator'"):
+            store.add_many([{"item_id": "e1", "annotator": bad, "round": 1, "field": "support", "value": "supported"}])
+    store.add(item_id="e1", annotator="eve@example.org", round=1, field="support", value="supported")
+    assert set(store.labels()["annotator"]) == {"bob", "eve@example.org"}

@@ -310,11 +310,12 @@ def _cmd_label(args: argparse.Namespace) -> int:
 
 
 def _check_annotator(name: str) -> None:
-    import re
+    from workbench.annotate.store import check_annotator
 
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
-        raise SchemaError(field="--annotator", expected="a name of letters, digits, '_', '.', '-' (no spaces or "
-                          "path characters), at most 64", got=repr(name))
+    try:
+        check_annotator(name)
+    except SchemaError as err:
+        raise SchemaError(field="--annotator", expected=err.expected, got=err.got) from None
 
 
 def _cmd_agree(args: argparse.Namespace) -> int:

@@ -4,8 +4,14 @@ Labels live under ``<root>/labels/<annotator>.round<R>.jsonl``, one file per ann
 round, one label per line (the ``labels`` table's columns). A label is never rewritten:
 changing one appends a new line, and the latest line per (item, annotator, round, field)
 wins while the history stays. Every append takes an exclusive file lock
-(``filelock``) and writes one whole line with a single ``write`` followed by ``fsync``,
+(``filelock``) and writes whole lines (checking every byte was written) followed by ``fsync``,
 so two processes adding at once never lose or interleave a line.
+
+The store, not its caller, stamps ``labeled_at``; annotator names are checked
+(:func:`check_annotator`), and values by the labels table's declaration. A crash in the middle of
+a write can leave a torn last line: opening the store (and every append) moves it to a side file
+``<file>.torn-<time>`` with a warning naming it, so reading works and the next label starts on a
+clean line.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,6 +33,21 @@ from workbench.labels import latest_labels  # also its old import path
 from workbench.tables import read_table
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+_ANNOTATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}")
+
+
+class TornLineWarning(UserWarning):
+    """A label file ended in a partial line (a crash mid-write); the fragment was moved aside."""
+
+
+def check_annotator(name: object) -> str:
+    """``name`` if it is a usable annotator name (letters, digits, ``_ . - @ +`` -- so an e-mail address from
+    Label Studio is one --, at most 128, starting with a letter or digit: no spaces, so ``"dan "`` is not a
+    second person, and no path characters); else ``SchemaError``."""
+    if not isinstance(name, str) or not _ANNOTATOR.fullmatch(name):
+        raise schema.SchemaError(field="annotator", expected="a name of letters, digits, '_', '.', '-', '@', '+' "
+                                 "(no spaces or path characters), at most 128", got=repr(name))
+    return name
 
 
 def _safe_name(annotator: str) -> str:
@@ -41,6 +63,9 @@ class AnnotationStore:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.root = Path(path)
         self.dir = self.root / "labels"
+        for file in sorted(self.dir.glob("*.jsonl")) if self.dir.is_dir() else []:
+            with FileLock(str(file) + ".lock"):
+                _move_torn_tail(file)
 
     def file_for(self, annotator: str, round: int) -> Path:  # noqa: A002 - the labels table's name
         return self.dir / f"{_safe_name(annotator)}.round{int(round)}.jsonl"
@@ -48,6 +73,7 @@ class AnnotationStore:
     def add(self, *, item_id: str, annotator: str, round: int, field: str, value: str | None,  # noqa: A002
             note: str | None = None) -> dict[str, object]:
         """Append one label; returns the record written."""
+        check_annotator(annotator)
         record = {"item_id": str(item_id), "annotator": annotator, "round": int(round), "field": str(field),
                   "value": None if value is None else str(value), "note": note,
                   "labeled_at": datetime.now(timezone.utc).isoformat(timespec="microseconds")}
@@ -60,7 +86,8 @@ class AnnotationStore:
         by_file: dict[Path, list[dict[str, object]]] = {}
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         for r in records:
-            rec: dict[str, Any] = {"note": None, "labeled_at": now, **r}
+            rec: dict[str, Any] = {"note": None, **r, "labeled_at": now}  # the store's clock, never the input's
+            check_annotator(rec.get("annotator"))
             schema.check_record(schema.LABELS, rec)
             by_file.setdefault(self.file_for(str(rec["annotator"]), int(rec["round"])), []).append(rec)
         for path, recs in by_file.items():
@@ -71,9 +98,15 @@ class AnnotationStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         payload = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
         with FileLock(str(path) + ".lock"):
+            _move_torn_tail(path)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             try:
-                os.write(fd, payload)
+                view = memoryview(payload)
+                while view:
+                    written = os.write(fd, view)
+                    if written <= 0:
+                        raise OSError(f"{path}: wrote {len(payload) - len(view)} of {len(payload)} bytes")
+                    view = view[written:]
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -100,3 +133,24 @@ class AnnotationStore:
             if not set(fields) <= done.get(item, set()):
                 return i
         return len(item_ids)
+
+
+def _move_torn_tail(path: Path) -> None:
+    """If ``path`` does not end in a newline, move the bytes after its last newline to a side file (call under
+    the file's lock)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with open(path, "rb+") as fh:
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) == b"\n":
+            return
+        fh.seek(0)
+        data = fh.read()
+        keep = data.rfind(b"\n") + 1
+        side = path.with_name(f"{path.name}.torn-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S%fZ')}")
+        side.write_bytes(data[keep:])
+        fh.truncate(keep)
+        fh.flush()
+        os.fsync(fh.fileno())
+    warnings.warn(f"{path}: the last line was cut off (a crash while writing?); moved its "
+                  f"{len(data) - keep} bytes to {side}", TornLineWarning, stacklevel=3)
