@@ -19,7 +19,7 @@ from .conftest import labels_frame
 
 def test_agree_and_adjudicate_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = AnnotationStore(tmp_path)
-    store.add_many(labels_frame(n=50).to_dicts())
+    store.add_many(labels_frame(n=50).with_columns(pl.lit("a1").alias("annotator")).to_dicts())  # one person, 2 rounds
     assert main(["agree", str(tmp_path), "--n-boot", "200"]) == 0
     out = capsys.readouterr().out
     assert "support" in out and "kappa=" in out
@@ -31,3 +31,38 @@ def test_agree_and_adjudicate_cli(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["adjudicate", str(adj), "--store", str(tmp_path)]) == 0
     gold = gold_labels(store.labels())
     assert gold.filter(pl.col("item_id") == lines[0]["item_id"])["value"][0] == "supported"
+
+
+def test_agree_compares_like_with_like_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two annotators, two rounds, eight items in four scenarios. By hand:
+    alice round 2 = alice round 1 -> kappa 1; bob labels round 1 only.
+    Round 1, alice vs bob: alice S S S S U U U U, bob S S S U U U U S -> 6 of 8 agree (po 0.75); alice has 4 S,
+    bob 4 S, so pe = (4*4 + 4*4) / 64 = 0.5 and kappa = (0.75 - 0.5) / 0.5 = 0.5."""
+    store = AnnotationStore(tmp_path)
+    alice = ["supported"] * 4 + ["unsupported"] * 4
+    bob = ["supported"] * 3 + ["unsupported"] * 4 + ["supported"]
+    recs = []
+    for i in range(8):
+        for who, rnd, value in (("alice", 1, alice[i]), ("alice", 2, alice[i]), ("bob", 1, bob[i])):
+            recs.append({"item_id": f"e{i}", "annotator": who, "round": rnd, "field": "support", "value": value})
+    store.add_many(recs)
+    sample = tmp_path / "samples" / "s.jsonl"
+    sample.parent.mkdir()
+    sample.write_text("".join(json.dumps({"item_id": f"e{i}", "text": "x", "scenario_id": f"s{i // 2}"}) + "\n"
+                              for i in range(8)))
+    assert main(["agree", str(tmp_path), "--n-boot", "200"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "intervals resample scenarios (from the sample's scenario_id)"
+    within = [x for x in out if "within annotator" in x and "alice" in x]
+    between = [x for x in out if "round 1: alice vs bob" in x]
+    assert len(within) == 1 and "n=8 kappa=1.000" in within[0] and "agreement=1.000" in within[0]
+    assert len(between) == 1 and "n=8 kappa=0.500" in between[0] and "agreement=0.750" in between[0]
+    assert "disagreements=2" in between[0]
+    assert any("bob: not compared (labeled in round 1 only)" in x for x in out)
+    assert any("round 2: not compared (only alice labeled round 2)" in x for x in out)
+    from workbench.metrics.agreement import agreement_pairs
+
+    table, _ = agreement_pairs(store.labels(), {f"e{i}": f"s{i // 2}" for i in range(8)}, n_boot=200)
+    kappa = table.filter((pl.col("comparison") == "between annotators") & (pl.col("statistic") == "kappa")).row(
+        0, named=True)
+    assert kappa["n"] == 8 and kappa["ci_low"] <= 0.5 <= kappa["ci_high"]

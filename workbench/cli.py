@@ -323,27 +323,51 @@ def _cmd_agree(args: argparse.Namespace) -> int:
 
     from workbench.annotate import AnnotationStore
     from workbench.annotate.adjudication import adjudication_requests
-    from workbench.metrics.agreement import agreement_table, disagreements
+    from workbench.metrics.agreement import agreement_pairs, disagreements
 
     _at_least("--n-boot", args.n_boot, 1)
     if args.out:
         _out_file("--out", args.out, (".jsonl",))
-    labels = AnnotationStore(_dir(args.store, "annotation store")).labels()
+    store = _dir(args.store, "annotation store")
+    labels = AnnotationStore(store).labels()
     labels = labels.filter(pl.col("annotator") != "adjudicated")
     if not labels.height:
         raise SchemaError("no labels in the store", file=str(Path(args.store) / "labels"))
-    table = agreement_table(labels, by=args.by, n_boot=args.n_boot)
-    for (field, a, b), pair in table.group_by("field", "a", "b", maintain_order=True):
+    clusters = _sample_scenarios([Path(p) for p in args.sample] if args.sample
+                                 else sorted((store / "samples").glob("*.jsonl")))
+    table, skipped = agreement_pairs(labels, clusters or None, n_boot=args.n_boot)
+    if args.by is not None:
+        keep = "within annotator" if args.by == "round" else "between annotators"
+        table, skipped = table.filter(pl.col("comparison") == keep), skipped.filter(pl.col("comparison") == keep)
+    print("intervals resample " + ("scenarios (from the sample's scenario_id)" if clusters else
+                                   "items (no sample with scenario_id found; pass --sample)"))
+    for (field, comparison, group, a, b), pair in table.group_by("field", "comparison", "group", "a", "b",
+                                                                 maintain_order=True):
         stat = {r["statistic"]: r for r in pair.iter_rows(named=True)}
         ag, ka = stat["agreement"], stat["kappa"]
-        print(f"{field:<10} {a} vs {b}: n={ag['n']} agreement={ag['estimate']:.3f} "
-              f"[{ag['ci_low']:.3f}, {ag['ci_high']:.3f}] kappa={ka['estimate']:.3f} "
-              f"[{ka['ci_low']:.3f}, {ka['ci_high']:.3f}] disagreements={ag['disagreements']}")
-    dis = disagreements(labels, by=args.by)
+        what = f"{group}: round {a} vs round {b}" if comparison == "within annotator" else f"{group}: {a} vs {b}"
+        print(f"{field:<10} {comparison:<18} {what}: n={ag['n']} kappa={ka['estimate']:.3f} "
+              f"[{ka['ci_low']:.3f}, {ka['ci_high']:.3f}] agreement={ag['estimate']:.3f} "
+              f"[{ag['ci_low']:.3f}, {ag['ci_high']:.3f}] disagreements={ag['disagreements']}")
+    for row in skipped.iter_rows(named=True):
+        print(f"{row['field']:<10} {row['comparison']:<18} {row['group']}: not compared ({row['reason']})")
+    dis = disagreements(labels, by=args.by or "round")
     out = Path(args.out) if args.out else Path(args.store) / "adjudication.jsonl"
     write_jsonl(adjudication_requests(dis), out)
     print(f"{out}: {dis.height} disagreement(s) to adjudicate (fill 'value', then `workbench adjudicate`)")
     return 0
+
+
+def _sample_scenarios(paths: list[Path]) -> dict[str, str]:
+    """item_id -> scenario_id from sample files (the clusters of agreement intervals)."""
+    from workbench.annotate.ui import load_sample
+
+    out: dict[str, str] = {}
+    for path in paths:
+        for item in load_sample(_file(path, "sample (.jsonl)")):
+            if item.get("scenario_id") is not None:
+                out[item["item_id"]] = str(item["scenario_id"])
+    return out
 
 
 def _cmd_adjudicate(args: argparse.Namespace) -> int:
@@ -488,7 +512,10 @@ def _add_label(sub: argparse._SubParsersAction) -> None:
 def _add_agree(sub: argparse._SubParsersAction) -> None:
     p = _verb(sub, "agree", "agreement per field; writes the disagreements for adjudication")
     p.add_argument("store", nargs="?", default="annotations", help="the annotation store")
-    p.add_argument("--by", default="round", choices=["round", "annotator"], help="compare rounds or annotators")
+    p.add_argument("--by", default=None, choices=["round", "annotator"],
+                   help="only one kind: each annotator's rounds (round) or annotators within a round (annotator)")
+    p.add_argument("--sample", action="append",
+                   help="sample file(s) whose scenario_id clusters the intervals (default: STORE/samples/*.jsonl)")
     p.add_argument("--n-boot", dest="n_boot", type=int, default=2000, help="bootstrap resamples per interval")
     p.add_argument("--out", help="the adjudication file (default: STORE/adjudication.jsonl)")
     p.set_defaults(func=_cmd_agree)

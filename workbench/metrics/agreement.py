@@ -85,6 +85,72 @@ def agreement_table(
                                       "disagreements": pl.Int64, **INTERVAL_SCHEMA})
 
 
+_PAIR_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "field": pl.Utf8, "comparison": pl.Utf8, "group": pl.Utf8, "a": pl.Utf8, "b": pl.Utf8, "statistic": pl.Utf8,
+    "disagreements": pl.Int64, **INTERVAL_SCHEMA}
+_SKIP_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "field": pl.Utf8, "comparison": pl.Utf8, "group": pl.Utf8, "reason": pl.Utf8}
+
+
+def agreement_pairs(
+    labels: pl.DataFrame,
+    clusters: Mapping[str, str] | None = None,
+    *,
+    n_boot: int = 2_000,
+    seed: Seed = 0,
+    level: float = 0.95,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Agreement that compares like with like, per field: (a) each annotator's rounds against each other
+    (``comparison`` = ``within annotator``, ``group`` = the annotator, ``a``/``b`` = rounds), and (b) each pair
+    of annotators within each round (``between annotators``, ``group`` = the round, ``a``/``b`` = annotators).
+
+    Returns the table (one row per comparison and ``statistic``, ``kappa`` or ``agreement``, with
+    ``disagreements`` and the interval columns; intervals resample ``clusters``, item -> scenario) and the
+    comparisons that could not be made, each with its ``reason`` (labeled in one round only, one annotator
+    in a round, no item labeled by both sides).
+    """
+    latest = latest_labels(labels).with_columns(pl.col("round").cast(pl.Utf8).alias("_round"))
+    rows: list[dict[str, object]] = []
+    skipped: list[dict[str, object]] = []
+
+    def compare(field: str, comparison: str, group: str, f: pl.DataFrame, col: str, s1: str, s2: str) -> None:
+        a = f.filter(pl.col(col) == s1).select("item_id", "value")
+        b = f.filter(pl.col(col) == s2).select("item_id", pl.col("value").alias("value_b"))
+        pair = a.join(b, on="item_id").sort("item_id")
+        if pair.height == 0:
+            skipped.append({"field": field, "comparison": comparison, "group": group,
+                            "reason": f"{s1} and {s2} share no labeled item"})
+            return
+        va, vb = pair.get_column("value").to_numpy(), pair.get_column("value_b").to_numpy()
+        cl = np.array([(clusters or {}).get(i, i) for i in pair.get_column("item_id").to_list()])
+        for statistic, metric in (("kappa", cohen_kappa), ("agreement", percent_agreement)):
+            res = bootstrap(metric, va, vb, clusters=cl, n_boot=n_boot, seed=seed, level=level)
+            rows.append({"field": field, "comparison": comparison, "group": group, "a": s1, "b": s2,
+                         "statistic": statistic, "disagreements": int((va != vb).sum()), **res.row()})
+
+    for field in sorted(latest.get_column("field").unique().to_list()):
+        f = latest.filter(pl.col("field") == field)
+        for annotator in sorted(f.get_column("annotator").unique().to_list()):
+            g = f.filter(pl.col("annotator") == annotator)
+            rounds = sorted(g.get_column("_round").unique().to_list(), key=int)
+            if len(rounds) < 2:
+                skipped.append({"field": field, "comparison": "within annotator", "group": annotator,
+                                "reason": f"labeled in round {rounds[0]} only"})
+            for i, r1 in enumerate(rounds):
+                for r2 in rounds[i + 1:]:
+                    compare(field, "within annotator", annotator, g, "_round", r1, r2)
+        for rnd in sorted(f.get_column("_round").unique().to_list(), key=int):
+            g = f.filter(pl.col("_round") == rnd)
+            annotators = sorted(g.get_column("annotator").unique().to_list())
+            if len(annotators) < 2:
+                skipped.append({"field": field, "comparison": "between annotators", "group": f"round {rnd}",
+                                "reason": f"only {annotators[0]} labeled round {rnd}"})
+            for i, a1 in enumerate(annotators):
+                for a2 in annotators[i + 1:]:
+                    compare(field, "between annotators", f"round {rnd}", g, "annotator", a1, a2)
+    return pl.DataFrame(rows, schema=_PAIR_SCHEMA), pl.DataFrame(skipped, schema=_SKIP_SCHEMA)
+
+
 def disagreements(labels: pl.DataFrame, *, by: str = "round") -> pl.DataFrame:
     """Items whose latest labels differ between sides, one row per (item, field) with every value."""
     latest = latest_labels(labels)
