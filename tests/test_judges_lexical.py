@@ -46,3 +46,29 @@ def test_lexical_judge_separates_sourced_entries_on_the_testbed() -> None:
     joined = scores.join(t["entries"].select("entry_id", "gt_supported"), on="entry_id")
     assert joined.height > 200
     assert roc_auc_score(joined["gt_supported"], joined["score"]) > 0.8
+
+
+def test_requests_take_each_span_from_the_steps_as_a_plain_filter_would() -> None:
+    """compaction_requests bisects per-run step lists built once; span_outputs filters the steps table per
+    compaction. Same evidence for every compaction of the example log, including the retained turn."""
+    from pathlib import Path
+
+    from workbench import io
+    from workbench.judges.requests import build_request, compaction_requests, span_outputs
+    from workbench.summary import parse
+
+    t = io.read_log(Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl")
+    comps = {(c["run_id"], c["boundary"]): c for c in t["compactions"].iter_rows(named=True)}
+    tasks = dict(t["runs"].select("run_id", "task").iter_rows())
+    got = compaction_requests(t)
+    assert len(got) == len(comps) == 8
+    for req in got:
+        c = comps[(req.run_id, req.boundary)]
+        outputs = span_outputs(t["steps"], c["run_id"], c["span_start"], c["span_end"])
+        outputs += [c["retained_turn"]] if c["retained_turn"] else []
+        assert outputs, "the example's spans have observations"
+        want = build_request(task=tasks[c["run_id"]] or "", retained_turn=c["retained_turn"] or "",
+                             previous_summary=c["previous_summary"] or "", outputs=outputs,
+                             entries=[e.text for e in parse(c["candidate_summary"])],
+                             request_id=f"{c['run_id']}/b{c['boundary']}")
+        assert req.request == want

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -30,6 +31,31 @@ def span_outputs(steps: pl.DataFrame, run_id: str, start: int | None, end: int |
     if end is not None:
         sel = sel.filter(pl.col("step") <= end)
     return [o for o in sel.sort("step").get_column("observation").to_list() if o]
+
+
+@dataclass(frozen=True)
+class SpanIndex:
+    """Every run's steps and observations in step order, built once (:func:`span_index`): a span's outputs
+    are then two bisections, so building requests grows with the log, not with compactions x steps."""
+
+    runs: dict[str, tuple[list[int], list[str | None]]]
+
+    def outputs(self, run_id: str, start: int | None, end: int | None) -> list[str]:
+        """What :func:`span_outputs` returns for the same run and span."""
+        numbers, observations = self.runs.get(run_id, ([], []))
+        lo = 0 if start is None else bisect_left(numbers, start)
+        hi = len(numbers) if end is None else bisect_right(numbers, end)
+        return [o for o in observations[lo:hi] if o]
+
+
+def span_index(steps: pl.DataFrame) -> SpanIndex:
+    """The :class:`SpanIndex` of a steps table (one sort, one partition)."""
+    runs: dict[str, tuple[list[int], list[str | None]]] = {}
+    if steps.height:
+        ordered = steps.select("run_id", "step", "observation").sort("run_id", "step")
+        for (run_id,), part in ordered.partition_by("run_id", as_dict=True, maintain_order=True).items():
+            runs[str(run_id)] = (part.get_column("step").to_list(), part.get_column("observation").to_list())
+    return SpanIndex(runs)
 
 
 def build_request(*, task: str, retained_turn: str, previous_summary: str, outputs: Sequence[str],
@@ -65,12 +91,11 @@ def compaction_requests(tables: dict[str, pl.DataFrame], *, summary_column: str 
     runs = tables.get("runs", schema.empty("runs"))
     tasks = dict(zip(runs.get_column("run_id").to_list(), runs.get_column("task").to_list(), strict=True)) \
         if "task" in runs.columns else {}
-    by_run = {k[0]: v for k, v in steps.partition_by("run_id", as_dict=True).items()} if steps.height else {}
+    index = span_index(steps)
     out = []
     for c in comps.iter_rows(named=True):
         entries = tuple(parse(c[summary_column] or ""))
-        run_steps = by_run.get(c["run_id"], schema.empty("steps"))
-        outputs = span_outputs(run_steps, c["run_id"], c.get("span_start"), c.get("span_end"))
+        outputs = index.outputs(c["run_id"], c.get("span_start"), c.get("span_end"))
         if c.get("retained_turn"):
             outputs.append(c["retained_turn"])
         request = build_request(task=tasks.get(c["run_id"]) or "", retained_turn=c.get("retained_turn") or "",
