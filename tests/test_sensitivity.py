@@ -79,3 +79,16 @@ def test_keep_rate_by_role_pools_sections_across_schemas() -> None:
     got = keep_rate_by_role(f).rows()
     assert got == [("claude_code", "forward", 1, 0.0), ("claude_code", "history", 1, 1.0),
                    ("free_text", "other", 1, 0.0), ("openclaw", "forward", 2, 0.5), ("openclaw", "history", 1, 1.0)]
+
+
+def test_sweep_counts_equal_a_per_scenario_loop_with_ties_nulls_and_unsorted_taus() -> None:
+    from workbench.sensitivity import _below_per_unit
+
+    rng = np.random.default_rng(3)
+    s = np.round(rng.random(500), 1)  # many ties, some exactly on a tau
+    s[::37] = np.inf  # null scores are filled with inf (never pruned)
+    s[5] = np.nan
+    unit = rng.integers(0, 13, 500)
+    t = np.array([0.5, 0.0, 1.0, 0.3, 0.30000001, 0.7, 0.5])
+    loop = np.array([[np.sum(s[unit == k] < tau) for tau in t] for k in range(13)], dtype=float)
+    assert np.array_equal(_below_per_unit(s, unit, 13, t), loop)

@@ -66,13 +66,8 @@ def sweep(
     for name, g in groups:
         s = g.get_column(score).cast(pl.Float64).fill_null(np.inf).to_numpy()  # null: never pruned
         units = make_units(g.get_column(cluster).cast(pl.Utf8).fill_null("?").to_numpy())
-        below = np.zeros((units.n_units, len(t)))
+        below = _below_per_unit(s, units.row_unit, units.n_units, t)
         size = np.bincount(units.row_unit, minlength=units.n_units).astype(np.float64)
-        order = np.argsort(s, kind="stable")
-        s_sorted, u_sorted = s[order], units.row_unit[order]
-        for k in range(units.n_units):
-            sk = s_sorted[u_sorted == k]
-            below[k] = np.searchsorted(sk, t, side="left")
         est = below.sum(axis=0) / size.sum()
         w = resample_counts(units, n_boot, as_generator(seed))  # an int restarts the stream per setting
         frac = (w @ below) / (w @ size)[:, None]
@@ -80,6 +75,17 @@ def sweep(
                  "n": g.height} for j, (tau, e) in enumerate(zip(t, est, strict=True))]
         out.append(pl.DataFrame(rows).select("setting", "tau", *INTERVAL_COLUMNS))
     return pl.concat(out)
+
+
+def _below_per_unit(s: np.ndarray, unit: np.ndarray, n_units: int, t: np.ndarray) -> np.ndarray:
+    """(units x taus) counts of entries with score < tau, in one pass over the entries: each entry lands in
+    the first tau above it, and a cumulative sum over the sorted taus counts it for every larger tau."""
+    order = np.argsort(t, kind="stable")
+    pos = np.searchsorted(t[order], s, side="right")  # NaN and inf sort past every tau: never below
+    hist = np.bincount(unit * (len(t) + 1) + pos, minlength=n_units * (len(t) + 1)).reshape(n_units, len(t) + 1)
+    below = np.empty((n_units, len(t)))
+    below[:, order] = np.cumsum(hist[:, :-1], axis=1)
+    return below
 
 
 def largest_change(curve: pl.DataFrame, lo: float = 0.3, hi: float = 0.7) -> pl.DataFrame:
