@@ -28,11 +28,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-from scipy import stats
+from scipy import sparse, stats
 
 ArrayLike = npt.ArrayLike
 
@@ -252,17 +253,69 @@ def _safe(metric: Callable[..., float], arrs: Sequence[np.ndarray]) -> float:
 # vectorised AUROC
 
 
-def _pair_matrix(scores: np.ndarray, labels: np.ndarray, unit: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """U[c, d] (positives of c above negatives of d, ties 1/2), positives and negatives per unit."""
+@dataclass(frozen=True)
+class _Pairs:
+    """What the AUROC of any reweighting of the clusters needs, in O(entries) memory.
+
+    ``pos``/``neg`` are sparse (score groups x units) counts, groups in ascending score. A unit
+    weighting w gives the weighted Mann-Whitney numerator ``sum_g P_g (B_g + N_g / 2)`` with
+    P = pos @ w, N = neg @ w and B the cumulative N below g.
+    """
+
+    pos: Any  # scipy.sparse.csr_matrix
+    neg: Any
+    pos_unit: np.ndarray  # positives per unit
+    neg_unit: np.ndarray
+    u_total: float  # the unweighted numerator
+    u_row: np.ndarray  # per unit c: its positives against every negative
+    u_col: np.ndarray  # per unit d: every positive against its negatives
+    u_diag: np.ndarray  # per unit: its positives against its own negatives
+
+
+def _pairs(scores: np.ndarray, labels: np.ndarray, unit: np.ndarray, k: int) -> _Pairs:
+
     uniq, g = np.unique(scores, return_inverse=True)
     n_groups = len(uniq)
-    pos_gc = np.zeros((n_groups, k))
-    neg_gc = np.zeros((n_groups, k))
-    np.add.at(pos_gc, (g[labels], unit[labels]), 1.0)
-    np.add.at(neg_gc, (g[~labels], unit[~labels]), 1.0)
-    below = np.cumsum(neg_gc, axis=0) - neg_gc  # negatives with a strictly lower score, per unit
-    u = pos_gc.T @ (below + 0.5 * neg_gc)
-    return u, pos_gc.sum(axis=0), neg_gc.sum(axis=0)
+    shape = (n_groups, k)
+    ones_p, ones_n = np.ones(int(labels.sum())), np.ones(int((~labels).sum()))
+    pos = sparse.csr_matrix((ones_p, (g[labels], unit[labels])), shape=shape)
+    neg = sparse.csr_matrix((ones_n, (g[~labels], unit[~labels])), shape=shape)
+    p_g = np.bincount(g[labels], minlength=n_groups).astype(np.float64)
+    n_g = np.bincount(g[~labels], minlength=n_groups).astype(np.float64)
+    below = np.cumsum(n_g) - n_g  # negatives with a strictly lower score
+    above = p_g.sum() - np.cumsum(p_g)  # positives with a strictly higher score
+    u_total = float(p_g @ (below + 0.5 * n_g))
+    u_row = pos.T @ (below + 0.5 * n_g)
+    u_col = neg.T @ (above + 0.5 * p_g)
+    # within each unit: sort by (unit, score group) and count per unit as above
+    key = unit.astype(np.int64) * n_groups + g
+    blocks, inv = np.unique(key, return_inverse=True)
+    bp = np.bincount(inv, weights=labels.astype(np.float64), minlength=len(blocks))
+    bn = np.bincount(inv, weights=(~labels).astype(np.float64), minlength=len(blocks))
+    b_unit = blocks // n_groups
+    first = np.r_[0, np.flatnonzero(np.diff(b_unit)) + 1]
+    run = np.cumsum(bn)
+    start = np.repeat(run[first] - bn[first], np.diff(np.r_[first, len(blocks)]))
+    b_below = run - bn - start
+    u_diag = np.bincount(b_unit, weights=bp * (b_below + 0.5 * bn), minlength=k)
+    return _Pairs(pos, neg, np.asarray(pos.sum(axis=0)).ravel(), np.asarray(neg.sum(axis=0)).ravel(), u_total,
+                  np.asarray(u_row).ravel(), np.asarray(u_col).ravel(), u_diag)
+
+
+def _weighted_numerators(pairs: _Pairs, w: np.ndarray) -> np.ndarray:
+    """The Mann-Whitney numerator for each row of unit weights ``w`` (resamples x units), in chunks of
+    resamples sized so that a (score groups x chunk) block stays near a million values (in cache, not in RAM)."""
+    n_groups = pairs.pos.shape[0]
+    chunk = max(1, min(64, 1_000_000 // max(n_groups, 1)))
+    out = np.empty(len(w))
+    for lo in range(0, len(w), chunk):
+        wt = np.ascontiguousarray(w[lo:lo + chunk].T, dtype=np.float64)
+        p = pairs.pos @ wt  # groups x chunk
+        n = pairs.neg @ wt
+        below = np.cumsum(n, axis=0)
+        below -= 0.5 * n  # negatives below the group plus half of those tied with it
+        out[lo:lo + chunk] = np.einsum("gb,gb->b", p, below)
+    return out
 
 
 def auroc_ci(
@@ -295,22 +348,23 @@ def auroc_ci(
     s, y, c = s[keep], y[keep], c[keep]
     st = None if strata is None else np.asarray(strata)[keep]
     units = make_units(c, st)
-    u, pos, neg = _pair_matrix(s, y, units.row_unit, units.n_units)
+    pairs = _pairs(s, y, units.row_unit, units.n_units)
+    pos, neg = pairs.pos_unit, pairs.neg_unit
     n_pos = int(pos.sum())
     if n_pos == 0 or neg.sum() == 0:
         raise ValueError("auroc_ci: labels hold one class only; AUROC is undefined")
-    estimate = float(u.sum() / (pos.sum() * neg.sum()))
+    estimate = float(pairs.u_total / (pos.sum() * neg.sum()))
     w = resample_counts(units, n_boot, as_generator(seed))
-    num = np.einsum("bk,bk->b", w @ u, w)
+    num = _weighted_numerators(pairs, w)
     den = (w @ pos) * (w @ neg)
     valid = den > 0
     boots = np.full(n_boot, np.nan)
     boots[valid] = num[valid] / den[valid]
     jk = None
-    if method in ("bca", "t"):
-        wj = np.ones((units.n_units, units.n_units)) - np.eye(units.n_units)
-        dj = (wj @ pos) * (wj @ neg)
-        jk = np.where(dj > 0, np.einsum("bk,bk->b", wj @ u, wj) / np.where(dj > 0, dj, 1), np.nan)
+    if method in ("bca", "t"):  # leave one unit out: remove its row and column of the pair counts
+        dj = (pos.sum() - pos) * (neg.sum() - neg)
+        nj = pairs.u_total - pairs.u_row - pairs.u_col + pairs.u_diag
+        jk = np.where(dj > 0, nj / np.where(dj > 0, dj, 1), np.nan)
     iv = interval(estimate, boots, level, method, jackknife=jk)
     return BootstrapResult(estimate, max(iv.ci_low, 0.0), min(iv.ci_high, 1.0), int(len(s)), n_pos, n_boot,
                            method, level, iv.n_degenerate, units.n_units)
