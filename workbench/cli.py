@@ -83,9 +83,15 @@ def _out_file(option: str, path: str, suffixes: tuple[str, ...]) -> None:
 # the verbs
 
 
+def _log_path(args: argparse.Namespace, what: str = "log file") -> Path:
+    """The FILE argument: a directory of sessions for the formats that read one, else a file that exists."""
+    if args.format in adapters.DIRECTORY_FORMATS and Path(args.file).is_dir():
+        return Path(args.file)
+    return _file(args.file, what)
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
-    path = Path(args.file) if args.format in adapters.DIRECTORY_FORMATS and Path(args.file).is_dir() \
-        else _file(args.file, "table file" if args.table else "log file")
+    path = _log_path(args, "table file" if args.table else "log file")
     if args.table:
         frame = read_table(path, args.table)
         print(f"{path}: ok ({frame.height} {args.table} rows)")
@@ -98,8 +104,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    path = Path(args.file) if args.format in adapters.DIRECTORY_FORMATS and Path(args.file).is_dir() \
-        else _file(args.file, "log file")
+    path = _log_path(args)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise SchemaError(field="--out", expected="a directory", got=f"the file {args.out!r}")

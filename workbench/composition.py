@@ -42,7 +42,6 @@ def entries_by_role(entries: pl.DataFrame, supported: str = "supported") -> pl.D
     from workbench.summary import with_roles
 
     e = with_roles(entries)
-    e = e.with_columns(pl.col("schema").fill_null("openclaw") if "schema" in e.columns else pl.lit("openclaw").alias("schema"))
     has = supported in e.columns
     aggs = [pl.len().alias("entries")]
     if has:

@@ -110,8 +110,6 @@ def keep_rate_by_role(frame: pl.DataFrame, tau: float = 0.5, score: str = "score
     from workbench.summary import with_roles
 
     f = with_roles(frame)
-    f = f.with_columns(pl.col("schema").fill_null("openclaw") if "schema" in f.columns
-                       else pl.lit("openclaw").alias("schema"))
     return f.group_by("schema", "role").agg(
         pl.len().alias("entries"), (pl.col(score).is_null() | (pl.col(score) >= tau)).mean().alias("keep_rate")
     ).sort("schema", "role")

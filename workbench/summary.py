@@ -364,14 +364,14 @@ def entry_id(run_id: str, boundary: int, position: int) -> str:
 
 
 def with_roles(entries: pl.DataFrame) -> pl.DataFrame:
-    """``entries`` with ``role`` filled where it is missing, from the section under the entry's schema
-    (OpenClaw's when the schema is not recorded, as in tables written before schemas existed)."""
+    """``entries`` with ``schema`` and ``role`` filled where they are missing: the schema is OpenClaw's when
+    not recorded (tables written before schemas existed), the role comes from the section under it."""
     cols = entries.columns
     schema_col = pl.col("schema").fill_null("openclaw") if "schema" in cols else pl.lit("openclaw")
     derived = pl.struct(schema_col.alias("_s"), pl.col("section")).map_elements(
         lambda v: SCHEMAS.get(v["_s"], SCHEMAS["free_text"]).role(v["section"]), return_dtype=pl.Utf8)
     role = pl.col("role").fill_null(derived) if "role" in cols else derived
-    return entries.with_columns(role.alias("role"))
+    return entries.with_columns(role.alias("role"), schema_col.alias("schema"))
 
 
 def entries_table(compactions: pl.DataFrame, *, summary_column: str = "candidate_summary") -> pl.DataFrame:

@@ -44,6 +44,17 @@ def percent_agreement(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     return float(np.mean(x == y))
 
 
+def _pair_statistics(pair: pl.DataFrame, clusters: Mapping[str, str] | None, *, n_boot: int, seed: Seed,
+                     level: float) -> list[dict[str, object]]:
+    """Kappa and agreement of one compared pair (columns ``item_id``, ``value``, ``value_b``): ``statistic``,
+    ``disagreements`` and the interval columns, resampling ``clusters`` (item -> scenario; else the item)."""
+    va, vb = pair.get_column("value").to_numpy(), pair.get_column("value_b").to_numpy()
+    cl = np.array([(clusters or {}).get(i, i) for i in pair.get_column("item_id").to_list()])
+    return [{"statistic": statistic, "disagreements": int((va != vb).sum()),
+             **bootstrap(metric, va, vb, clusters=cl, n_boot=n_boot, seed=seed, level=level).row()}
+            for statistic, metric in (("kappa", cohen_kappa), ("agreement", percent_agreement))]
+
+
 def agreement_table(
     labels: pl.DataFrame,
     clusters: Mapping[str, str] | None = None,
@@ -75,12 +86,8 @@ def agreement_table(
                 pair = a.join(b, on="item_id", suffix="_b").sort("item_id")
                 if pair.height == 0:
                     continue
-                va, vb = pair.get_column("value").to_numpy(), pair.get_column("value_b").to_numpy()
-                cl = np.array([(clusters or {}).get(i, i) for i in pair.get_column("item_id").to_list()])
-                for statistic, metric in (("kappa", cohen_kappa), ("agreement", percent_agreement)):
-                    res = bootstrap(metric, va, vb, clusters=cl, n_boot=n_boot, seed=seed, level=level)
-                    rows.append({"field": field, "a": s1, "b": s2, "statistic": statistic,
-                                 "disagreements": int((va != vb).sum()), **res.row()})
+                rows += [{"field": field, "a": s1, "b": s2, **r}
+                         for r in _pair_statistics(pair, clusters, n_boot=n_boot, seed=seed, level=level)]
     return pl.DataFrame(rows, schema={"field": pl.Utf8, "a": pl.Utf8, "b": pl.Utf8, "statistic": pl.Utf8,
                                       "disagreements": pl.Int64, **INTERVAL_SCHEMA})
 
@@ -121,12 +128,8 @@ def agreement_pairs(
             skipped.append({"field": field, "comparison": comparison, "group": group,
                             "reason": f"{s1} and {s2} share no labeled item"})
             return
-        va, vb = pair.get_column("value").to_numpy(), pair.get_column("value_b").to_numpy()
-        cl = np.array([(clusters or {}).get(i, i) for i in pair.get_column("item_id").to_list()])
-        for statistic, metric in (("kappa", cohen_kappa), ("agreement", percent_agreement)):
-            res = bootstrap(metric, va, vb, clusters=cl, n_boot=n_boot, seed=seed, level=level)
-            rows.append({"field": field, "comparison": comparison, "group": group, "a": s1, "b": s2,
-                         "statistic": statistic, "disagreements": int((va != vb).sum()), **res.row()})
+        rows.extend({"field": field, "comparison": comparison, "group": group, "a": s1, "b": s2, **r}
+                    for r in _pair_statistics(pair, clusters, n_boot=n_boot, seed=seed, level=level))
 
     for field in sorted(latest.get_column("field").unique().to_list()):
         f = latest.filter(pl.col("field") == field)
