@@ -68,15 +68,16 @@ def after_compaction(steps: pl.DataFrame, compactions: pl.DataFrame, *, horizon:
     """
     if horizon < 1:
         raise ValueError(f"horizon: expected at least 1, got {horizon}")
-    has_error = "error" in steps.columns
-    by_run = {k[0]: v.sort("step") for k, v in steps.partition_by("run_id", as_dict=True).items()}
+    error = pl.col("error") if "error" in steps.columns else pl.lit(None).alias("error")
+    by_run = {k[0]: v.sort("step").select("step", "tool", "args", error).rows()
+              for k, v in steps.partition_by("run_id", as_dict=True).items()}  # each run's rows, made once
     bounds: dict[str, list[int]] = {}
     for run_id, step in compactions.select("run_id", "step").iter_rows():
         bounds.setdefault(run_id, []).append(step)
     rows = []
     for c in compactions.iter_rows(named=True):
-        st = by_run.get(c["run_id"])
-        marks = sorted(bounds[c["run_id"]])
+        records = by_run.get(c["run_id"], [])
+        marks = bounds[c["run_id"]]
         b = c["step"]
         prev_b = max((m for m in marks if m < b), default=None)
         next_b = min((m for m in marks if m > b), default=None)
@@ -84,8 +85,6 @@ def after_compaction(steps: pl.DataFrame, compactions: pl.DataFrame, *, horizon:
         hi_span = c["span_end"] if c.get("span_end") is not None else b - 1
         windows = {"before": (max(b - horizon, prev_b if prev_b is not None else 0), b - 1),
                    "after": (b, min(b + horizon - 1, next_b - 1 if next_b is not None else b + horizon - 1))}
-        records = [] if st is None else st.select("step", "tool", "args",
-                                                   pl.col("error") if has_error else pl.lit(None).alias("error")).rows()
         for window, (lo, hi) in windows.items():
             seen: set[tuple[str, str]] = set()
             span_calls: set[tuple[str, str]] = set()
