@@ -66,3 +66,21 @@ def test_agree_compares_like_with_like_by_hand(tmp_path: Path, capsys: pytest.Ca
     kappa = table.filter((pl.col("comparison") == "between annotators") & (pl.col("statistic") == "kappa")).row(
         0, named=True)
     assert kappa["n"] == 8 and kappa["ci_low"] <= 0.5 <= kappa["ci_high"]
+
+
+def test_adjudicate_rejects_values_the_field_does_not_declare(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    adj = tmp_path / "adjudication.jsonl"
+    rows = [{"item_id": "e1", "field": "support", "values": ["supported", "unsupported"], "value": "supported"},
+            {"item_id": "e2", "field": "support", "values": ["supported", "unsure"], "value": "maybe"}]
+    adj.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["adjudicate", str(adj), "--store", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{adj}:2: field 'value': expected for field 'support' one of ['supported', 'unsupported', 'unsure'], " \
+           "got string 'maybe'" in err
+    assert not AnnotationStore(tmp_path).labels().height  # the good first line was not added alone
+    rows[1]["field"] = "mood"
+    adj.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["adjudicate", str(adj), "--store", str(tmp_path)]) == 2
+    assert "field 'field': expected one of ['support', 'correct', 'pattern', 'entry_support'], got string 'mood'" in \
+        capsys.readouterr().err

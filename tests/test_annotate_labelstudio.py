@@ -29,3 +29,23 @@ def test_label_studio_round_trip(tmp_path: Path) -> None:
     store.add_many(recs)
     got = store.labels().sort("field")
     assert got["value"].to_list() == ["incorrect", "supported"] and set(got["annotator"]) == {"eve@example.org"}
+
+
+def test_label_studio_import_checks_values_and_keeps_nothing_of_a_bad_export(tmp_path: Path) -> None:
+    import pytest
+
+    from workbench.schema import SchemaError
+
+    def task(choice: str, *, when: str = "2020-01-01T00:00:00Z") -> dict[str, object]:
+        return {"data": {"item_id": "e1"}, "annotations": [{"completed_by": {"email": "eve@example.org"},
+                "updated_at": when, "result": [{"from_name": "support", "type": "choices",
+                                                 "value": {"choices": [choice]}}]}]}
+
+    with pytest.raises(SchemaError, match=r"\[1\]\.annotations\.result\.support.*expected one of \['supported', "
+                                          r"'unsupported', 'unsure'\], got \['banana'\]"):
+        from_labelstudio([task("supported"), task("banana")], round=1)
+    recs = from_labelstudio([task("unsure", when="2999-01-01T00:00:00Z")], round=1)
+    store = AnnotationStore(tmp_path)
+    store.add_many(recs)
+    stamped = store.labels()["labeled_at"].item()
+    assert not stamped.startswith("2999")  # Label Studio's clock is not the store's: a future time cannot win

@@ -11,6 +11,7 @@ from workbench.annotate import (
     sample_entries,
 )
 from workbench.cli import main
+from workbench.sim.world import make_tasks
 
 
 def test_sample_balanced_seeded_and_honest_about_short_strata() -> None:
@@ -36,5 +37,51 @@ def test_sample_cli_items_hide_scores_and_outcomes(tmp_path: Path) -> None:
     items = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(items) == 20 and len({i["item_id"] for i in items}) == 20
     for i in items:
-        assert set(i) == {"item_id", "text", "section", "task", "previous_summary", "evidence"}
-        assert isinstance(i["evidence"], list)
+        assert set(i) == {"item_id", "text", "section", "task", "previous_summary", "evidence", "evidence_sources",
+                          "run_id", "boundary", "scenario_id", "evaluation"}  # no score, no outcome
+        assert isinstance(i["evidence"], list) and len(i["evidence_sources"]) == len(i["evidence"])
+    # the clusters of agreement intervals and the evaluation material, checked against the world itself
+    runs = pl.read_parquet(d / "runs.parquet")
+    tasks = {t.task_id: t for t in make_tasks(12, 0)}
+    for i in items:
+        run = runs.filter(pl.col("run_id") == i["run_id"]).row(0, named=True)
+        assert i["scenario_id"] == run["scenario_id"]
+        task = tasks[run["task_id"]]
+        checks, invoices, report = i["evaluation"]
+        assert checks["name"] == "Evaluation checks of the task"
+        if task.scenario.report_expected:
+            total = round(sum(v.amount for v in task.invoices if task.payable(v)), 2)
+            assert f"total ${total:,.2f} and count {len(task.to_pay)}" in checks["text"]
+        else:
+            assert "No report is filed" in checks["text"]
+        named = [v for v in task.invoices if v.invoice_id in i["text"]]
+        shown = named or list(task.invoices)
+        lines = invoices["text"].splitlines()
+        assert [ln.split(":")[0] for ln in lines] == [v.invoice_id for v in shown]
+        for v, ln in zip(shown, lines, strict=True):
+            assert f"amount ${v.amount:,.2f}" in ln and ("NOT payable" in ln) == (not task.payable(v))
+    # statuses at the compaction: hand-read from the steps before it
+    item = next(i for i in items if "paid $" in i["evaluation"][1]["text"])
+    steps = pl.read_parquet(d / "steps.parquet").filter(pl.col("run_id") == item["run_id"])
+    at = pl.read_parquet(d / "compactions.parquet").filter(
+        (pl.col("run_id") == item["run_id"]) & (pl.col("boundary") == item["boundary"]))["step"].item()
+    paid = {o.split(":")[0].removeprefix("Paid ") for o, b, st in steps.select("observation", "blocked", "step").rows()
+            if o.startswith("Paid ") and not b and st < at}
+    for ln in item["evaluation"][1]["text"].splitlines():
+        assert ("status at this compaction: paid" in ln) == (ln.split(":")[0] in paid)
+
+
+def test_tau_bench_items_carry_its_ground_truth_and_others_say_none(tmp_path: Path) -> None:
+    from workbench.adapters import read_log
+    from workbench.annotate.evaluation import evaluation_material
+
+    path = Path(__file__).resolve().parents[1] / "data" / "real" / "tau-bench" / "gpt-4o-airline-subset.json"
+    raw = json.loads(path.read_text())[0]
+    runs = read_log(path)["runs"]
+    run = runs.row(0, named=True)
+    material = evaluation_material(run, "- Book HAT136")
+    by_name = {m["name"]: m["text"] for m in material}
+    assert json.loads(by_name["gt_actions"]) == raw["info"]["task"]["actions"]
+    assert by_name["user simulator's brief"] == raw["info"]["task"]["instruction"]
+    assert "reward" not in json.dumps(material)  # the outcome stays hidden
+    assert evaluation_material({"run_id": "r", "task": "t", "success": True}, "- x") == []

@@ -57,6 +57,9 @@ def test_the_tour_runs_as_printed(tmp_path: Path) -> None:
                 assert port, "jevcompat mock did not start"
                 jev_port = port.group(1)
                 continue
+            if argv[0].endswith("jupyter"):  # JupyterLab waits for a person: tests/test_labeling_browser.py drives it
+                assert argv[1:] == ["lab", "notebooks/labeling.ipynb"] and (work / argv[2]).exists()
+                continue
             argv = [a.replace("127.0.0.1:8787", f"127.0.0.1:{jev_port}")
                     .replace("http://127.0.0.1:8000", openai.url) for a in argv]
             stdin = "1\n2\n1\n3\nq\n" if argv[1] == "label" else ""

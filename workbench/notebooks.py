@@ -7,13 +7,18 @@ import time
 from pathlib import Path
 
 
+#: notebooks a person works in (they wait for clicks and make no figures): run only when named
+INTERACTIVE = frozenset({"labeling"})
+
+
 def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: dict[str, object] | None = None,
             cwd: Path | None = None, names: list[str] | None = None) -> int:
     """Execute every ``*.ipynb`` in ``notebooks`` (sorted), saving executed copies in ``build``.
 
     Kernels start in ``cwd`` (the current directory: the project root for ``workbench
     figures``). ``parameters`` are injected after the ``parameters`` cell (papermill's
-    convention); ``names`` restricts the run to some notebooks.
+    convention); ``names`` restricts the run to some notebooks (and is the only way to run an
+    :data:`INTERACTIVE` one).
 
     Returns 0, or 1 after printing ``NOTEBOOK: cell N: ERROR`` for the first error.
     Executed copies (with outputs) go to ``build``; the sources are never modified.
@@ -26,7 +31,8 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
-    paths = sorted(p for p in notebooks.glob("*.ipynb") if names is None or p.stem in names)
+    paths = sorted(p for p in notebooks.glob("*.ipynb")
+                   if (p.stem in names if names is not None else p.stem not in INTERACTIVE))
     if not paths:
         print(f"no notebooks in {notebooks}", file=sys.stderr)
         return 1

@@ -481,7 +481,7 @@ def check_record(
             raise SchemaError(field=name, expected="an ISO-8601 timestamp (2026-11-30T12:00:00+00:00)",
                               got=describe_value(value))
     if tbl.name == "labels":
-        _check_label(record.get("field"), record.get("value"), prefix)
+        check_label(record.get("field"), record.get("value"), prefix)
 
 
 def _range_text(col: Column) -> str:
@@ -505,7 +505,8 @@ def is_timestamp(value: object) -> bool:
     return True
 
 
-def _check_label(field_name: object, value: object, prefix: str = "") -> None:
+def check_label(field_name: object, value: object, prefix: str = "") -> None:
+    """A label's ``field`` is declared and its ``value`` is one of that field's (``LABEL_VALUES``); null is a skip."""
     if field_name not in LABEL_VALUES:
         raise SchemaError(field=prefix + "field", expected=f"one of {list(LABEL_VALUES)}",
                           got=describe_value(field_name))
@@ -583,7 +584,7 @@ def validate(
     if tbl.name == "labels" and result.height:
         for row, (field_name, value) in enumerate(result.select("field", "value").iter_rows()):
             try:
-                _check_label(field_name, value)
+                check_label(field_name, value)
             except SchemaError as err:
                 raise err.located(file, _line_of(lines, row)) from None
     key = [k for k in tbl.key if k in result.columns]  # an optional key column (scores.repeat) may be absent

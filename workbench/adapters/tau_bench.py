@@ -67,8 +67,12 @@ def read_tau_bench(path: str | os.PathLike[str], *, domain: str | None = None) -
                       "model": rec.get("model") or domain.split("-")[0], "replicate": int(rec["trial"]),
                       "reward": float(rec["reward"]), "success": is_success(float(rec["reward"])), "messages": traj}
             run, steps, comps = chat_to_run(record)  # task = the first user message: what the agent saw
-            instruction = ((rec.get("info") or {}).get("task") or {}).get("instruction")
+            info_task = (rec.get("info") or {}).get("task") or {}
+            instruction = info_task.get("instruction") if isinstance(info_task, dict) else None
             run["user_instruction"] = instruction if isinstance(instruction, str) else None  # the simulator's brief
+            for key in ("actions", "outputs"):  # tau-bench's evaluation: the ground-truth actions and outputs
+                value = info_task.get(key) if isinstance(info_task, dict) else None
+                run[f"gt_{key}"] = json.dumps(value, ensure_ascii=False) if value else None
             for enc, suffix in (("o200k_base", ""), ("cl100k_base", "_cl100k")):
                 before, own = message_tokens(traj, enc)
                 seen: set[int] = set()

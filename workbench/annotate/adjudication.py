@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench.schema import SchemaError
+from workbench.schema import SchemaError, check_label
 from workbench.tables import json_lines
 
 #: the annotator name under which adjudicated labels are stored (they win in ``labels.gold_labels``)
@@ -26,7 +26,8 @@ def adjudicated_labels(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The filled-in adjudication file as label records (annotator ``adjudicated``, round 0).
 
     Records whose ``value`` is still null are skipped (not yet decided); a record without
-    string ``item_id`` and ``field`` is an error naming its line.
+    string ``item_id`` and ``field``, or with a value its field does not declare ("maybe" for
+    ``support``), is an error naming its line, and nothing is returned.
     """
     records = []
     for number, rec in json_lines(Path(path)):
@@ -34,6 +35,11 @@ def adjudicated_labels(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             raise SchemaError(file=str(path), line=number, field="item_id/field", expected="strings", got=str(rec)[:60])
         if rec.get("value") is None:
             continue
+        try:
+            check_label(rec["field"], rec["value"])
+        except SchemaError as err:
+            raise SchemaError(file=str(path), line=number, field=err.field, expected=err.expected,
+                              got=err.got) from None
         records.append({"item_id": rec["item_id"], "annotator": ADJUDICATOR, "round": 0, "field": rec["field"],
                         "value": str(rec["value"]), "note": rec.get("note")})
     return records

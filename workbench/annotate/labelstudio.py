@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from workbench.annotate.ui import FIELDS
-from workbench.schema import SchemaError
+from workbench.schema import LABEL_VALUES, SchemaError
 
 
 def labeling_config(fields: Sequence[str] = ("support", "correct")) -> str:
@@ -49,7 +49,9 @@ def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
 
     Each annotation's ``choices`` results become one label per field; the annotator is
     ``completed_by`` (its email when Label Studio expanded it) unless ``annotator`` is given.
-    Cancelled (skipped) annotations are ignored.
+    Cancelled (skipped) annotations are ignored. A choice the field does not declare, or several
+    choices for one field, is an error naming the task's index; Label Studio's own timestamps
+    are not kept (the store stamps ``labeled_at`` when the labels are added).
     """
     records: list[dict[str, Any]] = []
     for t_index, task in enumerate(export):
@@ -70,7 +72,9 @@ def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
                 field = res.get("from_name")
                 choices = (res.get("value") or {}).get("choices") or []
                 if field in FIELDS and choices:
+                    if len(choices) != 1 or choices[0] not in LABEL_VALUES[field]:
+                        raise SchemaError(field=f"[{t_index}].annotations.result.{field}",
+                                          expected=f"one of {list(LABEL_VALUES[field])}", got=repr(choices))
                     records.append({"item_id": item_id, "annotator": str(who), "round": round, "field": field,
-                                    "value": str(choices[0]), "note": None,
-                                    "labeled_at": ann.get("updated_at") or ann.get("created_at")})
+                                    "value": str(choices[0]), "note": None})  # the store stamps labeled_at
     return records

@@ -10,12 +10,14 @@ unless ``fill=True``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
+from workbench.annotate.evaluation import evaluation_material
 from workbench.bootstrap import Seed
 
 from workbench.schema import REASONING_SECTIONS
@@ -99,7 +101,7 @@ def sample_items(tables: dict[str, pl.DataFrame], n: int, strata: Sequence[str] 
     ``evidence`` (the BM25 passages the judge would see) -- and nothing a blind labeler
     must not see: no judge score, no run outcome, no ground truth.
     """
-    from workbench.judges.requests import compaction_requests
+    from workbench.judges.requests import compaction_requests, span_index
     from workbench.summary import entries_table
 
     runs = tables["runs"]
@@ -116,10 +118,48 @@ def sample_items(tables: dict[str, pl.DataFrame], n: int, strata: Sequence[str] 
     comps = tables["compactions"].join(wanted, on=["run_id", "boundary"], how="semi")
     sub = {"runs": runs, "steps": tables.get("steps", pl.DataFrame()), "compactions": comps}
     requests = {(r.run_id, r.boundary): r for r in compaction_requests(sub)}
+    run_rows = {r["run_id"]: r for r in runs.join(wanted.select("run_id").unique(), on="run_id", how="semi")
+                .iter_rows(named=True)}
+    observations = _observations_before(sub["steps"], comps)
+    index = span_index(sub["steps"])
+    steps_of = {(c["run_id"], c["boundary"]): index.output_steps(c["run_id"], c.get("span_start"), c.get("span_end"))
+                for c in comps.iter_rows(named=True)}
     items = []
     for row in sample.iter_rows(named=True):
-        req = requests[(row["run_id"], row["boundary"])].request
+        key = (row["run_id"], row["boundary"])
+        req = requests[key].request
         evidence = [req.evidence[j] for j in req.entry_evidence[row["position"]]] if req.entry_evidence else []
+        sources = ([_source(req.evidence_ids[j], steps_of.get(key, [])) for j in req.entry_evidence[row["position"]]]
+                   if req.entry_evidence and req.evidence_ids else [])
         items.append({"item_id": row["entry_id"], "text": row["text"], "section": row["section"],
-                      "task": req.task, "previous_summary": req.previous_summary, "evidence": evidence})
+                      "task": req.task, "previous_summary": req.previous_summary, "evidence": evidence,
+                      "evidence_sources": sources, "run_id": row["run_id"], "boundary": row["boundary"],
+                      "scenario_id": row.get("scenario_id"),
+                      "evaluation": evaluation_material(run_rows[row["run_id"]], row["text"],
+                                                        observations.get(key, []))})
     return items, report
+
+
+def _source(chunk_id: str, output_steps: list[int]) -> str:
+    """Where an evidence chunk came from, for a person: ``step 12 (o3c0)``, or the retained turn."""
+    m = re.fullmatch(r"o(\d+)c(\d+)", chunk_id)
+    if not m:
+        return chunk_id
+    i, part = int(m.group(1)), int(m.group(2))
+    where = f"step {output_steps[i]}" if i < len(output_steps) else "retained turn"
+    return f"{where}{f', part {part + 1}' if part else ''} ({chunk_id})"
+
+
+def _observations_before(steps: pl.DataFrame, comps: pl.DataFrame) -> dict[tuple[str, int], list[tuple[str | None, bool]]]:
+    """(run, boundary) -> the run's (observation, blocked) pairs of the steps before the compaction."""
+    if not steps.height or "step" not in comps.columns:
+        return {}
+    cols = [pl.col("observation"), pl.col("blocked").fill_null(False) if "blocked" in steps.columns
+            else pl.lit(False).alias("blocked")]
+    joined = (comps.select("run_id", "boundary", pl.col("step").alias("at"))
+              .join(steps.select("run_id", "step", *cols), on="run_id")
+              .filter(pl.col("step") < pl.col("at")).sort("run_id", "boundary", "step"))
+    out: dict[tuple[str, int], list[tuple[str | None, bool]]] = {}
+    for (run_id, boundary), g in joined.group_by("run_id", "boundary", maintain_order=True):
+        out[(str(run_id), int(boundary))] = list(zip(g["observation"].to_list(), g["blocked"].to_list()))
+    return out

@@ -111,6 +111,35 @@ class AnnotationStore:
             finally:
                 os.close(fd)
 
+    def note_file_for(self, annotator: str, round: int) -> Path:  # noqa: A002
+        return self.root / "notes" / f"{_safe_name(annotator)}.round{int(round)}.jsonl"
+
+    def add_note(self, *, item_id: str, annotator: str, round: int, field: str, note: str) -> dict[str, object]:  # noqa: A002
+        """Keep a note typed for an item that has no label yet (a skip or an undo right after typing it), so it
+        is never lost; the labeler shows it again and saves it with the item's label. Append-only, like labels,
+        under ``<root>/notes/``."""
+        check_annotator(annotator)
+        if field not in schema.LABEL_VALUES:
+            raise schema.SchemaError(field="field", expected=f"one of {list(schema.LABEL_VALUES)}", got=repr(field))
+        record = {"item_id": str(item_id), "annotator": annotator, "round": int(round), "field": field,
+                  "note": str(note), "noted_at": datetime.now(timezone.utc).isoformat(timespec="microseconds")}
+        self._append(self.note_file_for(annotator, round), [record])
+        return record
+
+    def notes(self, annotator: str, round: int, field: str) -> dict[str, str]:  # noqa: A002
+        """item id -> the latest note kept with :meth:`add_note` for this annotator, round and field."""
+        path = self.note_file_for(annotator, round)
+        out: dict[str, str] = {}
+        if path.exists():
+            from workbench.tables import json_lines
+
+            with FileLock(str(path) + ".lock"):
+                _move_torn_tail(path)
+            for _number, rec in json_lines(path):
+                if isinstance(rec, dict) and rec.get("field") == field and isinstance(rec.get("note"), str):
+                    out[str(rec.get("item_id"))] = rec["note"]
+        return out
+
     def history(self) -> pl.DataFrame:
         """Every label line ever written (validated, file:line errors on a corrupt file)."""
         frames = [read_table(p, "labels") for p in sorted(self.dir.glob("*.jsonl"))]
@@ -120,6 +149,16 @@ class AnnotationStore:
     def labels(self) -> pl.DataFrame:
         """The current labels: the latest per (item, annotator, round, field)."""
         return latest_labels(self.history()).sort(["annotator", "round", "item_id", "field"])
+
+    def current(self, annotator: str, round: int, field: str) -> dict[str, dict[str, Any]]:  # noqa: A002
+        """item id -> the latest label record (``value``, ``note``, ``labeled_at``) of this annotator, round and
+        field; only that annotator's file is read."""
+        path = self.file_for(annotator, round)
+        if not path.exists():
+            return {}
+        latest = latest_labels(read_table(path, "labels").filter(
+            (pl.col("annotator") == annotator) & (pl.col("field") == field)))
+        return {r["item_id"]: r for r in latest.iter_rows(named=True)}
 
     def next_unlabeled(self, item_ids: Sequence[str], annotator: str, round: int,  # noqa: A002
                        fields: Sequence[str]) -> int:

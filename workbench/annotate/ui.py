@@ -1,22 +1,34 @@
-"""Labeling interfaces: one HTML renderer, a JupyterLab widget and a terminal labeler.
+"""Labeling interfaces: one item view shown two ways, in a JupyterLab widget and in a terminal.
 
-Every piece of untrusted text (entry, task, previous summary, evidence) passes through
-:func:`render_item_html`, which HTML-escapes it (``html.escape`` with quotes) and shows it
-inside ``<pre>`` blocks; nothing from an item is ever inserted as markup. Both interfaces
-write through :class:`~workbench.annotate.store.AnnotationStore` and resume at the first
-unlabeled item.
+:func:`item_view` decides what an annotator sees for an item and a field -- the entry, its
+section, the task, the previous summary, every evidence passage in full with its source, the
+question worded as in ``annotations/PROTOCOL.md``, and for ``correct`` the evaluation material
+(``workbench.annotate.evaluation``) -- so the two interfaces cannot show different things.
+:func:`render_item_html` escapes every piece of it (``html.escape`` with quotes) into ``<pre>``
+blocks; :func:`item_lines` makes terminal lines with control characters shown as ``\\xNN``.
+
+:class:`LabelSession` is the state behind both: it starts at the first item without a label
+for the field, moves on to the next unlabeled item after each label or skip, keeps notes typed
+before a skip or an undo (``AnnotationStore.add_note``), and knows when every item is labeled.
 """
 
 from __future__ import annotations
 
 import html
-import json
+import os
+import re
+import select
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from workbench.annotate.store import AnnotationStore
+from workbench.annotate.evaluation import NO_MATERIAL
+from workbench.annotate.store import AnnotationStore, check_annotator
 
 #: label values per field, with the keyboard key for each (not JupyterLab command-mode keys)
 FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -24,74 +36,144 @@ FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "correct": (("correct", "1"), ("incorrect", "2"), ("unsure", "3")),
 }
 
-SOURCE_QUESTION_FOR_LABELERS = (
-    "Does the entry contain information that came from an environment output in the span or from the previous "
-    "checkpoint (a value, a name, a result, how something in the environment behaves), rather than only plans, "
-    "decisions, or readings of the task?"
-)
+#: the question for each field, word for word as in annotations/PROTOCOL.md
+QUESTIONS: dict[str, str] = {
+    "support": ("Does the entry contain information that came from an environment output in the span or from the "
+                "previous checkpoint, such as a value, a name, a result, or how something in the environment "
+                "behaves, rather than only plans, decisions, or readings of the task?"),
+    "correct": ("Would following the entry violate an evaluation check of the task, as the evaluation material "
+                "states it?"),
+}
+SOURCE_QUESTION_FOR_LABELERS = QUESTIONS["support"]  # its earlier name
 
 
-def _text(value: object) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
+@dataclass(frozen=True)
+class Block:
+    """One titled piece of an item view; ``text`` is untrusted and shown verbatim (escaped)."""
+
+    title: str
+    text: str
+    kind: str = "text"  # entry | text | evidence | material | question | notice
 
 
-def render_item_html(item: dict[str, Any]) -> str:
-    """The HTML a labeler sees for one sample item; every value is escaped."""
-    parts = [
-        '<div class="wb-item" style="font-family: sans-serif; max-width: 60em">',
-        f'<div><b>Item</b> <code>{_text(item.get("item_id"))}</code> &middot; section '
-        f'<b>{_text(item.get("section"))}</b></div>',
-        f'<h4>Entry</h4><pre style="white-space: pre-wrap; background:#f6f6f6; padding:.5em">{_text(item.get("text"))}</pre>',
-        f'<h4>Task</h4><pre style="white-space: pre-wrap">{_text(item.get("task"))}</pre>',
-        f'<h4>Previous summary</h4><pre style="white-space: pre-wrap">{_text(item.get("previous_summary") or "(none)")}</pre>',
-        "<h4>Evidence</h4>",
-    ]
+def item_view(item: dict[str, Any], field: str = "support") -> list[Block]:
+    """What an annotator sees for ``item`` when labeling ``field``, in order."""
+    blocks = [Block(f"Entry (section: {item.get('section') or 'none'})", _str(item.get("text")), "entry"),
+              Block("Task", _str(item.get("task"))),
+              Block("Previous summary", _str(item.get("previous_summary")) or "(none: first compaction)")]
     evidence = item.get("evidence") or []
+    sources = item.get("evidence_sources") or []
     if not evidence:
-        parts.append("<p><i>(no passages retrieved)</i></p>")
+        blocks.append(Block("Evidence", "(no environment output was retrieved for this entry)", "notice"))
     for k, passage in enumerate(evidence):
-        parts.append(f'<pre style="white-space: pre-wrap; border-left: 3px solid #ccc; padding-left:.5em">'
-                     f'[{k + 1}] {_text(passage)}</pre>')
-    parts.append(f"<p><small>{_text(SOURCE_QUESTION_FOR_LABELERS)}</small></p></div>")
+        source = sources[k] if k < len(sources) else "source not recorded"
+        blocks.append(Block(f"Evidence [{k + 1} of {len(evidence)}] from {source}", _str(passage), "evidence"))
+    if field == "correct":
+        material = item.get("evaluation") or []
+        if not material:
+            blocks.append(Block("Evaluation material", NO_MATERIAL, "notice"))
+        for m in material:
+            blocks.append(Block(f"Evaluation material: {m.get('name')}", _str(m.get("text")), "material"))
+    blocks.append(Block(f"Question ({field})", QUESTIONS[field], "question"))
+    return blocks
+
+
+def _str(value: object) -> str:
+    return "" if value is None else str(value)
+
+
+# ---------------------------------------------------------------------------
+# HTML
+
+_TOKEN = re.compile(r"(?<!\S)(?=\S*(?:[0-9$#_]|\w-\w))\S{2,40}(?!\S)")  # digits, $, _ or an inner hyphen
+_PRE = ("white-space: pre-wrap; word-break: normal; overflow-wrap: anywhere; margin: .2em 0 .6em 0; "
+        "font-family: var(--jp-code-font-family, monospace); font-size: 13px")
+_STYLE = {"entry": "background:#fff8dc; padding:.4em; border:1px solid #e0d8b0",
+          "evidence": "border-left: 3px solid #9ab; padding-left:.5em",
+          "material": "border-left: 3px solid #c96; padding-left:.5em",
+          "question": "font-weight: bold", "notice": "font-style: italic; color:#555", "text": ""}
+
+
+def _escaped(text: str) -> str:
+    """Escaped text whose identifier-like tokens (``INV-6237``, ``$600.00``) never break inside; longer ones may."""
+    return _TOKEN.sub(lambda m: f'<span style="white-space: nowrap">{m.group(0)}</span>', html.escape(text, quote=True))
+
+
+def render_item_html(item: dict[str, Any], field: str = "support") -> str:
+    """The HTML a labeler sees for one sample item; every value is escaped."""
+    parts = ['<div class="wb-item" style="font-family: sans-serif">',
+             f'<div>Item <code>{html.escape(_str(item.get("item_id")), quote=True)}</code></div>']
+    for b in item_view(item, field):
+        parts.append(f'<div class="wb-block wb-{b.kind}"><b>{_escaped(b.title)}</b>'
+                     f'<pre style="{_PRE}; {_STYLE[b.kind]}">{_escaped(b.text)}</pre></div>')
+    parts.append("</div>")
     return "\n".join(parts)
 
 
-def load_sample(path: str | Path) -> list[dict[str, Any]]:
-    """A sample file (JSONL, one item per line, written by ``workbench sample``)."""
-    from workbench.tables import json_lines
-
-    items = []
-    for number, rec in json_lines(Path(path)):
-        if not isinstance(rec, dict) or not isinstance(rec.get("item_id"), str) or not isinstance(rec.get("text"), str):
-            from workbench.schema import SchemaError
-
-            raise SchemaError(file=str(path), line=number, field="item_id/text", expected="an item with string "
-                              "'item_id' and 'text'", got=json.dumps(rec)[:60])
-        items.append(rec)
-    return items
+# ---------------------------------------------------------------------------
+# the session behind both interfaces
 
 
 class LabelSession:
-    """The state behind both interfaces: position, undo stack, writes through the store."""
+    """Position, labels given so far, kept notes; writes through the store."""
 
     def __init__(self, items: Sequence[dict[str, Any]], store: AnnotationStore, annotator: str, round: int,  # noqa: A002
                  field: str = "support") -> None:
         if field not in FIELDS:
             raise ValueError(f"field: expected one of {list(FIELDS)}, got {field!r}")
+        check_annotator(annotator)
         self.items, self.store, self.annotator, self.round, self.field = list(items), store, annotator, round, field
-        self.index = store.next_unlabeled([i["item_id"] for i in self.items], annotator, round, [field])
+        self.ids = [str(i["item_id"]) for i in self.items]
+        self.given = {k: v for k, v in store.current(annotator, round, field).items() if v.get("value") is not None}
+        self.kept_notes = store.notes(annotator, round, field)
+        self.skipped: set[str] = set()
         self.undo_stack: list[int] = []
+        self.last_saved: dict[str, object] | None = None
+        self.index = self._next_unlabeled(0)
+
+    def _next_unlabeled(self, start: int) -> int:
+        for i in range(start, len(self.ids)):
+            if self.ids[i] not in self.given:
+                return i
+        return len(self.ids)
 
     @property
     def done(self) -> bool:
+        """Past the last item (whether or not every item has a label: see :attr:`all_labeled`)."""
         return self.index >= len(self.items)
+
+    @property
+    def all_labeled(self) -> bool:
+        return all(i in self.given for i in self.ids)
+
+    @property
+    def labeled(self) -> int:
+        return sum(i in self.given for i in self.ids)
 
     @property
     def current(self) -> dict[str, Any] | None:
         return None if self.done else self.items[self.index]
 
+    def existing(self) -> dict[str, Any] | None:
+        """The label this annotator already gave the current item for the field (latest), if any."""
+        item = self.current
+        return None if item is None else self.given.get(str(item["item_id"]))
+
+    def pending_note(self) -> str:
+        """The note to show with the current item: a kept note, else the note of its existing label."""
+        item = self.current
+        if item is None:
+            return ""
+        iid = str(item["item_id"])
+        return self.kept_notes.get(iid) or (self.given.get(iid) or {}).get("note") or ""
+
     def progress(self) -> str:
-        return f"{min(self.index + 1, len(self.items))} of {len(self.items)}"
+        unlabeled_skipped = len([i for i in self.skipped if i not in self.given])
+        return (f"{min(self.index + 1, len(self.items))} of {len(self.items)} · {self.labeled} labeled · "
+                f"{unlabeled_skipped} skipped")
+
+    def header(self) -> str:
+        return f"annotator {self.annotator} · round {self.round} · field {self.field} · {self.progress()}"
 
     def label(self, value: str, note: str | None = None) -> None:
         allowed = [v for v, _ in FIELDS[self.field]]
@@ -100,124 +182,327 @@ class LabelSession:
         item = self.current
         if item is None:
             return
-        self.store.add(item_id=item["item_id"], annotator=self.annotator, round=self.round, field=self.field,
-                       value=value, note=note or None)
+        iid = str(item["item_id"])
+        note = note or self.kept_notes.get(iid) or None
+        self.last_saved = self.store.add(item_id=iid, annotator=self.annotator, round=self.round, field=self.field,
+                                         value=value, note=note)
+        self.given[iid] = self.last_saved
+        self.kept_notes.pop(iid, None)
         self.undo_stack.append(self.index)
-        self.index += 1
+        self.index = self._next_unlabeled(self.index + 1)
 
-    def skip(self) -> None:
-        if not self.done:
-            self.undo_stack.append(self.index)
-            self.index += 1
+    def keep_note(self, note: str | None) -> None:
+        """Store a typed note for the current item without labeling it (before a skip or an undo)."""
+        item = self.current
+        if item is None or not note or note == self.pending_note():
+            return
+        iid = str(item["item_id"])
+        self.store.add_note(item_id=iid, annotator=self.annotator, round=self.round, field=self.field, note=note)
+        self.kept_notes[iid] = note
 
-    def undo(self) -> None:
+    def skip(self, note: str | None = None) -> None:
+        if self.done:
+            return
+        self.keep_note(note)
+        self.skipped.add(self.ids[self.index])
+        self.undo_stack.append(self.index)
+        self.index = self._next_unlabeled(self.index + 1)
+
+    def undo(self, note: str | None = None) -> None:
         """Go back to the previous item; its next label supersedes the old one (history is kept)."""
+        self.keep_note(note)
         if self.undo_stack:
             self.index = self.undo_stack.pop()
+
+    def first_unlabeled(self) -> None:
+        """Start again at the first item without a label (after skipping some)."""
+        self.index = self._next_unlabeled(0)
+
+    def end_message(self) -> str:
+        if self.all_labeled:
+            return f"All items labeled ({len(self.items)} of {len(self.items)} for field {self.field})."
+        left = len(self.items) - self.labeled
+        return (f"End of the sample: {left} of {len(self.items)} item(s) still have no {self.field} label "
+                "(skipped). Go to the first unlabeled item to finish.")
+
+
+# ---------------------------------------------------------------------------
+# JupyterLab widget
 
 
 def label_widget(items: Sequence[dict[str, Any]], store: AnnotationStore, annotator: str, round: int,  # noqa: A002
                  field: str = "support") -> Any:
     """An ipywidgets labeler for JupyterLab.
 
-    Buttons for each value, Undo, Skip, a note field and progress "k of n". Keyboard: the
-    digit keys 1-3 choose a value, ``u`` undoes and ``s`` skips -- but only while focus is
-    inside the widget's key-capture area, so JupyterLab's command-mode shortcuts (A, B, D D,
-    M, Y, arrows ...) are never intercepted.
+    At the top, always in view: who labels what (annotator, round, field), progress (k of n,
+    labeled, skipped), the item's existing label, the last save's confirmation, the buttons
+    (one per value, undo, skip, first unlabeled), a note and a key-capture box. Below, the item
+    in a scroll box of its own, which starts at its top for each new item. Keyboard: typed in the
+    key-capture box, 1-3 choose a value, ``u`` undoes and ``s`` skips; JupyterLab's command-mode
+    shortcuts are never intercepted. Every key typed is acted on, however fast.
     """
     import ipywidgets as w
 
     session = LabelSession(items, store, annotator, round, field)
-    view = w.HTML()
-    progress = w.HTML()
-    note = w.Text(placeholder="note (optional)", layout=w.Layout(width="40em"))
-    keys = w.Text(placeholder="type here: 1/2/3 to label, u undo, s skip", layout=w.Layout(width="24em"))
+    header = w.HTML()
+    status = w.HTML()
+    note = w.Text(placeholder="note (optional; kept with a skip or undo too)", layout=w.Layout(width="40em"))
+    keys = w.Text(placeholder="type here: 1/2/3 label, u undo, s skip", layout=w.Layout(width="24em"))
+    frame = w.Box(layout=w.Layout(max_height="62vh", overflow="auto", border="1px solid #ddd", padding="0 .5em"))
+    state = {"seen": 0}
 
-    def refresh() -> None:
+    def refresh(message: str = "") -> None:
         item = session.current
-        progress.value = f"<b>{_text(session.progress())}</b> &middot; field <b>{_text(field)}</b>"
-        view.value = "<p><b>All items labeled.</b></p>" if item is None else render_item_html(item)
-        note.value = ""
+        old = frame.children
+        existing = session.existing()
+        mine = (f" · your label: <b>{html.escape(str(existing['value']))}</b>" if existing else
+                " · <i>not labeled yet</i>") if item is not None else ""
+        header.value = f"<b>{html.escape(session.header())}</b>{mine}"
+        status.value = message
+        if item is None:
+            body = f"<p><b>{html.escape(session.end_message())}</b></p>"
+        else:
+            body = render_item_html(item, field)
+        frame.children = (w.HTML(body),)  # a new element: its scroll box starts at the top
+        for child in old:
+            child.close()
+        note.value = session.pending_note()
+        keys.focus()  # focus (and its ring) leaves the clicked button; keys typed next are captured
 
-    def act(fn: Callable[[], None]) -> None:
-        fn()
-        refresh()
+    def act(fn: Callable[[], None], saving: bool = False) -> None:
+        before = session.current
+        try:
+            fn()
+        except Exception as err:  # noqa: BLE001 - shown to the annotator, who can retry
+            refresh(f'<span style="color:#b00">not saved: {html.escape(str(err))}</span>')
+            return
+        message = ""
+        if saving and session.last_saved is not None and before is not None:
+            rec = session.last_saved
+            at = datetime.fromisoformat(str(rec["labeled_at"])).astimezone().strftime("%H:%M:%S")
+            message = (f'<span style="color:#070">&#10003; saved {html.escape(str(rec["item_id"]))}: '
+                       f'{html.escape(field)} = <b>{html.escape(str(rec["value"]))}</b> at {at}</span>')
+        refresh(message)
 
     buttons = []
     for value, key in FIELDS[field]:
         b = w.Button(description=f"{value} [{key}]")
-        b.on_click(lambda _b, v=value: act(lambda: session.label(v, note.value)))
+        b.on_click(lambda _b, v=value: act(lambda: session.label(v, note.value), saving=True))
         buttons.append(b)
     undo = w.Button(description="undo [u]")
-    undo.on_click(lambda _b: act(session.undo))
+    undo.on_click(lambda _b: act(lambda: session.undo(note.value)))
     skip = w.Button(description="skip [s]")
-    skip.on_click(lambda _b: act(session.skip))
+    skip.on_click(lambda _b: act(lambda: session.skip(note.value)))
+    first = w.Button(description="first unlabeled")
+    first.on_click(lambda _b: act(session.first_unlabeled))
 
     by_key = {key: value for value, key in FIELDS[field]}
 
     def on_key(change: dict[str, Any]) -> None:
-        typed = (change.get("new") or "")[-1:]
-        if not typed:
+        text = change.get("new") or ""
+        if len(text) < state["seen"]:  # the box was edited by hand: start counting again
+            state["seen"] = len(text)
             return
-        keys.value = ""
-        if typed in by_key:
-            act(lambda: session.label(by_key[typed], note.value))
-        elif typed == "u":
-            act(session.undo)
-        elif typed == "s":
-            act(session.skip)
+        typed, state["seen"] = text[state["seen"]:], len(text)
+        for ch in typed:  # every key, in order: none is dropped when two arrive in one update
+            if ch in by_key:
+                value = by_key[ch]
+                act(lambda: session.label(value, note.value), saving=True)  # noqa: B023 - called at once
+            elif ch == "u":
+                act(lambda: session.undo(note.value))
+            elif ch == "s":
+                act(lambda: session.skip(note.value))
 
     keys.observe(on_key, names="value")
     refresh()
-    box = w.VBox([progress, view, note, w.HBox([*buttons, undo, skip]), keys])
+    box = w.VBox([header, w.HBox([*buttons, undo, skip, first]), w.HBox([keys, note]), status, frame])
     box.session = session
     return box
 
 
-def terminal_label(items: Sequence[dict[str, Any]], store: AnnotationStore, annotator: str, round: int,  # noqa: A002
-                   field: str = "support", *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
-    """Label in a terminal: shows each item as plain text, reads 1/2/3, u, s, n (note), q. Returns labels written."""
-    session = LabelSession(items, store, annotator, round, field)
-    written = 0
-    choices = " ".join(f"[{k}] {v}" for v, k in FIELDS[field])
-    while not session.done:
-        item = session.current
-        assert item is not None
-        stdout.write(f"\n--- {session.progress()} --- {item['item_id']} ({item.get('section')})\n")
-        stdout.write(f"ENTRY: {_plain(item.get('text'))}\nTASK: {_plain(item.get('task'))}\n")
-        for k, passage in enumerate(item.get("evidence") or []):
-            stdout.write(f"  [{k + 1}] {_plain(passage)[:400]}\n")
-        stdout.write(f"{choices}  [u] undo  [s] skip  [n] note  [q] quit > ")
-        stdout.flush()
-        line = stdin.readline()
-        if not line:
-            break
-        cmd = line.strip()
-        by_key = {key: value for value, key in FIELDS[field]}
-        note = None
-        if cmd == "n":
-            stdout.write("note> ")
-            stdout.flush()
-            note = stdin.readline().strip()
-            stdout.write(f"{choices} > ")
-            stdout.flush()
-            cmd = stdin.readline().strip()
-        if cmd == "q":
-            break
-        if cmd in by_key:
-            session.label(by_key[cmd], note)
-            written += 1
-        elif cmd == "u":
-            session.undo()
-        elif cmd == "s":
-            session.skip()
-        else:
-            stdout.write(f"unknown answer {cmd!r}\n")
-    stdout.write(f"\n{written} label(s) written; {session.progress()}\n")
-    return written
+# ---------------------------------------------------------------------------
+# terminal
 
 
 def _plain(value: object) -> str:
-    """Terminal-safe text: control characters (escape sequences) shown as \\xNN, never interpreted."""
+    """Terminal-safe text: control and format characters (escape sequences, bidi overrides) shown as \\xNN."""
     text = "" if value is None else str(value)
     return "".join(ch if (ch.isprintable() or ch in "\n\t") else f"\\x{ord(ch):02x}" for ch in text)
+
+
+def item_lines(item: dict[str, Any], field: str, width: int) -> list[str]:
+    """The item view as terminal lines of at most ``width`` characters: nothing cut, every character shown."""
+    wrap = textwrap.TextWrapper(width=max(20, width), break_on_hyphens=False, replace_whitespace=False,
+                                drop_whitespace=False, expand_tabs=True)
+    lines = [f"item {_plain(item.get('item_id'))}"[:width]]
+    for b in item_view(item, field):
+        lines.append("")
+        lines.extend(wrap.wrap(f"== {_plain(b.title)} ==") or [""])
+        for raw in _plain(b.text).split("\n"):
+            lines.extend(wrap.wrap(raw) or [""])
+    return lines
+
+
+class _Lines:
+    """Lines from a stream. On a real file descriptor it waits with ``select`` in short steps and reads raw bytes
+    into its own buffer: Ctrl-C then interrupts at once even when the signal lands on another thread (polars'
+    workers; a blocked ``readline`` would sleep on until Enter), and lines that arrive together are all kept."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream, self.buffer = stream, b""
+        try:
+            self.fd: int | None = stream.fileno() if os.name == "posix" else None
+        except (AttributeError, OSError, ValueError):
+            self.fd = None
+
+    def readline(self) -> str:
+        if self.fd is None:
+            return self.stream.readline()
+        while b"\n" not in self.buffer:
+            ready, _, _ = select.select([self.fd], [], [], 0.1)
+            if not ready:
+                continue  # the interpreter runs signal handlers here
+            chunk = os.read(self.fd, 65536)
+            if not chunk:  # end of input: the last partial line, then ""
+                rest, self.buffer = self.buffer, b""
+                return rest.decode("utf-8", errors="replace")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8", errors="replace") + "\n"
+
+
+class _Terminal:
+    """A pager over one item at a time; commands are lines (Enter), so a key typed early waits in the input."""
+
+    def __init__(self, session: LabelSession, stdin: TextIO, stdout: TextIO, size: tuple[int, int] | None) -> None:
+        self.s, self.stdin, self.stdout = session, _Lines(stdin), stdout
+        cols, rows = size or tuple(shutil.get_terminal_size((80, 24)))
+        self.width, self.rows = max(20, cols - 1), max(8, rows)
+        self.clear = bool(size is None and getattr(stdout, "isatty", lambda: False)())
+        self.written = 0
+        self.top = 0
+        self.shown_page = self.rows
+        self.message = ""
+
+    def say(self, text: str) -> None:
+        self.stdout.write(text)
+        self.stdout.flush()
+
+    def show(self, lines: list[str]) -> None:
+        """One screen: header, a page of the item, where we are, the last message, the prompt -- never more rows
+        than the terminal has, so nothing scrolls away unseen."""
+        existing = self.s.existing()
+        mine = f"your label: {existing['value']}" if existing else "not labeled"
+        header = textwrap.wrap(_plain(f"[{self.s.header()} · {mine}]"), self.width, break_on_hyphens=False)
+        message = textwrap.wrap(_plain(self.message), self.width) if self.message else []
+        self.message = ""
+        page = max(3, self.rows - len(header) - len(message) - 2)  # 2: the status line and the prompt
+        end = min(len(lines), self.top + page)
+        out = ["\x1b[2J\x1b[H"] if self.clear else ["\n"]
+        out += [ln + "\n" for ln in (*header, *lines[self.top:end])]
+        out.append(f"lines {self.top + 1}-{end} of {len(lines)} · " +
+                   ("MORE BELOW: press Enter\n" if end < len(lines) else "end of item\n"))
+        out += [ln + "\n" for ln in message]
+        choices = " ".join(f"{k}={v}" for v, k in FIELDS[self.s.field])
+        out.append(f"{choices} Enter/b page n note s skip u undo q quit > ")
+        self.say("".join(out))
+        self.shown_page = page
+
+    def run(self) -> int:
+        try:
+            self.loop()
+        except KeyboardInterrupt:
+            self.say(f"\ninterrupted: {self.written} label(s) written this session, every one saved "
+                     f"({self.s.labeled} of {len(self.s.items)} labeled); run the same command to resume\n")
+            raise
+        self.say(f"\n{self.written} label(s) written; {self.s.progress()}\n")
+        return self.written
+
+    def loop(self) -> None:
+        by_key = {key: value for value, key in FIELDS[self.s.field]}
+        shown: object = None
+        while True:
+            item = self.s.current
+            if item is None:
+                self.say(f"\n{self.s.end_message()}\n")
+                if self.s.all_labeled:
+                    return
+                self.say("[f] first unlabeled  [q] quit > ")
+                line = self.stdin.readline()
+                if not line or line.strip() == "q":
+                    return
+                if line.strip() == "f":
+                    self.s.first_unlabeled()
+                continue
+            if item is not shown:
+                shown, self.top = item, 0
+            lines = item_lines(item, self.s.field, self.width)
+            self.show(lines)
+            line = self.stdin.readline()
+            if not line:  # end of input
+                return
+            cmd = line.strip()
+            if cmd in ("", "f"):
+                if self.top + self.shown_page < len(lines):
+                    self.top += self.shown_page
+                else:
+                    self.message = "end of item: answer with a label key, or b to page back"
+            elif cmd == "b":
+                self.top = max(0, self.top - self.shown_page)
+            elif cmd == "g":
+                self.top = 0
+            elif cmd == "q":
+                return
+            elif cmd == "n":
+                self.note(by_key)
+            elif cmd in by_key:
+                self.s.label(by_key[cmd])
+                self.written += 1
+                self.message = f"saved {item['item_id']}: {self.s.field} = {by_key[cmd]}"
+            elif cmd == "s":
+                self.s.skip()
+            elif cmd == "u":
+                self.s.undo()
+            else:
+                self.message = f"unknown answer {cmd!r}: use {', '.join(by_key)}, Enter, b, g, n, s, u or q"
+
+    def note(self, by_key: dict[str, str]) -> None:
+        """Read a note; it is kept at once (so a skip, an undo or a quit never loses it), then saved with the label."""
+        old = self.s.pending_note()
+        self.say(f"note{f' (now: {_plain(old)})' if old else ''}> ")
+        text = self.stdin.readline()
+        if not text:
+            return
+        note = text.rstrip("\n")
+        self.s.keep_note(note)
+        self.message = "note kept; it is saved with this item's label"
+
+
+def terminal_label(items: Sequence[dict[str, Any]], store: AnnotationStore, annotator: str, round: int,  # noqa: A002
+                   field: str = "support", *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
+                   size: tuple[int, int] | None = None) -> int:
+    """Label in a terminal; returns the number of labels written.
+
+    Each item is shown whole through a pager (``size`` = columns, rows; the terminal's by
+    default): Enter pages on, ``b`` back, ``g`` to the top; the status line says which lines
+    are shown and whether more follow. Answers are lines: 1-3 label, ``n`` note, ``s`` skip,
+    ``u`` undo, ``q`` quit. Ctrl-C stops at once (every label is already on disk) and
+    re-raises ``KeyboardInterrupt`` after saying so.
+    """
+    return _Terminal(LabelSession(items, store, annotator, round, field), stdin, stdout, size).run()
+
+
+def load_sample(path: str | Path) -> list[dict[str, Any]]:
+    """A sample file (JSONL, one item per line, written by ``workbench sample``)."""
+    import json
+
+    from workbench.schema import SchemaError
+    from workbench.tables import json_lines
+
+    items = []
+    for number, rec in json_lines(Path(path)):
+        if not isinstance(rec, dict) or not isinstance(rec.get("item_id"), str) or not isinstance(rec.get("text"), str):
+            raise SchemaError(file=str(path), line=number, field="item_id/text", expected="an item with string "
+                              "'item_id' and 'text'", got=json.dumps(rec)[:60])
+        items.append(rec)
+    return items

@@ -47,6 +47,13 @@ class SpanIndex:
         hi = len(numbers) if end is None else bisect_right(numbers, end)
         return [o for o in observations[lo:hi] if o]
 
+    def output_steps(self, run_id: str, start: int | None, end: int | None) -> list[int]:
+        """The step of each of :meth:`outputs` (what an evidence chunk ``o{i}c{j}`` came from: step ``[i]``)."""
+        numbers, observations = self.runs.get(run_id, ([], []))
+        lo = 0 if start is None else bisect_left(numbers, start)
+        hi = len(numbers) if end is None else bisect_right(numbers, end)
+        return [n for n, o in zip(numbers[lo:hi], observations[lo:hi], strict=True) if o]
+
 
 def span_index(steps: pl.DataFrame) -> SpanIndex:
     """The :class:`SpanIndex` of a steps table (one sort, one partition)."""

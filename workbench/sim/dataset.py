@@ -27,7 +27,7 @@ from workbench.metrics.efficiency import dependency
 from workbench.sim.agent import SimEntry
 from workbench.sim.compressor import CompressorConfig, in_text_order, render
 from workbench.sim.episode import POLICIES, Episode, EpisodeResult, SimConfig
-from workbench.sim.world import make_tasks
+from workbench.sim.world import make_tasks, world_json
 from workbench.summary import entry_id
 
 DEFAULT_BUDGETS = (24, 48, 96)
@@ -81,7 +81,7 @@ def _episode_rows(res: EpisodeResult) -> dict[str, list[dict[str, object]]]:
         "peak_tokens": int(n_in.max()) if len(n_in) else 0, "agent_tokens": int(n_in.sum() + n_out.sum()),
         "compressor_tokens": res.compressor_tokens, "judge_tokens": res.judge_tokens,
         "dependency": dependency(n_in, n_out), "rollout_steps": res.rollout_steps,
-        "n_invoices": len(task.invoices),
+        "n_invoices": len(task.invoices), "gt_world": world_json(task),
     }
     comps, entries, cands = [], [], []
     for bd in res.boundaries:

@@ -13,6 +13,7 @@ dataclass that can be copied and restored exactly.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -75,6 +76,20 @@ class Task:
         else:
             parts.append("No report is expected; finish when every payable invoice is settled.")
         return " ".join(parts)
+
+
+def world_json(task: Task) -> str:
+    """The task's world as the evaluation material of its runs (the runs table's ``gt_world``): every invoice
+    with its amount, whether it is disputed and payable, and the checks :func:`check` applies."""
+    s = task.scenario
+    return json.dumps({
+        "group": task.group,
+        "invoices": [{"invoice_id": i.invoice_id, "amount": i.amount, "disputed": i.disputed,
+                      "payable": task.payable(i)} for i in task.invoices],
+        "skip_disputed": s.skip_disputed, "limit": s.limit, "report_expected": s.report_expected,
+        "expected_total": round(sum(i.amount for i in task.to_pay), 2) if s.report_expected else None,
+        "expected_count": len(task.to_pay) if s.report_expected else None,
+    }, separators=(",", ":"))
 
 
 SCENARIOS: tuple[Scenario, ...] = (
