@@ -18,7 +18,6 @@ import gzip
 import hashlib
 import threading
 from collections.abc import Iterable
-from functools import cache
 from importlib import resources
 from unittest import mock
 
@@ -34,11 +33,28 @@ def _rank_bytes(name: str) -> bytes:
         return gzip.decompress(fh.read())
 
 
-@cache
+_BUILT: dict[str, tiktoken.Encoding] = {}
+
+
 def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
-    """The tiktoken ``Encoding`` for ``name``, built from the shipped official rank files."""
+    """The tiktoken ``Encoding`` for ``name``, built from the shipped official rank files.
+
+    Built once per process, however many threads ask at once: the first builds it under a lock,
+    the others wait for it and share it (``tiktoken.Encoding`` is safe to use from many threads).
+    """
+    built = _BUILT.get(name)
+    if built is not None:
+        return built
     if name not in ENCODINGS:
         raise ValueError(f"encoding: expected one of {list(ENCODINGS)}, got {name!r}")
+    with _LOCK:
+        built = _BUILT.get(name)
+        if built is None:
+            built = _BUILT[name] = _build(name)
+    return built
+
+
+def _build(name: str) -> tiktoken.Encoding:
     import tiktoken_ext.openai_public as openai_public
 
     def load_shipped(blobpath: str, expected_hash: str | None = None) -> dict[bytes, int]:
@@ -51,9 +67,18 @@ def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
             )
         return _parse_ranks(data)
 
-    with _LOCK, mock.patch.object(openai_public, "load_tiktoken_bpe", load_shipped):
+    with mock.patch.object(openai_public, "load_tiktoken_bpe", load_shipped):
         spec = getattr(openai_public, name)()
     return tiktoken.Encoding(**spec)
+
+
+def _clear() -> None:
+    """Forget the built encodings (tests build them again)."""
+    with _LOCK:
+        _BUILT.clear()
+
+
+encoding.cache_clear = _clear  # type: ignore[attr-defined]  # functools.cache's name, which callers use
 
 
 def _parse_ranks(data: bytes) -> dict[bytes, int]:

@@ -2,8 +2,10 @@
 
 A key is the SHA-256 of the canonical JSON of the request material (endpoint path,
 model, body); a value is the parsed JSON response. Each entry is one file written to a
-temporary name and renamed into place, so a crash never leaves a corrupt entry and two
-processes can share a cache. A corrupt file (from outside) is treated as a miss.
+temporary name and renamed into place, so a reader never sees half an entry and two
+processes (or Ray workers) can share a cache. Entries are not ``fsync``-ed one by one (that cost
+a disk flush per answer on the hot path): a machine crash can at worst leave an empty or partial
+file, which reads as a miss -- the request is asked again, never answered wrongly.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ class DiskCache:
 
     def put(self, key: str, response: Any, request: Any = None) -> None:
         blob = json.dumps({"request": request, "response": response}, ensure_ascii=False)
-        atomic_write(self._path(key), lambda tmp: tmp.write_text(blob, encoding="utf-8"), durable=True)
+        atomic_write(self._path(key), lambda tmp: tmp.write_text(blob, encoding="utf-8"))
 
     def __contains__(self, key: str) -> bool:
         return self.get(key) is not None
