@@ -27,6 +27,7 @@ class Recorded:
     path: str
     headers: dict[str, str]
     body: Any
+    peer: tuple[str, int] | None = None  # the client's address: one per connection it opened
 
 
 @dataclass
@@ -60,7 +61,8 @@ class FakeLLMServer:
                 except json.JSONDecodeError:
                     body = None
                 with server.lock:
-                    server.requests.append(Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                    server.requests.append(Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body,
+                                                    self.client_address[:2]))
                     behaviour = server.behaviours.popleft() if server.behaviours else server.default
                     server.active += 1
                     server.max_active = max(server.max_active, server.active)

@@ -45,6 +45,14 @@ def test_openai_logprob_score_and_cache(server: FakeLLMServer, tmp_path: Path) -
     assert again.scores == res.scores and again.sent == 0 and len(server.requests) == 2
 
 
+def test_openai_judge_reuses_its_connections(server: FakeLLMServer, tmp_path: Path) -> None:
+    """Eight entries, two in flight at once: at most two connections, kept open (an SDK per request opened eight)."""
+    entries = tuple(f"- Paid INV-{k} ($1.00)." for k in range(8))
+    res = openai_judge(server, tmp_path).score(request(entries))
+    assert res.sent == 8 and len(server.requests) == 8
+    assert len({r.peer for r in server.requests}) <= 2
+
+
 def test_openai_429_then_success_and_no_logprobs_is_null(server: FakeLLMServer, tmp_path: Path) -> None:
     judge = openai_judge(server, tmp_path)
     judge.client.max_concurrency = 1

@@ -17,10 +17,11 @@ def send_chat(client: LLMClient, body: dict[str, Any]) -> tuple[Any, int, int]:
     import openai
 
     limit = client.attempt_timeout()
-    sdk = openai.OpenAI(base_url=client.base_url, api_key=client.api_key() or "not-needed",
-                        max_retries=0, timeout=limit)
+    key = client.api_key() or "not-needed"
+    sdk = client.shared(f"openai:{key}", lambda: openai.OpenAI(  # one SDK a client: its connections are reused
+        base_url=client.base_url, api_key=key, max_retries=0))
     try:
-        completion = sdk.chat.completions.create(**body)
+        completion = sdk.chat.completions.create(**body, timeout=limit)
     except openai.APITimeoutError:
         raise RequestFailed(f"timed out after {limit:g}s", retryable=True) from None
     except openai.APIConnectionError:

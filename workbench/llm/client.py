@@ -179,6 +179,7 @@ class LLMClient:
         self._failed_now: dict[str, tuple[Any, str]] = {}  # failures of this run, shared by identical requests
         self.sent = 0  # requests that reached the network (attempts, not cache hits)
         self._pool: httpx.Client | None = None
+        self._shared: dict[str, Any] = {}
 
     def _http(self) -> httpx.Client:
         """The one HTTP client of this client, made on first use: its connections are kept and reused (an
@@ -190,10 +191,19 @@ class LLMClient:
                 self._pool = httpx.Client(limits=httpx.Limits(max_connections=n, max_keepalive_connections=n))
             return self._pool
 
+    def shared(self, name: str, make: Callable[[], T]) -> T:
+        """An object made once per client and shared by every thread (the ``openai`` SDK, whose own HTTP
+        client then pools its connections as :meth:`post_json`'s does)."""
+        with self._lock:
+            if name not in self._shared:
+                self._shared[name] = make()
+            return self._shared[name]
+
     def close(self) -> None:
         """Close the pooled connections (a later request opens new ones)."""
         with self._lock:
             pool, self._pool = self._pool, None
+            self._shared.clear()
         if pool is not None:
             pool.close()
 
