@@ -189,3 +189,30 @@ def test_jev_requests_run_concurrently_across_compactions(log_dir: Path, tmp_pat
     elapsed = time.monotonic() - started
     assert 3 <= server.max_active <= 4 and len(server.requests) == 10  # bounded by --concurrency, and used
     assert elapsed < 7, elapsed
+
+
+def test_each_summary_is_parsed_once_per_judge_run_with_tau(log_dir: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """With --tau the candidate summaries were parsed four times each (requests, pruning, its per-summary helper,
+    the prune operator); once is enough. The pruning itself is checked against the scores by hand."""
+    from workbench import summary
+
+    calls: list[str] = []
+    real = summary.parse
+
+    def counting(text: str, schema: str = "auto") -> list[summary.Entry]:
+        calls.append(text)
+        return real(text, schema)
+
+    monkeypatch.setattr(summary, "parse", counting)
+    for module in ("workbench.judges.requests", "workbench.sjc"):
+        if hasattr(__import__(module, fromlist=["x"]), "parse"):
+            monkeypatch.setattr(f"{module}.parse", counting)
+    assert main(["judge", str(log_dir), "--judge", "lexical", "--out", str(tmp_path / "s.parquet"), "--quiet",
+                 "--tau", "0.5"]) == 0
+    compactions = pl.read_parquet(log_dir / "compactions.parquet")
+    assert len(calls) == compactions.height
+    scores = pl.read_parquet(tmp_path / "s.parquet")
+    kept = scores.filter(pl.col("score").is_null() | (pl.col("score") >= 0.5)).height
+    assert f"tau=0.5: {kept} entries kept, {scores.height - kept} pruned" in capsys.readouterr().out

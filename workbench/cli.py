@@ -209,7 +209,8 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         from workbench.sjc import prune_compactions
 
         first = scores.filter(scores.get_column("repeat") == 0)
-        committed, book = prune_compactions(tables["compactions"], first, args.tau)
+        committed, book = prune_compactions(tables["compactions"], first, args.tau,
+                                            entries={(r.run_id, r.boundary): r.entries for r in requests})
         kept, pruned = int(book.get_column("kept").sum()), int(book.get_column("pruned").sum())
         print(f"tau={args.tau}: {kept} entries kept, {pruned} pruned")
     if scores.height and n_null == scores.height:

@@ -10,7 +10,7 @@ and the committed summary is never longer than the candidate.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -36,29 +36,43 @@ def keep_positions(scores: Sequence[float | None], tau: float = DEFAULT_TAU) -> 
 
 
 def prune_summary(candidate: str, scores: Sequence[float | None], tau: float = DEFAULT_TAU,
-                  *, encoding: str = "o200k_base") -> PruneResult:
-    """Apply SJC's prune operator to one candidate summary."""
-    entries = summary.parse(candidate)
+                  *, encoding: str = "o200k_base", entries: Sequence[summary.Entry] | None = None) -> PruneResult:
+    """Apply SJC's prune operator to one candidate summary (``entries``: its parse, when the caller has it)."""
+    committed, kept, counts, before, after = _prune(candidate, scores, tau, encoding, entries)
+    by_section = pl.DataFrame(counts, schema={"section": pl.Utf8, "kept": pl.Int64, "pruned": pl.Int64}, orient="row")
+    n = sum(k + p for _, k, p in counts)
+    kept_set = set(kept)
+    return PruneResult(committed, tuple(kept), tuple(i for i in range(n) if i not in kept_set), by_section,
+                       before, after)
+
+
+def _prune(candidate: str, scores: Sequence[float | None], tau: float, encoding: str,
+           entries: Sequence[summary.Entry] | None) -> tuple[str, list[int], list[tuple[str, int, int]], int, int]:
+    """(committed, kept positions, (section, kept, pruned) in order of first appearance, tokens before, after)."""
+    if entries is None:
+        entries = summary.parse(candidate)
     if len(scores) != len(entries):
         raise ValueError(f"prune_summary: {len(scores)} scores for {len(entries)} entries")
     kept = keep_positions(scores, tau)
-    committed = summary.prune(candidate, kept)
+    committed = summary.prune(candidate, kept, entries=entries)
     kept_set = set(kept)
-    sections = [e.section for e in entries]
-    frame = pl.DataFrame({"section": sections, "kept": [e.position in kept_set for e in entries]},
-                         schema={"section": pl.Utf8, "kept": pl.Boolean})
-    by_section = frame.group_by("section", maintain_order=True).agg(
-        pl.col("kept").sum().cast(pl.Int64).alias("kept"), (~pl.col("kept")).sum().cast(pl.Int64).alias("pruned"))
-    return PruneResult(committed, tuple(kept), tuple(i for i in range(len(entries)) if i not in kept_set),
-                       by_section, tokens.count(candidate, encoding), tokens.count(committed, encoding))
+    counts: dict[str, list[int]] = {}
+    for e in entries:
+        counts.setdefault(e.section, [0, 0])[0 if e.position in kept_set else 1] += 1
+    return (committed, kept, [(sec, k, p) for sec, (k, p) in counts.items()],
+            tokens.count(candidate, encoding), tokens.count(committed, encoding))
 
 
 def prune_compactions(compactions: pl.DataFrame, scores: pl.DataFrame, tau: float = DEFAULT_TAU,
-                      judge: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+                      judge: str | None = None, *,
+                      entries: Mapping[tuple[str, int], Sequence[summary.Entry]] | None = None,
+                      ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Committed summaries for every compaction from a scores table; returns (compactions, bookkeeping).
 
     ``scores`` rows are matched to entries by ``entry_id`` (``RUN/bB/eP``); an entry
-    without a score row is kept, like one with a null score.
+    without a score row is kept, like one with a null score. ``entries`` maps (run, boundary)
+    to the candidate's parse when the caller has it (the judge's requests hold it), so each
+    summary is parsed once per run.
     """
     if judge is not None:
         scores = scores.filter(pl.col("judge") == judge)
@@ -67,14 +81,16 @@ def prune_compactions(compactions: pl.DataFrame, scores: pl.DataFrame, tau: floa
     by_id = dict(zip(scores.get_column("entry_id").to_list(), scores.get_column("score").to_list(), strict=True))
     committed, rows = [], []
     for c in compactions.iter_rows(named=True):
-        entries = summary.parse(c["candidate_summary"])
-        s = [by_id.get(summary.entry_id(c["run_id"], c["boundary"], e.position)) for e in entries]
-        res = prune_summary(c["candidate_summary"], s, tau)
-        committed.append(res.committed)
-        for sec in res.by_section.iter_rows(named=True):
-            rows.append({"run_id": c["run_id"], "boundary": c["boundary"], **sec,
-                         "tokens_before": res.tokens_before, "tokens_after": res.tokens_after})
+        parsed = entries.get((c["run_id"], c["boundary"])) if entries is not None else None
+        if parsed is None:
+            parsed = summary.parse(c["candidate_summary"])
+        s = [by_id.get(summary.entry_id(c["run_id"], c["boundary"], e.position)) for e in parsed]
+        text, _kept, counts, before, after = _prune(c["candidate_summary"], s, tau, "o200k_base", parsed)
+        committed.append(text)
+        for sec, k, p in counts:
+            rows.append((c["run_id"], c["boundary"], sec, k, p, before, after))
     out = compactions.with_columns(pl.Series("committed_summary", committed, dtype=pl.Utf8))
     book = pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "section": pl.Utf8, "kept": pl.Int64,
-                                      "pruned": pl.Int64, "tokens_before": pl.Int64, "tokens_after": pl.Int64})
+                                      "pruned": pl.Int64, "tokens_before": pl.Int64, "tokens_after": pl.Int64},
+                        orient="row")
     return out, book

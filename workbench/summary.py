@@ -288,7 +288,7 @@ def parse(text: str, schema: str = "auto") -> list[Entry]:
     return entries
 
 
-def prune(text: str, keep: Iterable[int], schema: str = "auto") -> str:
+def prune(text: str, keep: Iterable[int], schema: str = "auto", *, entries: Sequence[Entry] | None = None) -> str:
     """Delete every entry whose position is not in ``keep``; everything else stays byte-identical.
 
     Headings, preamble, prose and placeholders are never removed, so every heading of
@@ -297,7 +297,8 @@ def prune(text: str, keep: Iterable[int], schema: str = "auto") -> str:
     constraint that the committed summary is a sub-summary of the candidate).
     """
     keep_set = set(keep)
-    entries = parse(text, schema)
+    if entries is None:  # a caller that parsed ``text`` already passes its entries (parsed once per run)
+        entries = parse(text, schema)
     unknown = keep_set - {e.position for e in entries}
     if unknown:
         raise ValueError(f"keep names positions with no entry: {sorted(unknown)} (summary has {len(entries)} entries)")
