@@ -97,8 +97,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         print(f"{path}: ok ({frame.height} {args.table} rows)")
         return 0
     _starting("validating", path)
-    tables = adapters.read_log(path, args.format)
-    counts = ", ".join(f"{tables[t].height} {t}" for t in TRAJECTORY_TABLES)
+    counted = adapters.import_log(path, None, args.format)
+    counts = ", ".join(f"{counted.get(t, 0)} {t}" for t in TRAJECTORY_TABLES)
     print(f"{path}: ok ({counts})")
     return 0
 
@@ -113,13 +113,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
         raise SchemaError(field="--out", expected="an empty or new directory (or --force to replace its tables)",
                           got=f"{args.out!r}, which holds {', '.join(p.name for p in existing)}")
     _starting("importing", path)
-    tables = adapters.read_log(path, args.format)
-    if args.entries:
-        from workbench.summary import entries_table
-
-        tables["entries"] = entries_table(tables["compactions"])
-    write_tables(tables, out, replace=True)
-    counts = ", ".join(f"{frame.height} {name}" for name, frame in tables.items())
+    counted = adapters.import_log(path, out, args.format, entries=args.entries, replace=True)
+    counts = ", ".join(f"{n} {name}" for name, n in counted.items())
     print(f"{args.file} -> {out}/ ({counts})")
     return 0
 

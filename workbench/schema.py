@@ -526,6 +526,14 @@ def _line_of(lines: Sequence[int] | None, row: int) -> str:
     return str(lines[row])
 
 
+def column_order(table_name: str, columns: Sequence[str]) -> list[str]:
+    """``columns`` in the order :func:`validate` gives them: the declared ones in declared order, then the others
+    by name."""
+    declared = table(table_name).names
+    present = set(columns)
+    return [c for c in declared if c in present] + sorted(c for c in present if c not in set(declared))
+
+
 def validate(
     table_name: str,
     frame: pl.DataFrame,

@@ -25,7 +25,9 @@ from workbench import schema
 from workbench.schema import SchemaError, describe_value
 
 TRAJECTORY_TABLES = ("runs", "steps", "compactions")
-_CHUNK_RUNS = 2000
+_CHUNK_RUNS = 2000  # a chunk of an adapter's rows: at most this many runs ...
+_CHUNK_ROWS = 50_000  # ... or rows of runs, steps and compactions together (bounds import memory)
+_ROW_GROUP = 50_000  # rows per Parquet row group of a streamed table
 
 
 # ---------------------------------------------------------------------------
@@ -157,17 +159,23 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
             else:
                 _records_to_jsonl(frame.iter_rows(named=True), target)
             os.chmod(target, mode)
-        directory.mkdir(parents=True, exist_ok=True)
-        written = {target.name for target in staging.iterdir()}
-        for target in staging.iterdir():
-            os.replace(target, directory / target.name)
-        if replace:
-            for old in directory.iterdir():
-                if old.stem in schema.TABLES and old.suffix in (".parquet", ".jsonl") and old.name not in written:
-                    old.unlink()
+        _move_into_place(staging, directory, replace=replace)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return directory
+
+
+def _move_into_place(staging: Path, directory: Path, *, replace: bool) -> None:
+    """Move the table files of ``staging`` into ``directory``; with ``replace``, remove its other table files."""
+    directory.mkdir(parents=True, exist_ok=True)
+    files = [t for t in staging.iterdir() if t.is_file()]
+    written = {t.name for t in files}
+    for target in files:
+        os.replace(target, directory / target.name)
+    if replace:
+        for old in directory.iterdir():
+            if old.stem in schema.TABLES and old.suffix in (".parquet", ".jsonl") and old.name not in written:
+                old.unlink()
 
 
 def read_tables(directory: str | os.PathLike[str], names: tuple[str, ...] | None = None) -> dict[str, pl.DataFrame]:
@@ -321,12 +329,25 @@ def _reject_constant(name: str) -> float:
 
 @dataclass
 class RunTables:
-    """Accumulates an adapter's rows of runs, steps and compactions in chunks, validated line by line."""
+    """Gathers an adapter's rows of runs, steps and compactions in bounded chunks, validated chunk by chunk.
+
+    In memory (the default) :meth:`finish` returns the tables. With ``spill`` (a directory), every
+    chunk is written there as a Parquet part as soon as it is full, so memory stays bounded by a
+    chunk whatever the log's size, and :meth:`finish_into` streams the parts into one Parquet file
+    per table. With ``keep=False`` chunks are validated and counted, then dropped (``validate``).
+    ``derive`` maps a chunk's tables to more tables (the entries of its compactions).
+    """
 
     path: Path
+    spill: Path | None = None
+    keep: bool = True
+    derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None
     chunks: dict[str, list[pl.DataFrame]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
     rows: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
     run_lines: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    parts: dict[str, list[Path]] = field(default_factory=dict)
+    pending: int = 0
 
     def add_run(self, number: int, run: dict[str, Any], steps: list[dict[str, Any]], compactions: list[dict[str, Any]]) -> None:
         where = (str(self.path), number)
@@ -356,21 +377,96 @@ class RunTables:
         self.rows["runs"].append(run)
         self.rows["steps"].extend(steps)
         self.rows["compactions"].extend(compactions)
-        if len(self.rows["runs"]) >= _CHUNK_RUNS:
+        self.pending += 1 + len(steps) + len(compactions)
+        if len(self.rows["runs"]) >= _CHUNK_RUNS or self.pending >= _CHUNK_ROWS:
             self.flush()
 
     def flush(self) -> None:
-        for name in TRAJECTORY_TABLES:
-            rows = self.rows[name]
-            if rows:
-                self.chunks[name].append(rows_frame(name, rows))
-                self.rows[name] = []
+        """Turn the rows gathered so far into a validated chunk (kept, spilled or dropped)."""
+        if not self.rows["runs"]:
+            return
+        chunk = {name: schema.validate(name, rows_frame(name, self.rows[name]), file=str(self.path))
+                 for name in TRAJECTORY_TABLES}
+        if self.derive is not None:
+            chunk.update(self.derive(chunk))
+        self.rows = {t: [] for t in TRAJECTORY_TABLES}
+        self.pending = 0
+        for name, frame in chunk.items():
+            self.counts[name] = self.counts.get(name, 0) + frame.height
+            if not self.keep:
+                continue
+            if self.spill is None:
+                self.chunks.setdefault(name, []).append(frame)
+                continue
+            parts = self.parts.setdefault(name, [])
+            part = self.spill / name / f"part-{len(parts):06d}.parquet"
+            part.parent.mkdir(parents=True, exist_ok=True)
+            frame.write_parquet(part)
+            parts.append(part)
 
     def finish(self) -> dict[str, pl.DataFrame]:
+        """The tables, in memory (each validated whole once more: keys across chunks)."""
         self.flush()
         out = {}
-        for name in TRAJECTORY_TABLES:
-            parts = self.chunks[name]
+        for name, parts in self.chunks.items():
             frame = pl.concat(parts, how="diagonal_relaxed") if parts else schema.empty(name)
             out[name] = schema.validate(name, frame, file=str(self.path))
         return out
+
+    def finish_into(self, staging: Path) -> dict[str, int]:
+        """Stream each table's spilled parts into ``staging/NAME.parquet`` (row groups, bounded memory); returns
+        the row counts. Parts whose columns differ (a column all null in one chunk) are unified first."""
+        assert self.spill is not None, "finish_into needs a spill directory"
+        self.flush()
+        names = list(dict.fromkeys([*TRAJECTORY_TABLES, *self.parts]))
+        for name in names:
+            target = staging / f"{name}.parquet"
+            parts = self.parts.get(name, [])
+            if not parts:
+                schema.empty(name).write_parquet(target)
+                self.counts.setdefault(name, 0)
+                continue
+            unified: dict[str, pl.DataType] = {}
+            for part in parts:
+                for col, dtype in pl.read_parquet_schema(part).items():
+                    if col not in unified or unified[col] == pl.Null:
+                        unified[col] = dtype
+            order = schema.column_order(name, list(unified))
+            scans = [pl.scan_parquet(part).select(
+                [pl.col(c).cast(unified[c]) if c in cols else pl.lit(None, dtype=unified[c]).alias(c) for c in order])
+                for part in parts for cols in [set(pl.read_parquet_schema(part))]]
+            pl.concat(scans, how="vertical").sink_parquet(target, row_group_size=_ROW_GROUP)
+            os.chmod(target, 0o666 & ~current_umask())
+        return self.counts
+
+
+def stream_tables(path: Path, runs: Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
+                  directory: str | os.PathLike[str] | None, *, replace: bool = False,
+                  derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None,
+                  ) -> dict[str, int]:
+    """Read an adapter's runs (``(line, run, steps, compactions)``) in bounded chunks and write them as Parquet
+    into ``directory`` -- or, with ``directory`` None, only validate them. Returns the row count per table.
+
+    Memory is bounded by a chunk, not the log. Everything is written into a temporary sibling of
+    ``directory`` and moved into place only when the whole log was valid, so an error (named
+    ``FILE:LINE``) leaves ``directory`` as it was, and no directory at all if it did not exist.
+    """
+    if directory is None:
+        builder = RunTables(path, keep=False, derive=derive)
+        for number, run, steps, comps in runs:
+            builder.add_run(number, run, steps, comps)
+        builder.flush()
+        return {name: builder.counts.get(name, 0) for name in dict.fromkeys([*TRAJECTORY_TABLES, *builder.counts])}
+    directory = Path(directory)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    try:
+        builder = RunTables(path, spill=staging / ".parts", derive=derive)
+        for number, run, steps, comps in runs:
+            builder.add_run(number, run, steps, comps)
+        counts = builder.finish_into(staging)
+        shutil.rmtree(staging / ".parts", ignore_errors=True)
+        _move_into_place(staging, directory, replace=replace)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return counts

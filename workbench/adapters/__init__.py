@@ -16,16 +16,17 @@ the format when it is not given.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from workbench.adapters.claude_code import read_claude_code
 from workbench.adapters.codex import read_codex
-from workbench.adapters.openai_chat import chat_to_run, read_openai_chat
+from workbench.adapters.openai_chat import chat_to_run, openai_runs, read_openai_chat
 from workbench.adapters.tau_bench import read_tau_bench
-from workbench.adapters.trajectory import read_trajectories, write_trajectories
+from workbench.adapters.trajectory import read_trajectories, trajectory_runs, write_trajectories
 from workbench.schema import SchemaError
 from workbench.tables import json_lines
 
@@ -61,18 +62,53 @@ def sniff_format(path: str | os.PathLike[str]) -> str:
 
 def read_log(path: str | os.PathLike[str], format: str | None = None) -> dict[str, pl.DataFrame]:  # noqa: A002
     """Load a trajectory log in any supported format (``None`` or ``"auto"`` sniffs it)."""
+    return FORMATS[_format_of(path, format)](path)
+
+
+#: formats read one line at a time: ``import`` and ``validate`` stream them in bounded memory
+STREAMING: dict[str, Callable[[str | os.PathLike[str]], Iterator[tuple[int, dict[str, Any], list[dict[str, Any]],
+                                                                    list[dict[str, Any]]]]]] = {
+    "trajectory": trajectory_runs,
+    "openai": openai_runs,
+}
+
+
+def _format_of(path: str | os.PathLike[str], format: str | None) -> str:  # noqa: A002
     if Path(path).is_dir() and format not in DIRECTORY_FORMATS:
         raise SchemaError("is a directory; only --format claude-code or codex read a directory of sessions",
                           file=str(path))
     if not Path(path).exists():
         raise SchemaError("no such file", file=str(path))
     fmt = sniff_format(path) if format in (None, "auto") else format
-    try:
-        reader = FORMATS[fmt]
-    except KeyError:
-        raise SchemaError(field="format", expected=f"one of {['auto', *FORMATS]}", got=repr(fmt)) from None
-    return reader(path)
+    if fmt not in FORMATS:
+        raise SchemaError(field="format", expected=f"one of {['auto', *FORMATS]}", got=repr(fmt))
+    return fmt
 
 
-__all__ = ["DIRECTORY_FORMATS", "FORMATS", "chat_to_run", "read_claude_code", "read_codex", "read_log",
+def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None, format: str | None = None,  # noqa: A002
+               *, entries: bool = False, replace: bool = False) -> dict[str, int]:
+    """Read a log and write its tables as Parquet into ``out`` (``None``: only check it); returns row counts.
+
+    JSONL formats (:data:`STREAMING`) are read one line at a time and written in bounded chunks,
+    so memory does not grow with the log; the others are read whole (their logs are small).
+    ``entries`` adds the entries table, extracted chunk by chunk. Either way the tables appear in
+    ``out`` only when the whole log was valid (an error names FILE:LINE and writes nothing).
+    """
+    from workbench.summary import entries_table
+    from workbench.tables import stream_tables, write_tables
+
+    path = Path(path)
+    fmt = _format_of(path, format)
+    derive = (lambda chunk: {"entries": entries_table(chunk["compactions"])}) if entries else None
+    if fmt in STREAMING:
+        return stream_tables(path, STREAMING[fmt](path), out, replace=replace, derive=derive)
+    tables = FORMATS[fmt](path)
+    if derive is not None:
+        tables.update(derive(tables))
+    if out is not None:
+        write_tables(tables, out, replace=replace)
+    return {name: frame.height for name, frame in tables.items()}
+
+
+__all__ = ["DIRECTORY_FORMATS", "FORMATS", "STREAMING", "chat_to_run", "import_log", "read_claude_code", "read_codex", "read_log",
            "read_openai_chat", "read_tau_bench", "read_trajectories", "sniff_format", "write_trajectories"]

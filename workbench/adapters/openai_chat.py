@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,13 +193,21 @@ def read_openai_chat(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     """Load a JSONL file of runs in OpenAI chat-completions format (see :func:`chat_to_run`)."""
     path = Path(path)
     builder = RunTables(path)
+    for number, run, steps, comps in openai_runs(path):
+        builder.add_run(number, run, steps, comps)
+    return builder.finish()
+
+
+def openai_runs(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any], list[dict[str, Any]],
+                                                                  list[dict[str, Any]]]]:
+    """(line, run, steps, compactions) for each line of a chat-completions log, read one line at a time."""
+    path = Path(path)
     for number, record in json_lines(path):
         with at_line(path, number):
             if not isinstance(record, dict):
                 raise SchemaError(expected="a JSON object (one run per line)", got=describe_value(record))
             run, steps, comps = chat_to_run(record)
-        builder.add_run(number, run, steps, comps)
-    return builder.finish()
+        yield number, run, steps, comps
 
 
 def message_text(msg: dict[str, Any]) -> str:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -126,11 +127,19 @@ def read_trajectories(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     """
     path = Path(path)
     builder = RunTables(path)
+    for number, run, steps, comps in trajectory_runs(path):
+        builder.add_run(number, run, steps, comps)
+    return builder.finish()
+
+
+def trajectory_runs(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any], list[dict[str, Any]],
+                                                                      list[dict[str, Any]]]]:
+    """(line, run, steps, compactions) for each line of a trajectory log, read one line at a time."""
+    path = Path(path)
     for number, record in json_lines(path):
         with at_line(path, number):
             run, steps, comps = _trajectory_record(record)
-        builder.add_run(number, run, steps, comps)
-    return builder.finish()
+        yield number, run, steps, comps
 
 
 def write_trajectories(tables: dict[str, pl.DataFrame], path: str | os.PathLike[str]) -> Path:
