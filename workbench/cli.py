@@ -181,15 +181,17 @@ def _cmd_judge(args: argparse.Namespace) -> int:
               f"{f', {args.repeats} repeats' if args.repeats > 1 else ''}; retrieving evidence ...",
               file=sys.stderr, flush=True)
     requests = compaction_requests(tables)
+    by_request = client is not None and args.executor == "local"  # a Ray worker's requests are not seen here
     per_request = sum(len(r.entries) for r in requests) if args.judge == "openai" else len(requests)
-    with Progress(per_request * args.repeats, f"judge {judge.name}", "requests" if client else "compactions",
-                  enabled=not args.quiet) as bar:
+    with Progress((per_request if by_request else len(requests)) * args.repeats, f"judge {judge.name}",
+                  "requests" if by_request else "compactions", enabled=not args.quiet) as bar:
         if client is not None:
-            client.on_event = bar.event
+            client.on_event = bar.event if by_request else None
             if args.deadline is not None:
                 client.run_deadline = time.monotonic() + args.deadline
         scores, accounting = score_requests(requests, judge, repeats=args.repeats, concurrency=args.concurrency,
-                                            progress=None if client else bar.advance)
+                                            progress=None if by_request else bar.advance, executor=args.executor,
+                                            address=args.address)
     out = write_table(scores, args.out, "scores")
     n_null = scores.get_column("score").null_count()
     usages = client.usages if client is not None else []
@@ -264,7 +266,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     print(f"simulating {total} episodes ({cfg.tasks} tasks x {cfg.runs} runs x {len(budgets)} budgets x "
           f"{len(policies)} policies) into {args.out} ...", file=sys.stderr, flush=True)
     with Progress(total, "simulate", "episodes", enabled=not args.quiet) as bar:
-        tables = build(args.out, cfg, workers=args.workers, progress=bar.advance)
+        tables = build(args.out, cfg, workers=args.workers, progress=bar.advance, executor=args.executor,
+                       address=args.address)
     counts = ", ".join(f"{frame.height} {name}" for name, frame in tables.items())
     print(f"{args.out}/: {counts}")
     return 0
@@ -391,8 +394,13 @@ def _cmd_figures(args: argparse.Namespace) -> int:
         parameters = dict(parse_param(p) for p in args.param)
     except ValueError as err:
         raise SchemaError(field="--param", expected="NAME=VALUE", got=str(err).split("got ")[-1]) from None
+    if args.only:
+        missing = [n for n in args.only if not (notebooks / f"{n}.ipynb").exists()]
+        if missing:
+            raise SchemaError(field="--only", expected=f"notebooks in {notebooks}/", got=", ".join(missing))
     ensure_testbed(args.data)
-    return run_all(notebooks, Path(args.build), timeout=args.timeout, parameters=parameters or None)
+    return run_all(notebooks, Path(args.build), timeout=args.timeout, parameters=parameters or None,
+                   names=args.only)
 
 
 # ---------------------------------------------------------------------------
@@ -460,6 +468,7 @@ def _add_judge(sub: argparse._SubParsersAction) -> None:
                    "not in the cache gets a null score with reason 'not in cache'")
     p.add_argument("--tau", type=float, help="also report what SJC pruning keeps at this threshold")
     p.add_argument("--concurrency", type=int, default=4, help="requests in flight at once")
+    _executor_options(p, "compactions")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds one attempt may take, body included")
     p.add_argument("--max-attempts", dest="max_attempts", type=int, default=5,
                    help="attempts per request (429, 5xx, timeouts and unusable answers are retried)")
@@ -483,6 +492,7 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--policies", help="comma-separated policies (default: all)")
     p.add_argument("--seed", type=int, default=0, help="every random draw derives from it")
     p.add_argument("--workers", type=int, default=None, help="processes (default: the machine's cores)")
+    _executor_options(p, "blocks of tasks (episode seeds)")
     p.add_argument("--force", action="store_true", help="replace the tables already in --out")
     p.add_argument("--quiet", action="store_true", help="no progress on standard error")
     p.set_defaults(func=_cmd_simulate)
@@ -529,6 +539,13 @@ def _add_adjudicate(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_adjudicate)
 
 
+def _executor_options(p: argparse.ArgumentParser, unit: str) -> None:
+    p.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help=f"where the work runs: here, or sharded by {unit} over Ray (the scale extra)")
+    p.add_argument("--address", default=None,
+                   help="with --executor ray: the cluster ('auto', or ray://HEAD:10001); default a local Ray")
+
+
 def _add_figures(sub: argparse._SubParsersAction) -> None:
     p = _verb(sub, "figures", "execute every notebook and export figures/ (the main job)")
     p.add_argument("--notebooks", default="notebooks", help="directory of .ipynb notebooks")
@@ -538,6 +555,8 @@ def _add_figures(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="set a notebook parameter in every notebook (repeatable; VALUE is read as a Python "
                         "literal when it is one, else as text), as papermill -p does")
+    p.add_argument("--only", action="append", default=None, metavar="NAME",
+                   help="run only this notebook (repeatable; the name without .ipynb)")
     p.set_defaults(func=_cmd_figures)
 
 

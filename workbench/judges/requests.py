@@ -6,6 +6,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
@@ -112,6 +113,31 @@ def compaction_requests(tables: dict[str, pl.DataFrame], *, summary_column: str 
     return out
 
 
+def _score_jobs(judge: SourceJudge, jobs: list[tuple[CompactionRequest, int]], concurrency: int,
+                progress: Callable[[], None] | None = None) -> list[JudgeResult]:
+    """Score (request, repeat) jobs with up to ``concurrency`` at once; results in job order."""
+    def one(job: tuple[CompactionRequest, int]) -> JudgeResult:
+        cr, r = job
+        res = judge.score(cr.request, repeat=r)
+        if progress:
+            progress()
+        return res
+
+    if concurrency > 1 and len(jobs) > 1:
+        with ThreadPoolExecutor(max_workers=concurrency) as pool:
+            return list(pool.map(one, jobs))
+    return [one(job) for job in jobs]
+
+
+def _score_shard(args: tuple[SourceJudge, list[tuple[CompactionRequest, int]], int]) -> tuple[list[JudgeResult], list[Any]]:
+    """A Ray task: one shard of compactions scored by this worker's copy of the judge; returns the results and
+    the requests its client made (for the driver's accounting)."""
+    judge, jobs, concurrency = args
+    results = _score_jobs(judge, jobs, concurrency)
+    client = getattr(judge, "client", None)
+    return results, list(client.usages) if client is not None else []
+
+
 def score_requests(
     requests: list[CompactionRequest],
     judge: SourceJudge,
@@ -120,6 +146,9 @@ def score_requests(
     repeats: int = 1,
     concurrency: int = 1,
     progress: Callable[[], None] | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    shard_size: int | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Score every request with ``judge``; return the scores table and one accounting row per (compaction, repeat).
 
@@ -127,21 +156,38 @@ def score_requests(
     ``repeat + 1`` ...), one scores row per repeat. Up to ``concurrency`` compactions are scored
     at once (the judge's client bounds the requests in flight); rows come out in input order
     whatever order they finish in. ``progress`` is called once per finished compaction.
+
+    ``executor="ray"`` shards the compactions (``shard_size`` each; 64 shards by default) over a
+    Ray cluster (``address``; see :mod:`workbench.executors`): each worker scores its shard with
+    its own copy of the judge (and ``concurrency`` requests in flight), the driver gathers the rows
+    in input order and the workers' requests into the judge client's accounting. The tables are
+    identical to the local executor's for the same judge and cache.
     """
     jobs = [(cr, r) for r in range(repeat, repeat + repeats) for cr in requests]
+    if executor == "ray":
+        from workbench.executors import ray_map, shards
 
-    def one(job: tuple[CompactionRequest, int]) -> tuple[CompactionRequest, int, JudgeResult]:
-        cr, r = job
-        res = judge.score(cr.request, repeat=r)
-        if progress:
-            progress()
-        return cr, r, res
+        pieces = shards(len(jobs), shard_size or max(1, -(-len(jobs) // 64)))
 
-    if concurrency > 1 and len(jobs) > 1:
-        with ThreadPoolExecutor(max_workers=concurrency) as pool:
-            done = list(pool.map(one, jobs))
+        def advance(i: int) -> None:
+            for _ in pieces[i]:
+                if progress:
+                    progress()
+
+        out = ray_map(_score_shard, [(judge, [jobs[i] for i in piece], concurrency) for piece in pieces],
+                      address=address, progress=advance)
+        results = [res for shard_results, _ in out for res in shard_results]
+        client = getattr(judge, "client", None)
+        for _, usages in out:  # the workers' requests, in the driver's accounting
+            if client is not None:
+                client.usages.extend(usages)
+                client.sent += sum(u.attempts for u in usages if not u.cached)
+        done = [(cr, r, res) for (cr, r), res in zip(jobs, results, strict=True)]
+    elif executor == "local":
+        done = [(cr, r, res) for (cr, r), res in zip(jobs, _score_jobs(judge, jobs, concurrency, progress),
+                                                     strict=True)]
     else:
-        done = [one(job) for job in jobs]
+        raise ValueError(f"executor: expected 'local' or 'ray', got {executor!r}")
     rows: list[dict[str, object]] = []
     acct: list[dict[str, object]] = []
     for cr, r, res in done:

@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 import httpx
@@ -180,6 +180,24 @@ class LLMClient:
         self.sent = 0  # requests that reached the network (attempts, not cache hits)
         self._pool: httpx.Client | None = None
         self._shared: dict[str, Any] = {}
+
+    # -- a copy for another process (a Ray worker) ---------------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The configuration, without what belongs to this process: locks, connections, the accounting so far,
+        the progress callback; the run budget travels as the seconds left (clocks differ between machines)."""
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        state["usages"] = []
+        state["on_event"] = None
+        state["run_deadline"] = None if self.run_deadline is None else self.run_deadline - time.monotonic()
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        left = state.pop("run_deadline")
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.run_deadline = None if left is None else time.monotonic() + left
+        self.__post_init__()
 
     def _http(self) -> httpx.Client:
         """The one HTTP client of this client, made on first use: its connections are kept and reused (an

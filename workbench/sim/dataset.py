@@ -261,8 +261,10 @@ def _job(args: tuple[DatasetConfig, list[tuple[str, int]], list[int]]) -> dict[s
 
 
 def simulate(cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None,
-             progress: Callable[[int], None] | None = None) -> dict[str, pl.DataFrame]:
-    """Run every episode and return the tables (episodes split over ``workers`` processes)."""
+             progress: Callable[[int], None] | None = None, executor: str = "local",
+             address: str | None = None) -> dict[str, pl.DataFrame]:
+    """Run every episode and return the tables (episodes split over ``workers`` processes, or over a Ray
+    cluster with ``executor="ray"``: the same blocks of tasks, the same tables)."""
     for p in cfg.policies:
         if p not in POLICIES:
             raise ValueError(f"policy: expected some of {list(POLICIES)}, got {p!r}")
@@ -273,7 +275,17 @@ def simulate(cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None
     blocks = [list(range(k, cfg.tasks, n_jobs)) for k in range(n_jobs)]
     jobs = [(cfg, pairs, block) for block in blocks if block]
     parts: list[dict[str, list[dict[str, object]]]] = []
-    if workers <= 1:
+    if executor == "ray":
+        from workbench.executors import ray_map
+
+        n_jobs = max(1, min(cfg.tasks, 64))  # more shards than local workers: a cluster has more cores
+        blocks = [list(range(k, cfg.tasks, n_jobs)) for k in range(n_jobs)]
+        jobs = [(cfg, pairs, block) for block in blocks if block]
+        parts = ray_map(_job, jobs, address=address,
+                        progress=(lambda i: progress(len(jobs[i][2]) * len(pairs) * cfg.runs)) if progress else None)
+    elif executor != "local":
+        raise ValueError(f"executor: expected 'local' or 'ray', got {executor!r}")
+    elif workers <= 1:
         for j in jobs:
             parts.append(_job(j))
             if progress:
@@ -293,7 +305,8 @@ def simulate(cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None
         tables[name] = rows_frame(name, rows)
     order = {"runs": ["run_id"], "steps": ["run_id", "step"], "compactions": ["run_id", "boundary"],
              "entries": ["run_id", "boundary", "position"], "candidates": ["run_id", "boundary", "candidate"],
-             "attributions": ["run_id"], "spans": ["event_id", "step"], "rollouts": ["event_id", "rollout", "span_id"]}
+             "attributions": ["run_id"], "spans": ["event_id", "step"], "rollouts": ["event_id", "rollout", "span_id"],
+             "scores": ["entry_id", "judge", "repeat"]}  # every table in key order: the same whatever the sharding
     for name, keys in order.items():
         if name in tables:
             tables[name] = tables[name].sort(keys)
@@ -311,11 +324,12 @@ def write_dataset(tables: dict[str, pl.DataFrame], out: str | Path) -> Path:
 
 
 def build(out: str | Path, cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None,
-          progress: Callable[[int], None] | None = None) -> dict[str, pl.DataFrame]:
+          progress: Callable[[int], None] | None = None, executor: str = "local",
+          address: str | None = None) -> dict[str, pl.DataFrame]:
     """Simulate, score, sample and annotate; write everything to ``out``."""
     from workbench.sim.annotators import simulate_annotation
 
-    tables = simulate(cfg, workers=workers, progress=progress)
+    tables = simulate(cfg, workers=workers, progress=progress, executor=executor, address=address)
     if "prompting" in cfg.policies:
         tables["labels"] = simulate_annotation(tables, n=cfg.sample_size, error=cfg.annotator_error, seed=cfg.seed,
                                                budget=48 if 48 in cfg.budgets else cfg.budgets[0])

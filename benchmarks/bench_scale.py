@@ -1,0 +1,140 @@
+"""Logs 1x, 10x, 30x (and 100x with --100x) the testbed: time and peak memory of every step, and growth exponents.
+
+The 1x log is the default testbed exported as trajectory JSONL (``workbench export``); a k-x log is k copies
+with new run ids (``RUN#i``). Each step runs as its own process, as a user runs it, and is measured with
+``os.wait4`` (wall time, peak resident memory of that process):
+
+    validate    workbench validate LOG
+    import      workbench import LOG --out DIR
+    entries     workbench entries DIR
+    judge       workbench judge DIR --judge lexical --out DIR/scores.parquet
+    sample      workbench sample DIR --n 300 --out DIR/sample.jsonl
+    threshold   the threshold-sensitivity notebook on DIR (workbench figures --only, --param DATA=DIR)
+
+The growth exponent of a step is the slope of log(time) on log(size) over the sizes run (1.0: linear; below
+1.15 counts as linear). The reference in the same run is the 1x time: the ratio column is time / (k x 1x time).
+A corrupt line is then written near the end of the largest log and ``import`` must name it and leave no
+directory. Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 1,10,30] [--100x] [--work build/scale]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(argv: list[str], *, cwd: Path = ROOT, env: dict[str, str] | None = None) -> tuple[float, float, int, str]:
+    """(seconds, peak GiB, exit code, stderr tail) of one process."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode(errors="replace")
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - started, usage.ru_maxrss / 2**20, proc.returncode, err[-600:]
+
+
+def make_logs(work: Path, sizes: list[int]) -> dict[int, Path]:
+    base = work / "x1.jsonl"
+    if not base.exists():
+        from workbench.datasets import ensure_testbed
+
+        ensure_testbed("data/testbed")
+        t, _, rc, err = run([str(BIN / "workbench"), "export", "data/testbed", "--out", str(base)])
+        assert rc == 0, err
+    lines = base.read_bytes().splitlines()
+    heads = []
+    for line in lines:
+        rid = json.loads(line)["run_id"]
+        needle = b'"run_id": ' + json.dumps(rid).encode()
+        assert needle in line, "the export's run_id key"
+        heads.append((needle, rid))
+    logs = {1: base}
+    for k in sizes:
+        if k == 1:
+            continue
+        path = work / f"x{k}.jsonl"
+        logs[k] = path
+        if path.exists():
+            continue
+        with open(path.with_suffix(".tmp"), "wb") as fh:
+            for copy in range(k):
+                for line, (needle, rid) in zip(lines, heads, strict=True):
+                    new = b'"run_id": ' + json.dumps(f"{rid}#{copy}").encode()
+                    fh.write(line.replace(needle, new, 1) + b"\n")
+        os.replace(path.with_suffix(".tmp"), path)
+    return logs
+
+
+def steps(log: Path, out: Path) -> list[tuple[str, list[str]]]:
+    wb = str(BIN / "workbench")
+    return [
+        ("validate", [wb, "validate", str(log)]),
+        ("import", [wb, "import", str(log), "--out", str(out), "--force"]),
+        ("entries", [wb, "entries", str(out)]),
+        ("judge", [wb, "judge", str(out), "--judge", "lexical", "--out", str(out / "scores.parquet"), "--quiet"]),
+        ("sample", [wb, "sample", str(out), "--n", "300", "--out", str(out.parent / f"{out.name}-sample.jsonl")]),
+        ("threshold", [wb, "figures", "--only", "threshold_sensitivity", "--param", f"DATA={out}",
+                       "--param", f"FIGURES={out.parent / (out.name + '-figures')}",
+                       "--build", str(out.parent / (out.name + "-build"))]),
+    ]
+
+
+def main(sizes: list[int], work: Path, skip: set[str]) -> None:
+    work.mkdir(parents=True, exist_ok=True)
+    logs = make_logs(work, sizes)
+    results: dict[str, dict[int, tuple[float, float]]] = {}
+    for k in sizes:
+        out = work / f"x{k}"
+        size = logs[k].stat().st_size / 1e9
+        print(f"-- {k}x: {logs[k].name}, {size:.2f} GB", flush=True)
+        for name, argv in steps(logs[k], out):
+            if name in skip:
+                continue
+            seconds, gib, rc, err = run(argv)
+            status = "" if rc == 0 else f"  FAILED rc={rc}: {err.strip().splitlines()[-1] if err.strip() else ''}"
+            print(f"   {name:<10} {seconds:8.1f} s {gib:6.2f} GiB{status}", flush=True)
+            results.setdefault(name, {})[k] = (seconds if rc == 0 else float("nan"), gib)
+    print("\n| step | " + " | ".join(f"{k}x" for k in sizes) + " | exponent |")
+    print("| --- | " + " | ".join("---" for _ in sizes) + " | --- |")
+    for name, by_size in results.items():
+        cells = [f"{by_size[k][0]:.1f} s, {by_size[k][1]:.2f} GiB" if k in by_size else "-" for k in sizes]
+        ks = [k for k in sizes if k in by_size and np.isfinite(by_size[k][0])]
+        slope = np.polyfit(np.log(ks), np.log([by_size[k][0] for k in ks]), 1)[0] if len(ks) > 1 else float("nan")
+        print(f"| {name} | " + " | ".join(cells) + f" | {slope:.2f} |")
+    # a corrupt line near the end of the largest log: named, and nothing left behind
+    big = logs[max(sizes)]
+    lines = sum(1 for _ in open(big, "rb"))
+    bad = work / "corrupt.jsonl"
+    shutil.copyfile(big, bad)
+    with open(bad, "r+b") as fh:
+        fh.seek(-2, os.SEEK_END)
+        fh.write(b"#\n")  # the last line's closing brace: that line is no longer JSON
+    out = work / "corrupt-out"
+    seconds, gib, rc, err = run([str(BIN / "workbench"), "import", str(bad), "--out", str(out)])
+    named = f"{bad}:{lines}:" in err
+    print(f"\ncorrupt line {lines:,} of {bad.name}: import exit {rc} in {seconds:.1f} s, {gib:.2f} GiB, "
+          f"line named: {named}, output directory left: {out.exists()}")
+    bad.unlink()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1,10,30")
+    parser.add_argument("--100x", dest="hundred", action="store_true", help="add the 100x log (about 10 GB)")
+    parser.add_argument("--work", default="build/scale")
+    parser.add_argument("--skip", default="", help="comma-separated steps to leave out")
+    a = parser.parse_args()
+    chosen = [int(x) for x in a.sizes.split(",")] + ([100] if a.hundred else [])
+    main(chosen, Path(a.work), set(filter(None, a.skip.split(","))))

@@ -1,0 +1,71 @@
+"""The Ray executor on a local Ray (``ray.init(num_cpus=2)``): judge jobs sharded by compaction and simulation
+sharded by blocks of tasks give tables identical to the local executor's; workers share the on-disk cache
+without losing or duplicating an entry, and their requests reach the driver's accounting."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from workbench.adapters import read_log  # noqa: E402
+from workbench.judges import make_judge  # noqa: E402
+from workbench.judges.requests import compaction_requests, score_requests  # noqa: E402
+from workbench.llm.cache import DiskCache  # noqa: E402
+
+from .conftest import EXAMPLE  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def requests() -> list:  # type: ignore[type-arg]
+    return compaction_requests(read_log(EXAMPLE))
+
+
+def test_lexical_judge_on_ray_equals_local(local_ray: None, requests: list) -> None:  # type: ignore[type-arg]
+    judge = make_judge("lexical")
+    local = score_requests(requests, judge, repeats=2)
+    remote = score_requests(requests, judge, repeats=2, executor="ray", shard_size=3)
+    assert remote[0].equals(local[0]) and remote[1].equals(local[1]) and local[0].height == 2 * 61
+
+
+def test_jev_judge_on_ray_shares_the_cache_and_the_accounting(local_ray: None, requests: list,  # type: ignore[type-arg]
+                                                              tmp_path: Path) -> None:
+    from jevcompat.mock import Running
+
+    with Running() as server:
+        local = score_requests(requests, make_judge("jev", base_url=server.url, cache=tmp_path / "a"), concurrency=2)
+        judge = make_judge("jev", base_url=server.url, cache=tmp_path / "b")
+        remote = score_requests(requests, judge, concurrency=2, executor="ray", shard_size=2)
+        assert remote[0].equals(local[0])
+        assert remote[1].drop("sent").equals(local[1].drop("sent"))
+        # 8 compactions, 3 of them the same request as another: 5 distinct requests, each cached once
+        assert len(DiskCache(tmp_path / "b")) == len(DiskCache(tmp_path / "a")) == 5
+        assert len(judge.client.usages) == 8 and sum(not u.cached for u in judge.client.usages) >= 5
+        again = make_judge("jev", base_url=server.url, cache=tmp_path / "b")
+        rerun = score_requests(requests, again, executor="ray", shard_size=2)
+        assert rerun[0].equals(local[0]) and all(u.cached for u in again.client.usages)
+
+
+def test_simulate_on_ray_equals_local(local_ray: None) -> None:
+    from workbench.sim.dataset import DatasetConfig, simulate
+
+    cfg = DatasetConfig(tasks=6, runs=2, budgets=(48,), policies=("prompting", "no_compression"), seed=3)
+    local = simulate(cfg, workers=1)
+    remote = simulate(cfg, executor="ray")
+    assert local.keys() == remote.keys()
+    for name in local:
+        assert remote[name].equals(local[name]), name

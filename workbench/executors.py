@@ -1,0 +1,65 @@
+"""Where sharded work runs: here (threads or processes) or on a Ray cluster.
+
+Judge jobs are sharded by compaction and simulation sweeps by block of tasks (each episode's
+seed comes from the configuration's seed, its task and its replicate, so a shard computes the
+same episodes wherever it runs). :func:`ray_map` sends each shard to Ray as a task and returns
+the results in input order, so the tables are identical to a local run's. Ray is optional (the
+``scale`` extra): nothing imports it unless ``--executor ray`` is asked for.
+
+``address`` is Ray's: ``None`` starts (or reuses) a local Ray on this machine; ``"auto"`` joins
+the cluster this machine belongs to; ``"ray://HEAD:10001"`` connects a client to a remote head.
+The workers need this package installed (the same version) and, for judges with a cache, the
+cache directory on a filesystem they share (entries are written atomically, so workers writing
+at once never corrupt or duplicate one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+EXECUTORS = ("local", "ray")
+
+
+class ExecutorUnavailable(RuntimeError):
+    """The executor asked for cannot run here (Ray not installed, no cluster at the address)."""
+
+
+def ray_map(fn: Callable[[T], R], items: Sequence[T], *, address: str | None = None,
+            progress: Callable[[int], None] | None = None) -> list[R]:
+    """``[fn(x) for x in items]`` as Ray tasks, one per item, results in input order.
+
+    ``progress(i)`` is called with the index of each item as its task finishes (in finishing order).
+    Ray is started here when it is not running yet (and then left running for later calls).
+    """
+    try:
+        import ray
+    except ImportError:
+        raise ExecutorUnavailable("--executor ray needs Ray: pip install 'compaction-workbench[scale]' "
+                                  "(or pip install ray)") from None
+    if not ray.is_initialized():
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        except ConnectionError as err:
+            raise ExecutorUnavailable(f"no Ray cluster at {address!r}: {err}") from None
+    remote = ray.remote(fn)
+    refs = [remote.remote(x) for x in items]
+    index = {ref: i for i, ref in enumerate(refs)}
+    results: dict[int, Any] = {}
+    pending = list(refs)
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        for ref in done:
+            results[index[ref]] = ray.get(ref)
+            if progress is not None:
+                progress(index[ref])
+    return [results[i] for i in range(len(refs))]
+
+
+def shards(n: int, size: int) -> list[range]:
+    """``range(n)`` cut into consecutive pieces of at most ``size``."""
+    size = max(1, size)
+    return [range(start, min(n, start + size)) for start in range(0, n, size)]
