@@ -23,7 +23,7 @@ from pathlib import Path
 from workbench import adapters, schema
 from workbench.adapters.claude_code import TranscriptWarning
 from workbench.schema import SchemaError
-from workbench.tables import TRAJECTORY_TABLES, read_table, read_tables, write_jsonl, write_table, write_tables
+from workbench.tables import TRAJECTORY_TABLES, read_table, read_tables, write_jsonl, write_table
 
 # ---------------------------------------------------------------------------
 # argument checks, shared by the verbs
@@ -144,12 +144,13 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_entries(args: argparse.Namespace) -> int:
-    from workbench.summary import entries_table
+    from workbench.summary import write_entries
 
-    tables = _tables(args.dir, ("runs", "compactions"), need=("runs", "compactions"))
-    entries = entries_table(tables["compactions"])
-    write_tables({"entries": entries}, args.dir)
-    print(f"{args.dir}/entries.parquet: {entries.height} entries")
+    directory = _dir(args.dir, "workbench directory")
+    if not any((directory / f"compactions.{ext}").exists() for ext in ("parquet", "jsonl")):
+        raise SchemaError("no compactions table (compactions.parquet or .jsonl)", file=str(directory))
+    n = write_entries(directory)  # in batches: memory bounded by a batch, not the log
+    print(f"{args.dir}/entries.parquet: {n} entries")
     return 0
 
 

@@ -41,9 +41,11 @@ holds and pruning is a matter of deleting whole line ranges.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import polars as pl
 
@@ -401,6 +403,72 @@ def entries_table(compactions: pl.DataFrame, *, summary_column: str = "candidate
         previous = current
     frame = pl.DataFrame(rows, schema=_ENTRY_SCHEMA) if rows else pl.DataFrame(schema=_ENTRY_SCHEMA)
     return frame
+
+
+def write_entries(directory: str | os.PathLike[str], *, batch_rows: int = 20_000) -> int:
+    """Extract the entries of ``directory``'s compactions into ``directory/entries.parquet``; returns their number.
+
+    Compactions are read in batches from Parquet (whole runs per batch, so ``carried_from`` sees a
+    run's previous boundary) and the entries streamed to disk: memory is bounded by a batch, not by
+    the log. Rows come run by run in the compactions' order (the in-memory :func:`entries_table`
+    sorts by run id; the rows are the same). A directory whose compactions do not keep each run's
+    rows together, or that has them only as JSONL, is done in memory. The file appears whole or
+    not at all.
+    """
+    import shutil
+    import tempfile
+
+    from workbench.tables import atomic_write, read_table, sink_parts
+
+    directory = Path(directory)
+    source = directory / "compactions.parquet"
+    if not source.exists():
+        frame = entries_table(read_table(directory / "compactions.jsonl", "compactions"))
+        atomic_write(directory / "entries.parquet", lambda p: frame.write_parquet(p))
+        return frame.height
+    staging = Path(tempfile.mkdtemp(prefix=".entries.", dir=directory))
+    try:
+        parts: list[Path] = []
+        closed: set[str] = set()
+        carry: pl.DataFrame | None = None
+        total = 0
+        contiguous = True
+
+        def emit(batch: pl.DataFrame) -> None:
+            nonlocal total
+            frame = entries_table(batch)
+            total += frame.height
+            part = staging / f"part-{len(parts):06d}.parquet"
+            frame.write_parquet(part)
+            parts.append(part)
+
+        columns = ["run_id", "boundary", "candidate_summary"]
+        for batch in pl.scan_parquet(source).select(columns).collect_batches(chunk_size=batch_rows):
+            if carry is not None:
+                batch = pl.concat([carry, batch])
+            runs = batch.get_column("run_id").unique(maintain_order=True).to_list()
+            if closed.intersection(runs):
+                contiguous = False
+                break
+            last = runs[-1]
+            carry = batch.filter(pl.col("run_id") == last)
+            done = batch.filter(pl.col("run_id") != last)
+            if done.height:
+                emit(done)
+            closed.update(r for r in runs if r != last)
+        if not contiguous:
+            frame = entries_table(read_table(source, "compactions"))
+            atomic_write(directory / "entries.parquet", lambda p: frame.write_parquet(p))
+            return frame.height
+        if carry is not None and carry.height:
+            emit(carry)
+        if not parts:
+            emit(pl.DataFrame(schema={"run_id": pl.Utf8, "boundary": pl.Int64, "candidate_summary": pl.Utf8}))
+        sink_parts("entries", parts, staging / "entries.parquet")
+        os.replace(staging / "entries.parquet", directory / "entries.parquet")
+        return total
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 _ENTRY_SCHEMA = {

@@ -13,7 +13,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -426,18 +426,28 @@ class RunTables:
                 schema.empty(name).write_parquet(target)
                 self.counts.setdefault(name, 0)
                 continue
-            unified: dict[str, pl.DataType] = {}
-            for part in parts:
-                for col, dtype in pl.read_parquet_schema(part).items():
-                    if col not in unified or unified[col] == pl.Null:
-                        unified[col] = dtype
-            order = schema.column_order(name, list(unified))
-            scans = [pl.scan_parquet(part).select(
-                [pl.col(c).cast(unified[c]) if c in cols else pl.lit(None, dtype=unified[c]).alias(c) for c in order])
-                for part in parts for cols in [set(pl.read_parquet_schema(part))]]
-            pl.concat(scans, how="vertical").sink_parquet(target, row_group_size=_ROW_GROUP)
-            os.chmod(target, 0o666 & ~current_umask())
+            sink_parts(name, parts, target)
         return self.counts
+
+
+def sink_parts(name: str, parts: Sequence[Path], target: Path) -> None:
+    """Stream Parquet parts of table ``name`` into one file ``target`` (row groups, bounded memory). Parts whose
+    columns differ (a column all null in one chunk, absent in another) are unified; columns come in
+    :func:`schema.column_order`."""
+    unified: dict[str, pl.DataType] = {}
+    columns = []
+    for part in parts:
+        cols = pl.read_parquet_schema(part)
+        columns.append(set(cols))
+        for col, dtype in cols.items():
+            if col not in unified or unified[col] == pl.Null:
+                unified[col] = dtype
+    order = schema.column_order(name, list(unified)) if name in schema.TABLES else list(unified)
+    scans = [pl.scan_parquet(part).select(
+        [pl.col(c).cast(unified[c]) if c in cols else pl.lit(None, dtype=unified[c]).alias(c) for c in order])
+        for part, cols in zip(parts, columns, strict=True)]
+    pl.concat(scans, how="vertical").sink_parquet(target, row_group_size=_ROW_GROUP)
+    os.chmod(target, 0o666 & ~current_umask())
 
 
 def stream_tables(path: Path, runs: Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
