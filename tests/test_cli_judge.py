@@ -216,3 +216,17 @@ def test_each_summary_is_parsed_once_per_judge_run_with_tau(log_dir: Path, tmp_p
     scores = pl.read_parquet(tmp_path / "s.parquet")
     kept = scores.filter(pl.col("score").is_null() | (pl.col("score") >= 0.5)).height
     assert f"tau=0.5: {kept} entries kept, {scores.height - kept} pruned" in capsys.readouterr().out
+
+
+def test_judging_in_batches_of_runs_gives_the_same_scores(log_dir: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large log is judged a batch of runs at a time (bounded memory); the scores and --tau counts are those of
+    one batch."""
+    from workbench import cli
+
+    assert main(["judge", str(log_dir), "--judge", "lexical", "--out", str(tmp_path / "one.parquet"), "--quiet",
+                 "--tau", "0.5"]) == 0
+    monkeypatch.setattr(cli, "JUDGE_BATCH_RUNS", 1)
+    assert main(["judge", str(log_dir), "--judge", "lexical", "--out", str(tmp_path / "many.parquet"), "--quiet",
+                 "--tau", "0.5"]) == 0
+    assert pl.read_parquet(tmp_path / "many.parquet").equals(pl.read_parquet(tmp_path / "one.parquet"))

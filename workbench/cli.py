@@ -17,13 +17,17 @@ import argparse
 import math
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench import adapters, schema
 from workbench.adapters.claude_code import TranscriptWarning
 from workbench.schema import SchemaError
 from workbench.tables import TRAJECTORY_TABLES, read_table, read_tables, write_jsonl, write_table
+
+if TYPE_CHECKING:
+    import polars as pl
 
 # ---------------------------------------------------------------------------
 # argument checks, shared by the verbs
@@ -156,6 +160,8 @@ def _cmd_entries(args: argparse.Namespace) -> int:
 
 def _cmd_judge(args: argparse.Namespace) -> int:
     import re
+
+    import polars as pl
     import time
     from collections import Counter
 
@@ -181,18 +187,38 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         print(f"judge {judge.name}: {tables['compactions'].height} compactions from {args.dir}"
               f"{f', {args.repeats} repeats' if args.repeats > 1 else ''}; retrieving evidence ...",
               file=sys.stderr, flush=True)
-    requests = compaction_requests(tables)
     by_request = client is not None and args.executor == "local"  # a Ray worker's requests are not seen here
-    per_request = sum(len(r.entries) for r in requests) if args.judge == "openai" else len(requests)
-    with Progress((per_request if by_request else len(requests)) * args.repeats, f"judge {judge.name}",
-                  "requests" if by_request else "compactions", enabled=not args.quiet) as bar:
+    n_comps = tables["compactions"].height
+    if by_request and args.judge == "openai":  # one request per entry
+        from workbench.summary import parse
+
+        total = sum(len(parse(t or "")) for t in tables["compactions"].get_column("candidate_summary").to_list())
+    else:
+        total = n_comps
+    frames, accounts = [], []
+    kept = pruned = 0
+    with Progress(total * args.repeats, f"judge {judge.name}", "requests" if by_request else "compactions",
+                  enabled=not args.quiet) as bar:
         if client is not None:
             client.on_event = bar.event if by_request else None
             if args.deadline is not None:
                 client.run_deadline = time.monotonic() + args.deadline
-        scores, accounting = score_requests(requests, judge, repeats=args.repeats, concurrency=args.concurrency,
-                                            progress=None if by_request else bar.advance, executor=args.executor,
-                                            address=args.address)
+        for batch in _run_batches(tables, JUDGE_BATCH_RUNS):  # requests of a batch of runs at a time: bounded memory
+            requests = compaction_requests(batch)
+            part, account = score_requests(requests, judge, repeats=args.repeats, concurrency=args.concurrency,
+                                           progress=None if by_request else bar.advance, executor=args.executor,
+                                           address=args.address)
+            frames.append(part)
+            accounts.append(account)
+            if args.tau is not None:
+                from workbench.sjc import prune_compactions
+
+                _, book = prune_compactions(batch["compactions"], part.filter(part.get_column("repeat") == 0),
+                                            args.tau, entries={(r.run_id, r.boundary): r.entries for r in requests})
+                kept += int(book.get_column("kept").sum())
+                pruned += int(book.get_column("pruned").sum())
+    scores = pl.concat(frames) if frames else schema.empty("scores")
+    accounting = pl.concat(accounts)
     out = write_table(scores, args.out, "scores")
     n_null = scores.get_column("score").null_count()
     usages = client.usages if client is not None else []
@@ -204,12 +230,6 @@ def _cmd_judge(args: argparse.Namespace) -> int:
           f"{sum(1 for u in usages if not u.cached and u.attempts)} sent, {cached} answered from cache, "
           f"{sum(failed.values())} failed" + (f" ({reasons})" if reasons else ""))
     if args.tau is not None:
-        from workbench.sjc import prune_compactions
-
-        first = scores.filter(scores.get_column("repeat") == 0)
-        committed, book = prune_compactions(tables["compactions"], first, args.tau,
-                                            entries={(r.run_id, r.boundary): r.entries for r in requests})
-        kept, pruned = int(book.get_column("kept").sum()), int(book.get_column("pruned").sum())
         print(f"tau={args.tau}: {kept} entries kept, {pruned} pruned")
     if scores.height and n_null == scores.height:
         print("workbench judge: no request got a usable answer", file=sys.stderr)
@@ -218,6 +238,25 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         print(f"workbench judge: {n_null} scores without a usable answer (--strict)", file=sys.stderr)
         return 1
     return 0
+
+
+#: runs whose judge requests are built and scored together (the requests of a whole large log do not fit)
+JUDGE_BATCH_RUNS = 1000
+
+
+def _run_batches(tables: dict[str, pl.DataFrame], size: int) -> Iterator[dict[str, pl.DataFrame]]:
+    """The trajectory tables of ``size`` runs at a time, runs in id order (the order the requests come in)."""
+    import polars as pl
+
+    comps = tables["compactions"]
+    run_ids = comps.get_column("run_id").unique().sort().to_list()
+    if len(run_ids) <= size:
+        yield tables
+        return
+    for start in range(0, len(run_ids), size):
+        ids = pl.Series(run_ids[start:start + size], dtype=pl.Utf8)
+        yield {name: frame.filter(pl.col("run_id").is_in(ids)) for name, frame in tables.items()
+               if name in TRAJECTORY_TABLES}
 
 
 def _check_judge_args(args: argparse.Namespace) -> None:
