@@ -85,3 +85,18 @@ def test_tau_bench_items_carry_its_ground_truth_and_others_say_none(tmp_path: Pa
     assert by_name["user simulator's brief"] == raw["info"]["task"]["instruction"]
     assert "reward" not in json.dumps(material)  # the outcome stays hidden
     assert evaluation_material({"run_id": "r", "task": "t", "success": True}, "- x") == []
+
+
+def test_sample_from_lazy_tables_equals_the_eager_one(tmp_path: Path) -> None:
+    """``workbench sample`` opens Parquet lazily (only the drawn entries' texts, compactions and steps are read)."""
+    from workbench.annotate.sampling import sample_items
+    from workbench.datasets import load_tables
+
+    d = tmp_path / "tb"
+    assert main(["simulate", "--out", str(d), "--tasks", "12", "--runs", "2", "--budgets", "48", "--policies",
+                 "prompting", "--quiet", "--workers", "1"]) == 0
+    eager = load_tables(d)
+    lazy = {name: pl.scan_parquet(d / f"{name}.parquet") for name in ("runs", "steps", "compactions", "entries")}
+    a, ra = sample_items(eager, 25, seed=4)
+    b, rb = sample_items(lazy, 25, seed=4)
+    assert a == b and ra == rb and len(a) == 25

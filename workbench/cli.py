@@ -65,6 +65,25 @@ def _tables(path: str, names: tuple[str, ...] | None = None, *, need: tuple[str,
     return tables
 
 
+def _scan_tables(path: str, names: tuple[str, ...], *, need: tuple[str, ...]) -> dict[str, pl.DataFrame | pl.LazyFrame]:
+    """The named tables of a workbench directory, Parquet ones opened lazily (``scan_parquet``: read when and as far
+    as a query needs them), JSONL ones read and validated."""
+    import polars as pl
+
+    directory = _dir(path)
+    out: dict[str, pl.DataFrame | pl.LazyFrame] = {}
+    for name in names:
+        if (directory / f"{name}.parquet").exists():
+            out[name] = pl.scan_parquet(directory / f"{name}.parquet")
+        elif (directory / f"{name}.jsonl").exists():
+            out[name] = read_table(directory / f"{name}.jsonl", name)
+    for name in need:
+        if name not in out:
+            raise SchemaError(f"no {name} table ({name}.parquet or {name}.jsonl); expected a directory written "
+                              "by `workbench import` or `workbench simulate`", file=path)
+    return out
+
+
 def _at_least(option: str, value: float | None, low: float, what: str = "an integer") -> None:
     if value is None:
         return
@@ -319,8 +338,9 @@ def _cmd_sample(args: argparse.Namespace) -> int:
     _at_least("--n", args.n, 1)
     _at_least("--seed", args.seed, 0)
     _out_file("--out", args.out, (".jsonl",))
-    tables = _tables(args.dir, need=("runs", "compactions"))
-    runs = tables["runs"]
+    tables = _scan_tables(args.dir, ("runs", "steps", "compactions", "entries"), need=("runs", "compactions"))
+    runs = tables["runs"].lazy().collect()
+    tables["runs"] = runs
     if args.method is not None and not (runs.get_column("method") == args.method).any():
         present = sorted(m for m in runs.get_column("method").unique().to_list() if m is not None)
         raise SchemaError(field="--method", expected=f"a method the runs have: {present}", got=repr(args.method))

@@ -11,7 +11,7 @@ unless ``fill=True``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,52 +92,68 @@ def sample_entries(
     return sample, SampleReport(n, sample.height, per, short)
 
 
-def sample_items(tables: dict[str, pl.DataFrame], n: int, strata: Sequence[str] = ("section", "outcome"),
-                 seed: Seed = 0, *, method: str | None = None, budget: int | None = None,
+def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
+                 strata: Sequence[str] = ("section", "outcome"), seed: Seed = 0, *, method: str | None = None,
+                 budget: int | None = None,
                  sections: Sequence[str] | None = REASONING_SECTIONS) -> tuple[list[dict[str, object]], SampleReport]:
     """Sample entries of a workbench directory's tables and attach what a labeler needs.
 
-    Each item: ``item_id``, ``text``, ``section``, ``task``, ``previous_summary`` and
-    ``evidence`` (the BM25 passages the judge would see) -- and nothing a blind labeler
-    must not see: no judge score, no run outcome, no ground truth.
+    Each item: ``item_id``, ``text``, ``section``, ``task``, ``previous_summary``, ``evidence``
+    (the BM25 passages the judge would see) with ``evidence_sources``, ``run_id``, ``boundary``,
+    ``scenario_id`` (the cluster of agreement intervals) and ``evaluation`` (the material a
+    ``correct`` label is given with, shown only for that field) -- and nothing a blind labeler
+    must not see: no judge score, no run outcome.
+
+    ``tables`` may be lazy (``pl.scan_parquet``): then only the entries' ids and strata are
+    collected to draw the sample, and only the drawn entries' texts, compactions and steps after.
     """
     from workbench.judges.requests import compaction_requests, span_index
     from workbench.summary import entries_table
 
-    runs = tables["runs"]
+    runs = _collect(tables["runs"])
     if method is not None and "method" in runs.columns:
         runs = runs.filter(pl.col("method") == method)
     if budget is not None and "budget" in runs.columns:
         runs = runs.filter(pl.col("budget") == budget)
-    entries = tables.get("entries")
-    if entries is None:
-        entries = entries_table(tables["compactions"])
-    entries = entries.join(runs.select("run_id"), on="run_id", how="semi")
-    sample, report = sample_entries(entries_with_outcome(entries, runs), n, strata, seed, sections=sections)
+    source = tables.get("entries")
+    entries = source.lazy() if source is not None else entries_table(_collect(tables["compactions"])).lazy()
+    if sections is not None:
+        entries = entries.filter(pl.col("section").is_in(list(sections)))
+    ids = (entries.select("entry_id", "run_id", "boundary", "section", "position")
+           .join(runs.select("run_id").lazy(), on="run_id", how="semi").collect())
+    sample, report = sample_entries(entries_with_outcome(ids, runs), n, strata, seed, sections=sections)
+    texts = dict(entries.select("entry_id", "text").join(sample.select("entry_id").lazy(), on="entry_id", how="semi")
+                 .collect().iter_rows())
     wanted = sample.select("run_id", "boundary").unique()
-    comps = tables["compactions"].join(wanted, on=["run_id", "boundary"], how="semi")
-    sub = {"runs": runs, "steps": tables.get("steps", pl.DataFrame()), "compactions": comps}
+    comps = tables["compactions"].lazy().join(wanted.lazy(), on=["run_id", "boundary"], how="semi").collect()
+    steps = (tables["steps"].lazy().join(wanted.select("run_id").unique().lazy(), on="run_id", how="semi").collect()
+             if "steps" in tables else pl.DataFrame())
+    sub = {"runs": runs, "steps": steps, "compactions": comps}
     requests = {(r.run_id, r.boundary): r for r in compaction_requests(sub)}
     run_rows = {r["run_id"]: r for r in runs.join(wanted.select("run_id").unique(), on="run_id", how="semi")
                 .iter_rows(named=True)}
-    observations = _observations_before(sub["steps"], comps)
-    index = span_index(sub["steps"])
+    observations = _observations_before(steps, comps)
+    index = span_index(steps)
     steps_of = {(c["run_id"], c["boundary"]): index.output_steps(c["run_id"], c.get("span_start"), c.get("span_end"))
                 for c in comps.iter_rows(named=True)}
     items = []
     for row in sample.iter_rows(named=True):
         key = (row["run_id"], row["boundary"])
         req = requests[key].request
+        text = texts[row["entry_id"]]
         evidence = [req.evidence[j] for j in req.entry_evidence[row["position"]]] if req.entry_evidence else []
         sources = ([_source(req.evidence_ids[j], steps_of.get(key, [])) for j in req.entry_evidence[row["position"]]]
                    if req.entry_evidence and req.evidence_ids else [])
-        items.append({"item_id": row["entry_id"], "text": row["text"], "section": row["section"],
+        items.append({"item_id": row["entry_id"], "text": text, "section": row["section"],
                       "task": req.task, "previous_summary": req.previous_summary, "evidence": evidence,
                       "evidence_sources": sources, "run_id": row["run_id"], "boundary": row["boundary"],
                       "scenario_id": row.get("scenario_id"),
-                      "evaluation": evaluation_material(run_rows[row["run_id"]], row["text"],
-                                                        observations.get(key, []))})
+                      "evaluation": evaluation_material(run_rows[row["run_id"]], text, observations.get(key, []))})
     return items, report
+
+
+def _collect(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
 
 
 def _source(chunk_id: str, output_steps: list[int]) -> str:
