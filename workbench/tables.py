@@ -385,8 +385,9 @@ class RunTables:
         """Turn the rows gathered so far into a validated chunk (kept, spilled or dropped)."""
         if not self.rows["runs"]:
             return
-        chunk = {name: schema.validate(name, rows_frame(name, self.rows[name]), file=str(self.path))
-                 for name in TRAJECTORY_TABLES}
+        streaming = self.spill is not None or not self.keep
+        chunk = {name: schema.validate(name, rows_frame(name, self.rows[name]), file=str(self.path)) if streaming
+                 else rows_frame(name, self.rows[name]) for name in TRAJECTORY_TABLES}  # in memory: validated whole
         if self.derive is not None:
             chunk.update(self.derive(chunk))
         self.rows = {t: [] for t in TRAJECTORY_TABLES}
@@ -448,6 +449,15 @@ def sink_parts(name: str, parts: Sequence[Path], target: Path) -> None:
         for part, cols in zip(parts, columns, strict=True)]
     pl.concat(scans, how="vertical").sink_parquet(target, row_group_size=_ROW_GROUP)
     os.chmod(target, 0o666 & ~current_umask())
+
+
+def collect_runs(path: Path, runs: Iterable[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
+                 ) -> dict[str, pl.DataFrame]:
+    """An adapter's runs (``(line, run, steps, compactions)``) gathered into the tables, in memory."""
+    builder = RunTables(path)
+    for number, run, steps, comps in runs:
+        builder.add_run(number, run, steps, comps)
+    return builder.finish()
 
 
 def stream_tables(path: Path, runs: Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],

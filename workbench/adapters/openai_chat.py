@@ -14,7 +14,7 @@ import polars as pl
 from workbench import schema
 from workbench.adapters.trajectory import encode_args
 from workbench.schema import SchemaError, describe_value
-from workbench.tables import RunTables, at_line, json_lines
+from workbench.tables import at_line, collect_runs, json_lines
 
 
 def _content_text(content: Any, where: str) -> str | None:
@@ -191,11 +191,7 @@ def _usage(step: dict[str, Any], usage: dict[str, Any]) -> None:
 
 def read_openai_chat(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     """Load a JSONL file of runs in OpenAI chat-completions format (see :func:`chat_to_run`)."""
-    path = Path(path)
-    builder = RunTables(path)
-    for number, run, steps, comps in openai_runs(path):
-        builder.add_run(number, run, steps, comps)
-    return builder.finish()
+    return collect_runs(Path(path), openai_runs(path))
 
 
 def openai_runs(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any], list[dict[str, Any]],

@@ -33,7 +33,7 @@ import polars as pl
 
 from workbench import schema
 from workbench.schema import SchemaError, describe_value
-from workbench.tables import RunTables, at_line, atomic_write, check_references, json_lines
+from workbench.tables import at_line, atomic_write, check_references, collect_runs, json_lines
 
 
 def encode_args(value: Any) -> str | None:
@@ -125,11 +125,7 @@ def read_trajectories(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     large log is never held twice as Python objects; nothing is returned unless every
     line is valid.
     """
-    path = Path(path)
-    builder = RunTables(path)
-    for number, run, steps, comps in trajectory_runs(path):
-        builder.add_run(number, run, steps, comps)
-    return builder.finish()
+    return collect_runs(Path(path), trajectory_runs(path))
 
 
 def trajectory_runs(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any], list[dict[str, Any]],
