@@ -190,7 +190,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     from workbench.progress import Progress
 
     _check_judge_args(args)
-    tables = _tables(args.dir, TRAJECTORY_TABLES, need=("runs", "compactions"))
+    tables = _scan_tables(args.dir, TRAJECTORY_TABLES, need=("runs", "compactions"))  # read a batch at a time
     judge = make_judge(args.judge, model=args.model, base_url=args.base_url, cache=args.cache,
                        max_concurrency=args.concurrency, context_tokens=args.context_tokens, timeout=args.timeout,
                        max_attempts=args.max_attempts, refresh=args.refresh, offline=args.offline)
@@ -203,17 +203,17 @@ def _cmd_judge(args: argparse.Namespace) -> int:
                   "needs none; --offline uses only the cache)", file=sys.stderr)
             return 2
     if not args.quiet:  # said at once: building the requests (BM25 evidence) takes a while on a large log
-        print(f"judge {judge.name}: {tables['compactions'].height} compactions from {args.dir}"
+        print(f"judge {judge.name}: {_height(tables['compactions'])} compactions from {args.dir}"
               f"{f', {args.repeats} repeats' if args.repeats > 1 else ''}; retrieving evidence ...",
               file=sys.stderr, flush=True)
     by_request = client is not None and args.executor == "local"  # a Ray worker's requests are not seen here
-    n_comps = tables["compactions"].height
     if by_request and args.judge == "openai":  # one request per entry
         from workbench.summary import parse
 
-        total = sum(len(parse(t or "")) for t in tables["compactions"].get_column("candidate_summary").to_list())
+        total = sum(len(parse(t or "")) for batch in tables["compactions"].lazy().select("candidate_summary")
+                    .collect_batches(chunk_size=20_000) for t in batch.get_column("candidate_summary").to_list())
     else:
-        total = n_comps
+        total = _height(tables["compactions"])
     frames, accounts = [], []
     kept = pruned = 0
     with Progress(total * args.repeats, f"judge {judge.name}", "requests" if by_request else "compactions",
@@ -263,19 +263,23 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 JUDGE_BATCH_RUNS = 1000
 
 
-def _run_batches(tables: dict[str, pl.DataFrame], size: int) -> Iterator[dict[str, pl.DataFrame]]:
-    """The trajectory tables of ``size`` runs at a time, runs in id order (the order the requests come in)."""
+def _height(frame: pl.DataFrame | pl.LazyFrame) -> int:
     import polars as pl
 
-    comps = tables["compactions"]
-    run_ids = comps.get_column("run_id").unique().sort().to_list()
-    if len(run_ids) <= size:
-        yield tables
-        return
-    for start in range(0, len(run_ids), size):
+    return frame.height if isinstance(frame, pl.DataFrame) else int(frame.select(pl.len()).collect().item())
+
+
+def _run_batches(tables: dict[str, pl.DataFrame | pl.LazyFrame], size: int) -> Iterator[dict[str, pl.DataFrame]]:
+    """The trajectory tables of ``size`` runs at a time, runs in id order (the order the requests come in), each
+    batch read from the (lazy) tables and validated: memory holds a batch, not the log."""
+    import polars as pl
+
+    run_ids = (tables["compactions"].lazy().select(pl.col("run_id").unique().sort()).collect()
+               .get_column("run_id").to_list())
+    for start in range(0, max(1, len(run_ids)), size):
         ids = pl.Series(run_ids[start:start + size], dtype=pl.Utf8)
-        yield {name: frame.filter(pl.col("run_id").is_in(ids)) for name, frame in tables.items()
-               if name in TRAJECTORY_TABLES}
+        yield {name: schema.validate(name, frame.lazy().filter(pl.col("run_id").is_in(ids)).collect())
+               for name, frame in tables.items() if name in TRAJECTORY_TABLES}
 
 
 def _check_judge_args(args: argparse.Namespace) -> None:

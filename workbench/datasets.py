@@ -37,15 +37,19 @@ def ensure_testbed(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, tasks: int
     return path
 
 
-def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, generate: bool = True) -> dict[str, pl.DataFrame]:
+def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, generate: bool = True,
+                names: tuple[str, ...] | None = None) -> dict[str, pl.DataFrame]:
     """Every table in a directory (Parquet or JSONL), validated; the default testbed is generated if missing.
 
-    Nothing is derived here: :func:`derive_missing` adds what an imported log lacks, and says so.
+    ``names`` reads only those tables (``runs`` always): an analysis that needs entries and scores
+    need not hold a large log's steps in memory. Nothing is derived here: :func:`derive_missing`
+    adds what an imported log lacks, and says so.
     """
     path = Path(path)
     if generate and path.resolve() == DEFAULT_TESTBED.resolve():
         ensure_testbed(path)
-    tables = read_tables(path, tuple(schema.TABLES))
+    wanted = tuple(schema.TABLES) if names is None else tuple(dict.fromkeys(("runs", *names)))
+    tables = read_tables(path, wanted)
     if "runs" not in tables:
         raise schema.SchemaError("no runs table (runs.parquet or runs.jsonl)", file=str(path))
     return tables
