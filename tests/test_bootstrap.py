@@ -33,6 +33,20 @@ def test_vectorised_auroc_equals_loop_over_the_same_resamples() -> None:
         assert (vec.n, vec.n_pos, vec.n_boot, vec.method) == (300, int(y.sum()), 500, method)
 
 
+@pytest.mark.parametrize("dense_units", [0, 10_000])  # through the score groups, and through the units matrix
+def test_both_numerator_paths_equal_the_loop(dense_units: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    module = importlib.import_module("workbench.bootstrap")  # the package exports a function of that name
+    monkeypatch.setattr(module, "_DENSE_UNITS", dense_units)
+    s, y, c = data()
+    s = np.round(s, 1)  # ties across and within scenarios
+    for method in ("percentile", "t"):
+        vec = auroc_ci(s, y, c, n_boot=300, seed=5, method=method)
+        loop = bootstrap(lambda yy, ss: roc_auc_score(yy, ss), y, s, clusters=c, n_boot=300, seed=5, method=method)
+        assert (vec.ci_low, vec.ci_high) == pytest.approx((loop.ci_low, loop.ci_high), abs=1e-12), method
+
+
 def test_seeded_and_independent_of_global_state() -> None:
     s, y, c = data()
     np.random.seed(1)
