@@ -230,3 +230,9 @@ def test_judging_in_batches_of_runs_gives_the_same_scores(log_dir: Path, tmp_pat
     assert main(["judge", str(log_dir), "--judge", "lexical", "--out", str(tmp_path / "many.parquet"), "--quiet",
                  "--tau", "0.5"]) == 0
     assert pl.read_parquet(tmp_path / "many.parquet").equals(pl.read_parquet(tmp_path / "one.parquet"))
+    # batches written as JSON lines: the same rows, and no staging directory left beside the output
+    assert main(["judge", str(log_dir), "--judge", "lexical", "--out", str(tmp_path / "many.jsonl"), "--quiet"]) == 0
+    from workbench.tables import read_table
+
+    assert read_table(tmp_path / "many.jsonl", "scores").equals(pl.read_parquet(tmp_path / "one.parquet"))
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from workbench import adapters, schema
 from workbench.adapters.claude_code import TranscriptWarning
 from workbench.schema import SchemaError
-from workbench.tables import TRAJECTORY_TABLES, read_table, read_tables, write_jsonl, write_table
+from workbench.tables import TRAJECTORY_TABLES, PartWriter, read_table, read_tables, write_jsonl
 
 if TYPE_CHECKING:
     import polars as pl
@@ -214,10 +214,10 @@ def _cmd_judge(args: argparse.Namespace) -> int:
                     .collect_batches(chunk_size=20_000) for t in batch.get_column("candidate_summary").to_list())
     else:
         total = _height(tables["compactions"])
-    frames, accounts = [], []
-    kept = pruned = 0
+    accounts = []
+    kept = pruned = n_scores = n_null = 0
     with Progress(total * args.repeats, f"judge {judge.name}", "requests" if by_request else "compactions",
-                  enabled=not args.quiet) as bar:
+                  enabled=not args.quiet) as bar, PartWriter("scores", args.out) as writer:
         if client is not None:
             client.on_event = bar.event if by_request else None
             if args.deadline is not None:
@@ -227,7 +227,9 @@ def _cmd_judge(args: argparse.Namespace) -> int:
             part, account = score_requests(requests, judge, repeats=args.repeats, concurrency=args.concurrency,
                                            progress=None if by_request else bar.advance, executor=args.executor,
                                            address=args.address)
-            frames.append(part)
+            writer.add(part)  # to disk a batch at a time: the scores of a large log are not held in memory
+            n_scores += part.height
+            n_null += part.get_column("score").null_count()
             accounts.append(account)
             if args.tau is not None:
                 from workbench.sjc import prune_compactions
@@ -236,21 +238,19 @@ def _cmd_judge(args: argparse.Namespace) -> int:
                                             args.tau, entries={(r.run_id, r.boundary): r.entries for r in requests})
                 kept += int(book.get_column("kept").sum())
                 pruned += int(book.get_column("pruned").sum())
-    scores = pl.concat(frames) if frames else schema.empty("scores")
+        out = writer.finish()
     accounting = pl.concat(accounts)
-    out = write_table(scores, args.out, "scores")
-    n_null = scores.get_column("score").null_count()
     usages = client.usages if client is not None else []
     failed = Counter(re.sub(r" \(after \d+ attempts?\)$", "", u.error) for u in usages if u.error)
     n_requests = len(usages) if client is not None else int(accounting.get_column("requests").sum())
     cached = sum(1 for u in usages if u.cached)
     reasons = ", ".join(f"{reason}: {n}" for reason, n in failed.most_common())
-    print(f"{out}: {scores.height} scores by {judge.name} ({n_null} without a usable answer); {n_requests} requests, "
+    print(f"{out}: {n_scores} scores by {judge.name} ({n_null} without a usable answer); {n_requests} requests, "
           f"{sum(1 for u in usages if not u.cached and u.attempts)} sent, {cached} answered from cache, "
           f"{sum(failed.values())} failed" + (f" ({reasons})" if reasons else ""))
     if args.tau is not None:
         print(f"tau={args.tau}: {kept} entries kept, {pruned} pruned")
-    if scores.height and n_null == scores.height:
+    if n_scores and n_null == n_scores:
         print("workbench judge: no request got a usable answer", file=sys.stderr)
         return 1
     if args.strict and n_null:

@@ -451,6 +451,53 @@ def sink_parts(name: str, parts: Sequence[Path], target: Path) -> None:
     os.chmod(target, 0o666 & ~current_umask())
 
 
+class PartWriter:
+    """One table written a part at a time (each validated), into one file at the end: Parquet parts streamed
+    together (bounded memory), or JSONL. Nothing appears at ``path`` until :meth:`finish`; :meth:`discard` (or an
+    exception inside ``with``) leaves nothing behind."""
+
+    def __init__(self, name: str, path: str | os.PathLike[str]) -> None:
+        self.name, self.path = name, Path(path)
+        if self.path.suffix not in (".parquet", ".jsonl", ".ndjson"):
+            raise ValueError(f"{self.path}: expected a .parquet or .jsonl file name")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.staging = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", dir=self.path.parent))
+        self.parts: list[Path] = []
+        self.rows = 0
+
+    def add(self, frame: pl.DataFrame) -> None:
+        frame = schema.validate(self.name, frame)
+        part = self.staging / f"part-{len(self.parts):06d}.parquet"
+        frame.write_parquet(part)
+        self.parts.append(part)
+        self.rows += frame.height
+
+    def finish(self) -> Path:
+        try:
+            if not self.parts:
+                self.add(schema.empty(self.name))
+            target = self.staging / f"whole{self.path.suffix}"
+            if self.path.suffix == ".parquet":
+                sink_parts(self.name, self.parts, target)
+            else:
+                _records_to_jsonl((row for part in self.parts for row in pl.read_parquet(part).iter_rows(named=True)),
+                                  target)
+                os.chmod(target, 0o666 & ~current_umask())
+            os.replace(target, self.path)
+            return self.path
+        finally:
+            self.discard()
+
+    def discard(self) -> None:
+        shutil.rmtree(self.staging, ignore_errors=True)
+
+    def __enter__(self) -> PartWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.discard()
+
+
 def collect_runs(path: Path, runs: Iterable[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
                  ) -> dict[str, pl.DataFrame]:
     """An adapter's runs (``(line, run, steps, compactions)``) gathered into the tables, in memory."""
