@@ -334,7 +334,7 @@ def item_lines(item: dict[str, Any], field: str, width: int) -> list[str]:
     """The item view as terminal lines of at most ``width`` characters: nothing cut, every character shown."""
     wrap = textwrap.TextWrapper(width=max(20, width), break_on_hyphens=False, replace_whitespace=False,
                                 drop_whitespace=False, expand_tabs=True)
-    lines = [f"item {_plain(item.get('item_id'))}"[:width]]
+    lines = wrap.wrap(f"item {_plain(item.get('item_id'))}") or ["item"]  # a long id wraps, never cut
     for b in item_view(item, field):
         lines.append("")
         lines.extend(wrap.wrap(f"== {_plain(b.title)} ==") or [""])
