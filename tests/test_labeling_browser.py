@@ -108,16 +108,17 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
 
 def _open(page: object, url: str, name: str) -> None:
     page.goto(f"{url}/lab/tree/notebooks/{name}?token={TOKEN}")  # type: ignore[attr-defined]
-    page.wait_for_selector(".jp-Notebook .jp-Cell:nth-child(4)", timeout=60_000)  # type: ignore[attr-defined]
     _wait_idle(page, name)
 
 
 def _wait_idle(page: object, name: str) -> None:
-    """Until the notebook ``name`` is the current tab and its own kernel is idle (the status bar may show another's)."""
+    """Until the notebook ``name`` is the current tab, shows its cells, and its own kernel is idle (the status bar
+    and a selector may find another tab's)."""
     page.wait_for_function(  # type: ignore[attr-defined]
         """name => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
                      const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
-                     return w && w.title.label === name && k && k.status === 'idle'; }""", arg=name, timeout=60_000)
+                     return w && w.title.label === name && w.content && w.content.widgets.length >= 4
+                            && k && k.status === 'idle'; }""", arg=name, timeout=60_000)
 
 
 def _menu(page: object, menu: str, item: str) -> None:
