@@ -34,12 +34,11 @@ N_TRUTH = [1, 2, 3, 5, 10, 20, 50, 100, 300]   # rollouts at which the error aga
 import polars as pl
 
 from workbench import plots
-from workbench.datasets import derive_missing, load_tables, require
+from workbench.datasets import load_for_analysis, require
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_tables(DATA)
-print("derived:", derive_missing(tables) or "nothing, every table was in DATA")
+tables = load_for_analysis(DATA)
 runs = tables["runs"]
 {name: frame.height for name, frame in tables.items()}
 

@@ -2,6 +2,7 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -33,12 +34,11 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import derive_missing, has_budget, load_tables
+from workbench.datasets import has_budget, load_for_analysis
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_tables(DATA)
-print("derived:", derive_missing(tables) or "nothing, every table was in DATA")
+tables = load_for_analysis(DATA)
 runs = tables["runs"]
 {name: frame.height for name, frame in tables.items()}
 

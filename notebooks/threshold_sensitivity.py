@@ -35,14 +35,11 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import derive_missing, has_budget, load_tables, select_runs
+from workbench.datasets import has_budget, load_for_analysis, select_runs
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_tables(DATA, names=("entries", "scores"))  # what this notebook uses: a large log's steps stay on disk
-if not {"entries", "scores"} <= tables.keys():  # an imported log without them: derive them from its summaries
-    tables = load_tables(DATA)
-print("derived:", derive_missing(tables) or "nothing, every table was in DATA")
+tables = load_for_analysis(DATA, names=("entries", "scores"))  # what this notebook uses: a large log's steps stay on disk
 runs = tables["runs"]
 {name: frame.height for name, frame in tables.items()}
 

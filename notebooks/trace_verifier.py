@@ -32,12 +32,11 @@ FIGURES = "figures"
 import polars as pl
 
 from workbench import plots
-from workbench.datasets import derive_missing, load_tables, require, select_runs
+from workbench.datasets import load_for_analysis, require, select_runs
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_tables(DATA)
-print("derived:", derive_missing(tables) or "nothing, every table was in DATA")
+tables = load_for_analysis(DATA)
 runs = tables["runs"]
 {name: frame.height for name, frame in tables.items()}
 

@@ -26,6 +26,22 @@ def test_load_tables_derives_nothing_and_derive_missing_reports_what_it_adds(tmp
     assert derive_missing(tables) == {}  # a second call finds nothing left to add
 
 
+def test_load_for_analysis_reads_only_what_it_is_asked_and_all_when_it_must_derive(tmp_path: Path,
+                                                                                   capsys: object) -> None:
+    from workbench.datasets import load_for_analysis
+
+    imported = read_log(EXAMPLE)
+    n_entries = sum(len(parse(s)) for s in imported["compactions"]["candidate_summary"])
+    write_tables(imported, tmp_path / "bare")
+    derived = load_for_analysis(tmp_path / "bare", names=("entries", "scores"))  # not there: read all, derive
+    assert {"steps", "compactions", "entries", "scores"} <= set(derived) and derived["scores"].height == n_entries
+    assert f"{n_entries} entries parsed" in capsys.readouterr().out  # type: ignore[attr-defined]
+    write_tables({"entries": derived["entries"], "scores": derived["scores"]}, tmp_path / "bare")
+    only = load_for_analysis(tmp_path / "bare", names=("entries", "scores"))
+    assert set(only) == {"runs", "entries", "scores"}  # steps and compactions stay on disk
+    assert "nothing, every table was in DATA" in capsys.readouterr().out  # type: ignore[attr-defined]
+
+
 def test_select_runs_applies_only_the_filters_the_data_can_answer() -> None:
     runs = pl.DataFrame({"run_id": ["a", "b", "c"], "method": ["x", "y", "x"], "budget": [48, 48, 96]})
     tables = {"runs": runs}

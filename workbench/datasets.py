@@ -55,6 +55,21 @@ def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, generate: boo
     return tables
 
 
+def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
+                      names: tuple[str, ...] | None = None) -> dict[str, pl.DataFrame]:
+    """A notebook's tables: :func:`load_tables` then :func:`derive_missing`, printing what was derived.
+
+    ``names`` reads only those tables (and ``runs``), so a large log's other tables stay on disk;
+    when one of them is missing but derivable (entries, scores), every table is read instead, since
+    deriving needs the compactions and steps.
+    """
+    tables = load_tables(path, names=names)
+    if names is not None and not set(names) <= tables.keys():
+        tables = load_tables(path)
+    print("derived:", derive_missing(tables) or "nothing, every table was in DATA")
+    return tables
+
+
 def derive_missing(tables: dict[str, pl.DataFrame]) -> dict[str, str]:
     """Add to ``tables`` (in place) what an imported log lacks but can be derived offline; return what was added.
 
