@@ -163,13 +163,9 @@ class AnnotationStore:
     def next_unlabeled(self, item_ids: Sequence[str], annotator: str, round: int,  # noqa: A002
                        fields: Sequence[str]) -> int:
         """Index of the first item that lacks a label for any of ``fields`` (len(item_ids) when done)."""
-        path = self.file_for(annotator, round)
-        done: dict[str, set[str]] = {}
-        if path.exists():
-            for rec in read_table(path, "labels").iter_rows(named=True):
-                done.setdefault(rec["item_id"], set()).add(rec["field"])
+        labeled = [self.current(annotator, round, f) for f in fields]
         for i, item in enumerate(item_ids):
-            if not set(fields) <= done.get(item, set()):
+            if not all(item in done for done in labeled):
                 return i
         return len(item_ids)
 
