@@ -14,7 +14,8 @@ with new run ids (``RUN#i``). Each step runs as its own process, as a user runs 
 The growth exponent of a step is the slope of log(time) on log(size) over the sizes run (1.0: linear; below
 1.15 counts as linear). The reference in the same run is the 1x time: the ratio column is time / (k x 1x time).
 A corrupt line is then written near the end of the largest log and ``import`` must name it and leave no
-directory. Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 1,10,30] [--100x] [--work build/scale]
+directory. Measurements accumulate in WORK/results.json (sizes may be run separately; the table covers all).
+Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 1,10,30] [--100x] [--work build/scale] [--skip STEPS]
 """
 
 from __future__ import annotations
@@ -91,10 +92,15 @@ def steps(log: Path, out: Path) -> list[tuple[str, list[str]]]:
     ]
 
 
-def main(sizes: list[int], work: Path, skip: set[str]) -> None:
+def main(sizes: list[int], work: Path, skip: set[str], corrupt: bool = True) -> None:
     work.mkdir(parents=True, exist_ok=True)
     logs = make_logs(work, sizes)
-    results: dict[str, dict[int, tuple[float, float]]] = {}
+    # every measurement is kept in WORK/results.json, so sizes measured in separate runs (100x takes over an
+    # hour) share one table and one fit; a step measured again replaces its earlier measurement
+    store = work / "results.json"
+    saved = json.loads(store.read_text()) if store.exists() else {}
+    results: dict[str, dict[int, tuple[float, float]]] = {
+        name: {int(k): (float(v[0]), float(v[1])) for k, v in by_size.items()} for name, by_size in saved.items()}
     for k in sizes:
         out = work / f"x{k}"
         size = logs[k].stat().st_size / 1e9
@@ -106,15 +112,23 @@ def main(sizes: list[int], work: Path, skip: set[str]) -> None:
             status = "" if rc == 0 else f"  FAILED rc={rc}: {err.strip().splitlines()[-1] if err.strip() else ''}"
             print(f"   {name:<10} {seconds:8.1f} s {gib:6.2f} GiB{status}", flush=True)
             results.setdefault(name, {})[k] = (seconds if rc == 0 else float("nan"), gib)
+            store.write_text(json.dumps({n: {str(k): v for k, v in sorted(b.items())} for n, b in results.items()},
+                                        indent=1))
+    sizes = sorted({k for by_size in results.values() for k in by_size})
+    print(f"\n(all measurements in {store})")
     print("\n| step | " + " | ".join(f"{k}x" for k in sizes) + " | exponent |")
     print("| --- | " + " | ".join("---" for _ in sizes) + " | --- |")
     for name, by_size in results.items():
-        cells = [f"{by_size[k][0]:.1f} s, {by_size[k][1]:.2f} GiB" if k in by_size else "-" for k in sizes]
+        base = by_size.get(1, (float("nan"), 0.0))[0]  # the ratio: time / (k x the 1x time); 1.00 is linear
+        cells = [f"{by_size[k][0]:.1f} s, {by_size[k][1]:.2f} GiB ({by_size[k][0] / (k * base):.2f})"
+                 if k in by_size else "-" for k in sizes]
         ks = [k for k in sizes if k in by_size and np.isfinite(by_size[k][0])]
         slope = np.polyfit(np.log(ks), np.log([by_size[k][0] for k in ks]), 1)[0] if len(ks) > 1 else float("nan")
         print(f"| {name} | " + " | ".join(cells) + f" | {slope:.2f} |")
+    if not corrupt:
+        return
     # a corrupt line near the end of the largest log: named, and nothing left behind
-    big = logs[max(sizes)]
+    big = logs[max(logs)]
     lines = sum(1 for _ in open(big, "rb"))
     bad = work / "corrupt.jsonl"
     shutil.copyfile(big, bad)
@@ -124,8 +138,9 @@ def main(sizes: list[int], work: Path, skip: set[str]) -> None:
     out = work / "corrupt-out"
     seconds, gib, rc, err = run([str(BIN / "workbench"), "import", str(bad), "--out", str(out)])
     named = f"{bad}:{lines}:" in err
+    left = [p.name for p in work.iterdir() if p.name.startswith((f"{out.name}", f".{out.name}"))]
     print(f"\ncorrupt line {lines:,} of {bad.name}: import exit {rc} in {seconds:.1f} s, {gib:.2f} GiB, "
-          f"line named: {named}, output directory left: {out.exists()}")
+          f"line named: {named}, left behind: {left or 'nothing'}")
     bad.unlink()
 
 
@@ -135,6 +150,7 @@ if __name__ == "__main__":
     parser.add_argument("--100x", dest="hundred", action="store_true", help="add the 100x log (about 10 GB)")
     parser.add_argument("--work", default="build/scale")
     parser.add_argument("--skip", default="", help="comma-separated steps to leave out")
+    parser.add_argument("--no-corrupt", dest="corrupt", action="store_false", help="skip the corrupt-line import")
     a = parser.parse_args()
-    chosen = [int(x) for x in a.sizes.split(",")] + ([100] if a.hundred else [])
-    main(chosen, Path(a.work), set(filter(None, a.skip.split(","))))
+    chosen = [int(x) for x in a.sizes.split(",") if x] + ([100] if a.hundred else [])
+    main(chosen, Path(a.work), set(filter(None, a.skip.split(","))), a.corrupt)

@@ -39,9 +39,12 @@ from workbench.datasets import has_budget, load_for_analysis, select_runs
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(DATA, names=("entries", "scores"))  # what this notebook uses: a large log's steps stay on disk
+# entries and scores are opened lazily with the columns used here: a large log's are never held whole
+tables = load_for_analysis(DATA, names=("entries", "scores"),
+                           columns={"entries": ("entry_id", "run_id", "section", "boundary"),
+                                    "scores": ("entry_id", "judge", "repeat", "score")})
 runs = tables["runs"]
-{name: frame.height for name, frame in tables.items()}
+runs.height
 
 # %%
 import numpy as np
@@ -52,7 +55,9 @@ from workbench.sensitivity import first_vs_later, keep_rate_by_section, largest_
 
 sel = select_runs(tables, method="prompting")
 meta = ["run_id", "scenario_id"] + (["budget"] if has_budget(tables) else [])
-entries = support_from_scores(tables["entries"].join(sel.select(meta), on="run_id"), tables["scores"], TAU, judge=JUDGE)
+entries = (support_from_scores(tables["entries"].join(sel.select(meta).lazy(), on="run_id", maintain_order="left"),
+                               tables["scores"], TAU, judge=JUDGE)
+           .drop("entry_id", "run_id").collect(engine="streaming"))  # one row per entry, what the figures use
 dist = score_distribution(entries)
 plots.export_table(dist, "sjc_fig3_score_distribution", f"{FIGURES}/tables", "Score mass by section")
 dist
@@ -92,11 +97,13 @@ keep
 from workbench.sensitivity import decision_flips
 from workbench.tables import read_table
 
-repeated = read_table(REPEATED_SCORES, "scores") if REPEATED_SCORES else tables["scores"]
-repeats = repeated.group_by("judge", "entry_id").len().get_column("len").max() if repeated.height else 0
-if repeats and repeats > 1:
-    sections = tables["entries"].select("entry_id", "section")
-    reference = tables["scores"].filter((pl.col("judge") == REFERENCE_JUDGE) & (pl.col("repeat") == 0))
+repeated = read_table(REPEATED_SCORES, "scores").lazy() if REPEATED_SCORES else tables["scores"]
+repeats = (repeated.select(pl.col("repeat").n_unique()).collect().item()
+           if "repeat" in repeated.collect_schema().names() else 1)
+if repeats > 1:
+    repeated = repeated.collect()
+    sections = tables["entries"].select("entry_id", "section").collect()
+    reference = tables["scores"].filter((pl.col("judge") == REFERENCE_JUDGE) & (pl.col("repeat") == 0)).collect()
     flips = decision_flips(repeated.join(sections, on="entry_id"), TAU, reference, by="section")
     overall = decision_flips(repeated, TAU, reference)
     plots.export_table(flips, "sjc_sec54_decision_flips", f"{FIGURES}/tables", "Decision flips across repeats")

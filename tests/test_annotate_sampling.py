@@ -100,3 +100,10 @@ def test_sample_from_lazy_tables_equals_the_eager_one(tmp_path: Path) -> None:
     a, ra = sample_items(eager, 25, seed=4)
     b, rb = sample_items(lazy, 25, seed=4)
     assert a == b and ra == rb and len(a) == 25
+    # the draw is sample_entries' over every entry with its run's outcome (sample_items collects only ids and
+    # strata to draw): the same items a seed always drew
+    from workbench.annotate.sampling import entries_with_outcome, sample_entries
+
+    whole, _ = sample_entries(entries_with_outcome(eager["entries"], eager["runs"]), 25, seed=4)
+    assert [item["item_id"] for item in b] == whole.get_column("entry_id").to_list()
+    assert [item["scenario_id"] for item in b] == whole.get_column("scenario_id").to_list()

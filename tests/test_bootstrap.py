@@ -165,3 +165,17 @@ def test_t_interval_by_hand() -> None:
     assert se == pytest.approx(np.sqrt(0.0015))
     with pytest.raises(ValueError, match="jackknife"):
         interval(0.5, np.array([0.4, 0.6]), 0.95, "t")
+
+
+def test_make_units_numbers_a_polars_series_as_numpy_unique_does() -> None:
+    """Clusters given as a polars Series (millions of scenario ids stay out of Python objects) get numpy's numbers:
+    np.unique's sorted order, non-ASCII ids included."""
+    import polars as pl
+
+    values = ["s10", "s2", "é", "s2", "Z", "s10", "ä", "a", "日本", "s1"]
+    got = make_units(pl.Series(values))
+    _, inverse = np.unique(np.array(values), return_inverse=True)
+    assert got.row_unit.tolist() == inverse.tolist()
+    assert got.n_units == 8 and got.unit_stratum.tolist() == [0] * 8
+    with pytest.raises(ValueError, match="null"):
+        make_units(pl.Series(["a", None]))

@@ -236,3 +236,30 @@ def test_judging_in_batches_of_runs_gives_the_same_scores(log_dir: Path, tmp_pat
 
     assert read_table(tmp_path / "many.jsonl", "scores").equals(pl.read_parquet(tmp_path / "one.parquet"))
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_batches_read_tables_in_any_row_order(log_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch reads the rows between its runs' first and last row: with each table in another order (steps
+    shuffled, runs reversed) every run still gets all of its rows, and the scores are those of the library's
+    in-memory requests."""
+    from workbench import cli
+    from workbench.judges import make_judge
+    from workbench.judges.requests import compaction_requests, score_requests
+    from workbench.tables import read_tables
+
+    tables = read_tables(log_dir)
+    assert tables["compactions"].get_column("run_id").n_unique() > 2
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    tables["steps"].sample(fraction=1.0, shuffle=True, seed=7).write_parquet(mixed / "steps.parquet")
+    tables["compactions"].reverse().write_parquet(mixed / "compactions.parquet")
+    tables["runs"].reverse().write_parquet(mixed / "runs.parquet")
+    monkeypatch.setattr(cli, "JUDGE_BATCH_RUNS", 1)
+    assert main(["judge", str(mixed), "--judge", "lexical", "--out", str(tmp_path / "s.parquet"), "--quiet"]) == 0
+    expected, _ = score_requests(compaction_requests(tables), make_judge("lexical"))
+    got = pl.read_parquet(tmp_path / "s.parquet")
+    assert got.height == expected.height == 61  # the example log's entries
+    assert got.sort("entry_id").equals(expected.sort("entry_id"))
+    # runs in the order the compactions table names them (here reversed), each run's boundaries in order
+    runs_in_order = list(dict.fromkeys(tables["compactions"].reverse().get_column("run_id").to_list()))
+    assert list(dict.fromkeys(got.get_column("entry_id").str.extract(r"^(.*)/b\d+/e\d+$").to_list())) == runs_in_order

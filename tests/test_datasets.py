@@ -56,3 +56,32 @@ def test_entry_clusters_map_entries_to_their_runs_scenario() -> None:
               "entries": pl.DataFrame({"entry_id": ["r1/b0/0", "r2/b0/0", "r1/b1/0"], "run_id": ["r1", "r2", "r1"]})}
     got = dict(entry_clusters(tables).iter_rows())
     assert got == {"r1/b0/0": "s1", "r2/b0/0": None, "r1/b1/0": "s1"}
+
+
+def test_load_for_analysis_with_columns_gives_lazy_checked_tables(tmp_path: Path, capsys: object) -> None:
+    """``columns``: those tables come back lazy with those columns (the eager tables' columns, row for row), whether
+    they were on disk or derived; a bad value in a scanned column is an error naming the file's row."""
+    from workbench.datasets import load_for_analysis
+    from workbench.schema import SchemaError
+
+    write_tables(read_log(EXAMPLE), tmp_path / "d")
+    cols = {"entries": ("entry_id", "section"), "scores": ("entry_id", "score")}
+    derived = load_for_analysis(tmp_path / "d", names=("entries",), columns=cols)
+    assert "entries parsed" in capsys.readouterr().out  # type: ignore[attr-defined]
+    assert isinstance(derived["entries"], pl.LazyFrame) and isinstance(derived["runs"], pl.DataFrame)
+    eager = load_for_analysis(tmp_path / "d", names=("entries", "scores"))
+    write_tables({"entries": eager["entries"], "scores": eager["scores"]}, tmp_path / "d")
+    scanned = load_for_analysis(tmp_path / "d", names=("entries",), columns=cols)
+    assert set(scanned) == {"runs", "entries", "scores"}
+    for name, wanted in cols.items():
+        assert scanned[name].collect().equals(eager[name].select(wanted))
+        assert derived[name].collect().equals(eager[name].select(wanted))
+    bad = eager["scores"].with_columns(pl.when(pl.int_range(pl.len()) == 3).then(-0.5).otherwise(pl.col("score"))
+                                       .alias("score"))
+    bad.write_parquet(tmp_path / "d" / "scores.parquet")
+    try:
+        load_for_analysis(tmp_path / "d", columns=cols)
+    except SchemaError as err:
+        assert str(err).startswith(f"{tmp_path / 'd' / 'scores.parquet'}:row 4: field 'score'")
+    else:
+        raise AssertionError("a negative score was read")

@@ -91,3 +91,34 @@ def test_entries_in_batches_equal_the_in_memory_extraction(tmp_path: Path) -> No
     shuffled.write_parquet(tmp_path / "d" / "compactions.parquet")
     assert write_entries(tmp_path / "d", batch_rows=7) == want.height
     assert pl.read_parquet(tmp_path / "d" / "entries.parquet").sort("entry_id").equals(want.sort("entry_id"))
+
+
+def test_sigterm_during_import_removes_its_staging_directory(tmp_path: Path) -> None:
+    """``kill`` (SIGTERM) mid-import: the process unwinds like Ctrl-C, exits 143 and leaves neither the output nor its
+    hidden staging directory (a killed import used to leave ``.out.XXXX/.parts``). The log is a FIFO, so the import
+    is certainly mid-way: it has read some lines and waits for more (its format is given: sniffing would read ahead)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    fifo = tmp_path / "log.jsonl"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "workbench"), "import", str(fifo), "--format", "trajectory",
+                             "--out", str(tmp_path / "out")], stderr=subprocess.PIPE, text=True)
+    try:
+        with open(fifo, "w", encoding="utf-8") as writer:  # blocks until the import opens the log
+            writer.write(EXAMPLE.read_text(encoding="utf-8").splitlines()[0] + "\n")
+            writer.flush()
+            deadline = time.monotonic() + 20
+            while not any(p.name.startswith(".out.") for p in tmp_path.iterdir()):
+                assert time.monotonic() < deadline, "no staging directory appeared"
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, err
+    assert "terminated (SIGTERM)" in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.jsonl"]

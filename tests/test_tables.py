@@ -46,3 +46,55 @@ def test_references_between_table_files(tmp_path: Path) -> None:
     steps.write_ndjson(tmp_path / "d" / "steps.jsonl")
     with pytest.raises(SchemaError, match=r"steps.jsonl:4: field 'run_id': expected a key present in table 'runs', got unknown run_id='ghost'"):
         io.read_tables(tmp_path / "d")
+
+
+def _scores(n: int) -> pl.DataFrame:
+    return pl.DataFrame({"entry_id": [f"r{i // 10}/b0/e{i % 10}" for i in range(n)], "judge": ["lexical"] * n,
+                         "repeat": [0] * n, "score": [(i % 7) / 7 for i in range(n)], "request_id": ["q"] * n,
+                         "evidence_ids": [["o0c0"]] * n, "reason": [None] * n},
+                        schema_overrides={"reason": pl.Utf8, "repeat": pl.Int32})
+
+
+def test_scan_table_gives_the_checked_columns_read_table_gives(tmp_path: Path) -> None:
+    """The lazy columns equal the eager reader's (cast to the declared dtypes: Int32 repeat becomes Int64)."""
+    from workbench.tables import read_table, scan_table
+
+    _scores(1000).write_parquet(tmp_path / "scores.parquet")
+    lazy = scan_table(tmp_path / "scores.parquet", "scores", ("entry_id", "repeat", "score"))
+    assert isinstance(lazy, pl.LazyFrame)
+    got = lazy.collect()
+    assert got.columns == ["entry_id", "repeat", "score"] and got.schema["repeat"] == pl.Int64
+    assert got.equals(read_table(tmp_path / "scores.parquet", "scores").select("entry_id", "repeat", "score"))
+
+
+def test_scan_table_names_the_bad_row_beyond_the_first_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checked a batch at a time, an error still names the file's row (row 2,501 here: batches of 1,000)."""
+    from workbench import tables
+    from workbench.tables import scan_table
+
+    monkeypatch.setattr(tables, "_CHECK_ROWS", 1000)
+    bad = _scores(4000).with_columns(pl.when(pl.int_range(pl.len()) == 2500).then(1.5).otherwise(pl.col("score"))
+                                     .alias("score"))
+    bad.write_parquet(tmp_path / "scores.parquet")
+    with pytest.raises(SchemaError) as err:
+        scan_table(tmp_path / "scores.parquet", "scores", ("entry_id", "score"))
+    assert str(err.value) == (f"{tmp_path / 'scores.parquet'}:row 2501: field 'score': expected a number in [0, 1], "
+                              "got number 1.5")
+    # a column not asked for is not read, so not checked
+    assert scan_table(tmp_path / "scores.parquet", "scores", ("entry_id",)).collect().height == 4000
+
+
+def test_scan_table_missing_and_optional_columns(tmp_path: Path) -> None:
+    """A required column the file lacks is an error naming it; an optional one is null, as read_table gives it."""
+    from workbench.tables import read_table, scan_table
+
+    _scores(10).drop("repeat").write_parquet(tmp_path / "scores.parquet")
+    got = scan_table(tmp_path / "scores.parquet", "scores", ("entry_id", "repeat", "score")).collect()
+    assert got.equals(read_table(tmp_path / "scores.parquet", "scores").select("entry_id", "repeat", "score"))
+    assert got.schema["repeat"] == pl.Int64 and got.get_column("repeat").null_count() == 10
+    _scores(10).drop("judge").write_parquet(tmp_path / "scores.parquet")
+    with pytest.raises(SchemaError, match=r"scores.parquet:row 1: field 'judge': expected a column of strings"):
+        scan_table(tmp_path / "scores.parquet", "scores", ("entry_id", "judge"))
+    (tmp_path / "scores.parquet").write_bytes(b"not parquet")
+    with pytest.raises(SchemaError, match="not a readable Parquet file"):
+        scan_table(tmp_path / "scores.parquet", "scores", ("entry_id",))

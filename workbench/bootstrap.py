@@ -104,8 +104,19 @@ class Units:
     n_units: int
 
 
-def make_units(clusters: ArrayLike, strata: ArrayLike | None = None) -> Units:
-    """Map rows to resampling units: clusters, split by stratum when strata are given."""
+def make_units(clusters: ArrayLike | pl.Series, strata: ArrayLike | None = None) -> Units:
+    """Map rows to resampling units: clusters, split by stratum when strata are given.
+
+    Units are numbered in the sorted order of the cluster values (``np.unique``'s). A polars Series of
+    clusters without strata is numbered by polars (a dense rank: the same numbers, without turning millions
+    of strings into Python objects).
+    """
+    if isinstance(clusters, pl.Series) and strata is None:
+        if clusters.null_count():
+            raise ValueError("clusters must not be null")
+        row_unit = (clusters.rank("dense").cast(pl.Int64) - 1).to_numpy() if len(clusters) else np.zeros(0, np.int64)
+        k = int(row_unit.max()) + 1 if len(row_unit) else 0
+        return Units(row_unit.astype(np.int64), np.zeros(k, dtype=np.int64), k)
     c = np.asarray(clusters)
     if c.ndim != 1:
         raise ValueError("clusters must be one-dimensional")

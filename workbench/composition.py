@@ -7,6 +7,8 @@ truth) and returns a tidy frame.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import polars as pl
 from rapidfuzz import fuzz
 
@@ -14,16 +16,27 @@ from workbench.schema import REASONING_SECTIONS, SECTIONS
 from workbench.summary import normalise
 
 REASONING = "Reasoning (Decisions + Open TODOs)"
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 
-def support_from_scores(entries: pl.DataFrame, scores: pl.DataFrame, tau: float = 0.5,
-                        judge: str | None = None) -> pl.DataFrame:
-    """Add ``supported`` = score >= tau (SJC Section 3: below 0.5 is unsupported); null without a score."""
+def support_from_scores(entries: Frame, scores: pl.DataFrame | pl.LazyFrame, tau: float = 0.5,
+                        judge: str | None = None) -> Frame:
+    """Add ``supported`` = score >= tau (SJC Section 3: below 0.5 is unsupported); null without a score.
+
+    Entries keep their order. Lazy ``entries`` (a large log's, :func:`workbench.datasets.load_for_analysis`
+    with ``columns``) give a lazy result, to be collected with only the columns an analysis needs.
+    """
     sc = scores if judge is None else scores.filter(pl.col("judge") == judge)
-    if "repeat" in sc.columns:
+    if "repeat" in sc.collect_schema().names():
         sc = sc.filter(pl.col("repeat").fill_null(0) == 0)
-    sc = sc.select("entry_id", "score").unique("entry_id", keep="first")
-    return entries.join(sc, on="entry_id", how="left").with_columns((pl.col("score") >= tau).alias("supported"))
+    sc = sc.select("entry_id", "score")
+    if isinstance(entries, pl.LazyFrame):  # only the scores of these entries are held (a log's are many more)
+        sc = sc.lazy().join(entries.select("entry_id"), on="entry_id", how="semi")
+    elif isinstance(sc, pl.LazyFrame):
+        sc = sc.collect()
+    sc = sc.unique("entry_id", keep="first")
+    return entries.join(sc, on="entry_id", how="left", maintain_order="left").with_columns(
+        (pl.col("score") >= tau).alias("supported"))
 
 
 def section_counts(entries: pl.DataFrame) -> pl.DataFrame:

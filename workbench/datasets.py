@@ -7,12 +7,14 @@ imported log lacks and the analyses need.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from workbench import schema
-from workbench.tables import read_tables
+from workbench.tables import read_tables, scan_table
 
 DEFAULT_TESTBED = Path("data/testbed")
 
@@ -56,18 +58,43 @@ def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, generate: boo
 
 
 def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
-                      names: tuple[str, ...] | None = None) -> dict[str, pl.DataFrame]:
+                      names: tuple[str, ...] | None = None,
+                      columns: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
     """A notebook's tables: :func:`load_tables` then :func:`derive_missing`, printing what was derived.
 
     ``names`` reads only those tables (and ``runs``), so a large log's other tables stay on disk;
     when one of them is missing but derivable (entries, scores), every table is read instead, since
     deriving needs the compactions and steps.
+
+    ``columns`` maps a table to the columns the notebook uses: that table comes back as a ``LazyFrame``
+    of those columns (:func:`workbench.tables.scan_table`: checked a batch at a time, read again when a
+    query collects it), so a notebook joins and aggregates a large log's entries and scores without
+    holding them whole. A derived table comes back the same way (a lazy view of the derived frame).
     """
-    tables = load_tables(path, names=names)
-    if names is not None and not set(names) <= tables.keys():
-        tables = load_tables(path)
-    print("derived:", derive_missing(tables) or "nothing, every table was in DATA")
-    return tables
+    columns = dict(columns or {})
+    path = Path(path)
+    if path.resolve() == DEFAULT_TESTBED.resolve():
+        ensure_testbed(path)
+    wanted = tuple(dict.fromkeys((*(names or ()), *columns))) if names is not None or columns else None
+    on_disk = {name: file for name in columns if (file := _table_file(path, name)) is not None}
+    if columns and set(columns) <= on_disk.keys():  # every lazy table is there: scan it
+        tables: dict[str, Any] = load_tables(path, names=tuple(n for n in wanted or () if n not in columns))
+        tables.update({name: scan_table(on_disk[name], name, cols) for name, cols in columns.items()})
+        print("derived:", derive_missing(tables) or "nothing, every table was in DATA")  # present lazily: not derived
+        return tables
+    eager = load_tables(path, names=wanted)
+    if wanted is not None and not set(wanted) <= eager.keys():
+        eager = load_tables(path)
+    print("derived:", derive_missing(eager) or "nothing, every table was in DATA")
+    return {**eager, **{name: eager[name].lazy().select(list(cols)) for name, cols in columns.items()}}
+
+
+def _table_file(directory: Path, name: str) -> Path | None:
+    """``NAME.parquet`` (preferred) or ``NAME.jsonl`` in ``directory``, if either is there."""
+    for suffix in (".parquet", ".jsonl"):
+        if (directory / f"{name}{suffix}").exists():
+            return directory / f"{name}{suffix}"
+    return None
 
 
 def derive_missing(tables: dict[str, pl.DataFrame]) -> dict[str, str]:

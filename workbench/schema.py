@@ -385,7 +385,8 @@ def table(name: str) -> Table:
 # Python-value checks, used by the line-by-line readers (io.py)
 
 
-def _plural(dtype: pl.DataType) -> str:
+def describe_dtypes(dtype: pl.DataType) -> str:
+    """A dtype in the plural, as in "a column of strings"."""
     names = {pl.Utf8: "strings", pl.Int64: "integers", pl.Float64: "numbers", pl.Boolean: "booleans"}
     return next((v for k, v in names.items() if dtype == k), "lists" if isinstance(dtype, pl.List) else str(dtype))
 
@@ -540,6 +541,7 @@ def validate(
     *,
     file: str | None = None,
     lines: Sequence[int] | None = None,
+    partial: bool = False,
 ) -> pl.DataFrame:
     """Check ``frame`` against the declaration of ``table_name`` and return it cast.
 
@@ -547,6 +549,8 @@ def validate(
     column the frame lacks is added as nulls, except ground-truth ``gt_`` columns);
     columns the table does not declare follow unchanged, in name order. ``lines`` maps row i to
     the line of the source file it came from (JSONL); without it errors name ``row i+1``.
+    With ``partial`` the frame is a selection of the table's columns: the columns it has are checked
+    as above, and a declared column it lacks is neither an error nor added.
 
     Raises :class:`SchemaError` on a missing required column, a value of the wrong
     type, a null where none is allowed, a value outside a closed set, or a duplicate key.
@@ -554,16 +558,16 @@ def validate(
     tbl = table(table_name)
     present = set(frame.columns)
     for col in tbl.columns:
-        if col.required and col.name not in present:
+        if col.required and col.name not in present and not partial:
             raise SchemaError(
                 file=file, line=1 if lines is None else lines[0] if len(lines) else 1,
-                field=col.name, expected=f"a column of {_plural(col.dtype)} in table '{tbl.name}'",
+                field=col.name, expected=f"a column of {describe_dtypes(col.dtype)} in table '{tbl.name}'",
                 got="no such column",
             )
     out: list[pl.Series] = []
     for col in tbl.columns:
         if col.name not in present:
-            if not col.is_ground_truth:  # every declared column is there; null where a log has nothing
+            if not col.is_ground_truth and not partial:  # every declared column is there; null where a log has nothing
                 out.append(pl.Series(col.name, [None] * frame.height, dtype=col.dtype))
             continue
         series = frame.get_column(col.name)

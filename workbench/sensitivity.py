@@ -65,7 +65,7 @@ def sweep(
     out = []
     for name, g in groups:
         s = g.get_column(score).cast(pl.Float64).fill_null(np.inf).to_numpy()  # null: never pruned
-        units = make_units(g.get_column(cluster).cast(pl.Utf8).fill_null("?").to_numpy())
+        units = make_units(g.get_column(cluster).cast(pl.Utf8).fill_null("?"))
         below = _below_per_unit(s, units.row_unit, units.n_units, t)
         size = np.bincount(units.row_unit, minlength=units.n_units).astype(np.float64)
         est = below.sum(axis=0) / size.sum()

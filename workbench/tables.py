@@ -128,6 +128,68 @@ def read_table(path: str | os.PathLike[str], table_name: str) -> pl.DataFrame:
     return schema.validate(table_name, rows_frame(table_name, rows), file=str(path), lines=lines)
 
 
+#: rows checked at a time by :func:`scan_table` (bounded memory however long the table)
+_CHECK_ROWS = 250_000
+
+
+def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[str]) -> pl.LazyFrame:
+    """``columns`` of one table file, opened lazily and checked: an analysis of a large table reads what it uses.
+
+    The columns are checked as :func:`read_table` checks them (:func:`schema.validate` with ``partial``:
+    dtypes, nulls, closed sets, ranges; errors name ``FILE:row N``, or ``FILE:LINE`` for JSONL), a bounded
+    batch of rows at a time, so checking does not hold the table. What comes back is a ``LazyFrame`` of
+    those columns cast to their declared dtypes, read again when a query collects it. Not checked here: a
+    key's uniqueness across batches (the writers guarantee it) and references to other tables. An optional
+    column the file lacks comes back null, as :func:`read_table` gives it.
+    """
+    path = Path(path)
+    tbl = schema.table(table_name)
+    if path.suffix != ".parquet":  # JSON lines: read and validated whole (they are small or slow anyway)
+        frame = read_table(path, table_name)
+        missing = [c for c in columns if c not in frame.columns]
+        if missing:
+            raise SchemaError(file=str(path), field=missing[0], expected=f"a column of table '{table_name}'",
+                              got="no such column")
+        return frame.lazy().select(list(columns))
+    try:
+        present = pl.read_parquet_schema(path)
+    except Exception as exc:  # noqa: BLE001 - turn any reader failure into one clear error
+        raise SchemaError(f"not a readable Parquet file ({exc.__class__.__name__}: {exc})", file=str(path)) from exc
+    # an optional declared column the file lacks is null, as read_table gives it (ground truth is left out)
+    asked = list(columns)
+    absent = [c for c in columns if c not in present and c in tbl.names and not tbl.column(c).required]
+    nulls = [pl.lit(None, dtype=tbl.column(c).dtype).alias(c) for c in absent if not tbl.column(c).is_ground_truth]
+    columns = [c for c in columns if c not in absent]
+    missing = [c for c in columns if c not in present]
+    if missing:
+        col = tbl.column(missing[0]) if missing[0] in tbl.names else None
+        raise SchemaError(file=str(path), line="row 1", field=missing[0],
+                          expected=(f"a column of {schema.describe_dtypes(col.dtype)} in table '{table_name}'"
+                                    if col else f"a column of table '{table_name}'"), got="no such column")
+    lazy = pl.scan_parquet(path).select(list(columns))
+    offset = 0
+    for batch in lazy.collect_batches(chunk_size=_CHECK_ROWS):
+        try:
+            schema.validate(table_name, batch, file=str(path), partial=True)
+        except SchemaError as err:
+            raise _rows_after(err, offset) from None
+        offset += batch.height
+    declared = {c: tbl.column(c).dtype for c in columns if c in tbl.names and present[c] != tbl.column(c).dtype}
+    return lazy.with_columns(*(pl.col(c).cast(dtype) for c, dtype in declared.items()), *nulls).select(
+        [c for c in asked if c in present or c in {n.meta.output_name() for n in nulls}])
+
+
+def _rows_after(err: SchemaError, offset: int) -> SchemaError:
+    """``err`` of a batch that starts at row ``offset`` of its file, naming the file's row."""
+    import re
+
+    m = re.fullmatch(r"row (\d+)", str(err.line)) if err.line is not None else None
+    if not m or not offset:
+        return err
+    return SchemaError(err.detail, file=err.file, line=f"row {int(m.group(1)) + offset}", field=err.field,
+                       expected=err.expected, got=err.got)
+
+
 def _all_keys(rows: list[dict[str, Any]]) -> list[str]:
     keys: dict[str, None] = {}
     for r in rows:

@@ -13,14 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal, TypeVar
 
 import numpy as np
 import polars as pl
 
 from workbench.annotate.evaluation import evaluation_material
 from workbench.bootstrap import Seed
-
 from workbench.schema import REASONING_SECTIONS
+
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 
 @dataclass(frozen=True)
@@ -37,11 +39,12 @@ class SampleReport:
         return "; ".join(lines)
 
 
-def entries_with_outcome(entries: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
-    """Entries joined with their run's outcome (``outcome`` = success/failure) and scenario."""
+def entries_with_outcome(entries: Frame, runs: Frame, how: Literal["left", "inner"] = "left") -> Frame:
+    """Entries joined with their run's outcome (``outcome`` = success/failure) and scenario (lazy or not);
+    ``how="inner"`` keeps only entries of the given runs."""
     meta = runs.select("run_id", "task", "scenario_id", pl.when(pl.col("success")).then(pl.lit("success"))
                        .otherwise(pl.lit("failure")).alias("outcome"))
-    return entries.join(meta, on="run_id", how="left")
+    return entries.join(meta, on="run_id", how=how)
 
 
 def sample_entries(
@@ -119,11 +122,15 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     entries = source.lazy() if source is not None else entries_table(_collect(tables["compactions"])).lazy()
     if sections is not None:
         entries = entries.filter(pl.col("section").is_in(list(sections)))
-    ids = (entries.select("entry_id", "run_id", "boundary", "section", "position")
-           .join(runs.select("run_id").lazy(), on="run_id", how="semi").collect())
-    sample, report = sample_entries(entries_with_outcome(ids, runs), n, strata, seed, sections=sections)
-    texts = dict(entries.select("entry_id", "text").join(sample.select("entry_id").lazy(), on="entry_id", how="semi")
-                 .collect().iter_rows())
+    # the draw needs each entry's id and strata only: collect those (a large log's entries are not held whole),
+    # then what an item shows, for the drawn entries alone
+    ids = entries_with_outcome(entries.select("entry_id", "run_id", "boundary", "section", "position"),
+                               runs.lazy(), how="inner")
+    narrow = ids.select(c for c in dict.fromkeys(("entry_id", "section", *strata)) if c in ids.collect_schema())
+    sample, report = sample_entries(narrow.collect(engine="streaming"), n, strata, seed, sections=sections)
+    drawn = sample.select("entry_id").lazy()
+    sample = ids.join(drawn, on="entry_id", how="semi").collect().sort("entry_id")
+    texts = dict(entries.select("entry_id", "text").join(drawn, on="entry_id", how="semi").collect().iter_rows())
     wanted = sample.select("run_id", "boundary").unique()
     comps = tables["compactions"].lazy().join(wanted.lazy(), on=["run_id", "boundary"], how="semi").collect()
     steps = (tables["steps"].lazy().join(wanted.select("run_id").unique().lazy(), on="run_id", how="semi").collect()
