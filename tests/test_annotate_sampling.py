@@ -107,3 +107,14 @@ def test_sample_from_lazy_tables_equals_the_eager_one(tmp_path: Path) -> None:
     whole, _ = sample_entries(entries_with_outcome(eager["entries"], eager["runs"]), 25, seed=4)
     assert [item["item_id"] for item in b] == whole.get_column("entry_id").to_list()
     assert [item["scenario_id"] for item in b] == whole.get_column("scenario_id").to_list()
+
+
+def test_sample_keeps_each_ids_first_row_in_id_order() -> None:
+    """An id given twice is one item, its first row (by hand: b's first row says x, a's says y)."""
+    from workbench.annotate.sampling import sample_entries
+
+    items = pl.DataFrame({"entry_id": ["b", "a", "b", "a", "c"], "section": ["Decisions"] * 5,
+                          "outcome": ["x", "y", "z", "w", "v"]})
+    sample, report = sample_entries(items, 10, strata=(), seed=0)
+    assert sample.rows() == [("a", "Decisions", "y"), ("b", "Decisions", "x"), ("c", "Decisions", "v")]
+    assert report.short == {(): (3, 10)}

@@ -156,17 +156,15 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
     except Exception as exc:  # noqa: BLE001 - turn any reader failure into one clear error
         raise SchemaError(f"not a readable Parquet file ({exc.__class__.__name__}: {exc})", file=str(path)) from exc
     # an optional declared column the file lacks is null, as read_table gives it (ground truth is left out)
-    asked = list(columns)
-    absent = [c for c in columns if c not in present and c in tbl.names and not tbl.column(c).required]
-    nulls = [pl.lit(None, dtype=tbl.column(c).dtype).alias(c) for c in absent if not tbl.column(c).is_ground_truth]
-    columns = [c for c in columns if c not in absent]
-    missing = [c for c in columns if c not in present]
+    absent = {c for c in columns if c not in present and c in tbl.names and not tbl.column(c).required}
+    missing = [c for c in columns if c not in present and c not in absent]
     if missing:
         col = tbl.column(missing[0]) if missing[0] in tbl.names else None
         raise SchemaError(file=str(path), line="row 1", field=missing[0],
                           expected=(f"a column of {schema.describe_dtypes(col.dtype)} in table '{table_name}'"
                                     if col else f"a column of table '{table_name}'"), got="no such column")
-    lazy = pl.scan_parquet(path).select(list(columns))
+    read = [c for c in columns if c in present]
+    lazy = pl.scan_parquet(path).select(read)
     offset = 0
     for batch in lazy.collect_batches(chunk_size=_CHECK_ROWS):
         try:
@@ -174,9 +172,10 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
         except SchemaError as err:
             raise _rows_after(err, offset) from None
         offset += batch.height
-    declared = {c: tbl.column(c).dtype for c in columns if c in tbl.names and present[c] != tbl.column(c).dtype}
-    return lazy.with_columns(*(pl.col(c).cast(dtype) for c, dtype in declared.items()), *nulls).select(
-        [c for c in asked if c in present or c in {n.meta.output_name() for n in nulls}])
+    typed = [pl.col(c).cast(tbl.column(c).dtype) if c in tbl.names else pl.col(c) for c in read]
+    nulls = [pl.lit(None, dtype=tbl.column(c).dtype).alias(c) for c in absent if not tbl.column(c).is_ground_truth]
+    out = lazy.select(*typed, *nulls)
+    return out.select([c for c in columns if c in out.collect_schema()])
 
 
 def _rows_after(err: SchemaError, offset: int) -> SchemaError:

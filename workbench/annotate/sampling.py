@@ -64,7 +64,10 @@ def sample_entries(
     """
     if sections is not None and "section" in items.columns:
         items = items.filter(pl.col("section").is_in(list(sections)))
-    items = items.unique(id_column, keep="first", maintain_order=True).sort(id_column)
+    # sorted by id, each id once (its first row): a stable sort puts a repeated id's rows together, first one first
+    # (no hash set of every id, which held 200 bytes an item)
+    items = items.sort(id_column, maintain_order=True)
+    items = items.filter(pl.col(id_column).ne_missing(pl.col(id_column).shift(1)))
     missing = [c for c in strata if c not in items.columns]
     if missing:
         raise ValueError(f"sample: items have no column(s) {missing}")
@@ -76,19 +79,19 @@ def sample_entries(
     chosen: list[pl.DataFrame] = []
     short: dict[tuple[object, ...], tuple[int, int]] = {}
     per: dict[tuple[object, ...], int] = {}
-    leftovers: list[pl.DataFrame] = []
+    rest: list[tuple[pl.DataFrame, np.ndarray]] = []  # each stratum's items not drawn, gathered only to fill
     for k in keys:
         g = groups[k]
         perm = rng.permutation(g.height)
         take = min(asked[k], g.height)
         if take < asked[k]:
             short[k] = (g.height, asked[k])
-        chosen.append(g[perm[:take].tolist()])
-        leftovers.append(g[perm[take:].tolist()])
+        chosen.append(g[perm[:take]])
+        rest.append((g, perm[take:]))
         per[k] = take
     sample = pl.concat(chosen) if chosen else items.head(0)
-    if fill and sample.height < n and leftovers:
-        pool = pl.concat(leftovers)
+    if fill and sample.height < n and rest:
+        pool = pl.concat([g[idx] for g, idx in rest])
         perm = rng.permutation(pool.height)[: n - sample.height]
         sample = pl.concat([sample, pool[perm.tolist()]])
     sample = sample.sort(id_column)
