@@ -37,9 +37,12 @@ from workbench.datasets import has_budget, load_for_analysis, select_runs
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(DATA)
+# steps and compactions are opened lazily: read (only these columns) when a cell aggregates them
+tables = load_for_analysis(DATA, names=("steps", "compactions"),
+                           columns={"steps": ("run_id", "input_tokens", "output_tokens"),
+                                    "compactions": ("run_id", "candidate_summary", "committed_summary")})
 runs = tables["runs"]
-{name: frame.height for name, frame in tables.items()}
+runs.height
 
 # %%
 from workbench.metrics.tables import judge_overhead, pass_vs_tokens, results_table

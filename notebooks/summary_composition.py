@@ -37,16 +37,18 @@ from workbench.datasets import load_for_analysis, select_runs
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(DATA)
+# entries and scores are opened lazily: only the selected runs' entries are read into memory
+tables = load_for_analysis(DATA, names=("entries", "scores"),
+                           columns={"entries": None, "scores": ("entry_id", "judge", "repeat", "score")})
 runs = tables["runs"]
-{name: frame.height for name, frame in tables.items()}
+runs.height
 
 # %%
 from workbench.composition import by_boundary, entries_by_section, persistence, support_from_scores
 
 sel = select_runs(tables, method="prompting", budget=BUDGET)
-entries = tables["entries"].join(sel.select("run_id"), on="run_id", how="semi")
-entries = support_from_scores(entries, tables["scores"], TAU, judge=JUDGE)
+entries = tables["entries"].filter(pl.col("run_id").is_in(sel.get_column("run_id").implode()))
+entries = support_from_scores(entries, tables["scores"], TAU, judge=JUDGE).collect(engine="streaming")
 table2 = entries_by_section(entries)
 plots.export_table(table2, "sjc_table2_entries_by_section", f"{FIGURES}/tables", "Entries by section (judge at tau)")
 table2

@@ -11,7 +11,7 @@ from workbench.schema import SchemaError
 
 def test_validate_frame_duplicate_key_and_values() -> None:
     frame = pl.DataFrame({"run_id": ["a", "b", "a"], "task_id": ["t", "t", "t"]})
-    with pytest.raises(SchemaError, match=r"row 3: field 'run_id': expected a unique key in table 'runs', got duplicate \(run_id='a'\) first seen at line row 1"):
+    with pytest.raises(SchemaError, match=r"row 3: field 'run_id': expected a unique key in table 'runs', got duplicate \(run_id='a'\) first seen at row 1"):
         schema.validate("runs", frame)
     bad = pl.DataFrame({"run_id": ["a"], "pattern": ["XX"]})
     with pytest.raises(SchemaError, match=r"field 'pattern': expected one of \['RC', 'ID', 'CS', 'other', 'unrelated'\]"):

@@ -98,3 +98,22 @@ def test_scan_table_missing_and_optional_columns(tmp_path: Path) -> None:
     (tmp_path / "scores.parquet").write_bytes(b"not parquet")
     with pytest.raises(SchemaError, match="not a readable Parquet file"):
         scan_table(tmp_path / "scores.parquet", "scores", ("entry_id",))
+
+
+def test_scan_table_without_columns_gives_every_column_as_read_table_does(tmp_path: Path) -> None:
+    from workbench.tables import read_table, scan_table
+
+    _scores(50).drop("reason").write_parquet(tmp_path / "scores.parquet")  # an optional column absent: null
+    assert scan_table(tmp_path / "scores.parquet", "scores").collect().equals(
+        read_table(tmp_path / "scores.parquet", "scores"))
+
+
+def test_scan_table_checks_a_key_only_when_it_reads_all_of_it(tmp_path: Path) -> None:
+    """Steps' key is (run_id, step): run_id alone repeats; the whole key given twice is an error."""
+    from workbench.tables import scan_table
+
+    steps = pl.DataFrame({"run_id": ["r", "r", "r"], "step": [0, 1, 1]})
+    steps.write_parquet(tmp_path / "steps.parquet")
+    assert scan_table(tmp_path / "steps.parquet", "steps", ("run_id",)).collect().height == 3
+    with pytest.raises(SchemaError, match=r"steps.parquet:row 3: field 'run_id,step': expected a unique key"):
+        scan_table(tmp_path / "steps.parquet", "steps", ("run_id", "step"))

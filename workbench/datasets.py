@@ -59,15 +59,15 @@ def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, generate: boo
 
 def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
                       names: tuple[str, ...] | None = None,
-                      columns: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
+                      columns: Mapping[str, Sequence[str] | None] | None = None) -> dict[str, Any]:
     """A notebook's tables: :func:`load_tables` then :func:`derive_missing`, printing what was derived.
 
     ``names`` reads only those tables (and ``runs``), so a large log's other tables stay on disk;
     when one of them is missing but derivable (entries, scores), every table is read instead, since
     deriving needs the compactions and steps.
 
-    ``columns`` maps a table to the columns the notebook uses: that table comes back as a ``LazyFrame``
-    of those columns (:func:`workbench.tables.scan_table`: checked a batch at a time, read again when a
+    ``columns`` maps a table to the columns the notebook uses (None: all): that table comes back as a
+    ``LazyFrame`` of those columns (:func:`workbench.tables.scan_table`: checked a batch at a time, read again when a
     query collects it), so a notebook joins and aggregates a large log's entries and scores without
     holding them whole. A derived table comes back the same way (a lazy view of the derived frame).
     """
@@ -80,13 +80,14 @@ def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
     if columns and set(columns) <= on_disk.keys():  # every lazy table is there: scan it
         tables: dict[str, Any] = load_tables(path, names=tuple(n for n in wanted or () if n not in columns))
         tables.update({name: scan_table(on_disk[name], name, cols) for name, cols in columns.items()})
-        print("derived:", derive_missing(tables) or "nothing, every table was in DATA")  # present lazily: not derived
+        print("derived:", derive_missing(tables, wanted) or "nothing, every table was in DATA")
         return tables
     eager = load_tables(path, names=wanted)
     if wanted is not None and not set(wanted) <= eager.keys():
         eager = load_tables(path)
-    print("derived:", derive_missing(eager) or "nothing, every table was in DATA")
-    return {**eager, **{name: eager[name].lazy().select(list(cols)) for name, cols in columns.items()}}
+    print("derived:", derive_missing(eager, wanted) or "nothing, every table was in DATA")
+    return {**eager, **{name: eager[name].lazy().select(eager[name].columns if cols is None else list(cols))
+                        for name, cols in columns.items()}}
 
 
 def _table_file(directory: Path, name: str) -> Path | None:
@@ -97,7 +98,7 @@ def _table_file(directory: Path, name: str) -> Path | None:
     return None
 
 
-def derive_missing(tables: dict[str, pl.DataFrame]) -> dict[str, str]:
+def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) -> dict[str, str]:
     """Add to ``tables`` (in place) what an imported log lacks but can be derived offline; return what was added.
 
     * run columns ``peak_tokens``, ``dependency`` and ``agent_tokens`` where they are null,
@@ -107,10 +108,11 @@ def derive_missing(tables: dict[str, pl.DataFrame]) -> dict[str, str]:
 
     The result maps each added table or filled column to a one-line description, so a
     notebook can print exactly what it analyses that the log did not carry. The testbed
-    carries everything, so on it the result is empty.
+    carries everything, so on it the result is empty. With ``wanted``, entries and scores are
+    derived only if named there (a notebook that reads steps lazily needs neither).
     """
     added: dict[str, str] = {}
-    if "steps" in tables and {"input_tokens", "output_tokens"} <= set(tables["steps"].columns):
+    if "steps" in tables and {"input_tokens", "output_tokens"} <= set(tables["steps"].collect_schema().names()):
         from workbench.metrics.efficiency import efficiency
 
         runs = tables["runs"]
@@ -130,12 +132,12 @@ def derive_missing(tables: dict[str, pl.DataFrame]) -> dict[str, str]:
             if filled:
                 added[f"runs.{col}"] = f"filled for {filled} of {runs.height} runs from the steps' token counts"
     if "compactions" in tables:
-        if "entries" not in tables:
+        if "entries" not in tables and (wanted is None or {"entries", "scores"} & set(wanted)):
             from workbench.summary import entries_table
 
             tables["entries"] = entries_table(tables["compactions"])
             added["entries"] = f"{tables['entries'].height} entries parsed from the candidate summaries"
-        if "scores" not in tables:
+        if "scores" not in tables and (wanted is None or "scores" in wanted):
             from workbench.judges.lexical import LexicalJudge
             from workbench.judges.requests import compaction_requests, score_requests
 

@@ -521,7 +521,12 @@ def check_label(field_name: object, value: object, prefix: str = "") -> None:
 # Frame validation: the one path every reader takes
 
 
-def _line_of(lines: Sequence[int] | None, row: int) -> str:
+def _where(line: str) -> str:
+    """``line 12`` for a line number, ``row 12`` as it is."""
+    return line if line.startswith("row") else f"line {line}"
+
+
+def _line_of(lines: Sequence[int | str] | None, row: int) -> str:
     if lines is None:
         return f"row {row + 1}"
     return str(lines[row])
@@ -540,7 +545,7 @@ def validate(
     frame: pl.DataFrame,
     *,
     file: str | None = None,
-    lines: Sequence[int] | None = None,
+    lines: Sequence[int | str] | None = None,
     partial: bool = False,
 ) -> pl.DataFrame:
     """Check ``frame`` against the declaration of ``table_name`` and return it cast.
@@ -548,7 +553,8 @@ def validate(
     Declared columns come first, in declared order, cast to their dtypes (an optional
     column the frame lacks is added as nulls, except ground-truth ``gt_`` columns);
     columns the table does not declare follow unchanged, in name order. ``lines`` maps row i to
-    the line of the source file it came from (JSONL); without it errors name ``row i+1``.
+    the line of the source file it came from (JSONL), or its name (``row 5001`` of a file read in batches);
+    without it errors name ``row i+1``.
     With ``partial`` the frame is a selection of the table's columns: the columns it has are checked
     as above, and a declared column it lacks is neither an error nor added.
 
@@ -600,6 +606,8 @@ def validate(
             except SchemaError as err:
                 raise err.located(file, _line_of(lines, row)) from None
     key = [k for k in tbl.key if k in result.columns]  # an optional key column (scores.repeat) may be absent
+    if partial and any(tbl.column(k).required and k not in result.columns for k in tbl.key):
+        key = []  # a selection without the whole key: its rows need not be unique
     if key and result.height:
         dup = result.select(key).is_duplicated()
         if dup.any():
@@ -610,12 +618,12 @@ def validate(
             raise SchemaError(
                 file=file, line=_line_of(lines, twin), field=",".join(key),
                 expected=f"a unique key in table '{tbl.name}'",
-                got=f"duplicate ({key_text}) first seen at line {_line_of(lines, rows[0])}",
+                got=f"duplicate ({key_text}) first seen at {_where(_line_of(lines, rows[0]))}",
             )
     return result
 
 
-def _check_range(series: pl.Series, col: Column, *, file: str | None, lines: Sequence[int] | None) -> None:
+def _check_range(series: pl.Series, col: Column, *, file: str | None, lines: Sequence[int | str] | None) -> None:
     """The column's value rules: minimum and maximum (NaN is out of range), ISO-8601 timestamps."""
     bad: pl.Series | None = None
     if col.minimum is not None or col.maximum is not None:
@@ -637,7 +645,7 @@ def _check_range(series: pl.Series, col: Column, *, file: str | None, lines: Seq
 
 
 def _cast_column(
-    series: pl.Series, col: Column, *, file: str | None, lines: Sequence[int] | None
+    series: pl.Series, col: Column, *, file: str | None, lines: Sequence[int | str] | None
 ) -> pl.Series:
     if series.dtype == pl.Null:
         return series.cast(col.dtype)

@@ -132,8 +132,9 @@ def read_table(path: str | os.PathLike[str], table_name: str) -> pl.DataFrame:
 _CHECK_ROWS = 250_000
 
 
-def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[str]) -> pl.LazyFrame:
-    """``columns`` of one table file, opened lazily and checked: an analysis of a large table reads what it uses.
+def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[str] | None = None) -> pl.LazyFrame:
+    """``columns`` of one table file (None: all), opened lazily and checked: an analysis of a large table reads
+    what it uses.
 
     The columns are checked as :func:`read_table` checks them (:func:`schema.validate` with ``partial``:
     dtypes, nulls, closed sets, ranges; errors name ``FILE:row N``, or ``FILE:LINE`` for JSONL), a bounded
@@ -146,6 +147,7 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
     tbl = schema.table(table_name)
     if path.suffix != ".parquet":  # JSON lines: read and validated whole (they are small or slow anyway)
         frame = read_table(path, table_name)
+        columns = frame.columns if columns is None else columns
         missing = [c for c in columns if c not in frame.columns]
         if missing:
             raise SchemaError(file=str(path), field=missing[0], expected=f"a column of table '{table_name}'",
@@ -155,6 +157,9 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
         present = pl.read_parquet_schema(path)
     except Exception as exc:  # noqa: BLE001 - turn any reader failure into one clear error
         raise SchemaError(f"not a readable Parquet file ({exc.__class__.__name__}: {exc})", file=str(path)) from exc
+    if columns is None:  # every column, in the order read_table gives them (declared ones null where absent)
+        columns = [c for c in schema.column_order(table_name, list({*present, *tbl.names}))
+                   if c in present or not tbl.column(c).is_ground_truth]
     # an optional declared column the file lacks is null, as read_table gives it (ground truth is left out)
     absent = {c for c in columns if c not in present and c in tbl.names and not tbl.column(c).required}
     missing = [c for c in columns if c not in present and c not in absent]
@@ -167,26 +172,13 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
     lazy = pl.scan_parquet(path).select(read)
     offset = 0
     for batch in lazy.collect_batches(chunk_size=_CHECK_ROWS):
-        try:
-            schema.validate(table_name, batch, file=str(path), partial=True)
-        except SchemaError as err:
-            raise _rows_after(err, offset) from None
+        rows = [f"row {offset + i + 1}" for i in range(batch.height)]  # errors name the file's rows
+        schema.validate(table_name, batch, file=str(path), lines=rows, partial=True)
         offset += batch.height
     typed = [pl.col(c).cast(tbl.column(c).dtype) if c in tbl.names else pl.col(c) for c in read]
     nulls = [pl.lit(None, dtype=tbl.column(c).dtype).alias(c) for c in absent if not tbl.column(c).is_ground_truth]
     out = lazy.select(*typed, *nulls)
     return out.select([c for c in columns if c in out.collect_schema()])
-
-
-def _rows_after(err: SchemaError, offset: int) -> SchemaError:
-    """``err`` of a batch that starts at row ``offset`` of its file, naming the file's row."""
-    import re
-
-    m = re.fullmatch(r"row (\d+)", str(err.line)) if err.line is not None else None
-    if not m or not offset:
-        return err
-    return SchemaError(err.detail, file=err.file, line=f"row {int(m.group(1)) + offset}", field=err.field,
-                       expected=err.expected, got=err.got)
 
 
 def _all_keys(rows: list[dict[str, Any]]) -> list[str]:

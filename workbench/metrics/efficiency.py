@@ -34,28 +34,27 @@ def peak(input_tokens: npt.ArrayLike) -> int:
     return int(n_in.max()) if n_in.size else 0
 
 
-def efficiency(steps: pl.DataFrame, *, run: str = "run_id") -> pl.DataFrame:
+def efficiency(steps: pl.DataFrame | pl.LazyFrame, *, run: str = "run_id") -> pl.DataFrame:
     """Per run: ``steps``, ``peak_tokens``, ``dependency``, ``input_tokens``, ``output_tokens``.
 
     ``steps`` needs ``input_tokens`` and ``output_tokens`` (system prompt excluded). Steps
-    with unknown token counts are counted in ``steps`` but not in the token measures.
+    with unknown token counts are counted in ``steps`` but not in the token measures. Lazy steps
+    (a large log's) are aggregated as they are read; the result, a row per run, is collected.
     """
     need = [run, "input_tokens", "output_tokens"]
-    missing = [c for c in need if c not in steps.columns]
+    missing = [c for c in need if c not in steps.collect_schema().names()]
     if missing:
         raise ValueError(f"efficiency: steps has no column(s) {missing}")
     n_in = pl.col("input_tokens").cast(pl.Float64)
     n_out = pl.col("output_tokens").cast(pl.Float64)
-    return (
-        steps.group_by(run, maintain_order=True)
-        .agg(
-            pl.len().alias("steps"),
-            pl.col("input_tokens").max().alias("peak_tokens"),
-            ((n_in + 2.0 * n_out) * n_out / 2.0).sum().alias("dependency"),
-            pl.col("input_tokens").sum().alias("input_tokens"),
-            pl.col("output_tokens").sum().alias("output_tokens"),
-        )
+    per_run = steps.lazy().select(run, "input_tokens", "output_tokens").group_by(run, maintain_order=True).agg(
+        pl.len().alias("steps"),
+        pl.col("input_tokens").max().alias("peak_tokens"),
+        ((n_in + 2.0 * n_out) * n_out / 2.0).sum().alias("dependency"),
+        pl.col("input_tokens").sum().alias("input_tokens"),
+        pl.col("output_tokens").sum().alias("output_tokens"),
     )
+    return per_run.collect(engine="streaming" if isinstance(steps, pl.LazyFrame) else "auto")
 
 
 @dataclass(frozen=True)
@@ -69,7 +68,8 @@ class Price:
         return (input_tokens * self.input_per_million + output_tokens * self.output_per_million) / 1e6
 
 
-def efficiency_by(steps: pl.DataFrame, runs: pl.DataFrame, by: str | Sequence[str] = "method") -> pl.DataFrame:
+def efficiency_by(steps: pl.DataFrame | pl.LazyFrame, runs: pl.DataFrame,
+                  by: str | Sequence[str] = "method") -> pl.DataFrame:
     """Mean Steps, Peak (thousands) and Dependency (millions) per group of runs (FOCUS A.8, Tables 1-14's units).
 
     ``steps`` as for :func:`efficiency`; ``runs`` gives each run's ``by`` columns. Columns:
