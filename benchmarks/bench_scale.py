@@ -10,6 +10,8 @@ with new run ids (``RUN#i``). Each step runs as its own process, as a user runs 
     judge       workbench judge DIR --judge lexical --out DIR/scores.parquet
     sample      workbench sample DIR --n 300 --out DIR/sample.jsonl
     threshold   the threshold-sensitivity notebook on DIR (workbench figures --only, --param DATA=DIR)
+    composition the summary-composition notebook (SJC Tables 2, 9, 10) on DIR
+    reliability the reliability-and-efficiency notebook (Acc, Pass^k, Steps, Peak, Dependency) on DIR
 
 The growth exponent of a step is the slope of log(time) on log(size) over the sizes run (1.0: linear; below
 1.15 counts as linear). The reference in the same run is the 1x time: the ratio column is time / (k x 1x time).
@@ -86,10 +88,16 @@ def steps(log: Path, out: Path) -> list[tuple[str, list[str]]]:
         ("entries", [wb, "entries", str(out)]),
         ("judge", [wb, "judge", str(out), "--judge", "lexical", "--out", str(out / "scores.parquet"), "--quiet"]),
         ("sample", [wb, "sample", str(out), "--n", "300", "--out", str(out.parent / f"{out.name}-sample.jsonl")]),
-        ("threshold", [wb, "figures", "--only", "threshold_sensitivity", "--param", f"DATA={out}",
-                       "--param", f"FIGURES={out.parent / (out.name + '-figures')}",
-                       "--build", str(out.parent / (out.name + "-build"))]),
+        *[(name, [wb, "figures", "--only", notebook, "--param", f"DATA={out}",
+                  "--param", f"FIGURES={out.parent / (out.name + '-figures')}",
+                  "--build", str(out.parent / (out.name + "-build"))])
+          for name, notebook in NOTEBOOKS.items()],
     ]
+
+
+#: the analysis notebooks timed (each run on the log's directory, its figures written beside it)
+NOTEBOOKS = {"threshold": "threshold_sensitivity", "composition": "summary_composition",
+             "reliability": "reliability_efficiency"}
 
 
 def main(sizes: list[int], work: Path, skip: set[str], corrupt: bool = True) -> None:
