@@ -66,10 +66,11 @@ def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
     when one of them is missing but derivable (entries, scores), every table is read instead, since
     deriving needs the compactions and steps.
 
-    ``columns`` maps a table to the columns the notebook uses (None: all): that table comes back as a
-    ``LazyFrame`` of those columns (:func:`workbench.tables.scan_table`: checked a batch at a time, read again when a
-    query collects it), so a notebook joins and aggregates a large log's entries and scores without
-    holding them whole. A derived table comes back the same way (a lazy view of the derived frame).
+    ``columns`` maps a table to the columns the notebook uses (None: all): that table comes back as
+    a ``LazyFrame`` of those columns (:func:`workbench.tables.scan_table`: checked a batch at a
+    time, read again when a query collects it), so a notebook joins and aggregates a large log's
+    entries and scores without holding them whole. A derived table comes back the same way (a
+    lazy view of the derived frame).
     """
     columns = dict(columns or {})
     path = Path(path)
