@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from workbench import adapters, schema
 from workbench.adapters.claude_code import TranscriptWarning
 from workbench.schema import SchemaError
-from workbench.tables import TRAJECTORY_TABLES, PartWriter, read_table, read_tables, write_jsonl
+from workbench.tables import TRAJECTORY_TABLES, PartWriter, read_table, read_tables, table_file, write_jsonl
 
 if TYPE_CHECKING:
     import polars as pl
@@ -73,10 +73,9 @@ def _scan_tables(path: str, names: tuple[str, ...], *, need: tuple[str, ...]) ->
     directory = _dir(path)
     out: dict[str, pl.DataFrame | pl.LazyFrame] = {}
     for name in names:
-        if (directory / f"{name}.parquet").exists():
-            out[name] = pl.scan_parquet(directory / f"{name}.parquet")
-        elif (directory / f"{name}.jsonl").exists():
-            out[name] = read_table(directory / f"{name}.jsonl", name)
+        file = table_file(directory, name)
+        if file is not None:
+            out[name] = pl.scan_parquet(file) if file.suffix == ".parquet" else read_table(file, name)
     for name in need:
         if name not in out:
             raise SchemaError(f"no {name} table ({name}.parquet or {name}.jsonl); expected a directory written "

@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
-from workbench.tables import read_tables, scan_table
+from workbench.tables import read_tables, scan_table, table_file
 
 DEFAULT_TESTBED = Path("data/testbed")
 
@@ -77,7 +77,7 @@ def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
     if path.resolve() == DEFAULT_TESTBED.resolve():
         ensure_testbed(path)
     wanted = tuple(dict.fromkeys((*(names or ()), *columns))) if names is not None or columns else None
-    on_disk = {name: file for name in columns if (file := _table_file(path, name)) is not None}
+    on_disk = {name: file for name in columns if (file := table_file(path, name)) is not None}
     if columns and set(columns) <= on_disk.keys():  # every lazy table is there: scan it
         tables: dict[str, Any] = load_tables(path, names=tuple(n for n in wanted or () if n not in columns))
         tables.update({name: scan_table(on_disk[name], name, cols) for name, cols in columns.items()})
@@ -89,14 +89,6 @@ def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
     print("derived:", derive_missing(eager, wanted) or "nothing, every table was in DATA")
     return {**eager, **{name: eager[name].lazy().select(eager[name].columns if cols is None else list(cols))
                         for name, cols in columns.items()}}
-
-
-def _table_file(directory: Path, name: str) -> Path | None:
-    """``NAME.parquet`` (preferred) or ``NAME.jsonl`` in ``directory``, if either is there."""
-    for suffix in (".parquet", ".jsonl"):
-        if (directory / f"{name}{suffix}").exists():
-            return directory / f"{name}{suffix}"
-    return None
 
 
 def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) -> dict[str, str]:

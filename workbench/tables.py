@@ -243,14 +243,21 @@ def read_tables(directory: str | os.PathLike[str], names: tuple[str, ...] | None
     out: dict[str, pl.DataFrame] = {}
     files: dict[str, Path] = {}
     for name in names or tuple(schema.TABLES):
-        for suffix in (".parquet", ".jsonl"):
-            path = directory / f"{name}{suffix}"
-            if path.exists():
-                out[name] = read_table(path, name)
-                files[name] = path
-                break
+        path = table_file(directory, name)
+        if path is not None:
+            out[name] = read_table(path, name)
+            files[name] = path
     check_references(out, files)
     return out
+
+
+def table_file(directory: str | os.PathLike[str], name: str) -> Path | None:
+    """The file of table ``name`` in ``directory``: ``NAME.parquet``, else ``NAME.jsonl``; None when neither is there."""
+    for suffix in (".parquet", ".jsonl"):
+        path = Path(directory) / f"{name}{suffix}"
+        if path.exists():
+            return path
+    return None
 
 
 def check_references(tables: dict[str, pl.DataFrame], files: dict[str, Path] | None = None) -> None:

@@ -126,14 +126,13 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     if sections is not None:
         entries = entries.filter(pl.col("section").is_in(list(sections)))
     # the draw needs each entry's id and strata only: collect those (a large log's entries are not held whole),
-    # then what an item shows, for the drawn entries alone
-    ids = entries_with_outcome(entries.select("entry_id", "run_id", "boundary", "section", "position"),
+    # then what an item shows, texts included, for the drawn entries alone (one more read of the entries)
+    ids = entries_with_outcome(entries.select("entry_id", "run_id", "boundary", "section", "position", "text"),
                                runs.lazy(), how="inner")
     narrow = ids.select(c for c in dict.fromkeys(("entry_id", "section", *strata)) if c in ids.collect_schema())
     sample, report = sample_entries(narrow.collect(engine="streaming"), n, strata, seed, sections=sections)
-    drawn = sample.select("entry_id").lazy()
-    sample = ids.join(drawn, on="entry_id", how="semi").collect().sort("entry_id")
-    texts = dict(entries.select("entry_id", "text").join(drawn, on="entry_id", how="semi").collect().iter_rows())
+    sample = ids.join(sample.select("entry_id").lazy(), on="entry_id", how="semi").collect().sort("entry_id")
+    texts = dict(sample.select("entry_id", "text").iter_rows())
     wanted = sample.select("run_id", "boundary").unique()
     comps = tables["compactions"].lazy().join(wanted.lazy(), on=["run_id", "boundary"], how="semi").collect()
     steps = (tables["steps"].lazy().join(wanted.select("run_id").unique().lazy(), on="run_id", how="semi").collect()
