@@ -229,3 +229,38 @@ def test_notebooks_run_without_the_kernel_transport_warning(tmp_path: Path, capf
     out, err = capfd.readouterr()
     assert "WARNING" not in err and "TCP" not in err and "Parent appears" not in err, err
     assert nbformat.read(tmp_path / "build" / "b.ipynb", as_version=4).cells[1].outputs[0]["text"] == "2\n"
+
+
+def test_the_kernels_own_log_is_kept_aside_and_shown_only_when_a_notebook_fails(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """CI once failed because ipykernel logged a shutdown traceback to stderr after a notebook that ran.
+
+    The kernel process's stderr (not the cells' output) goes to ``BUILD/NAME.kernel.log``: after a
+    notebook that ran, only a pointer to it is printed; after one that failed, its end is printed.
+    """
+    import nbformat
+
+    from workbench.notebooks import run_all
+
+    def notebook(name: str, *cells: str) -> None:
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, tmp_path / "nbs" / f"{name}.ipynb")
+
+    (tmp_path / "nbs").mkdir()
+    to_fd2 = "import os; os.write(2, b'Traceback (most recent call last):\\n  kernel-side marker 7f3a\\n')"
+    notebook("a_ran", to_fd2, "print('fine')")
+    notebook("b_quiet", "print('fine')")
+    assert run_all(tmp_path / "nbs", tmp_path / "build", timeout=60, names=["a_ran", "b_quiet"]) == 0
+    _, err = capfd.readouterr()
+    assert "Traceback" not in err and "7f3a" not in err, err
+    assert f"its log: {tmp_path / 'build' / 'a_ran.kernel.log'}" in err
+    assert "kernel-side marker 7f3a" in (tmp_path / "build" / "a_ran.kernel.log").read_text()
+    assert not (tmp_path / "build" / "b_quiet.kernel.log").exists()  # nothing written, nothing kept
+
+    notebook("c_fails", to_fd2, "1 / 0")
+    assert run_all(tmp_path / "nbs", tmp_path / "build", timeout=60, names=["c_fails"]) == 1
+    _, err = capfd.readouterr()
+    cell = err.index("c_fails.ipynb: cell 1: ZeroDivisionError: division by zero")
+    assert err.index("kernel-side marker 7f3a") > cell, err

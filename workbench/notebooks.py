@@ -49,20 +49,43 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
         km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
         client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
                                 resources={"metadata": {"path": str(root)}})
+        # The kernel process's own stderr (its log, not the cells' output, which travels to the notebook)
+        # goes to a file: ipykernel can log a harmless traceback while it shuts down, which is noise
+        # after a notebook that ran; when one fails, the log is printed after the failing cell.
+        log = build / f"{path.stem}.kernel.log"
+        failed = True
         try:
-            client.execute()
-        except CellExecutionError as err:
-            index, message = _failing_cell(nb, err)
-            nbformat.write(nb, build / path.name)
-            print(f"{path}: cell {index}: {message}", file=sys.stderr)
-            return 1
+            with log.open("wb") as kernel_stderr:
+                try:
+                    client.execute(stderr=kernel_stderr)
+                    failed = False
+                except CellExecutionError as err:
+                    index, message = _failing_cell(nb, err)
+                    nbformat.write(nb, build / path.name)
+                    print(f"{path}: cell {index}: {message}", file=sys.stderr)
+                    return 1
+                finally:
+                    if km.has_kernel:  # a kernel manager we pass in is ours to shut down (nbclient leaves it running)
+                        km.shutdown_kernel()
         finally:
-            if km.has_kernel:  # a kernel manager we pass in is ours to shut down (nbclient leaves it running)
-                km.shutdown_kernel()
             shutil.rmtree(sockets, ignore_errors=True)
+            _report_kernel_log(log, failed)
         nbformat.write(nb, build / path.name)
         print(f"[{i}/{len(paths)}] {path.name} done in {time.perf_counter() - started:.1f}s", flush=True)
     return 0
+
+
+def _report_kernel_log(log: Path, failed: bool, lines: int = 40) -> None:
+    """Print the end of the kernel's log after a failure, only where it is after a success; remove an empty one."""
+    text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+    if not text.strip():
+        log.unlink(missing_ok=True)
+        return
+    if failed:
+        tail = text.rstrip("\n").splitlines()[-lines:]
+        print(f"the kernel's log ({log}, last {len(tail)} lines):", *tail, sep="\n", file=sys.stderr)
+    else:
+        print(f"(the kernel wrote {len(text.splitlines())} lines to its log: {log})", file=sys.stderr)
 
 
 def _failing_cell(nb: object, err: Exception) -> tuple[int | str, str]:
