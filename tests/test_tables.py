@@ -84,6 +84,27 @@ def test_scan_table_names_the_bad_row_beyond_the_first_batch(tmp_path: Path, mon
     assert scan_table(tmp_path / "scores.parquet", "scores", ("entry_id",)).collect().height == 4000
 
 
+def test_scan_table_finds_a_key_repeated_in_another_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches of 1,000: row 2,400 repeats row 10's (run_id, step); rows 3,001-3,002 repeat each other."""
+    from workbench import tables
+    from workbench.tables import scan_table
+
+    monkeypatch.setattr(tables, "_CHECK_ROWS", 1000)
+    steps = pl.DataFrame({"run_id": [f"r{i // 7}" for i in range(3500)], "step": [i % 7 for i in range(3500)]})
+    steps.write_parquet(tmp_path / "steps.parquet")
+    assert scan_table(tmp_path / "steps.parquet", "steps", ("run_id", "step")).collect().equals(steps)
+    bad = steps.with_columns(pl.when(pl.int_range(pl.len()) == 2399).then(pl.lit("r1")).otherwise(pl.col("run_id"))
+                             .alias("run_id"),
+                             pl.when(pl.int_range(pl.len()) == 2399).then(2).otherwise(pl.col("step")).alias("step"))
+    assert bad.row(9) == bad.row(2399) == ("r1", 2)
+    bad.write_parquet(tmp_path / "steps.parquet")
+    with pytest.raises(SchemaError) as err:
+        scan_table(tmp_path / "steps.parquet", "steps", ("step", "run_id"))
+    assert str(err.value) == (f"{tmp_path / 'steps.parquet'}:row 2400: field 'run_id,step': expected a unique key in "
+                              "table 'steps', got duplicate (run_id='r1', step=2) first seen at row 10")
+    assert scan_table(tmp_path / "steps.parquet", "steps", ("run_id",)).collect().height == 3500  # not the whole key
+
+
 def test_scan_table_missing_and_optional_columns(tmp_path: Path) -> None:
     """A required column the file lacks is an error naming it; an optional one is null, as read_table gives it."""
     from workbench.tables import read_table, scan_table

@@ -139,9 +139,10 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
     The columns are checked as :func:`read_table` checks them (:func:`schema.validate` with ``partial``:
     dtypes, nulls, closed sets, ranges; errors name ``FILE:row N``, or ``FILE:LINE`` for JSONL), a bounded
     batch of rows at a time, so checking does not hold the table. What comes back is a ``LazyFrame`` of
-    those columns cast to their declared dtypes, read again when a query collects it. Not checked here: a
-    key's uniqueness across batches (the writers guarantee it) and references to other tables. An optional
-    column the file lacks comes back null, as :func:`read_table` gives it.
+    those columns cast to their declared dtypes, read again when a query collects it. When the columns hold
+    the table's whole key, its uniqueness is checked over the whole file too (:func:`_check_key_across`, 12
+    bytes a row). Not checked here: references to other tables. An optional column the file lacks comes back
+    null, as :func:`read_table` gives it.
     """
     path = Path(path)
     tbl = schema.table(table_name)
@@ -175,10 +176,32 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
         rows = [f"row {offset + i + 1}" for i in range(batch.height)]  # errors name the file's rows
         schema.validate(table_name, batch, file=str(path), lines=rows, partial=True)
         offset += batch.height
+    key = [k for k in tbl.key if k in read]
+    whole_key = bool(key) and all(k in read or not tbl.column(k).required for k in tbl.key)
+    if whole_key and offset > _CHECK_ROWS:  # one batch was checked whole above
+        _check_key_across(lazy, key, table_name, str(path))
     typed = [pl.col(c).cast(tbl.column(c).dtype) if c in tbl.names else pl.col(c) for c in read]
     nulls = [pl.lit(None, dtype=tbl.column(c).dtype).alias(c) for c in absent if not tbl.column(c).is_ground_truth]
     out = lazy.select(*typed, *nulls)
     return out.select([c for c in columns if c in out.collect_schema()])
+
+
+def _check_key_across(lazy: pl.LazyFrame, key: list[str], table_name: str, file: str) -> None:
+    """Raise :class:`SchemaError` at the first row whose ``key`` repeats an earlier row's, anywhere in the file.
+
+    Holds a 64-bit hash per row (twice, to sort), not the keys: rows whose hashes collide are candidates,
+    and only those are read back and compared exactly (an error names rows as :func:`schema.validate` does).
+    """
+    digest = pl.struct(key).hash(seed=0)
+    ordered = lazy.select(digest).collect(engine="streaming").to_series().sort()
+    clashing = ordered.filter(ordered == ordered.shift(1)).unique()
+    del ordered
+    if clashing.is_empty():
+        return
+    candidates = (lazy.select(key).with_row_index("_row").filter(digest.is_in(clashing.implode()))
+                  .collect(engine="streaming").sort("_row"))
+    schema.validate(table_name, candidates.drop("_row"), file=file, partial=True,
+                    lines=[f"row {r + 1}" for r in candidates.get_column("_row").to_list()])
 
 
 def _all_keys(rows: list[dict[str, Any]]) -> list[str]:
