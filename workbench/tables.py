@@ -140,7 +140,7 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
     dtypes, nulls, closed sets, ranges; errors name ``FILE:row N``, or ``FILE:LINE`` for JSONL), a bounded
     batch of rows at a time, so checking does not hold the table. What comes back is a ``LazyFrame`` of
     those columns cast to their declared dtypes, read again when a query collects it. When the columns hold
-    the table's whole key, its uniqueness is checked over the whole file too (:func:`_check_key_across`, 12
+    the table's whole key, its uniqueness is checked over the whole file too (:func:`_check_key_across`, 16
     bytes a row). Not checked here: references to other tables. An optional column the file lacks comes back
     null, as :func:`read_table` gives it.
     """
