@@ -76,7 +76,7 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
 
 
 def _report_kernel_log(log: Path, failed: bool, lines: int = 40) -> None:
-    """Print the end of the kernel's log after a failure, only where it is after a success; remove an empty one."""
+    """After a failure, print the end of the kernel's log; after a success, only where it is. An empty log goes."""
     text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
     if not text.strip():
         log.unlink(missing_ok=True)
