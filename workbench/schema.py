@@ -153,6 +153,14 @@ class Table:
     def required(self) -> list[str]:
         return [c.name for c in self.columns if c.required]
 
+    def key_in(self, present: Sequence[str]) -> list[str]:
+        """The key columns to check in a frame of the ``present`` columns: those of the key it has (an optional
+        one, ``scores.repeat``, may be absent), or none when it lacks a required one (a selection of columns
+        without the whole key need not be unique)."""
+        if any(self.column(k).required and k not in present for k in self.key):
+            return []
+        return [k for k in self.key if k in present]
+
     def polars_schema(self, present: Sequence[str] | None = None) -> dict[str, pl.DataType]:
         """The dtypes of the declared columns (only those in ``present`` when given)."""
         return {
@@ -605,9 +613,7 @@ def validate(
                 check_label(field_name, value)
             except SchemaError as err:
                 raise err.located(file, _line_of(lines, row)) from None
-    key = [k for k in tbl.key if k in result.columns]  # an optional key column (scores.repeat) may be absent
-    if partial and any(tbl.column(k).required and k not in result.columns for k in tbl.key):
-        key = []  # a selection without the whole key: its rows need not be unique
+    key = tbl.key_in(result.columns)  # without partial, every required key column is there (checked above)
     if key and result.height:
         dup = result.select(key).is_duplicated()
         if dup.any():

@@ -176,9 +176,8 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
         rows = [f"row {offset + i + 1}" for i in range(batch.height)]  # errors name the file's rows
         schema.validate(table_name, batch, file=str(path), lines=rows, partial=True)
         offset += batch.height
-    key = [k for k in tbl.key if k in read]
-    whole_key = bool(key) and all(k in read or not tbl.column(k).required for k in tbl.key)
-    if whole_key and offset > _CHECK_ROWS:  # one batch was checked whole above
+    key = tbl.key_in(read)
+    if key and offset > _CHECK_ROWS:  # one batch was checked whole above
         _check_key_across(lazy, key, table_name, str(path))
     typed = [pl.col(c).cast(tbl.column(c).dtype) if c in tbl.names else pl.col(c) for c in read]
     nulls = [pl.lit(None, dtype=tbl.column(c).dtype).alias(c) for c in absent if not tbl.column(c).is_ground_truth]
