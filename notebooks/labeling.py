@@ -37,7 +37,7 @@ from pathlib import Path
 from workbench.annotate import AnnotationStore, label_widget, load_sample
 from workbench.annotate.sampling import sample_items
 from workbench.datasets import load_tables
-from workbench.tables import write_jsonl
+from workbench.atomic import write_jsonl
 
 # relative paths are the project's: JupyterLab starts the kernel in notebooks/, `workbench figures` in the root
 ROOT = next((p for p in (Path.cwd(), *Path.cwd().parents) if (p / STORE).is_dir()), Path.cwd())

@@ -28,7 +28,7 @@ FIGURES = "figures"
 from workbench import plots, read_log
 from workbench.composition import section_counts
 from workbench.metrics import efficiency_by, reliability
-from workbench.summary import entries_table
+from workbench.entries import entries_table
 
 plots.set_style()
 tables = read_log(DATA)

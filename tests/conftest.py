@@ -49,13 +49,13 @@ def labels_frame(error: float = 0.05, n: int = 200) -> pl.DataFrame:
 
 def assert_cli_round_trip(log: Path, tmp: Path, *format_args: str) -> None:
     """``workbench import`` a log, ``export`` it as trajectory JSONL and import that: the tables must be equal."""
-    from workbench import io
-    from workbench.cli import main
+    from workbench.tables import TRAJECTORY_TABLES
+    from workbench.cli.main import main
 
     assert main(["import", str(log), *format_args, "--out", str(tmp / "a")]) == 0
     assert main(["export", str(tmp / "a"), "--format", "jsonl", "--out", str(tmp / "e.jsonl")]) == 0
     assert main(["import", str(tmp / "e.jsonl"), "--out", str(tmp / "b")]) == 0
-    for name in io.TRAJECTORY_TABLES:
+    for name in TRAJECTORY_TABLES:
         a = pl.read_parquet(tmp / "a" / f"{name}.parquet")
         b = pl.read_parquet(tmp / "b" / f"{name}.parquet")
         assert a.equals(b), name

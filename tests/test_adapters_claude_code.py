@@ -14,10 +14,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench import io
+from workbench.adapters import read_log
 from workbench.adapters import sniff_format
 from workbench.adapters.claude_code import TranscriptWarning
-from workbench.cli import main
+from workbench.cli.main import main
 from workbench.schema import SchemaError
 
 from .conftest import assert_cli_round_trip
@@ -34,7 +34,7 @@ CODEX_RUN = "0199aa11-2222-7333-8444-555566667777"
 def read(path: Path, fmt: str) -> dict[str, pl.DataFrame]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TranscriptWarning)
-        return io.read_log(path, fmt)
+        return read_log(path, fmt)
 
 
 def lines(path: Path) -> list[dict]:
@@ -137,7 +137,7 @@ def test_truncated_line_names_file_and_line(tmp_path: Path) -> None:
         bad.parent.mkdir()
         bad.write_text("\n".join(text[:5] + [text[5][: len(text[5]) // 2]] + text[6:]) + "\n", encoding="utf-8")
         with pytest.raises(SchemaError, match=rf"{bad.name}:6\b"):
-            io.read_log(bad, fmt)
+            read_log(bad, fmt)
         out = tmp_path / f"{fmt}-tables"
         assert main(["import", str(bad.parent), "--format", fmt, "--out", str(out)]) != 0
         assert not out.exists()  # nothing half-written
@@ -158,7 +158,7 @@ def test_summary_without_boundary_is_an_error(tmp_path: Path) -> None:
         _line("user", isCompactSummary=True, message={"role": "user", "content": "a summary"}),
     ])
     with pytest.raises(SchemaError, match=r"s\.jsonl:2.*isCompactSummary.*compact_boundary"):
-        io.read_log(log, "claude-code")
+        read_log(log, "claude-code")
 
 
 def test_boundary_without_summary_is_counted_and_warned(tmp_path: Path) -> None:
@@ -171,7 +171,7 @@ def test_boundary_without_summary_is_counted_and_warned(tmp_path: Path) -> None:
         _line("assistant", message={"role": "assistant", "content": "done"}),
     ])
     with pytest.warns(TranscriptWarning, match=r"s\.jsonl:4: compact_boundary with no isCompactSummary"):
-        t = io.read_log(log, "claude-code")
+        t = read_log(log, "claude-code")
     assert t["compactions"].height == 0
     assert t["runs"]["unsummarized_boundaries"].to_list() == [1]
     assert t["steps"].height == 2
@@ -185,11 +185,11 @@ def test_result_without_its_call_is_an_orphan_step(tmp_path: Path) -> None:
              "is_error": True}]}),
     ])
     with pytest.warns(TranscriptWarning, match=r"s\.jsonl:2: tool_result 'gone' has no tool_use"):
-        t = io.read_log(log, "claude-code")
+        t = read_log(log, "claude-code")
     row = t["steps"].row(0, named=True)
     assert (row["tool"], row["observation"], row["orphan_result"], row["error"]) == (None, "late", True, True)
     with pytest.warns(TranscriptWarning, match=rf"{CODEX.name}:15: function_call_output 'call_ZZ'"):
-        io.read_log(CODEX, "codex")
+        read_log(CODEX, "codex")
 
 
 def test_bad_fields_name_the_line_and_field(tmp_path: Path) -> None:
@@ -198,13 +198,13 @@ def test_bad_fields_name_the_line_and_field(tmp_path: Path) -> None:
         _line("assistant", message={"role": "assistant", "content": [{"type": "tool_use", "id": "t", "input": {}}]}),
     ])
     with pytest.raises(SchemaError, match=r"s\.jsonl:2.*message\.content\[0\]\.name.*tool's name"):
-        io.read_log(log, "claude-code")
+        read_log(log, "claude-code")
     _write(log, [{"type": "user", "message": {"role": "user", "content": "x"}}])
     with pytest.raises(SchemaError, match=r"s\.jsonl:1.*sessionId"):
-        io.read_log(log, "claude-code")
+        read_log(log, "claude-code")
     _write(log, [{"timestamp": "t", "type": "compacted", "payload": {"message": 3}}])
     with pytest.raises(SchemaError, match=r"s\.jsonl:1.*payload\.message.*summary text"):
-        io.read_log(log, "codex")
+        read_log(log, "codex")
 
 
 def test_directory_reads_every_session_and_rejects_an_empty_one(tmp_path: Path) -> None:
@@ -217,9 +217,9 @@ def test_directory_reads_every_session_and_rejects_an_empty_one(tmp_path: Path) 
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(SchemaError, match="no \\*.jsonl session files"):
-        io.read_log(empty, "claude-code")
+        read_log(empty, "claude-code")
     with pytest.raises(SchemaError, match="is a directory"):
-        io.read_log(tmp_path, "trajectory")
+        read_log(tmp_path, "trajectory")
 
 
 def test_other_system_lines_skipped_and_boundary_without_session_id(tmp_path: Path) -> None:
@@ -239,7 +239,7 @@ def test_other_system_lines_skipped_and_boundary_without_session_id(tmp_path: Pa
         _line("user", isCompactSummary=True, isVisibleInTranscriptOnly=True,
               message={"role": "user", "content": "Summary:\n1. **Primary Request and Intent**:\n   - read a.py\n"}),
     ])
-    t = io.read_log(log, "claude-code")
+    t = read_log(log, "claude-code")
     assert t["runs"]["run_id"].to_list() == ["s1"]
     assert t["steps"].select("tool", "observation", "error").rows() == [("Read", "file contents", False)]
     assert t["compactions"].select("step", "span_start", "span_end", "trigger", "pre_tokens").rows() == [
@@ -264,13 +264,13 @@ def test_codex_compacted_with_replacement_history_or_nothing_readable(tmp_path: 
         _codex_item("compacted", replacement_history=[{"type": "compaction", "encrypted_content": "gAAA"}]),
     ])
     with pytest.warns(TranscriptWarning, match=r"rollout-x\.jsonl:6: compacted item with no readable summary"):
-        t = io.read_log(log, "codex")
+        t = read_log(log, "codex")
     comps = t["compactions"].sort("boundary")
     assert comps.select("committed_summary", "retained_turn", "span_start", "span_end").rows() == [
         ("Summary: job 77 fixed", "fix the ETL job", 0, 0), ("", None, 1, 0)]
     _write(log, [_codex_item("compacted", message="s", replacement_history="nope")])
     with pytest.raises(SchemaError, match=r"rollout-x\.jsonl:1.*payload\.replacement_history.*list of response items"):
-        io.read_log(log, "codex")
+        read_log(log, "codex")
 
 
 def test_codex_exit_code_sets_error(tmp_path: Path) -> None:
@@ -280,7 +280,7 @@ def test_codex_exit_code_sets_error(tmp_path: Path) -> None:
                     call_id="c1"),
         _codex_item("response_item", type="function_call_output", call_id="c1", output=out),
     ])
-    row = io.read_log(log, "codex")["steps"].row(0, named=True)
+    row = read_log(log, "codex")["steps"].row(0, named=True)
     assert (row["observation"], row["error"]) == ("No such file", True)
 
 

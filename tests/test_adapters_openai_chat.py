@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from workbench import io
+from workbench.adapters import read_log
+from workbench.adapters.trajectory import write_trajectories
+from workbench.tables import TRAJECTORY_TABLES
 from workbench.schema import SchemaError
 
 
@@ -43,7 +45,7 @@ def write(tmp_path: Path, records: list[object]) -> Path:
 
 
 def test_chat_messages_become_steps_and_compactions(tmp_path: Path) -> None:
-    tables = io.read_log(write(tmp_path, [chat_run()]))
+    tables = read_log(write(tmp_path, [chat_run()]))
     runs, steps, comps = tables["runs"], tables["steps"], tables["compactions"]
     assert runs["task"][0] == "Settle group G7." and runs["steps"][0] == 4 and runs["compactions"][0] == 1
     assert steps["tool"].to_list() == ["list_invoices", "get_invoice", None, "pay_invoice"]
@@ -58,10 +60,10 @@ def test_chat_messages_become_steps_and_compactions(tmp_path: Path) -> None:
 
 
 def test_chat_round_trips_through_trajectory_jsonl(tmp_path: Path) -> None:
-    tables = io.read_log(write(tmp_path, [chat_run()]))
-    io.write_trajectories(tables, tmp_path / "t.jsonl")
-    again = io.read_log(tmp_path / "t.jsonl")
-    for name in io.TRAJECTORY_TABLES:
+    tables = read_log(write(tmp_path, [chat_run()]))
+    write_trajectories(tables, tmp_path / "t.jsonl")
+    again = read_log(tmp_path / "t.jsonl")
+    for name in TRAJECTORY_TABLES:
         assert tables[name].equals(again[name]), name
 
 
@@ -79,5 +81,5 @@ def test_chat_errors_name_line_and_message(tmp_path: Path, mutate: object, fragm
     mutate(bad["messages"])  # type: ignore[operator]
     path = write(tmp_path, [chat_run(), bad])
     with pytest.raises(SchemaError) as info:
-        io.read_log(path)
+        read_log(path)
     assert str(info.value).startswith(f"{path}:2: ") and fragment in str(info.value)

@@ -10,8 +10,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from workbench import io
-from workbench.cli import main
+from workbench.adapters import read_log
+from workbench.adapters.tau_bench import read_tau_bench
+from workbench.cli.main import main
 from workbench.metrics import reliability
 from workbench.schema import SchemaError
 
@@ -38,7 +39,7 @@ def test_tau_bench_import_cli_and_tables(tmp_path: Path) -> None:
 
 
 def test_tau_bench_pass_k_equals_brute_force_over_trial_subsets() -> None:
-    runs = io.read_tau_bench(TAU)["runs"]
+    runs = read_tau_bench(TAU)["runs"]
     per_task = runs.group_by("task_id").agg(pl.col("success")).sort("task_id")
     for k in range(1, 5):
         got = reliability(runs, k=k).row(0, named=True)
@@ -55,10 +56,10 @@ def test_tau_bench_bad_input(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"task_id": 0, "trial": 0, "reward": 1.0, "traj": "nope"}]))
     with pytest.raises(SchemaError, match=r"field '\[0\].traj': expected a list of chat messages"):
-        io.read_tau_bench(bad)
+        read_tau_bench(bad)
     bad.write_text("{}")
     with pytest.raises(SchemaError, match="expected a non-empty JSON list of runs"):
-        io.read_tau_bench(bad)
+        read_tau_bench(bad)
 
 
 def test_duplicate_tool_call_ids_answer_the_oldest_pending_call(tmp_path: Path) -> None:
@@ -69,11 +70,11 @@ def test_duplicate_tool_call_ids_answer_the_oldest_pending_call(tmp_path: Path) 
             {"role": "tool", "tool_call_id": "dup", "content": "second"}]
     path = tmp_path / "c.jsonl"
     path.write_text(json.dumps({"run_id": "r", "task_id": "t", "messages": msgs}) + "\n")
-    assert io.read_log(path)["steps"]["observation"].to_list() == ["first", "second"]
+    assert read_log(path)["steps"]["observation"].to_list() == ["first", "second"]
     msgs.append({"role": "tool", "tool_call_id": "dup", "content": "third"})
     path.write_text(json.dumps({"run_id": "r", "task_id": "t", "messages": msgs}) + "\n")
     with pytest.raises(SchemaError, match="a second result for 'dup'"):
-        io.read_log(path)
+        read_log(path)
 
 
 @pytest.mark.parametrize(("reward", "success"), [(1.0, True), (0.9999995, True), (1.0000009, True), (0.999998, False),

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from workbench import io
-from workbench.cli import main
+from workbench.adapters import read_log
+from workbench.adapters.trajectory import write_trajectories
+from workbench.tables import TRAJECTORY_TABLES, read_tables, write_tables
+from workbench.cli.main import main
 from workbench.schema import SchemaError
 
 from .conftest import assert_cli_round_trip
@@ -37,11 +39,11 @@ def log_300(tmp_path: Path) -> Path:
 
 
 def test_example_log_round_trips_exactly(tmp_path: Path) -> None:
-    first = io.read_log(EXAMPLE)
-    io.write_tables(first, tmp_path / "a")
-    io.write_trajectories(io.read_tables(tmp_path / "a"), tmp_path / "export.jsonl")
-    second = io.read_log(tmp_path / "export.jsonl")
-    for name in io.TRAJECTORY_TABLES:
+    first = read_log(EXAMPLE)
+    write_tables(first, tmp_path / "a")
+    write_trajectories(read_tables(tmp_path / "a"), tmp_path / "export.jsonl")
+    second = read_log(tmp_path / "export.jsonl")
+    for name in TRAJECTORY_TABLES:
         assert first[name].equals(second[name]), name
     assert first["runs"].height == 4 and first["steps"].height == 32 and first["compactions"].height == 8
 
@@ -53,9 +55,9 @@ def test_cli_import_export_import_identical(tmp_path: Path) -> None:
 def test_args_keep_key_order_and_types(tmp_path: Path) -> None:
     rec = run_record()
     rec["steps"][0]["action"]["args"] = {"z": 1, "a": [1.5, None, "x"], "m": {"k": True}}  # type: ignore[index]
-    tables = io.read_log(write_lines(tmp_path / "l.jsonl", [rec]))
+    tables = read_log(write_lines(tmp_path / "l.jsonl", [rec]))
     assert tables["steps"]["args"][0] == '{"z":1,"a":[1.5,null,"x"],"m":{"k":true}}'
-    io.write_trajectories(tables, tmp_path / "out.jsonl")
+    write_trajectories(tables, tmp_path / "out.jsonl")
     back = json.loads((tmp_path / "out.jsonl").read_text())
     assert back["steps"][0]["action"]["args"] == {"z": 1, "a": [1.5, None, "x"], "m": {"k": True}}
 
@@ -86,7 +88,7 @@ def test_malformed_line_in_300_line_log_names_the_line_and_writes_nothing(
     records[150] = bad
     log = write_lines(tmp_path / "log.jsonl", records)
     with pytest.raises(SchemaError) as info:
-        io.read_log(log)
+        read_log(log)
     assert str(info.value).startswith(f"{log}:151: "), str(info.value)
     assert fragment in str(info.value)
     out = tmp_path / "out"
@@ -102,7 +104,7 @@ def test_utf8_error_names_line_and_byte(tmp_path: Path) -> None:
     good = json.dumps(run_record("r0")).encode() + b"\n"
     log.write_bytes(good + b'{"run_id": "r1", "task_id": "t\xff1"}\n')
     with pytest.raises(SchemaError, match=r"log.jsonl:2: expected UTF-8 text, got byte 0xff at column 31"):
-        io.read_log(log)
+        read_log(log)
 
 
 def test_empty_and_blank_files(tmp_path: Path) -> None:
@@ -110,7 +112,7 @@ def test_empty_and_blank_files(tmp_path: Path) -> None:
         log = tmp_path / "empty.jsonl"
         log.write_text(content)
         with pytest.raises(SchemaError, match=r"empty.jsonl:1: expected at least one JSON line, got an empty file"):
-            io.read_log(log)
+            read_log(log)
 
 
 def test_validate_prints_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -130,6 +132,6 @@ def test_existing_output_untouched_when_import_fails(tmp_path: Path) -> None:
 def test_byte_order_mark_and_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = tmp_path / "bom.jsonl"
     log.write_bytes(b"\xef\xbb\xbf" + json.dumps(run_record("r0")).encode() + b"\n")
-    assert io.read_log(log)["runs"]["run_id"].to_list() == ["r0"]
+    assert read_log(log)["runs"]["run_id"].to_list() == ["r0"]
     assert main(["validate", str(tmp_path / "nope.jsonl")]) == 2
     assert capsys.readouterr().err.strip() == f"workbench validate: {tmp_path / 'nope.jsonl'}: no such file, expected a log file"

@@ -11,8 +11,8 @@ import pytest
 from workbench.annotate import (
     AnnotationStore,
 )
-from workbench.cli import main
-from workbench.metrics.discrimination import gold_labels
+from workbench.cli.main import main
+from workbench.labels import gold_labels
 
 from .conftest import labels_frame
 

@@ -10,7 +10,7 @@ import polars as pl
 from workbench.annotate import (
     sample_entries,
 )
-from workbench.cli import main
+from workbench.cli.main import main
 from workbench.sim.world import make_tasks
 
 

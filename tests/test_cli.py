@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.cli import build_parser, main
+from workbench.cli.main import build_parser, main
 
 from .conftest import EXAMPLE
 
@@ -187,12 +187,12 @@ def test_help_lists_every_verb_and_every_option_explains_itself(capsys: pytest.C
 
 def test_unexpected_error_is_one_line_with_a_debug_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    import workbench.cli as cli
+    from workbench.cli import logs
 
     def broken(args: object) -> int:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(cli, "_cmd_entries", broken)
+    monkeypatch.setattr(logs, "run_entries", broken)
     parser_args = ["entries", str(tmp_path)]
     err = one_line_exit_2(parser_args, capsys, code=1)
     assert "internal error (ZeroDivisionError" in err and "--debug" in err

@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.cli import main
+from workbench.cli.main import main
 
 from .conftest import EXAMPLE
 from .llm_server import FakeLLMServer
@@ -222,11 +222,11 @@ def test_judging_in_batches_of_runs_gives_the_same_scores(log_dir: Path, tmp_pat
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A large log is judged a batch of runs at a time (bounded memory); the scores and --tau counts are those of
     one batch."""
-    from workbench import cli
+    from workbench.judges import run as judge_run
 
     assert main(["judge", str(log_dir), "--judge", "lexical", "--out", str(tmp_path / "one.parquet"), "--quiet",
                  "--tau", "0.5"]) == 0
-    monkeypatch.setattr(cli, "JUDGE_BATCH_RUNS", 1)
+    monkeypatch.setattr(judge_run, "JUDGE_BATCH_RUNS", 1)
     assert main(["judge", str(log_dir), "--judge", "lexical", "--out", str(tmp_path / "many.parquet"), "--quiet",
                  "--tau", "0.5"]) == 0
     assert pl.read_parquet(tmp_path / "many.parquet").equals(pl.read_parquet(tmp_path / "one.parquet"))
@@ -242,7 +242,7 @@ def test_batches_read_tables_in_any_row_order(log_dir: Path, tmp_path: Path, mon
     """A batch reads the rows between its runs' first and last row: with each table in another order (steps
     shuffled, runs reversed) every run still gets all of its rows, and the scores are those of the library's
     in-memory requests."""
-    from workbench import cli
+    from workbench.judges import run as judge_run
     from workbench.judges import make_judge
     from workbench.judges.requests import compaction_requests, score_requests
     from workbench.tables import read_tables
@@ -254,7 +254,7 @@ def test_batches_read_tables_in_any_row_order(log_dir: Path, tmp_path: Path, mon
     tables["steps"].sample(fraction=1.0, shuffle=True, seed=7).write_parquet(mixed / "steps.parquet")
     tables["compactions"].reverse().write_parquet(mixed / "compactions.parquet")
     tables["runs"].reverse().write_parquet(mixed / "runs.parquet")
-    monkeypatch.setattr(cli, "JUDGE_BATCH_RUNS", 1)
+    monkeypatch.setattr(judge_run, "JUDGE_BATCH_RUNS", 1)
     assert main(["judge", str(mixed), "--judge", "lexical", "--out", str(tmp_path / "s.parquet"), "--quiet"]) == 0
     expected, _ = score_requests(compaction_requests(tables), make_judge("lexical"))
     got = pl.read_parquet(tmp_path / "s.parquet")

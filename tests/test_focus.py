@@ -13,7 +13,7 @@ from workbench.focus import (
     citation_matrices,
     citation_scores,
     error_slope,
-    estimation_curves,
+    self_consistency_curves,
     hoeffding_bound,
     keep_set,
     parse_rollout,
@@ -110,7 +110,7 @@ def test_self_consistency_jaccard_stabilises_with_n() -> None:
         cites += [(f"e{e}", int(r), f"s_{j}") for r, j in zip(*np.nonzero(x), strict=True)]
     mats = citation_matrices(pl.DataFrame(cites, schema=["event_id", "rollout", "span_id"], orient="row"),
                              pl.DataFrame(spans, schema=["event_id", "span_id"], orient="row"), 200)
-    curves = estimation_curves(mats, [2, 8, 32, 128], draws=50, seed=1)
+    curves = self_consistency_curves(mats, [2, 8, 32, 128], draws=50, seed=1)
     jac = curves.group_by("n_rollouts").agg(pl.col("jaccard").mean()).sort("n_rollouts")["jaccard"].to_list()
     assert jac == sorted(jac) and jac[-1] > 0.9
 

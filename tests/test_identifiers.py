@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from workbench.identifiers import opaque_identifiers
-from workbench.claude_compaction import check, defang, summary_identifiers
+from workbench.adapters.claude_compaction import defang
+from workbench.identifiers import claude_check as check
+from workbench.identifiers import summary_identifiers
 
 
 def test_claude_check_hand_case_and_defang() -> None:
@@ -53,10 +55,9 @@ def test_openclaw_rule_case_by_case(text: str, expected: list[str]) -> None:
 
 def test_openclaw_rule_caps_at_twelve_over_the_last_ten_messages() -> None:
     from workbench.identifiers import opaque_identifiers, summary_includes
-    from workbench.summary import identifiers
 
     many = [" ".join(str(1_000_000 + 17 * j + 100 * i) for j in range(5)) for i in range(12)]
-    assert identifiers(many) == [str(1_000_000 + 17 * j + 100 * i) for i in range(2, 12) for j in range(5)][:12]
+    assert opaque_identifiers(many) == [str(1_000_000 + 17 * j + 100 * i) for i in range(2, 12) for j in range(5)][:12]
     assert opaque_identifiers(["x 1234567"] + ["nothing"] * 10) == []  # only the last ten messages count
     assert summary_includes("kept: DeadBeef", "DEADBEEF") and not summary_includes("kept: abc", "ABC")
 

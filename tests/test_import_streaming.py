@@ -9,10 +9,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench import tables as tables_module
+from workbench.adapters import staging as tables_module
 from workbench.adapters import import_log, read_log
-from workbench.cli import main
-from workbench.summary import entries_table
+from workbench.cli.main import main
+from workbench.entries import entries_table
 
 from .conftest import EXAMPLE
 
@@ -76,7 +76,7 @@ def test_a_bad_line_near_the_end_names_it_and_writes_nothing(tmp_path: Path, sma
 
 def test_entries_in_batches_equal_the_in_memory_extraction(tmp_path: Path) -> None:
     """Batches of 7 compactions cut runs apart: carried_from must still see each run's previous boundary."""
-    from workbench.summary import write_entries
+    from workbench.entries import write_entries
 
     log = _log(tmp_path, copies=3)
     import_log(log, tmp_path / "d")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench import io
+from workbench.adapters.tau_bench import read_tau_bench
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -15,11 +15,11 @@ TAU = ROOT / "data" / "real" / "tau-bench" / "gpt-4o-airline-subset.json"
 def test_compact_with_a_compressor_on_real_runs(tmp_path: Path) -> None:
     from workbench.infer import OpenClawCompressor, compact_with
     from workbench.llm import DiskCache, LLMClient, RetryPolicy
-    from workbench.trace import fact_check_compactions
+    from workbench.identifiers import fact_check_compactions
 
     from .llm_server import FakeLLMServer
 
-    tables = io.read_tau_bench(TAU)
+    tables = read_tau_bench(TAU)
     runs = tables["runs"].head(1)
     steps = tables["steps"].join(runs.select("run_id"), on="run_id", how="semi")
     summary = ("## Decisions\n- Looked up the user.\n\n## Open TODOs\n- Continue.\n\n## Constraints/Rules\nNone.\n\n"

@@ -15,7 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.cli import main
+from workbench.cli.main import main
 from workbench.judges.jev import build_body
 
 from .conftest import EXAMPLE

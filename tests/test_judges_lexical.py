@@ -53,11 +53,11 @@ def test_requests_take_each_span_from_the_steps_as_a_plain_filter_would() -> Non
     compaction. Same evidence for every compaction of the example log, including the retained turn."""
     from pathlib import Path
 
-    from workbench import io
+    from workbench.adapters import read_log
     from workbench.judges.requests import build_request, compaction_requests, span_outputs
     from workbench.summary import parse
 
-    t = io.read_log(Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl")
+    t = read_log(Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl")
     comps = {(c["run_id"], c["boundary"]): c for c in t["compactions"].iter_rows(named=True)}
     tasks = dict(t["runs"].select("run_id", "task").iter_rows())
     got = compaction_requests(t)

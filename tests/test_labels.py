@@ -7,7 +7,8 @@ import polars as pl
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from workbench.metrics.discrimination import gold_labels, judge_table
+from workbench.labels import gold_labels
+from workbench.metrics.discrimination import judge_table
 
 from .conftest import labels_frame
 

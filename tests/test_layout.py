@@ -1,5 +1,5 @@
 """The layout holds: compute never imports a model client, notebooks are paired text, the public surface exists,
-and the names earlier releases used still import (each a test that fails when someone breaks the rule)."""
+and no name shadows a submodule (each a test that fails when someone breaks the rule)."""
 
 from __future__ import annotations
 
@@ -109,43 +109,30 @@ def test_public_surface_and_version() -> None:
 
     assert workbench.__version__ == importlib.metadata.version("compaction-workbench")
     for name in ("read_log", "load_tables", "derive_missing", "validate", "parse", "prune", "reliability",
-                 "efficiency", "auroc_ci", "bootstrap"):
+                 "efficiency", "auroc_ci", "bootstrap_ci"):
         assert callable(getattr(workbench, name)), name
     assert (PACKAGE / "py.typed").exists()
 
 
-#: (old import path, name, new import path, name): every name earlier releases used keeps working
-MOVED = [
-    ("workbench.io", "read_tables", "workbench.tables", "read_tables"),
-    ("workbench.io", "write_tables", "workbench.tables", "write_tables"),
-    ("workbench.io", "read_table", "workbench.tables", "read_table"),
-    ("workbench.io", "write_table", "workbench.tables", "write_table"),
-    ("workbench.io", "write_jsonl", "workbench.tables", "write_jsonl"),
-    ("workbench.io", "json_lines", "workbench.tables", "json_lines"),
-    ("workbench.io", "read_tau_bench", "workbench.adapters.tau_bench", "read_tau_bench"),
-    ("workbench.io", "read_openai_chat", "workbench.adapters.openai_chat", "read_openai_chat"),
-    ("workbench.io", "chat_to_run", "workbench.adapters.openai_chat", "chat_to_run"),
-    ("workbench.io", "write_trajectories", "workbench.adapters.trajectory", "write_trajectories"),
-    ("workbench.io", "FORMATS", "workbench.adapters", "FORMATS"),
-    ("workbench.data", "load_tables", "workbench.datasets", "load_tables"),
-    ("workbench.data", "ensure_testbed", "workbench.datasets", "ensure_testbed"),
-    ("workbench.claude_compaction", "check", "workbench.identifiers", "claude_check"),
-    ("workbench.claude_compaction", "summary_identifiers", "workbench.identifiers", "summary_identifiers"),
-    ("workbench.claude_compaction", "check_table", "workbench.adapters.claude_compaction", "check_table"),
-    ("workbench.summary", "identifiers", "workbench.identifiers", "opaque_identifiers"),
-    ("workbench.trace", "fact_check", "workbench.identifiers", "fact_check"),
-    ("workbench.trace", "fact_check_compactions", "workbench.identifiers", "fact_check_compactions"),
-    ("workbench.replay", "arg_identifiers", "workbench.identifiers", "arg_identifiers"),
-    ("workbench.llm.compressor", "OpenClawCompressor", "workbench.infer.compressor", "OpenClawCompressor"),
-    ("workbench.metrics.discrimination", "gold_labels", "workbench.labels", "gold_labels"),
-    ("workbench.annotate.store", "latest_labels", "workbench.labels", "latest_labels"),
-    ("workbench.attribution", "table11", "workbench.attribution", "failures_by_scenario"),
-]
+def test_no_package_attribute_shadows_a_submodule() -> None:
+    """``workbench.bootstrap`` was once the function, so ``workbench.bootstrap.interval`` raised AttributeError."""
+    import pkgutil
+
+    import workbench
+
+    for info in pkgutil.walk_packages(workbench.__path__, "workbench."):
+        if info.name.endswith(".__main__"):
+            continue  # running it is the command
+        module = importlib.import_module(info.name)
+        parent, _, leaf = info.name.rpartition(".")
+        value = getattr(importlib.import_module(parent), leaf)
+        assert value is module, f"{parent}.{leaf} is {value!r}, not the submodule"
 
 
-@pytest.mark.parametrize(("old", "name", "new", "new_name"), MOVED, ids=[f"{m[0]}.{m[1]}" for m in MOVED])
-def test_old_import_paths_still_work(old: str, name: str, new: str, new_name: str) -> None:
-    assert getattr(importlib.import_module(old), name) is getattr(importlib.import_module(new), new_name)
+def test_the_bootstrap_module_is_the_module() -> None:
+    out = subprocess.run([sys.executable, "-c", "import workbench.bootstrap as b; print(callable(b.interval))"],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "True"
 
 
 def test_issue_named_functions_keep_their_names() -> None:
@@ -161,11 +148,3 @@ def test_issue_named_functions_keep_their_names() -> None:
     for module, names in named.items():
         mod = importlib.import_module(module)
         assert all(callable(getattr(mod, n)) or n == "FORMATS" for n in names), module
-
-
-def test_old_read_log_keeps_its_fmt_keyword() -> None:
-    from workbench import adapters, io
-
-    example = ROOT / "data" / "examples" / "invoice_log.jsonl"
-    old, new = io.read_log(example, fmt="trajectory"), adapters.read_log(example, format="trajectory")
-    assert old.keys() == new.keys() and all(old[k].equals(new[k]) for k in old)

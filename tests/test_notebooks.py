@@ -8,7 +8,7 @@ import nbformat
 import polars as pl
 import pytest
 
-from workbench.cli import main
+from workbench.cli.main import main
 from workbench.notebooks import run_all
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -40,7 +40,7 @@ def _results() -> dict[str, tuple[object, ...]]:
     """Arguments for every plotting function, computed from a small simulated testbed and the real fixtures."""
     import numpy as np
 
-    from workbench import focus, sensitivity, trace
+    from workbench import focus, identifiers, sensitivity, trace
     from workbench.sensitivity import decision_flips
     from workbench.adapters.claude_compaction import check_table, load_fixture
     from workbench.adapters.tau_bench import read_tau_bench
@@ -69,7 +69,7 @@ def _results() -> dict[str, tuple[object, ...]]:
     table11, _ = failures_by_scenario(t["attributions"], runs)
     burden = trace.post_compaction_burden(t["steps"], runs, method="prompting", budget=48, n_boot=50)
     ver = runs.filter(pl.col("method") == "verifier").select("run_id")
-    fc = trace.fact_check_compactions(t["compactions"].join(ver, on="run_id", how="semi"), t["steps"], runs)
+    fc = identifiers.fact_check_compactions(t["compactions"].join(ver, on="run_id", how="semi"), t["steps"], runs)
     both = fc.join(t["candidates"].filter(pl.col("chosen")).select("run_id", "boundary", "verifier_score"),
                    on=["run_id", "boundary"])
     tau_bench = read_tau_bench(ROOT / "data" / "real" / "tau-bench" / "gpt-4o-airline-subset.json")

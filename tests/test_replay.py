@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.replay import arg_identifiers, replay_run
+from workbench.identifiers import arg_identifiers
+from workbench.replay import replay_run
 
 
 def test_replay_counts_boundaries_and_out_of_window_references() -> None:

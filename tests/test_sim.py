@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from workbench import io
-from workbench.cli import main
+from workbench.tables import TRAJECTORY_TABLES
+from workbench.cli.main import main
 from workbench.judges.lexical import LexicalJudge
 from workbench.judges.requests import compaction_requests, score_requests
 from workbench.sim.agent import Turn
@@ -161,7 +161,7 @@ def test_export_validate_import_round_trips_a_simulated_directory(tmp_path: Path
     assert main(["export", str(out), "--format", "jsonl", "--out", str(tmp_path / "tb.jsonl")]) == 0
     assert main(["validate", str(tmp_path / "tb.jsonl")]) == 0
     assert main(["import", str(tmp_path / "tb.jsonl"), "--out", str(tmp_path / "back")]) == 0
-    for name in io.TRAJECTORY_TABLES:
+    for name in TRAJECTORY_TABLES:
         a = pl.read_parquet(out / f"{name}.parquet")
         b = pl.read_parquet(tmp_path / "back" / f"{name}.parquet")
         assert a.equals(b), name

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.schema import SECTIONS
-from workbench.summary import entries_table, headings, parse, prune, render
+from workbench.entries import entries_table
+from workbench.summary import headings, parse, prune, render
 
 SUMMARY = """## Decisions
 - Paid INV-104 ($120.50).
@@ -230,14 +231,14 @@ def test_schema_detected_on_the_fixtures_and_the_real_claude_summaries() -> None
     import warnings
     from pathlib import Path
 
-    from workbench import io
+    from workbench.adapters import read_log
     from workbench.summary import detect_schema
 
     root = Path(__file__).resolve().parents[1]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        claude = io.read_log(root / "data" / "examples" / "claude-code", "claude-code")["compactions"]
-        codex = io.read_log(root / "data" / "examples" / "codex", "codex")["compactions"]
+        claude = read_log(root / "data" / "examples" / "claude-code", "claude-code")["compactions"]
+        codex = read_log(root / "data" / "examples" / "codex", "codex")["compactions"]
     assert [detect_schema(s) for s in claude["committed_summary"]] == ["claude_code", "claude_code"]
     assert [detect_schema(s) for s in codex["committed_summary"]] == ["free_text", "free_text"]
     first = parse(claude["committed_summary"][0])

@@ -10,11 +10,11 @@ from workbench.metrics.tables import pass_vs_tokens, results_table
 from workbench.sensitivity import (
     keep_rate_by_section,
 )
+from workbench.identifiers import fact_check
 from workbench.sim.dataset import DatasetConfig, simulate
 from workbench.trace import (
     continuation_burden,
     defects_chosen_vs_rejected,
-    fact_check,
     pass_pairs,
     verifier_score,
     verifier_table,

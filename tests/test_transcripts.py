@@ -11,7 +11,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from workbench import io, tokens
+from workbench import tokens
+from workbench.adapters import read_log
 from workbench.identifiers import find, identifier_sources
 from workbench.transcripts import after_compaction, compaction_overview
 
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def load(fmt: str) -> dict[str, pl.DataFrame]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return io.read_log(ROOT / "data" / "examples" / fmt, fmt)
+        return read_log(ROOT / "data" / "examples" / fmt, fmt)
 
 
 def test_after_compaction_claude_code_by_hand() -> None:

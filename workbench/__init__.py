@@ -4,7 +4,8 @@ The names a notebook user needs, in one place::
 
     from workbench import read_log, load_tables, derive_missing, parse, prune, reliability, auroc_ci
 
-Everything else lives in the module its name says (``workbench.trace``, ``workbench.focus``,
+``bootstrap_ci`` is :func:`workbench.bootstrap.bootstrap` (the module keeps its name: no attribute of the
+package shadows a submodule). Everything else lives in the module its name says (``workbench.trace``, ``workbench.focus``,
 ``workbench.judges`` ...); see the module map in the README.
 """
 
@@ -12,7 +13,8 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
 from workbench.adapters import read_log
-from workbench.bootstrap import auroc_ci, bootstrap
+from workbench.bootstrap import auroc_ci
+from workbench.bootstrap import bootstrap as bootstrap_ci
 from workbench.datasets import derive_missing, load_tables
 from workbench.metrics import efficiency, reliability
 from workbench.schema import validate
@@ -23,5 +25,5 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["__version__", "auroc_ci", "bootstrap", "derive_missing", "efficiency", "load_tables", "parse", "prune",
+__all__ = ["__version__", "auroc_ci", "bootstrap_ci", "derive_missing", "efficiency", "load_tables", "parse", "prune",
            "read_log", "reliability", "validate"]

@@ -52,7 +52,3 @@ def followed_entry_share(attributions: pl.DataFrame) -> dict[str, float]:
         out[f"entry_{s}"] = float((follows.get_column("support") == s).sum())
     return out
 
-
-#: the names earlier releases used
-table11 = failures_by_scenario
-counts = failure_counts

@@ -48,11 +48,11 @@ def section_counts(entries: pl.DataFrame) -> pl.DataFrame:
 def entries_by_role(entries: pl.DataFrame, supported: str = "supported") -> pl.DataFrame:
     """SJC Table 2's question for any compressor: entries and unsupported entries per role (and schema).
 
-    Roles come from each entry's schema (:func:`workbench.summary.with_roles`), so OpenClaw's
+    Roles come from each entry's schema (:func:`workbench.entries.with_roles`), so OpenClaw's
     Open TODOs and Claude Code's Pending Tasks are both ``forward``. Columns ``schema``,
     ``role``, ``entries``, ``unsupported``, ``unsupported_share`` (null without a ``supported`` column).
     """
-    from workbench.summary import with_roles
+    from workbench.entries import with_roles
 
     e = with_roles(entries)
     has = supported in e.columns

@@ -96,7 +96,7 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
 
     * run columns ``peak_tokens``, ``dependency`` and ``agent_tokens`` where they are null,
       from the steps' token counts (FOCUS A.8; :func:`workbench.metrics.efficiency`);
-    * ``entries`` from the candidate summaries (:func:`workbench.summary.entries_table`);
+    * ``entries`` from the candidate summaries (:func:`workbench.entries.entries_table`);
     * lexical-judge ``scores`` for those entries (the offline default judge).
 
     The result maps each added table or filled column to a one-line description, so a
@@ -126,7 +126,7 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
                 added[f"runs.{col}"] = f"filled for {filled} of {runs.height} runs from the steps' token counts"
     if "compactions" in tables:
         if "entries" not in tables and (wanted is None or {"entries", "scores"} & set(wanted)):
-            from workbench.summary import entries_table
+            from workbench.entries import entries_table
 
             tables["entries"] = entries_table(tables["compactions"])
             added["entries"] = f"{tables['entries'].height} entries parsed from the candidate summaries"

@@ -212,7 +212,6 @@ def self_consistency_curves(matrices: Mapping[str, tuple[list[str], np.ndarray]]
 
 
 #: the name earlier releases used
-estimation_curves = self_consistency_curves
 
 
 def error_against_truth(spans: pl.DataFrame, ns: Sequence[int], *, truth: str = "gt_rate", draws: int = 200,

@@ -5,7 +5,7 @@ Four rules, each named for what it serves:
 * ``openclaw`` -- exactly OpenClaw's ``extractOpaqueIdentifiers`` (its compaction safeguard,
   the host compressor of SJC Appendix E.3), which decides what is copied into
   ``## Exact identifiers``: :func:`openclaw_identifiers`; over the last ten summarised
-  messages it is :func:`opaque_identifiers` (also ``summary.identifiers``), the default
+  messages it is :func:`opaque_identifiers`, the default
   wherever an analysis follows SJC.
 * ``workbench`` -- the rule this workbench used before it reproduced OpenClaw's: hex ids must
   mix letters and digits (so words such as ``deadbeef`` or ``facade`` are never ids), UUIDs

@@ -106,8 +106,8 @@ def keep_rate_by_section(frame: pl.DataFrame, tau: float = 0.5, score: str = "sc
 
 def keep_rate_by_role(frame: pl.DataFrame, tau: float = 0.5, score: str = "score") -> pl.DataFrame:
     """Share of each role's entries kept at tau, per schema (null scores are kept): which roles SJC's prune
-    removes, comparable across compressors (:func:`workbench.summary.with_roles`)."""
-    from workbench.summary import with_roles
+    removes, comparable across compressors (:func:`workbench.entries.with_roles`)."""
+    from workbench.entries import with_roles
 
     f = with_roles(frame)
     return f.group_by("schema", "role").agg(

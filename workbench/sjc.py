@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from workbench import summary, tokens
+from workbench.entries import entry_id
 
 DEFAULT_TAU = 0.5
 
@@ -84,7 +85,7 @@ def prune_compactions(compactions: pl.DataFrame, scores: pl.DataFrame, tau: floa
         parsed = entries.get((c["run_id"], c["boundary"])) if entries is not None else None
         if parsed is None:
             parsed = summary.parse(c["candidate_summary"])
-        s = [by_id.get(summary.entry_id(c["run_id"], c["boundary"], e.position)) for e in parsed]
+        s = [by_id.get(entry_id(c["run_id"], c["boundary"], e.position)) for e in parsed]
         text, _kept, counts, before, after = _prune(c["candidate_summary"], s, tau, "o200k_base", parsed)
         committed.append(text)
         for sec, k, p in counts:

@@ -41,20 +41,15 @@ holds and pruning is a matter of deleting whole line ranges.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-import polars as pl
 
-from workbench.identifiers import LAST_MESSAGES, MAX_IDENTIFIERS
-from workbench.identifiers import opaque_identifiers as identifiers
 from workbench.schema import SECTIONS
 
-__all__ = ["LAST_MESSAGES", "MAX_IDENTIFIERS", "ROLES", "SCHEMAS", "Entry", "Schema", "detect_schema",
-           "entries_table", "entry_id", "headings", "identifiers", "normalise", "parse", "prune", "render",
+__all__ = ["ROLES", "SCHEMAS", "Entry", "Schema", "detect_schema",
+           "headings", "normalise", "parse", "prune", "render",
            "section_name"]
 
 _HEADING = re.compile(r"^ {0,3}##[ \t]+(?P<title>.*?)[ \t]*#*[ \t]*$")
@@ -359,119 +354,3 @@ def normalise(text: str) -> str:
     m = _BULLET.match(first)
     head = (m.group("body") or "") if m else first
     return " ".join(" ".join([head, *rest]).split()).lower()
-
-
-def entry_id(run_id: str, boundary: int, position: int) -> str:
-    """The stable id of an entry: ``RUN/bBOUNDARY/ePOSITION``."""
-    return f"{run_id}/b{boundary}/e{position}"
-
-
-def with_roles(entries: pl.DataFrame) -> pl.DataFrame:
-    """``entries`` with ``schema`` and ``role`` filled where they are missing: the schema is OpenClaw's when
-    not recorded (tables written before schemas existed), the role comes from the section under it."""
-    cols = entries.columns
-    schema_col = pl.col("schema").fill_null("openclaw") if "schema" in cols else pl.lit("openclaw")
-    derived = pl.struct(schema_col.alias("_s"), pl.col("section")).map_elements(
-        lambda v: SCHEMAS.get(v["_s"], SCHEMAS["free_text"]).role(v["section"]), return_dtype=pl.Utf8)
-    role = pl.col("role").fill_null(derived) if "role" in cols else derived
-    return entries.with_columns(role.alias("role"), schema_col.alias("schema"))
-
-
-def entries_table(compactions: pl.DataFrame, *, summary_column: str = "candidate_summary") -> pl.DataFrame:
-    """One row per entry of every candidate summary (schema table ``entries``).
-
-    ``carried_from`` names the entry of the run's previous boundary with the same
-    normalised text (exact match; ``workbench.composition`` adds fuzzy matching).
-    """
-    rows: list[dict[str, object]] = []
-    ordered = compactions.sort("run_id", "boundary")
-    previous: dict[str, str] = {}
-    last_run: object = None
-    for comp in ordered.iter_rows(named=True):
-        if comp["run_id"] != last_run:
-            previous, last_run = {}, comp["run_id"]
-        current: dict[str, str] = {}
-        for e in parse(comp[summary_column] or ""):
-            eid = entry_id(comp["run_id"], comp["boundary"], e.position)
-            key = normalise(e.text)
-            rows.append({
-                "entry_id": eid, "run_id": comp["run_id"], "boundary": comp["boundary"],
-                "section": e.section, "position": e.position, "text": e.text,
-                "carried_from": previous.get(key), "role": e.role, "schema": e.schema,
-            })
-            current.setdefault(key, eid)
-        previous = current
-    frame = pl.DataFrame(rows, schema=_ENTRY_SCHEMA) if rows else pl.DataFrame(schema=_ENTRY_SCHEMA)
-    return frame
-
-
-def write_entries(directory: str | os.PathLike[str], *, batch_rows: int = 20_000) -> int:
-    """Extract the entries of ``directory``'s compactions into ``directory/entries.parquet``; returns their number.
-
-    Compactions are read in batches from Parquet (whole runs per batch, so ``carried_from`` sees a
-    run's previous boundary) and the entries streamed to disk: memory is bounded by a batch, not by
-    the log. Rows come run by run in the compactions' order (the in-memory :func:`entries_table`
-    sorts by run id; the rows are the same). A directory whose compactions do not keep each run's
-    rows together, or that has them only as JSONL, is done in memory. The file appears whole or
-    not at all.
-    """
-    import shutil
-    import tempfile
-
-    from workbench.tables import atomic_write, read_table, sink_parts
-
-    directory = Path(directory)
-    source = directory / "compactions.parquet"
-    if not source.exists():
-        frame = entries_table(read_table(directory / "compactions.jsonl", "compactions"))
-        atomic_write(directory / "entries.parquet", lambda p: frame.write_parquet(p))
-        return frame.height
-    staging = Path(tempfile.mkdtemp(prefix=".entries.", dir=directory))
-    try:
-        parts: list[Path] = []
-        closed: set[str] = set()
-        carry: pl.DataFrame | None = None
-        total = 0
-        contiguous = True
-
-        def emit(batch: pl.DataFrame) -> None:
-            nonlocal total
-            frame = entries_table(batch)
-            total += frame.height
-            part = staging / f"part-{len(parts):06d}.parquet"
-            frame.write_parquet(part)
-            parts.append(part)
-
-        columns = ["run_id", "boundary", "candidate_summary"]
-        for batch in pl.scan_parquet(source).select(columns).collect_batches(chunk_size=batch_rows):
-            if carry is not None:
-                batch = pl.concat([carry, batch])
-            runs = batch.get_column("run_id").unique(maintain_order=True).to_list()
-            if closed.intersection(runs):
-                contiguous = False
-                break
-            last = runs[-1]
-            carry = batch.filter(pl.col("run_id") == last)
-            done = batch.filter(pl.col("run_id") != last)
-            if done.height:
-                emit(done)
-            closed.update(r for r in runs if r != last)
-        if not contiguous:
-            frame = entries_table(read_table(source, "compactions"))
-            atomic_write(directory / "entries.parquet", lambda p: frame.write_parquet(p))
-            return frame.height
-        if carry is not None and carry.height:
-            emit(carry)
-        if not parts:
-            emit(pl.DataFrame(schema={"run_id": pl.Utf8, "boundary": pl.Int64, "candidate_summary": pl.Utf8}))
-        sink_parts("entries", parts, staging / "entries.parquet")
-        os.replace(staging / "entries.parquet", directory / "entries.parquet")
-        return total
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-_ENTRY_SCHEMA = {
-    "entry_id": pl.Utf8, "run_id": pl.Utf8, "boundary": pl.Int64, "section": pl.Utf8,
-    "position": pl.Int64, "text": pl.Utf8, "carried_from": pl.Utf8, "role": pl.Utf8, "schema": pl.Utf8,
-}

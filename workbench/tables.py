@@ -1,88 +1,30 @@
 """Table files: one file per table in a directory, Parquet or JSONL, validated on read and write.
 
 Every reader validates through ``schema.validate`` and fails with
-``FILE:LINE: field 'x': expected ..., got ...``. There is one atomic writer
-(:func:`atomic_write`), used by every table writer here, by the adapters' exports and by the
-LLM response cache: a file appears whole or not at all, and a directory of tables is written
-into a temporary sibling first, so a failed import writes nothing.
+``FILE:LINE: field 'x': expected ..., got ...``. Files are written through :func:`workbench.atomic.atomic_write`
+(a file appears whole or not at all), and a directory of tables is written into a temporary sibling first,
+so a failed import writes nothing. :func:`scan_tables` opens a directory's tables lazily for the verbs and
+analyses that read a batch at a time; :class:`PartWriter` writes one table a part at a time.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from workbench import schema
+from workbench.atomic import atomic_write, current_umask, records_to_jsonl
+from workbench.jsonl import json_lines
 from workbench.schema import SchemaError, describe_value
 
 TRAJECTORY_TABLES = ("runs", "steps", "compactions")
-_CHUNK_RUNS = 2000  # a chunk of an adapter's rows: at most this many runs ...
-_CHUNK_ROWS = 50_000  # ... or rows of runs, steps and compactions together (bounds import memory)
 _ROW_GROUP = 50_000  # rows per Parquet row group of a streamed table
-
-
-# ---------------------------------------------------------------------------
-# atomic writes
-
-
-def current_umask() -> int:
-    """The process's umask, read without changing it where the system says it (Linux ``/proc``)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)  # elsewhere: set and restore (not thread-safe, hence the /proc path first)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write(path: Path, write: Callable[[Path], object], *, durable: bool = False) -> None:
-    """Call ``write(tmp)`` on a temporary sibling of ``path``, then move it into place (or remove it on failure).
-
-    The file gets the mode a plain ``open(path, "w")`` would give (0644 under the usual umask
-    022), not the 0600 of a temporary file, so co-workers can read what was written. With
-    ``durable`` the temporary file is flushed to disk (``fsync``) before the move, so a crash
-    of the machine cannot leave an empty file under the final name.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.chmod(tmp, 0o666 & ~current_umask())
-        if durable:
-            with open(tmp, "rb+") as fh:
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _records_to_jsonl(records: Iterable[dict[str, Any]], path: Path) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        for row in records:
-            fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False, default=str))
-            fh.write("\n")
-
-
-def write_jsonl(records: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> Path:
-    """Write records as JSON lines, atomically (the file appears whole or not at all)."""
-    path = Path(path)
-    atomic_write(path, lambda p: _records_to_jsonl(records, p))
-    return path
 
 
 def rows_frame(table_name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
@@ -100,7 +42,7 @@ def write_table(frame: pl.DataFrame, path: str | os.PathLike[str], table_name: s
     if path.suffix == ".parquet":
         atomic_write(path, lambda p: frame.write_parquet(p))
     elif path.suffix in (".jsonl", ".ndjson"):
-        atomic_write(path, lambda p: _records_to_jsonl(frame.iter_rows(named=True), p))
+        atomic_write(path, lambda p: records_to_jsonl(frame.iter_rows(named=True), p))
     else:
         raise ValueError(f"{path}: expected a .parquet or .jsonl file name")
     return path
@@ -232,15 +174,15 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
             if fmt == "parquet":
                 frame.write_parquet(target)
             else:
-                _records_to_jsonl(frame.iter_rows(named=True), target)
+                records_to_jsonl(frame.iter_rows(named=True), target)
             os.chmod(target, mode)
-        _move_into_place(staging, directory, replace=replace)
+        move_into_place(staging, directory, replace=replace)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return directory
 
 
-def _move_into_place(staging: Path, directory: Path, *, replace: bool) -> None:
+def move_into_place(staging: Path, directory: Path, *, replace: bool) -> None:
     """Move the table files of ``staging`` into ``directory``; with ``replace``, remove its other table files."""
     directory.mkdir(parents=True, exist_ok=True)
     files = [t for t in staging.iterdir() if t.is_file()]
@@ -282,6 +224,39 @@ def table_file(directory: str | os.PathLike[str], name: str) -> Path | None:
     return None
 
 
+def table_files(directory: str | os.PathLike[str]) -> list[Path]:
+    """The table files in ``directory`` (any declared table, Parquet or JSONL); none when it is not a directory."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if p.stem in schema.TABLES and p.suffix in (".parquet", ".jsonl"))
+
+
+def scan_tables(directory: str | os.PathLike[str], names: Sequence[str], *, need: Sequence[str] = ("runs",),
+                ) -> dict[str, pl.DataFrame | pl.LazyFrame]:
+    """The named tables of a workbench directory, Parquet ones opened lazily (``scan_parquet``: read when and as
+    far as a query needs them), JSONL ones read and validated; a table in ``need`` that is missing is an error
+    naming the directory and what writes such a directory."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise SchemaError("not a directory of tables", file=str(directory))
+    out: dict[str, pl.DataFrame | pl.LazyFrame] = {}
+    for name in names:
+        file = table_file(directory, name)
+        if file is not None:
+            out[name] = pl.scan_parquet(file) if file.suffix == ".parquet" else read_table(file, name)
+    require(out, need, directory)
+    return out
+
+
+def require(tables: dict[str, Any], need: Sequence[str], directory: str | os.PathLike[str]) -> None:
+    """Fail, naming ``directory``, when a table in ``need`` is not among ``tables``."""
+    for name in need:
+        if name not in tables:
+            raise SchemaError(f"no {name} table ({name}.parquet or {name}.jsonl); expected a directory written "
+                              "by `workbench import` or `workbench simulate`", file=str(directory))
+
+
 def check_references(tables: dict[str, pl.DataFrame], files: dict[str, Path] | None = None) -> None:
     """Every declared reference (steps.run_id -> runs ...) between present tables resolves."""
     files = files or {}
@@ -305,212 +280,6 @@ def check_references(tables: dict[str, pl.DataFrame], files: dict[str, Path] | N
 
 def _row_line(path: Path | None, row: int) -> str:
     return str(row + 1) if path is not None and path.suffix == ".jsonl" else f"row {row + 1}"
-
-
-# ---------------------------------------------------------------------------
-# JSON lines, streamed
-
-
-class DuplicateKey(ValueError):
-    """A JSON object that names one key twice (JSON allows it; a log that does is ambiguous)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json.loads`` ``object_pairs_hook``: the object, or :class:`DuplicateKey` for a key given twice."""
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise DuplicateKey(key)
-            seen.add(key)
-    return obj
-
-
-def parse_json(text: str | bytes) -> Any:
-    """Strict JSON for logs: duplicate keys rejected, NaN/Infinity rejected, nesting bounded by the interpreter.
-
-    Raises :class:`DuplicateKey`, ``ValueError`` (NaN, Infinity), ``json.JSONDecodeError`` or
-    ``RecursionError``; :func:`json_lines` turns each into a FILE:LINE message.
-    """
-    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=unique_keys)
-
-
-def json_error(err: BaseException, line: str) -> tuple[str, str]:
-    """(expected, got) for an error of :func:`parse_json` on ``line``."""
-    if isinstance(err, DuplicateKey):
-        return "each key once per object", f"key {err.key!r} twice"
-    if isinstance(err, RecursionError):
-        return "JSON nested at most a few hundred levels deep", "deeper nesting"
-    if isinstance(err, json.JSONDecodeError):
-        what = ("a truncated line" if err.pos >= len(line.rstrip())
-                else f"{err.msg.removesuffix(' at')} at column {err.colno}")
-        return "one JSON object per line", what
-    return "finite JSON numbers", str(err)
-
-
-@contextmanager
-def at_line(path: str | os.PathLike[str], number: int) -> Iterator[None]:
-    """Name ``path:number`` in any :class:`SchemaError` raised while one record is read, and turn the
-    interpreter's recursion limit (a record nested too deep to walk) into one too."""
-    try:
-        yield
-    except SchemaError as err:
-        raise err.located(str(path), number) from None
-    except RecursionError:
-        raise SchemaError(file=str(path), line=number, expected="JSON nested at most a few hundred levels deep",
-                          got="deeper nesting") from None
-
-
-def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
-    """Yield (line number, parsed JSON) for each non-blank line, failing with the line's number.
-
-    Parsing is strict (:func:`parse_json`): a duplicate key, NaN or Infinity, or nesting deep
-    enough to exhaust the interpreter is an error naming the line.
-    """
-    if path.is_dir():
-        raise SchemaError("is a directory, expected a file", file=str(path))
-    if not path.exists():
-        raise SchemaError("no such file", file=str(path))
-    any_line = False
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]  # a UTF-8 byte-order mark (Windows editors write one) is not content
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise SchemaError(
-                    file=str(path), line=number, expected="UTF-8 text",
-                    got=f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1}",
-                ) from None
-            if not line.strip():
-                continue
-            any_line = True
-            try:
-                record = parse_json(line)
-            except (ValueError, RecursionError) as exc:
-                expected, got = json_error(exc, line)
-                raise SchemaError(file=str(path), line=number, expected=expected, got=got) from None
-            yield number, record
-    if not any_line:
-        raise SchemaError(file=str(path), line=1, expected="at least one JSON line", got="an empty file")
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-# ---------------------------------------------------------------------------
-# runs, steps and compactions gathered from a log, line by line
-
-
-@dataclass
-class RunTables:
-    """Gathers an adapter's rows of runs, steps and compactions in bounded chunks, validated chunk by chunk.
-
-    In memory (the default) :meth:`finish` returns the tables. With ``spill`` (a directory), every
-    chunk is written there as a Parquet part as soon as it is full, so memory stays bounded by a
-    chunk whatever the log's size, and :meth:`finish_into` streams the parts into one Parquet file
-    per table. With ``keep=False`` chunks are validated and counted, then dropped (``validate``).
-    ``derive`` maps a chunk's tables to more tables (the entries of its compactions).
-    """
-
-    path: Path
-    spill: Path | None = None
-    keep: bool = True
-    derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None
-    chunks: dict[str, list[pl.DataFrame]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
-    rows: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
-    run_lines: dict[str, int] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-    parts: dict[str, list[Path]] = field(default_factory=dict)
-    pending: int = 0
-
-    def add_run(self, number: int, run: dict[str, Any], steps: list[dict[str, Any]], compactions: list[dict[str, Any]]) -> None:
-        where = (str(self.path), number)
-        run_id = run["run_id"]
-        if run_id in self.run_lines:
-            raise SchemaError(
-                file=where[0], line=number, field="run_id", expected="a unique run id",
-                got=f"duplicate {run_id!r} first seen at line {self.run_lines[run_id]}",
-            )
-        self.run_lines[run_id] = number
-        seen_steps: set[int] = set()
-        for i, st in enumerate(steps):
-            if st["step"] in seen_steps:
-                raise SchemaError(
-                    file=where[0], line=number, field=f"steps[{i}].step",
-                    expected=f"a unique (run_id, step) in run {run_id!r}", got=f"duplicate step {st['step']}",
-                )
-            seen_steps.add(st["step"])
-        seen_b: set[int] = set()
-        for i, c in enumerate(compactions):
-            if c["boundary"] in seen_b:
-                raise SchemaError(
-                    file=where[0], line=number, field=f"compactions[{i}].boundary",
-                    expected=f"a unique (run_id, boundary) in run {run_id!r}", got=f"duplicate boundary {c['boundary']}",
-                )
-            seen_b.add(c["boundary"])
-        self.rows["runs"].append(run)
-        self.rows["steps"].extend(steps)
-        self.rows["compactions"].extend(compactions)
-        self.pending += 1 + len(steps) + len(compactions)
-        if len(self.rows["runs"]) >= _CHUNK_RUNS or self.pending >= _CHUNK_ROWS:
-            self.flush()
-
-    def flush(self) -> None:
-        """Turn the rows gathered so far into a validated chunk (kept, spilled or dropped)."""
-        if not self.rows["runs"]:
-            return
-        streaming = self.spill is not None or not self.keep
-        chunk = {name: schema.validate(name, rows_frame(name, self.rows[name]), file=str(self.path)) if streaming
-                 else rows_frame(name, self.rows[name]) for name in TRAJECTORY_TABLES}  # in memory: validated whole
-        if self.derive is not None:
-            chunk.update(self.derive(chunk))
-        self.rows = {t: [] for t in TRAJECTORY_TABLES}
-        self.pending = 0
-        for name, frame in chunk.items():
-            self.counts[name] = self.counts.get(name, 0) + frame.height
-            if not self.keep:
-                continue
-            if self.spill is None:
-                self.chunks.setdefault(name, []).append(frame)
-                continue
-            parts = self.parts.setdefault(name, [])
-            part = self.spill / name / f"part-{len(parts):06d}.parquet"
-            part.parent.mkdir(parents=True, exist_ok=True)
-            frame.write_parquet(part)
-            parts.append(part)
-
-    def finish(self) -> dict[str, pl.DataFrame]:
-        """The tables, in memory (each validated whole once more: keys across chunks)."""
-        self.flush()
-        out = {}
-        for name, parts in self.chunks.items():
-            frame = pl.concat(parts, how="diagonal_relaxed") if parts else schema.empty(name)
-            out[name] = schema.validate(name, frame, file=str(self.path))
-        return out
-
-    def finish_into(self, staging: Path) -> dict[str, int]:
-        """Stream each table's spilled parts into ``staging/NAME.parquet`` (row groups, bounded memory); returns
-        the row counts. Parts whose columns differ (a column all null in one chunk) are unified first."""
-        assert self.spill is not None, "finish_into needs a spill directory"
-        self.flush()
-        names = list(dict.fromkeys([*TRAJECTORY_TABLES, *self.parts]))
-        for name in names:
-            target = staging / f"{name}.parquet"
-            parts = self.parts.get(name, [])
-            if not parts:
-                schema.empty(name).write_parquet(target)
-                self.counts.setdefault(name, 0)
-                continue
-            sink_parts(name, parts, target)
-        return self.counts
 
 
 def sink_parts(name: str, parts: Sequence[Path], target: Path) -> None:
@@ -562,7 +331,7 @@ class PartWriter:
             if self.path.suffix == ".parquet":
                 sink_parts(self.name, self.parts, target)
             else:
-                _records_to_jsonl((row for part in self.parts for row in pl.read_parquet(part).iter_rows(named=True)),
+                records_to_jsonl((row for part in self.parts for row in pl.read_parquet(part).iter_rows(named=True)),
                                   target)
                 os.chmod(target, 0o666 & ~current_umask())
             os.replace(target, self.path)
@@ -580,42 +349,3 @@ class PartWriter:
         self.discard()
 
 
-def collect_runs(path: Path, runs: Iterable[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
-                 ) -> dict[str, pl.DataFrame]:
-    """An adapter's runs (``(line, run, steps, compactions)``) gathered into the tables, in memory."""
-    builder = RunTables(path)
-    for number, run, steps, comps in runs:
-        builder.add_run(number, run, steps, comps)
-    return builder.finish()
-
-
-def stream_tables(path: Path, runs: Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
-                  directory: str | os.PathLike[str] | None, *, replace: bool = False,
-                  derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None,
-                  ) -> dict[str, int]:
-    """Read an adapter's runs (``(line, run, steps, compactions)``) in bounded chunks and write them as Parquet
-    into ``directory`` -- or, with ``directory`` None, only validate them. Returns the row count per table.
-
-    Memory is bounded by a chunk, not the log. Everything is written into a temporary sibling of
-    ``directory`` and moved into place only when the whole log was valid, so an error (named
-    ``FILE:LINE``) leaves ``directory`` as it was, and no directory at all if it did not exist.
-    """
-    if directory is None:
-        builder = RunTables(path, keep=False, derive=derive)
-        for number, run, steps, comps in runs:
-            builder.add_run(number, run, steps, comps)
-        builder.flush()
-        return {name: builder.counts.get(name, 0) for name in dict.fromkeys([*TRAJECTORY_TABLES, *builder.counts])}
-    directory = Path(directory)
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-    try:
-        builder = RunTables(path, spill=staging / ".parts", derive=derive)
-        for number, run, steps, comps in runs:
-            builder.add_run(number, run, steps, comps)
-        counts = builder.finish_into(staging)
-        shutil.rmtree(staging / ".parts", ignore_errors=True)
-        _move_into_place(staging, directory, replace=replace)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return counts

@@ -18,12 +18,11 @@ import numpy.typing as npt
 import polars as pl
 
 from workbench.bootstrap import INTERVAL_SCHEMA, Seed, bootstrap
-from workbench.identifiers import IDENTIFIER, FactCheck, fact_check, fact_check_compactions
 from workbench.metrics.reliability import reliability
 
 # the boundary fact check lives with the identifier rules; these names keep their old import path
-__all__ = ["IDENTIFIER", "FactCheck", "article_comparison", "verifier_cost", "continuation_burden", "defects_chosen_vs_rejected",
-           "fact_check", "fact_check_compactions", "pass_pairs", "post_compaction_burden", "verifier_score",
+__all__ = ["article_comparison", "verifier_cost", "continuation_burden", "defects_chosen_vs_rejected",
+           "pass_pairs", "post_compaction_burden", "verifier_score",
            "verifier_table"]
 
 

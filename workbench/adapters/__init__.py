@@ -28,7 +28,7 @@ from workbench.adapters.openai_chat import chat_to_run, openai_runs, read_openai
 from workbench.adapters.tau_bench import read_tau_bench
 from workbench.adapters.trajectory import read_trajectories, trajectory_runs, write_trajectories
 from workbench.schema import SchemaError
-from workbench.tables import json_lines
+from workbench.jsonl import json_lines
 
 FORMATS: dict[str, Callable[[str | os.PathLike[str]], dict[str, pl.DataFrame]]] = {
     "trajectory": read_trajectories,
@@ -94,8 +94,9 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     ``entries`` adds the entries table, extracted chunk by chunk. Either way the tables appear in
     ``out`` only when the whole log was valid (an error names FILE:LINE and writes nothing).
     """
-    from workbench.summary import entries_table
-    from workbench.tables import stream_tables, write_tables
+    from workbench.entries import entries_table
+    from workbench.adapters.staging import stream_tables
+    from workbench.tables import write_tables
 
     path = Path(path)
     fmt = _format_of(path, format)

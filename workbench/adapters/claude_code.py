@@ -40,7 +40,8 @@ import polars as pl
 
 from workbench.adapters.trajectory import encode_args
 from workbench.schema import SchemaError, describe_value
-from workbench.tables import RunTables, at_line, json_lines
+from workbench.jsonl import at_line, json_lines
+from workbench.adapters.staging import RunTables
 
 
 class TranscriptWarning(UserWarning):

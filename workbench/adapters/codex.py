@@ -33,7 +33,8 @@ import polars as pl
 from workbench.adapters.claude_code import TranscriptWarning, session_files
 from workbench.adapters.trajectory import encode_args
 from workbench.schema import SchemaError, describe_value
-from workbench.tables import RunTables, at_line, json_lines
+from workbench.jsonl import at_line, json_lines
+from workbench.adapters.staging import RunTables
 
 _INJECTED = ("<environment_context>", "<user_instructions>", "<permissions", "# AGENTS.md")
 

@@ -14,7 +14,8 @@ import polars as pl
 from workbench import schema
 from workbench.adapters.trajectory import encode_args
 from workbench.schema import SchemaError, describe_value
-from workbench.tables import at_line, collect_runs, json_lines
+from workbench.jsonl import at_line, json_lines
+from workbench.adapters.staging import collect_runs
 
 
 def _content_text(content: Any, where: str) -> str | None:

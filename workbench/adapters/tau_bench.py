@@ -10,7 +10,8 @@ import polars as pl
 
 from workbench.adapters.openai_chat import chat_to_run, message_tokens
 from workbench.schema import SchemaError, describe_value
-from workbench.tables import RunTables, json_error, parse_json
+from workbench.jsonl import json_error, parse_json
+from workbench.adapters.staging import RunTables
 
 
 def is_success(reward: float) -> bool:

@@ -33,7 +33,10 @@ import polars as pl
 
 from workbench import schema
 from workbench.schema import SchemaError, describe_value
-from workbench.tables import at_line, atomic_write, check_references, collect_runs, json_lines
+from workbench.jsonl import at_line, json_lines
+from workbench.adapters.staging import collect_runs
+from workbench.atomic import atomic_write
+from workbench.tables import check_references
 
 
 def encode_args(value: Any) -> str | None:

@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 
 from workbench.schema import SchemaError, check_label
-from workbench.tables import json_lines
+from workbench.jsonl import json_lines
 
 #: the annotator name under which adjudicated labels are stored (they win in ``labels.gold_labels``)
 ADJUDICATOR = "adjudicated"

@@ -114,7 +114,7 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     collected to draw the sample, and only the drawn entries' texts, compactions and steps after.
     """
     from workbench.judges.requests import compaction_requests, span_index
-    from workbench.summary import entries_table
+    from workbench.entries import entries_table
 
     runs = _collect(tables["runs"])
     if method is not None and "method" in runs.columns:

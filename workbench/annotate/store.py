@@ -29,7 +29,7 @@ import polars as pl
 from filelock import FileLock
 
 from workbench import schema
-from workbench.labels import latest_labels  # also its old import path
+from workbench.labels import latest_labels
 from workbench.tables import read_table
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -131,7 +131,7 @@ class AnnotationStore:
         path = self.note_file_for(annotator, round)
         out: dict[str, str] = {}
         if path.exists():
-            from workbench.tables import json_lines
+            from workbench.jsonl import json_lines
 
             with FileLock(str(path) + ".lock"):
                 _move_torn_tail(path)

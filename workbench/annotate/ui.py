@@ -497,7 +497,7 @@ def load_sample(path: str | Path) -> list[dict[str, Any]]:
     import json
 
     from workbench.schema import SchemaError
-    from workbench.tables import json_lines
+    from workbench.jsonl import json_lines
 
     items = []
     for number, rec in json_lines(Path(path)):

@@ -18,7 +18,7 @@ from functools import partial
 from typing import Any
 
 from workbench import summary as summ
-from workbench.identifiers import summary_includes
+from workbench.identifiers import opaque_identifiers, summary_includes
 from workbench.llm.chat import send_chat
 from workbench.llm.client import LLMClient
 from workbench.schema import SECTIONS
@@ -154,7 +154,7 @@ class OpenClawCompressor:
     max_tokens: int = 2048
 
     def compact(self, turns: Sequence[str], task: str, previous: str | None = None) -> Compaction:
-        ids = summ.identifiers(list(turns))
+        ids = opaque_identifiers(list(turns))
         failed: list[str] = []
         for attempt in (1, 2):
             body = {"model": self.model, "messages": build_messages(turns, task, previous, failed),

@@ -13,7 +13,8 @@ import polars as pl
 from workbench import schema
 from workbench.judges.base import JudgeRequest, JudgeResult, SourceJudge
 from workbench.retrieval import retrieve
-from workbench.summary import Entry, entry_id, parse
+from workbench.entries import entry_id
+from workbench.summary import Entry, parse
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ on support and 0.88 on correctness between two rounds; Section 3.2 kappa on attr
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -161,3 +162,42 @@ def disagreements(labels: pl.DataFrame, *, by: str = "round") -> pl.DataFrame:
         pl.col("value").n_unique().alias("_k"),
         pl.concat_str([pl.col(by).cast(pl.Utf8), pl.lit("="), pl.col("value")]).alias("values"))
     return grouped.filter(pl.col("_k") > 1).drop("_k").sort("item_id", "field")
+
+
+@dataclass(frozen=True)
+class AgreementReport:
+    """Agreement per field and pair (:func:`agreement_pairs`), the pairs not compared and why, and what the
+    intervals resample; ``str(report)`` is the printout of ``workbench agree``."""
+
+    table: pl.DataFrame
+    skipped: pl.DataFrame
+    clustered: bool
+
+    def lines(self) -> list[str]:
+        out = ["intervals resample " + ("scenarios (from the sample's scenario_id)" if self.clustered else
+                                        "items (no sample with scenario_id found; pass --sample)")]
+        for (field, comparison, group, a, b), pair in self.table.group_by("field", "comparison", "group", "a", "b",
+                                                                          maintain_order=True):
+            stat = {r["statistic"]: r for r in pair.iter_rows(named=True)}
+            ag, ka = stat["agreement"], stat["kappa"]
+            what = f"{group}: round {a} vs round {b}" if comparison == "within annotator" else f"{group}: {a} vs {b}"
+            out.append(f"{field:<10} {comparison:<18} {what}: n={ag['n']} kappa={ka['estimate']:.3f} "
+                       f"[{ka['ci_low']:.3f}, {ka['ci_high']:.3f}] agreement={ag['estimate']:.3f} "
+                       f"[{ag['ci_low']:.3f}, {ag['ci_high']:.3f}] disagreements={ag['disagreements']}")
+        for row in self.skipped.iter_rows(named=True):
+            out.append(f"{row['field']:<10} {row['comparison']:<18} {row['group']}: not compared ({row['reason']})")
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def agreement_report(labels: pl.DataFrame, clusters: Mapping[str, str] | None = None, *, by: str | None = None,
+                     n_boot: int = 2000, seed: Seed = 0) -> AgreementReport:
+    """Agreement of every pair of rounds (``by="round"``), of annotators (``by="annotator"``) or both (None),
+    with scenario intervals when ``clusters`` maps item ids to scenarios (items are resampled otherwise)."""
+    table, skipped = agreement_pairs(labels, clusters or None, n_boot=n_boot, seed=seed)
+    if by is not None:
+        keep = "within annotator" if by == "round" else "between annotators"
+        table, skipped = table.filter(pl.col("comparison") == keep), skipped.filter(pl.col("comparison") == keep)
+    return AgreementReport(table, skipped, bool(clusters))

@@ -16,7 +16,6 @@ import numpy.typing as npt
 import polars as pl
 
 from workbench.bootstrap import INTERVAL_SCHEMA, Seed, auroc_ci
-from workbench.labels import gold_labels  # noqa: F401 - its old import path
 
 #: label values that count as the positive class, per field
 POSITIVE: dict[str, str] = {"support": "supported", "correct": "correct"}

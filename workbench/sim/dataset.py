@@ -28,7 +28,7 @@ from workbench.sim.agent import SimEntry
 from workbench.sim.compressor import CompressorConfig, in_text_order, render
 from workbench.sim.episode import POLICIES, Episode, EpisodeResult, SimConfig
 from workbench.sim.world import make_tasks, world_json
-from workbench.summary import entry_id
+from workbench.entries import entry_id
 
 DEFAULT_BUDGETS = (24, 48, 96)
 
@@ -310,7 +310,7 @@ def simulate(cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None
     for name, keys in order.items():
         if name in tables:
             tables[name] = tables[name].sort(keys)
-    from workbench.summary import entries_table
+    from workbench.entries import entries_table
 
     if "entries" in tables:  # carried_from by exact text, as for a real log
         carried = entries_table(tables["compactions"]).select("entry_id", "carried_from")

@@ -1,0 +1,171 @@
+"""An adapter's runs, steps and compactions gathered line by line into validated tables, in bounded chunks.
+
+:class:`RunTables` holds at most a chunk of rows; :func:`collect_runs` returns the tables in memory,
+:func:`stream_tables` spills each chunk as a Parquet part and streams the parts into one file per table in a
+temporary sibling of the output, moved into place only when the whole log was valid.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench import schema
+from workbench.schema import SchemaError
+from workbench.tables import TRAJECTORY_TABLES, move_into_place, rows_frame, sink_parts
+
+_CHUNK_RUNS = 2000  # a chunk of an adapter's rows: at most this many runs ...
+_CHUNK_ROWS = 50_000  # ... or rows of runs, steps and compactions together (bounds import memory)
+
+
+@dataclass
+class RunTables:
+    """Gathers an adapter's rows of runs, steps and compactions in bounded chunks, validated chunk by chunk.
+
+    In memory (the default) :meth:`finish` returns the tables. With ``spill`` (a directory), every
+    chunk is written there as a Parquet part as soon as it is full, so memory stays bounded by a
+    chunk whatever the log's size, and :meth:`finish_into` streams the parts into one Parquet file
+    per table. With ``keep=False`` chunks are validated and counted, then dropped (``validate``).
+    ``derive`` maps a chunk's tables to more tables (the entries of its compactions).
+    """
+
+    path: Path
+    spill: Path | None = None
+    keep: bool = True
+    derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None
+    chunks: dict[str, list[pl.DataFrame]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
+    run_lines: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    parts: dict[str, list[Path]] = field(default_factory=dict)
+    pending: int = 0
+
+    def add_run(self, number: int, run: dict[str, Any], steps: list[dict[str, Any]], compactions: list[dict[str, Any]]) -> None:
+        where = (str(self.path), number)
+        run_id = run["run_id"]
+        if run_id in self.run_lines:
+            raise SchemaError(
+                file=where[0], line=number, field="run_id", expected="a unique run id",
+                got=f"duplicate {run_id!r} first seen at line {self.run_lines[run_id]}",
+            )
+        self.run_lines[run_id] = number
+        seen_steps: set[int] = set()
+        for i, st in enumerate(steps):
+            if st["step"] in seen_steps:
+                raise SchemaError(
+                    file=where[0], line=number, field=f"steps[{i}].step",
+                    expected=f"a unique (run_id, step) in run {run_id!r}", got=f"duplicate step {st['step']}",
+                )
+            seen_steps.add(st["step"])
+        seen_b: set[int] = set()
+        for i, c in enumerate(compactions):
+            if c["boundary"] in seen_b:
+                raise SchemaError(
+                    file=where[0], line=number, field=f"compactions[{i}].boundary",
+                    expected=f"a unique (run_id, boundary) in run {run_id!r}", got=f"duplicate boundary {c['boundary']}",
+                )
+            seen_b.add(c["boundary"])
+        self.rows["runs"].append(run)
+        self.rows["steps"].extend(steps)
+        self.rows["compactions"].extend(compactions)
+        self.pending += 1 + len(steps) + len(compactions)
+        if len(self.rows["runs"]) >= _CHUNK_RUNS or self.pending >= _CHUNK_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Turn the rows gathered so far into a validated chunk (kept, spilled or dropped)."""
+        if not self.rows["runs"]:
+            return
+        streaming = self.spill is not None or not self.keep
+        chunk = {name: schema.validate(name, rows_frame(name, self.rows[name]), file=str(self.path)) if streaming
+                 else rows_frame(name, self.rows[name]) for name in TRAJECTORY_TABLES}  # in memory: validated whole
+        if self.derive is not None:
+            chunk.update(self.derive(chunk))
+        self.rows = {t: [] for t in TRAJECTORY_TABLES}
+        self.pending = 0
+        for name, frame in chunk.items():
+            self.counts[name] = self.counts.get(name, 0) + frame.height
+            if not self.keep:
+                continue
+            if self.spill is None:
+                self.chunks.setdefault(name, []).append(frame)
+                continue
+            parts = self.parts.setdefault(name, [])
+            part = self.spill / name / f"part-{len(parts):06d}.parquet"
+            part.parent.mkdir(parents=True, exist_ok=True)
+            frame.write_parquet(part)
+            parts.append(part)
+
+    def finish(self) -> dict[str, pl.DataFrame]:
+        """The tables, in memory (each validated whole once more: keys across chunks)."""
+        self.flush()
+        out = {}
+        for name, parts in self.chunks.items():
+            frame = pl.concat(parts, how="diagonal_relaxed") if parts else schema.empty(name)
+            out[name] = schema.validate(name, frame, file=str(self.path))
+        return out
+
+    def finish_into(self, staging: Path) -> dict[str, int]:
+        """Stream each table's spilled parts into ``staging/NAME.parquet`` (row groups, bounded memory); returns
+        the row counts. Parts whose columns differ (a column all null in one chunk) are unified first."""
+        assert self.spill is not None, "finish_into needs a spill directory"
+        self.flush()
+        names = list(dict.fromkeys([*TRAJECTORY_TABLES, *self.parts]))
+        for name in names:
+            target = staging / f"{name}.parquet"
+            parts = self.parts.get(name, [])
+            if not parts:
+                schema.empty(name).write_parquet(target)
+                self.counts.setdefault(name, 0)
+                continue
+            sink_parts(name, parts, target)
+        return self.counts
+
+
+def collect_runs(path: Path, runs: Iterable[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
+                 ) -> dict[str, pl.DataFrame]:
+    """An adapter's runs (``(line, run, steps, compactions)``) gathered into the tables, in memory."""
+    builder = RunTables(path)
+    for number, run, steps, comps in runs:
+        builder.add_run(number, run, steps, comps)
+    return builder.finish()
+
+
+def stream_tables(path: Path, runs: Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
+                  directory: str | os.PathLike[str] | None, *, replace: bool = False,
+                  derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None,
+                  ) -> dict[str, int]:
+    """Read an adapter's runs (``(line, run, steps, compactions)``) in bounded chunks and write them as Parquet
+    into ``directory`` -- or, with ``directory`` None, only validate them. Returns the row count per table.
+
+    Memory is bounded by a chunk, not the log. Everything is written into a temporary sibling of
+    ``directory`` and moved into place only when the whole log was valid, so an error (named
+    ``FILE:LINE``) leaves ``directory`` as it was, and no directory at all if it did not exist.
+    """
+    if directory is None:
+        builder = RunTables(path, keep=False, derive=derive)
+        for number, run, steps, comps in runs:
+            builder.add_run(number, run, steps, comps)
+        builder.flush()
+        return {name: builder.counts.get(name, 0) for name in dict.fromkeys([*TRAJECTORY_TABLES, *builder.counts])}
+    directory = Path(directory)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    try:
+        builder = RunTables(path, spill=staging / ".parts", derive=derive)
+        for number, run, steps, comps in runs:
+            builder.add_run(number, run, steps, comps)
+        counts = builder.finish_into(staging)
+        shutil.rmtree(staging / ".parts", ignore_errors=True)
+        move_into_place(staging, directory, replace=replace)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return counts
+

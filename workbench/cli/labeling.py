@@ -1,0 +1,140 @@
+"""``workbench sample | label | agree | adjudicate``: validation samples, labels, agreement, the gold set."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from workbench.cli.args import UsageError, at_least, existing_dir, existing_file, out_file, verb
+from workbench.schema import SchemaError
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = verb(sub, "sample", "draw a balanced validation sample for labeling")
+    p.add_argument("dir", help="a workbench directory")
+    p.add_argument("--n", type=int, default=300, help="items to draw")
+    p.add_argument("--strata", default="section,outcome", help="comma-separated columns to balance over")
+    p.add_argument("--seed", type=int, default=0, help="the sample is the same for the same seed")
+    p.add_argument("--method", help="only runs of this method (e.g. prompting)")
+    p.add_argument("--budget", type=int, help="only runs at this budget")
+    p.add_argument("--out", required=True, help="the sample (.jsonl)")
+    p.set_defaults(func=run_sample)
+
+    p = verb(sub, "label", "label a sample in the terminal")
+    p.add_argument("sample", help="a sample written by `workbench sample`")
+    p.add_argument("--annotator", required=True, help="your name (letters, digits, _ . -)")
+    p.add_argument("--round", type=int, default=1, help="labeling round (1, 2 ...)")
+    p.add_argument("--field", default="support", choices=["support", "correct"], help="what to label")
+    p.add_argument("--store", default="annotations", help="the annotation store")
+    p.set_defaults(func=run_label)
+
+    p = verb(sub, "agree", "agreement per field; writes the disagreements for adjudication")
+    p.add_argument("store", nargs="?", default="annotations", help="the annotation store")
+    p.add_argument("--by", default=None, choices=["round", "annotator"],
+                   help="only one kind: each annotator's rounds (round) or annotators within a round (annotator)")
+    p.add_argument("--sample", action="append",
+                   help="sample file(s) whose scenario_id clusters the intervals (default: STORE/samples/*.jsonl)")
+    p.add_argument("--n-boot", dest="n_boot", type=int, default=2000, help="bootstrap resamples per interval")
+    p.add_argument("--out", help="the adjudication file (default: STORE/adjudication.jsonl)")
+    p.set_defaults(func=run_agree)
+
+    p = verb(sub, "adjudicate", "add the filled-in adjudication file to the store (the gold set)")
+    p.add_argument("file", help="the adjudication file with 'value' filled in")
+    p.add_argument("--store", default="annotations", help="the annotation store")
+    p.set_defaults(func=run_adjudicate)
+
+
+def run_sample(args: argparse.Namespace) -> int:
+    from workbench.annotate.sampling import sample_items
+    from workbench.atomic import write_jsonl
+    from workbench.tables import scan_tables
+
+    at_least("--n", args.n, 1)
+    at_least("--seed", args.seed, 0)
+    out_file("--out", args.out, (".jsonl",))
+    tables = scan_tables(existing_dir(args.dir), ("runs", "steps", "compactions", "entries"),
+                         need=("runs", "compactions"))
+    runs = tables["runs"].lazy().collect()
+    tables["runs"] = runs
+    if args.method is not None and not (runs.get_column("method") == args.method).any():
+        present = sorted(m for m in runs.get_column("method").unique().to_list() if m is not None)
+        raise UsageError("--method", f"a method the runs have: {present}", repr(args.method))
+    if args.budget is not None and not (runs.get_column("budget") == args.budget).any():
+        present = sorted(b for b in runs.get_column("budget").unique().to_list() if b is not None)
+        raise UsageError("--budget", f"a budget the runs have: {present or 'none'}", repr(args.budget))
+    strata = tuple(s for s in args.strata.split(",") if s)
+    allowed = ("section", "outcome", "scenario_id", "subset", "method", "boundary")
+    bad = [s for s in strata if s not in allowed]
+    if bad:
+        raise UsageError("--strata", f"comma-separated names from {list(allowed)}", ", ".join(bad))
+    items, report = sample_items(tables, args.n, strata, args.seed, method=args.method, budget=args.budget)
+    if not items:
+        raise SchemaError("no entries to sample (no reasoning entries in the selected runs)", file=args.dir)
+    write_jsonl(items, Path(args.out))
+    print(f"{args.out}: {report.message()}")
+    if report.short:
+        print("warning: some strata had fewer items than asked (listed above)", file=sys.stderr)
+    return 0
+
+
+def run_label(args: argparse.Namespace) -> int:
+    from workbench.annotate import AnnotationStore, load_sample, terminal_label
+    from workbench.annotate.store import check_annotator
+
+    at_least("--round", args.round, 1)
+    try:
+        check_annotator(args.annotator)
+    except SchemaError as err:
+        raise UsageError("--annotator", err.expected or "a name", err.got or repr(args.annotator)) from None
+    items = load_sample(existing_file(args.sample, "sample (.jsonl)"))
+    terminal_label(items, AnnotationStore(args.store), args.annotator, args.round, args.field)
+    return 0
+
+
+def run_agree(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from workbench.annotate import AnnotationStore
+    from workbench.annotate.adjudication import adjudication_requests
+    from workbench.atomic import write_jsonl
+    from workbench.metrics.agreement import agreement_report, disagreements
+
+    at_least("--n-boot", args.n_boot, 1)
+    if args.out:
+        out_file("--out", args.out, (".jsonl",))
+    store = existing_dir(args.store, "annotation store")
+    labels = AnnotationStore(store).labels()
+    labels = labels.filter(pl.col("annotator") != "adjudicated")
+    if not labels.height:
+        raise SchemaError("no labels in the store", file=str(Path(args.store) / "labels"))
+    clusters = _sample_scenarios([Path(p) for p in args.sample] if args.sample
+                                 else sorted((store / "samples").glob("*.jsonl")))
+    print(agreement_report(labels, clusters, by=args.by, n_boot=args.n_boot))
+    dis = disagreements(labels, by=args.by or "round")
+    out = Path(args.out) if args.out else Path(args.store) / "adjudication.jsonl"
+    write_jsonl(adjudication_requests(dis), out)
+    print(f"{out}: {dis.height} disagreement(s) to adjudicate (fill 'value', then `workbench adjudicate`)")
+    return 0
+
+
+def _sample_scenarios(paths: list[Path]) -> dict[str, str]:
+    """item_id -> scenario_id from sample files (the clusters of agreement intervals)."""
+    from workbench.annotate.ui import load_sample
+
+    out: dict[str, str] = {}
+    for path in paths:
+        for item in load_sample(existing_file(path, "sample (.jsonl)")):
+            if item.get("scenario_id") is not None:
+                out[item["item_id"]] = str(item["scenario_id"])
+    return out
+
+
+def run_adjudicate(args: argparse.Namespace) -> int:
+    from workbench.annotate import AnnotationStore
+    from workbench.annotate.adjudication import adjudicated_labels
+
+    records = adjudicated_labels(existing_file(args.file, "adjudication file (.jsonl)"))
+    n = AnnotationStore(args.store).add_many(records)
+    print(f"{n} adjudicated label(s) added")
+    return 0

@@ -1,0 +1,104 @@
+"""``workbench validate | import | export | entries``: agent logs in, tables out, and back."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from workbench import adapters, schema
+from workbench.cli.args import UsageError, existing_dir, existing_file, out_file, verb
+from workbench.schema import SchemaError
+from workbench.tables import TRAJECTORY_TABLES, read_table, read_tables, require, table_files
+
+#: inputs at least this large say what is being done before the work starts (smaller ones finish within a second)
+ANNOUNCE_BYTES = 5_000_000
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = verb(sub, "validate", "check a trajectory log (or a table file) and report the first error")
+    p.add_argument("file", help="the log (JSONL, tau-bench JSON) or, with --table, one table file")
+    p.add_argument("--format", default="auto", choices=["auto", *adapters.FORMATS], help="log format")
+    p.add_argument("--table", choices=sorted(schema.TABLES), help="validate a single table file instead of a log")
+    p.set_defaults(func=run_validate)
+
+    p = verb(sub, "import", "load a trajectory log into Parquet tables")
+    p.add_argument("file", help="the log to import")
+    p.add_argument("--out", required=True, help="directory for runs/steps/compactions.parquet")
+    p.add_argument("--format", default="auto", choices=["auto", *adapters.FORMATS], help="log format")
+    p.add_argument("--entries", action="store_true", help="also split candidate summaries into entries.parquet")
+    p.add_argument("--force", action="store_true", help="replace the tables already in --out (the whole set: "
+                   "tables the new log does not have are removed, never mixed with another log's)")
+    p.set_defaults(func=run_import)
+
+    p = verb(sub, "export", "write a directory of tables back as trajectory JSONL")
+    p.add_argument("dir", help="a workbench directory")
+    p.add_argument("--format", default="jsonl", choices=["jsonl"], help="the trajectory JSONL format")
+    p.add_argument("--out", required=True, help="the .jsonl file to write")
+    p.set_defaults(func=run_export)
+
+    p = verb(sub, "entries", "split the candidate summaries of DIR into entries.parquet")
+    p.add_argument("dir", help="a workbench directory with a compactions table")
+    p.set_defaults(func=run_entries)
+
+
+def _log_path(args: argparse.Namespace, what: str = "log file") -> Path:
+    """The FILE argument: a directory of sessions for the formats that read one, else a file that exists."""
+    if args.format in adapters.DIRECTORY_FORMATS and Path(args.file).is_dir():
+        return Path(args.file)
+    return existing_file(args.file, what)
+
+
+def _starting(doing: str, path: Path) -> None:
+    size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.is_dir() else path.stat().st_size
+    if size >= ANNOUNCE_BYTES:
+        print(f"{doing} {path} ({size / 1e6:.0f} MB) ...", file=sys.stderr, flush=True)
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    path = _log_path(args, "table file" if args.table else "log file")
+    if args.table:
+        frame = read_table(path, args.table)
+        print(f"{path}: ok ({frame.height} {args.table} rows)")
+        return 0
+    _starting("validating", path)
+    counted = adapters.import_log(path, None, args.format)
+    counts = ", ".join(f"{counted.get(t, 0)} {t}" for t in TRAJECTORY_TABLES)
+    print(f"{path}: ok ({counts})")
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    path = _log_path(args)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError("--out", "a directory", f"the file {args.out!r}")
+    existing = table_files(out)
+    if existing and not args.force:
+        raise UsageError("--out", "an empty or new directory (or --force to replace its tables)",
+                         f"{args.out!r}, which holds {', '.join(p.name for p in existing)}")
+    _starting("importing", path)
+    counted = adapters.import_log(path, out, args.format, entries=args.entries, replace=True)
+    counts = ", ".join(f"{n} {name}" for name, n in counted.items())
+    print(f"{args.file} -> {out}/ ({counts})")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    out_file("--out", args.out, (".jsonl",))
+    tables = read_tables(existing_dir(args.dir), TRAJECTORY_TABLES)
+    require(tables, ("runs",), args.dir)
+    out = adapters.write_trajectories(tables, args.out)
+    print(f"{args.dir} -> {out} ({tables['runs'].height} runs)")
+    return 0
+
+
+def run_entries(args: argparse.Namespace) -> int:
+    from workbench.entries import write_entries
+
+    directory = existing_dir(args.dir, "workbench directory")
+    if not any((directory / f"compactions.{ext}").exists() for ext in ("parquet", "jsonl")):
+        raise SchemaError("no compactions table (compactions.parquet or .jsonl)", file=str(directory))
+    n = write_entries(directory)  # in batches: memory bounded by a batch, not the log
+    print(f"{args.dir}/entries.parquet: {n} entries")
+    return 0

@@ -1,0 +1,105 @@
+"""The ``workbench`` parser and its one error path.
+
+Verbs: ``validate | import | export | entries | judge | simulate | sample | label | agree |
+adjudicate | figures`` (one module each or per group, see :mod:`workbench.cli`).
+
+Every verb checks its arguments before it does any work, and every problem is one line on standard error,
+``workbench VERB: what is wrong, and what is expected``: a bad option is a
+:class:`~workbench.cli.args.UsageError` (``option --tau: expected ..., got ...``), a bad input file a
+:class:`~workbench.schema.SchemaError` (``FILE:LINE: field 'x': expected ..., got ...``); exit 2, nothing
+written. An unexpected exception is a bug: one line with a hint to rerun with ``--debug`` for the traceback,
+exit 1. Every output is written to a temporary path and moved into place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Sequence
+
+from workbench.adapters.claude_code import TranscriptWarning
+from workbench.cli import figures, judge, labeling, logs, simulate
+from workbench.cli.args import UsageError
+from workbench.schema import SchemaError
+
+#: the verb modules, in the order ``workbench --help`` lists them
+VERBS = (logs, judge, simulate, labeling, figures)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``workbench VERB: what is wrong`` and exit 2 (no usage dump)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="workbench", description="Compaction Workbench: one verb per step, from an agent log "
+                     "to the exported figures.")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="VERB",
+                                title="verbs (workbench VERB --help for each)")
+    for module in VERBS:
+        module.add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    verb = f"workbench {args.command}"
+    previous = _on_sigterm(_terminate)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", TranscriptWarning)
+            warnings.showwarning = lambda message, *_: print(f"{verb}: warning: {message}", file=sys.stderr)
+            return int(args.func(args))
+    except (SchemaError, UsageError) as err:
+        print(f"{verb}: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"{verb}: {err.strerror or err}{f': {err.filename}' if err.filename else ''}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{verb}: interrupted", file=sys.stderr)
+        return 130
+    except Terminated:
+        print(f"{verb}: terminated (SIGTERM); nothing half-written left behind", file=sys.stderr)
+        return 143
+    except Exception as err:  # noqa: BLE001 - a bug: one line, the traceback on request
+        if args.debug:
+            raise
+        text = " ".join(str(err).split())[:200]
+        print(f"{verb}: internal error ({type(err).__name__}: {text}); this is a bug -- rerun with --debug "
+              "for the traceback", file=sys.stderr)
+        return 1
+    finally:
+        _on_sigterm(previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM (``kill``, a batch system's time limit) raised as an exception: the verb unwinds like Ctrl-C, so
+    its staging directories and temporary files are removed instead of left beside the output."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def _on_sigterm(handler: object) -> object:
+    """Install ``handler`` for SIGTERM (from the main thread only; elsewhere nothing changes); the previous one."""
+    import signal
+    import threading
+
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

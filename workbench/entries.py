@@ -1,0 +1,132 @@
+"""The entries table: every summary of a compactions table split into entries, in memory or streamed to disk.
+
+The grammar (what an entry is, per schema) is :mod:`workbench.summary`; this module only applies it to the
+rows of a compactions table (:func:`entries_table`) or a directory's compactions file (:func:`write_entries`),
+and fills roles in tables written before schemas existed (:func:`with_roles`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import polars as pl
+
+from workbench import schema
+from workbench.summary import SCHEMAS, normalise, parse
+
+__all__ = ["entries_table", "entry_id", "with_roles", "write_entries"]
+
+#: the columns a parsed summary fills (the ground-truth ones are the testbed's)
+_COLUMNS = ("entry_id", "run_id", "boundary", "section", "position", "text", "carried_from", "role", "schema")
+
+
+def entry_id(run_id: str, boundary: int, position: int) -> str:
+    """The stable id of an entry: ``RUN/bBOUNDARY/ePOSITION``."""
+    return f"{run_id}/b{boundary}/e{position}"
+
+
+def with_roles(entries: pl.DataFrame) -> pl.DataFrame:
+    """``entries`` with ``schema`` and ``role`` filled where they are missing: the schema is OpenClaw's when
+    not recorded (tables written before schemas existed), the role comes from the section under it."""
+    cols = entries.columns
+    schema_col = pl.col("schema").fill_null("openclaw") if "schema" in cols else pl.lit("openclaw")
+    derived = pl.struct(schema_col.alias("_s"), pl.col("section")).map_elements(
+        lambda v: SCHEMAS.get(v["_s"], SCHEMAS["free_text"]).role(v["section"]), return_dtype=pl.Utf8)
+    role = pl.col("role").fill_null(derived) if "role" in cols else derived
+    return entries.with_columns(role.alias("role"), schema_col.alias("schema"))
+
+
+def entries_table(compactions: pl.DataFrame, *, summary_column: str = "candidate_summary") -> pl.DataFrame:
+    """One row per entry of every candidate summary (schema table ``entries``).
+
+    ``carried_from`` names the entry of the run's previous boundary with the same
+    normalised text (exact match; ``workbench.composition`` adds fuzzy matching).
+    """
+    rows: list[dict[str, object]] = []
+    ordered = compactions.sort("run_id", "boundary")
+    previous: dict[str, str] = {}
+    last_run: object = None
+    for comp in ordered.iter_rows(named=True):
+        if comp["run_id"] != last_run:
+            previous, last_run = {}, comp["run_id"]
+        current: dict[str, str] = {}
+        for e in parse(comp[summary_column] or ""):
+            eid = entry_id(comp["run_id"], comp["boundary"], e.position)
+            key = normalise(e.text)
+            rows.append({
+                "entry_id": eid, "run_id": comp["run_id"], "boundary": comp["boundary"],
+                "section": e.section, "position": e.position, "text": e.text,
+                "carried_from": previous.get(key), "role": e.role, "schema": e.schema,
+            })
+            current.setdefault(key, eid)
+        previous = current
+    columns = schema.table("entries").polars_schema(_COLUMNS)
+    return pl.DataFrame(rows, schema=columns) if rows else pl.DataFrame(schema=columns)
+
+
+def write_entries(directory: str | os.PathLike[str], *, batch_rows: int = 20_000) -> int:
+    """Extract the entries of ``directory``'s compactions into ``directory/entries.parquet``; returns their number.
+
+    Compactions are read in batches from Parquet (whole runs per batch, so ``carried_from`` sees a
+    run's previous boundary) and the entries streamed to disk: memory is bounded by a batch, not by
+    the log. Rows come run by run in the compactions' order (the in-memory :func:`entries_table`
+    sorts by run id; the rows are the same). A directory whose compactions do not keep each run's
+    rows together, or that has them only as JSONL, is done in memory. The file appears whole or
+    not at all.
+    """
+    import shutil
+    import tempfile
+
+    from workbench.atomic import atomic_write
+    from workbench.tables import read_table, sink_parts
+
+    directory = Path(directory)
+    source = directory / "compactions.parquet"
+    if not source.exists():
+        frame = entries_table(read_table(directory / "compactions.jsonl", "compactions"))
+        atomic_write(directory / "entries.parquet", lambda p: frame.write_parquet(p))
+        return frame.height
+    staging = Path(tempfile.mkdtemp(prefix=".entries.", dir=directory))
+    try:
+        parts: list[Path] = []
+        closed: set[str] = set()
+        carry: pl.DataFrame | None = None
+        total = 0
+        contiguous = True
+
+        def emit(batch: pl.DataFrame) -> None:
+            nonlocal total
+            frame = entries_table(batch)
+            total += frame.height
+            part = staging / f"part-{len(parts):06d}.parquet"
+            frame.write_parquet(part)
+            parts.append(part)
+
+        columns = ["run_id", "boundary", "candidate_summary"]
+        for batch in pl.scan_parquet(source).select(columns).collect_batches(chunk_size=batch_rows):
+            if carry is not None:
+                batch = pl.concat([carry, batch])
+            runs = batch.get_column("run_id").unique(maintain_order=True).to_list()
+            if closed.intersection(runs):
+                contiguous = False
+                break
+            last = runs[-1]
+            carry = batch.filter(pl.col("run_id") == last)
+            done = batch.filter(pl.col("run_id") != last)
+            if done.height:
+                emit(done)
+            closed.update(r for r in runs if r != last)
+        if not contiguous:
+            frame = entries_table(read_table(source, "compactions"))
+            atomic_write(directory / "entries.parquet", lambda p: frame.write_parquet(p))
+            return frame.height
+        if carry is not None and carry.height:
+            emit(carry)
+        if not parts:
+            emit(pl.DataFrame(schema={"run_id": pl.Utf8, "boundary": pl.Int64, "candidate_summary": pl.Utf8}))
+        sink_parts("entries", parts, staging / "entries.parquet")
+        os.replace(staging / "entries.parquet", directory / "entries.parquet")
+        return total
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

@@ -1,0 +1,182 @@
+"""Judging a whole directory of tables: requests a batch of runs at a time, scores streamed to disk, one report.
+
+:func:`judge_directory` is what ``workbench judge`` runs, callable from a notebook as it is::
+
+    from workbench.judges import make_judge
+    from workbench.judges.run import judge_directory
+
+    report = judge_directory("data/testbed", make_judge("lexical"), "build/scores.parquet", tau=0.5)
+    print(report)   # build/scores.parquet: 5210 scores by lexical (0 without a usable answer); ...
+
+Memory holds one batch of runs (:data:`JUDGE_BATCH_RUNS`), never the log: each table is read once for its
+``run_id`` column, then a batch reads only the rows between its runs' first and last (see
+:func:`run_batches`), builds its requests (SJC Appendix F evidence), scores them and writes the scores as a
+validated Parquet part (:class:`workbench.tables.PartWriter`); nothing appears at ``out`` until every batch is
+done.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from workbench import schema
+from workbench.judges.base import SourceJudge
+from workbench.judges.requests import compaction_requests, score_requests
+from workbench.progress import Progress
+from workbench.tables import TRAJECTORY_TABLES, PartWriter, scan_tables
+
+#: runs whose judge requests are built and scored together (the requests of a whole large log do not fit)
+JUDGE_BATCH_RUNS = 1000
+
+Tables = Mapping[str, pl.DataFrame | pl.LazyFrame]
+
+
+@dataclass(frozen=True)
+class JudgeReport:
+    """What a directory judge run did; ``str(report)`` is the summary line ``workbench judge`` prints."""
+
+    out: Path
+    judge: str
+    scores: int
+    null_scores: int
+    requests: int
+    sent: int
+    cached: int
+    failures: dict[str, int] = field(default_factory=dict)
+    tau: float | None = None
+    kept: int = 0
+    pruned: int = 0
+
+    @property
+    def failed(self) -> int:
+        return sum(self.failures.values())
+
+    @property
+    def nothing_usable(self) -> bool:
+        """Scores were asked for and none got a usable answer."""
+        return bool(self.scores) and self.null_scores == self.scores
+
+    def lines(self) -> list[str]:
+        reasons = ", ".join(f"{reason}: {n}" for reason, n in self.failures.items())
+        out = [f"{self.out}: {self.scores} scores by {self.judge} ({self.null_scores} without a usable answer); "
+               f"{self.requests} requests, {self.sent} sent, {self.cached} answered from cache, {self.failed} failed"
+               + (f" ({reasons})" if reasons else "")]
+        if self.tau is not None:
+            out.append(f"tau={self.tau}: {self.kept} entries kept, {self.pruned} pruned")
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def judge_directory(
+    data: str | os.PathLike[str] | Tables,
+    judge: SourceJudge,
+    out: str | os.PathLike[str],
+    *,
+    repeats: int = 1,
+    tau: float | None = None,
+    deadline: float | None = None,
+    concurrency: int = 4,
+    executor: str = "local",
+    address: str | None = None,
+    progress: bool = False,
+) -> JudgeReport:
+    """Score every summary entry of a directory's compactions with ``judge``; write the scores table to ``out``.
+
+    ``data`` is a workbench directory (runs, steps, compactions) or its tables already opened
+    (:func:`workbench.tables.scan_tables`). ``repeats`` asks every request that many times (SJC Section 5.4;
+    a ``repeat`` column tells them apart); ``tau`` also counts what SJC pruning keeps (entries with score >= tau
+    or no usable answer, :func:`workbench.sjc.prune_compactions`); ``deadline`` bounds the whole run in seconds
+    (what is left then gets a null score with reason ``deadline``). ``executor="ray"`` shards each batch over a
+    Ray cluster (``address``). ``progress`` draws a bar (or periodic lines) on standard error.
+    """
+    tables = scan_tables(data, TRAJECTORY_TABLES, need=("runs", "compactions")) if isinstance(data, (str, os.PathLike)) \
+        else data
+    client = getattr(judge, "client", None)
+    by_request = client is not None and executor == "local"  # a Ray worker's requests are not seen here
+    total = _request_count(tables["compactions"], judge) if by_request else _height(tables["compactions"])
+    accounts = []
+    kept = pruned = n_scores = n_null = 0
+    with Progress(total * repeats, f"judge {judge.name}", "requests" if by_request else "compactions",
+                  enabled=progress) as bar, PartWriter("scores", out) as writer:
+        if client is not None:
+            client.on_event = bar.event if by_request else None
+            if deadline is not None:
+                client.run_deadline = time.monotonic() + deadline
+        for batch in run_batches(tables, JUDGE_BATCH_RUNS):
+            requests = compaction_requests(batch)
+            part, account = score_requests(requests, judge, repeats=repeats, concurrency=concurrency,
+                                           progress=None if by_request else bar.advance, executor=executor,
+                                           address=address)
+            writer.add(part)  # to disk a batch at a time: the scores of a large log are not held in memory
+            n_scores += part.height
+            n_null += part.get_column("score").null_count()
+            accounts.append(account)
+            if tau is not None:
+                from workbench.sjc import prune_compactions
+
+                _, book = prune_compactions(batch["compactions"], part.filter(pl.col("repeat") == 0), tau,
+                                            entries={(r.run_id, r.boundary): r.entries for r in requests})
+                kept += int(book.get_column("kept").sum())
+                pruned += int(book.get_column("pruned").sum())
+        written = writer.finish()
+    usages = client.usages if client is not None else []
+    failed = Counter(re.sub(r" \(after \d+ attempts?\)$", "", u.error) for u in usages if u.error)
+    n_requests = len(usages) if client is not None else int(pl.concat(accounts).get_column("requests").sum())
+    return JudgeReport(out=written, judge=judge.name, scores=n_scores, null_scores=n_null, requests=n_requests,
+                       sent=sum(1 for u in usages if not u.cached and u.attempts),
+                       cached=sum(1 for u in usages if u.cached), failures=dict(failed.most_common()), tau=tau,
+                       kept=kept, pruned=pruned)
+
+
+def _request_count(compactions: pl.DataFrame | pl.LazyFrame, judge: SourceJudge) -> int:
+    """Requests the run will send: one per entry for the OpenAI judge, one per compaction otherwise."""
+    if judge.name != "openai":
+        return _height(compactions)
+    from workbench.summary import parse
+
+    return sum(len(parse(t or "")) for batch in compactions.lazy().select("candidate_summary")
+               .collect_batches(chunk_size=20_000) for t in batch.get_column("candidate_summary").to_list())
+
+
+def _height(frame: pl.DataFrame | pl.LazyFrame) -> int:
+    return frame.height if isinstance(frame, pl.DataFrame) else int(frame.select(pl.len()).collect().item())
+
+
+def run_batches(tables: Tables, size: int) -> Iterator[dict[str, pl.DataFrame]]:
+    """The trajectory tables of ``size`` runs at a time, each batch validated: memory holds a batch, not the log.
+
+    Runs come in the order they first appear in the compactions table. Each table is read once for its
+    ``run_id`` column, to learn the rows each run spans; a batch then reads only the rows between its runs'
+    first and last (a slice, which a Parquet scan reads as a few row groups). When the tables keep each run's
+    rows together and in the same run order (as ``import``, ``entries`` and ``simulate`` write them), the
+    batches together read every table once, so judging grows linearly with the log; any other order is still
+    read correctly, at the cost of wider slices.
+    """
+    spans = {name: (frame.lazy().select("run_id").with_row_index("_row").group_by("run_id")
+                    .agg(pl.col("_row").min().alias("lo"), (pl.col("_row").max() + 1).alias("hi"))
+                    .collect(engine="streaming"))
+             for name, frame in tables.items() if name in TRAJECTORY_TABLES}
+    order = spans["compactions"].sort("lo").get_column("run_id")
+    for start in range(0, max(1, len(order)), size):
+        ids = order.slice(start, size)
+        batch = {}
+        for name, rows in spans.items():
+            frame = tables[name].lazy()
+            where = rows.filter(pl.col("run_id").is_in(ids.implode()))
+            if where.height:
+                lo, hi = int(where.get_column("lo").min()), int(where.get_column("hi").max())  # type: ignore[arg-type]
+                frame = frame.slice(lo, hi - lo).filter(pl.col("run_id").is_in(ids.implode()))
+            else:
+                frame = frame.head(0)
+            batch[name] = schema.validate(name, frame.collect())
+        yield batch
