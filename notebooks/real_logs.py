@@ -32,7 +32,7 @@ SEED = 0
 from workbench import plots
 from workbench.adapters.tau_bench import read_tau_bench
 from workbench.metrics import reliability_by_k
-from workbench.metrics.efficiency import efficiency_by_encoding
+from workbench.metrics.usage import efficiency_by_encoding
 
 plots.set_style()
 tau = read_tau_bench(TAU_BENCH, domain="gpt-4o-airline")

@@ -95,7 +95,7 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
     """Add to ``tables`` (in place) what an imported log lacks but can be derived offline; return what was added.
 
     * run columns ``peak_tokens``, ``dependency`` and ``agent_tokens`` where they are null,
-      from the steps' token counts (FOCUS A.8; :func:`workbench.metrics.efficiency`);
+      from the steps' token counts (FOCUS A.8; :func:`workbench.metrics.usage`);
     * ``entries`` from the candidate summaries (:func:`workbench.entries.entries_table`);
     * lexical-judge ``scores`` for those entries (the offline default judge).
 
@@ -106,7 +106,7 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
     """
     added: dict[str, str] = {}
     if "steps" in tables and {"input_tokens", "output_tokens"} <= set(tables["steps"].collect_schema().names()):
-        from workbench.metrics.efficiency import efficiency
+        from workbench.metrics.usage import efficiency
 
         runs = tables["runs"]
         targets = {"peak_tokens": "_peak", "dependency": "_dep", "agent_tokens": "_agent"}

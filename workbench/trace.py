@@ -18,7 +18,7 @@ import numpy.typing as npt
 import polars as pl
 
 from workbench.bootstrap import INTERVAL_SCHEMA, Seed, bootstrap
-from workbench.metrics.reliability import reliability
+from workbench.metrics.success import reliability
 
 # the boundary fact check lives with the identifier rules; these names keep their old import path
 __all__ = ["article_comparison", "verifier_cost", "continuation_burden", "defects_chosen_vs_rejected",

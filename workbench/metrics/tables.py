@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from workbench.metrics.reliability import reliability
+from workbench.metrics.success import reliability
 
 UNCOMPRESSED = "no_compression"
 

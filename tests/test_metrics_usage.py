@@ -51,7 +51,7 @@ def test_efficiency_by_group_means_in_the_tables_units() -> None:
 
 
 def test_efficiency_by_encoding_counts_each_tokenizers_columns() -> None:
-    from workbench.metrics.efficiency import efficiency_by_encoding
+    from workbench.metrics.usage import efficiency_by_encoding
 
     steps = pl.DataFrame({"run_id": ["a", "a", "b"], "tool": ["x", None, "y"],
                           "input_tokens": [100, 300, 50], "output_tokens": [10, 20, 5],

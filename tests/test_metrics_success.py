@@ -13,7 +13,7 @@ from workbench.metrics import (
     pass_hat_k,
     reliability,
 )
-from workbench.metrics.reliability import brute_force_pass
+from workbench.metrics.success import brute_force_pass
 
 
 @settings(max_examples=200, deadline=None)
