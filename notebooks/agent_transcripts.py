@@ -39,7 +39,7 @@ from workbench.datasets import derive_missing, load_tables
 
 plots.set_style()
 if DATA is not None:
-    tables = load_tables(DATA, generate=False)
+    tables = load_tables(DATA)
 else:
     parts = []
     with warnings.catch_warnings(record=True) as odd:  # orphan results and unsummarized boundaries, listed below

@@ -34,11 +34,11 @@ N_TRUTH = [1, 2, 3, 5, 10, 20, 50, 100, 300]   # rollouts at which the error aga
 import polars as pl
 
 from workbench import plots
-from workbench.datasets import load_for_analysis, require
+from workbench.datasets import ensure_default_testbed, load_for_analysis, require
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(DATA)
+tables = load_for_analysis(ensure_default_testbed(DATA))
 runs = tables["runs"]
 {name: frame.height for name, frame in tables.items()}
 

@@ -38,11 +38,11 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import entry_clusters, load_for_analysis
+from workbench.datasets import entry_clusters, ensure_default_testbed, load_for_analysis
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(DATA)
+tables = load_for_analysis(ensure_default_testbed(DATA))
 {name: frame.height for name, frame in tables.items()}
 
 # %%

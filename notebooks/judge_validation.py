@@ -35,11 +35,11 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import entry_clusters, load_for_analysis
+from workbench.datasets import entry_clusters, ensure_default_testbed, load_for_analysis
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(DATA)
+tables = load_for_analysis(ensure_default_testbed(DATA))
 runs = tables["runs"]
 {name: frame.height for name, frame in tables.items()}
 

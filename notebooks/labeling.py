@@ -36,14 +36,14 @@ from pathlib import Path
 
 from workbench.annotate import AnnotationStore, label_widget, load_sample
 from workbench.annotate.sampling import sample_items
-from workbench.datasets import load_tables
+from workbench.datasets import ensure_default_testbed, load_tables
 from workbench.atomic import write_jsonl
 
 # relative paths are the project's: JupyterLab starts the kernel in notebooks/, `workbench figures` in the root
 ROOT = next((p for p in (Path.cwd(), *Path.cwd().parents) if (p / STORE).is_dir()), Path.cwd())
 sample_path = ROOT / SAMPLE
 if not sample_path.exists():
-    drawn, report = sample_items(load_tables(ROOT / DATA), N, ("section", "outcome"), SEED)
+    drawn, report = sample_items(load_tables(ensure_default_testbed(ROOT / DATA)), N, ("section", "outcome"), SEED)
     write_jsonl(drawn, sample_path)
     print(f"{sample_path}: {report.message()}")
 items = load_sample(sample_path)

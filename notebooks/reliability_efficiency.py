@@ -33,12 +33,12 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import has_budget, load_for_analysis, select_runs
+from workbench.datasets import has_budget, ensure_default_testbed, load_for_analysis, select_runs
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
 # steps and compactions are opened lazily: read (only these columns) when a cell aggregates them
-tables = load_for_analysis(DATA, names=("steps", "compactions"),
+tables = load_for_analysis(ensure_default_testbed(DATA), names=("steps", "compactions"),
                            columns={"steps": ("run_id", "input_tokens", "output_tokens"),
                                     "compactions": ("run_id", "candidate_summary", "committed_summary")})
 runs = tables["runs"]

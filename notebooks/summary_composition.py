@@ -33,12 +33,12 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import load_for_analysis, select_runs
+from workbench.datasets import ensure_default_testbed, load_for_analysis, select_runs
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
 # entries and scores are opened lazily: only the selected runs' entries are read into memory
-tables = load_for_analysis(DATA, names=("entries", "scores"),
+tables = load_for_analysis(ensure_default_testbed(DATA), names=("entries", "scores"),
                            columns={"entries": None, "scores": ("entry_id", "judge", "repeat", "score")})
 runs = tables["runs"]
 runs.height

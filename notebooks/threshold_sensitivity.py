@@ -35,12 +35,12 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import has_budget, load_for_analysis, select_runs
+from workbench.datasets import has_budget, ensure_default_testbed, load_for_analysis, select_runs
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
 # entries and scores are opened lazily with the columns used here: a large log's are never held whole
-tables = load_for_analysis(DATA, names=("entries", "scores"),
+tables = load_for_analysis(ensure_default_testbed(DATA), names=("entries", "scores"),
                            columns={"entries": ("entry_id", "run_id", "section", "boundary"),
                                     "scores": ("entry_id", "judge", "repeat", "score")})
 runs = tables["runs"]

@@ -32,11 +32,11 @@ FIGURES = "figures"
 import polars as pl
 
 from workbench import plots
-from workbench.datasets import load_for_analysis, require, select_runs
+from workbench.datasets import ensure_default_testbed, load_for_analysis, require, select_runs
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(DATA)
+tables = load_for_analysis(ensure_default_testbed(DATA))
 runs = tables["runs"]
 {name: frame.height for name, frame in tables.items()}
 

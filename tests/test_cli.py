@@ -231,8 +231,24 @@ def test_notebooks_run_without_the_kernel_transport_warning(tmp_path: Path, capf
     assert nbformat.read(tmp_path / "build" / "b.ipynb", as_version=4).cells[1].outputs[0]["text"] == "2\n"
 
 
+def test_a_notebook_that_does_not_apply_is_skipped_with_its_reason(tmp_path: Path) -> None:
+    import nbformat
+
+    from workbench.notebooks import run_all
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("from workbench.datasets import NotApplicable\n"
+                                          "raise NotApplicable('the runs have no success column')")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (tmp_path / "nbs").mkdir()
+    nbformat.write(nb, tmp_path / "nbs" / "a.ipynb")
+    report = run_all(tmp_path / "nbs", tmp_path / "build", timeout=60)
+    assert report == 0 and report.runs[0].status == "skipped"
+    assert "skipped a: the runs have no success column" in str(report)
+
+
 def test_the_kernels_own_log_is_kept_aside_and_shown_only_when_a_notebook_fails(
-        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
     """CI once failed because ipykernel logged a shutdown traceback to stderr after a notebook that ran.
 
     The kernel process's stderr (not the cells' output) goes to ``BUILD/NAME.kernel.log``: after a
@@ -254,13 +270,17 @@ def test_the_kernels_own_log_is_kept_aside_and_shown_only_when_a_notebook_fails(
     notebook("b_quiet", "print('fine')")
     assert run_all(tmp_path / "nbs", tmp_path / "build", timeout=60, names=["a_ran", "b_quiet"]) == 0
     _, err = capfd.readouterr()
-    assert "Traceback" not in err and "7f3a" not in err, err
-    assert f"its log: {tmp_path / 'build' / 'a_ran.kernel.log'}" in err
+    assert "Traceback" not in err and "7f3a" not in err and "Traceback" not in caplog.text, err
+    assert f"its log: {tmp_path / 'build' / 'a_ran.kernel.log'}" in caplog.text
     assert "kernel-side marker 7f3a" in (tmp_path / "build" / "a_ran.kernel.log").read_text()
     assert not (tmp_path / "build" / "b_quiet.kernel.log").exists()  # nothing written, nothing kept
 
+    caplog.clear()
     notebook("c_fails", to_fd2, "1 / 0")
-    assert run_all(tmp_path / "nbs", tmp_path / "build", timeout=60, names=["c_fails"]) == 1
-    _, err = capfd.readouterr()
-    cell = err.index("c_fails.ipynb: cell 1: ZeroDivisionError: division by zero")
-    assert err.index("kernel-side marker 7f3a") > cell, err
+    notebook("d_after", "print('still runs')")
+    report = run_all(tmp_path / "nbs", tmp_path / "build", timeout=60, names=["c_fails", "d_after"])
+    assert report == 1 and report.names("failed") == ["c_fails"] and report.names("ran") == ["d_after"]
+    log = caplog.text
+    cell = log.index("c_fails.ipynb: cell 1: ZeroDivisionError: division by zero")
+    assert log.index("kernel-side marker 7f3a") > cell, log
+    assert str(report).startswith("1 ran, 0 skipped, 1 failed")

@@ -1,11 +1,15 @@
-"""Where the notebooks' data comes from: the default testbed (generated on demand) or a user's directory.
+"""Where the notebooks' data comes from: the default testbed or a user's directory.
 
-:func:`load_tables` reads a directory as it is; :func:`derive_missing` adds, explicitly, what an
-imported log lacks and the analyses need.
+Loading never writes: :func:`load_tables` reads a directory as it is and fails, saying how to make one, when it
+holds no tables. Generating is its own call, :func:`ensure_testbed` (or :func:`ensure_default_testbed`, which a
+notebook calls on its ``DATA`` so that only the default testbed is ever made on demand). :func:`derive_missing`
+adds, explicitly, what an imported log lacks and the analyses need. Messages go to the ``workbench`` logger:
+what was generated at INFO, what was derived or skipped at WARNING (shown in a notebook's output).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -16,11 +20,21 @@ import polars as pl
 from workbench import schema
 from workbench.tables import read_tables, scan_table, table_file
 
-DEFAULT_TESTBED = Path("data/testbed")
+#: the project's root (this package's parent directory in a source checkout)
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+#: where the default testbed lives, whatever the current directory
+DEFAULT_TESTBED = PROJECT_ROOT / "data" / "testbed"
+
+log = logging.getLogger(__name__)
+
+
+class NotApplicable(Exception):
+    """Raised by a notebook whose analysis needs what the data does not have (a ``success`` column, budgets,
+    methods): ``workbench figures`` reports it as skipped with this reason, not as a failure."""
 
 
 def ensure_testbed(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, tasks: int | None = None,
-                   runs: int | None = None, seed: int = 0, quiet: bool = False) -> Path:
+                   runs: int | None = None, seed: int = 0) -> Path:
     """Generate the default testbed into ``path`` unless it is already there (``runs.parquet`` present).
 
     ``WORKBENCH_TESTBED_TASKS`` / ``WORKBENCH_TESTBED_RUNS`` override the size (a smaller
@@ -33,23 +47,34 @@ def ensure_testbed(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, tasks: int
         return path
     tasks = tasks or int(os.environ.get("WORKBENCH_TESTBED_TASKS", "120"))
     runs = runs or int(os.environ.get("WORKBENCH_TESTBED_RUNS", "4"))
-    if not quiet:
-        print(f"generating the testbed ({tasks} tasks x {runs} runs) into {path} ...", flush=True)
+    log.info("generating the testbed (%d tasks x %d runs) into %s ...", tasks, runs, path)
     build(path, DatasetConfig(tasks=tasks, runs=runs, seed=seed))
     return path
 
 
-def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, generate: bool = True,
+def ensure_default_testbed(data: str | os.PathLike[str]) -> Path:
+    """``data`` as a path, after generating the default testbed there when ``data`` names it and it is missing;
+    any other directory is left as it is (a typo in ``DATA`` is an error when loading, never a new testbed)."""
+    path = Path(data)
+    if path.resolve() == DEFAULT_TESTBED.resolve():
+        ensure_testbed(path)
+    return path
+
+
+def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
                 names: tuple[str, ...] | None = None) -> dict[str, pl.DataFrame]:
-    """Every table in a directory (Parquet or JSONL), validated; the default testbed is generated if missing.
+    """Every table in a directory (Parquet or JSONL), validated; nothing is written or generated.
 
     ``names`` reads only those tables (``runs`` always): an analysis that needs entries and scores
     need not hold a large log's steps in memory. Nothing is derived here: :func:`derive_missing`
     adds what an imported log lacks, and says so.
     """
     path = Path(path)
-    if generate and path.resolve() == DEFAULT_TESTBED.resolve():
-        ensure_testbed(path)
+    if not path.is_dir() or table_file(path, "runs") is None:
+        made_by = ("generate it with `workbench simulate --out PATH` (or datasets.ensure_testbed(PATH))"
+                   if path.resolve() == DEFAULT_TESTBED.resolve() else "expected a directory written by "
+                   "`workbench import` or `workbench simulate`")
+        raise schema.SchemaError(f"no tables here (no runs.parquet or runs.jsonl); {made_by}", file=str(path))
     wanted = tuple(schema.TABLES) if names is None else tuple(dict.fromkeys(("runs", *names)))
     tables = read_tables(path, wanted)
     if "runs" not in tables:
@@ -60,7 +85,7 @@ def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, generate: boo
 def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
                       names: tuple[str, ...] | None = None,
                       columns: Mapping[str, Sequence[str] | None] | None = None) -> dict[str, Any]:
-    """A notebook's tables: :func:`load_tables` then :func:`derive_missing`, printing what was derived.
+    """A notebook's tables: :func:`load_tables` then :func:`derive_missing`, logging what was derived.
 
     ``names`` reads only those tables (and ``runs``), so a large log's other tables stay on disk;
     when one of them is missing but derivable (entries, scores), every table is read instead, since
@@ -74,21 +99,26 @@ def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
     """
     columns = dict(columns or {})
     path = Path(path)
-    if path.resolve() == DEFAULT_TESTBED.resolve():
-        ensure_testbed(path)
     wanted = tuple(dict.fromkeys((*(names or ()), *columns))) if names is not None or columns else None
     on_disk = {name: file for name in columns if (file := table_file(path, name)) is not None}
     if columns and set(columns) <= on_disk.keys():  # every lazy table is there: scan it
         tables: dict[str, Any] = load_tables(path, names=tuple(n for n in wanted or () if n not in columns))
         tables.update({name: scan_table(on_disk[name], name, cols) for name, cols in columns.items()})
-        print("derived:", derive_missing(tables, wanted) or "nothing, every table was in DATA")
+        _say_derived(derive_missing(tables, wanted))
         return tables
     eager = load_tables(path, names=wanted)
     if wanted is not None and not set(wanted) <= eager.keys():
         eager = load_tables(path)
-    print("derived:", derive_missing(eager, wanted) or "nothing, every table was in DATA")
+    _say_derived(derive_missing(eager, wanted))
     return {**eager, **{name: eager[name].lazy().select(eager[name].columns if cols is None else list(cols))
                         for name, cols in columns.items()}}
+
+
+def _say_derived(derived: dict[str, str]) -> None:
+    if derived:
+        log.warning("derived: %s", derived)
+    else:
+        log.info("derived: nothing, every table was in DATA")
 
 
 def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) -> dict[str, str]:
@@ -172,8 +202,8 @@ def entry_clusters(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
 
 
 def require(tables: dict[str, pl.DataFrame], *names: str, what: str = "this analysis") -> bool:
-    """Whether every named table is present; prints which are missing (a log may not have them)."""
+    """Whether every named table is present; logs which are missing (a log may not have them)."""
     missing = [n for n in names if n not in tables or tables[n].height == 0]
     if missing:
-        print(f"{what} needs the table(s) {missing}, which this data directory does not have; skipped.")
+        log.warning("%s needs the table(s) %s, which this data directory does not have; skipped.", what, missing)
     return not missing

@@ -1,28 +1,102 @@
-"""Execute the notebooks in a fresh kernel each (nbclient) and report the first failing cell."""
+"""Execute the notebooks in a fresh kernel each (nbclient): every notebook runs, one report says what happened.
+
+A notebook that fails does not stop the others. A notebook whose analysis does not apply to the data (an
+imported log with no ``success`` column, no budgets, no methods) raises
+:class:`workbench.datasets.NotApplicable` with the reason; it is *skipped*, not failed. :func:`run_all` returns
+a :class:`RunReport` (ran, skipped with the reason, failed with the failing cell) whose ``str`` is the closing
+summary of ``workbench figures``. Progress goes to the ``workbench`` logger.
+"""
 
 from __future__ import annotations
 
-import sys
+import logging
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
+log = logging.getLogger(__name__)
 
 #: notebooks a person works in (they wait for clicks and make no figures): run only when named
 INTERACTIVE = frozenset({"labeling"})
 
 
+@dataclass(frozen=True)
+class NotebookRun:
+    """One notebook's outcome: ``ran``, ``skipped`` (its analysis does not apply; ``detail`` says why) or
+    ``failed`` (``detail`` is ``cell N: Error: message``)."""
+
+    name: str
+    status: str
+    seconds: float
+    detail: str = ""
+
+
+@dataclass
+class RunReport:
+    """Every notebook's outcome and where the executed copies went."""
+
+    build: Path
+    runs: list[NotebookRun] = field(default_factory=list)
+
+    def names(self, status: str) -> list[str]:
+        return [r.name for r in self.runs if r.status == status]
+
+    @property
+    def exit_code(self) -> int:
+        """0 when nothing failed and something ran or was skipped for a reason; 1 otherwise."""
+        return 1 if not self.runs or self.names("failed") else 0
+
+    def __int__(self) -> int:
+        return self.exit_code
+
+    def __eq__(self, other: object) -> bool:  # ``run_all(...) == 0`` reads as "succeeded"
+        if isinstance(other, int):
+            return self.exit_code == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def lines(self) -> list[str]:
+        if not self.runs:
+            return ["no notebooks ran"]
+        out = [f"{len(self.names('ran'))} ran, {len(self.names('skipped'))} skipped, "
+               f"{len(self.names('failed'))} failed; executed copies in {self.build}/"]
+        out += [f"  skipped {r.name}: {r.detail}" for r in self.runs if r.status == "skipped"]
+        out += [f"  failed {r.name}: {r.detail}" for r in self.runs if r.status == "failed"]
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
 def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: dict[str, object] | None = None,
-            cwd: Path | None = None, names: list[str] | None = None) -> int:
+            cwd: Path | None = None, names: list[str] | None = None) -> RunReport:
     """Execute every ``*.ipynb`` in ``notebooks`` (sorted), saving executed copies in ``build``.
 
     Kernels start in ``cwd`` (the current directory: the project root for ``workbench
     figures``). ``parameters`` are injected after the ``parameters`` cell (papermill's
     convention); ``names`` restricts the run to some notebooks (and is the only way to run an
-    :data:`INTERACTIVE` one).
-
-    Returns 0, or 1 after printing ``NOTEBOOK: cell N: ERROR`` for the first error.
-    Executed copies (with outputs) go to ``build``; the sources are never modified.
+    :data:`INTERACTIVE` one). Executed copies (with outputs) go to ``build``; the sources are never modified.
     """
+    paths = sorted(p for p in notebooks.glob("*.ipynb")
+                   if (p.stem in names if names is not None else p.stem not in INTERACTIVE))
+    report = RunReport(build)
+    if not paths:
+        log.error("no notebooks in %s", notebooks)
+        return report
+    build.mkdir(parents=True, exist_ok=True)
+    root = (cwd or Path.cwd()).resolve()
+    for i, path in enumerate(paths, start=1):
+        log.info("[%d/%d] %s ...", i, len(paths), path.name)
+        outcome = _run_one(path, build, root, timeout=timeout, parameters=parameters)
+        report.runs.append(outcome)
+        what = {"ran": "done", "skipped": f"skipped ({outcome.detail})", "failed": f"FAILED: {outcome.detail}"}
+        log.info("[%d/%d] %s %s in %.1fs", i, len(paths), path.name, what[outcome.status], outcome.seconds)
+    return report
+
+
+def _run_one(path: Path, build: Path, root: Path, *, timeout: int,
+             parameters: dict[str, object] | None) -> NotebookRun:
     import shutil
     import tempfile
 
@@ -31,70 +105,65 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
-    paths = sorted(p for p in notebooks.glob("*.ipynb")
-                   if (p.stem in names if names is not None else p.stem not in INTERACTIVE))
-    if not paths:
-        print(f"no notebooks in {notebooks}", file=sys.stderr)
-        return 1
-    build.mkdir(parents=True, exist_ok=True)
-    root = (cwd or Path.cwd()).resolve()
-    for i, path in enumerate(paths, start=1):
-        started = time.perf_counter()
-        print(f"[{i}/{len(paths)}] {path.name} ...", flush=True)
-        nb = nbformat.read(path, as_version=4)
-        if parameters:
-            inject_parameters(nb, parameters)
-        # the kernel talks over local IPC sockets in a private directory: no TCP port, no transport warning
-        sockets = tempfile.mkdtemp(prefix="workbench-kernel-")
-        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
-        client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
-                                resources={"metadata": {"path": str(root)}})
-        # The kernel process's own stderr (its log, not the cells' output, which travels to the notebook)
-        # goes to a file: ipykernel can log a harmless traceback while it shuts down, which is noise
-        # after a notebook that ran; when one fails, the log is printed after the failing cell.
-        log = build / f"{path.stem}.kernel.log"
-        failed = True
-        try:
-            with log.open("wb") as kernel_stderr:
-                try:
-                    client.execute(stderr=kernel_stderr)
-                    failed = False
-                except CellExecutionError as err:
-                    index, message = _failing_cell(nb, err)
-                    nbformat.write(nb, build / path.name)
-                    print(f"{path}: cell {index}: {message}", file=sys.stderr)
-                    return 1
-                finally:
-                    if km.has_kernel:  # a kernel manager we pass in is ours to shut down (nbclient leaves it running)
-                        km.shutdown_kernel()
-        finally:
-            shutil.rmtree(sockets, ignore_errors=True)
-            _report_kernel_log(log, failed)
-        nbformat.write(nb, build / path.name)
-        print(f"[{i}/{len(paths)}] {path.name} done in {time.perf_counter() - started:.1f}s", flush=True)
-    return 0
+    started = time.perf_counter()
+    nb = nbformat.read(path, as_version=4)
+    if parameters:
+        inject_parameters(nb, parameters)
+    # the kernel talks over local IPC sockets in a private directory: no TCP port, no transport warning
+    sockets = tempfile.mkdtemp(prefix="workbench-kernel-")
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
+    client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(root)}})
+    # The kernel process's own stderr (its log, not the cells' output, which travels to the notebook)
+    # goes to a file: ipykernel can log a harmless traceback while it shuts down, which is noise
+    # after a notebook that ran; when one fails, the log is printed after the failing cell.
+    kernel_log = build / f"{path.stem}.kernel.log"
+    status, detail = "failed", "the kernel stopped"
+    try:
+        with kernel_log.open("wb") as kernel_stderr:
+            try:
+                client.execute(stderr=kernel_stderr)
+                status, detail = "ran", ""
+            except CellExecutionError as err:
+                index, ename, evalue = _failing_cell(nb, err)
+                if ename == "NotApplicable":
+                    status, detail = "skipped", evalue
+                else:
+                    detail = f"cell {index}: {ename}: {evalue}"
+                    log.error("%s: %s", path, detail)
+            except Exception as err:  # noqa: BLE001 - a dead kernel or a timeout: this notebook failed, go on
+                detail = f"{type(err).__name__}: {' '.join(str(err).split())[:200]}"
+                log.error("%s: %s", path, detail)
+            finally:
+                if km.has_kernel:  # a kernel manager we pass in is ours to shut down (nbclient leaves it running)
+                    km.shutdown_kernel()
+    finally:
+        shutil.rmtree(sockets, ignore_errors=True)
+        _report_kernel_log(kernel_log, status == "failed")
+    nbformat.write(nb, build / path.name)
+    return NotebookRun(path.stem, status, time.perf_counter() - started, detail)
 
 
-def _report_kernel_log(log: Path, failed: bool, lines: int = 40) -> None:
-    """After a failure, print the end of the kernel's log; after a success, only where it is. An empty log goes."""
-    text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+def _report_kernel_log(kernel_log: Path, failed: bool, lines: int = 40) -> None:
+    """After a failure, log the end of the kernel's log; after a success, only where it is. An empty log goes."""
+    text = kernel_log.read_text(encoding="utf-8", errors="replace") if kernel_log.exists() else ""
     if not text.strip():
-        log.unlink(missing_ok=True)
+        kernel_log.unlink(missing_ok=True)
         return
     if failed:
         tail = text.rstrip("\n").splitlines()[-lines:]
-        print(f"the kernel's log ({log}, last {len(tail)} lines):", *tail, sep="\n", file=sys.stderr)
+        log.error("the kernel's log (%s, last %d lines):\n%s", kernel_log, len(tail), "\n".join(tail))
     else:
-        print(f"(the kernel wrote {len(text.splitlines())} lines to its log: {log})", file=sys.stderr)
+        log.info("(the kernel wrote %d lines to its log: %s)", len(text.splitlines()), kernel_log)
 
 
-def _failing_cell(nb: object, err: Exception) -> tuple[int | str, str]:
-    """Index of the cell that raised and its ``Name: value`` (ANSI-free)."""
+def _failing_cell(nb: object, err: Exception) -> tuple[int | str, str, str]:
+    """Index of the cell that raised, its exception's name and value (ANSI-free)."""
     for index, cell in enumerate(nb.cells):  # type: ignore[attr-defined]
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
-                return index, f"{out.get('ename')}: {out.get('evalue')}"
-    return "?", getattr(err, "ename", type(err).__name__)
+                return index, str(out.get("ename")), str(out.get("evalue"))
+    return "?", str(getattr(err, "ename", type(err).__name__)), ""
 
 
 def parse_param(text: str) -> tuple[str, object]:

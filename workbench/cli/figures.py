@@ -37,5 +37,7 @@ def run(args: argparse.Namespace) -> int:
         if missing:
             raise UsageError("--only", f"notebooks in {notebooks}/", ", ".join(missing))
     ensure_testbed(args.data)
-    return run_all(notebooks, Path(args.build), timeout=args.timeout, parameters=parameters or None,
-                   names=args.only)
+    report = run_all(notebooks, Path(args.build), timeout=args.timeout, parameters=parameters or None,
+                     names=args.only)
+    print(report)
+    return report.exit_code

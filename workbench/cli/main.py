@@ -14,6 +14,7 @@ exit 1. Every output is written to a temporary path and moved into place.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import warnings
 from collections.abc import Sequence
@@ -53,6 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:
         return int(exit_.code or 0)
     verb = f"workbench {args.command}"
+    _log_to_stderr()
     previous = _on_sigterm(_terminate)
     try:
         with warnings.catch_warnings():
@@ -80,6 +82,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         _on_sigterm(previous)
+
+
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a message comes (a test may have replaced it since)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> object:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: object) -> None:
+        pass
+
+
+def _log_to_stderr() -> None:
+    """The library's messages (the ``workbench`` logger: progress, what was generated, derived or skipped) go to
+    standard error as plain lines while a verb runs; the library itself never prints."""
+    logger = logging.getLogger("workbench")
+    if not any(getattr(h, "_workbench_cli", False) for h in logger.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        handler._workbench_cli = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
 
 
 class Terminated(BaseException):
