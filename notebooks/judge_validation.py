@@ -79,7 +79,7 @@ if HAVE:
 # **Figure (testbed with simulated annotators; SJC Table 12).** AUROC of each judge against the gold labels for support and for correctness, with 95% intervals from 2,000 scenario-bootstrap resamples (method and measured coverage below); the red diamonds are Jev's published AUROCs on their own rows, support 0.905 and correctness 0.444. Provenance is separable, correctness much less so.
 
 # %%
-from workbench.coverage import interval_coverage
+from workbench.coverage_study import interval_coverage
 
 coverage = interval_coverage((12, 30), trials=COVERAGE_TRIALS, seed=SEED)
 plots.export_table(coverage, "sjc_table12_interval_coverage", f"{FIGURES}/tables",

@@ -64,7 +64,7 @@ plots.export(fig, "real_taubench_pass_k", FIGURES);
 # ## tau-bench: replaying the compaction trigger and FIFO
 
 # %%
-from workbench.replay import replay, replay_by_budget
+from workbench.fifo_replay import replay, replay_by_budget
 
 by_budget = replay_by_budget(replay(steps, runs, BUDGETS))
 plots.export_table(by_budget, "real_taubench_fifo_replay", f"{FIGURES}/tables", "FIFO replay on tau-bench")

@@ -128,7 +128,7 @@ def test_seed_takes_a_generator_and_an_int_seeds_default_rng() -> None:
 
 
 def test_population_auroc_of_the_coverage_model_matches_a_large_simulation() -> None:
-    from workbench.coverage import population_auroc
+    from workbench.coverage_study import population_auroc
 
     rng = np.random.default_rng(5)
     k, per = 4000, 10
@@ -142,7 +142,7 @@ def test_population_auroc_of_the_coverage_model_matches_a_large_simulation() -> 
 def test_default_interval_holds_its_level_at_12_and_30_scenarios() -> None:
     """The issue's bar: a seeded simulation at 12 clusters covers at least 93%, at 30 clusters 93-97%. The
     percentile interval, the old default, covers about 92% at 12 and misses the bar."""
-    from workbench.coverage import interval_coverage
+    from workbench.coverage_study import interval_coverage
 
     cov = interval_coverage((12, 30), trials=1000, methods=("t", "percentile"), seed=0)
     got = {(r["clusters"], r["method"]): r["coverage"] for r in cov.iter_rows(named=True)}

@@ -21,7 +21,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
 COMPUTE = [*sorted((PACKAGE / "metrics").glob("*.py")),
            *(PACKAGE / f"{name}.py" for name in ("bootstrap", "sensitivity", "composition", "attribution", "trace",
                                                  "focus", "calibration", "compare", "identifiers", "labels",
-                                                 "summary", "sjc", "replay"))]
+                                                 "summary", "sjc", "fifo_replay", "coverage_study"))]
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -53,7 +53,7 @@ def _results() -> dict[str, tuple[object, ...]]:
     import warnings
 
     from workbench.adapters import read_log
-    from workbench.replay import replay, replay_by_budget
+    from workbench.fifo_replay import replay, replay_by_budget
     from workbench.sim.annotators import simulate_annotation
     from workbench.sim.dataset import DatasetConfig, simulate
 

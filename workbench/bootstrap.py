@@ -161,7 +161,7 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
       standard error ``se = sqrt((G - 1) / G * sum (jk_g - mean jk)^2)`` over the G
       leave-one-cluster-out estimates and Student's t with G - 1 degrees of freedom. With few
       clusters it holds its level where the percentile interval does not (measured in
-      :func:`workbench.coverage.interval_coverage`: at 12 clusters about 94% against 90%).
+      :func:`workbench.coverage_study.interval_coverage`: at 12 clusters about 94% against 90%).
       The resamples are not used; ``jackknife`` is required.
 
     With no finite resample (or jackknife) the bounds are NaN.
@@ -375,7 +375,7 @@ def auroc_ci(
     Rows with a NaN score are dropped before anything else (a judge's "no usable answer").
     The default interval is ``"t"`` (cluster jackknife standard error, Student's t with
     clusters - 1 degrees of freedom), chosen by a coverage simulation at the sizes people have
-    (:func:`workbench.coverage.interval_coverage`); its bounds are clipped to [0, 1]. The
+    (:func:`workbench.coverage_study.interval_coverage`); its bounds are clipped to [0, 1]. The
     bootstrap resamples are still drawn (``n_degenerate`` counts them) so that ``"percentile"``
     and ``"bca"`` are one argument away.
     """

@@ -5,7 +5,7 @@ Compute modules never import this package; it talks to models only through :mod:
 
 from workbench.infer.compressor import Compaction, OpenClawCompressor
 from workbench.infer.drafts import DRAFT_PROMPT, draft_messages, draft_rollouts
-from workbench.infer.replay import compact_with
+from workbench.infer.recompact import compact_with
 
 __all__ = ["DRAFT_PROMPT", "Compaction", "OpenClawCompressor", "compact_with", "draft_messages",
            "draft_rollouts"]

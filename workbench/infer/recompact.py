@@ -6,7 +6,7 @@ import polars as pl
 
 from workbench import schema, tokens
 from workbench.infer.compressor import OpenClawCompressor
-from workbench.replay import turn_text
+from workbench.fifo_replay import turn_text
 
 
 def compact_with(compressor: object, steps: pl.DataFrame, runs: pl.DataFrame, budget: int,
