@@ -155,10 +155,102 @@ class Schema:
         return self.roles.get(section, self.default_role)
 
 
-#: Claude Code's /compact summary: an optional ``Analysis:`` preamble, then numbered bold items
-_CLAUDE_HEADING = re.compile(r"^ {0,3}\d{1,2}\.[ \t]+\*\*(?P<title>[^*\n]+?)\*\*[ \t]*:?.*$")
 #: a line that is bold text only ("**Summary of the set:**"), the headings of free-text summaries
 _BOLD_LINE = re.compile(r"^ {0,3}\*\*(?P<title>[^*\n]+?):?\*\*:?[ \t]*$")
+
+#: the nine sections Claude Code's compaction prompt asks for, by their lower-case title (models vary the case)
+CLAUDE_SECTIONS = ("Primary Request and Intent", "Key Technical Concepts", "Files and Code Sections",
+                   "Errors and fixes", "Problem Solving", "All user messages", "Pending Tasks", "Current Work",
+                   "Optional Next Step")
+_CLAUDE_CANONICAL = {t.lower(): t for t in CLAUDE_SECTIONS}
+
+#: a section title in any of the forms real summaries use: ``1. **T**:``, ``1. **T:**``, ``1. T:``,
+#: ``## 1. T``, ``## 1. T:``, ``### T`` (``rest`` is text after the title on the same line)
+_CC_TITLE = re.compile(
+    r"^(?P<indent>[ \t]*)(?:(?P<hashes>#{1,6})[ \t]+)?(?:(?P<number>\d{1,2})[.)][ \t]+)?"
+    r"(?:\*\*(?P<bold>[^*\n]+?)[ \t]*(?P<colon_in>:)?\*\*(?P<colon_out>:)?[ \t]*(?P<rest>.*?)"
+    r"|(?P<plain>[^*\n:]+?)[ \t]*(?P<colon>:)?)[ \t]*$")
+#: the client's lines around the model's summary (Claude Code writes them; they are not the summary's entries)
+_CC_HEADER = re.compile(r"^\s*This session is being continued from a previous conversation\b")
+_CC_TRAILER = re.compile(r"^\s*(If you need specific details from before compaction|Please continue the conversation "
+                         r"from where we left|Continue the conversation from where it left off|Recent messages are "
+                         r"preserved verbatim)")
+_CC_ANALYSIS = re.compile(r"^\s*(Analysis:|<analysis>)\s*$", re.IGNORECASE)
+_CC_SUMMARY = re.compile(r"^\s*(Summary:|<summary>)\s*$", re.IGNORECASE)
+_CC_TAG = re.compile(r"^\s*</?(analysis|summary)>\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Title:
+    """A Claude Code section title found on a line: its name, level (markdown ``#`` count; 2 for numbered
+    items), number, whether it is one of :data:`CLAUDE_SECTIONS`, and where text after it starts (or None)."""
+
+    name: str
+    level: int
+    number: int | None
+    known: bool
+    bold: bool
+    rest: int | None
+
+
+def _claude_title(line: str) -> _Title | None:
+    """The title on ``line`` if it is written as a Claude Code section title (known or not), else None.
+
+    A markdown heading is always a title (a candidate: :func:`_claude_regions` decides by level); a numbered
+    bold item is one (``1. **X**:``); a plain numbered line only with a known title (``1. Current Work:``), since
+    ``1. Fixed the bug:`` is an ordinary numbered entry.
+    """
+    m = _CC_TITLE.match(line)
+    if m is None or _indent_width(m.group("indent")) > 3:
+        return None
+    raw = m.group("bold") or m.group("plain") or ""
+    name = re.sub(r"\s+", " ", raw.strip().rstrip(":")).strip()
+    if not name:
+        return None
+    canonical = _CLAUDE_CANONICAL.get(name.lower())
+    colon = m.group("colon_in") or m.group("colon_out") or m.group("colon")
+    rest = m.group("rest") or ""
+    number = int(m.group("number")) if m.group("number") else None
+    if m.group("hashes"):
+        if rest and not m.group("bold"):
+            return None
+        return _Title(canonical or name, len(m.group("hashes")), number, canonical is not None, bool(m.group("bold")),
+                      m.start("rest") if rest else None)
+    if number is None:
+        return None
+    if rest and not colon:
+        return None  # "1. **Note** that ..." is an entry
+    if m.group("bold"):
+        return _Title(canonical or name, 2, number, canonical is not None, True, m.start("rest") if rest else None)
+    if canonical is not None and not rest:
+        return _Title(canonical, 2, number, True, False, None)
+    return None
+
+
+def _claude_regions(lines: list[_Line]) -> tuple[int, int, int]:
+    """(first line of the summary proper, first line after it, first line of the Analysis or -1): the client's
+    header and trailer and the model's ``Analysis:`` part lie outside ``[start, stop)``."""
+    start, stop, analysis = 0, len(lines), -1
+    summary_at = next((i for i, ln in enumerate(lines) if _CC_SUMMARY.match(ln.text)), None)
+    for i, ln in enumerate(lines):
+        if _CC_ANALYSIS.match(ln.text) and (summary_at is None or i < summary_at):
+            analysis = i
+            break
+    if summary_at is not None:
+        start = summary_at + 1
+    elif analysis >= 0:  # an Analysis with no Summary: line runs to the first known section title
+        start = next((i for i in range(analysis + 1, len(lines))
+                      if (t := _claude_title(lines[i].text)) is not None and t.known), len(lines))
+    else:
+        header = next((i for i, ln in enumerate(lines) if _CC_HEADER.match(ln.text)), None)
+        if header is not None:
+            start = header + 1
+    for i in range(start, len(lines)):
+        if _CC_TRAILER.match(lines[i].text):
+            stop = i
+            break
+    return start, stop, analysis
+
 
 SCHEMAS: dict[str, Schema] = {
     "openclaw": Schema("openclaw", {"Decisions": "history", "Open TODOs": "forward", "Constraints/Rules": "constraints",
@@ -174,12 +266,21 @@ SCHEMAS: dict[str, Schema] = {
 
 def detect_schema(text: str) -> str:
     """The schema a summary is written in: ``openclaw`` when one of its ``##`` headings is one of OpenClaw's
-    five sections, ``claude_code`` when it has two or more numbered bold items (``1. **Title**:``), else
-    ``free_text`` (whose ``##`` headings and bold-only lines, if any, name sections)."""
-    lines = [ln.text for ln in _lines(text)]
-    if any((m := _HEADING.match(t)) and section_name(m.group("title")) in SECTIONS for t in lines):
+    five sections; ``claude_code`` when it carries Claude Code's header (``This session is being continued
+    ...``) or a ``Summary:`` line with a section title after it, or two of the nine known section titles in any
+    form, or two numbered bold items; else ``free_text`` (whose ``##`` headings and bold-only lines, if any,
+    name sections)."""
+    lines = _lines(text)
+    texts = [ln.text for ln in lines]
+    if any((m := _HEADING.match(t)) and section_name(m.group("title")) in SECTIONS for t in texts):
         return "openclaw"
-    if sum(1 for t in lines if _CLAUDE_HEADING.match(t)) >= 2:
+    titles = [t for line in texts if (t := _claude_title(line)) is not None]
+    if any(_CC_HEADER.match(t) for t in texts) and titles:
+        return "claude_code"
+    if sum(t.known for t in titles) >= 2 or sum(t.bold and t.level == 2 and t.number is not None
+                                                for t in titles) >= 2:
+        return "claude_code"
+    if any(_CC_SUMMARY.match(t) for t in texts) and any(t.known for t in titles):
         return "claude_code"
     return "free_text"
 
@@ -188,9 +289,6 @@ def _heading_of(schema: str, line: str) -> str | None:
     if schema == "openclaw":
         m = _HEADING.match(line)
         return section_name(m.group("title")) if m else None
-    if schema == "claude_code":
-        m = _CLAUDE_HEADING.match(line)
-        return re.sub(r"\s+", " ", m.group("title").strip()) if m else None
     m = _HEADING.match(line) or _BOLD_LINE.match(line)
     return re.sub(r"\s+", " ", m.group("title").strip()) if m else None
 
@@ -208,6 +306,8 @@ def parse(text: str, schema: str = "auto") -> list[Entry]:
         raise ValueError(f"schema: expected 'auto' or one of {list(SCHEMAS)}, got {schema!r}")
     sch = SCHEMAS[name]
     lines = _lines(text)
+    if name == "claude_code":
+        return _parse_claude(text, lines, sch)
     entries: list[Entry] = []
     section: str | None = sch.first_section
     # the entry being built: (section, first line index, last line index)
@@ -285,6 +385,129 @@ def parse(text: str, schema: str = "auto") -> list[Entry]:
     return entries
 
 
+def _parse_claude(text: str, lines: list[_Line], sch: Schema) -> list[Entry]:
+    """Claude Code's summary (see the module docstring): only the lines between the client's header or the
+    model's ``Summary:`` line and the client's trailer are read; section titles in every real form open sections,
+    sub-headings (``### path``) open one entry that runs to the next heading, bold-only lines are labels."""
+    begin, stop, _ = _claude_regions(lines)
+    entries: list[Entry] = []
+    section: str | None = None
+    title_level = 2
+    last_number: int | None = None
+    numbered_since_title = False
+    headed = False  # the summary's titles are markdown headings (## 1. Title)
+    current: list[int] | None = None  # [first line, last line, start offset]
+    current_section = ""
+    block = False  # the current entry is a sub-heading and everything under it
+    in_fence = fence_owned = blank_since = False
+
+    def close() -> None:
+        nonlocal current, block
+        if current is not None:
+            first, last = lines[current[0]], lines[current[1]]
+            entries.append(Entry(current_section, len(entries), text[current[2]:last.end], current[2], last.end,
+                                 first.number, sch.role(current_section), sch.name))
+        current, block = None, False
+
+    def opens_section(t: _Title, line: str) -> bool:
+        if t.known:
+            return True
+        if t.level != 2 or t.number is None or not t.bold:  # a markdown heading: a section at the titles' level
+            return t.level <= title_level
+        if _indent_width(line) > 1 or headed:
+            return False  # a numbered bold item is a title only in a summary whose titles are numbered items
+        return section is None and t.number == 1 or (
+            last_number is not None and t.number == last_number + 1 and not numbered_since_title)
+
+    for i in range(begin, stop):
+        ln = lines[i]
+        s = ln.text
+        title = _claude_title(s)
+        if in_fence:
+            if title is not None and title.known and title.rest is None:
+                in_fence = False  # an unclosed fence does not swallow the sections after it
+            else:
+                if fence_owned and current is not None:
+                    current[1] = i
+                if _FENCE.match(s) or s.rstrip().rstrip(".").endswith(("```", "~~~")):
+                    in_fence = False  # a closing fence on its own line, or glued to the end of a code line
+                continue
+        if not s.strip():
+            blank_since = True
+            continue
+        if _CC_TAG.match(s) or _CC_SUMMARY.match(s):
+            close()
+            continue
+        is_heading = title is not None and (title.level != 2 or title.number is None or not title.bold) \
+            and bool(_HEADING.match(s) or _OTHER_HEADING.match(s))
+        if title is not None and (title.known or is_heading or title.bold) and opens_section(title, s):
+            close()
+            section = title.name
+            if is_heading:
+                title_level, headed = title.level, True
+            last_number, numbered_since_title = title.number, False
+            blank_since = False
+            if title.rest is not None:  # "1. **Current Work**: text" -- the text is an entry of its own
+                current = [i, i, ln.start + title.rest]
+                current_section = section
+            continue
+        if _FENCE.match(s):
+            in_fence = True
+            fence_owned = current is not None and (block or not blank_since or _indent_width(s) >= 2)
+            if fence_owned:
+                assert current is not None
+                current[1] = i
+                blank_since = False
+            else:
+                close()
+            if s.strip().count("```") >= 2 or s.strip().count("~~~") >= 2:
+                in_fence = False  # ```one line```
+            continue
+        if section is None:
+            continue  # nothing before the first title is an entry
+        if _HEADING.match(s) or _OTHER_HEADING.match(s):
+            close()  # a sub-heading (### path): one entry with everything under it
+            current, block = [i, i, ln.start], True
+            current_section = section
+            blank_since = False
+            continue
+        if _BOLD_LINE.match(s):
+            close()  # a label ("**Current state**:"): structure, not an entry
+            continue
+        if block and current is not None:
+            current[1] = i
+            blank_since = False
+            continue
+        bullet = _BULLET.match(s)
+        indent = _indent_width(s)
+        if current is not None and indent >= _indent_width(lines[current[0]].text) + 2 and current[2] == \
+                lines[current[0]].start:
+            current[1] = i
+            blank_since = False
+            continue
+        if bullet:
+            close()
+            if bullet.group("marker")[0].isdigit():
+                numbered_since_title = True
+            body = (bullet.group("body") or "").strip()
+            if not body or _PLACEHOLDER.match(body):
+                continue
+            current = [i, i, ln.start]
+            current_section = section
+            blank_since = False
+            continue
+        if current is not None and not blank_since and not _PLACEHOLDER.match(s.strip()):
+            current[1] = i
+            continue
+        close()
+        if not _PLACEHOLDER.match(s.strip()):
+            current = [i, i, ln.start]
+            current_section = section
+            blank_since = False
+    close()
+    return entries
+
+
 def prune(text: str, keep: Iterable[int], schema: str = "auto", *, entries: Sequence[Entry] | None = None) -> str:
     """Delete every entry whose position is not in ``keep``; everything else stays byte-identical.
 
@@ -299,14 +522,17 @@ def prune(text: str, keep: Iterable[int], schema: str = "auto", *, entries: Sequ
     unknown = keep_set - {e.position for e in entries}
     if unknown:
         raise ValueError(f"keep names positions with no entry: {sorted(unknown)} (summary has {len(entries)} entries)")
-    stop_after = {ln.end: ln.stop for ln in _lines(text)}
+    lines = _lines(text)
+    stop_after = {ln.end: ln.stop for ln in lines}
+    line_starts = {ln.start for ln in lines}
     pieces: list[str] = []
     pos = 0
     for e in entries:
         if e.position not in keep_set:
-            # the entry's lines from its first line's start through its last line's terminator
+            # the entry's lines from its first line's start through its last line's terminator; an entry that
+            # starts after a title on its line ("1. **Current Work**: text") goes without the line's end
             pieces.append(text[pos:e.start])
-            pos = stop_after[e.end]
+            pos = stop_after[e.end] if e.start in line_starts else e.end
     pieces.append(text[pos:])
     return "".join(pieces)
 
