@@ -9,12 +9,37 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from workbench.schema import SchemaError
+
+
+class LogWarning(UserWarning):
+    """A log line read with a documented fallback (a session's half-written last line skipped, ...)."""
+
+
+@dataclass
+class BadLines:
+    """What a session reader skipped instead of failing: a file's truncated last line (a session still being
+    written: always, with a warning), and with ``skip_invalid`` every other bad line, each ``(file, line,
+    reason)``."""
+
+    skip_invalid: bool = False
+    truncated: list[tuple[str, int, str]] = field(default_factory=list)
+    skipped: list[tuple[str, int, str]] = field(default_factory=list)
+
+    def summary(self, first: int = 5) -> str | None:
+        """One line with the count of skipped lines and the first few locations (None when nothing was)."""
+        if not self.skipped:
+            return None
+        where = "; ".join(f"{f}:{n}: {why}" for f, n, why in self.skipped[:first])
+        more = f" (and {len(self.skipped) - first} more)" if len(self.skipped) > first else ""
+        return f"skipped {len(self.skipped)} invalid line(s) (--skip-invalid): {where}{more}"
 
 
 class DuplicateKey(ValueError):
@@ -72,11 +97,13 @@ def at_line(path: str | os.PathLike[str], number: int) -> Iterator[None]:
                           got="deeper nesting") from None
 
 
-def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+def json_lines(path: Path, bad: BadLines | None = None) -> Iterator[tuple[int, Any]]:
     """Yield (line number, parsed JSON) for each non-blank line, failing with the line's number.
 
     Parsing is strict (:func:`parse_json`): a duplicate key, NaN or Infinity, or nesting deep
-    enough to exhaust the interpreter is an error naming the line.
+    enough to exhaust the interpreter is an error naming the line. With ``bad`` (session logs), a last line
+    that is not JSON and has no line end (the session is still being written) is skipped with a
+    :class:`LogWarning`, and with ``bad.skip_invalid`` every line that is not JSON is skipped and counted.
     """
     if path.is_dir():
         raise SchemaError("is a directory, expected a file", file=str(path))
@@ -90,10 +117,11 @@ def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise SchemaError(
-                    file=str(path), line=number, expected="UTF-8 text",
-                    got=f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1}",
-                ) from None
+                got = f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1}"
+                if bad is not None and (bad.skip_invalid or not raw.endswith(b"\n")):
+                    (bad.skipped if raw.endswith(b"\n") else bad.truncated).append((str(path), number, got))
+                    continue
+                raise SchemaError(file=str(path), line=number, expected="UTF-8 text", got=got) from None
             if not line.strip():
                 continue
             any_line = True
@@ -101,6 +129,14 @@ def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 record = parse_json(line)
             except (ValueError, RecursionError) as exc:
                 expected, got = json_error(exc, line)
+                if bad is not None and not raw.endswith(b"\n"):  # only the last line can lack its end
+                    bad.truncated.append((str(path), number, got))
+                    warnings.warn(f"{path}:{number}: skipped the last line, which is not complete JSON ({got}): "
+                                  "a session still being written", LogWarning, stacklevel=2)
+                    continue
+                if bad is not None and bad.skip_invalid:
+                    bad.skipped.append((str(path), number, f"expected {expected}, got {got}"))
+                    continue
                 raise SchemaError(file=str(path), line=number, expected=expected, got=got) from None
             yield number, record
     if not any_line:

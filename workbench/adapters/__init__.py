@@ -27,8 +27,8 @@ from workbench.adapters.codex import read_codex
 from workbench.adapters.openai_chat import chat_to_run, openai_runs, read_openai_chat
 from workbench.adapters.tau_bench import read_tau_bench
 from workbench.adapters.trajectory import read_trajectories, trajectory_runs, write_trajectories
+from workbench.jsonl import BadLines, json_lines
 from workbench.schema import SchemaError
-from workbench.jsonl import json_lines
 
 FORMATS: dict[str, Callable[[str | os.PathLike[str]], dict[str, pl.DataFrame]]] = {
     "trajectory": read_trajectories,
@@ -73,7 +73,29 @@ STREAMING: dict[str, Callable[[str | os.PathLike[str]], Iterator[tuple[int, dict
 }
 
 
+def sniff_directory(path: str | os.PathLike[str]) -> str:
+    """The session format of a directory, from the first record of its first ``*.jsonl`` file: ``claude-code``
+    (``~/.claude/projects``: lines with ``sessionId``) or ``codex`` (``~/.codex/sessions``: ``type`` and
+    ``payload``); an error naming the directory and the file it read when neither."""
+    from workbench.jsonl import BadLines
+
+    files = sorted(f for f in Path(path).rglob("*.jsonl") if f.is_file())
+    if not files:
+        raise SchemaError("is a directory with no *.jsonl session files below it; expected a log file, or a "
+                          "directory of sessions (~/.claude/projects, ~/.codex/sessions)", file=str(path))
+    for file in files:
+        for _, record in json_lines(file, BadLines(skip_invalid=True)):
+            if isinstance(record, dict) and "payload" in record and "type" in record:
+                return "codex"
+            if isinstance(record, dict) and "sessionId" in record:
+                return "claude-code"
+    raise SchemaError(f"its session files are neither Claude Code's (lines with sessionId) nor Codex's (lines "
+                      f"with type and payload); first read: {files[0]}", file=str(path))
+
+
 def _format_of(path: str | os.PathLike[str], format: str | None) -> str:  # noqa: A002
+    if Path(path).is_dir() and format in (None, "auto"):
+        return sniff_directory(path)
     if Path(path).is_dir() and format not in DIRECTORY_FORMATS:
         raise SchemaError("is a directory; only --format claude-code or codex read a directory of sessions",
                           file=str(path))
@@ -86,16 +108,18 @@ def _format_of(path: str | os.PathLike[str], format: str | None) -> str:  # noqa
 
 
 def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None, format: str | None = None,  # noqa: A002
-               *, entries: bool = False, replace: bool = False) -> dict[str, int]:
+               *, entries: bool = False, replace: bool = False, bad: BadLines | None = None) -> dict[str, int]:
     """Read a log and write its tables as Parquet into ``out`` (``None``: only check it); returns row counts.
 
     JSONL formats (:data:`STREAMING`) are read one line at a time and written in bounded chunks,
     so memory does not grow with the log; the others are read whole (their logs are small).
     ``entries`` adds the entries table, extracted chunk by chunk. Either way the tables appear in
-    ``out`` only when the whole log was valid (an error names FILE:LINE and writes nothing).
+    ``out`` only when the whole log was valid (an error names FILE:LINE and writes nothing). Session formats
+    (:data:`DIRECTORY_FORMATS`) skip a file's half-written last line with a warning and record it in ``bad``;
+    with ``bad.skip_invalid`` they skip and record every bad line.
     """
-    from workbench.entries import entries_table
     from workbench.adapters.staging import stream_tables
+    from workbench.entries import entries_table
     from workbench.tables import write_tables
 
     path = Path(path)
@@ -103,7 +127,8 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     derive = (lambda chunk: {"entries": entries_table(chunk["compactions"])}) if entries else None
     if fmt in STREAMING:
         return stream_tables(path, STREAMING[fmt](path), out, replace=replace, derive=derive)
-    tables = FORMATS[fmt](path)
+    tables = read_claude_code(path, bad=bad) if fmt == "claude-code" else read_codex(path, bad=bad) \
+        if fmt == "codex" else FORMATS[fmt](path)
     if derive is not None:
         tables.update(derive(tables))
     if out is not None:

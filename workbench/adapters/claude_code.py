@@ -38,13 +38,13 @@ from typing import Any
 
 import polars as pl
 
-from workbench.adapters.trajectory import encode_args
-from workbench.schema import SchemaError, describe_value
-from workbench.jsonl import at_line, json_lines
 from workbench.adapters.staging import RunTables
+from workbench.adapters.trajectory import encode_args
+from workbench.jsonl import BadLines, LogWarning, at_line, json_lines
+from workbench.schema import SchemaError, describe_value
 
 
-class TranscriptWarning(UserWarning):
+class TranscriptWarning(LogWarning):
     """A transcript line read with a documented fallback (an orphan result, a boundary without summary)."""
 
 
@@ -208,40 +208,24 @@ def _usage(step: dict[str, Any], usage: dict[str, Any]) -> None:
         step["output_tokens"] = usage["output_tokens"]
 
 
-def read_claude_code(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
-    """Load one Claude Code session file, or every ``*.jsonl`` below a directory, into the trajectory tables."""
+def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = None) -> dict[str, pl.DataFrame]:
+    """Load one Claude Code session file, or every ``*.jsonl`` below a directory, into the trajectory tables.
+
+    A file's half-written last line (a session still open) is skipped with a warning; with
+    ``bad.skip_invalid`` every bad line is skipped and recorded in ``bad`` instead of failing.
+    """
+    bad = bad if bad is not None else BadLines()
     builder: RunTables | None = None
     for file in session_files(path):
         sessions: dict[str, _Session] = {}
         last_sid: str | None = None
-        for number, rec in json_lines(file):
-            with at_line(file, number):
-                if not isinstance(rec, dict):
-                    raise SchemaError(expected="a JSON object (one transcript line)", got=describe_value(rec))
-                kind = rec.get("type")
-                if kind not in ("user", "assistant", "system"):
-                    continue  # summary titles, file snapshots and whatever newer versions add
-                if kind == "system" and rec.get("subtype") != "compact_boundary":
-                    continue  # turn durations, hook output, API errors: not turns
-                sid = rec.get("sessionId")
-                if kind == "system" and sid is None and last_sid is not None:
-                    sid = last_sid  # a boundary written without the id belongs to the session it interrupts
-                if not isinstance(sid, str) or not sid:
-                    raise SchemaError(field="sessionId", expected="the session's id", got=describe_value(sid))
-                last_sid = sid
-                run_id, parent = sid, None
-                if rec.get("isSidechain"):
-                    agent = rec.get("agentId") if isinstance(rec.get("agentId"), str) else None
-                    key = f"{sid}/sidechain/{agent}" if agent else next(
-                        (k for k in sessions if k.startswith(f"{sid}/sidechain/")), f"{sid}/sidechain/{rec.get('uuid')}")
-                    run_id, parent = key, sid
-                session = sessions.setdefault(run_id, _Session(run_id, parent, first_line=number))
-                if kind == "user":
-                    session.user(number, rec)
-                elif kind == "assistant":
-                    session.assistant(rec)
-                elif rec.get("subtype") == "compact_boundary":
-                    session.compact_boundary(number, rec)
+        for number, rec in json_lines(file, bad):
+            try:
+                last_sid = _read_line(file, number, rec, sessions, last_sid)
+            except SchemaError as err:
+                if not bad.skip_invalid:
+                    raise
+                bad.skipped.append((str(file), number, str(err).split(f"{file}:{number}: ", 1)[-1]))
         builder = builder or RunTables(Path(path))
         for session in sessions.values():
             builder.add_run(session.first_line, *session.finish())
@@ -249,4 +233,36 @@ def read_claude_code(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
                 warnings.warn(f"{file}:{line}: {note}", TranscriptWarning, stacklevel=2)
     assert builder is not None
     return builder.finish()
+
+
+def _read_line(file: Path, number: int, rec: Any, sessions: dict[str, _Session], last_sid: str | None) -> str | None:
+    """Add one transcript line to its session; returns the session id the next boundary belongs to."""
+    with at_line(file, number):
+        if not isinstance(rec, dict):
+            raise SchemaError(expected="a JSON object (one transcript line)", got=describe_value(rec))
+        kind = rec.get("type")
+        if kind not in ("user", "assistant", "system"):
+            return last_sid  # summary titles, file snapshots and whatever newer versions add
+        if kind == "system" and rec.get("subtype") != "compact_boundary":
+            return last_sid  # turn durations, hook output, API errors: not turns
+        sid = rec.get("sessionId")
+        if kind == "system" and sid is None and last_sid is not None:
+            sid = last_sid  # a boundary written without the id belongs to the session it interrupts
+        if not isinstance(sid, str) or not sid:
+            raise SchemaError(field="sessionId", expected="the session's id", got=describe_value(sid))
+        last_sid = sid
+        run_id, parent = sid, None
+        if rec.get("isSidechain"):
+            agent = rec.get("agentId") if isinstance(rec.get("agentId"), str) else None
+            key = f"{sid}/sidechain/{agent}" if agent else next(
+                (k for k in sessions if k.startswith(f"{sid}/sidechain/")), f"{sid}/sidechain/{rec.get('uuid')}")
+            run_id, parent = key, sid
+        session = sessions.setdefault(run_id, _Session(run_id, parent, first_line=number))
+        if kind == "user":
+            session.user(number, rec)
+        elif kind == "assistant":
+            session.assistant(rec)
+        elif rec.get("subtype") == "compact_boundary":
+            session.compact_boundary(number, rec)
+    return last_sid
 

@@ -31,10 +31,10 @@ from typing import Any
 import polars as pl
 
 from workbench.adapters.claude_code import TranscriptWarning, session_files
-from workbench.adapters.trajectory import encode_args
-from workbench.schema import SchemaError, describe_value
-from workbench.jsonl import at_line, json_lines
 from workbench.adapters.staging import RunTables
+from workbench.adapters.trajectory import encode_args
+from workbench.jsonl import BadLines, at_line, json_lines
+from workbench.schema import SchemaError, describe_value
 
 _INJECTED = ("<environment_context>", "<user_instructions>", "<permissions", "# AGENTS.md")
 
@@ -86,14 +86,14 @@ def _compacted(p: dict[str, Any]) -> tuple[str, str | None]:
     return summary, "\n\n".join(texts) or None
 
 
-def _rollout(file: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], int]:
+def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], int]:
     run: dict[str, Any] = {"run_id": file.stem, "method": "codex", "task": None}
     steps: list[dict[str, Any]] = []
     comps: list[dict[str, Any]] = []
     calls: dict[str, dict[str, Any]] = {}
     span_start, previous = 0, None
     first = 0
-    for number, rec in json_lines(file):
+    for number, rec in json_lines(file, bad):
         first = first or number
         with at_line(file, number):
             if not isinstance(rec, dict) or not isinstance(rec.get("payload"), dict):
@@ -165,10 +165,15 @@ def _item(p: dict[str, Any], steps: list[dict[str, Any]], calls: dict[str, dict[
     return False
 
 
-def read_codex(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
-    """Load one Codex rollout file, or every ``rollout-*.jsonl`` below a directory, into the trajectory tables."""
+def read_codex(path: str | os.PathLike[str], *, bad: BadLines | None = None) -> dict[str, pl.DataFrame]:
+    """Load one Codex rollout file, or every ``rollout-*.jsonl`` below a directory, into the trajectory tables.
+
+    A file's half-written last line (a session still open) is skipped with a warning; with
+    ``bad.skip_invalid`` every line that is not JSON is skipped and recorded in ``bad``.
+    """
+    bad = bad if bad is not None else BadLines()
     builder = RunTables(Path(path))
     for file in session_files(path, "*.jsonl"):
-        run, steps, comps, first = _rollout(file)
+        run, steps, comps, first = _rollout(file, bad)
         builder.add_run(first, run, steps, comps)
     return builder.finish()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,10 +12,10 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
-from workbench.adapters.trajectory import encode_args
-from workbench.schema import SchemaError, describe_value
-from workbench.jsonl import at_line, json_lines
 from workbench.adapters.staging import collect_runs
+from workbench.adapters.trajectory import encode_args
+from workbench.jsonl import at_line, json_lines
+from workbench.schema import SchemaError, describe_value
 
 
 def _content_text(content: Any, where: str) -> str | None:

@@ -9,9 +9,9 @@ from pathlib import Path
 import polars as pl
 
 from workbench.adapters.openai_chat import chat_to_run, message_tokens
-from workbench.schema import SchemaError, describe_value
-from workbench.jsonl import json_error, parse_json
 from workbench.adapters.staging import RunTables
+from workbench.jsonl import json_error, parse_json
+from workbench.schema import SchemaError, describe_value
 
 
 def is_success(reward: float) -> bool:

@@ -32,10 +32,10 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
-from workbench.schema import SchemaError, describe_value
-from workbench.jsonl import at_line, json_lines
 from workbench.adapters.staging import collect_runs
 from workbench.atomic import atomic_write
+from workbench.jsonl import at_line, json_lines
+from workbench.schema import SchemaError, describe_value
 from workbench.tables import check_references
 
 

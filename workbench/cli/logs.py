@@ -8,6 +8,7 @@ from pathlib import Path
 
 from workbench import adapters, schema
 from workbench.cli.args import UsageError, existing_dir, existing_file, out_file, verb
+from workbench.jsonl import BadLines
 from workbench.schema import SchemaError
 from workbench.tables import TRAJECTORY_TABLES, read_table, read_tables, require, table_files
 
@@ -20,6 +21,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", help="the log (JSONL, tau-bench JSON) or, with --table, one table file")
     p.add_argument("--format", default="auto", choices=["auto", *adapters.FORMATS], help="log format")
     p.add_argument("--table", choices=sorted(schema.TABLES), help="validate a single table file instead of a log")
+    _skip_invalid_option(p)
     p.set_defaults(func=run_validate)
 
     p = verb(sub, "import", "load a trajectory log into Parquet tables")
@@ -29,6 +31,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--entries", action="store_true", help="also split candidate summaries into entries.parquet")
     p.add_argument("--force", action="store_true", help="replace the tables already in --out (the whole set: "
                    "tables the new log does not have are removed, never mixed with another log's)")
+    _skip_invalid_option(p)
     p.set_defaults(func=run_import)
 
     p = verb(sub, "export", "write a directory of tables back as trajectory JSONL")
@@ -42,10 +45,23 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_entries)
 
 
+def _skip_invalid_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--skip-invalid", dest="skip_invalid", action="store_true",
+                   help="session logs (claude-code, codex): skip every bad line, count them and name the first few, "
+                        "instead of stopping at the first (a half-written last line is always skipped, with a warning)")
+
+
+def _report_bad(bad: BadLines) -> None:
+    line = bad.summary()
+    if line:
+        print(f"warning: {line}", file=sys.stderr)
+
+
 def _log_path(args: argparse.Namespace, what: str = "log file") -> Path:
     """The FILE argument: a directory of sessions for the formats that read one, else a file that exists."""
-    if args.format in adapters.DIRECTORY_FORMATS and Path(args.file).is_dir():
-        return Path(args.file)
+    if (args.format in adapters.DIRECTORY_FORMATS or args.format == "auto" and not getattr(args, "table", None)) \
+            and Path(args.file).is_dir():
+        return Path(args.file)  # a directory of sessions (format sniffed from its files when not given)
     return existing_file(args.file, what)
 
 
@@ -62,7 +78,9 @@ def run_validate(args: argparse.Namespace) -> int:
         print(f"{path}: ok ({frame.height} {args.table} rows)")
         return 0
     _starting("validating", path)
-    counted = adapters.import_log(path, None, args.format)
+    bad = BadLines(skip_invalid=args.skip_invalid)
+    counted = adapters.import_log(path, None, args.format, bad=bad)
+    _report_bad(bad)
     counts = ", ".join(f"{counted.get(t, 0)} {t}" for t in TRAJECTORY_TABLES)
     print(f"{path}: ok ({counts})")
     return 0
@@ -78,7 +96,9 @@ def run_import(args: argparse.Namespace) -> int:
         raise UsageError("--out", "an empty or new directory (or --force to replace its tables)",
                          f"{args.out!r}, which holds {', '.join(p.name for p in existing)}")
     _starting("importing", path)
-    counted = adapters.import_log(path, out, args.format, entries=args.entries, replace=True)
+    bad = BadLines(skip_invalid=args.skip_invalid)
+    counted = adapters.import_log(path, out, args.format, entries=args.entries, replace=True, bad=bad)
+    _report_bad(bad)
     counts = ", ".join(f"{n} {name}" for name, n in counted.items())
     print(f"{args.file} -> {out}/ ({counts})")
     return 0

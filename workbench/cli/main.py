@@ -19,9 +19,9 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from workbench.adapters.claude_code import TranscriptWarning
 from workbench.cli import figures, judge, labeling, logs, simulate
 from workbench.cli.args import UsageError
+from workbench.jsonl import LogWarning
 from workbench.schema import SchemaError
 
 #: the verb modules, in the order ``workbench --help`` lists them
@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = _on_sigterm(_terminate)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("always", TranscriptWarning)
+            warnings.simplefilter("always", LogWarning)
             warnings.showwarning = lambda message, *_: print(f"{verb}: warning: {message}", file=sys.stderr)
             return int(args.func(args))
     except (SchemaError, UsageError) as err:
