@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from workbench.adapters import read_log
 from workbench.datasets import derive_missing, entry_clusters, has_budget, load_tables, select_runs
@@ -27,7 +28,8 @@ def test_load_tables_derives_nothing_and_derive_missing_reports_what_it_adds(tmp
 
 
 def test_load_for_analysis_reads_only_what_it_is_asked_and_all_when_it_must_derive(tmp_path: Path,
-                                                                                   capsys: object) -> None:
+                                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("INFO", logger="workbench")
     from workbench.datasets import load_for_analysis
 
     imported = read_log(EXAMPLE)
@@ -35,11 +37,11 @@ def test_load_for_analysis_reads_only_what_it_is_asked_and_all_when_it_must_deri
     write_tables(imported, tmp_path / "bare")
     derived = load_for_analysis(tmp_path / "bare", names=("entries", "scores"))  # not there: read all, derive
     assert {"steps", "compactions", "entries", "scores"} <= set(derived) and derived["scores"].height == n_entries
-    assert f"{n_entries} entries parsed" in capsys.readouterr().out  # type: ignore[attr-defined]
+    assert f"{n_entries} entries parsed" in caplog.text  # logged by the library, not printed
     write_tables({"entries": derived["entries"], "scores": derived["scores"]}, tmp_path / "bare")
     only = load_for_analysis(tmp_path / "bare", names=("entries", "scores"))
     assert set(only) == {"runs", "entries", "scores"}  # steps and compactions stay on disk
-    assert "nothing, every table was in DATA" in capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "nothing, every table was in DATA" in caplog.text  # logged by the library, not printed
 
 
 def test_select_runs_applies_only_the_filters_the_data_can_answer() -> None:
@@ -58,7 +60,7 @@ def test_entry_clusters_map_entries_to_their_runs_scenario() -> None:
     assert got == {"r1/b0/0": "s1", "r2/b0/0": None, "r1/b1/0": "s1"}
 
 
-def test_load_for_analysis_with_columns_gives_lazy_checked_tables(tmp_path: Path, capsys: object) -> None:
+def test_load_for_analysis_with_columns_gives_lazy_checked_tables(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """``columns``: those tables come back lazy with those columns (the eager tables' columns, row for row), whether
     they were on disk or derived; a bad value in a scanned column is an error naming the file's row."""
     from workbench.datasets import load_for_analysis
@@ -67,7 +69,7 @@ def test_load_for_analysis_with_columns_gives_lazy_checked_tables(tmp_path: Path
     write_tables(read_log(EXAMPLE), tmp_path / "d")
     cols = {"entries": ("entry_id", "section"), "scores": ("entry_id", "score")}
     derived = load_for_analysis(tmp_path / "d", names=("entries",), columns=cols)
-    assert "entries parsed" in capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "entries parsed" in caplog.text  # logged by the library, not printed
     assert isinstance(derived["entries"], pl.LazyFrame) and isinstance(derived["runs"], pl.DataFrame)
     eager = load_for_analysis(tmp_path / "d", names=("entries", "scores"))
     write_tables({"entries": eager["entries"], "scores": eager["scores"]}, tmp_path / "d")

@@ -84,10 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _on_sigterm(previous)
 
 
-class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+class _StderrHandler(logging.StreamHandler):
     """Writes to whatever ``sys.stderr`` is when a message comes (a test may have replaced it since)."""
 
-    @property  # type: ignore[override]
+    @property
     def stream(self) -> object:
         return sys.stderr
 
