@@ -80,3 +80,18 @@ def test_a_directory_is_sniffed_as_claude_code_or_codex(tmp_path: Path, capsys: 
     assert main(["import", str(other), "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err
     assert "neither Claude Code's" in err and str(other / "a.jsonl") in err
+
+
+def test_since_until_and_project_select_sessions_at_import(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    projects = claude_home(tmp_path)  # both sessions ran on 2026-11-20
+    assert main(["import", str(projects), "--out", str(tmp_path / "a"), "--project", "api"]) == 0
+    runs = pl.read_parquet(tmp_path / "a" / "runs.parquet")
+    assert set(runs.get_column("project_dir").to_list()) == {"-home-u-api"}
+    assert main(["import", str(projects), "--out", str(tmp_path / "b"), "--since", "2026-11-21"]) == 0
+    assert pl.read_parquet(tmp_path / "b" / "runs.parquet").height == 0
+    assert main(["import", str(projects), "--out", str(tmp_path / "c"), "--since", "2026-11-20",
+                 "--until", "2026-11-21"]) == 0
+    assert pl.read_parquet(tmp_path / "c" / "runs.parquet").height == 4
+    capsys.readouterr()
+    assert main(["import", str(projects), "--out", str(tmp_path / "d"), "--since", "last tuesday"]) == 2
+    assert "option --since: expected an ISO date" in capsys.readouterr().err

@@ -108,7 +108,8 @@ def _format_of(path: str | os.PathLike[str], format: str | None) -> str:  # noqa
 
 
 def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None, format: str | None = None,  # noqa: A002
-               *, entries: bool = False, replace: bool = False, bad: BadLines | None = None) -> dict[str, int]:
+               *, entries: bool = False, replace: bool = False, bad: BadLines | None = None,
+               since: str | None = None, until: str | None = None, project: str | None = None) -> dict[str, int]:
     """Read a log and write its tables as Parquet into ``out`` (``None``: only check it); returns row counts.
 
     JSONL formats (:data:`STREAMING`) are read one line at a time and written in bounded chunks,
@@ -116,7 +117,8 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     ``entries`` adds the entries table, extracted chunk by chunk. Either way the tables appear in
     ``out`` only when the whole log was valid (an error names FILE:LINE and writes nothing). Session formats
     (:data:`DIRECTORY_FORMATS`) skip a file's half-written last line with a warning and record it in ``bad``;
-    with ``bad.skip_invalid`` they skip and record every bad line.
+    with ``bad.skip_invalid`` they skip and record every bad line; ``since``, ``until`` and ``project`` select
+    their sessions (:func:`workbench.adapters.claude_code.selected`).
     """
     from workbench.adapters.staging import stream_tables
     from workbench.entries import entries_table
@@ -127,8 +129,14 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     derive = (lambda chunk: {"entries": entries_table(chunk["compactions"])}) if entries else None
     if fmt in STREAMING:
         return stream_tables(path, STREAMING[fmt](path), out, replace=replace, derive=derive)
-    tables = read_claude_code(path, bad=bad) if fmt == "claude-code" else read_codex(path, bad=bad) \
-        if fmt == "codex" else FORMATS[fmt](path)
+    if fmt in DIRECTORY_FORMATS:
+        reader = read_claude_code if fmt == "claude-code" else read_codex
+        tables = reader(path, bad=bad, since=since, until=until, project=project)
+    elif since or until or project:
+        raise SchemaError(f"--since, --until and --project select sessions of {' or '.join(DIRECTORY_FORMATS)} logs, "
+                          f"not of a {fmt} log", file=str(path))
+    else:
+        tables = FORMATS[fmt](path)
     if derive is not None:
         tables.update(derive(tables))
     if out is not None:

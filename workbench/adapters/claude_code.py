@@ -4,28 +4,46 @@ One JSON object a line. The fields read (everything else is ignored):
 
 * ``type``: ``user`` / ``assistant`` carry a ``message``; ``system`` lines matter only with
   ``subtype == "compact_boundary"`` (a compaction; ``compactMetadata`` gives ``trigger``,
-  ``manual`` or ``auto``, and ``preTokens``); ``summary`` lines (session titles) are skipped.
-* ``sessionId``: the run (a boundary line without one belongs to the session of the line
-  before it); ``isSidechain``: the line belongs to a sub-agent, which becomes a run
-  of its own, ``SESSION/sidechain/AGENT`` (``agentId`` when present, else the sidechain's
-  first ``uuid``), with ``parent_run_id`` naming the session; ``isMeta``: injected context,
-  not a turn; ``isCompactSummary``: the user line that carries the summary after a boundary.
+  ``manual`` or ``auto``, ``preTokens``, and for a partial compaction the kept messages,
+  ``preservedSegment`` ``{headUuid, tailUuid}`` or ``preservedMessages``); other types (titles, file
+  snapshots, progress, attachments) only link the tree.
+* ``sessionId``: the run (a boundary line without one belongs to the session of the line before it); one
+  session written over several files is one run (a record copied into a later file, same ``uuid``, is read
+  once). ``isSidechain``: the line belongs to a sub-agent (in the session's file, in ``agent-ID.jsonl`` beside
+  it or under ``SESSION/subagents/``), which becomes a run of its own, ``SESSION/sidechain/AGENT`` (``agentId``
+  when present, else the ``uuid`` of the sidechain's first line), with ``parent_run_id`` naming the session.
+  ``isMeta``: injected context, not a turn; ``isCompactSummary``: the user line that carries the summary.
+* ``uuid``, ``parentUuid``, ``logicalParentUuid``: the transcript is a tree. A rewind leaves a dead branch (a
+  second child of a message); a compaction starts a new root whose ``logicalParentUuid`` points back. The
+  session's history is the branch it continued on: the path from its last message back to the root (through
+  ``logicalParentUuid`` at a boundary), plus each tool result of a call on that path. Every other user or
+  assistant message is on an abandoned branch: never a step, never evidence; the run's
+  ``abandoned_branches`` counts those branches.
 * ``message.content``: a string, or a list of blocks: ``text``, ``tool_use`` (``id``,
   ``name``, ``input``), ``tool_result`` (``tool_use_id``, ``content`` as a string or text
-  blocks, ``is_error``); ``thinking`` blocks are skipped. ``message.usage`` gives token counts.
+  blocks, ``is_error``); ``thinking`` blocks are skipped. ``message.model`` names the run's model.
+* ``message.usage``: ``input_tokens`` (fresh), ``cache_read_input_tokens``, ``cache_creation_input_tokens``,
+  ``output_tokens``. One API reply written as several lines (one per content block) shares ``message.id``
+  and ``requestId``: its usage counts once, and its text goes with its first tool call.
+* ``timestamp``, ``cwd``, ``version``, ``gitBranch``: a step's time; the run's ``started_at``/``ended_at``,
+  ``project`` (the working directory), ``client_version`` and ``git_branch``; ``project_dir`` is the
+  directory the session file lies in (Claude Code's encoded project name).
 
 Steps: every ``tool_use`` is a step (tool = name, args = input) whose observation is its
 ``tool_result`` (an error result keeps its text, ``error`` = true); an assistant text without
 tool calls is a step with no tool; a user's typed message is a step observed from the user.
+A step's ``input_tokens`` is its whole prompt (fresh + cache read + cache creation, as Peak needs);
+``cache_read_tokens`` and ``cache_creation_tokens`` keep the cache's share apart.
 A compaction's ``step`` is the first step after it; its span is every step since the previous
-boundary (the history it replaced); its summary is the compact-summary line's text.
+boundary (the history it replaced) except the messages a partial compaction kept, which are its
+``retained_turn``; its summary is the compact-summary line's text.
 
 Documented behaviour for the awkward cases: a compact-summary line with no boundary before it is
 an error naming the line; a boundary whose summary line never comes is not a compaction row (the
 run's ``unsummarized_boundaries`` counts it); a ``tool_result`` whose ``tool_use`` is missing
 is a step with no tool and ``orphan_result`` = true. Both of the last two also raise a
-:class:`TranscriptWarning` naming the file and line. ``system`` lines of other subtypes (turn
-durations, hook output) are skipped. Nothing here sends anything anywhere or runs any content.
+:class:`TranscriptWarning` naming the file and line. A file's half-written last line (a session still
+open) is skipped with a warning. Nothing here sends anything anywhere or runs any content.
 """
 
 from __future__ import annotations
@@ -79,9 +97,37 @@ def _text(content: Any, where: str) -> str:
     raise SchemaError(field=where, expected="a string or a list of content blocks", got=describe_value(content))
 
 
+@dataclass(frozen=True)
+class _Record:
+    """One transcript line: where it is and what it says."""
+
+    file: Path
+    line: int
+    rec: dict[str, Any]
+
+    @property
+    def uuid(self) -> str | None:
+        u = self.rec.get("uuid")
+        return u if isinstance(u, str) else None
+
+    @property
+    def parent(self) -> str | None:
+        """The message this one follows: ``parentUuid``, or at a compaction's new root its ``logicalParentUuid``."""
+        for key in ("parentUuid", "logicalParentUuid"):
+            if isinstance(v := self.rec.get(key), str):
+                return v
+        return None
+
+    @property
+    def is_result(self) -> bool:
+        content = self.rec.get("message", {}).get("content") if isinstance(self.rec.get("message"), dict) else None
+        return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
+                                                 for b in content)
+
+
 @dataclass
 class _Session:
-    """One run being built: steps, compactions, pending tool calls."""
+    """One run being built: steps, compactions, pending tool calls, what the session records about itself."""
 
     run_id: str
     parent: str | None = None
@@ -94,7 +140,38 @@ class _Session:
     previous_summary: str | None = None
     unsummarized: int = 0
     first_line: int = 0
-    notes: list[tuple[int, str]] = field(default_factory=list)  # (line, what was odd) to warn about
+    notes: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, what was odd) to warn about
+    file: Path | None = None  # the file of the line being read
+    meta: dict[str, Any] = field(default_factory=dict)  # model, times, project, version, branch
+    usage_seen: set[tuple[str, str | None]] = field(default_factory=set)  # (message.id, requestId) counted
+    reply_text: tuple[str, int] | None = None  # (message.id, step) of a reply's text-only line
+    step_uuid: dict[int, str] = field(default_factory=dict)  # step -> uuid of the line that made it
+    abandoned: int = 0
+
+    def read(self, r: _Record) -> None:
+        rec = r.rec
+        self.file = r.file
+        kind = rec.get("type")
+        ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
+        if ts is not None:
+            self.meta.setdefault("started_at", ts)
+            self.meta["ended_at"] = ts
+        for key, column in (("cwd", "project"), ("gitBranch", "git_branch")):
+            if isinstance(rec.get(key), str) and rec[key]:
+                self.meta.setdefault(column, rec[key])
+        if isinstance(rec.get("version"), str):
+            self.meta["client_version"] = rec["version"]
+        before = len(self.steps)
+        if kind == "user":
+            self.user(r.line, rec)
+        elif kind == "assistant":
+            self.assistant(rec)
+        elif rec.get("subtype") == "compact_boundary":
+            self.compact_boundary(r.line, rec)
+        for i in range(before, len(self.steps)):
+            self.steps[i].setdefault("timestamp", ts)
+            if r.uuid is not None:
+                self.step_uuid[i] = r.uuid
 
     def user(self, number: int, rec: dict[str, Any]) -> None:
         msg = rec.get("message")
@@ -123,7 +200,7 @@ class _Session:
         text = _text(block.get("content"), f"{where}.content")
         step = self.calls.pop(call_id, None) if isinstance(call_id, str) else None
         if step is None:  # its tool_use is missing: kept as what it is, a result without a call
-            self.notes.append((number, f"tool_result {call_id!r} has no tool_use before it; kept as a step "
+            self.notes.append((str(self.file), number, f"tool_result {call_id!r} has no tool_use before it; kept as a step "
                                        "with no tool and orphan_result = true"))
             self.steps.append({"step": len(self.steps), "tool": None, "args": None, "text": None, "observation": text,
                                "observation_role": "tool", "orphan_result": True, "error": bool(block.get("is_error"))})
@@ -136,11 +213,23 @@ class _Session:
         msg = rec.get("message")
         if not isinstance(msg, dict):
             raise SchemaError(field="message", expected="an object with role and content", got=describe_value(msg))
+        if isinstance(msg.get("model"), str) and msg["model"] != "<synthetic>":
+            self.meta.setdefault("model", msg["model"])
         content = msg.get("content")
         usage: dict[str, Any] = msg["usage"] if isinstance(msg.get("usage"), dict) else {}
+        mid = msg.get("id") if isinstance(msg.get("id"), str) else None
+        key = (mid, rec.get("requestId") if isinstance(rec.get("requestId"), str) else None) if mid else None
+        if key in self.usage_seen:
+            usage = {}  # one reply over several lines: its usage counts once, on the first step it makes
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
         text = _text([b for b in blocks if isinstance(b, dict) and b.get("type") == "text"], "message.content")
         uses = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+        carried: dict[str, Any] = {}
+        if uses and mid is not None and self.reply_text is not None and self.reply_text == (mid, len(self.steps) - 1):
+            carried = self.steps.pop()  # the same reply's text line: its text and usage go with the first call
+            self.step_uuid.pop(len(self.steps), None)
+            text = "\n".join(t for t in (carried.get("text"), text) if t)
+        self.reply_text = None
         first = True
         for j, use in enumerate(uses):
             if not isinstance(use.get("name"), str):
@@ -149,7 +238,10 @@ class _Session:
             step = {"step": len(self.steps), "tool": use["name"], "args": encode_args(use.get("input")),
                     "text": text if first and text else None, "observation": None}
             if first:
+                step.update({k: v for k, v in carried.items() if k.endswith("_tokens") or k == "timestamp"})
                 _usage(step, usage)
+                if key is not None:
+                    self.usage_seen.add(key)
             first = False
             if isinstance(use.get("id"), str):
                 self.calls[use["id"]] = step
@@ -157,23 +249,40 @@ class _Session:
         if not uses and text:
             step = {"step": len(self.steps), "tool": None, "args": None, "text": text, "observation": None}
             _usage(step, usage)
+            if key is not None:
+                self.usage_seen.add(key)
             self.steps.append(step)
+            if mid is not None:
+                self.reply_text = (mid, step["step"])
 
     def compact_boundary(self, number: int, rec: dict[str, Any]) -> None:
         if self.boundary is not None:
             self._unsummarized()  # the previous boundary never got its summary
         meta: dict[str, Any] = rec["compactMetadata"] if isinstance(rec.get("compactMetadata"), dict) else {}
         pre = meta.get("preTokens")
-        self.boundary = {"line": number, "trigger": meta.get("trigger"),
+        self.boundary = {"line": number, "trigger": meta.get("trigger"), "kept": _preserved(meta),
                          "pre_tokens": pre if isinstance(pre, int) and not isinstance(pre, bool) else None}
 
     def summary(self, number: int, text: str) -> None:
         if self.boundary is None:
             raise SchemaError(field="isCompactSummary", expected="a compact_boundary system line before the summary",
                               got="a compact summary with no boundary")
+        span_end = len(self.steps) - 1
+        retained = None
+        kept = self.boundary["kept"]
+        if kept:  # a partial compaction: the messages it kept are retained history, not replaced history
+            uuids = list(self.step_uuid.items())
+            if isinstance(kept, tuple):  # preservedSegment: from its head message through its tail
+                head = next((st for st, u in uuids if u == kept[0] and st >= self.last_span_start), None)
+                kept_steps = list(range(head, len(self.steps))) if head is not None else []
+            else:
+                kept_steps = [st for st, u in uuids if u in kept and st >= self.last_span_start]
+            if kept_steps:
+                span_end = min(kept_steps) - 1
+                retained = "\n".join(_step_text(self.steps[st]) for st in range(min(kept_steps), len(self.steps)))
         self.comps.append({"boundary": len(self.comps), "step": len(self.steps), "span_start": self.last_span_start,
-                           "span_end": len(self.steps) - 1, "previous_summary": self.previous_summary,
-                           "retained_turn": None, "candidate_summary": text, "committed_summary": text,
+                           "span_end": span_end, "previous_summary": self.previous_summary,
+                           "retained_turn": retained, "candidate_summary": text, "committed_summary": text,
                            "trigger": self.boundary["trigger"], "pre_tokens": self.boundary["pre_tokens"]})
         self.previous_summary = text
         self.last_span_start = len(self.steps)
@@ -182,7 +291,7 @@ class _Session:
     def _unsummarized(self) -> None:
         assert self.boundary is not None
         self.unsummarized += 1
-        self.notes.append((self.boundary["line"], "compact_boundary with no isCompactSummary line after it; "
+        self.notes.append((str(self.file), self.boundary["line"], "compact_boundary with no isCompactSummary line after it; "
                                                   "not a compaction row, counted in unsummarized_boundaries"))
 
     def finish(self) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
@@ -191,7 +300,7 @@ class _Session:
             self.boundary = None
         run = {"run_id": self.run_id, "task_id": self.run_id, "method": "claude_code", "task": self.task,
                "steps": len(self.steps), "compactions": len(self.comps), "parent_run_id": self.parent,
-               "unsummarized_boundaries": self.unsummarized}
+               "unsummarized_boundaries": self.unsummarized, "abandoned_branches": self.abandoned, **self.meta}
         for st in self.steps:
             st["run_id"] = self.run_id
         for c in self.comps:
@@ -199,70 +308,176 @@ class _Session:
         return run, self.steps, self.comps
 
 
+def _preserved(meta: dict[str, Any]) -> tuple[str, str | None] | frozenset[str] | None:
+    """The messages a partial compaction kept: ``preservedSegment`` as (head uuid, tail uuid), or
+    ``preservedMessages`` (uuids, or objects with a ``uuid``) as a set; None for a whole compaction."""
+    seg = meta.get("preservedSegment")
+    if isinstance(seg, dict) and isinstance(seg.get("headUuid"), str):
+        return seg["headUuid"], seg.get("tailUuid") if isinstance(seg.get("tailUuid"), str) else None
+    kept = meta.get("preservedMessages")
+    if isinstance(kept, list):
+        ids = {k if isinstance(k, str) else k.get("uuid") for k in kept if isinstance(k, (str, dict))}
+        return frozenset(i for i in ids if isinstance(i, str)) or None
+    return None
+
+
+def _step_text(step: dict[str, Any]) -> str:
+    return "\n".join(str(v) for v in (step.get("text"), step.get("tool"), step.get("observation")) if v)
+
+
 def _usage(step: dict[str, Any], usage: dict[str, Any]) -> None:
-    n_in = sum(v for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-               if isinstance(v := usage.get(k), int) and not isinstance(v, bool))
-    if n_in or isinstance(usage.get("input_tokens"), int):
-        step["input_tokens"] = n_in
-    if isinstance(usage.get("output_tokens"), int) and not isinstance(usage.get("output_tokens"), bool):
-        step["output_tokens"] = usage["output_tokens"]
+    def count(key: str) -> int | None:
+        v = usage.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+    fresh, read, made = (count(k) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+    if fresh is not None or read or made:
+        step["input_tokens"] = (fresh or 0) + (read or 0) + (made or 0)  # the whole prompt, as Peak needs
+        step["cache_read_tokens"] = read or 0
+        step["cache_creation_tokens"] = made or 0
+    if count("output_tokens") is not None:
+        step["output_tokens"] = count("output_tokens")
 
 
-def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = None) -> dict[str, pl.DataFrame]:
+def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
+                     until: str | None = None, project: str | None = None) -> dict[str, pl.DataFrame]:
     """Load one Claude Code session file, or every ``*.jsonl`` below a directory, into the trajectory tables.
 
     A file's half-written last line (a session still open) is skipped with a warning; with
     ``bad.skip_invalid`` every bad line is skipped and recorded in ``bad`` instead of failing.
+    ``since``/``until`` (ISO dates or times, compared with the session's first and last timestamps) and
+    ``project`` (a part of its working directory or project directory name) select sessions.
     """
     bad = bad if bad is not None else BadLines()
-    builder: RunTables | None = None
+    by_session: dict[str, list[_Record]] = {}
+    seen: dict[tuple[str, str], Path] = {}
     for file in session_files(path):
-        sessions: dict[str, _Session] = {}
         last_sid: str | None = None
         for number, rec in json_lines(file, bad):
             try:
-                last_sid = _read_line(file, number, rec, sessions, last_sid)
+                with at_line(file, number):
+                    sid = _session_of(rec, last_sid)
             except SchemaError as err:
                 if not bad.skip_invalid:
                     raise
                 bad.skipped.append((str(file), number, str(err).split(f"{file}:{number}: ", 1)[-1]))
-        builder = builder or RunTables(Path(path))
-        for session in sessions.values():
+                continue
+            if sid is None:
+                continue
+            last_sid = sid
+            r = _Record(file, number, rec)
+            if r.uuid is not None:
+                if seen.setdefault((sid, r.uuid), file) != file:
+                    continue  # the same message copied into a later file of the session (a resume)
+            by_session.setdefault(sid, []).append(r)
+    builder = RunTables(Path(path))
+    for sid, records in by_session.items():
+        for session in _sessions(sid, records, bad):
+            if not selected(session.meta, since, until, project):
+                continue
             builder.add_run(session.first_line, *session.finish())
-            for line, note in sorted(session.notes):
+            for file, line, note in sorted(session.notes):
                 warnings.warn(f"{file}:{line}: {note}", TranscriptWarning, stacklevel=2)
-    assert builder is not None
     return builder.finish()
 
 
-def _read_line(file: Path, number: int, rec: Any, sessions: dict[str, _Session], last_sid: str | None) -> str | None:
-    """Add one transcript line to its session; returns the session id the next boundary belongs to."""
-    with at_line(file, number):
-        if not isinstance(rec, dict):
-            raise SchemaError(expected="a JSON object (one transcript line)", got=describe_value(rec))
-        kind = rec.get("type")
-        if kind not in ("user", "assistant", "system"):
-            return last_sid  # summary titles, file snapshots and whatever newer versions add
-        if kind == "system" and rec.get("subtype") != "compact_boundary":
-            return last_sid  # turn durations, hook output, API errors: not turns
-        sid = rec.get("sessionId")
-        if kind == "system" and sid is None and last_sid is not None:
-            sid = last_sid  # a boundary written without the id belongs to the session it interrupts
-        if not isinstance(sid, str) or not sid:
-            raise SchemaError(field="sessionId", expected="the session's id", got=describe_value(sid))
-        last_sid = sid
-        run_id, parent = sid, None
-        if rec.get("isSidechain"):
-            agent = rec.get("agentId") if isinstance(rec.get("agentId"), str) else None
-            key = f"{sid}/sidechain/{agent}" if agent else next(
-                (k for k in sessions if k.startswith(f"{sid}/sidechain/")), f"{sid}/sidechain/{rec.get('uuid')}")
-            run_id, parent = key, sid
-        session = sessions.setdefault(run_id, _Session(run_id, parent, first_line=number))
-        if kind == "user":
-            session.user(number, rec)
-        elif kind == "assistant":
-            session.assistant(rec)
-        elif rec.get("subtype") == "compact_boundary":
-            session.compact_boundary(number, rec)
-    return last_sid
+def _session_of(rec: Any, last_sid: str | None) -> str | None:
+    """The session a line belongs to (None for a line that is no turn of any session, such as a title)."""
+    if not isinstance(rec, dict):
+        raise SchemaError(expected="a JSON object (one transcript line)", got=describe_value(rec))
+    kind = rec.get("type")
+    sid = rec.get("sessionId")
+    if kind == "system" and sid is None:
+        return last_sid  # a boundary written without the id belongs to the session it interrupts
+    if kind in ("user", "assistant") and (not isinstance(sid, str) or not sid):
+        raise SchemaError(field="sessionId", expected="the session's id", got=describe_value(sid))
+    return sid if isinstance(sid, str) and sid else None
 
+
+def _sessions(sid: str, records: list[_Record], bad: BadLines) -> list[_Session]:
+    """The session's run (its live branch) and one run per sub-agent, in the order they start."""
+    parent_of = {r.uuid: r.parent for r in records if r.uuid is not None}
+    by_uuid = {r.uuid: r for r in records if r.uuid is not None}
+    main = [r for r in records if not r.rec.get("isSidechain") and _is_turn(r.rec)]
+    live = _live_branch(main, parent_of)
+    session = _Session(sid, None, first_line=main[0].line if main else records[0].line)
+    side: dict[str, _Session] = {}
+    out = [session]
+    for r in records:
+        if not _is_turn(r.rec):
+            continue
+        if r.rec.get("isSidechain"):
+            agent = r.rec.get("agentId")
+            key = f"{sid}/sidechain/{agent if isinstance(agent, str) and agent else _sidechain_root(r, by_uuid)}"
+            if key not in side:
+                side[key] = _Session(key, sid, first_line=r.line)
+                out.append(side[key])
+            target = side[key]
+        elif live is None or r.uuid is None or r.uuid in live:
+            target = session
+        else:
+            if parent_of.get(r.uuid) in live and not r.is_result:
+                session.abandoned += 1  # the first message of a branch the session did not continue on
+            continue
+        try:
+            with at_line(r.file, r.line):
+                target.read(r)
+        except SchemaError as err:
+            if not bad.skip_invalid:
+                raise
+            bad.skipped.append((str(r.file), r.line, str(err).split(f"{r.file}:{r.line}: ", 1)[-1]))
+    for s in out:
+        s.meta.setdefault("project_dir", _project_dir(records[0].file))
+    return [s for s in out if s.steps or s.comps or s.task is not None or s is session]
+
+
+def _is_turn(rec: dict[str, Any]) -> bool:
+    return rec.get("type") in ("user", "assistant") or (rec.get("type") == "system"
+                                                         and rec.get("subtype") == "compact_boundary")
+
+
+def _live_branch(main: list[_Record], parent_of: dict[str | None, str | None]) -> set[str] | None:
+    """The uuids of the branch the session continued on: its last message's ancestors (through every line type,
+    and ``logicalParentUuid`` at a compaction), plus the tool results of calls on it. None (every message is
+    read) when the lines carry no tree: no parent links, or uuids that are not unique."""
+    uuids = [r.uuid for r in main if r.uuid is not None]
+    leaf = uuids[-1] if uuids else None
+    if leaf is None or len(set(uuids)) != len(uuids) or not any(r.parent for r in main):
+        return None
+    live: set[str] = set()
+    node: str | None = leaf
+    while node is not None and node not in live:
+        live.add(node)
+        node = parent_of.get(node)
+    live.update(r.uuid for r in main if r.uuid is not None and r.is_result and parent_of.get(r.uuid) in live)
+    return live
+
+
+def _sidechain_root(r: _Record, by_uuid: dict[str | None, _Record]) -> str:
+    """The uuid of the first line of the sidechain ``r`` belongs to (its id when it has no ``agentId``)."""
+    node = r
+    while (up := by_uuid.get(node.parent)) is not None and up.rec.get("isSidechain"):
+        node = up
+    return node.uuid or f"line{node.line}"
+
+
+def _project_dir(file: Path) -> str:
+    """The directory a session file lies in (``~/.claude/projects/<this>/``), above any ``subagents/``."""
+    parent = file.parent
+    if parent.name == "subagents":
+        parent = parent.parent.parent
+    return parent.name
+
+
+def selected(meta: dict[str, Any], since: str | None, until: str | None, project: str | None) -> bool:
+    """Whether a session (its ``started_at``, ``ended_at``, ``project``, ``project_dir``) is selected: it ends on
+    or after ``since``, starts on or before ``until`` (ISO strings, compared as text: ``2026-12-01`` is the day's
+    start), and ``project`` is a part of its working directory or project directory name."""
+    started, ended = meta.get("started_at"), meta.get("ended_at")
+    if since is not None and (ended is None or ended < since):
+        return False
+    if until is not None and (started is None or started > until):
+        return False
+    if project is not None and not any(project in str(meta.get(k) or "") for k in ("project", "project_dir")):
+        return False
+    return True

@@ -30,7 +30,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench.adapters.claude_code import TranscriptWarning, session_files
+from workbench.adapters.claude_code import TranscriptWarning, selected, session_files
 from workbench.adapters.staging import RunTables
 from workbench.adapters.trajectory import encode_args
 from workbench.jsonl import BadLines, at_line, json_lines
@@ -99,8 +99,18 @@ def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], l
             if not isinstance(rec, dict) or not isinstance(rec.get("payload"), dict):
                 raise SchemaError(expected="a rollout line {timestamp, type, payload}", got=describe_value(rec))
             kind, p = rec.get("type"), rec["payload"]
+            ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
+            if ts is not None:
+                run.setdefault("started_at", ts)
+                run["ended_at"] = ts
+            before = len(steps)
             if kind == "session_meta" and isinstance(p.get("id"), str):
                 run["run_id"] = p["id"]
+                for key, column in (("cwd", "project"), ("cli_version", "client_version")):
+                    if isinstance(p.get(key), str):
+                        run[column] = p[key]
+                if isinstance(p.get("git"), dict) and isinstance(p["git"].get("branch"), str):
+                    run["git_branch"] = p["git"]["branch"]
             elif kind == "turn_context" and isinstance(p.get("model"), str):
                 run["model"] = p["model"]
             elif kind == "compacted":
@@ -117,6 +127,8 @@ def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], l
                 if _item(p, steps, calls, run):
                     warnings.warn(f"{file}:{number}: function_call_output {p.get('call_id')!r} has no call before it; "
                                   "kept as a step with no tool and orphan_result = true", TranscriptWarning, stacklevel=3)
+            for st in steps[before:]:
+                st["timestamp"] = ts
     run_id = run["run_id"]
     run.update(task_id=run_id, steps=len(steps), compactions=len(comps))
     for row in (*steps, *comps):
@@ -165,15 +177,24 @@ def _item(p: dict[str, Any], steps: list[dict[str, Any]], calls: dict[str, dict[
     return False
 
 
-def read_codex(path: str | os.PathLike[str], *, bad: BadLines | None = None) -> dict[str, pl.DataFrame]:
+def read_codex(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
+               until: str | None = None, project: str | None = None) -> dict[str, pl.DataFrame]:
     """Load one Codex rollout file, or every ``rollout-*.jsonl`` below a directory, into the trajectory tables.
 
     A file's half-written last line (a session still open) is skipped with a warning; with
-    ``bad.skip_invalid`` every line that is not JSON is skipped and recorded in ``bad``.
+    ``bad.skip_invalid`` every line that is not JSON is skipped and recorded in ``bad``. ``since``, ``until``
+    and ``project`` select sessions as :func:`workbench.adapters.claude_code.read_claude_code` does.
     """
     bad = bad if bad is not None else BadLines()
     builder = RunTables(Path(path))
+    files: dict[str, Path] = {}
     for file in session_files(path, "*.jsonl"):
         run, steps, comps, first = _rollout(file, bad)
+        if run["run_id"] in files:
+            raise SchemaError(f"session {run['run_id']!r} is in two rollout files, {files[run['run_id']]} and this "
+                              "one; import one of them (or move the other aside)", file=str(file), line=first)
+        files[run["run_id"]] = file
+        if not selected(run, since, until, project):
+            continue
         builder.add_run(first, run, steps, comps)
     return builder.finish()

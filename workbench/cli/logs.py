@@ -32,6 +32,9 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true", help="replace the tables already in --out (the whole set: "
                    "tables the new log does not have are removed, never mixed with another log's)")
     _skip_invalid_option(p)
+    p.add_argument("--since", help="sessions (claude-code, codex) that end on or after this ISO date or time")
+    p.add_argument("--until", help="sessions that start on or before this ISO date or time (2026-12-01 is its start)")
+    p.add_argument("--project", help="sessions whose working directory or project directory name contains this")
     p.set_defaults(func=run_import)
 
     p = verb(sub, "export", "write a directory of tables back as trajectory JSONL")
@@ -55,6 +58,16 @@ def _report_bad(bad: BadLines) -> None:
     line = bad.summary()
     if line:
         print(f"warning: {line}", file=sys.stderr)
+
+
+def _iso(value: str) -> bool:
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
 
 
 def _log_path(args: argparse.Namespace, what: str = "log file") -> Path:
@@ -97,7 +110,12 @@ def run_import(args: argparse.Namespace) -> int:
                          f"{args.out!r}, which holds {', '.join(p.name for p in existing)}")
     _starting("importing", path)
     bad = BadLines(skip_invalid=args.skip_invalid)
-    counted = adapters.import_log(path, out, args.format, entries=args.entries, replace=True, bad=bad)
+    for option in ("since", "until"):
+        value = getattr(args, option)
+        if value is not None and not _iso(value):
+            raise UsageError(f"--{option}", "an ISO date or time (2026-11-20 or 2026-11-20T10:00)", repr(value))
+    counted = adapters.import_log(path, out, args.format, entries=args.entries, replace=True, bad=bad,
+                                  since=args.since, until=args.until, project=args.project)
     _report_bad(bad)
     counts = ", ".join(f"{n} {name}" for name, n in counted.items())
     print(f"{args.file} -> {out}/ ({counts})")
