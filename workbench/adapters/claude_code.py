@@ -376,8 +376,8 @@ def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = Non
             if not selected(session.meta, since, until, project):
                 continue
             builder.add_run(session.first_line, *session.finish())
-            for file, line, note in sorted(session.notes):
-                warnings.warn(f"{file}:{line}: {note}", TranscriptWarning, stacklevel=2)
+            for where, line, note in sorted(session.notes):
+                warnings.warn(f"{where}:{line}: {note}", TranscriptWarning, stacklevel=2)
     return builder.finish()
 
 
@@ -436,7 +436,7 @@ def _is_turn(rec: dict[str, Any]) -> bool:
                                                          and rec.get("subtype") == "compact_boundary")
 
 
-def _live_branch(main: list[_Record], parent_of: dict[str | None, str | None]) -> set[str] | None:
+def _live_branch(main: list[_Record], parent_of: dict[str, str | None]) -> set[str] | None:
     """The uuids of the branch the session continued on: its last message's ancestors (through every line type,
     and ``logicalParentUuid`` at a compaction), plus the tool results of calls on it. None (every message is
     read) when the lines carry no tree: no parent links, or uuids that are not unique."""
@@ -449,14 +449,14 @@ def _live_branch(main: list[_Record], parent_of: dict[str | None, str | None]) -
     while node is not None and node not in live:
         live.add(node)
         node = parent_of.get(node)
-    live.update(r.uuid for r in main if r.uuid is not None and r.is_result and parent_of.get(r.uuid) in live)
+    live.update(r.uuid for r in main if r.uuid is not None and r.is_result and r.parent in live)
     return live
 
 
-def _sidechain_root(r: _Record, by_uuid: dict[str | None, _Record]) -> str:
+def _sidechain_root(r: _Record, by_uuid: dict[str, _Record]) -> str:
     """The uuid of the first line of the sidechain ``r`` belongs to (its id when it has no ``agentId``)."""
     node = r
-    while (up := by_uuid.get(node.parent)) is not None and up.rec.get("isSidechain"):
+    while node.parent is not None and (up := by_uuid.get(node.parent)) is not None and up.rec.get("isSidechain"):
         node = up
     return node.uuid or f"line{node.line}"
 
