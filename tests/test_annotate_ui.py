@@ -50,7 +50,7 @@ def _shown(html: str) -> str:
 def _item(k: int = 1, **extra: object) -> dict[str, object]:
     return {"item_id": f"e{k}", "text": f"- Paid INV-{k:04d}", "section": "Decisions", "task": "Settle G1.",
             "previous_summary": "## Decisions\n- Paid INV-0007 ($600.00).", "evidence": [f"INV-{k:04d}: $1.00"],
-            "evidence_sources": ["step 3 (o0c0)"], **extra}
+            "evidence_sources": ["step 3, Read"], **extra}
 
 
 def _protocol_quotes() -> str:
@@ -72,13 +72,13 @@ def test_render_item_html_escapes_everything() -> None:
 
 
 def test_item_view_shows_everything_and_the_protocols_questions() -> None:
-    item = _item(evidence=["short", LONG], evidence_sources=["step 3 (o0c0)", "retained turn (o1c0)"],
+    item = _item(evidence=["short", LONG], evidence_sources=["step 3, Read", "retained turn"],
                  evaluation=[{"name": "Evaluation checks of the task", "text": "- No report is filed."}])
     support = item_view(item, "support")
     text = "\n".join(f"{b.title}\n{b.text}" for b in support)
     assert "section: Decisions" in text and "Settle G1." in text and "Paid INV-0007 ($600.00)" in text
     assert LONG in text  # the whole passage, no cut
-    assert "Evidence [2 of 2] from retained turn (o1c0)" in text and "from step 3 (o0c0)" in text
+    assert "Evidence [2 of 2] from retained turn" in text and "from step 3, Read" in text
     assert "No report is filed" not in text  # support is labeled blind: no evaluation material
     quotes = _protocol_quotes()
     assert QUESTIONS["support"] in quotes and QUESTIONS["correct"] in quotes

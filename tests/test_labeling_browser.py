@@ -53,7 +53,7 @@ def _items() -> list[dict[str, object]]:
             "task": "Settle every open invoice for client group G001.",
             "previous_summary": "## Decisions\n- Paid INV-1000 ($12.00).",
             "evidence": [f"{iid}: amount $600.00, status open, not disputed. " * (60 if k % 2 else 2)],
-            "evidence_sources": ["step 3 (o0c0)"], "scenario_id": f"s0{k % 3}",
+            "evidence_sources": ["step 3, Read"], "scenario_id": f"s0{k % 3}",
             "evaluation": [{"name": "Evaluation checks of the task", "text": "- No report is filed."}]})
     return items
 

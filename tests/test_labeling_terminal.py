@@ -37,7 +37,7 @@ def terminal(tmp_path: Path) -> Iterator[tuple[Callable[..., None], Callable[[],
     sock = str(tmp_path / "tmux.sock")
     items = [{"item_id": "e1", "text": "- INV-4242 is paid.", "section": "Decisions\x1b[2J\x1b[H", "task": "Settle G1.",
               "previous_summary": "## Decisions\n- Listed the invoices.", "evidence": [PASSAGE],
-              "evidence_sources": ["step 4 (o0c0)"]},
+              "evidence_sources": ["step 4, Read"]},
              {"item_id": "e2", "text": "- File the report.", "section": "Open TODOs", "task": "Settle G1.",
               "evidence": []},
              {"item_id": "e3", "text": "- Pay INV-1.", "section": "Open TODOs", "task": "Settle G1.", "evidence": []}]

@@ -29,7 +29,7 @@ def entry_id(run_id: str, boundary: int, position: int) -> str:
 def with_roles(entries: pl.DataFrame) -> pl.DataFrame:
     """``entries`` with ``schema`` and ``role`` filled where they are missing: the schema is OpenClaw's when
     not recorded (tables written before schemas existed), the role comes from the section under it."""
-    cols = entries.columns
+    cols = entries.collect_schema().names() if isinstance(entries, pl.LazyFrame) else entries.columns
     schema_col = pl.col("schema").fill_null("openclaw") if "schema" in cols else pl.lit("openclaw")
     derived = pl.struct(schema_col.alias("_s"), pl.col("section")).map_elements(
         lambda v: SCHEMAS.get(v["_s"], SCHEMAS["free_text"]).role(v["section"]), return_dtype=pl.Utf8)

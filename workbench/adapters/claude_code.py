@@ -25,6 +25,8 @@ One JSON object a line. The fields read (everything else is ignored):
 * ``message.usage``: ``input_tokens`` (fresh), ``cache_read_input_tokens``, ``cache_creation_input_tokens``,
   ``output_tokens``. One API reply written as several lines (one per content block) shares ``message.id``
   and ``requestId``: its usage counts once, and its text goes with its first tool call.
+* A run's ``scenario_id`` is its session (a sub-agent's is its parent's): the cluster that intervals over
+  entries resample, since a session's entries are not independent.
 * ``timestamp``, ``cwd``, ``version``, ``gitBranch``: a step's time; the run's ``started_at``/``ended_at``,
   ``project`` (the working directory), ``client_version`` and ``git_branch``; ``project_dir`` is the
   directory the session file lies in (Claude Code's encoded project name).
@@ -298,7 +300,8 @@ class _Session:
         if self.boundary is not None:
             self._unsummarized()
             self.boundary = None
-        run = {"run_id": self.run_id, "task_id": self.run_id, "method": "claude_code", "task": self.task,
+        run = {"run_id": self.run_id, "task_id": self.run_id, "scenario_id": self.parent or self.run_id,
+               "method": "claude_code", "task": self.task,
                "steps": len(self.steps), "compactions": len(self.comps), "parent_run_id": self.parent,
                "unsummarized_boundaries": self.unsummarized, "abandoned_branches": self.abandoned, **self.meta}
         for st in self.steps:

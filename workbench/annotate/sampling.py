@@ -98,10 +98,44 @@ def sample_entries(
     return sample, SampleReport(n, sample.height, per, short)
 
 
+#: what a sample draws from by default, per summary schema: SJC's reasoning sections for OpenClaw; for Claude
+#: Code's summaries the record of what happened and the forward-looking sections (the roles that can carry
+#: invented content); every entry of a free-text summary
+DEFAULT_SELECTION: dict[str, tuple[str, tuple[str, ...]]] = {
+    "openclaw": ("section", REASONING_SECTIONS),
+    "claude_code": ("role", ("history", "forward")),
+    "free_text": ("role", ("other",)),
+}
+
+
+def default_selection() -> pl.Expr:
+    """The entries a sample draws from when neither sections nor roles are named (:data:`DEFAULT_SELECTION`);
+    entries written before schemas were recorded count as OpenClaw's."""
+    schema = pl.col("schema").fill_null("openclaw")
+    return pl.any_horizontal([(schema == name) & pl.col(column).is_in(list(values))
+                              for name, (column, values) in DEFAULT_SELECTION.items()])
+
+
+def selection_help(entries: pl.DataFrame | pl.LazyFrame) -> str:
+    """What entries there are (sections and roles by schema), for a message that says which flag selects them."""
+    from workbench.entries import with_roles
+
+    have = with_roles(_collect(entries.select(*(c for c in ("section", "role", "schema")
+                                                   if c in entries.collect_schema()))))
+    if not have.height:
+        return "the selected runs have no summary entries"
+    parts = []
+    for (schema,), g in have.group_by("schema", maintain_order=True):
+        sections = sorted(g.get_column("section").unique().to_list())
+        roles = sorted(g.get_column("role").unique().to_list())
+        parts.append(f"{schema}: sections {sections[:9]}{' ...' if len(sections) > 9 else ''}, roles {roles}")
+    return "; ".join(parts) + " (choose with --sections or --roles)"
+
+
 def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
                  strata: Sequence[str] = ("section", "outcome"), seed: Seed = 0, *, method: str | None = None,
-                 budget: int | None = None,
-                 sections: Sequence[str] | None = REASONING_SECTIONS) -> tuple[list[dict[str, object]], SampleReport]:
+                 budget: int | None = None, sections: Sequence[str] | None | Literal["auto"] = "auto",
+                 roles: Sequence[str] | None = None) -> tuple[list[dict[str, object]], SampleReport]:
     """Sample entries of a workbench directory's tables and attach what a labeler needs.
 
     Each item: ``item_id``, ``text``, ``section``, ``task``, ``previous_summary``, ``evidence``
@@ -112,6 +146,11 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
 
     ``tables`` may be lazy (``pl.scan_parquet``): then only the entries' ids and strata are
     collected to draw the sample, and only the drawn entries' texts, compactions and steps after.
+
+    Which entries: ``sections`` and ``roles`` name them (both: entries in both); with neither (``sections`` left
+    at ``"auto"``) the default of each entry's schema (:func:`default_selection`): for the testbed, SJC's
+    Decisions and Open TODOs; for Claude Code sessions, the history and forward-looking roles. ``sections=None``
+    takes every entry.
     """
     from workbench.judges.requests import compaction_requests, span_index
     from workbench.entries import entries_table
@@ -121,16 +160,23 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
         runs = runs.filter(pl.col("method") == method)
     if budget is not None and "budget" in runs.columns:
         runs = runs.filter(pl.col("budget") == budget)
+    from workbench.entries import with_roles
+
     source = tables.get("entries")
     entries = source.lazy() if source is not None else entries_table(_collect(tables["compactions"])).lazy()
-    if sections is not None:
-        entries = entries.filter(pl.col("section").is_in(list(sections)))
+    if sections == "auto" and roles is None:
+        entries = with_roles(entries).filter(default_selection())
+    else:
+        if sections not in (None, "auto"):
+            entries = entries.filter(pl.col("section").is_in(list(sections)))
+        if roles is not None:
+            entries = with_roles(entries).filter(pl.col("role").is_in(list(roles)))
     # the draw needs each entry's id and strata only: collect those (a large log's entries are not held whole),
     # then what an item shows, texts included, for the drawn entries alone (one more read of the entries)
     ids = entries_with_outcome(entries.select("entry_id", "run_id", "boundary", "section", "position", "text"),
                                runs.lazy(), how="inner")
     narrow = ids.select(c for c in dict.fromkeys(("entry_id", "section", *strata)) if c in ids.collect_schema())
-    sample, report = sample_entries(narrow.collect(engine="streaming"), n, strata, seed, sections=sections)
+    sample, report = sample_entries(narrow.collect(engine="streaming"), n, strata, seed, sections=None)
     sample = ids.join(sample.select("entry_id").lazy(), on="entry_id", how="semi").collect().sort("entry_id")
     texts = dict(sample.select("entry_id", "text").iter_rows())
     wanted = sample.select("run_id", "boundary").unique()
@@ -145,14 +191,16 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     index = span_index(steps)
     steps_of = {(c["run_id"], c["boundary"]): index.output_steps(c["run_id"], c.get("span_start"), c.get("span_end"))
                 for c in comps.iter_rows(named=True)}
+    tools = ({(r, st): t for r, st, t in steps.select("run_id", "step", "tool").iter_rows()}
+             if steps.height and "tool" in steps.columns else {})
     items = []
     for row in sample.iter_rows(named=True):
         key = (row["run_id"], row["boundary"])
         req = requests[key].request
         text = texts[row["entry_id"]]
         evidence = [req.evidence[j] for j in req.entry_evidence[row["position"]]] if req.entry_evidence else []
-        sources = ([_source(req.evidence_ids[j], steps_of.get(key, [])) for j in req.entry_evidence[row["position"]]]
-                   if req.entry_evidence and req.evidence_ids else [])
+        sources = ([_source(req.evidence_ids[j], steps_of.get(key, []), row["run_id"], tools)
+                    for j in req.entry_evidence[row["position"]]] if req.entry_evidence and req.evidence_ids else [])
         items.append({"item_id": row["entry_id"], "text": text, "section": row["section"],
                       "task": req.task, "previous_summary": req.previous_summary, "evidence": evidence,
                       "evidence_sources": sources, "run_id": row["run_id"], "boundary": row["boundary"],
@@ -165,14 +213,21 @@ def _collect(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
 
 
-def _source(chunk_id: str, output_steps: list[int]) -> str:
-    """Where an evidence chunk came from, for a person: ``step 12 (o3c0)``, or the retained turn."""
+def _source(chunk_id: str, output_steps: list[int], run_id: str = "",
+            tools: Mapping[tuple[str, int], str | None] | None = None) -> str:
+    """Where an evidence chunk came from, for a person: ``step 12, Read``, ``step 12, Bash, part 2`` (the output
+    of that step's tool call in the replaced history), ``step 3`` when the step called no tool, or the retained
+    turn; the internal chunk id (``o3c0``) is not shown."""
     m = re.fullmatch(r"o(\d+)c(\d+)", chunk_id)
     if not m:
         return chunk_id
     i, part = int(m.group(1)), int(m.group(2))
-    where = f"step {output_steps[i]}" if i < len(output_steps) else "retained turn"
-    return f"{where}{f', part {part + 1}' if part else ''} ({chunk_id})"
+    if i < len(output_steps):
+        tool = (tools or {}).get((run_id, output_steps[i]))
+        where = f"step {output_steps[i]}{f', {tool}' if tool else ''}"
+    else:
+        where = "retained turn"
+    return f"{where}{f', part {part + 1}' if part else ''}"
 
 
 def _observations_before(steps: pl.DataFrame, comps: pl.DataFrame) -> dict[tuple[str, int], list[tuple[str | None, bool]]]:

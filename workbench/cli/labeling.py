@@ -18,6 +18,10 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="the sample is the same for the same seed")
     p.add_argument("--method", help="only runs of this method (e.g. prompting)")
     p.add_argument("--budget", type=int, help="only runs at this budget")
+    p.add_argument("--sections", help="comma-separated sections to draw from (default by summary schema: "
+                   "OpenClaw's Decisions and Open TODOs, Claude Code's history and forward roles)")
+    p.add_argument("--roles", help="comma-separated roles to draw from (history, forward, constraints, "
+                   "identifiers, user_messages, other)")
     p.add_argument("--out", required=True, help="the sample (.jsonl)")
     p.set_defaults(func=run_sample)
 
@@ -68,9 +72,25 @@ def run_sample(args: argparse.Namespace) -> int:
     bad = [s for s in strata if s not in allowed]
     if bad:
         raise UsageError("--strata", f"comma-separated names from {list(allowed)}", ", ".join(bad))
-    items, report = sample_items(tables, args.n, strata, args.seed, method=args.method, budget=args.budget)
+    roles = tuple(r for r in args.roles.split(",") if r) if args.roles else None
+    from workbench.summary import ROLES
+
+    if roles is not None and (bad_roles := [r for r in roles if r not in ROLES]):
+        raise UsageError("--roles", f"comma-separated roles from {list(ROLES)}", ", ".join(bad_roles))
+    sections = tuple(x.strip() for x in args.sections.split(",") if x.strip()) if args.sections else "auto"
+    items, report = sample_items(tables, args.n, strata, args.seed, method=args.method, budget=args.budget,
+                                 sections=sections, roles=roles)
     if not items:
-        raise SchemaError("no entries to sample (no reasoning entries in the selected runs)", file=args.dir)
+        from workbench.annotate.sampling import selection_help
+        from workbench.entries import entries_table
+
+        entries = tables.get("entries")
+        if entries is None:
+            entries = entries_table(tables["compactions"].lazy().collect())
+        asked = (f"sections {list(sections)}" if sections != "auto" else "") + \
+            (f"{' and ' if sections != 'auto' else ''}roles {list(roles)}" if roles else "")
+        raise SchemaError(f"no entries to sample with {asked or 'the default selection of each summary schema'} "
+                          f"in the selected runs; there are {selection_help(entries)}", file=args.dir)
     write_jsonl(items, Path(args.out))
     print(f"{args.out}: {report.message()}")
     if report.short:
