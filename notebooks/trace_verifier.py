@@ -41,10 +41,10 @@ runs = tables["runs"]
 {name: frame.height for name, frame in tables.items()}
 
 # %%
+from workbench.identifiers import fact_check_compactions
 from workbench.trace import (
     article_comparison,
     defects_chosen_vs_rejected,
-    fact_check_compactions,
     post_compaction_burden,
     verifier_table,
 )

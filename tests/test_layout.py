@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import importlib.metadata
 import subprocess
 import sys
@@ -148,3 +149,30 @@ def test_issue_named_functions_keep_their_names() -> None:
     for module, names in named.items():
         mod = importlib.import_module(module)
         assert all(callable(getattr(mod, n)) or n == "FORMATS" for n in names), module
+
+
+def test_every_workbench_name_a_notebook_benchmark_or_tool_imports_exists() -> None:
+    """Moving ``fact_check_compactions`` out of ``workbench.trace`` once broke the TRACE notebook, which only the
+    slow notebook run would have found: every ``from workbench.X import Y`` outside the package resolves."""
+    missing = []
+    for path in [*NOTEBOOKS, *sorted((ROOT / "benchmarks").glob("*.py")), *sorted((ROOT / "tools").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "workbench":
+                module = importlib.import_module(node.module)
+                for alias in node.names:
+                    if not hasattr(module, alias.name) and not _is_submodule(f"{node.module}.{alias.name}"):
+                        missing.append(f"{path.name}: {node.module}.{alias.name}")
+    assert not missing, missing
+
+
+def _is_submodule(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # the parent is a module, not a package
+        return False
+
+
+def test_the_import_check_finds_a_name_a_module_does_not_have() -> None:
+    assert not _is_submodule("workbench.trace.fact_check_compactions") and not hasattr(
+        importlib.import_module("workbench.trace"), "fact_check_compactions")
+    assert _is_submodule("workbench.metrics.success")
