@@ -34,7 +34,7 @@ N_TRUTH = [1, 2, 3, 5, 10, 20, 50, 100, 300]   # rollouts at which the error aga
 import polars as pl
 
 from workbench import plots
-from workbench.datasets import ensure_default_testbed, load_for_analysis, require
+from workbench.datasets import ensure_default_testbed, load_for_analysis, need
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
@@ -66,8 +66,7 @@ plots.export(fig, "focus_lemma1_recovery_bound", FIGURES)
 # **Figure (closed form; FOCUS Lemma 1 / Theorem 1).** Lower bound 1 - 2m exp(-2N gamma^2) on the probability that thresholding recovers the keep set, against the number of rollouts N, for m spans and margin gamma. The dictionary above gives the rollouts needed for delta = 0.05.
 
 # %%
-HAVE = require(tables, "spans", "rollouts", what="the empirical FOCUS curves")
-assert HAVE, "point DATA to a directory with spans and rollouts (the testbed has them)"
+need(tables, "spans", "rollouts", what="the empirical FOCUS curves")
 N_MAX = int(tables["rollouts"]["rollout"].max()) + 1
 spans, cites = tables["spans"], tables["rollouts"]
 first3 = citation_scores(cites.filter(pl.col("rollout") < 3), 3, spans)  # N = 3, FOCUS's default

@@ -34,7 +34,7 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import has_budget, ensure_default_testbed, load_for_analysis
+from workbench.datasets import NotApplicable, ensure_default_testbed, has_budget, load_for_analysis
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
@@ -48,7 +48,8 @@ from workbench.compare import compare_to_baseline
 methods = [m for m in runs["method"].unique(maintain_order=True).to_list() if m is not None]
 HAVE = BASELINE in methods and len(methods) > 1
 if not HAVE:
-    print(f"these runs hold {methods}: a comparison needs the baseline {BASELINE!r} and another method on the same tasks")
+    raise NotApplicable(f"these runs hold the methods {methods}: a comparison needs the baseline {BASELINE!r} and "
+                        "another method on the same tasks")
 else:
     by = ("budget",) if has_budget(tables) else ()
     diffs = compare_to_baseline(runs, BASELINE, METRIC, by=by, k=K, n_boot=N_BOOT, seed=SEED)

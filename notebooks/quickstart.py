@@ -20,18 +20,19 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mylog.jsonl`)
-DATA = "data/examples/invoice_log.jsonl"   # a log in any format `workbench import` reads
+DATA = "data/examples/invoice_log.jsonl"   # a log in any format `workbench import` reads, or its directory
 K = 2                                      # Pass^k and Pass@k over k replicates
 FIGURES = "figures"
 
 # %%
-from workbench import plots, read_log
+from workbench import plots
+from workbench.datasets import load_any, need_outcomes
 from workbench.composition import section_counts
 from workbench.metrics import efficiency_by, reliability
 from workbench.entries import entries_table
 
 plots.set_style()
-tables = read_log(DATA)
+tables = load_any(DATA)  # a log file, a directory of sessions, or a workbench directory
 runs, steps, compactions = tables["runs"], tables["steps"], tables["compactions"]
 entries = entries_table(compactions)
 {name: frame.height for name, frame in {**tables, "entries": entries}.items()}
@@ -57,9 +58,10 @@ plots.export(fig, "quickstart_entries_by_section", FIGURES);
 # ## Reliability and efficiency
 
 # %%
+efficiency_by(steps, runs, "method")
+
+# %%
+need_outcomes(runs, what="reliability (Acc, Pass^k, Pass@k)")  # imported sessions have no outcomes: stop here
 rel = reliability(runs, k=K, by="method")
 plots.export_table(rel, "quickstart_reliability", f"{FIGURES}/tables")
 rel
-
-# %%
-efficiency_by(steps, runs, "method")

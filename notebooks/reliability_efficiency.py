@@ -33,7 +33,7 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import has_budget, ensure_default_testbed, load_for_analysis, select_runs
+from workbench.datasets import ensure_default_testbed, has_budget, load_for_analysis, need_outcomes, select_runs
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
@@ -42,6 +42,7 @@ tables = load_for_analysis(ensure_default_testbed(DATA), names=("steps", "compac
                            columns={"steps": ("run_id", "input_tokens", "output_tokens"),
                                     "compactions": ("run_id", "candidate_summary", "committed_summary")})
 runs = tables["runs"]
+need_outcomes(runs, what="reliability (Acc, Pass^k) and its tables")
 runs.height
 
 # %%

@@ -32,7 +32,7 @@ FIGURES = "figures"
 import polars as pl
 
 from workbench import plots
-from workbench.datasets import ensure_default_testbed, load_for_analysis, require, select_runs
+from workbench.datasets import ensure_default_testbed, load_for_analysis, need, select_runs
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
@@ -49,7 +49,7 @@ from workbench.trace import (
     verifier_table,
 )
 
-assert require(tables, "candidates", what="the verifier analysis"), "point DATA to a testbed directory"
+need(tables, "candidates", what="the verifier analysis")
 vt = verifier_table(runs, budget=BUDGET)
 plots.export_table(vt, "trace_verifier_table", f"{FIGURES}/tables", "Verifier vs unverified vs oracle (testbed)")
 vt

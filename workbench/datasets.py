@@ -201,6 +201,35 @@ def entry_clusters(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
             .select("entry_id", "scenario_id"))
 
 
+def need(tables: Mapping[str, Any], *names: str, what: str = "this analysis") -> None:
+    """Raise :class:`NotApplicable` (a notebook's analysis is skipped, with this reason) unless every named table
+    is present and not empty."""
+    missing = [n for n in names if n not in tables or _height(tables[n]) == 0]
+    if missing:
+        raise NotApplicable(f"{what} needs the table(s) {missing}, which this data directory does not have")
+
+
+def need_outcomes(runs: pl.DataFrame, what: str = "this analysis") -> None:
+    """Raise :class:`NotApplicable` when no run has an outcome (``success``), as in imported coding-agent
+    sessions: Acc, Pass^k and every comparison of methods need one."""
+    if "success" not in runs.columns or runs.get_column("success").null_count() == runs.height:
+        raise NotApplicable(f"{what} needs run outcomes (a success column); these {runs.height} runs have none")
+
+
+def load_any(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
+    """The tables of a workbench directory (:func:`load_tables`), or of a log in any format
+    (:func:`workbench.adapters.read_log`: a file, or a directory of Claude Code or Codex sessions)."""
+    from workbench.adapters import read_log
+
+    if Path(path).is_dir() and table_file(path, "runs") is not None:
+        return load_tables(path)
+    return read_log(path)
+
+
+def _height(frame: Any) -> int:
+    return frame.height if isinstance(frame, pl.DataFrame) else int(frame.select(pl.len()).collect().item())
+
+
 def require(tables: dict[str, pl.DataFrame], *names: str, what: str = "this analysis") -> bool:
     """Whether every named table is present; logs which are missing (a log may not have them)."""
     missing = [n for n in names if n not in tables or tables[n].height == 0]
