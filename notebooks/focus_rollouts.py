@@ -49,10 +49,12 @@ from workbench.focus import (
     bound_curves,
     citation_matrices,
     citation_scores,
+    curve_means,
     error_against_truth,
     error_slope,
     event_scenarios,
     rollouts_needed,
+    published_draft_error,
     self_consistency_curves,
     utility_histogram,
 )
@@ -83,10 +85,12 @@ mats = citation_matrices(cites, spans, N_MAX)
 stability = self_consistency_curves(mats, [1, 2, 3, 5, 10, 20], tau=FOCUS_TAU, draws=100, seed=SEED)
 error = error_against_truth(spans, N_TRUTH, draws=100, seed=SEED)
 slope = error_slope(error, clusters=event_scenarios(spans, runs), n_boot=N_BOOT, seed=SEED)
-fig = plots.focus.estimation_curves(stability, error, slope)
+error_means = curve_means(error, "max_error")
+published = published_draft_error(pl.read_csv("data/published/text_numbers.csv"))
+fig = plots.focus.estimation_curves(curve_means(stability, "jaccard"), error_means, slope, published)
 plots.export(fig, "focus_fig5_error_and_stability", FIGURES)
-plots.export_table(error.group_by("n_rollouts").agg(pl.col("max_error").mean()).sort("n_rollouts"),
-                   "focus_fig5b_error_vs_truth", f"{FIGURES}/tables", "Worst-span error against u* by N (testbed)")
+plots.export_table(error_means, "focus_fig5b_error_vs_truth", f"{FIGURES}/tables",
+                   "Worst-span error against u* by N (testbed)")
 slope
 
 # %% [markdown]

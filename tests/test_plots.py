@@ -14,9 +14,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_export_writes_pdf_with_embedded_truetype_and_png(tmp_path: Path) -> None:
     counts = pl.DataFrame({"section": ["Decisions", "Open TODOs"], "entries": [3, 5]})
-    fig = plots.entries_by_section(counts)
-    assert [b.get_width() for b in fig.axes[0].patches] == [5, 3]  # drawn bottom-up: first row on top
-    pdf, png = plots.export(fig, "x", tmp_path)
+    ax = plots.entries_by_section(counts)
+    assert [b.get_width() for b in ax.patches] == [5, 3]  # drawn bottom-up: first row on top
+    pdf, png = plots.export(ax, "x", tmp_path)  # the Axes a figure function returns, exported whole
     data = pdf.read_bytes()
     assert b"/FontFile2" in data and b"/Type3" not in data  # TrueType embedded (fonttype 42)
     from PIL import Image
@@ -110,7 +110,10 @@ def _results() -> dict[str, tuple[object, ...]]:
         "sjc.accuracy_by_budget": (runs.group_by("method", "budget").agg(pl.col("success").mean().alias("acc")),),
         "focus.bound_curves": (focus.bound_curves([5], [0.2], [1, 10, 100]),),
         "focus.utility_histogram": (focus.utility_histogram(focus.citation_scores(cites, 6, spans)), 0.3),
-        "focus.estimation_curves": (curves, truth, focus.error_slope(truth, n_boot=20)),
+        "focus.estimation_curves": (focus.curve_means(curves, "jaccard"), focus.curve_means(truth, "max_error"),
+                                    focus.error_slope(truth, n_boot=20),
+                                    focus.published_draft_error(pl.read_csv(ROOT / "data" / "published" /
+                                                                            "text_numbers.csv"))),
         "focus.published_table": (published, "dependency_m", "acc"),
         "trace.burden_curve": (burden,),
         "trace.defects_chosen_rejected": (trace.defects_chosen_vs_rejected(t["candidates"], runs),),
@@ -157,10 +160,14 @@ def test_every_figure_function_draws_from_library_results_into_a_given_ax() -> N
         fig, axes = plt.subplots(1, n_axes)
         given = list(axes) if n_axes > 1 else axes
         out = fn(*a, ax=given)  # type: ignore[operator]
-        assert out is fig, f"{name} did not draw into the figure of the given ax"
+        if n_axes > 1:  # several panels: (fig, axes), the axes it was given
+            assert out[0] is fig and list(out[1]) == given, f"{name} did not return (fig, the given axes)"
+        else:  # one panel: the Axes it drew on
+            assert out is given, f"{name} did not return the given ax"
         drawn = sum(len(x.lines) + len(x.patches) + len(x.collections) for x in fig.axes)
         assert drawn > 0, f"{name} drew nothing"
         plt.close(fig)
         alone = fn(*a)  # type: ignore[operator]
-        assert alone is not fig and alone.axes, f"{name} without ax makes its own figure"
-        plt.close(alone)
+        own = alone[0] if n_axes > 1 else alone.figure
+        assert own is not fig and own.axes, f"{name} without ax makes its own figure"
+        plt.close(own)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TypeVar
 
 import polars as pl
 
@@ -16,6 +17,8 @@ from workbench import schema
 from workbench.summary import SCHEMAS, normalise, parse
 
 __all__ = ["entries_table", "entry_id", "with_roles", "write_entries"]
+
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 #: the columns a parsed summary fills (the ground-truth ones are the testbed's)
 _COLUMNS = ("entry_id", "run_id", "boundary", "section", "position", "text", "carried_from", "role", "schema")
@@ -26,7 +29,7 @@ def entry_id(run_id: str, boundary: int, position: int) -> str:
     return f"{run_id}/b{boundary}/e{position}"
 
 
-def with_roles(entries: pl.DataFrame) -> pl.DataFrame:
+def with_roles(entries: Frame) -> Frame:
     """``entries`` with ``schema`` and ``role`` filled where they are missing: the schema is OpenClaw's when
     not recorded (tables written before schemas existed), the role comes from the section under it."""
     cols = entries.collect_schema().names() if isinstance(entries, pl.LazyFrame) else entries.columns

@@ -256,6 +256,20 @@ def event_scenarios(spans: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     return {e: (s if s is not None else e) for e, s in joined.select("event_id", "scenario_id").iter_rows()}
 
 
+def curve_means(curves: pl.DataFrame, value: str) -> pl.DataFrame:
+    """The mean of ``value`` at each number of rollouts, sorted by N: the points FOCUS Figure 5 plots from
+    :func:`self_consistency_curves` (``jaccard``) or :func:`error_against_truth` (``max_error``)."""
+    return curves.group_by("n_rollouts", maintain_order=True).agg(pl.col(value).mean()).sort("n_rollouts")
+
+
+def published_draft_error(published: pl.DataFrame) -> pl.DataFrame:
+    """FOCUS's reported worst-span draft error at N rollouts (Appendix A.2.6), from ``data/published/
+    text_numbers.csv`` (rows ``draft_error_nN``): ``n_rollouts``, ``max_error``, sorted by N."""
+    rows = published.filter((pl.col("document") == "FOCUS") & pl.col("quantity").str.starts_with("draft_error_n"))
+    return rows.select(pl.col("quantity").str.strip_prefix("draft_error_n").cast(pl.Int64).alias("n_rollouts"),
+                       pl.col("value").cast(pl.Float64).alias("max_error")).sort("n_rollouts")
+
+
 def error_slope(curves: pl.DataFrame, *, clusters: Mapping[str, str] | None = None, value: str = "max_error",
                 n_boot: int = 2000, seed: Seed = 0, level: float = 0.95) -> BootstrapResult:
     """The log-log slope of the mean worst-span error against N, with a bootstrap interval.

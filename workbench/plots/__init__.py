@@ -1,4 +1,5 @@
-"""Drawing: one function per figure, each taking precomputed results and an optional ``ax``.
+"""Drawing: one function per figure, each taking precomputed results and an optional ``ax``, returning the Axes it
+drew on (a figure of several panels: ``(fig, axes)``), as seaborn, pingouin and rliable do.
 
 Nothing here computes beyond layout, and nothing changes matplotlib's global style on
 import: call :func:`set_style` (notebooks do, once) and :func:`export` to write a
@@ -42,8 +43,14 @@ def set_style() -> None:
     plt.rcParams.update(cast(Any, STYLE))
 
 
-def export(fig: Figure, name: str, directory: str | Path = FIGURES, formats: Sequence[str] = ("pdf", "png")) -> list[Path]:
-    """Write ``fig`` as ``directory/name.{pdf,png}`` with fonts embedded; returns the paths."""
+def export(fig: Figure | Axes | tuple[Figure, Any], name: str, directory: str | Path = FIGURES,
+           formats: Sequence[str] = ("pdf", "png")) -> list[Path]:
+    """Write a figure as ``directory/name.{pdf,png}`` with fonts embedded; returns the paths. ``fig`` is what a
+    figure function returned: its Axes, or ``(fig, axes)`` for a figure of several panels, or a Figure."""
+    if isinstance(fig, tuple):
+        fig = fig[0]
+    if isinstance(fig, Axes):
+        fig = cast(Figure, fig.figure)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -95,13 +102,13 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] = (5.0, 3.2)) -> tuple[F
     return ax.figure, ax  # type: ignore[return-value]
 
 
-def entries_by_section(counts: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def entries_by_section(counts: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Bar chart of entries per section (columns ``section``, ``entries``), SJC Table 2's first column."""
     fig, ax = _axes(ax)
     ax.barh(counts.get_column("section").to_list()[::-1], counts.get_column("entries").to_list()[::-1], color="C0")
     ax.set_xlabel("entries")
     ax.set_title("Summary entries by section")
-    return fig
+    return ax
 
 
 from workbench.plots import calibration, compare, focus, real_logs, sjc, trace  # noqa: E402  (figure modules)

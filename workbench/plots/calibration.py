@@ -5,12 +5,11 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from workbench.plots import _axes
 
 
-def reliability_diagram(curve: pl.DataFrame, title: str | None = None, ax: Axes | None = None) -> Figure:
+def reliability_diagram(curve: pl.DataFrame, title: str | None = None, ax: Axes | None = None) -> Axes:
     """Observed positive rate against mean score per bin, with intervals, the diagonal and the bin counts.
 
     ``curve`` is :func:`workbench.calibration.reliability_curve` (``mean_score``, ``estimate``,
@@ -31,11 +30,11 @@ def reliability_diagram(curve: pl.DataFrame, title: str | None = None, ax: Axes 
     if title:
         ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8, loc="upper left")
-    return fig
+    return ax
 
 
 def threshold_curve(sweep: pl.DataFrame, chosen: float | None = None, sjc_tau: float | None = 0.5,
-                    ax: Axes | None = None) -> Figure:
+                    ax: Axes | None = None) -> Axes:
     """Precision, recall and pruned fraction against tau with 95% bands; the chosen tau and SJC's tau marked.
 
     ``sweep`` is :func:`workbench.calibration.threshold_sweep` (long form by ``statistic``).
@@ -56,4 +55,4 @@ def threshold_curve(sweep: pl.DataFrame, chosen: float | None = None, sjc_tau: f
     ax.set_xlabel("threshold tau (keep entries with score >= tau)")
     ax.set_ylabel("share")
     ax.legend(fontsize=7, loc="lower left")
-    return fig
+    return ax

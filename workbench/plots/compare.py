@@ -5,12 +5,11 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from workbench.plots import _axes
 
 
-def forest(diffs: pl.DataFrame, group: str | None = "budget", ax: Axes | None = None) -> Figure:
+def forest(diffs: pl.DataFrame, group: str | None = "budget", ax: Axes | None = None) -> Axes:
     """Each method minus the baseline, per group: the difference, its interval, the Holm-adjusted p in the label.
 
     ``diffs`` is :func:`workbench.compare.compare_to_baseline` (``a``, ``b``, ``estimate``,
@@ -34,4 +33,4 @@ def forest(diffs: pl.DataFrame, group: str | None = "budget", ax: Axes | None = 
     metric = rows[0]["metric"] if rows else ""
     baseline = rows[0]["b"] if rows else ""
     ax.set_xlabel(f"{metric}: method minus {baseline} (95% scenario interval; Holm-adjusted p)")
-    return fig
+    return ax

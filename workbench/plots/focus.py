@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from workbench.focus import UtilityHistogram
 
 
-def bound_curves(curves: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def bound_curves(curves: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Lemma 1 / Theorem 1: recovery probability 1 - 2m exp(-2Nγ²) against N for each (m, γ)."""
     fig, ax = _axes(ax)
     for i, ((m, g), sub) in enumerate(sorted(curves.partition_by(["m", "gamma"], as_dict=True).items())):
@@ -28,10 +28,10 @@ def bound_curves(curves: pl.DataFrame, ax: Axes | None = None) -> Figure:
     ax.set_ylabel("recovery probability (lower bound)")
     ax.set_ylim(0, 1.02)
     ax.legend(fontsize=7)
-    return fig
+    return ax
 
 
-def utility_histogram(hist: UtilityHistogram, tau: float = 0.5, ax: Axes | None = None) -> Figure:
+def utility_histogram(hist: UtilityHistogram, tau: float = 0.5, ax: Axes | None = None) -> Axes:
     """FOCUS Figure 4: the distribution of û, pruned (below tau) and kept."""
     fig, ax = _axes(ax)
     counts = np.asarray(hist.counts, dtype=float)
@@ -44,17 +44,19 @@ def utility_histogram(hist: UtilityHistogram, tau: float = 0.5, ax: Axes | None 
     ax.set_xlabel("estimated span utility û")
     ax.set_ylabel("share of spans")
     ax.set_title(f"interior {hist.interior:.0%}, within ±1/6 of τ {hist.near_tau:.0%}", fontsize=9)
-    return fig
+    return ax
 
 
 def estimation_curves(stability: pl.DataFrame, error: pl.DataFrame, slope: BootstrapResult | None = None,
-                      ax: Sequence[Axes] | None = None) -> Figure:
+                      published: pl.DataFrame | None = None, ax: Sequence[Axes] | None = None,
+                      ) -> tuple[Figure, tuple[Axes, Axes]]:
     """FOCUS Figure 5: (A) keep-set Jaccard against the N_max decision, (B) worst-span error against u* (log-log).
 
-    ``stability`` is :func:`workbench.focus.self_consistency_curves` (``jaccard``), ``error`` is
-    :func:`workbench.focus.error_against_truth` (``max_error``), ``slope`` its
-    :func:`workbench.focus.error_slope`, shown with its interval in panel B's title; ``ax``, when
-    given, is the pair of axes for panels A and B.
+    ``stability`` and ``error`` are the mean curves (:func:`workbench.focus.curve_means` of
+    :func:`workbench.focus.self_consistency_curves` and :func:`workbench.focus.error_against_truth`), ``slope``
+    :func:`workbench.focus.error_slope`, shown with its interval in panel B's title, ``published`` FOCUS's own
+    points (:func:`workbench.focus.published_draft_error`); ``ax``, when given, is the pair of axes for panels
+    A and B. Returns the figure and the two axes.
     """
     import matplotlib.pyplot as plt
 
@@ -63,19 +65,19 @@ def estimation_curves(stability: pl.DataFrame, error: pl.DataFrame, slope: Boots
     else:
         a, b = ax
         fig = cast(Figure, a.figure)
-    agg = stability.group_by("n_rollouts", maintain_order=True).agg(pl.col("jaccard").mean()).sort("n_rollouts")
-    a.plot(agg.get_column("n_rollouts").to_numpy(), agg.get_column("jaccard"), "o-")
+    a.plot(stability.get_column("n_rollouts").to_numpy(), stability.get_column("jaccard"), "o-")
     a.set_xscale("log")
     a.set_ylim(0, 1.02)
     a.set_xlabel("rollouts N")
     a.set_ylabel("keep-set Jaccard vs N_max")
     a.set_title("(A) keep-set stability", fontsize=9)
-    err_agg = error.group_by("n_rollouts", maintain_order=True).agg(pl.col("max_error").mean()).sort("n_rollouts")
-    n = err_agg.get_column("n_rollouts").to_numpy()
-    err = err_agg.get_column("max_error").to_numpy()
+    n = error.get_column("n_rollouts").to_numpy()
+    err = error.get_column("max_error").to_numpy()
     b.loglog(n, err, "o-", ms=3, label="testbed drafts vs u*")
     b.loglog(n, err[0] * (n / n[0]) ** -0.5, ":", color="grey", label="slope -0.5 (Lemma 1)")
-    b.scatter([1, 10, 300], [0.25, 0.089, 0.025], marker="x", color="C3", zorder=3, label="FOCUS (published)")
+    if published is not None:
+        b.scatter(published.get_column("n_rollouts").to_list(), published.get_column("max_error").to_list(),
+                  marker="x", color="C3", zorder=3, label="FOCUS (published)")
     b.set_xlabel("rollouts N")
     b.set_ylabel("max_i |û_i(N) - u*_i|")
     title = "(B) worst-span error vs u*"
@@ -84,7 +86,7 @@ def estimation_curves(stability: pl.DataFrame, error: pl.DataFrame, slope: Boots
     b.set_title(title, fontsize=9)
     b.legend(fontsize=7)
     fig.tight_layout()
-    return fig
+    return fig, (a, b)
 
 
 LABELS = {"acc": "accuracy (%)", "dependency_m": "Dependency (10^6)", "peak_k": "Peak tokens (10^3)",
@@ -92,7 +94,7 @@ LABELS = {"acc": "accuracy (%)", "dependency_m": "Dependency (10^6)", "peak_k": 
 
 
 def published_table(frame: pl.DataFrame, metric_x: str, metric_y: str, title: str | None = None,
-                    ax: Axes | None = None) -> Figure:
+                    ax: Axes | None = None) -> Axes:
     """A published results table replotted: ``metric_y`` against ``metric_x`` per method (FOCUS Tables 1-3)."""
     fig, ax = _axes(ax)
     wide = frame.pivot(on="metric", index="method", values="value")
@@ -103,4 +105,4 @@ def published_table(frame: pl.DataFrame, metric_x: str, metric_y: str, title: st
     ax.set_ylabel(LABELS.get(metric_y, metric_y))
     if title:
         ax.set_title(title, fontsize=9)
-    return fig
+    return ax

@@ -7,12 +7,11 @@ from typing import cast
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from workbench.plots import _axes
 
 
-def pass_k_curves(passk: pl.DataFrame, source: str | None = None, ax: Axes | None = None) -> Figure:
+def pass_k_curves(passk: pl.DataFrame, source: str | None = None, ax: Axes | None = None) -> Axes:
     """Pass^k and Pass@k against the number of trials k (columns ``k``, ``n_tasks``, ``pass_hat_k``, ``pass_at_k``).
 
     The title says how many tasks the curve rests on and, with ``source``, which file (the
@@ -29,10 +28,10 @@ def pass_k_curves(passk: pl.DataFrame, source: str | None = None, ax: Axes | Non
     ax.set_xticks(passk["k"].to_list())
     ax.set_ylim(0, 1)
     ax.legend(fontsize=8)
-    return fig
+    return ax
 
 
-def fifo_out_of_window(by_budget: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def fifo_out_of_window(by_budget: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Identifier references after a boundary, stacked by whether FIFO still holds their source.
 
     Columns ``budget``, ``id_refs_after_boundary`` and ``out_of_window`` (the FIFO replay's
@@ -47,10 +46,10 @@ def fifo_out_of_window(by_budget: pl.DataFrame, ax: Axes | None = None) -> Figur
     ax.set_xlabel("budget (o200k tokens)")
     ax.set_ylabel("identifier references after a boundary")
     ax.legend(fontsize=8)
-    return fig
+    return ax
 
 
-def claude_fact_check(checks: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def claude_fact_check(checks: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Per Claude summary: identifiers with a source, members named by host, members recalled (1 - FNR).
 
     ``checks`` is :func:`workbench.adapters.claude_compaction.check_table`'s frame.
@@ -65,10 +64,10 @@ def claude_fact_check(checks: pl.DataFrame, ax: Axes | None = None) -> Figure:
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("share")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return fig
+    return ax
 
 
-def compaction_tokens(overview: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def compaction_tokens(overview: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Tokens before and after each compaction (log scale), from :func:`workbench.transcripts.compaction_overview`.
 
     Before is the context size the log recorded (filled marker) or, without one, the tokens of
@@ -90,10 +89,10 @@ def compaction_tokens(overview: pl.DataFrame, ax: Axes | None = None) -> Figure:
     ax.set_xlabel("compaction (summary schema, boundary)")
     ax.set_ylabel("tokens (o200k)")
     ax.legend(fontsize=7)
-    return fig
+    return ax
 
 
-def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Summary entries per role and schema, the lexically unsupported part in red
     (:func:`workbench.composition.entries_by_role` with a ``supported`` column)."""
     fig, ax = _axes(ax, (6.0, 3.4))
@@ -107,10 +106,10 @@ def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None) -> Figure:
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_xlabel("entries")
     ax.legend(fontsize=7)
-    return fig
+    return ax
 
 
-def burden_before_after(after: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def burden_before_after(after: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Repeated and failed calls per call in the steps before and after each compaction, summed over
     compactions (:func:`workbench.transcripts.after_compaction`)."""
     fig, ax = _axes(ax, (5.0, 3.2))
@@ -125,4 +124,4 @@ def burden_before_after(after: pl.DataFrame, ax: Axes | None = None) -> Figure:
     ax.set_ylabel("share of calls")
     ax.set_ylim(0, 1)
     ax.legend(fontsize=8)
-    return fig
+    return ax

@@ -8,13 +8,12 @@ from typing import cast
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from workbench.plots import _axes
 from workbench.schema import PATTERNS
 
 
-def section_composition(table2: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def section_composition(table2: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """SJC Table 2 as bars: entries per section, split into supported and unsupported."""
     fig, ax = _axes(ax, (6.0, 3.2))
     t = table2.filter(~pl.col("section").is_in(["All"]) & ~pl.col("section").str.starts_with("Reasoning"))
@@ -28,10 +27,10 @@ def section_composition(table2: pl.DataFrame, ax: Axes | None = None) -> Figure:
     ax.set_xlabel("entries (label: unsupported share)")
     ax.set_xlim(0, tot.max() * 1.12 if len(tot) else 1)
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2)
-    return fig
+    return ax
 
 
-def unsupported_by_boundary(table9: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def unsupported_by_boundary(table9: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """SJC Table 9: unsupported share among all and among reasoning entries, by boundary."""
     fig, ax = _axes(ax)
     k = table9.get_column("k").to_numpy()
@@ -41,10 +40,10 @@ def unsupported_by_boundary(table9: pl.DataFrame, ax: Axes | None = None) -> Fig
     ax.set_ylabel("unsupported share")
     ax.set_xticks(k)
     ax.legend()
-    return fig
+    return ax
 
 
-def persistence_curves(table10: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def persistence_curves(table10: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """SJC Table 10: share of reasoning entries still present d summaries after they appear."""
     fig, ax = _axes(ax)
     for sup, style in ((True, "o-"), (False, "s--")):
@@ -55,11 +54,11 @@ def persistence_curves(table10: pl.DataFrame, ax: Axes | None = None) -> Figure:
     ax.set_ylabel("share still present")
     ax.set_ylim(0, 1)
     ax.legend()
-    return fig
+    return ax
 
 
 def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = None,
-                    published_label: str = "Jev (SJC, published)", ax: Axes | None = None) -> Figure:
+                    published_label: str = "Jev (SJC, published)", ax: Axes | None = None) -> Axes:
     """SJC Table 12: AUROC with 95% scenario-bootstrap intervals per judge and label field.
 
     ``published`` maps a label field (``support``, ``correct``) to a published AUROC; each is
@@ -87,10 +86,10 @@ def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = 
     ax.set_yticks(y, labels)
     ax.set_xlabel("AUROC")
     ax.set_xlim(0.3, 1.0)
-    return fig
+    return ax
 
 
-def score_histograms(frame: pl.DataFrame, sections: Sequence[str], bins: int = 20, ax: Axes | None = None) -> Figure:
+def score_histograms(frame: pl.DataFrame, sections: Sequence[str], bins: int = 20, ax: Axes | None = None) -> Axes:
     """SJC Figure 3 (left): distribution of source scores per section."""
     fig, ax = _axes(ax)
     for i, s in enumerate(sections):
@@ -100,10 +99,10 @@ def score_histograms(frame: pl.DataFrame, sections: Sequence[str], bins: int = 2
     ax.set_xlabel("source score")
     ax.set_ylabel("density")
     ax.legend(fontsize=8)
-    return fig
+    return ax
 
 
-def pruned_vs_tau(curve: pl.DataFrame, tau: float | None = 0.5, ax: Axes | None = None) -> Figure:
+def pruned_vs_tau(curve: pl.DataFrame, tau: float | None = 0.5, ax: Axes | None = None) -> Axes:
     """SJC Figure 3 (right): fraction pruned against tau per setting, with scenario-bootstrap bands."""
     fig, ax = _axes(ax)
     for i, (name,) in enumerate(curve.select("setting").unique(maintain_order=True).iter_rows()):
@@ -116,19 +115,19 @@ def pruned_vs_tau(curve: pl.DataFrame, tau: float | None = 0.5, ax: Axes | None 
     ax.set_xlabel("threshold tau")
     ax.set_ylabel("fraction of entries pruned")
     ax.legend(title="setting", fontsize=8)
-    return fig
+    return ax
 
 
-def keep_rates(table: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def keep_rates(table: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Keep rate per section at tau."""
     fig, ax = _axes(ax)
     ax.barh(table.get_column("section"), table.get_column("keep_rate"), color="C2")
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of entries kept")
-    return fig
+    return ax
 
 
-def attribution_bars(table11: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def attribution_bars(table11: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """SJC Table 11: failed runs per scenario, stacked by pattern."""
     fig, ax = _axes(ax, (6.5, 3.2))
     t = table11.filter(pl.col("scenario_id") != "Total")
@@ -141,10 +140,10 @@ def attribution_bars(table11: pl.DataFrame, ax: Axes | None = None) -> Figure:
     ax.set_xticks(x, t.get_column("scenario_id").to_list(), rotation=45, fontsize=8)
     ax.set_ylabel("failed runs")
     ax.legend(ncols=5, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0))
-    return fig
+    return ax
 
 
-def pass_vs_tokens(frame: pl.DataFrame, reference: str = "no_compression", ax: Axes | None = None) -> Figure:
+def pass_vs_tokens(frame: pl.DataFrame, reference: str = "no_compression", ax: Axes | None = None) -> Axes:
     """SJC Figure 2: Pass^k against mean cumulative LLM tokens per task; dotted: uncompressed cost.
 
     When ``frame`` carries ``pass_hat_k_ci_*`` and ``tokens_ci_*`` (``pass_vs_tokens(..., n_boot=)``)
@@ -166,10 +165,10 @@ def pass_vs_tokens(frame: pl.DataFrame, reference: str = "no_compression", ax: A
         ax.legend(fontsize=8)
     ax.set_xlabel("mean cumulative LLM tokens per task (agent + compressor)")
     ax.set_ylabel("Pass^k")
-    return fig
+    return ax
 
 
-def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None = None) -> Figure:
+def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None = None) -> Axes:
     """Accuracy of each method at each budget (grouped bars)."""
     fig, ax = _axes(ax, (6.5, 3.2))
     budgets = sorted(frame.get_column("budget").unique().to_list())
@@ -184,10 +183,10 @@ def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None 
     ax.set_xlabel("budget (context units: 1 per turn + 1 per id or number; TRACE's 'tokens')")
     ax.set_ylabel(value)
     ax.legend(fontsize=7, ncols=3, loc="lower center", bbox_to_anchor=(0.5, 1.0))
-    return fig
+    return ax
 
 
-def decision_flips(flips: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def decision_flips(flips: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """SJC Section 5.4: share of entries whose keep/prune decision flips across repeats, per section.
 
     ``flips`` is :func:`workbench.sensitivity.decision_flips` by ``section``; with a reference
@@ -207,4 +206,4 @@ def decision_flips(flips: pl.DataFrame, ax: Axes | None = None) -> Figure:
     ax.set_yticks(y, names)
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of entries whose decision flips across repeats")
-    return fig
+    return ax

@@ -5,12 +5,11 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from workbench.plots import _axes
 
 
-def burden_curve(frame: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def burden_curve(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Blocked and repeated calls per action at steps 1..5 after a boundary, minus the uncompressed run."""
     fig, ax = _axes(ax)
     for i, m in enumerate(("blocked", "repeated")):
@@ -24,10 +23,10 @@ def burden_curve(frame: pl.DataFrame, ax: Axes | None = None) -> Figure:
     ax.set_xlabel("steps after the compaction")
     ax.set_ylabel("excess per action vs uncompressed")
     ax.legend()
-    return fig
+    return ax
 
 
-def defects_chosen_rejected(frame: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def defects_chosen_rejected(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Mean silent and visible defects of chosen vs rejected candidates, per selector."""
     fig, ax = _axes(ax)
     rows = frame.sort("method", "chosen", descending=[False, True]).iter_rows(named=True)
@@ -42,10 +41,10 @@ def defects_chosen_rejected(frame: pl.DataFrame, ax: Axes | None = None) -> Figu
     ax.set_xticks(x, labels, fontsize=8)
     ax.set_ylabel("defects per candidate summary")
     ax.legend(fontsize=8)
-    return fig
+    return ax
 
 
-def verifier_vs_factcheck(frame: pl.DataFrame, ax: Axes | None = None) -> Figure:
+def verifier_vs_factcheck(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """The verifier score of each chosen summary against its fact-check result (silent defect or not)."""
     fig, ax = _axes(ax)
     for i, (flag, label) in enumerate(((False, "fact check clean"), (True, "fact check: silent defect"))):
@@ -57,4 +56,4 @@ def verifier_vs_factcheck(frame: pl.DataFrame, ax: Axes | None = None) -> Figure
     ax.set_xlabel("verifier score (-induced burden)")
     ax.set_ylabel("density")
     ax.legend(fontsize=8)
-    return fig
+    return ax
