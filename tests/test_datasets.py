@@ -44,13 +44,20 @@ def test_load_for_analysis_reads_only_what_it_is_asked_and_all_when_it_must_deri
     assert "nothing, every table was in DATA" in caplog.text  # logged by the library, not printed
 
 
-def test_select_runs_applies_only_the_filters_the_data_can_answer() -> None:
+def test_select_runs_applies_only_the_filters_the_data_can_answer_and_refuses_what_it_lacks() -> None:
+    from workbench.datasets import NotApplicable
+
     runs = pl.DataFrame({"run_id": ["a", "b", "c"], "method": ["x", "y", "x"], "budget": [48, 48, 96]})
     tables = {"runs": runs}
     assert select_runs(tables, method="x", budget=48)["run_id"].to_list() == ["a"]
-    assert select_runs(tables, method="nosuch", budget=96)["run_id"].to_list() == ["c"]  # no run has it: not applied
+    with pytest.raises(NotApplicable, match=r"no run has method 'nosuch'; the runs have \['x', 'y'\]"):
+        select_runs(tables, method="nosuch", budget=96)  # it once returned the other methods' runs
+    with pytest.raises(ValueError, match=r"no run has budget 24; the runs have \[48, 96\]"):
+        select_runs(tables, method="x", budget=24)  # it once returned nothing, silently
     no_budget = {"runs": runs.with_columns(pl.lit(None, dtype=pl.Int64).alias("budget"))}
     assert not has_budget(no_budget) and select_runs(no_budget, method="y", budget=48)["run_id"].to_list() == ["b"]
+    one_method = {"runs": pl.DataFrame({"run_id": ["s1", "s2"], "method": ["claude_code"] * 2})}
+    assert select_runs(one_method, method="prompting", budget=48)["run_id"].to_list() == ["s1", "s2"]
 
 
 def test_entry_clusters_map_entries_to_their_runs_scenario() -> None:

@@ -28,7 +28,7 @@ DEFAULT_TESTBED = PROJECT_ROOT / "data" / "testbed"
 log = logging.getLogger(__name__)
 
 
-class NotApplicable(Exception):
+class NotApplicable(ValueError):
     """Raised by a notebook whose analysis needs what the data does not have (a ``success`` column, budgets,
     methods): ``workbench figures`` reports it as skipped with this reason, not as a failure."""
 
@@ -169,23 +169,31 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
     return added
 
 
-def select_runs(tables: dict[str, pl.DataFrame], *, method: str | None = None,
+def select_runs(tables: Mapping[str, Any], *, method: str | None = None,
                 budget: int | None = None) -> pl.DataFrame:
     """The runs of one method at one budget, as the single-setting analyses use them.
 
-    A filter applies only where the data can answer it: ``method`` when some run has that
-    method (an imported log usually has one method of its own), ``budget`` when the runs
-    carry budgets (imported logs do not); otherwise every run passes that filter.
+    A dimension the runs do not carry (no budgets, as in imported logs; no method) is not filtered, and a log
+    with a single method of its own (``claude_code``, ``codex``) is taken whole whatever ``method`` asks. Asking
+    for a method or budget the runs do have, but not that one, raises :class:`NotApplicable` (a ``ValueError``)
+    naming what there is, instead of returning nothing.
     """
     runs = tables["runs"]
-    if method is not None and "method" in runs.columns and (runs.get_column("method") == method).any():
-        runs = runs.filter(pl.col("method") == method)
+    if method is not None and "method" in runs.columns:
+        methods = sorted(m for m in runs.get_column("method").unique().to_list() if m is not None)
+        if method in methods:
+            runs = runs.filter(pl.col("method") == method)
+        elif len(methods) > 1:
+            raise NotApplicable(f"no run has method {method!r}; the runs have {methods}")
     if budget is not None and has_budget(tables):
+        budgets = sorted(b for b in runs.get_column("budget").unique().to_list() if b is not None)
+        if budget not in budgets:
+            raise NotApplicable(f"no run has budget {budget!r}; the runs have {budgets}")
         runs = runs.filter(pl.col("budget") == budget)
     return runs
 
 
-def has_budget(tables: dict[str, pl.DataFrame]) -> bool:
+def has_budget(tables: Mapping[str, Any]) -> bool:
     """Whether the runs carry a context budget (the testbed does; imported logs usually do not)."""
     runs = tables["runs"]
     return "budget" in runs.columns and runs.get_column("budget").null_count() < runs.height
