@@ -57,7 +57,7 @@ print(derive_missing(tables))
 # ## Compactions per session, and tokens before and after
 
 # %%
-from workbench.transcripts import compaction_overview
+from workbench.sessions import compaction_overview
 
 overview = compaction_overview(tables, encoding=ENCODING)
 per_session = tables["runs"].select("run_id", "method", "steps", "compactions")
@@ -67,7 +67,7 @@ plots.export_table(overview, "transcripts_compactions", f"{FIGURES}/tables",
 overview
 
 # %%
-fig = plots.real_logs.compaction_tokens(overview)
+fig = plots.sessions.compaction_tokens(overview)
 plots.export(fig, "transcripts_tokens_before_after", FIGURES);
 
 # %% [markdown]
@@ -86,7 +86,7 @@ plots.export_table(by_role, "transcripts_entries_by_role", f"{FIGURES}/tables",
 by_role
 
 # %%
-fig = plots.real_logs.entries_by_role(by_role)
+fig = plots.sessions.entries_by_role(by_role)
 plots.export(fig, "transcripts_entries_by_role", FIGURES);
 
 # %% [markdown]
@@ -114,7 +114,7 @@ ids.filter(~pl.col("sourced"))
 # ## What the agent did next: repeated calls and errors after each compaction (TRACE's burden)
 
 # %%
-from workbench.transcripts import after_compaction
+from workbench.sessions import after_compaction
 
 after = after_compaction(tables["steps"], tables["compactions"], horizon=HORIZON)
 plots.export_table(after, "transcripts_after_compaction", f"{FIGURES}/tables",
@@ -122,7 +122,7 @@ plots.export_table(after, "transcripts_after_compaction", f"{FIGURES}/tables",
 after
 
 # %%
-fig = plots.real_logs.burden_before_after(after)
+fig = plots.sessions.burden_before_after(after)
 plots.export(fig, "transcripts_burden_before_after", FIGURES);
 
 # %% [markdown]

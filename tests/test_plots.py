@@ -83,7 +83,7 @@ def _results() -> dict[str, tuple[object, ...]]:
     from workbench.compare import compare_to_baseline
     from workbench.composition import entries_by_role
     from workbench.datasets import entry_clusters
-    from workbench.transcripts import after_compaction, compaction_overview
+    from workbench.sessions import after_compaction, compaction_overview
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -122,9 +122,9 @@ def _results() -> dict[str, tuple[object, ...]]:
         "real_logs.fifo_out_of_window": (replay_by_budget(replay(tau_bench["steps"], tau_bench["runs"], [2048])),),
         "real_logs.claude_fact_check": (check_table(load_fixture(ROOT / "data" / "real" / "claude-compaction" /
                                                                  "fixture.json")),),
-        "real_logs.compaction_tokens": (compaction_overview(sessions),),
-        "real_logs.entries_by_role": (entries_by_role(entries),),
-        "real_logs.burden_before_after": (after_compaction(sessions["steps"], sessions["compactions"]),),
+        "sessions.compaction_tokens": (compaction_overview(sessions),),
+        "sessions.entries_by_role": (entries_by_role(entries),),
+        "sessions.burden_before_after": (after_compaction(sessions["steps"], sessions["compactions"]),),
     }
 
 
@@ -134,7 +134,8 @@ def _figure_functions() -> list[str]:
     from workbench import plots
 
     names = ["entries_by_section"]
-    for module in (plots.sjc, plots.focus, plots.trace, plots.real_logs, plots.calibration, plots.compare):
+    for module in (plots.sjc, plots.focus, plots.trace, plots.real_logs, plots.sessions, plots.calibration,
+                   plots.compare):
         short = module.__name__.rsplit(".", 1)[1]
         names += [f"{short}.{n}" for n, f in inspect.getmembers(module, inspect.isfunction)
                   if f.__module__ == module.__name__ and not n.startswith("_")]

@@ -111,7 +111,7 @@ def entries_by_section(counts: pl.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-from workbench.plots import calibration, compare, focus, real_logs, sjc, trace  # noqa: E402  (figure modules)
+from workbench.plots import calibration, compare, focus, real_logs, sessions, sjc, trace  # noqa: E402  (figure modules)
 
 __all__ = ["FIGURES", "STYLE", "calibration", "compare", "entries_by_section", "export", "export_table", "focus",
-           "real_logs", "set_style", "sjc", "to_latex", "trace"]
+           "real_logs", "sessions", "set_style", "sjc", "to_latex", "trace"]

@@ -14,7 +14,7 @@ import pytest
 from workbench import tokens
 from workbench.adapters import read_log
 from workbench.identifiers import find, identifier_sources
-from workbench.transcripts import after_compaction, compaction_overview
+from workbench.sessions import after_compaction, compaction_overview
 
 ROOT = Path(__file__).resolve().parents[1]
 
