@@ -26,6 +26,8 @@ CODEX = "data/examples/codex"               # a Codex rollout file or directory 
 HORIZON = 5        # steps after (and before) each compaction, TRACE's K
 TAU = 0.5          # lexical score below which an entry is unsupported (SJC Section 3)
 ENCODING = "o200k_base"
+N_BOOT = 2000      # bootstrap resamples of the interval over sessions
+SEED = 0
 FIGURES = "figures"
 
 # %%
@@ -74,6 +76,32 @@ plots.export(fig, "transcripts_tokens_before_after", FIGURES);
 # **Figure (coding-agent compactions).** Tokens in the context before each compaction (filled: the size the agent recorded in `compactMetadata.preTokens`; open: counted here from the task, previous summary and replaced steps, which misses the system prompt and tool definitions) and tokens of the summary that replaced it, on a log scale; one column per compaction, labelled by the summary's schema and boundary.
 
 # %% [markdown]
+# ## When sessions compact, and what a compaction does to the prompt cache
+
+# %%
+from workbench.sessions import compaction_timeline, prompt_cache
+
+timeline = compaction_timeline(tables["runs"], tables["compactions"])
+plots.export_table(timeline, "transcripts_compaction_timeline", f"{FIGURES}/tables",
+                   "Each compaction: minutes since its session started")
+fig = plots.sessions.compaction_timeline(timeline)
+plots.export(fig, "transcripts_compactions_over_time", FIGURES);
+
+# %% [markdown]
+# **Figure (coding-agent sessions).** One line per session that recorded times, from its first line to its last, and a marker at each compaction (filled: automatic, open: the user's `/compact`).
+
+# %%
+cache = prompt_cache(tables["steps"], tables["compactions"])
+plots.export_table(cache, "transcripts_prompt_cache", f"{FIGURES}/tables",
+                   "Prompt tokens of the call before and after each compaction: cache read, cache written, fresh")
+fig = plots.sessions.prompt_cache(cache)
+plots.export(fig, "transcripts_prompt_cache", FIGURES);
+cache
+
+# %% [markdown]
+# **Figure (coding-agent sessions).** The prompt of the last call before each compaction and of the first call after it, stacked by what the prompt cache served (blue), what had to be written to it (orange) and what was sent fresh (green). Before a compaction the cache serves almost the whole history; after it, only what stayed the same (the system prompt): the summary and everything after are written anew. Logs that do not record the cache's share (Codex) have no bars.
+
+# %% [markdown]
 # ## Entries by role, and which roles the lexical judge finds unsupported (SJC Table 2's question)
 
 # %%
@@ -88,6 +116,20 @@ by_role
 # %%
 fig = plots.sessions.entries_by_role(by_role)
 plots.export(fig, "transcripts_entries_by_role", FIGURES);
+
+# %%
+from workbench.composition import unsupported_by_role
+
+shares = unsupported_by_role(entries.join(tables["runs"].select("run_id", "scenario_id"), on="run_id", how="left"),
+                             n_boot=N_BOOT, seed=SEED)
+plots.export_table(shares, "transcripts_unsupported_by_role", f"{FIGURES}/tables",
+                   f"Unsupported share per role (lexical score < {TAU}), 95% interval resampling sessions")
+fig = plots.sessions.unsupported_by_role(shares)
+plots.export(fig, "transcripts_unsupported_by_role", FIGURES);
+shares
+
+# %% [markdown]
+# **Figure (coding-agent summaries).** The share of each role's entries that the lexical judge finds no source for, with a 95% percentile interval that resamples whole sessions (a session's entries are not independent); with a handful of sessions the intervals are wide, as they should be.
 
 # %% [markdown]
 # **Figure (coding-agent summaries).** Entries of every summary by the role its section plays (Claude Code's Pending Tasks and Optional Next Step are forward-looking, its Files and Code Sections identifiers; free-text summaries have no sections, so every paragraph or bullet is `other`), split by whether the offline lexical judge finds a source for it in the replaced history (red: score below `TAU`).

@@ -83,11 +83,13 @@ def _results() -> dict[str, tuple[object, ...]]:
     from workbench.compare import compare_to_baseline
     from workbench.composition import entries_by_role
     from workbench.datasets import entry_clusters
-    from workbench.sessions import after_compaction, compaction_overview
+    from workbench.composition import unsupported_by_role
+    from workbench.sessions import after_compaction, compaction_overview, compaction_timeline, prompt_cache
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sessions = read_log(ROOT / "data" / "examples" / "codex", "codex")
+        claude = read_log(ROOT / "data" / "examples" / "claude-code", "claude-code")
 
     lab = labeled_scores(t["scores"], gold_labels(t["labels"]), entry_clusters(t), judge="lexical")
     ls, ly, lc = lab["score"].to_numpy(), lab["label"].to_numpy(), lab["scenario_id"].to_numpy()
@@ -125,6 +127,9 @@ def _results() -> dict[str, tuple[object, ...]]:
         "sessions.compaction_tokens": (compaction_overview(sessions),),
         "sessions.entries_by_role": (entries_by_role(entries),),
         "sessions.burden_before_after": (after_compaction(sessions["steps"], sessions["compactions"]),),
+        "sessions.compaction_timeline": (compaction_timeline(claude["runs"], claude["compactions"]),),
+        "sessions.prompt_cache": (prompt_cache(claude["steps"], claude["compactions"]),),
+        "sessions.unsupported_by_role": (unsupported_by_role(entries, n_boot=20),),
     }
 
 

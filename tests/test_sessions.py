@@ -6,6 +6,7 @@ for the line-to-step map), not produced by the functions under test.
 
 from __future__ import annotations
 
+import math
 import warnings
 from pathlib import Path
 
@@ -82,3 +83,42 @@ def test_identifier_sources_on_the_fixtures() -> None:
     assert got.filter(pl.col("boundary") == 0)["sourced"].all()  # total() is sourced by "def total(self)"
     codex = load("codex")
     assert identifier_sources(codex["compactions"], codex["steps"], codex["runs"])["sourced"].all()
+
+
+def test_compaction_timeline_and_prompt_cache_on_the_example_session() -> None:
+    """Read by hand off data/examples/claude-code/session.jsonl: the session's first turn is at 10:02, its
+    boundaries at 10:14 (auto) and 10:27 (manual), its last line at 10:30; each call's usage as written there."""
+    import warnings
+
+    from workbench.adapters import read_log
+    from workbench.sessions import compaction_timeline, prompt_cache
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = read_log(ROOT / "data" / "examples" / "claude-code", "claude-code")
+    main = t["runs"].filter(pl.col("parent_run_id").is_null())
+    timeline = compaction_timeline(main, t["compactions"])
+    assert timeline.select("boundary", "trigger", "minutes", "session_minutes").rows() == [
+        (0, "auto", 12.0, 28.0), (1, "manual", 25.0, 28.0)]
+    cache = prompt_cache(t["steps"], t["compactions"])
+    assert cache.select("boundary", "window", "step", "input_tokens", "cache_read_tokens", "cache_creation_tokens",
+                        "fresh_tokens").rows() == [
+        (0, "before", 4, 4000, 3300, 680, 20), (0, "after", 5, 2000, 1100, 880, 20),
+        (1, "before", 8, 3400, 2700, 680, 20), (1, "after", 9, 2000, 1100, 880, 20)]
+    assert prompt_cache(t["steps"].drop("cache_read_tokens"), t["compactions"]).height == 0  # a log without it
+
+
+def test_unsupported_share_by_role_resamples_sessions() -> None:
+    from workbench.composition import unsupported_by_role
+
+    e = pl.DataFrame({"entry_id": [f"e{i}" for i in range(8)], "section": ["Current Work"] * 4 + ["Pending Tasks"] * 4,
+                      "schema": ["claude_code"] * 8, "supported": [True, False, True, False, False, True, True, True],
+                      "scenario_id": ["s1", "s1", "s2", "s2", "s1", "s1", "s1", "s1"]})
+    got = {r["role"]: r for r in unsupported_by_role(e, n_boot=200).iter_rows(named=True)}
+    history, forward = got["history"], got["forward"]
+    # history: 2 of 4 unsupported, each session 1 of 2: every resample is 0.5, so the interval is the point
+    assert (history["entries"], history["unsupported"], history["estimate"]) == (4, 2, 0.5)
+    assert history["ci_low"] == history["ci_high"] == 0.5 and history["clusters"] == 2
+    # forward: all from session s1, 1 of 4: no interval from one session
+    assert forward["estimate"] == 0.25 and forward["clusters"] == 1 and math.isnan(forward["ci_low"])
+    assert set(got["history"]) >= {"estimate", "ci_low", "ci_high", "n", "n_boot", "level", "method"}

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+import numpy as np
 import polars as pl
 from rapidfuzz import fuzz
 
+from workbench.bootstrap import INTERVAL_SCHEMA, Seed, bootstrap
 from workbench.schema import REASONING_SECTIONS, SECTIONS
 from workbench.summary import normalise
 
@@ -63,6 +65,35 @@ def entries_by_role(entries: pl.DataFrame, supported: str = "supported") -> pl.D
     if has:
         out = out.with_columns((pl.col("unsupported") / pl.col("entries")).alias("unsupported_share"))
     return out
+
+
+def unsupported_by_role(entries: pl.DataFrame, clusters: str = "scenario_id", supported: str = "supported", *,
+                        n_boot: int = 2000, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
+    """The unsupported share of each role's entries (per schema) with a cluster-bootstrap interval: ``schema``,
+    ``role``, ``entries``, ``unsupported``, ``clusters`` (how many were resampled), then the interval columns
+    (``estimate`` = the share; ``ci_low``/``ci_high`` NaN when the role's entries come from one cluster).
+
+    ``clusters`` names the column whose values are resampled (``scenario_id``: for coding-agent sessions the
+    session, whose entries are not independent); an entry without one is its own cluster. Percentile interval
+    from the one engine (:func:`workbench.bootstrap.bootstrap`); entries without a support value are left out.
+    """
+    from workbench.entries import with_roles
+
+    e = with_roles(entries).filter(pl.col(supported).is_not_null())
+    unit = pl.col(clusters).cast(pl.Utf8).fill_null(pl.col("entry_id")) if clusters in e.columns else pl.col("entry_id")
+    rows = []
+    for (schema, role), g in e.with_columns(unit.alias("_unit")).group_by("schema", "role", maintain_order=True):
+        miss = (~g.get_column(supported)).cast(pl.Float64).to_numpy()
+        units = g.get_column("_unit").to_numpy()
+        r = bootstrap(np.mean, miss, clusters=units, n_boot=n_boot, seed=seed, level=level)
+        row = r.row()
+        if r.n_clusters < 2:  # one session: resampling it only repeats it, so there is no interval to give
+            row.update(ci_low=float("nan"), ci_high=float("nan"))
+        rows.append({"schema": schema, "role": role, "entries": g.height, "unsupported": int(miss.sum()),
+                     "clusters": r.n_clusters, **row})
+    out = pl.DataFrame(rows, schema={"schema": pl.Utf8, "role": pl.Utf8, "entries": pl.Int64,
+                                     "unsupported": pl.Int64, "clusters": pl.Int64, **INTERVAL_SCHEMA})
+    return out.sort("schema", "role")
 
 
 def entries_by_section(entries: pl.DataFrame, supported: str = "supported") -> pl.DataFrame:

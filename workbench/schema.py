@@ -274,6 +274,7 @@ COMPACTIONS = Table(
         _c("committed_summary", Utf8, doc="what the agent saw (after pruning or selection)"),
         _c("trigger", Utf8, doc="what started the compaction (auto, manual) where the log says"),
         _n("pre_tokens", Int64, doc="context tokens just before the compaction, where the log says"),
+        _c("timestamp", Utf8, doc="ISO time of the compaction, where the log says"),
     ),
     key=("run_id", "boundary"),
     references=((("run_id",), "runs"),),

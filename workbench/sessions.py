@@ -4,6 +4,10 @@ The SJC and TRACE questions asked of real sessions (``notebooks/agent_transcript
 
 * :func:`compaction_overview` -- per compaction: trigger, the summary's schema and entries,
   tokens before (``compactMetadata.preTokens`` where the log has it, else counted) and after;
+* :func:`compaction_timeline` -- when each session compacted, in minutes since it started;
+* :func:`prompt_cache` -- the prompt of the calls just before and after each compaction, split into what the
+  prompt cache served, what was written to it and what was sent fresh (a compaction rewrites the history the
+  cache held);
 * :func:`after_compaction` -- TRACE's continuation burden (Eq. 2) on real sessions: in the
   ``horizon`` steps after each compaction, and for reference the ``horizon`` steps before it,
   how many calls repeated an identical earlier call and how many returned an error. A real
@@ -11,7 +15,8 @@ The SJC and TRACE questions asked of real sessions (``notebooks/agent_transcript
 
 Which identifiers of a summary have a source in what it replaced is
 :func:`workbench.identifiers.identifier_sources`; entries by role with lexical support is
-:func:`workbench.composition.entries_by_role`.
+:func:`workbench.composition.entries_by_role`, its unsupported share with a session-bootstrap interval
+:func:`workbench.composition.unsupported_by_role`.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from workbench.identifiers import replaced_history
 from workbench.summary import detect_schema, parse
 from workbench.trace import continuation_burden
 
-__all__ = ["after_compaction", "compaction_overview"]
+__all__ = ["after_compaction", "compaction_overview", "compaction_timeline", "prompt_cache"]
 
 
 def compaction_overview(tables: dict[str, pl.DataFrame], *, summary: str = "committed_summary",
@@ -114,3 +119,50 @@ def after_compaction(steps: pl.DataFrame, compactions: pl.DataFrame, *, horizon:
     return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "window": pl.Utf8, "steps": pl.Int64,
                                       "calls": pl.Int64, "repeated": pl.Int64, "errors": pl.Int64, "burden": pl.Int64,
                                       "repeated_from_span": pl.Int64})
+
+
+def _time(column: str) -> pl.Expr:
+    """An ISO time column (``2026-11-20T10:04:00.000Z``) as a UTC datetime (null where it is missing)."""
+    return pl.col(column).str.to_datetime(time_zone="UTC", strict=False)
+
+
+def compaction_timeline(runs: pl.DataFrame, compactions: pl.DataFrame) -> pl.DataFrame:
+    """When each session compacted: one row per compaction with a time, ``run_id``, ``boundary``, ``trigger``,
+    ``minutes`` since the session's first line, and the session's length in ``session_minutes``.
+
+    Sessions and compactions without times (logs that do not record them) are left out.
+    """
+    if "timestamp" not in compactions.columns or "started_at" not in runs.columns:
+        return pl.DataFrame(schema={"run_id": pl.Utf8, "boundary": pl.Int64, "trigger": pl.Utf8,
+                                    "minutes": pl.Float64, "session_minutes": pl.Float64})
+    sessions = runs.select("run_id", _time("started_at").alias("_start"), _time("ended_at").alias("_end"))
+    trigger = pl.col("trigger") if "trigger" in compactions.columns else pl.lit(None, dtype=pl.Utf8).alias("trigger")
+    at = compactions.select("run_id", "boundary", trigger, _time("timestamp").alias("_at"))
+    minutes = (pl.col("_at") - pl.col("_start")).dt.total_milliseconds() / 60_000
+    length = (pl.col("_end") - pl.col("_start")).dt.total_milliseconds() / 60_000
+    return (at.join(sessions, on="run_id").filter(pl.col("_at").is_not_null() & pl.col("_start").is_not_null())
+            .select("run_id", "boundary", "trigger", minutes.alias("minutes"), length.alias("session_minutes"))
+            .sort("run_id", "boundary"))
+
+
+def prompt_cache(steps: pl.DataFrame, compactions: pl.DataFrame) -> pl.DataFrame:
+    """What a compaction does to the prompt cache: the prompt of the last call before it and of the first call
+    after it, split into ``cache_read_tokens``, ``cache_creation_tokens`` and ``fresh_tokens`` (the rest of
+    ``input_tokens``). One row per (compaction, ``window``), ``window`` = ``before`` / ``after``; a compaction with
+    no recorded call on one side has no row there. Logs without the cache's share have none at all."""
+    schema = {"run_id": pl.Utf8, "boundary": pl.Int64, "window": pl.Utf8, "step": pl.Int64, "input_tokens": pl.Int64,
+              "cache_read_tokens": pl.Int64, "cache_creation_tokens": pl.Int64, "fresh_tokens": pl.Int64}
+    if not {"cache_read_tokens", "cache_creation_tokens", "input_tokens"} <= set(steps.columns):
+        return pl.DataFrame(schema=schema)
+    calls = steps.filter(pl.col("input_tokens").is_not_null()).select(
+        "run_id", "step", "input_tokens", pl.col("cache_read_tokens").fill_null(0),
+        pl.col("cache_creation_tokens").fill_null(0))
+    joined = compactions.select("run_id", "boundary", pl.col("step").alias("_at")).join(calls, on="run_id")
+    before = (joined.filter(pl.col("step") < pl.col("_at")).sort("step").group_by("run_id", "boundary")
+              .last().with_columns(pl.lit("before").alias("window")))
+    after = (joined.filter(pl.col("step") >= pl.col("_at")).sort("step").group_by("run_id", "boundary")
+             .first().with_columns(pl.lit("after").alias("window")))
+    both = pl.concat([before, after]).with_columns(
+        (pl.col("input_tokens") - pl.col("cache_read_tokens") - pl.col("cache_creation_tokens")).alias("fresh_tokens"))
+    order = pl.col("window").replace_strict({"before": 0, "after": 1}, return_dtype=pl.Int8)
+    return both.sort("run_id", "boundary", order).select(list(schema)).cast(schema)  # type: ignore[arg-type]

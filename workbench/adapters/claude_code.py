@@ -263,6 +263,7 @@ class _Session:
         meta: dict[str, Any] = rec["compactMetadata"] if isinstance(rec.get("compactMetadata"), dict) else {}
         pre = meta.get("preTokens")
         self.boundary = {"line": number, "trigger": meta.get("trigger"), "kept": _preserved(meta),
+                         "timestamp": rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None,
                          "pre_tokens": pre if isinstance(pre, int) and not isinstance(pre, bool) else None}
 
     def summary(self, number: int, text: str) -> None:
@@ -285,7 +286,8 @@ class _Session:
         self.comps.append({"boundary": len(self.comps), "step": len(self.steps), "span_start": self.last_span_start,
                            "span_end": span_end, "previous_summary": self.previous_summary,
                            "retained_turn": retained, "candidate_summary": text, "committed_summary": text,
-                           "trigger": self.boundary["trigger"], "pre_tokens": self.boundary["pre_tokens"]})
+                           "trigger": self.boundary["trigger"], "pre_tokens": self.boundary["pre_tokens"],
+                           "timestamp": self.boundary["timestamp"]})
         self.previous_summary = text
         self.last_span_start = len(self.steps)
         self.boundary = None

@@ -121,7 +121,7 @@ def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], l
                                   TranscriptWarning, stacklevel=3)
                 comps.append({"boundary": len(comps), "step": len(steps), "span_start": span_start,
                               "span_end": len(steps) - 1, "previous_summary": previous, "retained_turn": kept,
-                              "candidate_summary": summary, "committed_summary": summary})
+                              "candidate_summary": summary, "committed_summary": summary, "timestamp": ts})
                 previous, span_start = summary, len(steps)
             elif kind == "response_item":
                 if _item(p, steps, calls, run):
@@ -130,7 +130,7 @@ def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], l
             for st in steps[before:]:
                 st["timestamp"] = ts
     run_id = run["run_id"]
-    run.update(task_id=run_id, steps=len(steps), compactions=len(comps))
+    run.update(task_id=run_id, scenario_id=run_id, steps=len(steps), compactions=len(comps))  # a session: a cluster
     for row in (*steps, *comps):
         row["run_id"] = run_id
     return run, steps, comps, first

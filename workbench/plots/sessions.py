@@ -70,3 +70,71 @@ def burden_before_after(after: pl.DataFrame, ax: Axes | None = None) -> Axes:
     ax.legend(fontsize=8)
     return ax
 
+
+
+def compaction_timeline(timeline: pl.DataFrame, ax: Axes | None = None) -> Axes:
+    """When each session compacted (:func:`workbench.sessions.compaction_timeline`): one line per session from
+    its start to its end, a marker per compaction (filled: automatic, open: asked for by the user, a cross: the
+    log does not say)."""
+    _, ax = _axes(ax, (6.0, 0.9 + 0.35 * max(1, timeline.get_column("run_id").n_unique())))
+    sessions = timeline.group_by("run_id", maintain_order=True).agg(pl.col("session_minutes").first()).sort("run_id")
+    y = {r: i for i, r in enumerate(sessions.get_column("run_id").to_list()[::-1])}
+    for run_id, length in sessions.iter_rows():
+        ax.hlines(y[run_id], 0, length, color="0.7", lw=1)
+    for trigger, marker, face, label in (("auto", "o", "C3", "automatic"), ("manual", "o", "none", "asked for (/compact)"),
+                                         ("?", "x", "C3", "trigger not recorded")):
+        rows = timeline.filter(pl.col("trigger").fill_null("?") == trigger)
+        if rows.height:
+            ax.scatter(rows.get_column("minutes"), [y[r] for r in rows.get_column("run_id")], marker=marker,
+                       facecolors=face, edgecolors="C3" if marker == "o" else None, zorder=3,
+                       label=f"compaction, {label}")
+    ax.set_yticks(list(y.values()), [r[:8] + ("/" + r.rsplit("/", 1)[1][:8] if "/" in r else "") for r in y],
+                  fontsize=7)
+    ax.set_xlabel("minutes since the session started")
+    ax.legend(fontsize=7, loc="lower right")
+    return ax
+
+
+def prompt_cache(cache: pl.DataFrame, ax: Axes | None = None) -> Axes:
+    """The prompt of the last call before and the first call after each compaction
+    (:func:`workbench.sessions.prompt_cache`), stacked: read from the prompt cache, written to it, sent fresh."""
+    _, ax = _axes(ax, (6.0, 3.2))
+    rows = cache  # in compaction order, before then after
+    keys = list(zip(rows.get_column("run_id"), rows.get_column("boundary"), strict=True))
+    group = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    x = np.array([group[k] * 2.6 + (w == "after") for k, w in zip(keys, rows.get_column("window"), strict=True)],
+                 dtype=float)
+    bottom = np.zeros(rows.height)
+    for column, color, label in (("cache_read_tokens", "C0", "read from the cache"),
+                                 ("cache_creation_tokens", "C1", "written to the cache"),
+                                 ("fresh_tokens", "C2", "fresh input")):
+        values = rows.get_column(column).to_numpy()
+        ax.bar(x, values, 0.8, bottom=bottom, color=color, label=label)
+        bottom = bottom + values
+    ax.set_xticks(x, [f"#{b} {w}" for b, w in zip(rows.get_column("boundary"), rows.get_column("window"), strict=True)],
+                  fontsize=7)
+    ax.set_ylabel("prompt tokens of the call")
+    ax.legend(fontsize=7)
+    return ax
+
+
+def unsupported_by_role(shares: pl.DataFrame, ax: Axes | None = None) -> Axes:
+    """The unsupported share of each role's entries with its interval
+    (:func:`workbench.composition.unsupported_by_role`), one row per schema and role; a role whose entries come
+    from one session is marked as having no interval."""
+    _, ax = _axes(ax, (5.5, 0.9 + 0.4 * shares.height))
+    rows = shares.sort("schema", "role")
+    y = np.arange(rows.height)[::-1]
+    est = rows.get_column("estimate").to_numpy()
+    low, high = rows.get_column("ci_low").to_numpy(), rows.get_column("ci_high").to_numpy()
+    err = np.vstack([est - low, high - est])
+    ax.errorbar(est, y, xerr=np.nan_to_num(err), fmt="o", color="C3", capsize=3)
+    for yi, e, lo in zip(y, est, low, strict=True):
+        if np.isnan(lo):  # entries of one session: no interval (resampling one session only repeats it)
+            ax.annotate("one session: no interval", (e, yi), xytext=(6, 4), textcoords="offset points", fontsize=7,
+                        color="0.4")
+    ax.set_yticks(y, [f"{s}: {r} (n={n})" for s, r, n in zip(rows["schema"], rows["role"], rows["entries"], strict=True)],
+                  fontsize=8)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel("unsupported share (lexical judge), 95% interval over sessions")
+    return ax
