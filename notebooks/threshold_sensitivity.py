@@ -50,7 +50,7 @@ runs.height
 import numpy as np
 
 from workbench.composition import support_from_scores
-from workbench.schema import SECTIONS
+from workbench.vocabulary import SECTIONS
 from workbench.sensitivity import first_vs_later, keep_rate_by_section, largest_change, score_distribution, sweep
 
 sel = select_runs(tables, method="prompting")

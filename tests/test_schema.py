@@ -6,21 +6,22 @@ import polars as pl
 import pytest
 
 from workbench import schema
+from workbench.validation import validate
 from workbench.schema import SchemaError
 
 
 def test_validate_frame_duplicate_key_and_values() -> None:
     frame = pl.DataFrame({"run_id": ["a", "b", "a"], "task_id": ["t", "t", "t"]})
     with pytest.raises(SchemaError, match=r"row 3: field 'run_id': expected a unique key in table 'runs', got duplicate \(run_id='a'\) first seen at row 1"):
-        schema.validate("runs", frame)
+        validate("runs", frame)
     bad = pl.DataFrame({"run_id": ["a"], "pattern": ["XX"]})
     with pytest.raises(SchemaError, match=r"field 'pattern': expected one of \['RC', 'ID', 'CS', 'other', 'unrelated'\]"):
-        schema.validate("attributions", bad)
+        validate("attributions", bad)
 
 
 def test_validate_keeps_extra_and_ground_truth_columns() -> None:
     frame = pl.DataFrame({"entry_id": ["e"], "run_id": ["r"], "boundary": [0], "section": ["Decisions"],
                           "position": [0], "text": ["- x"], "gt_supported": [True], "harness_note": ["k"]})
-    out = schema.validate("entries", frame)
+    out = validate("entries", frame)
     assert out.columns[-1] == "harness_note" and out["gt_supported"].dtype == pl.Boolean
     assert schema.ground_truth_columns(out) == ["gt_supported"]

@@ -17,8 +17,8 @@ from workbench.bootstrap import auroc_ci
 from workbench.bootstrap import bootstrap as bootstrap_ci
 from workbench.datasets import derive_missing, load_tables
 from workbench.metrics import efficiency, reliability
-from workbench.schema import validate
 from workbench.summary import parse, prune
+from workbench.validation import validate
 
 try:
     __version__ = _version("compaction-workbench")

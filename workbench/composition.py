@@ -14,7 +14,7 @@ import polars as pl
 from rapidfuzz import fuzz
 
 from workbench.bootstrap import INTERVAL_SCHEMA, Seed, bootstrap
-from workbench.schema import REASONING_SECTIONS, SECTIONS
+from workbench.vocabulary import REASONING_SECTIONS, SECTIONS
 from workbench.summary import normalise
 
 REASONING = "Reasoning (Decisions + Open TODOs)"

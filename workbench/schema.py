@@ -1,12 +1,13 @@
 """Every table of the workbench, declared once: columns, polars dtypes, keys, references.
 
-The data model is tidy (DESIGN.md, "Data model"): one row per run, step, compaction
+The data model is tidy: one row per run, step, compaction
 boundary, summary entry, judge score, label, attribution or cited rollout span.
 
-Columns are declared as data (name, dtype, required, nullable, allowed values) and
-every reader goes through one path, :func:`validate`, which casts a frame to the
-declared dtypes and fails with a :class:`SchemaError` that names the file, the line
-(or row), the field, what was expected and what was found.
+Columns are declared as data (name, dtype, required, nullable, allowed values); every
+reader goes through one path, :func:`workbench.validation.validate`, which casts a frame to
+the declared dtypes and fails with a :class:`SchemaError` that names the file, the line
+(or row), the field, what was expected and what was found. The words the declarations
+allow (sections, patterns, label values) are :mod:`workbench.vocabulary`'s.
 
 Ground truth that only synthetic data has (an entry's provenance, whether it is
 supported, the defect that damaged it ...) lives in optional columns whose names
@@ -17,38 +18,13 @@ Columns a table does not declare are kept as they are (a harness's own metadata)
 from __future__ import annotations
 
 from collections.abc import Sequence
-import math
 from dataclasses import dataclass, field
 
 import polars as pl
 
+from workbench.vocabulary import PATTERNS, SUPPORT_VALUES
+
 GROUND_TRUTH_PREFIX = "gt_"
-
-#: The five section headings of OpenClaw's safeguard summary, in order (SJC Appendix E.3).
-SECTIONS: tuple[str, ...] = (
-    "Decisions",
-    "Open TODOs",
-    "Constraints/Rules",
-    "Pending user asks",
-    "Exact identifiers",
-)
-#: Reasoning entries in SJC's sense (Section 3.1, Table 2).
-REASONING_SECTIONS: tuple[str, ...] = ("Decisions", "Open TODOs")
-#: SJC's forward-looking sections, the ones pruning targets (Section 5: "open TODOs ... pending user asks").
-FORWARD_SECTIONS: tuple[str, ...] = ("Open TODOs", "Pending user asks")
-
-#: Failure patterns of SJC Appendix D / Table 11.
-PATTERNS: tuple[str, ...] = ("RC", "ID", "CS", "other", "unrelated")
-#: Support of the executed entry (SJC Table 11).
-SUPPORT_VALUES: tuple[str, ...] = ("supported", "unsupported", "contradicted")
-
-#: The label fields of annotations/PROTOCOL.md and the values each may take.
-LABEL_VALUES: dict[str, tuple[str, ...]] = {
-    "support": ("supported", "unsupported", "unsure"),
-    "correct": ("correct", "incorrect", "unsure"),
-    "pattern": PATTERNS,
-    "entry_support": SUPPORT_VALUES,
-}
 
 
 class SchemaError(ValueError):
@@ -407,287 +383,12 @@ def table(name: str) -> Table:
         ) from None
 
 
-# ---------------------------------------------------------------------------
-# Python-value checks, used by the line-by-line readers (io.py)
-
-
-def describe_dtypes(dtype: pl.DataType) -> str:
-    """A dtype in the plural, as in "a column of strings"."""
-    names = {pl.Utf8: "strings", pl.Int64: "integers", pl.Float64: "numbers", pl.Boolean: "booleans"}
-    return next((v for k, v in names.items() if dtype == k), "lists" if isinstance(dtype, pl.List) else str(dtype))
-
-
-def describe_dtype(dtype: pl.DataType) -> str:
-    if dtype == pl.Utf8:
-        return "a string"
-    if dtype == pl.Int64:
-        return "an integer"
-    if dtype == pl.Float64:
-        return "a number"
-    if dtype == pl.Boolean:
-        return "true or false"
-    if isinstance(dtype, pl.List):
-        return f"a list of {describe_dtype(dtype.inner)[2:]}s"  # type: ignore[arg-type]
-    return str(dtype)
-
-
-def describe_value(value: object) -> str:
-    """A short description of a JSON value for an error message."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean {str(value).lower()}"
-    if isinstance(value, int):
-        return f"integer {value}"
-    if isinstance(value, float):
-        return f"number {value}"
-    if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return f"string {shown!r}"
-    if isinstance(value, list):
-        return f"a list of {len(value)} items"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-
-
-def value_fits(dtype: pl.DataType, value: object) -> bool:
-    """Whether a JSON value can be stored in a column of ``dtype`` without loss (integers within 64 bits)."""
-    if dtype == pl.Utf8:
-        return isinstance(value, str)
-    if dtype == pl.Int64:
-        return isinstance(value, int) and not isinstance(value, bool) and INT64_MIN <= value <= INT64_MAX
-    if dtype == pl.Float64:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return False
-        try:
-            return math.isfinite(float(value))
-        except OverflowError:
-            return False
-    if dtype == pl.Boolean:
-        return isinstance(value, bool)
-    if isinstance(dtype, pl.List):
-        return isinstance(value, list) and all(value_fits(dtype.inner, v) for v in value)  # type: ignore[arg-type]
-    return True
-
-
-def check_record(
-    tbl: Table, record: dict[str, object], *, prefix: str = "", skip: Sequence[str] = ()
-) -> None:
-    """Check one record (a JSON object) against a table's declared columns.
-
-    Raises :class:`SchemaError` without a file or line (the caller adds them).
-    """
-    for col in tbl.columns:
-        if col.name in skip:
-            continue
-        name = prefix + col.name
-        if col.name not in record:
-            if col.required:
-                raise SchemaError(field=name, expected=describe_dtype(col.dtype), got="nothing (missing)")
-            continue
-        value = record[col.name]
-        if value is None:
-            if not col.nullable:
-                raise SchemaError(field=name, expected=describe_dtype(col.dtype), got="null")
-            continue
-        if not value_fits(col.dtype, value):
-            too_big = col.dtype == pl.Int64 and isinstance(value, int) and not isinstance(value, bool)
-            raise SchemaError(field=name, expected="an integer within 64 bits" if too_big else describe_dtype(col.dtype),
-                              got=describe_value(value))
-        if col.values is not None and value not in col.values:
-            raise SchemaError(field=name, expected=f"one of {list(col.values)}", got=describe_value(value))
-        if col.minimum is not None and value < col.minimum:  # type: ignore[operator]
-            raise SchemaError(field=name, expected=_range_text(col), got=describe_value(value))
-        if col.maximum is not None and value > col.maximum:  # type: ignore[operator]
-            raise SchemaError(field=name, expected=_range_text(col), got=describe_value(value))
-        if col.timestamp and not is_timestamp(value):
-            raise SchemaError(field=name, expected="an ISO-8601 timestamp (2026-11-30T12:00:00+00:00)",
-                              got=describe_value(value))
-    if tbl.name == "labels":
-        check_label(record.get("field"), record.get("value"), prefix)
-
-
-def _range_text(col: Column) -> str:
-    if col.minimum is not None and col.maximum is not None:
-        return f"a number in [{col.minimum:g}, {col.maximum:g}]"
-    if col.minimum == 0:
-        return f"a non-negative {'integer' if col.dtype == pl.Int64 else 'number'}"
-    return f"a number >= {col.minimum:g}" if col.minimum is not None else f"a number <= {col.maximum:g}"
-
-
-def is_timestamp(value: object) -> bool:
-    """An ISO-8601 date-time (``datetime.fromisoformat``), such as the store writes."""
-    from datetime import datetime
-
-    if not isinstance(value, str) or len(value) < 10:
-        return False
-    try:
-        datetime.fromisoformat(value)
-    except ValueError:
-        return False
-    return True
-
-
-def check_label(field_name: object, value: object, prefix: str = "") -> None:
-    """A label's ``field`` is declared and its ``value`` is one of that field's (``LABEL_VALUES``); null is a skip."""
-    if field_name not in LABEL_VALUES:
-        raise SchemaError(field=prefix + "field", expected=f"one of {list(LABEL_VALUES)}",
-                          got=describe_value(field_name))
-    allowed = LABEL_VALUES[str(field_name)]
-    if value is not None and value not in allowed:
-        raise SchemaError(field=prefix + "value", expected=f"for field '{field_name}' one of {list(allowed)}",
-                          got=describe_value(value))
-
-
-# ---------------------------------------------------------------------------
-# Frame validation: the one path every reader takes
-
-
-def _where(line: str) -> str:
-    """``line 12`` for a line number, ``row 12`` as it is."""
-    return line if line.startswith("row") else f"line {line}"
-
-
-def _line_of(lines: Sequence[int | str] | None, row: int) -> str:
-    if lines is None:
-        return f"row {row + 1}"
-    return str(lines[row])
-
-
 def column_order(table_name: str, columns: Sequence[str]) -> list[str]:
     """``columns`` in the order :func:`validate` gives them: the declared ones in declared order, then the others
     by name."""
     declared = table(table_name).names
     present = set(columns)
     return [c for c in declared if c in present] + sorted(c for c in present if c not in set(declared))
-
-
-def validate(
-    table_name: str,
-    frame: pl.DataFrame,
-    *,
-    file: str | None = None,
-    lines: Sequence[int | str] | None = None,
-    partial: bool = False,
-) -> pl.DataFrame:
-    """Check ``frame`` against the declaration of ``table_name`` and return it cast.
-
-    Declared columns come first, in declared order, cast to their dtypes (an optional
-    column the frame lacks is added as nulls, except ground-truth ``gt_`` columns);
-    columns the table does not declare follow unchanged, in name order. ``lines`` maps row i to
-    the line of the source file it came from (JSONL), or its name (``row 5001`` of a file read in batches);
-    without it errors name ``row i+1``.
-    With ``partial`` the frame is a selection of the table's columns: the columns it has are checked
-    as above, and a declared column it lacks is neither an error nor added.
-
-    Raises :class:`SchemaError` on a missing required column, a value of the wrong
-    type, a null where none is allowed, a value outside a closed set, or a duplicate key.
-    """
-    tbl = table(table_name)
-    present = set(frame.columns)
-    for col in tbl.columns:
-        if col.required and col.name not in present and not partial:
-            raise SchemaError(
-                file=file, line=1 if lines is None else lines[0] if len(lines) else 1,
-                field=col.name, expected=f"a column of {describe_dtypes(col.dtype)} in table '{tbl.name}'",
-                got="no such column",
-            )
-    out: list[pl.Series] = []
-    for col in tbl.columns:
-        if col.name not in present:
-            if not col.is_ground_truth and not partial:  # every declared column is there; null where a log has nothing
-                out.append(pl.Series(col.name, [None] * frame.height, dtype=col.dtype))
-            continue
-        series = frame.get_column(col.name)
-        if series.dtype != col.dtype:
-            series = _cast_column(series, col, file=file, lines=lines)
-        if not col.nullable and series.null_count():
-            row = int(series.is_null().arg_max())  # type: ignore[arg-type]
-            raise SchemaError(
-                file=file, line=_line_of(lines, row), field=col.name,
-                expected=describe_dtype(col.dtype), got="null",
-            )
-        if col.values is not None:
-            bad = series.is_not_null() & ~series.is_in(list(col.values))
-            if bad.any():
-                row = int(bad.arg_max())  # type: ignore[arg-type]
-                raise SchemaError(
-                    file=file, line=_line_of(lines, row), field=col.name,
-                    expected=f"one of {list(col.values)}", got=describe_value(series[row]),
-                )
-        _check_range(series, col, file=file, lines=lines)
-        out.append(series)
-    # undeclared columns in name order: one order whatever wrote the frame (an export that drops nulls
-    # cannot reproduce the order a log first showed them in)
-    extra = [frame.get_column(c) for c in sorted(frame.columns) if c not in set(tbl.names)]
-    result = pl.DataFrame(out + extra) if (out or extra) else pl.DataFrame()
-    if tbl.name == "labels" and result.height:
-        for row, (field_name, value) in enumerate(result.select("field", "value").iter_rows()):
-            try:
-                check_label(field_name, value)
-            except SchemaError as err:
-                raise err.located(file, _line_of(lines, row)) from None
-    key = tbl.key_in(result.columns)  # without partial, every required key column is there (checked above)
-    if key and result.height:
-        dup = result.select(key).is_duplicated()
-        if dup.any():
-            rows = [i for i, d in enumerate(dup.to_list()) if d]
-            first = result.row(rows[0], named=True)
-            key_text = ", ".join(f"{k}={first[k]!r}" for k in key)
-            twin = next(r for r in rows[1:] if all(result.row(r, named=True)[k] == first[k] for k in key))
-            raise SchemaError(
-                file=file, line=_line_of(lines, twin), field=",".join(key),
-                expected=f"a unique key in table '{tbl.name}'",
-                got=f"duplicate ({key_text}) first seen at {_where(_line_of(lines, rows[0]))}",
-            )
-    return result
-
-
-def _check_range(series: pl.Series, col: Column, *, file: str | None, lines: Sequence[int | str] | None) -> None:
-    """The column's value rules: minimum and maximum (NaN is out of range), ISO-8601 timestamps."""
-    bad: pl.Series | None = None
-    if col.minimum is not None or col.maximum is not None:
-        values = series.cast(pl.Float64)
-        out = values.is_nan().fill_null(False) if series.dtype.is_float() else pl.Series([False] * len(series), dtype=pl.Boolean)
-        if col.minimum is not None:
-            out = out | (values < col.minimum).fill_null(False)
-        if col.maximum is not None:
-            out = out | (values > col.maximum).fill_null(False)
-        bad = out
-        expected = _range_text(col)
-    elif col.timestamp:
-        bad = series.map_elements(lambda v: not is_timestamp(v), return_dtype=pl.Boolean, skip_nulls=True).fill_null(False)
-        expected = "an ISO-8601 timestamp (2026-11-30T12:00:00+00:00)"
-    if bad is not None and bad.any():
-        row = int(bad.arg_max())  # type: ignore[arg-type]
-        raise SchemaError(file=file, line=_line_of(lines, row), field=col.name, expected=expected,
-                          got=describe_value(series[row]))
-
-
-def _cast_column(
-    series: pl.Series, col: Column, *, file: str | None, lines: Sequence[int | str] | None
-) -> pl.Series:
-    if series.dtype == pl.Null:
-        return series.cast(col.dtype)
-    ok_int_to_float = col.dtype == pl.Float64 and series.dtype.is_integer()
-    ok_small_int = col.dtype == pl.Int64 and series.dtype.is_integer()
-    ok_utf8 = col.dtype == pl.Utf8 and series.dtype in (pl.Categorical, pl.Enum, pl.String)
-    ok_list = isinstance(col.dtype, pl.List) and isinstance(series.dtype, pl.List)
-    if ok_int_to_float or ok_small_int or ok_utf8 or ok_list:
-        try:
-            return series.cast(col.dtype, strict=True)
-        except Exception:  # noqa: BLE001 - reported below with the offending row
-            pass
-    # Anything else is a type error: name the first non-null row.
-    row = int(series.is_not_null().arg_max()) if series.null_count() < len(series) else 0  # type: ignore[arg-type]
-    raise SchemaError(
-        file=file, line=_line_of(lines, row), field=col.name,
-        expected=describe_dtype(col.dtype), got=f"{describe_value(series[row])} (column of {series.dtype})",
-    )
 
 
 def empty(table_name: str) -> pl.DataFrame:

@@ -46,7 +46,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 
-from workbench.schema import SECTIONS
+from workbench.vocabulary import SECTIONS
 
 __all__ = ["ROLES", "SCHEMAS", "Entry", "Schema", "detect_schema",
            "headings", "normalise", "parse", "prune", "render",

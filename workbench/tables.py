@@ -1,6 +1,6 @@
 """Table files: one file per table in a directory, Parquet or JSONL, validated on read and write.
 
-Every reader validates through ``schema.validate`` and fails with
+Every reader validates through ``validate`` and fails with
 ``FILE:LINE: field 'x': expected ..., got ...``. Files are written through :func:`workbench.atomic.atomic_write`
 (a file appears whole or not at all), and a directory of tables is written into a temporary sibling first,
 so a failed import writes nothing. :func:`scan_tables` opens a directory's tables lazily for the verbs and
@@ -19,9 +19,11 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
+from workbench.validation import check_record, describe_dtypes, validate
 from workbench.atomic import atomic_write, current_umask, records_to_jsonl
 from workbench.jsonl import json_lines
-from workbench.schema import SchemaError, describe_value
+from workbench.validation import describe_value
+from workbench.schema import SchemaError
 
 TRAJECTORY_TABLES = ("runs", "steps", "compactions")
 _ROW_GROUP = 50_000  # rows per Parquet row group of a streamed table
@@ -38,7 +40,7 @@ def rows_frame(table_name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
 def write_table(frame: pl.DataFrame, path: str | os.PathLike[str], table_name: str) -> Path:
     """Validate ``frame`` as ``table_name`` and write it atomically as Parquet or JSONL (by suffix)."""
     path = Path(path)
-    frame = schema.validate(table_name, frame)
+    frame = validate(table_name, frame)
     if path.suffix == ".parquet":
         atomic_write(path, lambda p: frame.write_parquet(p))
     elif path.suffix in (".jsonl", ".ndjson"):
@@ -56,18 +58,18 @@ def read_table(path: str | os.PathLike[str], table_name: str) -> pl.DataFrame:
             frame = pl.read_parquet(path)
         except Exception as exc:  # noqa: BLE001 - turn any reader failure into one clear error
             raise SchemaError(f"not a readable Parquet file ({exc.__class__.__name__}: {exc})", file=str(path)) from exc
-        return schema.validate(table_name, frame, file=str(path))
+        return validate(table_name, frame, file=str(path))
     rows, lines = [], []
     for number, record in json_lines(path):
         if not isinstance(record, dict):
             raise SchemaError(file=str(path), line=number, expected="a JSON object", got=describe_value(record))
         try:
-            schema.check_record(schema.table(table_name), record)
+            check_record(schema.table(table_name), record)
         except SchemaError as err:
             raise err.located(str(path), number) from None
         rows.append(record)
         lines.append(number)
-    return schema.validate(table_name, rows_frame(table_name, rows), file=str(path), lines=lines)
+    return validate(table_name, rows_frame(table_name, rows), file=str(path), lines=lines)
 
 
 #: rows checked at a time by :func:`scan_table` (bounded memory however long the table)
@@ -78,7 +80,7 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
     """``columns`` of one table file (None: all), opened lazily and checked: an analysis of a large table reads
     what it uses.
 
-    The columns are checked as :func:`read_table` checks them (:func:`schema.validate` with ``partial``:
+    The columns are checked as :func:`read_table` checks them (:func:`validate` with ``partial``:
     dtypes, nulls, closed sets, ranges; errors name ``FILE:row N``, or ``FILE:LINE`` for JSONL), a bounded
     batch of rows at a time, so checking does not hold the table. What comes back is a ``LazyFrame`` of
     those columns cast to their declared dtypes, read again when a query collects it. When the columns hold
@@ -109,14 +111,14 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
     if missing:
         col = tbl.column(missing[0]) if missing[0] in tbl.names else None
         raise SchemaError(file=str(path), line="row 1", field=missing[0],
-                          expected=(f"a column of {schema.describe_dtypes(col.dtype)} in table '{table_name}'"
+                          expected=(f"a column of {describe_dtypes(col.dtype)} in table '{table_name}'"
                                     if col else f"a column of table '{table_name}'"), got="no such column")
     read = [c for c in columns if c in present]
     lazy = pl.scan_parquet(path).select(read)
     offset = 0
     for batch in lazy.collect_batches(chunk_size=_CHECK_ROWS):
         rows = [f"row {offset + i + 1}" for i in range(batch.height)]  # errors name the file's rows
-        schema.validate(table_name, batch, file=str(path), lines=rows, partial=True)
+        validate(table_name, batch, file=str(path), lines=rows, partial=True)
         offset += batch.height
     key = tbl.key_in(read)
     if key and offset > _CHECK_ROWS:  # one batch was checked whole above
@@ -131,7 +133,7 @@ def _check_key_across(lazy: pl.LazyFrame, key: list[str], table_name: str, file:
     """Raise :class:`SchemaError` at the first row whose ``key`` repeats an earlier row's, anywhere in the file.
 
     Holds a 64-bit hash per row (twice, to sort), not the keys: rows whose hashes collide are candidates,
-    and only those are read back and compared exactly (an error names rows as :func:`schema.validate` does).
+    and only those are read back and compared exactly (an error names rows as :func:`validate` does).
     """
     digest = pl.struct(key).hash(seed=0)
     ordered = lazy.select(digest).collect(engine="streaming").to_series().sort()
@@ -141,7 +143,7 @@ def _check_key_across(lazy: pl.LazyFrame, key: list[str], table_name: str, file:
         return
     candidates = (lazy.select(key).with_row_index("_row").filter(digest.is_in(clashing.implode()))
                   .collect(engine="streaming").sort("_row"))
-    schema.validate(table_name, candidates.drop("_row"), file=file, partial=True,
+    validate(table_name, candidates.drop("_row"), file=file, partial=True,
                     lines=[f"row {r + 1}" for r in candidates.get_column("_row").to_list()])
 
 
@@ -164,7 +166,7 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
     directory = Path(directory)
     if fmt not in ("parquet", "jsonl"):
         raise ValueError(f"fmt: expected 'parquet' or 'jsonl', got {fmt!r}")
-    validated = {name: schema.validate(name, frame) for name, frame in tables.items()}
+    validated = {name: validate(name, frame) for name, frame in tables.items()}
     directory.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
     mode = 0o666 & ~current_umask()
@@ -317,7 +319,7 @@ class PartWriter:
         self.rows = 0
 
     def add(self, frame: pl.DataFrame) -> None:
-        frame = schema.validate(self.name, frame)
+        frame = validate(self.name, frame)
         part = self.staging / f"part-{len(self.parts):06d}.parquet"
         frame.write_parquet(part)
         self.parts.append(part)

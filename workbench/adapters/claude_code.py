@@ -61,7 +61,8 @@ import polars as pl
 from workbench.adapters.staging import RunTables
 from workbench.adapters.trajectory import encode_args
 from workbench.jsonl import BadLines, LogWarning, at_line, json_lines
-from workbench.schema import SchemaError, describe_value
+from workbench.validation import describe_value
+from workbench.schema import SchemaError
 
 
 class TranscriptWarning(LogWarning):

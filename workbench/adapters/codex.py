@@ -34,7 +34,8 @@ from workbench.adapters.claude_code import TranscriptWarning, selected, session_
 from workbench.adapters.staging import RunTables
 from workbench.adapters.trajectory import encode_args
 from workbench.jsonl import BadLines, at_line, json_lines
-from workbench.schema import SchemaError, describe_value
+from workbench.validation import describe_value
+from workbench.schema import SchemaError
 
 _INJECTED = ("<environment_context>", "<user_instructions>", "<permissions", "# AGENTS.md")
 

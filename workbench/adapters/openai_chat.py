@@ -12,10 +12,12 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
+from workbench.validation import check_record
 from workbench.adapters.staging import collect_runs
 from workbench.adapters.trajectory import encode_args
 from workbench.jsonl import at_line, json_lines
-from workbench.schema import SchemaError, describe_value
+from workbench.validation import describe_value
+from workbench.schema import SchemaError
 
 
 def _content_text(content: Any, where: str) -> str | None:
@@ -60,9 +62,9 @@ def chat_to_run(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, 
     run["steps"], run["compactions"] = len(chat.steps), len(chat.comps)
     for st in chat.steps:
         st["run_id"] = run.get("run_id")
-    schema.check_record(schema.RUNS, run)
+    check_record(schema.RUNS, run)
     for j, st in enumerate(chat.steps):
-        schema.check_record(schema.STEPS, st, prefix=f"steps[{j}].")
+        check_record(schema.STEPS, st, prefix=f"steps[{j}].")
     for c in chat.comps:
         c["run_id"] = run["run_id"]
     return run, chat.steps, chat.comps

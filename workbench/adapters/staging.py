@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
+from workbench.validation import validate
 from workbench.schema import SchemaError
 from workbench.tables import TRAJECTORY_TABLES, move_into_place, rows_frame, sink_parts
 
@@ -84,7 +85,7 @@ class RunTables:
         if not self.rows["runs"]:
             return
         streaming = self.spill is not None or not self.keep
-        chunk = {name: schema.validate(name, rows_frame(name, self.rows[name]), file=str(self.path)) if streaming
+        chunk = {name: validate(name, rows_frame(name, self.rows[name]), file=str(self.path)) if streaming
                  else rows_frame(name, self.rows[name]) for name in TRAJECTORY_TABLES}  # in memory: validated whole
         if self.derive is not None:
             chunk.update(self.derive(chunk))
@@ -109,7 +110,7 @@ class RunTables:
         out = {}
         for name, parts in self.chunks.items():
             frame = pl.concat(parts, how="diagonal_relaxed") if parts else schema.empty(name)
-            out[name] = schema.validate(name, frame, file=str(self.path))
+            out[name] = validate(name, frame, file=str(self.path))
         return out
 
     def finish_into(self, staging: Path) -> dict[str, int]:

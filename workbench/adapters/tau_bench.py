@@ -11,7 +11,8 @@ import polars as pl
 from workbench.adapters.openai_chat import chat_to_run, message_tokens
 from workbench.adapters.staging import RunTables
 from workbench.jsonl import json_error, parse_json
-from workbench.schema import SchemaError, describe_value
+from workbench.validation import describe_value
+from workbench.schema import SchemaError
 
 
 def is_success(reward: float) -> bool:

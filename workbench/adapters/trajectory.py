@@ -32,10 +32,12 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
+from workbench.validation import check_record, validate, value_fits
 from workbench.adapters.staging import collect_runs
 from workbench.atomic import atomic_write
 from workbench.jsonl import at_line, json_lines
-from workbench.schema import SchemaError, describe_value
+from workbench.validation import describe_value
+from workbench.schema import SchemaError
 from workbench.tables import check_references
 
 
@@ -61,13 +63,13 @@ def _trajectory_record(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]
             nested[key] = value
             if key in record:
                 run[key] = len(value)  # the runs table's count is the number of nested rows
-        elif schema.value_fits(pl.Int64(), value) or value is None:
+        elif value_fits(pl.Int64(), value) or value is None:
             nested[key] = []  # a bare count: a log without step-level detail
             run[key] = value
         else:
             raise SchemaError(field=key, expected=f"a list of {key} (or their number)", got=describe_value(value))
     steps_raw, comps_raw = nested["steps"], nested["compactions"]
-    schema.check_record(schema.RUNS, run)
+    check_record(schema.RUNS, run)
     run_id = run["run_id"]
     steps = [_step_row(i, raw, run_id) for i, raw in enumerate(steps_raw)]
     comps = [_compaction_row(i, raw, run_id) for i, raw in enumerate(comps_raw)]
@@ -104,7 +106,7 @@ def _step_row(i: int, raw: Any, run_id: str) -> dict[str, Any]:
             st["args"] = encode_args(action.get("args"))
         except ValueError:
             raise SchemaError(field=prefix + "action.args", expected="finite JSON values", got="NaN or Infinity") from None
-    schema.check_record(schema.STEPS, st, prefix=prefix)
+    check_record(schema.STEPS, st, prefix=prefix)
     return st
 
 
@@ -114,10 +116,10 @@ def _compaction_row(i: int, raw: Any, run_id: str) -> dict[str, Any]:
     c = _own_row("compactions", i, raw, run_id)
     span = c.pop("span", None)
     if span is not None:
-        if not (isinstance(span, list) and len(span) == 2 and all(schema.value_fits(pl.Int64(), v) for v in span)):
+        if not (isinstance(span, list) and len(span) == 2 and all(value_fits(pl.Int64(), v) for v in span)):
             raise SchemaError(field=prefix + "span", expected="[first_step, last_step] as two integers", got=describe_value(span))
         c["span_start"], c["span_end"] = span
-    schema.check_record(schema.COMPACTIONS, c, prefix=prefix)
+    check_record(schema.COMPACTIONS, c, prefix=prefix)
     return c
 
 
@@ -144,9 +146,9 @@ def trajectory_runs(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[st
 def write_trajectories(tables: dict[str, pl.DataFrame], path: str | os.PathLike[str]) -> Path:
     """Export runs, steps and compactions as trajectory JSONL (the inverse of :func:`read_trajectories`)."""
     path = Path(path)
-    runs = schema.validate("runs", tables["runs"])
-    steps = schema.validate("steps", tables.get("steps", schema.empty("steps")))
-    comps = schema.validate("compactions", tables.get("compactions", schema.empty("compactions")))
+    runs = validate("runs", tables["runs"])
+    steps = validate("steps", tables.get("steps", schema.empty("steps")))
+    comps = validate("compactions", tables.get("compactions", schema.empty("compactions")))
     check_references({"runs": runs, "steps": steps, "compactions": comps})
     steps_by_run = steps.sort("run_id", "step").partition_by("run_id", as_dict=True, maintain_order=True)
     comps_by_run = comps.sort("run_id", "boundary").partition_by("run_id", as_dict=True, maintain_order=True)

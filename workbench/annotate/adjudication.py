@@ -9,7 +9,8 @@ from typing import Any
 
 import polars as pl
 
-from workbench.schema import SchemaError, check_label
+from workbench.validation import check_label
+from workbench.schema import SchemaError
 from workbench.jsonl import json_lines
 
 #: the annotator name under which adjudicated labels are stored (they win in ``labels.gold_labels``)

@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from workbench.annotate.ui import FIELDS
-from workbench.schema import LABEL_VALUES, SchemaError
+from workbench.vocabulary import LABEL_VALUES
+from workbench.schema import SchemaError
 
 
 def labeling_config(fields: Sequence[str] = ("support", "correct")) -> str:

@@ -20,7 +20,7 @@ import polars as pl
 
 from workbench.annotate.evaluation import evaluation_material
 from workbench.bootstrap import Seed
-from workbench.schema import REASONING_SECTIONS
+from workbench.vocabulary import REASONING_SECTIONS
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 

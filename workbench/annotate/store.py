@@ -29,6 +29,8 @@ import polars as pl
 from filelock import FileLock
 
 from workbench import schema
+from workbench.validation import check_record
+from workbench.vocabulary import LABEL_VALUES
 from workbench.labels import latest_labels
 from workbench.tables import read_table
 
@@ -77,7 +79,7 @@ class AnnotationStore:
         record = {"item_id": str(item_id), "annotator": annotator, "round": int(round), "field": str(field),
                   "value": None if value is None else str(value), "note": note,
                   "labeled_at": datetime.now(timezone.utc).isoformat(timespec="microseconds")}
-        schema.check_record(schema.LABELS, record)
+        check_record(schema.LABELS, record)
         self._append(self.file_for(annotator, round), [record])
         return record
 
@@ -88,7 +90,7 @@ class AnnotationStore:
         for r in records:
             rec: dict[str, Any] = {"note": None, **r, "labeled_at": now}  # the store's clock, never the input's
             check_annotator(rec.get("annotator"))
-            schema.check_record(schema.LABELS, rec)
+            check_record(schema.LABELS, rec)
             by_file.setdefault(self.file_for(str(rec["annotator"]), int(rec["round"])), []).append(rec)
         for path, recs in by_file.items():
             self._append(path, recs)
@@ -119,8 +121,8 @@ class AnnotationStore:
         is never lost; the labeler shows it again and saves it with the item's label. Append-only, like labels,
         under ``<root>/notes/``."""
         check_annotator(annotator)
-        if field not in schema.LABEL_VALUES:
-            raise schema.SchemaError(field="field", expected=f"one of {list(schema.LABEL_VALUES)}", got=repr(field))
+        if field not in LABEL_VALUES:
+            raise schema.SchemaError(field="field", expected=f"one of {list(LABEL_VALUES)}", got=repr(field))
         record = {"item_id": str(item_id), "annotator": annotator, "round": int(round), "field": field,
                   "note": str(note), "noted_at": datetime.now(timezone.utc).isoformat(timespec="microseconds")}
         self._append(self.note_file_for(annotator, round), [record])

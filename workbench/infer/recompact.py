@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from workbench import schema, tokens
+from workbench.validation import validate
 from workbench.infer.compressor import OpenClawCompressor
 from workbench.fifo_replay import turn_text
 
@@ -41,5 +42,5 @@ def compact_with(compressor: object, steps: pl.DataFrame, runs: pl.DataFrame, bu
                             "retained_turn": texts[t - 1], "candidate_summary": res.summary,
                             "committed_summary": res.summary})
                 summary, summary_size, start, boundary = res.summary, tokens.count(res.summary, encoding), t - 1, boundary + 1
-    return schema.validate("compactions", pl.DataFrame(out, schema=schema.table("compactions").polars_schema())
+    return validate("compactions", pl.DataFrame(out, schema=schema.table("compactions").polars_schema())
                            if out else schema.empty("compactions"))

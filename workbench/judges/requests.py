@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
+from workbench.validation import validate
 from workbench.judges.base import JudgeRequest, JudgeResult, SourceJudge
 from workbench.retrieval import retrieve
 from workbench.entries import entry_id
@@ -206,4 +207,4 @@ def score_requests(
                                             "judge": pl.Utf8, "entries": pl.Int64, "requests": pl.Int64,
                                             "sent": pl.Int64, "input_tokens": pl.Int64, "output_tokens": pl.Int64,
                                             "cost_usd": pl.Float64})
-    return schema.validate("scores", scores), accounting
+    return validate("scores", scores), accounting

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import polars as pl
 
-from workbench import schema
+from workbench.validation import validate
 from workbench.judges.base import SourceJudge
 from workbench.judges.requests import compaction_requests, score_requests
 from workbench.progress import Progress
@@ -178,5 +178,5 @@ def run_batches(tables: Tables, size: int) -> Iterator[dict[str, pl.DataFrame]]:
                 frame = frame.slice(lo, hi - lo).filter(pl.col("run_id").is_in(ids.implode()))
             else:
                 frame = frame.head(0)
-            batch[name] = schema.validate(name, frame.collect())
+            batch[name] = validate(name, frame.collect())
         yield batch

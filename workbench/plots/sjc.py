@@ -10,7 +10,7 @@ import polars as pl
 from matplotlib.axes import Axes
 
 from workbench.plots import _axes
-from workbench.schema import PATTERNS
+from workbench.vocabulary import PATTERNS
 
 
 def section_composition(table2: pl.DataFrame, ax: Axes | None = None) -> Axes:

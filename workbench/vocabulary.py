@@ -1,0 +1,44 @@
+"""The fixed words of the source documents that tables, summaries and labels share.
+
+OpenClaw's five summary sections and SJC's reasoning and forward-looking subsets of them (SJC Section 3.1,
+Table 2; Appendix E.3); the failure patterns and support values of SJC Table 11 (Appendix D); the label fields of
+``annotations/PROTOCOL.md`` and the values each may take.
+"""
+
+from __future__ import annotations
+
+
+#: The five section headings of OpenClaw's safeguard summary, in order (SJC Appendix E.3).
+SECTIONS: tuple[str, ...] = (
+    "Decisions",
+    "Open TODOs",
+    "Constraints/Rules",
+    "Pending user asks",
+    "Exact identifiers",
+)
+
+
+#: Reasoning entries in SJC's sense (Section 3.1, Table 2).
+REASONING_SECTIONS: tuple[str, ...] = ("Decisions", "Open TODOs")
+
+
+#: SJC's forward-looking sections, the ones pruning targets (Section 5: "open TODOs ... pending user asks").
+FORWARD_SECTIONS: tuple[str, ...] = ("Open TODOs", "Pending user asks")
+
+
+#: Failure patterns of SJC Appendix D / Table 11.
+PATTERNS: tuple[str, ...] = ("RC", "ID", "CS", "other", "unrelated")
+
+
+#: Support of the executed entry (SJC Table 11).
+SUPPORT_VALUES: tuple[str, ...] = ("supported", "unsupported", "contradicted")
+
+
+#: The label fields of annotations/PROTOCOL.md and the values each may take.
+LABEL_VALUES: dict[str, tuple[str, ...]] = {
+    "support": ("supported", "unsupported", "unsure"),
+    "correct": ("correct", "incorrect", "unsure"),
+    "pattern": PATTERNS,
+    "entry_support": SUPPORT_VALUES,
+}
+
