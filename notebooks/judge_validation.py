@@ -81,7 +81,7 @@ if HAVE:
 # %%
 from workbench.coverage_study import interval_coverage
 
-coverage = interval_coverage((12, 30), trials=COVERAGE_TRIALS, seed=SEED)
+coverage = interval_coverage((12, 30), trials=COVERAGE_TRIALS, n_boot=1000, seed=SEED)
 plots.export_table(coverage, "sjc_table12_interval_coverage", f"{FIGURES}/tables",
                    "Coverage of 95% AUROC intervals by number of scenarios (simulation)")
 coverage

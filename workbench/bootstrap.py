@@ -43,6 +43,10 @@ Seed = int | np.random.Generator
 #: the interval methods :func:`interval` knows
 METHODS = ("percentile", "bca", "t")
 
+#: bootstrap resamples of every interval function unless it is told otherwise (one default for all, so two
+#: analyses run with their defaults are comparable)
+DEFAULT_N_BOOT = 2000
+
 #: the columns every interval is reported with, in this order
 INTERVAL_COLUMNS = ("estimate", "ci_low", "ci_high", "n", "n_boot", "level", "method")
 INTERVAL_SCHEMA: dict[str, pl.DataType] = {
@@ -215,7 +219,7 @@ def bootstrap(
     *arrays: ArrayLike,
     clusters: ArrayLike,
     strata: ArrayLike | None = None,
-    n_boot: int = 10_000,
+    n_boot: int = DEFAULT_N_BOOT,
     seed: Seed = 0,
     level: float = 0.95,
     method: str = "percentile",
@@ -362,7 +366,7 @@ def auroc_ci(
     scores: ArrayLike,
     labels: ArrayLike,
     clusters: ArrayLike,
-    n_boot: int = 10_000,
+    n_boot: int = DEFAULT_N_BOOT,
     seed: Seed = 0,
     level: float = 0.95,
     *,

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import INTERVAL_SCHEMA, BootstrapResult, Seed, bootstrap
+from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, BootstrapResult, Seed, bootstrap
 
 ArrayLike = npt.ArrayLike
 STRATEGIES = ("uniform", "quantile")
@@ -124,7 +124,7 @@ def brier(scores: ArrayLike, labels: ArrayLike) -> BrierDecomposition:
 
 
 def reliability_curve(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, bins: int = 10,
-                      strategy: str = "uniform", *, n_boot: int = 2000, seed: Seed = 0,
+                      strategy: str = "uniform", *, n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
                       level: float = 0.95) -> pl.DataFrame:
     """The reliability diagram's data: per non-empty bin ``bin``, ``lower``, ``upper``, ``mean_score`` and the
     observed positive rate as ``estimate`` with its scenario-bootstrap interval (interval columns)."""
@@ -143,7 +143,7 @@ def reliability_curve(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike,
 
 
 def calibration_table(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, bins: int = 10,
-                      strategy: str = "uniform", *, n_boot: int = 2000, seed: Seed = 0,
+                      strategy: str = "uniform", *, n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
                       level: float = 0.95) -> pl.DataFrame:
     """Brier (with its three Murphy terms) and ECE, each a row with its scenario-bootstrap interval."""
     s, y = _arrays(scores, labels)
@@ -197,7 +197,7 @@ def recalibrate(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, metho
 
 def recalibration_table(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, *,
                         methods: Sequence[str] = ("platt", "isotonic"), bins: int = 10, n_splits: int = 5,
-                        n_boot: int = 2000, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
+                        n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
     """Brier and ECE of the raw scores and of each out-of-fold recalibration, with intervals.
 
     One row per (``calibration``, ``statistic``): ``raw`` or a method, ``brier`` or ``ece``.
@@ -240,7 +240,7 @@ def _tau_for(s: np.ndarray, y: np.ndarray, target: str, value: float) -> float:
 
 
 def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, target: str = "precision",
-                  value: float = 0.95, *, sjc_tau: float = 0.5, n_boot: int = 2000, seed: Seed = 0,
+                  value: float = 0.95, *, sjc_tau: float = 0.5, n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
                   level: float = 0.95) -> pl.DataFrame:
     """The tau that reaches ``target`` >= ``value`` on the labels, with intervals, beside SJC's tau.
 
@@ -275,7 +275,7 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
 
 
 def threshold_sweep(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike,
-                    taus: ArrayLike = np.linspace(0, 1, 41), *, n_boot: int = 500, seed: Seed = 0,
+                    taus: ArrayLike = np.linspace(0, 1, 41), *, n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
                     level: float = 0.95) -> pl.DataFrame:
     """Precision, recall and pruned fraction against tau, each with a scenario-bootstrap band (long form)."""
     s, y = _arrays(scores, labels)
@@ -291,7 +291,7 @@ def threshold_sweep(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike,
 
 
 def paired_auroc_difference(scores_a: ArrayLike, scores_b: ArrayLike, labels: ArrayLike, clusters: ArrayLike, *,
-                            n_boot: int = 2000, seed: Seed = 0, level: float = 0.95,
+                            n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95,
                             method: str = "t") -> BootstrapResult:
     """AUROC of judge a minus judge b on the same entries; each resample draws scenarios once for both judges."""
     from workbench.metrics.discrimination import auroc

@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from workbench.bootstrap import INTERVAL_SCHEMA, Seed, bootstrap
+from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap
 
 METRICS = ("acc", "pass_hat_k", "tokens")
 
@@ -87,7 +87,7 @@ def _mcnemar_p(pairs: pl.DataFrame) -> float:
 
 
 def paired_difference(runs: pl.DataFrame, metric: str = "acc", *, a: str, b: str,
-                      by: Sequence[str] = ("budget",), k: int = 1, n_boot: int = 2000, seed: Seed = 0,
+                      by: Sequence[str] = ("budget",), k: int = 1, n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
                       level: float = 0.95, method: str = "t", cross_checks: bool = True) -> pl.DataFrame:
     """``a`` minus ``b`` on ``metric`` over the pairs they share, per group of ``by`` columns.
 
@@ -139,7 +139,7 @@ def _t_p_value(diff: np.ndarray, clusters: np.ndarray) -> float:
 
 def compare_to_baseline(runs: pl.DataFrame, baseline: str, metric: str = "acc", *,
                         methods: Sequence[str] | None = None, by: Sequence[str] = ("budget",), k: int = 1,
-                        n_boot: int = 2000, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
+                        n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
     """Every method (or those named) minus ``baseline``, per group; ``p_holm`` adjusts all p-values together."""
     from statsmodels.stats.multitest import multipletests
 

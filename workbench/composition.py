@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 from rapidfuzz import fuzz
 
-from workbench.bootstrap import INTERVAL_SCHEMA, Seed, bootstrap
+from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap
 from workbench.vocabulary import REASONING_SECTIONS, SECTIONS
 from workbench.summary import normalise
 
@@ -68,7 +68,7 @@ def entries_by_role(entries: pl.DataFrame, supported: str = "supported") -> pl.D
 
 
 def unsupported_by_role(entries: pl.DataFrame, clusters: str = "scenario_id", supported: str = "supported", *,
-                        n_boot: int = 2000, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
+                        n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
     """The unsupported share of each role's entries (per schema) with a cluster-bootstrap interval: ``schema``,
     ``role``, ``entries``, ``unsupported``, ``clusters`` (how many were resampled), then the interval columns
     (``estimate`` = the share; ``ci_low``/``ci_high`` NaN when the role's entries come from one cluster).

@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 from scipy.stats import norm
 
-from workbench.bootstrap import METHODS, Seed, as_generator, auroc_ci
+from workbench.bootstrap import DEFAULT_N_BOOT, METHODS, Seed, as_generator, auroc_ci
 
 
 def population_auroc(separation: float = 1.0, effect_sd: float = 0.5) -> float:
@@ -32,7 +32,7 @@ def population_auroc(separation: float = 1.0, effect_sd: float = 0.5) -> float:
 
 
 def interval_coverage(clusters: Sequence[int] = (12, 30), *, per_cluster: int = 25, trials: int = 1000,
-                      methods: Sequence[str] = METHODS, n_boot: int = 1000, level: float = 0.95,
+                      methods: Sequence[str] = METHODS, n_boot: int = DEFAULT_N_BOOT, level: float = 0.95,
                       separation: float = 1.0, effect_sd: float = 0.5, positive_rate: float = 0.4,
                       seed: Seed = 0) -> pl.DataFrame:
     """Coverage of each interval method for the AUROC, by number of clusters.

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from workbench.bootstrap import BootstrapResult, Seed, as_generator, bootstrap
+from workbench.bootstrap import DEFAULT_N_BOOT, BootstrapResult, Seed, as_generator, bootstrap
 
 _DEPENDS = re.compile(r"depends\s*on\s*:?\s*(?P<list>.*)$", re.IGNORECASE)
 _SPAN = re.compile(r"\bs\s*_?\s*(\d+)\b", re.IGNORECASE)
@@ -271,7 +271,7 @@ def published_draft_error(published: pl.DataFrame) -> pl.DataFrame:
 
 
 def error_slope(curves: pl.DataFrame, *, clusters: Mapping[str, str] | None = None, value: str = "max_error",
-                n_boot: int = 2000, seed: Seed = 0, level: float = 0.95) -> BootstrapResult:
+                n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95) -> BootstrapResult:
     """The log-log slope of the mean worst-span error against N, with a bootstrap interval.
 
     ``curves`` has ``event_id``, ``n_rollouts`` and ``value`` (:func:`error_against_truth`).

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import INTERVAL_COLUMNS, Seed, as_generator, interval, make_units, resample_counts
+from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_COLUMNS, Seed, as_generator, interval, make_units, resample_counts
 
 
 def pruned_fraction(scores: npt.ArrayLike, taus: npt.ArrayLike) -> np.ndarray:
@@ -45,7 +45,7 @@ def sweep(
     setting: str | None = None,
     cluster: str = "scenario_id",
     score: str = "score",
-    n_boot: int = 2000,
+    n_boot: int = DEFAULT_N_BOOT,
     seed: Seed = 0,
     level: float = 0.95,
     method: str = "percentile",

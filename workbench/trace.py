@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import INTERVAL_SCHEMA, Seed, bootstrap
+from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap
 from workbench.metrics.success import reliability
 
 # the boundary fact check lives with the identifier rules; these names keep their old import path
@@ -46,7 +46,7 @@ def verifier_score(pre_burdens: npt.ArrayLike, post_burdens: npt.ArrayLike) -> f
 
 
 def post_compaction_burden(steps: pl.DataFrame, runs: pl.DataFrame, *, method: str, baseline: str = "no_compression",
-                           horizon: int = 5, budget: int | None = None, n_boot: int = 2000,
+                           horizon: int = 5, budget: int | None = None, n_boot: int = DEFAULT_N_BOOT,
                            seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
     """Blocked and repeated calls per action at steps 1..horizon after each boundary, minus the baseline.
 

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import INTERVAL_SCHEMA, Seed, bootstrap
+from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap
 from workbench.labels import latest_labels
 
 
@@ -61,7 +61,7 @@ def agreement_table(
     clusters: Mapping[str, str] | None = None,
     *,
     by: str = "round",
-    n_boot: int = 2_000,
+    n_boot: int = DEFAULT_N_BOOT,
     seed: Seed = 0,
     level: float = 0.95,
 ) -> pl.DataFrame:
@@ -104,7 +104,7 @@ def agreement_pairs(
     labels: pl.DataFrame,
     clusters: Mapping[str, str] | None = None,
     *,
-    n_boot: int = 2_000,
+    n_boot: int = DEFAULT_N_BOOT,
     seed: Seed = 0,
     level: float = 0.95,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -193,7 +193,7 @@ class AgreementReport:
 
 
 def agreement_report(labels: pl.DataFrame, clusters: Mapping[str, str] | None = None, *, by: str | None = None,
-                     n_boot: int = 2000, seed: Seed = 0) -> AgreementReport:
+                     n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0) -> AgreementReport:
     """Agreement of every pair of rounds (``by="round"``), of annotators (``by="annotator"``) or both (None),
     with scenario intervals when ``clusters`` maps item ids to scenarios (items are resampled otherwise)."""
     table, skipped = agreement_pairs(labels, clusters or None, n_boot=n_boot, seed=seed)

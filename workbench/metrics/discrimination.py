@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import INTERVAL_SCHEMA, Seed, auroc_ci
+from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, auroc_ci
 
 #: label values that count as the positive class, per field
 POSITIVE: dict[str, str] = {"support": "supported", "correct": "correct"}
@@ -51,7 +51,7 @@ def judge_table(
     *,
     fields: Sequence[str] = ("support", "correct"),
     tau: float = 0.5,
-    n_boot: int = 10_000,
+    n_boot: int = DEFAULT_N_BOOT,
     seed: Seed = 0,
     level: float = 0.95,
     method: str = "t",

@@ -67,6 +67,12 @@ def reliability(
     without one its own cluster): ``acc_ci_low`` / ``acc_ci_high`` and likewise for
     ``pass_hat_k`` and ``pass_at_k``, with ``n_boot``, ``level`` and ``ci_method`` (the
     cluster-robust t interval by default; not ``method``, which names the agents' policies).
+
+    This is the one wide form of the interval contract: three statistics of one group in one row, each
+    ``STAT_ci_low`` / ``STAT_ci_high`` beside its estimate, ``ci_method`` for the contract's ``method`` because
+    the groups here are usually the agents' ``method`` (the long form's ``method`` column would collide with
+    them). Every other interval in the workbench is long (``estimate, ci_low, ci_high, n, n_boot, level,
+    method``); :func:`workbench.metrics.tables.results_table` and the SJC tables show this wide form.
     """
     keys = [by] if isinstance(by, str) else list(by or [])
     missing = [c for c in [*keys, task, success] if c not in runs.columns]
