@@ -1,4 +1,5 @@
-"""Fixtures shared across test files: the loopback LLM server and fake API keys."""
+"""Fixtures shared across test files: a small simulated testbed (built once a session), the loopback LLM server and
+fake API keys."""
 
 from __future__ import annotations
 
@@ -16,6 +17,20 @@ EXAMPLE = ROOT / "data" / "examples" / "invoice_log.jsonl"
 
 #: the fake key tests set; it must never appear on disk or in an error
 KEY = "sk-test-SECRET-4242"
+
+
+@pytest.fixture(scope="session")
+def _small_testbed() -> dict[str, pl.DataFrame]:
+    from workbench.sim.dataset import DatasetConfig, simulate
+
+    return simulate(DatasetConfig(tasks=24, runs=2, budgets=(48,), n_rollouts=6), workers=1)
+
+
+@pytest.fixture
+def small_testbed(_small_testbed: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """The testbed at 24 tasks x 2 runs x budget 48, every policy, 6 draft rollouts: simulated once a session
+    (a few seconds), handed to each test as its own dict (frames are immutable; a test may add tables)."""
+    return dict(_small_testbed)
 
 
 @pytest.fixture

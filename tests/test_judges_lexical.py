@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 
+import polars as pl
+
 from workbench.judges import JudgeRequest
 from workbench.judges.lexical import LexicalJudge, features, probability
 
@@ -34,16 +36,16 @@ def test_lexical_probability_moves_the_right_way() -> None:
     assert res.scores[0] > res.scores[1]  # type: ignore[operator]
 
 
-def test_lexical_judge_separates_sourced_entries_on_the_testbed() -> None:
+def test_lexical_judge_separates_sourced_entries_on_the_testbed(small_testbed: dict[str, pl.DataFrame]) -> None:
     """Against ground truth the simulator knows (gt_supported), scored by sklearn: the baseline is a useful judge."""
     from sklearn.metrics import roc_auc_score
 
     from workbench.judges.requests import compaction_requests, score_requests
-    from workbench.sim.dataset import DatasetConfig, simulate
 
-    t = simulate(DatasetConfig(tasks=24, runs=1, budgets=(48,), policies=("prompting",)), workers=1)
+    prompting = small_testbed["runs"].filter(pl.col("method") == "prompting").select("run_id")
+    t = {name: small_testbed[name].join(prompting, on="run_id", how="semi") for name in ("runs", "steps", "compactions")}
     scores, _ = score_requests(compaction_requests(t), LexicalJudge())
-    joined = scores.join(t["entries"].select("entry_id", "gt_supported"), on="entry_id")
+    joined = scores.join(small_testbed["entries"].select("entry_id", "gt_supported"), on="entry_id")
     assert joined.height > 200
     assert roc_auc_score(joined["gt_supported"], joined["score"]) > 0.8
 

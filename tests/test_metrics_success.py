@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import polars as pl
 import pytest
@@ -13,7 +15,6 @@ from workbench.metrics import (
     pass_hat_k,
     reliability,
 )
-from workbench.metrics.success import brute_force_pass
 
 
 @settings(max_examples=200, deadline=None)
@@ -104,3 +105,14 @@ def test_unequal_trial_counts_each_task_its_own_n_equal_weights() -> None:
     assert got["acc"] == pytest.approx(5 / 8) and got["n_runs"] == 8
     with pytest.raises(ValueError, match="fewer than k=4"):
         reliability(runs, k=4)
+
+
+def brute_force_pass(successes: Sequence[bool], k: int) -> tuple[float, float]:
+    """The test oracle: Pass^k and Pass@k of one task by enumerating every k-subset of its runs."""
+    from itertools import combinations
+
+    subsets = list(combinations(range(len(successes)), k))
+    s = np.asarray(successes, dtype=bool)
+    all_ok = np.mean([s[list(idx)].all() for idx in subsets])
+    any_ok = np.mean([s[list(idx)].any() for idx in subsets])
+    return float(all_ok), float(any_ok)

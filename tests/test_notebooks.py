@@ -51,6 +51,7 @@ def _notebook(path: Path, source: str) -> None:
     nbformat.write(nb, path)
 
 
+@pytest.mark.slow
 def test_figures_names_notebook_and_cell_of_first_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WORKBENCH_TESTBED_TASKS", "6")
@@ -68,6 +69,7 @@ def test_figures_names_notebook_and_cell_of_first_error(tmp_path: Path, capsys: 
     assert not nbformat.read(nbdir / "a_ok.ipynb", as_version=4).cells[1].get("outputs")  # sources untouched
 
 
+@pytest.mark.slow
 def test_figures_param_reaches_every_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``workbench figures --param NAME=VALUE`` overrides the parameters cell of each notebook, as papermill -p does:
     the literal 2 arrives as an int, a word as text."""
@@ -113,6 +115,7 @@ def test_papermill_runs_a_notebook_on_an_imported_log(tmp_path: Path) -> None:
     assert (figs / "tables" / "sjc_table2_entries_by_section.csv").exists()
 
 
+@pytest.mark.slow
 def test_agent_transcripts_notebook_on_imported_sessions(tmp_path: Path) -> None:
     """The coding-agent notebook on a directory of Claude Code sessions imported by the CLI (DATA)."""
     import warnings
@@ -132,3 +135,83 @@ def test_agent_transcripts_notebook_on_imported_sessions(tmp_path: Path) -> None
     assert comps["trigger"].to_list() == ["auto", "manual"] and comps["tokens_before"].to_list()[0] == 155321
     roles = pl.read_csv(figs / "tables" / "transcripts_entries_by_role.csv")
     assert set(roles["schema"]) == {"claude_code"} and roles["entries"].sum() == 22  # 11 entries per summary
+
+
+# notebooks.run_all on small notebooks made here (each starts kernels: slow)
+
+
+@pytest.mark.slow
+def test_notebooks_run_without_the_kernel_transport_warning(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """``workbench figures`` once printed JupyterLab's 'Kernel is running over TCP without encryption' nine times."""
+    import nbformat
+
+    from workbench.notebooks import run_all
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("X = 1", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("print(X + 1)")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (tmp_path / "nbs").mkdir()
+    nbformat.write(nb, tmp_path / "nbs" / "a.ipynb")
+    nbformat.write(nb, tmp_path / "nbs" / "b.ipynb")
+    assert run_all(tmp_path / "nbs", tmp_path / "build", timeout=60) == 0
+    out, err = capfd.readouterr()
+    assert "WARNING" not in err and "TCP" not in err and "Parent appears" not in err, err
+    assert nbformat.read(tmp_path / "build" / "b.ipynb", as_version=4).cells[1].outputs[0]["text"] == "2\n"
+
+
+@pytest.mark.slow
+def test_a_notebook_that_does_not_apply_is_skipped_with_its_reason(tmp_path: Path) -> None:
+    import nbformat
+
+    from workbench.notebooks import run_all
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("from workbench.datasets import NotApplicable\n"
+                                          "raise NotApplicable('the runs have no success column')")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (tmp_path / "nbs").mkdir()
+    nbformat.write(nb, tmp_path / "nbs" / "a.ipynb")
+    report = run_all(tmp_path / "nbs", tmp_path / "build", timeout=60)
+    assert report == 0 and report.runs[0].status == "skipped"
+    assert "skipped a: the runs have no success column" in str(report)
+
+
+@pytest.mark.slow
+def test_the_kernels_own_log_is_kept_aside_and_shown_only_when_a_notebook_fails(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+    """CI once failed because ipykernel logged a shutdown traceback to stderr after a notebook that ran.
+
+    The kernel process's stderr (not the cells' output) goes to ``BUILD/NAME.kernel.log``: after a
+    notebook that ran, only a pointer to it is printed; after one that failed, its end is printed.
+    """
+    import nbformat
+
+    from workbench.notebooks import run_all
+
+    def notebook(name: str, *cells: str) -> None:
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, tmp_path / "nbs" / f"{name}.ipynb")
+
+    (tmp_path / "nbs").mkdir()
+    to_fd2 = "import os; os.write(2, b'Traceback (most recent call last):\\n  kernel-side marker 7f3a\\n')"
+    notebook("a_ran", to_fd2, "print('fine')")
+    notebook("b_quiet", "print('fine')")
+    assert run_all(tmp_path / "nbs", tmp_path / "build", timeout=60, names=["a_ran", "b_quiet"]) == 0
+    _, err = capfd.readouterr()
+    assert "Traceback" not in err and "7f3a" not in err and "Traceback" not in caplog.text, err
+    assert f"its log: {tmp_path / 'build' / 'a_ran.kernel.log'}" in caplog.text
+    assert "kernel-side marker 7f3a" in (tmp_path / "build" / "a_ran.kernel.log").read_text()
+    assert not (tmp_path / "build" / "b_quiet.kernel.log").exists()  # nothing written, nothing kept
+
+    caplog.clear()
+    notebook("c_fails", to_fd2, "1 / 0")
+    notebook("d_after", "print('still runs')")
+    report = run_all(tmp_path / "nbs", tmp_path / "build", timeout=60, names=["c_fails", "d_after"])
+    assert report == 1 and report.names("failed") == ["c_fails"] and report.names("ran") == ["d_after"]
+    log = caplog.text
+    cell = log.index("c_fails.ipynb: cell 1: ZeroDivisionError: division by zero")
+    assert log.index("kernel-side marker 7f3a") > cell, log
+    assert str(report).startswith("1 ran, 0 skipped, 1 failed")

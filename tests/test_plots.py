@@ -36,7 +36,7 @@ def test_latex_table_is_booktabs_and_escaped(tmp_path: Path) -> None:
 
 # --- every figure function on small results computed by the library ----------------------------------
 
-def _results() -> dict[str, tuple[object, ...]]:
+def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
     """Arguments for every plotting function, computed from a small simulated testbed and the real fixtures."""
     import numpy as np
 
@@ -55,9 +55,7 @@ def _results() -> dict[str, tuple[object, ...]]:
     from workbench.adapters import read_log
     from workbench.fifo_replay import replay, replay_by_budget
     from workbench.sim.annotators import simulate_annotation
-    from workbench.sim.dataset import DatasetConfig, simulate
 
-    t = simulate(DatasetConfig(tasks=24, runs=2, budgets=(48,), n_rollouts=6), workers=1)
     t["labels"] = simulate_annotation(t, n=60)
     runs = t["runs"]
     entries = support_from_scores(t["entries"].join(runs.select("run_id", "scenario_id", "budget"), on="run_id"),
@@ -147,14 +145,15 @@ def _figure_functions() -> list[str]:
     return sorted(names)
 
 
-def test_every_figure_function_draws_from_library_results_into_a_given_ax() -> None:
+def test_every_figure_function_draws_from_library_results_into_a_given_ax(
+        small_testbed: dict[str, pl.DataFrame]) -> None:
     import inspect
 
     import matplotlib.pyplot as plt
 
     from workbench import plots
 
-    args = _results()
+    args = _results(small_testbed)
     assert sorted(args) == _figure_functions(), "a figure function has no smoke case here (or one was removed)"
     for name, a in args.items():
         fn = plots

@@ -159,14 +159,3 @@ def reliability_by_k(runs: pl.DataFrame, ks: Sequence[int] | None = None) -> pl.
         n_trials = int(runs.group_by("task_id", maintain_order=True).len().get_column("len").min())  # type: ignore[arg-type]
         ks = range(1, n_trials + 1)
     return pl.concat([reliability(runs, k=k) for k in ks]).select("k", "n_tasks", "acc", "pass_hat_k", "pass_at_k")
-
-
-def brute_force_pass(successes: Sequence[bool], k: int) -> tuple[float, float]:
-    """Pass^k and Pass@k of one task by enumerating every k-subset of its runs (reference)."""
-    from itertools import combinations
-
-    subsets = list(combinations(range(len(successes)), k))
-    s = np.asarray(successes, dtype=bool)
-    all_ok = np.mean([s[list(idx)].all() for idx in subsets])
-    any_ok = np.mean([s[list(idx)].any() for idx in subsets])
-    return float(all_ok), float(any_ok)
