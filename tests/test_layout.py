@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "workbench"
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
 
-#: modules that compute; none of them may talk to a model (DESIGN.md: "Computation never calls a model")
+#: modules that compute; none of them may talk to a model (the design: "Computation never calls a model")
 COMPUTE = [*sorted((PACKAGE / "metrics").glob("*.py")),
            *(PACKAGE / f"{name}.py" for name in ("bootstrap", "sensitivity", "composition", "attribution", "trace",
                                                  "focus", "calibration", "compare", "identifiers", "labels",

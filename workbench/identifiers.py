@@ -1,6 +1,6 @@
 """Exact identifiers: the rules that find them in text, and every check that uses them.
 
-Four rules, each named for what it serves:
+Five rules, each named for what it serves:
 
 * ``openclaw`` -- exactly OpenClaw's ``extractOpaqueIdentifiers`` (its compaction safeguard,
   the host compressor of SJC Appendix E.3), which decides what is copied into
@@ -14,8 +14,8 @@ Four rules, each named for what it serves:
 * ``fact_check`` -- tokens a summary must not invent or drop at a boundary (TRACE
   article): URLs and tokens of 5+ characters mixing letters and digits (``INV-1034``,
   ``HAT136``, hashes). The fact check keeps its own rule because OpenClaw's misses exactly
-  these business ids (``INV-1034`` is neither a hex run nor 6+ digits); :func:`fact_check`, :func:`fact_check_compactions` (also in
-  ``workbench.trace``) and replay's :func:`arg_identifiers`.
+  these business ids (``INV-1034`` is neither a hex run nor 6+ digits); :func:`fact_check`,
+  :func:`fact_check_compactions` and FIFO replay's :func:`arg_identifiers`.
 * ``network`` -- URLs, domains, IPv4 addresses and long hex hashes, the strings of the
   Claude compaction data set; :func:`summary_identifiers` and :func:`claude_check`.
 * ``code`` -- what a coding agent's summary must get exactly right: file paths (with a

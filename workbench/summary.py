@@ -1,4 +1,7 @@
-"""Structured summaries: split into entries, prune whole entries, extract exact identifiers.
+"""Structured summaries: the grammar that splits them into entries, delete-only pruning, rendering.
+
+Applying it to a compactions table (the entries table, streamed to disk) is :mod:`workbench.entries`; the
+exact-identifier rules are :mod:`workbench.identifiers`.
 
 The host compressor of the source documents is OpenClaw's safeguard compaction
 (SJC Appendix E.3). Its summary has five level-2 headings, in order: ``## Decisions``,
@@ -27,16 +30,37 @@ How each kind of line is treated (every rule has a test in ``tests/test_summary.
 * CRLF, CR and LF line endings are all recognised; entry text never includes the line
   ending, and the source's line endings are left as they are by prune.
 
-Other compressors (:data:`SCHEMAS`, chosen by :func:`detect_schema` or by name): Claude Code's
-``/compact`` summary has numbered bold items (``1. **Primary Request and Intent**:``) as its
-headings, after an ``Analysis:`` preamble, with its bullets indented under them; free text has no
-fixed headings (``##`` lines and bold-only lines, when present, name sections). In both, a
-paragraph is an entry too. Each section maps to one of :data:`ROLES`, so the analyses can ask
-which roles carry unsupported entries whatever the compressor.
+Other compressors (:data:`SCHEMAS`, chosen by :func:`detect_schema` or by name). Free text has no fixed
+headings (``##`` lines and bold-only lines, when present, name sections); a paragraph is an entry too.
+Claude Code's compaction summary (``claude_code``; every shape below has a fixture in
+``tests/fixtures/claude_summaries/``, whose README says where it was seen, and a test in
+``tests/test_summary_claude_code.py``):
+
+* Only the model's summary proper is read: the client's header (``This session is being continued ...``),
+  the model's ``Analysis:`` part (or ``<analysis>`` tags) up to ``Summary:`` (or ``<summary>``), and the
+  client's trailer (``If you need specific details from before compaction ...``, ``Please continue the
+  conversation ...``, ``Continue the conversation from where it left off ...``) are never entries; prune
+  keeps them as they are. The Analysis is the model's chronological notes before it writes the summary: its
+  numbered bold items and ``##`` lines are not sections.
+* Section titles come in five forms, any case: ``1. **Title**:``, ``1. **Title:**``, ``1. Title:`` (plain,
+  only for the nine known titles, :data:`CLAUDE_SECTIONS`), ``## 1. Title`` and ``## 1. Title:``. A numbered
+  bold item with an unknown title is a section only when it continues the numbering of the summary's
+  numbered titles and no numbered item has come since (``3. **Design Decisions**:`` after section 2); under a
+  section, ``1. **Neo4j mocking not applied**:`` is an entry of that section.
+* Text after a title on its line (``8. **Current Work**: Editing ...``) is an entry; prune removes it and
+  leaves the title.
+* A markdown heading below the titles' level (``### path/to/file.py`` under Files and Code Sections) starts one
+  entry with everything under it, up to the next heading or title. A bold-only line (``**Current state**:``)
+  is a label, not an entry; a bold lead-in with text (``**Last action**: restarted ...``) is a paragraph.
+* A fence closes on its own line or at the end of a code line (``...return -1;`````); an unclosed fence ends
+  at the next known section title, so one odd fence cannot swallow the sections after it.
+
+Each section maps to one of :data:`ROLES`, so the analyses can ask which roles carry unsupported entries
+whatever the compressor.
 
 ``Entry.text`` is the exact source text of the entry (its first line through its last
 continuation line, with the original inner line endings), so ``text in summary`` always
-holds and pruning is a matter of deleting whole line ranges.
+holds and pruning is a matter of deleting line ranges (or, after a title, the rest of its line).
 """
 
 from __future__ import annotations

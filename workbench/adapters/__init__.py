@@ -9,8 +9,12 @@
 | ``codex`` | :mod:`~workbench.adapters.codex` | Codex CLI rollouts (a file or a directory) |
 
 :mod:`~workbench.adapters.claude_compaction` loads the Claude compaction data set (summaries with
-the history they replaced), which is not a trajectory log. ``read_log(path, format=None)`` sniffs
-the format when it is not given.
+the history they replaced), which is not a trajectory log; :mod:`~workbench.adapters.staging` gathers an
+adapter's rows in bounded, validated chunks. ``read_log(path, format=None)`` sniffs the format when it is not
+given: a file from its first record (:func:`sniff_format`), a directory of sessions from its ``*.jsonl`` files
+(:func:`sniff_directory`: Claude Code's ``~/.claude/projects`` or Codex's ``~/.codex/sessions``).
+:func:`import_log` reads a log and writes its tables; for session logs it skips a file's half-written last line
+(a session still open) with a warning, and with ``BadLines(skip_invalid=True)`` every bad line.
 """
 
 from __future__ import annotations
@@ -145,4 +149,4 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
 
 
 __all__ = ["DIRECTORY_FORMATS", "FORMATS", "STREAMING", "chat_to_run", "import_log", "read_claude_code", "read_codex", "read_log",
-           "read_openai_chat", "read_tau_bench", "read_trajectories", "sniff_format", "write_trajectories"]
+           "read_openai_chat", "read_tau_bench", "read_trajectories", "sniff_directory", "sniff_format", "write_trajectories"]
