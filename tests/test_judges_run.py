@@ -1,0 +1,55 @@
+"""The directory judge (what ``workbench judge`` runs), called as a notebook would call it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from workbench.adapters import import_log
+from workbench.judges import make_judge
+from workbench.judges import run as judge_run
+from workbench.judges.requests import compaction_requests, score_requests
+from workbench.judges.run import JudgeReport, judge_directory
+from workbench.tables import read_tables
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl"
+
+
+@pytest.fixture
+def log_dir(tmp_path: Path) -> Path:
+    import_log(EXAMPLE, tmp_path / "log")
+    return tmp_path / "log"
+
+
+def test_judge_directory_writes_the_scores_of_the_in_memory_requests(log_dir: Path, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(judge_run, "JUDGE_BATCH_RUNS", 1)  # a batch a run: the same scores as one batch
+    report = judge_directory(log_dir, make_judge("lexical"), tmp_path / "s.parquet", tau=0.5)
+    expected, _ = score_requests(compaction_requests(read_tables(log_dir)), make_judge("lexical"))
+    got = pl.read_parquet(tmp_path / "s.parquet")
+    assert got.sort("entry_id").equals(expected.sort("entry_id")) and report.scores == got.height == 61
+    kept = got.filter(pl.col("score").is_null() | (pl.col("score") >= 0.5)).height  # SJC: keep >= tau or no answer
+    assert (report.kept, report.pruned) == (kept, 61 - kept)
+    assert str(report).splitlines() == [
+        f"{tmp_path / 's.parquet'}: 61 scores by lexical (0 without a usable answer); "
+        f"{report.requests} requests, 0 sent, 0 answered from cache, 0 failed",
+        f"tau=0.5: {kept} entries kept, {61 - kept} pruned"]
+    assert not report.nothing_usable
+
+
+def test_a_report_with_no_usable_answer_says_so() -> None:
+    report = JudgeReport(Path("s.parquet"), "jev", scores=3, null_scores=3, requests=1, sent=1, cached=0,
+                         failures={"HTTP 429: slow down": 1})
+    assert report.nothing_usable and report.failed == 1
+    assert str(report).endswith("1 requests, 1 sent, 0 answered from cache, 1 failed (HTTP 429: slow down: 1)")
+
+
+def test_a_directory_without_compactions_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    from workbench.schema import SchemaError
+
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SchemaError, match="no runs table"):
+        judge_directory(tmp_path / "empty", make_judge("lexical"), tmp_path / "s.parquet")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]
