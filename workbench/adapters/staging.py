@@ -57,22 +57,15 @@ class RunTables:
                 got=f"duplicate {run_id!r} first seen at line {self.run_lines[run_id]}",
             )
         self.run_lines[run_id] = number
-        seen_steps: set[int] = set()
-        for i, st in enumerate(steps):
-            if st["step"] in seen_steps:
-                raise SchemaError(
-                    file=where[0], line=number, field=f"steps[{i}].step",
-                    expected=f"a unique (run_id, step) in run {run_id!r}", got=f"duplicate step {st['step']}",
-                )
-            seen_steps.add(st["step"])
-        seen_b: set[int] = set()
-        for i, c in enumerate(compactions):
-            if c["boundary"] in seen_b:
-                raise SchemaError(
-                    file=where[0], line=number, field=f"compactions[{i}].boundary",
-                    expected=f"a unique (run_id, boundary) in run {run_id!r}", got=f"duplicate boundary {c['boundary']}",
-                )
-            seen_b.add(c["boundary"])
+        for rows, key, name in ((steps, "step", "steps"), (compactions, "boundary", "compactions")):
+            seen: set[int] = set()
+            for i, row in enumerate(rows):
+                if row[key] in seen:
+                    raise SchemaError(
+                        file=where[0], line=number, field=f"{name}[{i}].{key}",
+                        expected=f"a unique (run_id, {key}) in run {run_id!r}", got=f"duplicate {key} {row[key]}",
+                    )
+                seen.add(row[key])
         self.rows["runs"].append(run)
         self.rows["steps"].extend(steps)
         self.rows["compactions"].extend(compactions)
