@@ -210,3 +210,15 @@ def test_what_the_session_records_is_kept_and_selects_sessions(tmp_path: Path) -
         assert read_claude_code(tmp_path, since="2026-12-01")["runs"].get_column("run_id").to_list() == ["other"]
         assert read_claude_code(tmp_path, until="2026-12-01")["runs"].get_column("run_id").to_list() == [SID]
         assert read_claude_code(tmp_path, project="api")["runs"].get_column("run_id").to_list() == ["other"]
+
+
+def test_preserved_messages_listed_by_uuid_are_retained_not_replaced(tmp_path: Path) -> None:
+    """The other way a partial compaction names what it kept: compactMetadata.preservedMessages (uuids, or
+    objects carrying one)."""
+    t = Transcript()
+    six_calls_then_compaction(t)
+    boundary = next(r for r in t.lines if r["uuid"] == "b1")
+    boundary["compactMetadata"]["preservedMessages"] = ["a5", {"uuid": "r5"}]
+    comps = read(t.write(tmp_path / "s.jsonl"))["compactions"]
+    assert comps.select("span_start", "span_end", "step").row(0) == (0, 4, 6)
+    assert "output 5" in comps.get_column("retained_turn")[0] and "output 4" not in comps.get_column("retained_turn")[0]
