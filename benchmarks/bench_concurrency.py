@@ -21,7 +21,8 @@ from http.server import ThreadingHTTPServer
 
 from workbench.adapters import read_log
 from workbench.judges import make_judge
-from workbench.judges.requests import compaction_requests, score_requests
+from workbench.evidence import compaction_requests
+from workbench.judges.requests import score_requests
 
 
 def serve(delay: float, port: "multiprocessing.Queue[int]") -> None:

@@ -16,7 +16,7 @@ import polars as pl
 
 from workbench import schema
 from workbench.datasets import load_tables
-from workbench.judges.requests import span_index, span_outputs
+from workbench.evidence import span_index, span_outputs
 
 
 def main(copies: int = 1) -> None:

@@ -206,7 +206,7 @@ def test_each_summary_is_parsed_once_per_judge_run_with_tau(log_dir: Path, tmp_p
         return real(text, schema)
 
     monkeypatch.setattr(summary, "parse", counting)
-    for module in ("workbench.judges.requests", "workbench.sjc"):
+    for module in ("workbench.evidence", "workbench.judges.requests", "workbench.sjc"):
         if hasattr(__import__(module, fromlist=["x"]), "parse"):
             monkeypatch.setattr(f"{module}.parse", counting)
     assert main(["judge", str(log_dir), "--judge", "lexical", "--out", str(tmp_path / "s.parquet"), "--quiet",
@@ -244,7 +244,8 @@ def test_batches_read_tables_in_any_row_order(log_dir: Path, tmp_path: Path, mon
     in-memory requests."""
     from workbench.judges import run as judge_run
     from workbench.judges import make_judge
-    from workbench.judges.requests import compaction_requests, score_requests
+    from workbench.evidence import compaction_requests
+    from workbench.judges.requests import score_requests
     from workbench.tables import read_tables
 
     tables = read_tables(log_dir)

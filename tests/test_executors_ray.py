@@ -13,7 +13,8 @@ ray = pytest.importorskip("ray")
 
 from workbench.adapters import read_log  # noqa: E402
 from workbench.judges import make_judge  # noqa: E402
-from workbench.judges.requests import compaction_requests, score_requests  # noqa: E402
+from workbench.evidence import compaction_requests  # noqa: E402
+from workbench.judges.requests import score_requests  # noqa: E402
 from workbench.llm.cache import DiskCache  # noqa: E402
 
 from .conftest import EXAMPLE  # noqa: E402

@@ -83,7 +83,7 @@ def test_request_and_response_follow_the_official_sdk_contract(log_dir: Path) ->
     """Our body validates as the SDK's SystemOneRequest with ``state`` a JSON object (not a JSON string)."""
     from typesafe_sdk._schemas.models import SystemOneRequest, SystemOneResponse
 
-    from workbench.judges.requests import compaction_requests
+    from workbench.evidence import compaction_requests
     from workbench.tables import read_tables
 
     req = compaction_requests(read_tables(log_dir))[0].request

@@ -10,7 +10,8 @@ import pytest
 from workbench.adapters import import_log
 from workbench.judges import make_judge
 from workbench.judges import run as judge_run
-from workbench.judges.requests import compaction_requests, score_requests
+from workbench.evidence import compaction_requests
+from workbench.judges.requests import score_requests
 from workbench.judges.run import JudgeReport, judge_directory
 from workbench.tables import read_tables
 

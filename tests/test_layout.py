@@ -22,7 +22,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
 COMPUTE = [*sorted((PACKAGE / "metrics").glob("*.py")),
            *(PACKAGE / f"{name}.py" for name in ("bootstrap", "sensitivity", "composition", "attribution", "trace",
                                                  "focus", "calibration", "compare", "identifiers", "labels",
-                                                 "summary", "sjc", "fifo_replay", "coverage_study"))]
+                                                 "summary", "sjc", "fifo_replay", "coverage_study", "evidence",
+                                                 "validation", "vocabulary", "entries", "sessions"))]
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -15,7 +15,8 @@ import polars as pl
 from workbench.tables import TRAJECTORY_TABLES
 from workbench.cli.main import main
 from workbench.judges.lexical import LexicalJudge
-from workbench.judges.requests import compaction_requests, score_requests
+from workbench.evidence import compaction_requests
+from workbench.judges.requests import score_requests
 from workbench.sim.agent import Turn
 from workbench.sim.compressor import CompressorConfig, compress, in_text_order
 from workbench.sim.dataset import DatasetConfig, simulate

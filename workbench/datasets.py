@@ -162,7 +162,8 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
             added["entries"] = f"{tables['entries'].height} entries parsed from the candidate summaries"
         if "scores" not in tables and (wanted is None or "scores" in wanted):
             from workbench.judges.lexical import LexicalJudge
-            from workbench.judges.requests import compaction_requests, score_requests
+            from workbench.evidence import compaction_requests
+            from workbench.judges.requests import score_requests
 
             tables["scores"], _ = score_requests(compaction_requests(tables), LexicalJudge())
             added["scores"] = f"{tables['scores'].height} lexical-judge scores (offline)"

@@ -152,7 +152,7 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     Decisions and Open TODOs; for Claude Code sessions, the history and forward-looking roles. ``sections=None``
     takes every entry.
     """
-    from workbench.judges.requests import compaction_requests, span_index
+    from workbench.evidence import compaction_requests, span_index
     from workbench.entries import entries_table
 
     runs = _collect(tables["runs"])

@@ -19,10 +19,12 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from workbench import tokens
-from workbench.llm.client import Usage
+
+if TYPE_CHECKING:  # a type only: building a request never loads the client
+    from workbench.llm.client import Usage
 
 #: The SJC source question (Appendix F), asked about each entry.
 SOURCE_QUESTION = (

@@ -29,7 +29,8 @@ import polars as pl
 
 from workbench.validation import validate
 from workbench.judges.base import SourceJudge
-from workbench.judges.requests import compaction_requests, score_requests
+from workbench.evidence import compaction_requests
+from workbench.judges.requests import score_requests
 from workbench.progress import Progress
 from workbench.tables import TRAJECTORY_TABLES, PartWriter, scan_tables
 

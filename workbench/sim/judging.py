@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from workbench.judges.base import JudgeRequest, count_tokens
 from workbench.judges.lexical import LexicalJudge
-from workbench.judges.requests import build_request
+from workbench.evidence import build_request
 from workbench.sim.agent import SimEntry, Turn
 from workbench.sim.compressor import in_text_order, render
 from workbench.sim.world import Task
