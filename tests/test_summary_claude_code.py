@@ -134,3 +134,16 @@ def test_a_numbered_list_is_not_mistaken_for_titles() -> None:
     text = "1. Fixed the bug:\n2. Ran the tests\n"
     assert detect_schema(text) == "free_text"
     assert [e.text for e in parse(text, "claude_code")] == []  # no title: nothing is a section's entry
+
+
+def test_a_trailer_sentence_quoted_inside_the_summary_is_content_and_a_wrapped_trailer_is_not() -> None:
+    text = ("Summary:\n1. **All user messages**:\n   The user wrote:\n"
+            "   Please continue the conversation from where we left it off, then ship it.\n\n"
+            "2. **Current Work**:\n   Shipping.\n"
+            "Please continue the conversation from where we left it off without asking the user any further\n"
+            "questions. Continue with the last task that you were asked to work on.\n")
+    entries = parse(text)
+    assert [e.text for e in entries] == [
+        "   The user wrote:\n   Please continue the conversation from where we left it off, then ship it.",
+        "   Shipping."]
+    assert prune(text, range(len(entries))) == text

@@ -269,10 +269,20 @@ def _claude_regions(lines: list[_Line]) -> tuple[int, int, int]:
         header = next((i for i, ln in enumerate(lines) if _CC_HEADER.match(ln.text)), None)
         if header is not None:
             start = header + 1
-    for i in range(start, len(lines)):
-        if _CC_TRAILER.match(lines[i].text):
-            stop = i
+    # the trailer is the client's last lines: walk up from the end over blocks of non-blank lines; a block belongs
+    # to the trailer from its first trailer sentence on (an export may wrap that sentence over two lines), and the
+    # first block with no trailer sentence is the summary's own (a quoted "Please continue ..." inside it stays)
+    i = len(lines) - 1
+    while i >= start:
+        if not lines[i].text.strip():
+            i -= 1
+            continue
+        j = i
+        while j - 1 >= start and lines[j - 1].text.strip() and not _CC_TRAILER.match(lines[j].text):
+            j -= 1
+        if not _CC_TRAILER.match(lines[j].text):
             break
+        stop, i = j, j - 1
     return start, stop, analysis
 
 
