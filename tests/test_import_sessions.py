@@ -95,3 +95,23 @@ def test_since_until_and_project_select_sessions_at_import(tmp_path: Path, capsy
     capsys.readouterr()
     assert main(["import", str(projects), "--out", str(tmp_path / "d"), "--since", "last tuesday"]) == 2
     assert "option --since: expected an ISO date" in capsys.readouterr().err
+
+
+def test_sample_on_sessions_refuses_what_they_lack_and_says_what_there_is(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    projects = claude_home(tmp_path)
+    assert main(["import", str(projects), "--out", str(tmp_path / "cc")]) == 0
+    capsys.readouterr()
+    assert main(["sample", str(tmp_path / "cc"), "--budget", "48", "--out", str(tmp_path / "x.jsonl")]) == 2
+    assert "option --budget: expected a budget the runs have: none, got 48" in capsys.readouterr().err
+    assert main(["sample", str(tmp_path / "cc"), "--sections", "Decisions", "--out", str(tmp_path / "x.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "no entries to sample with sections ['Decisions']" in err and "claude_code: sections [" in err
+    assert "'Pending Tasks'" in err and "(choose with --sections or --roles)" in err
+    assert main(["sample", str(tmp_path / "cc"), "--roles", "forward", "--n", "4", "--out",
+                 str(tmp_path / "f.jsonl")]) == 0
+    import json
+
+    items = [json.loads(x) for x in (tmp_path / "f.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {i["section"] for i in items} <= {"Pending Tasks", "Optional Next Step"} and len(items) == 4
+    assert not (tmp_path / "x.jsonl").exists()

@@ -40,10 +40,11 @@ class SampleReport:
 
 
 def entries_with_outcome(entries: Frame, runs: Frame, how: Literal["left", "inner"] = "left") -> Frame:
-    """Entries joined with their run's outcome (``outcome`` = success/failure) and scenario (lazy or not);
+    """Entries joined with their run's outcome (``outcome`` = success / failure, ``unknown`` for a run without one,
+    as imported sessions are) and scenario (lazy or not);
     ``how="inner"`` keeps only entries of the given runs."""
-    meta = runs.select("run_id", "task", "scenario_id", pl.when(pl.col("success")).then(pl.lit("success"))
-                       .otherwise(pl.lit("failure")).alias("outcome"))
+    meta = runs.select("run_id", "task", "scenario_id", pl.when(pl.col("success").is_null()).then(pl.lit("unknown"))
+                       .when(pl.col("success")).then(pl.lit("success")).otherwise(pl.lit("failure")).alias("outcome"))
     return entries.join(meta, on="run_id", how=how)
 
 

@@ -61,11 +61,13 @@ def run_sample(args: argparse.Namespace) -> int:
                          need=("runs", "compactions"))
     runs = tables["runs"].lazy().collect()
     tables["runs"] = runs
-    if args.method is not None and not (runs.get_column("method") == args.method).any():
-        present = sorted(m for m in runs.get_column("method").unique().to_list() if m is not None)
+    if args.method is not None and ("method" not in runs.columns or not (runs.get_column("method") == args.method).any()):
+        present = sorted(m for m in runs.get_column("method").unique().to_list() if m is not None) \
+            if "method" in runs.columns else []
         raise UsageError("--method", f"a method the runs have: {present}", repr(args.method))
-    if args.budget is not None and not (runs.get_column("budget") == args.budget).any():
-        present = sorted(b for b in runs.get_column("budget").unique().to_list() if b is not None)
+    if args.budget is not None and ("budget" not in runs.columns or not (runs.get_column("budget") == args.budget).any()):
+        present = sorted(b for b in runs.get_column("budget").unique().to_list() if b is not None) \
+            if "budget" in runs.columns else []
         raise UsageError("--budget", f"a budget the runs have: {present or 'none'}", repr(args.budget))
     strata = tuple(s for s in args.strata.split(",") if s)
     allowed = ("section", "outcome", "scenario_id", "subset", "method", "boundary")
