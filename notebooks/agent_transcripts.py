@@ -28,9 +28,13 @@ TAU = 0.5          # lexical score below which an entry is unsupported (SJC Sect
 ENCODING = "o200k_base"
 N_BOOT = 2000      # bootstrap resamples of the interval over sessions
 SEED = 0
-FIGURES = "figures"
+FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
+from workbench.project import figures_dir, use_project_root
+
+use_project_root()  # relative parameters are the project's, however the kernel was started
+figs = figures_dir(FIGURES, DATA, CLAUDE_CODE, CODEX)
 import warnings
 
 import polars as pl
@@ -63,14 +67,14 @@ from workbench.sessions import compaction_overview
 
 overview = compaction_overview(tables, encoding=ENCODING)
 per_session = tables["runs"].select("run_id", "method", "steps", "compactions")
-plots.export_table(per_session, "transcripts_sessions", f"{FIGURES}/tables", "Sessions: steps and compactions")
-plots.export_table(overview, "transcripts_compactions", f"{FIGURES}/tables",
+plots.export_table(per_session, "transcripts_sessions", f"{figs}/tables", "Sessions: steps and compactions")
+plots.export_table(overview, "transcripts_compactions", f"{figs}/tables",
                    "Each compaction: trigger, schema, entries, tokens before (recorded or counted) and after")
 overview
 
 # %%
 fig = plots.sessions.compaction_tokens(overview)
-plots.export(fig, "transcripts_tokens_before_after", FIGURES);
+plots.export(fig, "transcripts_tokens_before_after", figs);
 
 # %% [markdown]
 # **Figure (coding-agent compactions).** Tokens in the context before each compaction (filled: the size the agent recorded in `compactMetadata.preTokens`; open: counted here from the task, previous summary and replaced steps, which misses the system prompt and tool definitions) and tokens of the summary that replaced it, on a log scale; one column per compaction, labelled by the summary's schema and boundary.
@@ -82,20 +86,20 @@ plots.export(fig, "transcripts_tokens_before_after", FIGURES);
 from workbench.sessions import compaction_timeline, prompt_cache
 
 timeline = compaction_timeline(tables["runs"], tables["compactions"])
-plots.export_table(timeline, "transcripts_compaction_timeline", f"{FIGURES}/tables",
+plots.export_table(timeline, "transcripts_compaction_timeline", f"{figs}/tables",
                    "Each compaction: minutes since its session started")
 fig = plots.sessions.compaction_timeline(timeline)
-plots.export(fig, "transcripts_compactions_over_time", FIGURES);
+plots.export(fig, "transcripts_compactions_over_time", figs);
 
 # %% [markdown]
 # **Figure (coding-agent sessions).** One line per session that recorded times, from its first line to its last, and a marker at each compaction (filled: automatic, open: the user's `/compact`).
 
 # %%
 cache = prompt_cache(tables["steps"], tables["compactions"])
-plots.export_table(cache, "transcripts_prompt_cache", f"{FIGURES}/tables",
+plots.export_table(cache, "transcripts_prompt_cache", f"{figs}/tables",
                    "Prompt tokens of the call before and after each compaction: cache read, cache written, fresh")
 fig = plots.sessions.prompt_cache(cache)
-plots.export(fig, "transcripts_prompt_cache", FIGURES);
+plots.export(fig, "transcripts_prompt_cache", figs);
 cache
 
 # %% [markdown]
@@ -109,23 +113,23 @@ from workbench.composition import entries_by_role, support_from_scores
 
 entries = support_from_scores(tables["entries"], tables["scores"], TAU)
 by_role = entries_by_role(entries)
-plots.export_table(by_role, "transcripts_entries_by_role", f"{FIGURES}/tables",
+plots.export_table(by_role, "transcripts_entries_by_role", f"{figs}/tables",
                    f"Entries per role and schema; unsupported = lexical score < {TAU}")
 by_role
 
 # %%
 fig = plots.sessions.entries_by_role(by_role)
-plots.export(fig, "transcripts_entries_by_role", FIGURES);
+plots.export(fig, "transcripts_entries_by_role", figs);
 
 # %%
 from workbench.composition import unsupported_by_role
 
 shares = unsupported_by_role(entries.join(tables["runs"].select("run_id", "scenario_id"), on="run_id", how="left"),
                              n_boot=N_BOOT, seed=SEED)
-plots.export_table(shares, "transcripts_unsupported_by_role", f"{FIGURES}/tables",
+plots.export_table(shares, "transcripts_unsupported_by_role", f"{figs}/tables",
                    f"Unsupported share per role (lexical score < {TAU}), 95% interval resampling sessions")
 fig = plots.sessions.unsupported_by_role(shares)
-plots.export(fig, "transcripts_unsupported_by_role", FIGURES);
+plots.export(fig, "transcripts_unsupported_by_role", figs);
 shares
 
 # %% [markdown]
@@ -144,7 +148,7 @@ ids = identifier_sources(tables["compactions"], tables["steps"], tables["runs"])
 share = ids.group_by("run_id", "boundary").agg(pl.len().alias("identifiers"), pl.col("sourced").sum(),
                                                pl.col("kept").sum()).sort("run_id", "boundary")
 share = share.with_columns((pl.col("sourced") / pl.col("identifiers")).alias("sourced_share"))
-plots.export_table(share, "transcripts_identifier_sources", f"{FIGURES}/tables",
+plots.export_table(share, "transcripts_identifier_sources", f"{figs}/tables",
                    "Identifiers (paths, name(), ids) in each summary with a source in the history it replaced")
 print(f"{int(ids['sourced'].sum())} of {ids.height} summary identifiers have a source in the replaced history")
 ids.filter(~pl.col("sourced"))
@@ -159,13 +163,13 @@ ids.filter(~pl.col("sourced"))
 from workbench.sessions import after_compaction
 
 after = after_compaction(tables["steps"], tables["compactions"], horizon=HORIZON)
-plots.export_table(after, "transcripts_after_compaction", f"{FIGURES}/tables",
+plots.export_table(after, "transcripts_after_compaction", f"{figs}/tables",
                    f"Calls, repeats and errors in the {HORIZON} steps before and after each compaction")
 after
 
 # %%
 fig = plots.sessions.burden_before_after(after)
-plots.export(fig, "transcripts_burden_before_after", FIGURES);
+plots.export(fig, "transcripts_burden_before_after", figs);
 
 # %% [markdown]
 # **Figure (coding-agent sessions).** Of the tool calls in the `HORIZON` steps before and after a compaction (a window stops at the neighbouring compaction), the share that repeated an identical earlier call and the share whose result was an error, summed over compactions: TRACE's post-compaction burden measured on real sessions, with the steps before as the session's own baseline.

@@ -26,9 +26,13 @@ TAU = 0.5                  # SJC's threshold
 SEED = 0
 N_BOOT = 2000
 BUDGET = 48                # the testbed budget the single-budget analyses use
-FIGURES = "figures"
+FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
+from workbench.project import figures_dir, use_project_root
+
+use_project_root()  # relative parameters are the project's, however the kernel was started
+figs = figures_dir(FIGURES, DATA)
 import polars as pl
 from IPython.display import display
 
@@ -48,14 +52,14 @@ HAVE = require(tables, "attributions", what="failure attribution")
 if HAVE:
     att = tables["attributions"].join(select_runs(tables, budget=BUDGET).select("run_id"), on="run_id", how="semi")
     t11, excluded = failures_by_scenario(att, runs, exclude={})
-    plots.export_table(t11, "sjc_table11_attribution", f"{FIGURES}/tables", "Failed runs by scenario and pattern")
+    plots.export_table(t11, "sjc_table11_attribution", f"{figs}/tables", "Failed runs by scenario and pattern")
     print(followed_entry_share(att))
     display(t11)
 
 # %%
 if HAVE:
     fig = plots.sjc.attribution_bars(t11)
-    plots.export(fig, "sjc_table11_attribution", FIGURES)
+    plots.export(fig, "sjc_table11_attribution", figs)
 
 # %% [markdown]
 # **Figure (testbed ground truth; SJC Table 11).** Failed `prompting` runs at the analysed budget per scenario, stacked by the pattern of the summary entry the failing action carried out: rewritten constraint (RC), invented deliverable (ID), contradicted state (CS), other (e.g. a misremembered amount, which is supported but wrong) and failures unrelated to the summary.

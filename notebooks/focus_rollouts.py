@@ -26,11 +26,15 @@ TAU = 0.5                  # SJC's threshold
 SEED = 0
 N_BOOT = 2000
 BUDGET = 48                # the testbed budget the single-budget analyses use
-FIGURES = "figures"
+FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 FOCUS_TAU = 0.3            # FOCUS's retention threshold (Figure 4 caption); SJC's TAU is not used here
 N_TRUTH = [1, 2, 3, 5, 10, 20, 50, 100, 300]   # rollouts at which the error against u* is measured (Figure 5B)
 
 # %%
+from workbench.project import figures_dir, use_project_root
+
+use_project_root()  # relative parameters are the project's, however the kernel was started
+figs = figures_dir(FIGURES, DATA)
 import polars as pl
 
 from workbench import plots
@@ -61,7 +65,7 @@ from workbench.focus import (
 
 curves = bound_curves([5, 20, 50], [0.1, 0.2, 0.3], np.unique(np.logspace(0, 3, 40).astype(int)))
 fig = plots.focus.bound_curves(curves)
-plots.export(fig, "focus_lemma1_recovery_bound", FIGURES)
+plots.export(fig, "focus_lemma1_recovery_bound", figs)
 {(m, g): rollouts_needed(m, g, 0.05) for m in (5, 20, 50) for g in (0.1, 0.2, 0.3)}
 
 # %% [markdown]
@@ -74,7 +78,7 @@ spans, cites = tables["spans"], tables["rollouts"]
 first3 = citation_scores(cites.filter(pl.col("rollout") < 3), 3, spans)  # N = 3, FOCUS's default
 hist = utility_histogram(first3, FOCUS_TAU)
 fig = plots.focus.utility_histogram(hist, FOCUS_TAU)
-plots.export(fig, "focus_fig4_utility_histogram", FIGURES)
+plots.export(fig, "focus_fig4_utility_histogram", figs)
 hist
 
 # %% [markdown]
@@ -88,8 +92,8 @@ slope = error_slope(error, clusters=event_scenarios(spans, runs), n_boot=N_BOOT,
 error_means = curve_means(error, "max_error")
 published = published_draft_error(pl.read_csv("data/published/text_numbers.csv"))
 fig = plots.focus.estimation_curves(curve_means(stability, "jaccard"), error_means, slope, published)
-plots.export(fig, "focus_fig5_error_and_stability", FIGURES)
-plots.export_table(error_means, "focus_fig5b_error_vs_truth", f"{FIGURES}/tables",
+plots.export(fig, "focus_fig5_error_and_stability", figs)
+plots.export_table(error_means, "focus_fig5b_error_vs_truth", f"{figs}/tables",
                    "Worst-span error against u* by N (testbed)")
 slope
 

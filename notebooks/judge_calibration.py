@@ -31,9 +31,13 @@ TAU = 0.5                  # SJC's threshold, reported beside the chosen one
 BINS = 10
 SEED = 0
 N_BOOT = 2000
-FIGURES = "figures"
+FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
+from workbench.project import figures_dir, use_project_root
+
+use_project_root()  # relative parameters are the project's, however the kernel was started
+figs = figures_dir(FIGURES, DATA)
 import polars as pl
 from IPython.display import display
 
@@ -67,9 +71,9 @@ from workbench.calibration import calibration_table, reliability_curve
 if HAVE:
     curve = reliability_curve(s, y, c, BINS, n_boot=N_BOOT, seed=SEED)
     fig = plots.calibration.reliability_diagram(curve, title=f"{JUDGE} judge, {FIELD} labels")
-    plots.export(fig, f"calibration_reliability_{JUDGE}_{FIELD}", FIGURES)
+    plots.export(fig, f"calibration_reliability_{JUDGE}_{FIELD}", figs)
     table = calibration_table(s, y, c, BINS, n_boot=N_BOOT, seed=SEED)
-    plots.export_table(table, f"calibration_brier_ece_{JUDGE}_{FIELD}", f"{FIGURES}/tables",
+    plots.export_table(table, f"calibration_brier_ece_{JUDGE}_{FIELD}", f"{figs}/tables",
                        "Brier (Murphy decomposition) and ECE with 95% scenario-bootstrap intervals")
     display(table)
 
@@ -81,7 +85,7 @@ from workbench.calibration import recalibration_table
 
 if HAVE:
     recal = recalibration_table(s, y, c, bins=BINS, n_boot=N_BOOT, seed=SEED)
-    plots.export_table(recal, f"calibration_recalibrated_{JUDGE}_{FIELD}", f"{FIGURES}/tables",
+    plots.export_table(recal, f"calibration_recalibrated_{JUDGE}_{FIELD}", f"{figs}/tables",
                        "Brier and ECE before and after out-of-fold recalibration (folds by scenario)")
     display(recal)
 
@@ -95,12 +99,12 @@ from workbench.calibration import threshold_for, threshold_sweep
 
 if HAVE:
     chosen = threshold_for(s, y, c, TARGET, TARGET_VALUE, sjc_tau=TAU, n_boot=N_BOOT, seed=SEED)
-    plots.export_table(chosen, f"calibration_threshold_{JUDGE}_{FIELD}", f"{FIGURES}/tables",
+    plots.export_table(chosen, f"calibration_threshold_{JUDGE}_{FIELD}", f"{figs}/tables",
                        f"tau reaching {TARGET} {TARGET_VALUE}, with intervals, beside SJC's tau")
     sweep = threshold_sweep(s, y, c, np.linspace(0, 1, 41), n_boot=min(N_BOOT, 500), seed=SEED)
     tau_star = chosen.filter(pl.col("statistic") == "tau")["estimate"][0]
     fig = plots.calibration.threshold_curve(sweep, tau_star, TAU)
-    plots.export(fig, f"calibration_threshold_{JUDGE}_{FIELD}", FIGURES)
+    plots.export(fig, f"calibration_threshold_{JUDGE}_{FIELD}", figs)
     display(chosen)
 
 # %% [markdown]

@@ -26,11 +26,15 @@ TAU = 0.5                  # SJC's threshold
 SEED = 0
 N_BOOT = 2000
 BUDGET = 48                # the testbed budget the single-budget analyses use
-FIGURES = "figures"
+FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 LABELS = None              # e.g. "annotations": an AnnotationStore root with real labels
 COVERAGE_TRIALS = 1000     # simulated samples per cluster count for the interval-coverage check
 
 # %%
+from workbench.project import figures_dir, use_project_root
+
+use_project_root()  # relative parameters are the project's, however the kernel was started
+figs = figures_dir(FIGURES, DATA)
 import polars as pl
 from IPython.display import display
 
@@ -56,14 +60,14 @@ if not HAVE:
 clusters = entry_clusters(tables)
 if HAVE:
     agree = agreement_table(labels, dict(zip(clusters["entry_id"], clusters["scenario_id"].fill_null("?"))), n_boot=N_BOOT, seed=SEED)
-    plots.export_table(agree, "sjc_appG_agreement", f"{FIGURES}/tables", "Agreement between annotation rounds")
+    plots.export_table(agree, "sjc_appG_agreement", f"{figs}/tables", "Agreement between annotation rounds")
     display(agree)
 
 # %%
 if HAVE:
     gold = gold_labels(labels)
     table12 = judge_table(tables["scores"], gold, clusters, tau=TAU, n_boot=N_BOOT, seed=SEED)
-    plots.export_table(table12, "sjc_table12_auroc", f"{FIGURES}/tables", "AUROC of each judge (95% CI over scenarios)")
+    plots.export_table(table12, "sjc_table12_auroc", f"{figs}/tables", "AUROC of each judge (95% CI over scenarios)")
     display(table12)
 
 # %%
@@ -73,7 +77,7 @@ jev = dict(published.filter(pl.col("quantity").is_in(["auroc_support_jev", "auro
                    "value").iter_rows())
 if HAVE:
     fig = plots.sjc.auroc_intervals(table12, jev)
-    plots.export(fig, "sjc_table12_auroc", FIGURES)
+    plots.export(fig, "sjc_table12_auroc", figs)
 
 # %% [markdown]
 # **Figure (testbed with simulated annotators; SJC Table 12).** AUROC of each judge against the gold labels for support and for correctness, with 95% intervals from 2,000 scenario-bootstrap resamples (method and measured coverage below); the red diamonds are Jev's published AUROCs on their own rows, support 0.905 and correctness 0.444. Provenance is separable, correctness much less so.
@@ -82,7 +86,7 @@ if HAVE:
 from workbench.coverage_study import interval_coverage
 
 coverage = interval_coverage((12, 30), trials=COVERAGE_TRIALS, n_boot=1000, seed=SEED)
-plots.export_table(coverage, "sjc_table12_interval_coverage", f"{FIGURES}/tables",
+plots.export_table(coverage, "sjc_table12_interval_coverage", f"{figs}/tables",
                    "Coverage of 95% AUROC intervals by number of scenarios (simulation)")
 coverage
 

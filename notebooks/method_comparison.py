@@ -27,9 +27,13 @@ K = 3                      # k for pass_hat_k
 BUDGET = 48                # the budget the one-sentence reading below is about
 SEED = 0
 N_BOOT = 2000
-FIGURES = "figures"
+FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
+from workbench.project import figures_dir, use_project_root
+
+use_project_root()  # relative parameters are the project's, however the kernel was started
+figs = figures_dir(FIGURES, DATA)
 import polars as pl
 from IPython.display import display
 
@@ -53,10 +57,10 @@ if not HAVE:
 else:
     by = ("budget",) if has_budget(tables) else ()
     diffs = compare_to_baseline(runs, BASELINE, METRIC, by=by, k=K, n_boot=N_BOOT, seed=SEED)
-    plots.export_table(diffs.drop("n_boot", "level"), f"compare_{METRIC}_vs_{BASELINE}", f"{FIGURES}/tables",
+    plots.export_table(diffs.drop("n_boot", "level"), f"compare_{METRIC}_vs_{BASELINE}", f"{figs}/tables",
                        f"{METRIC}: each method minus {BASELINE}, paired, 95% scenario intervals, Holm-adjusted p")
     fig = plots.compare.forest(diffs, "budget" if by else None)
-    plots.export(fig, f"compare_{METRIC}_vs_{BASELINE}", FIGURES)
+    plots.export(fig, f"compare_{METRIC}_vs_{BASELINE}", figs)
     display(diffs.select(*by, "a", "estimate", "ci_low", "ci_high", "n", "p_value", "p_holm", "gee_p", "mcnemar_p"))
 
 # %% [markdown]

@@ -22,9 +22,13 @@
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mylog.jsonl`)
 DATA = "data/examples/invoice_log.jsonl"   # a log in any format `workbench import` reads, or its directory
 K = 2                                      # Pass^k and Pass@k over k replicates
-FIGURES = "figures"
+FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
+from workbench.project import figures_dir, use_project_root
+
+use_project_root()  # relative parameters are the project's, however the kernel was started
+figs = figures_dir(FIGURES, DATA)
 from workbench import plots
 from workbench.datasets import load_any, need_outcomes
 from workbench.composition import section_counts
@@ -44,12 +48,12 @@ entries = entries_table(compactions)
 
 # %%
 by_section = section_counts(entries)
-plots.export_table(by_section, "quickstart_entries_by_section", f"{FIGURES}/tables")
+plots.export_table(by_section, "quickstart_entries_by_section", f"{figs}/tables")
 by_section
 
 # %%
 fig = plots.entries_by_section(by_section)
-plots.export(fig, "quickstart_entries_by_section", FIGURES);
+plots.export(fig, "quickstart_entries_by_section", figs);
 
 # %% [markdown]
 # **Figure (committed example log).** Number of summary entries under each section heading, over every candidate summary of the log: the first column of SJC Table 2.
@@ -63,5 +67,5 @@ efficiency_by(steps, runs, "method")
 # %%
 need_outcomes(runs, what="reliability (Acc, Pass^k, Pass@k)")  # imported sessions have no outcomes: stop here
 rel = reliability(runs, k=K, by="method")
-plots.export_table(rel, "quickstart_reliability", f"{FIGURES}/tables")
+plots.export_table(rel, "quickstart_reliability", f"{figs}/tables")
 rel

@@ -25,10 +25,14 @@ CLAUDE_FIXTURE = "data/real/claude-compaction/fixture.json"
 CLAUDE_RESULTS = None   # e.g. "../shared/data/claude-compaction/results/runs.jsonl" (with CLAUDE_PROMPTS)
 CLAUDE_PROMPTS = None   # e.g. "../shared/data/claude-compaction/data/prompts"
 BUDGETS = [2048, 4096, 8192]
-FIGURES = "figures"
+FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 SEED = 0
 
 # %%
+from workbench.project import figures_dir, use_project_root
+
+use_project_root()  # relative parameters are the project's, however the kernel was started
+figs = figures_dir(FIGURES, TAU_BENCH, CLAUDE_FIXTURE, CLAUDE_RESULTS, CLAUDE_PROMPTS)
 from workbench import plots
 from workbench.adapters.tau_bench import read_tau_bench
 from workbench.metrics import reliability_by_k
@@ -44,18 +48,18 @@ runs, steps = tau["runs"], tau["steps"]
 
 # %%
 passk = reliability_by_k(runs)
-plots.export_table(passk, "real_taubench_pass_k", f"{FIGURES}/tables", "tau-bench airline (gpt-4o): Pass^k and Pass@k")
+plots.export_table(passk, "real_taubench_pass_k", f"{figs}/tables", "tau-bench airline (gpt-4o): Pass^k and Pass@k")
 passk
 
 # %%
 eff = efficiency_by_encoding(steps, runs)
-plots.export_table(eff, "real_taubench_efficiency", f"{FIGURES}/tables", "tau-bench efficiency (FOCUS A.8)")
+plots.export_table(eff, "real_taubench_efficiency", f"{figs}/tables", "tau-bench efficiency (FOCUS A.8)")
 eff
 
 # %%
 source = "committed fixture" if TAU_BENCH.endswith("-subset.json") else "full file"
 fig = plots.real_logs.pass_k_curves(passk, source)
-plots.export(fig, "real_taubench_pass_k", FIGURES);
+plots.export(fig, "real_taubench_pass_k", figs);
 
 # %% [markdown]
 # **Figure (real tau-bench airline runs, gpt-4o; the title says whether it is the committed 5-task fixture or the full file).** Pass^k and Pass@k against the number of trials k: reliability falls with k while Pass@k rises, the gap TRACE's Pass^2 framing warns about.
@@ -67,12 +71,12 @@ plots.export(fig, "real_taubench_pass_k", FIGURES);
 from workbench.fifo_replay import replay, replay_by_budget
 
 by_budget = replay_by_budget(replay(steps, runs, BUDGETS))
-plots.export_table(by_budget, "real_taubench_fifo_replay", f"{FIGURES}/tables", "FIFO replay on tau-bench")
+plots.export_table(by_budget, "real_taubench_fifo_replay", f"{figs}/tables", "FIFO replay on tau-bench")
 by_budget
 
 # %%
 fig = plots.real_logs.fifo_out_of_window(by_budget)
-plots.export(fig, "real_taubench_fifo_out_of_window", FIGURES);
+plots.export(fig, "real_taubench_fifo_out_of_window", figs);
 
 # %% [markdown]
 # **Figure (real tau-bench runs, replayed without an LLM).** Identifiers in the agent's action arguments after the first budget boundary that it had seen in an earlier observation, split by whether FIFO still holds that observation: the red part is the silent channel on real data, an id acted on whose source is gone.
@@ -86,7 +90,7 @@ from workbench.identifiers import claude_check
 
 claude = load_full(CLAUDE_RESULTS, CLAUDE_PROMPTS) if CLAUDE_RESULTS else load_fixture(CLAUDE_FIXTURE)
 ct = check_table(claude)
-plots.export_table(ct, "real_claude_fact_check", f"{FIGURES}/tables", "Claude compaction summaries: fact check vs measured FNR")
+plots.export_table(ct, "real_claude_fact_check", f"{figs}/tables", "Claude compaction summaries: fact check vs measured FNR")
 ct
 
 # %%
@@ -96,7 +100,7 @@ for r in claude:
 
 # %%
 fig = plots.real_logs.claude_fact_check(ct)
-plots.export(fig, "real_claude_fact_check", FIGURES);
+plots.export(fig, "real_claude_fact_check", figs);
 
 # %% [markdown]
 # **Figure (real Claude compaction summaries).** Per summary: the share of its identifiers found in the 15,000 strings it replaced, the share of the 100 queried members whose host it still names, and the members recalled after compaction (1 - FNR, measured by the source experiment). The summaries name almost no member, yet recall ranges from 3% to 37%, with false positives of 4-48%: answers come from guessing at patterns, not from what the summary holds.

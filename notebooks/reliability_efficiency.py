@@ -26,9 +26,13 @@ TAU = 0.5                  # SJC's threshold
 SEED = 0
 N_BOOT = 2000
 BUDGET = 48                # the testbed budget the single-budget analyses use
-FIGURES = "figures"
+FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
+from workbench.project import figures_dir, use_project_root
+
+use_project_root()  # relative parameters are the project's, however the kernel was started
+figs = figures_dir(FIGURES, DATA)
 import polars as pl
 from IPython.display import display
 
@@ -51,13 +55,13 @@ from workbench.metrics.tables import judge_overhead, pass_vs_tokens, results_tab
 r = select_runs(tables, budget=BUDGET)
 K = int(min(3, r.group_by("method", "task_id", maintain_order=True).len()["len"].min()))  # SJC: Pass3 over three runs
 t3 = results_table(r.with_columns(pl.col("subset").fill_null("all")), k=K, replicates=list(range(K)))
-plots.export_table(t3, "sjc_table3_results", f"{FIGURES}/tables", "Acc, Pass3, Steps, Peak by method and subset (testbed)")
+plots.export_table(t3, "sjc_table3_results", f"{figs}/tables", "Acc, Pass3, Steps, Peak by method and subset (testbed)")
 t3
 
 # %%
 pvt = pass_vs_tokens(r, k=K, n_boot=N_BOOT, seed=SEED)
 fig = plots.sjc.pass_vs_tokens(pvt)
-plots.export(fig, "sjc_fig2_pass_vs_tokens", FIGURES)
+plots.export(fig, "sjc_fig2_pass_vs_tokens", figs)
 pvt
 
 # %% [markdown]
@@ -67,7 +71,7 @@ pvt
 if has_budget(tables):
     acc = runs.group_by("method", "budget", maintain_order=True).agg(pl.col("success").mean().alias("acc"))
     fig = plots.sjc.accuracy_by_budget(acc)
-    plots.export(fig, "testbed_accuracy_by_budget", FIGURES)
+    plots.export(fig, "testbed_accuracy_by_budget", figs)
     display(acc.sort("budget", "method"))
 
 # %% [markdown]
@@ -81,7 +85,7 @@ if (runs["method"] == "prompting_sjc").any() and (runs["method"] == "prompting")
 published = pl.read_csv("data/published/focus_tables.csv")
 appworld = published.filter((pl.col("table") == "Table 1") & pl.col("panel").str.starts_with("(a)"))
 fig = plots.focus.published_table(appworld, "dependency_m", "acc", title="published: FOCUS Table 1(a), AppWorld test_normal")
-plots.export(fig, "focus_table1_appworld_published", FIGURES)
+plots.export(fig, "focus_table1_appworld_published", figs)
 appworld.pivot(on="metric", index="method", values="value")
 
 # %% [markdown]

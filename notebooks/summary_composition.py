@@ -26,9 +26,13 @@ TAU = 0.5                  # SJC's threshold
 SEED = 0
 N_BOOT = 2000
 BUDGET = 48                # the testbed budget the single-budget analyses use
-FIGURES = "figures"
+FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
+from workbench.project import figures_dir, use_project_root
+
+use_project_root()  # relative parameters are the project's, however the kernel was started
+figs = figures_dir(FIGURES, DATA)
 import polars as pl
 from IPython.display import display
 
@@ -50,27 +54,27 @@ sel = select_runs(tables, method="prompting", budget=BUDGET)
 entries = tables["entries"].filter(pl.col("run_id").is_in(sel.get_column("run_id").implode()))
 entries = support_from_scores(entries, tables["scores"], TAU, judge=JUDGE).collect(engine="streaming")
 table2 = entries_by_section(entries)
-plots.export_table(table2, "sjc_table2_entries_by_section", f"{FIGURES}/tables", "Entries by section (judge at tau)")
+plots.export_table(table2, "sjc_table2_entries_by_section", f"{figs}/tables", "Entries by section (judge at tau)")
 table2
 
 # %%
 if "gt_supported" in entries.columns:
     truth = entries_by_section(entries.with_columns(pl.col("gt_supported").alias("supported")))
-    plots.export_table(truth, "sjc_table2_ground_truth", f"{FIGURES}/tables", "Entries by section (testbed ground truth)")
+    plots.export_table(truth, "sjc_table2_ground_truth", f"{figs}/tables", "Entries by section (testbed ground truth)")
     display(truth)
 
 # %%
 fig = plots.sjc.section_composition(table2)
-plots.export(fig, "sjc_table2_composition", FIGURES);
+plots.export(fig, "sjc_table2_composition", figs);
 
 # %% [markdown]
 # **Figure (testbed; SJC Table 2).** Summary entries per section of the `prompting` summaries, split into entries the source judge scores as supported (score >= tau) and unsupported; the label is the unsupported share. SJC's forward-looking sections (Open TODOs and Pending user asks) carry most of the unsupported entries; Constraints/Rules mixes task restatements (unsupported) with rules the summaries carry over, and Exact identifiers are almost all supported.
 
 # %%
 table9 = by_boundary(entries, max_boundary=5)
-plots.export_table(table9, "sjc_table9_by_boundary", f"{FIGURES}/tables", "Unsupported entries by boundary")
+plots.export_table(table9, "sjc_table9_by_boundary", f"{figs}/tables", "Unsupported entries by boundary")
 fig = plots.sjc.unsupported_by_boundary(table9)
-plots.export(fig, "sjc_table9_unsupported_by_boundary", FIGURES)
+plots.export(fig, "sjc_table9_unsupported_by_boundary", figs)
 table9
 
 # %% [markdown]
@@ -78,9 +82,9 @@ table9
 
 # %%
 table10, exact_share = persistence(entries, max_d=4)
-plots.export_table(table10, "sjc_table10_persistence", f"{FIGURES}/tables", "Persistence of reasoning entries")
+plots.export_table(table10, "sjc_table10_persistence", f"{figs}/tables", "Persistence of reasoning entries")
 fig = plots.sjc.persistence_curves(table10)
-plots.export(fig, "sjc_table10_persistence", FIGURES)
+plots.export(fig, "sjc_table10_persistence", figs)
 print(f"matches that were exact (normalised text): {exact_share:.1%}")
 table10
 

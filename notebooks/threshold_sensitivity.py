@@ -26,11 +26,15 @@ TAU = 0.5                  # SJC's threshold
 SEED = 0
 N_BOOT = 2000
 BUDGET = 48                # the testbed budget the single-budget analyses use
-FIGURES = "figures"
+FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 REPEATED_SCORES = None     # a scores file with repeats (workbench judge ... --repeats N): decision flips (SJC 5.4)
 REFERENCE_JUDGE = "lexical"  # the judge in DATA's scores that marks entries as scored low (< 0.2)
 
 # %%
+from workbench.project import figures_dir, use_project_root
+
+use_project_root()  # relative parameters are the project's, however the kernel was started
+figs = figures_dir(FIGURES, DATA)
 import polars as pl
 from IPython.display import display
 
@@ -59,12 +63,12 @@ entries = (support_from_scores(tables["entries"].join(sel.select(meta).lazy(), o
                                tables["scores"], TAU, judge=JUDGE)
            .drop("entry_id", "run_id").collect(engine="streaming"))  # one row per entry, what the figures use
 dist = score_distribution(entries)
-plots.export_table(dist, "sjc_fig3_score_distribution", f"{FIGURES}/tables", "Score mass by section")
+plots.export_table(dist, "sjc_fig3_score_distribution", f"{figs}/tables", "Score mass by section")
 dist
 
 # %%
 fig = plots.sjc.score_histograms(entries, SECTIONS)
-plots.export(fig, "sjc_fig3_score_distribution", FIGURES);
+plots.export(fig, "sjc_fig3_score_distribution", figs);
 
 # %% [markdown]
 # **Figure (testbed; SJC Figure 3 left).** Distribution of the lexical judge's source scores of summary entries in each of the five sections, Pending user asks included. SJC highlights that section (86% of its entries unsupported under Jev); the lexical baseline scores most of the testbed's pending asks near 1, because the restated task recurs word for word in the previous summary it may cite -- a limit of word overlap, which cannot tell a carried restatement from an observed fact. The table above gives the shares >= 0.8, < 0.2 and in [0.3, 0.7].
@@ -74,9 +78,9 @@ setting = "budget" if has_budget(tables) else None
 frame = entries.with_columns(pl.col("budget").cast(pl.Utf8)) if setting else entries
 curve = sweep(frame, np.linspace(0, 1, 101), setting=setting, n_boot=N_BOOT, seed=SEED)
 change = largest_change(curve)
-plots.export_table(change, "sjc_fig3_change_03_07", f"{FIGURES}/tables", "Change in pruned fraction, tau 0.3 to 0.7")
+plots.export_table(change, "sjc_fig3_change_03_07", f"{figs}/tables", "Change in pruned fraction, tau 0.3 to 0.7")
 fig = plots.sjc.pruned_vs_tau(curve, tau=TAU)
-plots.export(fig, "sjc_fig3_pruned_vs_tau", FIGURES)
+plots.export(fig, "sjc_fig3_pruned_vs_tau", figs)
 change
 
 # %% [markdown]
@@ -85,8 +89,8 @@ change
 # %%
 keep = keep_rate_by_section(entries, TAU)
 fig = plots.sjc.keep_rates(keep)
-plots.export(fig, "sjc_keep_rate_by_section", FIGURES)
-plots.export_table(keep, "sjc_keep_rate_by_section", f"{FIGURES}/tables")
+plots.export(fig, "sjc_keep_rate_by_section", figs)
+plots.export_table(keep, "sjc_keep_rate_by_section", f"{figs}/tables")
 display(first_vs_later(entries, TAU))
 keep
 
@@ -106,10 +110,10 @@ if repeats > 1:
     reference = tables["scores"].filter((pl.col("judge") == REFERENCE_JUDGE) & (pl.col("repeat") == 0)).collect()
     flips = decision_flips(repeated.join(sections, on="entry_id"), TAU, reference, by="section")
     overall = decision_flips(repeated, TAU, reference)
-    plots.export_table(flips, "sjc_sec54_decision_flips", f"{FIGURES}/tables", "Decision flips across repeats")
+    plots.export_table(flips, "sjc_sec54_decision_flips", f"{figs}/tables", "Decision flips across repeats")
     for judge_name, per_judge in flips.group_by("judge", maintain_order=True):
         fig = plots.sjc.decision_flips(per_judge)
-        plots.export(fig, f"sjc_sec54_decision_flips_{judge_name[0]}", FIGURES)
+        plots.export(fig, f"sjc_sec54_decision_flips_{judge_name[0]}", figs)
     display(overall)
 else:
     print("no repeated scores: run `workbench judge DIR --judge jev --repeats 5 --out rep.parquet` and set "

@@ -26,9 +26,13 @@ TAU = 0.5                  # SJC's threshold
 SEED = 0
 N_BOOT = 2000
 BUDGET = 48                # the testbed budget the single-budget analyses use
-FIGURES = "figures"
+FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
+from workbench.project import figures_dir, use_project_root
+
+use_project_root()  # relative parameters are the project's, however the kernel was started
+figs = figures_dir(FIGURES, DATA)
 import polars as pl
 
 from workbench import plots
@@ -51,13 +55,13 @@ from workbench.trace import (
 
 need(tables, "candidates", what="the verifier analysis")
 vt = verifier_table(runs, budget=BUDGET)
-plots.export_table(vt, "trace_verifier_table", f"{FIGURES}/tables", "Verifier vs unverified vs oracle (testbed)")
+plots.export_table(vt, "trace_verifier_table", f"{figs}/tables", "Verifier vs unverified vs oracle (testbed)")
 vt
 
 # %%
 published = pl.read_csv("data/published/text_numbers.csv")
 side = article_comparison(runs, tables.get("candidates"), published)
-plots.export_table(side, "trace_published_vs_testbed", f"{FIGURES}/tables", "TRACE article (published) beside this testbed")
+plots.export_table(side, "trace_published_vs_testbed", f"{figs}/tables", "TRACE article (published) beside this testbed")
 side
 
 # %% [markdown]
@@ -66,7 +70,7 @@ side
 # %%
 burden = post_compaction_burden(tables["steps"], runs, method="prompting", budget=BUDGET, n_boot=N_BOOT, seed=SEED)
 fig = plots.trace.burden_curve(burden)
-plots.export(fig, "trace_post_compaction_burden", FIGURES)
+plots.export(fig, "trace_post_compaction_burden", figs)
 burden
 
 # %% [markdown]
@@ -75,7 +79,7 @@ burden
 # %%
 defects = defects_chosen_vs_rejected(tables["candidates"], runs, budget=BUDGET)
 fig = plots.trace.defects_chosen_rejected(defects)
-plots.export(fig, "trace_defects_chosen_vs_rejected", FIGURES)
+plots.export(fig, "trace_defects_chosen_vs_rejected", figs)
 defects
 
 # %% [markdown]
@@ -88,7 +92,7 @@ fc = fact_check_compactions(comps, tables["steps"], runs)
 chosen = tables["candidates"].filter(pl.col("chosen")).select("run_id", "boundary", "verifier_score")
 both = fc.join(chosen, on=["run_id", "boundary"])
 fig = plots.trace.verifier_vs_factcheck(both)
-plots.export(fig, "trace_verifier_vs_fact_check", FIGURES)
+plots.export(fig, "trace_verifier_vs_fact_check", figs)
 both.group_by("silent_defect", maintain_order=True).agg(pl.len(), pl.col("verifier_score").mean())
 
 # %% [markdown]
@@ -104,7 +108,7 @@ cheap = simulate(DatasetConfig(tasks=n_tasks, runs=n_runs, budgets=(BUDGET,), po
                                seed=SEED, verifier="cheap"))
 cost = verifier_cost({"article: 3 paired samples per candidate": runs, "cheap: 1 shared continuation": cheap["runs"]},
                      published, budget=BUDGET)
-plots.export_table(cost, "trace_verifier_cost", f"{FIGURES}/tables", "Verifier cost per setting beside the TRACE article")
+plots.export_table(cost, "trace_verifier_cost", f"{figs}/tables", "Verifier cost per setting beside the TRACE article")
 cost
 
 # %% [markdown]

@@ -13,7 +13,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--notebooks", default="notebooks", help="directory of .ipynb notebooks")
     p.add_argument("--build", default="build/notebooks", help="where executed copies go")
     p.add_argument("--timeout", type=int, default=1200, help="seconds per cell")
-    p.add_argument("--data", default="data/testbed", help="the default testbed, generated here if missing")
+    p.add_argument("--data", default="data/testbed", help="the default testbed (relative to the notebooks' project), "
+                   "generated there if missing and no --param DATA is given")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="set a notebook parameter in every notebook (repeatable; VALUE is read as a Python "
                         "literal when it is one, else as text), as papermill -p does")
@@ -25,6 +26,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from workbench.datasets import ensure_testbed
     from workbench.notebooks import parse_param, run_all
+    from workbench.project import find_root
 
     at_least("--timeout", args.timeout, 1)
     notebooks = existing_dir(args.notebooks, "directory of notebooks")
@@ -36,8 +38,14 @@ def run(args: argparse.Namespace) -> int:
         missing = [n for n in args.only if not (notebooks / f"{n}.ipynb").exists()]
         if missing:
             raise UsageError("--only", f"notebooks in {notebooks}/", ", ".join(missing))
-    ensure_testbed(args.data)
+    # a value naming a file or directory that exists from here is made absolute: the kernels start in the
+    # notebooks' project root, where the notebooks read their relative parameters
+    parameters = {k: str(Path(v).resolve()) if isinstance(v, str) and v and Path(v).exists() else v
+                  for k, v in parameters.items()}
+    root = find_root(notebooks)
+    if "DATA" not in parameters:  # the notebooks read the default testbed: make it if it is missing
+        ensure_testbed((root or Path.cwd()) / args.data)
     report = run_all(notebooks, Path(args.build), timeout=args.timeout, parameters=parameters or None,
-                     names=args.only)
+                     names=args.only, cwd=root)
     print(report)
     return report.exit_code

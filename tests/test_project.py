@@ -1,0 +1,67 @@
+"""Notebooks give the same outputs however they are run: from the project root or from ``notebooks/`` (nbconvert,
+JupyterLab), with papermill, and a user's own data never writes into the tracked gallery."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.project import figures_dir, find_root, is_project_data, use_project_root
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_root_is_found_from_the_root_from_notebooks_and_not_outside(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    assert find_root(ROOT) == find_root(ROOT / "notebooks") == find_root(ROOT / "data" / "examples") == ROOT
+    assert find_root(tmp_path) is None
+    monkeypatch.chdir(ROOT / "notebooks")
+    assert use_project_root() == ROOT and Path.cwd() == ROOT
+    monkeypatch.chdir(tmp_path)
+    assert use_project_root() == tmp_path  # outside a project: where it was
+
+
+def test_only_the_projects_own_data_writes_the_gallery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    assert is_project_data(None) and is_project_data("data/testbed") and is_project_data(ROOT / "data" / "real")
+    assert not is_project_data(tmp_path / "cc") and not is_project_data("build/cc")
+    assert figures_dir(None, "data/testbed") == Path("figures")
+    assert figures_dir(None, None, "data/examples/claude-code") == Path("figures")
+    assert figures_dir(None, "data/testbed", tmp_path / "my-sessions") == Path("build/figures/my-sessions")
+    assert figures_dir("somewhere", tmp_path / "my-sessions") == Path("somewhere")
+
+
+def _copy_project(tmp_path: Path) -> Path:
+    copy = tmp_path / "project"
+    for part in ("notebooks", "data/examples", "data/published"):
+        shutil.copytree(ROOT / part, copy / part)
+    shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
+    return copy
+
+
+@pytest.mark.slow
+def test_nbconvert_from_notebooks_and_papermill_with_your_data(tmp_path: Path) -> None:
+    copy = _copy_project(tmp_path)
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # nbconvert starts the kernel in notebooks/: the notebook still reads and writes the project's paths
+    subprocess.run([str(bin_dir / "jupyter"), "nbconvert", "--to", "notebook", "--execute", "quickstart.ipynb",
+                    "--output", str(tmp_path / "q.ipynb")], cwd=copy / "notebooks", env=env, check=True,
+                   capture_output=True, timeout=600)
+    made = copy / "figures" / "quickstart_entries_by_section.png"
+    assert made.read_bytes() == (ROOT / "figures" / "quickstart_entries_by_section.png").read_bytes()
+    assert not (copy / "notebooks" / "figures").exists() and not (copy / "notebooks" / "data").exists()
+    # papermill, a log of one's own: the figures go under build/figures/<its name>, the gallery is untouched
+    mine = tmp_path / "elsewhere" / "mine.jsonl"
+    mine.parent.mkdir()
+    shutil.copy(ROOT / "data" / "examples" / "invoice_log.jsonl", mine)
+    before = sorted(p.name for p in (copy / "figures").rglob("*"))
+    subprocess.run([str(bin_dir / "papermill"), "notebooks/quickstart.ipynb", str(tmp_path / "p.ipynb"),
+                    "-p", "DATA", str(mine)], cwd=copy, env=env, check=True, capture_output=True, timeout=600)
+    assert (copy / "build" / "figures" / "mine.jsonl" / "quickstart_entries_by_section.png").exists()
+    assert sorted(p.name for p in (copy / "figures").rglob("*")) == before

@@ -1,0 +1,52 @@
+"""Where the project is, so a notebook gives the same outputs however it is run.
+
+JupyterLab and ``jupyter nbconvert`` start a notebook's kernel in ``notebooks/``, ``workbench figures`` and
+papermill in the directory they are called from. A notebook's parameters are paths relative to the project
+root (``data/testbed``, ``figures``): :func:`use_project_root` makes that so wherever the kernel started, and
+:func:`figures_dir` decides where a notebook writes: the tracked gallery ``figures/`` only when every data
+parameter is the project's own data (under ``data/``), otherwise ``build/figures/<name of the data>/``, so a
+user's own sessions never overwrite the gallery.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def find_root(start: str | os.PathLike[str] | None = None) -> Path | None:
+    """The project root at or above ``start`` (the current directory): the first directory holding ``notebooks/``
+    and ``pyproject.toml`` or ``data/``; None outside a project."""
+    here = Path(start if start is not None else Path.cwd()).resolve()
+    for d in (here, *here.parents):
+        if (d / "notebooks").is_dir() and ((d / "pyproject.toml").is_file() or (d / "data").is_dir()):
+            return d
+    return None
+
+
+def use_project_root() -> Path:
+    """Change the working directory to the project root (:func:`find_root`; unchanged outside a project) and
+    return it: every relative parameter of a notebook (``DATA``, ``FIGURES``, ``data/published/...``) then means
+    the same thing from ``notebooks/``, from the root or from a subdirectory. Notebooks call it first; nothing in
+    the library changes directory by itself."""
+    root = find_root() or Path.cwd()
+    os.chdir(root)
+    return root
+
+
+def is_project_data(path: str | os.PathLike[str] | None) -> bool:
+    """Whether ``path`` is absent or the project's own data (under ``data/`` of the project root, the current
+    directory after :func:`use_project_root`: the testbed, the examples, the real-log fixtures)."""
+    if path is None:
+        return True
+    return Path(path).resolve().is_relative_to((Path.cwd() / "data").resolve())
+
+
+def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike[str] | None) -> Path:
+    """Where a notebook writes its figures (and ``tables/`` under it): ``figures`` when it is given; else the
+    tracked ``figures/`` when every data parameter is the project's own (:func:`is_project_data`), else
+    ``build/figures/<name of the first other data>/``."""
+    if figures is not None:
+        return Path(figures)
+    other = [Path(d) for d in data if d is not None and not is_project_data(d)]
+    return Path("figures") if not other else Path("build") / "figures" / (other[0].resolve().name or "data")
