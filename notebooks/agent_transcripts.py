@@ -20,15 +20,15 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters")
-DATA = None   # a directory of imported tables; when set, CLAUDE_CODE and CODEX are not read
-CLAUDE_CODE = "data/examples/claude-code"   # a Claude Code session file or directory (None to skip)
-CODEX = "data/examples/codex"               # a Codex rollout file or directory (None to skip)
-HORIZON = 5        # steps after (and before) each compaction, TRACE's K
-TAU = 0.5          # lexical score below which an entry is unsupported (SJC Section 3)
-ENCODING = "o200k_base"
-N_BOOT = 2000      # bootstrap resamples of the interval over sessions
-SEED = 0
-FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+DATA: str | None = None   # a directory of imported tables; when set, CLAUDE_CODE and CODEX are not read
+CLAUDE_CODE: str | None = "data/examples/claude-code"   # a Claude Code session file or directory (None to skip)
+CODEX: str | None = "data/examples/codex"               # a Codex rollout file or directory (None to skip)
+HORIZON: int = 5        # steps after (and before) each compaction, TRACE's K
+TAU: float = 0.5          # lexical score below which an entry is unsupported (SJC Section 3)
+ENCODING: str = "o200k_base"
+N_BOOT: int = 2000      # bootstrap resamples of the interval over sessions
+SEED: int = 0
+FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
 from workbench.project import figures_dir, use_project_root

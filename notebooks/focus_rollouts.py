@@ -20,15 +20,12 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
-DATA = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
-JUDGE = "lexical"          # the judge whose scores are analysed
-TAU = 0.5                  # SJC's threshold
-SEED = 0
-N_BOOT = 2000
-BUDGET = 48                # the testbed budget the single-budget analyses use
-FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
-FOCUS_TAU = 0.3            # FOCUS's retention threshold (Figure 4 caption); SJC's TAU is not used here
-N_TRUTH = [1, 2, 3, 5, 10, 20, 50, 100, 300]   # rollouts at which the error against u* is measured (Figure 5B)
+DATA: str = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
+SEED: int = 0
+N_BOOT: int = 2000
+FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+FOCUS_TAU: float = 0.3            # FOCUS's retention threshold (Figure 4 caption); SJC's TAU is not used here
+N_TRUTH: list[int] = [1, 2, 3, 5, 10, 20, 50, 100, 300]   # rollouts at which the error against u* is measured (Figure 5B)
 
 # %%
 from workbench.project import figures_dir, use_project_root

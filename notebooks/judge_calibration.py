@@ -20,18 +20,18 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
-DATA = "data/testbed"      # a workbench directory with scores and labels
-JUDGE = "lexical"          # the judge to calibrate
-OTHER_JUDGE = None         # a second judge in the scores table, compared on the same entries
-FIELD = "support"          # the label field: support or correct
-LABELS = None              # an AnnotationStore root with real labels (default: DATA's labels table)
-TARGET = "precision"       # choose tau for a target precision (or recall)
-TARGET_VALUE = 0.95
-TAU = 0.5                  # SJC's threshold, reported beside the chosen one
-BINS = 10
-SEED = 0
-N_BOOT = 2000
-FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+DATA: str = "data/testbed"      # a workbench directory with scores and labels
+JUDGE: str = "lexical"          # the judge to calibrate
+OTHER_JUDGE: str | None = None         # a second judge in the scores table, compared on the same entries
+FIELD: str = "support"          # the label field: support or correct
+LABELS: str | None = None              # an AnnotationStore root with real labels (default: DATA's labels table)
+TARGET: str = "precision"       # choose tau for a target precision (or recall)
+TARGET_VALUE: float = 0.95
+TAU: float = 0.5                  # SJC's threshold, reported beside the chosen one
+BINS: int = 10
+SEED: int = 0
+N_BOOT: int = 2000
+FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
 from workbench.project import figures_dir, use_project_root

@@ -20,15 +20,13 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
-DATA = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
-JUDGE = "lexical"          # the judge whose scores are analysed
-TAU = 0.5                  # SJC's threshold
-SEED = 0
-N_BOOT = 2000
-BUDGET = 48                # the testbed budget the single-budget analyses use
-FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
-LABELS = None              # e.g. "annotations": an AnnotationStore root with real labels
-COVERAGE_TRIALS = 1000     # simulated samples per cluster count for the interval-coverage check
+DATA: str = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
+TAU: float = 0.5                  # SJC's threshold
+SEED: int = 0
+N_BOOT: int = 2000
+FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+LABELS: str | None = None              # e.g. "annotations": an AnnotationStore root with real labels
+COVERAGE_TRIALS: int = 1000     # simulated samples per cluster count for the interval-coverage check
 
 # %%
 from workbench.project import figures_dir, use_project_root

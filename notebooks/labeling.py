@@ -22,14 +22,14 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters")
-ANNOTATOR = "alice"                              # letters, digits, _ . - @ + ; no spaces
-ROUND = 1                                        # 1, then 2 for the second, independent round
-FIELD = "support"                                # "support" (blind) or "correct" (with evaluation material)
-SAMPLE = "annotations/samples/testbed.jsonl"     # made by `workbench sample` (drawn here if missing)
-STORE = "annotations"                            # the annotation store (labels/ and notes/ under it)
-DATA = "data/testbed"                            # where a missing sample is drawn from
-N = 300                                          # items in a drawn sample (SJC Appendix G)
-SEED = 0
+ANNOTATOR: str = "alice"                              # letters, digits, _ . - @ + ; no spaces
+ROUND: int = 1                                        # 1, then 2 for the second, independent round
+FIELD: str = "support"                                # "support" (blind) or "correct" (with evaluation material)
+SAMPLE: str = "annotations/samples/testbed.jsonl"     # made by `workbench sample` (drawn here if missing)
+STORE: str = "annotations"                            # the annotation store (labels/ and notes/ under it)
+DATA: str = "data/testbed"                            # where a missing sample is drawn from
+N: int = 300                                          # items in a drawn sample (SJC Appendix G)
+SEED: int = 0
 
 # %%
 from pathlib import Path

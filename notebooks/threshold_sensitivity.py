@@ -20,15 +20,14 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
-DATA = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
-JUDGE = "lexical"          # the judge whose scores are analysed
-TAU = 0.5                  # SJC's threshold
-SEED = 0
-N_BOOT = 2000
-BUDGET = 48                # the testbed budget the single-budget analyses use
-FIGURES = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
-REPEATED_SCORES = None     # a scores file with repeats (workbench judge ... --repeats N): decision flips (SJC 5.4)
-REFERENCE_JUDGE = "lexical"  # the judge in DATA's scores that marks entries as scored low (< 0.2)
+DATA: str = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
+JUDGE: str = "lexical"          # the judge whose scores are analysed
+TAU: float = 0.5                  # SJC's threshold
+SEED: int = 0
+N_BOOT: int = 2000
+FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+REPEATED_SCORES: str | None = None     # a scores file with repeats (workbench judge ... --repeats N): decision flips (SJC 5.4)
+REFERENCE_JUDGE: str = "lexical"  # the judge in DATA's scores that marks entries as scored low (< 0.2)
 
 # %%
 from workbench.project import figures_dir, use_project_root
