@@ -69,7 +69,7 @@ def estimation_curves(stability: pl.DataFrame, error: pl.DataFrame, slope: Boots
     a.set_xscale("log")
     a.set_ylim(0, 1.02)
     a.set_xlabel("rollouts N")
-    a.set_ylabel("keep-set Jaccard vs N_max")
+    a.set_ylabel("keep set's overlap with the\nlargest N's (Jaccard)")
     a.set_title("(A) keep-set stability", fontsize=9)
     n = error.get_column("n_rollouts").to_numpy()
     err = error.get_column("max_error").to_numpy()
@@ -79,7 +79,7 @@ def estimation_curves(stability: pl.DataFrame, error: pl.DataFrame, slope: Boots
         b.scatter(published.get_column("n_rollouts").to_list(), published.get_column("max_error").to_list(),
                   marker="x", color="C3", zorder=3, label="FOCUS (published)")
     b.set_xlabel("rollouts N")
-    b.set_ylabel("max_i |û_i(N) - u*_i|")
+    b.set_ylabel("worst span's error |û - u*|")
     title = "(B) worst-span error vs u*"
     if slope is not None:
         title += f": slope {slope.estimate:.2f} [{slope.ci_low:.2f}, {slope.ci_high:.2f}]"

@@ -102,19 +102,22 @@ def score_histograms(frame: pl.DataFrame, sections: Sequence[str], bins: int = 2
     return ax
 
 
-def pruned_vs_tau(curve: pl.DataFrame, tau: float | None = 0.5, ax: Axes | None = None) -> Axes:
-    """SJC Figure 3 (right): fraction pruned against tau per setting, with scenario-bootstrap bands."""
+def pruned_vs_tau(curve: pl.DataFrame, tau: float | None = 0.5, legend_title: str | None = "budget",
+                  ax: Axes | None = None) -> Axes:
+    """SJC Figure 3 (right): fraction pruned against tau per setting (``legend_title`` names what the settings
+    are), with scenario-bootstrap bands; a dotted line at SJC's ``tau`` and a shaded span over tau 0.3 to 0.7, the
+    range whose change :func:`workbench.sensitivity.largest_change` tables, both in the legend."""
     fig, ax = _axes(ax)
     for i, (name,) in enumerate(curve.select("setting").unique(maintain_order=True).iter_rows()):
         c = curve.filter(pl.col("setting") == name) if name is not None else curve
         ax.plot(c.get_column("tau"), c.get_column("estimate"), color=f"C{i}", label=str(name))
         ax.fill_between(c.get_column("tau"), c.get_column("ci_low"), c.get_column("ci_high"), color=f"C{i}", alpha=0.2)
     if tau is not None:
-        ax.axvline(tau, color="grey", ls=":")
-    ax.axvspan(0.3, 0.7, color="grey", alpha=0.06)
+        ax.axvline(tau, color="grey", ls=":", label=f"SJC's tau = {tau:g}")
+    ax.axvspan(0.3, 0.7, color="grey", alpha=0.06, label="tau 0.3 to 0.7")
     ax.set_xlabel("threshold tau")
     ax.set_ylabel("fraction of entries pruned")
-    ax.legend(title="setting", fontsize=8)
+    ax.legend(title=legend_title, fontsize=8, title_fontsize=8)
     return ax
 
 
@@ -181,7 +184,7 @@ def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None 
         ax.bar(np.arange(len(budgets)) + i * width, vals, width, label=m, color=f"C{i}")
     ax.set_xticks(np.arange(len(budgets)) + width * (len(methods) - 1) / 2, [str(b) for b in budgets])
     ax.set_xlabel("budget (context units: 1 per turn + 1 per id or number; TRACE's 'tokens')")
-    ax.set_ylabel(value)
+    ax.set_ylabel({"acc": "accuracy (share of runs\nthat complete the task)"}.get(value, value))
     ax.legend(fontsize=7, ncols=3, loc="lower center", bbox_to_anchor=(0.5, 1.0))
     return ax
 
