@@ -206,14 +206,15 @@ _CC_TAG = re.compile(r"^\s*</?(analysis|summary)>\s*$", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class _Title:
-    """A Claude Code section title found on a line: its name, level (markdown ``#`` count; 2 for numbered
-    items), number, whether it is one of :data:`CLAUDE_SECTIONS`, and where text after it starts (or None)."""
+    """A Claude Code section title found on a line: its name, whether the line is a markdown heading and its
+    level (``#`` count; 2 for numbered items), number, whether it is one of :data:`CLAUDE_SECTIONS`, and where
+    text after it starts (or None)."""
 
     name: str
+    heading: bool
     level: int
     number: int | None
     known: bool
-    bold: bool
     rest: int | None
 
 
@@ -238,22 +239,22 @@ def _claude_title(line: str) -> _Title | None:
     if m.group("hashes"):
         if rest and not m.group("bold"):
             return None
-        return _Title(canonical or name, len(m.group("hashes")), number, canonical is not None, bool(m.group("bold")),
+        return _Title(canonical or name, True, len(m.group("hashes")), number, canonical is not None,
                       m.start("rest") if rest else None)
     if number is None:
         return None
     if rest and not colon:
         return None  # "1. **Note** that ..." is an entry
     if m.group("bold"):
-        return _Title(canonical or name, 2, number, canonical is not None, True, m.start("rest") if rest else None)
+        return _Title(canonical or name, False, 2, number, canonical is not None, m.start("rest") if rest else None)
     if canonical is not None and not rest:
-        return _Title(canonical, 2, number, True, False, None)
+        return _Title(canonical, False, 2, number, True, None)
     return None
 
 
-def _claude_regions(lines: list[_Line]) -> tuple[int, int, int]:
-    """(first line of the summary proper, first line after it, first line of the Analysis or -1): the client's
-    header and trailer and the model's ``Analysis:`` part lie outside ``[start, stop)``."""
+def _claude_regions(lines: list[_Line]) -> tuple[int, int]:
+    """(first line of the summary proper, first line after it): the client's header and trailer and the model's
+    ``Analysis:`` part lie outside ``[start, stop)``."""
     start, stop, analysis = 0, len(lines), -1
     summary_at = next((i for i, ln in enumerate(lines) if _CC_SUMMARY.match(ln.text)), None)
     for i, ln in enumerate(lines):
@@ -283,7 +284,7 @@ def _claude_regions(lines: list[_Line]) -> tuple[int, int, int]:
         if not _CC_TRAILER.match(lines[j].text):
             break
         stop, i = j, j - 1
-    return start, stop, analysis
+    return start, stop
 
 
 SCHEMAS: dict[str, Schema] = {
@@ -311,8 +312,7 @@ def detect_schema(text: str) -> str:
     titles = [t for line in texts if (t := _claude_title(line)) is not None]
     if any(_CC_HEADER.match(t) for t in texts) and titles:
         return "claude_code"
-    if sum(t.known for t in titles) >= 2 or sum(t.bold and t.level == 2 and t.number is not None
-                                                for t in titles) >= 2:
+    if sum(t.known for t in titles) >= 2 or sum(not t.heading for t in titles) >= 2:  # known, or numbered items
         return "claude_code"
     if any(_CC_SUMMARY.match(t) for t in texts) and any(t.known for t in titles):
         return "claude_code"
@@ -332,8 +332,9 @@ def parse(text: str, schema: str = "auto") -> list[Entry]:
 
     ``schema`` is one of :data:`SCHEMAS` or ``"auto"`` (:func:`detect_schema`); each entry
     carries the schema used and its section's role. For OpenClaw's schema every rule of the
-    module docstring applies; Claude Code's numbered bold items and free-text bold lines are
-    headings too, and under them (or, in free text, anywhere) a paragraph is an entry as well.
+    module docstring applies; Claude Code's summaries follow their own rules there (titles in five forms,
+    only the summary proper between the client's lines); in free text, bold lines are headings too, and
+    a paragraph is an entry as well.
     """
     name = detect_schema(text) if schema == "auto" else schema
     if name not in SCHEMAS:
@@ -423,7 +424,7 @@ def _parse_claude(text: str, lines: list[_Line], sch: Schema) -> list[Entry]:
     """Claude Code's summary (see the module docstring): only the lines between the client's header or the
     model's ``Summary:`` line and the client's trailer are read; section titles in every real form open sections,
     sub-headings (``### path``) open one entry that runs to the next heading, bold-only lines are labels."""
-    begin, stop, _ = _claude_regions(lines)
+    begin, stop = _claude_regions(lines)
     entries: list[Entry] = []
     section: str | None = None
     title_level = 2
@@ -446,7 +447,7 @@ def _parse_claude(text: str, lines: list[_Line], sch: Schema) -> list[Entry]:
     def opens_section(t: _Title, line: str) -> bool:
         if t.known:
             return True
-        if t.level != 2 or t.number is None or not t.bold:  # a markdown heading: a section at the titles' level
+        if t.heading:  # a markdown heading: a section at the titles' level, a sub-heading below it
             return t.level <= title_level
         if _indent_width(line) > 1 or headed:
             return False  # a numbered bold item is a title only in a summary whose titles are numbered items
@@ -472,12 +473,10 @@ def _parse_claude(text: str, lines: list[_Line], sch: Schema) -> list[Entry]:
         if _CC_TAG.match(s) or _CC_SUMMARY.match(s):
             close()
             continue
-        is_heading = title is not None and (title.level != 2 or title.number is None or not title.bold) \
-            and bool(_HEADING.match(s) or _OTHER_HEADING.match(s))
-        if title is not None and (title.known or is_heading or title.bold) and opens_section(title, s):
+        if title is not None and opens_section(title, s):
             close()
             section = title.name
-            if is_heading:
+            if title.heading:
                 title_level, headed = title.level, True
             last_number, numbered_since_title = title.number, False
             blank_since = False
