@@ -56,12 +56,18 @@ def sniff_format(path: str | os.PathLike[str]) -> str:
     for _, record in json_lines(Path(path)):
         if isinstance(record, dict) and "messages" in record:
             return "openai"
-        if isinstance(record, dict) and "payload" in record and "type" in record:
-            return "codex"
-        if isinstance(record, dict) and "sessionId" in record:
-            return "claude-code"
-        return "trajectory"
+        return _session_format(record) or "trajectory"
     return "trajectory"  # pragma: no cover - json_lines raises on an empty file
+
+
+def _session_format(record: Any) -> str | None:
+    """``codex`` for a rollout line (``type`` and ``payload``), ``claude-code`` for a transcript line
+    (``sessionId``), None for anything else."""
+    if isinstance(record, dict) and "payload" in record and "type" in record:
+        return "codex"
+    if isinstance(record, dict) and "sessionId" in record:
+        return "claude-code"
+    return None
 
 
 def read_log(path: str | os.PathLike[str], format: str | None = None) -> dict[str, pl.DataFrame]:  # noqa: A002
@@ -78,21 +84,18 @@ STREAMING: dict[str, Callable[[str | os.PathLike[str]], Iterator[tuple[int, dict
 
 
 def sniff_directory(path: str | os.PathLike[str]) -> str:
-    """The session format of a directory, from the first record of its first ``*.jsonl`` file: ``claude-code``
-    (``~/.claude/projects``: lines with ``sessionId``) or ``codex`` (``~/.codex/sessions``: ``type`` and
-    ``payload``); an error naming the directory and the file it read when neither."""
-    from workbench.jsonl import BadLines
-
+    """The session format of a directory, from the first record below it that says (its ``*.jsonl`` files in
+    order, bad lines passed over): ``claude-code`` (``~/.claude/projects``: lines with ``sessionId``) or ``codex``
+    (``~/.codex/sessions``: ``type`` and ``payload``); an error naming the directory and its first file when
+    no record says."""
     files = sorted(f for f in Path(path).rglob("*.jsonl") if f.is_file())
     if not files:
         raise SchemaError("is a directory with no *.jsonl session files below it; expected a log file, or a "
                           "directory of sessions (~/.claude/projects, ~/.codex/sessions)", file=str(path))
     for file in files:
         for _, record in json_lines(file, BadLines(skip_invalid=True)):
-            if isinstance(record, dict) and "payload" in record and "type" in record:
-                return "codex"
-            if isinstance(record, dict) and "sessionId" in record:
-                return "claude-code"
+            if (fmt := _session_format(record)) is not None:
+                return fmt
     raise SchemaError(f"its session files are neither Claude Code's (lines with sessionId) nor Codex's (lines "
                       f"with type and payload); first read: {files[0]}", file=str(path))
 
