@@ -170,10 +170,10 @@ def test_threshold_notebook_draws_decision_flips_from_noisy_repeats(log_dir: Pat
         assert run(log_dir, tmp_path, url, "--repeats", "4") == 0
     figs = tmp_path / "figs"
     root = Path(__file__).resolve().parents[1]
-    code = run_all(root / "notebooks", tmp_path / "build", timeout=300, cwd=root, names=["threshold_sensitivity"],
+    report = run_all(root / "notebooks", tmp_path / "build", timeout=300, cwd=root, names=["threshold_sensitivity"],
                    parameters={"DATA": str(log_dir), "FIGURES": str(figs), "N_BOOT": 50,
                                "REPEATED_SCORES": str(tmp_path / "scores.parquet")})
-    assert code == 0
+    assert report.exit_code == 0, str(report)
     assert (figs / "sjc_sec54_decision_flips_jev.png").exists()
     table = pl.read_csv(figs / "tables" / "sjc_sec54_decision_flips.csv")
     tables = load_tables(log_dir)

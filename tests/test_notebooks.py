@@ -19,11 +19,11 @@ def test_notebooks_run_on_an_imported_log(tmp_path: Path) -> None:
     data = tmp_path / "imported"
     assert main(["import", str(ROOT / "data" / "examples" / "invoice_log.jsonl"), "--out", str(data)]) == 0
     figs = tmp_path / "figs"
-    code = run_all(ROOT / "notebooks", tmp_path / "build", timeout=300, cwd=ROOT,
+    report = run_all(ROOT / "notebooks", tmp_path / "build", timeout=300, cwd=ROOT,
                    parameters={"DATA": str(data), "FIGURES": str(figs), "N_BOOT": 200},
                    names=["summary_composition", "threshold_sensitivity", "reliability_efficiency",
                           "failure_attribution", "judge_validation", "judge_calibration", "method_comparison"])
-    assert code == 0
+    assert report.exit_code == 0, str(report)
     made = {p.name for p in figs.glob("*.png")}
     assert {"sjc_table2_composition.png", "sjc_fig3_pruned_vs_tau.png", "sjc_fig2_pass_vs_tokens.png"} <= made
     # Table 2's entry counts, counted here by hand from the log: '- ' bullet lines under each '## ' heading
@@ -127,7 +127,7 @@ def test_agent_transcripts_notebook_on_imported_sessions(tmp_path: Path) -> None
                      "--out", str(data)]) == 0
     figs = tmp_path / "figs"
     assert run_all(ROOT / "notebooks", tmp_path / "build", timeout=300, cwd=ROOT,
-                   parameters={"DATA": str(data), "FIGURES": str(figs)}, names=["agent_transcripts"]) == 0
+                   parameters={"DATA": str(data), "FIGURES": str(figs)}, names=["agent_transcripts"]).exit_code == 0
     assert {"transcripts_entries_by_role.png", "transcripts_tokens_before_after.png",
             "transcripts_burden_before_after.png"} <= {p.name for p in figs.glob("*.png")}
     # the two compactions of the fixture, their triggers as the boundary lines say (auto, then manual)
@@ -154,7 +154,7 @@ def test_notebooks_run_without_the_kernel_transport_warning(tmp_path: Path, capf
     (tmp_path / "nbs").mkdir()
     nbformat.write(nb, tmp_path / "nbs" / "a.ipynb")
     nbformat.write(nb, tmp_path / "nbs" / "b.ipynb")
-    assert run_all(tmp_path / "nbs", tmp_path / "build", timeout=60) == 0
+    assert run_all(tmp_path / "nbs", tmp_path / "build", timeout=60).exit_code == 0
     out, err = capfd.readouterr()
     assert "WARNING" not in err and "TCP" not in err and "Parent appears" not in err, err
     assert nbformat.read(tmp_path / "build" / "b.ipynb", as_version=4).cells[1].outputs[0]["text"] == "2\n"
@@ -173,7 +173,7 @@ def test_a_notebook_that_does_not_apply_is_skipped_with_its_reason(tmp_path: Pat
     (tmp_path / "nbs").mkdir()
     nbformat.write(nb, tmp_path / "nbs" / "a.ipynb")
     report = run_all(tmp_path / "nbs", tmp_path / "build", timeout=60)
-    assert report == 0 and report.runs[0].status == "skipped"
+    assert report.exit_code == 0 and report.runs[0].status == "skipped"
     assert "skipped a: the runs have no success column" in str(report)
 
 
@@ -199,7 +199,7 @@ def test_the_kernels_own_log_is_kept_aside_and_shown_only_when_a_notebook_fails(
     to_fd2 = "import os; os.write(2, b'Traceback (most recent call last):\\n  kernel-side marker 7f3a\\n')"
     notebook("a_ran", to_fd2, "print('fine')")
     notebook("b_quiet", "print('fine')")
-    assert run_all(tmp_path / "nbs", tmp_path / "build", timeout=60, names=["a_ran", "b_quiet"]) == 0
+    assert run_all(tmp_path / "nbs", tmp_path / "build", timeout=60, names=["a_ran", "b_quiet"]).exit_code == 0
     _, err = capfd.readouterr()
     assert "Traceback" not in err and "7f3a" not in err and "Traceback" not in caplog.text, err
     assert f"its log: {tmp_path / 'build' / 'a_ran.kernel.log'}" in caplog.text
@@ -210,7 +210,7 @@ def test_the_kernels_own_log_is_kept_aside_and_shown_only_when_a_notebook_fails(
     notebook("c_fails", to_fd2, "1 / 0")
     notebook("d_after", "print('still runs')")
     report = run_all(tmp_path / "nbs", tmp_path / "build", timeout=60, names=["c_fails", "d_after"])
-    assert report == 1 and report.names("failed") == ["c_fails"] and report.names("ran") == ["d_after"]
+    assert report.exit_code == 1 and report.names("failed") == ["c_fails"] and report.names("ran") == ["d_after"]
     log = caplog.text
     cell = log.index("c_fails.ipynb: cell 1: ZeroDivisionError: division by zero")
     assert log.index("kernel-side marker 7f3a") > cell, log

@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
-from workbench.tables import read_tables, scan_table, table_file
+from workbench.tables import height, read_tables, scan_table, table_file
 
 #: the project's root (this package's parent directory in a source checkout)
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -213,7 +213,7 @@ def entry_clusters(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
 def need(tables: Mapping[str, Any], *names: str, what: str = "this analysis") -> None:
     """Raise :class:`NotApplicable` (a notebook's analysis is skipped, with this reason) unless every named table
     is present and not empty."""
-    missing = [n for n in names if n not in tables or _height(tables[n]) == 0]
+    missing = _missing(tables, names)
     if missing:
         raise NotApplicable(f"{what} needs the table(s) {missing}, which this data directory does not have")
 
@@ -235,13 +235,14 @@ def load_any(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     return read_log(path)
 
 
-def _height(frame: Any) -> int:
-    return frame.height if isinstance(frame, pl.DataFrame) else int(frame.select(pl.len()).collect().item())
+def _missing(tables: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+    """The named tables that are absent or empty."""
+    return [n for n in names if n not in tables or height(tables[n]) == 0]
 
 
 def require(tables: dict[str, pl.DataFrame], *names: str, what: str = "this analysis") -> bool:
     """Whether every named table is present; logs which are missing (a log may not have them)."""
-    missing = [n for n in names if n not in tables or tables[n].height == 0]
+    missing = _missing(tables, names)
     if missing:
         log.warning("%s needs the table(s) %s, which this data directory does not have; skipped.", what, missing)
     return not missing

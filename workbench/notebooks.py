@@ -46,16 +46,6 @@ class RunReport:
         """0 when nothing failed and something ran or was skipped for a reason; 1 otherwise."""
         return 1 if not self.runs or self.names("failed") else 0
 
-    def __int__(self) -> int:
-        return self.exit_code
-
-    def __eq__(self, other: object) -> bool:  # ``run_all(...) == 0`` reads as "succeeded"
-        if isinstance(other, int):
-            return self.exit_code == other
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
     def lines(self) -> list[str]:
         if not self.runs:
             return ["no notebooks ran"]

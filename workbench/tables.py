@@ -234,6 +234,11 @@ def table_files(directory: str | os.PathLike[str]) -> list[Path]:
     return sorted(p for p in directory.iterdir() if p.stem in schema.TABLES and p.suffix in (".parquet", ".jsonl"))
 
 
+def height(frame: pl.DataFrame | pl.LazyFrame) -> int:
+    """The rows of a table, eager or opened lazily (:func:`scan_tables`: counted without reading its columns)."""
+    return frame.height if isinstance(frame, pl.DataFrame) else int(frame.select(pl.len()).collect().item())
+
+
 def scan_tables(directory: str | os.PathLike[str], names: Sequence[str], *, need: Sequence[str] = ("runs",),
                 ) -> dict[str, pl.DataFrame | pl.LazyFrame]:
     """The named tables of a workbench directory, Parquet ones opened lazily (``scan_parquet``: read when and as

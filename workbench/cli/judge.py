@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from workbench.judges import make_judge
     from workbench.judges.run import judge_directory
     from workbench.llm.client import MissingKey
-    from workbench.tables import TRAJECTORY_TABLES, scan_tables
+    from workbench.tables import TRAJECTORY_TABLES, height, scan_tables
 
     check(args)
     tables = scan_tables(args.dir, TRAJECTORY_TABLES, need=("runs", "compactions"))  # read a batch at a time
@@ -76,8 +76,7 @@ def run(args: argparse.Namespace) -> int:
                   "needs none; --offline uses only the cache)", file=sys.stderr)
             return 2
     if not args.quiet:  # said at once: building the requests (BM25 evidence) takes a while on a large log
-        n = tables["compactions"].lazy().select("run_id").collect().height
-        print(f"judge {judge.name}: {n} compactions from {args.dir}"
+        print(f"judge {judge.name}: {height(tables['compactions'])} compactions from {args.dir}"
               f"{f', {args.repeats} repeats' if args.repeats > 1 else ''}; retrieving evidence ...",
               file=sys.stderr, flush=True)
     report = judge_directory(tables, judge, args.out, repeats=args.repeats, tau=args.tau, deadline=args.deadline,

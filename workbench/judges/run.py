@@ -32,7 +32,7 @@ from workbench.judges.base import SourceJudge
 from workbench.evidence import compaction_requests
 from workbench.judges.requests import score_requests
 from workbench.progress import Progress
-from workbench.tables import TRAJECTORY_TABLES, PartWriter, scan_tables
+from workbench.tables import TRAJECTORY_TABLES, PartWriter, height, scan_tables
 
 #: runs whose judge requests are built and scored together (the requests of a whole large log do not fit)
 JUDGE_BATCH_RUNS = 1000
@@ -104,7 +104,7 @@ def judge_directory(
         else data
     client = getattr(judge, "client", None)
     by_request = client is not None and executor == "local"  # a Ray worker's requests are not seen here
-    total = _request_count(tables["compactions"], judge) if by_request else _height(tables["compactions"])
+    total = _request_count(tables["compactions"], judge) if by_request else height(tables["compactions"])
     accounts = []
     kept = pruned = n_scores = n_null = 0
     with Progress(total * repeats, f"judge {judge.name}", "requests" if by_request else "compactions",
@@ -142,15 +142,11 @@ def judge_directory(
 def _request_count(compactions: pl.DataFrame | pl.LazyFrame, judge: SourceJudge) -> int:
     """Requests the run will send: one per entry for the OpenAI judge, one per compaction otherwise."""
     if judge.name != "openai":
-        return _height(compactions)
+        return height(compactions)
     from workbench.summary import parse
 
     return sum(len(parse(t or "")) for batch in compactions.lazy().select("candidate_summary")
                .collect_batches(chunk_size=20_000) for t in batch.get_column("candidate_summary").to_list())
-
-
-def _height(frame: pl.DataFrame | pl.LazyFrame) -> int:
-    return frame.height if isinstance(frame, pl.DataFrame) else int(frame.select(pl.len()).collect().item())
 
 
 def run_batches(tables: Tables, size: int) -> Iterator[dict[str, pl.DataFrame]]:
