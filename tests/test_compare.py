@@ -68,6 +68,14 @@ def test_holm_adjusts_all_comparisons_together() -> None:
     out = compare_to_baseline(pl.DataFrame(rows), "base", "acc", by=(), n_boot=100)
     assert out["a"].to_list() == ["good", "same"]
     assert out["p_holm"].to_list() == pytest.approx(list(multipletests(out["p_value"].to_numpy(), method="holm")[1]))
+    # simultaneous intervals: each comparison's t interval at Bonferroni's level 1 - 0.05/2, computed afresh
+    wide = pl.concat([paired_difference(pl.DataFrame(rows), "acc", a=a, b="base", by=(), n_boot=100,
+                                        level=1 - 0.05 / 2, cross_checks=False) for a in ("good", "same")])
+    assert out["sim_low"].to_list() == pytest.approx(wide["ci_low"].to_list())
+    assert out["sim_high"].to_list() == pytest.approx(wide["ci_high"].to_list())
+    assert out["p_bonferroni"].to_list() == pytest.approx([min(1.0, 2 * p) for p in out["p_value"]])
+    for r in out.iter_rows(named=True):  # the interval excludes 0 exactly when Bonferroni's p is below 0.05
+        assert (r["sim_low"] > 0 or r["sim_high"] < 0) == (r["p_bonferroni"] < 0.05)
 
 
 @pytest.mark.slow

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import polars as pl
@@ -134,3 +135,23 @@ def test_utility_histogram_masses() -> None:
     assert (h.at_zero, h.at_one) == (pytest.approx(2 / 6), pytest.approx(1 / 6))
     assert h.interior == pytest.approx(3 / 6) and h.near_tau == pytest.approx(2 / 6)
     assert int(np.sum(h.counts)) == 6
+
+
+def test_curve_means_do_not_depend_on_the_number_of_threads() -> None:
+    """FOCUS Figure 5's points: the same bits with 1 or 7 polars threads (polars' group-by mean splits its float
+    sum across threads, which moved a pixel of the figure between machines), and equal to numpy's mean per N."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, polars as pl; from workbench.focus import curve_means; "
+            "rng = np.random.default_rng(3); n = np.tile([1, 2, 3, 5, 10], 40000); "
+            "f = pl.DataFrame({'event_id': [str(i) for i in range(n.size)], 'n_rollouts': n, "
+            "'max_error': rng.random(n.size) / n}); print(curve_means(f, 'max_error')['max_error'].to_numpy().tobytes().hex())")
+    outs = {t: subprocess.run([sys.executable, "-c", code], env={**os.environ, "POLARS_MAX_THREADS": str(t)},
+                              capture_output=True, text=True, check=True).stdout for t in (1, 7)}
+    assert outs[1] == outs[7]
+    rng = np.random.default_rng(3)
+    n = np.tile([1, 2, 3, 5, 10], 40000)
+    err = rng.random(n.size) / n
+    expected = np.array([np.mean(err[n == k]) for k in (1, 2, 3, 5, 10)])
+    assert bytes.fromhex(outs[1].strip()) == expected.tobytes()

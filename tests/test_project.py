@@ -49,6 +49,15 @@ def test_nbconvert_from_notebooks_and_papermill_with_your_data(tmp_path: Path) -
     copy = _copy_project(tmp_path)
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    tracked = {p.relative_to(copy) for p in copy.rglob("*") if p.is_file()}
+    # nbconvert from the project root: agent_transcripts reads the committed session fixtures, writes the gallery
+    subprocess.run([str(bin_dir / "jupyter"), "nbconvert", "--to", "notebook", "--execute",
+                    "notebooks/agent_transcripts.ipynb", "--output", str(tmp_path / "a.ipynb")], cwd=copy, env=env,
+                   check=True, capture_output=True, timeout=600)
+    pngs = sorted((copy / "figures").glob("transcripts_*.png"))
+    assert len(pngs) >= 5
+    for png in pngs:  # the same bytes `workbench figures` committed
+        assert png.read_bytes() == (ROOT / "figures" / png.name).read_bytes(), png.name
     # nbconvert starts the kernel in notebooks/: the notebook still reads and writes the project's paths
     subprocess.run([str(bin_dir / "jupyter"), "nbconvert", "--to", "notebook", "--execute", "quickstart.ipynb",
                     "--output", str(tmp_path / "q.ipynb")], cwd=copy / "notebooks", env=env, check=True,
@@ -65,3 +74,6 @@ def test_nbconvert_from_notebooks_and_papermill_with_your_data(tmp_path: Path) -
                     "-p", "DATA", str(mine)], cwd=copy, env=env, check=True, capture_output=True, timeout=600)
     assert (copy / "build" / "figures" / "mine.jsonl" / "quickstart_entries_by_section.png").exists()
     assert sorted(p.name for p in (copy / "figures").rglob("*")) == before
+    # nothing was written outside figures/ and build/ (no second testbed, no notebooks/figures/)
+    stray = {p.relative_to(copy) for p in copy.rglob("*") if p.is_file()} - tracked
+    assert not [p for p in stray if p.parts[0] not in ("figures", "build")], sorted(map(str, stray))[:10]

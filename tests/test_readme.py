@@ -73,3 +73,21 @@ def test_the_tour_runs_as_printed(tmp_path: Path) -> None:
             mock.wait(timeout=10)
     assert (work / "build" / "jev.parquet").exists() and (work / "build" / "annotations" / "adjudication.jsonl").exists()
     assert len(list((work / "figures").glob("*.png"))) >= 20
+
+
+def test_the_params_yaml_example_names_parameters_the_notebook_declares() -> None:
+    """The README's ``papermill -f`` example: every key is a parameter of the notebook it names, as papermill's own
+    ``inspect_notebook`` reads it, and each value has the type the notebook declares."""
+    import papermill
+    import yaml
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("```yaml", 1)[1].split("```", 1)[0]
+    notebook = re.search(r"papermill (notebooks/\S+\.ipynb) \S+ -f", block)
+    assert notebook, "the YAML example names the notebook it is for"
+    declared = papermill.inspect_notebook(str(ROOT / notebook.group(1)))
+    values = yaml.safe_load(block)
+    assert values and set(values) <= set(declared), sorted(set(values) - set(declared))
+    python = {"str": str, "int": int, "float": (int, float), "list[int]": list, "str | None": (str, type(None))}
+    for name, value in values.items():
+        assert isinstance(value, python[declared[name]["inferred_type_name"]]), (name, value)

@@ -11,7 +11,11 @@ same tasks and replicates are compared pair by pair:
   logistic model of success on method (exchangeable working correlation within scenario) and
   the exact McNemar test on the paired outcomes;
 * :func:`compare_to_baseline` -- every method against one baseline per group, the p-values
-  adjusted together with Holm (``statsmodels.stats.multitest.multipletests``).
+  adjusted together with Holm (``statsmodels.stats.multitest.multipletests``), and simultaneous
+  intervals for the whole family (Bonferroni: each at level ``1 - (1 - level) / m``), which
+  exclude 0 exactly when the Bonferroni-adjusted p is below ``1 - level``. Holm rejects
+  whenever Bonferroni does and sometimes more, so a simultaneous interval that excludes 0
+  always goes with Holm p below ``1 - level``; the converse can fail by Holm's step-down.
 """
 
 from __future__ import annotations
@@ -137,10 +141,27 @@ def _t_p_value(diff: np.ndarray, clusters: np.ndarray) -> float:
     return float(2 * stats.t.sf(abs(est / se), g - 1))
 
 
+def simultaneous_interval(estimate: float, ci_low: float, ci_high: float, n_clusters: int, level: float,
+                          m: int) -> tuple[float, float]:
+    """The cluster-robust t interval at ``level`` widened to Bonferroni's ``1 - (1 - level) / m`` for ``m``
+    comparisons: same standard error (recovered from the half-width), t quantile with clusters - 1 df."""
+    if m < 1 or n_clusters < 2 or not all(math.isfinite(v) for v in (estimate, ci_low, ci_high)):
+        return float("nan"), float("nan")
+    df = n_clusters - 1
+    se = (ci_high - ci_low) / 2 / stats.t.ppf(0.5 + level / 2, df)
+    half = se * stats.t.ppf(1 - (1 - level) / (2 * m), df)
+    return estimate - half, estimate + half
+
+
 def compare_to_baseline(runs: pl.DataFrame, baseline: str, metric: str = "acc", *,
                         methods: Sequence[str] | None = None, by: Sequence[str] = ("budget",), k: int = 1,
                         n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
-    """Every method (or those named) minus ``baseline``, per group; ``p_holm`` adjusts all p-values together."""
+    """Every method (or those named) minus ``baseline``, per group.
+
+    The columns of :func:`paired_difference` (``ci_low``/``ci_high``: each comparison's own interval at
+    ``level``), and for the family of all comparisons: ``p_holm`` (Holm-adjusted), ``p_bonferroni``, and
+    ``sim_low``/``sim_high``, simultaneous intervals (Bonferroni) that agree with ``p_bonferroni``.
+    """
     from statsmodels.stats.multitest import multipletests
 
     names = methods or [m for m in runs.get_column("method").unique(maintain_order=True).to_list() if m != baseline]
@@ -150,6 +171,14 @@ def compare_to_baseline(runs: pl.DataFrame, baseline: str, metric: str = "acc", 
     p = out.get_column("p_value").to_numpy()
     adjusted = np.full(len(p), np.nan)
     ok = np.isfinite(p)
+    bonferroni = np.full(len(p), np.nan)
     if ok.any():
         adjusted[ok] = multipletests(p[ok], method="holm")[1]
-    return out.with_columns(pl.Series("p_holm", adjusted))
+        bonferroni[ok] = np.minimum(1.0, p[ok] * int(ok.sum()))
+    m = int(ok.sum())
+    bounds = [simultaneous_interval(r["estimate"], r["ci_low"], r["ci_high"], r["n_clusters"] or 0, level, m)
+              if r["estimate"] is not None and r["ci_low"] is not None and r["ci_high"] is not None
+              else (float("nan"), float("nan")) for r in out.iter_rows(named=True)]
+    return out.with_columns(pl.Series("p_holm", adjusted), pl.Series("p_bonferroni", bonferroni),
+                            pl.Series("sim_low", [b[0] for b in bounds], dtype=pl.Float64),
+                            pl.Series("sim_high", [b[1] for b in bounds], dtype=pl.Float64))

@@ -4,7 +4,8 @@ drew on (a figure of several panels: ``(fig, axes)``), as seaborn, pingouin and 
 Nothing here computes beyond layout, and nothing changes matplotlib's global style on
 import: call :func:`set_style` (notebooks do, once) and :func:`export` to write a
 figure to ``figures/NAME.pdf`` (fonts embedded as TrueType, ``pdf.fonttype`` 42) and
-``figures/NAME.png`` (200 dpi).
+``figures/NAME.png`` (200 dpi). :func:`export_table` (:mod:`workbench.plots.latex`) writes a table as a CSV
+of every column and a booktabs ``.tex`` that fits an ``article`` column.
 """
 
 from __future__ import annotations
@@ -62,39 +63,6 @@ def export(fig: Figure | Axes | tuple[Figure, Any], name: str, directory: str | 
     return paths
 
 
-def export_table(frame: pl.DataFrame, name: str, directory: str | Path = FIGURES / "tables", caption: str = "") -> list[Path]:
-    """Write a table as ``name.csv`` and a booktabs ``name.tex`` under ``figures/tables/``."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    csv_path = directory / f"{name}.csv"
-    frame.write_csv(csv_path)
-    tex_path = directory / f"{name}.tex"
-    tex_path.write_text(to_latex(frame, caption=caption), encoding="utf-8")
-    return [csv_path, tex_path]
-
-
-def _tex_escape(value: object) -> str:
-    text = "" if value is None else (f"{value:.3f}" if isinstance(value, float) else str(value))
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
-                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
-        text = text.replace(a, b) if a != "\\" else text.replace(a, "\x00")
-    return text.replace("\x00", r"\textbackslash{}")
-
-
-def to_latex(frame: pl.DataFrame, caption: str = "") -> str:
-    """A booktabs tabular of ``frame`` (numbers to 3 decimals, text escaped)."""
-    cols = frame.columns
-    align = "".join("r" if frame.schema[c].is_numeric() else "l" for c in cols)
-    lines = [r"\begin{table}[t]", r"\centering"]
-    if caption:
-        lines.append(rf"\caption{{{_tex_escape(caption)}}}")
-    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(_tex_escape(c) for c in cols) + r" \\", r"\midrule"]
-    for row in frame.iter_rows():
-        lines.append(" & ".join(_tex_escape(v) for v in row) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
-    return "\n".join(lines)
-
-
 def _axes(ax: Axes | None, figsize: tuple[float, float] = (5.0, 3.2)) -> tuple[Figure, Axes]:
     if ax is None:
         fig, ax = plt.subplots(figsize=figsize)
@@ -112,6 +80,7 @@ def entries_by_section(counts: pl.DataFrame, ax: Axes | None = None) -> Axes:
 
 
 from workbench.plots import calibration, compare, focus, real_logs, sessions, sjc, trace  # noqa: E402  (figure modules)
+from workbench.plots.latex import export_table, to_latex  # noqa: E402
 
 __all__ = ["FIGURES", "STYLE", "calibration", "compare", "entries_by_section", "export", "export_table", "focus",
            "real_logs", "sessions", "set_style", "sjc", "to_latex", "trace"]

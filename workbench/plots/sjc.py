@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 import numpy as np
 import polars as pl
@@ -172,19 +171,37 @@ def pass_vs_tokens(frame: pl.DataFrame, reference: str = "no_compression", ax: A
 
 
 def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None = None) -> Axes:
-    """Accuracy of each method at each budget (grouped bars)."""
+    """Accuracy of each method at each budget (grouped bars), with its interval when ``frame`` has one.
+
+    ``frame`` has ``method``, ``budget`` and ``value`` per row, as
+    :func:`workbench.metrics.reliability` by ``["method", "budget"]`` gives; with ``n_boot`` it
+    also has ``{value}_ci_low`` / ``{value}_ci_high``, drawn as error bars.
+    """
     fig, ax = _axes(ax, (6.5, 3.2))
     budgets = sorted(frame.get_column("budget").unique().to_list())
     methods = frame.get_column("method").unique(maintain_order=True).to_list()
     width = 0.8 / max(1, len(methods))
+    bounds = f"{value}_ci_low" in frame.columns and f"{value}_ci_high" in frame.columns
     for i, m in enumerate(methods):
         sub = frame.filter(pl.col("method") == m)
-        vals = [float(cast(float, sub.filter(pl.col("budget") == b).get_column(value).cast(pl.Float64).mean() or 0.0))
-                for b in budgets]
-        ax.bar(np.arange(len(budgets)) + i * width, vals, width, label=m, color=f"C{i}")
+        rows = [sub.filter(pl.col("budget") == b) for b in budgets]
+        vals = np.array([r.get_column(value).cast(pl.Float64).to_numpy().mean() if r.height else np.nan
+                         for r in rows], dtype=float)
+        x = np.arange(len(budgets)) + i * width
+        ax.bar(x, vals, width, label=m, color=f"C{i}")
+        if bounds:
+            lo = np.array([r.get_column(f"{value}_ci_low")[0] if r.height else np.nan for r in rows], dtype=float)
+            hi = np.array([r.get_column(f"{value}_ci_high")[0] if r.height else np.nan for r in rows], dtype=float)
+            ax.errorbar(x, vals, yerr=[np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)], fmt="none",
+                        ecolor="black", elinewidth=0.8, capsize=2)
     ax.set_xticks(np.arange(len(budgets)) + width * (len(methods) - 1) / 2, [str(b) for b in budgets])
     ax.set_xlabel("budget (context units: 1 per turn + 1 per id or number; TRACE's 'tokens')")
     ax.set_ylabel({"acc": "accuracy (share of runs\nthat complete the task)"}.get(value, value))
+    if bounds:
+        method = frame.get_column("ci_method")[0] if "ci_method" in frame.columns else ""
+        what = {"t": "cluster-robust t", "percentile": "scenario bootstrap, percentile", "bca": "scenario bootstrap, BCa"}
+        ax.text(1.0, -0.3, f"error bars: 95% intervals over task scenarios ({what.get(method, method)})",
+                transform=ax.transAxes, ha="right", va="top", fontsize=7, color="0.3")
     ax.legend(fontsize=7, ncols=3, loc="lower center", bbox_to_anchor=(0.5, 1.0))
     return ax
 

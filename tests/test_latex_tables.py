@@ -1,0 +1,116 @@
+"""Tables for a paper: words for headers, an interval in one cell, p-values as ``<0.001``, a label, and a width
+that fits LaTeX's ``article`` column (345pt), checked by compiling with pdfTeX (Debian's texlive; .ci/run
+installs it; outside CI the compiling tests skip without it, under CI=true they fail)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from workbench import plots
+from workbench.plots.latex import TEXT_WIDTH, columns_for, format_number, format_p, table_width
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _pdflatex() -> str:
+    exe = shutil.which("pdflatex")
+    if exe:
+        return exe
+    if os.environ.get("CI") == "true":
+        pytest.fail("CI=true but no pdflatex: .ci/run installs Debian's texlive-latex-base and -recommended")
+    pytest.skip("no pdflatex on this machine (apt-get install texlive-latex-base texlive-latex-recommended)")
+
+
+def _compile(body: str, tmp: Path) -> str:
+    """The log of an ``article`` (10pt, 345pt text width) holding ``body``; fails on a LaTeX error."""
+    doc = "\\documentclass{article}\n\\usepackage{booktabs,array}\n\\begin{document}\n" + body + "\n\\end{document}\n"
+    (tmp / "doc.tex").write_text(doc, encoding="utf-8")
+    run = subprocess.run([_pdflatex(), "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp,
+                         capture_output=True, text=True, timeout=120)
+    log = (tmp / "doc.log").read_text(encoding="utf-8", errors="replace")
+    assert run.returncode == 0, log[-3000:]
+    return log
+
+
+def test_numbers_read_as_a_paper_prints_them() -> None:
+    assert [format_p(p) for p in (0.0, 0.0004, 0.001, 0.0456, 1.0, None, float("nan"))] == \
+        ["<0.001", "<0.001", "0.001", "0.046", "1.000", "--", "--"]
+    assert [format_number(v) for v in (3, 0.71234, 123.456, 15008.0, None, float("inf"))] == \
+        ["3", "0.712", "123.5", "15,008", "--", "--"]
+
+
+def test_interval_in_one_cell_headers_in_words_and_label(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"judge": ["lexical"], "estimate": [0.712], "ci_low": [0.651], "ci_high": [0.774],
+                          "n": [300], "n_boot": [2000], "level": [0.95], "method": ["t"], "p_holm": [0.0002],
+                          "tokens_before": [150000]})
+    csv, tex = plots.export_table(frame, "auroc", tmp_path, "AUROC", rename={"judge": "Source judge"})
+    text = tex.read_text()
+    assert r"\label{tab:auroc}" in text and r"\caption{AUROC}" in text
+    head, row = [line for line in text.splitlines() if line.endswith(r"\\")][:2]
+    assert head == r"Source judge & Estimate [95\% CI] & n & p (Holm) & Tokens before \\"
+    assert row == r"lexical & 0.712 [0.651, 0.774] & 300 & <0.001 & 150000 \\"
+    assert pl.read_csv(csv).columns == frame.columns  # the CSV keeps every column
+    chosen = plots.to_latex(frame, columns=["judge", "n"], formats={"n": ",d"}, label=None)
+    assert r"\label" not in chosen and "lexical & 300" in chosen and "Estimate" not in chosen
+    with pytest.raises(ValueError, match="no column"):
+        plots.to_latex(frame, columns=["judge", "auroc"])
+
+
+def test_width_estimate_matches_pdftex(tmp_path: Path) -> None:
+    """The estimate the layout relies on, against pdfTeX's width of the same tabular at each size."""
+    frame = pl.DataFrame({"section": ["Constraints/Rules", "Open TODOs", "Pending asks"],
+                          "entries": [120, 64, 9], "estimate": [0.25, 0.16, 0.11], "ci_low": [0.2, 0.1, 0.0],
+                          "ci_high": [0.31, 0.22, 0.3], "p_value": [0.0001, 0.2, 0.74]})
+    cols = columns_for(frame)
+    body, sizes = [], ("", r"\small", r"\footnotesize")
+    for size in sizes:
+        tabular = re.search(r"\\begin\{tabular\}.*?\\end\{tabular\}", plots.to_latex(frame, width=1e9), re.S)
+        assert tabular
+        body.append(f"\\sbox0{{{size}{tabular.group(0)}}}\\typeout{{WIDTH=\\the\\wd0}}")
+    measured = [float(w) for w in re.findall(r"WIDTH=([\d.]+)pt", _compile("\n".join(body), tmp_path))]
+    estimated = [table_width(cols, size) for size in sizes]
+    for m, e in zip(measured, estimated, strict=True):
+        assert abs(e - m) / m < 0.03, (measured, estimated)
+
+
+def _overfull(log: str) -> list[str]:
+    return re.findall(r"Overfull \\hbox \(([\d.]+pt) too wide\)", log)
+
+
+def test_wide_tables_are_fitted_to_the_column(tmp_path: Path) -> None:
+    """16 numeric columns (SJC Table 12's shape) and a long text column: no overfull box once compiled."""
+    wide = pl.DataFrame({"judge": ["lexical", "jev-compatible"], **{f"statistic_{i}": [0.123456, 12345.6]
+                                                                      for i in range(15)}})
+    prose = pl.DataFrame({"run_id": ["claude-code:0f3c9a2e-7d41-4b6e-9a55-1c2d3e4f5a6b"],
+                          "entry": [" ".join(["the agent renamed the invoice field and reran the tests"] * 6)],
+                          "score": [0.5]})
+    body = []
+    for name, frame in (("wide", wide), ("prose", prose)):
+        plots.export_table(frame, name, tmp_path, name)
+        body.append(f"\\input{{{name}.tex}}\\clearpage")
+    assert r"\par\medskip" in (tmp_path / "wide.tex").read_text()  # split into stacked parts
+    assert _overfull(_compile("\n".join(body), tmp_path)) == []
+
+
+def test_every_exported_table_fits_an_article_column(tmp_path: Path) -> None:
+    """The gallery's tables as ``make figures`` wrote them: each has a label, words for headers, and fits 345pt."""
+    tables = sorted((ROOT / "figures" / "tables").glob("*.tex"))
+    if not tables:  # the tables are not tracked: .ci/run runs this test again after `make figures`
+        pytest.skip("no figures/tables/*.tex yet: run `make figures` first")
+    assert len(tables) >= 30
+    for path in tables:
+        text = path.read_text(encoding="utf-8")
+        assert rf"\label{{tab:{path.stem}}}" in text, path.name
+        for head in re.findall(r"\\toprule\n(.*?)\n\\midrule", text):
+            assert r"\_" not in head, f"{path.name}: a raw column name in the header: {head}"
+        shutil.copy(path, tmp_path / path.name)
+    assert TEXT_WIDTH == 345.0
+    log = _compile("\n".join(f"\\input{{{p.name}}}\\clearpage" for p in tables), tmp_path)
+    assert _overfull(log) == [], "a table is wider than the article column"

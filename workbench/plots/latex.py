@@ -1,0 +1,327 @@
+"""Tables for a paper: a booktabs ``.tex`` that fits an ``article`` column, beside a CSV that keeps every column.
+
+A results frame holds what an analysis computed (``estimate, ci_low, ci_high, n, n_boot, level,
+method``, raw p-values); a table in a write-up holds fewer columns under words, an interval in one
+cell (``0.71 [0.65, 0.77]``), p-values as ``<0.001``, a ``\\label`` to refer to. :func:`to_latex`
+does that and then fits the result to a text width (345pt, LaTeX's ``article`` at 10pt): at
+normal size if it fits, else ``\\small`` or ``\\footnotesize``, else with its widest text columns wrapped
+(``p{...}``, no narrower than :data:`MIN_WRAP`), else split into stacked parts that repeat the leading
+label columns (a text column too wide even beside them wraps).
+
+Widths are estimated from the Computer Modern metrics matplotlib ships (``cmr10``, the font of a
+default LaTeX document), scaled for the smaller sizes by the ratio of ``cmr9``/``cmr8`` digit widths
+to ``cmr10``'s, plus ``\\tabcolsep`` (6pt) on each side of every column; a test pins the estimate
+to pdfTeX's measured width of the same tabular.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+TEXT_WIDTH = 345.0  # pt: \textwidth of LaTeX's article class at 10pt (letter and a4 paper alike)
+TABCOLSEP = 6.0  # pt, each side of every column
+#: (size command, width of text at that size relative to cmr10 at 10pt): Computer Modern's digit widths,
+#: cmr10 5.00pt, cmr9 at 9pt 4.59pt, cmr8 at 8pt 4.25pt (the smaller designs are relatively wider)
+SIZES: tuple[tuple[str, float], ...] = (("", 1.0), (r"\small", 0.918), (r"\footnotesize", 0.85))
+
+#: Headers in words for the column names the workbench's analyses use; any other name has its
+#: underscores turned into spaces and its first letter capitalised. ``rename=`` overrides both.
+HEADERS: dict[str, str] = {
+    "estimate": "Estimate", "ci_low": "CI low", "ci_high": "CI high", "n": "n", "n_boot": "Resamples",
+    "level": "Level", "method": "Method", "n_clusters": "Scenarios", "clusters": "Scenarios",
+    "p_value": "p", "p_holm": "p (Holm)", "p_bonferroni": "p (Bonferroni)", "gee_coef": "GEE coef.",
+    "gee_p": "GEE p", "mcnemar_p": "McNemar p", "acc": "Acc", "acc_std": "Acc s.d.", "pass_hat_k": "Pass^k",
+    "pass_at_k": "Pass@k", "n_tasks": "Tasks", "n_runs": "Runs", "k": "k", "steps": "Steps", "peak_k": "Peak (k)",
+    "scenario_id": "Scenario", "task_id": "Task", "run_id": "Run", "judge": "Judge", "field": "Field",
+    "section": "Section", "entries": "Entries", "share": "Share", "budget": "Budget", "metric": "Metric",
+    "statistic": "Statistic", "subset": "Subset", "role": "Role", "schema": "Schema", "boundary": "Boundary",
+    "a": "Method", "b": "Baseline", "tau": "tau", "precision": "Precision", "recall": "Recall",
+    "n_pos": "Positives", "n_null": "No label", "n_degenerate": "Degenerate", "target": "Target",
+    "value": "Value", "calibration": "Calibration", "unsupported": "Unsupported",
+    "unsupported_share": "Unsupported share", "coverage": "Coverage", "width": "Width", "trials": "Trials",
+}
+
+
+def format_p(p: float | None) -> str:
+    """A p-value as a paper prints it: ``<0.001`` below a thousandth, else three decimals; missing is ``--``."""
+    if p is None or not math.isfinite(p):
+        return "--"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def format_number(value: object) -> str:
+    """Integers as they are; floats to three decimals, one above 100, none (thousands separated) above 1000."""
+    if value is None:
+        return "--"
+    if isinstance(value, bool) or not isinstance(value, float):
+        return str(value)
+    if not math.isfinite(value):
+        return "--"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if abs(value) >= 100:
+        return f"{value:.1f}"
+    return f"{value:.3f}"
+
+
+def is_p_column(name: str) -> bool:
+    """``p``, ``p_value``, ``p_holm``, ``gee_p``, ``mcnemar_p``...: a column of p-values."""
+    return name == "p" or name.startswith("p_") or name.endswith("_p")
+
+
+def header(name: str, rename: Mapping[str, str] | None = None) -> str:
+    """The header in words of column ``name``."""
+    if rename and name in rename:
+        return rename[name]
+    if name in HEADERS:
+        return HEADERS[name]
+    words = name.replace("_", " ")
+    return words[:1].upper() + words[1:]
+
+
+def tex_escape(value: object) -> str:
+    """Text as LaTeX prints it literally (the ten special characters escaped)."""
+    text = "" if value is None else str(value)
+    out = []
+    for ch in text:
+        out.append({"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}.get(ch, ch))
+    return "".join(out)
+
+
+@lru_cache(maxsize=1)
+def _font() -> Any:
+    import matplotlib
+    from matplotlib import ft2font
+
+    font = ft2font.FT2Font(os.path.join(matplotlib.get_data_path(), "fonts", "ttf", "cmr10.ttf"))
+    font.set_size(10, 72)
+    return font
+
+
+@lru_cache(maxsize=4096)
+def text_width(text: str) -> float:
+    """Width in pt of ``text`` set in Computer Modern Roman at 10pt (kerning included, ligatures not)."""
+    if not text:
+        return 0.0
+    font = _font()
+    font.set_text(text)
+    return font.get_width_height()[0] / 64.0
+
+
+@dataclass(frozen=True)
+class Column:
+    """One printed column: its header and cells as they read (not yet escaped), and whether numbers align right."""
+
+    header: str
+    cells: tuple[str, ...]
+    numeric: bool
+
+    def width(self) -> float:
+        return max(text_width(t) for t in (self.header, *self.cells))
+
+
+def _intervals(frame: pl.DataFrame, intervals: bool | Mapping[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Estimate column -> (low, high) columns printed with it in one cell."""
+    if intervals is False:
+        return {}
+    if intervals is not True:
+        return {est: (lo, hi) for est, (lo, hi) in intervals.items()}
+    found = {}
+    cols = set(frame.columns)
+    if {"estimate", "ci_low", "ci_high"} <= cols:
+        found["estimate"] = ("ci_low", "ci_high")
+    for c in frame.columns:
+        if f"{c}_ci_low" in cols and f"{c}_ci_high" in cols:
+            found[c] = (f"{c}_ci_low", f"{c}_ci_high")
+    return found
+
+
+def _level_text(frame: pl.DataFrame) -> str:
+    if "level" in frame.columns:
+        levels = frame.get_column("level").drop_nulls().unique().to_list()
+        if len(levels) == 1:
+            return f"{100 * float(levels[0]):g}% CI"
+    return "CI"
+
+
+def columns_for(frame: pl.DataFrame, *, columns: Sequence[str] | None = None, rename: Mapping[str, str] | None = None,
+                formats: Mapping[str, str | Callable[[object], str]] | None = None,
+                intervals: bool | Mapping[str, tuple[str, str]] = True) -> list[Column]:
+    """The printed columns of ``frame``: ``columns`` (default all but the bookkeeping ``n_boot``, ``level`` and
+    an interval's own ``method``), each interval merged into its estimate's cell, numbers formatted."""
+    merged = _intervals(frame, intervals)
+    hidden = {b for pair in merged.values() for b in pair}
+    names = list(columns) if columns is not None else [
+        c for c in frame.columns if c not in hidden and not (merged and c in ("n_boot", "level", "method", "ci_method"))]
+    missing = [c for c in names if c not in frame.columns]
+    if missing:
+        raise ValueError(f"export_table: no column(s) {missing}; the frame has {frame.columns}")
+    formats = dict(formats or {})
+    out = []
+    for name in names:
+        fmt = formats.get(name)
+        if isinstance(fmt, str):
+            spec = fmt
+            fmt = lambda v, spec=spec: "--" if v is None else format(v, spec)  # noqa: E731
+        cell = fmt or (format_p if is_p_column(name) else format_number)
+        values = frame.get_column(name).to_list()
+        cells = [cell(v) for v in values]
+        title = header(name, rename)
+        if name in merged:
+            lo, hi = (frame.get_column(c).to_list() for c in merged[name])
+            bounds = [None if (a is None or b is None) else f"[{cell(a)}, {cell(b)}]" for a, b in zip(lo, hi, strict=True)]
+            cells = [c if b is None else b if name == merged[name][0] else f"{c} {b}"  # keyed by its low bound:
+                     for c, b in zip(cells, bounds, strict=True)]                    # the interval alone
+            if not (rename and name in rename):
+                title = f"{title} [{_level_text(frame)}]"
+        out.append(Column(title, tuple(cells), frame.schema[name].is_numeric()))
+    return out
+
+
+def _total(cols: Sequence[Column], scale: float) -> float:
+    return sum(c.width() * scale + 2 * TABCOLSEP for c in cols)
+
+
+def table_width(cols: Sequence[Column], size: str = "") -> float:
+    """Estimated width in pt of a tabular of ``cols`` at ``size`` (``""``, ``\\small`` or ``\\footnotesize``)."""
+    return _total(cols, dict(SIZES)[size])
+
+
+MIN_WRAP = 72.0  # pt: the narrowest a wrapped text column may get (about a dozen words a cell at \\footnotesize)
+
+
+def _wrapped(cols: Sequence[Column], part: Sequence[int], scale: float, width: float) -> dict[int, float] | None:
+    """Wrap widths that make ``part`` fit ``width`` by wrapping its widest text columns to one shared width
+    (water-filling: text columns narrower than the share keep theirs), or None when the share would be
+    under :data:`MIN_WRAP`."""
+    fixed = sum(cols[i].width() * scale + 2 * TABCOLSEP for i in part if cols[i].numeric)
+    text = sorted((i for i in part if not cols[i].numeric), key=lambda i: cols[i].width())
+    room = width - fixed - 2 * TABCOLSEP * len(text)
+    while text:
+        share = room / len(text)
+        if cols[text[0]].width() * scale > share:
+            break
+        room -= cols[text.pop(0)].width() * scale
+    if not text:  # every text column keeps its width: the numbers alone are too wide
+        return {} if room >= 0 else None
+    share = room / len(text)
+    return {i: share for i in text} if share >= MIN_WRAP else None
+
+
+def _layout(cols: list[Column], width: float, n_keys: int | None = None) -> tuple[str, list[list[int]], dict[int, float]]:
+    """(size command, column indices of each stacked part, wrap widths in pt for text columns that wrap)."""
+    for size, scale in SIZES:
+        if _total(cols, scale) <= width:
+            return size, [list(range(len(cols)))], {}
+    size, scale = SIZES[-1]
+    whole = _wrapped(cols, range(len(cols)), scale, width)
+    if whole is not None:
+        return size, [list(range(len(cols)))], whole
+    if n_keys is None:  # the first column, and the text columns right after it, label a row
+        n_keys = 1 + next((i for i, c in enumerate(cols[1:]) if c.numeric), len(cols) - 1)
+    keys = list(range(max(1, min(n_keys, len(cols) - 1))))
+    wrap: dict[int, float] = {}
+    if _total([cols[i] for i in keys], scale) > width / 2:  # the labels may take half the width, wrapped if need be
+        fitted = _wrapped(cols, keys, scale, width / 2)
+        if fitted is None:  # too many labels to wrap legibly: only the first is repeated
+            keys = keys[:1]
+            fitted = {0: width / 2 - 2 * TABCOLSEP} if not cols[0].numeric and \
+                cols[0].width() * scale > width / 2 - 2 * TABCOLSEP else {}
+        wrap.update(fitted)
+    rest = [i for i in range(len(cols)) if i not in keys]
+    key_width = sum(wrap.get(i, cols[i].width() * scale) + 2 * TABCOLSEP for i in keys)
+    parts: list[list[int]] = []
+    current: list[int] = []
+    used = key_width
+    for i in rest:
+        w = cols[i].width() * scale + 2 * TABCOLSEP
+        if current and used + w > width:
+            parts.append(keys + current)
+            current, used = [], key_width
+        if key_width + w > width and not cols[i].numeric:  # one text column too wide beside the labels: it wraps
+            wrap[i] = width - key_width - 2 * TABCOLSEP
+            w = width - key_width
+        current.append(i)
+        used += w
+    if current or not parts:
+        parts.append(keys + current)
+    return size, parts, wrap
+
+
+def to_latex(frame: pl.DataFrame, caption: str = "", *, columns: Sequence[str] | None = None,
+             rename: Mapping[str, str] | None = None, label: str | None = None,
+             formats: Mapping[str, str | Callable[[object], str]] | None = None,
+             intervals: bool | Mapping[str, tuple[str, str]] = True, keys: Sequence[str] | None = None,
+             width: float = TEXT_WIDTH) -> str:
+    """A booktabs ``table`` of ``frame`` that fits ``width`` pt (see the module docstring).
+
+    ``columns`` picks and orders the printed columns; ``rename`` maps a column to its header;
+    ``formats`` maps a column to a format spec (``".1%"``) or a function of the value; ``intervals``
+    (default: found by name, ``estimate``/``ci_low``/``ci_high`` and ``X``/``X_ci_low``/``X_ci_high``)
+    prints an estimate and its bounds in one cell, or maps an estimate column to its ``(low, high)``
+    columns (a low column mapped to itself prints the interval alone); ``keys`` are the columns that label a
+    row, printed first and repeated in every part of a split table (default: the first column and the text
+    columns right after it); ``label`` is the ``\\label`` (nothing when ``None``). Text is escaped;
+    p-value columns (``p``, ``p_*``, ``*_p``) print ``<0.001``.
+    """
+    if keys is not None:
+        printed = list(columns) if columns is not None else [c for c in frame.columns if c not in keys]
+        columns = [*keys, *(c for c in printed if c not in keys)]
+    cols = columns_for(frame, columns=columns, rename=rename, formats=formats, intervals=intervals)
+    size, parts, wrap = _layout(cols, width, None if keys is None else len(keys))
+    lines = ["% booktabs table written by workbench.plots.export_table (\\usepackage{booktabs})",
+             r"\begin{table}[t]", r"\centering"]
+    if size:
+        lines.append(size)
+    if caption:
+        lines.append(rf"\caption{{{tex_escape(caption)}}}")
+    if label:
+        lines.append(rf"\label{{{label}}}")
+    for p, part in enumerate(parts):
+        if p:
+            lines.append(r"\par\medskip")
+        spec = "".join(rf">{{\raggedright\arraybackslash}}p{{{wrap[i]:.0f}pt}}" if i in wrap else
+                       ("r" if cols[i].numeric else "l") for i in part)
+        lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+                  " & ".join(tex_escape(cols[i].header) for i in part) + r" \\", r"\midrule"]
+        for r in range(len(cols[0].cells) if cols else 0):
+            lines.append(" & ".join(tex_escape(cols[i].cells[r]) for i in part) + r" \\")
+        lines += [r"\bottomrule", r"\end{tabular}"]
+    lines += [r"\end{table}", ""]
+    text = "\n".join(lines)
+    if wrap:  # p{} columns with \raggedright need the array package's >{...}
+        text = text.replace("(\\usepackage{booktabs})", "(\\usepackage{booktabs,array})", 1)
+    return text
+
+
+def export_table(frame: pl.DataFrame, name: str, directory: str | Path = Path("figures") / "tables",
+                 caption: str = "", *, columns: Sequence[str] | None = None, rename: Mapping[str, str] | None = None,
+                 label: str | None = "", formats: Mapping[str, str | Callable[[object], str]] | None = None,
+                 intervals: bool | Mapping[str, tuple[str, str]] = True, keys: Sequence[str] | None = None,
+                 width: float = TEXT_WIDTH) -> list[Path]:
+    """Write ``name.csv`` (every column of ``frame``, as computed) and ``name.tex`` (:func:`to_latex`: chosen
+    columns under words, fitted to ``width`` pt) under ``directory``; returns both paths. ``label`` defaults to
+    ``tab:NAME``; ``None`` leaves it out."""
+    if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
+        raise ValueError(f"export_table: name {name!r} is not a file name (letters, digits, _ . -)")
+    from workbench.atomic import atomic_write
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    tex = to_latex(frame, caption, columns=columns, rename=rename, label=f"tab:{name}" if label == "" else label,
+                   formats=formats, intervals=intervals, keys=keys, width=width)
+    csv_path = directory / f"{name}.csv"
+    tex_path = directory / f"{name}.tex"
+    atomic_write(csv_path, frame.write_csv)
+    atomic_write(tex_path, lambda tmp: tmp.write_text(tex, encoding="utf-8"))
+    return [csv_path, tex_path]
