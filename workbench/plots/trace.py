@@ -18,11 +18,14 @@ def burden_curve(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
         est = sub.get_column("estimate").to_numpy()
         ax.errorbar(k + (i - 0.5) * 0.08, est, yerr=[est - sub.get_column("ci_low").to_numpy(),
                                                     sub.get_column("ci_high").to_numpy() - est],
-                    fmt="o-", capsize=3, label=m, color=f"C{i}")
+                    fmt="o-", capsize=3, label=f"{m} calls", color=f"C{i}")
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel("steps after the compaction")
-    ax.set_ylabel("excess per action vs uncompressed")
-    ax.legend()
+    ax.set_ylabel("excess per action\nover the uncompressed run")
+    how = {"t": "cluster-robust t", "percentile": "percentile", "bca": "BCa"}
+    method = frame.get_column("method")[0] if "method" in frame.columns and frame.height else ""
+    ax.legend(title=f"error bars: 95% intervals over scenarios ({how.get(method, method)})".replace(" ()", ""),
+              title_fontsize=7, fontsize=8)
     return ax
 
 
