@@ -72,13 +72,16 @@ if HAVE:
     curve = reliability_curve(s, y, c, BINS, n_boot=N_BOOT, seed=SEED)
     fig = plots.calibration.reliability_diagram(curve, title=f"{JUDGE} judge, {FIELD} labels")
     plots.export(fig, f"calibration_reliability_{JUDGE}_{FIELD}", figs)
+    display(curve.select("bin", "n", "mean_score", "estimate", "ci_low", "ci_high"))  # each bin's score and share
     table = calibration_table(s, y, c, BINS, n_boot=N_BOOT, seed=SEED)
     plots.export_table(table, f"calibration_brier_ece_{JUDGE}_{FIELD}", f"{figs}/tables",
-                       "Brier (Murphy decomposition) and ECE with 95% scenario-bootstrap intervals")
+                       "Brier (Murphy decomposition), plug-in ECE (biased upward), and the debiased squared calibration "
+                       "error with its root (Kumar et al. 2019); 95% intervals: scenario bootstrap (percentile), "
+                       "cluster-robust t for the debiased two")
     display(table)
 
 # %% [markdown]
-# **Figure (testbed, simulated annotators).** Share of entries labeled supported against the judge's mean score in each of ten equal-width bins, with 95% scenario-bootstrap intervals and bin counts; the dotted diagonal is perfect calibration. The lexical judge's scores are not probabilities: most entries sit in the top bin, where the supported share is close to the score, while its mid-range scores (the forward-looking cue at 0.5) overstate how often such entries are supported.
+# **Figure (testbed, simulated annotators).** Share of entries labeled supported against the judge's mean score in each of ten equal-width bins (a score on a bin edge counts in the bin above it), with bin counts and 95% intervals: the union of the scenario-bootstrap percentile interval and the Wilson interval of the bin's entries, so a bin where every label agrees does not collapse to a point. The dotted diagonal is perfect calibration. The lexical judge's scores are not probabilities: most entries sit in the top bin, where the judge is overconfident (the supported share there is below the bin's mean score, the first table below gives both), and its mid-range scores (the forward-looking cue at 0.5) overstate how often such entries are supported.
 
 # %%
 from workbench.calibration import recalibration_table
@@ -90,7 +93,7 @@ if HAVE:
     display(recal)
 
 # %% [markdown]
-# Out-of-fold recalibration (each scenario mapped by a calibrator fitted on the others): Platt fits a binomial GLM on the logit of the score (statsmodels, cluster-robust by scenario), isotonic a monotone step function (scikit-learn). Both lower the Brier score and the ECE on the testbed, isotonic most, which says the lexical score ranks well but is mis-scaled.
+# Out-of-fold recalibration (each scenario mapped by a calibrator fitted on the others): Platt fits a binomial GLM on the logit of the score (statsmodels, maximum likelihood), isotonic a monotone map (scikit-learn; piecewise linear between its fitted points, not a step function). Both lower the Brier score and the ECE on the testbed, isotonic most, which says the lexical score ranks well but is mis-scaled.
 
 # %%
 import numpy as np
@@ -100,7 +103,9 @@ from workbench.calibration import threshold_for, threshold_sweep
 if HAVE:
     chosen = threshold_for(s, y, c, TARGET, TARGET_VALUE, sjc_tau=TAU, n_boot=N_BOOT, seed=SEED)
     plots.export_table(chosen, f"calibration_threshold_{JUDGE}_{FIELD}", f"{figs}/tables",
-                       f"tau reaching {TARGET} {TARGET_VALUE}, with intervals, beside SJC's tau")
+                       f"tau reaching {TARGET} {TARGET_VALUE}, with intervals, beside SJC's tau; precision and "
+                       "recall in-sample (optimistic: tau was chosen on the same labels) and out of fold "
+                       "(tau chosen without each scenario)")
     sweep = threshold_sweep(s, y, c, np.linspace(0, 1, 41), n_boot=min(N_BOOT, 500), seed=SEED)
     tau_star = chosen.filter(pl.col("statistic") == "tau")["estimate"][0]
     fig = plots.calibration.threshold_curve(sweep, tau_star, TAU)
@@ -108,7 +113,7 @@ if HAVE:
     display(chosen)
 
 # %% [markdown]
-# **Figure (testbed).** Precision of keeping entries scored at or above tau, recall of supported entries, and the fraction pruned, against tau, with 95% scenario-bootstrap bands; the solid line is the smallest tau whose precision reaches the target, the dotted one SJC's tau = 0.5. The table gives that tau with its interval and what it achieves.
+# **Figure (testbed).** Precision of keeping entries scored at or above tau, recall of supported entries, and the fraction pruned, against tau, with 95% scenario-bootstrap bands; the solid line is the smallest tau whose precision reaches the target, the dotted one SJC's tau = 0.5. The table gives that tau with its interval and what it achieves: in-sample (optimistic, since tau was chosen to reach the target on these labels) and out of fold (each scenario judged by the tau chosen on the others), the honest estimate.
 
 # %%
 from workbench.calibration import paired_auroc_difference

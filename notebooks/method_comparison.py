@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Method comparisons with paired inference (beyond the papers)
 #
-# Is a method really better than another on the same tasks, or is that noise? Every method against a baseline, paired on the same tasks and replicates, with 95% scenario intervals (cluster-robust t), Holm-adjusted p-values, and two statsmodels cross-checks for accuracy: a GEE logistic model with exchangeable correlation within scenario and the exact McNemar test.
+# Is a method really better than another on the same tasks, or is that noise? Every method against a baseline, paired on the same tasks and replicates, with 95% scenario intervals (cluster-robust t), Holm-adjusted p-values, and two cross-checks for accuracy that also count the scenarios: a statsmodels GEE logistic model (scenario as group, bias-reduced sandwich, t with scenarios - 1 df) and Durkalski's clustered McNemar test. The verdict below comes from Holm's test and the metric's direction (fewer tokens is better).
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
@@ -60,7 +60,8 @@ else:
     plots.export_table(diffs, f"compare_{METRIC}_vs_{BASELINE}", f"{figs}/tables",
                        f"{METRIC}: each method minus {BASELINE}, paired on tasks and replicates. Difference with its "
                        "95% scenario interval (cluster-robust t) and the simultaneous 95% interval of all "
-                       "comparisons (Bonferroni); Holm-adjusted p; GEE and exact McNemar p as cross-checks.",
+                       "comparisons (Bonferroni); Holm-adjusted p; scenario-clustered GEE and McNemar (Durkalski) p "
+                       "as cross-checks.",
                        columns=[*by, "a", "estimate", "sim_low", "n", "p_holm", "gee_p", "mcnemar_p"],
                        intervals={"estimate": ("ci_low", "ci_high"), "sim_low": ("sim_low", "sim_high")},
                        formats={"sim_low": "+.3f", "estimate": "+.3f"},
@@ -74,11 +75,12 @@ else:
 # **Figure (testbed).** Each method minus the baseline on the chosen metric, per budget, paired on the same tasks and replicates. The bars are simultaneous 95% intervals for the whole family of comparisons (cluster-robust t over the 12 task scenarios, Bonferroni over the comparisons), so a bar clear of 0 is a difference the adjusted test finds; the labels give the Holm-adjusted p. Holm rejects wherever Bonferroni does and occasionally more, so a bar may touch 0 beside a Holm p just under 0.05, never the reverse. Each comparison's own (unadjusted) 95% interval is in the table.
 
 # %%
+from workbench.compare import verdict as compare_verdict  # Holm's test and the metric's direction (fewer tokens wins)
+
 if HAVE and has_budget(tables):
     at = diffs.filter(pl.col("budget") == BUDGET)
     for r in at.iter_rows(named=True):
-        found = r["p_holm"] is not None and r["p_holm"] < 0.05  # the adjusted test, not the unadjusted interval
-        verdict = "cannot be told from" if not found else "beats" if r["estimate"] > 0 else "falls short of"
+        verdict = {"better": "beats", "worse": "falls short of"}.get(compare_verdict(r), "cannot be told from")
         print(f"At budget {BUDGET}, {r['a']} {verdict} {BASELINE} on {METRIC} once scenario noise and the "
               f"{diffs.height} comparisons are counted: {r['estimate']:+.3f}, simultaneous 95% interval "
               f"[{r['sim_low']:+.3f}, {r['sim_high']:+.3f}], Holm p = {r['p_holm']:.3g}.")

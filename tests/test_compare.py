@@ -19,9 +19,15 @@ def runs_for(success_a: list[int], success_b: list[int], scenarios: list[str]) -
     return pl.DataFrame(rows)
 
 
-def test_difference_gee_and_mcnemar_equal_direct_statsmodels() -> None:
-    import statsmodels.api as sm
+def test_difference_and_cross_checks_against_hand_computations() -> None:
+    """The estimate is the difference of success rates; the GEE coefficient of a saturated model with every scenario
+    holding both methods equally is the marginal log odds ratio, whatever the working correlation; the clustered
+    McNemar statistic is (sum d_k)^2 / sum d_k^2 by hand, and with one pair per scenario McNemar's own (statsmodels,
+    uncorrected)."""
+    from scipy import stats
     from statsmodels.stats.contingency_tables import mcnemar
+
+    from workbench.compare import clustered_mcnemar_p
 
     rng = np.random.default_rng(0)
     n = 60
@@ -30,14 +36,96 @@ def test_difference_gee_and_mcnemar_equal_direct_statsmodels() -> None:
     b = (rng.random(n) < 0.5).astype(int).tolist()
     got = paired_difference(runs_for(a, b, scen), "acc", a="A", b="B", by=(), n_boot=200).row(0, named=True)
     assert got["estimate"] == pytest.approx(np.mean(a) - np.mean(b)) and got["n"] == n and got["n_clusters"] == 6
-    y = np.array(a + b)
-    x = sm.add_constant(np.array([1] * n + [0] * n))
-    groups = np.unique(np.array(scen + scen), return_inverse=True)[1]
-    gee = sm.GEE(y, x, groups=groups, family=sm.families.Binomial(), cov_struct=sm.cov_struct.Exchangeable()).fit()
-    assert got["gee_coef"] == pytest.approx(gee.params[1]) and got["gee_p"] == pytest.approx(gee.pvalues[1])
-    aa, bb = np.array(a, bool), np.array(b, bool)
+    logit = lambda p: np.log(p / (1 - p))  # noqa: E731
+    assert got["gee_coef"] == pytest.approx(logit(np.mean(a)) - logit(np.mean(b)), rel=1e-6)
+    assert 0 < got["gee_p"] < 1 and got["reason"] is None
+    aa, bb, cl = np.array(a, bool), np.array(b, bool), np.array(scen)
+    d = np.array([np.sum(aa & ~bb & (cl == s)) - np.sum(~aa & bb & (cl == s)) for s in sorted(set(scen))])
+    assert got["mcnemar_p"] == pytest.approx(stats.chi2.sf(d.sum() ** 2 / np.sum(d**2), 1))
     table = [[int((aa & bb).sum()), int((aa & ~bb).sum())], [int((~aa & bb).sum()), int((~aa & ~bb).sum())]]
-    assert got["mcnemar_p"] == pytest.approx(mcnemar(table, exact=True).pvalue)
+    plain = mcnemar(table, exact=False, correction=False).pvalue
+    assert clustered_mcnemar_p(aa, bb, np.arange(n)) == pytest.approx(plain)
+    assert clustered_mcnemar_p(aa, aa, cl) == 1.0  # no discordant pair
+
+
+def test_one_scenario_gets_an_estimate_and_a_reason_not_a_crash() -> None:
+    """A group with one scenario (the leave-one-scenario-out step had nothing left and crashed)."""
+    got = paired_difference(runs_for([1, 1, 0, 1], [0, 1, 0, 0], ["s0"] * 4), "acc", a="A", b="B", by=(),
+                            n_boot=50).row(0, named=True)
+    assert got["estimate"] == pytest.approx(0.5) and got["n_clusters"] == 1
+    assert np.isnan(got["ci_low"]) and np.isnan(got["ci_high"]) and np.isnan(got["p_value"])
+    assert "1 scenario" in got["reason"] and "GEE: fewer than two scenarios" in got["reason"]
+    from workbench.metrics import reliability
+
+    rel = reliability(runs_for([1, 0], [1, 1], ["s0", "s0"]), k=1, by="method", n_boot=50).row(0, named=True)
+    assert rel["acc"] == 0.5 and np.isnan(rel["acc_ci_low"]) and np.isnan(rel["acc_ci_high"])
+
+
+def test_zero_variance_is_not_a_p_of_zero() -> None:
+    """Four pairs in two scenarios, every pair favouring a by one: no spread to test against, p is NaN (was 0.0)."""
+    got = paired_difference(runs_for([1, 1, 1, 1], [0, 0, 0, 0], ["s0", "s0", "s1", "s1"]), "acc", a="A", b="B",
+                            by=(), n_boot=50, cross_checks=False).row(0, named=True)
+    assert got["estimate"] == 1.0 and np.isnan(got["p_value"])
+
+
+def test_duplicate_pairing_keys_are_refused_with_the_column_that_differs() -> None:
+    """Runs of two models on the same tasks: pairing on (task_id, replicate) alone crossed A@m1 with B@m2."""
+    base = runs_for([1, 0, 1, 1], [0, 0, 1, 0], ["s0", "s0", "s1", "s1"])
+    two = pl.concat([base.with_columns(pl.lit(m).alias("model")) for m in ("m1", "m2")])
+    with pytest.raises(ValueError, match=r"method 'A' has 2 runs for task_id 't0', replicate 0; they differ in "
+                                         r"\['model'\]: pass by=\('model',\)"):
+        paired_difference(two, "acc", a="A", b="B", by=())
+    per_model = paired_difference(two, "acc", a="A", b="B", by=("model",), n_boot=50, cross_checks=False)
+    assert per_model["n"].to_list() == [4, 4] and per_model["estimate"].to_list() == pytest.approx([0.5, 0.5])
+
+
+def test_verdicts_follow_the_adjusted_test_and_the_metrics_direction() -> None:
+    from workbench.compare import verdict
+
+    row = {"metric": "acc", "estimate": -0.146, "ci_low": -0.269, "ci_high": -0.022, "p_holm": 0.246}
+    assert verdict(row) == "no difference found"  # the unadjusted interval excludes 0, Holm does not
+    assert verdict({**row, "p_holm": 0.01}) == "worse"
+    assert verdict({"metric": "tokens", "estimate": 500.0, "p_holm": 0.001}) == "worse"  # more tokens
+    assert verdict({"metric": "tokens", "estimate": -500.0, "p_holm": 0.001}) == "better"
+    assert verdict({"metric": "acc", "estimate": 0.2, "p_holm": float("nan")}) == "no difference found"
+
+
+def _null_runs(rng: np.random.Generator, scenarios: int, tasks: int = 10, replicates: int = 2) -> pl.DataFrame:
+    """No difference on average, but each scenario favours one method (d_s ~ N(0, 0.15)): the clustered null."""
+    rows = []
+    for s in range(scenarios):
+        q, d = rng.uniform(0.3, 0.7), rng.normal(0, 0.15)
+        for t in range(tasks):
+            for r in range(replicates):
+                for m, p in (("A", q + d), ("B", q - d)):
+                    rows.append({"method": m, "task_id": f"s{s}t{t}", "replicate": r, "scenario_id": f"s{s}",
+                                 "success": bool(rng.random() < min(max(p, 0.01), 0.99))})
+    return pl.DataFrame(rows)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenarios", [12, 30])
+def test_cross_checks_hold_their_level_under_a_clustered_null(scenarios: int) -> None:
+    """Rejection at 5% under the clustered null: the plain McNemar (statsmodels, exact) rejects about 30% of the
+    time, the clustered one and the bias-reduced GEE about 5% (Wilson interval of the rate in the message)."""
+    from statsmodels.stats.contingency_tables import mcnemar
+    from statsmodels.stats.proportion import proportion_confint
+
+    rng = np.random.default_rng(11 + scenarios)
+    trials, hits = 200, {"mcnemar_p": 0, "gee_p": 0, "p_value": 0, "plain": 0}
+    for _ in range(trials):
+        runs = _null_runs(rng, scenarios)
+        got = paired_difference(runs, "acc", a="A", b="B", by=(), n_boot=10).row(0, named=True)
+        for k in ("mcnemar_p", "gee_p", "p_value"):
+            hits[k] += got[k] < 0.05
+        a = runs.filter(pl.col("method") == "A").sort("task_id", "replicate")["success"].to_numpy()
+        b = runs.filter(pl.col("method") == "B").sort("task_id", "replicate")["success"].to_numpy()
+        hits["plain"] += mcnemar([[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]],
+                                 exact=True).pvalue < 0.05
+    rates = {k: (v / trials, proportion_confint(v, trials, method="wilson")) for k, v in hits.items()}
+    assert rates["plain"][0] > 0.15, rates  # the unclustered test the workbench used to report
+    for k in ("mcnemar_p", "gee_p", "p_value"):
+        assert rates[k][1][0] < 0.05 and rates[k][0] <= 0.09, (k, rates)
 
 
 def test_pass_hat_k_and_tokens_pair_by_task() -> None:
@@ -57,8 +145,6 @@ def test_pass_hat_k_and_tokens_pair_by_task() -> None:
 
 
 def test_holm_adjusts_all_comparisons_together() -> None:
-    from statsmodels.stats.multitest import multipletests
-
     rng = np.random.default_rng(1)
     rows = []
     for i in range(40):
@@ -67,7 +153,14 @@ def test_holm_adjusts_all_comparisons_together() -> None:
                          "success": bool(rng.random() < p)})
     out = compare_to_baseline(pl.DataFrame(rows), "base", "acc", by=(), n_boot=100)
     assert out["a"].to_list() == ["good", "same"]
-    assert out["p_holm"].to_list() == pytest.approx(list(multipletests(out["p_value"].to_numpy(), method="holm")[1]))
+    # Holm by hand: the i-th smallest of m p-values times (m - i), running maximum, capped at 1
+    p = out["p_value"].to_list()
+    order = sorted(range(len(p)), key=lambda i: p[i])
+    holm, running = [0.0] * len(p), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - rank) * p[i]))
+        holm[i] = running
+    assert out["p_holm"].to_list() == pytest.approx(holm)
     # simultaneous intervals: each comparison's t interval at Bonferroni's level 1 - 0.05/2, computed afresh
     wide = pl.concat([paired_difference(pl.DataFrame(rows), "acc", a=a, b="base", by=(), n_boot=100,
                                         level=1 - 0.05 / 2, cross_checks=False) for a in ("good", "same")])
@@ -80,14 +173,20 @@ def test_holm_adjusts_all_comparisons_together() -> None:
 
 @pytest.mark.slow
 def test_paired_difference_interval_covers_the_true_difference() -> None:
-    """12 scenarios x 10 tasks x 2 replicates; a succeeds with q_s + 0.1, b with q_s (q_s ~ U(0.2, 0.7) per
-    scenario, shared by both methods): the true difference is 0.1 exactly. Coverage of the default interval."""
+    """12 scenarios x 10 tasks x 2 replicates; a succeeds with q_s + d_s, b with q_s (q_s ~ U(0.2, 0.6), d_s ~
+    U(-0.05, 0.25) per scenario): the true difference is 0.1, the mean over scenarios. The
+    default interval holds its level from both sides, where a naive interval that treats pairs as independent
+    (mean +/- 1.96 sd / sqrt(n)) does not."""
+    from statsmodels.stats.proportion import proportion_confint
+
     rng = np.random.default_rng(7)
-    hits, trials = 0, 600
+    hits = below = naive = 0
+    trials = 600
     for _ in range(trials):
-        q = np.repeat(rng.uniform(0.2, 0.7, size=12), 20)
+        d = np.repeat(0.1 + rng.uniform(-0.15, 0.15, size=12), 20)  # q + d stays in [0.15, 0.85]: no clipping
+        q = np.repeat(rng.uniform(0.2, 0.6, size=12), 20)
         u = rng.random(q.size)  # common random numbers: the pairs are correlated, as real paired runs are
-        a = (u < q + 0.1).astype(int)
+        a = (u < q + d).astype(int)
         b = (np.where(rng.random(q.size) < 0.5, u, rng.random(q.size)) < q).astype(int)
         scen = [f"s{i // 20}" for i in range(q.size)]
         rows = [{"method": m, "task_id": f"t{i // 2}", "replicate": i % 2, "scenario_id": scen[i], "success": bool(x)}
@@ -95,6 +194,12 @@ def test_paired_difference_interval_covers_the_true_difference() -> None:
         r = paired_difference(pl.DataFrame(rows), "acc", a="A", b="B", by=(), n_boot=100, seed=int(rng.integers(1e9)),
                               cross_checks=False).row(0, named=True)
         hits += r["ci_low"] <= 0.1 <= r["ci_high"]
-    coverage = hits / trials
-    print(f"paired_difference coverage: {coverage:.3f}")
-    assert coverage >= 0.93
+        below += r["ci_high"] < 0.1
+        diff = a - b
+        naive += abs(diff.mean() - 0.1) <= 1.96 * diff.std(ddof=1) / np.sqrt(diff.size)
+    low, high = proportion_confint(hits, trials, method="wilson")
+    message = f"coverage {hits / trials:.3f} (Wilson [{low:.3f}, {high:.3f}]); naive {naive / trials:.3f}"
+    assert low <= 0.95 <= high + 0.01, message
+    assert below / trials < 0.05, message  # misses split between the two sides, not all on one
+    print(message)
+    assert naive / trials < 0.93, message

@@ -116,3 +116,22 @@ def brute_force_pass(successes: Sequence[bool], k: int) -> tuple[float, float]:
     all_ok = np.mean([s[list(idx)].all() for idx in subsets])
     any_ok = np.mean([s[list(idx)].any() for idx in subsets])
     return float(all_ok), float(any_ok)
+
+
+def test_intervals_are_the_cluster_t_by_hand_and_stay_within_0_and_1() -> None:
+    """Acc's interval: estimate +/- t(G-1) * jackknife SE over scenarios, computed here by hand; a share near 1 gets
+    bounds clipped to [0, 1] (the testbed showed -0.032 and 1.054)."""
+    from scipy import stats
+
+    succ = {"s0": [1, 1, 1, 0], "s1": [1, 1, 1, 1], "s2": [1, 1, 1, 1], "s3": [0, 1, 1, 1]}
+    rows = [{"task_id": f"{s}t{i}", "scenario_id": s, "replicate": 0, "success": bool(v)}
+            for s, vs in succ.items() for i, v in enumerate(vs)]
+    got = reliability(pl.DataFrame(rows), k=1, n_boot=20).row(0, named=True)
+    values = {s: np.array(v, float) for s, v in succ.items()}
+    jk = np.array([np.concatenate([v for t, v in values.items() if t != s]).mean() for s in values])
+    se = np.sqrt(3 / 4 * np.sum((jk - jk.mean()) ** 2))
+    est = 14 / 16
+    half = stats.t.ppf(0.975, 3) * se
+    assert est + half > 1  # the unclipped bound leaves [0, 1]
+    assert got["acc"] == est
+    assert got["acc_ci_low"] == pytest.approx(est - half) and got["acc_ci_high"] == 1.0

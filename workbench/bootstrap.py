@@ -165,7 +165,9 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
       standard error ``se = sqrt((G - 1) / G * sum (jk_g - mean jk)^2)`` over the G
       leave-one-cluster-out estimates and Student's t with G - 1 degrees of freedom. With few
       clusters it holds its level where the percentile interval does not (measured in
-      :func:`workbench.coverage_study.interval_coverage`: at 12 clusters about 94% against 90%).
+      :func:`workbench.coverage_study.interval_coverage`, the AUROC at 12 and 30 clusters of 25,
+      1,000 trials: 95.4% and 95.5% against the percentile interval's 91.8% and 93.6%, in
+      ``figures/tables/sjc_table12_interval_coverage.csv``).
       The resamples are not used; ``jackknife`` is required.
 
     With no finite resample (or jackknife) the bounds are NaN.
@@ -214,6 +216,31 @@ def _bounds(estimate: float, boots: np.ndarray, level: float, method: str,
     return float(lo), float(hi)
 
 
+def resamples(metric: Callable[..., float], *arrays: ArrayLike, clusters: ArrayLike,
+              strata: ArrayLike | None = None, n_boot: int = DEFAULT_N_BOOT,
+              seed: Seed = 0) -> tuple[float, np.ndarray, Units]:
+    """(the estimate, its ``n_boot`` cluster-bootstrap replicates, the units): the resampling
+    :func:`bootstrap` summarises, for estimators that need the replicates themselves (a bias
+    correction). A replicate where the metric raises ``ValueError`` or is NaN is NaN."""
+    arrs = [np.asarray(a) for a in arrays]
+    n = len(arrs[0]) if arrs else 0
+    if any(len(a) != n for a in arrs):
+        raise ValueError("bootstrap: arrays differ in length")
+    units = make_units(clusters, strata)
+    if len(units.row_unit) != n:
+        raise ValueError(f"bootstrap: clusters has {len(units.row_unit)} rows, data {n}")
+    rng = as_generator(seed)
+    estimate = _safe(metric, arrs)
+    counts = resample_counts(units, n_boot, rng)
+    members = [np.flatnonzero(units.row_unit == k) for k in range(units.n_units)]
+    boots = np.empty(n_boot)
+    for b in range(n_boot):
+        idx = np.concatenate([np.repeat(members[k], int(c)) for k, c in enumerate(counts[b]) if c]) \
+            if counts[b].any() else np.array([], dtype=np.int64)
+        boots[b] = _safe(metric, [a[idx] for a in arrs])
+    return estimate, boots, units
+
+
 def bootstrap(
     metric: Callable[..., float],
     *arrays: ArrayLike,
@@ -233,24 +260,13 @@ def bootstrap(
     """
     arrs = [np.asarray(a) for a in arrays]
     n = len(arrs[0]) if arrs else 0
-    if any(len(a) != n for a in arrs):
-        raise ValueError("bootstrap: arrays differ in length")
-    units = make_units(clusters, strata)
-    if len(units.row_unit) != n:
-        raise ValueError(f"bootstrap: clusters has {len(units.row_unit)} rows, data {n}")
-    rng = as_generator(seed)
-    estimate = _safe(metric, arrs)
-    counts = resample_counts(units, n_boot, rng)
+    estimate, boots, units = resamples(metric, *arrs, clusters=clusters, strata=strata, n_boot=n_boot, seed=seed)
     members = [np.flatnonzero(units.row_unit == k) for k in range(units.n_units)]
-    boots = np.empty(n_boot)
-    for b in range(n_boot):
-        idx = np.concatenate([np.repeat(members[k], int(c)) for k, c in enumerate(counts[b]) if c]) \
-            if counts[b].any() else np.array([], dtype=np.int64)
-        boots[b] = _safe(metric, [a[idx] for a in arrs])
     jk = None
-    if method in ("bca", "t"):
+    if method in ("bca", "t"):  # leave one cluster out; with a single cluster there is nothing left (NaN bounds)
         jk = np.array([_safe(metric, [a[np.concatenate([m for j, m in enumerate(members) if j != k])]
-                                      for a in arrs]) for k in range(units.n_units)])
+                                      for a in arrs]) for k in range(units.n_units)]) if units.n_units > 1 \
+            else np.array([], dtype=np.float64)
     iv = interval(estimate, boots, level, method, jackknife=jk)
     return BootstrapResult(estimate, iv.ci_low, iv.ci_high, n, n_pos, n_boot, method, level, iv.n_degenerate,
                            units.n_units)

@@ -7,11 +7,13 @@ comes from :mod:`workbench.bootstrap` resampling scenarios.
 
 * :func:`reliability_curve` -- per score bin the mean score and the observed positive rate
   with its interval (the reliability diagram);
-* :func:`ece` -- expected calibration error, ``sum_b n_b / N |mean score_b - positive rate_b|``;
+* :func:`ece` -- expected calibration error, ``sum_b n_b / N |mean score_b - positive rate_b|``
+  (the plug-in, biased upward), and :func:`debiased_calibration_error`, Kumar et al.'s (2019)
+  debiased squared calibration error with an interval that covers a calibrated judge's 0;
 * :func:`brier` -- the Brier score with Murphy's (1973) decomposition over the distinct
   forecast values, ``brier = reliability - resolution + uncertainty`` exactly;
 * :func:`recalibrate` -- out-of-fold Platt (a statsmodels binomial GLM on the logit of the
-  score, cluster-robust by scenario) or isotonic (scikit-learn) recalibration, folds grouped
+  score) or isotonic (scikit-learn) recalibration, folds grouped
   by scenario (``GroupKFold``), so no scenario helps calibrate its own entries;
 * :func:`threshold_for` -- the tau that reaches a target precision (the smallest) or recall
   (the largest), with intervals for tau and for what it achieves;
@@ -74,17 +76,30 @@ def bin_edges(scores: ArrayLike, bins: int = 10, strategy: str = "uniform") -> n
     return np.unique(q)
 
 
-def _bin_index(scores: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """Bin of each score: ``[e_i, e_{i+1})``, the last bin closed at 1."""
-    return np.clip(np.searchsorted(edges, scores, side="right") - 1, 0, len(edges) - 2)
+def bin_index(scores: ArrayLike, edges: np.ndarray, strategy: str = "uniform") -> np.ndarray:
+    """Bin of each score, ``[e_i, e_{i+1})`` with the last bin closed at 1.
+
+    Uniform bins are counted exactly, ``floor(score * bins)`` on the product rounded to nine decimals:
+    ``np.linspace``'s edges carry float error (its 0.3 is 0.30000000000000004), which put a score of 0.3
+    in the bin of 0.2 and left bins of a judge scoring on a 0.1 grid empty. scikit-learn's
+    ``calibration_curve`` bins ``(e_i, e_{i+1}]`` on the linspace edges instead, so a score on an edge
+    lands one bin lower there. Quantile bins search the edges.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    n_bins = len(edges) - 1
+    if strategy == "uniform":
+        return np.clip(np.floor(np.round(s * n_bins, 9)).astype(np.int64), 0, n_bins - 1)
+    return np.clip(np.searchsorted(edges, s, side="right") - 1, 0, n_bins - 1)
 
 
 def ece(scores: ArrayLike, labels: ArrayLike, bins: int = 10, strategy: str = "uniform") -> float:
-    """Expected calibration error: the count-weighted mean gap between mean score and positive rate per bin."""
+    """Expected calibration error (the plug-in): the count-weighted mean gap between mean score and positive
+    rate per bin. Biased upward: a calibrated judge's label noise alone gives a positive gap in every bin
+    (:func:`squared_ce_debiased` is the debiased l2 counterpart)."""
     s, y = _arrays(scores, labels)
     if not s.size:
         return float("nan")
-    idx = _bin_index(s, bin_edges(s, bins, strategy))
+    idx = bin_index(s, bin_edges(s, bins, strategy), strategy)
     total = 0.0
     for b in np.unique(idx):
         m = idx == b
@@ -127,25 +142,74 @@ def reliability_curve(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike,
                       strategy: str = "uniform", *, n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
                       level: float = 0.95) -> pl.DataFrame:
     """The reliability diagram's data: per non-empty bin ``bin``, ``lower``, ``upper``, ``mean_score`` and the
-    observed positive rate as ``estimate`` with its scenario-bootstrap interval (interval columns)."""
+    observed positive rate as ``estimate`` with its interval (interval columns).
+
+    The interval is the union of the scenario-bootstrap percentile interval and the Wilson score interval
+    of the bin's entries (``method`` ``percentile|wilson``): the bootstrap counts the scenarios but collapses
+    to [0, 0] when every label in a bin agrees (0 of 11 is not a rate known to be 0; Wilson's upper bound
+    is 0.26), Wilson never collapses but treats entries as independent.
+    """
+    from statsmodels.stats.proportion import proportion_confint
+
     s, y = _arrays(scores, labels)
     c = np.asarray(clusters)
     edges = bin_edges(s, bins, strategy)
-    idx = _bin_index(s, edges)
+    idx = bin_index(s, edges, strategy)
     rows = []
     for b in np.unique(idx):
         m = idx == b
         res = bootstrap(np.mean, y[m], clusters=c[m], n_boot=n_boot, seed=seed, level=level)
-        rows.append({"bin": int(b), "lower": float(edges[b]), "upper": float(edges[b + 1]),
-                     "mean_score": float(s[m].mean()), **res.row()})
+        w_low, w_high = proportion_confint(int(y[m].sum()), int(m.sum()), alpha=1 - level, method="wilson")
+        row = {"bin": int(b), "lower": float(edges[b]), "upper": float(edges[b + 1]), "mean_score": float(s[m].mean()),
+               **res.row()}
+        row.update(ci_low=float(np.fmin(res.ci_low, w_low)), ci_high=float(np.fmax(res.ci_high, w_high)),
+                   method=f"{res.method}|wilson")
+        rows.append(row)
     return pl.DataFrame(rows, schema={"bin": pl.Int64, "lower": pl.Float64, "upper": pl.Float64,
                                       "mean_score": pl.Float64, **INTERVAL_SCHEMA})
+
+
+def squared_ce_debiased(scores: ArrayLike, labels: ArrayLike, bins: int = 10, strategy: str = "uniform") -> float:
+    """Kumar, Liang and Ma's (2019) debiased estimate of the squared (l2) calibration error.
+
+    ``sum_b n_b / N [(mean score_b - positive rate_b)^2 - rate_b (1 - rate_b) / (n_b - 1)]``: the
+    plug-in's squared gap minus the unbiased estimate of its label noise, so a calibrated judge
+    averages 0 (the estimate can be negative) where the plug-in :func:`ece` is always positive.
+    """
+    s, y = _arrays(scores, labels)
+    if not s.size:
+        return float("nan")
+    idx = bin_index(s, bin_edges(s, bins, strategy), strategy)
+    total = 0.0
+    for b in np.unique(idx):
+        m = idx == b
+        n_b = int(m.sum())
+        rate = float(y[m].mean())
+        noise = rate * (1 - rate) / (n_b - 1) if n_b > 1 else 0.0
+        total += n_b / s.size * ((float(s[m].mean()) - rate) ** 2 - noise)
+    return float(total)
+
+
+def debiased_calibration_error(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, bins: int = 10,
+                               strategy: str = "uniform", *, level: float = 0.95) -> BootstrapResult:
+    """:func:`squared_ce_debiased` with the cluster-robust t interval over scenarios (jackknife standard error,
+    t with G - 1 df), the interval that covers a calibrated judge's 0: measured in the tests at about 97% at
+    12 scenarios and 95% at a known miscalibration, where the plug-in ECE's percentile interval covers 0 never
+    and its truth 85% of the time. The square root of estimate and bounds (clipped at 0) is the RMS calibration
+    error, in the units of a probability."""
+    s, y = _arrays(scores, labels)
+    return bootstrap(lambda a, b: squared_ce_debiased(a, b, bins, strategy), s, y, clusters=np.asarray(clusters),
+                     n_boot=0, seed=0, level=level, method="t")
 
 
 def calibration_table(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, bins: int = 10,
                       strategy: str = "uniform", *, n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
                       level: float = 0.95) -> pl.DataFrame:
-    """Brier (with its three Murphy terms) and ECE, each a row with its scenario-bootstrap interval."""
+    """Brier (with its three Murphy terms), ECE (the plug-in, biased upward), and Kumar et al.'s debiased
+    squared calibration error ``ce2_debiased`` with its root ``rmsce_debiased``
+    (:func:`debiased_calibration_error`), each a row with its interval: scenario-bootstrap percentile for
+    the first five, cluster-robust t for the debiased two (the intervals that can cover a calibrated
+    judge's 0; the plug-in ECE's never does)."""
     s, y = _arrays(scores, labels)
     c = np.asarray(clusters)
     stats: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
@@ -154,6 +218,11 @@ def calibration_table(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike,
         "uncertainty": lambda a, b: brier(a, b).uncertainty}
     rows = [{"statistic": name, **bootstrap(fn, s, y, clusters=c, n_boot=n_boot, seed=seed, level=level).row()}
             for name, fn in stats.items()]
+    squared = debiased_calibration_error(s, y, c, bins, strategy, level=level)
+    root = {k: (float(np.sqrt(max(0.0, v))) if isinstance(v, float) and np.isfinite(v) else v)
+            for k, v in squared.row().items() if k in ("estimate", "ci_low", "ci_high")}
+    rows[2:2] = [{"statistic": "ce2_debiased", **squared.row()},
+                 {"statistic": "rmsce_debiased", **{**squared.row(), **root}}]
     return pl.DataFrame(rows, schema={"statistic": pl.Utf8, **INTERVAL_SCHEMA})
 
 
@@ -167,8 +236,10 @@ def recalibrate(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, metho
     """Out-of-fold recalibrated scores: each scenario's entries are mapped by a calibrator fitted on the others.
 
     ``platt``: ``P(y = 1) = logistic(a + b logit(score))``, fitted as a statsmodels ``GLM``
-    (binomial family) with cluster-robust standard errors by scenario; ``isotonic``:
-    scikit-learn's ``IsotonicRegression`` (increasing, clipped to [0, 1]). Folds come from
+    (binomial family; maximum likelihood, so its predictions do not depend on how standard errors
+    are computed, and none are used here); ``isotonic``: scikit-learn's ``IsotonicRegression``
+    (increasing, clipped to [0, 1]; between the fitted points it interpolates linearly, so the map is
+    a monotone piecewise-linear function, not a step function). Folds come from
     ``GroupKFold`` over scenarios (at most ``n_splits``, at least 2).
     """
     import statsmodels.api as sm
@@ -184,8 +255,7 @@ def recalibrate(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, metho
     for train, test in GroupKFold(n_splits=min(n_splits, len(groups))).split(s, y, groups=c):
         if method == "platt":
             x = sm.add_constant(_logit(s[train]), has_constant="add")
-            fit = sm.GLM(y[train], x, family=sm.families.Binomial()).fit(
-                cov_type="cluster", cov_kwds={"groups": np.unique(c[train], return_inverse=True)[1]})
+            fit = sm.GLM(y[train], x, family=sm.families.Binomial()).fit()
             out[test] = fit.predict(sm.add_constant(_logit(s[test]), has_constant="add"))
         elif method == "isotonic":
             iso = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip")
@@ -239,15 +309,40 @@ def _tau_for(s: np.ndarray, y: np.ndarray, target: str, value: float) -> float:
     return float(taus[ok[-1]]) if ok.size else float("nan")
 
 
+def out_of_fold_calls(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, target: str = "precision",
+                      value: float = 0.95, n_splits: int = 5) -> np.ndarray:
+    """Each entry called positive (``score >= tau``) by the tau chosen on the other scenarios' folds
+    (``GroupKFold`` over scenarios, at most ``n_splits``): 1.0 / 0.0, NaN where that fold's tau is undefined."""
+    from sklearn.model_selection import GroupKFold
+
+    s, y = _arrays(scores, labels)
+    c = np.asarray(clusters)
+    out = np.full(s.shape, np.nan)
+    groups = np.unique(c)
+    if len(groups) < 2:
+        return out
+    for train, test in GroupKFold(n_splits=min(n_splits, len(groups))).split(s, y, groups=c):
+        tau = _tau_for(s[train], y[train], target, value)
+        if np.isfinite(tau):
+            out[test] = (s[test] >= tau).astype(np.float64)
+    return out
+
+
 def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, target: str = "precision",
-                  value: float = 0.95, *, sjc_tau: float = 0.5, n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
-                  level: float = 0.95) -> pl.DataFrame:
+                  value: float = 0.95, *, sjc_tau: float = 0.5, n_splits: int = 5, n_boot: int = DEFAULT_N_BOOT,
+                  seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
     """The tau that reaches ``target`` >= ``value`` on the labels, with intervals, beside SJC's tau.
 
     For ``precision`` the smallest tau whose precision (of calling ``score >= tau`` positive)
     reaches the value -- the most entries kept at that precision; for ``recall`` the largest tau
     whose recall still reaches it. Rows (``statistic``): ``tau`` (its interval: the tau each
-    scenario resample picks), ``precision`` and ``recall`` at the chosen tau, and
+    scenario resample picks), ``precision`` and ``recall`` at the chosen tau on the same labels
+    (in-sample: optimistic, because tau was chosen to reach the target there -- at target 0.85 the
+    chosen tau's true precision falls short in most samples), ``precision_oof`` and ``recall_oof``
+    (cross-fitted: each scenario's entries judged by the tau chosen without them,
+    :func:`out_of_fold_calls`; the honest estimate of what choosing tau this way achieves, with the
+    cluster-robust t interval, which covers the chosen tau's true precision about 96% of the time at 12
+    scenarios where the in-sample percentile interval covers 89%), and
     ``precision_at_sjc``, ``recall_at_sjc``, ``pruned_at_sjc`` at ``sjc_tau`` (0.5). NaN when no
     tau reaches the value.
     """
@@ -258,10 +353,10 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
     tau = _tau_for(s, y, target, value)
 
     def prec(t: float) -> Callable[[np.ndarray, np.ndarray], float]:
-        return lambda a, b: float(b[a >= t].mean()) if (a >= t).any() else float("nan")
+        return lambda a, b: float(b[a >= t].mean()) if np.isfinite(t) and (a >= t).any() else float("nan")
 
-    def rec(t: float) -> Callable[[np.ndarray, np.ndarray], float]:
-        return lambda a, b: float((a[b == 1] >= t).mean()) if (b == 1).any() else float("nan")
+    def rec(t: float) -> Callable[[np.ndarray, np.ndarray], float]:  # no tau: no recall (was 0 [0, 0])
+        return lambda a, b: float((a[b == 1] >= t).mean()) if np.isfinite(t) and (b == 1).any() else float("nan")
 
     stats: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
         "tau": lambda a, b: _tau_for(a, b, target, value), "precision": prec(tau), "recall": rec(tau),
@@ -270,6 +365,22 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
     rows = [{"target": target, "value": value, "statistic": name,
              **bootstrap(fn, s, y, clusters=c, n_boot=n_boot, seed=seed, level=level).row()}
             for name, fn in stats.items()]
+    calls = out_of_fold_calls(s, y, c, target, value, n_splits)  # 1 called positive, 0 not, NaN no tau there
+
+    def oof(kind: str) -> Callable[[np.ndarray, np.ndarray], float]:
+        def stat(k: np.ndarray, b: np.ndarray) -> float:
+            ok = np.isfinite(k)
+            pick = (k == 1) if kind == "precision" else (b == 1)
+            den = ok & pick
+            if not den.any():
+                return float("nan")
+            return float(b[den].mean()) if kind == "precision" else float((k[den] == 1).mean())
+        return stat
+
+    for kind in ("precision", "recall"):
+        rows.insert(3 if kind == "precision" else 4, {
+            "target": target, "value": value, "statistic": f"{kind}_oof",
+            **bootstrap(oof(kind), calls, y, clusters=c, n_boot=n_boot, seed=seed, level=level, method="t").row()})
     return pl.DataFrame(rows, schema={"target": pl.Utf8, "value": pl.Float64, "statistic": pl.Utf8,
                                       **INTERVAL_SCHEMA})
 

@@ -66,7 +66,8 @@ def reliability(
     of the three also gets a scenario interval (tasks resampled by ``scenario_id``, a task
     without one its own cluster): ``acc_ci_low`` / ``acc_ci_high`` and likewise for
     ``pass_hat_k`` and ``pass_at_k``, with ``n_boot``, ``level`` and ``ci_method`` (the
-    cluster-robust t interval by default; not ``method``, which names the agents' policies).
+    cluster-robust t interval by default, clipped to [0, 1] as every share is; not ``method``, which
+    names the agents' policies).
 
     This is the one wide form of the interval contract: three statistics of one group in one row, each
     ``STAT_ci_low`` / ``STAT_ci_high`` beside its estimate, ``ci_method`` for the contract's ``method`` because
@@ -146,7 +147,9 @@ def _intervals(frame: pl.DataFrame, per_task: pl.DataFrame, keys: list[str], tas
         for name, metric, arrays in (("acc", lambda cc, nn: cc.sum() / nn.sum(), (c, n)),
                                      ("pass_hat_k", np.mean, (hat,)), ("pass_at_k", np.mean, (at,))):
             res = bootstrap(metric, *arrays, clusters=cl, n_boot=n_boot, seed=seed, level=level, method=method)
-            row[f"{name}_ci_low"], row[f"{name}_ci_high"] = res.ci_low, res.ci_high
+            # a share lies in [0, 1]: the t interval's symmetric bounds are clipped there (NaN stays NaN)
+            row[f"{name}_ci_low"], row[f"{name}_ci_high"] = float(np.clip(res.ci_low, 0.0, 1.0)), \
+                float(np.clip(res.ci_high, 0.0, 1.0))
         row.update(n_boot=n_boot, level=level, ci_method=method)
         rows.append(row)
     return pl.DataFrame(rows)

@@ -20,7 +20,10 @@ def reliability_diagram(curve: pl.DataFrame, title: str | None = None, ax: Axes 
     x = curve.get_column("mean_score").to_numpy()
     y = curve.get_column("estimate").to_numpy()
     lo, hi = curve.get_column("ci_low").to_numpy(), curve.get_column("ci_high").to_numpy()
-    ax.errorbar(x, y, yerr=[y - lo, hi - y], fmt="o-", capsize=3, color="C0", label="observed (95% CI)")
+    what = {"percentile|wilson": "scenario bootstrap and Wilson"}.get(
+        str(curve.get_column("method")[0]) if "method" in curve.columns and curve.height else "", "")
+    ax.errorbar(x, y, yerr=[y - lo, hi - y], fmt="o-", capsize=3, color="C0",
+                label="observed share" + (f" (95% interval: {what})" if what else " (95% interval)"))
     for xi, yi, n in zip(x, y, curve.get_column("n").to_list(), strict=True):
         ax.annotate(f"n={n}", (xi, yi), xytext=(4, -10), textcoords="offset points", fontsize=7, color="C0")
     ax.set_xlim(0, 1.02)
