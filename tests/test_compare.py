@@ -123,6 +123,8 @@ def test_cross_checks_hold_their_level_under_a_clustered_null(scenarios: int) ->
         hits["plain"] += mcnemar([[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]],
                                  exact=True).pvalue < 0.05
     rates = {k: (v / trials, proportion_confint(v, trials, method="wilson")) for k, v in hits.items()}
+    print(f"null rejection at 5%, {scenarios} scenarios: " + ", ".join(
+        f"{k} {r:.3f} [{lo:.3f}, {hi:.3f}]" for k, (r, (lo, hi)) in rates.items()))
     assert rates["plain"][0] > 0.15, rates  # the unclustered test the workbench used to report
     for k in ("mcnemar_p", "gee_p", "p_value"):
         assert rates[k][1][0] < 0.05 and rates[k][0] <= 0.09, (k, rates)
@@ -172,19 +174,20 @@ def test_holm_adjusts_all_comparisons_together() -> None:
 
 
 @pytest.mark.slow
-def test_paired_difference_interval_covers_the_true_difference() -> None:
+@pytest.mark.parametrize("scenarios", [12, 30])
+def test_paired_difference_interval_covers_the_true_difference(scenarios: int) -> None:
     """12 scenarios x 10 tasks x 2 replicates; a succeeds with q_s + d_s, b with q_s (q_s ~ U(0.2, 0.6), d_s ~
     U(-0.05, 0.25) per scenario): the true difference is 0.1, the mean over scenarios. The
     default interval holds its level from both sides, where a naive interval that treats pairs as independent
     (mean +/- 1.96 sd / sqrt(n)) does not."""
     from statsmodels.stats.proportion import proportion_confint
 
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(7 + scenarios)
     hits = below = naive = 0
     trials = 600
     for _ in range(trials):
-        d = np.repeat(0.1 + rng.uniform(-0.15, 0.15, size=12), 20)  # q + d stays in [0.15, 0.85]: no clipping
-        q = np.repeat(rng.uniform(0.2, 0.6, size=12), 20)
+        d = np.repeat(0.1 + rng.uniform(-0.15, 0.15, size=scenarios), 20)  # q + d stays in [0.15, 0.85]
+        q = np.repeat(rng.uniform(0.2, 0.6, size=scenarios), 20)
         u = rng.random(q.size)  # common random numbers: the pairs are correlated, as real paired runs are
         a = (u < q + d).astype(int)
         b = (np.where(rng.random(q.size) < 0.5, u, rng.random(q.size)) < q).astype(int)
@@ -198,8 +201,72 @@ def test_paired_difference_interval_covers_the_true_difference() -> None:
         diff = a - b
         naive += abs(diff.mean() - 0.1) <= 1.96 * diff.std(ddof=1) / np.sqrt(diff.size)
     low, high = proportion_confint(hits, trials, method="wilson")
-    message = f"coverage {hits / trials:.3f} (Wilson [{low:.3f}, {high:.3f}]); naive {naive / trials:.3f}"
-    assert low <= 0.95 <= high + 0.01, message
+    message = (f"paired difference at {scenarios} scenarios: coverage {hits / trials:.3f} (Wilson [{low:.3f}, "
+               f"{high:.3f}]); naive iid interval {naive / trials:.3f}")
+    assert low <= 0.95 <= high, message
     assert below / trials < 0.05, message  # misses split between the two sides, not all on one
     print(message)
     assert naive / trials < 0.93, message
+
+def _runs(outcomes: dict[tuple[str, str], list[int]], scenario: dict[str, str]) -> pl.DataFrame:
+    return pl.DataFrame([{"method": m, "task_id": t, "replicate": i, "scenario_id": scenario[t], "success": bool(x),
+                          "agent_tokens": 100 - 10 * x} for (m, t), xs in outcomes.items() for i, x in enumerate(xs)])
+
+
+def test_probability_of_improvement_is_the_mean_mann_whitney_share_per_task() -> None:
+    """Per task, U / (n_a n_b) with ties counted half (scipy's Mann-Whitney U), averaged over tasks."""
+    from scipy.stats import mannwhitneyu
+
+    from workbench.compare import probability_of_improvement
+
+    out = {("A", "t0"): [1, 0, 1], ("B", "t0"): [0, 0], ("A", "t1"): [1, 1], ("B", "t1"): [1, 0, 1],
+           ("A", "t2"): [0, 0], ("B", "t2"): [1, 1], ("A", "t3"): [1], ("B", "t3"): [1]}
+    runs = _runs(out, {"t0": "s0", "t1": "s0", "t2": "s1", "t3": "s2"})
+    got = probability_of_improvement(runs, "A", "B", by=(), n_boot=50).row(0, named=True)
+    shares = [mannwhitneyu(out[("A", t)], out[("B", t)]).statistic / (len(out[("A", t)]) * len(out[("B", t)]))
+              for t in ("t0", "t1", "t2", "t3")]
+    assert got["estimate"] == pytest.approx(np.mean(shares)) and got["n"] == 4 and got["n_clusters"] == 3
+    assert 0 <= got["ci_low"] <= got["estimate"] <= got["ci_high"] <= 1
+    # tokens: fewer is better, and a run that succeeds spends fewer here, so the two views agree
+    tok = probability_of_improvement(runs, "A", "B", "tokens", by=(), n_boot=50).row(0, named=True)
+    assert tok["estimate"] == pytest.approx(got["estimate"])
+
+
+def test_performance_profile_by_hand() -> None:
+    from workbench.compare import performance_profile
+
+    out = {("A", "t0"): [1, 1], ("A", "t1"): [1, 0], ("A", "t2"): [0, 0], ("A", "t3"): [1, 1]}
+    runs = _runs(out, {"t0": "s0", "t1": "s0", "t2": "s1", "t3": "s1"})
+    prof = performance_profile(runs, [0.0, 0.5, 0.99], n_boot=200)
+    # success rates 1, 0.5, 0, 1: above 0 -> 3/4, above 0.5 -> 2/4, above 0.99 -> 2/4
+    assert prof["estimate"].to_list() == [0.75, 0.5, 0.5] and prof["method"].to_list() == ["A"] * 3
+    # resampling the two scenarios: s0 = {1, 0.5}, s1 = {0, 1}; above 0 the share is 1 (s0 twice), 0.5 or 0.75
+    assert prof["ci_low"][0] >= 0.5 and prof["ci_high"][0] == 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenarios", [12, 30])
+def test_probability_of_improvement_interval_covers_the_truth(scenarios: int) -> None:
+    """Independent runs, p_a = q_s + d_s and p_b = q_s per task (q_s ~ U(0.2, 0.6), d_s ~ U(-0.05, 0.25)): the
+    probability of improvement is 0.5 + (p_a - p_b) / 2 per task, 0.55 over the population of scenarios."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from workbench.compare import probability_of_improvement
+
+    rng = np.random.default_rng(7 + scenarios)
+    trials, hits = 400, 0
+    for _ in range(trials):
+        rows = []
+        for s in range(scenarios):
+            q, d = rng.uniform(0.2, 0.6), rng.uniform(-0.05, 0.25)
+            for t in range(10):
+                for r in range(3):
+                    for m, p in (("A", q + d), ("B", q)):
+                        rows.append({"method": m, "task_id": f"s{s}t{t}", "replicate": r, "scenario_id": f"s{s}",
+                                     "success": bool(rng.random() < p)})
+        got = probability_of_improvement(pl.DataFrame(rows), "A", "B", by=(), n_boot=1).row(0, named=True)
+        hits += got["ci_low"] <= 0.55 <= got["ci_high"]
+    low, high = proportion_confint(hits, trials, method="wilson")
+    message = f"probability of improvement at {scenarios} scenarios: coverage {hits / trials:.3f} (Wilson [{low:.3f}, {high:.3f}])"
+    print(message)
+    assert high >= 0.95 and low <= 0.95, message  # not told apart from the level

@@ -38,3 +38,23 @@ def forest(diffs: pl.DataFrame, group: str | None = "budget", ax: Axes | None = 
     ax.set_xlabel(f"{metric}: method minus {baseline}\n(simultaneous 95% intervals over scenarios, "
                   f"Bonferroni over {m} comparisons)")
     return ax
+
+
+def performance_profile(profile: pl.DataFrame, group: str = "method", ax: Axes | None = None) -> Axes:
+    """rliable's performance profile: per method, the share of tasks whose success rate exceeds tau, with its
+    scenario-bootstrap band. ``profile`` is :func:`workbench.compare.performance_profile`."""
+    fig, ax = _axes(ax, (5.2, 3.4))
+    names = profile.get_column(group).unique(maintain_order=True).to_list() if group in profile.columns else [None]
+    for i, name in enumerate(names):
+        sub = profile.filter(pl.col(group) == name) if name is not None else profile
+        sub = sub.sort("tau")
+        t = sub.get_column("tau").to_numpy()
+        ax.step(t, sub.get_column("estimate").to_numpy(), where="post", color=f"C{i}", label=str(name))
+        ax.fill_between(t, sub.get_column("ci_low").to_numpy(), sub.get_column("ci_high").to_numpy(), step="post",
+                        color=f"C{i}", alpha=0.15, lw=0)
+    ax.set_xlabel("tau (a task's success rate over its runs)")
+    ax.set_ylabel("share of tasks with\nsuccess rate above tau")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize=7, ncols=3, loc="lower center", bbox_to_anchor=(0.5, 1.0),
+              title="bands: 95% intervals resampling scenarios (percentile)", title_fontsize=7)
+    return ax
