@@ -253,3 +253,19 @@ def test_reliability_curve_threshold_and_paired_auroc() -> None:
     diff = paired_auroc_difference(s, noisy, y, c, n_boot=200)
     assert diff.estimate == pytest.approx(roc_auc_score(y, s) - roc_auc_score(y, noisy))
     assert diff.estimate > 0.01  # noise only hurts ranking
+
+
+def test_recall_target_and_threshold_edge_cases_by_hand() -> None:
+    """Recall 0.75 of 4 positives: the largest tau still keeping 3 of them is 0.6 (scores of positives 0.9, 0.7,
+    0.6, 0.2); every score equal: tau is that score, precision the positive share; a target met exactly counts."""
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.2])
+    y = np.array([1, 0, 1, 1, 0, 1])
+    row = {r["statistic"]: r["estimate"] for r in threshold_for(s, y, [0, 0, 1, 1, 2, 2], "recall", 0.75,
+                                                                n_boot=20).iter_rows(named=True)}
+    assert row["tau"] == 0.6 and row["recall"] == 0.75 and row["precision"] == pytest.approx(3 / 4)
+    flat = {r["statistic"]: r["estimate"] for r in threshold_for(np.full(4, 0.4), np.array([1, 1, 0, 1]),
+                                                                 [0, 0, 1, 1], "precision", 0.75,
+                                                                 n_boot=20).iter_rows(named=True)}
+    assert flat["tau"] == 0.4 and flat["precision"] == 0.75 and flat["recall"] == 1.0
+    with pytest.raises(ValueError, match="target"):
+        threshold_for(s, y, np.zeros(6), "f1", 0.5)

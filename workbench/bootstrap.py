@@ -395,7 +395,12 @@ def auroc_ci(
     Rows with a NaN score are dropped before anything else (a judge's "no usable answer").
     The default interval is ``"t"`` (cluster jackknife standard error, Student's t with
     clusters - 1 degrees of freedom), chosen by a coverage simulation at the sizes people have
-    (:func:`workbench.coverage_study.interval_coverage`); its bounds are clipped to [0, 1]. The
+    (:func:`workbench.coverage_study.interval_coverage`); its bounds are clipped to [0, 1]. It also
+    holds when scenarios differ in both score offset and discrimination
+    (:func:`workbench.coverage_study.heterogeneous_coverage`, 1,000 trials each: offset sd 0.6 and
+    discrimination N(1.2, 0.5) covers 94.8% at 12 scenarios and 95.5% at 30; offset sd 1.0 and
+    discrimination sd 0.8, 94.3% and 94.9%; the pooled AUROC's bias from within-scenario pairs stays
+    under 0.008 and shrinks with the scenarios). The
     bootstrap resamples are still drawn (``n_degenerate`` counts them) so that ``"percentile"``
     and ``"bca"`` are one argument away.
     """
