@@ -59,6 +59,19 @@ plots.export(fig, "quickstart_entries_by_section", figs);
 # **Figure (committed example log).** Number of summary entries under each section heading, over every candidate summary of the log: the first column of SJC Table 2.
 
 # %% [markdown]
+# ## One compaction, looked at
+#
+# The summary as written, each entry coloured by the offline lexical judge's score; click an entry for its evidence passages (with the step and tool they came from) and the identifiers it names; below it the replaced history and what the agent did next. `workbench explore DATA --out DIR` writes the same view for every compaction as a static site.
+
+# %%
+from workbench.datasets import derive_missing
+from workbench.explore import show
+
+derive_missing(tables, wanted=("entries", "scores"))  # the offline lexical judge's scores, if the log has none
+first = compactions.sort("run_id", "boundary").row(0, named=True)
+show(tables, run_id=first["run_id"], compaction=first["boundary"])
+
+# %% [markdown]
 # ## Reliability and efficiency
 
 # %%

@@ -47,7 +47,7 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
     from workbench.attribution import failures_by_scenario
     from workbench.composition import by_boundary, entries_by_section, persistence, section_counts, support_from_scores
     from workbench.labels import gold_labels
-    from workbench.metrics import reliability_by_k
+    from workbench.metrics import reliability, reliability_by_k
     from workbench.metrics.discrimination import judge_table
     from workbench.metrics.tables import pass_vs_tokens
     import warnings
@@ -78,7 +78,7 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
     flips = decision_flips(rep.join(entries.select("entry_id", "section"), on="entry_id"), 0.5, t["scores"],
                            by="section")
     from workbench.calibration import labeled_scores, reliability_curve, threshold_sweep
-    from workbench.compare import compare_to_baseline
+    from workbench.compare import compare_to_baseline, performance_profile
     from workbench.composition import entries_by_role
     from workbench.datasets import entry_clusters
     from workbench.composition import unsupported_by_role
@@ -95,6 +95,7 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
         "calibration.reliability_diagram": (reliability_curve(ls, ly, lc, 5, n_boot=20),),
         "calibration.threshold_curve": (threshold_sweep(ls, ly, lc, [0.2, 0.5, 0.8], n_boot=20), 0.8),
         "compare.forest": (compare_to_baseline(runs, "prompting", "acc", by=("budget",), n_boot=20),),
+        "compare.performance_profile": (performance_profile(runs, [0.0, 0.5, 1.0], n_boot=20),),
         "entries_by_section": (section_counts(entries),),
         "sjc.decision_flips": (flips,),
         "sjc.section_composition": (entries_by_section(entries),),
@@ -107,7 +108,7 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
         "sjc.keep_rates": (sensitivity.keep_rate_by_section(entries),),
         "sjc.attribution_bars": (table11,),
         "sjc.pass_vs_tokens": (pass_vs_tokens(runs, k=2),),
-        "sjc.accuracy_by_budget": (runs.group_by("method", "budget").agg(pl.col("success").mean().alias("acc")),),
+        "sjc.accuracy_by_budget": (reliability(runs, k=1, by=["method", "budget"], n_boot=20, method="percentile"),),
         "focus.bound_curves": (focus.bound_curves([5], [0.2], [1, 10, 100]),),
         "focus.utility_histogram": (focus.utility_histogram(focus.citation_scores(cites, 6, spans)), 0.3),
         "focus.estimation_curves": (focus.curve_means(curves, "jaccard"), focus.curve_means(truth, "max_error"),

@@ -1,0 +1,156 @@
+"""The explorer: a static site of runs and compactions that shows every log string as text, needs no network, and
+whose evidence comes from the step it names; a browser clicks through it (Debian's chromium via Playwright)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from workbench.cli.main import main
+from workbench.datasets import derive_missing, load_any
+from workbench.explore import build_site, compaction_view, slug, visible
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOTS = ROOT / "build" / "screenshots"
+HOSTILE = "- <img src=x onerror=alert(1)> \x1b[31mred\x1b[0m INV-\u202e4301 </script><script>alert(2)</script>"
+
+
+def _hostile_sessions() -> dict[str, pl.DataFrame]:
+    """The committed Claude Code fixture with a hostile entry added to its first summary (entries and scores
+    derived again from the changed summary)."""
+    tables = load_any(ROOT / "data" / "examples" / "claude-code")
+    comps = tables["compactions"].sort("run_id", "boundary")
+    first = comps.row(0, named=True)
+    text = first["candidate_summary"].replace("2. **Key Technical Concepts**:", f"2. **Key Technical Concepts**:\n   {HOSTILE}", 1)
+    assert text != first["candidate_summary"], "the fixture's section heading moved"
+    tables["compactions"] = comps.with_columns(
+        pl.when((pl.col("run_id") == first["run_id"]) & (pl.col("boundary") == first["boundary"]))
+        .then(pl.lit(text)).otherwise(pl.col("candidate_summary")).alias("candidate_summary"))
+    for name in ("entries", "scores"):
+        tables.pop(name, None)
+    derive_missing(tables, wanted=("entries", "scores"))
+    return tables
+
+
+def test_visible_shows_control_and_format_characters() -> None:
+    assert visible("a\x1b[31mb\tc\nd") == "a\\x1b[31mb\tc\nd"
+    assert visible("INV-\u202e4301\u2066") == "INV-\\u202e4301\\u2066"
+    assert visible(None) == "" and visible("plain €") == "plain €"
+
+
+def test_slugs_are_file_names_and_distinct() -> None:
+    ids = ["claude-code:7b1c/sidechain/a7f3", "claude-code:7b1c_sidechain_a7f3", "../../etc/passwd", ""]
+    names = [slug(i) for i in ids]
+    assert len(set(names)) == len(ids)
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+", n) and not n.startswith(".") for n in names)
+
+
+def test_hostile_text_is_shown_as_text_and_nothing_is_remote(tmp_path: Path) -> None:
+    tables = _hostile_sessions()
+    report = build_site(tables, tmp_path / "site")
+    assert report.compactions == tables["compactions"].height and report.runs == tables["runs"].height
+    pages = list((tmp_path / "site").rglob("*.html"))
+    text = "".join(p.read_text(encoding="utf-8") for p in pages)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in text and "<img" not in text
+    assert "&lt;/script&gt;&lt;script&gt;alert(2)" in text
+    assert "\\x1b[31mred" in text and "\x1b" not in text and "\u202e" not in text and "INV-\\u202e4301" in text
+    for path in (tmp_path / "site").rglob("*"):
+        if path.is_file():
+            body = path.read_text(encoding="utf-8")
+            assert not re.search(r"(https?:)?//[A-Za-z0-9.-]+\.[a-z]{2,}", body), path.name
+    # the only scripts are the site's own: site.js on every page, the entry ids on a compaction page
+    for page in pages:
+        compaction_page = page.parent.parent.name == "runs"
+        assert page.read_text(encoding="utf-8").count("<script") == (2 if compaction_page else 1), page
+
+
+def test_a_compaction_view_cites_the_steps_its_evidence_came_from() -> None:
+    """Each evidence passage of an entry is a piece of the output of the step it names (or the retained turn)."""
+    tables = _hostile_sessions()
+    comp = tables["compactions"].sort("run_id", "boundary").row(0, named=True)
+    view = compaction_view(tables, comp["run_id"], comp["boundary"], judge="lexical")
+    steps = {s["step"]: s for s in tables["steps"].filter(pl.col("run_id") == comp["run_id"]).to_dicts()}
+    cited = [p for e in view["entries"] for p in e.evidence]
+    assert cited, "no entry got evidence"
+    for p in cited:
+        if p["step"] is None:
+            assert p["where"] == "retained turn" and p["text"] in comp["retained_turn"]
+        else:
+            assert comp["span_start"] <= p["step"] <= comp["span_end"]
+            assert p["text"] in (steps[p["step"]]["observation"] or "") and f"step {p['step']}" in p["where"]
+    assert [e.text for e in view["entries"]] == tables["entries"].filter(
+        (pl.col("run_id") == comp["run_id"]) & (pl.col("boundary") == comp["boundary"])).sort("position")["text"].to_list()
+    scored = [e for e in view["entries"] if e.score is not None]
+    assert scored and all(e.decision == ("kept" if e.score >= 0.5 else "pruned") for e in scored)
+
+
+def test_the_cli_writes_a_site_and_says_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = ROOT / "data" / "examples" / "claude-code"
+    assert main(["explore", str(data), "--out", str(tmp_path / "site"), "--limit", "1"]) == 0
+    assert "1 runs" in capsys.readouterr().out and (tmp_path / "site" / "index.html").exists()
+    assert main(["explore", str(data), "--out", str(tmp_path / "other"), "--method", "nope"]) == 2
+    assert "option --method" in capsys.readouterr().err and not (tmp_path / "other").exists()
+    assert main(["explore", str(data), "--out", str(tmp_path / "site"), "--judge", "gpt"]) == 2
+    assert "option --judge: expected one of the judges that scored (lexical)" in capsys.readouterr().err
+    assert (tmp_path / "site" / "index.html").exists()  # the old site is left as it was
+
+
+def _chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found:
+        return found
+    if os.environ.get("CI") == "true":
+        pytest.fail("CI=true but no Chromium: .ci/run installs Debian's chromium with apt-get")
+    pytest.skip("no Chromium on this machine (apt-get install chromium); the browser test runs in CI")
+
+
+@pytest.mark.slow
+def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path) -> None:
+    """Testbed-like runs with scores and the hostile Claude Code session: index -> run -> compaction -> entry, the
+    evidence shows, the legend is there, the hostile entry is text (no dialog, no element made from it)."""
+    from playwright.sync_api import sync_playwright
+
+    executable = _chromium()
+    small = tmp_path / "small"
+    assert main(["simulate", "--out", str(small), "--tasks", "6", "--runs", "1", "--budgets", "24"]) == 0
+    testbed = load_any(small)
+    derive_missing(testbed, wanted=("entries", "scores"))
+    sites = {"testbed": build_site(testbed, tmp_path / "testbed", method="prompting"),
+             "sessions": build_site(_hostile_sessions(), tmp_path / "sessions")}
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        requests: list[str] = []
+        page.on("request", lambda r: requests.append(r.url))
+        for name, site in sites.items():
+            page.goto((site.out / "index.html").as_uri())
+            page.fill("#filter", "")
+            assert page.locator("#runs tbody tr:visible").count() >= 1
+            page.screenshot(path=str(SHOTS / f"explore_{name}_index.png"))
+            page.locator("#runs tbody tr:visible a").first.click()
+            page.wait_for_selector("li.marker a")
+            page.screenshot(path=str(SHOTS / f"explore_{name}_run.png"))
+            page.locator("li.marker a").first.click()
+            page.wait_for_selector("li.entry")
+            assert page.locator(".legend .scale .bar").is_visible()
+            entry = page.locator("li.entry", has_text="red") if name == "sessions" else page.locator("li.entry").nth(2)
+            entry.click()
+            detail = page.locator(".entry-detail:visible")
+            assert detail.count() == 1 and detail.locator("h3", has_text="Evidence passages").is_visible()
+            page.screenshot(path=str(SHOTS / f"explore_{name}_compaction.png"))
+            if name == "sessions":
+                assert "<img src=x onerror=alert(1)>" in entry.inner_text() and "\\x1b[31mred" in entry.inner_text()
+                assert page.locator("main img").count() == 0
+            else:
+                assert detail.locator("ol.evidence li").count() >= 1
+        browser.close()
+    assert dialogs == []
+    assert all(u.startswith("file://") for u in requests), [u for u in requests if not u.startswith("file://")]

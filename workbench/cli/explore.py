@@ -1,0 +1,60 @@
+"""``workbench explore``: a static HTML site of a directory's runs and compactions (:func:`workbench.explore.build_site`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from workbench.cli.args import UsageError, at_least, verb
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = verb(sub, "explore", "write a static site to look at runs, compactions, entries and their evidence")
+    p.add_argument("data", help="a directory of tables (workbench import / simulate), or a log in any format")
+    p.add_argument("--out", required=True, help="directory the site is written to (replaced whole)")
+    p.add_argument("--scores", help="a scores table (Parquet or JSONL) to colour entries by; default: DATA's own")
+    p.add_argument("--labels", help="an annotation store (workbench label) whose gold labels mark entries; "
+                   "default: DATA's labels table, if any")
+    p.add_argument("--judge", help="whose scores to show when several judges scored (default: lexical, else the first)")
+    p.add_argument("--tau", type=float, default=0.5, help="score below which an entry is pruned")
+    p.add_argument("--runs", nargs="+", metavar="ID", help="only these runs")
+    p.add_argument("--method", help="only runs of this method")
+    p.add_argument("--budget", type=int, help="only runs at this budget")
+    p.add_argument("--limit", type=int, help="at most this many runs (after the filters, in table order)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from workbench.datasets import derive_missing, load_any
+    from workbench.explore import build_site
+
+    at_least("--limit", args.limit, 1)
+    if not 0.0 <= args.tau <= 1.0:
+        raise UsageError("--tau", "a number in [0, 1]", repr(args.tau))
+    tables = load_any(args.data)
+    if args.scores:
+        from workbench.tables import read_table
+
+        tables["scores"] = read_table(args.scores, "scores")
+    derive_missing(tables, wanted=("entries", "scores") if not args.scores else ("entries",))
+    labels = None
+    if args.labels:
+        from workbench.annotate import AnnotationStore
+        from workbench.labels import gold_labels
+
+        store = AnnotationStore(args.labels)
+        labels = gold_labels(store.labels())
+    if args.judge and ("scores" not in tables or not (tables["scores"].get_column("judge") == args.judge).any()):
+        judges = sorted(set(tables["scores"].get_column("judge").to_list())) if "scores" in tables else []
+        raise UsageError("--judge", f"one of the judges that scored ({', '.join(judges) or 'none'})", args.judge)
+    try:
+        report = build_site({k: v for k, v in tables.items() if isinstance(v, pl.DataFrame)}, args.out,
+                            labels=labels, judge=args.judge, tau=args.tau, run_ids=args.runs, method=args.method,
+                            budget=args.budget, limit=args.limit, title=Path(args.data).name)
+    except ValueError as err:
+        option = str(err).split(":", 1)[0] if str(err).startswith("--") else "DATA"
+        raise UsageError(option, "a selection with runs in the data", str(err).split(": ", 1)[-1]) from None
+    print(report)
+    return 0

@@ -1,0 +1,372 @@
+"""See a compaction: a static HTML site of runs, their compactions, the history each replaced, and what the judge
+and the annotators said (``workbench explore``), and the same compaction view in a notebook cell (:func:`show`).
+
+The site opens from disk (no server, no network, no CDN): an index of runs (sortable, filterable and paginated
+by a few lines of JavaScript shipped with it), a page per run (its steps as a timeline, each compaction a marker,
+sub-agent runs linked) and a page per compaction: the summary with each entry coloured by its judge score and
+marked with its human label; a click on an entry shows its evidence passages (the BM25 passages the judge
+request holds for it, each with its step and tool and a link into the replaced history), its score and decision
+at tau, and the identifiers it names with whether each has a source in the replaced history; below, the
+replaced history, the retained turn, the previous summary, and what the agent did next (repeated, blocked and
+error calls marked, beside the matched uncompressed run where the data has one).
+
+Pages are rendered by Jinja2 with autoescaping: every string from a log is shown as text, and control and
+format characters (ANSI escapes, bidi overrides) are made visible as ``\\xNN``, as the terminal labeling view
+does. Long outputs are cut in the page with the whole text one click away.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench.evidence import build_request, span_index
+from workbench.identifiers import code_identifiers
+from workbench.summary import parse
+
+HORIZON = 5  # steps after a compaction shown as "what came next" (TRACE's K)
+CUT = 1500  # characters of a long text shown before "show all"
+TEMPLATES = Path(__file__).with_name("templates")
+
+
+def visible(value: object) -> str:
+    """Text with control and format characters (ANSI escapes, bidi overrides, zero-width marks) shown as ``\\xNN``
+    (``\\uNNNN`` above 0xff); newlines and tabs kept. What every page shows of a log's text, before HTML
+    escaping."""
+    text = "" if value is None else str(value)
+    out = []
+    for ch in text:
+        if ch in "\n\t" or ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}")
+    return "".join(out)
+
+
+def slug(value: str) -> str:
+    """A file name for a run id (ids hold ``/`` and ``:``): its safe characters and a short hash of the whole."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", value)[:60].strip("._") or "run"
+    return f"{safe}-{hashlib.sha1(value.encode('utf-8')).hexdigest()[:8]}"
+
+
+def score_colour(score: float | None) -> str:
+    """Background of an entry by its judge score: red (0, no source) through yellow to green (1); none unscored."""
+    if score is None or score != score:
+        return ""
+    hue = round(120 * max(0.0, min(1.0, float(score))))
+    return f"hsl({hue}, 70%, 85%)"
+
+
+def _env() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["visible"] = visible
+    env.filters["colour"] = score_colour
+    env.filters["fmt"] = lambda v, spec="": "" if v is None else format(v, spec)
+    return env
+
+
+# ---------------------------------------------------------------------------
+# what a compaction page shows
+
+
+@dataclass
+class EntryView:
+    entry_id: str
+    position: int
+    section: str
+    role: str
+    text: str
+    score: float | None
+    decision: str  # "kept", "pruned" or "" (unscored)
+    reason: str
+    label: str
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    identifiers: list[tuple[str, bool]] = field(default_factory=list)
+
+
+def _rows(frame: pl.DataFrame | None, **match: object) -> list[dict[str, Any]]:
+    if frame is None or not frame.height:
+        return []
+    sel = frame
+    for k, v in match.items():
+        if k not in sel.columns:
+            return []
+        sel = sel.filter(pl.col(k) == v)
+    return sel.to_dicts()
+
+
+def _step_view(s: Mapping[str, Any]) -> dict[str, Any]:
+    return {"step": s.get("step"), "tool": s.get("tool"), "args": s.get("args"), "text": s.get("text"),
+            "observation": s.get("observation"), "blocked": bool(s.get("blocked")), "repeated": bool(s.get("repeated")),
+            "error": bool(s.get("error")), "boundary_before": bool(s.get("boundary_before"))}
+
+
+def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: int, *, judge: str | None = None,
+                    tau: float = 0.5, labels: pl.DataFrame | None = None, horizon: int = HORIZON,
+                    index: Any = None) -> dict[str, Any]:
+    """Everything a compaction page shows, as plain data: run, compaction, entries with score, label, evidence
+    and identifiers, replaced history, retained turn, previous summary, the steps after it and those of the
+    matched uncompressed run. ``labels`` are gold labels (``item_id``, ``field``, ``value``)."""
+    runs, steps = tables["runs"], tables.get("steps")
+    run = (_rows(runs, run_id=run_id) or [{"run_id": run_id}])[0]
+    comp = _rows(tables["compactions"], run_id=run_id, boundary=boundary)
+    if not comp:
+        raise ValueError(f"no compaction {boundary} in run {run_id!r}")
+    c = comp[0]
+    run_steps = sorted(_rows(steps, run_id=run_id), key=lambda s: s["step"])
+    start, end = c.get("span_start"), c.get("span_end")
+    replaced = [s for s in run_steps if (start is None or s["step"] >= start) and (end is None or s["step"] <= end)]
+    # the judge request's evidence: the span's outputs (and the retained turn), BM25 passages per entry
+    index = index if index is not None else span_index(steps if steps is not None else pl.DataFrame(
+        schema={"run_id": pl.Utf8, "step": pl.Int64, "observation": pl.Utf8}))
+    outputs = index.outputs(run_id, start, end)
+    output_steps = index.output_steps(run_id, start, end)
+    if c.get("retained_turn"):
+        outputs.append(c["retained_turn"])
+    table_entries = sorted(_rows(tables.get("entries"), run_id=run_id, boundary=boundary), key=lambda e: e["position"])
+    if table_entries:
+        parsed = [(e["entry_id"], e["position"], e["section"], e.get("role") or "", e["text"]) for e in table_entries]
+    else:
+        parsed = [(f"{run_id}/b{boundary}/e{i}", i, e.section, e.role, e.text)
+                  for i, e in enumerate(parse(c.get("candidate_summary") or ""))]
+    request = build_request(task=run.get("task") or "", retained_turn=c.get("retained_turn") or "",
+                            previous_summary=c.get("previous_summary") or "", outputs=outputs,
+                            entries=[p[4] for p in parsed])
+    by_step = {s["step"]: s for s in run_steps}
+    scores = tables.get("scores")
+    score_rows = {}
+    if scores is not None and scores.height and parsed:
+        chosen = scores.filter(pl.col("entry_id").is_in([p[0] for p in parsed]))
+        if "repeat" in chosen.columns:
+            chosen = chosen.filter(pl.col("repeat").fill_null(0) == 0)
+        if judge is not None:
+            chosen = chosen.filter(pl.col("judge") == judge)
+        score_rows = {r["entry_id"]: r for r in chosen.to_dicts()}
+    gold = {}
+    if labels is not None and labels.height:
+        gold = {r["item_id"]: r["value"] for r in labels.filter(pl.col("field") == "support").to_dicts()}
+    history_text = "\n".join(str(s.get(k) or "") for s in replaced for k in ("observation", "args", "text"))
+    history_text += "\n" + (c.get("retained_turn") or "")
+    views = []
+    for k, (entry_id, position, section, role, text) in enumerate(parsed):
+        sr = score_rows.get(entry_id, {})
+        score = sr.get("score")
+        evidence = []
+        for j in request.entry_evidence[k] if request.entry_evidence else ():
+            chunk_id = request.evidence_ids[j]
+            i = int(chunk_id[1:chunk_id.index("c")])
+            step = output_steps[i] if i < len(output_steps) else None
+            tool = by_step.get(step, {}).get("tool") if step is not None else None
+            where = f"step {step} · tool {tool} · output" if step is not None and tool else \
+                f"step {step} · output" if step is not None else "retained turn"
+            evidence.append({"chunk_id": chunk_id, "step": step, "where": where, "text": request.evidence[j]})
+        views.append(EntryView(entry_id, position, section, role, text, score,
+                               "" if score is None else ("kept" if score >= tau else "pruned"),
+                               sr.get("reason") or "", gold.get(entry_id, ""), evidence,
+                               [(i, i in history_text) for i in code_identifiers(text)]))
+    at = c.get("step")
+    after = [_step_view(s) for s in run_steps if at is not None and at <= s["step"] < at + horizon]
+    matched: list[dict[str, Any]] = []
+    if "method" in runs.columns and run.get("task_id") is not None and run.get("method") != "no_compression":
+        twin = runs.filter((pl.col("task_id") == run["task_id"]) & (pl.col("method") == "no_compression"))
+        if "replicate" in runs.columns and run.get("replicate") is not None:
+            twin = twin.filter(pl.col("replicate") == run["replicate"])
+        if twin.height and at is not None:
+            twin_id = twin.get_column("run_id")[0]
+            matched = [_step_view(s) for s in sorted(_rows(steps, run_id=twin_id), key=lambda s: s["step"])
+                       if at <= s["step"] < at + horizon]
+    return {"run": run, "compaction": c, "entries": views, "replaced": [_step_view(s) for s in replaced],
+            "after": after, "matched": matched, "tau": tau, "judge": judge, "horizon": horizon,
+            "scored": any(v.score is not None for v in views), "labelled": any(v.label for v in views)}
+
+
+# ---------------------------------------------------------------------------
+# the site
+
+
+@dataclass(frozen=True)
+class SiteReport:
+    """What :func:`build_site` wrote."""
+
+    out: Path
+    runs: int
+    compactions: int
+    pages: int
+    bytes: int
+    seconds: float
+
+    def __str__(self) -> str:
+        return (f"{self.out / 'index.html'}: {self.runs} runs, {self.compactions} compactions, {self.pages} pages, "
+                f"{self.bytes / 1e6:.1f} MB in {self.seconds:.1f}s")
+
+
+def select_runs(runs: pl.DataFrame, *, run_ids: Sequence[str] | None = None, method: str | None = None,
+                budget: int | None = None, limit: int | None = None) -> pl.DataFrame:
+    """The runs a site shows: those named, of a method, at a budget, the first ``limit`` (in table order)."""
+    sel = runs
+    if run_ids:
+        missing = sorted(set(run_ids) - set(runs.get_column("run_id").to_list()))
+        if missing:
+            raise ValueError(f"--runs: no run {missing[0]!r} in the data")
+        sel = sel.filter(pl.col("run_id").is_in(list(run_ids)))
+    if method is not None:
+        if "method" not in sel.columns or not (sel.get_column("method") == method).any():
+            raise ValueError(f"--method: no run of method {method!r}")
+        sel = sel.filter(pl.col("method") == method)
+    if budget is not None:
+        if "budget" not in sel.columns or not (sel.get_column("budget") == budget).any():
+            raise ValueError(f"--budget: no run at budget {budget}")
+        sel = sel.filter(pl.col("budget") == budget)
+    return sel.head(limit) if limit is not None else sel
+
+
+def build_site(tables: Mapping[str, pl.DataFrame], out: str | Path, *, labels: pl.DataFrame | None = None,
+               judge: str | None = None, tau: float = 0.5, run_ids: Sequence[str] | None = None,
+               method: str | None = None, budget: int | None = None, limit: int | None = None,
+               title: str = "compactions") -> SiteReport:
+    """Write the site for ``tables`` under ``out`` (replaced whole: written to a sibling, then moved into place).
+
+    ``labels`` are gold labels (:func:`workbench.labels.gold_labels`; default: those of the tables' own ``labels``
+    table, if any); ``judge`` picks the scores shown (default: ``lexical`` when present, else the first judge in
+    the scores table).
+    """
+    t0 = time.perf_counter()
+    out = Path(out)
+    runs = tables["runs"]
+    chosen = select_runs(runs, run_ids=run_ids, method=method, budget=budget, limit=limit)
+    scores = tables.get("scores")
+    if judge is None and scores is not None and scores.height:
+        judges = scores.get_column("judge").unique(maintain_order=True).to_list()
+        judge = "lexical" if "lexical" in judges else judges[0]
+    env = _env()
+    tmp = out.with_name(f".{out.name}.partial")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    (tmp / "runs").mkdir(parents=True)
+    for asset in ("site.css", "site.js"):
+        shutil.copy(TEMPLATES / asset, tmp / asset)
+    keep = set(chosen.get_column("run_id").to_list())
+    sub = {name: (frame.filter(pl.col("run_id").is_in(keep)) if "run_id" in frame.columns else frame)
+           for name, frame in tables.items() if isinstance(frame, pl.DataFrame)}
+    if "entries" in sub and sub["entries"].height:
+        from workbench.entries import with_roles
+
+        sub["entries"] = with_roles(sub["entries"])
+    if labels is None and "labels" in tables and tables["labels"].height:
+        from workbench.labels import gold_labels
+
+        labels = gold_labels(tables["labels"])
+    if scores is not None and "entries" in sub and scores.height:
+        sub["scores"] = scores.join(sub["entries"].select("entry_id"), on="entry_id", how="semi")
+    sub["runs"] = runs  # matched uncompressed runs and parents may lie outside the selection
+    steps = tables.get("steps")
+    if steps is not None:
+        twins = _twin_ids(runs, chosen)
+        sub["steps"] = steps.filter(pl.col("run_id").is_in(keep | twins))
+    index = span_index(sub["steps"]) if "steps" in sub else None
+    comps = sub.get("compactions", pl.DataFrame(schema={"run_id": pl.Utf8, "boundary": pl.Int64}))
+    by_run = {r: sorted(g.to_dicts(), key=lambda c: c["boundary"]) for (r,), g in
+              comps.partition_by("run_id", as_dict=True).items()} if comps.height else {}
+    steps_by_run = {r: sorted(g.to_dicts(), key=lambda s: s["step"]) for (r,), g in
+                    sub["steps"].partition_by("run_id", as_dict=True).items()} if "steps" in sub and \
+        sub["steps"].height else {}
+    children: dict[str, list[str]] = {}
+    if "parent_run_id" in runs.columns:
+        for r in chosen.filter(pl.col("parent_run_id").is_not_null()).select("run_id", "parent_run_id").iter_rows():
+            children.setdefault(r[1], []).append(r[0])
+    pages, n_comp = 1, 0
+    rows = []
+    for run in chosen.to_dicts():
+        rid = run["run_id"]
+        name = slug(rid)
+        comps_here = by_run.get(rid, [])
+        tokens = sum(int(run.get(k) or 0) for k in ("agent_tokens", "compressor_tokens"))
+        rows.append({"run": run, "href": f"runs/{name}.html", "compactions": len(comps_here), "tokens": tokens})
+        marks = {c["step"]: {**c, "href": f"{name}/b{c['boundary']}.html"} for c in comps_here}
+        links = [{"boundary": c["boundary"], "href": f"{name}/b{c['boundary']}.html", "compaction": c}
+                 for c in comps_here]
+        kids = [{"run_id": k, "href": f"{slug(k)}.html"} for k in children.get(rid, []) if k in keep]
+        parent = run.get("parent_run_id")
+        parent_link = {"run_id": parent, "href": f"{slug(parent)}.html"} if parent and parent in keep else None
+        _write(tmp / "runs" / f"{name}.html", env.get_template("run.html").render(
+            title=title, run=run, steps=[_step_view(s) for s in steps_by_run.get(rid, [])], marks=marks,
+            compactions=links, children=kids, parent=parent_link, root="../"))
+        pages += 1
+        if comps_here:
+            (tmp / "runs" / name).mkdir(exist_ok=True)
+        for c in comps_here:
+            view = compaction_view(sub, rid, c["boundary"], judge=judge, tau=tau, labels=labels, index=index)
+            _write(tmp / "runs" / name / f"b{c['boundary']}.html", env.get_template("compaction.html").render(
+                title=title, view=view, run_href=f"../{name}.html", root="../../",
+                entries_json=_entries_json(view)))
+            pages += 1
+            n_comp += 1
+    columns = [c for c in ("task_id", "project", "method", "budget", "model", "success", "steps") if c in runs.columns
+               and runs.get_column(c).null_count() < runs.height]
+    _write(tmp / "index.html", env.get_template("index.html").render(
+        title=title, rows=rows, columns=columns, judge=judge, total=runs.height, root=""))
+    if out.exists():
+        old = out.with_name(f".{out.name}.old")
+        if old.exists():
+            shutil.rmtree(old)
+        out.rename(old)
+        tmp.rename(out)
+        shutil.rmtree(old)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.rename(out)
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    return SiteReport(out, len(rows), n_comp, pages, size, time.perf_counter() - t0)
+
+
+def _twin_ids(runs: pl.DataFrame, chosen: pl.DataFrame) -> set[str]:
+    """Run ids of the uncompressed runs matched to the chosen ones (same task and replicate)."""
+    if not {"task_id", "method"} <= set(runs.columns):
+        return set()
+    base = runs.filter(pl.col("method") == "no_compression")
+    keys = ["task_id", "replicate"] if "replicate" in runs.columns else ["task_id"]
+    return set(base.join(chosen.select(keys).unique(), on=keys).get_column("run_id").to_list())
+
+
+def _entries_json(view: Mapping[str, Any]) -> str:
+    """The entries' ids in page order, as JSON safe inside a ``<script>`` element."""
+    text = json.dumps([e.entry_id for e in view["entries"]])
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
+def show(tables: Mapping[str, pl.DataFrame], run_id: str, compaction: int = 0, *, judge: str | None = None,
+         tau: float = 0.5, labels: pl.DataFrame | None = None) -> Any:
+    """The compaction page of ``run_id``'s boundary ``compaction`` in a notebook cell (an ``IPython.display.HTML``
+    whose styles and script are inline; links into the site are left out)."""
+    from IPython.display import HTML
+
+    scores = tables.get("scores")
+    if judge is None and scores is not None and scores.height:
+        judges = scores.get_column("judge").unique(maintain_order=True).to_list()
+        judge = "lexical" if "lexical" in judges else judges[0]
+    view = compaction_view(tables, run_id, compaction, judge=judge, tau=tau, labels=labels)
+    body = _env().get_template("compaction_body.html").render(view=view, run_href=None)
+    css = (TEMPLATES / "site.css").read_text(encoding="utf-8")
+    js = (TEMPLATES / "site.js").read_text(encoding="utf-8")
+    return HTML(f"<div class='wb-explore'><style>{css}</style>{body}<script>{js}</script></div>")
+
+
+__all__ = ["HORIZON", "SiteReport", "build_site", "compaction_view", "score_colour", "select_runs", "show", "slug",
+           "visible"]

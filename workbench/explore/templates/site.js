@@ -1,0 +1,75 @@
+// Compaction Workbench explorer: sorting, filtering and paging the runs table; showing an entry's evidence.
+// Plain DOM, no library, no network. Text is moved between elements as nodes, never parsed as HTML.
+(function () {
+  "use strict";
+  var PAGE = 100;
+  function cellValue(row, i) {
+    var text = row.cells[i] ? row.cells[i].textContent.trim() : "";
+    var n = Number(text);
+    return text !== "" && !isNaN(n) ? n : text.toLowerCase();
+  }
+  function setupTable(table) {
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    var shown = rows, page = 0;
+    var filter = document.getElementById("filter");
+    var pager = document.getElementById("pager");
+    function render() {
+      var pages = Math.max(1, Math.ceil(shown.length / PAGE));
+      page = Math.min(page, pages - 1);
+      rows.forEach(function (r) { r.hidden = true; });
+      shown.slice(page * PAGE, (page + 1) * PAGE).forEach(function (r) { r.hidden = false; });
+      if (!pager) { return; }
+      pager.textContent = "";
+      var prev = document.createElement("button"); prev.textContent = "‹"; prev.disabled = page === 0;
+      prev.onclick = function () { page -= 1; render(); };
+      var next = document.createElement("button"); next.textContent = "›"; next.disabled = page >= pages - 1;
+      next.onclick = function () { page += 1; render(); };
+      var label = document.createElement("span");
+      label.textContent = " page " + (page + 1) + " of " + pages + " (" + shown.length + " runs) ";
+      pager.appendChild(prev); pager.appendChild(label); pager.appendChild(next);
+    }
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, i) {
+      th.addEventListener("click", function () {
+        var asc = !th.classList.contains("sorted-asc");
+        Array.prototype.forEach.call(table.tHead.rows[0].cells, function (h) { h.classList.remove("sorted-asc", "sorted-desc"); });
+        th.classList.add(asc ? "sorted-asc" : "sorted-desc");
+        rows.sort(function (a, b) {
+          var x = cellValue(a, i), y = cellValue(b, i);
+          return (x < y ? -1 : x > y ? 1 : 0) * (asc ? 1 : -1);
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+        applyFilter();
+      });
+    });
+    function applyFilter() {
+      var q = filter ? filter.value.trim().toLowerCase() : "";
+      shown = rows.filter(function (r) { return !q || r.textContent.toLowerCase().indexOf(q) !== -1; });
+      page = 0; render();
+    }
+    if (filter) { filter.addEventListener("input", applyFilter); }
+    render();
+  }
+  function setupEntries(root) {
+    var entries = root.querySelectorAll("li.entry");
+    function select(el) {
+      Array.prototype.forEach.call(entries, function (e) { e.classList.remove("selected"); });
+      Array.prototype.forEach.call(root.querySelectorAll(".entry-detail"), function (d) { d.hidden = true; });
+      el.classList.add("selected");
+      var detail = root.querySelector("#detail-" + el.getAttribute("data-entry"));
+      var empty = root.querySelector("#detail-empty");
+      if (detail) { detail.hidden = false; }
+      if (empty) { empty.hidden = true; }
+    }
+    Array.prototype.forEach.call(entries, function (el) {
+      el.addEventListener("click", function () { select(el); });
+      el.addEventListener("keydown", function (ev) { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); select(el); } });
+    });
+  }
+  var table = document.getElementById("runs");
+  if (table) { setupTable(table); }
+  var scripts = document.getElementsByTagName("script");
+  var here = scripts[scripts.length - 1];
+  var scope = (here && here.parentNode && here.parentNode.classList && here.parentNode.classList.contains("wb-explore")) ? here.parentNode : document;
+  setupEntries(scope);
+})();
