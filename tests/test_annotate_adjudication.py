@@ -84,3 +84,44 @@ def test_adjudicate_rejects_values_the_field_does_not_declare(tmp_path: Path,
     assert main(["adjudicate", str(adj), "--store", str(tmp_path)]) == 2
     assert "field 'field': expected one of ['support', 'correct', 'pattern', 'entry_support'], got string 'mood'" in \
         capsys.readouterr().err
+
+
+def test_rerunning_agree_keeps_every_decision_and_adds_only_new_disagreements(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Adjudicate, rerun agree (which rewrote every value back to null), then a new disagreement appears: the
+    decisions stand, the record carries the entry, both annotators' values and notes, and the allowed values."""
+    store = AnnotationStore(tmp_path)
+    sample = tmp_path / "samples" / "s.jsonl"
+    sample.parent.mkdir()
+    sample.write_text("".join(json.dumps({"item_id": f"e{i}", "text": f"- Paid INV-{i} <b>", "section": "Decisions",
+                                          "role": "history", "scenario_id": f"s{i % 3}"}) + "\n" for i in range(6)))
+    recs = [{"item_id": f"e{i}", "annotator": who, "round": 1, "field": "support", "value": v}
+            for i in range(6) for who, v in (("alice", "supported"), ("bob", "unsupported" if i < 2 else "supported"))]
+    store.add_many(recs)
+    store.add_note(item_id="e0", annotator="bob", round=1, field="support", note="no step shows the payment")
+    assert main(["agree", str(tmp_path), "--n-boot", "50"]) == 0
+    assert "2 to adjudicate, 0 decided (2 new)" in capsys.readouterr().out
+    adj = tmp_path / "adjudication.jsonl"
+    lines = [json.loads(x) for x in adj.read_text().splitlines()]
+    first = lines[0]
+    assert first["item_id"] == "e0" and first["text"] == "- Paid INV-0 <b>" and first["section"] == "Decisions"
+    assert first["role"] == "history" and first["allowed"] == ["supported", "unsupported", "unsure"]
+    assert {(x["annotator"], x["value"], x["note"]) for x in first["labels"]} == {
+        ("alice", "supported", None), ("bob", "unsupported", "no step shows the payment")}
+    first["value"], first["note"] = "unsupported", "bob is right"
+    adj.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert main(["agree", str(tmp_path), "--n-boot", "50"]) == 0  # nothing new: the decision stays
+    assert "1 to adjudicate, 1 decided (0 new)" in capsys.readouterr().out
+    store.add_many([{"item_id": "e5", "annotator": "bob", "round": 1, "field": "support", "value": "unsure"}])
+    assert main(["agree", str(tmp_path), "--n-boot", "50"]) == 0
+    assert "2 to adjudicate, 1 decided (1 new)" in capsys.readouterr().out
+    after = [json.loads(x) for x in adj.read_text().splitlines()]
+    assert after[0] == first and after[1] == lines[1] and after[2]["item_id"] == "e5"
+    assert main(["adjudicate", str(adj), "--store", str(tmp_path)]) == 0
+    assert gold_labels(store.labels()).filter(pl.col("item_id") == "e0")["value"][0] == "unsupported"
+    # a decided value the field does not allow stops agree with FILE:LINE, the file unchanged
+    after[1]["value"] = "maybe"
+    text = "".join(json.dumps(x) + "\n" for x in after)
+    adj.write_text(text)
+    assert main(["agree", str(tmp_path), "--n-boot", "50"]) == 2
+    assert f"{adj}:2: field 'value'" in capsys.readouterr().err and adj.read_text() == text

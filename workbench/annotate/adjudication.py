@@ -3,24 +3,93 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from workbench.validation import check_label
-from workbench.schema import SchemaError
 from workbench.jsonl import json_lines
+from workbench.labels import latest_labels
+from workbench.schema import SchemaError
+from workbench.validation import check_label
+from workbench.vocabulary import LABEL_VALUES
 
 #: the annotator name under which adjudicated labels are stored (they win in ``labels.gold_labels``)
 ADJUDICATOR = "adjudicated"
 
 
-def adjudication_requests(disagreements: pl.DataFrame) -> Iterator[dict[str, Any]]:
-    """One record per disagreement (``metrics.agreement.disagreements``): the values given, ``value`` to fill in."""
+def adjudication_requests(disagreements: pl.DataFrame, labels: pl.DataFrame | None = None,
+                          items: Mapping[str, Mapping[str, Any]] | None = None,
+                          notes: Mapping[tuple[str, str, int, str], str] | None = None) -> Iterator[dict[str, Any]]:
+    """One record per disagreement (``metrics.agreement.disagreements``), all an adjudicator needs in one place.
+
+    ``item_id``, ``field``; the entry's ``text``, ``section`` and ``role`` (from the sample ``items``, by id);
+    ``labels``: each annotator's latest value and note (``annotator``, ``round``, ``value``, ``note``, from the
+    ``labels`` table and the annotators' ``notes`` keyed by (item, annotator, round, field)); ``allowed``: the
+    values the field takes, as values; and ``value``, null until decided.
+    """
+    latest = latest_labels(labels) if labels is not None and labels.height else None
     for r in disagreements.iter_rows(named=True):
-        yield {"item_id": r["item_id"], "field": r["field"], "values": r["values"], "value": None}
+        item = (items or {}).get(r["item_id"], {})
+        given = []
+        if latest is not None:
+            mine = latest.filter((pl.col("item_id") == r["item_id"]) & (pl.col("field") == r["field"]))
+            for lab in mine.sort("annotator", "round").iter_rows(named=True):
+                note = (notes or {}).get((r["item_id"], lab["annotator"], lab["round"], r["field"])) or lab.get("note")
+                given.append({"annotator": lab["annotator"], "round": lab["round"], "value": lab["value"],
+                              "note": note})
+        yield {"item_id": r["item_id"], "field": r["field"], "text": item.get("text"), "section": item.get("section"),
+               "role": item.get("role"), "labels": given, "allowed": list(LABEL_VALUES.get(r["field"], ())),
+               "value": None}
+
+
+@dataclass(frozen=True)
+class AdjudicationFile:
+    """What :func:`merge_adjudication` left in the file: how many items wait for a decision, how many are decided,
+    how many were added by this run."""
+
+    path: Path
+    open: int
+    decided: int
+    added: int
+
+    def __str__(self) -> str:
+        return (f"{self.path}: {self.open} to adjudicate, {self.decided} decided ({self.added} new); "
+                "fill 'value', then `workbench adjudicate`")
+
+
+def merge_adjudication(path: str | os.PathLike[str], requests: Iterable[dict[str, Any]]) -> AdjudicationFile:
+    """Add the ``requests`` for (item, field) pairs the file does not hold yet; never rewrite a record already in it.
+
+    The file is append-only in effect, like the labels: a decided value stays as the adjudicator wrote it (and is
+    checked: a value its field does not allow is an error naming FILE:LINE, and nothing is written), an undecided
+    one stays undecided, and only new disagreements are added. Written atomically.
+    """
+    from workbench.atomic import write_jsonl
+
+    path = Path(path)
+    kept: list[dict[str, Any]] = []
+    if path.exists():
+        for number, rec in json_lines(path):
+            if not isinstance(rec, dict) or not isinstance(rec.get("item_id"), str) or \
+                    not isinstance(rec.get("field"), str):
+                raise SchemaError(file=str(path), line=number, field="item_id/field", expected="strings",
+                                  got=str(rec)[:60])
+            if rec.get("value") is not None:
+                try:
+                    check_label(rec["field"], rec["value"])
+                except SchemaError as err:
+                    raise SchemaError(file=str(path), line=number, field=err.field, expected=err.expected,
+                                      got=err.got) from None
+            kept.append(rec)
+    have = {(r["item_id"], r["field"]) for r in kept}
+    added = [r for r in requests if (r["item_id"], r["field"]) not in have]
+    records = kept + added
+    write_jsonl(records, path)
+    decided = sum(r.get("value") is not None for r in records)
+    return AdjudicationFile(path, len(records) - decided, decided, len(added))
 
 
 def adjudicated_labels(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from workbench.cli.args import UsageError, at_least, existing_dir, existing_file, out_file, verb
 from workbench.schema import SchemaError
@@ -118,8 +119,7 @@ def run_agree(args: argparse.Namespace) -> int:
     import polars as pl
 
     from workbench.annotate import AnnotationStore
-    from workbench.annotate.adjudication import adjudication_requests
-    from workbench.atomic import write_jsonl
+    from workbench.annotate.adjudication import adjudication_requests, merge_adjudication
     from workbench.metrics.agreement import agreement_report, disagreements
 
     at_least("--n-boot", args.n_boot, 1)
@@ -130,25 +130,30 @@ def run_agree(args: argparse.Namespace) -> int:
     labels = labels.filter(pl.col("annotator") != "adjudicated")
     if not labels.height:
         raise SchemaError("no labels in the store", file=str(Path(args.store) / "labels"))
-    clusters = _sample_scenarios([Path(p) for p in args.sample] if args.sample
-                                 else sorted((store / "samples").glob("*.jsonl")))
+    items = _sample_items([Path(p) for p in args.sample] if args.sample
+                          else sorted((store / "samples").glob("*.jsonl")))
+    clusters = {i: str(it["scenario_id"]) for i, it in items.items() if it.get("scenario_id") is not None}
     print(agreement_report(labels, clusters, by=args.by, n_boot=args.n_boot))
     dis = disagreements(labels, by=args.by or "round")
     out = Path(args.out) if args.out else Path(args.store) / "adjudication.jsonl"
-    write_jsonl(adjudication_requests(dis), out)
-    print(f"{out}: {dis.height} disagreement(s) to adjudicate (fill 'value', then `workbench adjudicate`)")
+    annotators = AnnotationStore(store)
+    notes = {}
+    for who, rnd, field in labels.select("annotator", "round", "field").unique().iter_rows():
+        for item_id, note in annotators.notes(who, rnd, field).items():
+            notes[(item_id, who, rnd, field)] = note
+    print(merge_adjudication(out, adjudication_requests(dis, labels, items, notes)))
     return 0
 
 
-def _sample_scenarios(paths: list[Path]) -> dict[str, str]:
-    """item_id -> scenario_id from sample files (the clusters of agreement intervals)."""
+def _sample_items(paths: list[Path]) -> dict[str, dict[str, Any]]:
+    """item_id -> item from sample files (their scenario_id clusters agreement intervals; their text, section and
+    role go into the adjudication records)."""
     from workbench.annotate.ui import load_sample
 
-    out: dict[str, str] = {}
+    out: dict[str, dict[str, Any]] = {}
     for path in paths:
         for item in load_sample(existing_file(path, "sample (.jsonl)")):
-            if item.get("scenario_id") is not None:
-                out[item["item_id"]] = str(item["scenario_id"])
+            out[item["item_id"]] = item
     return out
 
 
