@@ -112,3 +112,39 @@ def test_next_unlabeled_needs_every_field_and_only_this_annotators_labels(tmp_pa
     assert store.next_unlabeled(ids, "ann", 1, ["support", "correct"]) == 1  # e2 lacks correct
     assert store.next_unlabeled(["e1"], "ann", 1, ["support", "correct"]) == 1  # done: len(item_ids)
     assert store.next_unlabeled(ids, "ann", 2, ["support"]) == 0  # another round
+
+
+def test_a_complete_last_record_without_its_newline_is_kept(tmp_path: Path) -> None:
+    """A whole record whose newline never came was moved aside as torn; it parses, so it stays."""
+    store = AnnotationStore(tmp_path)
+    store.add(item_id="e1", annotator="alice", round=1, field="support", value="supported")
+    path = store.file_for("alice", 1)
+    last = json.loads(path.read_text().splitlines()[0]) | {"item_id": "e2", "value": "unsupported"}
+    path.write_bytes(path.read_bytes() + json.dumps(last).encode())
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no TornLineWarning
+        store = AnnotationStore(tmp_path)
+        store.add(item_id="e3", annotator="alice", round=1, field="support", value="unsure")
+    assert store.labels()["item_id"].to_list() == ["e1", "e2", "e3"]
+    assert not list(path.parent.glob("*.torn-*"))
+
+
+def test_nobody_labels_under_the_adjudicators_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """'adjudicated' labels win outright in the gold set: only `workbench adjudicate` may write them."""
+    from workbench.cli.main import main
+    from workbench.schema import SchemaError
+
+    store = AnnotationStore(tmp_path)
+    for name in ("adjudicated", "Adjudicated"):
+        with pytest.raises(SchemaError, match="not one the store reserves"):
+            store.add(item_id="e1", annotator=name, round=1, field="support", value="supported")
+        with pytest.raises(SchemaError, match="not one the store reserves"):
+            store.add_many([{"item_id": "e1", "annotator": name, "round": 0, "field": "support", "value": "unsure"}])
+    sample = tmp_path / "s.jsonl"
+    sample.write_text(json.dumps({"item_id": "e1", "text": "- x"}) + "\n")
+    assert main(["label", str(sample), "--annotator", "adjudicated", "--store", str(tmp_path)]) == 2
+    assert "option --annotator" in capsys.readouterr().err
+    assert store.add_many([{"item_id": "e1", "annotator": "adjudicated", "round": 0, "field": "support",
+                            "value": "unsure"}], adjudication=True) == 1

@@ -251,3 +251,13 @@ def test_sample_file_round_trip_keeps_evaluation_material(tmp_path: Path) -> Non
     item = _item(1, evaluation=[{"name": "gt_outputs", "text": "[\"1\"]"}], scenario_id="s01")
     write_jsonl([item], tmp_path / "s.jsonl")
     assert load_sample(tmp_path / "s.jsonl") == [json.loads(json.dumps(item))]
+
+
+def test_control_and_bidi_characters_are_shown_not_obeyed_in_the_widget() -> None:
+    """U+202E made 'INV-\u202e4301' display as 'INV-1034' to an annotator; ESC and U+2066 reached the page raw."""
+    item = {"item_id": "e\u20661", "text": "- Pay INV-\u202e4301 \x1b[31mnow", "section": "Decisions",
+            "evidence": ["INV-4301: open"], "evidence_sources": ["step 3, Read"]}
+    page = render_item_html(item)
+    assert "\u202e" not in page and "\x1b" not in page and "\u2066" not in page
+    text = "".join(_parse(page).text)
+    assert "INV-\\u202e4301" in text and "\\x1b[31mnow" in text and "e\\u20661" in text

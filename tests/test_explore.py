@@ -13,7 +13,8 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.datasets import derive_missing, load_any
-from workbench.explore import build_site, compaction_view, slug, visible
+from workbench.display import visible
+from workbench.explore import build_site, compaction_view, slug
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "build" / "screenshots"

@@ -203,3 +203,12 @@ def test_the_import_check_finds_a_name_a_module_does_not_have() -> None:
     assert not _is_submodule("workbench.trace.fact_check_compactions") and not hasattr(
         importlib.import_module("workbench.trace"), "fact_check_compactions")
     assert _is_submodule("workbench.metrics.success")
+
+
+def test_the_license_is_an_spdx_expression_with_its_file() -> None:
+    """The table form ``license = {text = ...}`` is deprecated (setuptools stops building it after 2027-02-18)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["license"] == "MIT"
+    assert project["license-files"] and all((ROOT / f).is_file() for f in project["license-files"])

@@ -42,13 +42,22 @@ class TornLineWarning(UserWarning):
     """A label file ended in a partial line (a crash mid-write); the fragment was moved aside."""
 
 
-def check_annotator(name: object) -> str:
+#: names the store gives labels itself: ``adjudicated`` labels win outright in the gold set, so no person may
+#: label under that name (``workbench adjudicate`` writes them)
+RESERVED = frozenset({"adjudicated"})
+
+
+def check_annotator(name: object, *, reserved: bool = False) -> str:
     """``name`` if it is a usable annotator name (letters, digits, ``_ . - @ +`` -- so an e-mail address from
     Label Studio is one --, at most 128, starting with a letter or digit: no spaces, so ``"dan "`` is not a
-    second person, and no path characters); else ``SchemaError``."""
+    second person, and no path characters; not one of :data:`RESERVED` unless ``reserved``, which only
+    adjudication passes); else ``SchemaError``."""
     if not isinstance(name, str) or not _ANNOTATOR.fullmatch(name):
         raise schema.SchemaError(field="annotator", expected="a name of letters, digits, '_', '.', '-', '@', '+' "
                                  "(no spaces or path characters), at most 128", got=repr(name))
+    if not reserved and name.lower() in RESERVED:
+        raise schema.SchemaError(field="annotator", expected="a person's name (not one the store reserves: "
+                                 f"{', '.join(sorted(RESERVED))})", got=repr(name))
     return name
 
 
@@ -83,13 +92,14 @@ class AnnotationStore:
         self._append(self.file_for(annotator, round), [record])
         return record
 
-    def add_many(self, records: Iterable[dict[str, object]]) -> int:
-        """Append several labels (grouped per file, one lock per file)."""
+    def add_many(self, records: Iterable[dict[str, object]], *, adjudication: bool = False) -> int:
+        """Append several labels (grouped per file, one lock per file). Only ``adjudication`` may write under a
+        reserved name (:data:`RESERVED`)."""
         by_file: dict[Path, list[dict[str, object]]] = {}
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         for r in records:
             rec: dict[str, Any] = {"note": None, **r, "labeled_at": now}  # the store's clock, never the input's
-            check_annotator(rec.get("annotator"))
+            check_annotator(rec.get("annotator"), reserved=adjudication)
             check_record(schema.LABELS, rec)
             by_file.setdefault(self.file_for(str(rec["annotator"]), int(rec["round"])), []).append(rec)
         for path, recs in by_file.items():
@@ -173,8 +183,8 @@ class AnnotationStore:
 
 
 def _move_torn_tail(path: Path) -> None:
-    """If ``path`` does not end in a newline, move the bytes after its last newline to a side file (call under
-    the file's lock)."""
+    """If ``path`` does not end in a newline: a last record that parses is kept (its newline added); anything else
+    after the last newline is moved to a side file (call under the file's lock)."""
     if not path.exists() or path.stat().st_size == 0:
         return
     with open(path, "rb+") as fh:
@@ -184,6 +194,16 @@ def _move_torn_tail(path: Path) -> None:
         fh.seek(0)
         data = fh.read()
         keep = data.rfind(b"\n") + 1
+        try:
+            complete = isinstance(json.loads(data[keep:]), dict)
+        except ValueError:
+            complete = False
+        if complete:  # a whole record whose newline never came: keep it, end the line
+            fh.seek(0, os.SEEK_END)
+            fh.write(b"\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+            return
         side = path.with_name(f"{path.name}.torn-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S%fZ')}")
         side.write_bytes(data[keep:])
         fh.truncate(keep)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from workbench.annotate.evaluation import NO_MATERIAL
+from workbench.display import visible
 from workbench.annotate.store import AnnotationStore, check_annotator
 
 #: label values per field, with the keyboard key for each (not JupyterLab command-mode keys)
@@ -95,14 +96,17 @@ _STYLE = {"entry": "background:#fff8dc; padding:.4em; border:1px solid #e0d8b0",
 
 
 def _escaped(text: str) -> str:
-    """Escaped text whose identifier-like tokens (``INV-6237``, ``$600.00``) never break inside; longer ones may."""
-    return _TOKEN.sub(lambda m: f'<span style="white-space: nowrap">{m.group(0)}</span>', html.escape(text, quote=True))
+    """Escaped text whose identifier-like tokens (``INV-6237``, ``$600.00``) never break inside; longer ones may.
+    Control and bidi characters are shown first (:func:`workbench.display.visible`): U+202E in ``INV-\u202e4301``
+    would make it read ``INV-1034``."""
+    return _TOKEN.sub(lambda m: f'<span style="white-space: nowrap">{m.group(0)}</span>',
+                      html.escape(visible(text), quote=True))
 
 
 def render_item_html(item: dict[str, Any], field: str = "support") -> str:
     """The HTML a labeler sees for one sample item; every value is escaped."""
     parts = ['<div class="wb-item" style="font-family: sans-serif">',
-             f'<div>Item <code>{html.escape(_str(item.get("item_id")), quote=True)}</code></div>']
+             f'<div>Item <code>{html.escape(visible(_str(item.get("item_id"))), quote=True)}</code></div>']
     for b in item_view(item, field):
         parts.append(f'<div class="wb-block wb-{b.kind}"><b>{_escaped(b.title)}</b>'
                      f'<pre style="{_PRE}; {_STYLE[b.kind]}">{_escaped(b.text)}</pre></div>')
@@ -325,9 +329,8 @@ def label_widget(items: Sequence[dict[str, Any]], store: AnnotationStore, annota
 
 
 def _plain(value: object) -> str:
-    """Terminal-safe text: control and format characters (escape sequences, bidi overrides) shown as \\xNN."""
-    text = "" if value is None else str(value)
-    return "".join(ch if (ch.isprintable() or ch in "\n\t") else f"\\x{ord(ch):02x}" for ch in text)
+    """Terminal-safe text: :func:`workbench.display.visible` (escape sequences, bidi overrides shown as \\xNN)."""
+    return visible(value)
 
 
 def item_lines(item: dict[str, Any], field: str, width: int) -> list[str]:

@@ -162,6 +162,6 @@ def run_adjudicate(args: argparse.Namespace) -> int:
     from workbench.annotate.adjudication import adjudicated_labels
 
     records = adjudicated_labels(existing_file(args.file, "adjudication file (.jsonl)"))
-    n = AnnotationStore(args.store).add_many(records)
+    n = AnnotationStore(args.store).add_many(records, adjudication=True)
     print(f"{n} adjudicated label(s) added")
     return 0

@@ -29,6 +29,7 @@ from typing import Any
 
 import polars as pl
 
+from workbench.display import visible
 from workbench.evidence import build_request, span_index
 from workbench.identifiers import code_identifiers
 from workbench.summary import parse
@@ -36,21 +37,6 @@ from workbench.summary import parse
 HORIZON = 5  # steps after a compaction shown as "what came next" (TRACE's K)
 CUT = 1500  # characters of a long text shown before "show all"
 TEMPLATES = Path(__file__).with_name("templates")
-
-
-def visible(value: object) -> str:
-    """Text with control and format characters (ANSI escapes, bidi overrides, zero-width marks) shown as ``\\xNN``
-    (``\\uNNNN`` above 0xff); newlines and tabs kept. What every page shows of a log's text, before HTML
-    escaping."""
-    text = "" if value is None else str(value)
-    out = []
-    for ch in text:
-        if ch in "\n\t" or ch.isprintable():
-            out.append(ch)
-        else:
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}")
-    return "".join(out)
 
 
 def slug(value: str) -> str:
