@@ -1,7 +1,7 @@
 """A small HTTP server on loopback that speaks the System One and chat-completions protocols.
 
-Tests queue behaviours (``ok``, ``429``, ``500``, ``stall``, ``reset``, ``("delay", s)``,
-``invalid_json``, ``values`` ...); each request takes the next behaviour (``ok`` when the queue is empty) and is
+Tests queue behaviours (``ok``, ``429``, ``("retry_after", s)``, ``500``, ``stall``, ``slow_headers``, ``never``,
+``reset``, ``("delay", s)``, ``echo_headers``, ``("huge", bytes)``, ``invalid_json``, ``values`` ...); each request takes the next behaviour (``ok`` when the queue is empty) and is
 recorded with its headers and body, so tests can check what travelled on the wire.
 Nothing here mocks the SDK: the openai client and httpx talk real HTTP to it.
 """
@@ -91,6 +91,28 @@ class FakeLLMServer:
     def respond(self, h: BaseHTTPRequestHandler, behaviour: Any, body: Any) -> None:
         if behaviour == "429":
             self._send(h, 429, b'{"error": "rate limited"}', {"Retry-After": "0.05"})
+        elif isinstance(behaviour, tuple) and behaviour[0] == "retry_after":  # 429 asking for a long wait
+            self._send(h, 429, b'{"error": "slow down"}', {"Retry-After": str(behaviour[1])})
+        elif behaviour == "slow_headers":  # the status line and headers one byte every 0.25 s, never done
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: " + b"a" * 10_000
+            for i in range(len(head)):
+                if self.released.wait(0.25):
+                    return
+                try:
+                    h.wfile.write(head[i:i + 1])
+                    h.wfile.flush()
+                except OSError:
+                    return
+        elif behaviour == "echo_headers":  # a usable answer that also echoes the request's headers
+            payload = json.loads(self._payload(h.path, body, None))
+            payload["echo"] = {k: v for k, v in h.headers.items()}
+            self._send(h, 200, json.dumps(payload).encode())
+        elif isinstance(behaviour, tuple) and behaviour[0] == "huge":  # valid JSON of the given size
+            payload = json.loads(self._payload(h.path, body, None))
+            payload["padding"] = "x" * int(behaviour[1])
+            self._send(h, 200, json.dumps(payload).encode())
+        elif behaviour == "never":  # accept, then never answer (until the server closes)
+            self.released.wait(600)
         elif behaviour == "500":
             self._send(h, 500, b'{"error": "boom"}')
         elif behaviour == "invalid_json":

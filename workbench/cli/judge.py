@@ -6,8 +6,12 @@ import argparse
 import math
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from workbench.cli.args import UsageError, executor_options, verb
+
+if TYPE_CHECKING:
+    from workbench.judges.base import SourceJudge
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -33,6 +37,9 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--repeats", type=int, default=1, help="score every request N times (SJC Section 5.4); "
                    "one scores row per repeat")
     p.add_argument("--strict", action="store_true", help="exit 1 when any score has no usable answer")
+    p.add_argument("--no-fail-fast", dest="fail_fast", action="store_false",
+                   help="keep asking a server that has answered nothing usable 20 times in a row (by default the "
+                        "run stops sending then)")
     p.add_argument("--context-tokens", dest="context_tokens", type=int, help="split requests above this size")
     p.add_argument("--quiet", action="store_true", help="no progress on standard error")
     p.add_argument("--out", required=True, help="scores table (.parquet or .jsonl)")
@@ -58,9 +65,8 @@ def check(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from workbench.judges import make_judge
-    from workbench.judges.run import judge_directory
     from workbench.llm.client import MissingKey
-    from workbench.tables import TRAJECTORY_TABLES, height, scan_tables
+    from workbench.tables import TRAJECTORY_TABLES, scan_tables
 
     check(args)
     tables = scan_tables(args.dir, TRAJECTORY_TABLES, need=("runs", "compactions"))  # read a batch at a time
@@ -75,6 +81,19 @@ def run(args: argparse.Namespace) -> int:
             print(f"workbench judge: no API key: set the environment variable {err.env} (a server on loopback "
                   "needs none; --offline uses only the cache)", file=sys.stderr)
             return 2
+        if not args.fail_fast:
+            client.fail_fast_after = 0
+    try:
+        return _judge(args, tables, judge)
+    finally:
+        if client is not None:
+            client.close()  # the pooled connections: no socket left for the interpreter to warn about
+
+
+def _judge(args: argparse.Namespace, tables: dict[str, Any], judge: SourceJudge) -> int:
+    from workbench.judges.run import judge_directory
+    from workbench.tables import height
+
     if not args.quiet:  # said at once: building the requests (BM25 evidence) takes a while on a large log
         print(f"judge {judge.name}: {height(tables['compactions'])} compactions from {args.dir}"
               f"{f', {args.repeats} repeats' if args.repeats > 1 else ''}; retrieving evidence ...",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -38,8 +39,21 @@ def _score_jobs(judge: SourceJudge, jobs: list[tuple[CompactionRequest, int]], c
         return res
 
     if concurrency > 1 and len(jobs) > 1:
-        with ThreadPoolExecutor(max_workers=concurrency) as pool:
-            return list(pool.map(one, jobs))
+        pool = ThreadPoolExecutor(max_workers=concurrency)
+        futures: list[Any] = []
+        try:
+            futures.extend(pool.submit(one, job) for job in jobs)
+            return [f.result() for f in futures]
+        except BaseException:  # SIGTERM or Ctrl-C in this thread: stop sending, do not wait for the rest
+            client = getattr(judge, "client", None)
+            if client is not None:
+                client.stop()
+            left = len(jobs) - sum(f.done() and not f.cancelled() for f in futures)
+            logging.getLogger("workbench").info(f"stopping: {left} of {len(jobs)} judge requests left unanswered")
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
+            pool.shutdown(wait=False)
     return [one(job) for job in jobs]
 
 

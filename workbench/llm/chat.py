@@ -18,13 +18,25 @@ def send_chat(client: LLMClient, body: dict[str, Any]) -> tuple[Any, int, int]:
 
     limit = client.attempt_timeout()
     key = client.api_key() or "not-needed"
+
+    def refuse_large(response: Any) -> None:  # before the SDK reads the body
+        declared = response.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > client.max_response_bytes:
+            raise _TooLarge(f"the response is larger than {client.max_response_bytes / 2**20:g} MiB "
+                            "(max_response_bytes): not read, not cached")
+
     sdk = client.shared(f"openai:{key}", lambda: openai.OpenAI(  # one SDK a client: its connections are reused
-        base_url=client.base_url, api_key=key, max_retries=0))
+        base_url=client.base_url, api_key=key, max_retries=0,
+        http_client=openai.DefaultHttpxClient(event_hooks={"response": [refuse_large]})))
     try:
         completion = sdk.chat.completions.create(**body, timeout=limit)
+    except _TooLarge as err:  # raised by the response hook, before the body is read
+        raise RequestFailed(str(err)) from None
     except openai.APITimeoutError:
         raise RequestFailed(f"timed out after {limit:g}s", retryable=True) from None
-    except openai.APIConnectionError:
+    except openai.APIConnectionError as err:
+        if isinstance(err.__cause__, _TooLarge):
+            raise RequestFailed(str(err.__cause__)) from None
         raise RequestFailed("connection error", retryable=True) from None
     except openai.APIStatusError as err:
         status = err.status_code
@@ -34,6 +46,35 @@ def send_chat(client: LLMClient, body: dict[str, Any]) -> tuple[Any, int, int]:
         raise RequestFailed("the response does not follow the chat-completions schema") from None
     except (json.JSONDecodeError, ValueError) as err:
         raise RequestFailed(f"the response is not valid JSON ({type(err).__name__})", retryable=True) from None
-    data = completion.model_dump(mode="json")
+    data = essentials(completion.model_dump(mode="json"))
     usage = data.get("usage") or {}
     return data, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def essentials(data: dict[str, Any]) -> dict[str, Any]:
+    """What the judge reads of a chat completion, and nothing else (what is cached): the model, each choice's
+    message text, finish reason and log-probabilities (token and logprob, with the top alternatives), and the
+    token usage. A server's extra fields (or echoed request headers) are dropped."""
+    def lp(item: dict[str, Any]) -> dict[str, Any]:
+        out = {"token": item.get("token"), "logprob": item.get("logprob")}
+        if "top_logprobs" in item:
+            out["top_logprobs"] = [{"token": t.get("token"), "logprob": t.get("logprob")}
+                                   for t in item.get("top_logprobs") or [] if isinstance(t, dict)]
+        return out
+
+    choices = []
+    for c in data.get("choices") or []:
+        logprobs = c.get("logprobs")
+        content = logprobs.get("content") if isinstance(logprobs, dict) else None
+        choices.append({"index": c.get("index"), "finish_reason": c.get("finish_reason"),
+                        "message": {"role": (c.get("message") or {}).get("role"),
+                                    "content": (c.get("message") or {}).get("content")},
+                        "logprobs": None if content is None else
+                        {"content": [lp(i) for i in content if isinstance(i, dict)]}})
+    usage = data.get("usage") or {}
+    return {"model": data.get("model"), "choices": choices,
+            "usage": {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}}

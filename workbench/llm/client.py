@@ -25,8 +25,10 @@ server on the loopback interface (a local vLLM, llama.cpp or Ollama) needs no ke
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -41,6 +43,7 @@ from workbench.llm.cache import DiskCache, request_key
 T = TypeVar("T")
 R = TypeVar("R")
 
+_BEARER = re.compile(r"Bearer\s+[^\s\"',;]+", re.IGNORECASE)
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 
 
@@ -169,6 +172,11 @@ class LLMClient:
     offline: bool = False
     #: called with ("done" | "retry", Usage or reason) as requests finish or retry
     on_event: Callable[[str, object], None] | None = None
+    #: the largest response body read (bytes); a larger one fails its request, unread and uncached
+    max_response_bytes: int = 16 * 2**20
+    #: after this many unusable answers in a row of one kind, with no usable answer yet in the run, send nothing
+    #: more (the server answers nothing usable); 0 never stops (``--no-fail-fast``)
+    fail_fast_after: int = 20
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
@@ -180,6 +188,11 @@ class LLMClient:
         self.sent = 0  # requests that reached the network (attempts, not cache hits)
         self._pool: httpx.Client | None = None
         self._shared: dict[str, Any] = {}
+        self._stop = threading.Event()  # set by stop(): nothing more is sent, waits end at once
+        self._tripped: str | None = None  # why the run stopped sending (fail fast), once it did
+        self._streak: tuple[str, int] = ("", 0)  # the current run of unusable answers of one kind
+        self._usable = 0  # usable answers so far
+        self._not_before: tuple[float, str] | None = None  # the server asked to wait past what the run allows
 
     # -- a copy for another process (a Ray worker) ---------------------------------
 
@@ -217,13 +230,23 @@ class LLMClient:
                 self._shared[name] = make()
             return self._shared[name]
 
+    def stop(self) -> None:
+        """Send nothing more: every request not yet answered fails with reason ``stopped`` at its next step
+        (waits between attempts end at once; an attempt in flight is abandoned). For SIGTERM and Ctrl-C."""
+        self._stop.set()
+
     def close(self) -> None:
         """Close the pooled connections (a later request opens new ones)."""
         with self._lock:
             pool, self._pool = self._pool, None
+            shared = list(self._shared.values())
             self._shared.clear()
         if pool is not None:
             pool.close()
+        for obj in shared:  # the openai SDK's own HTTP client
+            close = getattr(obj, "close", None)
+            if callable(close):
+                close()
 
     def __enter__(self) -> LLMClient:
         return self
@@ -271,18 +294,30 @@ class LLMClient:
             remaining = self._remaining()
             if remaining is not None and remaining <= 0:
                 return self._failed(key, "deadline", attempt, started, retries, unusable)
+            halt = self._halted()
+            if halt is not None:
+                return self._failed(key, halt, attempt, started, retries, unusable)
             attempt += 1
             try:
                 with self._in_flight:
+                    halt = self._halted()  # the signal may have come while this request waited for a slot
+                    if halt is not None:
+                        return self._failed(key, halt, attempt - 1, started, retries, unusable)
                     with self._lock:
                         self.sent += 1
-                    response, n_in, n_out = send()
+                    response, n_in, n_out = self._bounded(send)
                 reason = check(response) if check is not None else None
                 if reason is not None:
                     unusable = ({"body": response, "input_tokens": n_in, "output_tokens": n_out}, reason)
+                    self._unusable(reason)
                     raise RequestFailed(f"unusable answer: {reason}", retryable=True)
             except RequestFailed as err:
-                if err.retryable and attempt < self.retry.max_attempts:
+                if err.retry_after is not None and self._too_long(err.retry_after):
+                    said = f"server asks to retry in {err.retry_after:g} s"
+                    with self._lock:
+                        self._not_before = (time.monotonic() + err.retry_after, said)
+                    return self._failed(key, said, attempt, started, retries, unusable)
+                if err.retryable and attempt < self.retry.max_attempts and self._halted() is None:
                     retries.append(err.reason)
                     self._emit("retry", err.reason)
                     with self._lock:
@@ -290,11 +325,14 @@ class LLMClient:
                     remaining = self._remaining()
                     if remaining is not None and wait >= remaining:
                         return self._failed(key, "deadline", attempt, started, retries, unusable)
-                    time.sleep(wait)
+                    self._stop.wait(wait)  # a stop ends the wait at once
                     continue
-                return self._failed(key, err.reason, attempt, started, retries, unusable)
+                return self._failed(key, self._halted() or err.reason, attempt, started, retries, unusable)
             break
-        stored = {"body": response, "input_tokens": n_in, "output_tokens": n_out}
+        with self._lock:
+            self._usable += 1
+            self._streak = ("", 0)
+        stored = {"body": self._scrub(response), "input_tokens": n_in, "output_tokens": n_out}
         if self.cache is not None:
             self.cache.put(key, stored, material)
             self._written.add(key)
@@ -302,6 +340,99 @@ class LLMClient:
                       (n_in * self.price_in_per_million + n_out * self.price_out_per_million) / 1e6,
                       time.perf_counter() - started, retries=tuple(retries))
         return stored, self._finish(usage)
+
+    # -- faults: a stop, a server that answers nothing usable, one that asks to wait, one that never finishes --
+
+    def _halted(self) -> str | None:
+        """Why nothing more may be sent now, or None."""
+        if self._stop.is_set():
+            return "stopped before an answer (SIGTERM or interrupt)"
+        if self._tripped is not None:
+            return self._tripped
+        nb = self._not_before
+        if nb is not None and time.monotonic() < nb[0]:
+            return nb[1]
+        return None
+
+    def _too_long(self, seconds: float) -> bool:
+        """A server's Retry-After the run cannot honour: past the longest wait between attempts, or the deadline."""
+        remaining = self._remaining()
+        return seconds > self.retry.max_delay or (remaining is not None and seconds >= remaining)
+
+    def _unusable(self, reason: str) -> None:
+        """Count an unusable answer; after ``fail_fast_after`` of one kind in a row with no usable answer yet in
+        the run, trip: nothing more is sent."""
+        kind = reason.split(" for token")[0][:60]
+        with self._lock:
+            same, n = self._streak
+            n = n + 1 if same == kind else 1
+            self._streak = (kind, n)
+            if self.fail_fast_after and n >= self.fail_fast_after and self._usable == 0 and self._tripped is None:
+                self._tripped = (f"stopped after {n} unusable answers in a row and none usable ({kind}): the server "
+                                 "answers nothing usable (--no-fail-fast to keep asking)")
+
+    def _bounded(self, send: Callable[[], T]) -> T:
+        """``send()`` within the attempt's time, whatever the server does (a status line sent one byte at a time
+        never trips httpx's per-read timeout): run in a daemon thread, abandoned when the time is up or the client
+        stops. The abandoned thread ends when its socket does; it holds nothing the run needs."""
+        limit = self.attempt_timeout()
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                box["value"] = send()
+            except BaseException as exc:  # noqa: BLE001 - carried to the caller's thread
+                box["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=run, daemon=True, name="workbench-request").start()
+        end = time.monotonic() + limit + 0.5  # the transport's own timeout (limit) normally fires first
+        while not done.wait(min(0.1, max(0.0, end - time.monotonic()))):
+            if self._stop.is_set():
+                self._drop_connections()
+                raise RequestFailed("stopped before an answer (SIGTERM or interrupt)")
+            if time.monotonic() >= end:
+                self._drop_connections()
+                raise RequestFailed(f"timed out after {limit:g}s (the answer never finished)", retryable=True)
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    def _drop_connections(self) -> None:
+        """Give up this client's connections (an abandoned attempt holds one): later requests open new ones, and
+        closing the old ones (in the background: a close may wait for the stuck read) ends the abandoned read."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+            shared = list(self._shared.values())
+            self._shared.clear()
+
+        def close() -> None:
+            for obj in ([pool] if pool is not None else []) + shared:
+                try:
+                    obj.close()
+                except Exception:  # noqa: BLE001 - a connection already broken
+                    pass
+
+        threading.Thread(target=close, daemon=True, name="workbench-close").start()
+
+    def _scrub(self, value: Any) -> Any:
+        """``value`` with the API key and any ``Bearer`` credential replaced by ``***``: a server that echoes the
+        request's headers must not put the key into the cache."""
+        key = None
+        try:
+            key = self.api_key()
+        except MissingKey:
+            pass
+        if isinstance(value, str):
+            out = value.replace(key, "***") if key else value
+            return _BEARER.sub("Bearer ***", out)
+        if isinstance(value, dict):
+            return {self._scrub(k) if isinstance(k, str) else k: self._scrub(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._scrub(v) for v in value]
+        return value
 
     def attempt_timeout(self) -> float:
         """Seconds the next attempt may take: the per-attempt limit, or less when the run budget ends sooner."""
@@ -350,8 +481,19 @@ class LLMClient:
                 progress()
             return r
 
-        with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
-            return list(pool.map(run, items))
+        pool = ThreadPoolExecutor(max_workers=self.max_concurrency)
+        futures: list[Any] = []
+        try:
+            futures.extend(pool.submit(run, x) for x in items)
+            return [f.result() for f in futures]
+        except BaseException:  # SIGTERM (raised in this thread), Ctrl-C: stop sending, do not wait for the rest
+            self.stop()
+            left = len(items) - sum(f.done() and not f.cancelled() for f in futures)
+            logging.getLogger("workbench").info(f"stopping: {left} of {len(items)} requests left unanswered")
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
+            pool.shutdown(wait=False)
 
     # -- plain JSON over HTTP -------------------------------------------------
 
@@ -383,7 +525,16 @@ class LLMClient:
         try:
             with self._http().stream("POST", url, json=body, headers=headers, timeout=httpx.Timeout(limit)) as resp:
                 chunks: list[bytes] = []
+                size = 0
+                too_big = RequestFailed(f"the response is larger than {self.max_response_bytes / 2**20:g} MiB "
+                                        "(max_response_bytes): not read, not cached")
+                declared = resp.headers.get("content-length")
+                if declared and declared.isdigit() and int(declared) > self.max_response_bytes:
+                    raise too_big
                 for chunk in resp.iter_bytes():
+                    size += len(chunk)
+                    if size > self.max_response_bytes:
+                        raise too_big
                     chunks.append(chunk)
                     if time.monotonic() > deadline:
                         raise RequestFailed(f"timed out after {limit:g}s while reading the body", retryable=True)

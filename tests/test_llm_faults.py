@@ -1,0 +1,171 @@
+"""The judge client under a hostile or broken server on 127.0.0.1 (issue 30): a status line sent a byte at a time,
+Retry-After of an hour, a body of any size, a server that echoes the key back, one that answers nothing usable,
+one that never answers while the run is told to stop. Each test names what happened before."""
+
+from __future__ import annotations
+
+import gc
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+from workbench.cli.main import main
+from workbench.judges import JudgeRequest
+from workbench.judges.jev import JevJudge
+from workbench.judges.openai import OpenAIJudge
+from workbench.llm import DiskCache, LLMClient, RetryPolicy
+
+from .conftest import EXAMPLE, KEY
+from .llm_server import FakeLLMServer
+
+pytestmark = pytest.mark.usefixtures("api_keys")
+
+
+def request(n: int = 2) -> JudgeRequest:
+    entries = tuple(f"- Paid INV-{100 + i} ($1.00)." for i in range(n))
+    return JudgeRequest(task="Settle group G7.", retained_turn="paid INV-307", previous_summary="",
+                        evidence=("INV-104: amount 120.50",), entries=entries, request_id=f"r/b{n}")
+
+
+def client(server: FakeLLMServer, tmp_path: Path, *, timeout: float = 1.0, attempts: int = 3,
+           key_env: str = "TYPESAFE_API_KEY", path: str = "") -> LLMClient:
+    return LLMClient(server.url + path, api_key_env=key_env, cache=DiskCache(tmp_path / "cache"),
+                     retry=RetryPolicy(max_attempts=attempts, base_delay=0.01, max_delay=0.5, deadline=timeout),
+                     max_concurrency=1)
+
+
+def test_a_status_line_sent_a_byte_at_a_time_is_bounded_by_the_timeout(server: FakeLLMServer, tmp_path: Path) -> None:
+    """Before: httpx's read timeout restarts with every byte, so `--timeout 3` ran past 90 s."""
+    server.default = "slow_headers"
+    judge = JevJudge(client(server, tmp_path, timeout=1.0, attempts=2))
+    started = time.monotonic()
+    res = judge.score(request(1))
+    took = time.monotonic() - started
+    assert res.scores == [None] and "timed out after 1s" in (res.reasons[0] or ""), res.reasons
+    assert took < 4.0, took  # two attempts of 1 s (and the 0.5 s grace), not the 2,500 s the server would take
+    assert len(server.requests) == 2
+
+
+def test_retry_after_an_hour_stops_those_requests_at_once(server: FakeLLMServer, tmp_path: Path) -> None:
+    """Before: retried after 30 s (the longest wait) and reported as 'HTTP 429: slow down'."""
+    server.default = ("retry_after", 3600)
+    judge = JevJudge(client(server, tmp_path, attempts=5))
+    started = time.monotonic()
+    first = judge.score(request(1))
+    second = judge.score(request(2))  # another request of the same run: not sent while the server asks to wait
+    assert time.monotonic() - started < 2.0
+    assert first.reasons == ["server asks to retry in 3600 s (after 1 attempt)"]
+    assert second.reasons == ["server asks to retry in 3600 s"] * 2 and len(server.requests) == 1
+
+
+def test_retry_after_within_the_run_is_honoured(server: FakeLLMServer, tmp_path: Path) -> None:
+    server.behaviours.extend([("retry_after", 0.3), "ok"])
+    started = time.monotonic()
+    res = JevJudge(client(server, tmp_path)).score(request(1))
+    assert res.scores[0] == pytest.approx(0.9) and time.monotonic() - started >= 0.3
+
+
+@pytest.mark.parametrize("which", ["jev", "openai"])
+def test_a_body_over_the_limit_is_refused_unread_and_uncached(server: FakeLLMServer, tmp_path: Path,
+                                                              which: str) -> None:
+    """Before: a 100 MB body cost 882 MB of memory and was cached as 105 MB files."""
+    server.default = ("huge", 300_000)
+    if which == "jev":
+        c = client(server, tmp_path)
+        judge: JevJudge | OpenAIJudge = JevJudge(c)
+    else:
+        c = client(server, tmp_path, key_env="OPENAI_API_KEY", path="/v1")
+        judge = OpenAIJudge(c, model="local-model")
+    c.max_response_bytes = 100_000
+    res = judge.score(request(1))
+    assert res.scores == [None] and "larger than 0.0953674 MiB" in (res.reasons[0] or ""), res.reasons
+    assert len(server.requests) == 1  # not retried: the same server would send the same body
+    assert len(DiskCache(tmp_path / "cache")) == 0
+
+
+@pytest.mark.parametrize("which", ["jev", "openai"])
+def test_a_server_that_echoes_the_key_never_puts_it_in_the_cache(server: FakeLLMServer, tmp_path: Path,
+                                                                 which: str) -> None:
+    """Before: `Bearer sk-...` landed in every cache file of a server that echoes request headers."""
+    server.default = "echo_headers"
+    if which == "jev":
+        judge: JevJudge | OpenAIJudge = JevJudge(client(server, tmp_path))
+    else:
+        judge = OpenAIJudge(client(server, tmp_path, key_env="OPENAI_API_KEY", path="/v1"), model="local-model")
+    res = judge.score(request(1))
+    assert res.scores[0] == pytest.approx(0.9)
+    assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"  # the key did travel
+    files = list((tmp_path / "cache").rglob("*.json"))
+    assert files
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        assert KEY not in text and "Bearer ***" in text if which == "jev" else KEY not in text
+        if which == "openai":
+            assert "echo" not in json.loads(text)["response"]["body"]  # only what the judge reads is cached
+
+
+def test_a_server_that_answers_nothing_usable_is_not_asked_forever(server: FakeLLMServer, tmp_path: Path) -> None:
+    """Before: NaN logprobs everywhere turned 1,165 requests into 3,168 retries. Now 20 unusable answers of one
+    kind in a row, with none usable, stop the run; with fail_fast_after=0 it keeps asking."""
+    server.default = {"top": [("Yes", math.nan), ("No", math.log(0.5))]}
+    c = client(server, tmp_path, key_env="OPENAI_API_KEY", path="/v1", attempts=3)
+    res = OpenAIJudge(c, model="local-model").score(request(30))
+    assert len(server.requests) == 20
+    assert all(s is None for s in res.scores)
+    assert "stopped after 20 unusable answers in a row and none usable (logprob is nan)" in (res.reasons[-1] or "")
+    server.requests.clear()
+    keep = client(server, tmp_path / "b", key_env="OPENAI_API_KEY", path="/v1", attempts=3)
+    keep.fail_fast_after = 0
+    OpenAIJudge(keep, model="local-model").score(request(10))
+    assert len(server.requests) == 30
+
+
+@pytest.fixture
+def log_dir(tmp_path: Path) -> Path:
+    assert main(["import", str(EXAMPLE), "--out", str(tmp_path / "d")]) == 0
+    return tmp_path / "d"
+
+
+def test_sigterm_stops_sending_and_exits_within_seconds(server: FakeLLMServer, tmp_path: Path, log_dir: Path) -> None:
+    """Before: SIGTERM at 8 s exited at 125 s, and attempts 2 and 3 went out after the signal."""
+    server.default = "never"
+    cmd = [sys.executable, "-m", "workbench.cli.main", "judge", str(log_dir), "--judge", "jev", "--base-url",
+           server.url, "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "s.parquet"), "--timeout", "60",
+           "--concurrency", "2", "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    deadline = time.monotonic() + 60
+    while len(server.requests) < 2 and time.monotonic() < deadline:  # both in flight, neither answered
+        time.sleep(0.05)
+    sent_before = len(server.requests)
+    signalled = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    took = time.monotonic() - signalled
+    assert proc.returncode == 143, err
+    assert took < 5.0, took
+    time.sleep(0.3)
+    assert len(server.requests) == sent_before  # nothing sent after the signal
+    assert "requests left unanswered" in err and "terminated (SIGTERM)" in err
+    assert not (tmp_path / "s.parquet").exists()
+
+
+def test_the_judge_verb_closes_its_connections(server: FakeLLMServer, tmp_path: Path, log_dir: Path) -> None:
+    """Before: the suite showed ResourceWarnings for httpx sockets left open."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()  # what earlier tests left, not this run's
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        assert main(["judge", str(log_dir), "--judge", "jev", "--base-url", server.url, "--cache",
+                     str(tmp_path / "cache"), "--out", str(tmp_path / "s.parquet"), "--quiet"]) == 0
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)], [str(w.message) for w in caught]
