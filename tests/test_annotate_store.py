@@ -148,3 +148,13 @@ def test_nobody_labels_under_the_adjudicators_name(tmp_path: Path, capsys: pytes
     assert "option --annotator" in capsys.readouterr().err
     assert store.add_many([{"item_id": "e1", "annotator": "adjudicated", "round": 0, "field": "support",
                             "value": "unsure"}], adjudication=True) == 1
+
+
+def test_one_naming_rule_for_annotators_in_the_store_the_cli_and_the_protocol() -> None:
+    from workbench.annotate.store import ANNOTATOR_RULE
+    from workbench.cli.main import build_parser
+
+    protocol = " ".join((Path(__file__).resolve().parents[1] / "annotations" / "PROTOCOL.md").read_text().split())
+    assert ANNOTATOR_RULE in protocol
+    label = build_parser()._subparsers._group_actions[0].choices["label"]  # type: ignore[union-attr]
+    assert ANNOTATOR_RULE in " ".join(label.format_help().split())

@@ -82,10 +82,13 @@ def test_item_view_shows_everything_and_the_protocols_questions() -> None:
     assert "No report is filed" not in text  # support is labeled blind: no evaluation material
     quotes = _protocol_quotes()
     assert QUESTIONS["support"] in quotes and QUESTIONS["correct"] in quotes
-    assert support[-1].text == QUESTIONS["support"]
+    assert support[-1].text.startswith(QUESTIONS["support"]) and "\nunsupported: the entry only plans" in support[-1].text
+    protocol = " ".join((Path(__file__).resolve().parents[1] / "annotations" / "PROTOCOL.md").read_text().split())
+    for value in ("supported", "unsupported", "unsure"):  # each definition shown says what the protocol says
+        assert f"`{value}`" in protocol
     correct = item_view(item, "correct")
     assert any(b.title == "Evaluation material: Evaluation checks of the task" and "No report" in b.text
-               for b in correct) and correct[-1].text == QUESTIONS["correct"]
+               for b in correct) and correct[-1].text.startswith(QUESTIONS["correct"])
     bare = item_view(_item(), "correct")
     assert any(b.text == NO_MATERIAL for b in bare) and "cannot be labeled" in NO_MATERIAL
 

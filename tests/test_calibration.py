@@ -164,7 +164,7 @@ def test_out_of_fold_precision_covers_the_chosen_taus_true_precision(scenarios: 
     for i in range(trials):
         y = np.concatenate([rng.random(25) < p for p in rng.uniform(0.5, 0.8, scenarios)]).astype(int)
         s = np.where(y == 1, pos.rvs(y.size, random_state=rng), neg.rvs(y.size, random_state=rng))
-        got = threshold_for(s, y, np.repeat(np.arange(scenarios), 25), "precision", 0.85, n_boot=200, seed=i)
+        got = threshold_for(s, y, np.repeat(np.arange(scenarios), 25), "precision", 0.85, n_boot=100, seed=i)
         row = {r["statistic"]: r for r in got.iter_rows(named=True)}
         t = row["tau"]["estimate"]
         truth = 0.65 * pos.sf(t) / (0.65 * pos.sf(t) + 0.35 * neg.sf(t))

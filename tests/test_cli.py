@@ -3,6 +3,7 @@ first probe -- one line on standard error, exit 2, no traceback, nothing written
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -75,6 +76,8 @@ def bad_arguments(w: Path) -> list[tuple[str, list[str], str]]:
         ("agree on an empty store", ["agree", str(w / "store")], "no labels"),
         ("agree --n-boot 0", ["agree", str(w / "store"), "--n-boot", "0"], ">= 1"),
         ("adjudicate a missing file", ["adjudicate", str(w / "nope.jsonl")], "no such file"),
+        ("labelstudio export to .txt", ["labelstudio", "export", s, "--out", str(w / "t.txt")], ".json"),
+        ("labelstudio import a missing file", ["labelstudio", "import", str(w / "nope.json")], "no such file"),
         ("explore a missing directory", ["explore", str(w / "nope"), "--out", str(w / "site")], "no such"),
         ("explore --limit 0", ["explore", str(EXAMPLE), "--out", str(w / "site"), "--limit", "0"], ">= 1"),
         ("explore --tau 2", ["explore", str(EXAMPLE), "--out", str(w / "site"), "--tau", "2"], "[0, 1]"),
@@ -185,6 +188,13 @@ def test_help_lists_every_verb_and_every_option_explains_itself(capsys: pytest.C
             assert action.help, f"{name} {action.option_strings or action.dest}: no help text"
         assert main([name, "--help"]) == 0
         text = capsys.readouterr().out
+        steps = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]
+        if steps:  # a verb of steps (labelstudio export | import): each step's help shows its defaults
+            for step, step_parser in steps[0].choices.items():
+                assert all(a.help for a in step_parser._actions if a.dest != "help"), (name, step)
+                assert main([name, step, "--help"]) == 0
+                assert "(default:" in capsys.readouterr().out, (name, step)
+            continue
         assert "(default:" in text or name in ("entries", "adjudicate") or "default" in text, name
 
 

@@ -53,7 +53,7 @@ def test_sessions_from_import_to_figures(tmp_path: Path) -> None:
                         stdin="\n".join([*answers, "q"]) + "\n")
         assert "10 label(s) written" in out.stdout
     out = workbench("agree", str(store), "--sample", str(sample), "--n-boot", "200")
-    assert "alice: round 1 vs round 2: n=10" in out.stdout and "5 disagreement(s)" in out.stdout
+    assert "alice: round 1 vs round 2: n=10" in out.stdout and "5 to adjudicate, 0 decided (5 new)" in out.stdout
     assert "intervals resample scenarios" in out.stdout  # a session is the scenario of its entries
 
     figs, build = tmp_path / "figs", tmp_path / "build"

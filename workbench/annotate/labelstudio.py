@@ -6,35 +6,67 @@ judge scores travel as ``predictions`` only when asked, so blind labeling stays 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+from xml.sax.saxutils import escape
 
-from workbench.annotate.ui import FIELDS
-from workbench.vocabulary import LABEL_VALUES
+from workbench.annotate.evaluation import NO_MATERIAL
+from workbench.annotate.store import check_annotator
+from workbench.annotate.ui import DEFINITIONS, FIELDS, QUESTIONS
 from workbench.schema import SchemaError
+from workbench.vocabulary import LABEL_VALUES
 
 
-def labeling_config(fields: Sequence[str] = ("support", "correct")) -> str:
-    """The Label Studio labeling interface (XML) for the given fields."""
-    blocks = ['<View>', '  <Header value="Entry"/>', '  <Text name="entry" value="$text"/>',
-              '  <Header value="Task"/>', '  <Text name="task" value="$task"/>',
-              '  <Header value="Previous summary"/>', '  <Text name="previous" value="$previous_summary"/>',
-              '  <Header value="Evidence"/>', '  <Text name="evidence" value="$evidence_text"/>']
-    for f in fields:
-        blocks.append(f'  <Choices name="{f}" toName="entry" choice="single" required="false">')
-        blocks += [f'    <Choice value="{v}"/>' for v, _ in FIELDS[f]]
-        blocks.append("  </Choices>")
+def labeling_config(field: str = "support") -> str:
+    """The Label Studio labeling interface (XML) for one field (one field per project): the question and the
+    protocol's definitions first, then the entry and its section, the task, the previous summary, the evidence
+    passages with their sources and, for ``correct``, the evaluation material; the choices last. Every shown
+    value comes from the task's ``data`` (Label Studio escapes ``Text`` values); the fixed texts are escaped
+    here."""
+    if field not in FIELDS:
+        raise ValueError(f"field: expected one of {sorted(FIELDS)}, got {field!r}")
+    q = escape(QUESTIONS[field], {'"': "&quot;"})
+    blocks = ["<View>", f'  <Header value="Question ({field})"/>', f'  <Text name="question" value="{q}"/>']
+    blocks += [f'  <Text name="def_{v}" value="{escape(f"{v}: {m}", {chr(34): "&quot;"})}"/>'
+               for v, m in DEFINITIONS[field].items()]
+    blocks += [f'  <Choices name="{field}" toName="entry" choice="single" showInline="true" required="true">']
+    blocks += [f'    <Choice value="{v}"/>' for v, _ in FIELDS[field]]
+    blocks += ["  </Choices>",
+               '  <Header value="Entry (section: $section)"/>', '  <Text name="entry" value="$text"/>',
+               '  <Header value="Task"/>', '  <Text name="task" value="$task"/>',
+               '  <Header value="Previous summary"/>', '  <Text name="previous" value="$previous_summary"/>',
+               '  <Header value="Evidence passages, each with its source"/>',
+               '  <Text name="evidence" value="$evidence_text"/>']
+    if field == "correct":
+        blocks += ['  <Header value="Evaluation material"/>', '  <Text name="evaluation" value="$evaluation_text"/>']
     blocks.append("</View>")
     return "\n".join(blocks)
 
 
+def config_variables(config: str) -> set[str]:
+    """The task ``data`` keys a labeling config reads (its ``$name`` references)."""
+    return set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", config))
+
+
 def to_labelstudio(items: Sequence[Mapping[str, Any]], scores: Mapping[str, float] | None = None,
                    *, judge: str = "judge") -> list[dict[str, Any]]:
-    """Label Studio tasks for a sample; ``scores`` (item id -> score) become predictions when given."""
+    """Label Studio tasks for a sample; ``scores`` (item id -> score) become predictions when given.
+
+    ``data`` holds the item id, entry text, section, task and previous summary, ``evidence_text`` (every
+    passage numbered, each under its source) and ``evaluation_text`` (the material for ``correct``).
+    """
     tasks = []
     for item in items:
-        data = {k: item.get(k) for k in ("item_id", "text", "section", "task", "previous_summary")}
-        data["evidence_text"] = "\n\n".join(f"[{k + 1}] {p}" for k, p in enumerate(item.get("evidence") or []))
+        data = {k: item.get(k) if item.get(k) is not None else "" for k in
+                ("item_id", "text", "section", "task", "previous_summary")}
+        passages = item.get("evidence") or []
+        sources = item.get("evidence_sources") or []
+        data["evidence_text"] = "\n\n".join(
+            f"[{k + 1} of {len(passages)}] from {sources[k] if k < len(sources) else 'source not recorded'}\n{p}"
+            for k, p in enumerate(passages)) or "(no environment output was retrieved for this entry)"
+        material = item.get("evaluation") or []
+        data["evaluation_text"] = "\n\n".join(f"{m.get('name')}\n{m.get('text')}" for m in material) or NO_MATERIAL
         task: dict[str, Any] = {"data": data}
         if scores is not None and item["item_id"] in scores:
             s = float(scores[item["item_id"]])
@@ -45,11 +77,32 @@ def to_labelstudio(items: Sequence[Mapping[str, Any]], scores: Mapping[str, floa
     return tasks
 
 
-def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotator: str | None = None) -> list[dict[str, Any]]:  # noqa: A002
+def _annotator(by: object, annotator_from: str, where: str) -> str:
+    """The store's name for Label Studio's ``completed_by``: its e-mail, or its first and last names joined by
+    ``.``; a bare user id (an export that did not expand users) is ``ls-user-ID``."""
+    if isinstance(by, dict):
+        if annotator_from == "email":
+            name = by.get("email")
+        else:
+            parts = [str(by.get(k) or "").strip() for k in ("first_name", "last_name")]
+            name = ".".join(re.sub(r"\s+", "-", p) for p in parts if p)
+        if not name:
+            raise SchemaError(field=f"{where}.completed_by.{annotator_from}", expected=f"the annotator's {annotator_from}",
+                              got=repr(by))
+        return str(name)
+    if isinstance(by, int):
+        return f"ls-user-{by}"
+    raise SchemaError(field=f"{where}.completed_by", expected="a user id or a user object", got=repr(by))
+
+
+def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotator: str | None = None,  # noqa: A002
+                     annotator_from: str = "email") -> list[dict[str, Any]]:
     """Label records (for ``AnnotationStore.add_many``) from Label Studio's JSON export.
 
     Each annotation's ``choices`` results become one label per field; the annotator is
-    ``completed_by`` (its email when Label Studio expanded it) unless ``annotator`` is given.
+    ``completed_by`` -- its e-mail (``annotator_from="email"``) or first and last names (``"name"``) when Label
+    Studio expanded the user, ``ls-user-ID`` when it did not -- unless ``annotator`` is given; every name must
+    pass the store's naming rule.
     Cancelled (skipped) annotations are ignored. A choice the field does not declare, or several
     choices for one field, is an error naming the task's index; Label Studio's own timestamps
     are not kept (the store stamps ``labeled_at`` when the labels are added).
@@ -63,10 +116,13 @@ def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
         for ann in task.get("annotations") or []:
             if ann.get("was_cancelled"):
                 continue
-            who = annotator
-            if who is None:
-                by = ann.get("completed_by")
-                who = by.get("email") if isinstance(by, dict) else f"ls-user-{by}"
+            who = annotator if annotator is not None else _annotator(ann.get("completed_by"), annotator_from,
+                                                                       f"[{t_index}].annotations")
+            try:
+                check_annotator(who)
+            except SchemaError as err:
+                raise SchemaError(field=f"[{t_index}].annotations.completed_by", expected=err.expected,
+                                  got=err.got) from None
             for res in ann.get("result") or []:
                 if res.get("type") != "choices":
                     continue

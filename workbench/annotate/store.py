@@ -42,6 +42,9 @@ class TornLineWarning(UserWarning):
     """A label file ended in a partial line (a crash mid-write); the fragment was moved aside."""
 
 
+#: the one naming rule for annotators, in words: the CLI's help, the errors and annotations/PROTOCOL.md say this
+ANNOTATOR_RULE = ("letters, digits and _ . - @ + (an e-mail address is a name), starting with a letter or digit, "
+                  "at most 128, no spaces; not 'adjudicated'")
 #: names the store gives labels itself: ``adjudicated`` labels win outright in the gold set, so no person may
 #: label under that name (``workbench adjudicate`` writes them)
 RESERVED = frozenset({"adjudicated"})
@@ -53,8 +56,7 @@ def check_annotator(name: object, *, reserved: bool = False) -> str:
     second person, and no path characters; not one of :data:`RESERVED` unless ``reserved``, which only
     adjudication passes); else ``SchemaError``."""
     if not isinstance(name, str) or not _ANNOTATOR.fullmatch(name):
-        raise schema.SchemaError(field="annotator", expected="a name of letters, digits, '_', '.', '-', '@', '+' "
-                                 "(no spaces or path characters), at most 128", got=repr(name))
+        raise schema.SchemaError(field="annotator", expected=f"a name of {ANNOTATOR_RULE}", got=repr(name))
     if not reserved and name.lower() in RESERVED:
         raise schema.SchemaError(field="annotator", expected="a person's name (not one the store reserves: "
                                  f"{', '.join(sorted(RESERVED))})", got=repr(name))

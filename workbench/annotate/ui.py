@@ -47,6 +47,27 @@ QUESTIONS: dict[str, str] = {
 }
 SOURCE_QUESTION_FOR_LABELERS = QUESTIONS["support"]  # its earlier name
 
+#: what each value means, as annotations/PROTOCOL.md defines it (shown under the question in every interface)
+DEFINITIONS: dict[str, dict[str, str]] = {
+    "support": {
+        "supported": "an environment output (a tool result) or the previous summary establishes what the entry "
+                     "states: an id, an amount, a status; a plan that quotes an observed value is supported.",
+        "unsupported": "the entry only plans, decides or restates the task, or states something no output or "
+                       "previous summary establishes.",
+        "unsure": "the evidence shown is not enough to decide; use sparingly and add a note.",
+    },
+    "correct": {
+        "correct": "following the entry violates no evaluation check of the task.",
+        "incorrect": "following the entry would violate an evaluation check, as the evaluation material states it.",
+        "unsure": "the material shown is not enough to decide; use sparingly and add a note.",
+    },
+}
+
+
+def definitions_text(field: str) -> str:
+    """The field's values and their meanings, one line each."""
+    return "\n".join(f"{value}: {meaning}" for value, meaning in DEFINITIONS[field].items())
+
 
 @dataclass(frozen=True)
 class Block:
@@ -75,7 +96,7 @@ def item_view(item: dict[str, Any], field: str = "support") -> list[Block]:
             blocks.append(Block("Evaluation material", NO_MATERIAL, "notice"))
         for m in material:
             blocks.append(Block(f"Evaluation material: {m.get('name')}", _str(m.get("text")), "material"))
-    blocks.append(Block(f"Question ({field})", QUESTIONS[field], "question"))
+    blocks.append(Block(f"Question ({field})", QUESTIONS[field] + "\n\n" + definitions_text(field), "question"))
     return blocks
 
 

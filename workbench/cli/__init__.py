@@ -9,6 +9,7 @@ function, render its report. Computation a notebook may want lives in the librar
 | :mod:`.judge` | ``judge`` (:func:`workbench.judges.run.judge_directory`) |
 | :mod:`.simulate` | ``simulate`` |
 | :mod:`.labeling` | ``sample``, ``label``, ``agree``, ``adjudicate`` |
+| :mod:`.labelstudio` | ``labelstudio export``, ``labelstudio import`` |
 | :mod:`.explore` | ``explore`` (:func:`workbench.explore.build_site`) |
 | :mod:`.figures` | ``figures`` |
 

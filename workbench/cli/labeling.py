@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from workbench.annotate.store import ANNOTATOR_RULE
 from workbench.cli.args import UsageError, at_least, existing_dir, existing_file, out_file, verb
 from workbench.schema import SchemaError
 
@@ -28,7 +29,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
     p = verb(sub, "label", "label a sample in the terminal")
     p.add_argument("sample", help="a sample written by `workbench sample`")
-    p.add_argument("--annotator", required=True, help="your name (letters, digits, _ . -)")
+    p.add_argument("--annotator", required=True, help=f"your name: {ANNOTATOR_RULE}")
     p.add_argument("--round", type=int, default=1, help="labeling round (1, 2 ...)")
     p.add_argument("--field", default="support", choices=["support", "correct"], help="what to label")
     p.add_argument("--store", default="annotations", help="the annotation store")

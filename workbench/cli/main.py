@@ -1,7 +1,7 @@
 """The ``workbench`` parser and its one error path.
 
 Verbs: ``validate | import | export | entries | judge | simulate | sample | label | agree |
-adjudicate | explore | figures`` (one module each or per group, see :mod:`workbench.cli`).
+adjudicate | labelstudio | explore | figures`` (one module each or per group, see :mod:`workbench.cli`).
 
 Every verb checks its arguments before it does any work, and every problem is one line on standard error,
 ``workbench VERB: what is wrong, and what is expected``: a bad option is a
@@ -19,13 +19,13 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from workbench.cli import explore, figures, judge, labeling, logs, simulate
+from workbench.cli import explore, figures, judge, labeling, labelstudio, logs, simulate
 from workbench.cli.args import UsageError
 from workbench.jsonl import LogWarning
 from workbench.schema import SchemaError
 
 #: the verb modules, in the order ``workbench --help`` lists them
-VERBS = (logs, judge, simulate, labeling, explore, figures)
+VERBS = (logs, judge, simulate, labeling, labelstudio, explore, figures)
 
 
 class _Parser(argparse.ArgumentParser):

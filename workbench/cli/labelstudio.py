@@ -1,0 +1,85 @@
+"""``workbench labelstudio export | import``: a sample as a Label Studio project (tasks and labeling config) and a
+Label Studio JSON export back into the annotation store (:mod:`workbench.annotate.labelstudio`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from workbench.cli.args import UsageError, at_least, existing_file, out_file, verb
+from workbench.schema import SchemaError
+
+
+def add(sub: argparse._SubParsersAction) -> None:
+    p = verb(sub, "labelstudio", "label a sample in Label Studio: export its tasks and config, import its labels")
+    steps = p.add_subparsers(dest="step", required=True, metavar="STEP",
+                             help="export (a sample to Label Studio) or import (its export into the store)")
+    e = steps.add_parser("export", help="the sample as Label Studio tasks (JSON) and its labeling config (XML)",
+                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    e.add_argument("sample", help="a sample (workbench sample ... --out SAMPLE.jsonl)")
+    e.add_argument("--field", default="support", choices=["support", "correct"],
+                   help="what to label (one field per Label Studio project)")
+    e.add_argument("--out", required=True, help="the tasks file (.json) to import into Label Studio")
+    e.add_argument("--config", help="where the labeling config goes (default: OUT with .xml)")
+    e.set_defaults(func=run_export)
+    i = steps.add_parser("import", help="a Label Studio JSON export into the annotation store",
+                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    i.add_argument("export", help="Label Studio's JSON export of the project")
+    i.add_argument("--store", default="annotations", help="the annotation store")
+    i.add_argument("--round", type=int, default=1, help="labeling round the labels belong to")
+    i.add_argument("--annotator-from", dest="annotator_from", default="email", choices=["email", "name"],
+                   help="name each label's annotator by Label Studio's e-mail or first and last names")
+    i.add_argument("--sample", help="the sample the project was made from: labels of other items are refused")
+    i.set_defaults(func=run_import)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from workbench.annotate.labelstudio import labeling_config, to_labelstudio
+    from workbench.annotate.ui import load_sample
+    from workbench.atomic import atomic_write
+
+    out_file("--out", args.out, (".json",))
+    config = Path(args.config) if args.config else Path(args.out).with_suffix(".xml")
+    if config.suffix != ".xml":
+        raise UsageError("--config", "an .xml file name", repr(args.config))
+    items = load_sample(existing_file(args.sample, "sample (.jsonl)"))
+    tasks = to_labelstudio(items)
+    text = json.dumps(tasks, ensure_ascii=False, indent=1)
+    atomic_write(Path(args.out), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    xml = labeling_config(args.field)
+    atomic_write(config, lambda tmp: tmp.write_text(xml, encoding="utf-8"))
+    print(f"{args.out}: {len(tasks)} tasks; {config}: the labeling interface for '{args.field}' (Settings > "
+          "Labeling Interface > Code)")
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from workbench.annotate import AnnotationStore
+    from workbench.annotate.labelstudio import from_labelstudio
+    from workbench.annotate.ui import load_sample
+
+    at_least("--round", args.round, 1)
+    path = existing_file(args.export, "Label Studio export (.json)")
+    try:
+        export = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise SchemaError(f"not JSON ({err})", file=str(path)) from None
+    if not isinstance(export, list):
+        raise SchemaError(field="(top level)", expected="Label Studio's JSON export: a list of tasks",
+                          got=type(export).__name__, file=str(path))
+    try:
+        records = from_labelstudio(export, round=args.round, annotator_from=args.annotator_from)
+    except SchemaError as err:
+        raise SchemaError(field=err.field, expected=err.expected, got=err.got, file=str(path)) from None
+    if args.sample:
+        known = {item["item_id"] for item in load_sample(existing_file(args.sample, "sample (.jsonl)"))}
+        stray = sorted({r["item_id"] for r in records} - known)
+        if stray:
+            raise SchemaError(field="data.item_id", expected=f"items of the sample {args.sample}",
+                              got=f"{len(stray)} other(s), first {stray[0]!r}", file=str(path))
+    n = AnnotationStore(args.store).add_many(records)
+    people = sorted({r["annotator"] for r in records})
+    print(f"{n} label(s) from {len(people)} annotator(s) ({', '.join(people) or 'none'}) added to {args.store}, "
+          f"round {args.round}")
+    return 0
