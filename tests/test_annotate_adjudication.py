@@ -125,3 +125,23 @@ def test_rerunning_agree_keeps_every_decision_and_adds_only_new_disagreements(
     adj.write_text(text)
     assert main(["agree", str(tmp_path), "--n-boot", "50"]) == 2
     assert f"{adj}:2: field 'value'" in capsys.readouterr().err and adj.read_text() == text
+
+
+def test_labels_outside_the_sample_are_left_out_and_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: agree reported n = 15 for a 10-item sample; adjudicate accepted a decision about 'nonexistent/zzz'."""
+    store = AnnotationStore(tmp_path)
+    sample = tmp_path / "samples" / "s.jsonl"
+    sample.parent.mkdir()
+    sample.write_text("".join(json.dumps({"item_id": f"e{i}", "text": "- x", "scenario_id": f"s{i % 2}"}) + "\n"
+                              for i in range(4)))
+    store.add_many([{"item_id": f"e{i}", "annotator": "alice", "round": r, "field": "support",
+                     "value": "supported" if (i + r) % 3 else "unsupported"} for i in range(6) for r in (1, 2)])
+    assert main(["agree", str(tmp_path), "--n-boot", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "4 label(s) of 2 item(s) not in the sample(s) left out (first 'e4')" in out and "n=4 " in out
+    adj = tmp_path / "decisions.jsonl"
+    adj.write_text(json.dumps({"item_id": "nonexistent/zzz", "field": "support", "value": "supported"}) + "\n")
+    assert main(["adjudicate", str(adj), "--store", str(tmp_path)]) == 2
+    assert "field 'item_id': expected an item and field the store's annotators labeled, got 'nonexistent/zzz'" in \
+        capsys.readouterr().err
+    assert "adjudicated" not in set(store.labels()["annotator"])

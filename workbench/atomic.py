@@ -37,7 +37,10 @@ def atomic_write(path: Path, write: Callable[[Path], object], *, durable: bool =
     of the machine cannot leave an empty file under the final name.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise named(err, path) from None
     os.close(fd)
     try:
         write(Path(tmp))
@@ -46,9 +49,19 @@ def atomic_write(path: Path, write: Callable[[Path], object], *, durable: bool =
             with open(tmp, "rb+") as fh:
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as err:  # a full disk, a quota: the error names the file being written, not its temporary
+        Path(tmp).unlink(missing_ok=True)
+        raise named(err, path) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def named(err: OSError, path: Path) -> OSError:
+    """``err`` as an ``OSError`` that names ``path`` (a write's error names no file, or only a temporary one);
+    the workbench's one line reads ``No space left on device: PATH``."""
+    out = OSError(err.errno, err.strerror or str(err), str(path))
+    return out
 
 
 def records_to_jsonl(records: Iterable[dict[str, Any]], path: Path) -> None:

@@ -73,10 +73,20 @@ def _safe_name(annotator: str) -> str:
 class AnnotationStore:
     """Append-only labels under ``path`` (for example ``annotations/``)."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
+        """Open the store; a writer moves any torn last line aside (under each file's lock). ``read_only`` (the
+        reading verbs: ``agree``) takes no lock and repairs nothing, so a read-only mount or a full disk can be
+        read: a torn last line is left where it is, skipped when read, and reported as what a writer would do."""
         self.root = Path(path)
         self.dir = self.root / "labels"
+        self.read_only = read_only
         for file in sorted(self.dir.glob("*.jsonl")) if self.dir.is_dir() else []:
+            if read_only:
+                torn = _torn_bytes(file)
+                if torn:
+                    warnings.warn(f"{file}: the last line was cut off ({torn} bytes); left as it is (read only) "
+                                  "and skipped: the next writer moves it aside", TornLineWarning, stacklevel=2)
+                continue
             with FileLock(str(file) + ".lock"):
                 _move_torn_tail(file)
 
@@ -111,6 +121,15 @@ class AnnotationStore:
     def _append(self, path: Path, records: Sequence[dict[str, object]]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         payload = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+        try:
+            self._write(path, payload)
+        except OSError as err:  # a full disk: name the label file, not a write call
+            from workbench.atomic import named
+
+            raise named(err, path) from None
+
+    @staticmethod
+    def _write(path: Path, payload: bytes) -> None:
         with FileLock(str(path) + ".lock"):
             _move_torn_tail(path)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
@@ -145,18 +164,20 @@ class AnnotationStore:
         path = self.note_file_for(annotator, round)
         out: dict[str, str] = {}
         if path.exists():
-            from workbench.jsonl import json_lines
+            from workbench.jsonl import BadLines, json_lines
 
-            with FileLock(str(path) + ".lock"):
-                _move_torn_tail(path)
-            for _number, rec in json_lines(path):
+            if not self.read_only:
+                with FileLock(str(path) + ".lock"):
+                    _move_torn_tail(path)
+            for _number, rec in json_lines(path, BadLines() if self.read_only else None):
                 if isinstance(rec, dict) and rec.get("field") == field and isinstance(rec.get("note"), str):
                     out[str(rec.get("item_id"))] = rec["note"]
         return out
 
     def history(self) -> pl.DataFrame:
         """Every label line ever written (validated, file:line errors on a corrupt file)."""
-        frames = [read_table(p, "labels") for p in sorted(self.dir.glob("*.jsonl"))]
+        frames = [_read_labels(p) if self.read_only and _torn_bytes(p) else read_table(p, "labels")
+                  for p in sorted(self.dir.glob("*.jsonl"))]
         frames = [f for f in frames if f.height]
         return pl.concat(frames, how="diagonal_relaxed") if frames else schema.empty("labels")
 
@@ -182,6 +203,31 @@ class AnnotationStore:
             if not all(item in done for done in labeled):
                 return i
         return len(item_ids)
+
+
+def _torn_bytes(path: Path) -> int:
+    """How many bytes after the last newline a writer would move aside (0: none, or a whole record)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return 0
+    data = path.read_bytes()
+    if data.endswith(b"\n"):
+        return 0
+    tail = data[data.rfind(b"\n") + 1:]
+    try:
+        return 0 if isinstance(json.loads(tail), dict) else len(tail)
+    except ValueError:
+        return len(tail)
+
+
+def _read_labels(path: Path) -> pl.DataFrame:
+    """A label file read without its torn last line (read-only stores), validated like :func:`read_table`."""
+    import tempfile
+
+    data = path.read_bytes()
+    with tempfile.TemporaryDirectory() as tmp:
+        clean = Path(tmp) / path.name
+        clean.write_bytes(data[:data.rfind(b"\n") + 1])
+        return read_table(clean, "labels")
 
 
 def _move_torn_tail(path: Path) -> None:

@@ -127,20 +127,28 @@ def run_agree(args: argparse.Namespace) -> int:
     if args.out:
         out_file("--out", args.out, (".jsonl",))
     store = existing_dir(args.store, "annotation store")
-    labels = AnnotationStore(store).labels()
+    reader = AnnotationStore(store, read_only=True)  # reading takes no lock: a read-only store can be read
+    labels = reader.labels()
     labels = labels.filter(pl.col("annotator") != "adjudicated")
     if not labels.height:
         raise SchemaError("no labels in the store", file=str(Path(args.store) / "labels"))
     items = _sample_items([Path(p) for p in args.sample] if args.sample
                           else sorted((store / "samples").glob("*.jsonl")))
+    if items:  # labels of items no sample holds are kept apart: they are not the sample agreement is about
+        stray = labels.filter(~pl.col("item_id").is_in(list(items)))
+        if stray.height:
+            print(f"{stray.height} label(s) of {stray['item_id'].n_unique()} item(s) not in the sample(s) left out "
+                  f"(first {stray['item_id'][0]!r})")
+            labels = labels.filter(pl.col("item_id").is_in(list(items)))
+        if not labels.height:
+            raise SchemaError("no labels of the sample's items in the store", file=str(Path(args.store) / "labels"))
     clusters = {i: str(it["scenario_id"]) for i, it in items.items() if it.get("scenario_id") is not None}
     print(agreement_report(labels, clusters, by=args.by, n_boot=args.n_boot))
     dis = disagreements(labels, by=args.by or "round")
     out = Path(args.out) if args.out else Path(args.store) / "adjudication.jsonl"
-    annotators = AnnotationStore(store)
     notes = {}
     for who, rnd, field in labels.select("annotator", "round", "field").unique().iter_rows():
-        for item_id, note in annotators.notes(who, rnd, field).items():
+        for item_id, note in reader.notes(who, rnd, field).items():
             notes[(item_id, who, rnd, field)] = note
     print(merge_adjudication(out, adjudication_requests(dis, labels, items, notes)))
     return 0
@@ -162,7 +170,16 @@ def run_adjudicate(args: argparse.Namespace) -> int:
     from workbench.annotate import AnnotationStore
     from workbench.annotate.adjudication import adjudicated_labels
 
-    records = adjudicated_labels(existing_file(args.file, "adjudication file (.jsonl)"))
-    n = AnnotationStore(args.store).add_many(records, adjudication=True)
+    path = existing_file(args.file, "adjudication file (.jsonl)")
+    records = adjudicated_labels(path)
+    store = AnnotationStore(args.store)
+    labeled = store.labels()
+    known = set(zip(labeled["item_id"].to_list(), labeled["field"].to_list(), strict=True))
+    unknown = [r for r in records if (r["item_id"], r["field"]) not in known]
+    if unknown:  # a decision about an item nobody labeled is not an adjudication
+        raise SchemaError(field="item_id", expected="an item and field the store's annotators labeled",
+                          got=f"{unknown[0]['item_id']!r} ({unknown[0]['field']}; {len(unknown)} such)",
+                          file=str(path))
+    n = store.add_many(records, adjudication=True)
     print(f"{n} adjudicated label(s) added")
     return 0
