@@ -122,3 +122,62 @@ def test_sigterm_during_import_removes_its_staging_directory(tmp_path: Path) -> 
     assert proc.returncode == 143, err
     assert "terminated (SIGTERM)" in err and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.jsonl"]
+
+
+def test_sigterm_between_two_table_moves_waits_until_the_set_is_in_place(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: a SIGTERM after the first table moved left the new compactions beside the old runs and steps. The
+    termination now waits for the last move: the directory holds one import's set whole."""
+    import os
+    import signal
+
+    from workbench.cli import main as cli_main
+    from workbench.cli.main import main
+    from workbench import tables as tables_module
+
+    out = tmp_path / "out"
+    assert main(["import", str(EXAMPLE), "--out", str(out)]) == 0
+    old = {p.name: p.read_bytes() for p in out.iterdir()}
+    moves = []
+    real_replace = os.replace
+
+    def replace_then_signal(src: object, dst: object) -> None:
+        real_replace(src, dst)
+        moves.append(Path(str(dst)).name)
+        if len(moves) == 1:  # the signal arrives after the first table is in place
+            signal.raise_signal(signal.SIGTERM)
+
+    monkeypatch.setattr(tables_module.os, "replace", replace_then_signal)
+    previous = signal.signal(signal.SIGTERM, cli_main._terminate)
+    try:
+        with pytest.raises(cli_main.Terminated):
+            from workbench.tables import move_into_place
+
+            staging = tmp_path / ".out.staging"
+            staging.mkdir()
+            for name in old:
+                (staging / name).write_bytes(b"new " + name.encode())
+            move_into_place(staging, out, replace=True)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert len(moves) == len(old)  # every table moved before the termination was raised
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == {n: b"new " + n.encode() for n in old}
+
+
+def test_staging_a_killed_run_left_is_cleaned_by_the_next(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: a SIGKILL left `.OUT.*` beside an import forever; later runs neither cleaned nor mentioned it."""
+    import os
+    import time
+
+    from workbench.cli.main import main
+
+    stale = tmp_path / ".out.abc123"
+    (stale / ".parts").mkdir(parents=True)
+    (stale / ".parts" / "part-000000.parquet").write_bytes(b"x")
+    fresh = tmp_path / ".out.def456"  # a run going on now: young, left alone
+    fresh.mkdir()
+    hour_ago = time.time() - 7200
+    os.utime(stale, (hour_ago, hour_ago))
+    assert main(["import", str(EXAMPLE), "--out", str(tmp_path / "out")]) == 0
+    assert not stale.exists() and fresh.exists()
+    assert f"removed 1 staging directory a killed run left beside {tmp_path / 'out'}" in capsys.readouterr().err

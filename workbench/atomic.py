@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +78,68 @@ def write_jsonl(records: Iterable[dict[str, Any]], path: str | os.PathLike[str])
     atomic_write(path, lambda p: records_to_jsonl(records, p))
     return path
 
+
+
+# ---------------------------------------------------------------------------
+# steps a signal must not cut in two
+
+_critical = 0
+_pending: list[BaseException] = []
+
+
+@contextmanager
+def uninterrupted() -> Iterator[None]:
+    """A step SIGTERM must not cut in two (moving a set of tables into place): a termination that arrives inside
+    is held (:func:`terminate`) and raised when the step is done, so a directory holds the old set or the new one,
+    never a mix. Main thread only, where Python runs signal handlers."""
+    global _critical
+    _critical += 1
+    try:
+        yield
+    finally:
+        _critical -= 1
+        if not _critical and _pending:
+            raise _pending.pop()
+
+
+def terminate(exc: BaseException) -> None:
+    """Raise ``exc`` now, or when the :func:`uninterrupted` step running now is done."""
+    if _critical:
+        _pending.append(exc)
+        return
+    raise exc
+
+
+STALE_AFTER = 3600.0  # seconds: a staging directory older than this, beside an output, belongs to a dead run
+
+
+def clean_stale_staging(output: Path, *, older_than: float = STALE_AFTER) -> list[Path]:
+    """Remove the staging left beside ``output`` by runs that were killed (SIGKILL, a machine that went down):
+    hidden siblings named ``.OUTPUT.*`` older than ``older_than`` seconds (a running import's is younger; two
+    imports into one output at once are not supported). Returns what was removed; the caller says so."""
+    import shutil
+    import time
+
+    output = Path(output)
+    if not output.parent.is_dir():
+        return []
+    removed = []
+    now = time.time()
+    for sibling in output.parent.glob(f".{output.name}.*"):
+        try:
+            if now - sibling.stat().st_mtime < older_than:
+                continue
+            if sibling.is_dir() and not sibling.is_symlink():
+                shutil.rmtree(sibling)
+            else:
+                sibling.unlink()
+            removed.append(sibling)
+        except OSError:
+            continue
+    if removed:
+        import logging
+
+        logging.getLogger("workbench").info(
+            f"removed {len(removed)} staging director{'y' if len(removed) == 1 else 'ies'} a killed run left beside "
+            f"{output}: " + ", ".join(str(r) for r in removed[:3]) + (" ..." if len(removed) > 3 else ""))
+    return removed

@@ -20,7 +20,7 @@ import polars as pl
 
 from workbench import schema
 from workbench.validation import check_record, describe_dtypes, validate
-from workbench.atomic import atomic_write, current_umask, records_to_jsonl
+from workbench.atomic import atomic_write, clean_stale_staging, current_umask, records_to_jsonl
 from workbench.jsonl import json_lines
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
@@ -168,6 +168,7 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
         raise ValueError(f"fmt: expected 'parquet' or 'jsonl', got {fmt!r}")
     validated = {name: validate(name, frame) for name, frame in tables.items()}
     directory.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale_staging(directory)
     staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
     mode = 0o666 & ~current_umask()
     try:
@@ -185,16 +186,23 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
 
 
 def move_into_place(staging: Path, directory: Path, *, replace: bool) -> None:
-    """Move the table files of ``staging`` into ``directory``; with ``replace``, remove its other table files."""
+    """Move the table files of ``staging`` into ``directory``; with ``replace``, remove its other table files.
+
+    The moves are one step for SIGTERM (:func:`workbench.atomic.uninterrupted`): a termination that arrives
+    between two tables waits until the set is complete, so the directory never holds new compactions beside
+    old runs and steps."""
+    from workbench.atomic import uninterrupted
+
     directory.mkdir(parents=True, exist_ok=True)
     files = [t for t in staging.iterdir() if t.is_file()]
     written = {t.name for t in files}
-    for target in files:
-        os.replace(target, directory / target.name)
-    if replace:
-        for old in directory.iterdir():
-            if old.stem in schema.TABLES and old.suffix in (".parquet", ".jsonl") and old.name not in written:
-                old.unlink()
+    with uninterrupted():
+        for target in files:
+            os.replace(target, directory / target.name)
+        if replace:
+            for old in directory.iterdir():
+                if old.stem in schema.TABLES and old.suffix in (".parquet", ".jsonl") and old.name not in written:
+                    old.unlink()
 
 
 def read_tables(directory: str | os.PathLike[str], names: tuple[str, ...] | None = None) -> dict[str, pl.DataFrame]:
@@ -319,6 +327,7 @@ class PartWriter:
         if self.path.suffix not in (".parquet", ".jsonl", ".ndjson"):
             raise ValueError(f"{self.path}: expected a .parquet or .jsonl file name")
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        clean_stale_staging(self.path)  # what a SIGKILLed run left beside the same output
         self.staging = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", dir=self.path.parent))
         self.parts: list[Path] = []
         self.rows = 0

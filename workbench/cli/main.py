@@ -71,7 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{verb}: interrupted", file=sys.stderr)
         return 130
     except Terminated:
-        print(f"{verb}: terminated (SIGTERM); nothing half-written left behind", file=sys.stderr)
+        print(f"{verb}: terminated (SIGTERM); outputs already in place are whole, the one being written was "
+              "not moved into place", file=sys.stderr)
         return 143
     except Exception as err:  # noqa: BLE001 - a bug: one line, the traceback on request
         if args.debug:
@@ -114,7 +115,9 @@ class Terminated(BaseException):
 
 
 def _terminate(signum: int, frame: object) -> None:
-    raise Terminated
+    from workbench.atomic import terminate
+
+    terminate(Terminated())  # held while a set of tables moves into place, raised right after
 
 
 def _on_sigterm(handler: object) -> object:
