@@ -70,3 +70,30 @@ def test_simulate_on_ray_equals_local(local_ray: None) -> None:
     assert local.keys() == remote.keys()
     for name in local:
         assert remote[name].equals(local[name]), name
+
+
+def test_a_bad_ray_address_is_one_line_naming_address_and_fails_at_once(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: `--address 127.0.0.1:1` retried for over two minutes with no error, and `ray://host:port` without the
+    Ray client was an 'internal error ... this is a bug'. Ray is never started here: the address is checked first."""
+    import time
+
+    from workbench.cli.main import main
+    from workbench.executors import ExecutorUnavailable, reachable
+
+    started = time.monotonic()
+    code = main(["simulate", "--out", str(tmp_path / "tb"), "--tasks", "2", "--runs", "1", "--budgets", "48",
+                 "--executor", "ray", "--address", "127.0.0.1:1"])
+    err = capsys.readouterr().err
+    assert code == 2 and time.monotonic() - started < 15
+    last = err.strip().splitlines()[-1]  # after the progress lines
+    assert last == "workbench simulate: --address 127.0.0.1:1: no Ray cluster at 127.0.0.1:1 (Connection refused)"
+    assert "bug" not in err and "Traceback" not in err and not (tmp_path / "tb").exists()
+    for bad, said in (("127.0.0.1", "expected auto, HOST:PORT"), ("ray://:10001", "expected auto, HOST:PORT")):
+        with pytest.raises(ExecutorUnavailable, match=said):
+            reachable(bad)
+    try:
+        import grpc  # noqa: F401
+    except ImportError:  # the test environment has Ray without its client: the message says what to install
+        with pytest.raises(ExecutorUnavailable, match=r"ray\[client\]"):
+            reachable("ray://127.0.0.1:10001")

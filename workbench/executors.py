@@ -40,11 +40,15 @@ def ray_map(fn: Callable[[T], R], items: Sequence[T], *, address: str | None = N
     except ImportError:
         raise ExecutorUnavailable("--executor ray needs Ray: pip install 'compaction-workbench[scale]' "
                                   "(or pip install ray)") from None
+    reachable(address)  # even with a Ray running here: the address asked for must be one that can work
     if not ray.is_initialized():
         try:
             ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
         except ConnectionError as err:
-            raise ExecutorUnavailable(f"no Ray cluster at {address!r}: {err}") from None
+            raise ExecutorUnavailable(f"--address {address}: no Ray cluster there ({err})") from None
+        except Exception as err:  # noqa: BLE001 - Ray's own errors for a bad address or a missing client
+            raise ExecutorUnavailable(f"--address {address}: Ray could not connect ({type(err).__name__}: "
+                                      f"{' '.join(str(err).split())[:160]})") from None
     remote = ray.remote(fn)
     refs = [remote.remote(x) for x in items]
     index = {ref: i for i, ref in enumerate(refs)}
@@ -57,6 +61,34 @@ def ray_map(fn: Callable[[T], R], items: Sequence[T], *, address: str | None = N
             if progress is not None:
                 progress(index[ref])
     return [results[i] for i in range(len(refs))]
+
+
+CONNECT_TIMEOUT = 5.0  # seconds to reach a Ray head before saying there is none (Ray itself retries for minutes)
+
+
+def reachable(address: str | None, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Fail at once, naming ``--address``, when a Ray address cannot work: a malformed one, a ``ray://`` client
+    without ``ray[client]`` installed, or a HOST:PORT where nothing answers within ``timeout`` seconds (Ray would
+    retry for minutes). ``None`` (a local Ray) and ``auto`` are left to Ray."""
+    import socket
+
+    if address is None or address in ("auto", "local"):
+        return
+    client = address.startswith("ray://")
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
+    if not port.isdigit() or not host:
+        raise ExecutorUnavailable(f"--address {address}: expected auto, HOST:PORT or ray://HOST:PORT")
+    if client:
+        try:
+            import grpc  # noqa: F401 - the Ray client's transport, in ray[client]
+        except ImportError:
+            raise ExecutorUnavailable(f"--address {address}: the Ray client needs ray[client]: pip install "
+                                      "'compaction-workbench[scale]' (or pip install 'ray[client]')") from None
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as err:
+        raise ExecutorUnavailable(f"--address {address}: no Ray cluster at {host}:{port} "
+                                  f"({err.strerror or type(err).__name__})") from None
 
 
 def shards(n: int, size: int) -> list[range]:

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from workbench.cli import explore, figures, judge, labeling, labelstudio, logs, simulate
 from workbench.cli.args import UsageError
+from workbench.executors import ExecutorUnavailable
 from workbench.jsonl import LogWarning
 from workbench.schema import SchemaError
 
@@ -61,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always", LogWarning)
             warnings.showwarning = lambda message, *_: print(f"{verb}: warning: {message}", file=sys.stderr)
             return int(args.func(args))
-    except (SchemaError, UsageError) as err:
+    except (SchemaError, UsageError, ExecutorUnavailable) as err:
         print(f"{verb}: {err}", file=sys.stderr)
         return 2
     except OSError as err:
