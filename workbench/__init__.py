@@ -9,21 +9,38 @@ package shadows a submodule). Everything else lives in the module its name says 
 ``workbench.judges`` ...); see the module map in the README.
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
-
-from workbench.adapters import read_log
-from workbench.bootstrap import auroc_ci
-from workbench.bootstrap import bootstrap as bootstrap_ci
-from workbench.datasets import derive_missing, load_tables
-from workbench.metrics import efficiency, reliability
-from workbench.summary import parse, prune
-from workbench.validation import validate
+from typing import Any
 
 try:
     __version__ = _version("compaction-workbench")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree that was never installed
     __version__ = "0+unknown"
+
+#: the package's names and where they live; each is imported when first used (``import workbench`` stays quick:
+#: the CLI's start-up and a notebook's first cell do not pay for scipy, polars and the adapters up front)
+_EXPORTS = {"read_log": ("workbench.adapters", "read_log"), "auroc_ci": ("workbench.bootstrap", "auroc_ci"),
+            "bootstrap_ci": ("workbench.bootstrap", "bootstrap"), "derive_missing": ("workbench.datasets", "derive_missing"),
+            "load_tables": ("workbench.datasets", "load_tables"), "efficiency": ("workbench.metrics", "efficiency"),
+            "reliability": ("workbench.metrics", "reliability"), "parse": ("workbench.summary", "parse"),
+            "prune": ("workbench.summary", "prune"), "validate": ("workbench.validation", "validate")}
+
+
+def __getattr__(name: str) -> Any:
+    """Import an exported name on first use (PEP 562)."""
+    if name in _EXPORTS:
+        module, attr = _EXPORTS[name]
+        value = getattr(import_module(module), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'workbench' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
 
 __all__ = ["__version__", "auroc_ci", "bootstrap_ci", "derive_missing", "efficiency", "load_tables", "parse", "prune",
            "read_log", "reliability", "validate"]

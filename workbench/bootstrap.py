@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-from scipy import sparse, stats
 
 ArrayLike = npt.ArrayLike
 
@@ -193,6 +192,8 @@ def _bounds(estimate: float, boots: np.ndarray, level: float, method: str,
         if g < 2 or not math.isfinite(estimate):
             return float("nan"), float("nan")
         se = math.sqrt((g - 1) / g * float(np.sum((jk - jk.mean()) ** 2)))
+        from scipy import stats  # here, not at import: scipy.stats costs half a second of start-up
+
         half = float(stats.t.ppf(1.0 - alpha, g - 1)) * se
         return estimate - half, estimate + half
     if len(boots) == 0:
@@ -202,6 +203,8 @@ def _bounds(estimate: float, boots: np.ndarray, level: float, method: str,
         return float(lo), float(hi)
     prop = (np.sum(boots < estimate) + 0.5 * np.sum(boots == estimate)) / len(boots)
     prop = min(max(prop, 1.0 / (len(boots) + 1)), 1.0 - 1.0 / (len(boots) + 1))
+    from scipy import stats
+
     z0 = stats.norm.ppf(prop)
     a = 0.0
     if jackknife is not None:
@@ -309,6 +312,8 @@ def _pairs(scores: np.ndarray, labels: np.ndarray, unit: np.ndarray, k: int) -> 
     n_groups = len(uniq)
     shape = (n_groups, k)
     ones_p, ones_n = np.ones(int(labels.sum())), np.ones(int((~labels).sum()))
+    from scipy import sparse
+
     pos = sparse.csr_matrix((ones_p, (g[labels], unit[labels])), shape=shape)
     neg = sparse.csr_matrix((ones_n, (g[~labels], unit[~labels])), shape=shape)
     p_g = np.bincount(g[labels], minlength=n_groups).astype(np.float64)
