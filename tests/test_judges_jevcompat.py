@@ -41,6 +41,8 @@ def mock(*args: str) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+        if proc.stderr is not None:
+            proc.stderr.close()
 
 
 @pytest.fixture(scope="module")

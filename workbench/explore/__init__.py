@@ -33,6 +33,7 @@ from workbench.display import visible
 from workbench.evidence import build_request, span_index
 from workbench.identifiers import code_identifiers
 from workbench.summary import parse
+from workbench.tokens import count
 
 HORIZON = 5  # steps after a compaction shown as "what came next" (TRACE's K)
 CUT = 1500  # characters of a long text shown before "show all"
@@ -281,7 +282,9 @@ def build_site(tables: Mapping[str, pl.DataFrame], out: str | Path, *, labels: p
         comps_here = by_run.get(rid, [])
         tokens = sum(int(run.get(k) or 0) for k in ("agent_tokens", "compressor_tokens"))
         rows.append({"run": run, "href": f"runs/{name}.html", "compactions": len(comps_here), "tokens": tokens})
-        marks = {c["step"]: {**c, "href": f"{name}/b{c['boundary']}.html"} for c in comps_here}
+        marks = {c["step"]: {**c, "href": f"{name}/b{c['boundary']}.html",
+                             "tokens_after": count(c.get("committed_summary") or c.get("candidate_summary") or "")}
+                 for c in comps_here}
         links = [{"boundary": c["boundary"], "href": f"{name}/b{c['boundary']}.html", "compaction": c}
                  for c in comps_here]
         kids = [{"run_id": k, "href": f"{slug(k)}.html"} for k in children.get(rid, []) if k in keep]

@@ -248,6 +248,14 @@ class LLMClient:
             if callable(close):
                 close()
 
+    def __del__(self) -> None:
+        """A client dropped without :meth:`close` (a judge made in a notebook cell) still closes its connections,
+        so no socket is left for the interpreter to warn about."""
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - at interpreter exit anything may be gone already
+            pass
+
     def __enter__(self) -> LLMClient:
         return self
 
