@@ -184,7 +184,7 @@ def test_paired_difference_interval_covers_the_true_difference(scenarios: int) -
 
     rng = np.random.default_rng(7 + scenarios)
     hits = below = naive = 0
-    trials = 600
+    trials = 400
     for _ in range(trials):
         d = np.repeat(0.1 + rng.uniform(-0.15, 0.15, size=scenarios), 20)  # q + d stays in [0.15, 0.85]
         q = np.repeat(rng.uniform(0.2, 0.6, size=scenarios), 20)

@@ -35,7 +35,7 @@ def request(n: int = 2) -> JudgeRequest:
                         evidence=("INV-104: amount 120.50",), entries=entries, request_id=f"r/b{n}")
 
 
-def client(server: FakeLLMServer, tmp_path: Path, *, timeout: float = 1.0, attempts: int = 3,
+def client(server: FakeLLMServer, tmp_path: Path, *, timeout: float = 10.0, attempts: int = 3,
            key_env: str = "TYPESAFE_API_KEY", path: str = "") -> LLMClient:
     return LLMClient(server.url + path, api_key_env=key_env, cache=DiskCache(tmp_path / "cache"),
                      retry=RetryPolicy(max_attempts=attempts, base_delay=0.01, max_delay=0.5, deadline=timeout),
