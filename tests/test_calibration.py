@@ -160,7 +160,7 @@ def test_out_of_fold_precision_covers_the_chosen_taus_true_precision(scenarios: 
 
     pos, neg = stats.beta(5, 2), stats.beta(2, 4)
     rng = np.random.default_rng(31 + scenarios)
-    trials, hits_oof, hits_in, below = 150, 0, 0, 0
+    trials, hits_oof, hits_in, below = 100, 0, 0, 0
     for i in range(trials):
         y = np.concatenate([rng.random(25) < p for p in rng.uniform(0.5, 0.8, scenarios)]).astype(int)
         s = np.where(y == 1, pos.rvs(y.size, random_state=rng), neg.rvs(y.size, random_state=rng))

@@ -71,6 +71,8 @@ def test_the_tour_runs_as_printed(tmp_path: Path) -> None:
         if mock is not None:
             mock.terminate()
             mock.wait(timeout=10)
+            if mock.stderr is not None:
+                mock.stderr.close()
     assert (work / "build" / "jev.parquet").exists() and (work / "build" / "annotations" / "adjudication.jsonl").exists()
     assert len(list((work / "figures").glob("*.png"))) >= 20
 

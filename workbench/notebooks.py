@@ -125,7 +125,10 @@ def _run_one(path: Path, build: Path, root: Path, *, timeout: int,
                 detail = f"{type(err).__name__}: {' '.join(str(err).split())[:200]}"
                 log.error("%s: %s", path, detail)
             finally:
-                if km.has_kernel:  # a kernel manager we pass in is ours to shut down (nbclient leaves it running)
+                kc = getattr(client, "kc", None)  # nbclient leaves a kernel manager we pass in, and its client,
+                if kc is not None:                # running and connected: ours to stop (no zmq socket left open)
+                    kc.stop_channels()
+                if km.has_kernel:
                     km.shutdown_kernel()
     finally:
         shutil.rmtree(sockets, ignore_errors=True)
