@@ -48,22 +48,18 @@ def _pairs(runs: pl.DataFrame, metric: str, a: str, b: str, k: int,
     missing = need - set(runs.columns)
     if missing:
         raise ValueError(f"paired_difference: runs has no column(s) {sorted(missing)}")
-    r = runs.with_columns(pl.col("scenario_id").fill_null(pl.col("task_id")) if "scenario_id" in runs.columns
-                          else pl.col("task_id").alias("scenario_id"))
+    r = _with_scenarios(runs)
     run_key = ["task_id", "replicate"] if "replicate" in r.columns else ["task_id"]
     if metric == "pass_hat_k" and run_key == ["task_id"]:
         run_key = []  # a task's runs are its trials: nothing to be unique
     for m in (a, b):
         if run_key:
             _unique_pairs(r.filter(pl.col("method") == m), run_key, m)
-    if metric == "acc":
-        r = r.with_columns(pl.col("success").cast(pl.Float64).alias("_x"))
-        key = ["task_id", "replicate"]
-    elif metric == "tokens":
-        cols = [f"{role}_tokens" for role in roles if f"{role}_tokens" in r.columns]
-        if not cols:
-            raise ValueError("paired_difference: runs has no *_tokens columns for metric 'tokens'")
-        r = r.with_columns(pl.sum_horizontal([pl.col(c).fill_null(0) for c in cols]).cast(pl.Float64).alias("_x"))
+    if metric in ("acc", "tokens"):
+        try:
+            r = _per_task_outcomes(r, metric, roles)
+        except ValueError as err:
+            raise ValueError(f"paired_difference: {err}") from None
         key = ["task_id", "replicate"]
     elif metric == "pass_hat_k":
         per = r.group_by("method", "task_id", "scenario_id", maintain_order=True).agg(
@@ -264,10 +260,15 @@ def verdict(row: dict[str, object], alpha: float = 0.05, p: str = "p_holm") -> s
     return "better" if (estimate > 0) == higher else "worse"
 
 
+def _with_scenarios(runs: pl.DataFrame) -> pl.DataFrame:
+    """``runs`` with ``scenario_id`` filled from the task where missing (a task without one is its own cluster)."""
+    return runs.with_columns(pl.col("scenario_id").fill_null(pl.col("task_id")) if "scenario_id" in runs.columns
+                             else pl.col("task_id").alias("scenario_id"))
+
+
 def _per_task_outcomes(runs: pl.DataFrame, metric: str, roles: Sequence[str] = ("agent", "compressor")) -> pl.DataFrame:
     """Each run's outcome ``_x`` (success as 0/1, or its tokens) with ``scenario_id`` filled from the task."""
-    r = runs.with_columns(pl.col("scenario_id").fill_null(pl.col("task_id")) if "scenario_id" in runs.columns
-                          else pl.col("task_id").alias("scenario_id"))
+    r = _with_scenarios(runs)
     if metric == "acc":
         return r.with_columns(pl.col("success").cast(pl.Float64).alias("_x"))
     if metric == "tokens":
