@@ -99,12 +99,17 @@ def ece(scores: ArrayLike, labels: ArrayLike, bins: int = 10, strategy: str = "u
     s, y = _arrays(scores, labels)
     if not s.size:
         return float("nan")
+    return float(sum(n_b / s.size * abs(mean_score - rate) for n_b, mean_score, rate in _per_bin(s, y, bins, strategy)))
+
+
+def _per_bin(s: np.ndarray, y: np.ndarray, bins: int, strategy: str) -> list[tuple[int, float, float]]:
+    """(entries, mean score, positive rate) of each non-empty bin, in bin order."""
     idx = bin_index(s, bin_edges(s, bins, strategy), strategy)
-    total = 0.0
+    out = []
     for b in np.unique(idx):
         m = idx == b
-        total += m.sum() / s.size * abs(s[m].mean() - y[m].mean())
-    return float(total)
+        out.append((int(m.sum()), float(s[m].mean()), float(y[m].mean())))
+    return out
 
 
 @dataclass(frozen=True)
@@ -179,14 +184,10 @@ def squared_ce_debiased(scores: ArrayLike, labels: ArrayLike, bins: int = 10, st
     s, y = _arrays(scores, labels)
     if not s.size:
         return float("nan")
-    idx = bin_index(s, bin_edges(s, bins, strategy), strategy)
     total = 0.0
-    for b in np.unique(idx):
-        m = idx == b
-        n_b = int(m.sum())
-        rate = float(y[m].mean())
+    for n_b, mean_score, rate in _per_bin(s, y, bins, strategy):
         noise = rate * (1 - rate) / (n_b - 1) if n_b > 1 else 0.0
-        total += n_b / s.size * ((float(s[m].mean()) - rate) ** 2 - noise)
+        total += n_b / s.size * ((mean_score - rate) ** 2 - noise)
     return float(total)
 
 
