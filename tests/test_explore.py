@@ -3,9 +3,7 @@ whose evidence comes from the step it names; a browser clicks through it (Debian
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from pathlib import Path
 
 import polars as pl
@@ -15,6 +13,8 @@ from workbench.cli.main import main
 from workbench.datasets import derive_missing, load_any
 from workbench.display import visible
 from workbench.explore import build_site, compaction_view, slug
+
+from .conftest import system_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "build" / "screenshots"
@@ -101,22 +101,13 @@ def test_the_cli_writes_a_site_and_says_what_is_wrong(tmp_path: Path, capsys: py
     assert (tmp_path / "site" / "index.html").exists()  # the old site is left as it was
 
 
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found:
-        return found
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI=true but no Chromium: .ci/run installs Debian's chromium with apt-get")
-    pytest.skip("no Chromium on this machine (apt-get install chromium); the browser test runs in CI")
-
-
 @pytest.mark.slow
 def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path) -> None:
     """Testbed-like runs with scores and the hostile Claude Code session: index -> run -> compaction -> entry, the
     evidence shows, the legend is there, the hostile entry is text (no dialog, no element made from it)."""
     from playwright.sync_api import sync_playwright
 
-    executable = _chromium()
+    executable = system_tool("chromium", "chromium-browser", install="chromium")
     small = tmp_path / "small"
     assert main(["simulate", "--out", str(small), "--tasks", "6", "--runs", "1", "--budgets", "24"]) == 0
     testbed = load_any(small)

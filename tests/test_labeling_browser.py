@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -18,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import system_tool
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,15 +27,6 @@ TOKEN = "wb-browser-test-token"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 SUPPORT_CLICKS = ["supported", "unsupported", "supported", "unsure", "unsupported"]
-
-
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found:
-        return found
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI=true but no Chromium: .ci/run installs Debian's chromium with apt-get")
-    pytest.skip("no Chromium on this machine (apt-get install chromium); the browser test runs in CI")
 
 
 def _free_port() -> int:
@@ -139,7 +131,7 @@ def test_label_in_jupyterlab_by_click_and_keyboard_then_resume(lab: tuple[str, P
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=60_000)
-    chromium = _chromium()
+    chromium = system_tool("chromium", "chromium-browser", install="chromium")
     url, root = lab
     SHOTS.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -16,24 +15,17 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import system_tool
+
 pytestmark = pytest.mark.slow
 
 WORKBENCH = Path(sys.executable).with_name("workbench")
 PASSAGE = " ".join(f"w{k:04d}" for k in range(380)) + " the deciding line: INV-4242 was paid $120.50 (DECIDES)"
 
 
-def _tmux() -> str:
-    found = shutil.which("tmux")
-    if found:
-        return found
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI=true but no tmux: .ci/run installs it with apt-get")
-    pytest.skip("no tmux on this machine (apt-get install tmux)")
-
-
 @pytest.fixture
 def terminal(tmp_path: Path) -> Iterator[tuple[Callable[..., None], Callable[[], str], Path]]:
-    tmux = _tmux()
+    tmux = system_tool("tmux", install="tmux")
     sock = str(tmp_path / "tmux.sock")
     items = [{"item_id": "e1", "text": "- INV-4242 is paid.", "section": "Decisions\x1b[2J\x1b[H", "task": "Settle G1.",
               "previous_summary": "## Decisions\n- Listed the invoices.", "evidence": [PASSAGE],

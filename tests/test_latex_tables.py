@@ -4,7 +4,6 @@ installs it; outside CI the compiling tests skip without it, under CI=true they 
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -16,23 +15,16 @@ import pytest
 from workbench import plots
 from workbench.plots.latex import TEXT_WIDTH, columns_for, format_number, format_p, table_width
 
+from .conftest import system_tool
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _pdflatex() -> str:
-    exe = shutil.which("pdflatex")
-    if exe:
-        return exe
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI=true but no pdflatex: .ci/run installs Debian's texlive-latex-base and -recommended")
-    pytest.skip("no pdflatex on this machine (apt-get install texlive-latex-base texlive-latex-recommended)")
 
 
 def _compile(body: str, tmp: Path) -> str:
     """The log of an ``article`` (10pt, 345pt text width) holding ``body``; fails on a LaTeX error."""
     doc = "\\documentclass{article}\n\\usepackage{booktabs,array}\n\\begin{document}\n" + body + "\n\\end{document}\n"
     (tmp / "doc.tex").write_text(doc, encoding="utf-8")
-    run = subprocess.run([_pdflatex(), "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp,
+    run = subprocess.run([system_tool("pdflatex", install="texlive-latex-base texlive-latex-recommended"), "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp,
                          capture_output=True, text=True, timeout=120)
     log = (tmp / "doc.log").read_text(encoding="utf-8", errors="replace")
     assert run.returncode == 0, log[-3000:]
