@@ -24,6 +24,33 @@ R = TypeVar("R")
 EXECUTORS = ("local", "ray")
 
 
+def thread_map(fn: Callable[[T], R], items: Sequence[T], workers: int, *, on_stop: Callable[[], None] | None = None,
+               what: str = "items") -> list[R]:
+    """``[fn(x) for x in items]`` on up to ``workers`` threads, results in input order.
+
+    When the waiting thread is interrupted (SIGTERM raised there, Ctrl-C), ``on_stop()`` is called (a client stops
+    sending), the items not started are cancelled, the running ones are not waited for, the count left is
+    logged as ``stopping: N of M WHAT left unanswered``, and the interruption is raised.
+    """
+    import logging
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=max(1, workers))
+    futures: list[Any] = []
+    try:
+        futures.extend(pool.submit(fn, x) for x in items)
+        return [f.result() for f in futures]
+    except BaseException:
+        if on_stop is not None:
+            on_stop()
+        left = len(items) - sum(f.done() and not f.cancelled() for f in futures)
+        logging.getLogger("workbench").info(f"stopping: {left} of {len(items)} {what} left unanswered")
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    finally:
+        pool.shutdown(wait=False)
+
+
 class ExecutorUnavailable(RuntimeError):
     """The executor asked for cannot run here (Ray not installed, no cluster at the address)."""
 

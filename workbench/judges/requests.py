@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import polars as pl
@@ -39,21 +37,11 @@ def _score_jobs(judge: SourceJudge, jobs: list[tuple[CompactionRequest, int]], c
         return res
 
     if concurrency > 1 and len(jobs) > 1:
-        pool = ThreadPoolExecutor(max_workers=concurrency)
-        futures: list[Any] = []
-        try:
-            futures.extend(pool.submit(one, job) for job in jobs)
-            return [f.result() for f in futures]
-        except BaseException:  # SIGTERM or Ctrl-C in this thread: stop sending, do not wait for the rest
-            client = getattr(judge, "client", None)
-            if client is not None:
-                client.stop()
-            left = len(jobs) - sum(f.done() and not f.cancelled() for f in futures)
-            logging.getLogger("workbench").info(f"stopping: {left} of {len(jobs)} judge requests left unanswered")
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        finally:
-            pool.shutdown(wait=False)
+        from workbench.executors import thread_map
+
+        client = getattr(judge, "client", None)  # SIGTERM or Ctrl-C while waiting: stop sending, do not wait
+        return thread_map(one, jobs, concurrency, on_stop=None if client is None else client.stop,
+                          what="judge requests")
     return [one(job) for job in jobs]
 
 

@@ -25,14 +25,12 @@ server on the loopback interface (a local vLLM, llama.cpp or Ollama) needs no ke
 from __future__ import annotations
 
 import json
-import logging
 import os
 import random
 import re
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
@@ -489,19 +487,10 @@ class LLMClient:
                 progress()
             return r
 
-        pool = ThreadPoolExecutor(max_workers=self.max_concurrency)
-        futures: list[Any] = []
-        try:
-            futures.extend(pool.submit(run, x) for x in items)
-            return [f.result() for f in futures]
-        except BaseException:  # SIGTERM (raised in this thread), Ctrl-C: stop sending, do not wait for the rest
-            self.stop()
-            left = len(items) - sum(f.done() and not f.cancelled() for f in futures)
-            logging.getLogger("workbench").info(f"stopping: {left} of {len(items)} requests left unanswered")
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        finally:
-            pool.shutdown(wait=False)
+        from workbench.executors import thread_map
+
+        # SIGTERM or Ctrl-C while waiting: stop sending, do not wait for the rest
+        return thread_map(run, items, self.max_concurrency, on_stop=self.stop, what="requests")
 
     # -- plain JSON over HTTP -------------------------------------------------
 
