@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import polars as pl
@@ -40,6 +41,19 @@ def test_sample_cli_items_hide_scores_and_outcomes(tmp_path: Path) -> None:
         assert set(i) == {"item_id", "text", "section", "task", "previous_summary", "evidence", "evidence_sources",
                           "run_id", "boundary", "scenario_id", "evaluation"}  # no score, no outcome
         assert isinstance(i["evidence"], list) and len(i["evidence_sources"]) == len(i["evidence"])
+    # each source in words names the step whose tool output holds the passage (read from the steps table)
+    all_steps = pl.read_parquet(d / "steps.parquet")
+    named = 0
+    for i in items:
+        for source, passage in zip(i["evidence_sources"], i["evidence"], strict=True):
+            m = re.fullmatch(r"step (\d+) · tool (\S+) · output( · part \d+)?|retained turn", source)
+            assert m, source
+            if m.group(1) is None:
+                continue
+            row = all_steps.filter((pl.col("run_id") == i["run_id"]) & (pl.col("step") == int(m.group(1))))
+            assert row["tool"].item() == m.group(2) and passage.strip()[:40] in row["observation"].item()
+            named += 1
+    assert named > 10
     # the clusters of agreement intervals and the evaluation material, checked against the world itself
     runs = pl.read_parquet(d / "runs.parquet")
     tasks = {t.task_id: t for t in make_tasks(12, 0)}

@@ -8,8 +8,9 @@ built from it (:func:`build_request`: task, retained turn, previous summary, the
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -68,6 +69,26 @@ def span_index(steps: pl.DataFrame) -> SpanIndex:
         for (run_id,), part in ordered.partition_by("run_id", as_dict=True, maintain_order=True).items():
             runs[str(run_id)] = (part.get_column("step").to_list(), part.get_column("observation").to_list())
     return SpanIndex(runs)
+
+
+def chunk_step(chunk_id: str, output_steps: Sequence[int]) -> tuple[int | None, int]:
+    """The step whose tool output an evidence chunk (``o3c1``: output 3, chunk 1) came from, and the chunk's part
+    number (0 for the first); step ``None`` for the retained turn (the output after the span's last)."""
+    m = re.fullmatch(r"o(\d+)c(\d+)", chunk_id)
+    if not m:
+        raise ValueError(f"chunk id: expected o<output>c<chunk>, got {chunk_id!r}")
+    i, part = int(m.group(1)), int(m.group(2))
+    return (output_steps[i] if i < len(output_steps) else None), part
+
+
+def describe_source(chunk_id: str, output_steps: Sequence[int], tools: Mapping[int, str | None] | None = None) -> str:
+    """Where an evidence chunk came from, in words a person reads: ``step 12 · tool Read · output``, ``step 12 ·
+    output`` (a step without a tool name), ``· part 2`` for a later chunk of a long output, or ``retained turn``.
+    ``tools`` maps a step to its tool; the internal chunk id is never shown. Every interface uses this one."""
+    step, part = chunk_step(chunk_id, output_steps)
+    tool = (tools or {}).get(step) if step is not None else None
+    where = "retained turn" if step is None else f"step {step}{f' · tool {tool}' if tool else ''} · output"
+    return f"{where}{f' · part {part + 1}' if part else ''}"
 
 
 def build_request(*, task: str, retained_turn: str, previous_summary: str, outputs: Sequence[str],

@@ -10,7 +10,6 @@ unless ``fill=True``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
@@ -153,7 +152,7 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     Decisions and Open TODOs; for Claude Code sessions, the history and forward-looking roles. ``sections=None``
     takes every entry.
     """
-    from workbench.evidence import compaction_requests, span_index
+    from workbench.evidence import compaction_requests, describe_source, span_index
     from workbench.entries import entries_table
 
     runs = _collect(tables["runs"])
@@ -192,15 +191,17 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     index = span_index(steps)
     steps_of = {(c["run_id"], c["boundary"]): index.output_steps(c["run_id"], c.get("span_start"), c.get("span_end"))
                 for c in comps.iter_rows(named=True)}
-    tools = ({(r, st): t for r, st, t in steps.select("run_id", "step", "tool").iter_rows()}
-             if steps.height and "tool" in steps.columns else {})
+    tools: dict[str, dict[int, str | None]] = {}  # run -> step -> the step's tool
+    if steps.height and "tool" in steps.columns:
+        for r, st, t in steps.select("run_id", "step", "tool").iter_rows():
+            tools.setdefault(r, {})[st] = t
     items = []
     for row in sample.iter_rows(named=True):
         key = (row["run_id"], row["boundary"])
         req = requests[key].request
         text = texts[row["entry_id"]]
         evidence = [req.evidence[j] for j in req.entry_evidence[row["position"]]] if req.entry_evidence else []
-        sources = ([_source(req.evidence_ids[j], steps_of.get(key, []), row["run_id"], tools)
+        sources = ([describe_source(req.evidence_ids[j], steps_of.get(key, []), tools.get(row["run_id"]))
                     for j in req.entry_evidence[row["position"]]] if req.entry_evidence and req.evidence_ids else [])
         items.append({"item_id": row["entry_id"], "text": text, "section": row["section"],
                       "task": req.task, "previous_summary": req.previous_summary, "evidence": evidence,
@@ -212,23 +213,6 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
 
 def _collect(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
-
-
-def _source(chunk_id: str, output_steps: list[int], run_id: str = "",
-            tools: Mapping[tuple[str, int], str | None] | None = None) -> str:
-    """Where an evidence chunk came from, for a person: ``step 12, Read``, ``step 12, Bash, part 2`` (the output
-    of that step's tool call in the replaced history), ``step 3`` when the step called no tool, or the retained
-    turn; the internal chunk id (``o3c0``) is not shown."""
-    m = re.fullmatch(r"o(\d+)c(\d+)", chunk_id)
-    if not m:
-        return chunk_id
-    i, part = int(m.group(1)), int(m.group(2))
-    if i < len(output_steps):
-        tool = (tools or {}).get((run_id, output_steps[i]))
-        where = f"step {output_steps[i]}{f', {tool}' if tool else ''}"
-    else:
-        where = "retained turn"
-    return f"{where}{f', part {part + 1}' if part else ''}"
 
 
 def _observations_before(steps: pl.DataFrame, comps: pl.DataFrame) -> dict[tuple[str, int], list[tuple[str | None, bool]]]:

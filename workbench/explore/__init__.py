@@ -30,7 +30,7 @@ from typing import Any
 import polars as pl
 
 from workbench.display import visible
-from workbench.evidence import build_request, span_index
+from workbench.evidence import build_request, chunk_step, describe_source, span_index
 from workbench.identifiers import code_identifiers
 from workbench.summary import parse
 from workbench.tokens import count
@@ -154,11 +154,8 @@ def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: i
         evidence = []
         for j in request.entry_evidence[k] if request.entry_evidence else ():
             chunk_id = request.evidence_ids[j]
-            i = int(chunk_id[1:chunk_id.index("c")])
-            step = output_steps[i] if i < len(output_steps) else None
-            tool = by_step.get(step, {}).get("tool") if step is not None else None
-            where = f"step {step} · tool {tool} · output" if step is not None and tool else \
-                f"step {step} · output" if step is not None else "retained turn"
+            step, _ = chunk_step(chunk_id, output_steps)
+            where = describe_source(chunk_id, output_steps, {n: v.get("tool") for n, v in by_step.items()})
             evidence.append({"chunk_id": chunk_id, "step": step, "where": where, "text": request.evidence[j]})
         views.append(EntryView(entry_id, position, section, role, text, score,
                                "" if score is None else ("kept" if score >= tau else "pruned"),
