@@ -14,41 +14,46 @@
 # ---
 
 # %% [markdown]
-# # Labeling: label a validation sample in JupyterLab
+# # Labeling: label a validation sample, or adjudicate its disagreements
 #
-# Set who you are (`ANNOTATOR`), the round, the field and the sample below, then run all cells. The widget shows one item at a time, as `annotations/PROTOCOL.md` describes: the entry, its section, the task, the previous summary, every evidence passage in full with its source, the question, and for `correct` the evaluation material. Click a value or type `1`/`2`/`3` in the key box (`u` undo, `s` skip). Every label is saved to `STORE/labels/` at once; running the notebook again (or restarting the kernel) resumes at the first item you have not labeled.
-#
-# Without a sample file, one is drawn from `DATA` (the testbed by default) as `workbench sample` would. `workbench figures` does not run this notebook: it waits for a person.
+# Run all cells (the code is folded: click a cell's bar to open it; the first one holds the parameters, listed in the README). Click a value or type `1`/`2`/`3` in the key box (`u` undo, `s` skip); each label is saved at once and a rerun resumes at the first unlabeled item. `MODE = "adjudicate"` decides the disagreements `workbench agree` wrote, in the same view.
 
-# %% tags=["parameters"]
+# %% tags=["parameters"] jupyter={"source_hidden": true}
 # Parameters (papermill: this cell is tagged "parameters")
-ANNOTATOR: str = "alice"                              # letters, digits, _ . - @ + ; no spaces
-ROUND: int = 1                                        # 1, then 2 for the second, independent round
-FIELD: str = "support"                                # "support" (blind) or "correct" (with evaluation material)
-SAMPLE: str = "annotations/samples/testbed.jsonl"     # made by `workbench sample` (drawn here if missing)
-STORE: str = "annotations"                            # the annotation store (labels/ and notes/ under it)
-DATA: str = "data/testbed"                            # where a missing sample is drawn from
-N: int = 300                                          # items in a drawn sample (SJC Appendix G)
+ANNOTATOR: str = "alice"                  # letters, digits, _ . - @ + ; no spaces (the adjudicator's name in MODE "adjudicate")
+ROUND: int = 1                            # 1, then 2 for the second, independent round
+FIELD: str = "support"                    # "support" (blind) or "correct" (with evaluation material)
+SAMPLE: str = "build/val.jsonl"           # the README tour's sample (`workbench sample ... --out build/val.jsonl`)
+STORE: str = "build/annotations"          # the tour's annotation store (labels/ and notes/ under it)
+MODE: str = "label"                       # "label", or "adjudicate": decide STORE/adjudication.jsonl's disagreements
+DATA: str = "data/testbed"                # where a missing sample is drawn from
+N: int = 300                              # items in a drawn sample (SJC Appendix G)
 SEED: int = 0
 
-# %%
+# %% jupyter={"source_hidden": true}
 from pathlib import Path
 
 from workbench.annotate import AnnotationStore, label_widget, load_sample
 from workbench.annotate.sampling import sample_items
-from workbench.datasets import ensure_default_testbed, load_tables
+from workbench.annotate.ui import adjudicate_widget
 from workbench.atomic import write_jsonl
+from workbench.datasets import ensure_default_testbed, load_tables
+from workbench.project import use_project_root
 
 # relative paths are the project's: JupyterLab starts the kernel in notebooks/, `workbench figures` in the root
-ROOT = next((p for p in (Path.cwd(), *Path.cwd().parents) if (p / STORE).is_dir()), Path.cwd())
+ROOT = use_project_root()
 sample_path = ROOT / SAMPLE
 if not sample_path.exists():
     drawn, report = sample_items(load_tables(ensure_default_testbed(ROOT / DATA)), N, ("section", "outcome"), SEED)
     write_jsonl(drawn, sample_path)
     print(f"{sample_path}: {report.message()}")
 items = load_sample(sample_path)
-print(f"{len(items)} items from {sample_path}; labels go to {ROOT / STORE / 'labels'}")
-
-# %%
-labeler = label_widget(items, AnnotationStore(ROOT / STORE), ANNOTATOR, ROUND, FIELD)
+if MODE == "adjudicate":
+    print(f"{ANNOTATOR} adjudicates {FIELD} in {ROOT / STORE / 'adjudication.jsonl'} (evidence from {SAMPLE})")
+    labeler = adjudicate_widget(ROOT / STORE / "adjudication.jsonl", FIELD, adjudicator=ANNOTATOR, items=items)
+elif MODE == "label":
+    print(f"{ANNOTATOR} labels {FIELD}, round {ROUND}: {len(items)} items from {SAMPLE}, labels to {STORE}/labels")
+    labeler = label_widget(items, AnnotationStore(ROOT / STORE), ANNOTATOR, ROUND, FIELD)
+else:
+    raise ValueError(f"MODE: expected 'label' or 'adjudicate', got {MODE!r}")
 labeler

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 
 import polars as pl
@@ -145,3 +147,66 @@ def test_labels_outside_the_sample_are_left_out_and_said(tmp_path: Path, capsys:
     assert "field 'item_id': expected an item and field the store's annotators labeled, got 'nonexistent/zzz'" in \
         capsys.readouterr().err
     assert "adjudicated" not in set(store.labels()["annotator"])
+
+
+def _disagreements(tmp_path: Path) -> tuple[Path, Path]:
+    """A store where alice and bob disagree on e1 and e2 (support) and agree on e3; agree writes the file."""
+    store = AnnotationStore(tmp_path / "store")
+    for who, values in (("alice", ["supported", "supported", "unsure"]), ("bob", ["unsupported", "unsure", "unsure"])):
+        for k, v in enumerate(values, start=1):
+            store.add(item_id=f"e{k}", annotator=who, round=1, field="support", value=v,
+                      note="step 4 says open" if (who, k) == ("bob", 1) else None)
+    sample = tmp_path / "store" / "samples" / "s.jsonl"
+    sample.parent.mkdir()
+    sample.write_text("".join(json.dumps({"item_id": f"e{k}", "text": f"- Paid INV-{k}", "section": "Decisions",
+                                          "evidence": [f"INV-{k}: status open"],
+                                          "evidence_sources": ["step 4 · tool get_invoice · output"],
+                                          "scenario_id": f"s{k}"}) + "\n" for k in (1, 2, 3)))
+    assert main(["agree", str(tmp_path / "store"), "--n-boot", "50"]) == 0
+    return tmp_path / "store", tmp_path / "store" / "adjudication.jsonl"
+
+
+def test_terminal_adjudication_decides_in_the_file_and_the_cli_adds_each_decision_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    store_dir, adj = _disagreements(tmp_path)
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stdin", io.StringIO("2\nn\nno tool output says paid\n3\n"))
+    assert main(["adjudicate", str(adj), "--store", str(store_dir), "--decide", "--adjudicator", "carol"]) == 0
+    out = capsys.readouterr().out
+    # the adjudicator saw each annotator's value and note, and the sample's evidence with its source
+    assert "alice, round 1: supported" in out and "bob, round 1: unsupported · note: step 4 says open" in out
+    assert "from step 4 · tool get_invoice · output" in out and "adjudicator carol · field support" in out
+    records = [json.loads(x) for x in adj.read_text().splitlines()]
+    assert [(r["item_id"], r["value"], r["decided_by"]) for r in records] == [("e1", "unsupported", "carol"),
+                                                                              ("e2", "unsure", "carol")]
+    assert records[1]["note"] == "no tool output says paid" and records[0]["labels"][1]["note"] == "step 4 says open"
+    assert "2 adjudicated label(s) added (0 already in the store)" in out
+    gold = gold_labels(AnnotationStore(store_dir).labels())
+    assert dict(gold.select("item_id", "value").iter_rows()) == {"e1": "unsupported", "e2": "unsure", "e3": "unsure"}
+    # rerunning agree keeps both decisions; adjudicate again adds nothing new
+    assert main(["agree", str(store_dir), "--n-boot", "50"]) == 0
+    assert "0 to adjudicate, 2 decided (0 new)" in capsys.readouterr().out
+    assert [json.loads(x)["value"] for x in adj.read_text().splitlines()] == ["unsupported", "unsure"]
+    assert main(["adjudicate", str(adj), "--store", str(store_dir)]) == 0
+    assert "0 adjudicated label(s) added (2 already in the store)" in capsys.readouterr().out
+
+
+def test_adjudication_widget_writes_each_decision_into_the_file(tmp_path: Path) -> None:
+    from workbench.annotate.ui import adjudicate_widget, load_sample
+
+    store_dir, adj = _disagreements(tmp_path)
+    box = adjudicate_widget(adj, "support", adjudicator="carol", items=load_sample(store_dir / "samples" / "s.jsonl"))
+    header, question, buttons, inputs, status, frame = box.children
+    assert "adjudicator carol · field support · 1 of 2 · 0 decided" in header.value
+    shown = html.unescape(re.sub(r"<[^>]+>", "", frame.children[0].value))  # the text a browser shows
+    assert "bob, round 1: unsupported · note: step 4 says open" in shown
+    by_name = {b.description.split(" ")[0]: b for b in buttons.children}
+    by_name["supported"].click()
+    first = json.loads(adj.read_text().splitlines()[0])
+    assert (first["value"], first["decided_by"]) == ("supported", "carol")
+    assert json.loads(adj.read_text().splitlines()[1])["value"] is None
+    assert "2 of 2 · 1 decided" in header.value
+    with pytest.raises(ValueError, match="no disagreement of field 'correct'"):
+        adjudicate_widget(adj, "correct", adjudicator="carol")

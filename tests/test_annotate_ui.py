@@ -107,8 +107,8 @@ def _widget(tmp_path: Path, n: int = 3, field: str = "support") -> tuple[Annotat
 
 
 def _parts(box: object) -> dict[str, object]:
-    header, buttons, inputs, status, frame = box.children  # type: ignore[attr-defined]
-    return {"header": header, "buttons": {b.description.split(" ")[0]: b for b in buttons.children},
+    header, question, buttons, inputs, status, frame = box.children  # type: ignore[attr-defined]
+    return {"header": header, "question": question, "buttons": {b.description.split(" ")[0]: b for b in buttons.children},
             "keys": inputs.children[0], "note": inputs.children[1], "status": status, "frame": frame}
 
 
@@ -135,6 +135,24 @@ def test_widget_keys_typed_together_all_count(tmp_path: Path) -> None:
     keys.value = "123"
     assert store.labels().sort("item_id")["value"].to_list() == ["supported", "unsupported", "unsure"]
     assert "All items labeled (3 of 3 for field support)." in _parts(box)["frame"].children[0].value
+
+
+def test_widget_key_box_is_cleared_and_a_key_from_before_the_clearing_counts_once(tmp_path: Path) -> None:
+    """The browser sends the whole box each time; a value typed before the browser saw the kernel clear the box
+    still holds the keys acted on already. Sequence by hand: "1" (e1 supported; box cleared), then the browser's
+    stale "12" (only the 2 is new: e2 unsupported), then "3" typed into the cleared box (e3 unsure)."""
+    store, box = _widget(tmp_path, n=4)
+    keys = _parts(box)["keys"]
+    keys.value = "1"
+    cleared = keys.value
+    assert cleared.strip("\u200b\u200c\u2060") == ""  # nothing visible is left in the box
+    keys.value = "12"  # stale: typed before the clearing arrived
+    keys.value = keys.value + "3"  # typed into the box as the kernel left it
+    assert keys.value.strip("\u200b\u200c\u2060") == ""
+    history = store.history().sort("item_id")  # every line ever written: a key acted on twice would show
+    assert history["item_id"].to_list() == ["e1", "e2", "e3"]
+    assert history["value"].to_list() == ["supported", "unsupported", "unsure"]
+    assert box.session.current["item_id"] == "e4"
 
 
 def test_widget_resumes_at_first_unlabeled_and_skips_labeled_ones(tmp_path: Path) -> None:
@@ -176,7 +194,9 @@ def test_correct_field_shows_the_evaluation_material(tmp_path: Path) -> None:
     box = label_widget(items, store, "carol", 1, "correct")
     view = _parts(box)["frame"].children[0].value
     assert "Evaluation material: gt_actions" in _shown(view) and '[{"name": "book"}]' in _shown(view)
-    assert QUESTIONS["correct"] in _shown(view)
+    question = _shown(_parts(box)["question"].value)  # above the item, beside the buttons, with the definitions
+    assert QUESTIONS["correct"] in question and "incorrect: following the entry would violate" in question
+    assert QUESTIONS["correct"] not in _shown(view)  # not a second time at the bottom of the item
     _parts(box)["buttons"]["incorrect"].click()
     assert "cannot be labeled for this item" in _shown(_parts(box)["frame"].children[0].value)
 

@@ -3,6 +3,7 @@ project, against local servers on 127.0.0.1 (jevcompat mock for Jev, the loopbac
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shlex
@@ -62,7 +63,7 @@ def test_the_tour_runs_as_printed(tmp_path: Path) -> None:
                 continue
             argv = [a.replace("127.0.0.1:8787", f"127.0.0.1:{jev_port}")
                     .replace("http://127.0.0.1:8000", openai.url) for a in argv]
-            stdin = "1\n2\n1\n3\nq\n" if argv[1] == "label" else ""
+            stdin = "1\n2\n1\n3\nq\n" if argv[1] in ("label", "adjudicate") else ""
             done = subprocess.run(argv, cwd=work, env=env, input=stdin, capture_output=True, text=True, timeout=900)
             assert done.returncode == 0, f"{command}\n{done.stderr[-2000:]}"
             assert "Traceback" not in done.stderr, command
@@ -93,3 +94,17 @@ def test_the_params_yaml_example_names_parameters_the_notebook_declares() -> Non
     python = {"str": str, "int": int, "float": (int, float), "list[int]": list, "str | None": (str, type(None))}
     for name, value in values.items():
         assert isinstance(value, python[declared[name]["inferred_type_name"]]), (name, value)
+
+
+def test_the_labeling_notebooks_defaults_are_the_tours_sample_and_store() -> None:
+    """Following the README, the widget opens the sample the tour drew and the store it labeled into."""
+    import papermill
+
+    declared = papermill.inspect_notebook(str(ROOT / "notebooks" / "labeling.ipynb"))
+    default = {name: ast.literal_eval(p["default"]) for name, p in declared.items()}
+    labels = [shlex.split(c) for c in tour() if " label " in c]
+    assert labels and all(argv[2] == default["SAMPLE"] for argv in labels)
+    assert all(argv[argv.index("--store") + 1] == default["STORE"] for argv in labels)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name in default:  # the README lists every parameter with its default
+        assert f"`{name}`" in readme, name

@@ -57,7 +57,8 @@ class AdjudicationFile:
 
     def __str__(self) -> str:
         return (f"{self.path}: {self.open} to adjudicate, {self.decided} decided ({self.added} new); "
-                "fill 'value', then `workbench adjudicate`")
+                "decide with `workbench adjudicate FILE --decide --adjudicator NAME` (or the labeling notebook's "
+                "MODE = \"adjudicate\"), which adds the decisions to the store")
 
 
 def merge_adjudication(path: str | os.PathLike[str], requests: Iterable[dict[str, Any]]) -> AdjudicationFile:
@@ -70,26 +71,58 @@ def merge_adjudication(path: str | os.PathLike[str], requests: Iterable[dict[str
     from workbench.atomic import write_jsonl
 
     path = Path(path)
-    kept: list[dict[str, Any]] = []
-    if path.exists():
-        for number, rec in json_lines(path):
-            if not isinstance(rec, dict) or not isinstance(rec.get("item_id"), str) or \
-                    not isinstance(rec.get("field"), str):
-                raise SchemaError(file=str(path), line=number, field="item_id/field", expected="strings",
-                                  got=str(rec)[:60])
-            if rec.get("value") is not None:
-                try:
-                    check_label(rec["field"], rec["value"])
-                except SchemaError as err:
-                    raise SchemaError(file=str(path), line=number, field=err.field, expected=err.expected,
-                                      got=err.got) from None
-            kept.append(rec)
+    kept = read_adjudication(path) if path.exists() else []
     have = {(r["item_id"], r["field"]) for r in kept}
     added = [r for r in requests if (r["item_id"], r["field"]) not in have]
     records = kept + added
     write_jsonl(records, path)
     decided = sum(r.get("value") is not None for r in records)
     return AdjudicationFile(path, len(records) - decided, decided, len(added))
+
+
+def read_adjudication(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every record of an adjudication file, checked: string ``item_id`` and ``field``, and a decided ``value`` the
+    field allows (else ``SchemaError`` naming FILE:LINE)."""
+    path = Path(path)
+    records = []
+    for number, rec in json_lines(path):
+        if not isinstance(rec, dict) or not isinstance(rec.get("item_id"), str) or \
+                not isinstance(rec.get("field"), str):
+            raise SchemaError(file=str(path), line=number, field="item_id/field", expected="strings",
+                              got=str(rec)[:60])
+        if rec.get("value") is not None:
+            try:
+                check_label(rec["field"], rec["value"])
+            except SchemaError as err:
+                raise SchemaError(file=str(path), line=number, field=err.field, expected=err.expected,
+                                  got=err.got) from None
+        records.append(rec)
+    return records
+
+
+def decide(path: str | os.PathLike[str], item_id: str, field: str, *, value: str | None, note: str | None,
+           adjudicator: str) -> dict[str, Any]:
+    """Write one decision (or, with ``value`` None, only a note) into the adjudication file's record of
+    (``item_id``, ``field``): ``value``, ``note``, ``decided_by``, ``decided_at``. The file is rewritten
+    atomically with every other record as it was; returns the decision as a label-like record."""
+    from datetime import datetime, timezone
+
+    from workbench.atomic import write_jsonl
+
+    path = Path(path)
+    if value is not None:
+        check_label(field, value)
+    records = read_adjudication(path)
+    match = [r for r in records if r["item_id"] == item_id and r["field"] == field]
+    if not match:
+        raise SchemaError(f"no disagreement of item {item_id!r}, field {field!r} in the file", file=str(path))
+    at = datetime.now(timezone.utc).isoformat()
+    for rec in match:
+        if value is not None:
+            rec.update(value=value, decided_by=adjudicator, decided_at=at)
+        rec["note"] = note or rec.get("note")
+    write_jsonl(records, path)
+    return {"item_id": item_id, "field": field, "value": value, "note": match[0].get("note"), "labeled_at": at}
 
 
 def adjudicated_labels(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -99,17 +132,6 @@ def adjudicated_labels(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     string ``item_id`` and ``field``, or with a value its field does not declare ("maybe" for
     ``support``), is an error naming its line, and nothing is returned.
     """
-    records = []
-    for number, rec in json_lines(Path(path)):
-        if not isinstance(rec, dict) or not isinstance(rec.get("item_id"), str) or not isinstance(rec.get("field"), str):
-            raise SchemaError(file=str(path), line=number, field="item_id/field", expected="strings", got=str(rec)[:60])
-        if rec.get("value") is None:
-            continue
-        try:
-            check_label(rec["field"], rec["value"])
-        except SchemaError as err:
-            raise SchemaError(file=str(path), line=number, field=err.field, expected=err.expected,
-                              got=err.got) from None
-        records.append({"item_id": rec["item_id"], "annotator": ADJUDICATOR, "round": 0, "field": rec["field"],
-                        "value": str(rec["value"]), "note": rec.get("note")})
-    return records
+    return [{"item_id": rec["item_id"], "annotator": ADJUDICATOR, "round": 0, "field": rec["field"],
+             "value": str(rec["value"]), "note": rec.get("note")}
+            for rec in read_adjudication(path) if rec.get("value") is not None]

@@ -1,4 +1,4 @@
-"""Labeling interfaces: one item view shown two ways, in a JupyterLab widget and in a terminal.
+"""Labeling and adjudication interfaces: one item view shown two ways, in a JupyterLab widget and in a terminal.
 
 :func:`item_view` decides what an annotator sees for an item and a field -- the entry, its
 section, the task, the previous summary, every evidence passage in full with its source, the
@@ -7,7 +7,9 @@ question worded as in ``annotations/PROTOCOL.md``, and for ``correct`` the evalu
 :func:`render_item_html` escapes every piece of it (``html.escape`` with quotes) into ``<pre>``
 blocks; :func:`item_lines` makes terminal lines with control characters shown as ``\\xNN``.
 
-:class:`LabelSession` is the state behind both: it starts at the first item without a label
+:class:`AdjudicationSession` walks the disagreements of an adjudication file the same way, with each annotator's
+value and note on screen, and writes each decision into the file (:func:`adjudicate_widget`,
+:func:`terminal_adjudicate`). :class:`LabelSession` is the state behind labeling: it starts at the first item without a label
 for the field, moves on to the next unlabeled item after each label or skip, keeps notes typed
 before a skip or an undo (``AnnotationStore.add_note``), and knows when every item is labeled.
 """
@@ -21,7 +23,7 @@ import select
 import shutil
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -78,10 +80,15 @@ class Block:
     kind: str = "text"  # entry | text | evidence | material | question | notice
 
 
-def item_view(item: dict[str, Any], field: str = "support") -> list[Block]:
-    """What an annotator sees for ``item`` when labeling ``field``, in order."""
-    blocks = [Block(f"Entry (section: {item.get('section') or 'none'})", _str(item.get("text")), "entry"),
-              Block("Task", _str(item.get("task"))),
+def item_view(item: dict[str, Any], field: str = "support", *, question: bool = True) -> list[Block]:
+    """What an annotator sees for ``item`` when labeling ``field``, in order; the question last unless the
+    interface shows it elsewhere (``question=False``: the widget keeps it above the item, beside the buttons).
+    An adjudication record's ``labels`` (each annotator's value and note) follow the entry."""
+    role = f", role: {item['role']}" if item.get("role") else ""
+    blocks = [Block(f"Entry (section: {item.get('section') or 'none'}{role})", _str(item.get("text")), "entry")]
+    if item.get("labels"):
+        blocks.append(Block("Values the annotators gave", "\n".join(_given(g) for g in item["labels"]), "labels"))
+    blocks += [Block("Task", _str(item.get("task"))),
               Block("Previous summary", _str(item.get("previous_summary")) or "(none: first compaction)")]
     evidence = item.get("evidence") or []
     sources = item.get("evidence_sources") or []
@@ -96,8 +103,15 @@ def item_view(item: dict[str, Any], field: str = "support") -> list[Block]:
             blocks.append(Block("Evaluation material", NO_MATERIAL, "notice"))
         for m in material:
             blocks.append(Block(f"Evaluation material: {m.get('name')}", _str(m.get("text")), "material"))
-    blocks.append(Block(f"Question ({field})", QUESTIONS[field] + "\n\n" + definitions_text(field), "question"))
+    if question:
+        blocks.append(Block(f"Question ({field})", QUESTIONS[field] + "\n\n" + definitions_text(field), "question"))
     return blocks
+
+
+def _given(label: Mapping[str, Any]) -> str:
+    """``alice, round 1: unsupported · note: ...`` for one annotator's value in an adjudication record."""
+    note = f" · note: {label['note']}" if label.get("note") else ""
+    return f"{label.get('annotator')}, round {label.get('round')}: {label.get('value')}{note}"
 
 
 def _str(value: object) -> str:
@@ -113,7 +127,8 @@ _PRE = ("white-space: pre-wrap; word-break: normal; overflow-wrap: anywhere; mar
 _STYLE = {"entry": "background:#fff8dc; padding:.4em; border:1px solid #e0d8b0",
           "evidence": "border-left: 3px solid #9ab; padding-left:.5em",
           "material": "border-left: 3px solid #c96; padding-left:.5em",
-          "question": "font-weight: bold", "notice": "font-style: italic; color:#555", "text": ""}
+          "question": "font-weight: bold",
+          "labels": "background:#eef3fb; padding:.4em; border:1px solid #c8d4e8", "notice": "font-style: italic; color:#555", "text": ""}
 
 
 def _escaped(text: str) -> str:
@@ -124,11 +139,11 @@ def _escaped(text: str) -> str:
                       html.escape(visible(text), quote=True))
 
 
-def render_item_html(item: dict[str, Any], field: str = "support") -> str:
+def render_item_html(item: dict[str, Any], field: str = "support", *, question: bool = True) -> str:
     """The HTML a labeler sees for one sample item; every value is escaped."""
     parts = ['<div class="wb-item" style="font-family: sans-serif">',
              f'<div>Item <code>{html.escape(visible(_str(item.get("item_id"))), quote=True)}</code></div>']
-    for b in item_view(item, field):
+    for b in item_view(item, field, question=question):
         parts.append(f'<div class="wb-block wb-{b.kind}"><b>{_escaped(b.title)}</b>'
                      f'<pre style="{_PRE}; {_STYLE[b.kind]}">{_escaped(b.text)}</pre></div>')
     parts.append("</div>")
@@ -136,25 +151,36 @@ def render_item_html(item: dict[str, Any], field: str = "support") -> str:
 
 
 # ---------------------------------------------------------------------------
-# the session behind both interfaces
+# the sessions behind both interfaces
 
 
-class LabelSession:
-    """Position, labels given so far, kept notes; writes through the store."""
+class _Walk:
+    """A walk over items for one field: position, values given, skips, undo, kept notes. Subclasses save."""
 
-    def __init__(self, items: Sequence[dict[str, Any]], store: AnnotationStore, annotator: str, round: int,  # noqa: A002
-                 field: str = "support") -> None:
+    #: what a saved value is called in the progress line ("labeled", "decided") and at the end ("label")
+    done_word, value_word = "labeled", "label"
+
+    def __init__(self, items: Sequence[dict[str, Any]], field: str, given: dict[str, dict[str, Any]],
+                 kept_notes: dict[str, str]) -> None:
         if field not in FIELDS:
             raise ValueError(f"field: expected one of {list(FIELDS)}, got {field!r}")
-        check_annotator(annotator)
-        self.items, self.store, self.annotator, self.round, self.field = list(items), store, annotator, round, field
+        self.items, self.field = list(items), field
         self.ids = [str(i["item_id"]) for i in self.items]
-        self.given = {k: v for k, v in store.current(annotator, round, field).items() if v.get("value") is not None}
-        self.kept_notes = store.notes(annotator, round, field)
+        self.given, self.kept_notes = given, kept_notes
         self.skipped: set[str] = set()
         self.undo_stack: list[int] = []
         self.last_saved: dict[str, object] | None = None
         self.index = self._next_unlabeled(0)
+
+    # what a subclass provides
+    def who(self) -> str:
+        raise NotImplementedError
+
+    def _save(self, item_id: str, value: str, note: str | None) -> dict[str, object]:
+        raise NotImplementedError
+
+    def _save_note(self, item_id: str, note: str) -> None:
+        raise NotImplementedError
 
     def _next_unlabeled(self, start: int) -> int:
         for i in range(start, len(self.ids)):
@@ -164,7 +190,7 @@ class LabelSession:
 
     @property
     def done(self) -> bool:
-        """Past the last item (whether or not every item has a label: see :attr:`all_labeled`)."""
+        """Past the last item (whether or not every item has a value: see :attr:`all_labeled`)."""
         return self.index >= len(self.items)
 
     @property
@@ -180,12 +206,12 @@ class LabelSession:
         return None if self.done else self.items[self.index]
 
     def existing(self) -> dict[str, Any] | None:
-        """The label this annotator already gave the current item for the field (latest), if any."""
+        """The value already given to the current item for the field (latest), if any."""
         item = self.current
         return None if item is None else self.given.get(str(item["item_id"]))
 
     def pending_note(self) -> str:
-        """The note to show with the current item: a kept note, else the note of its existing label."""
+        """The note to show with the current item: a kept note, else the note of its existing value."""
         item = self.current
         if item is None:
             return ""
@@ -194,11 +220,11 @@ class LabelSession:
 
     def progress(self) -> str:
         unlabeled_skipped = len([i for i in self.skipped if i not in self.given])
-        return (f"{min(self.index + 1, len(self.items))} of {len(self.items)} · {self.labeled} labeled · "
+        return (f"{min(self.index + 1, len(self.items))} of {len(self.items)} · {self.labeled} {self.done_word} · "
                 f"{unlabeled_skipped} skipped")
 
     def header(self) -> str:
-        return f"annotator {self.annotator} · round {self.round} · field {self.field} · {self.progress()}"
+        return f"{self.who()} · {self.progress()}"
 
     def label(self, value: str, note: str | None = None) -> None:
         allowed = [v for v, _ in FIELDS[self.field]]
@@ -209,20 +235,19 @@ class LabelSession:
             return
         iid = str(item["item_id"])
         note = note or self.kept_notes.get(iid) or None
-        self.last_saved = self.store.add(item_id=iid, annotator=self.annotator, round=self.round, field=self.field,
-                                         value=value, note=note)
+        self.last_saved = self._save(iid, value, note)
         self.given[iid] = self.last_saved
         self.kept_notes.pop(iid, None)
         self.undo_stack.append(self.index)
         self.index = self._next_unlabeled(self.index + 1)
 
     def keep_note(self, note: str | None) -> None:
-        """Store a typed note for the current item without labeling it (before a skip or an undo)."""
+        """Keep a typed note for the current item without a value (before a skip or an undo)."""
         item = self.current
         if item is None or not note or note == self.pending_note():
             return
         iid = str(item["item_id"])
-        self.store.add_note(item_id=iid, annotator=self.annotator, round=self.round, field=self.field, note=note)
+        self._save_note(iid, note)
         self.kept_notes[iid] = note
 
     def skip(self, note: str | None = None) -> None:
@@ -234,60 +259,149 @@ class LabelSession:
         self.index = self._next_unlabeled(self.index + 1)
 
     def undo(self, note: str | None = None) -> None:
-        """Go back to the previous item; its next label supersedes the old one (history is kept)."""
+        """Go back to the previous item; its next value supersedes the old one (history is kept)."""
         self.keep_note(note)
         if self.undo_stack:
             self.index = self.undo_stack.pop()
 
     def first_unlabeled(self) -> None:
-        """Start again at the first item without a label (after skipping some)."""
+        """Start again at the first item without a value (after skipping some)."""
         self.index = self._next_unlabeled(0)
 
     def end_message(self) -> str:
         if self.all_labeled:
-            return f"All items labeled ({len(self.items)} of {len(self.items)} for field {self.field})."
+            return f"All items {self.done_word} ({len(self.items)} of {len(self.items)} for field {self.field})."
         left = len(self.items) - self.labeled
-        return (f"End of the sample: {left} of {len(self.items)} item(s) still have no {self.field} label "
-                "(skipped). Go to the first unlabeled item to finish.")
+        return (f"End of the list: {left} of {len(self.items)} item(s) still have no {self.field} {self.value_word} "
+                "(skipped). Go to the first open item to finish.")
+
+
+class LabelSession(_Walk):
+    """An annotator labeling a sample for one field; every label and kept note goes to the store at once."""
+
+    def __init__(self, items: Sequence[dict[str, Any]], store: AnnotationStore, annotator: str, round: int,  # noqa: A002
+                 field: str = "support") -> None:
+        check_annotator(annotator)
+        self.store, self.annotator, self.round = store, annotator, round
+        given = {k: v for k, v in store.current(annotator, round, field).items() if v.get("value") is not None} \
+            if field in FIELDS else {}
+        super().__init__(items, field, given, store.notes(annotator, round, field) if field in FIELDS else {})
+
+    def who(self) -> str:
+        return f"annotator {self.annotator} · round {self.round} · field {self.field}"
+
+    def _save(self, item_id: str, value: str, note: str | None) -> dict[str, object]:
+        return self.store.add(item_id=item_id, annotator=self.annotator, round=self.round, field=self.field,
+                              value=value, note=note)
+
+    def _save_note(self, item_id: str, note: str) -> None:
+        self.store.add_note(item_id=item_id, annotator=self.annotator, round=self.round, field=self.field, note=note)
+
+
+class AdjudicationSession(_Walk):
+    """An adjudicator deciding the disagreements of one field in an adjudication file (``workbench agree``).
+
+    Each item is the disagreement's record (entry text, section, role, every annotator's value and note) over the
+    sample's item when ``items`` has it (task, previous summary, evidence, evaluation material), so the adjudicator
+    sees what the annotators saw and what they said. A decision is written into the file at once (the record's
+    ``value``, ``note``, ``decided_by``, ``decided_at``; the file rewritten atomically, every other record as it
+    was); ``workbench adjudicate FILE`` then adds the decisions to the store. Decided items are not walked into.
+    """
+
+    done_word, value_word = "decided", "decision"
+
+    def __init__(self, path: str | os.PathLike[str], field: str = "support", *, adjudicator: str,
+                 items: Sequence[dict[str, Any]] | Mapping[str, dict[str, Any]] | None = None) -> None:
+        from workbench.annotate.adjudication import read_adjudication
+
+        check_annotator(adjudicator)
+        self.path, self.adjudicator = Path(path), adjudicator
+        by_id = items if isinstance(items, Mapping) else {str(i["item_id"]): i for i in items or ()}
+        records = [r for r in read_adjudication(self.path) if r["field"] == field]
+        if not records:
+            raise ValueError(f"{self.path}: no disagreement of field {field!r} to adjudicate")
+        views = []
+        for rec in records:
+            shown = {k: v for k, v in rec.items() if k not in ("value", "note", "decided_by", "decided_at")}
+            views.append({**by_id.get(rec["item_id"], {}), **{k: v for k, v in shown.items() if v is not None}})
+        given = {r["item_id"]: {"value": r["value"], "note": r.get("note")} for r in records if r.get("value")}
+        notes = {r["item_id"]: r["note"] for r in records if r.get("note") and not r.get("value")}
+        super().__init__(views, field, given, notes)
+
+    def who(self) -> str:
+        return f"adjudicator {self.adjudicator} · field {self.field}"
+
+    def _save(self, item_id: str, value: str, note: str | None) -> dict[str, object]:
+        from workbench.annotate.adjudication import decide
+
+        return decide(self.path, item_id, self.field, value=value, note=note, adjudicator=self.adjudicator)
+
+    def _save_note(self, item_id: str, note: str) -> None:
+        from workbench.annotate.adjudication import decide
+
+        decide(self.path, item_id, self.field, value=None, note=note, adjudicator=self.adjudicator)
 
 
 # ---------------------------------------------------------------------------
 # JupyterLab widget
 
+# The key box is cleared after each action by the kernel. A key typed before the browser has seen the clearing
+# arrives in a value that still holds the old keys; so the kernel writes a marker of zero-width characters (the
+# box's "epoch", invisible) when it clears, and counts what it has acted on per epoch: every key is acted on
+# once, whether it arrives before or after the browser applied the clearing.
+_ZERO, _ONE, _END = "\u200b", "\u200c", "\u2060"
+_MARK = re.compile(f"^([{_ZERO}{_ONE}]*){_END}")
 
-def label_widget(items: Sequence[dict[str, Any]], store: AnnotationStore, annotator: str, round: int,  # noqa: A002
-                 field: str = "support") -> Any:
-    """An ipywidgets labeler for JupyterLab.
 
-    At the top, always in view: who labels what (annotator, round, field), progress (k of n,
-    labeled, skipped), the item's existing label, the last save's confirmation, the buttons
-    (one per value, undo, skip, first unlabeled), a note and a key-capture box. Below, the item
-    in a scroll box of its own, which starts at its top for each new item. Keyboard: typed in the
-    key-capture box, 1-3 choose a value, ``u`` undoes and ``s`` skips; JupyterLab's command-mode
-    shortcuts are never intercepted. Every key typed is acted on, however fast.
-    """
+def _epoch_marker(epoch: int) -> str:
+    return format(epoch, "b").replace("0", _ZERO).replace("1", _ONE) + _END
+
+
+def _split_epoch(text: str) -> tuple[int, str]:
+    """(epoch, keys typed) of the key box's value; -1 before the first clearing."""
+    m = _MARK.match(text)
+    if not m:
+        return -1, text
+    bits = m.group(1).replace(_ZERO, "0").replace(_ONE, "1")
+    return (int(bits, 2) if bits else 0), text[m.end():]
+
+
+def _question_html(field: str) -> str:
+    items = "".join(f"<li><b>{html.escape(v)}</b>: {html.escape(m)}</li>" for v, m in DEFINITIONS[field].items())
+    return (f'<div class="wb-question" style="font-family: sans-serif; line-height: 1.3">'
+            f'<b>Question ({html.escape(field)}):</b> {html.escape(QUESTIONS[field])}'
+            f'<ul style="margin: .2em 0 0 0; padding-left: 1.4em; font-size: 12px">{items}</ul></div>')
+
+
+def _widget(session: _Walk) -> Any:
+    """The labeling widget over any walk (labels or adjudication): who and where, the question and the protocol's
+    definitions, the buttons, key box and note, the last save, and below them the item in its own scroll box."""
     import ipywidgets as w
 
-    session = LabelSession(items, store, annotator, round, field)
+    field = session.field
     header = w.HTML()
+    question = w.HTML(_question_html(field))
     status = w.HTML()
     note = w.Text(placeholder="note (optional; kept with a skip or undo too)", layout=w.Layout(width="40em"))
     keys = w.Text(placeholder="type here: 1/2/3 label, u undo, s skip", layout=w.Layout(width="24em"))
-    frame = w.Box(layout=w.Layout(max_height="62vh", overflow="auto", border="1px solid #ddd", padding="0 .5em"))
-    state = {"seen": 0}
+    keys.add_class("wb-keys")
+    # the item scrolls inside its own box, so the question and the buttons above it stay in the window
+    frame = w.Box(layout=w.Layout(max_height="calc(100vh - 470px)", min_height="160px", overflow="auto",
+                                  border="1px solid #ddd", padding="0 .5em"))
+    state: dict[str, Any] = {"epoch": -1, "seen": {}}
 
     def refresh(message: str = "") -> None:
         item = session.current
         old = frame.children
         existing = session.existing()
-        mine = (f" · your label: <b>{html.escape(str(existing['value']))}</b>" if existing else
-                " · <i>not labeled yet</i>") if item is not None else ""
+        mine = (f" · your {session.value_word}: <b>{html.escape(str(existing['value']))}</b>" if existing else
+                f" · <i>not {session.done_word} yet</i>") if item is not None else ""
         header.value = f"<b>{html.escape(session.header())}</b>{mine}"
-        status.value = message
+        status.value = message or "&nbsp;"
         if item is None:
             body = f"<p><b>{html.escape(session.end_message())}</b></p>"
         else:
-            body = render_item_html(item, field)
+            body = render_item_html(item, field, question=False)
         frame.children = (w.HTML(body),)  # a new element: its scroll box starts at the top
         for child in old:
             child.close()
@@ -318,18 +432,19 @@ def label_widget(items: Sequence[dict[str, Any]], store: AnnotationStore, annota
     undo.on_click(lambda _b: act(lambda: session.undo(note.value)))
     skip = w.Button(description="skip [s]")
     skip.on_click(lambda _b: act(lambda: session.skip(note.value)))
-    first = w.Button(description="first unlabeled")
+    first = w.Button(description="first open item")
     first.on_click(lambda _b: act(session.first_unlabeled))
 
     by_key = {key: value for value, key in FIELDS[field]}
 
     def on_key(change: dict[str, Any]) -> None:
-        text = change.get("new") or ""
-        if len(text) < state["seen"]:  # the box was edited by hand: start counting again
-            state["seen"] = len(text)
+        epoch, typed = _split_epoch(change.get("new") or "")
+        seen = state["seen"].get(epoch, 0)
+        if len(typed) < seen:  # the box was edited by hand: start counting again
+            state["seen"][epoch] = len(typed)
             return
-        typed, state["seen"] = text[state["seen"]:], len(text)
-        for ch in typed:  # every key, in order: none is dropped when two arrive in one update
+        new, state["seen"][epoch] = typed[seen:], len(typed)
+        for ch in new:  # every key, in order: none is dropped when two arrive in one update
             if ch in by_key:
                 value = by_key[ch]
                 act(lambda: session.label(value, note.value), saving=True)  # noqa: B023 - called at once
@@ -337,12 +452,40 @@ def label_widget(items: Sequence[dict[str, Any]], store: AnnotationStore, annota
                 act(lambda: session.undo(note.value))
             elif ch == "s":
                 act(lambda: session.skip(note.value))
+        if new:  # clear the box: a new epoch
+            state["epoch"] = max(state["epoch"], epoch) + 1
+            keys.value = _epoch_marker(state["epoch"])
 
     keys.observe(on_key, names="value")
     refresh()
-    box = w.VBox([header, w.HBox([*buttons, undo, skip, first]), w.HBox([keys, note]), status, frame])
+    box = w.VBox([header, question, w.HBox([*buttons, undo, skip, first]), w.HBox([keys, note]), status, frame])
+    box.add_class("wb-labeler")
     box.session = session
     return box
+
+
+def label_widget(items: Sequence[dict[str, Any]], store: AnnotationStore, annotator: str, round: int,  # noqa: A002
+                 field: str = "support") -> Any:
+    """An ipywidgets labeler for JupyterLab.
+
+    At the top, always in view: who labels what (annotator, round, field), progress (k of n,
+    labeled, skipped), the item's existing label, the question with the protocol's definitions,
+    the buttons (one per value, undo, skip, first open item), a key-capture box (cleared after
+    each key) and a note, and the last save's confirmation. Below, the item -- entry, task,
+    previous summary, evidence with its sources in words -- in a scroll box of its own, which
+    starts at its top for each new item. Keyboard: typed in the key-capture box, 1-3 choose a
+    value, ``u`` undoes and ``s`` skips; JupyterLab's command-mode shortcuts are never
+    intercepted. Every key typed is acted on once, however fast.
+    """
+    return _widget(LabelSession(items, store, annotator, round, field))
+
+
+def adjudicate_widget(path: str | os.PathLike[str], field: str = "support", *, adjudicator: str,
+                      items: Sequence[dict[str, Any]] | None = None) -> Any:
+    """The same widget over an adjudication file (:class:`AdjudicationSession`): the entry with every annotator's
+    value and note, the sample's evidence when ``items`` are given, the question, and a button per allowed value;
+    each decision is written into the file at once."""
+    return _widget(AdjudicationSession(path, field, adjudicator=adjudicator, items=items))
 
 
 # ---------------------------------------------------------------------------
@@ -398,7 +541,7 @@ class _Lines:
 class _Terminal:
     """A pager over one item at a time; commands are lines (Enter), so a key typed early waits in the input."""
 
-    def __init__(self, session: LabelSession, stdin: TextIO, stdout: TextIO, size: tuple[int, int] | None) -> None:
+    def __init__(self, session: _Walk, stdin: TextIO, stdout: TextIO, size: tuple[int, int] | None) -> None:
         self.s, self.stdin, self.stdout = session, _Lines(stdin), stdout
         cols, rows = size or tuple(shutil.get_terminal_size((80, 24)))
         self.width, self.rows = max(20, cols - 1), max(8, rows)
@@ -416,7 +559,7 @@ class _Terminal:
         """One screen: header, a page of the item, where we are, the last message, the prompt -- never more rows
         than the terminal has, so nothing scrolls away unseen."""
         existing = self.s.existing()
-        mine = f"your label: {existing['value']}" if existing else "not labeled"
+        mine = f"your {self.s.value_word}: {existing['value']}" if existing else f"not {self.s.done_word}"
         header = textwrap.wrap(_plain(f"[{self.s.header()} · {mine}]"), self.width, break_on_hyphens=False)
         message = textwrap.wrap(_plain(self.message), self.width) if self.message else []
         self.message = ""
@@ -514,6 +657,15 @@ def terminal_label(items: Sequence[dict[str, Any]], store: AnnotationStore, anno
     re-raises ``KeyboardInterrupt`` after saying so.
     """
     return _Terminal(LabelSession(items, store, annotator, round, field), stdin, stdout, size).run()
+
+
+def terminal_adjudicate(path: str | os.PathLike[str], field: str = "support", *, adjudicator: str,
+                        items: Sequence[dict[str, Any]] | None = None, stdin: TextIO = sys.stdin,
+                        stdout: TextIO = sys.stdout, size: tuple[int, int] | None = None) -> int:
+    """Decide an adjudication file's disagreements of ``field`` in a terminal (the same pager, keys and item view as
+    :func:`terminal_label`, with every annotator's value and note); each decision is written into the file at once.
+    Returns the number of decisions written."""
+    return _Terminal(AdjudicationSession(path, field, adjudicator=adjudicator, items=items), stdin, stdout, size).run()
 
 
 def load_sample(path: str | Path) -> list[dict[str, Any]]:

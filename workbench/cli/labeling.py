@@ -45,9 +45,16 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="the adjudication file (default: STORE/adjudication.jsonl)")
     p.set_defaults(func=run_agree)
 
-    p = verb(sub, "adjudicate", "add the filled-in adjudication file to the store (the gold set)")
-    p.add_argument("file", help="the adjudication file with 'value' filled in")
+    p = verb(sub, "adjudicate", "decide the disagreements (--decide) and add the decisions to the store (the gold set)")
+    p.add_argument("file", help="the adjudication file `workbench agree` wrote")
     p.add_argument("--store", default="annotations", help="the annotation store")
+    p.add_argument("--decide", action="store_true", help="decide the open disagreements first, one at a time in the "
+                   "terminal (the labeler's pager and keys, with each annotator's value and note)")
+    p.add_argument("--adjudicator", help=f"who decides (with --decide): {ANNOTATOR_RULE}")
+    p.add_argument("--field", choices=["support", "correct"], help="only this field (default: every field with "
+                   "open disagreements)")
+    p.add_argument("--sample", action="append", help="sample file(s) whose items' evidence and task are shown "
+                   "(default: STORE/samples/*.jsonl)")
     p.set_defaults(func=run_adjudicate)
 
 
@@ -167,10 +174,16 @@ def _sample_items(paths: list[Path]) -> dict[str, dict[str, Any]]:
 
 
 def run_adjudicate(args: argparse.Namespace) -> int:
+    import polars as pl
+
     from workbench.annotate import AnnotationStore
-    from workbench.annotate.adjudication import adjudicated_labels
+    from workbench.annotate.adjudication import ADJUDICATOR, adjudicated_labels
 
     path = existing_file(args.file, "adjudication file (.jsonl)")
+    if args.decide:
+        _decide(path, args)
+    elif args.adjudicator or args.field or args.sample:
+        raise UsageError("--adjudicator/--field/--sample", "them only with --decide", "no --decide")
     records = adjudicated_labels(path)
     store = AnnotationStore(args.store)
     labeled = store.labels()
@@ -180,6 +193,35 @@ def run_adjudicate(args: argparse.Namespace) -> int:
         raise SchemaError(field="item_id", expected="an item and field the store's annotators labeled",
                           got=f"{unknown[0]['item_id']!r} ({unknown[0]['field']}; {len(unknown)} such)",
                           file=str(path))
-    n = store.add_many(records, adjudication=True)
-    print(f"{n} adjudicated label(s) added")
+    stored = {(r["item_id"], r["field"]): (r["value"], r["note"]) for r in
+              labeled.filter(pl.col("annotator") == ADJUDICATOR).iter_rows(named=True)} if labeled.height else {}
+    fresh = [r for r in records if stored.get((r["item_id"], r["field"])) != (r["value"], r["note"])]
+    n = store.add_many(fresh, adjudication=True) if fresh else 0
+    print(f"{n} adjudicated label(s) added ({len(records) - len(fresh)} already in the store)")
     return 0
+
+
+def _decide(path: Path, args: argparse.Namespace) -> None:
+    """The terminal adjudication of every field with open disagreements (or ``--field``'s)."""
+    from workbench.annotate.adjudication import read_adjudication
+    from workbench.annotate.store import check_annotator
+    from workbench.annotate.ui import terminal_adjudicate
+
+    if not args.adjudicator:
+        raise UsageError("--adjudicator", f"a name with --decide ({ANNOTATOR_RULE})", "none")
+    try:
+        check_annotator(args.adjudicator)
+    except SchemaError as err:
+        raise UsageError("--adjudicator", err.expected or "a name", err.got or repr(args.adjudicator)) from None
+    records = read_adjudication(path)
+    fields = [args.field] if args.field else sorted({r["field"] for r in records if r.get("value") is None})
+    if not records:
+        print(f"{path}: no disagreements")
+    elif not fields:
+        print(f"{path}: every disagreement is decided")
+    store_dir = Path(args.store)
+    items = _sample_items([Path(p) for p in args.sample] if args.sample
+                          else sorted((store_dir / "samples").glob("*.jsonl")) if store_dir.is_dir() else [])
+    for field in fields:
+        terminal_adjudicate(path, field, adjudicator=args.adjudicator, items=list(items.values()), stdin=sys.stdin,
+                            stdout=sys.stdout)
