@@ -31,7 +31,6 @@ N: int = 300                              # items in a drawn sample (SJC Appendi
 SEED: int = 0
 
 # %% jupyter={"source_hidden": true}
-
 from workbench.annotate import AnnotationStore, label_widget, load_sample
 from workbench.annotate.sampling import sample_items
 from workbench.annotate.ui import adjudicate_widget

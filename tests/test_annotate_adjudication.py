@@ -210,3 +210,12 @@ def test_adjudication_widget_writes_each_decision_into_the_file(tmp_path: Path) 
     assert "2 of 2 · 1 decided" in header.value
     with pytest.raises(ValueError, match="no disagreement of field 'correct'"):
         adjudicate_widget(adj, "correct", adjudicator="carol")
+
+
+def test_an_empty_adjudication_file_has_nothing_to_decide(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`agree` writes an empty file when the annotators agree everywhere; deciding it is not an error."""
+    adj = tmp_path / "adjudication.jsonl"
+    adj.write_text("")
+    assert main(["adjudicate", str(adj), "--store", str(tmp_path), "--decide", "--adjudicator", "carol"]) == 0
+    out = capsys.readouterr().out
+    assert "no disagreements" in out and "0 adjudicated label(s) added" in out

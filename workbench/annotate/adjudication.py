@@ -82,9 +82,11 @@ def merge_adjudication(path: str | os.PathLike[str], requests: Iterable[dict[str
 
 def read_adjudication(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Every record of an adjudication file, checked: string ``item_id`` and ``field``, and a decided ``value`` the
-    field allows (else ``SchemaError`` naming FILE:LINE)."""
+    field allows (else ``SchemaError`` naming FILE:LINE). An empty file (``agree`` found no disagreement) has none."""
     path = Path(path)
-    records = []
+    records: list[dict[str, Any]] = []
+    if path.is_file() and path.stat().st_size == 0:
+        return records
     for number, rec in json_lines(path):
         if not isinstance(rec, dict) or not isinstance(rec.get("item_id"), str) or \
                 not isinstance(rec.get("field"), str):
