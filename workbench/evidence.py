@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from itertools import islice
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -17,8 +18,13 @@ import polars as pl
 
 from workbench import schema
 from workbench.judges.base import JudgeRequest
-from workbench.retrieval import retrieve
+from workbench.retrieval import Evidence, retrieve, retrieve_many
 from workbench.summary import Entry, parse
+
+
+#: compactions whose evidence is retrieved together (:func:`workbench.retrieval.retrieve_many`): large enough that
+#: the array work dominates, small enough that its arrays stay a few megabytes
+RETRIEVAL_BATCH = 256
 
 
 @dataclass(frozen=True)
@@ -99,7 +105,13 @@ def build_request(*, task: str, retained_turn: str, previous_summary: str, outpu
     span's observations and the retained turn); BM25 retrieval picks each entry's passages,
     expanded to their chunks and pooled, and the request records which chunks each entry got.
     """
-    ev = retrieve(list(entries), list(outputs))
+    return _request(task=task, retained_turn=retained_turn, previous_summary=previous_summary, entries=entries,
+                    request_id=request_id, evidence=retrieve(list(entries), list(outputs)))
+
+
+def _request(*, task: str, retained_turn: str, previous_summary: str, entries: Sequence[str], request_id: str,
+             evidence: Evidence) -> JudgeRequest:
+    ev = evidence
     index = {ch.chunk_id: k for k, ch in enumerate(ev.chunks)}
     return JudgeRequest(
         task=task,
@@ -125,14 +137,27 @@ def compaction_requests(tables: dict[str, pl.DataFrame], *, summary_column: str 
     tasks = dict(zip(runs.get_column("run_id").to_list(), runs.get_column("task").to_list(), strict=True)) \
         if "task" in runs.columns else {}
     index = span_index(steps)
-    out = []
-    for c in comps.iter_rows(named=True):
-        entries = tuple(parse(c[summary_column] or ""))
-        outputs = index.outputs(c["run_id"], c.get("span_start"), c.get("span_end"))
-        if c.get("retained_turn"):
-            outputs.append(c["retained_turn"])
-        request = build_request(task=tasks.get(c["run_id"]) or "", retained_turn=c.get("retained_turn") or "",
-                                previous_summary=c.get("previous_summary") or "", outputs=outputs,
-                                entries=[e.text for e in entries], request_id=f"{c['run_id']}/b{c['boundary']}")
-        out.append(CompactionRequest(c["run_id"], c["boundary"], entries, request))
+    out: list[CompactionRequest] = []
+    rows = comps.iter_rows(named=True)
+    parsed_texts: dict[str, tuple[Entry, ...]] = {}  # each distinct summary text parsed once
+    while batch := list(islice(rows, RETRIEVAL_BATCH)):
+        parsed = []
+        for c in batch:
+            text = c[summary_column] or ""
+            if text not in parsed_texts:
+                parsed_texts[text] = tuple(parse(text))
+            parsed.append(parsed_texts[text])
+        outputs = []
+        for c in batch:
+            outs = index.outputs(c["run_id"], c.get("span_start"), c.get("span_end"))
+            if c.get("retained_turn"):
+                outs.append(c["retained_turn"])
+            outputs.append(outs)
+        evidence = retrieve_many([([e.text for e in entries], outs) for entries, outs in zip(parsed, outputs,
+                                                                                             strict=True)])
+        for c, entries, ev in zip(batch, parsed, evidence, strict=True):
+            request = _request(task=tasks.get(c["run_id"]) or "", retained_turn=c.get("retained_turn") or "",
+                               previous_summary=c.get("previous_summary") or "", entries=[e.text for e in entries],
+                               request_id=f"{c['run_id']}/b{c['boundary']}", evidence=ev)
+            out.append(CompactionRequest(c["run_id"], c["boundary"], entries, request))
     return out

@@ -68,6 +68,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 
 from workbench.vocabulary import SECTIONS
@@ -113,8 +115,7 @@ class Entry:
         return " ".join([head.strip(), *(r.strip() for r in rest if r.strip())]).strip()
 
 
-@dataclass(frozen=True)
-class _Line:
+class _Line(NamedTuple):
     text: str  # without terminator
     start: int  # offset of the line
     end: int  # offset after the text (before the terminator)
@@ -123,21 +124,19 @@ class _Line:
 
 
 def _lines(text: str) -> list[_Line]:
+    """The lines of ``text`` (terminated by \\r\\n, \\r or \\n, or by the end), with their offsets."""
     out: list[_Line] = []
-    pos = 0
-    number = 1
     n = len(text)
-    while pos < n:
-        m = _LINE.match(text, pos)
-        assert m is not None
-        raw = m.group(0)
-        body = raw.rstrip("\r\n")
-        out.append(_Line(body, pos, pos + len(body), m.end(), number))
-        pos = m.end()
-        number += 1
+    for number, m in enumerate(_LINE.finditer(text), start=1):
+        start, stop = m.span()
+        if start == n:  # the empty match at the very end
+            break
+        body = m.group(0).rstrip("\r\n")
+        out.append(_Line(body, start, start + len(body), stop, number))
     return out
 
 
+@lru_cache(maxsize=4096)
 def section_name(title: str) -> str:
     """The canonical name of a heading's title (one of :data:`SECTIONS` or the title itself)."""
     return _CANONICAL.get(re.sub(r"\s+", " ", title.strip()).lower(), title.strip())
@@ -305,7 +304,10 @@ def detect_schema(text: str) -> str:
     ...``) or a ``Summary:`` line with a section title after it, or two of the nine known section titles in any
     form, or two numbered bold items; else ``free_text`` (whose ``##`` headings and bold-only lines, if any,
     name sections)."""
-    lines = _lines(text)
+    return _detect_schema(_lines(text))
+
+
+def _detect_schema(lines: list[_Line]) -> str:
     texts = [ln.text for ln in lines]
     if any((m := _HEADING.match(t)) and section_name(m.group("title")) in SECTIONS for t in texts):
         return "openclaw"
@@ -336,11 +338,11 @@ def parse(text: str, schema: str = "auto") -> list[Entry]:
     only the summary proper between the client's lines); in free text, bold lines are headings too, and
     a paragraph is an entry as well.
     """
-    name = detect_schema(text) if schema == "auto" else schema
+    lines = _lines(text)  # once: the schema is detected on the same lines
+    name = _detect_schema(lines) if schema == "auto" else schema
     if name not in SCHEMAS:
         raise ValueError(f"schema: expected 'auto' or one of {list(SCHEMAS)}, got {schema!r}")
     sch = SCHEMAS[name]
-    lines = _lines(text)
     if name == "claude_code":
         return _parse_claude(text, lines, sch)
     entries: list[Entry] = []

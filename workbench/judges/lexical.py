@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from workbench.judges.base import JudgeRequest, JudgeResult
 
@@ -53,7 +54,7 @@ class LexicalFeatures:
 
 
 def _ids(text: str) -> set[str]:
-    return {m.group(0).strip(".,;:-/").lower() for m in _ID.finditer(text)} - {""}
+    return {s.strip(".,;:-/").lower() for s in _ID.findall(text)} - {""}
 
 
 def _words(text: str) -> set[str]:
@@ -73,12 +74,18 @@ class Sources:
         return cls(frozenset(_ids(text)), frozenset(_words(text)), text.lower())
 
 
+@lru_cache(maxsize=1 << 16)
+def _entry_terms(entry: str) -> tuple[frozenset[str], frozenset[str], bool]:
+    """An entry's identifiers, content words and whether it has a cue word; remembered per text (entries repeat)."""
+    entry_words = _words(entry)
+    words = frozenset(w for w in entry_words if w not in _STOP and w not in _CUES)
+    return frozenset(_ids(entry)), words, bool(entry_words & _CUES)
+
+
 def features(entry: str, sources: str | Sources) -> LexicalFeatures:
     """The lexical features of one entry against the source text."""
     src = sources if isinstance(sources, Sources) else Sources.of(sources)
-    ids = _ids(entry)
-    entry_words = _words(entry)
-    words = {w for w in entry_words if w not in _STOP and w not in _CUES}
+    ids, words, cue = _entry_terms(entry)
     id_hits = sum(1 for i in ids if i in src.ids or i in src.text)
     word_hits = sum(1 for w in words if w in src.words)
     return LexicalFeatures(
@@ -86,7 +93,7 @@ def features(entry: str, sources: str | Sources) -> LexicalFeatures:
         id_overlap=id_hits / len(ids) if ids else 0.0,
         n_words=len(words),
         word_overlap=word_hits / len(words) if words else 0.0,
-        cue=bool(entry_words & _CUES),
+        cue=cue,
     )
 
 

@@ -14,18 +14,6 @@ from workbench.judges.base import JudgeResult, SourceJudge
 from workbench.entries import entry_id
 
 
-
-
-
-
-
-
-
-
-
-
-
-
 def _score_jobs(judge: SourceJudge, jobs: list[tuple[CompactionRequest, int]], concurrency: int,
                 progress: Callable[[], None] | None = None) -> list[JudgeResult]:
     """Score (request, repeat) jobs with up to ``concurrency`` at once; results in job order."""
@@ -36,13 +24,13 @@ def _score_jobs(judge: SourceJudge, jobs: list[tuple[CompactionRequest, int]], c
             progress()
         return res
 
-    if concurrency > 1 and len(jobs) > 1:
+    client = getattr(judge, "client", None)
+    if concurrency > 1 and len(jobs) > 1 and client is not None:  # a judge that waits on a server
         from workbench.executors import thread_map
 
-        client = getattr(judge, "client", None)  # SIGTERM or Ctrl-C while waiting: stop sending, do not wait
-        return thread_map(one, jobs, concurrency, on_stop=None if client is None else client.stop,
-                          what="judge requests")
-    return [one(job) for job in jobs]
+        # SIGTERM or Ctrl-C while waiting: stop sending, do not wait
+        return thread_map(one, jobs, concurrency, on_stop=client.stop, what="judge requests")
+    return [one(job) for job in jobs]  # an offline judge computes: threads would only contend for the interpreter
 
 
 def _score_shard(args: tuple[SourceJudge, list[tuple[CompactionRequest, int]], int]) -> tuple[list[JudgeResult], list[Any]]:
@@ -104,19 +92,36 @@ def score_requests(
                                                      strict=True)]
     else:
         raise ValueError(f"executor: expected 'local' or 'ray', got {executor!r}")
-    rows: list[dict[str, object]] = []
+    cols: dict[str, list[Any]] = {c: [] for c in ("entry_id", "repeat", "score", "request_id", "reason")}
+    evidence_flat: list[str] = []  # every entry's evidence ids, one after the other, and where each entry's end
+    evidence_ends: list[int] = [0]
     acct: list[dict[str, object]] = []
-    for cr, r, res in done:
+    for cr, r, res in done:  # columns, not a dict per row: a million scores build in a second
+        request = cr.request
         for e, score, reason, rid in zip(cr.entries, res.scores, res.reasons, res.request_ids, strict=True):
-            ev_ids = [cr.request.evidence_ids[j] for j in cr.request.entry_evidence[e.position]] \
-                if cr.request.entry_evidence else []
-            rows.append({"entry_id": entry_id(cr.run_id, cr.boundary, e.position), "judge": judge.name,
-                         "repeat": r, "score": score, "request_id": rid, "evidence_ids": ev_ids,
-                         "reason": reason})
+            cols["entry_id"].append(entry_id(cr.run_id, cr.boundary, e.position))
+            cols["repeat"].append(r)
+            cols["score"].append(score)
+            cols["request_id"].append(rid)
+            if request.entry_evidence:
+                evidence_flat.extend(request.evidence_ids[j] for j in request.entry_evidence[e.position])
+            evidence_ends.append(len(evidence_flat))
+            cols["reason"].append(reason)
         acct.append({"run_id": cr.run_id, "boundary": cr.boundary, "repeat": r, "judge": judge.name,
                      "entries": len(cr.entries), "requests": res.requests, "sent": res.sent,
                      "input_tokens": res.input_tokens, "output_tokens": res.output_tokens, "cost_usd": res.cost_usd})
-    scores = pl.DataFrame(rows, schema=schema.table("scores").polars_schema()) if rows else schema.empty("scores")
+    scores_schema = schema.table("scores").polars_schema()
+    if cols["entry_id"]:
+        import pyarrow as pa
+
+        # the list column from its values and offsets (a Series per entry's list would take most of the time)
+        evidence = pl.Series("evidence_ids", pa.ListArray.from_arrays(pa.array(evidence_ends, pa.int64()),
+                                                                      pa.array(evidence_flat, pa.large_string())))
+        scores = pl.DataFrame({**cols, "judge": [judge.name] * len(cols["entry_id"])},
+                              schema={c: scores_schema[c] for c in (*cols, "judge")}, strict=False)
+        scores = scores.with_columns(evidence.cast(scores_schema["evidence_ids"])).select(list(scores_schema))
+    else:
+        scores = schema.empty("scores")
     accounting = pl.DataFrame(acct, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "repeat": pl.Int64,
                                             "judge": pl.Utf8, "entries": pl.Int64, "requests": pl.Int64,
                                             "sent": pl.Int64, "input_tokens": pl.Int64, "output_tokens": pl.Int64,
