@@ -61,6 +61,36 @@ def test_jev_judge_on_ray_shares_the_cache_and_the_accounting(local_ray: None, r
         assert rerun[0].equals(local[0]) and all(u.cached for u in again.client.usages)
 
 
+def test_directory_judged_on_ray_batch_by_batch_equals_local(local_ray: None, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """`workbench judge --executor ray` ships whole batches of runs (requests built and scored on the workers):
+    one run per task here, so the example log's runs make several tasks; the scores, tau counts and the Jev
+    client's accounting equal the local run's."""
+    import polars as pl
+    from jevcompat.mock import Running
+
+    from workbench.judges import run as judge_run
+    from workbench.judges.run import judge_directory
+
+    monkeypatch.setattr(judge_run, "RAY_BATCH_RUNS", 1)
+    tables = read_log(EXAMPLE)
+    assert tables["runs"].height >= 3
+    local = judge_directory(tables, make_judge("lexical"), tmp_path / "local.parquet", tau=0.5, repeats=2)
+    remote = judge_directory(tables, make_judge("lexical"), tmp_path / "ray.parquet", tau=0.5, repeats=2,
+                             executor="ray")
+    assert pl.read_parquet(remote.out).equals(pl.read_parquet(local.out))
+    assert (remote.scores, remote.kept, remote.pruned, remote.requests) == (local.scores, local.kept, local.pruned,
+                                                                            local.requests) and local.pruned > 0
+    with Running() as server:
+        here = judge_directory(tables, make_judge("jev", base_url=server.url, cache=tmp_path / "a"),
+                               tmp_path / "jev-local.parquet")
+        there = judge_directory(tables, make_judge("jev", base_url=server.url, cache=tmp_path / "b"),
+                                tmp_path / "jev-ray.parquet", executor="ray")
+    assert pl.read_parquet(there.out).equals(pl.read_parquet(here.out))
+    # every worker's request reached the driver's accounting: 8 compactions, each sent or answered from the cache
+    assert there.requests == here.requests == 8 and there.sent + there.cached == 8 and there.sent >= 5
+
+
 def test_simulate_on_ray_equals_local(local_ray: None) -> None:
     from workbench.sim.dataset import DatasetConfig, simulate
 

@@ -139,14 +139,8 @@ def compaction_requests(tables: dict[str, pl.DataFrame], *, summary_column: str 
     index = span_index(steps)
     out: list[CompactionRequest] = []
     rows = comps.iter_rows(named=True)
-    parsed_texts: dict[str, tuple[Entry, ...]] = {}  # each distinct summary text parsed once
     while batch := list(islice(rows, RETRIEVAL_BATCH)):
-        parsed = []
-        for c in batch:
-            text = c[summary_column] or ""
-            if text not in parsed_texts:
-                parsed_texts[text] = tuple(parse(text))
-            parsed.append(parsed_texts[text])
+        parsed = [tuple(parse(c[summary_column] or "")) for c in batch]  # parse remembers the texts it has seen
         outputs = []
         for c in batch:
             outs = index.outputs(c["run_id"], c.get("span_start"), c.get("span_end"))

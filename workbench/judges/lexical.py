@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -73,6 +74,19 @@ class Sources:
     def of(cls, text: str) -> Sources:
         return cls(frozenset(_ids(text)), frozenset(_words(text)), text.lower())
 
+    @classmethod
+    def of_parts(cls, parts: Sequence[str]) -> Sources:
+        """:meth:`of` the parts joined by newlines, from each part's terms (remembered per part: logs repeat tool
+        outputs). Equal to ``of("\\n".join(parts))``: neither an identifier nor a word can span a newline."""
+        terms = [_part_terms(p) for p in parts]
+        return cls(frozenset().union(*(i for i, _ in terms)), frozenset().union(*(w for _, w in terms)),
+                   "\n".join(parts).lower())
+
+
+@lru_cache(maxsize=1 << 16)
+def _part_terms(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    return frozenset(_ids(text)), frozenset(_words(text))
+
 
 @lru_cache(maxsize=1 << 16)
 def _entry_terms(entry: str) -> tuple[frozenset[str], frozenset[str], bool]:
@@ -113,7 +127,7 @@ class LexicalJudge:
 
     def score(self, request: JudgeRequest, repeat: int = 0) -> JudgeResult:
         """Deterministic and local: every repeat gives the same scores, nothing is sent."""
-        sources = Sources.of("\n".join([*request.evidence, request.retained_turn, request.previous_summary]))
+        sources = Sources.of_parts([*request.evidence, request.retained_turn, request.previous_summary])
         scores: list[float | None] = [probability(features(e, sources)) for e in request.entries]
         return JudgeResult(scores=scores, reasons=[None] * len(scores),
                            request_ids=[request.request_id] * len(scores), requests=1)

@@ -36,8 +36,11 @@ def _score_jobs(judge: SourceJudge, jobs: list[tuple[CompactionRequest, int]], c
 def _score_shard(args: tuple[SourceJudge, list[tuple[CompactionRequest, int]], int]) -> tuple[list[JudgeResult], list[Any]]:
     """A Ray task: one shard of compactions scored by this worker's copy of the judge; returns the results and
     the requests its client made (for the driver's accounting)."""
+    from workbench.executors import rare_collections
+
     judge, jobs, concurrency = args
-    results = _score_jobs(judge, jobs, concurrency)
+    with rare_collections():
+        results = _score_jobs(judge, jobs, concurrency)
     client = getattr(judge, "client", None)
     return results, list(client.usages) if client is not None else []
 
@@ -67,7 +70,8 @@ def score_requests(
     in input order and the workers' requests into the judge client's accounting. The tables are
     identical to the local executor's for the same judge and cache.
     """
-    jobs = [(cr, r) for r in range(repeat, repeat + repeats) for cr in requests]
+    # by compaction, then repeat: the rows come out in the same order however the runs are batched
+    jobs = [(cr, r) for cr in requests for r in range(repeat, repeat + repeats)]
     if executor == "ray":
         from workbench.executors import ray_map, shards
 

@@ -21,12 +21,14 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
+from workbench.executors import rare_collections
 from workbench.validation import validate
 from workbench.judges.base import SourceJudge
 from workbench.evidence import compaction_requests
@@ -36,6 +38,8 @@ from workbench.tables import TRAJECTORY_TABLES, PartWriter, height, scan_tables
 
 #: runs whose judge requests are built and scored together (the requests of a whole large log do not fit)
 JUDGE_BATCH_RUNS = 1000
+#: runs per Ray task: small enough that every worker gets several, large enough that a task is not all overhead
+RAY_BATCH_RUNS = 200
 
 Tables = Mapping[str, pl.DataFrame | pl.LazyFrame]
 
@@ -108,27 +112,35 @@ def judge_directory(
     accounts = []
     kept = pruned = n_scores = n_null = 0
     with Progress(total * repeats, f"judge {judge.name}", "requests" if by_request else "compactions",
-                  enabled=progress) as bar, PartWriter("scores", out) as writer:
+                  enabled=progress) as bar, PartWriter("scores", out) as writer, rare_collections():
         if client is not None:
             client.on_event = bar.event if by_request else None
             if deadline is not None:
                 client.run_deadline = time.monotonic() + deadline
-        for batch in run_batches(tables, JUDGE_BATCH_RUNS):
-            requests = compaction_requests(batch)
-            part, account = score_requests(requests, judge, repeats=repeats, concurrency=concurrency,
-                                           progress=None if by_request else bar.advance, executor=executor,
-                                           address=address)
+        if executor == "ray":  # each Ray task builds and scores a batch of runs: the whole work is sharded
+            from workbench.executors import ray_imap
+
+            jobs = ((batch, judge, repeats, concurrency, tau, True) for batch in run_batches(tables, RAY_BATCH_RUNS))
+            done: Iterator[_Batch] = ray_imap(_judge_batch, jobs, address=address)
+        elif executor == "local":
+            done = (_judge_batch((batch, judge, repeats, concurrency, tau, False), None if by_request else bar.advance)
+                    for batch in run_batches(tables, JUDGE_BATCH_RUNS))
+        else:
+            raise ValueError(f"executor: expected 'local' or 'ray', got {executor!r}")
+        for result in done:
+            part = result.scores
             writer.add(part)  # to disk a batch at a time: the scores of a large log are not held in memory
             n_scores += part.height
             n_null += part.get_column("score").null_count()
-            accounts.append(account)
-            if tau is not None:
-                from workbench.sjc import prune_compactions
-
-                _, book = prune_compactions(batch["compactions"], part.filter(pl.col("repeat") == 0), tau,
-                                            entries={(r.run_id, r.boundary): r.entries for r in requests})
-                kept += int(book.get_column("kept").sum())
-                pruned += int(book.get_column("pruned").sum())
+            accounts.append(result.account)
+            kept += result.kept
+            pruned += result.pruned
+            if executor == "ray":
+                if client is not None:  # the workers' requests, in the driver's accounting
+                    client.usages.extend(result.usages)
+                    client.sent += sum(u.attempts for u in result.usages if not u.cached)
+                for _ in range(result.account.height):  # one row per (compaction, repeat), as the bar counts
+                    bar.advance()
         written = writer.finish()
     usages = client.usages if client is not None else []
     failed = Counter(re.sub(r" \(after \d+ attempts?\)$", "", u.error) for u in usages if u.error)
@@ -137,6 +149,38 @@ def judge_directory(
                        sent=sum(1 for u in usages if not u.cached and u.attempts),
                        cached=sum(1 for u in usages if u.cached), failures=dict(failed.most_common()), tau=tau,
                        kept=kept, pruned=pruned)
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """One batch of runs judged: its scores, its accounting, what pruning at tau kept, and (on a Ray worker) the
+    requests the worker's client made."""
+
+    scores: pl.DataFrame
+    account: pl.DataFrame
+    kept: int = 0
+    pruned: int = 0
+    usages: list[Any] = field(default_factory=list)
+
+
+def _judge_batch(job: tuple[dict[str, pl.DataFrame], SourceJudge, int, int, float | None, bool],
+                 progress: Callable[[], None] | None = None) -> _Batch:
+    """Build a batch's requests, score them (here), and count what pruning at tau keeps; the same work locally
+    and as a Ray task (``remote``: ``judge`` is the worker's copy, whose client's requests go back to the
+    driver's accounting)."""
+    batch, judge, repeats, concurrency, tau, remote = job
+    with rare_collections():
+        requests = compaction_requests(batch)
+        part, account = score_requests(requests, judge, repeats=repeats, concurrency=concurrency, progress=progress)
+    kept = pruned = 0
+    if tau is not None:
+        from workbench.sjc import prune_compactions
+
+        _, book = prune_compactions(batch["compactions"], part.filter(pl.col("repeat") == 0), tau,
+                                    entries={(r.run_id, r.boundary): r.entries for r in requests})
+        kept, pruned = int(book.get_column("kept").sum()), int(book.get_column("pruned").sum())
+    client = getattr(judge, "client", None)
+    return _Batch(part, account, kept, pruned, list(client.usages) if remote and client is not None else [])
 
 
 def _request_count(compactions: pl.DataFrame | pl.LazyFrame, judge: SourceJudge) -> int:

@@ -1,0 +1,151 @@
+"""Lexical judging throughput (entries per second) against the code before the batched retrieval, same machine,
+same run, and the Ray executor's scaling.
+
+Rows, each ``workbench judge DATA --judge lexical`` in its own process (wall time, peak memory by ``os.wait4``):
+
+    base            the commit before this work (BASE, checked out with ``git worktree`` under build/)
+    base+gc         the same code with the collector's threshold this code uses (``executors.rare_collections``),
+                    to show how much of the gain is the collector alone
+    now             this tree
+
+Every row's scores table must equal the base's (the benchmark stops otherwise). Then, in one process, retrieval
+alone over the distinct compactions of DATA: ``retrieval.retrieve_bm25s`` (a bm25s index per compaction, the
+reference) against ``retrieval.retrieve_many`` with its token memory cleared, so repeated texts do not count.
+With ``--ray``, the Ray executor on 1 and on every core (``ray.init(num_cpus=N)``): time ratio against linear.
+
+Run: .venv/bin/python benchmarks/bench_judge.py [--data data/testbed] [--base f6cdcdb] [--ray]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = "f6cdcdb"  # the last commit before the batched retrieval
+JUDGE = "from workbench.cli.main import main; raise SystemExit(main({argv!r}))"
+RARE_GC = "import gc; gc.set_threshold(100_000, 10, 10); "
+
+
+def run(code: str, tree: Path) -> tuple[float, float]:
+    """(seconds, peak GiB) of ``python -c code`` with ``tree`` first on the path."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tree, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode(errors="replace")
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed in {tree}:\n{err[-2000:]}")
+    return time.perf_counter() - started, usage.ru_maxrss / 2**20
+
+
+def base_tree(ref: str) -> Path:
+    tree = ROOT / "build" / f"bench-judge-{ref}"
+    if not tree.exists():
+        subprocess.run(["git", "worktree", "add", "--detach", str(tree), ref], cwd=ROOT, check=True,
+                       capture_output=True)
+    return tree
+
+
+def main() -> None:
+    import polars as pl
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default="data/testbed")
+    ap.add_argument("--base", default=BASE)
+    ap.add_argument("--ray", action="store_true", help="also measure the Ray executor on 1 and on every core")
+    args = ap.parse_args()
+    data = (ROOT / args.data).resolve()
+    out = ROOT / "build" / "bench-judge"
+    out.mkdir(parents=True, exist_ok=True)
+    entries = pl.scan_parquet(data / "entries.parquet").select(pl.len()).collect().item() \
+        if (data / "entries.parquet").exists() else None
+    base = base_tree(args.base)
+    rows = []
+    for name, tree, prefix in (("base", base, ""), ("base+gc", base, RARE_GC), ("now", ROOT, "")):
+        target = out / f"{name}.parquet"
+        seconds, gib = run(prefix + JUDGE.format(argv=["judge", str(data), "--judge", "lexical", "--out",
+                                                      str(target)]), tree)
+        scores = pl.read_parquet(target)
+        n = entries or scores.height
+        rows.append((name, seconds, gib, n / seconds, scores))
+    reference = rows[0][4]
+    for name, seconds, gib, rate, scores in rows:
+        same = scores.equals(reference)
+        print(f"{name:8s} {seconds:6.1f} s  {gib:4.2f} GiB peak  {rate:9,.0f} entries/s  "
+              f"ratio {rate / rows[0][3]:.2f}x base  scores {'identical' if same else 'DIFFER'}")
+        if not same:
+            raise SystemExit(f"{name}: scores differ from the base's")
+    retrieval_only(data)
+    if args.ray:
+        ray_scaling(data, out)
+
+
+def retrieval_only(data: Path) -> None:
+    """bm25s per compaction against the batched scorer, on each distinct (entries, outputs) once."""
+    from workbench.evidence import span_index
+    from workbench.retrieval import _cached_words, retrieve_bm25s, retrieve_many
+    from workbench.summary import parse
+    from workbench.datasets import load_tables
+
+    tables = load_tables(data)
+    index = span_index(tables["steps"])
+    seen, batch = set(), []
+    for c in tables["compactions"].sort("run_id", "boundary").iter_rows(named=True):
+        outputs = index.outputs(c["run_id"], c.get("span_start"), c.get("span_end"))
+        outputs += [c["retained_turn"]] if c.get("retained_turn") else []
+        entries = [e.text for e in parse(c["candidate_summary"] or "")]
+        key = (tuple(entries), tuple(outputs))
+        if key not in seen:
+            seen.add(key)
+            batch.append((entries, outputs))
+    t0 = time.perf_counter()
+    reference = [retrieve_bm25s(e, o) for e, o in batch]
+    t_ref = time.perf_counter() - t0
+    _cached_words.cache_clear()
+    t0 = time.perf_counter()
+    mine = [ev for i in range(0, len(batch), 256) for ev in retrieve_many(batch[i:i + 256])]
+    t_new = time.perf_counter() - t0
+    assert mine == reference, "the batched scorer's evidence differs from bm25s's"
+    print(f"retrieval alone, {len(batch):,} distinct compactions: bm25s per compaction {t_ref:.2f} s, batched "
+          f"{t_new:.2f} s (ratio {t_ref / t_new:.2f}x), evidence identical")
+
+
+RAY_RUN = """
+import sys, time
+import ray
+t0 = time.perf_counter()
+ray.init(num_cpus={n}, include_dashboard=False, log_to_driver=False)
+from workbench.adapters import read_log
+from workbench.judges import make_judge
+from workbench.judges.run import judge_directory
+# start the workers and import the package in them: a run on the example log
+judge_directory(read_log("data/examples/invoice_log.jsonl"), make_judge("lexical"), "{out}/warm.parquet",
+                executor="ray")
+t1 = time.perf_counter()
+judge_directory("{data}", make_judge("lexical"), "{out}/ray-{n}.parquet", executor="ray")
+print(t1 - t0, time.perf_counter() - t1)
+"""
+
+
+def ray_scaling(data: Path, out: Path) -> None:
+    """The Ray executor with 1 and with every core: Ray's start-up (and the workers' imports) apart, then judging."""
+    cores = os.cpu_count() or 1
+    times = {}
+    for n in sorted({1, cores}):
+        done = subprocess.run([sys.executable, "-c", RAY_RUN.format(n=n, out=out, data=data)], cwd=ROOT,
+                              capture_output=True, text=True, check=True)
+        start, judge = (float(x) for x in done.stdout.split()[-2:])
+        times[n] = judge
+        print(f"ray on {n} core(s): start-up {start:.1f} s, judging {judge:.1f} s; speed-up {times[1] / judge:.2f}x "
+              f"({times[1] / judge / n:.0%} of linear)")
+
+
+if __name__ == "__main__":
+    main()
