@@ -114,13 +114,57 @@ def test_sample_from_lazy_tables_equals_the_eager_one(tmp_path: Path) -> None:
     a, ra = sample_items(eager, 25, seed=4)
     b, rb = sample_items(lazy, 25, seed=4)
     assert a == b and ra == rb and len(a) == 25
-    # the draw is sample_entries' over every entry with its run's outcome (sample_items collects only ids and
-    # strata to draw): the same items a seed always drew
-    from workbench.annotate.sampling import entries_with_outcome, sample_entries
+    # the draw is stream_sample's over every reasoning entry with its run's outcome, whatever the row order
+    from workbench.annotate.sampling import entries_with_outcome, stream_sample
 
-    whole, _ = sample_entries(entries_with_outcome(eager["entries"], eager["runs"]), 25, seed=4)
+    every = entries_with_outcome(eager["entries"], eager["runs"]).filter(
+        pl.col("section").is_in(["Decisions", "Open TODOs"]))
+    shuffled = every.sample(fraction=1.0, shuffle=True, seed=9)
+    whole, _ = stream_sample(shuffled, 25, seed=4, batch_rows=37)
     assert [item["item_id"] for item in b] == whole.get_column("entry_id").to_list()
-    assert [item["scenario_id"] for item in b] == whole.get_column("scenario_id").to_list()
+    scenario = dict(every.select("entry_id", "scenario_id").iter_rows())
+    assert [item["scenario_id"] for item in b] == [scenario[i] for i in whole.get_column("entry_id").to_list()]
+    # an earlier sample's items, drawn again through --ids: the same items
+    old = tmp_path / "old.jsonl"
+    old.write_text("".join(json.dumps({"item_id": i["item_id"], "text": i["text"]}) + "\n" for i in a[:7]))
+    again = tmp_path / "again.jsonl"
+    assert main(["sample", str(d), "--ids", str(old), "--out", str(again)]) == 0
+    assert sorted(json.loads(x)["item_id"] for x in again.read_text().splitlines()) == sorted(i["item_id"] for i in a[:7])
+    old.write_text(json.dumps({"item_id": "nope/b0/e0", "text": "x"}) + "\n")
+    assert main(["sample", str(d), "--ids", str(old), "--out", str(again)]) == 2
+
+
+def test_stream_sample_keys_are_keyed_blake2b_and_each_item_is_equally_likely() -> None:
+    """The key is BLAKE2b-64 of the id keyed by the seed (pinned by hashlib here); over 1,000 seeds each of 20
+    items in a stratum is drawn (5 of 20) about 250 times: within 5 binomial standard deviations (14) each."""
+    import hashlib
+
+    import numpy as np
+
+    from workbench.annotate.sampling import item_keys, stream_sample
+
+    key = hashlib.blake2b(b"e7", digest_size=8, key=(3).to_bytes(16, "little", signed=True)).digest()
+    assert item_keys(["e7"], 3)[0] == int.from_bytes(key, "little")
+    items = pl.DataFrame({"entry_id": [f"e{i}" for i in range(20)], "section": ["Decisions"] * 20})
+    counts = np.zeros(20)
+    for seed in range(1000):
+        s, _ = stream_sample(items, 5, ("section",), seed)
+        for i in s["entry_id"].to_list():
+            counts[int(i[1:])] += 1
+    sd = (1000 * 0.25 * 0.75) ** 0.5
+    assert counts.sum() == 5000 and np.all(np.abs(counts - 250) < 5 * sd), counts
+
+
+def test_stream_sample_is_the_same_under_every_pythonhashseed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = ("import polars as pl; from workbench.annotate.sampling import stream_sample; "
+            "f = pl.DataFrame({'entry_id': [f'e{i}' for i in range(500)], 'section': ['a', 'b'] * 250}); "
+            "print(stream_sample(f, 12, ('section',), 5)[0]['entry_id'].to_list())")
+    outs = {subprocess.run([sys.executable, "-c", code], env={**__import__("os").environ, "PYTHONHASHSEED": h},
+                           capture_output=True, text=True, check=True).stdout for h in ("0", "1", "4242")}
+    assert len(outs) == 1 and outs.pop().count("'e") == 12
 
 
 def test_sample_keeps_each_ids_first_row_in_id_order() -> None:

@@ -6,6 +6,14 @@ possible over the strata (the cross product of the ``strata`` columns' values); 
 stratum holds fewer items than its share it takes them all and says so in
 ``SampleReport.short``, and the remainder is *not* silently filled from other strata
 unless ``fill=True``.
+
+:func:`stream_sample` is the draw of ``workbench sample``: the same balance and report, in one streaming pass
+that holds at most ``n`` candidates per stratum whatever the log's size. Each item's key is a keyed hash of its
+id (BLAKE2b with the seed as key), and a stratum's sample is its items with the smallest keys: the draw depends
+on the seed and the ids only, not on the order or the batching of the rows, the platform or PYTHONHASHSEED.
+It draws other items than :func:`sample_entries` does for the same seed (which the testbed's simulated
+annotators keep using, so the testbed does not change); a sample drawn before keeps its items through
+``workbench sample --ids OLD.jsonl``.
 """
 
 from __future__ import annotations
@@ -98,6 +106,80 @@ def sample_entries(
     return sample, SampleReport(n, sample.height, per, short)
 
 
+def item_keys(ids: Sequence[str], seed: int) -> np.ndarray:
+    """Each id's draw key: the first 8 bytes of BLAKE2b(id, key = the seed), as unsigned 64-bit integers."""
+    import hashlib
+
+    salt = int(seed).to_bytes(16, "little", signed=True)
+    return np.fromiter((int.from_bytes(hashlib.blake2b(i.encode(), digest_size=8, key=salt).digest(), "little")
+                        for i in ids), dtype=np.uint64, count=len(ids))
+
+
+def stream_sample(items: pl.LazyFrame | pl.DataFrame, n: int, strata: Sequence[str] = ("section", "outcome"),
+                  seed: Seed = 0, *, fill: bool = False, id_column: str = "entry_id",
+                  batch_rows: int = 500_000) -> tuple[pl.DataFrame, SampleReport]:
+    """A balanced sample of ``n`` items over ``strata`` in one streaming pass (see the module docstring).
+
+    Reads ``items`` (the id and strata columns; lazy frames in batches of ``batch_rows``) once, keeping per
+    stratum the ``n`` items with the smallest keys and the stratum's size; then splits ``n`` as evenly as
+    :func:`sample_entries` does (strata in the order of their names), takes each stratum's share by key, reports
+    short strata, and with ``fill`` tops up from the items left, smallest keys first. A repeated id counts once,
+    in the stratum of its first row. Memory: a batch plus ``n`` rows per stratum.
+    """
+    if isinstance(seed, np.random.Generator):
+        seed = int(seed.integers(2**62))
+    frame = items.lazy().select(list(dict.fromkeys((id_column, *strata))))
+    missing = [c for c in strata if c not in frame.collect_schema()]
+    if missing:
+        raise ValueError(f"sample: items have no column(s) {missing}")
+    groups = list(strata) if strata else None
+    candidates: pl.DataFrame | None = None
+    counts: pl.DataFrame | None = None
+    row = 0
+    for batch in frame.collect_batches(chunk_size=batch_rows):
+        batch = batch.with_columns(pl.Series("_key", item_keys(batch.get_column(id_column).to_list(), seed)),
+                                   pl.int_range(row, row + batch.height, dtype=pl.Int64).alias("_row"))
+        row += batch.height
+        pooled = batch if candidates is None else pl.concat([candidates, batch])
+        pooled = pooled.sort("_row").unique(id_column, keep="first", maintain_order=True)  # first row of an id
+        pooled = pooled.sort("_key", id_column)
+        candidates = pooled.filter(pl.int_range(pl.len()).over(groups) < n) if groups else pooled.head(n)
+        sizes = batch.group_by(groups).len() if groups else pl.DataFrame({"len": [batch.height]})
+        if counts is not None:
+            both = pl.concat([counts, sizes])
+            sizes = both.group_by(groups).agg(pl.col("len").sum()) if groups else both.select(pl.col("len").sum())
+        counts = sizes
+    if candidates is None or counts is None:
+        empty = frame.head(0).collect()
+        return empty, SampleReport(n, 0, {}, {})
+    size = {tuple(r[c] for c in strata): int(r["len"]) for r in counts.iter_rows(named=True)} if groups \
+        else {(): int(counts["len"][0])}
+    keys = sorted(size, key=str)
+    base, extra = divmod(n, max(1, len(keys)))
+    asked = {k: base + (1 if i < extra else 0) for i, k in enumerate(keys)}
+    ranked = candidates.with_columns(pl.int_range(pl.len()).over(groups).alias("_rank") if groups
+                                     else pl.int_range(pl.len()).alias("_rank"))
+    per: dict[tuple[object, ...], int] = {}
+    short: dict[tuple[object, ...], tuple[int, int]] = {}
+    quota = []
+    for k in keys:
+        per[k] = min(asked[k], size[k])
+        if per[k] < asked[k]:
+            short[k] = (size[k], asked[k])
+        quota.append({**dict(zip(strata, k, strict=True)), "_quota": per[k]})
+    if groups:
+        q = pl.DataFrame(quota, schema={**{c: ranked.schema[c] for c in strata}, "_quota": pl.Int64})
+        ranked = ranked.join(q, on=groups, how="left", nulls_equal=True)
+    else:
+        ranked = ranked.with_columns(pl.lit(per[()]).alias("_quota"))
+    chosen = ranked.filter(pl.col("_rank") < pl.col("_quota"))
+    if fill and chosen.height < n:
+        chosen = pl.concat([chosen, ranked.filter(pl.col("_rank") >= pl.col("_quota")).sort("_key", id_column)
+                            .head(n - chosen.height)])
+    sample = chosen.drop("_key", "_row", "_rank", "_quota").sort(id_column)
+    return sample, SampleReport(n, sample.height, per, short)
+
+
 #: what a sample draws from by default, per summary schema: SJC's reasoning sections for OpenClaw; for Claude
 #: Code's summaries the record of what happened and the forward-looking sections (the roles that can carry
 #: invented content); every entry of a free-text summary
@@ -135,7 +217,8 @@ def selection_help(entries: pl.DataFrame | pl.LazyFrame) -> str:
 def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
                  strata: Sequence[str] = ("section", "outcome"), seed: Seed = 0, *, method: str | None = None,
                  budget: int | None = None, sections: Sequence[str] | None | Literal["auto"] = "auto",
-                 roles: Sequence[str] | None = None) -> tuple[list[dict[str, object]], SampleReport]:
+                 roles: Sequence[str] | None = None, only_ids: Sequence[str] | None = None,
+                 ) -> tuple[list[dict[str, object]], SampleReport]:
     """Sample entries of a workbench directory's tables and attach what a labeler needs.
 
     Each item: ``item_id``, ``text``, ``section``, ``task``, ``previous_summary``, ``evidence``
@@ -144,8 +227,10 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     ``correct`` label is given with, shown only for that field) -- and nothing a blind labeler
     must not see: no judge score, no run outcome.
 
-    ``tables`` may be lazy (``pl.scan_parquet``): then only the entries' ids and strata are
-    collected to draw the sample, and only the drawn entries' texts, compactions and steps after.
+    The draw is :func:`stream_sample`'s: one streaming pass over the entries' ids and strata, holding at most
+    ``n`` candidates per stratum, so memory does not grow with the log (``tables`` may be lazy,
+    ``pl.scan_parquet``); only the drawn entries' texts, compactions and steps are read after. ``only_ids``
+    draws exactly those entries instead (a sample made before, its items with today's evidence).
 
     Which entries: ``sections`` and ``roles`` name them (both: entries in both); with neither (``sections`` left
     at ``"auto"``) the default of each entry's schema (:func:`default_selection`): for the testbed, SJC's
@@ -176,7 +261,17 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     ids = entries_with_outcome(entries.select("entry_id", "run_id", "boundary", "section", "position", "text"),
                                runs.lazy(), how="inner")
     narrow = ids.select(c for c in dict.fromkeys(("entry_id", "section", *strata)) if c in ids.collect_schema())
-    sample, report = sample_entries(narrow.collect(engine="streaming"), n, strata, seed, sections=None)
+    if only_ids is not None:  # a sample drawn before: the same items, drawn again with today's evidence
+        wanted_ids = pl.DataFrame({"entry_id": list(dict.fromkeys(only_ids))})
+        found = narrow.join(wanted_ids.lazy(), on="entry_id", how="semi").unique("entry_id", keep="first")
+        sample = found.collect(engine="streaming")
+        lost = wanted_ids.join(sample, on="entry_id", how="anti")
+        if lost.height:
+            raise ValueError(f"ids: {lost.height} of {wanted_ids.height} item(s) are not entries of the selected "
+                             f"runs and sections (first {lost['entry_id'][0]!r})")
+        report = SampleReport(wanted_ids.height, sample.height, {}, {})
+    else:
+        sample, report = stream_sample(narrow, n, strata, seed)
     sample = ids.join(sample.select("entry_id").lazy(), on="entry_id", how="semi").collect().sort("entry_id")
     texts = dict(sample.select("entry_id", "text").iter_rows())
     wanted = sample.select("run_id", "boundary").unique()

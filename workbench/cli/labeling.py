@@ -24,6 +24,8 @@ def add(sub: argparse._SubParsersAction) -> None:
                    "OpenClaw's Decisions and Open TODOs, Claude Code's history and forward roles)")
     p.add_argument("--roles", help="comma-separated roles to draw from (history, forward, constraints, "
                    "identifiers, user_messages, other)")
+    p.add_argument("--ids", help="draw exactly the items of this earlier sample (.jsonl with item_id), with "
+                   "today's evidence; --n, --strata and --seed are then not used")
     p.add_argument("--out", required=True, help="the sample (.jsonl)")
     p.set_defaults(func=run_sample)
 
@@ -89,8 +91,18 @@ def run_sample(args: argparse.Namespace) -> int:
     if roles is not None and (bad_roles := [r for r in roles if r not in ROLES]):
         raise UsageError("--roles", f"comma-separated roles from {list(ROLES)}", ", ".join(bad_roles))
     sections = tuple(x.strip() for x in args.sections.split(",") if x.strip()) if args.sections else "auto"
-    items, report = sample_items(tables, args.n, strata, args.seed, method=args.method, budget=args.budget,
-                                 sections=sections, roles=roles)
+    only_ids = None
+    if args.ids:
+        from workbench.annotate.ui import load_sample
+
+        only_ids = [item["item_id"] for item in load_sample(existing_file(args.ids, "earlier sample (.jsonl)"))]
+    try:
+        items, report = sample_items(tables, args.n, strata, args.seed, method=args.method, budget=args.budget,
+                                     sections=sections, roles=roles, only_ids=only_ids)
+    except ValueError as err:
+        if only_ids is None:
+            raise
+        raise UsageError("--ids", "ids of entries in the selected runs and sections", str(err)) from None
     if not items:
         from workbench.annotate.sampling import selection_help
         from workbench.entries import entries_table
