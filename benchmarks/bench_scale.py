@@ -95,25 +95,76 @@ def steps(log: Path, out: Path) -> list[tuple[str, list[str]]]:
     ]
 
 
-#: the analysis notebooks timed (each run on the log's directory, its figures written beside it)
+#: the analysis notebooks timed (each run on the log's directory, its figures written beside it); the other three
+#: (quickstart, real_logs, agent_transcripts) read fixed example files, not DATA
 NOTEBOOKS = {"threshold": "threshold_sensitivity", "composition": "summary_composition",
-             "reliability": "reliability_efficiency"}
+             "reliability": "reliability_efficiency", "attribution": "failure_attribution",
+             "rollouts": "focus_rollouts", "calibration": "judge_calibration", "validation": "judge_validation",
+             "comparison": "method_comparison", "trace": "trace_verifier"}
+
+#: what a k-x testbed directory renames in each copy: columns holding a run id, and entry / request ids whose
+#: first part is the run id (``RUN/bN/eM``, ``RUN/bN``)
+RUN_COLUMNS = ("run_id", "parent_run_id", "task_id", "gt_task_id", "span_id")
+ENTRY_COLUMNS = ("entry_id", "item_id")
 
 
-def main(sizes: list[int], work: Path, skip: set[str], corrupt: bool = True) -> None:
+def make_directories(work: Path, sizes: list[int], source: Path = ROOT / "data" / "testbed") -> dict[int, Path]:
+    """k-x copies of the testbed directory (every table, labels, attributions and rollouts included), each copy's
+    runs, tasks, entries and events renamed ``ID#i`` (scenarios kept: the copies are more replicates of them), so
+    every notebook runs on it as on the testbed. Written table by table through lazy scans (``sink_parquet``)."""
+    import polars as pl
+
+    dirs = {}
+    for k in sizes:
+        out = work / f"dir-x{k}"
+        dirs[k] = out
+        if (out / "runs.parquet").exists():
+            continue
+        out.mkdir(parents=True, exist_ok=True)
+        for table in sorted(source.glob("*.parquet")):
+            scan = pl.scan_parquet(table)
+            names = scan.collect_schema().names()
+            copies = []
+            for i in range(k):
+                tag = f"#{i}"
+                renamed = [pl.col(c) + tag for c in RUN_COLUMNS if c in names]
+                renamed += [pl.col(c).str.replace(r"^(.*)(/b\d+/e\d+)$", "${1}" + tag + "${2}") for c in ENTRY_COLUMNS
+                            if c in names]
+                renamed += [pl.col(c).str.replace(r"^(.*)(/b\d+)$", "${1}" + tag + "${2}")
+                            for c in ("request_id", "event_id") if c in names]  # RUN/bN
+                copies.append(scan.with_columns(renamed) if k > 1 else scan)
+            pl.concat(copies).sink_parquet(out / table.name)
+    return dirs
+
+
+def directory_steps(data: Path) -> list[tuple[str, list[str]]]:
+    """The steps that read a workbench directory: judge, sample and every analysis notebook."""
+    wb = str(BIN / "workbench")
+    return [
+        ("judge", [wb, "judge", str(data), "--judge", "lexical", "--out", str(data.parent / f"{data.name}-scores.parquet"),
+                   "--quiet"]),
+        ("sample", [wb, "sample", str(data), "--n", "300", "--out", str(data.parent / f"{data.name}-sample.jsonl")]),
+        *[(name, [wb, "figures", "--only", notebook, "--param", f"DATA={data}",
+                  "--param", f"FIGURES={data.parent / (data.name + '-figures')}",
+                  "--build", str(data.parent / (data.name + "-build"))])
+          for name, notebook in NOTEBOOKS.items()],
+    ]
+
+
+def main(sizes: list[int], work: Path, skip: set[str], corrupt: bool = True, directories: bool = False) -> None:
     work.mkdir(parents=True, exist_ok=True)
-    logs = make_logs(work, sizes)
+    logs = make_directories(work, sizes) if directories else make_logs(work, sizes)
     # every measurement is kept in WORK/results.json, so sizes measured in separate runs (100x takes over an
     # hour) share one table and one fit; a step measured again replaces its earlier measurement
-    store = work / "results.json"
+    store = work / ("results-directories.json" if directories else "results.json")
     saved = json.loads(store.read_text()) if store.exists() else {}
     results: dict[str, dict[int, tuple[float, float]]] = {
         name: {int(k): (float(v[0]), float(v[1])) for k, v in by_size.items()} for name, by_size in saved.items()}
     for k in sizes:
         out = work / f"x{k}"
-        size = logs[k].stat().st_size / 1e9
+        size = sum(p.stat().st_size for p in (logs[k].glob("*.parquet") if directories else [logs[k]])) / 1e9
         print(f"-- {k}x: {logs[k].name}, {size:.2f} GB", flush=True)
-        for name, argv in steps(logs[k], out):
+        for name, argv in (directory_steps(logs[k]) if directories else steps(logs[k], out)):
             if name in skip:
                 continue
             seconds, gib, rc, err = run(argv)
@@ -133,7 +184,8 @@ def main(sizes: list[int], work: Path, skip: set[str], corrupt: bool = True) -> 
         ks = [k for k in sizes if k in by_size and np.isfinite(by_size[k][0])]
         slope = np.polyfit(np.log(ks), np.log([by_size[k][0] for k in ks]), 1)[0] if len(ks) > 1 else float("nan")
         print(f"| {name} | " + " | ".join(cells) + f" | {slope:.2f} |")
-    if not corrupt:
+    plot(results, store.with_suffix(".png"))
+    if not corrupt or directories:
         return
     # a corrupt line near the end of the largest log: named, and nothing left behind
     big = logs[max(logs)]
@@ -152,6 +204,31 @@ def main(sizes: list[int], work: Path, skip: set[str], corrupt: bool = True) -> 
     bad.unlink()
 
 
+def plot(results: dict[str, dict[int, tuple[float, float]]], path: Path) -> None:
+    """Time and peak memory of every step against the log's size, log-log, one line per step."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for name, by_size in sorted(results.items()):
+        ks = sorted(by_size)
+        ax_t.plot(ks, [by_size[k][0] for k in ks], marker="o", label=name)
+        ax_m.plot(ks, [by_size[k][1] for k in ks], marker="o", label=name)
+    for ax, what in ((ax_t, "wall time (s)"), (ax_m, "peak resident memory (GiB)")):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("size (copies of the testbed)")
+        ax.set_ylabel(what)
+    ax_m.axhline(2.0, color="grey", linestyle=":", linewidth=1)
+    ax_m.legend(fontsize=7, ncol=2, frameon=False)
+    fig.suptitle("Every step at 1x, 10x ... of the testbed: time and memory")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1,10,30")
@@ -159,6 +236,8 @@ if __name__ == "__main__":
     parser.add_argument("--work", default="build/scale")
     parser.add_argument("--skip", default="", help="comma-separated steps to leave out")
     parser.add_argument("--no-corrupt", dest="corrupt", action="store_false", help="skip the corrupt-line import")
+    parser.add_argument("--directories", action="store_true", help="k-x copies of the testbed directory (every "
+                        "table) instead of logs: judge, sample and every analysis notebook")
     a = parser.parse_args()
     chosen = [int(x) for x in a.sizes.split(",") if x] + ([100] if a.hundred else [])
-    main(chosen, Path(a.work), set(filter(None, a.skip.split(","))), a.corrupt)
+    main(chosen, Path(a.work), set(filter(None, a.skip.split(","))), a.corrupt, a.directories)

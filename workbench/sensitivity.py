@@ -13,7 +13,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_COLUMNS, Seed, as_generator, interval, make_units, resample_counts
+from workbench.bootstrap import (DEFAULT_N_BOOT, INTERVAL_COLUMNS, Seed, Units, as_generator, interval, make_units,
+                                 resample_counts)
 
 
 def pruned_fraction(scores: npt.ArrayLike, taus: npt.ArrayLike) -> np.ndarray:
@@ -148,3 +149,115 @@ def decision_flips(scores: pl.DataFrame, tau: float = 0.5, reference: pl.DataFra
             pl.len().alias("entries_ref_low"), (pl.col("_k") > 1).mean().alias("flip_share_ref_low"))
         out = out.join(low_part, on=groups, how="left")
     return out.sort(groups)
+
+
+class ThresholdCounts:
+    """What the threshold analyses read from a log's entries, counted a batch at a time, so a log of any size is
+    analysed in the memory of one batch: the pruned-fraction sweep per scenario (SJC Figure 3 right), the score
+    histograms per section (Figure 3 left), the score mass, keep rates and first-against-later shares.
+
+    Feed it frames with ``score``, ``section``, ``boundary``, the ``cluster`` column and (with ``setting``) the
+    setting column, in the log's row order (:meth:`add`). Each method returns what the function of the same name
+    returns for all the rows at once: the counts are exact (each tau's count of scores below it, per scenario),
+    so the tables and figures are identical, not approximations (tests hold them to the whole-frame functions).
+    """
+
+    def __init__(self, taus: npt.ArrayLike = np.linspace(0, 1, 101), *, tau: float = 0.5,
+                 setting: str | None = None, cluster: str = "scenario_id", score: str = "score",
+                 bins: int = 20) -> None:
+        self.taus = np.asarray(taus, dtype=np.float64)
+        self.tau, self.setting, self.cluster, self.score, self.bins = tau, setting, cluster, score, bins
+        self.edges = np.linspace(0, 1, bins + 1)
+        self._order = np.argsort(self.taus, kind="stable")
+        self._below: dict[object, dict[str, np.ndarray]] = {}  # setting -> cluster -> counts per tau slot
+        self._rows: dict[object, int] = {}
+        self._hist: dict[str, np.ndarray] = {}
+        self._mass: dict[str, list[int]] = {}  # section -> non-null, >= 0.8, < 0.2, in [0.3, 0.7]
+        self._keep: dict[str, list[int]] = {}  # section -> entries, kept at tau
+        self._first: dict[str, list[int]] = {}  # first / later -> entries, pruned at tau
+
+    def add(self, frame: pl.DataFrame) -> None:
+        """Count one batch of rows."""
+        if not frame.height:
+            return
+        s = frame.get_column(self.score).cast(pl.Float64)
+        groups = [(None, frame)] if self.setting is None else [
+            (k[0], g) for k, g in frame.partition_by(self.setting, as_dict=True, maintain_order=True).items()]
+        for name, g in groups:
+            values = g.get_column(self.score).cast(pl.Float64).fill_null(np.inf).to_numpy()
+            pos = np.searchsorted(self.taus[self._order], values, side="right")
+            clusters = g.get_column(self.cluster).cast(pl.Utf8).fill_null("?")
+            per = self._below.setdefault(name, {})
+            self._rows[name] = self._rows.get(name, 0) + g.height
+            counted = pl.DataFrame({"c": clusters, "p": pos}).group_by("c", "p").len()
+            for c, p, n in counted.iter_rows():
+                per.setdefault(c, np.zeros(len(self.taus) + 1))[p] += n
+        for (section,), g in frame.with_columns(s.alias("_s")).group_by("section", maintain_order=True):
+            x = g.get_column("_s")
+            known = x.drop_nulls().to_numpy()
+            self._hist[section] = self._hist.get(section, np.zeros(self.bins, dtype=np.int64)) + \
+                np.histogram(known, bins=self.bins, range=(0, 1))[0]
+            mass = self._mass.setdefault(section, [0, 0, 0, 0])
+            mass[0] += len(known)
+            mass[1] += int((known >= 0.8).sum())
+            mass[2] += int((known < 0.2).sum())
+            mass[3] += int(((known >= 0.3) & (known <= 0.7)).sum())
+            keep = self._keep.setdefault(section, [0, 0])
+            keep[0] += g.height
+            keep[1] += int((x.is_null() | (x >= self.tau)).sum())
+        first = frame.with_columns(s.alias("_s"), pl.when(pl.col("boundary") == 0).then(pl.lit("first"))
+                                   .otherwise(pl.lit("later")).alias("_c"))
+        for (which,), g in first.group_by("_c", maintain_order=True):
+            x = g.get_column("_s")
+            counts = self._first.setdefault(which, [0, 0])
+            counts[0] += g.height
+            counts[1] += int((x.is_not_null() & (x < self.tau)).sum())
+
+    def sweep(self, *, n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95,
+              method: str = "percentile") -> pl.DataFrame:
+        """:func:`sweep` of every row added."""
+        out = []
+        for name, per in self._below.items():
+            clusters = sorted(per)  # units in the sorted order of the cluster values, as make_units numbers them
+            hist = np.stack([per[c] for c in clusters])
+            below = np.empty((len(clusters), len(self.taus)))
+            below[:, self._order] = np.cumsum(hist[:, :-1], axis=1)
+            size = hist.sum(axis=1)
+            est = below.sum(axis=0) / size.sum()
+            units = Units(np.arange(len(clusters)), np.zeros(len(clusters), dtype=np.int64), len(clusters))
+            w = resample_counts(units, n_boot, as_generator(seed))
+            frac = (w @ below) / (w @ size)[:, None]
+            rows = [{"setting": name, "tau": float(tau), **asdict(interval(float(e), frac[:, j], level, method)),
+                     "n": self._rows[name]} for j, (tau, e) in enumerate(zip(self.taus, est, strict=True))]
+            out.append(pl.DataFrame(rows).select("setting", "tau", *INTERVAL_COLUMNS))
+        return pl.concat(out)
+
+    def score_distribution(self) -> pl.DataFrame:
+        """:func:`score_distribution` by section of every row added."""
+        def row(name: str, m: Sequence[int]) -> dict[str, object]:
+            n = m[0]
+            return {"section": name, "n": n, "share_high": m[1] / n if n else None,
+                    "share_low": m[2] / n if n else None, "share_middle": m[3] / n if n else None}
+
+        shares = {"share_high": pl.Float64, "share_low": pl.Float64, "share_middle": pl.Float64}
+        parts = [pl.DataFrame([row(k, m) for k, m in self._mass.items() if m[0]],
+                              schema={"section": pl.Utf8, "n": pl.UInt32, **shares}).sort("section"),
+                 pl.DataFrame([row("All", [sum(m[i] for m in self._mass.values()) for i in range(4)])],
+                              schema={"section": pl.Utf8, "n": pl.UInt32, **shares})]
+        return pl.concat(parts, how="vertical_relaxed")
+
+    def keep_rate_by_section(self) -> pl.DataFrame:
+        """:func:`keep_rate_by_section` at this tau of every row added."""
+        return pl.DataFrame([{"section": k, "entries": e, "keep_rate": kept / e} for k, (e, kept) in self._keep.items()],
+                            schema={"section": pl.Utf8, "entries": pl.UInt32, "keep_rate": pl.Float64}).sort("keep_rate")
+
+    def first_vs_later(self) -> pl.DataFrame:
+        """:func:`first_vs_later` at this tau of every row added."""
+        return pl.DataFrame([{"compaction": k, "entries": e, "pruned": p / e} for k, (e, p) in self._first.items()],
+                            schema={"compaction": pl.Utf8, "entries": pl.UInt32, "pruned": pl.Float64}
+                            ).sort("compaction")
+
+    def histogram(self, section: str) -> np.ndarray:
+        """The section's count of known scores in each of ``bins`` equal bins over [0, 1] (``edges``), as
+        ``numpy.histogram`` counts them."""
+        return self._hist.get(section, np.zeros(self.bins, dtype=np.int64))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,38 @@ from workbench.schema import SchemaError
 
 TRAJECTORY_TABLES = ("runs", "steps", "compactions")
 _ROW_GROUP = 50_000  # rows per Parquet row group of a streamed table
+
+
+def batches_by_run(frames: Mapping[str, pl.DataFrame | pl.LazyFrame], size: int, *,
+                   order: str) -> Iterator[dict[str, pl.DataFrame]]:
+    """Every frame's rows of ``size`` runs at a time (each frame has a ``run_id`` column): memory holds a batch,
+    not the log.
+
+    Runs come in the order they first appear in the frame named ``order``. Each frame is read once for its
+    ``run_id`` column, to learn the rows each run spans; a batch then reads only the rows between its runs' first
+    and last (a slice, which a Parquet scan reads as a few row groups). When the frames keep each run's rows
+    together and in the same run order (as ``import``, ``entries``, ``simulate`` and ``judge`` write them), the
+    batches together read every frame once, so the work grows linearly with the log; any other order is still
+    read correctly, at the cost of wider slices. A run that a frame lacks gives it no rows in that batch.
+    """
+    spans = {name: (frame.lazy().select("run_id").with_row_index("_row").group_by("run_id")
+                    .agg(pl.col("_row").min().alias("lo"), (pl.col("_row").max() + 1).alias("hi"))
+                    .collect(engine="streaming"))
+             for name, frame in frames.items()}
+    runs = spans[order].sort("lo").get_column("run_id")
+    for start in range(0, max(1, len(runs)), size):
+        ids = runs.slice(start, size).implode()
+        batch = {}
+        for name, rows in spans.items():
+            frame = frames[name].lazy()
+            where = rows.filter(pl.col("run_id").is_in(ids))
+            if where.height:
+                lo, hi = int(where.get_column("lo").min()), int(where.get_column("hi").max())  # type: ignore[arg-type]
+                frame = frame.slice(lo, hi - lo).filter(pl.col("run_id").is_in(ids))
+            else:
+                frame = frame.head(0)
+            batch[name] = frame.collect()
+        yield batch
 
 
 def rows_frame(table_name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:

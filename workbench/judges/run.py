@@ -34,7 +34,7 @@ from workbench.judges.base import SourceJudge
 from workbench.evidence import compaction_requests
 from workbench.judges.requests import score_requests
 from workbench.progress import Progress
-from workbench.tables import TRAJECTORY_TABLES, PartWriter, height, scan_tables
+from workbench.tables import TRAJECTORY_TABLES, PartWriter, batches_by_run, height, scan_tables
 
 #: runs whose judge requests are built and scored together (the requests of a whole large log do not fit)
 JUDGE_BATCH_RUNS = 1000
@@ -196,28 +196,9 @@ def _request_count(compactions: pl.DataFrame | pl.LazyFrame, judge: SourceJudge)
 def run_batches(tables: Tables, size: int) -> Iterator[dict[str, pl.DataFrame]]:
     """The trajectory tables of ``size`` runs at a time, each batch validated: memory holds a batch, not the log.
 
-    Runs come in the order they first appear in the compactions table. Each table is read once for its
-    ``run_id`` column, to learn the rows each run spans; a batch then reads only the rows between its runs'
-    first and last (a slice, which a Parquet scan reads as a few row groups). When the tables keep each run's
-    rows together and in the same run order (as ``import``, ``entries`` and ``simulate`` write them), the
-    batches together read every table once, so judging grows linearly with the log; any other order is still
-    read correctly, at the cost of wider slices.
+    Runs come in the order they first appear in the compactions table (:func:`workbench.tables.batches_by_run`
+    reads each table once for its ``run_id`` column, then each batch as a slice).
     """
-    spans = {name: (frame.lazy().select("run_id").with_row_index("_row").group_by("run_id")
-                    .agg(pl.col("_row").min().alias("lo"), (pl.col("_row").max() + 1).alias("hi"))
-                    .collect(engine="streaming"))
-             for name, frame in tables.items() if name in TRAJECTORY_TABLES}
-    order = spans["compactions"].sort("lo").get_column("run_id")
-    for start in range(0, max(1, len(order)), size):
-        ids = order.slice(start, size)
-        batch = {}
-        for name, rows in spans.items():
-            frame = tables[name].lazy()
-            where = rows.filter(pl.col("run_id").is_in(ids.implode()))
-            if where.height:
-                lo, hi = int(where.get_column("lo").min()), int(where.get_column("hi").max())  # type: ignore[arg-type]
-                frame = frame.slice(lo, hi - lo).filter(pl.col("run_id").is_in(ids.implode()))
-            else:
-                frame = frame.head(0)
-            batch[name] = validate(name, frame.collect())
-        yield batch
+    frames = {name: frame for name, frame in tables.items() if name in TRAJECTORY_TABLES}
+    for batch in batches_by_run(frames, size, order="compactions"):
+        yield {name: validate(name, frame) for name, frame in batch.items()}

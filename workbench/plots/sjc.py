@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -10,6 +11,9 @@ from matplotlib.axes import Axes
 
 from workbench.plots import _axes
 from workbench.vocabulary import PATTERNS
+
+if TYPE_CHECKING:
+    from workbench.sensitivity import ThresholdCounts
 
 
 def section_composition(table2: pl.DataFrame, ax: Axes | None = None) -> Axes:
@@ -88,10 +92,20 @@ def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = 
     return ax
 
 
-def score_histograms(frame: pl.DataFrame, sections: Sequence[str], bins: int = 20, ax: Axes | None = None) -> Axes:
-    """SJC Figure 3 (left): distribution of source scores per section."""
+def score_histograms(frame: pl.DataFrame | ThresholdCounts, sections: Sequence[str], bins: int = 20,
+                     ax: Axes | None = None) -> Axes:
+    """SJC Figure 3 (left): distribution of source scores per section, from the entries or from their counts
+    (:class:`workbench.sensitivity.ThresholdCounts`, a log of any size; the same figure)."""
+    from workbench.sensitivity import ThresholdCounts  # noqa: F811 - at run time too
+
     fig, ax = _axes(ax)
     for i, s in enumerate(sections):
+        if isinstance(frame, ThresholdCounts):
+            counts, edges = frame.histogram(s), frame.edges
+            if counts.sum():  # each bin's left edge weighted by its count: numpy bins them as it binned the scores
+                ax.hist(edges[:-1], bins=edges.tolist(), weights=counts, histtype="step", lw=1.5, density=True, label=s,
+                        color=f"C{i}")
+            continue
         x = frame.filter(pl.col("section") == s).get_column("score").drop_nulls().to_numpy()
         if len(x):
             ax.hist(x, bins=bins, range=(0, 1), histtype="step", lw=1.5, density=True, label=s, color=f"C{i}")
