@@ -34,12 +34,13 @@ from IPython.display import display
 
 from workbench import plots
 from workbench.datasets import ensure_default_testbed, load_for_analysis, require, select_runs
+from workbench.tables import height
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(ensure_default_testbed(DATA))
+tables = load_for_analysis(ensure_default_testbed(DATA), names=("attributions",))  # and runs: what it reads
 runs = tables["runs"]
-{name: frame.height for name, frame in tables.items()}
+{name: height(frame) for name, frame in tables.items()}
 
 # %%
 from workbench.attribution import failures_by_scenario, followed_entry_share

@@ -43,11 +43,13 @@ from IPython.display import display
 
 from workbench import plots
 from workbench.datasets import entry_clusters, ensure_default_testbed, load_for_analysis
+from workbench.tables import height
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(ensure_default_testbed(DATA))
-{name: frame.height for name, frame in tables.items()}
+tables = load_for_analysis(ensure_default_testbed(DATA), names=("scores", "labels"),  # and runs
+                           columns={"entries": ("entry_id", "run_id")})  # only the ids: the clusters
+{name: height(frame) for name, frame in tables.items()}
 
 # %%
 from workbench.annotate import AnnotationStore

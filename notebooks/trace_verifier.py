@@ -35,12 +35,13 @@ import polars as pl
 
 from workbench import plots
 from workbench.datasets import ensure_default_testbed, load_for_analysis, need, select_runs
+from workbench.tables import height
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(ensure_default_testbed(DATA))
+tables = load_for_analysis(ensure_default_testbed(DATA), names=("candidates", "compactions", "steps"))  # and runs
 runs = tables["runs"]
-{name: frame.height for name, frame in tables.items()}
+{name: height(frame) for name, frame in tables.items()}
 
 # %%
 from workbench.identifiers import fact_check_compactions

@@ -203,11 +203,15 @@ def has_budget(tables: Mapping[str, Any]) -> bool:
 def entry_clusters(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
     """Each entry's task scenario (``entry_id``, ``scenario_id``): the clusters every entry-level interval resamples.
 
-    ``scenario_id`` is null for an entry whose run has none.
+    ``scenario_id`` is null for an entry whose run has none. Lazy entries (``load_for_analysis`` with
+    ``columns``) are read for these two columns only.
     """
-    return (tables["entries"].select("entry_id", "run_id")
-            .join(tables["runs"].select("run_id", "scenario_id"), on="run_id")
-            .select("entry_id", "scenario_id"))
+    entries, runs = tables["entries"], tables["runs"]
+    clusters = (entries.select("entry_id", "run_id")
+                .join((runs.lazy() if isinstance(entries, pl.LazyFrame) else runs).select("run_id", "scenario_id"),
+                      on="run_id")
+                .select("entry_id", "scenario_id"))
+    return clusters.collect(engine="streaming") if isinstance(clusters, pl.LazyFrame) else clusters
 
 
 def need(tables: Mapping[str, Any], *names: str, what: str = "this analysis") -> None:
