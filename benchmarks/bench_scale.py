@@ -13,11 +13,19 @@ with new run ids (``RUN#i``). Each step runs as its own process, as a user runs 
     composition the summary-composition notebook (SJC Tables 2, 9, 10) on DIR
     reliability the reliability-and-efficiency notebook (Acc, Pass^k, Steps, Peak, Dependency) on DIR
 
+With ``--directories`` the sizes are k-x copies of the testbed *directory* instead (every table: labels,
+attributions, rollouts too; runs, tasks, entries and events renamed per copy), and the steps are judge, sample
+and every analysis notebook (failure attribution, FOCUS rollouts, judge calibration and validation, method
+comparison, the TRACE verifier besides the three above), each a process whose peak includes its kernel's.
+The copies repeat the testbed's texts, so the caches of judging and parsing hit more than on a real log.
+
 The growth exponent of a step is the slope of log(time) on log(size) over the sizes run (1.0: linear; below
-1.15 counts as linear). The reference in the same run is the 1x time: the ratio column is time / (k x 1x time).
-A corrupt line is then written near the end of the largest log and ``import`` must name it and leave no
-directory. Measurements accumulate in WORK/results.json (sizes may be run separately; the table covers all).
+1.15 counts as linear), and the same for peak memory (below 0.2 counts as flat). The reference in the same run
+is the 1x time: the ratio column is time / (k x 1x time). A corrupt line is then written near the end of the
+largest log and ``import`` must name it and leave no directory. Measurements accumulate in WORK/results.json
+(WORK/results-directories.json; sizes may be run separately; the table covers all), drawn in WORK/results*.png.
 Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 1,10,30] [--100x] [--work build/scale] [--skip STEPS]
+     [--directories]
 """
 
 from __future__ import annotations
@@ -175,15 +183,16 @@ def main(sizes: list[int], work: Path, skip: set[str], corrupt: bool = True, dir
                                         indent=1))
     sizes = sorted({k for by_size in results.values() for k in by_size})
     print(f"\n(all measurements in {store})")
-    print("\n| step | " + " | ".join(f"{k}x" for k in sizes) + " | exponent |")
-    print("| --- | " + " | ".join("---" for _ in sizes) + " | --- |")
+    print("\n| step | " + " | ".join(f"{k}x" for k in sizes) + " | exponent (time) | exponent (memory) |")
+    print("| --- | " + " | ".join("---" for _ in sizes) + " | --- | --- |")
     for name, by_size in results.items():
         base = by_size.get(1, (float("nan"), 0.0))[0]  # the ratio: time / (k x the 1x time); 1.00 is linear
         cells = [f"{by_size[k][0]:.1f} s, {by_size[k][1]:.2f} GiB ({by_size[k][0] / (k * base):.2f})"
                  if k in by_size else "-" for k in sizes]
         ks = [k for k in sizes if k in by_size and np.isfinite(by_size[k][0])]
         slope = np.polyfit(np.log(ks), np.log([by_size[k][0] for k in ks]), 1)[0] if len(ks) > 1 else float("nan")
-        print(f"| {name} | " + " | ".join(cells) + f" | {slope:.2f} |")
+        mem = np.polyfit(np.log(ks), np.log([by_size[k][1] for k in ks]), 1)[0] if len(ks) > 1 else float("nan")
+        print(f"| {name} | " + " | ".join(cells) + f" | {slope:.2f} | {mem:.2f} |")
     plot(results, store.with_suffix(".png"))
     if not corrupt or directories:
         return

@@ -47,8 +47,9 @@ from workbench.tables import height
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(ensure_default_testbed(DATA), names=("scores", "labels"),  # and runs
-                           columns={"entries": ("entry_id", "run_id")})  # only the ids: the clusters
+# the labels (and runs); entries and scores lazily, for the columns read: only the labeled entries' are collected
+tables = load_for_analysis(ensure_default_testbed(DATA), names=("labels",),
+                           columns={"entries": ("entry_id", "run_id"), "scores": ("entry_id", "judge", "repeat", "score")})
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
@@ -58,8 +59,11 @@ from workbench.labels import gold_labels
 
 labels = AnnotationStore(LABELS).labels() if LABELS else tables.get("labels")
 HAVE = labels is not None and labels.height > 0
-if HAVE:
-    data = labeled_scores(tables["scores"], gold_labels(labels), entry_clusters(tables), judge=JUDGE, field=FIELD)
+if HAVE:  # the labeled entries' scores and scenarios
+    labeled = labels.select(pl.col("item_id").alias("entry_id")).unique().lazy()
+    scores = tables["scores"].join(labeled, on="entry_id", how="semi").collect()
+    clusters = entry_clusters({**tables, "entries": tables["entries"].join(labeled, on="entry_id", how="semi")})
+    data = labeled_scores(scores, gold_labels(labels), clusters, judge=JUDGE, field=FIELD)
     HAVE = data.height > 0 and 0 < data["label"].sum() < data.height
 if not HAVE:
     print(f"no usable {FIELD} labels for judge {JUDGE}: label a sample (workbench sample / label) and set LABELS")
@@ -121,7 +125,7 @@ if HAVE:
 from workbench.calibration import paired_auroc_difference
 
 if HAVE and OTHER_JUDGE:
-    other = labeled_scores(tables["scores"], gold_labels(labels), entry_clusters(tables), judge=OTHER_JUDGE,
+    other = labeled_scores(scores, gold_labels(labels), clusters, judge=OTHER_JUDGE,
                            field=FIELD).select("entry_id", pl.col("score").alias("other"))
     both = data.join(other, on="entry_id")
     diff = paired_auroc_difference(both["score"], both["other"], both["label"], both["scenario_id"],

@@ -42,8 +42,9 @@ from workbench.tables import height
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(ensure_default_testbed(DATA), names=("scores", "labels"),  # and runs
-                           columns={"entries": ("entry_id", "run_id")})  # only the ids: the clusters
+# the labels (and runs); entries and scores lazily, for the columns read: only the labeled entries' are collected
+tables = load_for_analysis(ensure_default_testbed(DATA), names=("labels",),
+                           columns={"entries": ("entry_id", "run_id"), "scores": ("entry_id", "judge", "repeat", "score")})
 runs = tables["runs"]
 {name: height(frame) for name, frame in tables.items()}
 
@@ -57,7 +58,10 @@ labels = AnnotationStore(LABELS).labels() if LABELS else tables.get("labels")
 HAVE = labels is not None and labels.height > 0
 if not HAVE:
     print("no labels: label a sample (workbench sample / workbench label) and set LABELS")
-clusters = entry_clusters(tables)
+labeled = (labels if HAVE else pl.DataFrame({"item_id": []}, schema={"item_id": pl.Utf8})).select(
+    pl.col("item_id").alias("entry_id")).unique().lazy()  # the labeled entries' scores and scenarios only
+scores = tables["scores"].join(labeled, on="entry_id", how="semi").collect()
+clusters = entry_clusters({**tables, "entries": tables["entries"].join(labeled, on="entry_id", how="semi")})
 if HAVE:
     agree = agreement_table(labels, dict(zip(clusters["entry_id"], clusters["scenario_id"].fill_null("?"))), n_boot=N_BOOT, seed=SEED)
     plots.export_table(agree, "sjc_appG_agreement", f"{figs}/tables", "Agreement between annotation rounds")
@@ -66,7 +70,7 @@ if HAVE:
 # %%
 if HAVE:
     gold = gold_labels(labels)
-    table12 = judge_table(tables["scores"], gold, clusters, tau=TAU, n_boot=N_BOOT, seed=SEED)
+    table12 = judge_table(scores, gold, clusters, tau=TAU, n_boot=N_BOOT, seed=SEED)
     plots.export_table(table12, "sjc_table12_auroc", f"{figs}/tables", "AUROC of each judge (95% CI over scenarios)")
     display(table12)
 

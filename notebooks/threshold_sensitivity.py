@@ -63,11 +63,10 @@ meta = ["run_id", "scenario_id"] + (["budget"] if setting else [])
 # the entries with their scores, 500 runs at a time, counted (per scenario, section and tau) as they pass: the
 # figures and tables below come from the counts, so a log of any size is analysed in the memory of one batch
 counts = ThresholdCounts(np.linspace(0, 1, 101), tau=TAU, setting=setting)
-scored = (tables["scores"].filter(pl.col("judge") == JUDGE)
-          .with_columns(pl.col("entry_id").str.replace(r"/b\d+/e\d+$", "").alias("run_id")))
-chosen = tables["entries"].join(sel.select(meta).lazy(), on="run_id", maintain_order="left")
-for batch in batches_by_run({"entries": chosen, "scores": scored}, 500, order="entries"):
-    part = support_from_scores(batch["entries"], batch["scores"].drop("run_id"), TAU)
+scored = tables["scores"].with_columns(pl.col("entry_id").str.replace(r"/b\d+/e\d+$", "").alias("run_id"))
+for batch in batches_by_run({"entries": tables["entries"], "scores": scored}, 500, order="entries"):
+    chosen = batch["entries"].join(sel.select(meta), on="run_id", maintain_order="left")  # the method's runs
+    part = support_from_scores(chosen, batch["scores"].drop("run_id"), TAU, judge=JUDGE)
     counts.add(part.with_columns(pl.col("budget").cast(pl.Utf8)) if setting else part)
 dist = counts.score_distribution()
 plots.export_table(dist, "sjc_fig3_score_distribution", f"{figs}/tables", "Score mass by section")
