@@ -18,7 +18,7 @@ annotators keep using, so the testbed does not change); a sample drawn before ke
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
@@ -106,6 +106,16 @@ def sample_entries(
     return sample, SampleReport(n, sample.height, per, short)
 
 
+def _slices(frame: pl.DataFrame | pl.LazyFrame, rows: int) -> Iterator[pl.DataFrame]:
+    """A frame ``rows`` rows at a time (a lazy one's query run once per slice, by the streaming engine)."""
+    if isinstance(frame, pl.DataFrame):
+        yield from frame.iter_slices(rows) if frame.height else iter([frame])
+        return
+    total = frame.select(pl.len()).collect(engine="streaming").item()
+    for offset in range(0, max(total, 1), rows):
+        yield frame.slice(offset, rows).collect(engine="streaming")
+
+
 def item_keys(ids: Sequence[str], seed: int) -> np.ndarray:
     """Each id's draw key: the first 8 bytes of BLAKE2b(id, key = the seed), as unsigned 64-bit integers."""
     import hashlib
@@ -115,12 +125,13 @@ def item_keys(ids: Sequence[str], seed: int) -> np.ndarray:
                         for i in ids), dtype=np.uint64, count=len(ids))
 
 
-def stream_sample(items: pl.LazyFrame | pl.DataFrame, n: int, strata: Sequence[str] = ("section", "outcome"),
-                  seed: Seed = 0, *, fill: bool = False, id_column: str = "entry_id",
-                  batch_rows: int = 500_000) -> tuple[pl.DataFrame, SampleReport]:
+def stream_sample(items: pl.LazyFrame | pl.DataFrame | Iterable[pl.DataFrame], n: int,
+                  strata: Sequence[str] = ("section", "outcome"), seed: Seed = 0, *, fill: bool = False,
+                  id_column: str = "entry_id", batch_rows: int = 500_000) -> tuple[pl.DataFrame, SampleReport]:
     """A balanced sample of ``n`` items over ``strata`` in one streaming pass (see the module docstring).
 
-    Reads ``items`` (the id and strata columns; lazy frames in batches of ``batch_rows``) once, keeping per
+    Reads ``items`` (the id and strata columns: a frame, read ``batch_rows`` rows at a time, or the batches
+    themselves) once, keeping per
     stratum the ``n`` items with the smallest keys and the stratum's size; then splits ``n`` as evenly as
     :func:`sample_entries` does (strata in the order of their names), takes each stratum's share by key, reports
     short strata, and with ``fill`` tops up from the items left, smallest keys first. A repeated id counts once,
@@ -128,15 +139,21 @@ def stream_sample(items: pl.LazyFrame | pl.DataFrame, n: int, strata: Sequence[s
     """
     if isinstance(seed, np.random.Generator):
         seed = int(seed.integers(2**62))
-    frame = items.lazy().select(list(dict.fromkeys((id_column, *strata))))
-    missing = [c for c in strata if c not in frame.collect_schema()]
-    if missing:
-        raise ValueError(f"sample: items have no column(s) {missing}")
+    wanted = list(dict.fromkeys((id_column, *strata)))
+    batches = _slices(items, batch_rows) if isinstance(items, (pl.DataFrame, pl.LazyFrame)) else iter(items)
     groups = list(strata) if strata else None
     candidates: pl.DataFrame | None = None
     counts: pl.DataFrame | None = None
+    empty: pl.DataFrame | None = None
     row = 0
-    for batch in frame.collect_batches(chunk_size=batch_rows):
+    for batch in batches:
+        missing = [c for c in wanted if c not in batch.columns]
+        if missing:
+            raise ValueError(f"sample: items have no column(s) {missing}")
+        batch = batch.select(wanted)
+        empty = batch.head(0)
+        if not batch.height:
+            continue
         batch = batch.with_columns(pl.Series("_key", item_keys(batch.get_column(id_column).to_list(), seed)),
                                    pl.int_range(row, row + batch.height, dtype=pl.Int64).alias("_row"))
         row += batch.height
@@ -150,7 +167,8 @@ def stream_sample(items: pl.LazyFrame | pl.DataFrame, n: int, strata: Sequence[s
             sizes = both.group_by(groups).agg(pl.col("len").sum()) if groups else both.select(pl.col("len").sum())
         counts = sizes
     if candidates is None or counts is None:
-        empty = frame.head(0).collect()
+        if empty is None:
+            raise ValueError("sample: no items (not even a batch with their columns)")
         return empty, SampleReport(n, 0, {}, {})
     size = {tuple(r[c] for c in strata): int(r["len"]) for r in counts.iter_rows(named=True)} if groups \
         else {(): int(counts["len"][0])}
@@ -179,6 +197,9 @@ def stream_sample(items: pl.LazyFrame | pl.DataFrame, n: int, strata: Sequence[s
     sample = chosen.drop("_key", "_row", "_rank", "_quota").sort(id_column)
     return sample, SampleReport(n, sample.height, per, short)
 
+
+#: entries read at a time while drawing a sample
+SAMPLE_BATCH_ROWS = 200_000
 
 #: what a sample draws from by default, per summary schema: SJC's reasoning sections for OpenClaw; for Claude
 #: Code's summaries the record of what happened and the forward-looking sections (the roles that can carry
@@ -248,19 +269,28 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     from workbench.entries import with_roles
 
     source = tables.get("entries")
-    entries = source.lazy() if source is not None else entries_table(_collect(tables["compactions"])).lazy()
-    if sections == "auto" and roles is None:
-        entries = with_roles(entries).filter(default_selection())
-    else:
-        if sections not in (None, "auto"):
-            entries = entries.filter(pl.col("section").is_in(list(sections)))
-        if roles is not None:
-            entries = with_roles(entries).filter(pl.col("role").is_in(list(roles)))
-    # the draw needs each entry's id and strata only: collect those (a large log's entries are not held whole),
-    # then what an item shows, texts included, for the drawn entries alone (one more read of the entries)
-    ids = entries_with_outcome(entries.select("entry_id", "run_id", "boundary", "section", "position", "text"),
-                               runs.lazy(), how="inner")
-    narrow = ids.select(c for c in dict.fromkeys(("entry_id", "section", *strata)) if c in ids.collect_schema())
+    base = source.lazy() if source is not None else entries_table(_collect(tables["compactions"])).lazy()
+
+    def chosen(entries: Frame, text: bool = True) -> Frame:
+        """The entries to draw from, with their run's outcome and scenario (lazy or not; ``text`` or not)."""
+        if sections == "auto" and roles is None:
+            entries = with_roles(entries).filter(default_selection())
+        else:
+            if sections not in (None, "auto"):
+                entries = entries.filter(pl.col("section").is_in(list(sections)))
+            if roles is not None:
+                entries = with_roles(entries).filter(pl.col("role").is_in(list(roles)))
+        columns = ["entry_id", "run_id", "boundary", "section", "position", *(["text"] if text else [])]
+        return entries_with_outcome(entries.select(columns), runs.lazy() if isinstance(entries, pl.LazyFrame)
+                                    else runs, how="inner")
+
+    ids = chosen(base)
+    keep = [c for c in dict.fromkeys(("entry_id", "section", *strata)) if c in ids.collect_schema()]
+    narrow = ids.select(keep)
+    # the draw reads the entries' table a slice at a time, keeping each slice's ids and strata only (a large log's
+    # entries are never held whole); what an item shows, texts included, is read for the drawn entries alone
+    light = base.select([c for c in base.collect_schema().names() if c != "text"])  # the draw never reads texts
+    draw_from = (chosen(part, text=False).select(keep) for part in _slices(light, SAMPLE_BATCH_ROWS))
     if only_ids is not None:  # a sample drawn before: the same items, drawn again with today's evidence
         wanted_ids = pl.DataFrame({"entry_id": list(dict.fromkeys(only_ids))})
         found = narrow.join(wanted_ids.lazy(), on="entry_id", how="semi").unique("entry_id", keep="first")
@@ -271,13 +301,17 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
                              f"runs and sections (first {lost['entry_id'][0]!r})")
         report = SampleReport(wanted_ids.height, sample.height, {}, {})
     else:
-        sample, report = stream_sample(narrow, n, strata, seed)
-    sample = ids.join(sample.select("entry_id").lazy(), on="entry_id", how="semi").collect().sort("entry_id")
+        sample, report = stream_sample(draw_from, n, strata, seed)
+    # the drawn entries' rows, compactions and steps, each read by the streaming engine (the default engine would
+    # hold the whole table before the semi join keeps a few hundred rows)
+    sample = (ids.join(sample.select("entry_id").lazy(), on="entry_id", how="semi")
+              .collect(engine="streaming").sort("entry_id"))
     texts = dict(sample.select("entry_id", "text").iter_rows())
     wanted = sample.select("run_id", "boundary").unique()
-    comps = tables["compactions"].lazy().join(wanted.lazy(), on=["run_id", "boundary"], how="semi").collect()
-    steps = (tables["steps"].lazy().join(wanted.select("run_id").unique().lazy(), on="run_id", how="semi").collect()
-             if "steps" in tables else pl.DataFrame())
+    comps = (tables["compactions"].lazy().join(wanted.lazy(), on=["run_id", "boundary"], how="semi")
+             .collect(engine="streaming"))
+    steps = (tables["steps"].lazy().join(wanted.select("run_id").unique().lazy(), on="run_id", how="semi")
+             .collect(engine="streaming") if "steps" in tables else pl.DataFrame())
     sub = {"runs": runs, "steps": steps, "compactions": comps}
     requests = {(r.run_id, r.boundary): r for r in compaction_requests(sub)}
     run_rows = {r["run_id"]: r for r in runs.join(wanted.select("run_id").unique(), on="run_id", how="semi")
