@@ -56,8 +56,12 @@ def test_sessions_from_import_to_figures(tmp_path: Path) -> None:
     assert "alice: round 1 vs round 2: n=10" in out.stdout and "5 to adjudicate, 0 decided (5 new)" in out.stdout
     assert "intervals resample scenarios" in out.stdout  # a session is the scenario of its entries
 
+    # the notebooks that read the sessions, and one that must skip (no run outcomes); every notebook runs on an
+    # imported log in test_notebooks and on the testbed in the README's tour
     figs, build = tmp_path / "figs", tmp_path / "build"
-    out = workbench("figures", "--param", f"DATA={cc}", "--param", f"FIGURES={figs}", "--build", str(build))
+    out = workbench("figures", "--param", f"DATA={cc}", "--param", f"FIGURES={figs}", "--build", str(build),
+                    "--only", "agent_transcripts", "--only", "summary_composition", "--only", "threshold_sensitivity",
+                    "--only", "reliability_efficiency")
     summary = out.stdout.strip().splitlines()
     assert summary[0].endswith(f"failed; executed copies in {build}/") and " 0 failed" in summary[0], out.stdout
     assert "skipped reliability_efficiency: reliability (Acc, Pass^k) and its tables needs run outcomes" in out.stdout
