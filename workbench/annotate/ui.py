@@ -579,10 +579,10 @@ class _Terminal:
         try:
             self.loop()
         except KeyboardInterrupt:
-            self.say(f"\ninterrupted: {self.written} label(s) written this session, every one saved "
+            self.say(f"\ninterrupted: {self.written} {self.s.value_word}(s) written this session, every one saved "
                      f"({self.s.labeled} of {len(self.s.items)} labeled); run the same command to resume\n")
             raise
-        self.say(f"\n{self.written} label(s) written; {self.s.progress()}\n")
+        self.say(f"\n{self.written} {self.s.value_word}(s) written; {self.s.progress()}\n")
         return self.written
 
     def loop(self) -> None:
