@@ -39,8 +39,16 @@ from workbench.tables import height
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(ensure_default_testbed(DATA), names=("candidates", "compactions", "steps"))  # and runs
+tables = load_for_analysis(ensure_default_testbed(DATA), names=("candidates", "compactions"),  # and runs
+                           columns={"steps": None})  # the steps lazily: only the runs read below are collected
 runs = tables["runs"]
+# the steps of the runs the burden curve and the fact check read: prompting, the verifier and the uncompressed
+# baseline at the budget (a large log's other steps stay on disk)
+read = runs.filter(pl.col("method").is_in(["prompting", "verifier", "no_compression"]))
+if BUDGET is not None and "budget" in runs.columns:
+    read = read.filter(pl.col("budget") == BUDGET)
+steps = tables["steps"].join(read.select("run_id").lazy(), on="run_id", how="semi", maintain_order="left").collect(
+    engine="streaming")
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
@@ -67,7 +75,7 @@ side
 # Each row: the number the TRACE article states (**published**) beside the same measure on this **testbed**. The testbed extends the article's, so levels differ; directions are what to compare.
 
 # %%
-burden = post_compaction_burden(tables["steps"], runs, method="prompting", budget=BUDGET, n_boot=N_BOOT, seed=SEED)
+burden = post_compaction_burden(steps, runs, method="prompting", budget=BUDGET, n_boot=N_BOOT, seed=SEED)
 fig = plots.trace.burden_curve(burden)
 plots.export(fig, "trace_post_compaction_burden", figs)
 burden
@@ -87,7 +95,7 @@ defects
 # %%
 ver = select_runs(tables, method="verifier", budget=BUDGET).select("run_id")
 comps = tables["compactions"].join(ver, on="run_id", how="semi")
-fc = fact_check_compactions(comps, tables["steps"], runs)
+fc = fact_check_compactions(comps, steps, runs)
 chosen = tables["candidates"].filter(pl.col("chosen")).select("run_id", "boundary", "verifier_score")
 both = fc.join(chosen, on=["run_id", "boundary"])
 fig = plots.trace.verifier_vs_factcheck(both)
