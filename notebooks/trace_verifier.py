@@ -40,7 +40,8 @@ from workbench.tables import height
 plots.set_style()
 pl.Config.set_tbl_rows(40)
 tables = load_for_analysis(ensure_default_testbed(DATA), names=("candidates", "compactions"),  # and runs
-                           columns={"steps": None})  # the steps lazily: only the runs read below are collected
+                           columns={"steps": None},  # the steps lazily: only the runs read below are collected
+                           run_texts=True)  # the fact check cites the task's instruction
 runs = tables["runs"]
 # the steps of the runs the burden curve and the fact check read: prompting, the verifier and the uncompressed
 # baseline at the budget (a large log's other steps stay on disk)

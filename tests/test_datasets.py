@@ -42,6 +42,12 @@ def test_load_for_analysis_reads_only_what_it_is_asked_and_all_when_it_must_deri
     only = load_for_analysis(tmp_path / "bare", names=("entries", "scores"))
     assert set(only) == {"runs", "entries", "scores"}  # steps and compactions stay on disk
     assert "nothing, every table was in DATA" in caplog.text  # logged by the library, not printed
+    # nothing derived: the runs come without their long texts, unless asked; with them when deriving
+    assert "task" in derived["runs"].columns and "task" not in only["runs"].columns
+    on_disk = load_tables(tmp_path / "bare", names=())["runs"]
+    assert only["runs"].equals(on_disk.drop("task", "gt_world", strict=False)) and "task" in on_disk.columns
+    texts = load_for_analysis(tmp_path / "bare", names=("entries", "scores"), run_texts=True)
+    assert texts["runs"].equals(on_disk)
 
 
 def test_select_runs_applies_only_the_filters_the_data_can_answer_and_refuses_what_it_lacks() -> None:

@@ -61,13 +61,19 @@ def ensure_default_testbed(data: str | os.PathLike[str]) -> Path:
     return path
 
 
+#: the runs' long texts (the task's instruction, the simulated world): no analysis reads them, and at 100x the
+#: testbed they are most of the runs table's 820 MiB
+RUN_TEXTS = ("task", "gt_world")
+
+
 def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
-                names: tuple[str, ...] | None = None) -> dict[str, pl.DataFrame]:
+                names: tuple[str, ...] | None = None, light_runs: bool = False) -> dict[str, pl.DataFrame]:
     """Every table in a directory (Parquet or JSONL), validated; nothing is written or generated.
 
     ``names`` reads only those tables (``runs`` always): an analysis that needs entries and scores
-    need not hold a large log's steps in memory. Nothing is derived here: :func:`derive_missing`
-    adds what an imported log lacks, and says so.
+    need not hold a large log's steps in memory. ``light_runs`` reads the runs without :data:`RUN_TEXTS`
+    (from Parquet; checked as :func:`workbench.tables.scan_table` checks columns, references included).
+    Nothing is derived here: :func:`derive_missing` adds what an imported log lacks, and says so.
     """
     path = Path(path)
     if not path.is_dir() or table_file(path, "runs") is None:
@@ -76,6 +82,16 @@ def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
                    "`workbench import` or `workbench simulate`")
         raise schema.SchemaError(f"no tables here (no runs.parquet or runs.jsonl); {made_by}", file=str(path))
     wanted = tuple(schema.TABLES) if names is None else tuple(dict.fromkeys(("runs", *names)))
+    runs_file = table_file(path, "runs")
+    if light_runs and runs_file is not None and runs_file.suffix == ".parquet":
+        from workbench.tables import check_references, scan_table
+
+        others = tuple(n for n in wanted if n != "runs")
+        tables = read_tables(path, others) if others else {}  # (read_tables reads every table given none)
+        keep = [c for c in pl.read_parquet_schema(runs_file) if c not in RUN_TEXTS]
+        tables["runs"] = scan_table(runs_file, "runs", keep).collect()
+        check_references(tables, {n: f for n in tables if (f := table_file(path, n)) is not None})
+        return tables
     tables = read_tables(path, wanted)
     if "runs" not in tables:
         raise schema.SchemaError("no runs table (runs.parquet or runs.jsonl)", file=str(path))
@@ -84,10 +100,12 @@ def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
 
 def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
                       names: tuple[str, ...] | None = None,
-                      columns: Mapping[str, Sequence[str] | None] | None = None) -> dict[str, Any]:
+                      columns: Mapping[str, Sequence[str] | None] | None = None,
+                      run_texts: bool = False) -> dict[str, Any]:
     """A notebook's tables: :func:`load_tables` then :func:`derive_missing`, logging what was derived.
 
-    ``names`` reads only those tables (and ``runs``), so a large log's other tables stay on disk;
+    ``names`` reads only those tables (and ``runs``, without :data:`RUN_TEXTS` when nothing is to be derived,
+    unless ``run_texts``: the fact check cites the task), so a large log's other tables stay on disk;
     when one of them is missing but derivable (entries, scores), every table is read instead, since
     deriving needs the compactions and steps.
 
@@ -102,16 +120,23 @@ def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
     wanted = tuple(dict.fromkeys((*(names or ()), *columns))) if names is not None or columns else None
     on_disk = {name: file for name in columns if (file := table_file(path, name)) is not None}
     if columns and set(columns) <= on_disk.keys():  # every lazy table is there: scan it
-        tables: dict[str, Any] = load_tables(path, names=tuple(n for n in wanted or () if n not in columns))
+        eager_names = tuple(n for n in wanted or () if n not in columns)
+        tables: dict[str, Any] = load_tables(path, names=eager_names,
+                                             light_runs=not run_texts and _on_disk(path, eager_names))
         tables.update({name: scan_table(on_disk[name], name, cols) for name, cols in columns.items()})
         _say_derived(derive_missing(tables, wanted))
         return tables
-    eager = load_tables(path, names=wanted)
+    eager = load_tables(path, names=wanted, light_runs=not run_texts and wanted is not None and _on_disk(path, wanted))
     if wanted is not None and not set(wanted) <= eager.keys():
         eager = load_tables(path)
     _say_derived(derive_missing(eager, wanted))
     return {**eager, **{name: eager[name].lazy().select(eager[name].columns if cols is None else list(cols))
                         for name, cols in columns.items()}}
+
+
+def _on_disk(path: Path, names: Sequence[str]) -> bool:
+    """Every named table is in the directory (nothing will be derived: the runs' texts are not needed)."""
+    return all(table_file(path, n) is not None for n in names)
 
 
 def _say_derived(derived: dict[str, str]) -> None:
