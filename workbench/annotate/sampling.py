@@ -50,7 +50,9 @@ def entries_with_outcome(entries: Frame, runs: Frame, how: Literal["left", "inne
     """Entries joined with their run's outcome (``outcome`` = success / failure, ``unknown`` for a run without one,
     as imported sessions are) and scenario (lazy or not);
     ``how="inner"`` keeps only entries of the given runs."""
-    meta = runs.select("run_id", "task", "scenario_id", pl.when(pl.col("success").is_null()).then(pl.lit("unknown"))
+    have = runs.collect_schema().names()
+    meta = runs.select("run_id", *(["task"] if "task" in have else []), "scenario_id",
+                       pl.when(pl.col("success").is_null()).then(pl.lit("unknown"))
                        .when(pl.col("success")).then(pl.lit("success")).otherwise(pl.lit("failure")).alias("outcome"))
     return entries.join(meta, on="run_id", how=how)
 
@@ -261,7 +263,12 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     from workbench.evidence import compaction_requests, describe_source, span_index
     from workbench.entries import entries_table
 
-    runs = _collect(tables["runs"])
+    from workbench.datasets import RUN_TEXTS
+
+    # the runs without their long texts to draw (a large log's runs table is mostly texts); the drawn runs' whole
+    # rows are read after
+    every_run = tables["runs"].lazy()
+    runs = every_run.select([c for c in every_run.collect_schema().names() if c not in RUN_TEXTS]).collect()
     if method is not None and "method" in runs.columns:
         runs = runs.filter(pl.col("method") == method)
     if budget is not None and "budget" in runs.columns:
@@ -312,6 +319,8 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
              .collect(engine="streaming"))
     steps = (tables["steps"].lazy().join(wanted.select("run_id").unique().lazy(), on="run_id", how="semi")
              .collect(engine="streaming") if "steps" in tables else pl.DataFrame())
+    runs = every_run.join(wanted.select("run_id").unique().lazy(), on="run_id", how="semi").collect(
+        engine="streaming")  # the drawn runs, whole: the task for the requests, the world for the material
     sub = {"runs": runs, "steps": steps, "compactions": comps}
     requests = {(r.run_id, r.boundary): r for r in compaction_requests(sub)}
     run_rows = {r["run_id"]: r for r in runs.join(wanted.select("run_id").unique(), on="run_id", how="semi")

@@ -70,8 +70,8 @@ def run_sample(args: argparse.Namespace) -> int:
     out_file("--out", args.out, (".jsonl",))
     tables = scan_tables(existing_dir(args.dir), ("runs", "steps", "compactions", "entries"),
                          need=("runs", "compactions"))
-    runs = tables["runs"].lazy().collect()
-    tables["runs"] = runs
+    names = tables["runs"].lazy().collect_schema().names()
+    runs = tables["runs"].lazy().select(c for c in ("run_id", "method", "budget") if c in names).collect()  # to check
     if args.method is not None and ("method" not in runs.columns or not (runs.get_column("method") == args.method).any()):
         present = sorted(m for m in runs.get_column("method").unique().to_list() if m is not None) \
             if "method" in runs.columns else []
