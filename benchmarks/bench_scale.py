@@ -221,16 +221,18 @@ def plot(results: dict[str, dict[int, tuple[float, float]]], path: Path) -> None
     import matplotlib.pyplot as plt
 
     fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for name, by_size in sorted(results.items()):
+    colours = plt.get_cmap("tab20").colors  # one colour a step (the default cycle repeats after ten)
+    for i, (name, by_size) in enumerate(sorted(results.items())):
         ks = sorted(by_size)
-        ax_t.plot(ks, [by_size[k][0] for k in ks], marker="o", label=name)
-        ax_m.plot(ks, [by_size[k][1] for k in ks], marker="o", label=name)
+        style = {"marker": "os^"[i % 3], "color": colours[(2 * i) % 20 + (i // 10)], "label": name}
+        ax_t.plot(ks, [by_size[k][0] for k in ks], **style)
+        ax_m.plot(ks, [by_size[k][1] for k in ks], **style)
     for ax, what in ((ax_t, "wall time (s)"), (ax_m, "peak resident memory (GiB)")):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("size (copies of the testbed)")
         ax.set_ylabel(what)
-    ax_m.axhline(2.0, color="grey", linestyle=":", linewidth=1)
+    ax_m.axhline(2.0, color="grey", linestyle=":", linewidth=1, label="2 GiB (the goal)")
     ax_m.legend(fontsize=7, ncol=2, frameon=False)
     fig.suptitle("Every step at 1x, 10x ... of the testbed: time and memory")
     fig.tight_layout()
