@@ -215,3 +215,47 @@ def test_the_kernels_own_log_is_kept_aside_and_shown_only_when_a_notebook_fails(
     cell = log.index("c_fails.ipynb: cell 1: ZeroDivisionError: division by zero")
     assert log.index("kernel-side marker 7f3a") > cell, log
     assert str(report).startswith("1 ran, 0 skipped, 1 failed")
+
+
+@pytest.mark.slow
+def test_sigterm_stops_figures_and_its_kernel_at_once(tmp_path: Path) -> None:
+    """Before: nbclient's own SIGTERM handler swallowed the signal while a cell ran, and `workbench figures` ran the
+    notebook to its end (a stuck one never stopped). Now it stops within seconds with 143 and the kernel goes."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    nbdir = tmp_path / "nbs"
+    nbdir.mkdir()
+    mark = tmp_path / "kernel.pid"
+    _notebook(nbdir / "slow.ipynb", f"import os, time\nopen({str(mark)!r}, 'w').write(str(os.getpid()))\n"
+                                    "time.sleep(120)")
+    proc = subprocess.Popen([sys.executable, "-m", "workbench.cli", "figures", "--notebooks", str(nbdir), "--build",
+                             str(tmp_path / "build"), "--param", f"DATA={tmp_path}", "--timeout", "300"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + 60
+    while not (mark.exists() and mark.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    kernel = int(mark.read_text())
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    try:
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 143 and "terminated (SIGTERM)" in err, (proc.returncode, err[-500:])
+    assert time.monotonic() - sent < 20
+    for _ in range(50):  # the kernel is gone (a moment after the runner returns)
+        try:
+            os.kill(kernel, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.2)
+    else:
+        os.kill(kernel, signal.SIGKILL)
+        raise AssertionError("the kernel was left running")

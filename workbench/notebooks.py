@@ -13,6 +13,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +113,7 @@ def _run_one(path: Path, build: Path, root: Path, *, timeout: int,
     try:
         with kernel_log.open("wb") as kernel_stderr:
             try:
-                client.execute(stderr=kernel_stderr)
+                _execute_off_main_thread(client, kernel_stderr)
                 status, detail = "ran", ""
             except CellExecutionError as err:
                 index, ename, evalue = _failing_cell(nb, err)
@@ -124,6 +125,10 @@ def _run_one(path: Path, build: Path, root: Path, *, timeout: int,
             except Exception as err:  # noqa: BLE001 - a dead kernel or a timeout: this notebook failed, go on
                 detail = f"{type(err).__name__}: {' '.join(str(err).split())[:200]}"
                 log.error("%s: %s", path, detail)
+            except BaseException:  # SIGTERM or Ctrl-C: the kernel goes at once, then the interruption goes on
+                if km.has_kernel:
+                    km.shutdown_kernel(now=True)
+                raise
             finally:
                 kc = getattr(client, "kc", None)  # nbclient leaves a kernel manager we pass in, and its client,
                 if kc is not None:                # running and connected: ours to stop (no zmq socket left open)
@@ -135,6 +140,37 @@ def _run_one(path: Path, build: Path, root: Path, *, timeout: int,
         _report_kernel_log(kernel_log, status == "failed")
     nbformat.write(nb, build / path.name)
     return NotebookRun(path.stem, status, time.perf_counter() - started, detail)
+
+
+def _execute_off_main_thread(client: Any, stderr: Any) -> None:
+    """``client.execute`` on a thread of its own, the main thread waiting for it in short steps.
+
+    nbclient, run on the main thread, replaces the process's SIGTERM and SIGINT handlers with its event loop's
+    for each notebook: a SIGTERM while a cell ran was swallowed and the notebook ran to its end (a stuck one
+    never stopped). Off the main thread nbclient installs no handler, so the CLI's stay: a SIGTERM or Ctrl-C is
+    raised here, on the main thread, and the caller shuts the kernel down. The thread's event loop (the one
+    jupyter_core makes for it) is closed when the notebook is done."""
+    import threading
+
+    from jupyter_core.utils import ensure_event_loop
+
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        loop = ensure_event_loop()  # the loop nbclient and the kernel manager will use on this thread
+        try:
+            client.execute(stderr=stderr)
+        except BaseException as err:  # noqa: BLE001 - handed to the main thread
+            failure.append(err)
+        finally:
+            loop.close()
+
+    worker = threading.Thread(target=run, name="notebook", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.2)  # the main thread runs signal handlers between the waits
+    if failure:
+        raise failure[0]
 
 
 def _report_kernel_log(kernel_log: Path, failed: bool, lines: int = 40) -> None:
