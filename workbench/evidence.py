@@ -111,17 +111,16 @@ def build_request(*, task: str, retained_turn: str, previous_summary: str, outpu
 
 def _request(*, task: str, retained_turn: str, previous_summary: str, entries: Sequence[str], request_id: str,
              evidence: Evidence) -> JudgeRequest:
-    ev = evidence
-    index = {ch.chunk_id: k for k, ch in enumerate(ev.chunks)}
+    index = {ch.chunk_id: k for k, ch in enumerate(evidence.chunks)}
     return JudgeRequest(
         task=task,
         retained_turn=retained_turn,
         previous_summary=previous_summary,
-        evidence=tuple(ev.texts()),
+        evidence=tuple(evidence.texts()),
         entries=tuple(entries),
         request_id=request_id,
-        evidence_ids=tuple(ch.chunk_id for ch in ev.chunks),
-        entry_evidence=tuple(tuple(index[cid] for cid in ids) for ids in ev.per_entry),
+        evidence_ids=tuple(ch.chunk_id for ch in evidence.chunks),
+        entry_evidence=tuple(tuple(index[cid] for cid in ids) for ids in evidence.per_entry),
     )
 
 

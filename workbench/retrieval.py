@@ -123,8 +123,6 @@ def retrieve_bm25s(
     retriever.index(corpus, show_progress=False)
     vocab = set(retriever.vocab_dict)
     queries = [[t for t in q if t in vocab] for q in _tokenize(entries)]
-    by_id = {c.chunk_id: c for c in chunks}
-    pooled: dict[str, Chunk] = {}
     per_entry: list[tuple[str, ...]] = []
     n = len(psgs)
     for q in queries:
@@ -140,9 +138,17 @@ def retrieve_bm25s(
             cid = psgs[int(idx)].chunk_id
             if cid not in ids:
                 ids.append(cid)
+        per_entry.append(tuple(ids))
+    return _pooled(chunks, per_entry)
+
+
+def _pooled(chunks: Sequence[Chunk], per_entry: Sequence[tuple[str, ...]]) -> Evidence:
+    """The evidence of one compaction: the chunks the entries retrieved, each once, in order of first use."""
+    by_id = {c.chunk_id: c for c in chunks}
+    pooled: dict[str, Chunk] = {}
+    for ids in per_entry:
         for cid in ids:
             pooled.setdefault(cid, by_id[cid])
-        per_entry.append(tuple(ids))
     return Evidence(tuple(pooled.values()), tuple(per_entry))
 
 
@@ -251,13 +257,7 @@ def retrieve_many(
     if queries:
         _score_and_pick(queries, per_entry, comp_docs, comp_chunks, doc_tokens, doc_lengths, len(vocab), k)
     for c, b_i in enumerate(comp_index):
-        chunks, _ = comp_chunks[c]
-        by_id = {ch.chunk_id: ch for ch in chunks}
-        pooled: dict[str, Chunk] = {}
-        for chosen in per_entry[c]:
-            for cid in chosen:
-                pooled.setdefault(cid, by_id[cid])
-        out[b_i] = Evidence(tuple(pooled.values()), tuple(per_entry[c]))
+        out[b_i] = _pooled(comp_chunks[c][0], per_entry[c])
     return [e for e in out if e is not None]
 
 

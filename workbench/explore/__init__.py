@@ -133,6 +133,7 @@ def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: i
                             previous_summary=c.get("previous_summary") or "", outputs=outputs,
                             entries=[p[4] for p in parsed])
     by_step = {s["step"]: s for s in run_steps}
+    tools = {n: v.get("tool") for n, v in by_step.items()}
     scores = tables.get("scores")
     score_rows = {}
     if scores is not None and scores.height and parsed:
@@ -155,7 +156,7 @@ def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: i
         for j in request.entry_evidence[k] if request.entry_evidence else ():
             chunk_id = request.evidence_ids[j]
             step, _ = chunk_step(chunk_id, output_steps)
-            where = describe_source(chunk_id, output_steps, {n: v.get("tool") for n, v in by_step.items()})
+            where = describe_source(chunk_id, output_steps, tools)
             evidence.append({"chunk_id": chunk_id, "step": step, "where": where, "text": request.evidence[j]})
         views.append(EntryView(entry_id, position, section, role, text, score,
                                "" if score is None else ("kept" if score >= tau else "pruned"),
