@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -234,12 +234,7 @@ def retrieve_many(
             out[b_i] = empty
             continue
         first = len(doc_lengths)
-        seen: set[int] = set()
-        for p in psgs:
-            ids = [vocab.setdefault(t, len(vocab)) for t in _words(p.text, stop)]
-            doc_tokens.extend(ids)
-            doc_lengths.append(len(ids))
-            seen.update(ids)
+        seen = _add_passages(psgs, vocab, doc_tokens, doc_lengths, stop)
         if not seen:  # no passage has a word: bm25s builds no vocabulary, and nothing is retrieved
             del doc_lengths[first:]
             out[b_i] = empty
@@ -249,9 +244,7 @@ def retrieve_many(
         comp_index.append(b_i)
         comp_chunks.append((chunks, psgs))
         for e_i, entry in enumerate(entries):
-            q = [vocab[t] for t in _words(entry, stop) if t in vocab]
-            q = [t for t in q if t in seen]
-            if q:
+            if q := _query(entry, vocab, seen, stop):
                 queries.append((c, e_i, q))
     per_entry: list[list[tuple[str, ...]]] = [[() for _ in batch[comp_index[c]][0]] for c in range(len(comp_docs))]
     if queries:
@@ -259,6 +252,23 @@ def retrieve_many(
     for c, b_i in enumerate(comp_index):
         out[b_i] = _pooled(comp_chunks[c][0], per_entry[c])
     return [e for e in out if e is not None]
+
+
+def _add_passages(psgs: Sequence[Passage], vocab: dict[str, int], doc_tokens: list[int], doc_lengths: list[int],
+                  stop: frozenset[str]) -> set[int]:
+    """Append each passage's token ids (new words get new ids in ``vocab``) and length; the ids they use."""
+    seen: set[int] = set()
+    for p in psgs:
+        ids = [vocab.setdefault(t, len(vocab)) for t in _words(p.text, stop)]
+        doc_tokens.extend(ids)
+        doc_lengths.append(len(ids))
+        seen.update(ids)
+    return seen
+
+
+def _query(entry: str, vocab: Mapping[str, int], seen: set[int], stop: frozenset[str]) -> list[int]:
+    """An entry's token ids that occur in its compaction's passages (``seen``), in order, repeats kept."""
+    return [i for t in _words(entry, stop) if (i := vocab.get(t)) is not None and i in seen]
 
 
 def _score_and_pick(queries: list[tuple[int, int, list[int]]], per_entry: list[list[tuple[str, ...]]],
@@ -343,13 +353,10 @@ def bm25_scores(entries: Sequence[str], outputs: Sequence[str], *, passage_chars
     vocab: dict[str, int] = {}
     doc_tokens: list[int] = []
     lengths: list[int] = []
-    for p in psgs:
-        ids = [vocab.setdefault(t, len(vocab)) for t in _words(p.text, stop)]
-        doc_tokens.extend(ids)
-        lengths.append(len(ids))
-    queries = [(0, i, q) for i, e in enumerate(entries) if (q := [vocab[t] for t in _words(e, stop) if t in vocab])]
+    seen = _add_passages(psgs, vocab, doc_tokens, lengths, stop)
+    queries = [(0, i, q) for i, e in enumerate(entries) if (q := _query(e, vocab, seen, stop))]
     out: list[np.ndarray | None] = [None] * len(entries)
-    if queries and vocab:
+    if queries:
         scores, start, n = _scores(queries, [(0, len(psgs))], doc_tokens, lengths, len(vocab))
         for j, (_, i, _) in enumerate(queries):
             out[i] = scores[start[j]:start[j] + n[j]]
