@@ -112,7 +112,7 @@ def judge_directory(
     accounts = []
     kept = pruned = n_scores = n_null = 0
     with Progress(total * repeats, f"judge {judge.name}", "requests" if by_request else "compactions",
-                  enabled=progress) as bar, PartWriter("scores", out) as writer, rare_collections():
+                  enabled=progress) as bar, PartWriter("scores", out) as writer:
         if client is not None:
             client.on_event = bar.event if by_request else None
             if deadline is not None:
