@@ -57,6 +57,14 @@ def entries_with_outcome(entries: Frame, runs: Frame, how: Literal["left", "inne
     return entries.join(meta, on="run_id", how=how)
 
 
+def _shares(strata: Iterable[tuple[object, ...]], n: int) -> dict[tuple[object, ...], int]:
+    """``n`` split as evenly as possible over the strata, in the order of their names; the first ``n mod k`` get
+    one more."""
+    keys = sorted(strata, key=str)
+    base, extra = divmod(n, max(1, len(keys)))
+    return {k: base + (1 if i < extra else 0) for i, k in enumerate(keys)}
+
+
 def sample_entries(
     items: pl.DataFrame,
     n: int,
@@ -82,10 +90,10 @@ def sample_entries(
     if missing:
         raise ValueError(f"sample: items have no column(s) {missing}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(np.random.SeedSequence([seed, 4242]))
-    groups = items.partition_by(list(strata), as_dict=True, maintain_order=True) if strata else {(): items}
-    keys = sorted(groups, key=str)
-    base, extra = divmod(n, max(1, len(keys)))
-    asked = {k: base + (1 if i < extra else 0) for i, k in enumerate(keys)}
+    groups: dict[tuple[object, ...], pl.DataFrame] = (
+        items.partition_by(list(strata), as_dict=True, maintain_order=True) if strata else {(): items})
+    asked = _shares(groups, n)
+    keys = list(asked)
     chosen: list[pl.DataFrame] = []
     short: dict[tuple[object, ...], tuple[int, int]] = {}
     per: dict[tuple[object, ...], int] = {}
@@ -172,11 +180,11 @@ def stream_sample(items: pl.LazyFrame | pl.DataFrame | Iterable[pl.DataFrame], n
         if empty is None:
             raise ValueError("sample: no items (not even a batch with their columns)")
         return empty, SampleReport(n, 0, {}, {})
-    size = {tuple(r[c] for c in strata): int(r["len"]) for r in counts.iter_rows(named=True)} if groups \
-        else {(): int(counts["len"][0])}
-    keys = sorted(size, key=str)
-    base, extra = divmod(n, max(1, len(keys)))
-    asked = {k: base + (1 if i < extra else 0) for i, k in enumerate(keys)}
+    size: dict[tuple[object, ...], int] = (
+        {tuple(r[c] for c in strata): int(r["len"]) for r in counts.iter_rows(named=True)} if groups
+        else {(): int(counts["len"][0])})
+    asked = _shares(size, n)
+    keys = list(asked)
     ranked = candidates.with_columns(pl.int_range(pl.len()).over(groups).alias("_rank") if groups
                                      else pl.int_range(pl.len()).alias("_rank"))
     per: dict[tuple[object, ...], int] = {}
