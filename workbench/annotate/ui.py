@@ -154,6 +154,11 @@ def render_item_html(item: dict[str, Any], field: str = "support", *, question: 
 # the sessions behind both interfaces
 
 
+def _check_field(field: str) -> None:
+    if field not in FIELDS:
+        raise ValueError(f"field: expected one of {list(FIELDS)}, got {field!r}")
+
+
 class _Walk:
     """A walk over items for one field: position, values given, skips, undo, kept notes. Subclasses save."""
 
@@ -162,8 +167,7 @@ class _Walk:
 
     def __init__(self, items: Sequence[dict[str, Any]], field: str, given: dict[str, dict[str, Any]],
                  kept_notes: dict[str, str]) -> None:
-        if field not in FIELDS:
-            raise ValueError(f"field: expected one of {list(FIELDS)}, got {field!r}")
+        _check_field(field)
         self.items, self.field = list(items), field
         self.ids = [str(i["item_id"]) for i in self.items]
         self.given, self.kept_notes = given, kept_notes
@@ -281,11 +285,11 @@ class LabelSession(_Walk):
 
     def __init__(self, items: Sequence[dict[str, Any]], store: AnnotationStore, annotator: str, round: int,  # noqa: A002
                  field: str = "support") -> None:
+        _check_field(field)  # before the store is read for it
         check_annotator(annotator)
         self.store, self.annotator, self.round = store, annotator, round
-        given = {k: v for k, v in store.current(annotator, round, field).items() if v.get("value") is not None} \
-            if field in FIELDS else {}
-        super().__init__(items, field, given, store.notes(annotator, round, field) if field in FIELDS else {})
+        given = {k: v for k, v in store.current(annotator, round, field).items() if v.get("value") is not None}
+        super().__init__(items, field, given, store.notes(annotator, round, field))
 
     def who(self) -> str:
         return f"annotator {self.annotator} · round {self.round} · field {self.field}"
