@@ -69,13 +69,20 @@ def sweep(
         units = make_units(g.get_column(cluster).cast(pl.Utf8).fill_null("?"))
         below = _below_per_unit(s, units.row_unit, units.n_units, t)
         size = np.bincount(units.row_unit, minlength=units.n_units).astype(np.float64)
-        est = below.sum(axis=0) / size.sum()
-        w = resample_counts(units, n_boot, as_generator(seed))  # an int restarts the stream per setting
-        frac = (w @ below) / (w @ size)[:, None]
-        rows = [{"setting": name, "tau": float(tau), **asdict(interval(float(e), frac[:, j], level, method)),
-                 "n": g.height} for j, (tau, e) in enumerate(zip(t, est, strict=True))]
-        out.append(pl.DataFrame(rows).select("setting", "tau", *INTERVAL_COLUMNS))
+        out.append(_curve(name, t, below, size, units, g.height, n_boot, seed, level, method))
     return pl.concat(out)
+
+
+def _curve(name: object, taus: np.ndarray, below: np.ndarray, size: np.ndarray, units: Units, n: int, n_boot: int,
+           seed: Seed, level: float, method: str) -> pl.DataFrame:
+    """One setting's rows of :func:`sweep` from its (units x taus) counts below each tau and each unit's size:
+    each resample's fraction is ``(w @ below) / (w @ size)``; an integer ``seed`` restarts the stream."""
+    est = below.sum(axis=0) / size.sum()
+    w = resample_counts(units, n_boot, as_generator(seed))
+    frac = (w @ below) / (w @ size)[:, None]
+    rows = [{"setting": name, "tau": float(tau), **asdict(interval(float(e), frac[:, j], level, method)), "n": n}
+            for j, (tau, e) in enumerate(zip(taus, est, strict=True))]
+    return pl.DataFrame(rows).select("setting", "tau", *INTERVAL_COLUMNS)
 
 
 def _below_per_unit(s: np.ndarray, unit: np.ndarray, n_units: int, t: np.ndarray) -> np.ndarray:
@@ -84,7 +91,13 @@ def _below_per_unit(s: np.ndarray, unit: np.ndarray, n_units: int, t: np.ndarray
     order = np.argsort(t, kind="stable")
     pos = np.searchsorted(t[order], s, side="right")  # NaN and inf sort past every tau: never below
     hist = np.bincount(unit * (len(t) + 1) + pos, minlength=n_units * (len(t) + 1)).reshape(n_units, len(t) + 1)
-    below = np.empty((n_units, len(t)))
+    return _below_from_slots(hist, order)
+
+
+def _below_from_slots(hist: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """(units x taus) counts below each tau from each unit's count per slot (slot j: between the j-th and the
+    (j+1)-th smallest tau, the last slot above them all), the taus in their given ``order``."""
+    below = np.empty((hist.shape[0], len(order)))
     below[:, order] = np.cumsum(hist[:, :-1], axis=1)
     return below
 
@@ -220,16 +233,9 @@ class ThresholdCounts:
         for name, per in self._below.items():
             clusters = sorted(per)  # units in the sorted order of the cluster values, as make_units numbers them
             hist = np.stack([per[c] for c in clusters])
-            below = np.empty((len(clusters), len(self.taus)))
-            below[:, self._order] = np.cumsum(hist[:, :-1], axis=1)
-            size = hist.sum(axis=1)
-            est = below.sum(axis=0) / size.sum()
             units = Units(np.arange(len(clusters)), np.zeros(len(clusters), dtype=np.int64), len(clusters))
-            w = resample_counts(units, n_boot, as_generator(seed))
-            frac = (w @ below) / (w @ size)[:, None]
-            rows = [{"setting": name, "tau": float(tau), **asdict(interval(float(e), frac[:, j], level, method)),
-                     "n": self._rows[name]} for j, (tau, e) in enumerate(zip(self.taus, est, strict=True))]
-            out.append(pl.DataFrame(rows).select("setting", "tau", *INTERVAL_COLUMNS))
+            out.append(_curve(name, self.taus, _below_from_slots(hist, self._order), hist.sum(axis=1), units,
+                              self._rows[name], n_boot, seed, level, method))
         return pl.concat(out)
 
     def score_distribution(self) -> pl.DataFrame:
