@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 
 from workbench.plots import _axes
+from workbench.sensitivity import ThresholdCounts
 from workbench.vocabulary import PATTERNS
-
-if TYPE_CHECKING:
-    from workbench.sensitivity import ThresholdCounts
 
 
 def section_composition(table2: pl.DataFrame, ax: Axes | None = None) -> Axes:
@@ -96,8 +93,6 @@ def score_histograms(frame: pl.DataFrame | ThresholdCounts, sections: Sequence[s
                      ax: Axes | None = None) -> Axes:
     """SJC Figure 3 (left): distribution of source scores per section, from the entries or from their counts
     (:class:`workbench.sensitivity.ThresholdCounts`, a log of any size; the same figure)."""
-    from workbench.sensitivity import ThresholdCounts  # noqa: F811 - at run time too
-
     fig, ax = _axes(ax)
     for i, s in enumerate(sections):
         if isinstance(frame, ThresholdCounts):
