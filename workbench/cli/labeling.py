@@ -123,13 +123,9 @@ def run_sample(args: argparse.Namespace) -> int:
 
 def run_label(args: argparse.Namespace) -> int:
     from workbench.annotate import AnnotationStore, load_sample, terminal_label
-    from workbench.annotate.store import check_annotator
 
     at_least("--round", args.round, 1)
-    try:
-        check_annotator(args.annotator)
-    except SchemaError as err:
-        raise UsageError("--annotator", err.expected or "a name", err.got or repr(args.annotator)) from None
+    _name("--annotator", args.annotator)
     items = load_sample(existing_file(args.sample, "sample (.jsonl)"))
     terminal_label(items, AnnotationStore(args.store), args.annotator, args.round, args.field)
     return 0
@@ -151,8 +147,7 @@ def run_agree(args: argparse.Namespace) -> int:
     labels = labels.filter(pl.col("annotator") != "adjudicated")
     if not labels.height:
         raise SchemaError("no labels in the store", file=str(Path(args.store) / "labels"))
-    items = _sample_items([Path(p) for p in args.sample] if args.sample
-                          else sorted((store / "samples").glob("*.jsonl")))
+    items = _sample_items(args.sample, store)
     if items:  # labels of items no sample holds are kept apart: they are not the sample agreement is about
         stray = labels.filter(~pl.col("item_id").is_in(list(items)))
         if stray.height:
@@ -173,11 +168,22 @@ def run_agree(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sample_items(paths: list[Path]) -> dict[str, dict[str, Any]]:
-    """item_id -> item from sample files (their scenario_id clusters agreement intervals; their text, section and
-    role go into the adjudication records)."""
+def _name(option: str, name: str) -> None:
+    """A person's name given to ``option`` follows the store's rule, else a usage error naming the option."""
+    from workbench.annotate.store import check_annotator
+
+    try:
+        check_annotator(name)
+    except SchemaError as err:
+        raise UsageError(option, err.expected or "a name", err.got or repr(name)) from None
+
+
+def _sample_items(given: list[str] | None, store: Path) -> dict[str, dict[str, Any]]:
+    """item_id -> item from the ``--sample`` files, else from STORE/samples/*.jsonl (their scenario_id clusters
+    agreement intervals; their text, section, role and evidence go into adjudication)."""
     from workbench.annotate.ui import load_sample
 
+    paths = [Path(p) for p in given] if given else sorted((store / "samples").glob("*.jsonl"))
     out: dict[str, dict[str, Any]] = {}
     for path in paths:
         for item in load_sample(existing_file(path, "sample (.jsonl)")):
@@ -216,24 +222,18 @@ def run_adjudicate(args: argparse.Namespace) -> int:
 def _decide(path: Path, args: argparse.Namespace) -> None:
     """The terminal adjudication of every field with open disagreements (or ``--field``'s)."""
     from workbench.annotate.adjudication import read_adjudication
-    from workbench.annotate.store import check_annotator
     from workbench.annotate.ui import terminal_adjudicate
 
     if not args.adjudicator:
         raise UsageError("--adjudicator", f"a name with --decide ({ANNOTATOR_RULE})", "none")
-    try:
-        check_annotator(args.adjudicator)
-    except SchemaError as err:
-        raise UsageError("--adjudicator", err.expected or "a name", err.got or repr(args.adjudicator)) from None
+    _name("--adjudicator", args.adjudicator)
     records = read_adjudication(path)
     fields = [args.field] if args.field else sorted({r["field"] for r in records if r.get("value") is None})
     if not records:
         print(f"{path}: no disagreements")
     elif not fields:
         print(f"{path}: every disagreement is decided")
-    store_dir = Path(args.store)
-    items = _sample_items([Path(p) for p in args.sample] if args.sample
-                          else sorted((store_dir / "samples").glob("*.jsonl")) if store_dir.is_dir() else [])
+    items = _sample_items(args.sample, Path(args.store))
     for field in fields:
         terminal_adjudicate(path, field, adjudicator=args.adjudicator, items=list(items.values()), stdin=sys.stdin,
                             stdout=sys.stdout)
