@@ -139,3 +139,21 @@ def test_scan_table_checks_a_key_only_when_it_reads_all_of_it(tmp_path: Path) ->
     assert scan_table(tmp_path / "steps.parquet", "steps", ("run_id",)).collect().height == 3
     with pytest.raises(SchemaError, match=r"steps.parquet:row 3: field 'run_id,step': expected a unique key"):
         scan_table(tmp_path / "steps.parquet", "steps", ("run_id", "step"))
+
+
+def test_rows_of_keeps_what_a_semi_join_keeps_from_a_parquet_scan(tmp_path: Path) -> None:
+    """``rows_of`` against polars' own semi join on frames in memory: one key column and two, where each column's
+    values occur in the keys but not every pair does (run a's boundary 2 is not asked), nulls and repeated keys."""
+    from workbench.tables import rows_of
+
+    rows = pl.DataFrame({"run_id": ["a", "a", "b", "b", "c", None, "a"], "boundary": [1, 2, 1, 2, 1, 1, 1],
+                         "x": list(range(7))})
+    rows.write_parquet(tmp_path / "t.parquet", row_group_size=2)
+    scan = pl.scan_parquet(tmp_path / "t.parquet")
+    pairs = pl.DataFrame({"run_id": ["a", "b", "a", None], "boundary": [1, 2, 1, 1]})
+    single = pl.DataFrame({"run_id": ["b", "a", "zz"]})
+    for keys in (pairs, single):
+        expected = rows.join(keys, on=keys.columns, how="semi", maintain_order="left")
+        got = rows_of(scan, keys).collect()
+        assert got.equals(expected), (keys.columns, got)
+    assert rows_of(scan, pairs).collect().get_column("x").to_list() == [0, 3, 6]

@@ -61,6 +61,21 @@ def batches_by_run(frames: Mapping[str, pl.DataFrame | pl.LazyFrame], size: int,
         yield batch
 
 
+def rows_of(frame: pl.DataFrame | pl.LazyFrame, keys: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
+    """The rows of ``frame`` whose values in ``keys``' columns are one of ``keys``' rows (a semi join), read
+    as a filter a scan applies while it reads.
+
+    Polars' semi join of a Parquet scan holds memory in proportion to the table (1.2 GiB to keep 300 of 37
+    million entries, measured), while an ``is_in`` filter is pushed into the reader (0.1 GiB): each key column
+    filters first, and only the rows it keeps meet the exact semi join on every column. Row order is kept."""
+    keys = keys.lazy().collect()
+    cols = keys.columns
+    narrowed = frame.lazy().filter(*(pl.col(c).is_in(keys.get_column(c).unique().implode()) for c in cols))
+    if len(cols) == 1:
+        return narrowed
+    return narrowed.join(keys.lazy().unique(), on=cols, how="semi", maintain_order="left")
+
+
 def rows_frame(table_name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
     """A frame of JSON-like records, with the declared dtypes of the table's columns they carry."""
     if not rows:

@@ -170,7 +170,10 @@ def stream_sample(items: pl.LazyFrame | pl.DataFrame | Iterable[pl.DataFrame], n
         pooled = batch if candidates is None else pl.concat([candidates, batch])
         pooled = pooled.sort("_row").unique(id_column, keep="first", maintain_order=True)  # first row of an id
         pooled = pooled.sort("_key", id_column)
-        candidates = pooled.filter(pl.int_range(pl.len()).over(groups) < n) if groups else pooled.head(n)
+        kept = pooled.filter(pl.int_range(pl.len()).over(groups) < n) if groups else pooled.head(n)
+        # copied out of the batch: polars' strings are views into their batch's buffers, and a few kept ids
+        # would otherwise keep every batch they came from in memory (1 GiB at 37 million entries, measured)
+        candidates = pl.DataFrame(kept.to_dict(as_series=False), schema=kept.schema)
         sizes = batch.group_by(groups).len() if groups else pl.DataFrame({"len": [batch.height]})
         if counts is not None:
             both = pl.concat([counts, sizes])
@@ -271,16 +274,17 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     from workbench.evidence import compaction_requests, describe_source, span_index
     from workbench.entries import entries_table
 
-    from workbench.datasets import RUN_TEXTS
+    from workbench.tables import rows_of
 
-    # the runs without their long texts to draw (a large log's runs table is mostly texts); the drawn runs' whole
-    # rows are read after
+    # the draw reads of the runs only what selects them and what an entry's stratum needs (a large log's runs table
+    # is mostly texts and counts); the drawn runs' whole rows are read after
     every_run = tables["runs"].lazy()
-    runs = every_run.select([c for c in every_run.collect_schema().names() if c not in RUN_TEXTS]).collect()
-    if method is not None and "method" in runs.columns:
-        runs = runs.filter(pl.col("method") == method)
-    if budget is not None and "budget" in runs.columns:
-        runs = runs.filter(pl.col("budget") == budget)
+    picked = every_run
+    if method is not None and "method" in every_run.collect_schema():
+        picked = picked.filter(pl.col("method") == method)
+    if budget is not None and "budget" in every_run.collect_schema():
+        picked = picked.filter(pl.col("budget") == budget)
+    runs = picked.select("run_id", "scenario_id", "success").collect()
     from workbench.entries import with_roles
 
     source = tables.get("entries")
@@ -299,16 +303,16 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
         return entries_with_outcome(entries.select(columns), runs.lazy() if isinstance(entries, pl.LazyFrame)
                                     else runs, how="inner")
 
-    ids = chosen(base)
-    keep = [c for c in dict.fromkeys(("entry_id", "section", *strata)) if c in ids.collect_schema()]
-    narrow = ids.select(keep)
     # the draw reads the entries' table a slice at a time, keeping each slice's ids and strata only (a large log's
     # entries are never held whole); what an item shows, texts included, is read for the drawn entries alone
     light = base.select([c for c in base.collect_schema().names() if c != "text"])  # the draw never reads texts
+    keep = [c for c in dict.fromkeys(("entry_id", "section", *strata))
+            if c in chosen(light, text=False).collect_schema()]
     draw_from = (chosen(part, text=False).select(keep) for part in _slices(light, SAMPLE_BATCH_ROWS))
     if only_ids is not None:  # a sample drawn before: the same items, drawn again with today's evidence
         wanted_ids = pl.DataFrame({"entry_id": list(dict.fromkeys(only_ids))})
-        found = narrow.join(wanted_ids.lazy(), on="entry_id", how="semi").unique("entry_id", keep="first")
+        found = (chosen(rows_of(light, wanted_ids), text=False).select(keep)
+                 .unique("entry_id", keep="first"))
         sample = found.collect(engine="streaming")
         lost = wanted_ids.join(sample, on="entry_id", how="anti")
         if lost.height:
@@ -319,20 +323,20 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
         sample, report = stream_sample(draw_from, n, strata, seed)
     # the drawn entries' rows, compactions and steps, each read by the streaming engine (the default engine would
     # hold the whole table before the semi join keeps a few hundred rows)
-    sample = (ids.join(sample.select("entry_id").lazy(), on="entry_id", how="semi")
+    # the drawn entries first (a filter on the ids, which the scan applies as it reads), then their runs: joining
+    # every entry with its run before keeping a few hundred held the whole join
+    sample = (chosen(rows_of(base, sample.select("entry_id")))
               .collect(engine="streaming").sort("entry_id"))
     texts = dict(sample.select("entry_id", "text").iter_rows())
     wanted = sample.select("run_id", "boundary").unique()
-    comps = (tables["compactions"].lazy().join(wanted.lazy(), on=["run_id", "boundary"], how="semi")
-             .collect(engine="streaming"))
-    steps = (tables["steps"].lazy().join(wanted.select("run_id").unique().lazy(), on="run_id", how="semi")
-             .collect(engine="streaming") if "steps" in tables else pl.DataFrame())
-    runs = every_run.join(wanted.select("run_id").unique().lazy(), on="run_id", how="semi").collect(
-        engine="streaming")  # the drawn runs, whole: the task for the requests, the world for the material
-    sub = {"runs": runs, "steps": steps, "compactions": comps}
+    comps = rows_of(tables["compactions"], wanted).collect(engine="streaming")
+    steps = (rows_of(tables["steps"], wanted.select("run_id")).collect(engine="streaming") if "steps" in tables
+             else pl.DataFrame())
+    # the drawn runs, whole: the task for the requests, the world for the material
+    drawn_runs = rows_of(every_run, wanted.select("run_id")).collect(engine="streaming")
+    sub = {"runs": drawn_runs, "steps": steps, "compactions": comps}
     requests = {(r.run_id, r.boundary): r for r in compaction_requests(sub)}
-    run_rows = {r["run_id"]: r for r in runs.join(wanted.select("run_id").unique(), on="run_id", how="semi")
-                .iter_rows(named=True)}
+    run_rows = {r["run_id"]: r for r in drawn_runs.iter_rows(named=True)}
     observations = _observations_before(steps, comps)
     index = span_index(steps)
     steps_of = {(c["run_id"], c["boundary"]): index.output_steps(c["run_id"], c.get("span_start"), c.get("span_end"))
