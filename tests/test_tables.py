@@ -85,12 +85,16 @@ def test_scan_table_names_the_bad_row_beyond_the_first_batch(tmp_path: Path, mon
     assert scan_table(tmp_path / "scores.parquet", "scores", ("entry_id",)).collect().height == 4000
 
 
-def test_scan_table_finds_a_key_repeated_in_another_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Batches of 1,000: row 2,400 repeats row 10's (run_id, step); rows 3,001-3,002 repeat each other."""
+@pytest.mark.parametrize("hashes", [8_000_000, 500])
+def test_scan_table_finds_a_key_repeated_in_another_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          hashes: int) -> None:
+    """Batches of 1,000: row 2,400 repeats row 10's (run_id, step); rows 3,001-3,002 repeat each other. With 500
+    hashes held at a time the 3,500 keys' hashes go through eight bucket files: the same answer."""
     from workbench import tables
     from workbench.tables import scan_table
 
     monkeypatch.setattr(tables, "_CHECK_ROWS", 1000)
+    monkeypatch.setattr(tables, "_KEY_HASHES", hashes)
     steps = pl.DataFrame({"run_id": [f"r{i // 7}" for i in range(3500)], "step": [i % 7 for i in range(3500)]})
     steps.write_parquet(tmp_path / "steps.parquet")
     assert scan_table(tmp_path / "steps.parquet", "steps", ("run_id", "step")).collect().equals(steps)

@@ -27,6 +27,7 @@ import polars as pl
 
 from workbench.annotate.evaluation import evaluation_material
 from workbench.bootstrap import Seed
+from workbench.tables import slices
 from workbench.vocabulary import REASONING_SECTIONS
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -116,16 +117,6 @@ def sample_entries(
     return sample, SampleReport(n, sample.height, per, short)
 
 
-def _slices(frame: pl.DataFrame | pl.LazyFrame, rows: int) -> Iterator[pl.DataFrame]:
-    """A frame ``rows`` rows at a time (a lazy one's query run once per slice, by the streaming engine)."""
-    if isinstance(frame, pl.DataFrame):
-        yield from frame.iter_slices(rows) if frame.height else iter([frame])
-        return
-    total = frame.select(pl.len()).collect(engine="streaming").item()
-    for offset in range(0, max(total, 1), rows):
-        yield frame.slice(offset, rows).collect(engine="streaming")
-
-
 def item_keys(ids: Sequence[str], seed: int) -> np.ndarray:
     """Each id's draw key: the first 8 bytes of BLAKE2b(id, key = the seed), as unsigned 64-bit integers."""
     import hashlib
@@ -150,7 +141,7 @@ def stream_sample(items: pl.LazyFrame | pl.DataFrame | Iterable[pl.DataFrame], n
     if isinstance(seed, np.random.Generator):
         seed = int(seed.integers(2**62))
     wanted = list(dict.fromkeys((id_column, *strata)))
-    batches = _slices(items, batch_rows) if isinstance(items, (pl.DataFrame, pl.LazyFrame)) else iter(items)
+    batches = slices(items, batch_rows) if isinstance(items, (pl.DataFrame, pl.LazyFrame)) else iter(items)
     groups = list(strata) if strata else None
     candidates: pl.DataFrame | None = None
     counts: pl.DataFrame | None = None
@@ -308,7 +299,7 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     light = base.select([c for c in base.collect_schema().names() if c != "text"])  # the draw never reads texts
     keep = [c for c in dict.fromkeys(("entry_id", "section", *strata))
             if c in chosen(light, text=False).collect_schema()]
-    draw_from = (chosen(part, text=False).select(keep) for part in _slices(light, SAMPLE_BATCH_ROWS))
+    draw_from = (chosen(part, text=False).select(keep) for part in slices(light, SAMPLE_BATCH_ROWS))
     if only_ids is not None:  # a sample drawn before: the same items, drawn again with today's evidence
         wanted_ids = pl.DataFrame({"entry_id": list(dict.fromkeys(only_ids))})
         found = (chosen(rows_of(light, wanted_ids), text=False).select(keep)
