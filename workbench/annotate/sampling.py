@@ -18,7 +18,7 @@ annotators keep using, so the testbed does not change); a sample drawn before ke
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
