@@ -39,25 +39,32 @@ from workbench.datasets import ensure_default_testbed, load_for_analysis, select
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-# entries and scores are opened lazily: only the selected runs' entries are read into memory
+# entries and scores are opened lazily: they are read 500 runs at a time below
 tables = load_for_analysis(ensure_default_testbed(DATA), names=("entries", "scores"),
                            columns={"entries": None, "scores": ("entry_id", "judge", "repeat", "score")})
 runs = tables["runs"]
 runs.height
 
 # %%
-from workbench.composition import by_boundary, entries_by_section, persistence, support_from_scores
+from workbench.composition import CompositionCounts, support_from_scores
+from workbench.entries import run_of_entry
+from workbench.tables import batches_by_run
 
-sel = select_runs(tables, method="prompting", budget=BUDGET)
-entries = tables["entries"].filter(pl.col("run_id").is_in(sel.get_column("run_id").implode()))
-entries = support_from_scores(entries, tables["scores"], TAU, judge=JUDGE).collect(engine="streaming")
-table2 = entries_by_section(entries)
+sel = select_runs(tables, method="prompting", budget=BUDGET).select("run_id")
+# the selected runs' entries with their support, 500 runs at a time, counted for Tables 2, 9 and 10 as they pass:
+# the tables below come from the counts (the same as from all entries at once), so a log of any size fits
+counts = CompositionCounts(max_boundary=5, max_d=4)
+scored = tables["scores"].with_columns(run_of_entry().alias("run_id"))
+for batch in batches_by_run({"entries": tables["entries"], "scores": scored}, 500, order="entries"):
+    chosen = batch["entries"].join(sel, on="run_id", how="semi", maintain_order="left")
+    counts.add(support_from_scores(chosen, batch["scores"].drop("run_id"), TAU, judge=JUDGE))
+table2 = counts.entries_by_section()
 plots.export_table(table2, "sjc_table2_entries_by_section", f"{figs}/tables", "Entries by section (judge at tau)")
 table2
 
 # %%
-if "gt_supported" in entries.columns:
-    truth = entries_by_section(entries.with_columns(pl.col("gt_supported").alias("supported")))
+if counts.has("gt_supported"):
+    truth = counts.entries_by_section("gt_supported")
     plots.export_table(truth, "sjc_table2_ground_truth", f"{figs}/tables", "Entries by section (testbed ground truth)")
     display(truth)
 
@@ -69,7 +76,7 @@ plots.export(fig, "sjc_table2_composition", figs);
 # **Figure (testbed; SJC Table 2).** Summary entries per section of the `prompting` summaries, split into entries the source judge scores as supported (score >= tau) and unsupported; the label is the unsupported share. SJC's forward-looking sections (Open TODOs and Pending user asks) carry most of the unsupported entries; Constraints/Rules mixes task restatements (unsupported) with rules the summaries carry over, and Exact identifiers are almost all supported.
 
 # %%
-table9 = by_boundary(entries, max_boundary=5)
+table9 = counts.by_boundary()
 plots.export_table(table9, "sjc_table9_by_boundary", f"{figs}/tables", "Unsupported entries by boundary")
 fig = plots.sjc.unsupported_by_boundary(table9)
 plots.export(fig, "sjc_table9_unsupported_by_boundary", figs)
@@ -79,7 +86,7 @@ table9
 # **Figure (testbed; SJC Table 9).** Share of unsupported entries among all entries and among reasoning entries (Decisions + Open TODOs) at each compression boundary (the last point pools boundaries 5 and later).
 
 # %%
-table10, exact_share = persistence(entries, max_d=4)
+table10, exact_share = counts.persistence()
 plots.export_table(table10, "sjc_table10_persistence", f"{figs}/tables", "Persistence of reasoning entries")
 fig = plots.sjc.persistence_curves(table10)
 plots.export(fig, "sjc_table10_persistence", figs)

@@ -55,6 +55,7 @@ import numpy as np
 from workbench.composition import support_from_scores
 from workbench.vocabulary import SECTIONS
 from workbench.sensitivity import ThresholdCounts, largest_change
+from workbench.entries import run_of_entry
 from workbench.tables import batches_by_run
 
 sel = select_runs(tables, method="prompting")
@@ -63,7 +64,7 @@ meta = ["run_id", "scenario_id"] + (["budget"] if setting else [])
 # the entries with their scores, 500 runs at a time, counted (per scenario, section and tau) as they pass: the
 # figures and tables below come from the counts, so a log of any size is analysed in the memory of one batch
 counts = ThresholdCounts(np.linspace(0, 1, 101), tau=TAU, setting=setting)
-scored = tables["scores"].with_columns(pl.col("entry_id").str.replace(r"/b\d+/e\d+$", "").alias("run_id"))
+scored = tables["scores"].with_columns(run_of_entry().alias("run_id"))
 for batch in batches_by_run({"entries": tables["entries"], "scores": scored}, 500, order="entries"):
     chosen = batch["entries"].join(sel.select(meta), on="run_id", maintain_order="left")  # the method's runs
     part = support_from_scores(chosen, batch["scores"].drop("run_id"), TAU, judge=JUDGE)

@@ -62,3 +62,53 @@ def test_section_counts_most_first_ties_by_name() -> None:
 
     got = section_counts(entries_frame())
     assert got.rows() == [("Decisions", 3), ("Open TODOs", 3), ("Exact identifiers", 1)]
+
+
+def test_composition_counts_over_batches_of_runs_hand_computed() -> None:
+    """Run r (above) and a run s with an entry the judge left unscored, added as two batches: every share counts
+    only entries with a support value, and each table is the hand count over both runs."""
+    from workbench.composition import CompositionCounts
+
+    s = pl.DataFrame([("s", 0, "Decisions", 0, "- Paid INV-9.", None), ("s", 0, "Open TODOs", 1, "- Call Bob.", True),
+                      ("s", 1, "Open TODOs", 0, "- Call Bob.", False)],
+                     schema=entries_frame().schema, orient="row")
+    counts = CompositionCounts(max_d=2, also=())
+    counts.add(entries_frame())
+    counts.add(s)
+    t2 = {r["section"]: (r["entries"], r["unsupported"], r["unsupported_share"])
+          for r in counts.entries_by_section().iter_rows(named=True)}
+    assert t2["Decisions"] == (4, 1, pytest.approx(1 / 3))  # 4 entries, 3 with a value, 1 unsupported
+    assert t2["Open TODOs"] == (5, 4, pytest.approx(4 / 5))
+    assert t2["All"] == (10, 5, pytest.approx(5 / 9))
+    t9 = counts.by_boundary()
+    assert t9["k"].to_list() == [1, 2, 3] and t9["summaries"].to_list() == [2, 2, 1]
+    assert t9["entries"].to_list() == [5, 4, 1]
+    assert t9["unsupported_all"].to_list() == pytest.approx([1 / 4, 3 / 4, 1.0])  # b0: of r's 3 and s's 1 known
+    assert t9["unsupported_reasoning"].to_list() == pytest.approx([1 / 3, 3 / 4, 1.0])
+    assert t9["unsupported_reasoning_per_summary"].to_list() == pytest.approx([0.5, 1.5, 1.0])
+    t10, exact = counts.persistence()
+    got = {(r["d"], r["supported"]): (r["entries"], r["present"]) for r in t10.iter_rows(named=True)}
+    assert got[(1, True)] == (2, 2)  # r's Paid and s's Call Bob (exact) persist into b1
+    assert got[(1, False)] == (2, 1) and got[(2, True)] == (1, 0) and got[(2, False)] == (1, 1)
+    assert exact == pytest.approx(3 / 4)
+
+
+def test_composition_counts_equal_the_whole_tables_on_the_testbed() -> None:
+    """The testbed's prompting entries 37 runs at a time (batches_by_run) against each table on all at once."""
+    from workbench.composition import CompositionCounts
+    from workbench.datasets import load_for_analysis
+    from workbench.tables import batches_by_run
+
+    tables = load_for_analysis(names=("entries", "scores"))
+    runs = tables["runs"].filter(pl.col("method") == "prompting").select("run_id").head(200)
+    entries = support_from_scores(tables["entries"].join(runs, on="run_id", how="semi"), tables["scores"],
+                                  judge="lexical")
+    counts = CompositionCounts(max_boundary=5, max_d=4)
+    for batch in batches_by_run({"entries": entries}, 37, order="entries"):
+        counts.add(batch["entries"])
+    assert counts.entries_by_section().equals(entries_by_section(entries))
+    assert counts.entries_by_section("gt_supported").equals(
+        entries_by_section(entries.with_columns(pl.col("gt_supported").alias("supported"))))
+    assert counts.by_boundary().equals(by_boundary(entries, max_boundary=5))
+    (got, got_exact), (want, want_exact) = counts.persistence(), persistence(entries, max_d=4)
+    assert got.equals(want) and got_exact == want_exact and got.height

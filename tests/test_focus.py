@@ -155,3 +155,21 @@ def test_curve_means_do_not_depend_on_the_number_of_threads() -> None:
     err = rng.random(n.size) / n
     expected = np.array([np.mean(err[n == k]) for k in (1, 2, 3, 5, 10)])
     assert bytes.fromhex(outs[1].strip()) == expected.tobytes()
+
+
+def test_citation_matrices_hold_the_drawn_citations_and_ignore_the_rest() -> None:
+    """Random 0/1 matrices written out as citations come back as they were drawn; a citation twice, of a span
+    the event lacks, or of a rollout past N_max changes nothing, and an event nobody cites is all zeros."""
+    rng = np.random.default_rng(3)
+    drawn = {f"e{e}": rng.random((6, 1 + e % 4)) < 0.4 for e in range(12)}
+    cites = [(e, int(r), f"s_{j}") for e, x in drawn.items() for r, j in zip(*np.nonzero(x), strict=True)]
+    cites += [cites[0], ("e1", 0, "s_99"), ("e2", 6, "s_0"), ("nobody", 0, "s_0")]
+    rng.shuffle(cites)
+    spans = [(e, f"s_{j}") for e, x in drawn.items() for j in range(x.shape[1])] + [("quiet", "s_0")]
+    mats = citation_matrices(pl.DataFrame(cites, schema=["event_id", "rollout", "span_id"], orient="row"),
+                             pl.DataFrame(spans, schema=["event_id", "span_id"], orient="row"), 6)
+    assert list(mats) == [*drawn, "quiet"]
+    for e, x in drawn.items():
+        ids, got = mats[e]
+        assert ids == [f"s_{j}" for j in range(x.shape[1])] and np.array_equal(got, x.astype(float))
+    assert mats["quiet"][0] == ["s_0"] and not mats["quiet"][1].any() and mats["quiet"][1].shape == (6, 1)

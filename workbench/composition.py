@@ -102,21 +102,31 @@ def entries_by_section(entries: pl.DataFrame, supported: str = "supported") -> p
     Columns: ``section``, ``entries``, ``share`` (of all entries), ``unsupported``
     (count), ``unsupported_share`` (among the section's entries with a support value).
     """
-    e = entries.with_columns((~pl.col(supported)).cast(pl.Int64).alias("_u"),
-                             pl.col(supported).is_not_null().cast(pl.Int64).alias("_k"))
-    total = e.height
+    return _section_table(_section_counts(entries, supported))
 
-    def row(name: str, sub: pl.DataFrame) -> dict[str, object]:
-        known = int(sub.get_column("_k").sum()) if sub.height else 0
-        uns = int(sub.get_column("_u").fill_null(0).sum()) if sub.height else 0
-        return {"section": name, "entries": sub.height, "share": sub.height / total if total else float("nan"),
+
+def _section_counts(entries: pl.DataFrame, supported: str) -> pl.DataFrame:
+    """Per section: entries (``n``), entries with a support value (``known``), unsupported ones (``unsupported``):
+    what Table 2 is made of, summed over batches by :class:`CompositionCounts`."""
+    return entries.group_by("section").agg(pl.len().cast(pl.Int64).alias("n"),
+                                           pl.col(supported).is_not_null().sum().cast(pl.Int64).alias("known"),
+                                           (~pl.col(supported)).sum().cast(pl.Int64).alias("unsupported"))
+
+
+def _section_table(counts: pl.DataFrame) -> pl.DataFrame:
+    counts = counts.group_by("section").agg(pl.col("n", "known", "unsupported").sum())
+    total = int(counts.get_column("n").sum())
+    per = {r["section"]: r for r in counts.iter_rows(named=True)}
+
+    def row(name: str, sections: list[str]) -> dict[str, object]:
+        n, known, uns = (sum(int(per[s][c]) for s in sections if s in per) for c in ("n", "known", "unsupported"))
+        return {"section": name, "entries": n, "share": n / total if total else float("nan"),
                 "unsupported": uns, "unsupported_share": uns / known if known else float("nan")}
 
-    present = e.get_column("section").unique().to_list()
-    order = [s for s in SECTIONS if s in present] + sorted(s for s in present if s not in SECTIONS)
-    rows = [row(s, e.filter(pl.col("section") == s)) for s in order]
-    rows.append(row(REASONING, e.filter(pl.col("section").is_in(list(REASONING_SECTIONS)))))
-    rows.append(row("All", e))
+    order = [s for s in SECTIONS if s in per] + sorted(s for s in per if s not in SECTIONS)
+    rows = [row(s, [s]) for s in order]
+    rows.append(row(REASONING, list(REASONING_SECTIONS)))
+    rows.append(row("All", list(per)))
     return pl.DataFrame(rows)
 
 
@@ -124,21 +134,43 @@ def by_boundary(entries: pl.DataFrame, supported: str = "supported", max_boundar
     """SJC Table 9: per compression boundary (1-based ``k``; ``max_boundary`` pools the tail).
 
     ``summaries``: number of summaries; ``unsupported_all`` / ``unsupported_reasoning``:
-    unsupported share among all and among reasoning entries; ``unsupported_reasoning_per_summary``.
+    unsupported share among all and among reasoning entries (of those with a support value);
+    ``unsupported_reasoning_per_summary``.
     """
+    return _boundary_table(_boundary_counts(entries, supported, max_boundary))
+
+
+def _boundary_counts(entries: pl.DataFrame, supported: str, max_boundary: int | None) -> pl.DataFrame:
+    """Per ``k``: summaries, the sum over them of their unsupported reasoning entries, and for all and for reasoning
+    entries how many have a support value and how many of those are unsupported (a summary's entries must all be in
+    ``entries``: :class:`CompositionCounts` is given whole runs)."""
     k = pl.col("boundary") + 1
     if max_boundary is not None:
         k = pl.min_horizontal(k, pl.lit(max_boundary))
     e = entries.with_columns(k.alias("k"), pl.col("section").is_in(list(REASONING_SECTIONS)).alias("_r"),
                              (~pl.col(supported)).alias("_u"))
-    per_summary = e.group_by("run_id", "boundary", "k", maintain_order=True).agg((pl.col("_u") & pl.col("_r")).sum().alias("_ur"))
-    a = e.group_by("k", maintain_order=True).agg(pl.col("_u").mean().alias("unsupported_all"),
-                            pl.col("_u").filter(pl.col("_r")).mean().alias("unsupported_reasoning"),
-                            pl.len().alias("entries"))
-    b = per_summary.group_by("k", maintain_order=True).agg(pl.len().alias("summaries"),
-                                      pl.col("_ur").mean().alias("unsupported_reasoning_per_summary"))
-    return b.join(a, on="k").select("k", "summaries", "entries", "unsupported_all", "unsupported_reasoning",
-                                    "unsupported_reasoning_per_summary").sort("k")
+    per_summary = (e.group_by("run_id", "boundary", "k")
+                   .agg((pl.col("_u") & pl.col("_r")).sum().alias("_ur"))
+                   .group_by("k").agg(pl.len().cast(pl.Int64).alias("summaries"),
+                                      pl.col("_ur").sum().cast(pl.Int64).alias("ur_sum")))
+    counted = e.group_by("k").agg(pl.len().cast(pl.Int64).alias("entries"),
+                                  pl.col("_u").is_not_null().sum().cast(pl.Int64).alias("u_known"),
+                                  pl.col("_u").sum().cast(pl.Int64).alias("u_sum"),
+                                  pl.col("_u").filter(pl.col("_r")).is_not_null().sum().cast(pl.Int64).alias("r_known"),
+                                  pl.col("_u").filter(pl.col("_r")).sum().cast(pl.Int64).alias("r_sum"))
+    return per_summary.join(counted, on="k")
+
+
+def _boundary_table(counts: pl.DataFrame) -> pl.DataFrame:
+    c = counts.group_by("k").agg(pl.exclude("k").sum())
+
+    def share(num: str, den: str) -> pl.Expr:
+        return pl.when(pl.col(den) > 0).then(pl.col(num) / pl.col(den)).otherwise(None)
+
+    return c.select("k", pl.col("summaries").cast(pl.UInt32), pl.col("entries").cast(pl.UInt32),
+                    share("u_sum", "u_known").alias("unsupported_all"),
+                    share("r_sum", "r_known").alias("unsupported_reasoning"),
+                    (pl.col("ur_sum") / pl.col("summaries")).alias("unsupported_reasoning_per_summary")).sort("k")
 
 
 def match_next(prev: list[str], nxt: list[str], threshold: float = 90.0) -> list[tuple[int | None, bool]]:
@@ -180,9 +212,16 @@ def persistence(entries: pl.DataFrame, supported: str = "supported", max_d: int 
     Returns the frame (``d``, ``supported``, ``entries``, ``present``, ``share``) and the
     share of matches that were exact.
     """
+    counts: dict[tuple[int, bool], list[int]] = {}
+    matches = _count_persistence(entries, counts, supported, max_d, threshold)
+    return _persistence_table(counts, matches)
+
+
+def _count_persistence(entries: pl.DataFrame, counts: dict[tuple[int, bool], list[int]], supported: str,
+                       max_d: int, threshold: float) -> tuple[int, int]:
+    """Add each run's (d, supported) -> [followed, present] to ``counts``; the (exact, fuzzy) matches made."""
     reason = entries.filter(pl.col("section").is_in(list(REASONING_SECTIONS))).sort("run_id", "boundary", "position")
     exact = fuzzy = 0
-    counts: dict[tuple[int, bool], list[int]] = {}
     for (_run,), g in reason.partition_by("run_id", as_dict=True, maintain_order=True).items():
         bounds = sorted(g.get_column("boundary").unique().to_list())
         texts = {b: g.filter(pl.col("boundary") == b) for b in bounds}
@@ -211,8 +250,55 @@ def persistence(entries: pl.DataFrame, supported: str = "supported", max_d: int 
                     counts.setdefault((d, bool(sup[i])), [0, 0])
                     counts[(d, bool(sup[i]))][0] += 1
                     counts[(d, bool(sup[i]))][1] += int(j is not None)
+    return exact, fuzzy
+
+
+def _persistence_table(counts: dict[tuple[int, bool], list[int]], matches: tuple[int, int]) -> tuple[pl.DataFrame, float]:
+    exact, fuzzy = matches
     rows = [{"d": d, "supported": s, "entries": n, "present": p, "share": p / n if n else float("nan")}
             for (d, s), (n, p) in sorted(counts.items())]
     frame = pl.DataFrame(rows, schema={"d": pl.Int64, "supported": pl.Boolean, "entries": pl.Int64,
                                        "present": pl.Int64, "share": pl.Float64})
     return frame, exact / (exact + fuzzy) if exact + fuzzy else float("nan")
+
+
+class CompositionCounts:
+    """SJC Tables 2, 9 and 10 counted a batch of runs at a time (:func:`workbench.tables.batches_by_run`), so a
+    log of any size is summarised in the memory of one batch; exact: the same tables as :func:`entries_by_section`,
+    :func:`by_boundary` and :func:`persistence` on all the entries at once, as long as each batch holds whole runs.
+
+    ``add`` takes entries with a ``supported`` column; Table 2 is also counted for every column of ``also`` a batch
+    has (``gt_supported``: the testbed's ground truth).
+    """
+
+    def __init__(self, *, max_boundary: int | None = None, max_d: int = 5, threshold: float = 90.0,
+                 also: tuple[str, ...] = ("gt_supported",)) -> None:
+        self.max_boundary, self.max_d, self.threshold, self.also = max_boundary, max_d, threshold, also
+        self._sections: dict[str, list[pl.DataFrame]] = {}
+        self._boundaries: list[pl.DataFrame] = []
+        self._persistence: dict[tuple[int, bool], list[int]] = {}
+        self._matches = (0, 0)
+
+    def add(self, entries: pl.DataFrame) -> None:
+        for column in ("supported", *self.also):
+            if column in entries.columns:
+                self._sections.setdefault(column, []).append(_section_counts(entries, column))
+        self._boundaries.append(_boundary_counts(entries, "supported", self.max_boundary))
+        exact, fuzzy = _count_persistence(entries, self._persistence, "supported", self.max_d, self.threshold)
+        self._matches = (self._matches[0] + exact, self._matches[1] + fuzzy)
+
+    def entries_by_section(self, supported: str = "supported") -> pl.DataFrame:
+        """Table 2 (:func:`entries_by_section`) by ``supported`` (or a column of ``also``)."""
+        return _section_table(pl.concat(self._sections[supported]))
+
+    def has(self, supported: str) -> bool:
+        """Whether the batches had the column ``supported``."""
+        return supported in self._sections
+
+    def by_boundary(self) -> pl.DataFrame:
+        """Table 9 (:func:`by_boundary`)."""
+        return _boundary_table(pl.concat(self._boundaries))
+
+    def persistence(self) -> tuple[pl.DataFrame, float]:
+        """Table 10 and the share of exact matches (:func:`persistence`)."""
+        return _persistence_table(self._persistence, self._matches)

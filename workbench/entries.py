@@ -29,6 +29,11 @@ def entry_id(run_id: str, boundary: int, position: int) -> str:
     return f"{run_id}/b{boundary}/e{position}"
 
 
+def run_of_entry(column: str = "entry_id") -> pl.Expr:
+    """The run id inside an entry id (:func:`entry_id`), as an expression: a scores table's run."""
+    return pl.col(column).str.replace(r"/b\d+/e\d+$", "")
+
+
 def with_roles(entries: Frame) -> Frame:
     """``entries`` with ``schema`` and ``role`` filled where they are missing: the schema is OpenClaw's when
     not recorded (tables written before schemas existed), the role comes from the section under it."""

@@ -160,19 +160,26 @@ def bound_curves(ms: Sequence[int], gammas: Sequence[float], ns: Sequence[int]) 
 
 
 def citation_matrices(citations: pl.DataFrame, spans: pl.DataFrame, n_rollouts: int) -> dict[str, tuple[list[str], np.ndarray]]:
-    """Per event: span ids and the (N_max, m) 0/1 matrix of which rollout cites which span."""
+    """Per event: span ids and the (N_max, m) 0/1 matrix of which rollout cites which span.
+
+    Built from columns: each citation's span is located by a join on (event, span) and the matrices are filled
+    from integer arrays, one slice per event (not a frame and a Python loop per event, which held gigabytes at
+    100x the testbed's events). A citation of a span the event does not have, or of a rollout >= ``n_rollouts``,
+    is ignored."""
     out: dict[str, tuple[list[str], np.ndarray]] = {}
-    cited = citations.unique(["event_id", "rollout", "span_id"])
-    by_event = {k[0]: v for k, v in cited.partition_by("event_id", as_dict=True).items()}
-    for (event,), sp in spans.partition_by("event_id", as_dict=True, maintain_order=True).items():
-        ids = sp.get_column("span_id").to_list()
-        index = {s: j for j, s in enumerate(ids)}
+    columns = spans.select("event_id", "span_id").group_by("event_id", maintain_order=True).agg("span_id")
+    index = (columns.explode("span_id").with_columns(pl.int_range(pl.len()).over("event_id").alias("_j"))
+             .unique(["event_id", "span_id"], keep="last"))  # a repeated span id: its last column, as a dict gives
+    hits = (citations.select("event_id", "rollout", "span_id").filter(pl.col("rollout") < n_rollouts)
+            .join(index, on=["event_id", "span_id"], how="inner").sort("event_id"))
+    rollout = hits.get_column("rollout").to_numpy()
+    column = hits.get_column("_j").to_numpy()
+    where = {e: (lo, hi) for e, lo, hi in hits.select("event_id").with_row_index("_i").group_by("event_id")
+             .agg(pl.col("_i").min().alias("lo"), (pl.col("_i").max() + 1).alias("hi")).iter_rows()}
+    for event, ids in columns.iter_rows():
         x = np.zeros((n_rollouts, len(ids)), dtype=np.float64)
-        c = by_event.get(event)
-        if c is not None:
-            for r, s in zip(c.get_column("rollout").to_list(), c.get_column("span_id").to_list(), strict=True):
-                if s in index and r < n_rollouts:
-                    x[r, index[s]] = 1.0
+        lo, hi = where.get(event, (0, 0))
+        x[rollout[lo:hi], column[lo:hi]] = 1.0
         out[str(event)] = (ids, x)
     return out
 
