@@ -41,7 +41,8 @@ plots.set_style()
 pl.Config.set_tbl_rows(40)
 # entries and scores are opened lazily: they are read 500 runs at a time below
 tables = load_for_analysis(ensure_default_testbed(DATA), names=("entries", "scores"),
-                           columns={"entries": None, "scores": ("entry_id", "judge", "repeat", "score")})
+                           columns={"entries": None, "scores": ("entry_id", "judge", "repeat", "score")},
+                           run_columns=("scenario_id", "method", "budget"))
 runs = tables["runs"]
 runs.height
 

@@ -45,7 +45,8 @@ pl.Config.set_tbl_rows(40)
 # entries and scores are opened lazily with the columns used here: a large log's are never held whole
 tables = load_for_analysis(ensure_default_testbed(DATA), names=("entries", "scores"),
                            columns={"entries": ("entry_id", "run_id", "section", "boundary"),
-                                    "scores": ("entry_id", "judge", "repeat", "score")})
+                                    "scores": ("entry_id", "judge", "repeat", "score")},
+                           run_columns=("scenario_id", "method", "budget"))
 runs = tables["runs"]
 runs.height
 

@@ -62,3 +62,29 @@ def test_efficiency_by_encoding_counts_each_tokenizers_columns() -> None:
     cl_dep = ((110 + 22) * 11 / 2 + (330 + 44) * 22 / 2 + (55 + 12) * 6 / 2) / 2
     assert got["cl100k"]["dependency_mean_1e6"] == pytest.approx(cl_dep / 1e6)
     assert got["o200k"]["steps_mean"] == 1.5 and got["o200k"]["tool_calls_mean"] == 1.0
+
+
+@pytest.mark.parametrize("rows_at_a_time", [20_000, 1])
+def test_judge_overhead_counts_every_compaction_of_the_method(monkeypatch: pytest.MonkeyPatch,
+                                                              rows_at_a_time: int) -> None:
+    """SJC Table 5 by hand: two judged runs, three compactions (one of a run of another method, ignored); the
+    summary change is the mean of (committed - candidate) / candidate in o200k tokens counted one text at a time by
+    the tiktoken encoding (the workbench's copy of its ranks); read one compaction at a time, the same table."""
+    from workbench.metrics import tables as metric_tables
+    from workbench.tokens import encoding
+
+    monkeypatch.setattr(metric_tables, "SUMMARY_ROWS", rows_at_a_time)
+    runs = pl.DataFrame({"run_id": ["a", "b", "c"], "method": ["prompting_sjc", "prompting_sjc", "prompting"],
+                         "judge_tokens": [100, 300, None], "agent_tokens": [10, 20, 12],
+                         "compressor_tokens": [0, 10, 3]})
+    texts = [("alpha beta gamma delta", "alpha beta"), ("one two three", None), ("x y z w v u", "x y z")]
+    comps = pl.DataFrame({"run_id": ["a", "c", "b"], "candidate_summary": [t[0] for t in texts],
+                          "committed_summary": [t[1] for t in texts]})
+    enc = encoding("o200k_base")
+    n = lambda t: len(enc.encode_ordinary(t or ""))  # noqa: E731
+    change = [(n(texts[i][1]) - n(texts[i][0])) / n(texts[i][0]) for i in (0, 2)]
+    got = metric_tables.judge_overhead(runs, comps.lazy()).row(0, named=True)
+    assert got["runs"] == 2 and got["judge_requests_per_1k"] == pytest.approx(1000.0)
+    assert got["judge_tokens_per_1k"] == pytest.approx(200_000.0)
+    assert got["llm_tokens_per_task"] == pytest.approx(20.0) and got["llm_tokens_delta"] == pytest.approx(5 / 15)
+    assert got["summary_tokens_change"] == pytest.approx(sum(change) / 2) and change[0] < 0
