@@ -145,6 +145,19 @@ def make_directories(work: Path, sizes: list[int], source: Path = ROOT / "data" 
     return dirs
 
 
+def prepare(work: Path, sizes: list[int], directories: bool) -> dict[int, Path]:
+    """The logs (or directories) of every size, written by a child process. A measured step's peak memory is
+    ``ru_maxrss``, which Linux carries from the process that forks it: a parent that had just written a 30x
+    directory (0.47 GiB) raised every step's floor to that, so this process never reads or writes the data."""
+    make = "make_directories" if directories else "make_logs"
+    code = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); from pathlib import Path; "
+            f"import bench_scale; bench_scale.{make}(Path({str(work)!r}), {sizes!r})")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    if directories:
+        return {k: work / f"dir-x{k}" for k in sizes}
+    return {k: work / ("x1.jsonl" if k == 1 else f"x{k}.jsonl") for k in [1, *sizes]}
+
+
 def directory_steps(data: Path) -> list[tuple[str, list[str]]]:
     """The steps that read a workbench directory: judge, sample and every analysis notebook."""
     wb = str(BIN / "workbench")
@@ -161,13 +174,17 @@ def directory_steps(data: Path) -> list[tuple[str, list[str]]]:
 
 def main(sizes: list[int], work: Path, skip: set[str], corrupt: bool = True, directories: bool = False) -> None:
     work.mkdir(parents=True, exist_ok=True)
-    logs = make_directories(work, sizes) if directories else make_logs(work, sizes)
+    logs = prepare(work, sizes, directories)
     # every measurement is kept in WORK/results.json, so sizes measured in separate runs (100x takes over an
     # hour) share one table and one fit; a step measured again replaces its earlier measurement
     store = work / ("results-directories.json" if directories else "results.json")
     saved = json.loads(store.read_text()) if store.exists() else {}
     results: dict[str, dict[int, tuple[float, float]]] = {
         name: {int(k): (float(v[0]), float(v[1])) for k, v in by_size.items()} for name, by_size in saved.items()}
+    import resource
+
+    print(f"(this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB, the floor of every "
+          "step's peak)", flush=True)
     for k in sizes:
         out = work / f"x{k}"
         size = sum(p.stat().st_size for p in (logs[k].glob("*.parquet") if directories else [logs[k]])) / 1e9

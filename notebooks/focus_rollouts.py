@@ -40,7 +40,10 @@ from workbench.tables import height
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(ensure_default_testbed(DATA), names=("rollouts", "spans"))  # and runs
+# the rollouts lazily (a large log's are read as integer codes by the functions below), the spans and runs whole
+tables = load_for_analysis(ensure_default_testbed(DATA), names=("spans",),
+                           columns={"rollouts": ("event_id", "rollout", "span_id")},
+                           run_columns=("scenario_id",))
 runs = tables["runs"]
 {name: height(frame) for name, frame in tables.items()}
 
@@ -71,7 +74,7 @@ plots.export(fig, "focus_lemma1_recovery_bound", figs)
 
 # %%
 need(tables, "spans", "rollouts", what="the empirical FOCUS curves")
-N_MAX = int(tables["rollouts"]["rollout"].max()) + 1
+N_MAX = int(tables["rollouts"].select(pl.col("rollout").max()).collect().item()) + 1
 spans, cites = tables["spans"], tables["rollouts"]
 first3 = citation_scores(cites.filter(pl.col("rollout") < 3), 3, spans)  # N = 3, FOCUS's default
 hist = utility_histogram(first3, FOCUS_TAU)

@@ -43,13 +43,14 @@ from IPython.display import display
 
 from workbench import plots
 from workbench.datasets import entry_clusters, ensure_default_testbed, load_for_analysis
-from workbench.tables import height
+from workbench.tables import height, rows_of
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
 # the labels (and runs); entries and scores lazily, for the columns read: only the labeled entries' are collected
 tables = load_for_analysis(ensure_default_testbed(DATA), names=("labels",),
-                           columns={"entries": ("entry_id", "run_id"), "scores": ("entry_id", "judge", "repeat", "score")})
+                           columns={"entries": ("entry_id", "run_id"), "scores": ("entry_id", "judge", "repeat", "score")},
+                           run_columns=("scenario_id",))
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
@@ -61,8 +62,8 @@ labels = AnnotationStore(LABELS).labels() if LABELS else tables.get("labels")
 HAVE = labels is not None and labels.height > 0
 if HAVE:  # the labeled entries' scores and scenarios
     labeled = labels.select(pl.col("item_id").alias("entry_id")).unique().lazy()
-    scores = tables["scores"].join(labeled, on="entry_id", how="semi").collect()
-    clusters = entry_clusters({**tables, "entries": tables["entries"].join(labeled, on="entry_id", how="semi")})
+    scores = rows_of(tables["scores"], labeled).collect()
+    clusters = entry_clusters({**tables, "entries": rows_of(tables["entries"], labeled)})
     data = labeled_scores(scores, gold_labels(labels), clusters, judge=JUDGE, field=FIELD)
     HAVE = data.height > 0 and 0 < data["label"].sum() < data.height
 if not HAVE:

@@ -38,13 +38,14 @@ from IPython.display import display
 
 from workbench import plots
 from workbench.datasets import entry_clusters, ensure_default_testbed, load_for_analysis
-from workbench.tables import height
+from workbench.tables import height, rows_of
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
 # the labels (and runs); entries and scores lazily, for the columns read: only the labeled entries' are collected
 tables = load_for_analysis(ensure_default_testbed(DATA), names=("labels",),
-                           columns={"entries": ("entry_id", "run_id"), "scores": ("entry_id", "judge", "repeat", "score")})
+                           columns={"entries": ("entry_id", "run_id"), "scores": ("entry_id", "judge", "repeat", "score")},
+                           run_columns=("scenario_id",))
 runs = tables["runs"]
 {name: height(frame) for name, frame in tables.items()}
 
@@ -60,8 +61,8 @@ if not HAVE:
     print("no labels: label a sample (workbench sample / workbench label) and set LABELS")
 labeled = (labels if HAVE else pl.DataFrame({"item_id": []}, schema={"item_id": pl.Utf8})).select(
     pl.col("item_id").alias("entry_id")).unique().lazy()  # the labeled entries' scores and scenarios only
-scores = tables["scores"].join(labeled, on="entry_id", how="semi").collect()
-clusters = entry_clusters({**tables, "entries": tables["entries"].join(labeled, on="entry_id", how="semi")})
+scores = rows_of(tables["scores"], labeled).collect()
+clusters = entry_clusters({**tables, "entries": rows_of(tables["entries"], labeled)})
 if HAVE:
     agree = agreement_table(labels, dict(zip(clusters["entry_id"], clusters["scenario_id"].fill_null("?"))), n_boot=N_BOOT, seed=SEED)
     plots.export_table(agree, "sjc_appG_agreement", f"{figs}/tables", "Agreement between annotation rounds")

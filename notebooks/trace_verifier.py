@@ -35,25 +35,26 @@ import polars as pl
 
 from workbench import plots
 from workbench.datasets import ensure_default_testbed, load_for_analysis, need, select_runs
-from workbench.tables import height
+from workbench.tables import height, rows_of
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(ensure_default_testbed(DATA), names=("candidates", "compactions"),  # and runs
-                           columns={"steps": None},  # the steps lazily: only the runs read below are collected
-                           run_texts=True)  # the fact check cites the task's instruction
+# steps and compactions lazily: only the runs read below are collected (a large log's others stay on disk)
+data_dir = ensure_default_testbed(DATA)
+tables = load_for_analysis(data_dir, names=("candidates",),  # and runs, without their texts
+                           columns={"steps": None, "compactions": None})
 runs = tables["runs"]
 # the steps of the runs the burden curve and the fact check read: prompting, the verifier and the uncompressed
-# baseline at the budget (a large log's other steps stay on disk)
+# baseline at the budget
 read = runs.filter(pl.col("method").is_in(["prompting", "verifier", "no_compression"]))
 if BUDGET is not None and "budget" in runs.columns:
     read = read.filter(pl.col("budget") == BUDGET)
-steps = tables["steps"].join(read.select("run_id").lazy(), on="run_id", how="semi", maintain_order="left").collect(
-    engine="streaming")
+steps = rows_of(tables["steps"], read.select("run_id")).collect(engine="streaming")
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
 from workbench.identifiers import fact_check_compactions
+from workbench.tables import scan_table, table_file
 from workbench.trace import (
     article_comparison,
     defects_chosen_vs_rejected,
@@ -95,8 +96,10 @@ defects
 
 # %%
 ver = select_runs(tables, method="verifier", budget=BUDGET).select("run_id")
-comps = tables["compactions"].join(ver, on="run_id", how="semi")
-fc = fact_check_compactions(comps, steps, runs)
+comps = rows_of(tables["compactions"], ver).collect(engine="streaming")
+# the fact check cites the task's instruction: the verifier runs' tasks are read alone
+tasks = rows_of(scan_table(table_file(data_dir, "runs"), "runs", ("run_id", "task")), ver).collect()
+fc = fact_check_compactions(comps, steps.join(ver, on="run_id", how="semi"), tasks)
 chosen = tables["candidates"].filter(pl.col("chosen")).select("run_id", "boundary", "verifier_score")
 both = fc.join(chosen, on=["run_id", "boundary"])
 fig = plots.trace.verifier_vs_factcheck(both)
@@ -111,7 +114,8 @@ from workbench.sim.dataset import DatasetConfig, simulate
 from workbench.trace import verifier_cost
 
 # the same tasks and replicates with the cheap verifier (one raw-history continuation shared by the candidates)
-n_tasks, n_runs = runs["task_id"].n_unique(), int(runs["replicate"].max()) + 1
+# (at most the testbed's 120 tasks: the cheap setting is a simulation beside the log, not a copy of a large one)
+n_tasks, n_runs = min(runs["task_id"].n_unique(), 120), int(runs["replicate"].max()) + 1
 cheap = simulate(DatasetConfig(tasks=n_tasks, runs=n_runs, budgets=(BUDGET,), policies=("verifier", "oracle"),
                                seed=SEED, verifier="cheap"))
 cost = verifier_cost({"article: 3 paired samples per candidate": runs, "cheap: 1 shared continuation": cheap["runs"]},

@@ -270,3 +270,20 @@ def test_probability_of_improvement_interval_covers_the_truth(scenarios: int) ->
     message = f"probability of improvement at {scenarios} scenarios: coverage {hits / trials:.3f} (Wilson [{low:.3f}, {high:.3f}])"
     print(message)
     assert high >= 0.95 and low <= 0.95, message  # not told apart from the level
+
+
+def test_gee_is_left_out_with_its_reason_when_a_scenario_is_too_large(monkeypatch: pytest.MonkeyPatch) -> None:
+    """60 pairs over 6 scenarios: 20 outcomes a scenario. With at most 19 the GEE is not fitted and says why; the
+    paired difference and McNemar are still given."""
+    from workbench import compare
+
+    rng = np.random.default_rng(0)
+    scen = [f"s{i % 6}" for i in range(60)]
+    a, b = (rng.random(60) < 0.7).astype(int).tolist(), (rng.random(60) < 0.5).astype(int).tolist()
+    monkeypatch.setattr(compare, "GEE_MAX_CLUSTER", 20)
+    assert 0 < paired_difference(runs_for(a, b, scen), "acc", a="A", b="B", by=(), n_boot=50).row(0, named=True)[
+        "gee_p"] < 1
+    monkeypatch.setattr(compare, "GEE_MAX_CLUSTER", 19)
+    got = paired_difference(runs_for(a, b, scen), "acc", a="A", b="B", by=(), n_boot=50).row(0, named=True)
+    assert np.isnan(got["gee_p"]) and np.isnan(got["gee_coef"]) and "a scenario of 20 outcomes" in got["reason"]
+    assert got["estimate"] == pytest.approx(np.mean(a) - np.mean(b)) and 0 < got["mcnemar_p"] < 1

@@ -59,6 +59,11 @@ def test_citation_scores_count_once_per_rollout_and_include_uncited() -> None:
     assert safety_certificate(3.0, 0.5) == 1.5
     with pytest.raises(ValueError, match="more rollouts than n_rollouts"):
         citation_scores(citations(), 1)
+    with pytest.raises(ValueError, match="more rollouts than n_rollouts"):
+        citation_scores(citations(), 1, spans)
+    lazy = citation_scores(citations().lazy(), {"e": 4, "f": 2}, spans)  # a large log's rollouts, scanned
+    assert {(r["event_id"], r["span_id"]): r["score"] for r in lazy.iter_rows(named=True)} == got
+    assert citation_scores(citations().lazy(), {"e": 4, "f": 2}).height == 4  # without spans: the cited ones
 
 
 def test_bounds_equal_closed_forms() -> None:

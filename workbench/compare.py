@@ -96,6 +96,12 @@ def _unique_pairs(rows: pl.DataFrame, key: list[str], method: str) -> None:
     raise ValueError(f"paired_difference: method {method!r} has {same.height} runs for {where}; {hint}")
 
 
+#: the largest scenario (outcomes of both methods) the GEE cross-check is fitted on: statsmodels' bias-reduced
+#: sandwich solves with an n x n matrix per cluster (5,000: 200 MB; at 100x the testbed a scenario holds 12,000,
+#: 1.1 GB, and the fit ran for minutes)
+GEE_MAX_CLUSTER = 5_000
+
+
 def _gee_p(pairs: pl.DataFrame) -> tuple[float, float, str | None]:
     """(coefficient of method a, its p-value, why not) in a GEE logistic model of success, clustered by scenario.
 
@@ -120,6 +126,11 @@ def _gee_p(pairs: pl.DataFrame) -> tuple[float, float, str | None]:
         return float("nan"), float("nan"), "GEE: every outcome is the same"
     if a.min() == a.max() or b.min() == b.max():
         return float("nan"), float("nan"), "GEE: one method's outcomes are all the same (separation)"
+    largest = int(np.bincount(groups).max())
+    if largest > GEE_MAX_CLUSTER:
+        return float("nan"), float("nan"), (f"GEE: a scenario of {largest:,} outcomes (statsmodels' bias-reduced "
+                                            f"covariance holds a square matrix of a cluster's size; at most "
+                                            f"{GEE_MAX_CLUSTER:,})")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = sm.GEE(y, x, groups=groups, family=sm.families.Binomial(),

@@ -140,7 +140,7 @@ def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
         eager = load_tables(path)
     _say_derived(derive_missing(eager, wanted))
     return {**eager, **{name: eager[name].lazy().select(eager[name].columns if cols is None else list(cols))
-                        for name, cols in columns.items()}}
+                        for name, cols in columns.items() if name in eager}}  # (a table it lacks stays absent)
 
 
 def _on_disk(path: Path, names: Sequence[str]) -> bool:

@@ -86,18 +86,47 @@ def _n_for(n_rollouts: int | Mapping[str, int], event: str) -> int:
     return int(n_rollouts[event]) if isinstance(n_rollouts, Mapping) else int(n_rollouts)
 
 
-def citation_scores(citations: pl.DataFrame, n_rollouts: int | Mapping[str, int],
+def _span_columns(spans: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(each event's span ids in order: ``event_id``, ``span_id`` list; and each (event, span)'s integer codes:
+    ``_e`` the event's position, ``_j`` the span's column -- a span id repeated within an event, its last)."""
+    columns = spans.select("event_id", "span_id").group_by("event_id", maintain_order=True).agg("span_id")
+    index = (columns.with_row_index("_e").explode("span_id")
+             .with_columns(pl.int_range(pl.len()).over("_e").alias("_j"))
+             .unique(["event_id", "span_id"], keep="last"))
+    return columns, index
+
+
+def _citation_codes(citations: pl.DataFrame | pl.LazyFrame, index: pl.DataFrame,
+                    n_rollouts: int | None = None) -> pl.DataFrame:
+    """The citations of known spans (rollouts below ``n_rollouts``) as three integer columns (``_e``, ``rollout``,
+    ``_j``), joined by the streaming engine: a large log's rollouts are never held as strings (7.8 million at
+    100x the testbed: 94 MiB as integers)."""
+    cited = citations.lazy().select("event_id", "rollout", "span_id")
+    if n_rollouts is not None:
+        cited = cited.filter(pl.col("rollout") < n_rollouts)
+    return (cited.join(index.lazy(), on=["event_id", "span_id"], how="inner")
+            .select(pl.col("_e").cast(pl.UInt32), pl.col("rollout").cast(pl.Int64), pl.col("_j").cast(pl.UInt32))
+            .collect(engine="streaming"))
+
+
+def citation_scores(citations: pl.DataFrame | pl.LazyFrame, n_rollouts: int | Mapping[str, int],
                     spans: pl.DataFrame | None = None) -> pl.DataFrame:
     """û per (event, span): the fraction of the event's rollouts that cite the span (Eq. 8).
 
-    ``citations``: ``event_id``, ``rollout``, ``span_id``. A span cited twice in one rollout
-    counts once. With ``spans`` (``event_id``, ``span_id``), never-cited spans get û = 0.
+    ``citations``: ``event_id``, ``rollout``, ``span_id`` (a frame, or a lazy one: a large log's rollouts
+    table). A span cited twice in one rollout counts once. With ``spans`` (``event_id``, ``span_id``), never-cited
+    spans get û = 0 and citations of other spans are left out, counted on integer codes.
     """
-    # the distinct rollouts citing each span (a table of the spans, not of every distinct citation)
-    per = citations.group_by("event_id", "span_id").agg(pl.col("rollout").n_unique().alias("n_cited"))
-    if spans is not None:
-        per = spans.select("event_id", "span_id").join(per, on=["event_id", "span_id"], how="left").with_columns(
-            pl.col("n_cited").fill_null(0))
+    if spans is None:  # the distinct rollouts citing each span
+        per = (citations.lazy().group_by("event_id", "span_id").agg(pl.col("rollout").n_unique().alias("n_cited"))
+               .collect())
+    else:
+        _, index = _span_columns(spans)
+        counted = (_citation_codes(citations, index).group_by("_e", "_j")
+                   .agg(pl.col("rollout").n_unique().cast(pl.UInt32).alias("n_cited")))
+        per = (spans.select("event_id", "span_id")
+               .join(index.join(counted, on=["_e", "_j"], how="left"), on=["event_id", "span_id"], how="left")
+               .select("event_id", "span_id", pl.col("n_cited").fill_null(0)))
     events = per.get_column("event_id").unique().to_list()
     n_map = {e: _n_for(n_rollouts, e) for e in events}
     bad = per.join(pl.DataFrame({"event_id": list(n_map), "_n": list(n_map.values())}), on="event_id").filter(
@@ -160,28 +189,27 @@ def bound_curves(ms: Sequence[int], gammas: Sequence[float], ns: Sequence[int]) 
 # empirical curves from rollouts at N_max
 
 
-def citation_matrices(citations: pl.DataFrame, spans: pl.DataFrame, n_rollouts: int) -> dict[str, tuple[list[str], np.ndarray]]:
+def citation_matrices(citations: pl.DataFrame | pl.LazyFrame, spans: pl.DataFrame,
+                      n_rollouts: int) -> dict[str, tuple[list[str], np.ndarray]]:
     """Per event: span ids and the (N_max, m) 0/1 matrix of which rollout cites which span.
 
     Built from columns: each citation's span is located by a join on (event, span) and the matrices are filled
     from integer arrays, one slice per event (not a frame and a Python loop per event, which held gigabytes at
-    100x the testbed's events). A citation of a span the event does not have, or of a rollout >= ``n_rollouts``,
+    100x the testbed's events); ``citations`` may be lazy. A citation of a span the event does not have, or of a rollout >= ``n_rollouts``,
     is ignored."""
     out: dict[str, tuple[list[str], np.ndarray]] = {}
-    columns = spans.select("event_id", "span_id").group_by("event_id", maintain_order=True).agg("span_id")
-    index = (columns.explode("span_id").with_columns(pl.int_range(pl.len()).over("event_id").alias("_j"))
-             .unique(["event_id", "span_id"], keep="last"))  # a repeated span id: its last column, as a dict gives
-    hits = (citations.select("event_id", "rollout", "span_id").filter(pl.col("rollout") < n_rollouts)
-            .join(index, on=["event_id", "span_id"], how="inner").sort("event_id"))
-    rollout = hits.get_column("rollout").to_numpy()
-    column = hits.get_column("_j").to_numpy()
-    where = {e: (lo, hi) for e, lo, hi in hits.select("event_id").with_row_index("_i").group_by("event_id")
-             .agg(pl.col("_i").min().alias("lo"), (pl.col("_i").max() + 1).alias("hi")).iter_rows()}
-    for event, ids in columns.iter_rows():
+    columns, index = _span_columns(spans)
+    hits = _citation_codes(citations, index, n_rollouts)
+    event = hits.get_column("_e").to_numpy()
+    order = np.argsort(event, kind="stable")
+    bounds = np.searchsorted(event[order], np.arange(columns.height + 1))
+    rollout, column = hits.get_column("rollout").to_numpy()[order], hits.get_column("_j").to_numpy()[order]
+    del hits, event, order
+    for k, (name, ids) in enumerate(columns.iter_rows()):
         x = np.zeros((n_rollouts, len(ids)), dtype=np.float64)
-        lo, hi = where.get(event, (0, 0))
+        lo, hi = bounds[k], bounds[k + 1]
         x[rollout[lo:hi], column[lo:hi]] = 1.0
-        out[str(event)] = (ids, x)
+        out[str(name)] = (ids, x)
     return out
 
 
