@@ -38,7 +38,8 @@ from workbench.tables import height
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(ensure_default_testbed(DATA), names=("attributions",))  # and runs: what it reads
+tables = load_for_analysis(ensure_default_testbed(DATA), names=("attributions",),  # and runs: what it reads
+                           run_columns=("scenario_id", "task_id", "method", "budget"))
 runs = tables["runs"]
 {name: height(frame) for name, frame in tables.items()}
 

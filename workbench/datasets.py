@@ -170,11 +170,14 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
     """
     added: dict[str, str] = {}
     if "steps" in tables and {"input_tokens", "output_tokens"} <= set(tables["steps"].collect_schema().names()):
-        from workbench.metrics.usage import efficiency
-
         runs = tables["runs"]
         targets = {"peak_tokens": "_peak", "dependency": "_dep", "agent_tokens": "_agent"}
         before = {c: runs.get_column(c).null_count() if c in runs.columns else runs.height for c in targets}
+    else:
+        before = {}
+    if any(before.values()):  # (the testbed's runs carry all three: then no pass over the steps)
+        from workbench.metrics.usage import efficiency
+
         eff = efficiency(tables["steps"].drop_nulls(["input_tokens", "output_tokens"]))
         fill = eff.select("run_id", pl.col("peak_tokens").alias("_peak"), pl.col("dependency").alias("_dep"),
                           (pl.col("input_tokens") + pl.col("output_tokens")).alias("_agent"))
