@@ -195,8 +195,8 @@ def citation_matrices(citations: pl.DataFrame | pl.LazyFrame, spans: pl.DataFram
 
     Built from columns: each citation's span is located by a join on (event, span) and the matrices are filled
     from integer arrays, one slice per event (not a frame and a Python loop per event, which held gigabytes at
-    100x the testbed's events); ``citations`` may be lazy. A citation of a span the event does not have, or of a rollout >= ``n_rollouts``,
-    is ignored."""
+    100x the testbed's events); ``citations`` may be lazy. A citation of a span the event does not have, or of a
+    rollout >= ``n_rollouts``, is ignored."""
     out: dict[str, tuple[list[str], np.ndarray]] = {}
     columns, index = _span_columns(spans)
     hits = _citation_codes(citations, index, n_rollouts)

@@ -162,8 +162,8 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
     batch of rows at a time, so checking does not hold the table. What comes back is a ``LazyFrame`` of
     those columns cast to their declared dtypes, read again when a query collects it. When the columns hold
     the table's whole key, its uniqueness is checked over the whole file too (:func:`_check_key_across`: a
-    bounded number of 64-bit hashes in memory, the rest in temporary files). Not checked here: references to other tables. An optional column the file lacks comes back
-    null, as :func:`read_table` gives it.
+    bounded number of 64-bit hashes in memory, the rest in temporary files). Not checked here: references to
+    other tables. An optional column the file lacks comes back null, as :func:`read_table` gives it.
     """
     path = Path(path)
     tbl = schema.table(table_name)

@@ -27,7 +27,7 @@ import polars as pl
 
 from workbench.annotate.evaluation import evaluation_material
 from workbench.bootstrap import Seed
-from workbench.tables import slices
+from workbench.tables import rows_of, slices
 from workbench.vocabulary import REASONING_SECTIONS
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -265,8 +265,6 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     from workbench.evidence import compaction_requests, describe_source, span_index
     from workbench.entries import entries_table
 
-    from workbench.tables import rows_of
-
     # the draw reads of the runs only what selects them and what an entry's stratum needs (a large log's runs table
     # is mostly texts and counts); the drawn runs' whole rows are read after
     every_run = tables["runs"].lazy()
@@ -312,10 +310,9 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
         report = SampleReport(wanted_ids.height, sample.height, {}, {})
     else:
         sample, report = stream_sample(draw_from, n, strata, seed)
-    # the drawn entries' rows, compactions and steps, each read by the streaming engine (the default engine would
-    # hold the whole table before the semi join keeps a few hundred rows)
-    # the drawn entries first (a filter on the ids, which the scan applies as it reads), then their runs: joining
-    # every entry with its run before keeping a few hundred held the whole join
+    # the drawn entries' rows, compactions and steps, each read through a filter on the drawn ids that the scan
+    # applies as it reads (:func:`rows_of`; a semi join, or joining every entry with its run before keeping a few
+    # hundred, held the whole table)
     sample = (chosen(rows_of(base, sample.select("entry_id")))
               .collect(engine="streaming").sort("entry_id"))
     texts = dict(sample.select("entry_id", "text").iter_rows())

@@ -76,12 +76,11 @@ def judge_overhead(runs: pl.DataFrame, compactions: pl.DataFrame | pl.LazyFrame,
     large log's) are read for the method's runs only.
     """
     from workbench import tokens
+    from workbench.tables import slices
 
     r = runs.filter(pl.col("method") == method)
     ref = runs.filter(pl.col("method") == reference)
     n_tasks = r.height
-    from workbench.tables import slices
-
     ids = r.get_column("run_id").implode()
     change: list[float] = []
     requests = 0
