@@ -39,17 +39,20 @@ from workbench.tables import height, rows_of
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-# steps and compactions lazily: only the runs read below are collected (a large log's others stay on disk)
+# steps, compactions and candidates lazily (checked a batch at a time): only the runs and columns read below are
+# collected, so a large log's others stay on disk
 data_dir = ensure_default_testbed(DATA)
-tables = load_for_analysis(data_dir, names=("candidates",),  # and runs, without their texts
-                           columns={"steps": None, "compactions": None})
+tables = load_for_analysis(data_dir, names=(),  # and runs, without their texts
+                           columns={"steps": None, "compactions": None, "candidates": None})
 runs = tables["runs"]
-# the steps of the runs the burden curve and the fact check read: prompting, the verifier and the uncompressed
-# baseline at the budget
+candidates = tables["candidates"].collect() if "candidates" in tables else None
+# the steps of the runs the burden curve reads (prompting and the uncompressed baseline at the budget; the verifier's
+# for the fact check below), with the columns it reads
 read = runs.filter(pl.col("method").is_in(["prompting", "verifier", "no_compression"]))
 if BUDGET is not None and "budget" in runs.columns:
     read = read.filter(pl.col("budget") == BUDGET)
-steps = rows_of(tables["steps"], read.select("run_id")).collect(engine="streaming")
+steps = rows_of(tables["steps"].select("run_id", "step", "boundary_before", "blocked", "repeated"),
+                read.select("run_id")).collect(engine="streaming")
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
@@ -69,7 +72,7 @@ vt
 
 # %%
 published = pl.read_csv("data/published/text_numbers.csv")
-side = article_comparison(runs, tables.get("candidates"), published)
+side = article_comparison(runs, candidates, published)
 plots.export_table(side, "trace_published_vs_testbed", f"{figs}/tables", "TRACE article (published) beside this testbed")
 side
 
@@ -86,7 +89,7 @@ burden
 # **Figure (testbed; TRACE paper's Figure 4 as described in the article).** Blocked and repeated calls per action at steps 1-5 after a compaction, minus the matched uncompressed run at the same step, with 95% scenario-bootstrap intervals: blocked calls spike at the first step, repeats follow.
 
 # %%
-defects = defects_chosen_vs_rejected(tables["candidates"], runs, budget=BUDGET)
+defects = defects_chosen_vs_rejected(candidates, runs, budget=BUDGET)
 fig = plots.trace.defects_chosen_rejected(defects)
 plots.export(fig, "trace_defects_chosen_vs_rejected", figs)
 defects
@@ -96,11 +99,14 @@ defects
 
 # %%
 ver = select_runs(tables, method="verifier", budget=BUDGET).select("run_id")
-comps = rows_of(tables["compactions"], ver).collect(engine="streaming")
-# the fact check cites the task's instruction: the verifier runs' tasks are read alone
-tasks = rows_of(scan_table(table_file(data_dir, "runs"), "runs", ("run_id", "task")), ver).collect()
-fc = fact_check_compactions(comps, steps.join(ver, on="run_id", how="semi"), tasks)
-chosen = tables["candidates"].filter(pl.col("chosen")).select("run_id", "boundary", "verifier_score")
+# the fact check 2,000 verifier runs at a time: their compactions, steps and tasks (it cites the task's instruction)
+# read for each batch, so a large log's summaries and tool outputs are never held whole
+tasks = scan_table(table_file(data_dir, "runs"), "runs", ("run_id", "task"))
+fc = pl.concat([fact_check_compactions(rows_of(tables["compactions"], part).collect(engine="streaming"),
+                                       rows_of(tables["steps"], part).collect(engine="streaming"),
+                                       rows_of(tasks, part).collect())
+                for part in ver.iter_slices(2000)])
+chosen = candidates.filter(pl.col("chosen")).select("run_id", "boundary", "verifier_score")
 both = fc.join(chosen, on=["run_id", "boundary"])
 fig = plots.trace.verifier_vs_factcheck(both)
 plots.export(fig, "trace_verifier_vs_fact_check", figs)

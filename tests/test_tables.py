@@ -68,12 +68,19 @@ def test_scan_table_gives_the_checked_columns_read_table_gives(tmp_path: Path) -
     assert got.equals(read_table(tmp_path / "scores.parquet", "scores").select("entry_id", "repeat", "score"))
 
 
-def test_scan_table_names_the_bad_row_beyond_the_first_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Checked a batch at a time, an error still names the file's row (row 2,501 here: batches of 1,000)."""
+@pytest.mark.parametrize("batch_bytes", [64 * 2**20, 3_000])
+def test_scan_table_names_the_bad_row_beyond_the_first_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             batch_bytes: int) -> None:
+    """Checked a batch at a time, an error still names the file's row (row 2,501 here: batches of 1,000; with
+    3,000 bytes a batch, batches of about a hundred rows, which wide rows get)."""
     from workbench import tables
     from workbench.tables import scan_table
 
     monkeypatch.setattr(tables, "_CHECK_ROWS", 1000)
+    monkeypatch.setattr(tables, "_CHECK_BYTES", batch_bytes)
+    _scores(1000).write_parquet(tmp_path / "first.parquet")
+    at_once = tables._check_rows(pl.scan_parquet(tmp_path / "first.parquet"))
+    assert at_once == 1000 if batch_bytes > 10**6 else 10 < at_once < 1000
     bad = _scores(4000).with_columns(pl.when(pl.int_range(pl.len()) == 2500).then(1.5).otherwise(pl.col("score"))
                                      .alias("score"))
     bad.write_parquet(tmp_path / "scores.parquet")

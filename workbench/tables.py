@@ -133,6 +133,17 @@ def read_table(path: str | os.PathLike[str], table_name: str) -> pl.DataFrame:
 
 #: rows checked at a time by :func:`scan_table` (bounded memory however long the table)
 _CHECK_ROWS = 250_000
+#: about how many bytes of a table are checked at a time: fewer rows than _CHECK_ROWS when rows are wide (a
+#: compactions table's summaries: 250,000 of them were 0.6 GiB at once)
+_CHECK_BYTES = 64 * 2**20
+
+
+def _check_rows(lazy: pl.LazyFrame) -> int:
+    """Rows to check at a time: :data:`_CHECK_ROWS`, or fewer so a batch is about :data:`_CHECK_BYTES` (the row
+    size estimated on the first 1,000 rows)."""
+    head = lazy.head(1000).collect()
+    per_row = head.estimated_size() / head.height if head.height else 1.0
+    return max(1, min(_CHECK_ROWS, int(_CHECK_BYTES // max(per_row, 1.0))))
 
 
 class RowNames(Sequence[str]):
@@ -193,11 +204,12 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
     read = [c for c in columns if c in present]
     lazy = pl.scan_parquet(path).select(read)
     offset = 0
-    for batch in slices(lazy, _CHECK_ROWS):
+    at_once = _check_rows(lazy)
+    for batch in slices(lazy, at_once):
         validate(table_name, batch, file=str(path), lines=RowNames(offset, batch.height), partial=True)
         offset += batch.height
     key = tbl.key_in(read)
-    if key and offset > _CHECK_ROWS:  # one batch was checked whole above
+    if key and offset > at_once:  # one batch was checked whole above
         _check_key_across(lazy, key, table_name, str(path), offset)
     typed = [pl.col(c).cast(tbl.column(c).dtype) if c in tbl.names else pl.col(c) for c in read]
     nulls = [pl.lit(None, dtype=tbl.column(c).dtype).alias(c) for c in absent if not tbl.column(c).is_ground_truth]
