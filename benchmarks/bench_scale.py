@@ -20,7 +20,7 @@ comparison, the TRACE verifier besides the three above), each a process whose pe
 The copies repeat the testbed's texts, so the caches of judging and parsing hit more than on a real log.
 
 The growth exponent of a step is the slope of log(time) on log(size) over the sizes run (1.0: linear; below
-1.15 counts as linear), and the same for peak memory (below 0.2 counts as flat). The reference in the same run
+1.15 counts as linear), and the same for peak memory (below 0.2 counts as flat), also between 10x and 100x alone. The reference in the same run
 is the 1x time: the ratio column is time / (k x 1x time). A corrupt line is then written near the end of the
 largest log and ``import`` must name it and leave no directory. Measurements accumulate in WORK/results.json
 (WORK/results-directories.json; sizes may be run separately; the table covers all), drawn in WORK/results*.png.
@@ -200,8 +200,9 @@ def main(sizes: list[int], work: Path, skip: set[str], corrupt: bool = True, dir
                                         indent=1))
     sizes = sorted({k for by_size in results.values() for k in by_size})
     print(f"\n(all measurements in {store})")
-    print("\n| step | " + " | ".join(f"{k}x" for k in sizes) + " | exponent (time) | exponent (memory) |")
-    print("| --- | " + " | ".join("---" for _ in sizes) + " | --- | --- |")
+    print("\n| step | " + " | ".join(f"{k}x" for k in sizes) + " | exponent (time) | exponent (memory) |"
+          " memory 10x-100x |")
+    print("| --- | " + " | ".join("---" for _ in sizes) + " | --- | --- | --- |")
     for name, by_size in results.items():
         base = by_size.get(1, (float("nan"), 0.0))[0]  # the ratio: time / (k x the 1x time); 1.00 is linear
         cells = [f"{by_size[k][0]:.1f} s, {by_size[k][1]:.2f} GiB ({by_size[k][0] / (k * base):.2f})"
@@ -209,7 +210,10 @@ def main(sizes: list[int], work: Path, skip: set[str], corrupt: bool = True, dir
         ks = [k for k in sizes if k in by_size and np.isfinite(by_size[k][0])]
         slope = np.polyfit(np.log(ks), np.log([by_size[k][0] for k in ks]), 1)[0] if len(ks) > 1 else float("nan")
         mem = np.polyfit(np.log(ks), np.log([by_size[k][1] for k in ks]), 1)[0] if len(ks) > 1 else float("nan")
-        print(f"| {name} | " + " | ".join(cells) + f" | {slope:.2f} | {mem:.2f} |")
+        # the flatness test: the exponent of memory between 10x and 100x alone (below 0.2 is flat)
+        late = (np.log(by_size[100][1] / by_size[10][1]) / np.log(10) if {10, 100} <= by_size.keys()
+                else float("nan"))
+        print(f"| {name} | " + " | ".join(cells) + f" | {slope:.2f} | {mem:.2f} | {late:.2f} |")
     plot(results, store.with_suffix(".png"))
     if not corrupt or directories:
         return
@@ -250,6 +254,7 @@ def plot(results: dict[str, dict[int, tuple[float, float]]], path: Path) -> None
         ax.set_xlabel("size (copies of the testbed)")
         ax.set_ylabel(what)
     ax_m.axhline(2.0, color="grey", linestyle=":", linewidth=1, label="2 GiB (the goal)")
+    ax_m.set_ylim(top=max(ax_m.get_ylim()[1], 2.5))  # the goal's line inside the frame, not on its edge
     ax_m.legend(fontsize=7, ncol=2, frameon=False)
     fig.suptitle("Every step at 1x, 10x ... of the testbed: time and memory")
     fig.tight_layout()
