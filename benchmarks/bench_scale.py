@@ -20,8 +20,8 @@ comparison, the TRACE verifier besides the three above), each a process whose pe
 The copies repeat the testbed's texts, so the caches of judging and parsing hit more than on a real log.
 
 The growth exponent of a step is the slope of log(time) on log(size) over the sizes run (1.0: linear; below
-1.15 counts as linear), and the same for peak memory (below 0.2 counts as flat), also between 10x and 100x alone. The reference in the same run
-is the 1x time: the ratio column is time / (k x 1x time). A corrupt line is then written near the end of the
+1.15 counts as linear), and the same for peak memory (below 0.2 counts as flat), also between 10x and 100x
+alone. The reference in the same run is the 1x time: the ratio column is time / (k x 1x time). A corrupt line is then written near the end of the
 largest log and ``import`` must name it and leave no directory. Measurements accumulate in WORK/results.json
 (WORK/results-directories.json; sizes may be run separately; the table covers all), drawn in WORK/results*.png.
 Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 1,10,30] [--100x] [--work build/scale] [--skip STEPS]
@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -181,8 +182,6 @@ def main(sizes: list[int], work: Path, skip: set[str], corrupt: bool = True, dir
     saved = json.loads(store.read_text()) if store.exists() else {}
     results: dict[str, dict[int, tuple[float, float]]] = {
         name: {int(k): (float(v[0]), float(v[1])) for k, v in by_size.items()} for name, by_size in saved.items()}
-    import resource
-
     print(f"(this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB, the floor of every "
           "step's peak)", flush=True)
     for k in sizes:
