@@ -93,16 +93,15 @@ def test_composition_counts_over_batches_of_runs_hand_computed() -> None:
     assert exact == pytest.approx(3 / 4)
 
 
-def test_composition_counts_equal_the_whole_tables_on_the_testbed() -> None:
-    """The testbed's prompting entries 37 runs at a time (batches_by_run) against each table on all at once."""
+def test_composition_counts_equal_the_whole_tables_on_the_testbed(
+        small_testbed: dict[str, pl.DataFrame]) -> None:
+    """A small testbed's entries (scored and unscored) 37 runs at a time (batches_by_run) against each table on all
+    at once."""
     from workbench.composition import CompositionCounts
-    from workbench.datasets import load_for_analysis
     from workbench.tables import batches_by_run
 
-    tables = load_for_analysis(names=("entries", "scores"))
-    runs = tables["runs"].filter(pl.col("method") == "prompting").select("run_id").head(200)
-    entries = support_from_scores(tables["entries"].join(runs, on="run_id", how="semi"), tables["scores"],
-                                  judge="lexical")
+    entries = support_from_scores(small_testbed["entries"], small_testbed["scores"])
+    assert entries["supported"].null_count() and entries["supported"].sum()  # unscored and supported entries both
     counts = CompositionCounts(max_boundary=5, max_d=4)
     for batch in batches_by_run({"entries": entries}, 37, order="entries"):
         counts.add(batch["entries"])
