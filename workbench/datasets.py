@@ -155,6 +155,36 @@ def _say_derived(derived: dict[str, str]) -> None:
         log.info("derived: nothing, every table was in DATA")
 
 
+def _fill_run_usage(tables: dict[str, Any]) -> dict[str, str]:
+    """Fill the runs' ``peak_tokens``, ``dependency`` and ``agent_tokens`` where null from the steps' token counts
+    (in place); what was filled, for :func:`derive_missing`. Runs that carry all three (the testbed's) cost no pass
+    over the steps."""
+    if "steps" not in tables or not {"input_tokens", "output_tokens"} <= set(tables["steps"].collect_schema().names()):
+        return {}
+    runs = tables["runs"]
+    targets = ("peak_tokens", "dependency", "agent_tokens")
+    before = {c: runs.get_column(c).null_count() if c in runs.columns else runs.height for c in targets}
+    if not any(before.values()):
+        return {}
+    from workbench.metrics.usage import efficiency
+
+    eff = efficiency(tables["steps"].drop_nulls(["input_tokens", "output_tokens"]))
+    fill = eff.select("run_id", pl.col("peak_tokens").alias("_peak"), pl.col("dependency").alias("_dep"),
+                      (pl.col("input_tokens") + pl.col("output_tokens")).alias("_agent"))
+    runs = runs.join(fill, on="run_id", how="left")
+    runs = runs.with_columns(
+        pl.col("peak_tokens").fill_null(pl.col("_peak").cast(pl.Int64)),
+        pl.col("dependency").fill_null(pl.col("_dep")),
+        pl.col("agent_tokens").fill_null(pl.col("_agent").cast(pl.Int64))).drop("_peak", "_dep", "_agent")
+    tables["runs"] = runs
+    added = {}
+    for col, n_before in before.items():
+        filled = n_before - runs.get_column(col).null_count()
+        if filled:
+            added[f"runs.{col}"] = f"filled for {filled} of {runs.height} runs from the steps' token counts"
+    return added
+
+
 def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) -> dict[str, str]:
     """Add to ``tables`` (in place) what an imported log lacks but can be derived offline; return what was added.
 
@@ -168,29 +198,7 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
     carries everything, so on it the result is empty. With ``wanted``, entries and scores are
     derived only if named there (a notebook that reads steps lazily needs neither).
     """
-    added: dict[str, str] = {}
-    if "steps" in tables and {"input_tokens", "output_tokens"} <= set(tables["steps"].collect_schema().names()):
-        runs = tables["runs"]
-        targets = {"peak_tokens": "_peak", "dependency": "_dep", "agent_tokens": "_agent"}
-        before = {c: runs.get_column(c).null_count() if c in runs.columns else runs.height for c in targets}
-    else:
-        before = {}
-    if any(before.values()):  # (the testbed's runs carry all three: then no pass over the steps)
-        from workbench.metrics.usage import efficiency
-
-        eff = efficiency(tables["steps"].drop_nulls(["input_tokens", "output_tokens"]))
-        fill = eff.select("run_id", pl.col("peak_tokens").alias("_peak"), pl.col("dependency").alias("_dep"),
-                          (pl.col("input_tokens") + pl.col("output_tokens")).alias("_agent"))
-        runs = runs.join(fill, on="run_id", how="left")
-        runs = runs.with_columns(
-            pl.col("peak_tokens").fill_null(pl.col("_peak").cast(pl.Int64)),
-            pl.col("dependency").fill_null(pl.col("_dep")),
-            pl.col("agent_tokens").fill_null(pl.col("_agent").cast(pl.Int64))).drop("_peak", "_dep", "_agent")
-        tables["runs"] = runs
-        for col, n_before in before.items():
-            filled = n_before - runs.get_column(col).null_count()
-            if filled:
-                added[f"runs.{col}"] = f"filled for {filled} of {runs.height} runs from the steps' token counts"
+    added = _fill_run_usage(tables)
     if "compactions" in tables:
         if "entries" not in tables and (wanted is None or {"entries", "scores"} & set(wanted)):
             from workbench.entries import entries_table
