@@ -34,13 +34,12 @@ from IPython.display import display
 
 from workbench import plots
 from workbench.datasets import ensure_default_testbed, load_for_analysis, require, select_runs
-from workbench.tables import height
+from workbench.tables import height, rows_of
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(ensure_default_testbed(DATA), names=("attributions",),  # and runs: what it reads
-                           run_columns=("scenario_id", "task_id", "method", "budget"))
-runs = tables["runs"]
+tables = load_for_analysis(ensure_default_testbed(DATA), names=("attributions",),
+                           columns={"runs": ("run_id", "scenario_id", "budget")})  # the runs scanned, not held
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
@@ -48,8 +47,9 @@ from workbench.attribution import failures_by_scenario, followed_entry_share
 
 HAVE = require(tables, "attributions", what="failure attribution")
 if HAVE:
-    att = tables["attributions"].join(select_runs(tables, budget=BUDGET).select("run_id"), on="run_id", how="semi")
-    t11, excluded = failures_by_scenario(att, runs, exclude={})
+    failed = rows_of(select_runs(tables, budget=BUDGET), tables["attributions"].select("run_id")).collect()
+    att = tables["attributions"].join(failed.select("run_id"), on="run_id", how="semi")  # at the analysed budget
+    t11, excluded = failures_by_scenario(att, failed, exclude={})
     plots.export_table(t11, "sjc_table11_attribution", f"{figs}/tables", "Failed runs by scenario and pattern")
     print(followed_entry_share(att))
     display(t11)

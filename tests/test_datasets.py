@@ -136,3 +136,51 @@ efficiency_by(t["steps"], t["runs"], "method")
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == ""
+
+
+def test_derive_missing_fills_run_usage_from_the_steps_as_counted_by_hand_eager_or_lazy() -> None:
+    """Run a lacks its usage; run b carries its own (kept). Run a's steps: (in 10, out 2) and (in 30, out 4):
+    peak 30, dependency (10 + 4) 2 / 2 + (30 + 8) 4 / 2 = 14 + 76 = 90, agent tokens 46. Scanned runs are
+    filled lazily to the same values; runs read without a column are filled in the columns they have."""
+    runs = pl.DataFrame({"run_id": ["a", "b"], "peak_tokens": [None, 7], "dependency": [None, 1.5],
+                         "agent_tokens": [None, 9]}, schema_overrides={"peak_tokens": pl.Int64, "agent_tokens": pl.Int64})
+    steps = pl.DataFrame({"run_id": ["a", "a", "b"], "input_tokens": [10, 30, 100], "output_tokens": [2, 4, 50]})
+    want = {"run_id": ["a", "b"], "peak_tokens": [30, 7], "dependency": [90.0, 1.5], "agent_tokens": [46, 9]}
+    for frame in (runs, runs.lazy()):
+        tables = {"runs": frame, "steps": steps}
+        added = derive_missing(tables, wanted=())
+        assert type(tables["runs"]) is type(frame)  # a scan stays a scan
+        assert tables["runs"].lazy().collect().to_dict(as_series=False) == want
+        assert added == {f"runs.{c}": "filled for 1 of 2 runs from the steps' token counts"
+                         for c in ("peak_tokens", "dependency", "agent_tokens")}
+        assert derive_missing(tables, wanted=()) == {}
+    narrow = {"runs": runs.select("run_id", "peak_tokens").lazy(), "steps": steps}
+    assert set(derive_missing(narrow, wanted=())) == {"runs.peak_tokens"}
+    assert narrow["runs"].collect().to_dict(as_series=False) == {"run_id": ["a", "b"], "peak_tokens": [30, 7]}
+
+
+def test_load_for_analysis_can_scan_the_runs_and_still_checks_what_refers_to_them(tmp_path: Path) -> None:
+    """``columns={"runs": ...}``: the runs come back as a scan; select_runs and has_budget answer on it what
+    polars' own filter of the file answers; an eager table naming a run the file lacks is an error naming its row."""
+    from workbench.datasets import NotApplicable, load_for_analysis
+    from workbench.schema import SchemaError
+
+    write_tables(read_log(EXAMPLE), tmp_path / "d")
+    on_disk = pl.read_parquet(tmp_path / "d" / "runs.parquet")
+    budgets = pl.Series([48, 96] * on_disk.height)[:on_disk.height]
+    on_disk.with_columns(budgets.alias("budget")).write_parquet(tmp_path / "d" / "runs.parquet")
+    tables = load_for_analysis(tmp_path / "d", names=("steps",), columns={"runs": ("run_id", "method", "budget")})
+    assert isinstance(tables["runs"], pl.LazyFrame) and isinstance(tables["steps"], pl.DataFrame)
+    assert has_budget(tables)
+    picked = select_runs(tables, budget=96)
+    assert isinstance(picked, pl.LazyFrame)
+    assert picked.collect()["run_id"].to_list() == on_disk.filter(budgets == 96)["run_id"].to_list()
+    with pytest.raises(NotApplicable, match=r"no run has budget 24; the runs have \[48, 96\]"):
+        select_runs(tables, budget=24)
+    steps = pl.read_parquet(tmp_path / "d" / "steps.parquet")
+    steps.with_columns(pl.when(pl.int_range(pl.len()) == 5).then(pl.lit("nosuch")).otherwise(pl.col("run_id"))
+                       .alias("run_id")).write_parquet(tmp_path / "d" / "steps.parquet")
+    with pytest.raises(SchemaError) as err:
+        load_for_analysis(tmp_path / "d", names=("steps",), columns={"runs": ("run_id",)})
+    assert str(err.value).startswith(f"{tmp_path / 'd' / 'steps.parquet'}:row 6: field 'run_id'")
+    assert "unknown run_id='nosuch'" in str(err.value)

@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
-from workbench.tables import height, read_tables, scan_table, table_file
+from workbench.tables import check_references, height, read_tables, scan_table, table_file
 
 #: the project's root (this package's parent directory in a source checkout)
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -87,8 +87,6 @@ def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
     wanted = tuple(schema.TABLES) if names is None else tuple(dict.fromkeys(("runs", *names)))
     runs_file = table_file(path, "runs")
     if light_runs and runs_file is not None and runs_file.suffix == ".parquet":
-        from workbench.tables import check_references, scan_table
-
         others = tuple(n for n in wanted if n != "runs")
         tables = read_tables(path, others) if others else {}  # (read_tables reads every table given none)
         keep = [c for c in pl.read_parquet_schema(runs_file) if c not in RUN_TEXTS
@@ -128,10 +126,14 @@ def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
     on_disk = {name: file for name in columns if (file := table_file(path, name)) is not None}
     if columns and set(columns) <= on_disk.keys():  # every lazy table is there: scan it
         eager_names = tuple(n for n in wanted or () if n not in columns)
-        tables: dict[str, Any] = load_tables(path, names=eager_names,
-                                             light_runs=not run_texts and _on_disk(path, eager_names),
-                                             run_columns=run_columns)
+        if "runs" in columns:  # the runs scanned too: the eager tables' references are checked against the scan
+            tables: dict[str, Any] = read_tables(path, eager_names) if eager_names else {}
+        else:
+            tables = load_tables(path, names=eager_names, light_runs=not run_texts and _on_disk(path, eager_names),
+                                 run_columns=run_columns)
         tables.update({name: scan_table(on_disk[name], name, cols) for name, cols in columns.items()})
+        if "runs" in columns:
+            check_references(tables, {n: f for n in tables if (f := table_file(path, n)) is not None})
         _say_derived(derive_missing(tables, wanted))
         return tables
     eager = load_tables(path, names=wanted, light_runs=not run_texts and wanted is not None and _on_disk(path, wanted),
@@ -161,28 +163,32 @@ def _fill_run_usage(tables: dict[str, Any]) -> dict[str, str]:
     over the steps."""
     if "steps" not in tables or not {"input_tokens", "output_tokens"} <= set(tables["steps"].collect_schema().names()):
         return {}
-    runs = tables["runs"]
-    targets = ("peak_tokens", "dependency", "agent_tokens")
-    before = {c: runs.get_column(c).null_count() if c in runs.columns else runs.height for c in targets}
+    runs = tables["runs"]  # (a LazyFrame when the notebook scans the runs: filled lazily, counted by a query)
+    # those of the three the runs were read with (every one, unless the notebook named its run columns)
+    targets = [c for c in ("peak_tokens", "dependency", "agent_tokens") if c in runs.collect_schema().names()]
+    before = _null_counts(runs, targets)
     if not any(before.values()):
         return {}
     from workbench.metrics.usage import efficiency
 
     eff = efficiency(tables["steps"].drop_nulls(["input_tokens", "output_tokens"]))
-    fill = eff.select("run_id", pl.col("peak_tokens").alias("_peak"), pl.col("dependency").alias("_dep"),
-                      (pl.col("input_tokens") + pl.col("output_tokens")).alias("_agent"))
-    runs = runs.join(fill, on="run_id", how="left")
-    runs = runs.with_columns(
-        pl.col("peak_tokens").fill_null(pl.col("_peak").cast(pl.Int64)),
-        pl.col("dependency").fill_null(pl.col("_dep")),
-        pl.col("agent_tokens").fill_null(pl.col("_agent").cast(pl.Int64))).drop("_peak", "_dep", "_agent")
+    fill = eff.lazy().select("run_id", pl.col("peak_tokens").cast(pl.Int64).alias("_peak_tokens"),
+                             pl.col("dependency").alias("_dependency"),
+                             (pl.col("input_tokens") + pl.col("output_tokens")).cast(pl.Int64).alias("_agent_tokens"))
+    filled_runs = runs.lazy().join(fill, on="run_id", how="left").with_columns(
+        pl.col(c).fill_null(pl.col(f"_{c}")) for c in targets).drop("_peak_tokens", "_dependency", "_agent_tokens")
+    runs = filled_runs if isinstance(runs, pl.LazyFrame) else filled_runs.collect()
     tables["runs"] = runs
-    added = {}
-    for col, n_before in before.items():
-        filled = n_before - runs.get_column(col).null_count()
-        if filled:
-            added[f"runs.{col}"] = f"filled for {filled} of {runs.height} runs from the steps' token counts"
-    return added
+    after, n = _null_counts(runs, targets), height(runs)
+    return {f"runs.{col}": f"filled for {n_before - after[col]} of {n} runs from the steps' token counts"
+            for col, n_before in before.items() if n_before > after[col]}
+
+
+def _null_counts(runs: pl.DataFrame | pl.LazyFrame, columns: Sequence[str]) -> dict[str, int]:
+    """Each column's null count in the runs, by one query (a streaming pass when they are lazy)."""
+    if not columns:
+        return {}
+    return runs.lazy().select(pl.col(c).null_count() for c in columns).collect(engine="streaming").row(0, named=True)
 
 
 def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) -> dict[str, str]:
@@ -216,8 +222,9 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
 
 
 def select_runs(tables: Mapping[str, Any], *, method: str | None = None,
-                budget: int | None = None) -> pl.DataFrame:
-    """The runs of one method at one budget, as the single-setting analyses use them.
+                budget: int | None = None) -> pl.DataFrame | pl.LazyFrame:
+    """The runs of one method at one budget, as the single-setting analyses use them (a ``LazyFrame`` when the
+    runs are scanned: ``load_for_analysis`` with ``columns={"runs": ...}``).
 
     A dimension the runs do not carry (no budgets, as in imported logs; no method) is not filtered, and a log
     with a single method of its own (``claude_code``, ``codex``) is taken whole whatever ``method`` asks. Asking
@@ -225,24 +232,34 @@ def select_runs(tables: Mapping[str, Any], *, method: str | None = None,
     naming what there is, instead of returning nothing.
     """
     runs = tables["runs"]
-    if method is not None and "method" in runs.columns:
-        methods = sorted(m for m in runs.get_column("method").unique().to_list() if m is not None)
+    columns = runs.collect_schema().names()
+    if method is not None and "method" in columns:
+        methods = _values(runs, "method")
         if method in methods:
             runs = runs.filter(pl.col("method") == method)
         elif len(methods) > 1:
             raise NotApplicable(f"no run has method {method!r}; the runs have {methods}")
     if budget is not None and has_budget(tables):
-        budgets = sorted(b for b in runs.get_column("budget").unique().to_list() if b is not None)
+        budgets = _values(runs, "budget")
         if budget not in budgets:
             raise NotApplicable(f"no run has budget {budget!r}; the runs have {budgets}")
         runs = runs.filter(pl.col("budget") == budget)
     return runs
 
 
+def _values(runs: pl.DataFrame | pl.LazyFrame, column: str) -> list[Any]:
+    """The distinct non-null values of a run column, sorted (one streaming pass when the runs are lazy)."""
+    values = runs.lazy().select(pl.col(column).unique()).collect(engine="streaming").to_series()
+    return sorted(v for v in values.to_list() if v is not None)
+
+
 def has_budget(tables: Mapping[str, Any]) -> bool:
     """Whether the runs carry a context budget (the testbed does; imported logs usually do not)."""
     runs = tables["runs"]
-    return "budget" in runs.columns and runs.get_column("budget").null_count() < runs.height
+    if "budget" not in runs.collect_schema().names():
+        return False
+    nulls, n = runs.lazy().select(pl.col("budget").null_count(), pl.len()).collect(engine="streaming").row(0)
+    return nulls < n
 
 
 def entry_clusters(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:

@@ -394,16 +394,23 @@ def require(tables: dict[str, Any], need: Sequence[str], directory: str | os.Pat
                               "by `workbench import` or `workbench simulate`", file=str(directory))
 
 
-def check_references(tables: dict[str, pl.DataFrame], files: dict[str, Path] | None = None) -> None:
-    """Every declared reference (steps.run_id -> runs ...) between present tables resolves."""
+def check_references(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], files: dict[str, Path] | None = None) -> None:
+    """Every declared reference (steps.run_id -> runs ...) between present tables resolves.
+
+    A table in memory is checked against its target whether the target is in memory or scanned (a scanned
+    target is read for the keys asked for only, :func:`rows_of`); a scanned table's own references are not
+    checked here (:func:`scan_table` checks columns, not references)."""
     files = files or {}
     for name, frame in tables.items():
+        if not isinstance(frame, pl.DataFrame):
+            continue
         for cols, target in schema.table(name).references:
             if target not in tables or not frame.height:
                 continue
-            missing = frame.select(cols).with_row_index("_row").join(
-                tables[target].select(cols).unique(), on=list(cols), how="anti"
-            )
+            known = tables[target]
+            known = (rows_of(known.select(cols), frame.select(cols).unique()).unique().collect()
+                     if isinstance(known, pl.LazyFrame) else known.select(cols).unique())
+            missing = frame.select(cols).with_row_index("_row").join(known, on=list(cols), how="anti")
             if missing.height:
                 first = missing.row(0, named=True)
                 raise SchemaError(
