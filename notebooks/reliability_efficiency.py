@@ -36,22 +36,25 @@ from IPython.display import display
 
 from workbench import plots
 from workbench.datasets import ensure_default_testbed, has_budget, load_for_analysis, need_outcomes, select_runs
+from workbench.tables import height
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-# steps and compactions are opened lazily: read (only these columns) when a cell aggregates them
+# the runs, steps and compactions are opened lazily: read (only these columns) when a cell aggregates them
+RUN_COLUMNS = ("run_id", "task_id", "scenario_id", "subset", "method", "budget", "replicate", "success", "steps",
+               "peak_tokens", "agent_tokens", "compressor_tokens", "judge_tokens")
 tables = load_for_analysis(ensure_default_testbed(DATA), names=("steps", "compactions"),
-                           columns={"steps": ("run_id", "input_tokens", "output_tokens"),
+                           columns={"runs": RUN_COLUMNS, "steps": ("run_id", "input_tokens", "output_tokens"),
                                     "compactions": ("run_id", "candidate_summary", "committed_summary")})
 runs = tables["runs"]
 need_outcomes(runs, what="reliability (Acc, Pass^k) and its tables")
-runs.height
+height(runs)
 
 # %%
 from workbench.metrics.tables import judge_overhead, pass_vs_tokens, results_table
 
 r = select_runs(tables, budget=BUDGET)
-K = int(min(3, r.group_by("method", "task_id", maintain_order=True).len()["len"].min()))  # SJC: Pass3 over three runs
+K = int(min(3, r.group_by("method", "task_id").len().collect()["len"].min()))  # SJC: Pass3 over three runs
 t3 = results_table(r.with_columns(pl.col("subset").fill_null("all")), k=K, replicates=list(range(K)))
 plots.export_table(t3, "sjc_table3_results", f"{figs}/tables", "Acc, Pass3, Steps, Peak by method and subset (testbed)")
 t3
@@ -78,7 +81,7 @@ if has_budget(tables):
 # **Figure (testbed).** Accuracy (share of runs that complete the task) of every policy at the three budgets (context units), with 95% percentile intervals resampling the 12 task scenarios (they stay within 0 and 1, where a t interval of a share near 0 or 1 would not): the tightest budget compacts about ten times per run and no selector recovers from it; at 96 FIFO matches the summary.
 
 # %%
-if (runs["method"] == "prompting_sjc").any() and (runs["method"] == "prompting").any():
+if {"prompting_sjc", "prompting"} <= set(runs.select(pl.col("method").unique()).collect()["method"]):
     display(judge_overhead(r, tables["compactions"]))
 
 # %%

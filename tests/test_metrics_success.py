@@ -39,8 +39,10 @@ def runs_frame() -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def test_reliability_by_method_hand_computed() -> None:
-    out = reliability(runs_frame(), k=3, by="method").sort("method")
+@pytest.mark.parametrize("lazy", [False, True], ids=["in memory", "scanned"])
+def test_reliability_by_method_hand_computed(lazy: bool) -> None:
+    frame = runs_frame()
+    out = reliability(frame.lazy() if lazy else frame, k=3, by="method").sort("method")
     a, b = out.row(0, named=True), out.row(1, named=True)
     assert a["acc"] == pytest.approx(4 / 6) and b["acc"] == pytest.approx(2 / 6)
     assert a["pass_hat_k"] == pytest.approx(0.5) and b["pass_hat_k"] == 0.0
@@ -65,6 +67,11 @@ def test_reliability_errors() -> None:
         reliability(runs_frame(), k=4, by="method")
     with pytest.raises(ValueError, match="no column"):
         reliability(runs_frame().drop("success"), k=1)
+    with_null = runs_frame().with_columns(pl.when(pl.int_range(pl.len()) == 4).then(None)
+                                          .otherwise(pl.col("success")).alias("success"))
+    for frame in (with_null, with_null.lazy()):
+        with pytest.raises(ValueError, match="success has nulls"):
+            reliability(frame, k=1)
 
 
 def test_reliability_does_not_depend_on_row_order() -> None:
@@ -76,6 +83,11 @@ def test_reliability_does_not_depend_on_row_order() -> None:
     for seed in range(5):
         shuffled = frame.sample(fraction=1.0, shuffle=True, seed=seed)
         assert reliability(shuffled, k=3, by="method").sort("method").equals(ref)
+        # scanned runs (aggregated as read) with scenario intervals: the same as in memory, to the bit
+        with_scen = shuffled.with_columns((pl.col("task_id").str.slice(1).cast(pl.Int64) % 7).cast(pl.Utf8)
+                                          .alias("scenario_id"))
+        assert reliability(with_scen.lazy(), k=3, by="method", n_boot=200, seed=1).sort("method").equals(
+            reliability(with_scen.sort("task_id"), k=3, by="method", n_boot=200, seed=1).sort("method"))
 
 
 def test_reliability_by_k_up_to_the_fewest_trials() -> None:

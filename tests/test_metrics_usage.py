@@ -37,13 +37,15 @@ def test_cost_and_cumulative_tokens() -> None:
     assert cumulative_tokens(runs)["total_tokens"].to_list() == [15, 20]
 
 
-def test_efficiency_by_group_means_in_the_tables_units() -> None:
+@pytest.mark.parametrize("lazy", [False, True], ids=["in memory", "scanned"])
+def test_efficiency_by_group_means_in_the_tables_units(lazy: bool) -> None:
     from workbench.metrics import efficiency_by
 
     steps = pl.DataFrame({"run_id": ["a", "a", "b", "c"], "input_tokens": [100, 300, 50, 1000],
                           "output_tokens": [10, 20, 5, 0]})
     runs = pl.DataFrame({"run_id": ["a", "b", "c"], "method": ["m", "m", "n"]})
-    got = {r["method"]: r for r in efficiency_by(steps, runs, "method").iter_rows(named=True)}
+    got = {r["method"]: r for r in efficiency_by(steps.lazy() if lazy else steps, runs.lazy() if lazy else runs,
+                                                 "method").iter_rows(named=True)}
     # run a: 2 steps, peak 300, dependency 4000; run b: 1 step, peak 50, dependency 150; run c: 1, 1000, 0
     assert got["m"]["steps"] == 1.5 and got["m"]["peak_k"] == pytest.approx(0.175)
     assert got["m"]["dependency_m"] == pytest.approx((4000 + 150) / 2 / 1e6)

@@ -284,11 +284,12 @@ def need(tables: Mapping[str, Any], *names: str, what: str = "this analysis") ->
         raise NotApplicable(f"{what} needs the table(s) {missing}, which this data directory does not have")
 
 
-def need_outcomes(runs: pl.DataFrame, what: str = "this analysis") -> None:
+def need_outcomes(runs: pl.DataFrame | pl.LazyFrame, what: str = "this analysis") -> None:
     """Raise :class:`NotApplicable` when no run has an outcome (``success``), as in imported coding-agent
-    sessions: Acc, Pass^k and every comparison of methods need one."""
-    if "success" not in runs.columns or runs.get_column("success").null_count() == runs.height:
-        raise NotApplicable(f"{what} needs run outcomes (a success column); these {runs.height} runs have none")
+    sessions: Acc, Pass^k and every comparison of methods need one. Lazy runs are counted by one query."""
+    n = height(runs)
+    if "success" not in runs.collect_schema().names() or _null_counts(runs, ["success"])["success"] == n:
+        raise NotApplicable(f"{what} needs run outcomes (a success column); these {n} runs have none")
 
 
 def load_any(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:

@@ -45,7 +45,7 @@ def _check_nck(n: int, c: int, k: int) -> None:
 
 
 def reliability(
-    runs: pl.DataFrame,
+    runs: pl.DataFrame | pl.LazyFrame,
     k: int,
     by: str | Sequence[str] | None = None,
     *,
@@ -76,17 +76,21 @@ def reliability(
     method``); :func:`workbench.metrics.tables.results_table` and the SJC tables show this wide form.
     """
     keys = [by] if isinstance(by, str) else list(by or [])
-    missing = [c for c in [*keys, task, success] if c not in runs.columns]
+    lazy = runs.lazy()  # (a scan of a large log's runs is aggregated as it is read)
+    names = lazy.collect_schema().names()
+    missing = [c for c in [*keys, task, success] if c not in names]
     if missing:
         raise ValueError(f"reliability: runs has no column(s) {missing}")
-    if runs.get_column(success).null_count():
+    s = pl.col(success).cast(pl.Int64)
+    scen = ((pl.col("scenario_id") if "scenario_id" in names else pl.col(task)).cast(pl.Utf8)
+            .fill_null(pl.col(task).cast(pl.Utf8)))
+    # one row per task, sorted, so the result does not depend on the runs' order (float sums are order-sensitive);
+    # the counts are integers, exact in any order; a task's scenario is its runs' (the first by name if several)
+    per_task = lazy.group_by([*keys, task]).agg(
+        pl.len().alias("_n"), s.sum().alias("_c"), s.null_count().alias("_nulls"), scen.min().alias("_scen")
+    ).collect(engine="streaming").sort([*keys, task], maintain_order=True)
+    if per_task.get_column("_nulls").sum():
         raise ValueError("reliability: success has nulls; drop or fill runs without an outcome first")
-    # sorted first, so the result does not depend on row order (float sums are order-sensitive)
-    frame = runs.with_columns(pl.col(success).cast(pl.Int64).alias("_s")).sort(
-        [*keys, task, *([replicate] if replicate in runs.columns else [])], maintain_order=True)
-    per_task = frame.group_by([*keys, task], maintain_order=True).agg(
-        pl.len().alias("_n"), pl.col("_s").sum().alias("_c")
-    )
     short = per_task.filter(pl.col("_n") < k)
     if short.height:
         first = short.row(0, named=True)
@@ -109,8 +113,10 @@ def reliability(
     )
     if not keys:
         summary = summary.drop("literal")
-    if replicate in runs.columns:
-        per_rep = frame.group_by([*keys, replicate], maintain_order=True).agg(pl.col("_s").mean().alias("_acc"))
+    if replicate in names:
+        per_rep = lazy.group_by([*keys, replicate]).agg(s.sum().alias("_c"), pl.len().alias("_n")).collect(
+            engine="streaming").sort([*keys, replicate], maintain_order=True).with_columns(
+            (pl.col("_c") / pl.col("_n")).alias("_acc"))
         std = per_rep.group_by(keys or pl.lit(0), maintain_order=True).agg(pl.col("_acc").std(ddof=ddof).alias("acc_std"))
         if keys:
             summary = summary.join(std, on=keys, how="left", nulls_equal=True)
@@ -123,21 +129,17 @@ def reliability(
     )
     if n_boot is None:
         return out
-    return out.join(_intervals(frame, per_task, keys, task, n_boot, seed, level, method), on=keys or None,
-                    how="left", nulls_equal=True) if keys else pl.concat(
-        [out, _intervals(frame, per_task, keys, task, n_boot, seed, level, method)], how="horizontal")
+    intervals = _intervals(per_task, keys, n_boot, seed, level, method)
+    return (out.join(intervals, on=keys, how="left", nulls_equal=True) if keys
+            else pl.concat([out, intervals], how="horizontal"))
 
 
-def _intervals(frame: pl.DataFrame, per_task: pl.DataFrame, keys: list[str], task: str, n_boot: int, seed: int,
-               level: float, method: str) -> pl.DataFrame:
+def _intervals(per_task: pl.DataFrame, keys: list[str], n_boot: int, seed: int, level: float,
+               method: str) -> pl.DataFrame:
     """Scenario intervals of acc, pass_hat_k and pass_at_k per group (tasks resampled by scenario)."""
     from workbench.bootstrap import bootstrap
 
-    scen = frame.select(*keys, task, (pl.col("scenario_id") if "scenario_id" in frame.columns else pl.col(task))
-                        .cast(pl.Utf8).fill_null(pl.col(task).cast(pl.Utf8)).alias("_scen")).unique([*keys, task],
-                                                                                                    keep="first")
-    pt = per_task.join(scen, on=[*keys, task], how="left")
-    groups = pt.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): pt}
+    groups = per_task.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): per_task}
     rows = []
     for key, g in groups.items():
         n, c = g.get_column("_n").to_numpy().astype(float), g.get_column("_c").to_numpy().astype(float)

@@ -41,20 +41,24 @@ def efficiency(steps: pl.DataFrame | pl.LazyFrame, *, run: str = "run_id") -> pl
     with unknown token counts are counted in ``steps`` but not in the token measures. Lazy steps
     (a large log's) are aggregated as they are read; the result, a row per run, is collected.
     """
+    return _per_run(steps, run).collect(engine="streaming" if isinstance(steps, pl.LazyFrame) else "auto")
+
+
+def _per_run(steps: pl.DataFrame | pl.LazyFrame, run: str = "run_id", *, ordered: bool = True) -> pl.LazyFrame:
+    """The query of :func:`efficiency`: a row per run, in the order the runs first appear if ``ordered``."""
     need = [run, "input_tokens", "output_tokens"]
     missing = [c for c in need if c not in steps.collect_schema().names()]
     if missing:
         raise ValueError(f"efficiency: steps has no column(s) {missing}")
     n_in = pl.col("input_tokens").cast(pl.Float64)
     n_out = pl.col("output_tokens").cast(pl.Float64)
-    per_run = steps.lazy().select(run, "input_tokens", "output_tokens").group_by(run, maintain_order=True).agg(
+    return steps.lazy().select(run, "input_tokens", "output_tokens").group_by(run, maintain_order=ordered).agg(
         pl.len().alias("steps"),
         pl.col("input_tokens").max().alias("peak_tokens"),
         ((n_in + 2.0 * n_out) * n_out / 2.0).sum().alias("dependency"),
         pl.col("input_tokens").sum().alias("input_tokens"),
         pl.col("output_tokens").sum().alias("output_tokens"),
     )
-    return per_run.collect(engine="streaming" if isinstance(steps, pl.LazyFrame) else "auto")
 
 
 @dataclass(frozen=True)
@@ -68,18 +72,19 @@ class Price:
         return (input_tokens * self.input_per_million + output_tokens * self.output_per_million) / 1e6
 
 
-def efficiency_by(steps: pl.DataFrame | pl.LazyFrame, runs: pl.DataFrame,
+def efficiency_by(steps: pl.DataFrame | pl.LazyFrame, runs: pl.DataFrame | pl.LazyFrame,
                   by: str | Sequence[str] = "method") -> pl.DataFrame:
     """Mean Steps, Peak (thousands) and Dependency (millions) per group of runs (FOCUS A.8, Tables 1-14's units).
 
-    ``steps`` as for :func:`efficiency`; ``runs`` gives each run's ``by`` columns. Columns:
-    the ``by`` columns, ``steps``, ``peak_k``, ``dependency_m``; one row per group, sorted.
+    ``steps`` as for :func:`efficiency`; ``runs`` (in memory or scanned) gives each run's ``by`` columns. Columns:
+    the ``by`` columns, ``steps``, ``peak_k``, ``dependency_m``; one row per group, sorted. One streaming query:
+    the per-run rows are not held (their sums are of integers and halves, exact in any order).
     """
     keys = [by] if isinstance(by, str) else list(by)
-    eff = efficiency(steps).join(runs.select("run_id", *keys), on="run_id")
-    return eff.group_by(*keys, maintain_order=True).agg(
+    per_group = _per_run(steps, ordered=False).join(runs.lazy().select("run_id", *keys), on="run_id").group_by(*keys).agg(
         pl.col("steps").mean(), (pl.col("peak_tokens").mean() / 1e3).alias("peak_k"),
-        (pl.col("dependency").mean() / 1e6).alias("dependency_m")).sort(pl.all())
+        (pl.col("dependency").mean() / 1e6).alias("dependency_m"))
+    return per_group.collect(engine="streaming").sort(pl.all())
 
 
 def efficiency_by_encoding(steps: pl.DataFrame, runs: pl.DataFrame,
