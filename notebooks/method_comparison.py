@@ -43,7 +43,11 @@ from workbench.tables import height
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(ensure_default_testbed(DATA), names=())  # the runs: every metric is a run's
+# the runs (every metric is a run's), only the columns the comparisons read: the pairing, the outcomes, and
+# `model`, a dimension the pairing error names when two runs of a method share a task and replicate
+RUN_COLUMNS = ("task_id", "scenario_id", "method", "budget", "replicate", "success", "model", "agent_tokens",
+               "compressor_tokens")
+tables = load_for_analysis(ensure_default_testbed(DATA), names=(), run_columns=RUN_COLUMNS)
 runs = tables["runs"]
 {name: height(frame) for name, frame in tables.items()}
 

@@ -174,7 +174,8 @@ def paired_difference(runs: pl.DataFrame, metric: str = "acc", *, a: str, b: str
     dimension such as a model) are an error naming the column that tells them apart.
     """
     keys = [c for c in by if c in runs.columns]
-    groups = runs.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): runs}
+    both = runs.filter(pl.col("method").is_in([a, b])) if "method" in runs.columns else runs  # (only theirs split)
+    groups = both.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): both}
     rows = []
     for group_key, g in groups.items():
         pairs = _pairs(g, metric, a, b, k)
