@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 from workbench.focus import (
+    event_batches,
     bound_curves,
     citation_matrices,
     citation_scores,
@@ -178,3 +179,29 @@ def test_citation_matrices_hold_the_drawn_citations_and_ignore_the_rest() -> Non
         ids, got = mats[e]
         assert ids == [f"s_{j}" for j in range(x.shape[1])] and np.array_equal(got, x.astype(float))
     assert mats["quiet"][0] == ["s_0"] and not mats["quiet"][1].any() and mats["quiet"][1].shape == (6, 1)
+
+
+@pytest.mark.parametrize("size", [1, 5, 100])
+def test_event_batches_cover_every_span_once_and_give_the_whole_tables_results(size: int) -> None:
+    """Batches of events (sorted, whatever the spans' order) hold every span once; scores and curves computed a
+    batch at a time, one generator through the batches, are those of the whole table to the bit."""
+    rng = np.random.default_rng(5)
+    drawn = {f"e{e:02d}": rng.random((8, 1 + e % 5)) < 0.5 for e in rng.permutation(13)}  # events out of order
+    cites = pl.DataFrame([(e, int(r), f"s_{j}") for e, x in drawn.items() for r, j in zip(*np.nonzero(x), strict=True)],
+                         schema=["event_id", "rollout", "span_id"], orient="row")
+    spans = pl.DataFrame([(e, f"s_{j}") for e, x in drawn.items() for j in range(x.shape[1])],
+                         schema=["event_id", "span_id"], orient="row")
+    parts = list(event_batches(spans, size))
+    assert len(parts) == -(-len(drawn) // size)
+    firsts = [p.get_column("event_id").min() for p in parts]
+    assert firsts == sorted(firsts) and pl.concat(parts).sort("event_id", "span_id").equals(
+        spans.sort("event_id", "span_id"))
+    whole_scores = citation_scores(cites, 8, spans)
+    whole_curves = self_consistency_curves(citation_matrices(cites, spans, 8), [1, 3, 8], draws=20, seed=7)
+    gen = np.random.default_rng(7)
+    batched = [(citation_scores(cites, 8, p), self_consistency_curves(citation_matrices(cites, p, 8), [1, 3, 8],
+                                                                      draws=20, seed=gen)) for p in parts]
+    assert pl.concat([b[0] for b in batched]).equals(whole_scores)
+    assert pl.concat([b[1] for b in batched]).equals(whole_curves)
+    with pytest.raises(ValueError, match="at least 1"):
+        next(event_batches(spans, 0))
