@@ -42,13 +42,17 @@ pl.Config.set_tbl_rows(40)
 # steps, compactions and candidates lazily (checked a batch at a time): only the runs and columns read below are
 # collected, so a large log's others stay on disk
 data_dir = ensure_default_testbed(DATA)
-tables = load_for_analysis(data_dir, names=(),  # and runs, without their texts
-                           columns={"steps": None, "compactions": None, "candidates": None})
+RUN_COLUMNS = ("task_id", "scenario_id", "method", "budget", "replicate", "success", "blocked_calls", "repeated_calls",
+               "compactions", "rollout_steps")
+tables = load_for_analysis(data_dir, names=(), run_columns=RUN_COLUMNS,  # and those of the runs' columns
+                           columns={"steps": None, "compactions": None,
+                                    "candidates": ("run_id", "boundary", "chosen", "visible_defects", "silent_defects",
+                                                   "verifier_score")})
 runs = tables["runs"]
-candidates = tables["candidates"].collect() if "candidates" in tables else None
-# the steps of the runs the burden curve reads (prompting and the uncompressed baseline at the budget; the verifier's
-# for the fact check below), with the columns it reads
-read = runs.filter(pl.col("method").is_in(["prompting", "verifier", "no_compression"]))
+candidates = tables.get("candidates")  # scanned: counted as it is read
+# the steps of the runs the burden curve reads (prompting and the uncompressed baseline at the budget), with the
+# columns it reads
+read = runs.filter(pl.col("method").is_in(["prompting", "no_compression"]))
 if BUDGET is not None and "budget" in runs.columns:
     read = read.filter(pl.col("budget") == BUDGET)
 steps = rows_of(tables["steps"].select("run_id", "step", "boundary_before", "blocked", "repeated"),
@@ -106,8 +110,8 @@ fc = pl.concat([fact_check_compactions(rows_of(tables["compactions"], part).coll
                                        rows_of(tables["steps"], part).collect(engine="streaming"),
                                        rows_of(tasks, part).collect())
                 for part in ver.iter_slices(2000)])
-chosen = candidates.filter(pl.col("chosen")).select("run_id", "boundary", "verifier_score")
-both = fc.join(chosen, on=["run_id", "boundary"])
+chosen = rows_of(candidates.filter(pl.col("chosen")).select("run_id", "boundary", "verifier_score"), ver)
+both = fc.join(chosen.collect(engine="streaming"), on=["run_id", "boundary"], maintain_order="left")
 fig = plots.trace.verifier_vs_factcheck(both)
 plots.export(fig, "trace_verifier_vs_fact_check", figs)
 both.group_by("silent_defect", maintain_order=True).agg(pl.len(), pl.col("verifier_score").mean())

@@ -19,6 +19,7 @@ import polars as pl
 
 from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap
 from workbench.metrics.success import reliability
+from workbench.tables import height
 
 # the boundary fact check lives with the identifier rules; these names keep their old import path
 __all__ = ["article_comparison", "verifier_cost", "continuation_burden", "defects_chosen_vs_rejected",
@@ -63,12 +64,15 @@ def post_compaction_burden(steps: pl.DataFrame, runs: pl.DataFrame, *, method: s
         base_runs = runs.filter((pl.col("method") == baseline) & (pl.col("budget") == budget)).select(
             "task_id", "replicate", pl.col("run_id").alias("_base"))
     sel = sel.join(base_runs, on=["task_id", "replicate"], how="left")
-    st = steps.join(sel.select("run_id", "scenario_id", "_base"), on="run_id")
-    bounds = st.filter(pl.col("boundary_before")).select("run_id", pl.col("step").alias("_b"))
-    rows = st.join(bounds, on="run_id").with_columns((pl.col("step") - pl.col("_b") + 1).alias("k")).filter(
-        (pl.col("k") >= 1) & (pl.col("k") <= horizon))
-    base = steps.select(pl.col("run_id").alias("_base"), "step", pl.col("blocked").alias("_bb"),
-                        pl.col("repeated").alias("_br"))
+    st = steps.with_row_index("_i").join(sel.select("run_id", "scenario_id", "_base"), on="run_id")
+    # the steps k = 1..horizon after each boundary, looked up by (run, step): not every step against every
+    # boundary of its run, which grew with the log (1.3 GiB at 100x the testbed); in the steps' order within a k
+    after = (st.filter(pl.col("boundary_before")).select("run_id", "step")
+             .join(pl.DataFrame({"k": range(1, horizon + 1)}, schema={"k": pl.Int64}), how="cross")
+             .select("run_id", (pl.col("step") + pl.col("k") - 1).cast(st.schema["step"]), "k"))
+    rows = st.join(after, on=["run_id", "step"]).sort("k", "_i")
+    base = steps.filter(pl.col("run_id").is_in(sel.get_column("_base").drop_nulls().implode())).select(
+        pl.col("run_id").alias("_base"), "step", pl.col("blocked").alias("_bb"), pl.col("repeated").alias("_br"))
     rows = rows.join(base, on=["_base", "step"], how="left").with_columns(
         pl.col("_bb").fill_null(False), pl.col("_br").fill_null(False))
     out = []
@@ -116,18 +120,24 @@ def verifier_table(runs: pl.DataFrame, *, budget: int | None = None,
     return base.join(pass_pairs(r), on="method", how="left").sort(pl.col("method").replace_strict(order))
 
 
-def defects_chosen_vs_rejected(candidates: pl.DataFrame, runs: pl.DataFrame, budget: int | None = None) -> pl.DataFrame:
-    """Mean silent and visible defects, and the share with at least one silent defect, in chosen vs rejected candidates."""
-    c = candidates.join(runs.select("run_id", "method", "budget"), on="run_id")
+def defects_chosen_vs_rejected(candidates: pl.DataFrame | pl.LazyFrame, runs: pl.DataFrame | pl.LazyFrame,
+                               budget: int | None = None) -> pl.DataFrame:
+    """Mean silent and visible defects, and the share with at least one silent defect, in chosen vs rejected candidates.
+
+    Lazy candidates (a large log's, scanned) are counted as they are read: the means are of integer counts, exact
+    in any order."""
+    c = candidates.lazy().join(runs.lazy().select("run_id", "method", "budget"), on="run_id")
     if budget is not None:
         c = c.filter(pl.col("budget") == budget)
-    return c.group_by("method", "chosen", maintain_order=True).agg(
+    return c.group_by("method", "chosen").agg(
         pl.len().alias("candidates"), pl.col("silent_defects").mean().alias("silent_mean"),
         (pl.col("silent_defects") > 0).mean().alias("any_silent"),
-        pl.col("visible_defects").mean().alias("visible_mean")).sort("method", "chosen", descending=[False, True])
+        pl.col("visible_defects").mean().alias("visible_mean")).collect(engine="streaming").sort(
+        "method", "chosen", descending=[False, True])
 
 
-def article_comparison(runs: pl.DataFrame, candidates: pl.DataFrame | None, published: pl.DataFrame) -> pl.DataFrame:
+def article_comparison(runs: pl.DataFrame, candidates: pl.DataFrame | pl.LazyFrame | None,
+                       published: pl.DataFrame) -> pl.DataFrame:
     """The TRACE article's stated numbers beside the same measures on a testbed (``source`` marks each).
 
     ``published`` is ``data/published/text_numbers.csv``; only the quantities a testbed can
@@ -165,7 +175,7 @@ def article_comparison(runs: pl.DataFrame, candidates: pl.DataFrame | None, publ
         "acc_summary_budget24": lambda: acc("prompting", 24), "acc_verifier_budget24": lambda: acc("verifier", 24),
         "acc_oracle_budget24": lambda: acc("oracle", 24),
     }
-    if candidates is not None and candidates.height:
+    if candidates is not None and height(candidates):
         d = defects_chosen_vs_rejected(candidates, runs, budget=48)
 
         def dv(method: str, chosen: bool, col: str, scale: float = 1.0) -> Callable[[], float]:
