@@ -113,3 +113,17 @@ def test_post_compaction_burden_counts_a_step_after_each_boundary_it_follows() -
     got = post_compaction_burden(steps, runs, method="m", horizon=2, n_boot=20)
     assert {(r["k"], r["measure"]): (r["estimate"], r["n"]) for r in got.iter_rows(named=True)} == {
         (1, "blocked"): (0.5, 2), (1, "repeated"): (0.0, 2), (2, "blocked"): (0.5, 2), (2, "repeated"): (0.0, 2)}
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["in memory", "scanned"])
+def test_defects_chosen_vs_rejected_hand_computed(lazy: bool) -> None:
+    """Run r1 (budget 48): the chosen candidate has 2 silent, 0 visible defects; the two rejected 0 and 3, 1 and 1.
+    Run r2 is at budget 96 and left out. Chosen: 1 candidate, silent 2, any silent 1, visible 0; rejected: 2,
+    silent 0.5, any silent 0.5, visible 2."""
+    candidates = pl.DataFrame({"run_id": ["r1", "r1", "r1", "r2"], "boundary": [0, 0, 0, 0],
+                               "chosen": [True, False, False, True], "silent_defects": [2, 0, 1, 9],
+                               "visible_defects": [0, 3, 1, 9]})
+    runs = pl.DataFrame({"run_id": ["r1", "r2"], "method": ["verifier"] * 2, "budget": [48, 96]})
+    got = defects_chosen_vs_rejected(candidates.lazy() if lazy else candidates, runs, budget=48)
+    assert got.select("method", "chosen", "candidates", "silent_mean", "any_silent", "visible_mean").rows() == [
+        ("verifier", True, 1, 2.0, 1.0, 0.0), ("verifier", False, 2, 0.5, 0.5, 2.0)]
