@@ -11,7 +11,9 @@ Rows, each ``workbench judge DATA --judge lexical`` in its own process (wall tim
 Every row's scores table must equal the base's (the benchmark stops otherwise). Then, in one process, retrieval
 alone over the distinct compactions of DATA: ``retrieval.retrieve_bm25s`` (a bm25s index per compaction, the
 reference) against ``retrieval.retrieve_many`` with its token memory cleared, so repeated texts do not count.
-With ``--ray``, the Ray executor on 1 and on every core (``ray.init(num_cpus=N)``): time ratio against linear.
+With ``--ray``, the Ray executor on 1 and on every core (``ray.init(num_cpus=N)``, every worker warmed first) and the
+local executor in one process: time ratios against linear, from Ray on one core and from the local executor, and
+the CPU seconds the whole machine was busy while judging (the driver and Ray's own processes share the cores).
 
 Run: .venv/bin/python benchmarks/bench_judge.py [--data data/testbed] [--base f6cdcdb] [--ray]
 """
@@ -125,26 +127,48 @@ ray.init(num_cpus={n}, include_dashboard=False, log_to_driver=False)
 from workbench.adapters import read_log
 from workbench.judges import make_judge
 from workbench.judges.run import judge_directory
-# start the workers and import the package in them: a run on the example log
+
+@ray.remote
+def warm():  # every worker imports the package before the clock starts (one warm-up task warms one worker)
+    import workbench.judges.run, workbench.judges.lexical  # noqa: F401
+    time.sleep(0.5)
+
+ray.get([warm.remote() for _ in range(4 * {n})])
 judge_directory(read_log("data/examples/invoice_log.jsonl"), make_judge("lexical"), "{out}/warm.parquet",
                 executor="ray")
-t1 = time.perf_counter()
-judge_directory("{data}", make_judge("lexical"), "{out}/ray-{n}.parquet", executor="ray")
-print(t1 - t0, time.perf_counter() - t1)
+BUSY
+t1, b1 = time.perf_counter(), busy()
+judge_directory("{data}", make_judge("lexical"), "{out}/ray-{n}.parquet", executor="{executor}")
+print(t1 - t0, time.perf_counter() - t1, busy() - b1)
+"""
+
+#: the machine's busy CPU seconds so far (every process: the driver, the workers, Ray's own), from /proc/stat
+BUSY = """
+def busy():
+    fields = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")  # all but idle and iowait
+import os
 """
 
 
 def ray_scaling(data: Path, out: Path) -> None:
-    """The Ray executor with 1 and with every core: Ray's start-up (and the workers' imports) apart, then judging."""
+    """The Ray executor with 1 and with every core, and the local executor in one process as the serial reference:
+    start-up (Ray's, and every worker's imports) apart, then judging, with the CPU seconds the whole machine was
+    busy meanwhile (what the driver and Ray's own processes add to the judging)."""
     cores = os.cpu_count() or 1
     times = {}
-    for n in sorted({1, cores}):
-        done = subprocess.run([sys.executable, "-c", RAY_RUN.format(n=n, out=out, data=data)], cwd=ROOT,
-                              capture_output=True, text=True, check=True)
-        start, judge = (float(x) for x in done.stdout.split()[-2:])
-        times[n] = judge
-        print(f"ray on {n} core(s): start-up {start:.1f} s, judging {judge:.1f} s; speed-up {times[1] / judge:.2f}x "
-              f"({times[1] / judge / n:.0%} of linear)")
+    for n, executor in [(1, "local"), *[(k, "ray") for k in sorted({1, cores})]]:
+        code = RAY_RUN.replace("BUSY", BUSY).format(n=n, out=out, data=data, executor=executor)
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+        start, judge, busy = (float(x) for x in done.stdout.split()[-3:])
+        if executor == "local":
+            times[0] = judge
+            print(f"local executor (one process): judging {judge:.1f} s, machine busy {busy:.1f} CPU s")
+            continue
+        times.setdefault(1, judge)
+        print(f"ray on {n} core(s): start-up {start:.1f} s, judging {judge:.1f} s, machine busy {busy:.1f} CPU s; "
+              f"speed-up {times[1] / judge:.2f}x ({times[1] / judge / n:.0%} of linear), against the local "
+              f"executor {times[0] / judge:.2f}x ({times[0] / judge / n:.0%})")
 
 
 if __name__ == "__main__":
