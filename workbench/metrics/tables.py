@@ -73,8 +73,9 @@ def pass_vs_tokens(runs: pl.DataFrame | pl.LazyFrame, k: int = 3, by: Sequence[s
 SUMMARY_ROWS = 20_000
 
 
-def judge_overhead(runs: pl.DataFrame | pl.LazyFrame, compactions: pl.DataFrame | pl.LazyFrame, *, method: str = "prompting_sjc",
-                   reference: str = "prompting", per_tasks: int = 1000, price_per_million: float = 0.0) -> pl.DataFrame:
+def judge_overhead(runs: pl.DataFrame | pl.LazyFrame, compactions: pl.DataFrame | pl.LazyFrame, *,
+                   method: str = "prompting_sjc", reference: str = "prompting", per_tasks: int = 1000,
+                   price_per_million: float = 0.0) -> pl.DataFrame:
     """SJC Table 5: judge requests, tokens and cost per 1,000 tasks; LLM tokens vs the reference; summary change.
 
     One judge request per compaction; ``summary_tokens_change`` is the mean relative change
