@@ -56,7 +56,7 @@ read = runs.filter(pl.col("method").is_in(["prompting", "no_compression"]))
 if BUDGET is not None and "budget" in runs.columns:
     read = read.filter(pl.col("budget") == BUDGET)
 steps = rows_of(tables["steps"].select("run_id", "step", "boundary_before", "blocked", "repeated"),
-                read.select("run_id")).collect(engine="streaming")
+                read.select("run_id"))  # (lazy: the burden curve reads them as it joins)
 {name: height(frame) for name, frame in tables.items()}
 
 # %%

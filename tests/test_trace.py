@@ -100,7 +100,8 @@ def test_post_compaction_burden_hand_computed() -> None:
     assert set(got["n"]) == {2} and set(got["method"]) == {"percentile"}
 
 
-def test_post_compaction_burden_counts_a_step_after_each_boundary_it_follows() -> None:
+@pytest.mark.parametrize("lazy", [False, True], ids=["in memory", "scanned"])
+def test_post_compaction_burden_counts_a_step_after_each_boundary_it_follows(lazy: bool) -> None:
     """Boundaries before steps 1 and 2 of one run, horizon 2: step 2 is k = 2 after the first and k = 1 after the
     second. Only step 2 is blocked, the baseline never: k = 1 has steps 1 and 2 (0 and 1 blocked, excess 0.5),
     k = 2 steps 2 and 3 (1 and 0: 0.5), each over two actions."""
@@ -110,7 +111,7 @@ def test_post_compaction_burden_counts_a_step_after_each_boundary_it_follows() -
                          "replicate": [0, 0], "scenario_id": ["s", "s"]})
     steps = pl.DataFrame([{"run_id": rid, "step": i, "blocked": rid == "r" and i == 2, "repeated": False,
                            "boundary_before": rid == "r" and i in (1, 2)} for rid in ("r", "b") for i in range(5)])
-    got = post_compaction_burden(steps, runs, method="m", horizon=2, n_boot=20)
+    got = post_compaction_burden(steps.lazy() if lazy else steps, runs, method="m", horizon=2, n_boot=20)
     assert {(r["k"], r["measure"]): (r["estimate"], r["n"]) for r in got.iter_rows(named=True)} == {
         (1, "blocked"): (0.5, 2), (1, "repeated"): (0.0, 2), (2, "blocked"): (0.5, 2), (2, "repeated"): (0.0, 2)}
 

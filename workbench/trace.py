@@ -46,9 +46,9 @@ def verifier_score(pre_burdens: npt.ArrayLike, post_burdens: npt.ArrayLike) -> f
              - float(np.asarray(pre_burdens, dtype=np.float64).mean()))
 
 
-def post_compaction_burden(steps: pl.DataFrame, runs: pl.DataFrame, *, method: str, baseline: str = "no_compression",
-                           horizon: int = 5, budget: int | None = None, n_boot: int = DEFAULT_N_BOOT,
-                           seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
+def post_compaction_burden(steps: pl.DataFrame | pl.LazyFrame, runs: pl.DataFrame, *, method: str,
+                           baseline: str = "no_compression", horizon: int = 5, budget: int | None = None,
+                           n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
     """Blocked and repeated calls per action at steps 1..horizon after each boundary, minus the baseline.
 
     The baseline is the matched uncompressed run (same task and replicate) at the same step
@@ -64,17 +64,20 @@ def post_compaction_burden(steps: pl.DataFrame, runs: pl.DataFrame, *, method: s
         base_runs = runs.filter((pl.col("method") == baseline) & (pl.col("budget") == budget)).select(
             "task_id", "replicate", pl.col("run_id").alias("_base"))
     sel = sel.join(base_runs, on=["task_id", "replicate"], how="left")
-    st = steps.with_row_index("_i").join(sel.select("run_id", "scenario_id", "_base"), on="run_id")
-    # the steps k = 1..horizon after each boundary, looked up by (run, step): not every step against every
-    # boundary of its run, which grew with the log (1.3 GiB at 100x the testbed); in the steps' order within a k
+    # one streaming query (``steps`` may be a scan): the steps k = 1..horizon after each boundary, looked up by
+    # (run, step) -- not every step against every boundary of its run, which grew with the log (1.3 GiB at 100x
+    # the testbed) -- beside the baseline's step of the same index; then in the steps' order within each k
+    st = steps.lazy().with_row_index("_i").join(sel.lazy().select("run_id", "scenario_id", "_base"), on="run_id")
+    step_type = st.collect_schema()["step"]
     after = (st.filter(pl.col("boundary_before")).select("run_id", "step")
-             .join(pl.DataFrame({"k": range(1, horizon + 1)}, schema={"k": pl.Int64}), how="cross")
-             .select("run_id", (pl.col("step") + pl.col("k") - 1).cast(st.schema["step"]), "k"))
-    rows = st.join(after, on=["run_id", "step"]).sort("k", "_i")
-    base = steps.filter(pl.col("run_id").is_in(sel.get_column("_base").drop_nulls().implode())).select(
+             .join(pl.LazyFrame({"k": range(1, horizon + 1)}, schema={"k": pl.Int64}), how="cross")
+             .select("run_id", (pl.col("step") + pl.col("k") - 1).cast(step_type), "k"))
+    base = steps.lazy().filter(pl.col("run_id").is_in(sel.get_column("_base").drop_nulls().implode())).select(
         pl.col("run_id").alias("_base"), "step", pl.col("blocked").alias("_bb"), pl.col("repeated").alias("_br"))
-    rows = rows.join(base, on=["_base", "step"], how="left").with_columns(
-        pl.col("_bb").fill_null(False), pl.col("_br").fill_null(False))
+    rows = (st.join(after, on=["run_id", "step"]).join(base, on=["_base", "step"], how="left")
+            .select("k", "_i", "scenario_id", "blocked", "repeated", pl.col("_bb").fill_null(False),
+                    pl.col("_br").fill_null(False))
+            .collect(engine="streaming").sort("k", "_i"))
     out = []
     for k in range(1, horizon + 1):
         r = rows.filter(pl.col("k") == k)
