@@ -28,6 +28,7 @@ TAU: float = 0.5          # lexical score below which an entry is unsupported (S
 ENCODING: str = "o200k_base"
 N_BOOT: int = 2000      # bootstrap resamples of the interval over sessions
 SEED: int = 0
+TABLE_ROWS: int = 40    # rows of a table of sessions or compactions printed in its LaTeX (its CSV has every row)
 FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
@@ -67,9 +68,10 @@ from workbench.sessions import compaction_overview
 
 overview = compaction_overview(tables, encoding=ENCODING)
 per_session = tables["runs"].select("run_id", "method", "steps", "compactions")
-plots.export_table(per_session, "transcripts_sessions", f"{figs}/tables", "Sessions: steps and compactions")
+plots.export_table(per_session, "transcripts_sessions", f"{figs}/tables", "Sessions: steps and compactions", max_rows=TABLE_ROWS)
 plots.export_table(overview, "transcripts_compactions", f"{figs}/tables",
-                   "Each compaction: trigger, schema, entries, tokens before (recorded or counted) and after")
+                   "Each compaction: trigger, schema, entries, tokens before (recorded or counted) and after",
+                   max_rows=TABLE_ROWS)
 overview
 
 # %%
@@ -87,7 +89,7 @@ from workbench.sessions import compaction_timeline, prompt_cache
 
 timeline = compaction_timeline(tables["runs"], tables["compactions"])
 plots.export_table(timeline, "transcripts_compaction_timeline", f"{figs}/tables",
-                   "Each compaction: minutes since its session started")
+                   "Each compaction: minutes since its session started", max_rows=TABLE_ROWS)
 fig = plots.sessions.compaction_timeline(timeline)
 plots.export(fig, "transcripts_compactions_over_time", figs);
 
@@ -97,7 +99,8 @@ plots.export(fig, "transcripts_compactions_over_time", figs);
 # %%
 cache = prompt_cache(tables["steps"], tables["compactions"])
 plots.export_table(cache, "transcripts_prompt_cache", f"{figs}/tables",
-                   "Prompt tokens of the call before and after each compaction: cache read, cache written, fresh")
+                   "Prompt tokens of the call before and after each compaction: cache read, cache written, fresh",
+                   max_rows=TABLE_ROWS)
 fig = plots.sessions.prompt_cache(cache)
 plots.export(fig, "transcripts_prompt_cache", figs);
 cache
@@ -149,7 +152,8 @@ share = ids.group_by("run_id", "boundary").agg(pl.len().alias("identifiers"), pl
                                                pl.col("kept").sum()).sort("run_id", "boundary")
 share = share.with_columns((pl.col("sourced") / pl.col("identifiers")).alias("sourced_share"))
 plots.export_table(share, "transcripts_identifier_sources", f"{figs}/tables",
-                   "Identifiers (paths, name(), ids) in each summary with a source in the history it replaced")
+                   "Identifiers (paths, name(), ids) in each summary with a source in the history it replaced",
+                   max_rows=TABLE_ROWS)
 print(f"{int(ids['sourced'].sum())} of {ids.height} summary identifiers have a source in the replaced history")
 ids.filter(~pl.col("sourced"))
 
@@ -164,7 +168,8 @@ from workbench.sessions import after_compaction
 
 after = after_compaction(tables["steps"], tables["compactions"], horizon=HORIZON)
 plots.export_table(after, "transcripts_after_compaction", f"{figs}/tables",
-                   f"Calls, repeats and errors in the {HORIZON} steps before and after each compaction")
+                   f"Calls, repeats and errors in the {HORIZON} steps before and after each compaction",
+                   max_rows=TABLE_ROWS)
 after
 
 # %%

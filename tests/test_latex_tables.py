@@ -106,3 +106,15 @@ def test_every_exported_table_fits_an_article_column(tmp_path: Path) -> None:
     assert TEXT_WIDTH == 345.0
     log = _compile("\n".join(f"\\input{{{p.name}}}\\clearpage" for p in tables), tmp_path)
     assert _overfull(log) == [], "a table is wider than the article column"
+
+
+def test_max_rows_prints_the_first_rows_and_says_so_while_the_csv_keeps_all(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"run": [f"r{i}" for i in range(100)], "steps": list(range(100))})
+    csv, tex = plots.export_table(frame, "many", tmp_path, "Sessions", max_rows=7)
+    assert pl.read_csv(csv).equals(frame)
+    body = tex.read_text()
+    printed = re.findall(r"^r\d+ & \d+ \\\\$", body, flags=re.MULTILINE)
+    assert printed == [f"r{i} & {i} \\\\" for i in range(7)]
+    assert r"\caption{Sessions (the first 7 of 100 rows; every row in many.csv)}" in body
+    _, short = plots.export_table(frame.head(7), "few", tmp_path, "Sessions", max_rows=7)
+    assert r"\caption{Sessions}" in short.read_text()  # nothing left out, nothing said

@@ -177,3 +177,41 @@ def test_every_figure_function_draws_from_library_results_into_a_given_ax(
         own = alone[0] if n_axes > 1 else alone.figure
         assert own is not fig and own.axes, f"{name} without ax makes its own figure"
         plt.close(own)
+
+
+def test_session_figures_of_a_whole_directory_stay_readable_past_many() -> None:
+    """Past ``MANY`` compactions or sessions: no label per compaction, a timeline frame of fixed height, and the
+    prompt-cache bars become the mean call before and after (heights checked against numpy's means)."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from workbench.plots import sessions as fig
+
+    n = fig.MANY + 5
+    overview = pl.DataFrame({"run_id": [f"s{i // 3}" for i in range(n)], "boundary": [i % 3 for i in range(n)],
+                             "schema": ["claude_code"] * n, "tokens_before_from": ["log", "counted"] * (n // 2) + ["log"],
+                             "tokens_before": [1000 + i for i in range(n)], "tokens_after": [100 + i for i in range(n)]})
+    ax = fig.compaction_tokens(overview)
+    assert [t.get_text() for t in ax.get_xticklabels() if "\n#" in t.get_text()] == []
+    assert ax.get_xlabel() == f"compaction ({n:,}, in session order)"
+    small = fig.compaction_tokens(overview.head(3))
+    assert len([t for t in small.get_xticklabels() if "\n#" in t.get_text()]) == 3  # a few: each labelled
+    plt.close("all")
+    timeline = pl.DataFrame({"run_id": [f"s{i}" for i in range(n)], "boundary": [0] * n, "minutes": [1.0] * n,
+                             "session_minutes": [5.0] * n, "trigger": ["auto"] * n})
+    ax = fig.compaction_timeline(timeline)
+    assert ax.figure.get_size_inches()[1] == 4.5 and ax.get_ylabel() == f"sessions ({n})" and not ax.get_yticks().size
+    plt.close("all")
+    rng = np.random.default_rng(2)
+    cache = pl.DataFrame({"run_id": [f"s{i}" for i in range(n) for _ in range(2)], "boundary": [0] * (2 * n),
+                          "window": ["before", "after"] * n, "cache_read_tokens": rng.integers(0, 900, 2 * n),
+                          "cache_creation_tokens": rng.integers(0, 90, 2 * n), "fresh_tokens": rng.integers(0, 50, 2 * n)})
+    ax = fig.prompt_cache(cache)
+    bars = ax.patches
+    assert len(bars) == 6  # three stacked parts, two bars
+    for j, window in enumerate(("before", "after")):
+        part = cache.filter(pl.col("window") == window)
+        assert bars[j].get_height() == pytest.approx(float(np.mean(part["cache_read_tokens"].to_numpy())))
+        assert bars[4 + j].get_y() == pytest.approx(float(np.mean(part["cache_read_tokens"].to_numpy())
+                                                           + np.mean(part["cache_creation_tokens"].to_numpy())))
+    plt.close("all")

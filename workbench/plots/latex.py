@@ -308,17 +308,23 @@ def export_table(frame: pl.DataFrame, name: str, directory: str | Path = Path("f
                  caption: str = "", *, columns: Sequence[str] | None = None, rename: Mapping[str, str] | None = None,
                  label: str | None = "", formats: Mapping[str, str | Callable[[object], str]] | None = None,
                  intervals: bool | Mapping[str, tuple[str, str]] = True, keys: Sequence[str] | None = None,
-                 width: float = TEXT_WIDTH) -> list[Path]:
+                 width: float = TEXT_WIDTH, max_rows: int | None = None) -> list[Path]:
     """Write ``name.csv`` (every column of ``frame``, as computed) and ``name.tex`` (:func:`to_latex`: chosen
     columns under words, fitted to ``width`` pt) under ``directory``; returns both paths. ``label`` defaults to
-    ``tab:NAME``; ``None`` leaves it out."""
+    ``tab:NAME``; ``None`` leaves it out. ``max_rows`` prints at most that many rows in the LaTeX table (a
+    table with a row per compaction of a whole directory of sessions), its caption saying so; the CSV has them
+    all."""
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
         raise ValueError(f"export_table: name {name!r} is not a file name (letters, digits, _ . -)")
     from workbench.atomic import atomic_write
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    tex = to_latex(frame, caption, columns=columns, rename=rename, label=f"tab:{name}" if label == "" else label,
+    printed = frame
+    if max_rows is not None and frame.height > max_rows:
+        printed = frame.head(max_rows)
+        caption = f"{caption} (the first {max_rows:,} of {frame.height:,} rows; every row in {name}.csv)".lstrip()
+    tex = to_latex(printed, caption, columns=columns, rename=rename, label=f"tab:{name}" if label == "" else label,
                    formats=formats, intervals=intervals, keys=keys, width=width)
     csv_path = directory / f"{name}.csv"
     tex_path = directory / f"{name}.tex"

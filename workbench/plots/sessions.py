@@ -10,27 +10,40 @@ from matplotlib.axes import Axes
 
 from workbench.plots import _axes
 
+#: compactions (or sessions) up to which a figure labels each one; past it, a figure of a whole directory of
+#: sessions draws them unlabelled (or summed) in a frame of fixed size: a label per compaction of a large
+#: directory took minutes to draw and could not be read
+MANY = 40
+
 
 def compaction_tokens(overview: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Tokens before and after each compaction (log scale), from :func:`workbench.sessions.compaction_overview`.
 
     Before is the context size the log recorded (filled marker) or, without one, the tokens of
-    the replaced history counted here (open marker); after is the summary's tokens.
+    the replaced history counted here (open marker); after is the summary's tokens. Up to :data:`MANY`
+    compactions each is labelled with its schema and boundary; past it they are drawn small and unlabelled,
+    in session order.
     """
     fig, ax = _axes(ax, (6.0, 3.2))
     ov = overview.sort("run_id", "boundary")
+    many = ov.height > MANY
     x = np.arange(ov.height)
     logged = (ov["tokens_before_from"] == "log").to_numpy()
     before = ov["tokens_before"].to_numpy()
     after = ov["tokens_after"].to_numpy()
-    ax.vlines(x, after, before, color="0.7", lw=1)
-    ax.scatter(x[logged], before[logged], color="C3", zorder=3, label="before (recorded by the agent)")
+    size, edge = (6.0, 0.5) if many else (None, None)  # (None: matplotlib's defaults)
+    ax.vlines(x, after, before, color="0.7", lw=0.3 if many else 1)
+    ax.scatter(x[logged], before[logged], color="C3", zorder=3, label="before (recorded by the agent)", s=size,
+               linewidths=edge)
     ax.scatter(x[~logged], before[~logged], facecolors="none", edgecolors="C3", zorder=3,
-               label="before (counted from the replaced history)")
-    ax.scatter(x, after, color="C0", marker="s", zorder=3, label="after (the summary)")
+               label="before (counted from the replaced history)", s=size, linewidths=edge)
+    ax.scatter(x, after, color="C0", marker="s", zorder=3, label="after (the summary)", s=size, linewidths=edge)
     ax.set_yscale("log")
-    ax.set_xticks(x, [f"{s}\n#{b}" for s, b in zip(ov["schema"], ov["boundary"], strict=True)], fontsize=7)
-    ax.set_xlabel("compaction (summary schema, boundary)")
+    if many:
+        ax.set_xlabel(f"compaction ({ov.height:,}, in session order)")
+    else:
+        ax.set_xticks(x, [f"{s}\n#{b}" for s, b in zip(ov["schema"], ov["boundary"], strict=True)], fontsize=7)
+        ax.set_xlabel("compaction (summary schema, boundary)")
     ax.set_ylabel("tokens (o200k)")
     ax.legend(fontsize=7)
     return ax
@@ -75,31 +88,64 @@ def burden_before_after(after: pl.DataFrame, ax: Axes | None = None) -> Axes:
 def compaction_timeline(timeline: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """When each session compacted (:func:`workbench.sessions.compaction_timeline`): one line per session from
     its start to its end, a marker per compaction (filled: automatic, open: asked for by the user, a cross: the
-    log does not say)."""
-    _, ax = _axes(ax, (6.0, 0.9 + 0.35 * max(1, timeline.get_column("run_id").n_unique())))
+    log does not say). Past :data:`MANY` sessions the frame has a fixed height and the sessions are unlabelled."""
+    n = max(1, timeline.get_column("run_id").n_unique())
+    many = n > MANY
+    _, ax = _axes(ax, (6.0, 4.5 if many else 0.9 + 0.35 * n))
     sessions = timeline.group_by("run_id", maintain_order=True).agg(pl.col("session_minutes").first()).sort("run_id")
     y = {r: i for i, r in enumerate(sessions.get_column("run_id").to_list()[::-1])}
-    for run_id, length in sessions.iter_rows():
-        ax.hlines(y[run_id], 0, length, color="0.7", lw=1)
+    if many:  # one collection of lines, not one per session
+        ax.hlines([y[r] for r in sessions.get_column("run_id")], 0, sessions.get_column("session_minutes").to_numpy(),
+                  color="0.7", lw=0.3)
+    else:
+        for run_id, length in sessions.iter_rows():
+            ax.hlines(y[run_id], 0, length, color="0.7", lw=1)
+    size, edge = (6.0, 0.5) if many else (None, None)
     for trigger, marker, face, label in (("auto", "o", "C3", "automatic"), ("manual", "o", "none", "asked for (/compact)"),
                                          ("?", "x", "C3", "trigger not recorded")):
         rows = timeline.filter(pl.col("trigger").fill_null("?") == trigger)
         if rows.height:
             ax.scatter(rows.get_column("minutes"), [y[r] for r in rows.get_column("run_id")], marker=marker,
                        facecolors=face, edgecolors="C3" if marker == "o" else None, zorder=3,
-                       label=f"compaction, {label}")
-    ax.set_yticks(list(y.values()), [r[:8] + ("/" + r.rsplit("/", 1)[1][:8] if "/" in r else "") for r in y],
-                  fontsize=7)
+                       label=f"compaction, {label}", s=size, linewidths=edge)
+    if not timeline.height:
+        ax.set_yticks([])
+        ax.text(0.5, 0.5, "no session recorded when it compacted", transform=ax.transAxes, ha="center", va="center")
+    elif many:
+        ax.set_yticks([])
+        ax.set_ylabel(f"sessions ({n:,})")
+    else:
+        ax.set_yticks(list(y.values()), [r[:8] + ("/" + r.rsplit("/", 1)[1][:8] if "/" in r else "") for r in y],
+                      fontsize=7)
     ax.set_xlabel("minutes since the session started")
-    ax.legend(fontsize=7, loc="lower right")
+    if timeline.height:
+        ax.legend(fontsize=7, loc="lower right")
     return ax
 
 
 def prompt_cache(cache: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """The prompt of the last call before and the first call after each compaction
-    (:func:`workbench.sessions.prompt_cache`), stacked: read from the prompt cache, written to it, sent fresh."""
+    (:func:`workbench.sessions.prompt_cache`), stacked: read from the prompt cache, written to it, sent fresh.
+    Past :data:`MANY` compactions, two bars: the mean call before and the mean call after a compaction."""
     _, ax = _axes(ax, (6.0, 3.2))
     rows = cache  # in compaction order, before then after
+    n = len(set(zip(rows.get_column("run_id"), rows.get_column("boundary"), strict=True)))
+    if n > MANY:
+        means = {w: rows.filter(pl.col("window") == w) for w in ("before", "after")}
+        bottom = np.zeros(2)
+        for column, color, label in (("cache_read_tokens", "C0", "read from the cache"),
+                                     ("cache_creation_tokens", "C1", "written to the cache"),
+                                     ("fresh_tokens", "C2", "fresh input")):
+            values = np.array([float(np.mean(means[w].get_column(column).fill_null(0).to_numpy()))
+                               if means[w].height else 0.0 for w in ("before", "after")])
+            ax.bar([0, 1], values, 0.6, bottom=bottom, color=color, label=label)
+            bottom = bottom + values
+        ax.set_xticks([0, 1], [f"last call before ({means['before'].height:,})",
+                               f"first call after ({means['after'].height:,})"])
+        ax.set_ylabel("mean prompt tokens of the call")
+        ax.set_title(f"{n:,} compactions", fontsize=9)
+        ax.legend(fontsize=7)
+        return ax
     keys = list(zip(rows.get_column("run_id"), rows.get_column("boundary"), strict=True))
     group = {k: i for i, k in enumerate(dict.fromkeys(keys))}
     x = np.array([group[k] * 2.6 + (w == "after") for k, w in zip(keys, rows.get_column("window"), strict=True)],
