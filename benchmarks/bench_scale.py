@@ -16,7 +16,8 @@ with new run ids (``RUN#i``). Each step runs as its own process, as a user runs 
 With ``--directories`` the sizes are k-x copies of the testbed *directory* instead (every table: labels,
 attributions, rollouts too; runs, tasks, entries and events renamed per copy), and the steps are judge, sample
 and every analysis notebook (failure attribution, FOCUS rollouts, judge calibration and validation, method
-comparison, the TRACE verifier besides the three above), each a process whose peak includes its kernel's.
+comparison, the TRACE verifier, the coding-agent sessions besides the three above), each a process whose peak
+includes its kernel's.
 The copies repeat the testbed's texts, so the caches of judging and parsing hit more than on a real log.
 
 The growth exponent of a step is the slope of log(time) on log(size) over the sizes run (1.0: linear; below
@@ -104,12 +105,12 @@ def steps(log: Path, out: Path) -> list[tuple[str, list[str]]]:
     ]
 
 
-#: the analysis notebooks timed (each run on the log's directory, its figures written beside it); the other three
-#: (quickstart, real_logs, agent_transcripts) read fixed example files, not DATA
+#: the analysis notebooks timed (each run on the log's directory, its figures written beside it); the coding-agent
+#: notebook (agent_transcripts) reads DATA too; the other two (quickstart, real_logs) read fixed example files
 NOTEBOOKS = {"threshold": "threshold_sensitivity", "composition": "summary_composition",
              "reliability": "reliability_efficiency", "attribution": "failure_attribution",
              "rollouts": "focus_rollouts", "calibration": "judge_calibration", "validation": "judge_validation",
-             "comparison": "method_comparison", "trace": "trace_verifier"}
+             "comparison": "method_comparison", "trace": "trace_verifier", "transcripts": "agent_transcripts"}
 
 #: what a k-x testbed directory renames in each copy: columns holding a run id, and entry / request ids whose
 #: first part is the run id (``RUN/bN/eM``, ``RUN/bN``)
