@@ -68,7 +68,8 @@ from workbench.sessions import compaction_overview
 
 overview = compaction_overview(tables, encoding=ENCODING)
 per_session = tables["runs"].select("run_id", "method", "steps", "compactions")
-plots.export_table(per_session, "transcripts_sessions", f"{figs}/tables", "Sessions: steps and compactions", max_rows=TABLE_ROWS)
+plots.export_table(per_session, "transcripts_sessions", f"{figs}/tables", "Sessions: steps and compactions",
+                   max_rows=TABLE_ROWS)
 plots.export_table(overview, "transcripts_compactions", f"{figs}/tables",
                    "Each compaction: trigger, schema, entries, tokens before (recorded or counted) and after",
                    max_rows=TABLE_ROWS)
