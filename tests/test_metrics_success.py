@@ -83,7 +83,7 @@ def test_reliability_does_not_depend_on_row_order() -> None:
     for seed in range(5):
         shuffled = frame.sample(fraction=1.0, shuffle=True, seed=seed)
         assert reliability(shuffled, k=3, by="method").sort("method").equals(ref)
-        # scanned runs (aggregated as read) with scenario intervals: the same as in memory, to the bit
+        # shuffled and scanned (aggregated as read), with scenario intervals: those of the sorted runs in memory
         with_scen = shuffled.with_columns((pl.col("task_id").str.slice(1).cast(pl.Int64) % 7).cast(pl.Utf8)
                                           .alias("scenario_id"))
         assert reliability(with_scen.lazy(), k=3, by="method", n_boot=200, seed=1).sort("method").equals(
