@@ -121,21 +121,24 @@ def retrieval_only(data: Path) -> None:
 
 RAY_RUN = """
 import sys, time
-import ray
 t0 = time.perf_counter()
-ray.init(num_cpus={n}, include_dashboard=False, log_to_driver=False)
 from workbench.adapters import read_log
 from workbench.judges import make_judge
 from workbench.judges.run import judge_directory
 
-@ray.remote
-def warm():  # every worker imports the package before the clock starts (one warm-up task warms one worker)
-    import workbench.judges.run, workbench.judges.lexical  # noqa: F401
-    time.sleep(0.5)
+if "{executor}" == "ray":  # (the local reference runs without Ray, whose idle processes would share its cores)
+    import ray
 
-ray.get([warm.remote() for _ in range(4 * {n})])
+    ray.init(num_cpus={n}, include_dashboard=False, log_to_driver=False)
+
+    @ray.remote
+    def warm():  # every worker imports the package before the clock starts (one warm-up task warms one worker)
+        import workbench.judges.run, workbench.judges.lexical  # noqa: F401
+        time.sleep(0.5)
+
+    ray.get([warm.remote() for _ in range(4 * {n})])
 judge_directory(read_log("data/examples/invoice_log.jsonl"), make_judge("lexical"), "{out}/warm.parquet",
-                executor="ray")
+                executor="{executor}")
 BUSY
 t1, b1 = time.perf_counter(), busy()
 judge_directory("{data}", make_judge("lexical"), "{out}/ray-{n}.parquet", executor="{executor}")
