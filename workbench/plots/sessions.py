@@ -131,17 +131,17 @@ def prompt_cache(cache: pl.DataFrame, ax: Axes | None = None) -> Axes:
     rows = cache  # in compaction order, before then after
     n = len(set(zip(rows.get_column("run_id"), rows.get_column("boundary"), strict=True)))
     if n > MANY:
-        means = {w: rows.filter(pl.col("window") == w) for w in ("before", "after")}
+        calls = {w: rows.filter(pl.col("window") == w) for w in ("before", "after")}
         bottom = np.zeros(2)
         for column, color, label in (("cache_read_tokens", "C0", "read from the cache"),
                                      ("cache_creation_tokens", "C1", "written to the cache"),
                                      ("fresh_tokens", "C2", "fresh input")):
-            values = np.array([float(np.mean(means[w].get_column(column).fill_null(0).to_numpy()))
-                               if means[w].height else 0.0 for w in ("before", "after")])
+            values = np.array([float(np.mean(calls[w].get_column(column).fill_null(0).to_numpy()))
+                               if calls[w].height else 0.0 for w in ("before", "after")])
             ax.bar([0, 1], values, 0.6, bottom=bottom, color=color, label=label)
             bottom = bottom + values
-        ax.set_xticks([0, 1], [f"last call before ({means['before'].height:,})",
-                               f"first call after ({means['after'].height:,})"])
+        ax.set_xticks([0, 1], [f"last call before ({calls['before'].height:,})",
+                               f"first call after ({calls['after'].height:,})"])
         ax.set_ylabel("mean prompt tokens of the call")
         ax.set_title(f"{n:,} compactions", fontsize=9)
         ax.legend(fontsize=7)
