@@ -29,6 +29,7 @@ ENCODING: str = "o200k_base"
 N_BOOT: int = 2000      # bootstrap resamples of the interval over sessions
 SEED: int = 0
 TABLE_ROWS: int = 40    # rows of a table of sessions or compactions printed in its LaTeX (its CSV has every row)
+SESSIONS_AT_A_TIME: int = 500  # sessions analysed together: memory holds a batch of them, not the directory
 FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
@@ -42,11 +43,12 @@ import polars as pl
 
 from workbench import plots
 from workbench.adapters import read_log
-from workbench.datasets import derive_missing, load_tables
+from workbench.datasets import derive_missing, load_for_analysis
+from workbench.tables import height
 
 plots.set_style()
-if DATA is not None:
-    tables = load_tables(DATA)
+if DATA is not None:  # every table is scanned, and read below a batch of sessions at a time
+    tables = load_for_analysis(DATA, columns=dict.fromkeys(("runs", "steps", "compactions", "entries", "scores")))
 else:
     parts = []
     with warnings.catch_warnings(record=True) as odd:  # orphan results and unsummarized boundaries, listed below
@@ -57,54 +59,65 @@ else:
     for w in odd:
         print(w.message)
     tables = {name: pl.concat([p[name] for p in parts], how="diagonal_relaxed") for name in parts[0]}
-print(derive_missing(tables))
-{name: frame.height for name, frame in tables.items()}
+    print(derive_missing(tables))
+{name: height(frame) for name, frame in tables.items()}
+
+# %% [markdown]
+# Every analysis below runs `SESSIONS_AT_A_TIME` sessions at a time: the tables of one row per compaction go to disk as they are made (each sorted as its function sorts it, within a batch), and the entries are counted as they pass, so a directory of any size fits in memory.
+
+# %%
+from workbench.entries import run_of_entry
+from workbench.sessions import SessionAnalyses
+from workbench.tables import batches_by_run
+
+analyses = SessionAnalyses(horizon=HORIZON, tau=TAU, encoding=ENCODING)
+frames = {name: tables[name] for name in ("runs", "steps", "compactions", "entries")}
+frames["scores"] = tables["scores"].with_columns(run_of_entry().alias("run_id"))  # a score's session, from its entry
+for batch in batches_by_run(frames, SESSIONS_AT_A_TIME, order="compactions"):
+    analyses.add(batch)
+print(f"{analyses.compactions:,} compactions in {analyses.batches} batch(es)")
 
 # %% [markdown]
 # ## Compactions per session, and tokens before and after
 
 # %%
-from workbench.sessions import compaction_overview
-
-overview = compaction_overview(tables, encoding=ENCODING)
+overview = analyses.table("overview")
 per_session = tables["runs"].select("run_id", "method", "steps", "compactions")
 plots.export_table(per_session, "transcripts_sessions", f"{figs}/tables", "Sessions: steps and compactions",
                    max_rows=TABLE_ROWS)
 plots.export_table(overview, "transcripts_compactions", f"{figs}/tables",
                    "Each compaction: trigger, schema, entries, tokens before (recorded or counted) and after",
                    max_rows=TABLE_ROWS)
-overview
+overview.head(TABLE_ROWS).collect()
 
 # %%
 fig = plots.sessions.compaction_tokens(overview)
 plots.export(fig, "transcripts_tokens_before_after", figs);
 
 # %% [markdown]
-# **Figure (coding-agent compactions).** Tokens in the context before each compaction (filled: the size the agent recorded in `compactMetadata.preTokens`; open: counted here from the task, previous summary and replaced steps, which misses the system prompt and tool definitions) and tokens of the summary that replaced it, on a log scale; one column per compaction, labelled by the summary's schema and boundary.
+# **Figure (coding-agent compactions).** Tokens in the context before each compaction (filled: the size the agent recorded in `compactMetadata.preTokens`; open: counted here from the task, previous summary and replaced steps, which misses the system prompt and tool definitions) and tokens of the summary that replaced it, on a log scale; one column per compaction, labelled by the summary's schema and boundary. Past 40 compactions (a directory of sessions) the figure is their distribution instead: how many compactions had each size before and after, on log-spaced bins, with the medians in the legend.
 
 # %% [markdown]
 # ## When sessions compact, and what a compaction does to the prompt cache
 
 # %%
-from workbench.sessions import compaction_timeline, prompt_cache
-
-timeline = compaction_timeline(tables["runs"], tables["compactions"])
+timeline = analyses.table("timeline")
 plots.export_table(timeline, "transcripts_compaction_timeline", f"{figs}/tables",
                    "Each compaction: minutes since its session started", max_rows=TABLE_ROWS)
 fig = plots.sessions.compaction_timeline(timeline)
 plots.export(fig, "transcripts_compactions_over_time", figs);
 
 # %% [markdown]
-# **Figure (coding-agent sessions).** One line per session that recorded times, from its first line to its last, and a marker at each compaction (filled: automatic, open: the user's `/compact`).
+# **Figure (coding-agent sessions).** One line per session that recorded times, from its first line to its last, and a marker at each compaction (filled: automatic, open: the user's `/compact`). Past 40 sessions, the compactions counted by the minute of their session they came at, stacked by trigger.
 
 # %%
-cache = prompt_cache(tables["steps"], tables["compactions"])
+cache = analyses.table("prompt_cache")
 plots.export_table(cache, "transcripts_prompt_cache", f"{figs}/tables",
                    "Prompt tokens of the call before and after each compaction: cache read, cache written, fresh",
                    max_rows=TABLE_ROWS)
 fig = plots.sessions.prompt_cache(cache)
 plots.export(fig, "transcripts_prompt_cache", figs);
-cache
+cache.head(TABLE_ROWS).collect()
 
 # %% [markdown]
 # **Figure (coding-agent sessions).** The prompt of the last call before each compaction and of the first call after it, stacked by what the prompt cache served (blue), what had to be written to it (orange) and what was sent fresh (green). Before a compaction the cache serves almost the whole history; after it, only what stayed the same (the system prompt): the summary and everything after are written anew. Logs that do not record the cache's share (Codex) have no bars.
@@ -113,10 +126,7 @@ cache
 # ## Entries by role, and which roles the lexical judge finds unsupported (SJC Table 2's question)
 
 # %%
-from workbench.composition import entries_by_role, support_from_scores
-
-entries = support_from_scores(tables["entries"], tables["scores"], TAU)
-by_role = entries_by_role(entries)
+by_role = analyses.entries_by_role()
 plots.export_table(by_role, "transcripts_entries_by_role", f"{figs}/tables",
                    f"Entries per role and schema; unsupported = lexical score < {TAU}")
 by_role
@@ -126,10 +136,7 @@ fig = plots.sessions.entries_by_role(by_role)
 plots.export(fig, "transcripts_entries_by_role", figs);
 
 # %%
-from workbench.composition import unsupported_by_role
-
-shares = unsupported_by_role(entries.join(tables["runs"].select("run_id", "scenario_id"), on="run_id", how="left"),
-                             n_boot=N_BOOT, seed=SEED)
+shares = analyses.unsupported_by_role(n_boot=N_BOOT, seed=SEED)
 plots.export_table(shares, "transcripts_unsupported_by_role", f"{figs}/tables",
                    f"Unsupported share per role (lexical score < {TAU}), 95% interval resampling sessions")
 fig = plots.sessions.unsupported_by_role(shares)
@@ -146,17 +153,12 @@ shares
 # ## Identifiers with and without a source in the replaced history
 
 # %%
-from workbench.identifiers import identifier_sources
-
-ids = identifier_sources(tables["compactions"], tables["steps"], tables["runs"])
-share = ids.group_by("run_id", "boundary").agg(pl.len().alias("identifiers"), pl.col("sourced").sum(),
-                                               pl.col("kept").sum()).sort("run_id", "boundary")
-share = share.with_columns((pl.col("sourced") / pl.col("identifiers")).alias("sourced_share"))
+share = analyses.table("identifiers")
 plots.export_table(share, "transcripts_identifier_sources", f"{figs}/tables",
                    "Identifiers (paths, name(), ids) in each summary with a source in the history it replaced",
                    max_rows=TABLE_ROWS)
-print(f"{int(ids['sourced'].sum())} of {ids.height} summary identifiers have a source in the replaced history")
-ids.filter(~pl.col("sourced"))
+print(f"{analyses.sourced:,} of {analyses.identifiers:,} summary identifiers have a source in the replaced history")
+analyses.table("unsourced").head(TABLE_ROWS).collect()
 
 # %% [markdown]
 # An unsourced identifier is not necessarily invented: in the fixture, `src/api/orders.py:88` came back from a sub-agent, whose steps are a run of their own (`parent_run_id`), not part of the main session's replaced history.
@@ -165,13 +167,11 @@ ids.filter(~pl.col("sourced"))
 # ## What the agent did next: repeated calls and errors after each compaction (TRACE's burden)
 
 # %%
-from workbench.sessions import after_compaction
-
-after = after_compaction(tables["steps"], tables["compactions"], horizon=HORIZON)
+after = analyses.table("after")
 plots.export_table(after, "transcripts_after_compaction", f"{figs}/tables",
                    f"Calls, repeats and errors in the {HORIZON} steps before and after each compaction",
                    max_rows=TABLE_ROWS)
-after
+after.head(TABLE_ROWS).collect()
 
 # %%
 fig = plots.sessions.burden_before_after(after)

@@ -118,3 +118,16 @@ def test_max_rows_prints_the_first_rows_and_says_so_while_the_csv_keeps_all(tmp_
     assert r"\caption{Sessions (the first 7 of 100 rows; every row in many.csv)}" in body
     _, short = plots.export_table(frame.head(7), "few", tmp_path, "Sessions", max_rows=7)
     assert r"\caption{Sessions}" in short.read_text()  # nothing left out, nothing said
+
+
+def test_a_scan_is_streamed_into_the_csv_and_only_the_printed_rows_are_read(tmp_path: Path) -> None:
+    """A LazyFrame (a scan of a table too large to hold) writes the bytes polars' own write_csv writes for the
+    collected frame, and the same LaTeX as the frame."""
+    frame = pl.DataFrame({"run": [f"r{i}" for i in range(100)], "share": [i / 7 for i in range(100)],
+                          "note": [None if i % 3 else "x,\"y\"" for i in range(100)]})
+    frame.write_parquet(tmp_path / "t.parquet")
+    csv, tex = plots.export_table(pl.scan_parquet(tmp_path / "t.parquet"), "scan", tmp_path / "out", "Sessions",
+                                  max_rows=7)
+    assert csv.read_bytes() == frame.write_csv().encode()
+    _, eager_tex = plots.export_table(frame, "scan", tmp_path / "eager", "Sessions", max_rows=7)
+    assert tex.read_text() == eager_tex.read_text() and "the first 7 of 100 rows" in tex.read_text()

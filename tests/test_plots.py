@@ -180,8 +180,9 @@ def test_every_figure_function_draws_from_library_results_into_a_given_ax(
 
 
 def test_session_figures_of_a_whole_directory_stay_readable_past_many() -> None:
-    """Past ``MANY`` compactions or sessions: no label per compaction, a timeline frame of fixed height, and the
-    prompt-cache bars become the mean call before and after (heights checked against numpy's means)."""
+    """Past ``MANY`` compactions or sessions: distributions instead of a column or line each (bin counts checked
+    against numpy's histogram), and the prompt-cache bars become the mean call before and after (heights checked
+    against numpy's means); a scan of the table draws the same figure."""
     import matplotlib.pyplot as plt
     import numpy as np
 
@@ -190,23 +191,34 @@ def test_session_figures_of_a_whole_directory_stay_readable_past_many() -> None:
     n = fig.MANY + 5
     overview = pl.DataFrame({"run_id": [f"s{i // 3}" for i in range(n)], "boundary": [i % 3 for i in range(n)],
                              "schema": ["claude_code"] * n, "tokens_before_from": ["log", "counted"] * (n // 2) + ["log"],
-                             "tokens_before": [1000 + i for i in range(n)], "tokens_after": [100 + i for i in range(n)]})
-    ax = fig.compaction_tokens(overview)
-    assert [t.get_text() for t in ax.get_xticklabels() if "\n#" in t.get_text()] == []
-    assert ax.get_xlabel() == f"compaction ({n:,}, in session order)"
+                             "tokens_before": [1000 + 37 * i for i in range(n)], "tokens_after": [100 + i for i in range(n)]})
+    for frame in (overview, overview.lazy()):
+        ax = fig.compaction_tokens(frame)
+        assert [t.get_text() for t in ax.get_xticklabels() if "\n#" in t.get_text()] == []
+        assert ax.get_xscale() == "log" and ax.get_title() == f"{n:,} compactions"
+        after = np.array(overview["tokens_after"])
+        edges = np.geomspace(100, (1000 + 37 * (n - 1)) * 1.0001, 41)
+        counts, _ = np.histogram(after, edges)
+        step = [p for p in ax.patches if p.get_label().startswith("after")][0]  # a step outline of the 40 bins
+        heights = step.get_xy()[1:-1:2, 1]
+        assert list(heights[:40]) == list(counts) and counts.sum() == n
+        plt.close("all")
     small = fig.compaction_tokens(overview.head(3))
     assert len([t for t in small.get_xticklabels() if "\n#" in t.get_text()]) == 3  # a few: each labelled
     plt.close("all")
-    timeline = pl.DataFrame({"run_id": [f"s{i}" for i in range(n)], "boundary": [0] * n, "minutes": [1.0] * n,
-                             "session_minutes": [5.0] * n, "trigger": ["auto"] * n})
-    ax = fig.compaction_timeline(timeline)
-    assert ax.figure.get_size_inches()[1] == 4.5 and ax.get_ylabel() == f"sessions ({n})" and not ax.get_yticks().size
+    timeline = pl.DataFrame({"run_id": [f"s{i}" for i in range(n)], "boundary": [0] * n,
+                             "minutes": [float(i % 10) for i in range(n)], "session_minutes": [12.0] * n,
+                             "trigger": ["auto", "manual"] * (n // 2) + [None]})
+    ax = fig.compaction_timeline(timeline.lazy())
+    assert ax.figure.get_size_inches()[1] == 3.2 and ax.get_title() == f"{n} compactions in {n} sessions"
+    stacked = sum(p.get_height() for p in ax.patches)
+    assert stacked == n  # every compaction counted once, whatever its trigger
     plt.close("all")
     rng = np.random.default_rng(2)
     cache = pl.DataFrame({"run_id": [f"s{i}" for i in range(n) for _ in range(2)], "boundary": [0] * (2 * n),
                           "window": ["before", "after"] * n, "cache_read_tokens": rng.integers(0, 900, 2 * n),
                           "cache_creation_tokens": rng.integers(0, 90, 2 * n), "fresh_tokens": rng.integers(0, 50, 2 * n)})
-    ax = fig.prompt_cache(cache)
+    ax = fig.prompt_cache(cache.lazy())
     bars = ax.patches
     assert len(bars) == 6  # three stacked parts, two bars
     for j, window in enumerate(("before", "after")):

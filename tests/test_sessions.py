@@ -122,3 +122,71 @@ def test_unsupported_share_by_role_resamples_sessions() -> None:
     # forward: all from session s1, 1 of 4: no interval from one session
     assert forward["estimate"] == 0.25 and forward["clusters"] == 1 and math.isnan(forward["ci_low"])
     assert set(got["history"]) >= {"estimate", "ci_low", "ci_high", "n", "n_boot", "level", "method"}
+
+
+def test_unsupported_share_from_batch_counts_is_the_row_bootstrap() -> None:
+    """The shares from clusters' counts, added up over batches that split sessions, are the generic row bootstrap's
+    (workbench.bootstrap.bootstrap of np.mean over the entries) to the bit; entries without support are left out."""
+    import numpy as np
+    from workbench.bootstrap import bootstrap
+    from workbench.composition import unsupported_by_role, unsupported_counts, unsupported_from_counts
+
+    rng = np.random.default_rng(7)
+    n = 300
+    sessions = rng.choice([f"s{i:02d}" for i in range(13)], n)
+    support = rng.random(n) < 0.7
+    e = pl.DataFrame({"entry_id": [f"e{i}" for i in range(n)],
+                      "section": rng.choice(["Current Work", "Pending Tasks", "Files and Code Sections"], n),
+                      "schema": ["claude_code"] * n, "scenario_id": sessions,
+                      "supported": [None if i % 17 == 0 else bool(v) for i, v in enumerate(support)]})
+    whole = unsupported_by_role(e, n_boot=400, seed=3)
+    batched = unsupported_from_counts(pl.concat([unsupported_counts(part) for part in e.iter_slices(70)]),
+                                      n_boot=400, seed=3)
+    assert batched.equals(whole)
+    from workbench.entries import with_roles
+
+    rows = with_roles(e).filter(pl.col("supported").is_not_null())
+    for r in whole.iter_rows(named=True):
+        g = rows.filter(pl.col("role") == r["role"])
+        ref = bootstrap(np.mean, (~g["supported"]).cast(pl.Float64).to_numpy(), clusters=g["scenario_id"].to_numpy(),
+                        n_boot=400, seed=3)
+        assert (r["estimate"], r["ci_low"], r["ci_high"], r["clusters"]) == (ref.estimate, ref.ci_low, ref.ci_high,
+                                                                            ref.n_clusters)
+        assert r["entries"] == g.height and r["unsupported"] == int((~g["supported"]).sum())
+
+
+@pytest.mark.parametrize("size", [1, 2, 500])
+def test_session_analyses_a_batch_at_a_time_are_the_functions_of_all_sessions(size: int) -> None:
+    """Fed one, two or every session at a time (batches_by_run), SessionAnalyses gives the per-compaction rows of
+    the functions run on all sessions at once (checked by hand above), and the same entry counts and intervals."""
+    from workbench.composition import entries_by_role, support_from_scores, unsupported_by_role
+    from workbench.datasets import derive_missing
+    from workbench.sessions import SessionAnalyses, compaction_timeline, identifier_share, prompt_cache
+    from workbench.tables import batches_by_run
+
+    parts = [load("claude-code"), load("codex")]
+    t = {name: pl.concat([p[name] for p in parts], how="diagonal_relaxed") for name in parts[0]}
+    derive_missing(t)
+    analyses = SessionAnalyses(horizon=3)
+    frames = {name: t[name] for name in ("runs", "steps", "compactions", "entries")}
+    frames["scores"] = t["scores"].join(t["entries"].select("entry_id", "run_id"), on="entry_id")
+    for batch in batches_by_run(frames, size, order="compactions"):
+        analyses.add(batch)
+    assert analyses.compactions == t["compactions"].height
+    ids = identifier_sources(t["compactions"], t["steps"], t["runs"])
+    whole = {"overview": compaction_overview(t), "timeline": compaction_timeline(t["runs"], t["compactions"]),
+             "prompt_cache": prompt_cache(t["steps"], t["compactions"]),
+             "after": after_compaction(t["steps"], t["compactions"], horizon=3),
+             "identifiers": identifier_share(ids), "unsourced": ids.filter(~pl.col("sourced"))}
+    for name, expected in whole.items():
+        got = analyses.table(name).collect()
+        keys = [c for c in ("run_id", "boundary", "window", "identifier") if c in expected.columns]
+        assert got.sort(keys).equals(expected.sort(keys)), (name, got.sort(keys).rows(), expected.sort(keys).rows())
+    assert (analyses.identifiers, analyses.sourced) == (ids.height, int(ids["sourced"].sum()))
+    entries = support_from_scores(t["entries"], t["scores"], 0.5)
+    assert analyses.entries_by_role().equals(entries_by_role(entries))
+    clustered = entries.join(t["runs"].select("run_id", "scenario_id"), on="run_id", how="left")
+    assert analyses.unsupported_by_role(n_boot=300, seed=4).equals(unsupported_by_role(clustered, n_boot=300, seed=4))
+    with pytest.raises(ValueError, match="expected one of"):
+        analyses.table("nosuch")
+    analyses.close()

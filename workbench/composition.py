@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 from rapidfuzz import fuzz
 
-from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap
+from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed
 from workbench.vocabulary import REASONING_SECTIONS, SECTIONS
 from workbench.summary import normalise
 
@@ -74,22 +74,53 @@ def unsupported_by_role(entries: pl.DataFrame, clusters: str = "scenario_id", su
     (``estimate`` = the share; ``ci_low``/``ci_high`` NaN when the role's entries come from one cluster).
 
     ``clusters`` names the column whose values are resampled (``scenario_id``: for coding-agent sessions the
-    session, whose entries are not independent); an entry without one is its own cluster. Percentile interval
-    from the one engine (:func:`workbench.bootstrap.bootstrap`); entries without a support value are left out.
+    session, whose entries are not independent); an entry without one is its own cluster. Percentile interval;
+    entries without a support value are left out. The same as :func:`unsupported_from_counts` of
+    :func:`unsupported_counts`, which a caller reading entries a batch at a time adds up.
     """
+    return unsupported_from_counts(unsupported_counts(entries, clusters, supported), n_boot=n_boot, seed=seed,
+                                   level=level)
+
+
+def unsupported_counts(entries: pl.DataFrame, clusters: str = "scenario_id",
+                       supported: str = "supported") -> pl.DataFrame:
+    """Per ``schema``, ``role`` and cluster (``unit``, :func:`unsupported_by_role`'s ``clusters``): the
+    ``entries`` with a support value and how many of them are ``unsupported``. Counts of several batches of
+    entries are concatenated as they are; :func:`unsupported_from_counts` adds them up."""
     from workbench.entries import with_roles
 
     e = with_roles(entries).filter(pl.col(supported).is_not_null())
     unit = pl.col(clusters).cast(pl.Utf8).fill_null(pl.col("entry_id")) if clusters in e.columns else pl.col("entry_id")
+    return e.group_by("schema", "role", unit.alias("unit")).agg(
+        pl.len().cast(pl.Int64).alias("entries"), (~pl.col(supported)).sum().cast(pl.Int64).alias("unsupported"))
+
+
+def unsupported_from_counts(counts: pl.DataFrame, *, n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
+                            level: float = 0.95) -> pl.DataFrame:
+    """:func:`unsupported_by_role` from :func:`unsupported_counts` (rows of the same unit added up).
+
+    The bootstrap is :func:`workbench.bootstrap.bootstrap`'s over the entries, computed from the clusters' sums:
+    the units are numbered in sorted order and drawn with the same generator, and a resample's share is its
+    unsupported entries over its entries, the mean of its rows (both sums exact integers), so the interval is the
+    same to the bit while the entries are never held."""
+    from workbench.bootstrap import BootstrapResult, as_generator, interval, make_units, resample_counts
+
+    summed = counts.group_by("schema", "role", "unit").agg(pl.col("entries", "unsupported").sum())
     rows = []
-    for (schema, role), g in e.with_columns(unit.alias("_unit")).group_by("schema", "role", maintain_order=True):
-        miss = (~g.get_column(supported)).cast(pl.Float64).to_numpy()
-        units = g.get_column("_unit").to_numpy()
-        r = bootstrap(np.mean, miss, clusters=units, n_boot=n_boot, seed=seed, level=level)
+    for (schema, role), g in summed.group_by("schema", "role"):
+        g = g.sort("unit")  # make_units numbers clusters in sorted order
+        n = g.get_column("entries").to_numpy().astype(np.float64)
+        miss = g.get_column("unsupported").to_numpy().astype(np.float64)
+        units = make_units(np.arange(g.height))
+        draws = resample_counts(units, n_boot, as_generator(seed))
+        estimate = float(miss.sum() / n.sum())
+        iv = interval(estimate, (draws @ miss) / (draws @ n), level, "percentile")
+        r = BootstrapResult(estimate, iv.ci_low, iv.ci_high, int(n.sum()), None, n_boot, "percentile", level,
+                            iv.n_degenerate, units.n_units)
         row = r.row()
         if r.n_clusters < 2:  # one session: resampling it only repeats it, so there is no interval to give
             row.update(ci_low=float("nan"), ci_high=float("nan"))
-        rows.append({"schema": schema, "role": role, "entries": g.height, "unsupported": int(miss.sum()),
+        rows.append({"schema": schema, "role": role, "entries": int(n.sum()), "unsupported": int(miss.sum()),
                      "clusters": r.n_clusters, **row})
     out = pl.DataFrame(rows, schema={"schema": pl.Utf8, "role": pl.Utf8, "entries": pl.Int64,
                                      "unsupported": pl.Int64, "clusters": pl.Int64, **INTERVAL_SCHEMA})

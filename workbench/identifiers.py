@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -219,20 +220,27 @@ def replaced_history(compactions: pl.DataFrame, steps: pl.DataFrame,
     """For each compaction (in order), the text it replaced and the text kept beside it.
 
     History = the previous summary plus the tool, arguments and observation of every step of
-    the span (``span_start``..``span_end``, else the steps before ``step``); kept = the task
+    the span (``span_start``..``span_end``, else the steps before ``step``), in step order; kept = the task
     instruction (``runs.task``) and the retained turn.
     """
-    by_run = {k[0]: v for k, v in steps.partition_by("run_id", as_dict=True).items()}
+    wanted = set(compactions.get_column("run_id").unique().to_list()) if compactions.height else set()
+    by_run: dict[str, tuple[list[int], list[str]]] = {}  # each run's steps in order, and each step's text
+    if wanted:
+        ordered = steps.filter(pl.col("run_id").is_in(list(wanted))).select("run_id", "step", "tool", "args",
+                                                                            "observation")
+        for (run_id,), st in ordered.partition_by("run_id", as_dict=True, maintain_order=True).items():
+            st = st.sort("step", maintain_order=True)
+            texts = [f"{t} {a or ''} {o or ''}" for t, a, o in st.select("tool", "args", "observation").iter_rows()]
+            by_run[run_id] = (st.get_column("step").to_list(), texts)
     tasks = dict(runs.select("run_id", "task").iter_rows()) if runs is not None and "task" in runs.columns else {}
     out = []
     for c in compactions.iter_rows(named=True):
-        st = by_run.get(c["run_id"])
         parts = [c.get("previous_summary") or ""]
-        if st is not None:
-            lo = c.get("span_start") if c.get("span_start") is not None else 0
-            hi = c.get("span_end") if c.get("span_end") is not None else c["step"] - 1
-            span = st.filter((pl.col("step") >= lo) & (pl.col("step") <= hi))
-            parts += [f"{t} {a or ''} {o or ''}" for t, a, o in span.select("tool", "args", "observation").iter_rows()]
+        if (found := by_run.get(c["run_id"])) is not None:
+            numbers, texts = found
+            lo: int = c["span_start"] if c.get("span_start") is not None else 0
+            hi: int = c["span_end"] if c.get("span_end") is not None else c["step"] - 1
+            parts += texts[bisect_left(numbers, lo):bisect_right(numbers, hi)]
         out.append(("\n".join(parts), f"{tasks.get(c['run_id']) or ''}\n{c.get('retained_turn') or ''}"))
     return out
 
@@ -272,20 +280,23 @@ def code_identifiers(text: str) -> list[str]:
 
 
 def identifier_sources(compactions: pl.DataFrame, steps: pl.DataFrame, runs: pl.DataFrame | None = None, *,
-                       summary: str = "committed_summary", rule: str = "code") -> pl.DataFrame:
+                       summary: str = "committed_summary", rule: str = "code",
+                       history: list[tuple[str, str]] | None = None) -> pl.DataFrame:
     """Every identifier of every summary, and whether it has a source in the history the summary replaced.
 
     One row per (compaction, identifier): ``run_id``, ``boundary``, ``identifier``, ``sourced``
     (its exact text -- for ``name()``, the text ``name(`` -- occurs in the replaced history,
     :func:`replaced_history`), ``kept`` (it occurs only in the task or retained turn, which the
     agent still sees). An identifier that is neither was written by the compressor from nowhere
-    the log shows.
+    the log shows. ``history``: the compactions' :func:`replaced_history`, when the caller has it already.
     """
+    if history is None:
+        history = replaced_history(compactions, steps, runs)
     rows = []
-    for c, (history, kept) in zip(compactions.iter_rows(named=True), replaced_history(compactions, steps, runs)):
+    for c, (replaced, kept) in zip(compactions.iter_rows(named=True), history, strict=True):
         for ident in find(c[summary] or "", rule):
             needle = ident[:-1] if ident.endswith("()") else ident  # total() is sourced by "def total(self)"
-            in_history = needle in history
+            in_history = needle in replaced
             rows.append({"run_id": c["run_id"], "boundary": c["boundary"], "identifier": ident,
                          "sourced": in_history, "kept": not in_history and needle in kept})
     return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "identifier": pl.Utf8,

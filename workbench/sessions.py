@@ -17,29 +17,40 @@ Which identifiers of a summary have a source in what it replaced is
 :func:`workbench.identifiers.identifier_sources`; entries by role with lexical support is
 :func:`workbench.composition.entries_by_role`, its unsupported share with a session-bootstrap interval
 :func:`workbench.composition.unsupported_by_role`.
+
+:class:`SessionAnalyses` runs all of them a batch of sessions at a time
+(:func:`workbench.tables.batches_by_run`), so a directory of any number of sessions fits in memory: the
+per-compaction tables go to disk as they are made and come back as scans, and the entry counts are added up.
 """
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
 import polars as pl
 
 from workbench import tokens
-from workbench.identifiers import replaced_history
+from workbench.identifiers import identifier_sources, replaced_history
 from workbench.summary import detect_schema, parse
 from workbench.trace import continuation_burden
 
-__all__ = ["after_compaction", "compaction_overview", "compaction_timeline", "prompt_cache"]
+__all__ = ["SessionAnalyses", "after_compaction", "compaction_overview", "compaction_timeline", "identifier_share",
+           "prompt_cache"]
 
 
 def compaction_overview(tables: dict[str, pl.DataFrame], *, summary: str = "committed_summary",
-                        encoding: str = "o200k_base") -> pl.DataFrame:
+                        encoding: str = "o200k_base", history: list[tuple[str, str]] | None = None) -> pl.DataFrame:
     """One row per compaction: ``run_id``, ``boundary``, ``trigger``, ``schema``, ``entries``, ``span_steps``,
     ``tokens_before`` and where it came from (``tokens_before_from``: ``log`` when the log recorded the
     context size, ``counted`` otherwise), ``counted_before`` (tokens of the task, the previous summary
     and the replaced steps: what a counter sees without the system prompt and tool definitions) and
-    ``tokens_after`` (tokens of the summary), all counted with ``encoding``."""
+    ``tokens_after`` (tokens of the summary), all counted with ``encoding``. ``history``: the compactions'
+    :func:`~workbench.identifiers.replaced_history`, when the caller has it already."""
     comps, steps = tables["compactions"], tables["steps"]
-    history = replaced_history(comps, steps, tables.get("runs"))
+    if history is None:
+        history = replaced_history(comps, steps, tables.get("runs"))
     rows = []
     for c, (replaced, kept) in zip(comps.iter_rows(named=True), history):
         text = c[summary] or ""
@@ -126,6 +137,15 @@ def _time(column: str) -> pl.Expr:
     return pl.col(column).str.to_datetime(time_zone="UTC", strict=False)
 
 
+def _minutes(milliseconds: pl.Expr) -> pl.Expr:
+    """Milliseconds as minutes, each divided by numpy (correctly rounded): polars divides a column of more than
+    one row by the reciprocal, so the same session's minutes would differ in the last bit with the batch it came
+    in (20 s: 0.33333333333333337 in a column, 0.3333333333333333 alone)."""
+    return milliseconds.map_batches(
+        lambda s: pl.Series(s.name, s.cast(pl.Float64).to_numpy() / 60_000, dtype=pl.Float64).fill_nan(None),
+        return_dtype=pl.Float64)
+
+
 def compaction_timeline(runs: pl.DataFrame, compactions: pl.DataFrame) -> pl.DataFrame:
     """When each session compacted: one row per compaction with a time, ``run_id``, ``boundary``, ``trigger``,
     ``minutes`` since the session's first line, and the session's length in ``session_minutes``.
@@ -138,8 +158,8 @@ def compaction_timeline(runs: pl.DataFrame, compactions: pl.DataFrame) -> pl.Dat
     sessions = runs.select("run_id", _time("started_at").alias("_start"), _time("ended_at").alias("_end"))
     trigger = pl.col("trigger") if "trigger" in compactions.columns else pl.lit(None, dtype=pl.Utf8).alias("trigger")
     at = compactions.select("run_id", "boundary", trigger, _time("timestamp").alias("_at"))
-    minutes = (pl.col("_at") - pl.col("_start")).dt.total_milliseconds() / 60_000
-    length = (pl.col("_end") - pl.col("_start")).dt.total_milliseconds() / 60_000
+    minutes = _minutes((pl.col("_at") - pl.col("_start")).dt.total_milliseconds())
+    length = _minutes((pl.col("_end") - pl.col("_start")).dt.total_milliseconds())
     return (at.join(sessions, on="run_id").filter(pl.col("_at").is_not_null() & pl.col("_start").is_not_null())
             .select("run_id", "boundary", "trigger", minutes.alias("minutes"), length.alias("session_minutes"))
             .sort("run_id", "boundary"))
@@ -166,3 +186,112 @@ def prompt_cache(steps: pl.DataFrame, compactions: pl.DataFrame) -> pl.DataFrame
         (pl.col("input_tokens") - pl.col("cache_read_tokens") - pl.col("cache_creation_tokens")).alias("fresh_tokens"))
     order = pl.col("window").replace_strict({"before": 0, "after": 1}, return_dtype=pl.Int8)
     return both.sort("run_id", "boundary", order).select(list(schema)).cast(schema)  # type: ignore[arg-type]
+
+
+def identifier_share(ids: pl.DataFrame) -> pl.DataFrame:
+    """Per compaction with identifiers (from :func:`workbench.identifiers.identifier_sources`): ``run_id``,
+    ``boundary``, ``identifiers``, how many are ``sourced`` in the replaced history and ``kept`` beside it, and
+    ``sourced_share``."""
+    share = ids.group_by("run_id", "boundary").agg(pl.len().alias("identifiers"), pl.col("sourced").sum(),
+                                                   pl.col("kept").sum()).sort("run_id", "boundary")
+    return share.with_columns((pl.col("sourced") / pl.col("identifiers")).alias("sourced_share"))
+
+
+class SessionAnalyses:
+    """Every analysis of the coding-agent notebook, fed a batch of sessions at a time with :meth:`add`.
+
+    A batch is a mapping of ``runs``, ``steps`` and ``compactions`` (and ``entries`` with their ``scores``, for the
+    judge's support) holding the same sessions, as :func:`workbench.tables.batches_by_run` yields them. Each batch
+    gives its rows of the per-compaction tables, written to Parquet parts in a temporary directory; :meth:`table`
+    scans them back (:data:`TABLES`). Each table is sorted as its function sorts it within a batch, and batches
+    follow each other, so with one batch (up to its size in sessions) the tables are the functions' own. The
+    entries are counted as they pass: :meth:`entries_by_role` and :meth:`unsupported_by_role` are those of all
+    entries at once (:func:`workbench.composition.unsupported_from_counts`). The replaced history of a compaction is
+    built once for the overview and the identifier check. Memory holds one batch, not the directory.
+    """
+
+    #: the per-compaction tables: name -> the function whose rows they are
+    TABLES = {"overview": "compaction_overview", "timeline": "compaction_timeline", "prompt_cache": "prompt_cache",
+              "after": "after_compaction", "identifiers": "identifier_share",
+              "unsourced": "identifier_sources (the identifiers without a source)"}
+
+    def __init__(self, *, horizon: int = 5, tau: float = 0.5, encoding: str = "o200k_base", judge: str | None = None,
+                 summary: str = "committed_summary", clusters: str = "scenario_id") -> None:
+        if horizon < 1:
+            raise ValueError(f"horizon: expected at least 1, got {horizon}")
+        self.horizon, self.tau, self.encoding, self.judge = horizon, tau, encoding, judge
+        self.summary, self.clusters = summary, clusters
+        self._dir = tempfile.TemporaryDirectory(prefix="workbench-sessions-")
+        self._parts: dict[str, list[Path]] = {name: [] for name in self.TABLES}
+        self._empty: dict[str, pl.DataFrame] = {}
+        self._by_role: list[pl.DataFrame] = []
+        self._unit_counts: list[pl.DataFrame] = []
+        self.batches = self.compactions = self.identifiers = self.sourced = 0
+
+    def add(self, batch: Mapping[str, pl.DataFrame]) -> None:
+        """Analyse one batch of sessions (see the class)."""
+        from workbench.composition import entries_by_role, support_from_scores, unsupported_counts
+
+        runs, steps, comps = batch["runs"], batch["steps"], batch["compactions"]
+        history = replaced_history(comps, steps, runs)
+        tables = {"runs": runs, "steps": steps, "compactions": comps}
+        self._spill("overview", compaction_overview(tables, summary=self.summary, encoding=self.encoding,
+                                                    history=history))
+        self._spill("timeline", compaction_timeline(runs, comps))
+        self._spill("prompt_cache", prompt_cache(steps, comps))
+        self._spill("after", after_compaction(steps, comps, horizon=self.horizon))
+        ids = identifier_sources(comps, steps, runs, summary=self.summary, history=history)
+        self._spill("identifiers", identifier_share(ids))
+        self._spill("unsourced", ids.filter(~pl.col("sourced")))
+        self.identifiers += ids.height
+        self.sourced += int(ids.get_column("sourced").sum())
+        self.compactions += comps.height
+        self.batches += 1
+        if "entries" in batch and "scores" in batch:
+            entries = support_from_scores(batch["entries"], batch["scores"], self.tau, judge=self.judge)
+            self._by_role.append(entries_by_role(entries))
+            if self.clusters in runs.columns and self.clusters not in entries.columns:
+                entries = entries.join(runs.select("run_id", self.clusters), on="run_id", how="left")
+            self._unit_counts.append(unsupported_counts(entries, self.clusters))
+            if len(self._unit_counts) >= 64:  # added up now and then: a cluster's rows of many batches become one
+                self._unit_counts = [pl.concat(self._unit_counts).group_by("schema", "role", "unit").agg(
+                    pl.col("entries", "unsupported").sum())]
+
+    def _spill(self, name: str, frame: pl.DataFrame) -> None:
+        self._empty.setdefault(name, frame.clear())
+        if frame.height:
+            part = Path(self._dir.name) / f"{name}-{len(self._parts[name]):06d}.parquet"
+            frame.write_parquet(part)
+            self._parts[name].append(part)
+
+    def table(self, name: str) -> pl.LazyFrame:
+        """A scan of one per-compaction table (:data:`TABLES`), every batch's rows in turn; empty (with its
+        columns) when no batch had a row, or before the first batch."""
+        if name not in self.TABLES:
+            raise ValueError(f"table: expected one of {sorted(self.TABLES)}, got {name!r}")
+        if not self._parts[name]:
+            return self._empty.get(name, pl.DataFrame()).lazy()
+        return pl.scan_parquet(self._parts[name])
+
+    def entries_by_role(self) -> pl.DataFrame:
+        """:func:`workbench.composition.entries_by_role` of every batch's entries (with ``supported``)."""
+        if not self._by_role:
+            return pl.DataFrame(schema={"schema": pl.Utf8, "role": pl.Utf8, "entries": pl.UInt32,
+                                        "unsupported": pl.UInt32, "unsupported_share": pl.Float64})
+        every = pl.concat(self._by_role)
+        summed = every.group_by("schema", "role").agg(pl.col("entries", "unsupported").sum()).cast(
+            {"entries": every.schema["entries"], "unsupported": every.schema["unsupported"]})
+        return summed.sort("schema", "role").with_columns(
+            (pl.col("unsupported") / pl.col("entries")).alias("unsupported_share"))
+
+    def unsupported_by_role(self, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> pl.DataFrame:
+        """:func:`workbench.composition.unsupported_by_role` of every batch's entries, clusters resampled."""
+        from workbench.composition import unsupported_from_counts
+
+        counts = pl.concat(self._unit_counts) if self._unit_counts else pl.DataFrame(
+            schema={"schema": pl.Utf8, "role": pl.Utf8, "unit": pl.Utf8, "entries": pl.Int64, "unsupported": pl.Int64})
+        return unsupported_from_counts(counts, n_boot=n_boot, seed=seed, level=level)
+
+    def close(self) -> None:
+        """Remove the parts (the scans of :meth:`table` can no longer be read)."""
+        self._dir.cleanup()

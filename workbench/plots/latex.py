@@ -304,7 +304,7 @@ def to_latex(frame: pl.DataFrame, caption: str = "", *, columns: Sequence[str] |
     return text
 
 
-def export_table(frame: pl.DataFrame, name: str, directory: str | Path = Path("figures") / "tables",
+def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str | Path = Path("figures") / "tables",
                  caption: str = "", *, columns: Sequence[str] | None = None, rename: Mapping[str, str] | None = None,
                  label: str | None = "", formats: Mapping[str, str | Callable[[object], str]] | None = None,
                  intervals: bool | Mapping[str, tuple[str, str]] = True, keys: Sequence[str] | None = None,
@@ -313,21 +313,29 @@ def export_table(frame: pl.DataFrame, name: str, directory: str | Path = Path("f
     columns under words, fitted to ``width`` pt) under ``directory``; returns both paths. ``label`` defaults to
     ``tab:NAME``; ``None`` leaves it out. ``max_rows`` prints at most that many rows in the LaTeX table (a
     table with a row per compaction of a whole directory of sessions), its caption saying so; the CSV has them
-    all."""
+    all. A ``LazyFrame`` (a scan of a table too large to hold) is streamed into the CSV, and only the rows the
+    LaTeX prints are read into memory."""
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
         raise ValueError(f"export_table: name {name!r} is not a file name (letters, digits, _ . -)")
     from workbench.atomic import atomic_write
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
+    rows = frame.select(pl.len()).collect(engine="streaming").item() if isinstance(frame, pl.LazyFrame) \
+        else frame.height
     printed = frame
-    if max_rows is not None and frame.height > max_rows:
+    if max_rows is not None and rows > max_rows:
         printed = frame.head(max_rows)
-        caption = f"{caption} (the first {max_rows:,} of {frame.height:,} rows; every row in {name}.csv)".lstrip()
+        caption = f"{caption} (the first {max_rows:,} of {rows:,} rows; every row in {name}.csv)".lstrip()
+    if isinstance(printed, pl.LazyFrame):
+        printed = printed.collect()
     tex = to_latex(printed, caption, columns=columns, rename=rename, label=f"tab:{name}" if label == "" else label,
                    formats=formats, intervals=intervals, keys=keys, width=width)
     csv_path = directory / f"{name}.csv"
     tex_path = directory / f"{name}.tex"
-    atomic_write(csv_path, frame.write_csv)
+    if isinstance(frame, pl.LazyFrame):
+        atomic_write(csv_path, lambda tmp: frame.sink_csv(tmp, engine="streaming"))
+    else:
+        atomic_write(csv_path, frame.write_csv)
     atomic_write(tex_path, lambda tmp: tmp.write_text(tex, encoding="utf-8"))
     return [csv_path, tex_path]

@@ -1,49 +1,95 @@
 """Coding-agent session figures (Claude Code, Codex): compactions over time, tokens before and after with the
 prompt cache's share, entries by role with the judge's unsupported share, and what the agent did next. Each takes
-the results of :mod:`workbench.sessions` or :mod:`workbench.composition` and an optional ``ax``."""
+the results of :mod:`workbench.sessions` or :mod:`workbench.composition` and an optional ``ax``; the per-compaction
+tables may come as a scan (``LazyFrame``, :meth:`workbench.sessions.SessionAnalyses.table`), of which a figure
+reads only the columns it draws."""
 
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
+from matplotlib.ticker import FuncFormatter
 
 from workbench.plots import _axes
 
-#: compactions (or sessions) up to which a figure labels each one; past it, a figure of a whole directory of
-#: sessions draws them unlabelled (or summed) in a frame of fixed size: a label per compaction of a large
-#: directory took minutes to draw and could not be read
+#: compactions (or sessions) up to which a figure draws and labels each one; past it, a figure of a whole
+#: directory of sessions draws their distribution (or their mean) in a frame of fixed size: a label per compaction
+#: of a large directory took minutes to draw and could not be read
 MANY = 40
 
+Frame = pl.DataFrame | pl.LazyFrame
 
-def compaction_tokens(overview: pl.DataFrame, ax: Axes | None = None) -> Axes:
+
+def _height(frame: Frame) -> int:
+    return frame.select(pl.len()).collect(engine="streaming").item() if isinstance(frame, pl.LazyFrame) \
+        else frame.height
+
+
+def _columns(frame: Frame, *columns: str | pl.Expr) -> pl.DataFrame:
+    """Only these columns, read into memory."""
+    return frame.select(*columns).collect(engine="streaming") if isinstance(frame, pl.LazyFrame) \
+        else frame.select(*columns)
+
+
+@FuncFormatter
+def _tokens_label(value: float, _pos: int | None = None) -> str:
+    """A log axis's tick as a plain number, at 1, 2 and 5 of each decade only (the others would collide)."""
+    lead = f"{value:.0e}"[0]
+    return f"{value:,.0f}" if lead in "125" and value >= 1 else ""
+
+
+def _log_bins(*values: np.ndarray, n: int = 40) -> list[float]:
+    """``n`` bins evenly spaced on a log scale over every value (at least 1)."""
+    every = np.concatenate([v for v in values if v.size]) if any(v.size for v in values) else np.ones(1)
+    lo, hi = max(float(every.min()), 1.0), max(float(every.max()), 1.0)
+    return np.geomspace(lo, hi * 1.0001 if hi > lo else lo * 10, n + 1).tolist()
+
+
+def compaction_tokens(overview: Frame, ax: Axes | None = None) -> Axes:
     """Tokens before and after each compaction (log scale), from :func:`workbench.sessions.compaction_overview`.
 
     Before is the context size the log recorded (filled marker) or, without one, the tokens of
     the replaced history counted here (open marker); after is the summary's tokens. Up to :data:`MANY`
-    compactions each is labelled with its schema and boundary; past it they are drawn small and unlabelled,
-    in session order.
+    compactions each is drawn and labelled with its schema and boundary; past it, the figure is the distribution
+    of the three over all compactions (histograms on log-spaced bins; a summary of no tokens counts in the first).
     """
     fig, ax = _axes(ax, (6.0, 3.2))
-    ov = overview.sort("run_id", "boundary")
-    many = ov.height > MANY
+    n = _height(overview)
+    if n > MANY:
+        cols = _columns(overview, "tokens_before", "tokens_before_from", "tokens_after")
+        logged = (cols.get_column("tokens_before_from") == "log").to_numpy()
+        before = np.maximum(cols.get_column("tokens_before").fill_null(1).to_numpy(), 1)
+        after = np.maximum(cols.get_column("tokens_after").fill_null(1).to_numpy(), 1)
+        bins = _log_bins(before, after)
+        for values, color, style, label in ((before[logged], "C3", "-", "before (recorded by the agent)"),
+                                            (before[~logged], "C3", "--", "before (counted from the replaced history)"),
+                                            (after, "C0", "-", "after (the summary)")):
+            if values.size:
+                ax.hist(values, bins, histtype="step", color=color, ls=style, lw=1.2,
+                        label=f"{label}, median {int(np.median(values)):,}")
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(_tokens_label)
+        ax.xaxis.set_minor_formatter(_tokens_label)
+        ax.set_xlabel("tokens (o200k)")
+        ax.set_ylabel("compactions")
+        ax.set_title(f"{n:,} compactions", fontsize=9)
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.25)  # room for the legend above the peaks
+        ax.legend(fontsize=7, loc="upper left")
+        return ax
+    ov = (overview.collect() if isinstance(overview, pl.LazyFrame) else overview).sort("run_id", "boundary")
     x = np.arange(ov.height)
     logged = (ov["tokens_before_from"] == "log").to_numpy()
     before = ov["tokens_before"].to_numpy()
     after = ov["tokens_after"].to_numpy()
-    size, edge = (6.0, 0.5) if many else (None, None)  # (None: matplotlib's defaults)
-    ax.vlines(x, after, before, color="0.7", lw=0.3 if many else 1)
-    ax.scatter(x[logged], before[logged], color="C3", zorder=3, label="before (recorded by the agent)", s=size,
-               linewidths=edge)
+    ax.vlines(x, after, before, color="0.7", lw=1)
+    ax.scatter(x[logged], before[logged], color="C3", zorder=3, label="before (recorded by the agent)")
     ax.scatter(x[~logged], before[~logged], facecolors="none", edgecolors="C3", zorder=3,
-               label="before (counted from the replaced history)", s=size, linewidths=edge)
-    ax.scatter(x, after, color="C0", marker="s", zorder=3, label="after (the summary)", s=size, linewidths=edge)
+               label="before (counted from the replaced history)")
+    ax.scatter(x, after, color="C0", marker="s", zorder=3, label="after (the summary)")
     ax.set_yscale("log")
-    if many:
-        ax.set_xlabel(f"compaction ({ov.height:,}, in session order)")
-    else:
-        ax.set_xticks(x, [f"{s}\n#{b}" for s, b in zip(ov["schema"], ov["boundary"], strict=True)], fontsize=7)
-        ax.set_xlabel("compaction (summary schema, boundary)")
+    ax.set_xticks(x, [f"{s}\n#{b}" for s, b in zip(ov["schema"], ov["boundary"], strict=True)], fontsize=7)
+    ax.set_xlabel("compaction (summary schema, boundary)")
     ax.set_ylabel("tokens (o200k)")
     ax.legend(fontsize=7)
     return ax
@@ -66,11 +112,13 @@ def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def burden_before_after(after: pl.DataFrame, ax: Axes | None = None) -> Axes:
+def burden_before_after(after: Frame, ax: Axes | None = None) -> Axes:
     """Repeated and failed calls per call in the steps before and after each compaction, summed over
     compactions (:func:`workbench.sessions.after_compaction`)."""
     fig, ax = _axes(ax, (5.0, 3.2))
     tot = after.group_by("window").agg(pl.col("calls", "repeated", "errors").sum())
+    if isinstance(tot, pl.LazyFrame):
+        tot = tot.collect(engine="streaming")
     order = [w for w in ("before", "after") if w in tot["window"].to_list()]
     tot = tot.with_columns(pl.col("window").replace_strict({w: i for i, w in enumerate(order)}).alias("_o")).sort("_o")
     calls = np.maximum(tot["calls"].to_numpy(), 1)
@@ -84,36 +132,45 @@ def burden_before_after(after: pl.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-
-def compaction_timeline(timeline: pl.DataFrame, ax: Axes | None = None) -> Axes:
+def compaction_timeline(timeline: Frame, ax: Axes | None = None) -> Axes:
     """When each session compacted (:func:`workbench.sessions.compaction_timeline`): one line per session from
     its start to its end, a marker per compaction (filled: automatic, open: asked for by the user, a cross: the
-    log does not say). Past :data:`MANY` sessions the frame has a fixed height and the sessions are unlabelled."""
-    n = max(1, timeline.get_column("run_id").n_unique())
-    many = n > MANY
-    _, ax = _axes(ax, (6.0, 4.5 if many else 0.9 + 0.35 * n))
+    log does not say). Past :data:`MANY` sessions, the distribution instead: compactions by the minute of their
+    session they came at, stacked by trigger, in a frame of fixed height."""
+    n = _columns(timeline, pl.col("run_id").n_unique()).item() if _height(timeline) else 0
+    if n > MANY:
+        _, ax = _axes(ax, (6.0, 3.2))
+        cols = _columns(timeline, "minutes", pl.col("trigger").fill_null("?"))
+        minutes = cols.get_column("minutes").to_numpy()
+        bins = np.linspace(0.0, max(float(minutes.max()), 1e-9), 41).tolist()
+        parts = [(minutes[(cols.get_column("trigger") == t).to_numpy()], c, label)
+                 for t, c, label in (("auto", "C3", "automatic"), ("manual", "C1", "asked for (/compact)"),
+                                     ("?", "0.6", "trigger not recorded"))]
+        parts = [p for p in parts if p[0].size]
+        ax.hist([p[0] for p in parts], bins, stacked=True, color=[p[1] for p in parts],
+                label=[f"compaction, {p[2]} ({p[0].size:,})" for p in parts])
+        ax.set_xlabel("minutes since the session started")
+        ax.set_ylabel("compactions")
+        ax.set_title(f"{len(minutes):,} compactions in {n:,} sessions", fontsize=9)
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.25)
+        ax.legend(fontsize=7, loc="upper right")
+        return ax
+    timeline = timeline.collect() if isinstance(timeline, pl.LazyFrame) else timeline
+    _, ax = _axes(ax, (6.0, 0.9 + 0.35 * max(n, 1)))
     sessions = timeline.group_by("run_id", maintain_order=True).agg(pl.col("session_minutes").first()).sort("run_id")
     y = {r: i for i, r in enumerate(sessions.get_column("run_id").to_list()[::-1])}
-    if many:  # one collection of lines, not one per session
-        ax.hlines([y[r] for r in sessions.get_column("run_id")], 0, sessions.get_column("session_minutes").to_numpy(),
-                  color="0.7", lw=0.3)
-    else:
-        for run_id, length in sessions.iter_rows():
-            ax.hlines(y[run_id], 0, length, color="0.7", lw=1)
-    size, edge = (6.0, 0.5) if many else (None, None)
+    for run_id, length in sessions.iter_rows():
+        ax.hlines(y[run_id], 0, length, color="0.7", lw=1)
     for trigger, marker, face, label in (("auto", "o", "C3", "automatic"), ("manual", "o", "none", "asked for (/compact)"),
                                          ("?", "x", "C3", "trigger not recorded")):
         rows = timeline.filter(pl.col("trigger").fill_null("?") == trigger)
         if rows.height:
             ax.scatter(rows.get_column("minutes"), [y[r] for r in rows.get_column("run_id")], marker=marker,
                        facecolors=face, edgecolors="C3" if marker == "o" else None, zorder=3,
-                       label=f"compaction, {label}", s=size, linewidths=edge)
+                       label=f"compaction, {label}")
     if not timeline.height:
         ax.set_yticks([])
         ax.text(0.5, 0.5, "no session recorded when it compacted", transform=ax.transAxes, ha="center", va="center")
-    elif many:
-        ax.set_yticks([])
-        ax.set_ylabel(f"sessions ({n:,})")
     else:
         ax.set_yticks(list(y.values()), [r[:8] + ("/" + r.rsplit("/", 1)[1][:8] if "/" in r else "") for r in y],
                       fontsize=7)
@@ -123,37 +180,38 @@ def compaction_timeline(timeline: pl.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def prompt_cache(cache: pl.DataFrame, ax: Axes | None = None) -> Axes:
+def prompt_cache(cache: Frame, ax: Axes | None = None) -> Axes:
     """The prompt of the last call before and the first call after each compaction
     (:func:`workbench.sessions.prompt_cache`), stacked: read from the prompt cache, written to it, sent fresh.
     Past :data:`MANY` compactions, two bars: the mean call before and the mean call after a compaction."""
     _, ax = _axes(ax, (6.0, 3.2))
-    rows = cache  # in compaction order, before then after
-    n = len(set(zip(rows.get_column("run_id"), rows.get_column("boundary"), strict=True)))
+    parts = (("cache_read_tokens", "C0", "read from the cache"), ("cache_creation_tokens", "C1", "written to the cache"),
+             ("fresh_tokens", "C2", "fresh input"))
+    n = _columns(cache, pl.struct("run_id", "boundary").n_unique()).item() if _height(cache) else 0
     if n > MANY:
-        calls = {w: rows.filter(pl.col("window") == w) for w in ("before", "after")}
+        means = cache.group_by("window").agg(pl.len().alias("calls"),
+                                            *(pl.col(c).fill_null(0).mean() for c, _, _ in parts))
+        means = means.collect(engine="streaming") if isinstance(means, pl.LazyFrame) else means
+        by = {w: means.filter(pl.col("window") == w) for w in ("before", "after")}
+        calls = {w: int(f.get_column("calls").item()) if f.height else 0 for w, f in by.items()}
         bottom = np.zeros(2)
-        for column, color, label in (("cache_read_tokens", "C0", "read from the cache"),
-                                     ("cache_creation_tokens", "C1", "written to the cache"),
-                                     ("fresh_tokens", "C2", "fresh input")):
-            values = np.array([float(np.mean(calls[w].get_column(column).fill_null(0).to_numpy()))
-                               if calls[w].height else 0.0 for w in ("before", "after")])
+        for column, color, label in parts:
+            values = np.array([float(by[w].get_column(column).item()) if calls[w] else 0.0 for w in ("before", "after")])
             ax.bar([0, 1], values, 0.6, bottom=bottom, color=color, label=label)
             bottom = bottom + values
-        ax.set_xticks([0, 1], [f"last call before ({calls['before'].height:,})",
-                               f"first call after ({calls['after'].height:,})"])
+        ax.set_xticks([0, 1], [f"last call before ({calls['before']:,})", f"first call after ({calls['after']:,})"])
+        ax.set_ylim(0, max(float(bottom.max()), 1.0) * 1.45)  # room for the legend above the bars
         ax.set_ylabel("mean prompt tokens of the call")
         ax.set_title(f"{n:,} compactions", fontsize=9)
         ax.legend(fontsize=7)
         return ax
+    rows = cache.collect() if isinstance(cache, pl.LazyFrame) else cache  # in compaction order, before then after
     keys = list(zip(rows.get_column("run_id"), rows.get_column("boundary"), strict=True))
     group = {k: i for i, k in enumerate(dict.fromkeys(keys))}
     x = np.array([group[k] * 2.6 + (w == "after") for k, w in zip(keys, rows.get_column("window"), strict=True)],
                  dtype=float)
     bottom = np.zeros(rows.height)
-    for column, color, label in (("cache_read_tokens", "C0", "read from the cache"),
-                                 ("cache_creation_tokens", "C1", "written to the cache"),
-                                 ("fresh_tokens", "C2", "fresh input")):
+    for column, color, label in parts:
         values = rows.get_column(column).to_numpy()
         ax.bar(x, values, 0.8, bottom=bottom, color=color, label=label)
         bottom = bottom + values
