@@ -11,9 +11,13 @@ Rows, each ``workbench judge DATA --judge lexical`` in its own process (wall tim
 Every row's scores table must equal the base's (the benchmark stops otherwise). Then, in one process, retrieval
 alone over the distinct compactions of DATA: ``retrieval.retrieve_bm25s`` (a bm25s index per compaction, the
 reference) against ``retrieval.retrieve_many`` with its token memory cleared, so repeated texts do not count.
-With ``--ray``, the Ray executor on 1 and on every core (``ray.init(num_cpus=N)``, every worker warmed first) and the
-local executor in one process: time ratios against linear, from Ray on one core and from the local executor, and
-the CPU seconds the whole machine was busy while judging (the driver and Ray's own processes share the cores).
+With ``--ray``, the Ray executor given 1 and every core and the local executor in one process given one core: each
+run's process, and every process it starts (Ray's own, its workers), may use only those cores
+(``os.sched_setaffinity``, as ``taskset`` does), and Ray schedules as many tasks at once (``ray.init(num_cpus=N)``,
+every worker warmed first). Printed: time ratios against linear, from Ray on one core (how Ray scales with the cores
+it is given) and from the local executor (what Ray costs over the plain loop), and the CPU seconds the whole
+machine was busy while judging (the driver and Ray's own processes share the cores). Without the pinning, "Ray on one
+core" had the driver and Ray's processes on the machine's other cores, and its time moved between 8.5 and 11.5 s.
 
 Run: .venv/bin/python benchmarks/bench_judge.py [--data data/testbed] [--base f6cdcdb] [--ray]
 """
@@ -158,15 +162,18 @@ def ray_scaling(data: Path, out: Path) -> None:
     """The Ray executor with 1 and with every core, and the local executor in one process as the serial reference:
     start-up (Ray's, and every worker's imports) apart, then judging, with the CPU seconds the whole machine was
     busy meanwhile (what the driver and Ray's own processes add to the judging)."""
-    cores = os.cpu_count() or 1
+    allowed = sorted(os.sched_getaffinity(0))
+    cores = len(allowed)
     times = {}
     for n, executor in [(1, "local"), *[(k, "ray") for k in sorted({1, cores})]]:
         code = RAY_RUN.replace("BUSY", BUSY).format(n=n, out=out, data=data, executor=executor)
-        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+        given = set(allowed[:n])
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+                              preexec_fn=lambda: os.sched_setaffinity(0, given))  # (inherited by what it starts)
         start, judge, busy = (float(x) for x in done.stdout.split()[-3:])
         if executor == "local":
             times[0] = judge
-            print(f"local executor (one process): judging {judge:.1f} s, machine busy {busy:.1f} CPU s")
+            print(f"local executor (one process, one core): judging {judge:.1f} s, machine busy {busy:.1f} CPU s")
             continue
         times.setdefault(1, judge)
         print(f"ray on {n} core(s): start-up {start:.1f} s, judging {judge:.1f} s, machine busy {busy:.1f} CPU s; "

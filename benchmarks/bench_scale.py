@@ -17,8 +17,7 @@ With ``--directories`` the sizes are k-x copies of the testbed *directory* inste
 attributions, rollouts too; runs, tasks, entries and events renamed per copy), and the steps are judge, sample
 and every analysis notebook (failure attribution, FOCUS rollouts, judge calibration and validation, method
 comparison, the TRACE verifier, the coding-agent sessions besides the three above), each a process whose peak
-includes its kernel's. The coding-agent notebook still reads every table whole (4.45 GiB and 6 min at 10x):
-``--skip transcripts`` at 30x and 100x.
+includes its kernel's.
 The copies repeat the testbed's texts, so the caches of judging and parsing hit more than on a real log.
 
 The growth exponent of a step is the slope of log(time) on log(size) over the sizes run (1.0: linear; below
