@@ -125,7 +125,7 @@ def burden_before_after(after: Frame, ax: Axes | None = None) -> Axes:
     x = np.arange(tot.height)
     ax.bar(x - 0.18, tot["repeated"].to_numpy() / calls, 0.36, color="C2", label="repeated an earlier call")
     ax.bar(x + 0.18, tot["errors"].to_numpy() / calls, 0.36, color="C3", label="returned an error")
-    ax.set_xticks(x, [f"{w} ({int(c)} calls)" for w, c in zip(order, tot["calls"], strict=True)])
+    ax.set_xticks(x, [f"{w} ({int(c):,} calls)" for w, c in zip(order, tot["calls"], strict=True)])
     ax.set_ylabel("share of calls")
     ax.set_ylim(0, 1)
     ax.legend(fontsize=8)
