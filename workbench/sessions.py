@@ -32,6 +32,7 @@ from pathlib import Path
 import polars as pl
 
 from workbench import tokens
+from workbench.bootstrap import DEFAULT_N_BOOT
 from workbench.identifiers import identifier_sources, replaced_history
 from workbench.summary import detect_schema, parse
 from workbench.trace import continuation_burden
@@ -284,7 +285,7 @@ class SessionAnalyses:
         return summed.sort("schema", "role").with_columns(
             (pl.col("unsupported") / pl.col("entries")).alias("unsupported_share"))
 
-    def unsupported_by_role(self, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> pl.DataFrame:
+    def unsupported_by_role(self, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0, level: float = 0.95) -> pl.DataFrame:
         """:func:`workbench.composition.unsupported_by_role` of every batch's entries, clusters resampled."""
         from workbench.composition import unsupported_from_counts
 
