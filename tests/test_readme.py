@@ -63,6 +63,8 @@ def test_the_tour_runs_as_printed(tmp_path: Path) -> None:
                 continue
             argv = [a.replace("127.0.0.1:8787", f"127.0.0.1:{jev_port}")
                     .replace("http://127.0.0.1:8000", openai.url) for a in argv]
+            if argv[1:] == ["figures"]:  # the main job: CI runs every notebook (make figures), and the notebook tests
+                argv += ["--only", "summary_composition"]  # each one; here one, on the testbed this command makes
             stdin = "1\n2\n1\n3\nq\n" if argv[1] in ("label", "adjudicate") else ""
             done = subprocess.run(argv, cwd=work, env=env, input=stdin, capture_output=True, text=True, timeout=900)
             assert done.returncode == 0, f"{command}\n{done.stderr[-2000:]}"
@@ -75,7 +77,8 @@ def test_the_tour_runs_as_printed(tmp_path: Path) -> None:
             if mock.stderr is not None:
                 mock.stderr.close()
     assert (work / "build" / "jev.parquet").exists() and (work / "build" / "annotations" / "adjudication.jsonl").exists()
-    assert len(list((work / "figures").glob("*.png"))) >= 20
+    assert {"sjc_table2_composition.png", "sjc_table9_unsupported_by_boundary.png", "sjc_table10_persistence.png"} \
+        <= {p.name for p in (work / "figures").glob("*.png")}
 
 
 def test_the_params_yaml_example_names_parameters_the_notebook_declares() -> None:
