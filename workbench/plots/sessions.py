@@ -142,7 +142,8 @@ def compaction_timeline(timeline: Frame, ax: Axes | None = None) -> Axes:
         _, ax = _axes(ax, (6.0, 3.2))
         cols = _columns(timeline, "minutes", pl.col("trigger").fill_null("?"))
         minutes = cols.get_column("minutes").to_numpy()
-        bins = np.linspace(0.0, max(float(minutes.max()), 1e-9), 41).tolist()
+        lo = min(0.0, float(minutes.min()))  # (a clock set back can put a compaction before its session's start)
+        bins = np.linspace(lo, max(float(minutes.max()), lo + 1e-9), 41).tolist()
         parts = [(minutes[(cols.get_column("trigger") == t).to_numpy()], c, label)
                  for t, c, label in (("auto", "C3", "automatic"), ("manual", "C1", "asked for (/compact)"),
                                      ("?", "0.6", "trigger not recorded"))]
