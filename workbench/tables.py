@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
@@ -362,6 +362,12 @@ def table_files(directory: str | os.PathLike[str]) -> list[Path]:
     if not directory.is_dir():
         return []
     return sorted(p for p in directory.iterdir() if p.stem in schema.TABLES and p.suffix in (".parquet", ".jsonl"))
+
+
+def collected(frame: pl.DataFrame | pl.LazyFrame, engine: Literal["auto", "streaming"] = "auto") -> pl.DataFrame:
+    """A frame in memory: a ``LazyFrame`` collected (by ``engine``: ``streaming`` for an aggregate of a scan), a
+    ``DataFrame`` as it is."""
+    return frame.collect(engine=engine) if isinstance(frame, pl.LazyFrame) else frame
 
 
 def height(frame: pl.DataFrame | pl.LazyFrame) -> int:

@@ -27,7 +27,7 @@ import polars as pl
 
 from workbench.annotate.evaluation import evaluation_material
 from workbench.bootstrap import Seed
-from workbench.tables import rows_of, slices
+from workbench.tables import collected, rows_of, slices
 from workbench.vocabulary import REASONING_SECTIONS
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -227,7 +227,7 @@ def selection_help(entries: pl.DataFrame | pl.LazyFrame) -> str:
     """What entries there are (sections and roles by schema), for a message that says which flag selects them."""
     from workbench.entries import with_roles
 
-    have = with_roles(_collect(entries.select(*(c for c in ("section", "role", "schema")
+    have = with_roles(collected(entries.select(*(c for c in ("section", "role", "schema")
                                                    if c in entries.collect_schema()))))
     if not have.height:
         return "the selected runs have no summary entries"
@@ -277,7 +277,7 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     from workbench.entries import with_roles
 
     source = tables.get("entries")
-    base = source.lazy() if source is not None else entries_table(_collect(tables["compactions"])).lazy()
+    base = source.lazy() if source is not None else entries_table(collected(tables["compactions"])).lazy()
 
     def chosen(entries: Frame, text: bool = True) -> Frame:
         """The entries to draw from, with their run's outcome and scenario (lazy or not; ``text`` or not)."""
@@ -347,10 +347,6 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
                       "scenario_id": row.get("scenario_id"),
                       "evaluation": evaluation_material(run_rows[row["run_id"]], text, observations.get(key, []))})
     return items, report
-
-
-def _collect(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
-    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
 
 
 def _observations_before(steps: pl.DataFrame, comps: pl.DataFrame) -> dict[tuple[str, int], list[tuple[str | None, bool]]]:

@@ -318,18 +318,16 @@ def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str |
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
         raise ValueError(f"export_table: name {name!r} is not a file name (letters, digits, _ . -)")
     from workbench.atomic import atomic_write
+    from workbench.tables import collected, height
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    rows = frame.select(pl.len()).collect(engine="streaming").item() if isinstance(frame, pl.LazyFrame) \
-        else frame.height
+    rows = height(frame)
     printed = frame
     if max_rows is not None and rows > max_rows:
         printed = frame.head(max_rows)
         caption = f"{caption} (the first {max_rows:,} of {rows:,} rows; every row in {name}.csv)".lstrip()
-    if isinstance(printed, pl.LazyFrame):
-        printed = printed.collect()
-    tex = to_latex(printed, caption, columns=columns, rename=rename, label=f"tab:{name}" if label == "" else label,
+    tex = to_latex(collected(printed), caption, columns=columns, rename=rename, label=f"tab:{name}" if label == "" else label,
                    formats=formats, intervals=intervals, keys=keys, width=width)
     csv_path = directory / f"{name}.csv"
     tex_path = directory / f"{name}.tex"

@@ -12,6 +12,7 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter
 
 from workbench.plots import _axes
+from workbench.tables import collected, height
 
 #: compactions (or sessions) up to which a figure draws and labels each one; past it, a figure of a whole
 #: directory of sessions draws their distribution (or their mean) in a frame of fixed size: a label per compaction
@@ -21,15 +22,9 @@ MANY = 40
 Frame = pl.DataFrame | pl.LazyFrame
 
 
-def _height(frame: Frame) -> int:
-    return frame.select(pl.len()).collect(engine="streaming").item() if isinstance(frame, pl.LazyFrame) \
-        else frame.height
-
-
 def _columns(frame: Frame, *columns: str | pl.Expr) -> pl.DataFrame:
     """Only these columns, read into memory."""
-    return frame.select(*columns).collect(engine="streaming") if isinstance(frame, pl.LazyFrame) \
-        else frame.select(*columns)
+    return collected(frame.select(*columns), engine="streaming")
 
 
 @FuncFormatter
@@ -55,7 +50,7 @@ def compaction_tokens(overview: Frame, ax: Axes | None = None) -> Axes:
     of the three over all compactions (histograms on log-spaced bins; a summary of no tokens counts in the first).
     """
     fig, ax = _axes(ax, (6.0, 3.2))
-    n = _height(overview)
+    n = height(overview)
     if n > MANY:
         cols = _columns(overview, "tokens_before", "tokens_before_from", "tokens_after")
         logged = (cols.get_column("tokens_before_from") == "log").to_numpy()
@@ -77,7 +72,7 @@ def compaction_tokens(overview: Frame, ax: Axes | None = None) -> Axes:
         ax.set_ylim(0, ax.get_ylim()[1] * 1.25)  # room for the legend above the peaks
         ax.legend(fontsize=7, loc="upper left")
         return ax
-    ov = (overview.collect() if isinstance(overview, pl.LazyFrame) else overview).sort("run_id", "boundary")
+    ov = collected(overview).sort("run_id", "boundary")
     x = np.arange(ov.height)
     logged = (ov["tokens_before_from"] == "log").to_numpy()
     before = ov["tokens_before"].to_numpy()
@@ -116,9 +111,7 @@ def burden_before_after(after: Frame, ax: Axes | None = None) -> Axes:
     """Repeated and failed calls per call in the steps before and after each compaction, summed over
     compactions (:func:`workbench.sessions.after_compaction`)."""
     fig, ax = _axes(ax, (5.0, 3.2))
-    tot = after.group_by("window").agg(pl.col("calls", "repeated", "errors").sum())
-    if isinstance(tot, pl.LazyFrame):
-        tot = tot.collect(engine="streaming")
+    tot = collected(after.group_by("window").agg(pl.col("calls", "repeated", "errors").sum()), engine="streaming")
     order = [w for w in ("before", "after") if w in tot["window"].to_list()]
     tot = tot.with_columns(pl.col("window").replace_strict({w: i for i, w in enumerate(order)}).alias("_o")).sort("_o")
     calls = np.maximum(tot["calls"].to_numpy(), 1)
@@ -137,7 +130,7 @@ def compaction_timeline(timeline: Frame, ax: Axes | None = None) -> Axes:
     its start to its end, a marker per compaction (filled: automatic, open: asked for by the user, a cross: the
     log does not say). Past :data:`MANY` sessions, the distribution instead: compactions by the minute of their
     session they came at, stacked by trigger, in a frame of fixed height."""
-    n = _columns(timeline, pl.col("run_id").n_unique()).item() if _height(timeline) else 0
+    n = _columns(timeline, pl.col("run_id").n_unique()).item() if height(timeline) else 0
     if n > MANY:
         _, ax = _axes(ax, (6.0, 3.2))
         cols = _columns(timeline, "minutes", pl.col("trigger").fill_null("?"))
@@ -156,7 +149,7 @@ def compaction_timeline(timeline: Frame, ax: Axes | None = None) -> Axes:
         ax.set_ylim(0, ax.get_ylim()[1] * 1.25)
         ax.legend(fontsize=7, loc="upper right")
         return ax
-    timeline = timeline.collect() if isinstance(timeline, pl.LazyFrame) else timeline
+    timeline = collected(timeline)
     _, ax = _axes(ax, (6.0, 0.9 + 0.35 * max(n, 1)))
     sessions = timeline.group_by("run_id", maintain_order=True).agg(pl.col("session_minutes").first()).sort("run_id")
     y = {r: i for i, r in enumerate(sessions.get_column("run_id").to_list()[::-1])}
@@ -188,11 +181,11 @@ def prompt_cache(cache: Frame, ax: Axes | None = None) -> Axes:
     _, ax = _axes(ax, (6.0, 3.2))
     parts = (("cache_read_tokens", "C0", "read from the cache"), ("cache_creation_tokens", "C1", "written to the cache"),
              ("fresh_tokens", "C2", "fresh input"))
-    n = _columns(cache, pl.struct("run_id", "boundary").n_unique()).item() if _height(cache) else 0
+    n = _columns(cache, pl.struct("run_id", "boundary").n_unique()).item() if height(cache) else 0
     if n > MANY:
         means = cache.group_by("window").agg(pl.len().alias("calls"),
                                             *(pl.col(c).fill_null(0).mean() for c, _, _ in parts))
-        means = means.collect(engine="streaming") if isinstance(means, pl.LazyFrame) else means
+        means = collected(means, engine="streaming")
         by = {w: means.filter(pl.col("window") == w) for w in ("before", "after")}
         calls = {w: int(f.get_column("calls").item()) if f.height else 0 for w, f in by.items()}
         bottom = np.zeros(2)
@@ -206,7 +199,7 @@ def prompt_cache(cache: Frame, ax: Axes | None = None) -> Axes:
         ax.set_title(f"{n:,} compactions", fontsize=9)
         ax.legend(fontsize=7)
         return ax
-    rows = cache.collect() if isinstance(cache, pl.LazyFrame) else cache  # in compaction order, before then after
+    rows = collected(cache)  # in compaction order, before then after
     keys = list(zip(rows.get_column("run_id"), rows.get_column("boundary"), strict=True))
     group = {k: i for i, k in enumerate(dict.fromkeys(keys))}
     x = np.array([group[k] * 2.6 + (w == "after") for k, w in zip(keys, rows.get_column("window"), strict=True)],
