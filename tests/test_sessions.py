@@ -190,3 +190,20 @@ def test_session_analyses_a_batch_at_a_time_are_the_functions_of_all_sessions(si
     with pytest.raises(ValueError, match="expected one of"):
         analyses.table("nosuch")
     analyses.close()
+
+
+def test_session_analyses_name_a_compaction_of_a_session_the_runs_lack() -> None:
+    """A scanned directory's references are checked a batch at a time: a compaction naming a session that is not
+    among the runs is an error naming the table, the field and the unknown key (not a row of the batch)."""
+    from workbench.schema import SchemaError
+    from workbench.sessions import SessionAnalyses
+    from workbench.tables import batches_by_run
+
+    t = load("claude-code")
+    comps = t["compactions"].with_columns(
+        pl.when(pl.col("boundary") == 1).then(pl.lit("nosuch-session")).otherwise(pl.col("run_id")).alias("run_id"))
+    frames = {"runs": t["runs"], "steps": t["steps"], "compactions": comps}
+    with pytest.raises(SchemaError, match=r"^<compactions>: field 'run_id': expected a key present in table 'runs', "
+                                          r"got unknown run_id='nosuch-session'$"):
+        for batch in batches_by_run(frames, 500, order="compactions"):
+            SessionAnalyses().add(batch)

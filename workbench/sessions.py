@@ -25,7 +25,9 @@ per-compaction tables go to disk as they are made and come back as scans, and th
 
 from __future__ import annotations
 
+import shutil
 import tempfile
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -208,7 +210,9 @@ class SessionAnalyses:
     follow each other, so with one batch (up to its size in sessions) the tables are the functions' own. The
     entries are counted as they pass: :meth:`entries_by_role` and :meth:`unsupported_by_role` are those of all
     entries at once (:func:`workbench.composition.unsupported_from_counts`). The replaced history of a compaction is
-    built once for the overview and the identifier check. Memory holds one batch, not the directory.
+    built once for the overview and the identifier check. Memory holds one batch, not the directory. Each batch's
+    references are checked (a step or compaction of a session the runs lack, an entry of a compaction the
+    compactions lack): a scanned directory's are not when it is opened.
     """
 
     #: the per-compaction tables: name -> the function whose rows they are
@@ -222,7 +226,8 @@ class SessionAnalyses:
             raise ValueError(f"horizon: expected at least 1, got {horizon}")
         self.horizon, self.tau, self.encoding, self.judge = horizon, tau, encoding, judge
         self.summary, self.clusters = summary, clusters
-        self._dir = tempfile.TemporaryDirectory(prefix="workbench-sessions-")
+        self._dir = Path(tempfile.mkdtemp(prefix="workbench-sessions-"))
+        self._remove = weakref.finalize(self, shutil.rmtree, self._dir, True)  # the parts go with the object
         self._parts: dict[str, list[Path]] = {name: [] for name in self.TABLES}
         self._empty: dict[str, pl.DataFrame] = {}
         self._by_role: list[pl.DataFrame] = []
@@ -233,6 +238,13 @@ class SessionAnalyses:
         """Analyse one batch of sessions (see the class)."""
         from workbench.composition import entries_by_role, support_from_scores, unsupported_counts
 
+        from workbench.schema import SchemaError
+        from workbench.tables import check_references
+
+        try:  # a scanned directory's references are not checked when it is opened: each batch's are, here
+            check_references(batch)
+        except SchemaError as err:  # (its rows are the batch's, not the file's: the key says which, not the row)
+            raise SchemaError(file=err.file, field=err.field, expected=err.expected, got=err.got) from None
         runs, steps, comps = batch["runs"], batch["steps"], batch["compactions"]
         history = replaced_history(comps, steps, runs)
         tables = {"runs": runs, "steps": steps, "compactions": comps}
@@ -261,7 +273,7 @@ class SessionAnalyses:
     def _spill(self, name: str, frame: pl.DataFrame) -> None:
         self._empty.setdefault(name, frame.clear())
         if frame.height:
-            part = Path(self._dir.name) / f"{name}-{len(self._parts[name]):06d}.parquet"
+            part = self._dir / f"{name}-{len(self._parts[name]):06d}.parquet"
             frame.write_parquet(part)
             self._parts[name].append(part)
 
@@ -294,5 +306,5 @@ class SessionAnalyses:
         return unsupported_from_counts(counts, n_boot=n_boot, seed=seed, level=level)
 
     def close(self) -> None:
-        """Remove the parts (the scans of :meth:`table` can no longer be read)."""
-        self._dir.cleanup()
+        """Remove the parts now (the scans of :meth:`table` can no longer be read); else they go with the object."""
+        self._remove()
