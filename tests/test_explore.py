@@ -146,3 +146,73 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path) -
         browser.close()
     assert dialogs == []
     assert all(u.startswith("file://") for u in requests), [u for u in requests if not u.startswith("file://")]
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (relative path -> bytes): what a refused command must leave as it was."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("case", ["data", "project", "file", "inside-data", "parent-of-data", "old-site",
+                                  "symlink"])
+def test_explore_never_replaces_what_it_did_not_make(tmp_path: Path, case: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Fault review, issue 39 item 1: ``--out`` at the data directory or at a project holding ``.git`` renamed the
+    target aside and deleted it (exit 0); at a regular file it moved the file to ``.NAME.old`` and failed."""
+    import shutil
+
+    root = tmp_path / "home"
+    data = root / "data"
+    shutil.copytree(ROOT / "data" / "examples" / "claude-code", data)
+    project = root / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "README.md").write_text("mine\n")
+    (root / "notes.txt").write_text("keep me\n")
+    (root / "old-site").mkdir()
+    (root / "old-site" / "index.html").write_text("<p>a site from before the marker</p>\n")
+    (root / "link").symlink_to(project)
+    out = {"data": data, "project": project, "file": root / "notes.txt", "inside-data": data / "site",
+           "parent-of-data": root, "old-site": root / "old-site", "symlink": root / "link"}[case]
+    before = _tree(root)
+    assert main(["explore", str(data), "--out", str(out), "--limit", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"workbench explore: {out}: "), err
+    assert _tree(root) == before  # nothing moved, nothing deleted, nothing added (no .NAME.old, no .partial)
+    assert sorted(p.name for p in root.iterdir()) == ["data", "link", "notes.txt", "old-site", "project"]
+
+
+def test_explore_replaces_its_own_site_and_nothing_beside_it(tmp_path: Path) -> None:
+    """An empty directory is taken and marked; the marked site is replaced whole (a page it no longer has goes);
+    names the old code deleted beside ``--out`` (``.site.partial``, ``.site.old``) are someone else's and stay."""
+    data = ROOT / "data" / "examples" / "claude-code"
+    site = tmp_path / "site"
+    site.mkdir()
+    (tmp_path / ".site.partial").mkdir()
+    (tmp_path / ".site.partial" / "mine").write_text("x")
+    (tmp_path / ".site.old").write_text("y")
+    assert main(["explore", str(data), "--out", str(site), "--limit", "1"]) == 0
+    assert (site / "index.html").is_file() and (site / ".workbench-explore").is_file()
+    (site / "runs" / "stale.html").write_text("from an earlier build")
+    assert main(["explore", str(data), "--out", str(site)]) == 0
+    assert not (site / "runs" / "stale.html").exists() and (site / ".workbench-explore").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.old", ".site.partial", "site"]
+    assert (tmp_path / ".site.partial" / "mine").read_text() == "x" and (tmp_path / ".site.old").read_text() == "y"
+
+
+def test_a_failed_build_keeps_the_old_site_and_removes_only_its_own_staging(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import workbench.explore as explore
+
+    tables = load_any(ROOT / "data" / "examples" / "claude-code")
+    derive_missing(tables)
+    site = tmp_path / "site"
+    build_site(tables, site, limit=1)
+    before = _tree(site)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk went away")
+
+    monkeypatch.setattr(explore, "compaction_view", broken)
+    with pytest.raises(RuntimeError, match="disk went away"):
+        build_site(tables, site)
+    assert _tree(site) == before and sorted(p.name for p in tmp_path.iterdir()) == ["site"]

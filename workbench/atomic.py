@@ -143,3 +143,75 @@ def clean_stale_staging(output: Path, *, older_than: float = STALE_AFTER) -> lis
             f"removed {len(removed)} staging director{'y' if len(removed) == 1 else 'ies'} a killed run left beside "
             f"{output}: " + ", ".join(str(r) for r in removed[:3]) + (" ..." if len(removed) > 3 else ""))
     return removed
+
+
+# ---------------------------------------------------------------------------
+# output directories a command replaces whole
+
+
+class OutputRefused(Exception):
+    """An output path a command will not write: it names something the command did not make, or an input."""
+
+    def __init__(self, path: str | os.PathLike[str], why: str) -> None:
+        self.path, self.why = str(path), why
+        super().__init__(f"{path}: {why}")
+
+
+def _inside(inner: Path, outer: Path) -> bool:
+    return inner == outer or outer in inner.parents
+
+
+def check_owned_dir(out: str | os.PathLike[str], marker: str, *,
+                    inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
+    """``out`` as a directory a command may replace whole: absent, empty, or holding ``marker`` (the file the
+    command writes into every directory it makes); never a file, a symbolic link, an input, a directory that
+    holds an input or one inside an input. Anything else raises :class:`OutputRefused`: the command only ever
+    replaces what it made, and there is no force option."""
+    out = Path(out)
+    if out.is_symlink():
+        raise OutputRefused(out, "is a symbolic link; name a new directory (or one this command wrote)")
+    target = out.resolve()
+    for source in inputs:
+        src = Path(source).resolve()
+        if _inside(target, src) or _inside(src, target):
+            where = "is" if target == src else "is inside" if _inside(target, src) else "holds"
+            raise OutputRefused(out, f"{where} the input {source}; the output must be a directory of its own")
+    if out.exists() and not out.is_dir():
+        raise OutputRefused(out, "is a file, not a directory this command wrote")
+    if out.is_dir() and not (out / marker).is_file() and any(out.iterdir()):
+        raise OutputRefused(out, f"is a directory this command did not write (no {marker} in it); name a new "
+                                 "or empty directory")
+    return out
+
+
+def replace_owned_dir(out: str | os.PathLike[str], marker: str, build: Callable[[Path], object], *,
+                      inputs: Iterable[str | os.PathLike[str]] = (), made_by: str = "") -> Path:
+    """Build a directory with ``build(tmp)`` in a fresh temporary sibling of ``out`` and move it into place,
+    replacing ``out`` only if :func:`check_owned_dir` allows (checked before the build and again before the
+    swap). The new directory holds ``marker``; a failed build removes only its own temporary directory; the
+    previous directory is moved to a fresh name of its own before it is removed, so no name someone else chose
+    is ever deleted."""
+    import shutil
+    import uuid
+
+    inputs = list(inputs)
+    out = check_owned_dir(out, marker, inputs=inputs)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    try:
+        os.chmod(tmp, 0o777 & ~current_umask())
+        build(tmp)
+        (tmp / marker).write_text(json.dumps({"made_by": made_by or marker}) + "\n", encoding="utf-8")
+        with uninterrupted():
+            check_owned_dir(out, marker, inputs=inputs)
+            old = None
+            if out.exists():
+                old = out.with_name(f".{out.name}.old-{uuid.uuid4().hex[:12]}")
+                out.rename(old)
+            tmp.rename(out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out

@@ -11,7 +11,8 @@ from workbench.cli.args import UsageError, at_least, verb
 def add(sub: argparse._SubParsersAction) -> None:
     p = verb(sub, "explore", "write a static site to look at runs, compactions, entries and their evidence")
     p.add_argument("data", help="a directory of tables (workbench import / simulate), or a log in any format")
-    p.add_argument("--out", required=True, help="directory the site is written to (replaced whole)")
+    p.add_argument("--out", required=True, help="directory the site is written to: new, empty, or a site this "
+                   "command wrote (replaced whole); anything else is refused")
     p.add_argument("--scores", help="a scores table (Parquet or JSONL) to colour entries by; default: DATA's own")
     p.add_argument("--labels", help="an annotation store (workbench label) whose gold labels mark entries; "
                    "default: DATA's labels table, if any")
@@ -27,12 +28,15 @@ def add(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import polars as pl
 
+    from workbench.atomic import check_owned_dir
     from workbench.datasets import derive_missing, load_any
-    from workbench.explore import build_site
+    from workbench.explore import MARKER, build_site
 
     at_least("--limit", args.limit, 1)
     if not 0.0 <= args.tau <= 1.0:
         raise UsageError("--tau", "a number in [0, 1]", repr(args.tau))
+    inputs = [p for p in (args.data, args.scores, args.labels) if p]
+    check_owned_dir(args.out, MARKER, inputs=inputs)  # before any work: a refused --out costs nothing
     tables = load_any(args.data)
     if args.scores:
         from workbench.tables import read_table
@@ -52,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         report = build_site({k: v for k, v in tables.items() if isinstance(v, pl.DataFrame)}, args.out,
                             labels=labels, judge=args.judge, tau=args.tau, run_ids=args.runs, method=args.method,
-                            budget=args.budget, limit=args.limit, title=Path(args.data).name)
+                            budget=args.budget, limit=args.limit, title=Path(args.data).name,
+                            inputs=inputs)
     except ValueError as err:
         option = str(err).split(":", 1)[0] if str(err).startswith("--") else "DATA"
         raise UsageError(option, "a selection with runs in the data", str(err).split(": ", 1)[-1]) from None

@@ -20,6 +20,7 @@ import warnings
 from collections.abc import Sequence
 
 from workbench.cli import explore, figures, judge, labeling, labelstudio, logs, simulate
+from workbench.atomic import OutputRefused
 from workbench.cli.args import UsageError
 from workbench.executors import ExecutorUnavailable
 from workbench.jsonl import LogWarning
@@ -62,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always", LogWarning)
             warnings.showwarning = lambda message, *_: print(f"{verb}: warning: {message}", file=sys.stderr)
             return int(args.func(args))
-    except (SchemaError, UsageError, ExecutorUnavailable) as err:
+    except (SchemaError, UsageError, ExecutorUnavailable, OutputRefused) as err:
         print(f"{verb}: {err}", file=sys.stderr)
         return 2
     except OSError as err:

@@ -29,6 +29,7 @@ from typing import Any
 
 import polars as pl
 
+from workbench.atomic import replace_owned_dir
 from workbench.display import visible
 from workbench.evidence import build_request, chunk_step, describe_source, span_index
 from workbench.identifiers import code_identifiers
@@ -38,6 +39,7 @@ from workbench.tokens import count
 HORIZON = 5  # steps after a compaction shown as "what came next" (TRACE's K)
 CUT = 1500  # characters of a long text shown before "show all"
 TEMPLATES = Path(__file__).with_name("templates")
+MARKER = ".workbench-explore"  # written into every site; only a directory holding it is ever replaced
 
 
 def slug(value: str) -> str:
@@ -221,8 +223,12 @@ def select_runs(runs: pl.DataFrame, *, run_ids: Sequence[str] | None = None, met
 def build_site(tables: Mapping[str, pl.DataFrame], out: str | Path, *, labels: pl.DataFrame | None = None,
                judge: str | None = None, tau: float = 0.5, run_ids: Sequence[str] | None = None,
                method: str | None = None, budget: int | None = None, limit: int | None = None,
-               title: str = "compactions") -> SiteReport:
+               title: str = "compactions", inputs: Sequence[str | Path] = ()) -> SiteReport:
     """Write the site for ``tables`` under ``out`` (replaced whole: written to a sibling, then moved into place).
+
+    ``out`` is replaced only if this function made it (it holds :data:`MARKER`) or it is empty or absent; a file,
+    any other directory, and a path that holds or lies inside one of ``inputs`` (the data the site is made from)
+    are refused with :class:`~workbench.atomic.OutputRefused` before anything is written.
 
     ``labels`` are gold labels (:func:`workbench.labels.gold_labels`; default: those of the tables' own ``labels``
     table, if any); ``judge`` picks the scores shown (default: ``lexical`` when present, else the first judge in
@@ -237,9 +243,20 @@ def build_site(tables: Mapping[str, pl.DataFrame], out: str | Path, *, labels: p
         judges = scores.get_column("judge").unique(maintain_order=True).to_list()
         judge = "lexical" if "lexical" in judges else judges[0]
     env = _env()
-    tmp = out.with_name(f".{out.name}.partial")
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    counts: dict[str, int] = {}
+
+    def write(tmp: Path) -> None:
+        counts.update(_write_site(tmp, env, tables, chosen, runs, scores, labels, judge, tau, title))
+
+    out = replace_owned_dir(out, MARKER, write, inputs=inputs, made_by="workbench explore")
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    return SiteReport(out, counts["runs"], counts["compactions"], counts["pages"], size, time.perf_counter() - t0)
+
+
+def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen: pl.DataFrame, runs: pl.DataFrame,
+                scores: pl.DataFrame | None, labels: pl.DataFrame | None, judge: str | None, tau: float,
+                title: str) -> dict[str, int]:
+    """Write the site's pages into the empty directory ``tmp``; the counts :class:`SiteReport` gives."""
     (tmp / "runs").mkdir(parents=True)
     for asset in ("site.css", "site.js"):
         shutil.copy(TEMPLATES / asset, tmp / asset)
@@ -305,18 +322,7 @@ def build_site(tables: Mapping[str, pl.DataFrame], out: str | Path, *, labels: p
                and runs.get_column(c).null_count() < runs.height]
     _write(tmp / "index.html", env.get_template("index.html").render(
         title=title, rows=rows, columns=columns, judge=judge, total=runs.height, root=""))
-    if out.exists():
-        old = out.with_name(f".{out.name}.old")
-        if old.exists():
-            shutil.rmtree(old)
-        out.rename(old)
-        tmp.rename(out)
-        shutil.rmtree(old)
-    else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp.rename(out)
-    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    return SiteReport(out, len(rows), n_comp, pages, size, time.perf_counter() - t0)
+    return {"runs": len(rows), "compactions": n_comp, "pages": pages}
 
 
 def _twin_ids(runs: pl.DataFrame, chosen: pl.DataFrame) -> set[str]:
@@ -355,5 +361,5 @@ def show(tables: Mapping[str, pl.DataFrame], run_id: str, compaction: int = 0, *
     return HTML(f"<div class='wb-explore'><style>{css}</style>{body}<script>{js}</script></div>")
 
 
-__all__ = ["HORIZON", "SiteReport", "build_site", "compaction_view", "score_colour", "select_runs", "show", "slug",
-           "visible"]
+__all__ = ["HORIZON", "MARKER", "SiteReport", "build_site", "compaction_view", "score_colour", "select_runs", "show",
+           "slug", "visible"]
