@@ -176,3 +176,32 @@ def test_sample_keeps_each_ids_first_row_in_id_order() -> None:
     sample, report = sample_entries(items, 10, strata=(), seed=0)
     assert sample.rows() == [("a", "Decisions", "y"), ("b", "Decisions", "x"), ("c", "Decisions", "v")]
     assert report.short == {(): (3, 10)}
+
+
+def test_sample_shows_the_evidence_the_judge_stored_and_retrieves_only_without_it(tmp_path: Path) -> None:
+    """Issue 40: sampling retrieved BM25 passages again ("the passages the judge would see"), so a change of
+    retrieval between judging and sampling showed annotators other evidence than the judge saw. The stored
+    evidence is what an item shows: a passage altered in the judge's evidence table shows altered."""
+    from workbench.annotate.sampling import sample_items
+    from workbench.datasets import load_tables
+
+    d = tmp_path / "log"
+    assert main(["import", str(Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl"),
+                 "--out", str(d), "--entries"]) == 0
+    assert main(["judge", str(d), "--out", str(tmp_path / "s.parquet"), "--quiet"]) == 0
+    stored = pl.read_parquet(tmp_path / "s.evidence.parquet")
+    fresh, _ = sample_items(load_tables(d), 8, strata=(), seed=1, sections=None)  # no evidence table: retrieved
+    judged = dict(load_tables(d), evidence=stored)
+    same, _ = sample_items(judged, 8, strata=(), seed=1, sections=None)
+    assert same == fresh and sum(len(i["evidence"]) for i in same) > 0  # the judge's retrieval is the sample's
+    altered = stored.with_columns((pl.lit("ALTERED ") + pl.col("text")).alias("text"))
+    shown, _ = sample_items(dict(judged, evidence=altered), 8, strata=(), seed=1, sections=None)
+    assert [[p.removeprefix("ALTERED ") for p in i["evidence"]] for i in shown] == [i["evidence"] for i in fresh]
+    assert all(p.startswith("ALTERED ") for i in shown for p in i["evidence"])
+    altered.write_parquet(tmp_path / "altered.parquet")
+    out = tmp_path / "v.jsonl"
+    assert main(["sample", str(d), "--n", "8", "--strata", "", "--sections", ",".join(
+        pl.read_parquet(d / "entries.parquet").get_column("section").unique().to_list()), "--seed", "1",
+                 "--evidence", str(tmp_path / "altered.parquet"), "--out", str(out)]) == 0
+    items = [json.loads(line) for line in out.read_text().splitlines()]
+    assert items and all(p.startswith("ALTERED ") for i in items for p in i["evidence"])

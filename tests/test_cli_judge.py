@@ -206,7 +206,7 @@ def test_each_summary_is_parsed_once_per_judge_run_with_tau(log_dir: Path, tmp_p
         return real(text, schema)
 
     monkeypatch.setattr(summary, "parse", counting)
-    for module in ("workbench.evidence", "workbench.judges.requests", "workbench.sjc"):
+    for module in ("workbench.entries", "workbench.evidence", "workbench.judges.requests", "workbench.sjc"):
         if hasattr(__import__(module, fromlist=["x"]), "parse"):
             monkeypatch.setattr(f"{module}.parse", counting)
     assert main(["judge", str(log_dir), "--judge", "lexical", "--out", str(tmp_path / "s.parquet"), "--quiet",

@@ -32,7 +32,7 @@ def _hostile_sessions() -> dict[str, pl.DataFrame]:
     tables["compactions"] = comps.with_columns(
         pl.when((pl.col("run_id") == first["run_id"]) & (pl.col("boundary") == first["boundary"]))
         .then(pl.lit(text)).otherwise(pl.col("candidate_summary")).alias("candidate_summary"))
-    for name in ("entries", "scores"):
+    for name in ("entries", "scores", "evidence"):
         tables.pop(name, None)
     derive_missing(tables, wanted=("entries", "scores"))
     return tables
@@ -216,3 +216,18 @@ def test_a_failed_build_keeps_the_old_site_and_removes_only_its_own_staging(tmp_
     with pytest.raises(RuntimeError, match="disk went away"):
         build_site(tables, site)
     assert _tree(site) == before and sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_the_page_shows_the_evidence_the_judge_stored() -> None:
+    """Issue 40: the explorer built the judge request again to show an entry's evidence; it reads the evidence
+    table the judge wrote (a passage altered there shows altered), and builds a request only without one."""
+    tables = load_any(ROOT / "data" / "examples" / "claude-code")
+    derive_missing(tables)
+    comp = tables["compactions"].row(0, named=True)
+    built = compaction_view({k: v for k, v in tables.items() if k != "evidence"}, comp["run_id"], comp["boundary"])
+    stored = compaction_view(tables, comp["run_id"], comp["boundary"])
+    assert [e.evidence for e in built["entries"]] == [e.evidence for e in stored["entries"]]
+    assert sum(len(e.evidence) for e in stored["entries"]) > 0
+    tables["evidence"] = tables["evidence"].with_columns((pl.lit("ALTERED ") + pl.col("text")).alias("text"))
+    altered = compaction_view(tables, comp["run_id"], comp["boundary"])
+    assert all(p["text"].startswith("ALTERED ") for e in altered["entries"] for p in e.evidence)

@@ -17,6 +17,7 @@ jevcompat_mock = pytest.importorskip("jevcompat.mock")
 
 from workbench.adapters import read_log  # noqa: E402
 from workbench.judges import make_judge  # noqa: E402
+from workbench.entries import entry_id  # noqa: E402
 from workbench.evidence import compaction_requests  # noqa: E402
 from workbench.judges.requests import score_requests  # noqa: E402
 from workbench.llm.cache import DiskCache  # noqa: E402
@@ -61,9 +62,11 @@ def slow_jev() -> Iterator[tuple[str, Watch]]:
 
 
 def _requests(n: int) -> list:  # type: ignore[type-arg]
-    base = [r for r in compaction_requests(read_log(ROOT / "data" / "examples" / "invoice_log.jsonl")) if r.entries]
-    return [dataclasses.replace(base[k % len(base)], boundary=1000 + k, request=dataclasses.replace(
-        base[k % len(base)].request, task=f"task {k}")) for k in range(n)]
+    base = [r for r in compaction_requests(read_log(ROOT / "data" / "examples" / "invoice_log.jsonl")) if r.entry_ids]
+    return [dataclasses.replace(
+        base[k % len(base)], boundary=1000 + k, request=dataclasses.replace(base[k % len(base)].request, task=f"task {k}"),
+        entry_ids=tuple(entry_id(base[k % len(base)].run_id, 1000 + k, i)
+                        for i in range(len(base[k % len(base)].entry_ids)))) for k in range(n)]
 
 
 def test_up_to_concurrency_requests_in_flight_pooled_and_counted_once(slow_jev: tuple[str, Watch],

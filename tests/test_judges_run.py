@@ -36,8 +36,35 @@ def test_judge_directory_writes_the_scores_of_the_in_memory_requests(log_dir: Pa
     assert str(report).splitlines() == [
         f"{tmp_path / 's.parquet'}: 61 scores by lexical (0 without a usable answer); "
         f"{report.requests} requests, 0 sent, 0 answered from cache, 0 failed",
+        f"{tmp_path / 's.evidence.parquet'}: the evidence passages the requests used",
         f"tau=0.5: {kept} entries kept, {61 - kept} pruned"]
     assert not report.nothing_usable
+
+
+def test_the_evidence_table_holds_what_each_request_sent_and_the_scores_point_into_it(log_dir: Path,
+                                                                                       tmp_path: Path) -> None:
+    """Issue 40: the evidence a judge used is data (one row per passage of a request), so sampling and the
+    explorer read it instead of retrieving again; checked against the in-memory requests, passage by passage."""
+    judge_directory(log_dir, make_judge("lexical"), tmp_path / "s.parquet")
+    evidence = pl.read_parquet(tmp_path / "s.evidence.parquet")
+    scores = pl.read_parquet(tmp_path / "s.parquet")
+    requests = compaction_requests(read_tables(log_dir))
+    by_id = {r["evidence_id"]: r for r in evidence.iter_rows(named=True)}
+    assert evidence.height == sum(len(cr.request.evidence) for cr in requests) == len(by_id)
+    for cr in requests:
+        for k, eid in enumerate(cr.entry_ids):
+            shown = [cr.request.evidence[j] for j in cr.request.entry_evidence[k]]
+            listed = scores.filter(pl.col("entry_id") == eid).get_column("evidence_ids").to_list()[0]
+            assert [by_id[i]["text"] for i in listed] == shown  # the scores' ids, best first, name what was sent
+            for rank, i in enumerate(listed):
+                row = by_id[i]
+                assert dict(zip(row["entry_ids"], row["ranks"], strict=True))[eid] == rank
+                assert row["request_id"] == f"{cr.run_id}/b{cr.boundary}" and row["run_id"] == cr.run_id
+    steps = read_tables(log_dir)["steps"]
+    observation = {(r, s): o for r, s, o in steps.select("run_id", "step", "observation").iter_rows()}
+    for row in evidence.iter_rows(named=True):  # each passage is a piece of the output of the step it names
+        assert row["step"] is None or row["text"] in observation[(row["run_id"], row["step"])]
+        assert row["source"].startswith("retained turn" if row["step"] is None else f"step {row['step']} ")
 
 
 def test_a_report_with_no_usable_answer_says_so() -> None:

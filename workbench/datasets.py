@@ -197,7 +197,7 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
     * run columns ``peak_tokens``, ``dependency`` and ``agent_tokens`` where they are null,
       from the steps' token counts (FOCUS A.8; :func:`workbench.metrics.usage`);
     * ``entries`` from the candidate summaries (:func:`workbench.entries.entries_table`);
-    * lexical-judge ``scores`` for those entries (the offline default judge).
+    * lexical-judge ``scores`` for those entries (the offline default judge), and the ``evidence`` they used.
 
     The result maps each added table or filled column to a one-line description, so a
     notebook can print exactly what it analyses that the log did not carry. The testbed
@@ -212,12 +212,16 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
             tables["entries"] = entries_table(tables["compactions"])
             added["entries"] = f"{tables['entries'].height} entries parsed from the candidate summaries"
         if "scores" not in tables and (wanted is None or "scores" in wanted):
+            from workbench.evidence import compaction_requests, evidence_table
             from workbench.judges.lexical import LexicalJudge
-            from workbench.evidence import compaction_requests
             from workbench.judges.requests import score_requests
 
-            tables["scores"], _ = score_requests(compaction_requests(tables), LexicalJudge())
+            requests = compaction_requests(tables)
+            tables["scores"], _ = score_requests(requests, LexicalJudge())
             added["scores"] = f"{tables['scores'].height} lexical-judge scores (offline)"
+            if "evidence" not in tables:
+                tables["evidence"] = evidence_table(requests)
+                added["evidence"] = f"{tables['evidence'].height} evidence passages the lexical judge used"
     return added
 
 

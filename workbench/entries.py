@@ -16,7 +16,8 @@ import polars as pl
 from workbench import schema
 from workbench.summary import SCHEMAS, normalise, parse
 
-__all__ = ["entries_table", "entry_id", "with_roles", "write_entries"]
+__all__ = ["entries_table", "entry_id", "evidence_id", "request_id", "request_of_entry", "run_of_entry", "with_roles",
+           "write_entries"]
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
@@ -24,14 +25,34 @@ Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 _COLUMNS = ("entry_id", "run_id", "boundary", "section", "position", "text", "carried_from", "role", "schema")
 
 
+# The ids that tie the tables together, all made here: an entry's, the judge request of its compaction's, and an
+# evidence passage's of that request. Nothing else writes or takes apart one of these strings.
+
+
 def entry_id(run_id: str, boundary: int, position: int) -> str:
     """The stable id of an entry: ``RUN/bBOUNDARY/ePOSITION``."""
-    return f"{run_id}/b{boundary}/e{position}"
+    return f"{request_id(run_id, boundary)}/e{position}"
+
+
+def request_id(run_id: str, boundary: int) -> str:
+    """The id of a compaction's judge request: ``RUN/bBOUNDARY`` (a request split to fit a judge's context adds
+    ``#K`` in the scores' ``request_id``)."""
+    return f"{run_id}/b{boundary}"
+
+
+def evidence_id(request: str, chunk_id: str) -> str:
+    """The id of one evidence passage of a request: ``REQUEST/oIcJ`` (chunk ``J`` of environment output ``I``)."""
+    return f"{request}/{chunk_id}"
 
 
 def run_of_entry(column: str = "entry_id") -> pl.Expr:
     """The run id inside an entry id (:func:`entry_id`), as an expression: a scores table's run."""
     return pl.col(column).str.replace(r"/b\d+/e\d+$", "")
+
+
+def request_of_entry(column: str = "entry_id") -> pl.Expr:
+    """The request id inside an entry id (:func:`request_id`), as an expression: where its evidence is."""
+    return pl.col(column).str.replace(r"/e\d+$", "")
 
 
 def with_roles(entries: Frame) -> Frame:

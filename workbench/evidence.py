@@ -1,26 +1,31 @@
-"""Evidence for a source judge: a compaction's replaced history turned into one judge request (SJC Appendix F).
+"""Evidence for a source judge: a compaction's replaced history turned into one judge request (SJC Appendix F), and
+the evidence a request used kept as data.
 
-The span a summary replaced (:class:`SpanIndex`: each run's tool outputs by step, for fast slicing), the request
-built from it (:func:`build_request`: task, retained turn, previous summary, the entries, and the BM25 passages of
-:mod:`workbench.retrieval` pooled across entries), and one request per compaction of a directory's tables
-(:func:`compaction_requests`). Scoring the requests is :mod:`workbench.judges.requests`.
+The span a summary replaced (:class:`SpanIndex`: each run's tool outputs and tools by step, for fast slicing), the
+request built from it (:class:`JudgeRequest`, :func:`build_request`: task, retained turn, previous summary, the
+entries, and the BM25 passages of :mod:`workbench.retrieval` pooled across entries), one request per compaction of
+a directory's tables (:func:`compaction_requests`, whose entries come from the entries table), and the
+``evidence`` table (:func:`evidence_table`: one row per passage a request used, with the entries it served), which
+the judge writes beside its scores and which sampling, labeling and the explorer read instead of retrieving again
+(:func:`entry_evidence`). Scoring the requests is :mod:`workbench.judges.requests`.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from itertools import islice
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from workbench import schema
-from workbench.judges.base import JudgeRequest
+from workbench.entries import entries_table, evidence_id, request_id
 from workbench.retrieval import Evidence, retrieve, retrieve_many
-from workbench.summary import Entry, parse
-
 
 #: compactions whose evidence is retrieved together (:func:`workbench.retrieval.retrieve_many`): large enough that
 #: the array work dominates, small enough that its arrays stay a few megabytes
@@ -28,11 +33,55 @@ RETRIEVAL_BATCH = 256
 
 
 @dataclass(frozen=True)
+class JudgeRequest:
+    """Everything a judge sees at one compression boundary."""
+
+    task: str
+    retained_turn: str
+    previous_summary: str
+    evidence: tuple[str, ...]
+    entries: tuple[str, ...]
+    request_id: str = ""
+    #: each evidence passage's chunk id within the request (``o3c1``: output 3, chunk 1)
+    evidence_ids: tuple[str, ...] = ()
+    #: per entry, the indices into ``evidence`` retrieved for it, best first (lets a split request carry less)
+    entry_evidence: tuple[tuple[int, ...], ...] = ()
+
+    def state(self) -> dict[str, object]:
+        """The boundary context as structured data (every field is untrusted text)."""
+        return {
+            "task_instruction": self.task,
+            "retained_turn": self.retained_turn,
+            "previous_summary": self.previous_summary,
+            "evidence": list(self.evidence),
+        }
+
+    def subset(self, indices: Sequence[int], suffix: str) -> JudgeRequest:
+        """The request restricted to some entries and the evidence retrieved for them."""
+        if self.entry_evidence:
+            keep = sorted({j for i in indices for j in self.entry_evidence[i]})
+            remap = {old: new for new, old in enumerate(keep)}
+            evidence = tuple(self.evidence[j] for j in keep)
+            ids = tuple(self.evidence_ids[j] for j in keep) if self.evidence_ids else ()
+            per = tuple(tuple(remap[j] for j in self.entry_evidence[i]) for i in indices)
+        else:
+            evidence, ids, per = self.evidence, self.evidence_ids, ()
+        return replace(self, entries=tuple(self.entries[i] for i in indices), evidence=evidence,
+                       evidence_ids=ids, entry_evidence=per, request_id=f"{self.request_id}{suffix}")
+
+
+@dataclass(frozen=True)
 class CompactionRequest:
+    """One compaction's judge request with the ids of its entries (the entries table's, in position order) and
+    where each environment output of its evidence came from (the step and its tool; beyond them, the retained
+    turn)."""
+
     run_id: str
     boundary: int
-    entries: tuple[Entry, ...]
+    entry_ids: tuple[str, ...]
     request: JudgeRequest
+    output_steps: tuple[int, ...] = ()
+    output_tools: tuple[str | None, ...] = ()
 
 
 def span_outputs(steps: pl.DataFrame, run_id: str, start: int | None, end: int | None) -> list[str]:
@@ -47,33 +96,45 @@ def span_outputs(steps: pl.DataFrame, run_id: str, start: int | None, end: int |
 
 @dataclass(frozen=True)
 class SpanIndex:
-    """Every run's steps and observations in step order, built once (:func:`span_index`): a span's outputs
+    """Every run's steps, observations and tools in step order, built once (:func:`span_index`): a span's outputs
     are then two bisections, so building requests grows with the log, not with compactions x steps."""
 
-    runs: dict[str, tuple[list[int], list[str | None]]]
+    runs: dict[str, tuple[list[int], list[str | None], list[str | None]]]
+
+    def _bounds(self, run_id: str, start: int | None, end: int | None) -> tuple[int, int]:
+        numbers = self.runs.get(run_id, ([], [], []))[0]
+        lo = 0 if start is None else bisect_left(numbers, start)
+        hi = len(numbers) if end is None else bisect_right(numbers, end)
+        return lo, hi
 
     def outputs(self, run_id: str, start: int | None, end: int | None) -> list[str]:
         """What :func:`span_outputs` returns for the same run and span."""
-        numbers, observations = self.runs.get(run_id, ([], []))
-        lo = 0 if start is None else bisect_left(numbers, start)
-        hi = len(numbers) if end is None else bisect_right(numbers, end)
+        observations = self.runs.get(run_id, ([], [], []))[1]
+        lo, hi = self._bounds(run_id, start, end)
         return [o for o in observations[lo:hi] if o]
 
     def output_steps(self, run_id: str, start: int | None, end: int | None) -> list[int]:
         """The step of each of :meth:`outputs` (what an evidence chunk ``o{i}c{j}`` came from: step ``[i]``)."""
-        numbers, observations = self.runs.get(run_id, ([], []))
-        lo = 0 if start is None else bisect_left(numbers, start)
-        hi = len(numbers) if end is None else bisect_right(numbers, end)
+        numbers, observations, _ = self.runs.get(run_id, ([], [], []))
+        lo, hi = self._bounds(run_id, start, end)
         return [n for n, o in zip(numbers[lo:hi], observations[lo:hi], strict=True) if o]
+
+    def output_tools(self, run_id: str, start: int | None, end: int | None) -> list[str | None]:
+        """The tool of each of :meth:`outputs`' steps (None where the step names none)."""
+        _, observations, tools = self.runs.get(run_id, ([], [], []))
+        lo, hi = self._bounds(run_id, start, end)
+        return [t for t, o in zip(tools[lo:hi], observations[lo:hi], strict=True) if o]
 
 
 def span_index(steps: pl.DataFrame) -> SpanIndex:
     """The :class:`SpanIndex` of a steps table (one sort, one partition)."""
-    runs: dict[str, tuple[list[int], list[str | None]]] = {}
+    runs: dict[str, tuple[list[int], list[str | None], list[str | None]]] = {}
     if steps.height:
-        ordered = steps.select("run_id", "step", "observation").sort("run_id", "step")
+        tool = pl.col("tool") if "tool" in steps.columns else pl.lit(None, dtype=pl.Utf8).alias("tool")
+        ordered = steps.select("run_id", "step", "observation", tool).sort("run_id", "step")
         for (run_id,), part in ordered.partition_by("run_id", as_dict=True, maintain_order=True).items():
-            runs[str(run_id)] = (part.get_column("step").to_list(), part.get_column("observation").to_list())
+            runs[str(run_id)] = (part.get_column("step").to_list(), part.get_column("observation").to_list(),
+                                 part.get_column("tool").to_list())
     return SpanIndex(runs)
 
 
@@ -124,33 +185,123 @@ def _request(*, task: str, retained_turn: str, previous_summary: str, entries: S
     )
 
 
-def compaction_requests(tables: dict[str, pl.DataFrame], *, summary_column: str = "candidate_summary") -> list[CompactionRequest]:
+def _entries_by_compaction(tables: Mapping[str, pl.DataFrame], summary_column: str,
+                           ) -> dict[tuple[str, int], list[tuple[str, str]]]:
+    """(run, boundary) -> its entries' (id, text) in position order, from the entries table (made from the
+    compactions by :func:`workbench.entries.entries_table` when the tables have none)."""
+    entries = tables.get("entries")
+    if entries is None:
+        entries = entries_table(tables["compactions"], summary_column=summary_column)
+    out: dict[tuple[str, int], list[tuple[str, str]]] = {}
+    ordered = entries.select("run_id", "boundary", "entry_id", "text", "position").sort("run_id", "boundary", "position")
+    for run_id, boundary, eid, text, _ in ordered.iter_rows():
+        out.setdefault((run_id, boundary), []).append((eid, text))
+    return out
+
+
+def compaction_requests(tables: Mapping[str, pl.DataFrame], *,
+                        summary_column: str = "candidate_summary") -> list[CompactionRequest]:
     """One judge request per compaction: task, retained turn, previous summary, BM25 evidence, entries.
 
-    Evidence comes from the observations of the compressed span and from the retained
-    turn (SJC Appendix F); the task instruction comes from the run.
+    The entries are the entries table's (the one place summaries become entries); a directory without one gets
+    them from :func:`workbench.entries.entries_table`. Evidence comes from the observations of the compressed span
+    and from the retained turn (SJC Appendix F); the task instruction comes from the run.
     """
     comps = tables["compactions"].sort("run_id", "boundary")
     steps = tables.get("steps", schema.empty("steps"))
     runs = tables.get("runs", schema.empty("runs"))
     tasks = dict(zip(runs.get_column("run_id").to_list(), runs.get_column("task").to_list(), strict=True)) \
         if "task" in runs.columns else {}
+    entries = _entries_by_compaction(tables, summary_column)
     index = span_index(steps)
     out: list[CompactionRequest] = []
     rows = comps.iter_rows(named=True)
     while batch := list(islice(rows, RETRIEVAL_BATCH)):
-        parsed = [tuple(parse(c[summary_column] or "")) for c in batch]  # parse remembers the texts it has seen
-        outputs = []
+        listed = [entries.get((c["run_id"], c["boundary"]), []) for c in batch]
+        outputs, steps_of, tools_of = [], [], []
         for c in batch:
-            outs = index.outputs(c["run_id"], c.get("span_start"), c.get("span_end"))
+            span = (c["run_id"], c.get("span_start"), c.get("span_end"))
+            outs = index.outputs(*span)
             if c.get("retained_turn"):
                 outs.append(c["retained_turn"])
             outputs.append(outs)
-        evidence = retrieve_many([([e.text for e in entries], outs) for entries, outs in zip(parsed, outputs,
-                                                                                             strict=True)])
-        for c, entries, ev in zip(batch, parsed, evidence, strict=True):
+            steps_of.append(tuple(index.output_steps(*span)))
+            tools_of.append(tuple(index.output_tools(*span)))
+        evidence = retrieve_many([([text for _, text in listed_], outs)
+                                  for listed_, outs in zip(listed, outputs, strict=True)])
+        for c, listed_, ev, st, tl in zip(batch, listed, evidence, steps_of, tools_of, strict=True):
             request = _request(task=tasks.get(c["run_id"]) or "", retained_turn=c.get("retained_turn") or "",
-                               previous_summary=c.get("previous_summary") or "", entries=[e.text for e in entries],
-                               request_id=f"{c['run_id']}/b{c['boundary']}", evidence=ev)
-            out.append(CompactionRequest(c["run_id"], c["boundary"], entries, request))
+                               previous_summary=c.get("previous_summary") or "",
+                               entries=[text for _, text in listed_],
+                               request_id=request_id(c["run_id"], c["boundary"]), evidence=ev)
+            out.append(CompactionRequest(c["run_id"], c["boundary"], tuple(eid for eid, _ in listed_), request,
+                                         st, tl))
     return out
+
+
+# ---------------------------------------------------------------------------
+# the evidence table: what each request used, as data
+
+
+def evidence_table(requests: Iterable[CompactionRequest]) -> pl.DataFrame:
+    """One row per evidence passage of each request (schema table ``evidence``): its id (``REQUEST/oIcJ``), the
+    request, run and boundary, the entries it was retrieved for and its rank among each one's passages (0 =
+    best), the step and part it came from (step null: the retained turn), where it came from in words
+    (:func:`describe_source`) and its text."""
+    cols: dict[str, list[Any]] = {c: [] for c in ("evidence_id", "request_id", "run_id", "boundary", "entry_ids",
+                                                  "ranks", "step", "part", "source", "text")}
+    for cr in requests:
+        req = cr.request
+        served: list[list[tuple[str, int]]] = [[] for _ in req.evidence_ids]
+        for k, picks in enumerate(req.entry_evidence):
+            for rank, j in enumerate(picks):
+                served[j].append((cr.entry_ids[k], rank))
+        tools = dict(zip(cr.output_steps, cr.output_tools, strict=True)) if cr.output_tools else {}
+        for j, chunk_id in enumerate(req.evidence_ids):
+            step, part = chunk_step(chunk_id, cr.output_steps)
+            cols["evidence_id"].append(evidence_id(req.request_id, chunk_id))
+            cols["request_id"].append(req.request_id)
+            cols["run_id"].append(cr.run_id)
+            cols["boundary"].append(cr.boundary)
+            cols["entry_ids"].append([e for e, _ in served[j]])
+            cols["ranks"].append([r for _, r in served[j]])
+            cols["step"].append(step)
+            cols["part"].append(part)
+            cols["source"].append(describe_source(chunk_id, cr.output_steps, tools))
+            cols["text"].append(req.evidence[j])
+    return pl.DataFrame(cols, schema=schema.table("evidence").polars_schema())
+
+
+def evidence_path(scores_path: str | os.PathLike[str]) -> Path:
+    """Where the judge writes the evidence table of a scores file: ``evidence.EXT`` beside a directory's own
+    ``scores.EXT``, ``NAME.evidence.EXT`` beside any other ``NAME.EXT``."""
+    path = Path(scores_path)
+    if path.stem == "scores":
+        return path.with_name(f"evidence{path.suffix}")
+    return path.with_name(f"{path.stem}.evidence{path.suffix}")
+
+
+def entry_evidence(evidence: pl.DataFrame | pl.LazyFrame, entry_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """Each named entry's evidence passages, best first, from an evidence table (:func:`evidence_table`): a dict
+    of ``evidence_id``, ``step``, ``part``, ``source`` and ``text`` per passage; an entry without passages maps to
+    an empty list. A lazy table is read for the named entries' requests only."""
+    wanted = list(dict.fromkeys(entry_ids))
+    out: dict[str, list[dict[str, Any]]] = {e: [] for e in wanted}
+    if not wanted:
+        return out
+    from workbench.entries import request_of_entry
+
+    requests = pl.DataFrame({"entry_id": wanted}).select(request_of_entry().alias("request_id")).unique()
+    rows = evidence.lazy().filter(pl.col("request_id").is_in(requests.get_column("request_id").implode()))
+    exploded = (rows.select("evidence_id", "step", "part", "source", "text", "entry_ids", "ranks")
+                .explode("entry_ids", "ranks")
+                .filter(pl.col("entry_ids").is_in(pl.Series(wanted).implode()))
+                .sort("entry_ids", "ranks").collect())
+    for row in exploded.iter_rows(named=True):
+        out[row["entry_ids"]].append({k: row[k] for k in ("evidence_id", "step", "part", "source", "text")})
+    return out
+
+
+__all__ = ["RETRIEVAL_BATCH", "CompactionRequest", "JudgeRequest", "SpanIndex", "build_request", "chunk_step",
+           "compaction_requests", "describe_source", "entry_evidence", "evidence_path", "evidence_table",
+           "span_index", "span_outputs"]

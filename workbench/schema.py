@@ -290,11 +290,30 @@ SCORES = Table(
         _n("repeat", Int64, doc="index of a repeated request (judge repeatability); 0 by default"),
         _c("score", Float64, doc="source score in [0, 1]; null = no usable answer", minimum=0, maximum=1),
         _c("request_id", Utf8),
-        _c("evidence_ids", pl.List(pl.Utf8), doc="ids of the evidence passages shown"),
+        _c("evidence_ids", pl.List(pl.Utf8), doc="the entry's evidence passages (evidence.evidence_id), best first"),
         _c("reason", Utf8, doc="why the score is null, when it is"),
     ),
     key=("entry_id", "judge", "repeat"),
     doc="one row per judge score of an entry",
+)
+
+EVIDENCE = Table(
+    "evidence",
+    (
+        _key("evidence_id", doc="REQUEST/oIcJ: chunk J of environment output I of the request (entries.evidence_id)"),
+        _key("request_id", doc="the compaction's judge request (entries.request_id)"),
+        _key("run_id"),
+        _key("boundary", Int64, minimum=0),
+        _c("entry_ids", pl.List(pl.Utf8), doc="the entries BM25 retrieved this passage for"),
+        _c("ranks", pl.List(pl.Int64), doc="its rank among each of those entries' passages (0 = best)"),
+        _c("step", Int64, doc="the replaced-history step whose output it is; null = the retained turn"),
+        _n("part", Int64, doc="0 for the first chunk of an output, 1 for the next ..."),
+        _c("source", Utf8, doc="where it came from, in words (step 12 · tool Read · output)"),
+        _c("text", Utf8, doc="the passage as the judge saw it"),
+    ),
+    key=("evidence_id",),
+    references=((("run_id", "boundary"), "compactions"),),
+    doc="one row per evidence passage a judge request used (SJC Appendix F), written beside the scores",
 )
 
 LABELS = Table(
@@ -369,7 +388,8 @@ SPANS = Table(
 
 TABLES: dict[str, Table] = {
     t.name: t
-    for t in (RUNS, STEPS, COMPACTIONS, ENTRIES, SCORES, LABELS, ATTRIBUTIONS, ROLLOUTS, CANDIDATES, SPANS)
+    for t in (RUNS, STEPS, COMPACTIONS, ENTRIES, SCORES, EVIDENCE, LABELS, ATTRIBUTIONS, ROLLOUTS, CANDIDATES,
+              SPANS)
 }
 
 

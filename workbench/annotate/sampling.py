@@ -247,7 +247,8 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     """Sample entries of a workbench directory's tables and attach what a labeler needs.
 
     Each item: ``item_id``, ``text``, ``section``, ``task``, ``previous_summary``, ``evidence``
-    (the BM25 passages the judge would see) with ``evidence_sources``, ``run_id``, ``boundary``,
+    (the BM25 passages the judge saw, best first: the tables' ``evidence`` table, which the judge writes beside its
+    scores; retrieved once here, as the judge would, for data no judge has scored) with ``evidence_sources``, ``run_id``, ``boundary``,
     ``scenario_id`` (the cluster of agreement intervals) and ``evaluation`` (the material a
     ``correct`` label is given with, shown only for that field) -- and nothing a blind labeler
     must not see: no judge score, no run outcome.
@@ -262,8 +263,8 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     Decisions and Open TODOs; for Claude Code sessions, the history and forward-looking roles. ``sections=None``
     takes every entry.
     """
-    from workbench.evidence import compaction_requests, describe_source, span_index
     from workbench.entries import entries_table
+    from workbench.evidence import entry_evidence
 
     # the draw reads of the runs only what selects them and what an entry's stratum needs (a large log's runs table
     # is mostly texts and counts); the drawn runs' whole rows are read after
@@ -320,31 +321,31 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     comps = rows_of(tables["compactions"], wanted).collect(engine="streaming")
     steps = (rows_of(tables["steps"], wanted.select("run_id")).collect(engine="streaming") if "steps" in tables
              else pl.DataFrame())
-    # the drawn runs, whole: the task for the requests, the world for the material
+    # the drawn runs, whole: the task an item shows, the world for the material
     drawn_runs = rows_of(every_run, wanted.select("run_id")).collect(engine="streaming")
-    sub = {"runs": drawn_runs, "steps": steps, "compactions": comps}
-    requests = {(r.run_id, r.boundary): r for r in compaction_requests(sub)}
     run_rows = {r["run_id"]: r for r in drawn_runs.iter_rows(named=True)}
+    comp_rows = {(c["run_id"], c["boundary"]): c for c in comps.iter_rows(named=True)}
+    # the passages the judge used, as it stored them (read for the drawn compactions only); retrieved here, once,
+    # only for data no judge has scored
+    evidence = tables.get("evidence")
+    if evidence is None:
+        from workbench.evidence import compaction_requests, evidence_table
+
+        drawn_entries = rows_of(base, wanted).collect(engine="streaming")
+        evidence = evidence_table(compaction_requests({"runs": drawn_runs, "steps": steps, "compactions": comps,
+                                                       "entries": drawn_entries}))
+    passages = entry_evidence(evidence, sample.get_column("entry_id").to_list())
     observations = _observations_before(steps, comps)
-    index = span_index(steps)
-    steps_of = {(c["run_id"], c["boundary"]): index.output_steps(c["run_id"], c.get("span_start"), c.get("span_end"))
-                for c in comps.iter_rows(named=True)}
-    tools: dict[str, dict[int, str | None]] = {}  # run -> step -> the step's tool
-    if steps.height and "tool" in steps.columns:
-        for r, st, t in steps.select("run_id", "step", "tool").iter_rows():
-            tools.setdefault(r, {})[st] = t
     items = []
     for row in sample.iter_rows(named=True):
         key = (row["run_id"], row["boundary"])
-        req = requests[key].request
         text = texts[row["entry_id"]]
-        evidence = [req.evidence[j] for j in req.entry_evidence[row["position"]]] if req.entry_evidence else []
-        sources = ([describe_source(req.evidence_ids[j], steps_of.get(key, []), tools.get(row["run_id"]))
-                    for j in req.entry_evidence[row["position"]]] if req.entry_evidence and req.evidence_ids else [])
+        used = passages[row["entry_id"]]
         items.append({"item_id": row["entry_id"], "text": text, "section": row["section"],
-                      "task": req.task, "previous_summary": req.previous_summary, "evidence": evidence,
-                      "evidence_sources": sources, "run_id": row["run_id"], "boundary": row["boundary"],
-                      "scenario_id": row.get("scenario_id"),
+                      "task": run_rows[row["run_id"]].get("task") or "",
+                      "previous_summary": comp_rows[key].get("previous_summary") or "",
+                      "evidence": [p["text"] for p in used], "evidence_sources": [p["source"] for p in used],
+                      "run_id": row["run_id"], "boundary": row["boundary"], "scenario_id": row.get("scenario_id"),
                       "evaluation": evaluation_material(run_rows[row["run_id"]], text, observations.get(key, []))})
     return items, report
 

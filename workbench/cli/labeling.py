@@ -26,6 +26,9 @@ def add(sub: argparse._SubParsersAction) -> None:
                    "identifiers, user_messages, other)")
     p.add_argument("--ids", help="draw exactly the items of this earlier sample (.jsonl with item_id), with "
                    "today's evidence; --n, --strata and --seed are then not used")
+    p.add_argument("--evidence", help="the evidence table a judge run wrote beside its scores (workbench judge ... "
+                   "--out S.parquet writes S.evidence.parquet); default: DIR's own evidence table, else the passages "
+                   "are retrieved as the judge retrieves them")
     p.add_argument("--out", required=True, help="the sample (.jsonl)")
     p.set_defaults(func=run_sample)
 
@@ -68,8 +71,12 @@ def run_sample(args: argparse.Namespace) -> int:
     at_least("--n", args.n, 1)
     at_least("--seed", args.seed, 0)
     out_file("--out", args.out, (".jsonl",))
-    tables = scan_tables(existing_dir(args.dir), ("runs", "steps", "compactions", "entries"),
+    tables = scan_tables(existing_dir(args.dir), ("runs", "steps", "compactions", "entries", "evidence"),
                          need=("runs", "compactions"))
+    if args.evidence:
+        from workbench.tables import scan_table
+
+        tables["evidence"] = scan_table(existing_file(args.evidence, "evidence table"), "evidence")
     names = tables["runs"].lazy().collect_schema().names()
     runs = tables["runs"].lazy().select(c for c in ("run_id", "method", "budget") if c in names).collect()  # to check
     if args.method is not None and ("method" not in runs.columns or not (runs.get_column("method") == args.method).any()):

@@ -29,11 +29,11 @@ from typing import Any
 
 import polars as pl
 
+from workbench import schema
 from workbench.atomic import replace_owned_dir
 from workbench.display import visible
-from workbench.evidence import build_request, chunk_step, describe_source, span_index
+from workbench.evidence import CompactionRequest, build_request, entry_evidence, evidence_table, span_index
 from workbench.identifiers import code_identifiers
-from workbench.summary import parse
 from workbench.tokens import count
 
 HORIZON = 5  # steps after a compaction shown as "what came next" (TRACE's K)
@@ -118,24 +118,19 @@ def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: i
     run_steps = sorted(_rows(steps, run_id=run_id), key=lambda s: s["step"])
     start, end = c.get("span_start"), c.get("span_end")
     replaced = [s for s in run_steps if (start is None or s["step"] >= start) and (end is None or s["step"] <= end)]
-    # the judge request's evidence: the span's outputs (and the retained turn), BM25 passages per entry
-    index = index if index is not None else span_index(steps if steps is not None else pl.DataFrame(
-        schema={"run_id": pl.Utf8, "step": pl.Int64, "observation": pl.Utf8}))
-    outputs = index.outputs(run_id, start, end)
-    output_steps = index.output_steps(run_id, start, end)
-    if c.get("retained_turn"):
-        outputs.append(c["retained_turn"])
+    if index is None:
+        index = span_index(steps if steps is not None else schema.empty("steps"))
     table_entries = sorted(_rows(tables.get("entries"), run_id=run_id, boundary=boundary), key=lambda e: e["position"])
     if table_entries:
         parsed = [(e["entry_id"], e["position"], e["section"], e.get("role") or "", e["text"]) for e in table_entries]
     else:
-        parsed = [(f"{run_id}/b{boundary}/e{i}", i, e.section, e.role, e.text)
-                  for i, e in enumerate(parse(c.get("candidate_summary") or ""))]
-    request = build_request(task=run.get("task") or "", retained_turn=c.get("retained_turn") or "",
-                            previous_summary=c.get("previous_summary") or "", outputs=outputs,
-                            entries=[p[4] for p in parsed])
-    by_step = {s["step"]: s for s in run_steps}
-    tools = {n: v.get("tool") for n, v in by_step.items()}
+        from workbench.entries import entries_table
+
+        one = tables["compactions"].filter((pl.col("run_id") == run_id) & (pl.col("boundary") == boundary))
+        parsed = [(e["entry_id"], e["position"], e["section"], e["role"] or "", e["text"])
+                  for e in entries_table(one).iter_rows(named=True)]
+    # the evidence the judge request used: the judge's evidence table, else retrieved as the judge would
+    passages = _evidence_of(tables, run, c, parsed, index)
     scores = tables.get("scores")
     score_rows = {}
     if scores is not None and scores.height and parsed:
@@ -151,15 +146,11 @@ def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: i
     history_text = "\n".join(str(s.get(k) or "") for s in replaced for k in ("observation", "args", "text"))
     history_text += "\n" + (c.get("retained_turn") or "")
     views = []
-    for k, (entry_id, position, section, role, text) in enumerate(parsed):
+    for entry_id, position, section, role, text in parsed:
         sr = score_rows.get(entry_id, {})
         score = sr.get("score")
-        evidence = []
-        for j in request.entry_evidence[k] if request.entry_evidence else ():
-            chunk_id = request.evidence_ids[j]
-            step, _ = chunk_step(chunk_id, output_steps)
-            where = describe_source(chunk_id, output_steps, tools)
-            evidence.append({"chunk_id": chunk_id, "step": step, "where": where, "text": request.evidence[j]})
+        evidence = [{"evidence_id": p["evidence_id"], "step": p["step"], "where": p["source"], "text": p["text"]}
+                    for p in passages[entry_id]]
         views.append(EntryView(entry_id, position, section, role, text, score,
                                "" if score is None else ("kept" if score >= tau else "pruned"),
                                sr.get("reason") or "", gold.get(entry_id, ""), evidence,
@@ -178,6 +169,29 @@ def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: i
     return {"run": run, "compaction": c, "entries": views, "replaced": [_step_view(s) for s in replaced],
             "after": after, "matched": matched, "tau": tau, "judge": judge, "horizon": horizon,
             "scored": any(v.score is not None for v in views), "labelled": any(v.label for v in views)}
+
+
+def _evidence_of(tables: Mapping[str, pl.DataFrame], run: Mapping[str, Any], c: Mapping[str, Any],
+                 parsed: Sequence[tuple[str, int, str, str, str]], index: Any) -> dict[str, list[dict[str, Any]]]:
+    """Each entry's evidence passages (:func:`workbench.evidence.entry_evidence`) from the tables' evidence table
+    when it holds this compaction's request, else from the request built here as the judge builds it."""
+    from workbench.entries import request_id
+
+    ids = [p[0] for p in parsed]
+    evidence = tables.get("evidence")
+    rid = request_id(c["run_id"], c["boundary"])
+    if evidence is None or not evidence.height or not (evidence.get_column("request_id") == rid).any():
+        start, end = c.get("span_start"), c.get("span_end")
+        outputs = index.outputs(c["run_id"], start, end)
+        if c.get("retained_turn"):
+            outputs.append(c["retained_turn"])
+        request = build_request(task=run.get("task") or "", retained_turn=c.get("retained_turn") or "",
+                                previous_summary=c.get("previous_summary") or "", outputs=outputs,
+                                entries=[p[4] for p in parsed], request_id=rid)
+        evidence = evidence_table([CompactionRequest(c["run_id"], c["boundary"], tuple(ids), request,
+                                                     tuple(index.output_steps(c["run_id"], start, end)),
+                                                     tuple(index.output_tools(c["run_id"], start, end)))])
+    return entry_evidence(evidence, ids)
 
 
 # ---------------------------------------------------------------------------

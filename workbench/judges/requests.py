@@ -8,10 +8,10 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
-from workbench.validation import validate
+from workbench.entries import evidence_id
 from workbench.evidence import CompactionRequest
 from workbench.judges.base import JudgeResult, SourceJudge
-from workbench.entries import entry_id
+from workbench.validation import validate
 
 
 def _score_jobs(judge: SourceJudge, jobs: list[tuple[CompactionRequest, int]], concurrency: int,
@@ -102,17 +102,19 @@ def score_requests(
     acct: list[dict[str, object]] = []
     for cr, r, res in done:  # columns, not a dict per row: a million scores build in a second
         request = cr.request
-        for e, score, reason, rid in zip(cr.entries, res.scores, res.reasons, res.request_ids, strict=True):
-            cols["entry_id"].append(entry_id(cr.run_id, cr.boundary, e.position))
+        for k, (eid, score, reason, rid) in enumerate(zip(cr.entry_ids, res.scores, res.reasons, res.request_ids,
+                                                          strict=True)):
+            cols["entry_id"].append(eid)
             cols["repeat"].append(r)
             cols["score"].append(score)
             cols["request_id"].append(rid)
             if request.entry_evidence:
-                evidence_flat.extend(request.evidence_ids[j] for j in request.entry_evidence[e.position])
+                evidence_flat.extend(evidence_id(request.request_id, request.evidence_ids[j])
+                                     for j in request.entry_evidence[k])
             evidence_ends.append(len(evidence_flat))
             cols["reason"].append(reason)
         acct.append({"run_id": cr.run_id, "boundary": cr.boundary, "repeat": r, "judge": judge.name,
-                     "entries": len(cr.entries), "requests": res.requests, "sent": res.sent,
+                     "entries": len(cr.entry_ids), "requests": res.requests, "sent": res.sent,
                      "input_tokens": res.input_tokens, "output_tokens": res.output_tokens, "cost_usd": res.cost_usd})
     scores_schema = schema.table("scores").polars_schema()
     if cols["entry_id"]:

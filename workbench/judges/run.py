@@ -10,9 +10,10 @@
 
 Memory holds one batch of runs (:data:`JUDGE_BATCH_RUNS`), never the log: each table is read once for its
 ``run_id`` column, then a batch reads only the rows between its runs' first and last (see
-:func:`run_batches`), builds its requests (SJC Appendix F evidence), scores them and writes the scores as a
-validated Parquet part (:class:`workbench.tables.PartWriter`); nothing appears at ``out`` until every batch is
-done.
+:func:`run_batches`), builds its requests from the entries table (SJC Appendix F evidence), scores them and writes
+the scores and the evidence the requests used (:func:`workbench.evidence.evidence_table`, at
+:func:`workbench.evidence.evidence_path` of ``out``) as validated Parquet parts
+(:class:`workbench.tables.PartWriter`); nothing appears at ``out`` until every batch is done.
 """
 
 from __future__ import annotations
@@ -28,13 +29,17 @@ from typing import Any
 
 import polars as pl
 
+from workbench.entries import entries_table
+from workbench.evidence import compaction_requests, evidence_path, evidence_table
 from workbench.executors import rare_collections
-from workbench.validation import validate
 from workbench.judges.base import SourceJudge
-from workbench.evidence import compaction_requests
 from workbench.judges.requests import score_requests
 from workbench.progress import Progress
-from workbench.tables import TRAJECTORY_TABLES, PartWriter, batches_by_run, height, scan_tables
+from workbench.tables import TRAJECTORY_TABLES, PartWriter, batches_by_run, height, scan_tables, slices
+from workbench.validation import validate
+
+#: the tables a judge run reads: the trajectory and, when the directory has one, its entries table
+JUDGE_TABLES = (*TRAJECTORY_TABLES, "entries")
 
 #: runs whose judge requests are built and scored together (the requests of a whole large log do not fit)
 JUDGE_BATCH_RUNS = 1000
@@ -59,6 +64,8 @@ class JudgeReport:
     tau: float | None = None
     kept: int = 0
     pruned: int = 0
+    #: the evidence table the requests used (:func:`workbench.evidence.evidence_path` of ``out``)
+    evidence: Path | None = None
 
     @property
     def failed(self) -> int:
@@ -74,6 +81,8 @@ class JudgeReport:
         out = [f"{self.out}: {self.scores} scores by {self.judge} ({self.null_scores} without a usable answer); "
                f"{self.requests} requests, {self.sent} sent, {self.cached} answered from cache, {self.failed} failed"
                + (f" ({reasons})" if reasons else "")]
+        if self.evidence is not None:
+            out.append(f"{self.evidence}: the evidence passages the requests used")
         if self.tau is not None:
             out.append(f"tau={self.tau}: {self.kept} entries kept, {self.pruned} pruned")
         return out
@@ -97,22 +106,25 @@ def judge_directory(
 ) -> JudgeReport:
     """Score every summary entry of a directory's compactions with ``judge``; write the scores table to ``out``.
 
-    ``data`` is a workbench directory (runs, steps, compactions) or its tables already opened
-    (:func:`workbench.tables.scan_tables`). ``repeats`` asks every request that many times (SJC Section 5.4;
+    ``data`` is a workbench directory (runs, steps, compactions, and entries when it has them) or its tables
+    already opened (:func:`workbench.tables.scan_tables`); the entries judged are the entries table's (parsed from
+    the candidate summaries when there is none). The evidence each request used is written beside ``out``
+    (:func:`workbench.evidence.evidence_path`). ``repeats`` asks every request that many times (SJC Section 5.4;
     a ``repeat`` column tells them apart); ``tau`` also counts what SJC pruning keeps (entries with score >= tau
     or no usable answer, :func:`workbench.sjc.prune_compactions`); ``deadline`` bounds the whole run in seconds
     (what is left then gets a null score with reason ``deadline``). ``executor="ray"`` shards each batch over a
     Ray cluster (``address``). ``progress`` draws a bar (or periodic lines) on standard error.
     """
-    tables = scan_tables(data, TRAJECTORY_TABLES, need=("runs", "compactions")) if isinstance(data, (str, os.PathLike)) \
+    tables = scan_tables(data, JUDGE_TABLES, need=("runs", "compactions")) if isinstance(data, (str, os.PathLike)) \
         else data
     client = getattr(judge, "client", None)
     by_request = client is not None and executor == "local"  # a Ray worker's requests are not seen here
-    total = _request_count(tables["compactions"], judge) if by_request else height(tables["compactions"])
+    total = _request_count(tables, judge) if by_request else height(tables["compactions"])
     accounts = []
     kept = pruned = n_scores = n_null = 0
     with Progress(total * repeats, f"judge {judge.name}", "requests" if by_request else "compactions",
-                  enabled=progress) as bar, PartWriter("scores", out) as writer:
+                  enabled=progress) as bar, PartWriter("scores", out) as writer, \
+            PartWriter("evidence", evidence_path(out)) as evidence_writer:
         if client is not None:
             client.on_event = bar.event if by_request else None
             if deadline is not None:
@@ -130,6 +142,7 @@ def judge_directory(
         for result in done:
             part = result.scores
             writer.add(part)  # to disk a batch at a time: the scores of a large log are not held in memory
+            evidence_writer.add(result.evidence)
             n_scores += part.height
             n_null += part.get_column("score").null_count()
             accounts.append(result.account)
@@ -142,21 +155,23 @@ def judge_directory(
                 for _ in range(result.account.height):  # one row per (compaction, repeat), as the bar counts
                     bar.advance()
         written = writer.finish()
+        written_evidence = evidence_writer.finish()
     usages = client.usages if client is not None else []
     failed = Counter(re.sub(r" \(after \d+ attempts?\)$", "", u.error) for u in usages if u.error)
     n_requests = len(usages) if client is not None else int(pl.concat(accounts).get_column("requests").sum())
     return JudgeReport(out=written, judge=judge.name, scores=n_scores, null_scores=n_null, requests=n_requests,
                        sent=sum(1 for u in usages if not u.cached and u.attempts),
                        cached=sum(1 for u in usages if u.cached), failures=dict(failed.most_common()), tau=tau,
-                       kept=kept, pruned=pruned)
+                       kept=kept, pruned=pruned, evidence=written_evidence)
 
 
 @dataclass(frozen=True)
 class _Batch:
-    """One batch of runs judged: its scores, its accounting, what pruning at tau kept, and (on a Ray worker) the
-    requests the worker's client made."""
+    """One batch of runs judged: its scores, the evidence its requests used, its accounting, what pruning at tau
+    kept, and (on a Ray worker) the requests the worker's client made."""
 
     scores: pl.DataFrame
+    evidence: pl.DataFrame
     account: pl.DataFrame
     kept: int = 0
     pruned: int = 0
@@ -173,24 +188,23 @@ def _judge_batch(job: tuple[dict[str, pl.DataFrame], SourceJudge, int, int, floa
         requests = compaction_requests(batch)
         part, account = score_requests(requests, judge, repeats=repeats, concurrency=concurrency, progress=progress)
     kept = pruned = 0
-    if tau is not None:
-        from workbench.sjc import prune_compactions
-
-        _, book = prune_compactions(batch["compactions"], part.filter(pl.col("repeat") == 0), tau,
-                                    entries={(r.run_id, r.boundary): r.entries for r in requests})
-        kept, pruned = int(book.get_column("kept").sum()), int(book.get_column("pruned").sum())
+    if tau is not None:  # SJC's prune operator keeps an entry scored >= tau or without a usable answer
+        first = part.filter(pl.col("repeat") == 0).get_column("score")
+        pruned = int((first < tau).sum())
+        kept = first.len() - pruned
     client = getattr(judge, "client", None)
-    return _Batch(part, account, kept, pruned, list(client.usages) if remote and client is not None else [])
+    return _Batch(part, validate("evidence", evidence_table(requests)), account, kept, pruned,
+                  list(client.usages) if remote and client is not None else [])
 
 
-def _request_count(compactions: pl.DataFrame | pl.LazyFrame, judge: SourceJudge) -> int:
+def _request_count(tables: Tables, judge: SourceJudge) -> int:
     """Requests the run will send: one per entry for the OpenAI judge, one per compaction otherwise."""
     if judge.name != "openai":
-        return height(compactions)
-    from workbench.summary import parse
-
-    return sum(len(parse(t or "")) for batch in compactions.lazy().select("candidate_summary")
-               .collect_batches(chunk_size=20_000) for t in batch.get_column("candidate_summary").to_list())
+        return height(tables["compactions"])
+    if "entries" in tables:
+        return height(tables["entries"])
+    comps = tables["compactions"].lazy().select("run_id", "boundary", "candidate_summary")
+    return sum(entries_table(batch).height for batch in slices(comps, 20_000))
 
 
 def run_batches(tables: Tables, size: int) -> Iterator[dict[str, pl.DataFrame]]:
@@ -199,6 +213,6 @@ def run_batches(tables: Tables, size: int) -> Iterator[dict[str, pl.DataFrame]]:
     Runs come in the order they first appear in the compactions table (:func:`workbench.tables.batches_by_run`
     reads each table once for its ``run_id`` column, then each batch as a slice).
     """
-    frames = {name: frame for name, frame in tables.items() if name in TRAJECTORY_TABLES}
+    frames = {name: frame for name, frame in tables.items() if name in JUDGE_TABLES}
     for batch in batches_by_run(frames, size, order="compactions"):
         yield {name: validate(name, frame) for name, frame in batch.items()}

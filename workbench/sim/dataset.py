@@ -3,7 +3,7 @@
 Outputs (Parquet, schema of ``workbench.schema``): ``runs``, ``steps``, ``compactions``,
 ``entries`` (with ground truth), ``candidates`` (every candidate at a verifier/oracle
 boundary with its defects and scores), ``scores`` (the lexical judge through the real
-retrieval + judge pipeline, on the ``prompting`` summaries), ``labels`` (two rounds of
+retrieval + judge pipeline, on the ``prompting`` summaries) and the ``evidence`` its requests used, ``labels`` (two rounds of
 simulated annotation of a validation sample), ``attributions`` (ground-truth failure
 attribution of failed ``prompting`` runs), ``spans`` and ``rollouts`` (simulated FOCUS
 draft rollouts at ``prompting`` boundaries). Deterministic given the seed, whatever
@@ -216,22 +216,35 @@ def draft_rollouts(res: EpisodeResult, rid: str, n_rollouts: int, seed: int) -> 
     return spans, cites
 
 
-def _score_rows(res: EpisodeResult) -> list[dict[str, object]]:
-    """Lexical judge scores of a run's candidate entries, through retrieval + judge (as ``workbench judge``)."""
+def _score_rows(res: EpisodeResult) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """Lexical judge scores of a run's candidate entries, through retrieval + judge (as ``workbench judge``), and
+    the evidence rows its requests used (as ``workbench judge`` writes them beside its scores)."""
+    from dataclasses import replace
+
+    from workbench.entries import evidence_id, request_id
+    from workbench.evidence import CompactionRequest, evidence_table
     from workbench.judges.lexical import LexicalJudge
     from workbench.sim.judging import judge_request
 
     judge = LexicalJudge()
     rid = run_id(res.policy, res.budget, res.task.task_id, res.replicate)
     rows: list[dict[str, object]] = []
+    requests = []
     for bd in res.boundaries:
         cand = in_text_order(bd.candidates[bd.chosen].entries)
-        request = judge_request(res.task, bd.previous, bd.span_turns, bd.retained, cand)
+        request = replace(judge_request(res.task, bd.previous, bd.span_turns, bd.retained, cand),
+                          request_id=request_id(rid, bd.boundary))
         result = judge.score(request)
+        ids = tuple(entry_id(rid, bd.boundary, pos) for pos in range(len(cand)))
         for pos, score in enumerate(result.scores):
-            rows.append({"entry_id": entry_id(rid, bd.boundary, pos), "judge": judge.name, "repeat": 0,
-                         "score": score, "request_id": f"{rid}/b{bd.boundary}", "reason": None})
-    return rows
+            passages = [evidence_id(request.request_id, request.evidence_ids[j])
+                        for j in request.entry_evidence[pos]] if request.entry_evidence else []
+            rows.append({"entry_id": ids[pos], "judge": judge.name, "repeat": 0, "score": score,
+                         "request_id": request.request_id, "evidence_ids": passages, "reason": None})
+        # the request's outputs are the span's observations, then the retained turn (sim.judging.judge_request)
+        requests.append(CompactionRequest(rid, bd.boundary, ids, request, tuple(t.step for t in bd.span_turns),
+                                          tuple(t.action.tool for t in bd.span_turns)))
+    return rows, evidence_table(requests).to_dicts()
 
 
 # ---------------------------------------------------------------------------
@@ -251,7 +264,9 @@ def _job(args: tuple[DatasetConfig, list[tuple[str, int]], list[int]]) -> dict[s
                 for name, part in _episode_rows(res).items():
                     rows.setdefault(name, []).extend(part)
                 if policy == "prompting":
-                    rows.setdefault("scores", []).extend(_score_rows(res))
+                    scored, used = _score_rows(res)
+                    rows.setdefault("scores", []).extend(scored)
+                    rows.setdefault("evidence", []).extend(used)
                 if policy == "prompting" and budget == cfg.rollout_budget:
                     rid = run_id(policy, budget, tasks[ti].task_id, rep)
                     spans, cites = draft_rollouts(res, rid, cfg.n_rollouts, cfg.seed)
@@ -306,7 +321,7 @@ def simulate(cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None
     order = {"runs": ["run_id"], "steps": ["run_id", "step"], "compactions": ["run_id", "boundary"],
              "entries": ["run_id", "boundary", "position"], "candidates": ["run_id", "boundary", "candidate"],
              "attributions": ["run_id"], "spans": ["event_id", "step"], "rollouts": ["event_id", "rollout", "span_id"],
-             "scores": ["entry_id", "judge", "repeat"]}  # every table in key order: the same whatever the sharding
+             "scores": ["entry_id", "judge", "repeat"], "evidence": ["evidence_id"]}  # every table in key order: the same whatever the sharding
     for name, keys in order.items():
         if name in tables:
             tables[name] = tables[name].sort(keys)
