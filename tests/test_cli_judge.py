@@ -264,3 +264,23 @@ def test_batches_read_tables_in_any_row_order(log_dir: Path, tmp_path: Path, mon
     # runs in the order the compactions table names them (here reversed), each run's boundaries in order
     runs_in_order = list(dict.fromkeys(tables["compactions"].reverse().get_column("run_id").to_list()))
     assert list(dict.fromkeys(got.get_column("entry_id").str.extract(r"^(.*)/b\d+/e\d+$").to_list())) == runs_in_order
+
+
+def test_the_judge_scores_the_entries_table_not_a_new_parse(tmp_path: Path) -> None:
+    """Issue 40: the judge parsed the candidate summaries again; a directory whose entries were given (a labelled
+    summary's sentences) or edited is judged entry by entry as its entries table holds them."""
+    d = tmp_path / "log"
+    assert main(["import", str(EXAMPLE), "--out", str(d), "--entries"]) == 0
+    entries = pl.read_parquet(d / "entries.parquet")
+    kept = entries.filter(pl.col("position") != 1)  # one entry less in every summary ...
+    edited = kept.with_columns(pl.when(pl.col("position") == 0).then(pl.lit("a sentence no summary holds"))
+                               .otherwise(pl.col("text")).alias("text"))  # ... and one rewritten
+    edited.write_parquet(d / "entries.parquet")
+    assert main(["judge", str(d), "--out", str(tmp_path / "s.parquet"), "--quiet"]) == 0
+    scores = pl.read_parquet(tmp_path / "s.parquet")
+    assert sorted(scores.get_column("entry_id").to_list()) == sorted(edited.get_column("entry_id").to_list())
+    # the rewritten sentence shares no word with any tool output: no passage, and one score for all of them
+    rewritten = scores.join(edited.filter(pl.col("position") == 0), on="entry_id")
+    assert rewritten.height == pl.read_parquet(d / "compactions.parquet").height
+    assert rewritten.get_column("evidence_ids").list.len().max() == 0
+    assert rewritten.get_column("score").n_unique() == 1

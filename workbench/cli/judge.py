@@ -66,10 +66,11 @@ def check(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     from workbench.judges import make_judge
     from workbench.llm.client import MissingKey
-    from workbench.tables import TRAJECTORY_TABLES, scan_tables
+    from workbench.judges.run import JUDGE_TABLES
+    from workbench.tables import scan_tables
 
     check(args)
-    tables = scan_tables(args.dir, TRAJECTORY_TABLES, need=("runs", "compactions"))  # read a batch at a time
+    tables = scan_tables(args.dir, JUDGE_TABLES, need=("runs", "compactions"))  # read a batch at a time
     judge = make_judge(args.judge, model=args.model, base_url=args.base_url, cache=args.cache,
                        max_concurrency=args.concurrency, context_tokens=args.context_tokens, timeout=args.timeout,
                        max_attempts=args.max_attempts, refresh=args.refresh, offline=args.offline)
