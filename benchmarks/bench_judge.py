@@ -98,9 +98,9 @@ def retrieval_only(data: Path) -> None:
     from workbench.evidence import span_index
     from workbench.retrieval import _cached_words, retrieve_bm25s, retrieve_many
     from workbench.summary import parse
-    from workbench.datasets import load_tables
+    from workbench.datasets import load
 
-    tables = load_tables(data)
+    tables = load(data)
     index = span_index(tables["steps"])
     seen, batch = set(), []
     for c in tables["compactions"].sort("run_id", "boundary").iter_rows(named=True):

@@ -15,12 +15,12 @@ import time
 import polars as pl
 
 from workbench import schema
-from workbench.datasets import load_tables
+from workbench.datasets import load
 from workbench.evidence import span_index, span_outputs
 
 
 def main(copies: int = 1) -> None:
-    t = load_tables("data/testbed")
+    t = load("data/testbed")
     comps = pl.concat([t["compactions"].with_columns(pl.col("run_id") + f"#{i}") for i in range(copies)])
     steps = pl.concat([t["steps"].with_columns(pl.col("run_id") + f"#{i}") for i in range(copies)])
     spans = comps.select("run_id", "span_start", "span_end").rows()

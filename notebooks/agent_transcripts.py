@@ -43,12 +43,12 @@ import polars as pl
 
 from workbench import plots
 from workbench.adapters import read_log
-from workbench.datasets import derive_missing, load_for_analysis
-from workbench.tables import height
+from workbench.datasets import derive_missing, load
+from workbench.frames import height
 
 plots.set_style()
 if DATA is not None:  # every table is scanned, and read below a batch of sessions at a time
-    tables = load_for_analysis(DATA, columns=dict.fromkeys(("runs", "steps", "compactions", "entries", "scores")))
+    tables = load(DATA, derive=True, columns=dict.fromkeys(("runs", "steps", "compactions", "entries", "scores")))
 else:
     parts = []
     with warnings.catch_warnings(record=True) as odd:  # orphan results and unsummarized boundaries, listed below
@@ -68,7 +68,7 @@ else:
 # %%
 from workbench.entries import run_of_entry
 from workbench.sessions import SessionAnalyses
-from workbench.tables import batches_by_run
+from workbench.frames import batches_by_run
 
 analyses = SessionAnalyses(horizon=HORIZON, tau=TAU, encoding=ENCODING)
 frames = {name: tables[name] for name in ("runs", "steps", "compactions", "entries")}

@@ -33,31 +33,29 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import ensure_default_testbed, load_for_analysis, require, select_runs
-from workbench.tables import height, rows_of
+from workbench.datasets import ensure_default_testbed, load, need, select_runs
+from workbench.frames import height, rows_of
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
-tables = load_for_analysis(ensure_default_testbed(DATA), names=("attributions",),
-                           columns={"runs": ("run_id", "scenario_id", "budget")})  # the runs scanned, not held
+tables = load(ensure_default_testbed(DATA), derive=True, names=("attributions",),
+              columns={"runs": ("run_id", "scenario_id", "budget")})  # the runs scanned, not held
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
 from workbench.attribution import failures_by_scenario, followed_entry_share
 
-HAVE = require(tables, "attributions", what="failure attribution")
-if HAVE:
-    failed = rows_of(select_runs(tables, budget=BUDGET), tables["attributions"].select("run_id")).collect()
-    att = tables["attributions"].join(failed.select("run_id"), on="run_id", how="semi")  # at the analysed budget
-    t11, excluded = failures_by_scenario(att, failed, exclude={})
-    plots.export_table(t11, "sjc_table11_attribution", f"{figs}/tables", "Failed runs by scenario and pattern")
-    print(followed_entry_share(att))
-    display(t11)
+need(tables, "attributions", what="failure attribution")  # a log without them: the notebook is skipped, with why
+failed = rows_of(select_runs(tables, budget=BUDGET), tables["attributions"].select("run_id")).collect()
+att = tables["attributions"].join(failed.select("run_id"), on="run_id", how="semi")  # at the analysed budget
+t11, excluded = failures_by_scenario(att, failed, exclude={})
+plots.export_table(t11, "sjc_table11_attribution", f"{figs}/tables", "Failed runs by scenario and pattern")
+print(followed_entry_share(att))
+display(t11)
 
 # %%
-if HAVE:
-    fig = plots.sjc.attribution_bars(t11)
-    plots.export(fig, "sjc_table11_attribution", figs)
+fig = plots.sjc.attribution_bars(t11)
+plots.export(fig, "sjc_table11_attribution", figs)
 
 # %% [markdown]
 # **Figure (testbed ground truth; SJC Table 11).** Failed `prompting` runs at the analysed budget per scenario, stacked by the pattern of the summary entry the failing action carried out: rewritten constraint (RC), invented deliverable (ID), contradicted state (CS), other (e.g. a misremembered amount, which is supported but wrong) and failures unrelated to the summary.

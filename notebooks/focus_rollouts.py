@@ -36,15 +36,15 @@ figs = figures_dir(FIGURES, DATA)
 import polars as pl
 
 from workbench import plots
-from workbench.datasets import ensure_default_testbed, load_for_analysis, need
-from workbench.tables import height, rows_of
+from workbench.datasets import ensure_default_testbed, load, need
+from workbench.frames import height, rows_of
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
 # the rollouts lazily (a large log's are read as integer codes by the functions below), the spans and runs whole
-tables = load_for_analysis(ensure_default_testbed(DATA), names=("spans",),
-                           columns={"rollouts": ("event_id", "rollout", "span_id")},
-                           run_columns=("scenario_id",))
+tables = load(ensure_default_testbed(DATA), derive=True, names=("spans",),
+              columns={"rollouts": ("event_id", "rollout", "span_id")},
+              run_columns=("scenario_id",))
 runs = tables["runs"]
 {name: height(frame) for name, frame in tables.items()}
 

@@ -42,15 +42,15 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import entry_clusters, ensure_default_testbed, load_for_analysis
-from workbench.tables import height, rows_of
+from workbench.datasets import entry_clusters, ensure_default_testbed, load
+from workbench.frames import height, rows_of
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
 # the labels (and runs); entries and scores lazily, for the columns read: only the labeled entries' are collected
-tables = load_for_analysis(ensure_default_testbed(DATA), names=("labels",),
-                           columns={"entries": ("entry_id", "run_id"), "scores": ("entry_id", "judge", "repeat", "score")},
-                           run_columns=("scenario_id",))
+tables = load(ensure_default_testbed(DATA), derive=True, names=("labels",),
+              columns={"entries": ("entry_id", "run_id"), "scores": ("entry_id", "judge", "repeat", "score")},
+              run_columns=("scenario_id",))
 {name: height(frame) for name, frame in tables.items()}
 
 # %%

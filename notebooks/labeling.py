@@ -35,14 +35,14 @@ from workbench.annotate import AnnotationStore, label_widget, load_sample
 from workbench.annotate.sampling import sample_items
 from workbench.annotate.ui import adjudicate_widget
 from workbench.atomic import write_jsonl
-from workbench.datasets import ensure_default_testbed, load_tables
+from workbench.datasets import ensure_default_testbed, load
 from workbench.project import use_project_root
 
 # relative paths are the project's: JupyterLab starts the kernel in notebooks/, `workbench figures` in the root
 ROOT = use_project_root()
 sample_path = ROOT / SAMPLE
 if not sample_path.exists():
-    drawn, report = sample_items(load_tables(ensure_default_testbed(ROOT / DATA)), N, ("section", "outcome"), SEED)
+    drawn, report = sample_items(load(ensure_default_testbed(ROOT / DATA)), N, ("section", "outcome"), SEED)
     write_jsonl(drawn, sample_path)
     print(f"{sample_path}: {report.message()}")
 items = load_sample(sample_path)

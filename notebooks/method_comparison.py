@@ -38,8 +38,8 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import NotApplicable, ensure_default_testbed, has_budget, load_for_analysis
-from workbench.tables import height
+from workbench.datasets import NotApplicable, ensure_default_testbed, has_budget, load
+from workbench.frames import height
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
@@ -47,7 +47,7 @@ pl.Config.set_tbl_rows(40)
 # `model`, a dimension the pairing error names when two runs of a method share a task and replicate
 RUN_COLUMNS = ("task_id", "scenario_id", "method", "budget", "replicate", "success", "model", "agent_tokens",
                "compressor_tokens")
-tables = load_for_analysis(ensure_default_testbed(DATA), names=(), run_columns=RUN_COLUMNS)
+tables = load(ensure_default_testbed(DATA), derive=True, names=(), run_columns=RUN_COLUMNS)
 runs = tables["runs"]
 {name: height(frame) for name, frame in tables.items()}
 

@@ -30,13 +30,13 @@ from workbench.project import figures_dir, use_project_root
 use_project_root()  # relative parameters are the project's, however the kernel was started
 figs = figures_dir(FIGURES, DATA)
 from workbench import plots
-from workbench.datasets import load_any, need_outcomes
+from workbench.datasets import load, need_outcomes
 from workbench.composition import section_counts
 from workbench.metrics import efficiency_by, reliability
 from workbench.entries import entries_table
 
 plots.set_style()
-tables = load_any(DATA)  # a log file, a directory of sessions, or a workbench directory
+tables = load(DATA)  # a log file, a directory of sessions, or a workbench directory
 runs, steps, compactions = tables["runs"], tables["steps"], tables["compactions"]
 entries = entries_table(compactions)
 {name: frame.height for name, frame in {**tables, "entries": entries}.items()}

@@ -35,17 +35,17 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import ensure_default_testbed, has_budget, load_for_analysis, need_outcomes, select_runs
-from workbench.tables import height
+from workbench.datasets import ensure_default_testbed, has_budget, load, need_outcomes, select_runs
+from workbench.frames import height
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
 # the runs, steps and compactions are opened lazily: read (only these columns) when a cell aggregates them
 RUN_COLUMNS = ("run_id", "task_id", "scenario_id", "subset", "method", "budget", "replicate", "success", "steps",
                "peak_tokens", "agent_tokens", "compressor_tokens", "judge_tokens")
-tables = load_for_analysis(ensure_default_testbed(DATA), names=("steps", "compactions"),
-                           columns={"runs": RUN_COLUMNS, "steps": ("run_id", "input_tokens", "output_tokens"),
-                                    "compactions": ("run_id", "candidate_summary", "committed_summary")})
+tables = load(ensure_default_testbed(DATA), derive=True, names=("steps", "compactions"),
+              columns={"runs": RUN_COLUMNS, "steps": ("run_id", "input_tokens", "output_tokens"),
+                       "compactions": ("run_id", "candidate_summary", "committed_summary")})
 runs = tables["runs"]
 need_outcomes(runs, what="reliability (Acc, Pass^k) and its tables")
 height(runs)

@@ -35,21 +35,21 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import ensure_default_testbed, load_for_analysis, select_runs
+from workbench.datasets import ensure_default_testbed, load, select_runs
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
 # entries and scores are opened lazily: they are read 500 runs at a time below
-tables = load_for_analysis(ensure_default_testbed(DATA), names=("entries", "scores"),
-                           columns={"entries": None, "scores": ("entry_id", "judge", "repeat", "score")},
-                           run_columns=("scenario_id", "method", "budget"))
+tables = load(ensure_default_testbed(DATA), derive=True, names=("entries", "scores"),
+              columns={"entries": None, "scores": ("entry_id", "judge", "repeat", "score")},
+              run_columns=("scenario_id", "method", "budget"))
 runs = tables["runs"]
 runs.height
 
 # %%
 from workbench.composition import CompositionCounts, support_from_scores
 from workbench.entries import run_of_entry
-from workbench.tables import batches_by_run
+from workbench.frames import batches_by_run
 
 sel = select_runs(tables, method="prompting", budget=BUDGET).select("run_id")
 # the selected runs' entries with their support, 500 runs at a time, counted for Tables 2, 9 and 10 as they pass:

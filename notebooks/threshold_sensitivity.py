@@ -38,15 +38,15 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import has_budget, ensure_default_testbed, load_for_analysis, select_runs
+from workbench.datasets import has_budget, ensure_default_testbed, load, select_runs
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
 # entries and scores are opened lazily with the columns used here: a large log's are never held whole
-tables = load_for_analysis(ensure_default_testbed(DATA), names=("entries", "scores"),
-                           columns={"entries": ("entry_id", "run_id", "section", "boundary"),
-                                    "scores": ("entry_id", "judge", "repeat", "score")},
-                           run_columns=("scenario_id", "method", "budget"))
+tables = load(ensure_default_testbed(DATA), derive=True, names=("entries", "scores"),
+              columns={"entries": ("entry_id", "run_id", "section", "boundary"),
+                       "scores": ("entry_id", "judge", "repeat", "score")},
+              run_columns=("scenario_id", "method", "budget"))
 runs = tables["runs"]
 runs.height
 
@@ -57,7 +57,7 @@ from workbench.composition import support_from_scores
 from workbench.vocabulary import SECTIONS
 from workbench.sensitivity import ThresholdCounts, largest_change
 from workbench.entries import run_of_entry
-from workbench.tables import batches_by_run
+from workbench.frames import batches_by_run
 
 sel = select_runs(tables, method="prompting")
 setting = "budget" if has_budget(tables) else None

@@ -34,8 +34,8 @@ figs = figures_dir(FIGURES, DATA)
 import polars as pl
 
 from workbench import plots
-from workbench.datasets import ensure_default_testbed, load_for_analysis, need, select_runs
-from workbench.tables import height, rows_of
+from workbench.datasets import ensure_default_testbed, load, need, select_runs
+from workbench.frames import height, rows_of
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
@@ -44,10 +44,10 @@ pl.Config.set_tbl_rows(40)
 data_dir = ensure_default_testbed(DATA)
 RUN_COLUMNS = ("task_id", "scenario_id", "method", "budget", "replicate", "success", "blocked_calls", "repeated_calls",
                "compactions", "rollout_steps")
-tables = load_for_analysis(data_dir, names=(), run_columns=RUN_COLUMNS,  # and those of the runs' columns
-                           columns={"steps": None, "compactions": None,
-                                    "candidates": ("run_id", "boundary", "chosen", "visible_defects", "silent_defects",
-                                                   "verifier_score")})
+tables = load(data_dir, derive=True, names=(), run_columns=RUN_COLUMNS,  # and those of the runs' columns
+              columns={"steps": None, "compactions": None,
+                       "candidates": ("run_id", "boundary", "chosen", "visible_defects", "silent_defects",
+                                      "verifier_score")})
 runs = tables["runs"]
 candidates = tables.get("candidates")  # scanned: counted as it is read
 # the steps of the runs the burden curve reads (prompting and the uncompressed baseline at the budget), with the
@@ -61,7 +61,7 @@ steps = rows_of(tables["steps"].select("run_id", "step", "boundary_before", "blo
 
 # %%
 from workbench.identifiers import fact_check_compactions
-from workbench.tables import scan_table, table_file
+from workbench.tables import read_table, table_file
 from workbench.trace import (
     article_comparison,
     defects_chosen_vs_rejected,
@@ -105,7 +105,7 @@ defects
 ver = select_runs(tables, method="verifier", budget=BUDGET).select("run_id")
 # the fact check 2,000 verifier runs at a time: their compactions, steps and tasks (it cites the task's instruction)
 # read for each batch, so a large log's summaries and tool outputs are never held whole
-tasks = scan_table(table_file(data_dir, "runs"), "runs", ("run_id", "task"))
+tasks = read_table(table_file(data_dir, "runs"), "runs", ("run_id", "task"), lazy=True)
 fc = pl.concat([fact_check_compactions(rows_of(tables["compactions"], part).collect(engine="streaming"),
                                        rows_of(tables["steps"], part).collect(engine="streaming"),
                                        rows_of(tasks, part).collect())

@@ -9,7 +9,8 @@ import pytest
 
 from workbench.adapters import read_log
 from workbench.adapters.trajectory import write_trajectories
-from workbench.tables import TRAJECTORY_TABLES, read_tables, write_tables
+from workbench.datasets import load
+from workbench.tables import TRAJECTORY_TABLES, write_tables
 from workbench.cli.main import main
 from workbench.schema import SchemaError
 
@@ -41,7 +42,7 @@ def log_300(tmp_path: Path) -> Path:
 def test_example_log_round_trips_exactly(tmp_path: Path) -> None:
     first = read_log(EXAMPLE)
     write_tables(first, tmp_path / "a")
-    write_trajectories(read_tables(tmp_path / "a"), tmp_path / "export.jsonl")
+    write_trajectories(load(tmp_path / "a"), tmp_path / "export.jsonl")
     second = read_log(tmp_path / "export.jsonl")
     for name in TRAJECTORY_TABLES:
         assert first[name].equals(second[name]), name

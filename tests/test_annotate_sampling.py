@@ -104,12 +104,12 @@ def test_tau_bench_items_carry_its_ground_truth_and_others_say_none(tmp_path: Pa
 def test_sample_from_lazy_tables_equals_the_eager_one(tmp_path: Path) -> None:
     """``workbench sample`` opens Parquet lazily (only the drawn entries' texts, compactions and steps are read)."""
     from workbench.annotate.sampling import sample_items
-    from workbench.datasets import load_tables
+    from workbench.datasets import load
 
     d = tmp_path / "tb"
     assert main(["simulate", "--out", str(d), "--tasks", "12", "--runs", "2", "--budgets", "48", "--policies",
                  "prompting", "--quiet", "--workers", "1"]) == 0
-    eager = load_tables(d)
+    eager = load(d)
     lazy = {name: pl.scan_parquet(d / f"{name}.parquet") for name in ("runs", "steps", "compactions", "entries")}
     a, ra = sample_items(eager, 25, seed=4)
     b, rb = sample_items(lazy, 25, seed=4)
@@ -183,15 +183,15 @@ def test_sample_shows_the_evidence_the_judge_stored_and_retrieves_only_without_i
     retrieval between judging and sampling showed annotators other evidence than the judge saw. The stored
     evidence is what an item shows: a passage altered in the judge's evidence table shows altered."""
     from workbench.annotate.sampling import sample_items
-    from workbench.datasets import load_tables
+    from workbench.datasets import load
 
     d = tmp_path / "log"
     assert main(["import", str(Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl"),
                  "--out", str(d), "--entries"]) == 0
     assert main(["judge", str(d), "--out", str(tmp_path / "s.parquet"), "--quiet"]) == 0
     stored = pl.read_parquet(tmp_path / "s.evidence.parquet")
-    fresh, _ = sample_items(load_tables(d), 8, strata=(), seed=1, sections=None)  # no evidence table: retrieved
-    judged = dict(load_tables(d), evidence=stored)
+    fresh, _ = sample_items(load(d), 8, strata=(), seed=1, sections=None)  # no evidence table: retrieved
+    judged = dict(load(d), evidence=stored)
     same, _ = sample_items(judged, 8, strata=(), seed=1, sections=None)
     assert same == fresh and sum(len(i["evidence"]) for i in same) > 0  # the judge's retrieval is the sample's
     altered = stored.with_columns((pl.lit("ALTERED ") + pl.col("text")).alias("text"))

@@ -246,9 +246,9 @@ def test_batches_read_tables_in_any_row_order(log_dir: Path, tmp_path: Path, mon
     from workbench.judges import make_judge
     from workbench.evidence import compaction_requests
     from workbench.judges.requests import score_requests
-    from workbench.tables import read_tables
+    from workbench.datasets import load
 
-    tables = read_tables(log_dir)
+    tables = load(log_dir)
     assert tables["compactions"].get_column("run_id").n_unique() > 2
     mixed = tmp_path / "mixed"
     mixed.mkdir()

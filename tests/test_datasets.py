@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from workbench.adapters import read_log
-from workbench.datasets import derive_missing, entry_clusters, has_budget, load_tables, select_runs
+from workbench.datasets import derive_missing, entry_clusters, has_budget, load, select_runs
 from workbench.summary import parse
 from workbench.tables import write_tables
 
@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "examples" / "invoice_log.jsonl"
 
 
-def test_load_tables_derives_nothing_and_derive_missing_reports_what_it_adds(tmp_path: Path) -> None:
+def test_load_derives_nothing_and_derive_missing_reports_what_it_adds(tmp_path: Path) -> None:
     write_tables(read_log(EXAMPLE), tmp_path / "imported")
-    tables = load_tables(tmp_path / "imported")
+    tables = load(tmp_path / "imported")
     assert set(tables) == {"runs", "steps", "compactions"}
     added = derive_missing(tables)
     n_entries = sum(len(parse(s)) for s in tables["compactions"]["candidate_summary"])
@@ -27,26 +27,26 @@ def test_load_tables_derives_nothing_and_derive_missing_reports_what_it_adds(tmp
     assert derive_missing(tables) == {}  # a second call finds nothing left to add
 
 
-def test_load_for_analysis_reads_only_what_it_is_asked_and_all_when_it_must_derive(tmp_path: Path,
+def test_load_derive_reads_only_what_it_is_asked_and_all_when_it_must_derive(tmp_path: Path,
                                                                                    caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level("INFO", logger="workbench")
-    from workbench.datasets import load_for_analysis
+    from workbench.datasets import load
 
     imported = read_log(EXAMPLE)
     n_entries = sum(len(parse(s)) for s in imported["compactions"]["candidate_summary"])
     write_tables(imported, tmp_path / "bare")
-    derived = load_for_analysis(tmp_path / "bare", names=("entries", "scores"))  # not there: read all, derive
+    derived = load(tmp_path / "bare", derive=True, names=("entries", "scores"))  # not there: read all, derive
     assert {"steps", "compactions", "entries", "scores"} <= set(derived) and derived["scores"].height == n_entries
     assert f"{n_entries} entries parsed" in caplog.text  # logged by the library, not printed
     write_tables({"entries": derived["entries"], "scores": derived["scores"]}, tmp_path / "bare")
-    only = load_for_analysis(tmp_path / "bare", names=("entries", "scores"))
+    only = load(tmp_path / "bare", derive=True, names=("entries", "scores"))
     assert set(only) == {"runs", "entries", "scores"}  # steps and compactions stay on disk
     assert "nothing, every table was in DATA" in caplog.text  # logged by the library, not printed
     # nothing derived: the runs come without their long texts, unless asked; with them when deriving
     assert "task" in derived["runs"].columns and "task" not in only["runs"].columns
-    on_disk = load_tables(tmp_path / "bare", names=())["runs"]
+    on_disk = load(tmp_path / "bare", names=())["runs"]
     assert only["runs"].equals(on_disk.drop("task", "gt_world", strict=False)) and "task" in on_disk.columns
-    texts = load_for_analysis(tmp_path / "bare", names=("entries", "scores"), run_texts=True)
+    texts = load(tmp_path / "bare", derive=True, names=("entries", "scores"), run_texts=True)
     assert texts["runs"].equals(on_disk)
 
 
@@ -73,20 +73,20 @@ def test_entry_clusters_map_entries_to_their_runs_scenario() -> None:
     assert got == {"r1/b0/0": "s1", "r2/b0/0": None, "r1/b1/0": "s1"}
 
 
-def test_load_for_analysis_with_columns_gives_lazy_checked_tables(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_load_derive_with_columns_gives_lazy_checked_tables(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """``columns``: those tables come back lazy with those columns (the eager tables' columns, row for row), whether
     they were on disk or derived; a bad value in a scanned column is an error naming the file's row."""
-    from workbench.datasets import load_for_analysis
+    from workbench.datasets import load
     from workbench.schema import SchemaError
 
     write_tables(read_log(EXAMPLE), tmp_path / "d")
     cols = {"entries": ("entry_id", "section"), "scores": ("entry_id", "score")}
-    derived = load_for_analysis(tmp_path / "d", names=("entries",), columns=cols)
+    derived = load(tmp_path / "d", derive=True, names=("entries",), columns=cols)
     assert "entries parsed" in caplog.text  # logged by the library, not printed
     assert isinstance(derived["entries"], pl.LazyFrame) and isinstance(derived["runs"], pl.DataFrame)
-    eager = load_for_analysis(tmp_path / "d", names=("entries", "scores"))
+    eager = load(tmp_path / "d", derive=True, names=("entries", "scores"))
     write_tables({"entries": eager["entries"], "scores": eager["scores"]}, tmp_path / "d")
-    scanned = load_for_analysis(tmp_path / "d", names=("entries",), columns=cols)
+    scanned = load(tmp_path / "d", derive=True, names=("entries",), columns=cols)
     assert set(scanned) == {"runs", "entries", "scores"}
     for name, wanted in cols.items():
         assert scanned[name].collect().equals(eager[name].select(wanted))
@@ -95,7 +95,7 @@ def test_load_for_analysis_with_columns_gives_lazy_checked_tables(tmp_path: Path
                                        .alias("score"))
     bad.write_parquet(tmp_path / "d" / "scores.parquet")
     try:
-        load_for_analysis(tmp_path / "d", columns=cols)
+        load(tmp_path / "d", derive=True, columns=cols)
     except SchemaError as err:
         assert str(err).startswith(f"{tmp_path / 'd' / 'scores.parquet'}:row 4: field 'score'")
     else:
@@ -103,16 +103,16 @@ def test_load_for_analysis_with_columns_gives_lazy_checked_tables(tmp_path: Path
 
 
 def test_loading_a_directory_without_tables_is_an_error_that_writes_nothing(tmp_path: Path) -> None:
-    from workbench.datasets import DEFAULT_TESTBED, load_tables
+    from workbench.datasets import DEFAULT_TESTBED, load
     from workbench.schema import SchemaError
 
     (tmp_path / "mine").mkdir()
     with pytest.raises(SchemaError, match="no tables here .*expected a directory written by `workbench import`"):
-        load_tables(tmp_path / "mine")
+        load(tmp_path / "mine")
     assert not any((tmp_path / "mine").iterdir())
     if not (DEFAULT_TESTBED / "runs.parquet").exists():  # the default testbed is not generated by loading either
         with pytest.raises(SchemaError, match="generate it with `workbench simulate"):
-            load_tables(DEFAULT_TESTBED)
+            load(DEFAULT_TESTBED)
         assert not (DEFAULT_TESTBED / "runs.parquet").exists()
 
 
@@ -124,11 +124,11 @@ def test_importing_workbench_and_running_analyses_prints_nothing(tmp_path: Path)
     code = f"""
 import workbench
 from workbench.adapters import import_log
-from workbench.datasets import load_for_analysis, select_runs
+from workbench.datasets import load, select_runs
 from workbench.composition import entries_by_section, support_from_scores
 from workbench.metrics import efficiency_by, reliability
 import_log({str(EXAMPLE)!r}, {str(tmp_path / 'd')!r})
-t = load_for_analysis({str(tmp_path / 'd')!r})
+t = load({str(tmp_path / 'd')!r}, derive=True)
 entries_by_section(support_from_scores(t["entries"].collect(), t["scores"], 0.5) if hasattr(t["entries"], "collect")
                    else support_from_scores(t["entries"], t["scores"], 0.5))
 reliability(t["runs"], k=1, by="method")
@@ -159,17 +159,17 @@ def test_derive_missing_fills_run_usage_from_the_steps_as_counted_by_hand_eager_
     assert narrow["runs"].collect().to_dict(as_series=False) == {"run_id": ["a", "b"], "peak_tokens": [30, 7]}
 
 
-def test_load_for_analysis_can_scan_the_runs_and_still_checks_what_refers_to_them(tmp_path: Path) -> None:
+def test_load_derive_can_scan_the_runs_and_still_checks_what_refers_to_them(tmp_path: Path) -> None:
     """``columns={"runs": ...}``: the runs come back as a scan; select_runs and has_budget answer on it what
     polars' own filter of the file answers; an eager table naming a run the file lacks is an error naming its row."""
-    from workbench.datasets import NotApplicable, load_for_analysis
+    from workbench.datasets import NotApplicable, load
     from workbench.schema import SchemaError
 
     write_tables(read_log(EXAMPLE), tmp_path / "d")
     on_disk = pl.read_parquet(tmp_path / "d" / "runs.parquet")
     budgets = pl.Series([48, 96] * on_disk.height)[:on_disk.height]
     on_disk.with_columns(budgets.alias("budget")).write_parquet(tmp_path / "d" / "runs.parquet")
-    tables = load_for_analysis(tmp_path / "d", names=("steps",), columns={"runs": ("run_id", "method", "budget")})
+    tables = load(tmp_path / "d", derive=True, names=("steps",), columns={"runs": ("run_id", "method", "budget")})
     assert isinstance(tables["runs"], pl.LazyFrame) and isinstance(tables["steps"], pl.DataFrame)
     assert has_budget(tables)
     picked = select_runs(tables, budget=96)
@@ -181,6 +181,6 @@ def test_load_for_analysis_can_scan_the_runs_and_still_checks_what_refers_to_the
     steps.with_columns(pl.when(pl.int_range(pl.len()) == 5).then(pl.lit("nosuch")).otherwise(pl.col("run_id"))
                        .alias("run_id")).write_parquet(tmp_path / "d" / "steps.parquet")
     with pytest.raises(SchemaError) as err:
-        load_for_analysis(tmp_path / "d", names=("steps",), columns={"runs": ("run_id",)})
+        load(tmp_path / "d", derive=True, names=("steps",), columns={"runs": ("run_id",)})
     assert str(err.value).startswith(f"{tmp_path / 'd' / 'steps.parquet'}:row 6: field 'run_id'")
     assert "unknown run_id='nosuch'" in str(err.value)

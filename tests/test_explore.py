@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from workbench.cli.main import main
-from workbench.datasets import derive_missing, load_any
+from workbench.datasets import derive_missing, load
 from workbench.display import visible
 from workbench.explore import build_site, compaction_view, slug
 
@@ -24,7 +24,7 @@ HOSTILE = "- <img src=x onerror=alert(1)> \x1b[31mred\x1b[0m INV-\u202e4301 </sc
 def _hostile_sessions() -> dict[str, pl.DataFrame]:
     """The committed Claude Code fixture with a hostile entry added to its first summary (entries and scores
     derived again from the changed summary)."""
-    tables = load_any(ROOT / "data" / "examples" / "claude-code")
+    tables = load(ROOT / "data" / "examples" / "claude-code")
     comps = tables["compactions"].sort("run_id", "boundary")
     first = comps.row(0, named=True)
     text = first["candidate_summary"].replace("2. **Key Technical Concepts**:", f"2. **Key Technical Concepts**:\n   {HOSTILE}", 1)
@@ -110,7 +110,7 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path) -
     executable = system_tool("chromium", "chromium-browser", install="chromium")
     small = tmp_path / "small"
     assert main(["simulate", "--out", str(small), "--tasks", "6", "--runs", "1", "--budgets", "24"]) == 0
-    testbed = load_any(small)
+    testbed = load(small)
     derive_missing(testbed, wanted=("entries", "scores"))
     sites = {"testbed": build_site(testbed, tmp_path / "testbed", method="prompting"),
              "sessions": build_site(_hostile_sessions(), tmp_path / "sessions")}
@@ -203,7 +203,7 @@ def test_a_failed_build_keeps_the_old_site_and_removes_only_its_own_staging(tmp_
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     import workbench.explore as explore
 
-    tables = load_any(ROOT / "data" / "examples" / "claude-code")
+    tables = load(ROOT / "data" / "examples" / "claude-code")
     derive_missing(tables)
     site = tmp_path / "site"
     build_site(tables, site, limit=1)
@@ -221,7 +221,7 @@ def test_a_failed_build_keeps_the_old_site_and_removes_only_its_own_staging(tmp_
 def test_the_page_shows_the_evidence_the_judge_stored() -> None:
     """Issue 40: the explorer built the judge request again to show an entry's evidence; it reads the evidence
     table the judge wrote (a passage altered there shows altered), and builds a request only without one."""
-    tables = load_any(ROOT / "data" / "examples" / "claude-code")
+    tables = load(ROOT / "data" / "examples" / "claude-code")
     derive_missing(tables)
     comp = tables["compactions"].row(0, named=True)
     built = compaction_view({k: v for k, v in tables.items() if k != "evidence"}, comp["run_id"], comp["boundary"])

@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.tables import read_tables
+from workbench.datasets import load
 from workbench.cli.main import main
 from workbench.judges import JudgeRequest, split_request
 from workbench.judges.jev import JevJudge
@@ -190,5 +190,5 @@ def test_cli_judge_jev_then_rerun_sends_nothing(server: FakeLLMServer, tmp_path:
     assert len(server.requests) == n and "8 requests, 0 sent" in capsys.readouterr().out
     assert pl.read_parquet(tmp_path / "scores.parquet").equals(first)
     assert first.height == 61 and first["score"].null_count() == 0
-    tables = read_tables(tmp_path / "d")
+    tables = load(tmp_path / "d")
     assert tables["compactions"].height == 8

@@ -86,9 +86,9 @@ def test_request_and_response_follow_the_official_sdk_contract(log_dir: Path) ->
     from typesafe_sdk._schemas.models import SystemOneRequest, SystemOneResponse
 
     from workbench.evidence import compaction_requests
-    from workbench.tables import read_tables
+    from workbench.datasets import load
 
-    req = compaction_requests(read_tables(log_dir))[0].request
+    req = compaction_requests(load(log_dir))[0].request
     body = build_body("jev-1.13.0", req)
     parsed = SystemOneRequest.model_validate(body)
     assert isinstance(parsed.state, dict) and set(parsed.state) >= {"task_instruction", "evidence"}
@@ -164,7 +164,7 @@ def test_repeats_against_a_noisy_server_are_real_requests(log_dir: Path, tmp_pat
 def test_threshold_notebook_draws_decision_flips_from_noisy_repeats(log_dir: Path, tmp_path: Path) -> None:
     """The threshold-sensitivity notebook, given repeats from a non-deterministic server, draws flips per section;
     the exported table equals decision_flips computed here from the same files."""
-    from workbench.datasets import derive_missing, load_tables
+    from workbench.datasets import derive_missing, load
     from workbench.notebooks import run_all
     from workbench.sensitivity import decision_flips
 
@@ -178,7 +178,7 @@ def test_threshold_notebook_draws_decision_flips_from_noisy_repeats(log_dir: Pat
     assert report.exit_code == 0, str(report)
     assert (figs / "sjc_sec54_decision_flips_jev.png").exists()
     table = pl.read_csv(figs / "tables" / "sjc_sec54_decision_flips.csv")
-    tables = load_tables(log_dir)
+    tables = load(log_dir)
     derive_missing(tables)
     repeated = pl.read_parquet(tmp_path / "scores.parquet").join(tables["entries"].select("entry_id", "section"),
                                                                  on="entry_id")

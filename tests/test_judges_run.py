@@ -13,7 +13,7 @@ from workbench.judges import run as judge_run
 from workbench.evidence import compaction_requests
 from workbench.judges.requests import score_requests
 from workbench.judges.run import JudgeReport, judge_directory
-from workbench.tables import read_tables
+from workbench.datasets import load
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl"
 
@@ -28,7 +28,7 @@ def test_judge_directory_writes_the_scores_of_the_in_memory_requests(log_dir: Pa
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(judge_run, "JUDGE_BATCH_RUNS", 1)  # a batch a run: the same scores as one batch
     report = judge_directory(log_dir, make_judge("lexical"), tmp_path / "s.parquet", tau=0.5)
-    expected, _ = score_requests(compaction_requests(read_tables(log_dir)), make_judge("lexical"))
+    expected, _ = score_requests(compaction_requests(load(log_dir)), make_judge("lexical"))
     got = pl.read_parquet(tmp_path / "s.parquet")
     assert got.sort("entry_id").equals(expected.sort("entry_id")) and report.scores == got.height == 61
     kept = got.filter(pl.col("score").is_null() | (pl.col("score") >= 0.5)).height  # SJC: keep >= tau or no answer
@@ -48,7 +48,7 @@ def test_the_evidence_table_holds_what_each_request_sent_and_the_scores_point_in
     judge_directory(log_dir, make_judge("lexical"), tmp_path / "s.parquet")
     evidence = pl.read_parquet(tmp_path / "s.evidence.parquet")
     scores = pl.read_parquet(tmp_path / "s.parquet")
-    requests = compaction_requests(read_tables(log_dir))
+    requests = compaction_requests(load(log_dir))
     by_id = {r["evidence_id"]: r for r in evidence.iter_rows(named=True)}
     assert evidence.height == sum(len(cr.request.evidence) for cr in requests) == len(by_id)
     for cr in requests:
@@ -60,7 +60,7 @@ def test_the_evidence_table_holds_what_each_request_sent_and_the_scores_point_in
                 row = by_id[i]
                 assert dict(zip(row["entry_ids"], row["ranks"], strict=True))[eid] == rank
                 assert row["request_id"] == f"{cr.run_id}/b{cr.boundary}" and row["run_id"] == cr.run_id
-    steps = read_tables(log_dir)["steps"]
+    steps = load(log_dir)["steps"]
     observation = {(r, s): o for r, s, o in steps.select("run_id", "step", "observation").iter_rows()}
     for row in evidence.iter_rows(named=True):  # each passage is a piece of the output of the step it names
         assert row["step"] is None or row["text"] in observation[(row["run_id"], row["step"])]
@@ -78,6 +78,6 @@ def test_a_directory_without_compactions_is_refused_before_anything_is_written(t
     from workbench.schema import SchemaError
 
     (tmp_path / "empty").mkdir()
-    with pytest.raises(SchemaError, match="no runs table"):
+    with pytest.raises(SchemaError, match=r"no tables here \(no runs.parquet or runs.jsonl\)"):
         judge_directory(tmp_path / "empty", make_judge("lexical"), tmp_path / "s.parquet")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]

@@ -136,7 +136,7 @@ def test_public_surface_and_version() -> None:
     import workbench
 
     assert workbench.__version__ == importlib.metadata.version("compaction-workbench")
-    for name in ("read_log", "load_tables", "derive_missing", "validate", "parse", "prune", "reliability",
+    for name in ("read_log", "load", "need", "derive_missing", "validate", "parse", "prune", "reliability",
                  "efficiency", "auroc_ci", "bootstrap_ci"):
         assert callable(getattr(workbench, name)), name
     assert (PACKAGE / "py.typed").exists()
@@ -171,7 +171,7 @@ def test_issue_named_functions_keep_their_names() -> None:
              "workbench.sensitivity": ["pruned_fraction"],
              "workbench.focus": ["citation_scores", "hoeffding_bound", "rollouts_needed"],
              "workbench.annotate": ["AnnotationStore", "render_item_html"],
-             "workbench.datasets": ["derive_missing", "select_runs", "entry_clusters", "ensure_testbed"],
+             "workbench.datasets": ["load", "need", "derive_missing", "select_runs", "entry_clusters", "ensure_testbed"],
              "workbench.adapters": ["read_log", "FORMATS"]}
     for module, names in named.items():
         mod = importlib.import_module(module)

@@ -9,7 +9,8 @@ import polars as pl
 import pytest
 
 from workbench.adapters import read_log
-from workbench.tables import read_table, read_tables, write_table, write_tables
+from workbench.datasets import load
+from workbench.tables import read_table, write_table, write_tables
 from workbench.schema import SchemaError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl"
@@ -46,7 +47,7 @@ def test_references_between_table_files(tmp_path: Path) -> None:
     steps = steps.with_row_index("i").with_columns(pl.when(pl.col("i") == 3).then(pl.lit("ghost")).otherwise(pl.col("run_id")).alias("run_id")).drop("i")
     steps.write_ndjson(tmp_path / "d" / "steps.jsonl")
     with pytest.raises(SchemaError, match=r"steps.jsonl:4: field 'run_id': expected a key present in table 'runs', got unknown run_id='ghost'"):
-        read_tables(tmp_path / "d")
+        load(tmp_path / "d")
 
 
 def _scores(n: int) -> pl.DataFrame:
@@ -58,10 +59,10 @@ def _scores(n: int) -> pl.DataFrame:
 
 def test_scan_table_gives_the_checked_columns_read_table_gives(tmp_path: Path) -> None:
     """The lazy columns equal the eager reader's (cast to the declared dtypes: Int32 repeat becomes Int64)."""
-    from workbench.tables import read_table, scan_table
+    from workbench.tables import read_table
 
     _scores(1000).write_parquet(tmp_path / "scores.parquet")
-    lazy = scan_table(tmp_path / "scores.parquet", "scores", ("entry_id", "repeat", "score"))
+    lazy = read_table(tmp_path / "scores.parquet", "scores", ("entry_id", "repeat", "score"), lazy=True)
     assert isinstance(lazy, pl.LazyFrame)
     got = lazy.collect()
     assert got.columns == ["entry_id", "repeat", "score"] and got.schema["repeat"] == pl.Int64
@@ -74,7 +75,7 @@ def test_scan_table_names_the_bad_row_beyond_the_first_batch(tmp_path: Path, mon
     """Checked a batch at a time, an error still names the file's row (row 2,501 here: batches of 1,000; with
     3,000 bytes a batch, batches of about a hundred rows, which wide rows get)."""
     from workbench import tables
-    from workbench.tables import scan_table
+    from workbench.tables import read_table
 
     monkeypatch.setattr(tables, "_CHECK_ROWS", 1000)
     monkeypatch.setattr(tables, "_CHECK_BYTES", batch_bytes)
@@ -85,11 +86,11 @@ def test_scan_table_names_the_bad_row_beyond_the_first_batch(tmp_path: Path, mon
                                      .alias("score"))
     bad.write_parquet(tmp_path / "scores.parquet")
     with pytest.raises(SchemaError) as err:
-        scan_table(tmp_path / "scores.parquet", "scores", ("entry_id", "score"))
+        read_table(tmp_path / "scores.parquet", "scores", ("entry_id", "score"), lazy=True)
     assert str(err.value) == (f"{tmp_path / 'scores.parquet'}:row 2501: field 'score': expected a number in [0, 1], "
                               "got number 1.5")
     # a column not asked for is not read, so not checked
-    assert scan_table(tmp_path / "scores.parquet", "scores", ("entry_id",)).collect().height == 4000
+    assert read_table(tmp_path / "scores.parquet", "scores", ("entry_id",), lazy=True).collect().height == 4000
 
 
 @pytest.mark.parametrize("hashes", [8_000_000, 500])
@@ -98,64 +99,64 @@ def test_scan_table_finds_a_key_repeated_in_another_batch(tmp_path: Path, monkey
     """Batches of 1,000: row 2,400 repeats row 10's (run_id, step); rows 3,001-3,002 repeat each other. With 500
     hashes held at a time the 3,500 keys' hashes go through eight bucket files: the same answer."""
     from workbench import tables
-    from workbench.tables import scan_table
+    from workbench.tables import read_table
 
     monkeypatch.setattr(tables, "_CHECK_ROWS", 1000)
     monkeypatch.setattr(tables, "_KEY_HASHES", hashes)
     steps = pl.DataFrame({"run_id": [f"r{i // 7}" for i in range(3500)], "step": [i % 7 for i in range(3500)]})
     steps.write_parquet(tmp_path / "steps.parquet")
-    assert scan_table(tmp_path / "steps.parquet", "steps", ("run_id", "step")).collect().equals(steps)
+    assert read_table(tmp_path / "steps.parquet", "steps", ("run_id", "step"), lazy=True).collect().equals(steps)
     bad = steps.with_columns(pl.when(pl.int_range(pl.len()) == 2399).then(pl.lit("r1")).otherwise(pl.col("run_id"))
                              .alias("run_id"),
                              pl.when(pl.int_range(pl.len()) == 2399).then(2).otherwise(pl.col("step")).alias("step"))
     assert bad.row(9) == bad.row(2399) == ("r1", 2)
     bad.write_parquet(tmp_path / "steps.parquet")
     with pytest.raises(SchemaError) as err:
-        scan_table(tmp_path / "steps.parquet", "steps", ("step", "run_id"))
+        read_table(tmp_path / "steps.parquet", "steps", ("step", "run_id"), lazy=True)
     assert str(err.value) == (f"{tmp_path / 'steps.parquet'}:row 2400: field 'run_id,step': expected a unique key in "
                               "table 'steps', got duplicate (run_id='r1', step=2) first seen at row 10")
-    assert scan_table(tmp_path / "steps.parquet", "steps", ("run_id",)).collect().height == 3500  # not the whole key
+    assert read_table(tmp_path / "steps.parquet", "steps", ("run_id",), lazy=True).collect().height == 3500  # not the whole key
 
 
 def test_scan_table_missing_and_optional_columns(tmp_path: Path) -> None:
     """A required column the file lacks is an error naming it; an optional one is null, as read_table gives it."""
-    from workbench.tables import read_table, scan_table
+    from workbench.tables import read_table
 
     _scores(10).drop("repeat").write_parquet(tmp_path / "scores.parquet")
-    got = scan_table(tmp_path / "scores.parquet", "scores", ("entry_id", "repeat", "score")).collect()
+    got = read_table(tmp_path / "scores.parquet", "scores", ("entry_id", "repeat", "score"), lazy=True).collect()
     assert got.equals(read_table(tmp_path / "scores.parquet", "scores").select("entry_id", "repeat", "score"))
     assert got.schema["repeat"] == pl.Int64 and got.get_column("repeat").null_count() == 10
     _scores(10).drop("judge").write_parquet(tmp_path / "scores.parquet")
     with pytest.raises(SchemaError, match=r"scores.parquet:row 1: field 'judge': expected a column of strings"):
-        scan_table(tmp_path / "scores.parquet", "scores", ("entry_id", "judge"))
+        read_table(tmp_path / "scores.parquet", "scores", ("entry_id", "judge"), lazy=True)
     (tmp_path / "scores.parquet").write_bytes(b"not parquet")
     with pytest.raises(SchemaError, match="not a readable Parquet file"):
-        scan_table(tmp_path / "scores.parquet", "scores", ("entry_id",))
+        read_table(tmp_path / "scores.parquet", "scores", ("entry_id",), lazy=True)
 
 
 def test_scan_table_without_columns_gives_every_column_as_read_table_does(tmp_path: Path) -> None:
-    from workbench.tables import read_table, scan_table
+    from workbench.tables import read_table
 
     _scores(50).drop("reason").write_parquet(tmp_path / "scores.parquet")  # an optional column absent: null
-    assert scan_table(tmp_path / "scores.parquet", "scores").collect().equals(
+    assert read_table(tmp_path / "scores.parquet", "scores", lazy=True).collect().equals(
         read_table(tmp_path / "scores.parquet", "scores"))
 
 
 def test_scan_table_checks_a_key_only_when_it_reads_all_of_it(tmp_path: Path) -> None:
     """Steps' key is (run_id, step): run_id alone repeats; the whole key given twice is an error."""
-    from workbench.tables import scan_table
+    from workbench.tables import read_table
 
     steps = pl.DataFrame({"run_id": ["r", "r", "r"], "step": [0, 1, 1]})
     steps.write_parquet(tmp_path / "steps.parquet")
-    assert scan_table(tmp_path / "steps.parquet", "steps", ("run_id",)).collect().height == 3
+    assert read_table(tmp_path / "steps.parquet", "steps", ("run_id",), lazy=True).collect().height == 3
     with pytest.raises(SchemaError, match=r"steps.parquet:row 3: field 'run_id,step': expected a unique key"):
-        scan_table(tmp_path / "steps.parquet", "steps", ("run_id", "step"))
+        read_table(tmp_path / "steps.parquet", "steps", ("run_id", "step"), lazy=True)
 
 
 def test_rows_of_keeps_what_a_semi_join_keeps_from_a_parquet_scan(tmp_path: Path) -> None:
     """``rows_of`` against polars' own semi join on frames in memory: one key column and two, where each column's
     values occur in the keys but not every pair does (run a's boundary 2 is not asked), nulls and repeated keys."""
-    from workbench.tables import rows_of
+    from workbench.frames import rows_of
 
     rows = pl.DataFrame({"run_id": ["a", "a", "b", "b", "c", None, "a"], "boundary": [1, 2, 1, 2, 1, 1, 1],
                          "x": list(range(7))})

@@ -2,7 +2,7 @@
 
 The names a notebook user needs, in one place::
 
-    from workbench import read_log, load_tables, derive_missing, parse, prune, reliability, auroc_ci
+    from workbench import load, read_log, derive_missing, need, parse, prune, reliability, auroc_ci
 
 ``bootstrap_ci`` is :func:`workbench.bootstrap.bootstrap` (the module keeps its name: no attribute of the
 package shadows a submodule). Everything else lives in the module its name says (``workbench.trace``, ``workbench.focus``,
@@ -23,7 +23,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree th
 #: the CLI's start-up and a notebook's first cell do not pay for scipy, polars and the adapters up front)
 _EXPORTS = {"read_log": ("workbench.adapters", "read_log"), "auroc_ci": ("workbench.bootstrap", "auroc_ci"),
             "bootstrap_ci": ("workbench.bootstrap", "bootstrap"), "derive_missing": ("workbench.datasets", "derive_missing"),
-            "load_tables": ("workbench.datasets", "load_tables"), "efficiency": ("workbench.metrics", "efficiency"),
+            "load": ("workbench.datasets", "load"), "need": ("workbench.datasets", "need"), "efficiency": ("workbench.metrics", "efficiency"),
             "reliability": ("workbench.metrics", "reliability"), "parse": ("workbench.summary", "parse"),
             "prune": ("workbench.summary", "prune"), "validate": ("workbench.validation", "validate")}
 
@@ -42,5 +42,5 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *_EXPORTS])
 
 
-__all__ = ["__version__", "auroc_ci", "bootstrap_ci", "derive_missing", "efficiency", "load_tables", "parse", "prune",
+__all__ = ["__version__", "auroc_ci", "bootstrap_ci", "derive_missing", "efficiency", "load", "need", "parse", "prune",
            "read_log", "reliability", "validate"]

@@ -25,7 +25,7 @@ def support_from_scores(entries: Frame, scores: pl.DataFrame | pl.LazyFrame, tau
                         judge: str | None = None) -> Frame:
     """Add ``supported`` = score >= tau (SJC Section 3: below 0.5 is unsupported); null without a score.
 
-    Entries keep their order. Lazy ``entries`` (a large log's, :func:`workbench.datasets.load_for_analysis`
+    Entries keep their order. Lazy ``entries`` (a large log's, :func:`workbench.datasets.load`
     with ``columns``) give a lazy result, to be collected with only the columns an analysis needs.
     """
     sc = scores if judge is None else scores.filter(pl.col("judge") == judge)
@@ -294,7 +294,7 @@ def _persistence_table(counts: dict[tuple[int, bool], list[int]], matches: tuple
 
 
 class CompositionCounts:
-    """SJC Tables 2, 9 and 10 counted a batch of runs at a time (:func:`workbench.tables.batches_by_run`), so a
+    """SJC Tables 2, 9 and 10 counted a batch of runs at a time (:func:`workbench.frames.batches_by_run`), so a
     log of any size is summarised in the memory of one batch; exact: the same tables as :func:`entries_by_section`,
     :func:`by_boundary` and :func:`persistence` on all the entries at once, as long as each batch holds whole runs.
 

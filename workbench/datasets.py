@@ -1,7 +1,7 @@
 """Where the notebooks' data comes from: the default testbed or a user's directory.
 
-Loading never writes: :func:`load_tables` reads a directory as it is and fails, saying how to make one, when it
-holds no tables. Generating is its own call, :func:`ensure_testbed` (or :func:`ensure_default_testbed`, which a
+Loading never writes: :func:`load` (the one loader) reads a directory or a log as it is and fails, saying how to
+make one, when it holds no tables. Generating is its own call, :func:`ensure_testbed` (or :func:`ensure_default_testbed`, which a
 notebook calls on its ``DATA`` so that only the default testbed is ever made on demand). :func:`derive_missing`
 adds, explicitly, what an imported log lacks and the analyses need. Messages go to the ``workbench`` logger:
 what was generated at INFO, what was derived or skipped at WARNING (shown in a notebook's output).
@@ -18,7 +18,8 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
-from workbench.tables import check_references, height, read_tables, scan_table, table_file
+from workbench.frames import height
+from workbench.tables import check_references, read_table, table_file
 
 #: the project's root (this package's parent directory in a source checkout)
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -66,81 +67,132 @@ def ensure_default_testbed(data: str | os.PathLike[str]) -> Path:
 RUN_TEXTS = ("task", "gt_world")
 
 
-def load_tables(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
-                names: tuple[str, ...] | None = None, light_runs: bool = False,
-                run_columns: Sequence[str] | None = None) -> dict[str, pl.DataFrame]:
-    """Every table in a directory (Parquet or JSONL), validated; nothing is written or generated.
+def load(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, names: Sequence[str] | None = None,
+         columns: Mapping[str, Sequence[str] | None] | None = None, lazy: bool = False, derive: bool = False,
+         run_texts: bool | None = None, run_columns: Sequence[str] | None = None,
+         need: Sequence[str] = ("runs",)) -> dict[str, Any]:
+    """The tables of ``path``, validated: the one way the workbench loads data. Nothing is written or generated.
 
-    ``names`` reads only those tables (``runs`` always): an analysis that needs entries and scores
-    need not hold a large log's steps in memory. ``light_runs`` reads the runs without :data:`RUN_TEXTS`
-    (from Parquet; checked as :func:`workbench.tables.scan_table` checks columns, references included), and with
-    ``run_columns`` only those of the runs' columns the file has (``run_id`` always: at 100x the testbed the runs
-    without texts are still 154 MiB, their id, scenario, method and budget 40).
-    Nothing is derived here: :func:`derive_missing` adds what an imported log lacks, and says so.
+    ``path`` is a directory of tables (written by ``workbench import`` or ``simulate``; Parquet or JSONL), or a log
+    in any format (:func:`workbench.adapters.read_log`: a file, or a directory of Claude Code or Codex sessions),
+    read into memory.
+
+    * ``names``: only these tables (and ``runs``); default every table there is, so an analysis that needs
+      entries and scores need not hold a large log's steps.
+    * ``columns``: a table -> the columns used (None: all); those tables come back as ``LazyFrame`` s, checked a
+      batch at a time (:func:`workbench.tables.read_table` with ``lazy``) and read again when a query collects
+      them; with the runs among them, the eager tables' references are checked against the scan.
+    * ``lazy``: every Parquet table opened as a plain scan (the verbs that read a batch at a time and validate
+      each batch), JSONL ones read and validated.
+    * ``derive``: then :func:`derive_missing` adds what an imported log lacks (entries, scores, evidence, run
+      usage) and it is logged; when a table to derive is missing, every table is read, since deriving needs the
+      compactions and steps.
+    * ``run_texts`` or ``run_columns``: with ``run_texts=False`` the runs are read without :data:`RUN_TEXTS` (from
+      Parquet, when nothing is to be derived), with ``run_columns`` only those of their columns (``run_id``
+      always). By default the texts are read unless ``derive`` (an analysis reads none; the fact check, which
+      cites the task, asks for them).
+    * ``need``: tables that must be there (a :class:`~workbench.schema.SchemaError` naming the directory); an
+      analysis's own requirement is :func:`need`'s :class:`NotApplicable`.
     """
     path = Path(path)
+    columns = dict(columns or {})
+    run_texts = not derive if run_texts is None else run_texts
+    wanted = tuple(dict.fromkeys(("runs", *(names or ()), *columns))) if names is not None or columns else None
     if not path.is_dir() or table_file(path, "runs") is None:
-        made_by = ("generate it with `workbench simulate --out PATH` (or datasets.ensure_testbed(PATH))"
-                   if path.resolve() == DEFAULT_TESTBED.resolve() else "expected a directory written by "
-                   "`workbench import` or `workbench simulate`")
-        raise schema.SchemaError(f"no tables here (no runs.parquet or runs.jsonl); {made_by}", file=str(path))
-    wanted = tuple(schema.TABLES) if names is None else tuple(dict.fromkeys(("runs", *names)))
-    runs_file = table_file(path, "runs")
-    if light_runs and runs_file is not None and runs_file.suffix == ".parquet":
-        others = tuple(n for n in wanted if n != "runs")
-        tables = read_tables(path, others) if others else {}  # (read_tables reads every table given none)
-        keep = [c for c in pl.read_parquet_schema(runs_file) if c not in RUN_TEXTS
-                and (run_columns is None or c == "run_id" or c in run_columns)]
-        tables["runs"] = scan_table(runs_file, "runs", keep).collect()
-        check_references(tables, {n: f for n in tables if (f := table_file(path, n)) is not None})
-        return tables
-    tables = read_tables(path, wanted)
-    if "runs" not in tables:
-        raise schema.SchemaError("no runs table (runs.parquet or runs.jsonl)", file=str(path))
+        return _load_log(path, wanted, columns, derive)
+    if lazy:
+        tables: dict[str, Any] = _open_dir(path, wanted or tuple(schema.TABLES))
+    elif columns or derive:
+        tables = _analysis_tables(path, wanted, columns, derive, run_texts, run_columns)
+    else:
+        tables = _read_dir(path, wanted, light_runs=not run_texts or run_columns is not None, run_columns=run_columns)
+    missing = [name for name in need if name not in tables]
+    if missing:
+        raise schema.SchemaError(f"no {missing[0]} table ({missing[0]}.parquet or {missing[0]}.jsonl); expected a "
+                                 "directory written by `workbench import` or `workbench simulate`", file=str(path))
     return tables
 
 
-def load_for_analysis(path: str | os.PathLike[str] = DEFAULT_TESTBED, *,
-                      names: tuple[str, ...] | None = None,
-                      columns: Mapping[str, Sequence[str] | None] | None = None,
-                      run_texts: bool = False, run_columns: Sequence[str] | None = None) -> dict[str, Any]:
-    """A notebook's tables: :func:`load_tables` then :func:`derive_missing`, logging what was derived.
+def _load_log(path: Path, wanted: tuple[str, ...] | None, columns: Mapping[str, Sequence[str] | None],
+              derive: bool) -> dict[str, Any]:
+    """A log read whole (:func:`workbench.adapters.read_log`), shaped as a directory's tables would be."""
+    if path.resolve() == DEFAULT_TESTBED.resolve() or (path.is_dir() and not any(path.rglob("*.jsonl"))):
+        made_by = ("generate it with `workbench simulate --out PATH` (or datasets.ensure_testbed(PATH))"
+                   if path.resolve() == DEFAULT_TESTBED.resolve() else "expected a directory written by "
+                   "`workbench import` or `workbench simulate`, a log file, or a directory of sessions")
+        raise schema.SchemaError(f"no tables here (no runs.parquet or runs.jsonl); {made_by}", file=str(path))
+    from workbench.adapters import read_log
 
-    ``names`` reads only those tables (and ``runs``, without :data:`RUN_TEXTS` when nothing is to be derived,
-    unless ``run_texts``: the fact check cites the task), so a large log's other tables stay on disk;
-    when one of them is missing but derivable (entries, scores), every table is read instead, since
-    deriving needs the compactions and steps.
+    tables: dict[str, Any] = read_log(path)
+    if derive:
+        _say_derived(derive_missing(tables, wanted))
+    if wanted is not None:
+        tables = {name: frame for name, frame in tables.items() if name in wanted}
+    return {**tables, **{name: tables[name].lazy().select(tables[name].columns if cols is None else list(cols))
+                         for name, cols in columns.items() if name in tables}}
 
-    ``columns`` maps a table to the columns the notebook uses (None: all): that table comes back as
-    a ``LazyFrame`` of those columns (:func:`workbench.tables.scan_table`: checked a batch at a
-    time, read again when a query collects it), so a notebook joins and aggregates a large log's
-    entries and scores without holding them whole. A derived table comes back the same way (a
-    lazy view of the derived frame).
 
-    ``run_columns`` names the runs' columns the notebook uses (those the file has; :func:`load_tables`), when
-    the runs are read without their texts; otherwise the runs come whole.
-    """
-    columns = dict(columns or {})
-    path = Path(path)
-    wanted = tuple(dict.fromkeys((*(names or ()), *columns))) if names is not None or columns else None
+def _read_dir(path: Path, names: Sequence[str] | None, *, light_runs: bool = False,
+              run_columns: Sequence[str] | None = None) -> dict[str, pl.DataFrame]:
+    """The named tables of a directory (every table when None), read whole and validated, their references
+    checked. ``light_runs`` reads the runs without :data:`RUN_TEXTS` (from Parquet; checked as a lazy
+    :func:`~workbench.tables.read_table` checks columns), with ``run_columns`` only those of the runs' columns
+    the file has (at 100x the testbed the runs without texts are still 154 MiB, their id, scenario, method and
+    budget 40)."""
+    wanted = tuple(schema.TABLES) if names is None else tuple(names)
+    runs_file = table_file(path, "runs")
+    light = light_runs and runs_file is not None and runs_file.suffix == ".parquet"
+    out: dict[str, pl.DataFrame] = {}
+    files: dict[str, Path] = {}
+    for name in wanted:
+        file = table_file(path, name)
+        if file is None:
+            continue
+        files[name] = file
+        if name == "runs" and light:
+            keep = [c for c in pl.read_parquet_schema(file) if c not in RUN_TEXTS
+                    and (run_columns is None or c == "run_id" or c in run_columns)]
+            out[name] = read_table(file, name, keep)
+        else:
+            out[name] = read_table(file, name)
+    check_references(out, files)
+    return out
+
+
+def _open_dir(path: Path, names: Sequence[str]) -> dict[str, pl.DataFrame | pl.LazyFrame]:
+    """The named tables of a directory, Parquet ones opened as plain scans (read when and as far as a query needs
+    them), JSONL ones read and validated."""
+    out: dict[str, pl.DataFrame | pl.LazyFrame] = {}
+    for name in names:
+        file = table_file(path, name)
+        if file is not None:
+            out[name] = pl.scan_parquet(file) if file.suffix == ".parquet" else read_table(file, name)
+    return out
+
+
+def _analysis_tables(path: Path, wanted: tuple[str, ...] | None, columns: Mapping[str, Sequence[str] | None],
+                     derive: bool, run_texts: bool, run_columns: Sequence[str] | None) -> dict[str, Any]:
+    """:func:`load` with ``columns`` or ``derive``: the lazy tables scanned, the others read, then derived."""
     on_disk = {name: file for name in columns if (file := table_file(path, name)) is not None}
+    light = not run_texts and wanted is not None and (not derive or _on_disk(path, wanted))
     if columns and set(columns) <= on_disk.keys():  # every lazy table is there: scan it
         eager_names = tuple(n for n in wanted or () if n not in columns)
         if "runs" in columns:  # the runs scanned too: the eager tables' references are checked against the scan
-            tables: dict[str, Any] = read_tables(path, eager_names) if eager_names else {}
+            tables: dict[str, Any] = _read_dir(path, eager_names) if eager_names else {}
         else:
-            tables = load_tables(path, names=eager_names, light_runs=not run_texts and _on_disk(path, eager_names),
-                                 run_columns=run_columns)
-        tables.update({name: scan_table(on_disk[name], name, cols) for name, cols in columns.items()})
+            tables = _read_dir(path, eager_names, light_runs=not run_texts and _on_disk(path, eager_names),
+                               run_columns=run_columns)
+        tables.update({name: read_table(on_disk[name], name, cols, lazy=True) for name, cols in columns.items()})
         if "runs" in columns:
             check_references(tables, {n: f for n in tables if (f := table_file(path, n)) is not None})
-        _say_derived(derive_missing(tables, wanted))
+        if derive:
+            _say_derived(derive_missing(tables, wanted))
         return tables
-    eager = load_tables(path, names=wanted, light_runs=not run_texts and wanted is not None and _on_disk(path, wanted),
-                        run_columns=run_columns)
-    if wanted is not None and not set(wanted) <= eager.keys():
-        eager = load_tables(path)
-    _say_derived(derive_missing(eager, wanted))
+    eager = _read_dir(path, wanted, light_runs=light, run_columns=run_columns)
+    if derive and wanted is not None and not set(wanted) <= eager.keys():
+        eager = _read_dir(path, None)
+    if derive:
+        _say_derived(derive_missing(eager, wanted))
     return {**eager, **{name: eager[name].lazy().select(eager[name].columns if cols is None else list(cols))
                         for name, cols in columns.items() if name in eager}}  # (a table it lacks stays absent)
 
@@ -228,7 +280,7 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
 def select_runs(tables: Mapping[str, Any], *, method: str | None = None,
                 budget: int | None = None) -> pl.DataFrame | pl.LazyFrame:
     """The runs of one method at one budget, as the single-setting analyses use them (a ``LazyFrame`` when the
-    runs are scanned: ``load_for_analysis`` with ``columns={"runs": ...}``).
+    runs are scanned: :func:`load` with ``columns={"runs": ...}``).
 
     A dimension the runs do not carry (no budgets, as in imported logs; no method) is not filtered, and a log
     with a single method of its own (``claude_code``, ``codex``) is taken whole whatever ``method`` asks. Asking
@@ -269,7 +321,7 @@ def has_budget(tables: Mapping[str, Any]) -> bool:
 def entry_clusters(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
     """Each entry's task scenario (``entry_id``, ``scenario_id``): the clusters every entry-level interval resamples.
 
-    ``scenario_id`` is null for an entry whose run has none. Lazy entries (``load_for_analysis`` with
+    ``scenario_id`` is null for an entry whose run has none. Lazy entries (:func:`load` with
     ``columns``) are read for these two columns only.
     """
     entries, runs = tables["entries"], tables["runs"]
@@ -281,9 +333,9 @@ def entry_clusters(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
 
 
 def need(tables: Mapping[str, Any], *names: str, what: str = "this analysis") -> None:
-    """Raise :class:`NotApplicable` (a notebook's analysis is skipped, with this reason) unless every named table
-    is present and not empty."""
-    missing = _missing(tables, names)
+    """The one guard: raise :class:`NotApplicable` (a notebook's analysis is skipped, with this reason) unless every
+    named table is present and not empty."""
+    missing = [n for n in names if n not in tables or height(tables[n]) == 0]
     if missing:
         raise NotApplicable(f"{what} needs the table(s) {missing}, which this data directory does not have")
 
@@ -294,26 +346,3 @@ def need_outcomes(runs: pl.DataFrame | pl.LazyFrame, what: str = "this analysis"
     n = height(runs)
     if "success" not in runs.collect_schema().names() or _null_counts(runs, ["success"])["success"] == n:
         raise NotApplicable(f"{what} needs run outcomes (a success column); these {n} runs have none")
-
-
-def load_any(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
-    """The tables of a workbench directory (:func:`load_tables`), or of a log in any format
-    (:func:`workbench.adapters.read_log`: a file, or a directory of Claude Code or Codex sessions)."""
-    from workbench.adapters import read_log
-
-    if Path(path).is_dir() and table_file(path, "runs") is not None:
-        return load_tables(path)
-    return read_log(path)
-
-
-def _missing(tables: Mapping[str, Any], names: Sequence[str]) -> list[str]:
-    """The named tables that are absent or empty."""
-    return [n for n in names if n not in tables or height(tables[n]) == 0]
-
-
-def require(tables: dict[str, pl.DataFrame], *names: str, what: str = "this analysis") -> bool:
-    """Whether every named table is present; logs which are missing (a log may not have them)."""
-    missing = _missing(tables, names)
-    if missing:
-        log.warning("%s needs the table(s) %s, which this data directory does not have; skipped.", what, missing)
-    return not missing

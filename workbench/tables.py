@@ -3,8 +3,9 @@
 Every reader validates through ``validate`` and fails with
 ``FILE:LINE: field 'x': expected ..., got ...``. Files are written through :func:`workbench.atomic.atomic_write`
 (a file appears whole or not at all), and a directory of tables is written into a temporary sibling first,
-so a failed import writes nothing. :func:`scan_tables` opens a directory's tables lazily for the verbs and
-analyses that read a batch at a time; :class:`PartWriter` writes one table a part at a time.
+so a failed import writes nothing. :func:`read_table` with ``lazy=True`` opens a table checked a batch at a time;
+:class:`PartWriter` writes one table a part at a time. A directory's tables are loaded by
+:func:`workbench.datasets.load`; frame helpers are in :mod:`workbench.frames`.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import polars as pl
 
@@ -24,68 +25,10 @@ from workbench.atomic import atomic_write, clean_stale_staging, current_umask, r
 from workbench.jsonl import json_lines
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
+from workbench.frames import rows_of, slices
 
 TRAJECTORY_TABLES = ("runs", "steps", "compactions")
 _ROW_GROUP = 50_000  # rows per Parquet row group of a streamed table
-
-
-def batches_by_run(frames: Mapping[str, pl.DataFrame | pl.LazyFrame], size: int, *,
-                   order: str) -> Iterator[dict[str, pl.DataFrame]]:
-    """Every frame's rows of ``size`` runs at a time (each frame has a ``run_id`` column): memory holds a batch,
-    not the log.
-
-    Runs come in the order they first appear in the frame named ``order``. Each frame is read once for its
-    ``run_id`` column, to learn the rows each run spans; a batch then reads only the rows between its runs' first
-    and last (a slice, which a Parquet scan reads as a few row groups). When the frames keep each run's rows
-    together and in the same run order (as ``import``, ``entries``, ``simulate`` and ``judge`` write them), the
-    batches together read every frame once, so the work grows linearly with the log; any other order is still
-    read correctly, at the cost of wider slices. A run that a frame lacks gives it no rows in that batch.
-    """
-    spans = {name: (frame.lazy().select("run_id").with_row_index("_row").group_by("run_id")
-                    .agg(pl.col("_row").min().alias("lo"), (pl.col("_row").max() + 1).alias("hi"))
-                    .collect(engine="streaming"))
-             for name, frame in frames.items()}
-    runs = spans[order].sort("lo").get_column("run_id")
-    for start in range(0, max(1, len(runs)), size):
-        ids = runs.slice(start, size).implode()
-        batch = {}
-        for name, rows in spans.items():
-            frame = frames[name].lazy()
-            where = rows.filter(pl.col("run_id").is_in(ids))
-            if where.height:
-                lo, hi = int(where.get_column("lo").min()), int(where.get_column("hi").max())  # type: ignore[arg-type]
-                frame = frame.slice(lo, hi - lo).filter(pl.col("run_id").is_in(ids))
-            else:
-                frame = frame.head(0)
-            batch[name] = frame.collect()
-        yield batch
-
-
-def slices(frame: pl.DataFrame | pl.LazyFrame, rows: int) -> Iterator[pl.DataFrame]:
-    """A frame ``rows`` rows at a time (a lazy one's query run once per slice, by the streaming engine; a Parquet
-    scan then reads only the row groups of that slice). For a lazy frame this holds less than polars'
-    ``collect_batches``, which reads ahead (0.17 against 0.33 GiB over 37 million entries, measured)."""
-    if isinstance(frame, pl.DataFrame):
-        yield from frame.iter_slices(rows) if frame.height else iter([frame])
-        return
-    total = frame.select(pl.len()).collect(engine="streaming").item()
-    for offset in range(0, max(total, 1), rows):
-        yield frame.slice(offset, rows).collect(engine="streaming")
-
-
-def rows_of(frame: pl.DataFrame | pl.LazyFrame, keys: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
-    """The rows of ``frame`` whose values in ``keys``' columns are one of ``keys``' rows (a semi join), read
-    as a filter a scan applies while it reads.
-
-    Polars' semi join of a Parquet scan holds memory in proportion to the table (1.2 GiB to keep 300 of 37
-    million entries, measured), while an ``is_in`` filter is pushed into the reader (0.1 GiB): each key column
-    filters first, and only the rows it keeps meet the exact semi join on every column. Row order is kept."""
-    keys = keys.lazy().collect()
-    cols = keys.columns
-    narrowed = frame.lazy().filter(*(pl.col(c).is_in(keys.get_column(c).unique().implode()) for c in cols))
-    if len(cols) == 1:
-        return narrowed
-    return narrowed.join(keys.lazy().unique(), on=cols, how="semi", maintain_order="left")
 
 
 def rows_frame(table_name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
@@ -109,8 +52,31 @@ def write_table(frame: pl.DataFrame, path: str | os.PathLike[str], table_name: s
     return path
 
 
-def read_table(path: str | os.PathLike[str], table_name: str) -> pl.DataFrame:
-    """Read one table file (Parquet or JSONL) and validate it."""
+@overload
+def read_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[str] | None = None, *,
+               lazy: Literal[False] = False) -> pl.DataFrame: ...
+
+
+@overload
+def read_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[str] | None = None, *,
+               lazy: Literal[True]) -> pl.LazyFrame: ...
+
+
+def read_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[str] | None = None, *,
+               lazy: bool = False) -> pl.DataFrame | pl.LazyFrame:
+    """Read one table file (Parquet or JSONL) and validate it: the one reader of a table file.
+
+    ``lazy`` opens a Parquet table checked a bounded batch of rows at a time and returns a ``LazyFrame`` that reads
+    it again when a query collects it (:func:`_scan`); ``columns`` reads only those (lazily, then collected when
+    not ``lazy``). Errors name ``FILE:LINE`` (JSONL) or ``FILE:row N`` (Parquet).
+    """
+    if lazy or columns is not None:
+        scanned = _scan(path, table_name, columns)
+        return scanned if lazy else scanned.collect()
+    return _read_whole(path, table_name)
+
+
+def _read_whole(path: str | os.PathLike[str], table_name: str) -> pl.DataFrame:
     path = Path(path)
     if path.suffix == ".parquet":
         try:
@@ -131,7 +97,7 @@ def read_table(path: str | os.PathLike[str], table_name: str) -> pl.DataFrame:
     return validate(table_name, rows_frame(table_name, rows), file=str(path), lines=lines)
 
 
-#: rows checked at a time by :func:`scan_table` (bounded memory however long the table)
+#: rows checked at a time by :func:`read_table` with ``lazy`` (bounded memory however long the table)
 _CHECK_ROWS = 250_000
 #: about how many bytes of a table are checked at a time: fewer rows than _CHECK_ROWS when rows are wide (a
 #: compactions table's summaries: 250,000 of them were 0.6 GiB at once)
@@ -164,7 +130,7 @@ class RowNames(Sequence[str]):
         return f"row {self.offset + i % self.length + 1}"
 
 
-def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[str] | None = None) -> pl.LazyFrame:
+def _scan(path: str | os.PathLike[str], table_name: str, columns: Sequence[str] | None = None) -> pl.LazyFrame:
     """``columns`` of one table file (None: all), opened lazily and checked: an analysis of a large table reads
     what it uses.
 
@@ -179,7 +145,7 @@ def scan_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
     path = Path(path)
     tbl = schema.table(table_name)
     if path.suffix != ".parquet":  # JSON lines: read and validated whole (they are small or slow anyway)
-        frame = read_table(path, table_name)
+        frame = _read_whole(path, table_name)
         columns = frame.columns if columns is None else columns
         missing = [c for c in columns if c not in frame.columns]
         if missing:
@@ -327,26 +293,6 @@ def move_into_place(staging: Path, directory: Path, *, replace: bool) -> None:
                     old.unlink()
 
 
-def read_tables(directory: str | os.PathLike[str], names: tuple[str, ...] | None = None) -> dict[str, pl.DataFrame]:
-    """Read every table file in ``directory`` (Parquet preferred over JSONL) and check references.
-
-    A row whose key refers to a row of another table that is present (a step's run,
-    an entry's compaction) must find it.
-    """
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise SchemaError("not a directory of tables", file=str(directory))
-    out: dict[str, pl.DataFrame] = {}
-    files: dict[str, Path] = {}
-    for name in names or tuple(schema.TABLES):
-        path = table_file(directory, name)
-        if path is not None:
-            out[name] = read_table(path, name)
-            files[name] = path
-    check_references(out, files)
-    return out
-
-
 def table_file(directory: str | os.PathLike[str], name: str) -> Path | None:
     """The file of table ``name`` in ``directory``: ``NAME.parquet``, else ``NAME.jsonl``; None when neither is there."""
     for suffix in (".parquet", ".jsonl"):
@@ -364,48 +310,12 @@ def table_files(directory: str | os.PathLike[str]) -> list[Path]:
     return sorted(p for p in directory.iterdir() if p.stem in schema.TABLES and p.suffix in (".parquet", ".jsonl"))
 
 
-def collected(frame: pl.DataFrame | pl.LazyFrame, engine: Literal["auto", "streaming"] = "auto") -> pl.DataFrame:
-    """A frame in memory: a ``LazyFrame`` collected (by ``engine``: ``streaming`` for an aggregate of a scan), a
-    ``DataFrame`` as it is."""
-    return frame.collect(engine=engine) if isinstance(frame, pl.LazyFrame) else frame
-
-
-def height(frame: pl.DataFrame | pl.LazyFrame) -> int:
-    """The rows of a table, eager or opened lazily (:func:`scan_tables`: counted without reading its columns)."""
-    return frame.height if isinstance(frame, pl.DataFrame) else int(frame.select(pl.len()).collect().item())
-
-
-def scan_tables(directory: str | os.PathLike[str], names: Sequence[str], *, need: Sequence[str] = ("runs",),
-                ) -> dict[str, pl.DataFrame | pl.LazyFrame]:
-    """The named tables of a workbench directory, Parquet ones opened lazily (``scan_parquet``: read when and as
-    far as a query needs them), JSONL ones read and validated; a table in ``need`` that is missing is an error
-    naming the directory and what writes such a directory."""
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise SchemaError("not a directory of tables", file=str(directory))
-    out: dict[str, pl.DataFrame | pl.LazyFrame] = {}
-    for name in names:
-        file = table_file(directory, name)
-        if file is not None:
-            out[name] = pl.scan_parquet(file) if file.suffix == ".parquet" else read_table(file, name)
-    require(out, need, directory)
-    return out
-
-
-def require(tables: dict[str, Any], need: Sequence[str], directory: str | os.PathLike[str]) -> None:
-    """Fail, naming ``directory``, when a table in ``need`` is not among ``tables``."""
-    for name in need:
-        if name not in tables:
-            raise SchemaError(f"no {name} table ({name}.parquet or {name}.jsonl); expected a directory written "
-                              "by `workbench import` or `workbench simulate`", file=str(directory))
-
-
 def check_references(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], files: dict[str, Path] | None = None) -> None:
     """Every declared reference (steps.run_id -> runs ...) between present tables resolves.
 
     A table in memory is checked against its target whether the target is in memory or scanned (a scanned
     target is read for the keys asked for only, :func:`rows_of`); a scanned table's own references are not
-    checked here (:func:`scan_table` checks columns, not references)."""
+    checked here (a lazy :func:`read_table` checks columns, not references)."""
     files = files or {}
     for name, frame in tables.items():
         if not isinstance(frame, pl.DataFrame):

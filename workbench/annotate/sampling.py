@@ -27,7 +27,7 @@ import polars as pl
 
 from workbench.annotate.evaluation import evaluation_material
 from workbench.bootstrap import Seed
-from workbench.tables import collected, rows_of, slices
+from workbench.frames import collected, rows_of, slices
 from workbench.vocabulary import REASONING_SECTIONS
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     import polars as pl
 
     from workbench.atomic import check_owned_dir
-    from workbench.datasets import derive_missing, load_any
+    from workbench.datasets import derive_missing, load
     from workbench.explore import MARKER, build_site
 
     at_least("--limit", args.limit, 1)
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--tau", "a number in [0, 1]", repr(args.tau))
     inputs = [p for p in (args.data, args.scores, args.labels) if p]
     check_owned_dir(args.out, MARKER, inputs=inputs)  # before any work: a refused --out costs nothing
-    tables = load_any(args.data)
+    tables = load(args.data)
     if args.scores:
         from workbench.tables import read_table
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.cli.args import UsageError, executor_options, verb
+from workbench.cli.args import UsageError, executor_options, existing_dir, verb
 
 if TYPE_CHECKING:
     from workbench.judges.base import SourceJudge
@@ -66,11 +66,11 @@ def check(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     from workbench.judges import make_judge
     from workbench.llm.client import MissingKey
+    from workbench.datasets import load
     from workbench.judges.run import JUDGE_TABLES
-    from workbench.tables import scan_tables
 
     check(args)
-    tables = scan_tables(args.dir, JUDGE_TABLES, need=("runs", "compactions"))  # read a batch at a time
+    tables = load(existing_dir(args.dir), names=JUDGE_TABLES, lazy=True, need=("runs", "compactions"))  # by batch
     judge = make_judge(args.judge, model=args.model, base_url=args.base_url, cache=args.cache,
                        max_concurrency=args.concurrency, context_tokens=args.context_tokens, timeout=args.timeout,
                        max_attempts=args.max_attempts, refresh=args.refresh, offline=args.offline)
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _judge(args: argparse.Namespace, tables: dict[str, Any], judge: SourceJudge) -> int:
     from workbench.judges.run import judge_directory
-    from workbench.tables import height
+    from workbench.frames import height
 
     if not args.quiet:  # said at once: building the requests (BM25 evidence) takes a while on a large log
         print(f"judge {judge.name}: {height(tables['compactions'])} compactions from {args.dir}"

@@ -66,17 +66,17 @@ def add(sub: argparse._SubParsersAction) -> None:
 def run_sample(args: argparse.Namespace) -> int:
     from workbench.annotate.sampling import sample_items
     from workbench.atomic import write_jsonl
-    from workbench.tables import scan_tables
+    from workbench.datasets import load
 
     at_least("--n", args.n, 1)
     at_least("--seed", args.seed, 0)
     out_file("--out", args.out, (".jsonl",))
-    tables = scan_tables(existing_dir(args.dir), ("runs", "steps", "compactions", "entries", "evidence"),
-                         need=("runs", "compactions"))
+    tables = load(existing_dir(args.dir), names=("runs", "steps", "compactions", "entries", "evidence"), lazy=True,
+                  need=("runs", "compactions"))
     if args.evidence:
-        from workbench.tables import scan_table
+        from workbench.tables import read_table
 
-        tables["evidence"] = scan_table(existing_file(args.evidence, "evidence table"), "evidence")
+        tables["evidence"] = read_table(existing_file(args.evidence, "evidence table"), "evidence", lazy=True)
     names = tables["runs"].lazy().collect_schema().names()
     runs = tables["runs"].lazy().select(c for c in ("run_id", "method", "budget") if c in names).collect()  # to check
     if args.method is not None and ("method" not in runs.columns or not (runs.get_column("method") == args.method).any()):

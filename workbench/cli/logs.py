@@ -10,7 +10,7 @@ from workbench import adapters, schema
 from workbench.cli.args import UsageError, existing_dir, existing_file, out_file, verb
 from workbench.jsonl import BadLines
 from workbench.schema import SchemaError
-from workbench.tables import TRAJECTORY_TABLES, read_table, read_tables, require, table_files
+from workbench.tables import TRAJECTORY_TABLES, read_table, table_files
 
 #: inputs at least this large say what is being done before the work starts (smaller ones finish within a second)
 ANNOUNCE_BYTES = 5_000_000
@@ -124,8 +124,9 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     out_file("--out", args.out, (".jsonl",))
-    tables = read_tables(existing_dir(args.dir), TRAJECTORY_TABLES)
-    require(tables, ("runs",), args.dir)
+    from workbench.datasets import load
+
+    tables = load(existing_dir(args.dir), names=TRAJECTORY_TABLES)
     out = adapters.write_trajectories(tables, args.out)
     print(f"{args.dir} -> {out} ({tables['runs'].height} runs)")
     return 0

@@ -35,7 +35,8 @@ from workbench.executors import rare_collections
 from workbench.judges.base import SourceJudge
 from workbench.judges.requests import score_requests
 from workbench.progress import Progress
-from workbench.tables import TRAJECTORY_TABLES, PartWriter, batches_by_run, height, scan_tables, slices
+from workbench.frames import batches_by_run, height, slices
+from workbench.tables import TRAJECTORY_TABLES, PartWriter
 from workbench.validation import validate
 
 #: the tables a judge run reads: the trajectory and, when the directory has one, its entries table
@@ -107,7 +108,7 @@ def judge_directory(
     """Score every summary entry of a directory's compactions with ``judge``; write the scores table to ``out``.
 
     ``data`` is a workbench directory (runs, steps, compactions, and entries when it has them) or its tables
-    already opened (:func:`workbench.tables.scan_tables`); the entries judged are the entries table's (parsed from
+    already opened (:func:`workbench.datasets.load` with ``lazy``); the entries judged are the entries table's (parsed from
     the candidate summaries when there is none). The evidence each request used is written beside ``out``
     (:func:`workbench.evidence.evidence_path`). ``repeats`` asks every request that many times (SJC Section 5.4;
     a ``repeat`` column tells them apart); ``tau`` also counts what SJC pruning keeps (entries with score >= tau
@@ -115,8 +116,11 @@ def judge_directory(
     (what is left then gets a null score with reason ``deadline``). ``executor="ray"`` shards each batch over a
     Ray cluster (``address``). ``progress`` draws a bar (or periodic lines) on standard error.
     """
-    tables = scan_tables(data, JUDGE_TABLES, need=("runs", "compactions")) if isinstance(data, (str, os.PathLike)) \
-        else data
+    if isinstance(data, (str, os.PathLike)):
+        from workbench.datasets import load
+
+        data = load(data, names=JUDGE_TABLES, lazy=True, need=("runs", "compactions"))
+    tables = data
     client = getattr(judge, "client", None)
     by_request = client is not None and executor == "local"  # a Ray worker's requests are not seen here
     total = _request_count(tables, judge) if by_request else height(tables["compactions"])
@@ -210,7 +214,7 @@ def _request_count(tables: Tables, judge: SourceJudge) -> int:
 def run_batches(tables: Tables, size: int) -> Iterator[dict[str, pl.DataFrame]]:
     """The trajectory tables of ``size`` runs at a time, each batch validated: memory holds a batch, not the log.
 
-    Runs come in the order they first appear in the compactions table (:func:`workbench.tables.batches_by_run`
+    Runs come in the order they first appear in the compactions table (:func:`workbench.frames.batches_by_run`
     reads each table once for its ``run_id`` column, then each batch as a slice).
     """
     frames = {name: frame for name, frame in tables.items() if name in JUDGE_TABLES}

@@ -83,7 +83,7 @@ def judge_overhead(runs: pl.DataFrame | pl.LazyFrame, compactions: pl.DataFrame 
     large log's) are read for the method's runs only.
     """
     from workbench import tokens
-    from workbench.tables import slices
+    from workbench.frames import slices
 
     runs = runs.lazy().filter(pl.col("method").is_in([method, reference])).collect()  # (lazy runs: these two)
     r = runs.filter(pl.col("method") == method)

@@ -318,7 +318,7 @@ def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str |
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
         raise ValueError(f"export_table: name {name!r} is not a file name (letters, digits, _ . -)")
     from workbench.atomic import atomic_write
-    from workbench.tables import collected, height
+    from workbench.frames import collected, height
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
