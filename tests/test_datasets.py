@@ -184,3 +184,16 @@ def test_load_derive_can_scan_the_runs_and_still_checks_what_refers_to_them(tmp_
         load(tmp_path / "d", derive=True, names=("steps",), columns={"runs": ("run_id",)})
     assert str(err.value).startswith(f"{tmp_path / 'd' / 'steps.parquet'}:row 6: field 'run_id'")
     assert "unknown run_id='nosuch'" in str(err.value)
+
+
+def test_filling_run_usage_keeps_the_runs_in_their_order() -> None:
+    """A left join without ``maintain_order`` gave the runs back in one of three orders from run to run (the
+    coding-agent notebook's sessions table changed between two ``make figures``)."""
+    runs = pl.DataFrame({"run_id": [f"r{i:03d}" for i in range(300)][::-1], "peak_tokens": [None] * 300},
+                        schema_overrides={"peak_tokens": pl.Int64})
+    steps = pl.DataFrame({"run_id": [f"r{i:03d}" for i in range(300)] * 2, "input_tokens": list(range(600)),
+                          "output_tokens": [1] * 600})
+    for _ in range(5):
+        tables = {"runs": runs, "steps": steps}
+        derive_missing(tables, wanted=())
+        assert tables["runs"].get_column("run_id").to_list() == runs.get_column("run_id").to_list()

@@ -227,7 +227,7 @@ def _fill_run_usage(tables: dict[str, Any]) -> dict[str, str]:
     fill = eff.lazy().select("run_id", pl.col("peak_tokens").cast(pl.Int64).alias("_peak_tokens"),
                              pl.col("dependency").alias("_dependency"),
                              (pl.col("input_tokens") + pl.col("output_tokens")).cast(pl.Int64).alias("_agent_tokens"))
-    filled_runs = runs.lazy().join(fill, on="run_id", how="left").with_columns(
+    filled_runs = runs.lazy().join(fill, on="run_id", how="left", maintain_order="left").with_columns(
         pl.col(c).fill_null(pl.col(f"_{c}")) for c in targets).drop("_peak_tokens", "_dependency", "_agent_tokens")
     runs = filled_runs if isinstance(runs, pl.LazyFrame) else filled_runs.collect()
     tables["runs"] = runs
