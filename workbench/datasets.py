@@ -62,6 +62,10 @@ def ensure_default_testbed(data: str | os.PathLike[str]) -> Path:
     return path
 
 
+#: a directory's own annotation store (a labelled-summaries import writes its labels there): its ``labels`` table
+#: when the directory has no labels file
+STORE = "annotations"
+
 #: the runs' long texts (the task's instruction, the simulated world): no analysis reads them, and at 100x the
 #: testbed they are most of the runs table's 820 MiB
 RUN_TEXTS = ("task", "gt_world")
@@ -78,7 +82,8 @@ def load(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, names: Sequence[str]
     read into memory.
 
     * ``names``: only these tables (and ``runs``); default every table there is, so an analysis that needs
-      entries and scores need not hold a large log's steps.
+      entries and scores need not hold a large log's steps. A directory without a labels file gives the labels of
+      its own annotation store (``DIR/annotations``, where ``workbench import`` puts a labelled import's labels).
     * ``columns``: a table -> the columns used (None: all); those tables come back as ``LazyFrame`` s, checked a
       batch at a time (:func:`workbench.tables.read_table` with ``lazy``) and read again when a query collects
       them; with the runs among them, the eager tables' references are checked against the scan.
@@ -146,6 +151,11 @@ def _read_dir(path: Path, names: Sequence[str] | None, *, light_runs: bool = Fal
     files: dict[str, Path] = {}
     for name in wanted:
         file = table_file(path, name)
+        if file is None and name == "labels" and (path / STORE / "labels").is_dir():
+            from workbench.annotate.store import AnnotationStore
+
+            out[name] = AnnotationStore(path / STORE, read_only=True).labels()  # the directory's own store
+            continue
         if file is None:
             continue
         files[name] = file

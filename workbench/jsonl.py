@@ -104,13 +104,20 @@ def json_lines(path: Path, bad: BadLines | None = None) -> Iterator[tuple[int, A
     enough to exhaust the interpreter is an error naming the line. With ``bad`` (session logs), a last line
     that is not JSON and has no line end (the session is still being written) is skipped with a
     :class:`LogWarning`, and with ``bad.skip_invalid`` every line that is not JSON is skipped and counted.
+    A ``.gz`` file is read through gzip (line numbers are the decompressed text's).
     """
     if path.is_dir():
         raise SchemaError("is a directory, expected a file", file=str(path))
     if not path.exists():
         raise SchemaError("no such file", file=str(path))
     any_line = False
-    with open(path, "rb") as fh:
+    if path.suffix == ".gz":  # a gzip-compressed file of JSON lines (a benchmark kept compact), read as it streams
+        import gzip
+
+        opened: Any = gzip.open(path, "rb")
+    else:
+        opened = open(path, "rb")
+    with opened as fh:
         for number, raw in enumerate(fh, start=1):
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]  # a UTF-8 byte-order mark (Windows editors write one) is not content

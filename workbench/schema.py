@@ -204,6 +204,10 @@ RUNS = Table(
         _c("git_branch", Utf8, doc="git branch of the working directory"),
         _n("abandoned_branches", Int64, doc="branches the session left (rewinds): never steps, never evidence"),
         _n("unsummarized_boundaries", Int64, doc="compaction boundaries whose summary line never came"),
+        # what a human-labelled summary carries (workbench import --format labelled-summaries, frank)
+        _c("split", Utf8, doc="the benchmark split the summary belongs to (valid, test ...)"),
+        _c("human_score", Float64, doc="a summary-level human score (FRANK: Factuality, the share of error-free "
+                                       "sentences)"),
     ),
     key=("run_id",),
     doc="one row per agent run",

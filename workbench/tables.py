@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -243,13 +243,15 @@ def _all_keys(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[str], *, fmt: str = "parquet",
-                 replace: bool = False) -> Path:
+                 replace: bool = False, stage: Callable[[Path], object] | None = None) -> Path:
     """Write several tables into ``directory`` (``NAME.parquet`` each); all are validated first.
 
     The files are written into a temporary sibling directory and then moved into place, so a
     failure part-way leaves ``directory`` as it was. With ``replace`` the written set replaces
     the directory's tables: any other table file there (from an earlier import) is removed, so
-    two logs' tables are never mixed.
+    two logs' tables are never mixed. ``stage(staging)`` writes more into the staging directory (a labelled
+    import's annotation store), moved into place with the tables; a directory it makes must not exist yet in
+    ``directory``.
     """
     directory = Path(directory)
     if fmt not in ("parquet", "jsonl"):
@@ -267,6 +269,8 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
             else:
                 records_to_jsonl(frame.iter_rows(named=True), target)
             os.chmod(target, mode)
+        if stage is not None:
+            stage(staging)
         move_into_place(staging, directory, replace=replace)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -283,10 +287,18 @@ def move_into_place(staging: Path, directory: Path, *, replace: bool) -> None:
 
     directory.mkdir(parents=True, exist_ok=True)
     files = [t for t in staging.iterdir() if t.is_file()]
+    folders = [t for t in staging.iterdir() if t.is_dir() and not t.name.startswith(".")]
     written = {t.name for t in files}
+    taken = [f for f in folders if (directory / f.name).exists() and any((directory / f.name).iterdir())]
+    if taken:
+        raise SchemaError(f"holds {taken[0].name}/ already; nothing was written", file=str(directory))
     with uninterrupted():
         for target in files:
             os.replace(target, directory / target.name)
+        for folder in folders:
+            if (directory / folder.name).is_dir():
+                (directory / folder.name).rmdir()  # empty (checked above)
+            os.replace(folder, directory / folder.name)
         if replace:
             for old in directory.iterdir():
                 if old.stem in schema.TABLES and old.suffix in (".parquet", ".jsonl") and old.name not in written:

@@ -7,6 +7,8 @@
 | ``tau-bench`` | :mod:`~workbench.adapters.tau_bench` | tau-bench ``historical_trajectories`` JSON lists |
 | ``claude-code`` | :mod:`~workbench.adapters.claude_code` | Claude Code session transcripts (a file or a directory) |
 | ``codex`` | :mod:`~workbench.adapters.codex` | Codex CLI rollouts (a file or a directory) |
+| ``labelled-summaries`` | :mod:`~workbench.adapters.labelled_summaries` | human-labelled summaries, one per line |
+| ``frank`` | :mod:`~workbench.adapters.frank` | the FRANK benchmark's directory (FRANK's files, or the compact copy) |
 
 :mod:`~workbench.adapters.claude_compaction` loads the Claude compaction data set (summaries with
 the history they replaced), which is not a trajectory log; :mod:`~workbench.adapters.staging` gathers an
@@ -28,6 +30,8 @@ import polars as pl
 
 from workbench.adapters.claude_code import read_claude_code
 from workbench.adapters.codex import read_codex
+from workbench.adapters.frank import is_frank, read_frank
+from workbench.adapters.labelled_summaries import read_labelled_summaries
 from workbench.adapters.openai_chat import chat_to_run, openai_runs, read_openai_chat
 from workbench.adapters.tau_bench import read_tau_bench
 from workbench.adapters.trajectory import read_trajectories, trajectory_runs, write_trajectories
@@ -40,22 +44,31 @@ FORMATS: dict[str, Callable[[str | os.PathLike[str]], dict[str, pl.DataFrame]]] 
     "tau-bench": read_tau_bench,
     "claude-code": read_claude_code,
     "codex": read_codex,
+    "labelled-summaries": read_labelled_summaries,
+    "frank": read_frank,
 }
 
 #: formats whose logs may be a directory of session files
 DIRECTORY_FORMATS = ("claude-code", "codex")
+#: formats that are human-labelled summaries: their ``labels`` go into the annotation store at ``DIR/annotations``
+LABELLED_FORMATS = ("labelled-summaries", "frank")
 
 
 def sniff_format(path: str | os.PathLike[str]) -> str:
     """Guess a log's format: ``tau-bench`` for a JSON list of runs with ``traj``; from the first JSONL
-    record, ``openai`` if it has ``messages``, else ``trajectory``."""
-    with open(path, "rb") as fh:
+    record, ``openai`` if it has ``messages``, ``labelled-summaries`` if it has ``summary`` and ``source_id``,
+    else ``trajectory``."""
+    import gzip
+
+    with (gzip.open(path, "rb") if Path(path).suffix == ".gz" else open(path, "rb")) as fh:
         head = fh.read(4096).lstrip()
     if head.startswith(b"[") and b'"traj"' in head:
         return "tau-bench"
     for _, record in json_lines(Path(path)):
         if isinstance(record, dict) and "messages" in record:
             return "openai"
+        if isinstance(record, dict) and "summary" in record and "source_id" in record:
+            return "labelled-summaries"
         return _session_format(record) or "trajectory"
     return "trajectory"  # pragma: no cover - json_lines raises on an empty file
 
@@ -102,10 +115,13 @@ def sniff_directory(path: str | os.PathLike[str]) -> str:
 
 def _format_of(path: str | os.PathLike[str], format: str | None) -> str:  # noqa: A002
     if Path(path).is_dir() and format in (None, "auto"):
-        return sniff_directory(path)
-    if Path(path).is_dir() and format not in DIRECTORY_FORMATS:
-        raise SchemaError("is a directory; only --format claude-code or codex read a directory of sessions",
-                          file=str(path))
+        return "frank" if is_frank(path) else sniff_directory(path)
+    if Path(path).is_dir() and format not in (*DIRECTORY_FORMATS, "frank"):
+        raise SchemaError("is a directory; only --format claude-code or codex (a directory of sessions) or frank "
+                          "(FRANK's files) read a directory", file=str(path))
+    if format == "frank" and not Path(path).is_dir():
+        raise SchemaError("expected FRANK's directory (human_annotations.json, baseline_factuality_metrics_"
+                          "outputs.json, the articles)", file=str(path))
     if not Path(path).exists():
         raise SchemaError("no such file", file=str(path))
     fmt = sniff_format(path) if format in (None, "auto") else format
@@ -146,10 +162,41 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
         tables = FORMATS[fmt](path)
     if derive is not None:
         tables.update(derive(tables))
+    labels = tables.pop("labels", None) if fmt in LABELLED_FORMATS else None
     if out is not None:
-        write_tables(tables, out, replace=replace)
-    return {name: frame.height for name, frame in tables.items()}
+        store = None
+        if labels is not None and labels.height:
+            check_new_store(Path(out) / "annotations")
+            store = lambda staging: write_labelled_store(staging / "annotations", tables, labels)  # noqa: E731
+        write_tables(tables, out, replace=replace, stage=store)
+    counts = {name: frame.height for name, frame in tables.items()}
+    if labels is not None:
+        counts["labels"] = labels.height
+    return counts
 
 
-__all__ = ["DIRECTORY_FORMATS", "FORMATS", "STREAMING", "chat_to_run", "import_log", "read_claude_code", "read_codex", "read_log",
+def check_new_store(store: Path) -> None:
+    """An import writes its labels into a new annotation store only: one that holds labels (a person's, or an
+    earlier import's) is never added to or replaced."""
+    if store.exists() and any(store.rglob("*.jsonl")):
+        raise SchemaError("holds labels already; import into a new directory (the labels people added there are "
+                          "never replaced)", file=str(store))
+
+
+def write_labelled_store(store: Path, tables: dict[str, pl.DataFrame], labels: pl.DataFrame) -> None:
+    """The labels of a labelled-summaries import as an annotation store (``store/labels/ANNOTATOR.round1.jsonl``),
+    with the labelled entries as a sample (``store/samples/labelled.jsonl``: each item's text, evidence and
+    ``scenario_id``, the source the summary came from), so ``workbench agree STORE`` clusters its intervals by
+    source and ``workbench label`` can add a person's labels to the same items."""
+    from workbench.annotate.sampling import sample_items
+    from workbench.annotate.store import AnnotationStore
+    from workbench.atomic import write_jsonl
+
+    AnnotationStore(store).add_many(labels.drop("labeled_at", strict=False).to_dicts())
+    ids = labels.get_column("item_id").unique(maintain_order=True).to_list()
+    items, _ = sample_items(tables, len(ids), strata=(), sections=None, only_ids=ids)
+    write_jsonl(items, store / "samples" / "labelled.jsonl")
+
+
+__all__ = ["DIRECTORY_FORMATS", "FORMATS", "LABELLED_FORMATS", "STREAMING", "chat_to_run", "import_log", "read_claude_code", "read_codex", "read_log",
            "read_openai_chat", "read_tau_bench", "read_trajectories", "sniff_directory", "sniff_format", "write_trajectories"]

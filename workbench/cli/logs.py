@@ -72,9 +72,9 @@ def _iso(value: str) -> bool:
 
 def _log_path(args: argparse.Namespace, what: str = "log file") -> Path:
     """The FILE argument: a directory of sessions for the formats that read one, else a file that exists."""
-    if (args.format in adapters.DIRECTORY_FORMATS or args.format == "auto" and not getattr(args, "table", None)) \
-            and Path(args.file).is_dir():
-        return Path(args.file)  # a directory of sessions (format sniffed from its files when not given)
+    if (args.format in (*adapters.DIRECTORY_FORMATS, "frank") or args.format == "auto"
+            and not getattr(args, "table", None)) and Path(args.file).is_dir():
+        return Path(args.file)  # a directory of sessions or FRANK's files (format sniffed when not given)
     return existing_file(args.file, what)
 
 

@@ -1,0 +1,127 @@
+"""FRANK (Pagnoni, Balachandran and Tsvetkov, NAACL 2021; MIT) as labelled summaries: ``workbench import DIR
+--format frank``.
+
+``DIR`` is either FRANK's own files (``human_annotations.json``, ``baseline_factuality_metrics_outputs.json`` and
+``articles-wbertscore-json/HASH.json``, as in ``../shared/data/human-labels/frank``) or the project's compact copy
+(``data/benchmarks/frank``: the same two JSON files gzip-compressed byte for byte, and ``articles.jsonl.gz``, one
+line per article with its ``hash``, its ``article_lines`` and, for each annotated system, the summary and its
+``_lines``; ``tools/compact_frank.py`` makes it).
+
+Each annotated summary (article ``hash``, system ``model_name``) becomes one labelled summary
+(:mod:`workbench.adapters.labelled_summaries`): id ``MODEL:HASH``, source id the article's hash, source its
+``article_lines`` (one passage each), sentences the summary's ``MODEL_lines``, score ``Factuality``, its
+``dataset`` (cnndm or bbc) and ``split`` (valid or test), the published scores of every baseline metric as
+``metrics`` and the error-type fields as ``meta``. A one-sentence summary's ``Factuality`` is a sentence label
+(field ``support``, annotator ``frank``): ``supported`` if it is 1, else ``unsupported``. FRANK's "no error" covers
+every error type, grammar, coreference and discourse links included, so it is broader than "supported by the
+source".
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench.schema import SchemaError
+
+__all__ = ["ANNOTATOR", "BASELINE_METRICS", "DEFAULT_METRICS", "frank_records", "is_frank", "read_frank",
+           "read_json"]
+
+#: the annotator FRANK's sentence labels are stored under
+ANNOTATOR = "frank"
+#: the ten metrics FRANK's evaluation script reports by default (``evaluation/evaluate.py``)
+DEFAULT_METRICS = ("Bleu", "Meteor", "Rouge 1", "Rouge 2", "Rouge L", "BertScore P Art", "FEQA", "QAGS",
+                   "Dep Entail", "FactCC")
+#: every metric column of FRANK's score file
+BASELINE_METRICS = ("Rouge 1", "Rouge 2", "Rouge L", "Bleu", "Meteor", "BertScore P", "BertScore R", "BertScore F1",
+                    "BertScore P Art", "BertScore R Art", "BertScore F1 Art", "FactCC", "FEQA", "Dep Entail", "QAGS")
+_KEYS = ("hash", "model_name", "dataset", "Factuality", "split")
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file, or its gzip-compressed copy ``PATH.gz`` when only that is there; errors name the file."""
+    for candidate in (path, path.with_name(path.name + ".gz")):
+        if candidate.exists():
+            try:
+                if candidate.suffix == ".gz":
+                    with gzip.open(candidate, "rt", encoding="utf-8") as fh:
+                        return json.load(fh)
+                return json.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, EOFError, ValueError) as err:
+                raise SchemaError(f"not readable JSON ({type(err).__name__}: {err})", file=str(candidate)) from None
+    raise SchemaError(f"no {path.name} (or {path.name}.gz); expected FRANK's files", file=str(path.parent))
+
+
+def is_frank(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a FRANK directory (its human annotations, plain or compressed)."""
+    p = Path(path)
+    return p.is_dir() and any((p / f"human_annotations.json{s}").exists() for s in ("", ".gz"))
+
+
+def _articles(path: Path) -> Iterator[dict[str, Any]]:
+    compact = path / "articles.jsonl.gz"
+    if compact.exists():
+        from workbench.jsonl import json_lines
+
+        for _, record in json_lines(compact):
+            yield record
+        return
+    folder = path / "articles-wbertscore-json"
+    if not folder.is_dir():
+        raise SchemaError("no articles (articles-wbertscore-json/ or articles.jsonl.gz); expected FRANK's files",
+                          file=str(path))
+    for file in sorted(folder.glob("*.json")):
+        yield read_json(file)
+
+
+def frank_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """FRANK's annotated summaries as labelled-summaries records (see the module docstring), in the order of
+    ``human_annotations.json``."""
+    path = Path(path)
+    annotations = read_json(path / "human_annotations.json")
+    scores = read_json(path / "baseline_factuality_metrics_outputs.json")
+    metrics = {(r["hash"], r["model_name"]): {m: r.get(m) for m in BASELINE_METRICS if m in r} for r in scores}
+    articles = {a["hash"]: a for a in _articles(path)}
+    for i, ann in enumerate(annotations):
+        where = f"human_annotations.json record {i + 1}"
+        key = (ann.get("hash"), ann.get("model_name"))
+        article = articles.get(key[0])
+        if article is None:
+            raise SchemaError(file=str(path), line=where, field="hash", expected="an article of the articles",
+                              got=repr(key[0]))
+        model = key[1]
+        lines = article.get(f"{model}_lines")
+        if not isinstance(lines, list) or model not in article:
+            raise SchemaError(file=str(path), line=where, field="model_name",
+                              expected=f"a system whose summary ({model}, {model}_lines) the article holds",
+                              got=repr(model))
+        sentences = [s for s in lines if isinstance(s, str) and s.strip()]
+        factuality = ann.get("Factuality")
+        record: dict[str, Any] = {
+            "id": f"{model}:{key[0]}", "source_id": key[0], "system": model, "source": article["article_lines"],
+            "summary": article[model], "sentences": sentences, "score": factuality, "split": ann.get("split"),
+            "dataset": ann.get("dataset"), "metrics": metrics.get(key, {}),
+            "meta": {k: v for k, v in ann.items() if k not in _KEYS}}
+        if len(sentences) == 1 and factuality is not None:
+            record["labels"] = [{"sentence": 0, "annotator": ANNOTATOR,
+                                 "value": "supported" if factuality == 1 else "unsupported"}]
+        yield record
+
+
+def read_frank(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
+    """The tables of FRANK (:func:`frank_records` through the labelled-summaries checks and tables)."""
+    from workbench.adapters.labelled_summaries import check_summary, records_to_tables
+
+    checked = []
+    for i, record in enumerate(frank_records(path)):
+        try:
+            checked.append(check_summary(record))
+        except SchemaError as err:
+            raise err.located(str(path), f"human_annotations.json record {i + 1}") from None
+    return records_to_tables(checked)

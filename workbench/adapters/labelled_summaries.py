@@ -1,0 +1,267 @@
+"""Human-labelled summaries as workbench tables: the ``labelled-summaries`` format, for any benchmark or labelled
+compactions a researcher has (``workbench import FILE --format labelled-summaries --out DIR``).
+
+One JSON object per line (a ``.jsonl`` file, or ``.jsonl.gz``)::
+
+    {"id": "s1", "source_id": "a1", "system": "bart",
+     "source": "the full source text" | ["passage", ...],
+     "summary": "the summary text",
+     "sentences": ["...", "..."],
+     "labels": [{"sentence": 0, "annotator": "w1", "value": "supported", "note": "...", "field": "support"}],
+     "score": 0.67, "split": "test", "dataset": "cnndm",
+     "metrics": {"BertScore P Art": 0.91, "FactCC": null}, "meta": {"GramE": 1.0}}
+
+* ``id`` (text, unique in the file), ``source_id`` (text: the source the summary was written from; the unit every
+  interval resamples), ``source`` (a text, one passage; or a list of texts, one passage each) and ``summary``
+  (text) are required.
+* ``system`` (text): what wrote the summary; the run's ``method``, the variable FRANK's partial correlation
+  controls for.
+* ``sentences`` (a non-empty list of texts): the summary's entries, as given. Absent, the summary is split by
+  :func:`split_sentences` (a documented rule, nothing downloaded).
+* ``labels``: per-sentence labels by any number of annotators: ``sentence`` (0-based index into the sentences),
+  ``annotator`` (a name the annotation store accepts), ``value`` (in the labels vocabulary of ``field``: for
+  ``support``, the default field, ``supported``, ``unsupported`` or ``unsure``), optional ``note``. One label per
+  (sentence, annotator, field).
+* ``score`` (a finite number): a summary-level human score (FRANK's ``Factuality``); ``split``, ``dataset``
+  (text); ``metrics`` (name -> number or null: published per-summary metric scores, run columns ``metric_NAME``);
+  ``meta`` (name -> text, number, boolean or null: anything else to keep, run columns ``meta_NAME``).
+
+Any other field is an error (a misspelt ``lables`` would otherwise drop every label silently). Each bad record is
+a ``FILE:LINE: field 'x': expected ..., got ...`` error, and nothing is written unless the whole file is good.
+
+The tables: each summary is a run (``run_id`` = ``id``, ``task_id`` = ``scenario_id`` = ``source_id``, ``method``
+= ``system``, ``subset`` = ``dataset``, ``split``, ``human_score`` = ``score``); each source passage a step (tool
+``source``, its text the observation: the history the summary replaced, which the judges retrieve evidence from);
+the summary a compaction at boundary 0 replacing every step; each sentence an entry (section ``Summary``, role
+``other``); the labels a ``labels`` table, which ``workbench import`` writes into the annotation store at
+``DIR/annotations`` under each annotator's own name.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench import schema
+from workbench.entries import entry_id
+from workbench.jsonl import at_line, json_lines
+from workbench.schema import SchemaError
+from workbench.validation import describe_value
+from workbench.vocabulary import LABEL_VALUES
+
+__all__ = ["FIELDS", "SECTION", "check_summary", "checked_records", "records_to_tables", "read_labelled_summaries",
+           "split_sentences"]
+
+#: the fields a record may have
+FIELDS = ("id", "source_id", "system", "source", "summary", "sentences", "labels", "score", "split", "dataset",
+          "metrics", "meta")
+#: the section every sentence stands under
+SECTION = "Summary"
+_LABEL_FIELDS = ("sentence", "annotator", "value", "note", "field")
+
+# A sentence ends at ".", "!" or "?" (with any closing quotes or brackets after it) followed by white space and a
+# capital letter, a digit or an opening quote; not after a one-letter initial ("J. Smith") or a title or Latin
+# abbreviation of ABBREVIATIONS.
+ABBREVIATIONS = ("Mr", "Mrs", "Ms", "Dr", "Prof", "Sr", "Jr", "St", "Gen", "Gov", "Sen", "Rep", "Lt", "Col", "Capt",
+                 "Sgt", "vs", "etc", "e.g", "i.e", "No", "Inc", "Ltd", "Co", "U.S", "U.K")
+_END = re.compile(r"""(?<=[.!?])["'”’)\]]*\s+(?=["'“‘(\[]?[A-Z0-9])""")
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` by the rule above (documented in the module; no model or download): whitespace at
+    the cut is dropped, each sentence keeps its own characters, and a text without a sentence end is one
+    sentence. Empty text gives no sentence."""
+    out: list[str] = []
+    start = 0
+    for m in _END.finditer(text):
+        before = text[start:m.start()].rstrip("\"'”’)]")
+        word = re.search(r"(\S+)[.!?]$", before)
+        if word and (len(word.group(1)) == 1 or word.group(1) in ABBREVIATIONS):
+            continue
+        piece = text[start:m.start()].strip() + text[m.start():m.end()].strip()
+        if piece.strip():
+            out.append(piece.strip())
+        start = m.end()
+    rest = text[start:].strip()
+    if rest:
+        out.append(rest)
+    return out
+
+
+def _text(value: object, field: str) -> str:
+    if not isinstance(value, str):
+        raise SchemaError(field=field, expected="text", got=describe_value(value))
+    return value
+
+
+def check_summary(record: object) -> dict[str, Any]:
+    """The record checked field by field (SchemaError names the field; the caller adds FILE:LINE)."""
+    if not isinstance(record, dict):
+        raise SchemaError(expected="a JSON object (one labelled summary)", got=describe_value(record))
+    unknown = [k for k in record if k not in FIELDS]
+    if unknown:
+        raise SchemaError(field=unknown[0], expected=f"one of the fields {list(FIELDS)}", got="an unknown field")
+    for name in ("id", "source_id", "source", "summary"):
+        if name not in record:
+            raise SchemaError(field=name, expected="a value (required)", got="nothing")
+    rid = _text(record["id"], "id")
+    if not rid.strip():
+        raise SchemaError(field="id", expected="a non-empty text", got=repr(rid))
+    _text(record["source_id"], "source_id")
+    source = record["source"]
+    if isinstance(source, str):
+        passages = [source]
+    elif isinstance(source, list) and all(isinstance(p, str) for p in source):
+        passages = list(source)
+    else:
+        raise SchemaError(field="source", expected="a text or a list of texts", got=describe_value(source))
+    if not any(p.strip() for p in passages):
+        raise SchemaError(field="source", expected="some source text", got="only empty text")
+    summary = _text(record["summary"], "summary")
+    sentences = record.get("sentences")
+    if sentences is None:
+        sentences = split_sentences(summary)
+        if not sentences:
+            raise SchemaError(field="summary", expected="a summary with at least one sentence", got="empty text")
+    elif not (isinstance(sentences, list) and sentences and all(isinstance(t, str) and t.strip() for t in sentences)):
+        raise SchemaError(field="sentences", expected="a non-empty list of non-empty texts",
+                          got=describe_value(sentences))
+    system = record.get("system")
+    if system is not None:
+        _text(system, "system")
+    score = record.get("score")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score)):
+        raise SchemaError(field="score", expected="a finite number", got=describe_value(score))
+    for name in ("split", "dataset"):
+        if record.get(name) is not None:
+            _text(record[name], name)
+    metrics = record.get("metrics") or {}
+    if not isinstance(metrics, dict):
+        raise SchemaError(field="metrics", expected="an object of metric name -> number", got=describe_value(metrics))
+    for name, value in metrics.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise SchemaError(field=f"metrics.{name}", expected="a number or null", got=describe_value(value))
+    meta = record.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise SchemaError(field="meta", expected="an object of name -> value", got=describe_value(meta))
+    for name, value in meta.items():
+        if value is not None and not isinstance(value, (str, int, float, bool)):
+            raise SchemaError(field=f"meta.{name}", expected="a text, number, boolean or null",
+                              got=describe_value(value))
+    labels = record.get("labels") or []
+    if not isinstance(labels, list):
+        raise SchemaError(field="labels", expected="a list of labels", got=describe_value(labels))
+    seen: dict[tuple[int, str, str], int] = {}
+    checked = []
+    for i, label in enumerate(labels):
+        checked.append(_check_label(label, i, len(sentences), seen))
+    return {"id": rid, "source_id": record["source_id"], "system": system, "passages": passages,
+            "summary": summary, "sentences": list(sentences), "labels": checked, "score": score,
+            "split": record.get("split"), "dataset": record.get("dataset"), "metrics": metrics, "meta": meta}
+
+
+def _check_label(label: object, i: int, n_sentences: int, seen: dict[tuple[int, str, str], int]) -> dict[str, Any]:
+    from workbench.annotate.store import check_annotator
+
+    where = f"labels[{i}]"
+    if not isinstance(label, dict):
+        raise SchemaError(field=where, expected="an object with sentence, annotator and value",
+                          got=describe_value(label))
+    unknown = [k for k in label if k not in _LABEL_FIELDS]
+    if unknown:
+        raise SchemaError(field=f"{where}.{unknown[0]}", expected=f"one of {list(_LABEL_FIELDS)}",
+                          got="an unknown field")
+    sentence = label.get("sentence")
+    if isinstance(sentence, bool) or not isinstance(sentence, int) or not 0 <= sentence < n_sentences:
+        raise SchemaError(field=f"{where}.sentence", expected=f"the index of one of the summary's {n_sentences} "
+                          f"sentence(s) (0 to {n_sentences - 1})", got=describe_value(sentence))
+    field = label.get("field", "support")
+    if field not in LABEL_VALUES:
+        raise SchemaError(field=f"{where}.field", expected=f"one of {list(LABEL_VALUES)}", got=describe_value(field))
+    value = label.get("value")
+    if value not in LABEL_VALUES[field]:
+        raise SchemaError(field=f"{where}.value", expected=f"one of {list(LABEL_VALUES[field])} (field {field!r})",
+                          got=describe_value(value))
+    try:
+        annotator = check_annotator(label.get("annotator"))
+    except SchemaError as err:
+        raise SchemaError(field=f"{where}.annotator", expected=err.expected, got=err.got) from None
+    note = label.get("note")
+    if note is not None:
+        _text(note, f"{where}.note")
+    key = (sentence, annotator, field)
+    if key in seen:
+        raise SchemaError(field=where, expected="one label per sentence, annotator and field",
+                          got=f"a second {field} label of sentence {sentence} by {annotator!r} "
+                              f"(the first is labels[{seen[key]}])")
+    seen[key] = i
+    return {"sentence": sentence, "annotator": annotator, "field": field, "value": value, "note": note}
+
+
+def checked_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, checked record) for each line of a labelled-summaries file; a duplicate ``id`` is an error naming
+    both lines."""
+    path = Path(path)
+    first: dict[str, int] = {}
+    for number, raw in json_lines(path):
+        with at_line(path, number):
+            record = check_summary(raw)
+            if record["id"] in first:
+                raise SchemaError(field="id", expected="an id no other record has",
+                                  got=f"{record['id']!r}, the id of line {first[record['id']]}")
+            first[record["id"]] = number
+        yield number, record
+
+
+def read_labelled_summaries(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
+    """The tables of a labelled-summaries file (runs, steps, compactions, entries, labels); see the module
+    docstring."""
+    return records_to_tables(record for _, record in checked_records(path))
+
+
+def _column(prefix: str, name: str) -> str:
+    return prefix + re.sub(r"\W+", "_", name).strip("_")
+
+
+def records_to_tables(records: Iterable[Mapping[str, Any]]) -> dict[str, pl.DataFrame]:
+    """Checked records (:func:`checked_records`) as the workbench's tables, validated by their declarations.
+    ``metrics`` become run columns ``metric_NAME`` and ``meta`` ``meta_NAME`` (non-word characters as ``_``)."""
+    runs: list[dict[str, Any]] = []
+    steps: list[dict[str, Any]] = []
+    compactions: list[dict[str, Any]] = []
+    entries: list[dict[str, Any]] = []
+    labels: list[dict[str, Any]] = []
+    for r in records:
+        rid, passages = r["id"], r["passages"]
+        run = {"run_id": rid, "task_id": r["source_id"], "scenario_id": r["source_id"], "method": r["system"],
+               "subset": r["dataset"], "split": r["split"], "human_score": None if r["score"] is None
+               else float(r["score"]), "steps": len(passages), "compactions": 1}
+        run.update({_column("metric_", k): None if v is None else float(v) for k, v in r["metrics"].items()})
+        run.update({_column("meta_", k): v for k, v in r["meta"].items()})
+        runs.append(run)
+        steps.extend({"run_id": rid, "step": i, "tool": "source", "observation": text, "observation_role": "tool"}
+                     for i, text in enumerate(passages))
+        compactions.append({"run_id": rid, "boundary": 0, "step": len(passages), "span_start": 0,
+                            "span_end": len(passages) - 1, "candidate_summary": r["summary"],
+                            "committed_summary": r["summary"]})
+        entries.extend({"entry_id": entry_id(rid, 0, k), "run_id": rid, "boundary": 0, "section": SECTION,
+                        "position": k, "text": text, "role": "other", "schema": "free_text"}
+                       for k, text in enumerate(r["sentences"]))
+        labels.extend({"item_id": entry_id(rid, 0, lab["sentence"]), "annotator": lab["annotator"], "round": 1,
+                       "field": lab["field"], "value": lab["value"], "note": lab["note"]} for lab in r["labels"])
+    if not runs:
+        raise SchemaError("no labelled summaries", expected="at least one record")
+    from workbench.tables import rows_frame
+    from workbench.validation import validate
+
+    frames = {"runs": rows_frame("runs", runs), "steps": rows_frame("steps", steps),
+              "compactions": rows_frame("compactions", compactions), "entries": rows_frame("entries", entries)}
+    out = {name: validate(name, frame) for name, frame in frames.items()}
+    out["labels"] = validate("labels", rows_frame("labels", labels)) if labels else schema.empty("labels")
+    return out

@@ -1,0 +1,309 @@
+"""Judges checked against real human labels: FRANK's published evaluation reproduced, and the workbench's judges
+placed in it with intervals (``notebooks/human_labels.py``).
+
+FRANK (Pagnoni, Balachandran and Tsvetkov, NAACL 2021) scores a metric by its partial correlation with the human
+``Factuality`` of each summary, controlling for the system that wrote it
+(:func:`workbench.metrics.correlation.partial_correlation`), on the valid, test or all split of either or both
+data sets. :func:`frank_table` computes that table from FRANK's own files; :func:`correlation_table` computes it
+for any summary frame (FRANK's metrics, the workbench's judges aggregated per summary, a user's own scores).
+
+What FRANK does not publish, added here: article-bootstrap intervals (:func:`correlation_intervals`: the summaries
+of one article share it, so an interval resamples articles and refits the system adjustment in each resample),
+the Williams test of a judge against each baseline beside the article-bootstrap interval of the difference
+(:func:`williams_table`), and entry-level AUROC against sentence labels (:func:`entry_auroc`) and summary-level
+AUROC of ``Factuality == 1`` (:func:`summary_auroc`, an approximation of TRUE's protocol, which needs FRANK's
+per-sentence annotation file). FRANK's "no error" covers every error type (grammar, coreference, discourse links
+too), so it is broader than "supported by the source".
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, auroc_ci
+from workbench.metrics.correlation import (correlation_difference_ci, partial_correlation, partial_correlation_ci,
+                                           williams_test)
+
+__all__ = ["AGGREGATIONS", "FRANK_PUBLISHED", "SPLITS", "choose_aggregation", "compare_with_published",
+           "correlation_intervals", "correlation_table", "entry_auroc", "frank_frame", "frank_table", "metric_column",
+           "published_frank", "summary_auroc", "summary_frame", "summary_scores", "williams_table"]
+
+#: the splits FRANK's script evaluates (``--split``)
+SPLITS = ("all", "valid", "test")
+#: how a summary's sentence scores become the summary's score
+AGGREGATIONS = ("mean", "min")
+#: FRANK's numbers as its data README gives them (computed by FRANK's script from its two JSON files)
+FRANK_PUBLISHED = Path(__file__).resolve().parents[1] / "data" / "published" / "frank_correlations.csv"
+
+
+def metric_column(name: str) -> str:
+    """The run column an imported metric's scores are in (:mod:`workbench.adapters.labelled_summaries`)."""
+    import re
+
+    return "metric_" + re.sub(r"\W+", "_", name).strip("_")
+
+
+# ---------------------------------------------------------------------------
+# one row per summary
+
+
+def summary_scores(entries: pl.DataFrame | pl.LazyFrame, scores: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """Each summary's (run's) judge scores aggregated over its sentences: ``run_id``, ``judge``, ``mean``, ``min``
+    and ``sentences`` (the entries with a usable score; the first repeat of each)."""
+    s = scores.lazy()
+    if "repeat" in s.collect_schema().names():
+        s = s.filter(pl.col("repeat").fill_null(0) == 0)
+    return (s.select("entry_id", "judge", "score").join(entries.lazy().select("entry_id", "run_id"), on="entry_id")
+            .group_by("run_id", "judge")
+            .agg(pl.col("score").mean().alias("mean"), pl.col("score").min().alias("min"),
+                 pl.col("score").count().alias("sentences"))
+            .sort("run_id", "judge").collect())
+
+
+def summary_frame(runs: pl.DataFrame | pl.LazyFrame, aggregated: pl.DataFrame | None = None,
+                  metrics: Sequence[str] = ()) -> pl.DataFrame:
+    """One row per summary: ``run_id``, ``source_id`` (the cluster), ``system``, ``dataset``, ``split``,
+    ``human_score``, a column per named imported metric (under its own name) and, from :func:`summary_scores`,
+    ``JUDGE (mean)`` and ``JUDGE (min)`` per judge. Sorted by run id."""
+    have = runs.lazy().collect_schema().names()
+    cols = [pl.col("run_id"), pl.col("scenario_id").alias("source_id"), pl.col("method").alias("system"),
+            (pl.col("subset") if "subset" in have else pl.lit(None, pl.Utf8)).alias("dataset"),
+            (pl.col("split") if "split" in have else pl.lit(None, pl.Utf8)).alias("split"),
+            (pl.col("human_score") if "human_score" in have else pl.lit(None, pl.Float64)).alias("human_score")]
+    cols += [pl.col(metric_column(m)).cast(pl.Float64).alias(m) for m in metrics]
+    frame = runs.lazy().select(cols).collect()
+    if aggregated is not None and aggregated.height:
+        for judge in aggregated.get_column("judge").unique().sort().to_list():
+            part = aggregated.filter(pl.col("judge") == judge).select(
+                "run_id", *(pl.col(a).alias(f"{judge} ({a})") for a in AGGREGATIONS))
+            frame = frame.join(part, on="run_id", how="left", maintain_order="left")
+    return frame.sort("run_id")
+
+
+def _subset(frame: pl.DataFrame, split: str, dataset: str | None) -> pl.DataFrame:
+    if split not in SPLITS:
+        raise ValueError(f"split: expected one of {list(SPLITS)}, got {split!r}")
+    out = frame if split == "all" else frame.filter(pl.col("split") == split)
+    return out if dataset is None else out.filter(pl.col("dataset") == dataset)
+
+
+# ---------------------------------------------------------------------------
+# FRANK's table
+
+
+def frank_frame(path: str | os.PathLike[str], metrics: Sequence[str] | None = None) -> pl.DataFrame:
+    """FRANK's two files joined as its script joins them (``hash`` and ``model_name``, one to one): a
+    :func:`summary_frame` with the named metrics (default FRANK's ten) under their own names, straight from
+    ``human_annotations.json`` and ``baseline_factuality_metrics_outputs.json`` (or their ``.gz`` copies)."""
+    from workbench.adapters.frank import DEFAULT_METRICS, read_json
+
+    path = Path(path)
+    metrics = tuple(metrics or DEFAULT_METRICS)
+    human = read_json(path / "human_annotations.json")
+    scores = {(r["hash"], r["model_name"]): r for r in read_json(path / "baseline_factuality_metrics_outputs.json")}
+    rows = []
+    for r in human:
+        key = (r["hash"], r["model_name"])
+        if key not in scores:
+            raise ValueError(f"{path}: no metric scores for article {key[0]} system {key[1]}")
+        missing = [m for m in metrics if m not in scores[key]]
+        if missing:
+            raise ValueError(f"{path}: no metric {missing[0]!r} in the score file (it has "
+                             f"{sorted(k for k in scores[key] if k not in ('hash', 'model_name', 'dataset', 'split'))})")
+        rows.append({"run_id": f"{key[1]}:{key[0]}", "source_id": key[0], "system": key[1], "dataset": r["dataset"],
+                     "split": r["split"], "human_score": r["Factuality"],
+                     **{m: scores[key][m] for m in metrics}})
+    schema = {"run_id": pl.Utf8, "source_id": pl.Utf8, "system": pl.Utf8, "dataset": pl.Utf8, "split": pl.Utf8,
+              "human_score": pl.Float64, **{m: pl.Float64 for m in metrics}}
+    return pl.DataFrame(rows, schema=schema).sort("run_id")
+
+
+def correlation_table(frame: pl.DataFrame, metrics: Sequence[str], *, splits: Sequence[str] = SPLITS,
+                      datasets: Sequence[str | None] = (None,), human: str = "human_score",
+                      control: str = "system") -> pl.DataFrame:
+    """FRANK's table for ``frame`` (:func:`summary_frame` or :func:`frank_frame`): per split, data set (None:
+    both) and metric, the partial Pearson and Spearman correlations with ``human`` controlling for ``control``,
+    their p-values and the summaries used (rows missing the metric are dropped per metric, as FRANK's script
+    does). Columns ``split, dataset, metric, n, pearson, pearson_p, spearman, spearman_p``."""
+    rows = []
+    for split in splits:
+        for dataset in datasets:
+            part = _subset(frame, split, dataset)
+            for m in metrics:
+                x, y, c = part.get_column(m).to_numpy(), part.get_column(human).to_numpy(), part.get_column(control)
+                p = partial_correlation(x, y, c.to_numpy(), "pearson")
+                s = partial_correlation(x, y, c.to_numpy(), "spearman")
+                rows.append({"split": split, "dataset": dataset or "both", "metric": m, "n": p.n,
+                             "pearson": p.r, "pearson_p": p.p, "spearman": s.r, "spearman_p": s.p})
+    return pl.DataFrame(rows, schema={"split": pl.Utf8, "dataset": pl.Utf8, "metric": pl.Utf8, "n": pl.Int64,
+                                      "pearson": pl.Float64, "pearson_p": pl.Float64, "spearman": pl.Float64,
+                                      "spearman_p": pl.Float64})
+
+
+def frank_table(path: str | os.PathLike[str], *, splits: Sequence[str] = SPLITS,
+                datasets: Sequence[str | None] = (None, "cnndm", "bbc"),
+                metrics: Sequence[str] | None = None) -> pl.DataFrame:
+    """FRANK's published evaluation from its own files (FRANK's ``evaluation/evaluate.py``
+    ``human_metric_correlation``: partial correlation with ``Factuality`` controlling for ``model_name``) for
+    every split and data set: :func:`correlation_table` of :func:`frank_frame`. ``metrics`` defaults to the ten
+    FRANK's script reports; any other metric column of the score file on request."""
+    frame = frank_frame(path, metrics)
+    return correlation_table(frame, [c for c in frame.columns if c not in
+                                     ("run_id", "source_id", "system", "dataset", "split", "human_score")],
+                             splits=splits, datasets=datasets)
+
+
+def published_frank() -> pl.DataFrame:
+    """FRANK's three-decimal table as its data README gives it (``data/published/frank_correlations.csv``)."""
+    return pl.read_csv(FRANK_PUBLISHED)
+
+
+# ---------------------------------------------------------------------------
+# what the table lacks: intervals, Williams tests, AUROC
+
+
+def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split: str = "test",
+                          dataset: str | None = None, human: str = "human_score", control: str = "system",
+                          clusters: str = "source_id", n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
+                          level: float = 0.95) -> pl.DataFrame:
+    """Each metric's partial Pearson and Spearman correlation with an interval that resamples ``clusters``
+    (articles) and refits the system adjustment in every resample (:func:`partial_correlation_ci`): columns
+    ``split, dataset, metric, correlation`` and the interval columns (``estimate, ci_low, ci_high, n, n_boot,
+    level, method``)."""
+    part = _subset(frame, split, dataset)
+    rows = []
+    for m in metrics:
+        for kind in ("pearson", "spearman"):
+            res = partial_correlation_ci(part.get_column(m).to_numpy(), part.get_column(human).to_numpy(),
+                                         part.get_column(control).to_numpy(), part.get_column(clusters).to_numpy(),
+                                         method=kind, n_boot=n_boot, seed=seed, level=level)
+            rows.append({"split": split, "dataset": dataset or "both", "metric": m, "correlation": kind,
+                         **res.row()})
+    return pl.DataFrame(rows, schema={"split": pl.Utf8, "dataset": pl.Utf8, "metric": pl.Utf8,
+                                      "correlation": pl.Utf8, **INTERVAL_SCHEMA})
+
+
+def williams_table(frame: pl.DataFrame, metric: str, baselines: Sequence[str], *, split: str = "test",
+                   dataset: str | None = None, human: str = "human_score", control: str = "system",
+                   clusters: str = "source_id", n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
+                   level: float = 0.95) -> pl.DataFrame:
+    """``metric`` against each baseline as FRANK's ``mm-correlation`` mode does it: on the summaries both have,
+    every variable residualised on the system, Williams' one-sided test that the higher partial Pearson
+    correlation exceeds the lower (``higher`` names which), and beside it the article-bootstrap interval of
+    ``r(metric) - r(baseline)`` (the Williams test takes summaries as independent; an article's share it).
+    Columns ``split, dataset, metric, baseline, n, r_metric, r_baseline, r_between, higher, t, p,
+    difference, ci_low, ci_high, n_boot, level``."""
+    part = _subset(frame, split, dataset)
+    rows = []
+    for b in baselines:
+        both = part.filter(pl.col(metric).is_not_null() & pl.col(b).is_not_null() & pl.col(human).is_not_null()
+                           & pl.col(metric).is_not_nan() & pl.col(b).is_not_nan())
+        c = both.get_column(control).to_numpy()
+        y = both.get_column(human).to_numpy()
+        xm, xb = both.get_column(metric).to_numpy(), both.get_column(b).to_numpy()
+        r_m = partial_correlation(xm, y, c).r
+        r_b = partial_correlation(xb, y, c).r
+        r_mb = partial_correlation(xm, xb, c).r
+        higher = metric if r_m >= r_b else b
+        t, p = williams_test(max(r_m, r_b), min(r_m, r_b), r_mb, both.height)
+        diff = correlation_difference_ci(xm, xb, y, c, both.get_column(clusters).to_numpy(), n_boot=n_boot,
+                                         seed=seed, level=level)
+        rows.append({"split": split, "dataset": dataset or "both", "metric": metric, "baseline": b,
+                     "n": both.height, "r_metric": r_m, "r_baseline": r_b, "r_between": r_mb, "higher": higher,
+                     "t": t, "p": p, "difference": diff.estimate, "ci_low": diff.ci_low, "ci_high": diff.ci_high,
+                     "n_boot": n_boot, "level": level})
+    return pl.DataFrame(rows, schema={"split": pl.Utf8, "dataset": pl.Utf8, "metric": pl.Utf8, "baseline": pl.Utf8,
+                                      "n": pl.Int64, "r_metric": pl.Float64, "r_baseline": pl.Float64,
+                                      "r_between": pl.Float64, "higher": pl.Utf8, "t": pl.Float64, "p": pl.Float64,
+                                      "difference": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+                                      "n_boot": pl.Int64, "level": pl.Float64})
+
+
+def choose_aggregation(frame: pl.DataFrame, judge: str, *, split: str = "valid", human: str = "human_score",
+                       control: str = "system") -> str:
+    """The headline aggregation of a judge's sentence scores (:data:`AGGREGATIONS`): the one with the higher
+    partial Pearson correlation on ``split`` (FRANK asks to choose on valid and report on test)."""
+    part = _subset(frame, split, None)
+    best = {a: partial_correlation(part.get_column(f"{judge} ({a})").to_numpy(), part.get_column(human).to_numpy(),
+                                   part.get_column(control).to_numpy()).r for a in AGGREGATIONS}
+    return max(AGGREGATIONS, key=lambda a: (best[a] if np.isfinite(best[a]) else -np.inf, -AGGREGATIONS.index(a)))
+
+
+def _auroc_rows(data: pl.DataFrame, score_columns: Sequence[str], label: str, by: Sequence[str], *,
+                clusters: str, n_boot: int, seed: Seed, level: float) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    groups = [((), data)] if not by else sorted(data.group_by(list(by), maintain_order=True), key=lambda g: str(g[0]))
+    for key, part in groups:
+        for col in score_columns:
+            keep = part.filter(pl.col(col).is_not_null() & pl.col(col).is_not_nan())
+            y = keep.get_column(label).to_numpy().astype(bool)
+            row = {**dict(zip(by, key, strict=True)), "score": col, "positives": int(y.sum()), "reason": None}
+            if not y.any() or y.all():
+                rows.append({**row, "estimate": None, "ci_low": None, "ci_high": None, "n": keep.height,
+                             "n_boot": n_boot, "level": level, "method": None,
+                             "reason": f"labels of one class only ({int(y.sum())} of {keep.height} positive)"})
+                continue
+            res = auroc_ci(keep.get_column(col).to_numpy(), y, keep.get_column(clusters).to_numpy(), n_boot=n_boot,
+                           seed=seed, level=level)
+            rows.append({**row, **res.row()})
+    return rows
+
+
+def _auroc_frame(rows: list[dict[str, object]], by: Sequence[str]) -> pl.DataFrame:
+    schema: dict[str, pl.DataType] = {**{b: pl.Utf8() for b in by}, "score": pl.Utf8(), "positives": pl.Int64(),
+                                      "reason": pl.Utf8(), **INTERVAL_SCHEMA}
+    return pl.DataFrame(rows, schema=schema).select(*by, "score", *INTERVAL_SCHEMA, "positives", "reason")
+
+
+def entry_auroc(gold: pl.DataFrame, entries: pl.DataFrame, scores: pl.DataFrame, frame: pl.DataFrame, *,
+                baselines: Sequence[str] = (), by: Sequence[str] = ("dataset",), one_sentence_only: bool = True,
+                n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
+    """AUROC of each judge's sentence score (and, for one-sentence summaries, each baseline's summary score) against
+    the sentences' gold ``support`` labels (``supported`` the positive class; ``unsure`` and ties left out), per
+    group of ``by`` (columns of ``frame``), with intervals resampling the summaries' sources (articles). Columns:
+    the groups, ``score``, the interval columns, ``positives`` and ``reason`` (why a group has no AUROC)."""
+    labelled = (gold.filter((pl.col("field") == "support") & pl.col("value").is_in(["supported", "unsupported"]))
+                .select(pl.col("item_id").alias("entry_id"), (pl.col("value") == "supported").alias("label")))
+    sentences = entries.lazy().select("entry_id", "run_id").collect()
+    per_run = sentences.group_by("run_id").len()
+    data = labelled.join(sentences, on="entry_id").join(per_run, on="run_id")
+    if one_sentence_only:
+        data = data.filter(pl.col("len") == 1)
+    s = scores.filter(pl.col("repeat").fill_null(0) == 0) if "repeat" in scores.columns else scores
+    judges = sorted(s.get_column("judge").unique().to_list())
+    for judge in judges:
+        data = data.join(s.filter(pl.col("judge") == judge).select("entry_id", pl.col("score").alias(judge)),
+                         on="entry_id", how="left")
+    data = data.join(frame.select("run_id", "source_id", *(c for c in by if c not in ("run_id",)), *baselines),
+                     on="run_id").sort("entry_id")
+    rows = _auroc_rows(data, [*judges, *baselines], "label", by, clusters="source_id", n_boot=n_boot, seed=seed,
+                       level=level)
+    return _auroc_frame(rows, by)
+
+
+def summary_auroc(frame: pl.DataFrame, metrics: Sequence[str], *, by: Sequence[str] = ("dataset",),
+                  split: str = "all", human: str = "human_score", n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
+                  level: float = 0.95) -> pl.DataFrame:
+    """AUROC of each metric against ``human == 1`` (a summary with no sentence in error), per group of ``by``, with
+    intervals resampling articles: an approximation of TRUE's protocol (Honovich et al. 2022, which labels a
+    summary by per-sentence majorities of FRANK's sentence file, not in this data)."""
+    part = _subset(frame, split, None).filter(pl.col(human).is_not_null()).with_columns(
+        (pl.col(human) == 1).alias("_consistent"))
+    return _auroc_frame(_auroc_rows(part, metrics, "_consistent", by, clusters="source_id", n_boot=n_boot,
+                                    seed=seed, level=level), by)
+
+
+def compare_with_published(table: pl.DataFrame, published: pl.DataFrame | None = None) -> pl.DataFrame:
+    """:func:`correlation_table` beside FRANK's published three-decimal numbers: per split, data set and metric,
+    ``pearson`` and ``spearman`` as computed, as published, and the differences (the published ones are rounded
+    to three decimals, so a difference under 0.0005 is agreement)."""
+    published = published_frank() if published is None else published
+    joined = table.join(published.rename({"pearson": "pearson_published", "spearman": "spearman_published"}),
+                        on=["split", "dataset", "metric"], how="inner", maintain_order="left")
+    return joined.with_columns((pl.col("pearson") - pl.col("pearson_published")).alias("pearson_difference"),
+                               (pl.col("spearman") - pl.col("spearman_published")).alias("spearman_difference"))

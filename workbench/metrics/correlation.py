@@ -1,0 +1,256 @@
+"""Correlation with human judgement as summarisation-metric papers report it: partial correlation controlling for
+the system, the Williams test, and article-bootstrap intervals (FRANK: Pagnoni, Balachandran and Tsvetkov,
+NAACL 2021, ``evaluation/evaluate.py``).
+
+FRANK's protocol: a metric's per-summary score ``x`` and the human score ``y`` are each replaced by their residuals
+after an ordinary least-squares fit on the summarisation system's one-hot indicators (with an intercept), then
+Pearson's and Spearman's correlations of the residuals are taken, with the p-values ``scipy.stats.pearsonr`` and
+``spearmanr`` give for them (FRANK's script does not take the fitted system effects off the degrees of freedom;
+neither do we, so that the numbers are FRANK's). Rows where ``x`` or ``y`` is missing are dropped first, per
+metric, and ``n`` counts the rows used.
+
+For category labels the least-squares fit on the indicators is the system's mean, so the residuals are each
+value minus its system's mean (:func:`residualise`); a 2-D ``control`` is fitted by least squares with an
+intercept (``numpy.linalg.lstsq``). Both are checked against scikit-learn's ``LinearRegression`` on
+``OneHotEncoder`` columns, FRANK's own code, in ``tests/test_metrics_correlation.py``.
+
+The Williams test (Williams 1959; Graham and Baldwin 2014 for metric evaluation) asks whether ``r12``, a metric's
+correlation with the human score, exceeds ``r13``, another metric's, given ``r23``, the two metrics' correlation:
+one-sided, ``t`` with ``n - 3`` degrees of freedom. It treats summaries as independent; when several summaries
+share an article, :func:`correlation_difference_ci` gives the article-bootstrap interval of ``r12 - r13`` beside it.
+
+Intervals resample the clusters (articles) with the one engine's counts (:func:`workbench.bootstrap.resample_counts`)
+and refit the system adjustment in every resample (the whole estimator is bootstrapped): a resample with a cluster
+drawn twice holds its rows twice, exactly as :func:`workbench.bootstrap.bootstrap` over
+:func:`partial_correlation` would see them (a test checks the replicates are the same), only without building each
+resample's rows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from workbench.bootstrap import DEFAULT_N_BOOT, BootstrapResult, Seed, as_generator, interval, make_units, \
+    resample_counts
+
+__all__ = ["METHODS", "PartialCorrelation", "correlation_difference_ci", "partial_correlation",
+           "partial_correlation_ci", "residualise", "williams_test"]
+
+#: the correlations :func:`partial_correlation` takes
+METHODS = ("pearson", "spearman")
+
+
+@dataclass(frozen=True)
+class PartialCorrelation:
+    """A partial correlation: ``r``, its two-sided ``p`` (as scipy gives it for the residuals) and the rows ``n``
+    used (those with both values)."""
+
+    r: float
+    p: float
+    n: int
+    method: str = "pearson"
+
+
+def _codes(control: npt.ArrayLike) -> np.ndarray | None:
+    """Category codes of a 1-D control (labels of any kind), or None for a 2-D numeric control."""
+    c = np.asarray(control)
+    if c.ndim == 1:
+        return np.unique(c.astype(str), return_inverse=True)[1]
+    if c.ndim == 2:
+        return None
+    raise ValueError(f"control: expected category labels (1-D) or a 2-D array of covariates, got {c.ndim} dims")
+
+
+def residualise(values: npt.ArrayLike, control: npt.ArrayLike) -> np.ndarray:
+    """``values`` minus their least-squares fit on ``control`` with an intercept: for category labels, each value
+    minus the mean of its category (the fit on one-hot indicators); for a 2-D array, the residuals of
+    ``numpy.linalg.lstsq`` on ``[1, control]``."""
+    v = np.asarray(values, dtype=np.float64)
+    codes = _codes(control)
+    if codes is not None:
+        if len(codes) != len(v):
+            raise ValueError(f"residualise: {len(v)} values, {len(codes)} control labels")
+        means = np.bincount(codes, weights=v) / np.bincount(codes)
+        return v - means[codes]
+    design = np.column_stack([np.ones(len(v)), np.asarray(control, dtype=np.float64)])
+    if len(design) != len(v):
+        raise ValueError(f"residualise: {len(v)} values, {len(design)} control rows")
+    coef, *_ = np.linalg.lstsq(design, v, rcond=None)
+    return v - design @ coef
+
+
+def _complete(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLike,
+              *others: npt.ArrayLike) -> tuple[np.ndarray, ...]:
+    """The rows where x, y (and every other array) are finite, control kept alongside."""
+    xs = np.asarray(x, dtype=np.float64)
+    ys = np.asarray(y, dtype=np.float64)
+    rest = [np.asarray(o, dtype=np.float64) for o in others]
+    c = np.asarray(control)
+    if not all(len(a) == len(xs) for a in (ys, c, *rest)):
+        raise ValueError(f"partial correlation: arrays differ in length ({len(xs)}, {len(ys)}, {len(c)}"
+                         f"{''.join(f', {len(a)}' for a in rest)})")
+    keep = np.isfinite(xs) & np.isfinite(ys)
+    for a in rest:
+        keep &= np.isfinite(a)
+    return (xs[keep], ys[keep], c[keep], *(a[keep] for a in rest))
+
+
+def partial_correlation(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLike,
+                        method: str = "pearson") -> PartialCorrelation:
+    """The correlation of ``x`` and ``y`` controlling for ``control`` (FRANK's protocol, see the module docstring):
+    Pearson's, or with ``method="spearman"`` the rank correlation of the same residuals, as FRANK's script computes
+    it. Rows with a missing ``x`` or ``y`` are dropped; fewer than three rows left is an error."""
+    from scipy import stats
+
+    if method not in METHODS:
+        raise ValueError(f"method: expected one of {list(METHODS)}, got {method!r}")
+    xs, ys, c = _complete(x, y, control)
+    if len(xs) < 3:
+        raise ValueError(f"partial correlation: {len(xs)} rows with both values; at least 3 are needed")
+    rx, ry = residualise(xs, c), residualise(ys, c)
+    if np.ptp(rx) == 0 or np.ptp(ry) == 0:
+        return PartialCorrelation(float("nan"), float("nan"), len(xs), method)
+    res = stats.pearsonr(rx, ry) if method == "pearson" else stats.spearmanr(rx, ry)
+    return PartialCorrelation(float(res[0]), float(res[1]), len(xs), method)
+
+
+def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, float]:
+    """Williams' t for whether correlation ``r12`` exceeds ``r13`` when both share variable 1 and ``r23`` is the
+    correlation of variables 2 and 3 (Williams 1959, as Graham and Baldwin 2014 and FRANK use it); returns
+    ``(t, p)`` with the one-sided ``p = 1 - T.cdf(t, n - 3)``. The caller states the direction: ``r12 < r13`` is
+    an error, as are ``n <= 3`` and correlations outside [-1, 1]."""
+    from scipy import stats
+
+    for name, r in (("r12", r12), ("r13", r13), ("r23", r23)):
+        if not (isinstance(r, (int, float, np.floating)) and -1.0 <= float(r) <= 1.0):
+            raise ValueError(f"williams_test: {name} must be a correlation in [-1, 1], got {r!r}")
+    if r12 < r13:
+        raise ValueError(f"williams_test: r12 ({r12:.4f}) < r13 ({r13:.4f}); the test asks whether r12 exceeds "
+                         "r13: pass the larger correlation as r12")
+    if n <= 3:
+        raise ValueError(f"williams_test: n must be larger than 3, got {n}")
+    k = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
+    denominator = math.sqrt(2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
+    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / denominator
+    return float(t), float(1.0 - stats.t.cdf(t, df=n - 3))
+
+
+# ---------------------------------------------------------------------------
+# article-bootstrap intervals, the whole estimator refitted in every resample
+
+
+def _weighted_residuals(values: np.ndarray, codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """(n_boot, n) residuals of ``values`` from their category's weighted mean in each resample's weights."""
+    k = int(codes.max()) + 1 if len(codes) else 0
+    onehot = np.zeros((len(codes), k))
+    onehot[np.arange(len(codes)), codes] = 1.0
+    counts = weights @ onehot
+    sums = weights @ (onehot * values[:, None])
+    means = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
+    return values[None, :] - means[:, codes]
+
+
+def _weighted_pearson(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Row-wise Pearson correlation of (n_boot, n) arrays with row weights w (a row drawn k times counts k)."""
+    total = w.sum(axis=1, keepdims=True)
+    ma = (w * a).sum(axis=1, keepdims=True) / total
+    mb = (w * b).sum(axis=1, keepdims=True) / total
+    da, db = a - ma, b - mb
+    cov = (w * da * db).sum(axis=1)
+    var = (w * da * da).sum(axis=1) * (w * db * db).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(var > 0, cov / np.sqrt(np.where(var > 0, var, 1.0)), np.nan)
+
+
+def _weighted_ranks(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Row-wise mid-ranks of (n_boot, n) ``values`` when row i of resample b appears ``weights[b, i]`` times: tied
+    values share their average rank, as ``scipy.stats.rankdata`` gives for the repeated rows; a value whose rows
+    all have weight 0 gets rank 0 (it carries no weight). One sort per resample, the rest vectorised."""
+    order = np.argsort(values, axis=1, kind="stable")
+    v = np.take_along_axis(values, order, axis=1)
+    w = np.take_along_axis(weights, order, axis=1)
+    cum = np.cumsum(w, axis=1)
+    n = v.shape[1]
+    cols = np.broadcast_to(np.arange(n), v.shape)
+    new = np.ones(v.shape, dtype=bool)
+    new[:, 1:] = v[:, 1:] != v[:, :-1]
+    first = np.maximum.accumulate(np.where(new, cols, 0), axis=1)  # the first position of each value's run
+    last_new = np.ones(v.shape, dtype=bool)
+    last_new[:, :-1] = new[:, 1:]
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(last_new, cols, n - 1), axis=1), axis=1), axis=1)
+    before = np.where(first > 0, np.take_along_axis(cum, np.maximum(first - 1, 0), axis=1), 0.0)
+    mass = np.take_along_axis(cum, last, axis=1) - before
+    sorted_ranks = np.where(mass > 0, before + (mass + 1) / 2, 0.0)
+    ranks = np.empty_like(sorted_ranks)
+    np.put_along_axis(ranks, order, sorted_ranks, axis=1)
+    return ranks
+
+
+def _replicates(x: np.ndarray, y: np.ndarray, codes: np.ndarray, weights: np.ndarray, method: str) -> np.ndarray:
+    rx, ry = _weighted_residuals(x, codes, weights), _weighted_residuals(y, codes, weights)
+    if method == "spearman":
+        rx, ry = _weighted_ranks(rx, weights), _weighted_ranks(ry, weights)
+    return _weighted_pearson(rx, ry, weights)
+
+
+def _row_weights(clusters: npt.ArrayLike, n_boot: int, seed: Seed) -> tuple[np.ndarray, int]:
+    units = make_units(np.asarray(clusters).astype(str))
+    counts = resample_counts(units, n_boot, as_generator(seed))
+    return counts[:, units.row_unit], units.n_units
+
+
+def partial_correlation_ci(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLike, clusters: npt.ArrayLike, *,
+                           method: str = "pearson", n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
+                           level: float = 0.95) -> BootstrapResult:
+    """:func:`partial_correlation` with a percentile interval that resamples ``clusters`` (FRANK's articles: the
+    summaries of one article are not independent) and refits the system means in every resample. Category
+    ``control`` only. Rows with a missing value are dropped first; with fewer than two clusters the bounds are
+    NaN (nothing to resample)."""
+    xs, ys, c, cl = _complete_with_clusters(x, y, control, clusters)
+    estimate = partial_correlation(xs, ys, c, method).r
+    codes = _codes(c)
+    if codes is None:
+        raise ValueError("partial_correlation_ci: control must be category labels (the system)")
+    weights, n_clusters = _row_weights(cl, n_boot, seed)
+    boots = _replicates(xs, ys, codes, weights, method) if n_clusters > 1 else np.full(n_boot, np.nan)
+    iv = interval(estimate, boots, level, "percentile")
+    return BootstrapResult(estimate, iv.ci_low, iv.ci_high, len(xs), None, n_boot, "percentile", level,
+                           iv.n_degenerate, n_clusters)
+
+
+def correlation_difference_ci(x1: npt.ArrayLike, x2: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLike,
+                              clusters: npt.ArrayLike, *, method: str = "pearson", n_boot: int = DEFAULT_N_BOOT,
+                              seed: Seed = 0, level: float = 0.95) -> BootstrapResult:
+    """The partial correlation of ``x1`` with ``y`` minus that of ``x2`` with ``y``, on the rows where all three
+    exist, with a percentile interval resampling ``clusters`` (both correlations from the same resamples): the
+    article-aware companion of :func:`williams_test`."""
+    a, ys, c, cl, b = _complete_with_clusters(x1, y, control, clusters, x2)
+    estimate = partial_correlation(a, ys, c, method).r - partial_correlation(b, ys, c, method).r
+    codes = _codes(c)
+    if codes is None:
+        raise ValueError("correlation_difference_ci: control must be category labels (the system)")
+    weights, n_clusters = _row_weights(cl, n_boot, seed)
+    if n_clusters > 1:
+        boots = _replicates(a, ys, codes, weights, method) - _replicates(b, ys, codes, weights, method)
+    else:
+        boots = np.full(n_boot, np.nan)
+    iv = interval(estimate, boots, level, "percentile")
+    return BootstrapResult(estimate, iv.ci_low, iv.ci_high, len(a), None, n_boot, "percentile", level,
+                           iv.n_degenerate, n_clusters)
+
+
+def _complete_with_clusters(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLike, clusters: npt.ArrayLike,
+                            *others: npt.ArrayLike) -> tuple[np.ndarray, ...]:
+    """(x, y, control, clusters, *others) on the rows where x, y and every other array are finite."""
+    cl = np.asarray(clusters)
+    if len(cl) != len(np.asarray(x)):
+        raise ValueError(f"partial correlation: {len(np.asarray(x))} rows, {len(cl)} clusters")
+    keep = np.isfinite(np.asarray(x, dtype=np.float64)) & np.isfinite(np.asarray(y, dtype=np.float64))
+    for o in others:
+        keep &= np.isfinite(np.asarray(o, dtype=np.float64))
+    xs, ys, c, *rest = _complete(x, y, control, *others)
+    return (xs, ys, c, cl[keep], *rest)
