@@ -21,6 +21,7 @@
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
 DATA: str = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
+METHOD: str = "prompting"       # the runs analysed (a log without it and without budgets: every run)
 JUDGE: str = "lexical"          # the judge whose scores are analysed
 TAU: float = 0.5                  # SJC's threshold
 SEED: int = 0
@@ -38,7 +39,7 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import has_budget, ensure_default_testbed, load, select_runs
+from workbench.datasets import has_budget, ensure_default_testbed, load, select_runs, single_method
 
 plots.set_style()
 pl.Config.set_tbl_rows(40)
@@ -59,7 +60,7 @@ from workbench.sensitivity import ThresholdCounts, largest_change
 from workbench.entries import run_of_entry
 from workbench.frames import batches_by_run
 
-sel = select_runs(tables, method="prompting")
+sel = select_runs(tables, method=single_method(tables, METHOD))
 setting = "budget" if has_budget(tables) else None
 meta = ["run_id", "scenario_id"] + (["budget"] if setting else [])
 # the entries with their scores, 500 runs at a time, counted (per scenario, section and tau) as they pass: the

@@ -416,6 +416,8 @@ def auroc_ci(
         raise ValueError(f"auroc_ci: scores, labels and clusters differ in length ({len(s)}, {len(y)}, {len(c)})")
     keep = np.isfinite(s)
     s, y, c = s[keep], y[keep], c[keep]
+    if not len(s):
+        raise ValueError("auroc_ci: no rows with a usable score; AUROC needs scored, labelled entries")
     st = None if strata is None else np.asarray(strata)[keep]
     units = make_units(c, st)
     pairs = _pairs(s, y, units.row_unit, units.n_units)

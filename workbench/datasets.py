@@ -121,10 +121,13 @@ def load(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, names: Sequence[str]
 def _load_log(path: Path, wanted: tuple[str, ...] | None, columns: Mapping[str, Sequence[str] | None],
               derive: bool) -> dict[str, Any]:
     """A log read whole (:func:`workbench.adapters.read_log`), shaped as a directory's tables would be."""
-    if path.resolve() == DEFAULT_TESTBED.resolve() or (path.is_dir() and not any(path.rglob("*.jsonl"))):
+    from workbench.adapters.frank import is_frank
+
+    if path.resolve() == DEFAULT_TESTBED.resolve() or (path.is_dir() and not is_frank(path)
+                                                        and not any(path.rglob("*.jsonl"))):
         made_by = ("generate it with `workbench simulate --out PATH` (or datasets.ensure_testbed(PATH))"
                    if path.resolve() == DEFAULT_TESTBED.resolve() else "expected a directory written by "
-                   "`workbench import` or `workbench simulate`, a log file, or a directory of sessions")
+                   "`workbench import` or `workbench simulate`, a log file, a directory of sessions, or FRANK's files")
         raise schema.SchemaError(f"no tables here (no runs.parquet or runs.jsonl); {made_by}", file=str(path))
     from workbench.adapters import read_log
 
@@ -311,6 +314,22 @@ def select_runs(tables: Mapping[str, Any], *, method: str | None = None,
             raise NotApplicable(f"no run has budget {budget!r}; the runs have {budgets}")
         runs = runs.filter(pl.col("budget") == budget)
     return runs
+
+
+def single_method(tables: Mapping[str, Any], wanted: str = "prompting") -> str | None:
+    """The method a one-method analysis reads (threshold sensitivity: the compacting policy's scores): ``wanted``
+    when the runs have it; None (every run) when they do not and carry no budget, as an imported log whose methods
+    are its own (a labelled benchmark's summarisation systems, a coding agent); otherwise :class:`NotApplicable`
+    naming the methods there are."""
+    runs = tables["runs"]
+    if "method" not in runs.collect_schema().names():
+        return None
+    methods = _values(runs, "method")
+    if wanted in methods:
+        return wanted
+    if not has_budget(tables):
+        return None
+    raise NotApplicable(f"no run has method {wanted!r}; the runs have {methods}")
 
 
 def _values(runs: pl.DataFrame | pl.LazyFrame, column: str) -> list[Any]:

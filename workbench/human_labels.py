@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, auroc_ci
-from workbench.metrics.correlation import (correlation_difference_ci, partial_correlation, partial_correlation_ci,
-                                           williams_test)
+from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, BootstrapResult, Seed, auroc_ci
+from workbench.metrics.correlation import (PartialCorrelation, correlation_difference_ci, partial_correlation,
+                                           partial_correlation_ci, williams_test)
 
 __all__ = ["AGGREGATIONS", "FRANK_PUBLISHED", "SPLITS", "choose_aggregation", "compare_with_published",
            "correlation_intervals", "correlation_table", "entry_auroc", "frank_frame", "frank_table", "metric_column",
@@ -58,11 +58,13 @@ def summary_scores(entries: pl.DataFrame | pl.LazyFrame, scores: pl.DataFrame | 
     s = scores.lazy()
     if "repeat" in s.collect_schema().names():
         s = s.filter(pl.col("repeat").fill_null(0) == 0)
+    # sorted before aggregating: a mean's last bit depends on the order it adds in, and a join's order is not fixed
     return (s.select("entry_id", "judge", "score").join(entries.lazy().select("entry_id", "run_id"), on="entry_id")
-            .group_by("run_id", "judge")
+            .sort("run_id", "judge", "entry_id")
+            .group_by("run_id", "judge", maintain_order=True)
             .agg(pl.col("score").mean().alias("mean"), pl.col("score").min().alias("min"),
                  pl.col("score").count().alias("sentences"))
-            .sort("run_id", "judge").collect())
+            .collect(engine="in-memory"))
 
 
 def summary_frame(runs: pl.DataFrame | pl.LazyFrame, aggregated: pl.DataFrame | None = None,
@@ -136,13 +138,22 @@ def correlation_table(frame: pl.DataFrame, metrics: Sequence[str], *, splits: Se
             part = _subset(frame, split, dataset)
             for m in metrics:
                 x, y, c = part.get_column(m).to_numpy(), part.get_column(human).to_numpy(), part.get_column(control)
-                p = partial_correlation(x, y, c.to_numpy(), "pearson")
-                s = partial_correlation(x, y, c.to_numpy(), "spearman")
+                p, s = _partial(x, y, c.to_numpy(), "pearson"), _partial(x, y, c.to_numpy(), "spearman")
                 rows.append({"split": split, "dataset": dataset or "both", "metric": m, "n": p.n,
                              "pearson": p.r, "pearson_p": p.p, "spearman": s.r, "spearman_p": s.p})
     return pl.DataFrame(rows, schema={"split": pl.Utf8, "dataset": pl.Utf8, "metric": pl.Utf8, "n": pl.Int64,
                                       "pearson": pl.Float64, "pearson_p": pl.Float64, "spearman": pl.Float64,
                                       "spearman_p": pl.Float64})
+
+
+def _partial(x: np.ndarray, y: np.ndarray, control: np.ndarray, method: str = "pearson") -> PartialCorrelation:
+    """:func:`partial_correlation`, or NaN with the rows counted when fewer than 3 have both values (a small split
+    of a user's own data: a row of the table, not an error)."""
+    try:
+        return partial_correlation(x, y, control, method)
+    except ValueError:
+        n = int((np.isfinite(x.astype(np.float64)) & np.isfinite(y.astype(np.float64))).sum())
+        return PartialCorrelation(float("nan"), float("nan"), n, method)
 
 
 def frank_table(path: str | os.PathLike[str], *, splits: Sequence[str] = SPLITS,
@@ -168,9 +179,9 @@ def published_frank() -> pl.DataFrame:
 
 
 def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split: str = "test",
-                          dataset: str | None = None, human: str = "human_score", control: str = "system",
-                          clusters: str = "source_id", n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
-                          level: float = 0.95) -> pl.DataFrame:
+                          dataset: str | None = None, correlations: Sequence[str] = ("pearson", "spearman"),
+                          human: str = "human_score", control: str = "system", clusters: str = "source_id",
+                          n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
     """Each metric's partial Pearson and Spearman correlation with an interval that resamples ``clusters``
     (articles) and refits the system adjustment in every resample (:func:`partial_correlation_ci`): columns
     ``split, dataset, metric, correlation`` and the interval columns (``estimate, ci_low, ci_high, n, n_boot,
@@ -178,12 +189,16 @@ def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split:
     part = _subset(frame, split, dataset)
     rows = []
     for m in metrics:
-        for kind in ("pearson", "spearman"):
-            res = partial_correlation_ci(part.get_column(m).to_numpy(), part.get_column(human).to_numpy(),
-                                         part.get_column(control).to_numpy(), part.get_column(clusters).to_numpy(),
-                                         method=kind, n_boot=n_boot, seed=seed, level=level)
-            rows.append({"split": split, "dataset": dataset or "both", "metric": m, "correlation": kind,
-                         **res.row()})
+        for kind in correlations:
+            x, y = part.get_column(m).to_numpy(), part.get_column(human).to_numpy()
+            try:
+                row = partial_correlation_ci(x, y, part.get_column(control).to_numpy(),
+                                             part.get_column(clusters).to_numpy(), method=kind, n_boot=n_boot,
+                                             seed=seed, level=level).row()
+            except ValueError:  # fewer than 3 summaries with both values
+                row = {"estimate": None, "ci_low": None, "ci_high": None, "n": _partial(x, y, x).n,
+                       "n_boot": n_boot, "level": level, "method": "percentile"}
+            rows.append({"split": split, "dataset": dataset or "both", "metric": m, "correlation": kind, **row})
     return pl.DataFrame(rows, schema={"split": pl.Utf8, "dataset": pl.Utf8, "metric": pl.Utf8,
                                       "correlation": pl.Utf8, **INTERVAL_SCHEMA})
 
@@ -206,13 +221,15 @@ def williams_table(frame: pl.DataFrame, metric: str, baselines: Sequence[str], *
         c = both.get_column(control).to_numpy()
         y = both.get_column(human).to_numpy()
         xm, xb = both.get_column(metric).to_numpy(), both.get_column(b).to_numpy()
-        r_m = partial_correlation(xm, y, c).r
-        r_b = partial_correlation(xb, y, c).r
-        r_mb = partial_correlation(xm, xb, c).r
+        r_m, r_b, r_mb = _partial(xm, y, c).r, _partial(xb, y, c).r, _partial(xm, xb, c).r
         higher = metric if r_m >= r_b else b
-        t, p = williams_test(max(r_m, r_b), min(r_m, r_b), r_mb, both.height)
-        diff = correlation_difference_ci(xm, xb, y, c, both.get_column(clusters).to_numpy(), n_boot=n_boot,
-                                         seed=seed, level=level)
+        if both.height > 3 and np.isfinite([r_m, r_b, r_mb]).all():
+            t, p = williams_test(max(r_m, r_b), min(r_m, r_b), r_mb, both.height)
+            diff = correlation_difference_ci(xm, xb, y, c, both.get_column(clusters).to_numpy(), n_boot=n_boot,
+                                             seed=seed, level=level)
+        else:  # too few summaries for the test
+            t = p = float("nan")
+            diff = BootstrapResult(float("nan"), float("nan"), float("nan"), both.height, None, n_boot, "percentile")
         rows.append({"split": split, "dataset": dataset or "both", "metric": metric, "baseline": b,
                      "n": both.height, "r_metric": r_m, "r_baseline": r_b, "r_between": r_mb, "higher": higher,
                      "t": t, "p": p, "difference": diff.estimate, "ci_low": diff.ci_low, "ci_high": diff.ci_high,
@@ -227,11 +244,16 @@ def williams_table(frame: pl.DataFrame, metric: str, baselines: Sequence[str], *
 def choose_aggregation(frame: pl.DataFrame, judge: str, *, split: str = "valid", human: str = "human_score",
                        control: str = "system") -> str:
     """The headline aggregation of a judge's sentence scores (:data:`AGGREGATIONS`): the one with the higher
-    partial Pearson correlation on ``split`` (FRANK asks to choose on valid and report on test)."""
+    partial Pearson correlation on ``split`` (FRANK asks to choose on valid and report on test); the first when
+    neither is defined there (too few summaries)."""
     part = _subset(frame, split, None)
-    best = {a: partial_correlation(part.get_column(f"{judge} ({a})").to_numpy(), part.get_column(human).to_numpy(),
-                                   part.get_column(control).to_numpy()).r for a in AGGREGATIONS}
+    best = {a: _partial(part.get_column(f"{judge} ({a})").to_numpy(), part.get_column(human).to_numpy(),
+                        part.get_column(control).to_numpy()).r for a in AGGREGATIONS}
     return max(AGGREGATIONS, key=lambda a: (best[a] if np.isfinite(best[a]) else -np.inf, -AGGREGATIONS.index(a)))
+
+
+#: the fewest items of each class a group needs for an AUROC (CNN/DM has 3 one-sentence summaries: 2 of one class)
+MIN_CLASS = 5
 
 
 def _auroc_rows(data: pl.DataFrame, score_columns: Sequence[str], label: str, by: Sequence[str], *,
@@ -243,10 +265,11 @@ def _auroc_rows(data: pl.DataFrame, score_columns: Sequence[str], label: str, by
             keep = part.filter(pl.col(col).is_not_null() & pl.col(col).is_not_nan())
             y = keep.get_column(label).to_numpy().astype(bool)
             row = {**dict(zip(by, key, strict=True)), "score": col, "positives": int(y.sum()), "reason": None}
-            if not y.any() or y.all():
+            if min(int(y.sum()), int((~y).sum())) < MIN_CLASS:
                 rows.append({**row, "estimate": None, "ci_low": None, "ci_high": None, "n": keep.height,
                              "n_boot": n_boot, "level": level, "method": None,
-                             "reason": f"labels of one class only ({int(y.sum())} of {keep.height} positive)"})
+                             "reason": f"{int(y.sum())} positive and {int((~y).sum())} negative: an AUROC needs at "
+                                       f"least {MIN_CLASS} of each"})
                 continue
             res = auroc_ci(keep.get_column(col).to_numpy(), y, keep.get_column(clusters).to_numpy(), n_boot=n_boot,
                            seed=seed, level=level)
@@ -265,8 +288,9 @@ def entry_auroc(gold: pl.DataFrame, entries: pl.DataFrame, scores: pl.DataFrame,
                 n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
     """AUROC of each judge's sentence score (and, for one-sentence summaries, each baseline's summary score) against
     the sentences' gold ``support`` labels (``supported`` the positive class; ``unsure`` and ties left out), per
-    group of ``by`` (columns of ``frame``), with intervals resampling the summaries' sources (articles). Columns:
-    the groups, ``score``, the interval columns, ``positives`` and ``reason`` (why a group has no AUROC)."""
+    group of ``by`` (columns of ``frame``), with intervals resampling the summaries' sources (articles). A group
+    with fewer than :data:`MIN_CLASS` items of either class gets no AUROC, and says why. Columns: the groups,
+    ``score``, the interval columns, ``positives`` and ``reason``."""
     labelled = (gold.filter((pl.col("field") == "support") & pl.col("value").is_in(["supported", "unsupported"]))
                 .select(pl.col("item_id").alias("entry_id"), (pl.col("value") == "supported").alias("label")))
     sentences = entries.lazy().select("entry_id", "run_id").collect()

@@ -118,7 +118,7 @@ def json_lines(path: Path, bad: BadLines | None = None) -> Iterator[tuple[int, A
     else:
         opened = open(path, "rb")
     with opened as fh:
-        for number, raw in enumerate(fh, start=1):
+        for number, raw in _numbered(fh, path):
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]  # a UTF-8 byte-order mark (Windows editors write one) is not content
             try:
@@ -148,6 +148,20 @@ def json_lines(path: Path, bad: BadLines | None = None) -> Iterator[tuple[int, A
             yield number, record
     if not any_line:
         raise SchemaError(file=str(path), line=1, expected="at least one JSON line", got="an empty file")
+
+
+def _numbered(fh: Any, path: Path) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw line) of an open file; a gzip stream that is cut short or not gzip at all is an error
+    naming the file and the line it broke at."""
+    number = 0
+    try:
+        for number, raw in enumerate(fh, start=1):
+            yield number, raw
+    except (EOFError, OSError) as exc:  # gzip.BadGzipFile is an OSError
+        if path.suffix != ".gz":
+            raise
+        raise SchemaError(file=str(path), line=number + 1, expected="a whole gzip-compressed file",
+                          got=f"{type(exc).__name__}: {exc}") from None
 
 
 def _reject_constant(name: str) -> float:

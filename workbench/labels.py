@@ -35,3 +35,25 @@ def gold_labels(labels: pl.DataFrame, *, prefer: Sequence[str] = ("adjudicated",
         ["item_id", "field", "_n", "value"], descending=[False, False, True, False])
     majority = votes.group_by("item_id", "field", maintain_order=True).first().select("item_id", "field", "value")
     return pl.concat([pref.select("item_id", "field", "value"), majority]).sort("item_id", "field")
+
+
+def majority_labels(labels: pl.DataFrame, field: str = "support") -> pl.DataFrame:
+    """One row per item of ``field``: the value most of its annotators gave in the latest round (each annotator's
+    latest label, ``unsure`` and skipped labels left out), the ``votes`` for it, the ``annotators`` counted and
+    whether the top was ``tied``; a tie is counted, never broken: its ``value`` is null. Adjudicated labels are
+    not votes (:func:`gold_labels` lets them win outright)."""
+    latest = latest_labels(labels).filter((pl.col("field") == field) & pl.col("value").is_not_null()
+                                          & (pl.col("value") != "unsure") & (pl.col("annotator") != "adjudicated"))
+    if not latest.height:
+        return pl.DataFrame(schema={"item_id": pl.Utf8, "value": pl.Utf8, "votes": pl.Int64, "annotators": pl.Int64,
+                                    "tied": pl.Boolean})
+    last = latest.group_by("item_id").agg(pl.col("round").max().alias("_r"))
+    latest = latest.join(last, on="item_id").filter(pl.col("round") == pl.col("_r"))
+    votes = latest.group_by("item_id", "value").agg(pl.len().cast(pl.Int64).alias("votes"))
+    summary = votes.group_by("item_id").agg(pl.col("votes").max().alias("_top"), pl.col("votes").sum().alias("annotators"),
+                                            (pl.col("votes") == pl.col("votes").max()).sum().alias("_k"))
+    top = votes.join(summary, on="item_id").filter(pl.col("votes") == pl.col("_top"))
+    out = top.group_by("item_id").agg(pl.col("value").sort().first(), pl.col("votes").first(),
+                                      pl.col("annotators").first(), (pl.col("_k").first() > 1).alias("tied"))
+    return out.with_columns(pl.when(pl.col("tied")).then(None).otherwise(pl.col("value")).alias("value"),
+                            pl.col("annotators").cast(pl.Int64)).sort("item_id")

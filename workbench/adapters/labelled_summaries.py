@@ -82,7 +82,7 @@ def split_sentences(text: str) -> list[str]:
     for m in _END.finditer(text):
         before = text[start:m.start()].rstrip("\"'”’)]")
         word = re.search(r"(\S+)[.!?]$", before)
-        if word and (len(word.group(1)) == 1 or word.group(1) in ABBREVIATIONS):
+        if word and ((len(word.group(1)) == 1 and word.group(1).isalpha()) or word.group(1) in ABBREVIATIONS):
             continue
         piece = text[start:m.start()].strip() + text[m.start():m.end()].strip()
         if piece.strip():

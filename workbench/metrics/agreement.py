@@ -1,8 +1,12 @@
-"""Agreement between annotation rounds or annotators: Cohen's kappa and percent agreement.
+"""Agreement between annotation rounds or annotators: Cohen's kappa and percent agreement per pair, and for
+three or more annotators Fleiss' kappa and Krippendorff's alpha.
 
 ``cohen_kappa`` equals ``sklearn.metrics.cohen_kappa_score`` (unweighted); both measures
 get scenario-bootstrap intervals from the one engine (SJC Appendix G reports kappa 0.95
 on support and 0.88 on correctness between two rounds; Section 3.2 kappa on attributions).
+:func:`fleiss_kappa` is ``statsmodels.stats.inter_rater.fleiss_kappa`` on the items every annotator labelled;
+:func:`krippendorff_alpha` is the ``krippendorff`` package's nominal alpha, which takes every label (an item two
+annotators labelled counts too); :func:`multi_rater_agreement` gives both with scenario-bootstrap intervals.
 """
 
 from __future__ import annotations
@@ -164,6 +168,83 @@ def disagreements(labels: pl.DataFrame, *, by: str = "round") -> pl.DataFrame:
     return grouped.filter(pl.col("_k") > 1).drop("_k").sort("item_id", "field")
 
 
+def _codes(ratings: npt.ArrayLike) -> np.ndarray:
+    r = np.asarray(ratings, dtype=np.float64)
+    if r.ndim != 2:
+        raise ValueError(f"ratings: expected items x annotators, got {r.ndim} dimension(s)")
+    return r
+
+
+def fleiss_kappa(ratings: npt.ArrayLike) -> float:
+    """Fleiss' kappa of an (items x annotators) array of category codes (NaN: not labelled), over the items every
+    annotator labelled (statsmodels' ``fleiss_kappa`` of ``aggregate_raters``). Fewer than two such items, or one
+    category in all of them, is undefined (NaN)."""
+    from statsmodels.stats.inter_rater import aggregate_raters
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+    r = _codes(ratings)
+    full = r[~np.isnan(r).any(axis=1)]
+    if len(full) < 2 or r.shape[1] < 2:
+        return float("nan")
+    table, _ = aggregate_raters(full.astype(np.int64))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(sm_fleiss(table))
+
+
+def krippendorff_alpha(ratings: npt.ArrayLike) -> float:
+    """Krippendorff's nominal alpha of an (items x annotators) array of category codes (NaN: not labelled), every
+    label counted (the ``krippendorff`` package). Undefined (NaN) when no item has two labels or all labels agree on
+    one category."""
+    import krippendorff
+
+    r = _codes(ratings)
+    pairable = (~np.isnan(r)).sum(axis=1) >= 2
+    values = r[pairable][~np.isnan(r[pairable])]
+    if not pairable.any() or len(np.unique(values)) < 2:
+        return float("nan")
+    return float(krippendorff.alpha(reliability_data=r.T, level_of_measurement="nominal"))
+
+
+_MULTI_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "field": pl.Utf8, "round": pl.Utf8, "annotators": pl.Int64, "complete_items": pl.Int64, "statistic": pl.Utf8,
+    **INTERVAL_SCHEMA}
+
+
+def multi_rater_agreement(labels: pl.DataFrame, clusters: Mapping[str, str] | None = None, *,
+                          n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95,
+                          min_annotators: int = 3) -> pl.DataFrame:
+    """Per field and round with at least ``min_annotators`` annotators: Fleiss' kappa (items every annotator
+    labelled: ``complete_items``) and Krippendorff's alpha (every label), each with a percentile interval resampling
+    ``clusters`` (item -> scenario; an item without one is its own cluster); ``n`` counts the items labelled by
+    any two annotators. One row per statistic."""
+    latest = latest_labels(labels)
+    rows: list[dict[str, object]] = []
+    for field in sorted(latest.get_column("field").unique().to_list()):
+        f = latest.filter(pl.col("field") == field)
+        for rnd in sorted(f.get_column("round").unique().to_list()):
+            g = f.filter(pl.col("round") == rnd)
+            annotators = sorted(g.get_column("annotator").unique().to_list())
+            if len(annotators) < min_annotators:
+                continue
+            cats = {v: k for k, v in enumerate(sorted(g.get_column("value").drop_nulls().unique().to_list()))}
+            wide = g.filter(pl.col("value").is_not_null()).pivot(
+                "annotator", index="item_id", values="value", aggregate_function="last").sort("item_id")
+            matrix = np.array([[np.nan if wide[a][i] is None else cats[wide[a][i]] for a in annotators
+                                if a in wide.columns] for i in range(wide.height)], dtype=np.float64)
+            pairable = (~np.isnan(matrix)).sum(axis=1) >= 2
+            matrix = matrix[pairable]
+            items = wide.get_column("item_id").to_numpy()[pairable]
+            cl = np.array([(clusters or {}).get(i, i) for i in items])
+            complete = int((~np.isnan(matrix).any(axis=1)).sum())
+            for statistic, metric in (("fleiss_kappa", fleiss_kappa), ("krippendorff_alpha", krippendorff_alpha)):
+                if len(matrix) == 0:
+                    continue
+                res = bootstrap(metric, matrix, clusters=cl, n_boot=n_boot, seed=seed, level=level)
+                rows.append({"field": field, "round": str(rnd), "annotators": len(annotators),
+                             "complete_items": complete, "statistic": statistic, **res.row()})
+    return pl.DataFrame(rows, schema=_MULTI_SCHEMA)
+
+
 @dataclass(frozen=True)
 class AgreementReport:
     """Agreement per field and pair (:func:`agreement_pairs`), the pairs not compared and why, and what the
@@ -172,6 +253,7 @@ class AgreementReport:
     table: pl.DataFrame
     skipped: pl.DataFrame
     clustered: bool
+    multi: pl.DataFrame | None = None
 
     def lines(self) -> list[str]:
         out = ["intervals resample " + ("scenarios (from the sample's scenario_id)" if self.clustered else
@@ -186,6 +268,14 @@ class AgreementReport:
                        f"[{ag['ci_low']:.3f}, {ag['ci_high']:.3f}] disagreements={ag['disagreements']}")
         for row in self.skipped.iter_rows(named=True):
             out.append(f"{row['field']:<10} {row['comparison']:<18} {row['group']}: not compared ({row['reason']})")
+        for (field, rnd), part in (self.multi.group_by("field", "round", maintain_order=True)
+                                   if self.multi is not None else ()):
+            stat = {r["statistic"]: r for r in part.iter_rows(named=True)}
+            first = next(iter(stat.values()))
+            text = "; ".join(f"{name.replace('_', ' ')}={r['estimate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+                             for name, r in stat.items())
+            out.append(f"{field:<10} {'all annotators':<18} round {rnd}: {first['annotators']} annotators, "
+                       f"n={first['n']} ({first['complete_items']} labelled by all): {text}")
         return out
 
     def __str__(self) -> str:
@@ -195,9 +285,14 @@ class AgreementReport:
 def agreement_report(labels: pl.DataFrame, clusters: Mapping[str, str] | None = None, *, by: str | None = None,
                      n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0) -> AgreementReport:
     """Agreement of every pair of rounds (``by="round"``), of annotators (``by="annotator"``) or both (None),
-    with scenario intervals when ``clusters`` maps item ids to scenarios (items are resampled otherwise)."""
+    with scenario intervals when ``clusters`` maps item ids to scenarios (items are resampled otherwise); with
+    three or more annotators in a round, Fleiss' kappa and Krippendorff's alpha too
+    (:func:`multi_rater_agreement`)."""
     table, skipped = agreement_pairs(labels, clusters or None, n_boot=n_boot, seed=seed)
+    multi = None
     if by is not None:
         keep = "within annotator" if by == "round" else "between annotators"
         table, skipped = table.filter(pl.col("comparison") == keep), skipped.filter(pl.col("comparison") == keep)
-    return AgreementReport(table, skipped, bool(clusters))
+    if by != "round":
+        multi = multi_rater_agreement(labels, clusters or None, n_boot=n_boot, seed=seed)
+    return AgreementReport(table, skipped, bool(clusters), multi)

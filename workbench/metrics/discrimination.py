@@ -65,7 +65,8 @@ def judge_table(
     One row per (judge, field): the interval columns (``estimate`` is the AUROC, ``n`` the
     entries with a usable score and a gold label), ``n_pos``, ``n_null``, ``n_degenerate``,
     ``n_clusters``, and ``precision`` / ``recall`` at ``tau``. With one class only the AUROC
-    and its interval are null.
+    and its interval are null; a field without labels gets no AUROC, precision or recall. ``reason`` says why a
+    row has no AUROC.
     """
     if isinstance(clusters, pl.DataFrame):
         cl = clusters.select(pl.col("entry_id"), pl.col("scenario_id").cast(pl.Utf8))
@@ -84,17 +85,22 @@ def judge_table(
             s = d.get_column("score").to_numpy()
             row: dict[str, object] = {"judge": judge, "field": field, "estimate": None, "ci_low": None,
                                       "ci_high": None, "n": d.height, "n_boot": n_boot, "level": level,
-                                      "method": method, "n_pos": int(y.sum()), "n_null": n_null}
+                                      "method": method, "n_pos": int(y.sum()), "n_null": n_null, "reason": None}
+            if not d.height:  # a field nobody labelled (the tour labels support only): skipped, with why
+                row.update(reason=f"no {field} labels of entries this judge scored")
+                rows.append(row)
+                continue
             try:
                 r = auroc_ci(s, y, d.get_column("scenario_id").fill_null("?").to_numpy(), n_boot=n_boot,
                              seed=seed, level=level, method=method)
                 row.update(estimate=r.estimate, ci_low=r.ci_low, ci_high=r.ci_high, n_degenerate=r.n_degenerate,
                            n_clusters=r.n_clusters)
-            except ValueError:
-                row.update(n_degenerate=None, n_clusters=None)
+            except ValueError as err:
+                row.update(n_degenerate=None, n_clusters=None, reason=str(err).split(": ", 1)[-1])
             p, rc = precision_recall_at(s, y, tau)
             row.update(tau=tau, precision=p, recall=rc)
             rows.append(row)
     return pl.DataFrame(rows, schema={"judge": pl.Utf8, "field": pl.Utf8, **INTERVAL_SCHEMA, "n_pos": pl.Int64,
                                       "n_null": pl.Int64, "n_degenerate": pl.Int64, "n_clusters": pl.Int64,
-                                      "tau": pl.Float64, "precision": pl.Float64, "recall": pl.Float64})
+                                      "tau": pl.Float64, "precision": pl.Float64, "recall": pl.Float64,
+                                      "reason": pl.Utf8})

@@ -79,8 +79,8 @@ def entries_by_section(counts: pl.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-from workbench.plots import calibration, compare, focus, real_logs, sessions, sjc, trace  # noqa: E402  (figure modules)
+from workbench.plots import calibration, compare, focus, human_labels, real_logs, sessions, sjc, trace  # noqa: E402,E501
 from workbench.plots.latex import export_table, to_latex  # noqa: E402
 
 __all__ = ["FIGURES", "STYLE", "calibration", "compare", "entries_by_section", "export", "export_table", "focus",
-           "real_logs", "sessions", "set_style", "sjc", "to_latex", "trace"]
+           "human_labels", "real_logs", "sessions", "set_style", "sjc", "to_latex", "trace"]

@@ -1,0 +1,88 @@
+"""Judges against real human labels (FRANK): partial correlations with intervals as a forest plot, AUROC by group."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import polars as pl
+from matplotlib.axes import Axes
+
+from workbench.plots import _axes
+
+
+def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order: Sequence[str],
+                       judges: Sequence[str] = (), published: pl.DataFrame | None = None,
+                       title: str = "partial Pearson correlation with human Factuality") -> tuple[Any, Any]:
+    """One panel per data set (``panels``, values of ``dataset``): each metric of ``order`` (top to bottom) at
+    its estimate with its interval (``estimate``, ``ci_low``, ``ci_high`` of
+    :func:`workbench.human_labels.correlation_intervals`), the judges of ``judges`` in a colour of their own, and
+    where ``published`` has the same metric and data set (``metric``, ``dataset``, ``value``), FRANK's number as a
+    cross."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.3 * len(panels) + 1.2, 0.32 * len(order) + 1.4),
+                             sharey=True, squeeze=False)
+    ys = np.arange(len(order))[::-1]
+    for ax, panel in zip(axes[0], panels, strict=True):
+        part = intervals.filter(pl.col("dataset") == panel)
+        rows = {r["metric"]: r for r in part.iter_rows(named=True)}
+        for y, metric in zip(ys, order, strict=True):
+            r = rows.get(metric)
+            if r is None or r["estimate"] is None:
+                continue
+            colour = "C3" if metric in judges else "C0"
+            lo, hi = r["ci_low"], r["ci_high"]
+            ax.errorbar([r["estimate"]], [y], xerr=[[r["estimate"] - lo], [hi - r["estimate"]]], fmt="o",
+                        color=colour, capsize=2, markersize=4)
+        if published is not None:
+            pub = {r["metric"]: r["value"] for r in published.filter(pl.col("dataset") == panel).iter_rows(named=True)}
+            xs = [(pub[m], y) for y, m in zip(ys, order, strict=True) if m in pub]
+            if xs:
+                ax.plot([x for x, _ in xs], [y for _, y in xs], "x", color="black", markersize=6, zorder=3,
+                        label="FRANK's published number")
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_title(panel, fontsize=9)
+        ax.set_xlabel("r (95% article-bootstrap interval)", fontsize=8)
+    axes[0][0].set_yticks(ys)
+    axes[0][0].set_yticklabels(order, fontsize=8)
+    for label in axes[0][0].get_yticklabels():
+        if label.get_text() in judges:
+            label.set_color("C3")
+    handles = [h for ax in axes[0] for h in ax.get_legend_handles_labels()[0]][:1]
+    if handles:
+        fig.legend(handles, ["FRANK's published number"], loc="lower center", ncols=1, fontsize=8,
+                   bbox_to_anchor=(0.5, -0.02))
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0.04 if handles else 0, 1, 1))
+    return fig, axes
+
+
+def auroc_by_group(table: pl.DataFrame, group: str, *, scores: Sequence[str], ax: Axes | None = None,
+                   title: str | None = None) -> Axes:
+    """AUROC with its interval per value of ``group`` (one cluster of bars each), a bar per score of ``scores``
+    (:func:`workbench.human_labels.entry_auroc`'s columns); a group without an AUROC is left empty, chance at 0.5."""
+    groups = sorted(table.get_column(group).unique().to_list())
+    fig, ax = _axes(ax, (max(5.0, 0.9 * len(groups) + 2.0), 3.4))
+    width = 0.8 / max(1, len(scores))
+    for k, score in enumerate(scores):
+        part = {r[group]: r for r in table.filter(pl.col("score") == score).iter_rows(named=True)}
+        xs, est, lo, hi = [], [], [], []
+        for i, g in enumerate(groups):
+            r = part.get(g)
+            if r is None or r["estimate"] is None:
+                continue
+            xs.append(i + (k - (len(scores) - 1) / 2) * width)
+            est.append(r["estimate"])
+            lo.append(r["estimate"] - r["ci_low"])
+            hi.append(r["ci_high"] - r["estimate"])
+        ax.bar(xs, est, width=width * 0.9, yerr=[lo, hi], capsize=2, label=score, color=f"C{k}")
+    ax.axhline(0.5, color="grey", ls=":", lw=0.8)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups, fontsize=8, rotation=20)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("AUROC (95% interval)")
+    ax.legend(fontsize=7, ncols=min(3, len(scores)), loc="upper left")
+    if title:
+        ax.set_title(title, fontsize=9)
+    return ax
