@@ -254,3 +254,32 @@ def test_a_gzip_file_reads_as_its_lines_and_a_cut_one_is_named(tmp_path: Path,
     assert main(["import", str(cut), "--format", "labelled-summaries", "--out", str(tmp_path / "o")]) == 2
     assert f"{cut}:1: expected a whole gzip-compressed file, got EOFError" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("judge", ["openai", "jev"])
+def test_any_judge_scores_an_imported_labelled_directory(imported: Path, tmp_path: Path, server: object,
+                                                         api_keys: None, judge: str) -> None:
+    """Issue 41: ``workbench judge --judge openai|jev`` on a labelled-summaries import, unchanged, against the
+    loopback server that speaks both protocols: every sentence of the entries table is scored, each request
+    carries the sentences as data and the article's passages as evidence, and the judge gets its own rows in the
+    human-label table."""
+    import json as _json
+
+    from workbench.datasets import load
+    from workbench.human_labels import correlation_table, summary_frame, summary_scores
+
+    url = server.url + ("/v1" if judge == "openai" else "")  # type: ignore[attr-defined]
+    assert main(["judge", str(imported), "--judge", judge, "--base-url", url, "--model", "local", "--cache",
+                 str(tmp_path / "cache"), "--out", str(tmp_path / "s.parquet"), "--quiet"]) == 0
+    scores = pl.read_parquet(tmp_path / "s.parquet")
+    entries = pl.read_parquet(imported / "entries.parquet")
+    assert sorted(scores["entry_id"].to_list()) == sorted(entries["entry_id"].to_list())
+    assert scores["score"].null_count() == 0 and set(scores["judge"]) == {judge}
+    sent = _json.dumps([r.body for r in server.requests])  # type: ignore[attr-defined]
+    for text in entries["text"].to_list():
+        assert _json.dumps(text)[1:-1] in sent  # each sentence went as (JSON-encoded) data
+    assert "Winds reached 70 miles per hour." in sent  # an article passage, as evidence
+    tables = load(imported)
+    frame = summary_frame(tables["runs"], summary_scores(tables["entries"], scores))
+    table = correlation_table(frame, [f"{judge} (mean)", f"{judge} (min)"], splits=("all",))
+    assert table.height == 2 and (table["n"] == 8).all()

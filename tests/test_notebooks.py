@@ -259,3 +259,25 @@ def test_sigterm_stops_figures_and_its_kernel_at_once(tmp_path: Path) -> None:
     else:
         os.kill(kernel, signal.SIGKILL)
         raise AssertionError("the kernel was left running")
+
+
+@pytest.mark.slow
+def test_human_labels_notebook_on_a_labelled_summaries_import(tmp_path: Path) -> None:
+    """The human-labels notebook through DATA on a user's own labelled summaries (the hand-written file with three
+    annotators): every table is written, the lexical judge is placed in it, small groups say why they have no
+    AUROC; and the calibration notebook reads the directory's own annotation store."""
+    data = tmp_path / "mine"
+    assert main(["import", str(ROOT / "tests" / "fixtures" / "labelled_summaries" / "three_annotators.jsonl"),
+                 "--out", str(data)]) == 0
+    figs = tmp_path / "figs"
+    report = run_all(ROOT / "notebooks", tmp_path / "build", timeout=300, cwd=ROOT,
+                     parameters={"DATA": str(data), "FIGURES": str(figs), "N_BOOT": 100},
+                     names=["human_labels", "judge_calibration"])
+    assert report.exit_code == 0 and not report.names("skipped"), str(report)
+    placed = pl.read_csv(figs / "tables" / "human_judges_placed.csv")
+    assert placed["metric"].to_list() == ["my_metric", "lexical (mean)", "lexical (min)"]
+    assert placed["headline"].sum() == 1 and placed["n"].to_list() == [1, 6, 6]  # the test split: 6 summaries
+    auroc = pl.read_csv(figs / "tables" / "human_entry_auroc.csv")
+    assert auroc["reason"].drop_nulls().str.contains("an AUROC needs at least 5 of each").all()
+    assert {"human_partial_correlation_forest.png", "calibration_reliability_lexical_support.png"} <= {
+        p.name for p in figs.glob("*.png")}
