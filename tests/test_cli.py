@@ -223,3 +223,26 @@ def test_table_file_errors_read_well(tmp_path: Path, capsys: pytest.CaptureFixtu
     pl.DataFrame({"run_id": ["r1"], "task_id": ["t"], "budget": [-1]}).write_parquet(path)
     err = one_line_exit_2(["validate", str(path), "--table", "runs"], capsys)
     assert err.endswith("field 'budget': expected a non-negative integer, got integer -1") and "<frame>" not in err
+
+
+def test_the_parser_and_its_help_import_no_numerical_library() -> None:
+    """Issue 40: `workbench --help` took 0.60 s because building the parser imported polars and numpy (the
+    annotation store for a help text, the adapters for their format names, the schema for SchemaError). Building
+    the parser, printing every verb's help and rejecting a bad option import none of them."""
+    import subprocess
+    import sys
+
+    code = """
+import sys, contextlib, io
+from workbench.cli.main import build_parser, main, VERBS
+parser = build_parser()
+verbs = [a for a in parser._subparsers._group_actions[0].choices]
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    for v in ["--help", *([v, "--help"] for v in verbs), ["import", "x", "--format", "nope", "--out", "y"]]:
+        main(v if isinstance(v, list) else [v])
+print(sorted(m for m in ("polars", "numpy", "scipy", "pyarrow", "pandas", "sklearn", "matplotlib") if m in sys.modules))
+print(len(verbs))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    imported, verbs = out.stdout.split("\n")[:2]
+    assert imported == "[]" and int(verbs) >= 13, out.stdout

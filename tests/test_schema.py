@@ -25,3 +25,12 @@ def test_validate_keeps_extra_and_ground_truth_columns() -> None:
     out = validate("entries", frame)
     assert out.columns[-1] == "harness_note" and out["gt_supported"].dtype == pl.Boolean
     assert schema.ground_truth_columns(out) == ["gt_supported"]
+
+
+def test_the_light_name_lists_match_what_they_name() -> None:
+    """The command line offers formats and tables from workbench.vocabulary (so its help imports no polars); the
+    lists are the readers' and the declarations' own names."""
+    from workbench import adapters, schema
+    from workbench.vocabulary import LOG_FORMATS, TABLE_NAMES
+
+    assert LOG_FORMATS == tuple(adapters.FORMATS) and TABLE_NAMES == tuple(schema.TABLES)

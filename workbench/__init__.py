@@ -10,14 +10,18 @@ package shadows a submodule). Everything else lives in the module its name says 
 """
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _version
 from typing import Any
 
-try:
-    __version__ = _version("compaction-workbench")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree that was never installed
-    __version__ = "0+unknown"
+
+def _package_version() -> str:
+    """The installed distribution's version (read when first asked: importlib.metadata costs the CLI's start-up
+    40 ms it does not need to print help)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("compaction-workbench")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree that was never installed
+        return "0+unknown"
 
 #: the package's names and where they live; each is imported when first used (``import workbench`` stays quick:
 #: the CLI's start-up and a notebook's first cell do not pay for scipy, polars and the adapters up front)
@@ -29,7 +33,10 @@ _EXPORTS = {"read_log": ("workbench.adapters", "read_log"), "auroc_ci": ("workbe
 
 
 def __getattr__(name: str) -> Any:
-    """Import an exported name on first use (PEP 562)."""
+    """Import an exported name on first use (PEP 562); ``__version__`` is read then too."""
+    if name == "__version__":
+        globals()[name] = value = _package_version()
+        return value
     if name in _EXPORTS:
         module, attr = _EXPORTS[name]
         value = getattr(import_module(module), attr)

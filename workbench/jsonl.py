@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.schema import SchemaError
+from workbench.errors import SchemaError
 
 
 class LogWarning(UserWarning):

@@ -42,3 +42,20 @@ LABEL_VALUES: dict[str, tuple[str, ...]] = {
     "entry_support": SUPPORT_VALUES,
 }
 
+
+
+#: the one naming rule for annotators, in words: the CLI's help, the errors and annotations/PROTOCOL.md say this
+ANNOTATOR_RULE = ("letters, digits and _ . - @ + (an e-mail address is a name), starting with a letter or digit, "
+                  "at most 128, no spaces; not 'adjudicated'")
+#: names the store gives labels itself: ``adjudicated`` labels win outright in the gold set, so no person may
+#: label under that name (``workbench adjudicate`` writes them)
+RESERVED_ANNOTATORS = frozenset({"adjudicated"})
+
+#: the log formats ``workbench import`` reads (``workbench.adapters.FORMATS`` has a reader for each): named here so
+#: the command line can offer them without importing the readers
+LOG_FORMATS: tuple[str, ...] = ("trajectory", "openai", "tau-bench", "claude-code", "codex", "labelled-summaries",
+                                "frank")
+
+#: the tables of ``workbench.schema`` (its ``TABLES``), by name
+TABLE_NAMES: tuple[str, ...] = ("runs", "steps", "compactions", "entries", "scores", "evidence", "labels",
+                                "attributions", "rollouts", "candidates", "spans")

@@ -30,7 +30,8 @@ from filelock import FileLock
 
 from workbench import schema
 from workbench.validation import check_record
-from workbench.vocabulary import LABEL_VALUES
+from workbench.vocabulary import ANNOTATOR_RULE, LABEL_VALUES
+from workbench.vocabulary import RESERVED_ANNOTATORS as RESERVED
 from workbench.labels import latest_labels
 from workbench.tables import read_table
 
@@ -40,14 +41,6 @@ _ANNOTATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}")
 
 class TornLineWarning(UserWarning):
     """A label file ended in a partial line (a crash mid-write); the fragment was moved aside."""
-
-
-#: the one naming rule for annotators, in words: the CLI's help, the errors and annotations/PROTOCOL.md say this
-ANNOTATOR_RULE = ("letters, digits and _ . - @ + (an e-mail address is a name), starting with a letter or digit, "
-                  "at most 128, no spaces; not 'adjudicated'")
-#: names the store gives labels itself: ``adjudicated`` labels win outright in the gold set, so no person may
-#: label under that name (``workbench adjudicate`` writes them)
-RESERVED = frozenset({"adjudicated"})
 
 
 def check_annotator(name: object, *, reserved: bool = False) -> str:

@@ -8,7 +8,7 @@ import argparse
 import math
 from pathlib import Path
 
-from workbench.schema import SchemaError
+from workbench.errors import SchemaError
 
 
 class UsageError(ValueError):

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from workbench.annotate.store import ANNOTATOR_RULE
 from workbench.cli.args import UsageError, at_least, existing_dir, existing_file, out_file, verb
-from workbench.schema import SchemaError
+from workbench.errors import SchemaError
+from workbench.vocabulary import ANNOTATOR_RULE
 
 
 def add(sub: argparse._SubParsersAction) -> None:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from workbench.cli.args import UsageError, at_least, existing_file, out_file, verb
-from workbench.schema import SchemaError
+from workbench.errors import SchemaError
 
 
 def add(sub: argparse._SubParsersAction) -> None:

@@ -6,11 +6,19 @@ import argparse
 import sys
 from pathlib import Path
 
-from workbench import adapters, schema
+from typing import TYPE_CHECKING
+
 from workbench.cli.args import UsageError, existing_dir, existing_file, out_file, verb
-from workbench.jsonl import BadLines
-from workbench.schema import SchemaError
-from workbench.tables import TRAJECTORY_TABLES, read_table, table_files
+from workbench.errors import SchemaError
+from workbench.vocabulary import LOG_FORMATS, TABLE_NAMES
+
+if TYPE_CHECKING:
+    from workbench.jsonl import BadLines
+
+#: the trajectory tables every log gives (workbench.tables.TRAJECTORY_TABLES)
+TRAJECTORY_TABLES = ("runs", "steps", "compactions")
+#: formats that read a directory (workbench.adapters.DIRECTORY_FORMATS, and FRANK's files)
+DIRECTORY_FORMATS = ("claude-code", "codex", "frank")
 
 #: inputs at least this large say what is being done before the work starts (smaller ones finish within a second)
 ANNOUNCE_BYTES = 5_000_000
@@ -19,15 +27,15 @@ ANNOUNCE_BYTES = 5_000_000
 def add(sub: argparse._SubParsersAction) -> None:
     p = verb(sub, "validate", "check a trajectory log (or a table file) and report the first error")
     p.add_argument("file", help="the log (JSONL, tau-bench JSON) or, with --table, one table file")
-    p.add_argument("--format", default="auto", choices=["auto", *adapters.FORMATS], help="log format")
-    p.add_argument("--table", choices=sorted(schema.TABLES), help="validate a single table file instead of a log")
+    p.add_argument("--format", default="auto", choices=["auto", *LOG_FORMATS], help="log format")
+    p.add_argument("--table", choices=sorted(TABLE_NAMES), help="validate a single table file instead of a log")
     _skip_invalid_option(p)
     p.set_defaults(func=run_validate)
 
     p = verb(sub, "import", "load a trajectory log into Parquet tables")
     p.add_argument("file", help="the log to import")
     p.add_argument("--out", required=True, help="directory for runs/steps/compactions.parquet")
-    p.add_argument("--format", default="auto", choices=["auto", *adapters.FORMATS], help="log format")
+    p.add_argument("--format", default="auto", choices=["auto", *LOG_FORMATS], help="log format")
     p.add_argument("--entries", action="store_true", help="also split candidate summaries into entries.parquet")
     p.add_argument("--force", action="store_true", help="replace the tables already in --out (the whole set: "
                    "tables the new log does not have are removed, never mixed with another log's)")
@@ -72,7 +80,7 @@ def _iso(value: str) -> bool:
 
 def _log_path(args: argparse.Namespace, what: str = "log file") -> Path:
     """The FILE argument: a directory of sessions for the formats that read one, else a file that exists."""
-    if (args.format in (*adapters.DIRECTORY_FORMATS, "frank") or args.format == "auto"
+    if (args.format in DIRECTORY_FORMATS or args.format == "auto"
             and not getattr(args, "table", None)) and Path(args.file).is_dir():
         return Path(args.file)  # a directory of sessions or FRANK's files (format sniffed when not given)
     return existing_file(args.file, what)
@@ -85,6 +93,10 @@ def _starting(doing: str, path: Path) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    from workbench import adapters
+    from workbench.jsonl import BadLines
+    from workbench.tables import read_table
+
     path = _log_path(args, "table file" if args.table else "log file")
     if args.table:
         frame = read_table(path, args.table)
@@ -100,6 +112,10 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from workbench import adapters
+    from workbench.jsonl import BadLines
+    from workbench.tables import table_files
+
     path = _log_path(args)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -123,9 +139,10 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    out_file("--out", args.out, (".jsonl",))
+    from workbench import adapters
     from workbench.datasets import load
 
+    out_file("--out", args.out, (".jsonl",))
     tables = load(existing_dir(args.dir), names=TRAJECTORY_TABLES)
     out = adapters.write_trajectories(tables, args.out)
     print(f"{args.dir} -> {out} ({tables['runs'].height} runs)")

@@ -24,7 +24,7 @@ from workbench.atomic import OutputRefused
 from workbench.cli.args import UsageError
 from workbench.executors import ExecutorUnavailable
 from workbench.jsonl import LogWarning
-from workbench.schema import SchemaError
+from workbench.errors import SchemaError
 
 #: the verb modules, in the order ``workbench --help`` lists them
 VERBS = (logs, judge, simulate, labeling, labelstudio, explore, figures)

@@ -1,0 +1,62 @@
+"""The workbench's bad-input error, in a module of its own that imports nothing heavy: the command line names it
+before it loads any table (``workbench --help`` imports no polars)."""
+
+from __future__ import annotations
+
+__all__ = ["SchemaError"]
+
+
+class SchemaError(ValueError):
+    """Bad input: where it is (file, line), which field, what was expected and what came.
+
+    ``str(error)`` is one line: ``FILE:LINE: field 'x': expected ..., got ...``.
+    """
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        file: str | None = None,
+        line: int | str | None = None,
+        field: str | None = None,
+        expected: str | None = None,
+        got: str | None = None,
+    ) -> None:
+        self.file = file
+        self.line = line
+        self.field = field
+        self.expected = expected
+        self.got = got
+        self.detail = message
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = self.file or ""
+        if self.line is not None and where:
+            where += f":{self.line}"
+        elif self.line is not None:
+            where = f"line {self.line}" if str(self.line).isdigit() else str(self.line)
+        parts = [where] if where else []
+        if self.field is not None:
+            parts.append(f"option {self.field}" if self.field.startswith("-") else f"field '{self.field}'")
+        what = ""
+        if self.expected is not None:
+            what = f"expected {self.expected}"
+            if self.got is not None:
+                what += f", got {self.got}"
+        elif self.detail is not None:
+            what = self.detail
+        if what:
+            parts.append(what)
+        return ": ".join(parts)
+
+    def located(self, file: str | None = None, line: int | str | None = None) -> SchemaError:
+        """The same error with a file and line filled in where they were unknown."""
+        return SchemaError(
+            self.detail,
+            file=self.file or file,
+            line=self.line if self.line is not None else line,
+            field=self.field,
+            expected=self.expected,
+            got=self.got,
+        )
