@@ -131,3 +131,17 @@ def test_a_scan_is_streamed_into_the_csv_and_only_the_printed_rows_are_read(tmp_
     assert csv.read_bytes() == frame.write_csv().encode()
     _, eager_tex = plots.export_table(frame, "scan", tmp_path / "eager", "Sessions", max_rows=7)
     assert tex.read_text() == eager_tex.read_text() and "the first 7 of 100 rows" in tex.read_text()
+
+
+def test_a_reason_column_prints_only_when_a_row_has_a_reason() -> None:
+    """judge_table says why a row has no AUROC in ``reason``; the exported table shows that column only when some
+    row fills it (the testbed's Table 12, where every AUROC exists, prints as it did)."""
+    import polars as pl
+
+    from workbench.plots.latex import to_latex
+
+    rows = pl.DataFrame({"judge": ["lexical", "lexical"], "estimate": [0.9, 0.6], "reason": [None, None]},
+                        schema_overrides={"reason": pl.Utf8})
+    assert "Reason" not in to_latex(rows, "t")
+    why = rows.with_columns(pl.Series("reason", [None, "no correct labels"]), pl.Series("estimate", [0.9, None]))
+    assert "Reason" in to_latex(why, "t") and "no correct labels" in to_latex(why, "t")

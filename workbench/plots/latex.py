@@ -158,11 +158,13 @@ def columns_for(frame: pl.DataFrame, *, columns: Sequence[str] | None = None, re
                 formats: Mapping[str, str | Callable[[object], str]] | None = None,
                 intervals: bool | Mapping[str, tuple[str, str]] = True) -> list[Column]:
     """The printed columns of ``frame``: ``columns`` (default all but the bookkeeping ``n_boot``, ``level`` and
-    an interval's own ``method``), each interval merged into its estimate's cell, numbers formatted."""
+    an interval's own ``method``, and a ``reason`` column no row fills), each interval merged into its estimate's
+    cell, numbers formatted."""
     merged = _intervals(frame, intervals)
     hidden = {b for pair in merged.values() for b in pair}
     names = list(columns) if columns is not None else [
-        c for c in frame.columns if c not in hidden and not (merged and c in ("n_boot", "level", "method", "ci_method"))]
+        c for c in frame.columns if c not in hidden and not (merged and c in ("n_boot", "level", "method", "ci_method"))
+        and not (c == "reason" and frame.get_column(c).null_count() == frame.height)]  # a reason only when there is one
     missing = [c for c in names if c not in frame.columns]
     if missing:
         raise ValueError(f"export_table: no column(s) {missing}; the frame has {frame.columns}")
