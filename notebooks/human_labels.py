@@ -130,7 +130,8 @@ plots.export_table(placed.select("metric", "n", "pearson", "pearson_low", "pears
                    "human_judges_placed", f"{figs}/tables",
                    f"Partial correlations with the human score on the {report} split, both data sets: the baselines "
                    "and the judges' mean and minimum over sentences, with 95% article-bootstrap intervals",
-                   rename={"n": "summaries", "pearson": "Pearson", "spearman": "Spearman"},
+                   columns=["metric", "n", "pearson", "spearman", "headline"],
+                   rename={"n": "Summaries", "pearson": "Pearson [95%]", "spearman": "Spearman [95%]"},
                    intervals={"pearson": ("pearson_low", "pearson_high"), "spearman": ("spearman_low", "spearman_high")},
                    formats={"pearson": ".3f", "spearman": ".3f"}, keys=["metric"])
 display(placed)
@@ -164,9 +165,11 @@ plots.export_table(williams.select("metric", "baseline", "n", "r_metric", "r_bas
                    f"Each judge's headline against each baseline ({report} split): Williams' one-sided p that the higher "
                    "partial correlation exceeds the lower, and the difference r(judge) - r(baseline) with its 95% "
                    "article-bootstrap interval",
-                   rename={"r_metric": "r judge", "r_baseline": "r baseline", "difference": "judge - baseline"},
+                   columns=["metric", "baseline", "n", "r_metric", "r_baseline", "higher", "p", "difference"],
+                   rename={"n": "Summaries", "r_metric": "r judge", "r_baseline": "r baseline",
+                           "p": "Williams p", "difference": "judge - baseline [95%]"},
                    intervals={"difference": ("ci_low", "ci_high")},
-                   formats={"r_metric": ".3f", "r_baseline": ".3f", "p": ".2g", "difference": ".3f"},
+                   formats={"r_metric": ".3f", "r_baseline": ".3f", "difference": ".3f"},
                    keys=["metric"])
 display(williams)
 
@@ -188,12 +191,13 @@ if labels is not None and labels.height:
                             by=("dataset", "system"), n_boot=N_BOOT, seed=SEED)
     plots.export_table(by_dataset, "human_entry_auroc", f"{figs}/tables",
                        "AUROC against the sentence labels of one-sentence summaries, per data set, with 95% intervals "
-                       "resampling articles (a group of one class only has none, and says so)",
-                       columns=["dataset", "score", "estimate", "n", "positives", "reason"],
+                       "resampling articles (--: fewer than 5 labels of a class; the CSV's reason column says so)",
+                       columns=["dataset", "score", "estimate", "n", "positives"],
                        intervals={"estimate": ("ci_low", "ci_high")}, formats={"estimate": ".3f"}, keys=["dataset"])
     plots.export_table(by_system, "human_entry_auroc_by_system", f"{figs}/tables",
-                       "AUROC against sentence labels per data set and system (95% intervals resampling articles)",
-                       columns=["dataset", "system", "score", "estimate", "n", "positives", "reason"],
+                       "AUROC against sentence labels per data set and system (95% intervals resampling articles; --: "
+                       "fewer than 5 labels of a class, the CSV says why)",
+                       columns=["dataset", "system", "score", "estimate", "n", "positives"],
                        intervals={"estimate": ("ci_low", "ci_high")}, formats={"estimate": ".3f"},
                        keys=["dataset", "system"])
     display(by_dataset)

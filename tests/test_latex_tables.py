@@ -47,7 +47,7 @@ def test_interval_in_one_cell_headers_in_words_and_label(tmp_path: Path) -> None
     assert r"\label{tab:auroc}" in text and r"\caption{AUROC}" in text
     head, row = [line for line in text.splitlines() if line.endswith(r"\\")][:2]
     assert head == r"Source judge & Estimate [95\% CI] & n & p (Holm) & Tokens before \\"
-    assert row == r"lexical & 0.712 [0.651, 0.774] & 300 & <0.001 & 150000 \\"
+    assert row == r"lexical & 0.712 [0.651, 0.774] & 300 & \textless{}0.001 & 150000 \\"
     assert pl.read_csv(csv).columns == frame.columns  # the CSV keeps every column
     chosen = plots.to_latex(frame, columns=["judge", "n"], formats={"n": ",d"}, label=None)
     assert r"\label" not in chosen and "lexical & 300" in chosen and "Estimate" not in chosen
@@ -145,3 +145,11 @@ def test_a_reason_column_prints_only_when_a_row_has_a_reason() -> None:
     assert "Reason" not in to_latex(rows, "t")
     why = rows.with_columns(pl.Series("reason", [None, "no correct labels"]), pl.Series("estimate", [0.9, None]))
     assert "Reason" in to_latex(why, "t") and "no correct labels" in to_latex(why, "t")
+
+
+def test_less_than_and_bars_print_as_themselves_in_a_plain_article() -> None:
+    """In a plain ``article`` (OT1 encoding) a bare ``<`` prints as an inverted exclamation mark: p-values read
+    ``¡0.001`` in the Williams and comparison tables. They are escaped with the text commands LaTeX defines."""
+    from workbench.plots.latex import tex_escape
+
+    assert tex_escape("<0.001 | a>b") == r"\textless{}0.001 \textbar{} a\textgreater{}b"

@@ -89,12 +89,15 @@ def header(name: str, rename: Mapping[str, str] | None = None) -> str:
 
 
 def tex_escape(value: object) -> str:
-    """Text as LaTeX prints it literally (the ten special characters escaped)."""
+    """Text as LaTeX prints it literally: the ten special characters escaped, and ``<``, ``>`` and ``|``, which
+    the default (OT1) font encoding of a plain ``article`` prints as other glyphs (``<0.001`` came out as
+    ``¡0.001``)."""
     text = "" if value is None else str(value)
     out = []
     for ch in text:
         out.append({"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}.get(ch, ch))
+                    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}.get(ch, ch))
     return "".join(out)
 
 
