@@ -97,3 +97,13 @@ def system_tool(*names: str, install: str) -> str:
     if os.environ.get("CI") == "true":
         pytest.fail(f"CI=true but no {names[0]}: .ci/run installs Debian's {install} with apt-get")
     pytest.skip(f"no {names[0]} on this machine (apt-get install {install}); the test runs in CI")
+
+
+@pytest.fixture(autouse=True)
+def _close_figures() -> Iterator[None]:
+    """Every figure a test draws is closed after it (as seaborn's test suite does): none piles up in a worker."""
+    yield
+    import sys
+
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")

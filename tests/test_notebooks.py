@@ -20,7 +20,7 @@ def test_notebooks_run_on_an_imported_log(tmp_path: Path) -> None:
     assert main(["import", str(ROOT / "data" / "examples" / "invoice_log.jsonl"), "--out", str(data)]) == 0
     figs = tmp_path / "figs"
     report = run_all(ROOT / "notebooks", tmp_path / "build", timeout=300, cwd=ROOT,
-                   parameters={"DATA": str(data), "FIGURES": str(figs), "N_BOOT": 200},
+                   parameters={"DATA": str(data), "FIGURES": str(figs), "N_BOOT": 200, "COVERAGE_TRIALS": 20},
                    names=["summary_composition", "threshold_sensitivity", "reliability_efficiency",
                           "failure_attribution", "judge_validation", "judge_calibration", "method_comparison"])
     assert report.exit_code == 0, str(report)
