@@ -22,6 +22,7 @@ from workbench.judges import JudgeRequest
 from workbench.judges.jev import JevJudge
 from workbench.judges.openai import OpenAIJudge
 from workbench.llm import DiskCache, LLMClient, RetryPolicy
+from workbench.llm.account import RunAccount
 
 from .conftest import EXAMPLE, KEY
 from .llm_server import FakeLLMServer
@@ -114,7 +115,7 @@ def test_a_server_that_echoes_the_key_never_puts_it_in_the_cache(server: FakeLLM
 
 def test_a_server_that_answers_nothing_usable_is_not_asked_forever(server: FakeLLMServer, tmp_path: Path) -> None:
     """Before: NaN logprobs everywhere turned 1,165 requests into 3,168 retries. Now 20 unusable answers of one
-    kind in a row, with none usable, stop the run; with fail_fast_after=0 it keeps asking."""
+    kind in a row, with none usable, stop the run; with a run's fail_fast_after=0 it keeps asking."""
     server.default = {"top": [("Yes", math.nan), ("No", math.log(0.5))]}
     c = client(server, tmp_path, key_env="OPENAI_API_KEY", path="/v1", attempts=3)
     res = OpenAIJudge(c, model="local-model").score(request(30))
@@ -123,8 +124,9 @@ def test_a_server_that_answers_nothing_usable_is_not_asked_forever(server: FakeL
     assert "stopped after 20 unusable answers in a row and none usable (logprob is nan)" in (res.reasons[-1] or "")
     server.requests.clear()
     keep = client(server, tmp_path / "b", key_env="OPENAI_API_KEY", path="/v1", attempts=3)
-    keep.fail_fast_after = 0
-    OpenAIJudge(keep, model="local-model").score(request(10))
+    with keep.running(RunAccount(fail_fast_after=0)) as account:
+        OpenAIJudge(keep, model="local-model").score(request(10))
+    assert len(account.usages) == 10 and not keep.usages  # the run's requests are the run's account's
     assert len(server.requests) == 30
 
 

@@ -32,7 +32,7 @@ class Progress:
             self._bar = tqdm(total=total, desc=desc, unit=unit.rstrip("s"), file=self.stream, dynamic_ncols=True)
 
     def event(self, kind: str, what: object) -> None:
-        """A client event: ``("done", Usage)`` or ``("retry", reason)`` (``LLMClient.on_event``)."""
+        """A client event: ``("done", Usage)`` or ``("retry", reason)`` (a ``RunAccount``'s ``on_event``)."""
         if kind == "retry":
             with self._lock:
                 self.retries += 1

@@ -82,8 +82,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"workbench judge: no API key: set the environment variable {err.env} (a server on loopback "
                   "needs none; --offline uses only the cache)", file=sys.stderr)
             return 2
-        if not args.fail_fast:
-            client.fail_fast_after = 0
     try:
         return _judge(args, tables, judge)
     finally:
@@ -93,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _judge(args: argparse.Namespace, tables: dict[str, Any], judge: SourceJudge) -> int:
     from workbench.judges.run import judge_directory
+    from workbench.llm.account import FAIL_FAST_AFTER
     from workbench.frames import height
 
     if not args.quiet:  # said at once: building the requests (BM25 evidence) takes a while on a large log
@@ -101,7 +100,7 @@ def _judge(args: argparse.Namespace, tables: dict[str, Any], judge: SourceJudge)
               file=sys.stderr, flush=True)
     report = judge_directory(tables, judge, args.out, repeats=args.repeats, tau=args.tau, deadline=args.deadline,
                              concurrency=args.concurrency, executor=args.executor, address=args.address,
-                             progress=not args.quiet)
+                             progress=not args.quiet, fail_fast_after=FAIL_FAST_AFTER if args.fail_fast else 0)
     print(report)
     if report.nothing_usable:
         print("workbench judge: no request got a usable answer", file=sys.stderr)

@@ -88,8 +88,7 @@ def score_requests(
         client = getattr(judge, "client", None)
         for _, usages in out:  # the workers' requests, in the driver's accounting
             if client is not None:
-                client.usages.extend(usages)
-                client.sent += sum(u.attempts for u in usages if not u.cached)
+                client.record(usages)
         done = [(cr, r, res) for (cr, r), res in zip(jobs, results, strict=True)]
     elif executor == "local":
         done = [(cr, r, res) for (cr, r), res in zip(jobs, _score_jobs(judge, jobs, concurrency, progress),

@@ -19,10 +19,8 @@ the scores and the evidence the requests used (:func:`workbench.evidence.evidenc
 from __future__ import annotations
 
 import os
-import re
-import time
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +32,7 @@ from workbench.evidence import compaction_requests, evidence_path, evidence_tabl
 from workbench.executors import rare_collections
 from workbench.judges.base import SourceJudge
 from workbench.judges.requests import score_requests
+from workbench.llm.account import FAIL_FAST_AFTER, RunAccount
 from workbench.progress import Progress
 from workbench.frames import batches_by_run, height, slices
 from workbench.tables import TRAJECTORY_TABLES, PartWriter
@@ -104,6 +103,7 @@ def judge_directory(
     executor: str = "local",
     address: str | None = None,
     progress: bool = False,
+    fail_fast_after: int = FAIL_FAST_AFTER,
 ) -> JudgeReport:
     """Score every summary entry of a directory's compactions with ``judge``; write the scores table to ``out``.
 
@@ -114,7 +114,10 @@ def judge_directory(
     a ``repeat`` column tells them apart); ``tau`` also counts what SJC pruning keeps (entries with score >= tau
     or no usable answer, :func:`workbench.sjc.prune_compactions`); ``deadline`` bounds the whole run in seconds
     (what is left then gets a null score with reason ``deadline``). ``executor="ray"`` shards each batch over a
-    Ray cluster (``address``). ``progress`` draws a bar (or periodic lines) on standard error.
+    Ray cluster (``address``). ``progress`` draws a bar (or periodic lines) on standard error. ``fail_fast_after``
+    unusable answers of one kind in a row, with none usable, stop the run (0: never). The deadline, the fail-fast
+    limit and the progress reach the judge's client as one :class:`~workbench.llm.account.RunAccount`
+    (:meth:`~workbench.llm.client.LLMClient.running`), which also holds the run's accounting.
     """
     if isinstance(data, (str, os.PathLike)):
         from workbench.datasets import load
@@ -126,13 +129,15 @@ def judge_directory(
     total = _request_count(tables, judge) if by_request else height(tables["compactions"])
     accounts = []
     kept = pruned = n_scores = n_null = 0
-    with Progress(total * repeats, f"judge {judge.name}", "requests" if by_request else "compactions",
-                  enabled=progress) as bar, PartWriter("scores", out) as writer, \
-            PartWriter("evidence", evidence_path(out)) as evidence_writer:
+    with ExitStack() as stack:
+        bar = stack.enter_context(Progress(total * repeats, f"judge {judge.name}",
+                                           "requests" if by_request else "compactions", enabled=progress))
+        writer = stack.enter_context(PartWriter("scores", out))
+        evidence_writer = stack.enter_context(PartWriter("evidence", evidence_path(out)))
+        account = RunAccount(deadline=deadline, fail_fast_after=fail_fast_after,
+                             on_event=bar.event if by_request else None)
         if client is not None:
-            client.on_event = bar.event if by_request else None
-            if deadline is not None:
-                client.run_deadline = time.monotonic() + deadline
+            stack.enter_context(client.running(account))
         if executor == "ray":  # each Ray task builds and scores a batch of runs: the whole work is sharded
             from workbench.executors import ray_imap
 
@@ -154,14 +159,13 @@ def judge_directory(
             pruned += result.pruned
             if executor == "ray":
                 if client is not None:  # the workers' requests, in the driver's accounting
-                    client.usages.extend(result.usages)
-                    client.sent += sum(u.attempts for u in result.usages if not u.cached)
+                    client.record(result.usages)
                 for _ in range(result.account.height):  # one row per (compaction, repeat), as the bar counts
                     bar.advance()
         written = writer.finish()
         written_evidence = evidence_writer.finish()
-    usages = client.usages if client is not None else []
-    failed = Counter(re.sub(r" \(after \d+ attempts?\)$", "", u.error) for u in usages if u.error)
+    usages = account.usages
+    failed = account.failures()
     n_requests = len(usages) if client is not None else int(pl.concat(accounts).get_column("requests").sum())
     return JudgeReport(out=written, judge=judge.name, scores=n_scores, null_scores=n_null, requests=n_requests,
                        sent=sum(1 for u in usages if not u.cached and u.attempts),

@@ -9,13 +9,15 @@
   exponential backoff and full jitter (seeded), honouring ``Retry-After``, up to
   ``retry.max_attempts`` attempts;
 * deadlines: each attempt has a wall-clock limit (``retry.deadline``) that also covers a
-  body that starts and then stalls; a whole run may have a wall-clock budget
-  (``run_deadline``, a ``time.monotonic()`` instant) after which nothing more is sent and
+  body that starts and then stalls; a whole run may have a wall-clock budget (its
+  :class:`~workbench.llm.account.RunAccount`'s ``deadline``) after which nothing more is sent and
   every remaining request fails with reason "deadline";
 * concurrency: at most ``max_concurrency`` requests are in flight at once across every
   thread that uses the client (a semaphore), and :meth:`LLMClient.map` fans out;
-* accounting: one :class:`Usage` record per request (tokens, cost, attempts, cached), and
-  ``on_event`` hears each finished request and each retry (for progress reporting).
+* accounting: one :class:`Usage` record per request (tokens, cost, attempts, cached) in the run's
+  :class:`~workbench.llm.account.RunAccount`, whose ``on_event`` hears each finished request and each retry (for
+  progress reporting). A caller gives the client a run's account and limits with :meth:`LLMClient.running`; it
+  sets none of the client's fields.
 
 API keys are read from the environment by name only when a request is actually sent;
 they are put in a header and never into the cache, a log, a ``Usage`` or an error. A
@@ -30,12 +32,14 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 import httpx
 
+from workbench.llm.account import RunAccount
 from workbench.llm.cache import DiskCache, request_key
 
 T = TypeVar("T")
@@ -161,20 +165,12 @@ class LLMClient:
     seed: int = 0
     price_in_per_million: float = 0.0
     price_out_per_million: float = 0.0
-    usages: list[Usage] = field(default_factory=list)
-    #: a ``time.monotonic()`` instant after which nothing more is sent (None: no run budget)
-    run_deadline: float | None = None
     #: read nothing cached before this client existed (answers are still written, and reused within the run)
     refresh: bool = False
     #: send nothing: a request not in the cache fails with reason "not in cache"
     offline: bool = False
-    #: called with ("done" | "retry", Usage or reason) as requests finish or retry
-    on_event: Callable[[str, object], None] | None = None
     #: the largest response body read (bytes); a larger one fails its request, unread and uncached
     max_response_bytes: int = 16 * 2**20
-    #: after this many unusable answers in a row of one kind, with no usable answer yet in the run, send nothing
-    #: more (the server answers nothing usable); 0 never stops (``--no-fail-fast``)
-    fail_fast_after: int = 20
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
@@ -183,7 +179,7 @@ class LLMClient:
         self._key_locks: dict[str, threading.Lock] = {}
         self._written: set[str] = set()  # keys cached by this client (``refresh`` still reads these)
         self._failed_now: dict[str, tuple[Any, str]] = {}  # failures of this run, shared by identical requests
-        self.sent = 0  # requests that reached the network (attempts, not cache hits)
+        self.account = RunAccount()  # the run's limits and accounting (running() hands it another)
         self._pool: httpx.Client | None = None
         self._shared: dict[str, Any] = {}
         self._stop = threading.Event()  # set by stop(): nothing more is sent, waits end at once
@@ -196,19 +192,48 @@ class LLMClient:
 
     def __getstate__(self) -> dict[str, Any]:
         """The configuration, without what belongs to this process: locks, connections, the accounting so far,
-        the progress callback; the run budget travels as the seconds left (clocks differ between machines)."""
+        the progress callback; the run's limits travel, its deadline as the seconds left (clocks differ between
+        machines)."""
         state = {f.name: getattr(self, f.name) for f in fields(self)}
-        state["usages"] = []
-        state["on_event"] = None
-        state["run_deadline"] = None if self.run_deadline is None else self.run_deadline - time.monotonic()
+        state["_limits"] = (self.account.remaining(), self.account.fail_fast_after)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        left = state.pop("run_deadline")
+        left, fail_fast_after = state.pop("_limits")
         for name, value in state.items():
             setattr(self, name, value)
-        self.run_deadline = None if left is None else time.monotonic() + left
         self.__post_init__()
+        self.account = RunAccount(deadline=left, fail_fast_after=fail_fast_after)
+
+    # -- a run ----------------------------------------------------------------------
+
+    @property
+    def usages(self) -> list[Usage]:
+        """The requests of the current run (its account's)."""
+        return self.account.usages
+
+    @property
+    def sent(self) -> int:
+        """Attempts of the current run that reached the network (cache hits are not sent)."""
+        return self.account.sent
+
+    def record(self, usages: Iterable[Usage]) -> None:
+        """Requests a copy of this client made elsewhere (a Ray worker) into the current run's accounting."""
+        with self._lock:
+            self.account.add(usages)
+
+    @contextmanager
+    def running(self, account: RunAccount) -> Iterator[RunAccount]:
+        """Run with ``account``'s limits (deadline, fail fast, progress) and accounting, then go back to the
+        account before: the one way a caller sets run-level state."""
+        previous = self.account
+        with self._lock:
+            self.account = account
+            self._tripped, self._streak, self._usable, self._not_before = None, ("", 0), 0, None
+        try:
+            yield account
+        finally:
+            self.account = previous
 
     def _http(self) -> httpx.Client:
         """The one HTTP client of this client, made on first use: its connections are kept and reused (an
@@ -310,7 +335,7 @@ class LLMClient:
                     if halt is not None:
                         return self._failed(key, halt, attempt - 1, started, retries, unusable)
                     with self._lock:
-                        self.sent += 1
+                        self.account.sent += 1
                     response, n_in, n_out = self._bounded(send)
                 reason = check(response) if check is not None else None
                 if reason is not None:
@@ -373,7 +398,8 @@ class LLMClient:
             same, n = self._streak
             n = n + 1 if same == kind else 1
             self._streak = (kind, n)
-            if self.fail_fast_after and n >= self.fail_fast_after and self._usable == 0 and self._tripped is None:
+            limit = self.account.fail_fast_after
+            if limit and n >= limit and self._usable == 0 and self._tripped is None:
                 self._tripped = (f"stopped after {n} unusable answers in a row and none usable ({kind}): the server "
                                  "answers nothing usable (--no-fail-fast to keep asking)")
 
@@ -446,7 +472,7 @@ class LLMClient:
         return self.retry.deadline if remaining is None else max(0.001, min(self.retry.deadline, remaining))
 
     def _remaining(self) -> float | None:
-        return None if self.run_deadline is None else self.run_deadline - time.monotonic()
+        return self.account.remaining()
 
     def _failed(self, key: str, reason: str, attempts: int, started: float, retries: list[str],
                 unusable: tuple[dict[str, Any], str] | None) -> tuple[Any, Usage]:
@@ -458,13 +484,12 @@ class LLMClient:
 
     def _finish(self, usage: Usage) -> Usage:
         with self._lock:
-            self.usages.append(usage)
+            self.account.usages.append(usage)
         self._emit("done", usage)
         return usage
 
     def _emit(self, kind: str, what: object) -> None:
-        if self.on_event is not None:
-            self.on_event(kind, what)
+        self.account.emit(kind, what)
 
     @staticmethod
     def _tokens(hit: Any) -> tuple[int, int]:
@@ -554,17 +579,6 @@ class LLMClient:
     # -- accounting -----------------------------------------------------------
 
     def summary(self) -> dict[str, float]:
-        """Totals over every request so far."""
-        u = self.usages
-        return {
-            "requests": len(u),
-            "sent": sum(1 for x in u if not x.cached),
-            "cached": sum(1 for x in u if x.cached),
-            "failed": sum(1 for x in u if x.error),
-            "attempts": sum(x.attempts for x in u),
-            "retries": sum(len(x.retries) for x in u),
-            "input_tokens": sum(x.input_tokens for x in u),
-            "output_tokens": sum(x.output_tokens for x in u),
-            "cost_usd": sum(x.cost_usd for x in u),
-        }
+        """Totals over every request of the current run (:meth:`RunAccount.summary`)."""
+        return self.account.summary()
 
