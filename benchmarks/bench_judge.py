@@ -9,7 +9,7 @@ Rows, each ``workbench judge DATA --judge lexical`` in its own process (wall tim
     now             this tree
 
 Every row's scores table must equal the base's (the benchmark stops otherwise). Then, in one process, retrieval
-alone over the distinct compactions of DATA: ``retrieval.retrieve_bm25s`` (a bm25s index per compaction, the
+alone over the distinct compactions of DATA: ``tests/oracles.retrieve_bm25s`` (a bm25s index per compaction, the
 reference) against ``retrieval.retrieve_many`` with its token memory cleared, so repeated texts do not count.
 With ``--ray``, the Ray executor given 1 and every core and the local executor in one process given one core: each
 run's process, and every process it starts (Ray's own, its workers), may use only those cores
@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.oracles: the reference this benchmark measures against
 BASE = "f6cdcdb"  # the last commit before the batched retrieval
 JUDGE = "from workbench.cli.main import main; raise SystemExit(main({argv!r}))"
 RARE_GC = "import gc; gc.set_threshold(100_000, 10, 10); "
@@ -96,7 +97,8 @@ def main() -> None:
 def retrieval_only(data: Path) -> None:
     """bm25s per compaction against the batched scorer, on each distinct (entries, outputs) once."""
     from workbench.evidence import span_index
-    from workbench.retrieval import _cached_words, retrieve_bm25s, retrieve_many
+    from tests.oracles import retrieve_bm25s  # the reference: a bm25s index per compaction
+    from workbench.retrieval import _cached_words, retrieve_many
     from workbench.summary import parse
     from workbench.datasets import load
 

@@ -67,7 +67,7 @@ def test_the_config_shows_the_question_definitions_evidence_and_material() -> No
     committed export's from_name/to_name are the config's names."""
     import json
 
-    from workbench.annotate.labelstudio import config_variables, labeling_config
+    from workbench.annotate.labelstudio import labeling_config
     from workbench.annotate.ui import DEFINITIONS, QUESTIONS
 
     support, correct = labeling_config("support"), labeling_config("correct")
@@ -124,3 +124,10 @@ def test_labelstudio_export_and_import_round_trip_a_samples_labels(tmp_path: Pat
     (tmp_path / "stray.json").write_text(json.dumps(export))
     assert main(["labelstudio", "import", str(tmp_path / "stray.json"), "--store", str(tmp_path / "stray"),
                  "--sample", str(sample)]) == 2
+
+
+def config_variables(config: str) -> set[str]:
+    """The task ``data`` keys a labeling config reads (its ``$name`` references): the test's reading of the XML."""
+    import re
+
+    return set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", config))

@@ -101,17 +101,6 @@ def test_store_stamps_labeled_at_and_checks_annotator_names(tmp_path: Path) -> N
     assert set(store.labels()["annotator"]) == {"bob", "eve@example.org"}
 
 
-def test_next_unlabeled_needs_every_field_and_only_this_annotators_labels(tmp_path: Path) -> None:
-    store = AnnotationStore(tmp_path)
-    store.add(item_id="e1", annotator="ann", round=1, field="support", value="supported")
-    store.add(item_id="e1", annotator="ann", round=1, field="correct", value="correct")
-    store.add(item_id="e2", annotator="ann", round=1, field="support", value="unsure")
-    store.add(item_id="e3", annotator="bob", round=1, field="support", value="supported")
-    ids = ["e1", "e2", "e3"]
-    assert store.next_unlabeled(ids, "ann", 1, ["support"]) == 2  # e3 is bob's, not ann's
-    assert store.next_unlabeled(ids, "ann", 1, ["support", "correct"]) == 1  # e2 lacks correct
-    assert store.next_unlabeled(["e1"], "ann", 1, ["support", "correct"]) == 1  # done: len(item_ids)
-    assert store.next_unlabeled(ids, "ann", 2, ["support"]) == 0  # another round
 
 
 def test_a_complete_last_record_without_its_newline_is_kept(tmp_path: Path) -> None:

@@ -21,8 +21,6 @@ from workbench.focus import (
     parse_rollout,
     recovery_probability,
     rollouts_needed,
-    safety_certificate,
-    set_score,
     utility_histogram,
 )
 
@@ -55,9 +53,7 @@ def test_citation_scores_count_once_per_rollout_and_include_uncited() -> None:
     s = citation_scores(citations(), {"e": 4, "f": 2}, spans)
     got = {(r["event_id"], r["span_id"]): r["score"] for r in s.iter_rows(named=True)}
     assert got == {("e", "s_1"): 0.5, ("e", "s_2"): 0.25, ("e", "s_3"): 0.25, ("e", "s_4"): 0.0, ("f", "s_1"): 0.5}
-    assert set_score(citations(), "e", {"s_2", "s_3"}, 4) == 0.5  # rollouts 0 and 2
     assert keep_set(s.filter(pl.col("event_id") == "e"), 0.5, rescue={"s_4"}) == {"s_1", "s_4"}
-    assert safety_certificate(3.0, 0.5) == 1.5
     with pytest.raises(ValueError, match="more rollouts than n_rollouts"):
         citation_scores(citations(), 1)
     with pytest.raises(ValueError, match="more rollouts than n_rollouts"):

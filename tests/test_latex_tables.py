@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from workbench import plots
-from workbench.plots.latex import TEXT_WIDTH, columns_for, format_number, format_p, table_width
+from workbench.plots.latex import SIZES, TEXT_WIDTH, _total, columns_for, format_number, format_p
 
 from .conftest import system_tool
 
@@ -67,7 +67,7 @@ def test_width_estimate_matches_pdftex(tmp_path: Path) -> None:
         assert tabular
         body.append(f"\\sbox0{{{size}{tabular.group(0)}}}\\typeout{{WIDTH=\\the\\wd0}}")
     measured = [float(w) for w in re.findall(r"WIDTH=([\d.]+)pt", _compile("\n".join(body), tmp_path))]
-    estimated = [table_width(cols, size) for size in sizes]
+    estimated = [_total(cols, dict(SIZES)[size]) for size in sizes]  # the width to_latex fits by
     for m, e in zip(measured, estimated, strict=True):
         assert abs(e - m) / m < 0.03, (measured, estimated)
 

@@ -168,7 +168,6 @@ def test_issue_named_functions_keep_their_names() -> None:
     named = {"workbench.summary": ["parse", "prune"], "workbench.tokens": ["count"],
              "workbench.metrics": ["reliability", "dependency", "efficiency_by"],
              "workbench.bootstrap": ["auroc_ci", "interval", "bootstrap"],
-             "workbench.sensitivity": ["pruned_fraction"],
              "workbench.focus": ["citation_scores", "hoeffding_bound", "rollouts_needed"],
              "workbench.annotate": ["AnnotationStore", "render_item_html"],
              "workbench.datasets": ["load", "need", "derive_missing", "select_runs", "entry_clusters", "ensure_testbed"],

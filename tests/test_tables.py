@@ -10,7 +10,7 @@ import pytest
 
 from workbench.adapters import read_log
 from workbench.datasets import load
-from workbench.tables import read_table, write_table, write_tables
+from workbench.tables import read_table, write_tables
 from workbench.schema import SchemaError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl"
@@ -24,9 +24,9 @@ def write_lines(path: Path, records: list[object]) -> Path:
 def test_table_files_parquet_and_jsonl(tmp_path: Path) -> None:
     scores = pl.DataFrame({"entry_id": ["a", "b"], "judge": ["lexical", "lexical"], "score": [0.2, None],
                            "evidence_ids": [["p1"], None]})
-    for suffix in (".parquet", ".jsonl"):
-        path = write_table(scores, tmp_path / f"scores{suffix}", "scores")
-        back = read_table(path, "scores")
+    for fmt in ("parquet", "jsonl"):
+        write_tables({"scores": scores}, tmp_path / fmt, fmt=fmt)
+        back = read_table(tmp_path / fmt / f"scores.{fmt}", "scores")
         assert back.select(scores.columns).equals(scores)
 
 

@@ -35,14 +35,6 @@ def failures_by_scenario(attributions: pl.DataFrame, runs: pl.DataFrame,
     return pl.concat([per, total]), excluded
 
 
-def failure_counts(attributions: pl.DataFrame, runs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Failed runs per (scenario, pattern), and per run (a run appears once, with its pattern)."""
-    a = attributions.join(runs.select("run_id", "scenario_id", "task_id"), on="run_id", how="left")
-    by_pair = a.group_by("scenario_id", "pattern", maintain_order=True).agg(pl.len().alias("failed_runs")).sort("scenario_id", "pattern")
-    per_run = a.select("run_id", "scenario_id", "task_id", "failed_check", "pattern", "support", "entry_id").sort("run_id")
-    return by_pair, per_run
-
-
 def followed_entry_share(attributions: pl.DataFrame) -> dict[str, float]:
     """Of failed runs, the share whose causing action followed a summary entry, and its support mix."""
     n = attributions.height

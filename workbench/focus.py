@@ -152,21 +152,9 @@ def citation_scores(citations: pl.DataFrame | pl.LazyFrame, n_rollouts: int | Ma
         (pl.col("n_cited") / pl.col("n_rollouts")).alias("score")).sort("event_id", "span_id")
 
 
-def set_score(citations: pl.DataFrame, event_id: str, dropped: Iterable[str], n_rollouts: int) -> float:
-    """û_S (Eq. 4): the fraction of the event's rollouts citing at least one span of ``dropped``."""
-    dropped = set(dropped)
-    hit = citations.filter((pl.col("event_id") == event_id) & pl.col("span_id").is_in(list(dropped)))
-    return hit.get_column("rollout").n_unique() / n_rollouts if n_rollouts else float("nan")
-
-
 def keep_set(scores: pl.DataFrame, tau: float, rescue: Iterable[str] = ()) -> set[str]:
     """S_U: spans with û >= tau, united with a defensive rescue set (FOCUS-D)."""
     return set(scores.filter(pl.col("score") >= tau).get_column("span_id").to_list()) | set(rescue)
-
-
-def safety_certificate(m_max: float, u_dropped: float) -> float:
-    """Corollary 1: the decision loss of dropping S is at most m_max · û_S."""
-    return m_max * u_dropped
 
 
 # ---------------------------------------------------------------------------

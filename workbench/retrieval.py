@@ -10,9 +10,8 @@ Everything is deterministic: ties keep corpus order.
 BM25 is Lucene's variant as ``bm25s`` computes it (k1 = 1.5, b = 0.75, its English stop words), over the
 passages of one compaction: each compaction keeps its own document frequencies and lengths. :func:`retrieve_many`
 scores a batch of compactions at once in numpy (every passage's weights, then every entry's scores, then the top
-passages) and gives the same passages and the same float32 scores as an index per compaction, which
-:func:`retrieve_bm25s` builds with ``bm25s`` itself: the reference the tests and ``benchmarks/bench_judge.py``
-compare against.
+passages) and gives the same passages and the same float32 scores as an index per compaction built with ``bm25s``
+itself: the reference the tests and ``benchmarks/bench_judge.py`` compare against (``tests/oracles.py``).
 """
 
 from __future__ import annotations
@@ -100,46 +99,6 @@ def _tokenize(texts: Sequence[str]) -> list[list[str]]:
     return bm25s.tokenize(list(texts), stopwords="en", return_ids=False, show_progress=False)
 
 
-def retrieve_bm25s(
-    entries: Sequence[str],
-    outputs: Sequence[str],
-    *,
-    k: int = TOP_K,
-    passage_chars: int = PASSAGE_CHARS,
-    chunk_chars: int = CHUNK_CHARS,
-) -> Evidence:
-    """The reference: a ``bm25s`` index per compaction and ``get_scores`` per entry. :func:`retrieve` gives the same
-    evidence; this one is kept to check that (tests) and to measure against (``benchmarks/bench_judge.py``)."""
-    import bm25s
-
-    chunks = chunk_outputs(outputs, chunk_chars=chunk_chars)
-    psgs = passages(chunks, passage_chars=passage_chars)
-    if not psgs or not entries:
-        return Evidence((), tuple(() for _ in entries))
-    corpus = bm25s.tokenize([p.text for p in psgs], stopwords="en", show_progress=False)
-    if not corpus.vocab:
-        return Evidence((), tuple(() for _ in entries))
-    retriever = bm25s.BM25(k1=K1, b=B)
-    retriever.index(corpus, show_progress=False)
-    vocab = set(retriever.vocab_dict)
-    queries = [[t for t in q if t in vocab] for q in _tokenize(entries)]
-    per_entry: list[tuple[str, ...]] = []
-    n = len(psgs)
-    for q in queries:
-        if not q:
-            per_entry.append(())
-            continue
-        scores = retriever.get_scores(q)
-        order = np.lexsort((np.arange(n), -scores))  # by score, ties in corpus order
-        ids: list[str] = []
-        for idx in order[:k]:
-            if scores[idx] <= 0:
-                break
-            cid = psgs[int(idx)].chunk_id
-            if cid not in ids:
-                ids.append(cid)
-        per_entry.append(tuple(ids))
-    return _pooled(chunks, per_entry)
 
 
 def _pooled(chunks: Sequence[Chunk], per_entry: Sequence[tuple[str, ...]]) -> Evidence:
@@ -215,7 +174,7 @@ def retrieve_many(
     Each compaction keeps its own BM25 statistics (number of passages, document frequencies, average length), and
     every number is computed in the order and precision ``bm25s`` uses -- a passage's weight for a token is
     ``float32(idf32 * tf / (k1 * (1 - b + b * len / avglen) + tf))`` in float64, an entry's score the float32 sum
-    of its tokens' weights in query order -- so the scores, and so the passages, equal :func:`retrieve_bm25s`'s.
+    of its tokens' weights in query order -- so the scores, and so the passages, equal those of a ``bm25s`` index per compaction.
     """
     stop = _stop_words()
     out: list[Evidence | None] = [None] * len(batch)
@@ -342,22 +301,3 @@ def _scores(queries: list[tuple[int, int, list[int]]], comp_docs: list[tuple[int
     target = pair_start[contrib_query] + (doc_sorted[post] - first_doc[q_comp_of[contrib_query]])
     np.add.at(scores, target, w_sorted[post])
     return scores, pair_start, q_ndocs
-
-
-def bm25_scores(entries: Sequence[str], outputs: Sequence[str], *, passage_chars: int = PASSAGE_CHARS,
-                chunk_chars: int = CHUNK_CHARS) -> list[np.ndarray | None]:
-    """Each entry's float32 BM25 score of every passage of one compaction, as the batched scorer computes them
-    (None for an entry with no word in the passages' vocabulary); what the tests hold against ``bm25s``."""
-    stop = _stop_words()
-    psgs = passages(chunk_outputs(outputs, chunk_chars=chunk_chars), passage_chars=passage_chars)
-    vocab: dict[str, int] = {}
-    doc_tokens: list[int] = []
-    lengths: list[int] = []
-    seen = _add_passages(psgs, vocab, doc_tokens, lengths, stop)
-    queries = [(0, i, q) for i, e in enumerate(entries) if (q := _query(e, vocab, seen, stop))]
-    out: list[np.ndarray | None] = [None] * len(entries)
-    if queries:
-        scores, start, n = _scores(queries, [(0, len(psgs))], doc_tokens, lengths, len(vocab))
-        for j, (_, i, _) in enumerate(queries):
-            out[i] = scores[start[j]:start[j] + n[j]]
-    return out

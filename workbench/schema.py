@@ -365,6 +365,3 @@ def empty(table_name: str) -> pl.DataFrame:
     return pl.DataFrame(schema=table(table_name).polars_schema())
 
 
-def ground_truth_columns(frame: pl.DataFrame) -> list[str]:
-    """The synthetic ground-truth columns a frame carries."""
-    return [c for c in frame.columns if c.startswith(GROUND_TRUTH_PREFIX)]

@@ -17,16 +17,6 @@ from workbench.bootstrap import (DEFAULT_N_BOOT, INTERVAL_COLUMNS, Seed, Units, 
                                  resample_counts)
 
 
-def pruned_fraction(scores: npt.ArrayLike, taus: npt.ArrayLike) -> np.ndarray:
-    """Fraction of entries with score < tau, for every tau at once (one sort, one searchsorted)."""
-    s = np.asarray(scores, dtype=np.float64)
-    t = np.asarray(taus, dtype=np.float64)
-    if len(s) == 0:
-        return np.full(t.shape, np.nan)
-    finite = np.sort(s[np.isfinite(s)])
-    return np.searchsorted(finite, t, side="left") / len(s)
-
-
 def score_distribution(frame: pl.DataFrame, by: str | None = "section", score: str = "score") -> pl.DataFrame:
     """Shares of scores >= 0.8, < 0.2 and in [0.3, 0.7] (SJC Figure 3 left), per group and overall."""
     f = frame.drop_nulls(score)
@@ -116,17 +106,6 @@ def keep_rate_by_section(frame: pl.DataFrame, tau: float = 0.5, score: str = "sc
     return f.group_by("section", maintain_order=True).agg(pl.len().alias("entries"),
                                      (pl.col(score).is_null() | (pl.col(score) >= tau)).mean().alias("keep_rate")
                                      ).sort("keep_rate")
-
-
-def keep_rate_by_role(frame: pl.DataFrame, tau: float = 0.5, score: str = "score") -> pl.DataFrame:
-    """Share of each role's entries kept at tau, per schema (null scores are kept): which roles SJC's prune
-    removes, comparable across compressors (:func:`workbench.entries.with_roles`)."""
-    from workbench.entries import with_roles
-
-    f = with_roles(frame)
-    return f.group_by("schema", "role").agg(
-        pl.len().alias("entries"), (pl.col(score).is_null() | (pl.col(score) >= tau)).mean().alias("keep_rate")
-    ).sort("schema", "role")
 
 
 def first_vs_later(frame: pl.DataFrame, tau: float = 0.5, score: str = "score") -> pl.DataFrame:

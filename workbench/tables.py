@@ -21,7 +21,7 @@ import polars as pl
 
 from workbench import schema
 from workbench.validation import check_record, describe_dtypes, validate
-from workbench.atomic import atomic_write, clean_stale_staging, current_umask, records_to_jsonl
+from workbench.atomic import clean_stale_staging, current_umask, records_to_jsonl
 from workbench.jsonl import json_lines
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
@@ -37,19 +37,6 @@ def rows_frame(table_name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
         return schema.empty(table_name)
     overrides = schema.table(table_name).polars_schema(_all_keys(rows))
     return pl.DataFrame(rows, schema_overrides=overrides, infer_schema_length=None)
-
-
-def write_table(frame: pl.DataFrame, path: str | os.PathLike[str], table_name: str) -> Path:
-    """Validate ``frame`` as ``table_name`` and write it atomically as Parquet or JSONL (by suffix)."""
-    path = Path(path)
-    frame = validate(table_name, frame)
-    if path.suffix == ".parquet":
-        atomic_write(path, lambda p: frame.write_parquet(p))
-    elif path.suffix in (".jsonl", ".ndjson"):
-        atomic_write(path, lambda p: records_to_jsonl(frame.iter_rows(named=True), p))
-    else:
-        raise ValueError(f"{path}: expected a .parquet or .jsonl file name")
-    return path
 
 
 @overload

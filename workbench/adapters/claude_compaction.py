@@ -21,7 +21,7 @@ from pathlib import Path
 
 import polars as pl
 
-from workbench.identifiers import claude_check, summary_identifiers
+from workbench.identifiers import claude_check
 
 
 def defang(text: str) -> str:
@@ -46,29 +46,6 @@ def load_full(results: str | Path, prompts_dir: str | Path, arm: str = "claude")
                     "history_size": None})
     for r in out:
         r["history_size"] = len(r["history"])
-    return out
-
-
-def make_fixture(runs: Iterable[dict[str, object]]) -> list[dict[str, object]]:
-    """A small copy of the runs holding only the history strings the check needs.
-
-    Kept per summary identifier: every history string equal to it and the first one that
-    contains it (a witness), so :func:`~workbench.identifiers.claude_check` gives the same counts on the fixture as on the
-    full history; plus the member and non-member queries.
-    """
-    out = []
-    for r in runs:
-        history: list[str] = r["history"]  # type: ignore[assignment]
-        keep: dict[str, None] = {}
-        for ident in summary_identifiers(str(r["summary"])):
-            low = ident.lower()
-            for h in history:
-                if h.lower() == low:
-                    keep.setdefault(h, None)
-            witness = next((h for h in history if low in h.lower()), None)
-            if witness is not None:
-                keep.setdefault(witness, None)
-        out.append({**{k: v for k, v in r.items() if k != "history"}, "history": list(keep)})
     return out
 
 

@@ -44,11 +44,6 @@ def labeling_config(field: str = "support") -> str:
     return "\n".join(blocks)
 
 
-def config_variables(config: str) -> set[str]:
-    """The task ``data`` keys a labeling config reads (its ``$name`` references)."""
-    return set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", config))
-
-
 def to_labelstudio(items: Sequence[Mapping[str, Any]], scores: Mapping[str, float] | None = None,
                    *, judge: str = "judge") -> list[dict[str, Any]]:
     """Label Studio tasks for a sample; ``scores`` (item id -> score) become predictions when given.

@@ -188,16 +188,6 @@ class AnnotationStore:
             (pl.col("annotator") == annotator) & (pl.col("field") == field)))
         return {r["item_id"]: r for r in latest.iter_rows(named=True)}
 
-    def next_unlabeled(self, item_ids: Sequence[str], annotator: str, round: int,  # noqa: A002
-                       fields: Sequence[str]) -> int:
-        """Index of the first item that lacks a label for any of ``fields`` (len(item_ids) when done)."""
-        labeled = [self.current(annotator, round, f) for f in fields]
-        for i, item in enumerate(item_ids):
-            if not all(item in done for done in labeled):
-                return i
-        return len(item_ids)
-
-
 def _torn_bytes(path: Path) -> int:
     """How many bytes after the last newline a writer would move aside (0: none, or a whole record)."""
     if not path.exists() or path.stat().st_size == 0:

@@ -197,9 +197,6 @@ def _total(cols: Sequence[Column], scale: float) -> float:
     return sum(c.width() * scale + 2 * TABCOLSEP for c in cols)
 
 
-def table_width(cols: Sequence[Column], size: str = "") -> float:
-    """Estimated width in pt of a tabular of ``cols`` at ``size`` (``""``, ``\\small`` or ``\\footnotesize``)."""
-    return _total(cols, dict(SIZES)[size])
 
 
 MIN_WRAP = 72.0  # pt: the narrowest a wrapped text column may get (about a dozen words a cell at \\footnotesize)
