@@ -194,7 +194,7 @@ def test_terminal_adjudication_decides_in_the_file_and_the_cli_adds_each_decisio
 
 
 def test_adjudication_widget_writes_each_decision_into_the_file(tmp_path: Path) -> None:
-    from workbench.annotate.ui import adjudicate_widget, load_sample
+    from workbench.annotate import adjudicate_widget, load_sample
 
     store_dir, adj = _disagreements(tmp_path)
     box = adjudicate_widget(adj, "support", adjudicator="carol", items=load_sample(store_dir / "samples" / "s.jsonl"))
@@ -219,3 +219,35 @@ def test_an_empty_adjudication_file_has_nothing_to_decide(tmp_path: Path, capsys
     assert main(["adjudicate", str(adj), "--store", str(tmp_path), "--decide", "--adjudicator", "carol"]) == 0
     out = capsys.readouterr().out
     assert "no disagreements" in out and "0 adjudicated label(s) added" in out
+
+
+def test_the_labeling_workflow_runs_from_the_library_without_the_cli(tmp_path: Path) -> None:
+    """Issue 40: agreement, the adjudication file and adding decisions lived in the CLI; a notebook now calls
+    annotate.adjudication.prepare and apply, and sample_items refuses a method the runs lack (it drew nothing)."""
+    from workbench.annotate import AnnotationStore, sample_items, write_sample
+    from workbench.annotate.adjudication import apply, decide, prepare
+    from workbench.annotate.sampling import SelectionError
+    from workbench.datasets import load
+
+    from .conftest import EXAMPLE
+
+    assert main(["import", str(EXAMPLE), "--out", str(tmp_path / "d"), "--entries"]) == 0
+    tables = load(tmp_path / "d")
+    with pytest.raises(SelectionError, match=r"method: expected a method the runs have: \[.*\], got 'no-such'"):
+        sample_items(tables, 5, method="no-such")
+    items, _ = sample_items(tables, 6, strata=(), sections=None, seed=2)
+    store = AnnotationStore(tmp_path / "store")
+    write_sample(items, tmp_path / "store" / "samples" / "mine.jsonl")
+    for k, item in enumerate(items):
+        store.add(item_id=item["item_id"], annotator="ann", round=1, field="support", value="supported")
+        store.add(item_id=item["item_id"], annotator="bob", round=1, field="support",
+                  value="supported" if k % 2 else "unsupported")
+    prepared = prepare(tmp_path / "store", by="annotator", n_boot=50)
+    assert prepared.file.open == 3 and prepared.file.added == 3 and "ann vs bob: n=6" in str(prepared)
+    first = json.loads((tmp_path / "store" / "adjudication.jsonl").read_text().splitlines()[0])
+    assert first["text"] == next(i["text"] for i in items if i["item_id"] == first["item_id"])  # the sample's text
+    decide(prepared.file.path, first["item_id"], "support", value="unsupported", note=None, adjudicator="carol")
+    assert (apply(prepared.file.path, tmp_path / "store").added, apply(prepared.file.path, tmp_path / "store").added) \
+        == (1, 0)  # added once
+    gold = gold_labels(store.labels()).filter(pl.col("item_id") == first["item_id"])
+    assert gold["value"].item() == "unsupported"

@@ -68,7 +68,7 @@ def test_the_config_shows_the_question_definitions_evidence_and_material() -> No
     import json
 
     from workbench.annotate.labelstudio import labeling_config
-    from workbench.annotate.ui import DEFINITIONS, QUESTIONS
+    from workbench.annotate.views import DEFINITIONS, QUESTIONS
 
     support, correct = labeling_config("support"), labeling_config("correct")
     tasks = to_labelstudio([{"item_id": "e1", "text": "- x", "evidence": ["p"], "evidence_sources": ["step 3, Read"]}])

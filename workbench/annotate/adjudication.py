@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -137,3 +137,102 @@ def adjudicated_labels(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return [{"item_id": rec["item_id"], "annotator": ADJUDICATOR, "round": 0, "field": rec["field"],
              "value": str(rec["value"]), "note": rec.get("note")}
             for rec in read_adjudication(path) if rec.get("value") is not None]
+
+
+# ---------------------------------------------------------------------------
+# the two steps of ``workbench agree`` and ``workbench adjudicate``, for a notebook as for the command line
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What :func:`prepare` did: the agreement report, the labels left out because no sample holds their items,
+    and the adjudication file it added the new disagreements to; ``str()`` is ``workbench agree``'s printout."""
+
+    report: Any  # workbench.metrics.agreement.AgreementReport
+    file: AdjudicationFile
+    stray_labels: int = 0
+    stray_items: int = 0
+    first_stray: str | None = None
+
+    def lines(self) -> list[str]:
+        out = []
+        if self.stray_labels:
+            out.append(f"{self.stray_labels} label(s) of {self.stray_items} item(s) not in the sample(s) left out "
+                       f"(first {self.first_stray!r})")
+        return [*out, str(self.report), str(self.file)]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def prepare(store: str | os.PathLike[str], *, samples: Sequence[str | os.PathLike[str]] | None = None,
+            by: str | None = None, out: str | os.PathLike[str] | None = None, n_boot: int | None = None,
+            seed: int = 0) -> Prepared:
+    """Agreement of a store's labels and the disagreements written out for adjudication (``workbench agree``).
+
+    The labels (adjudicated ones left out) of the items the ``samples`` hold (default: the store's own samples,
+    ``STORE/samples/*.jsonl``; every label when there are none); agreement per field
+    (:func:`workbench.metrics.agreement.agreement_report`, intervals resampling the items' ``scenario_id``; ``by``
+    ``round`` or ``annotator`` keeps one kind of comparison); and each new disagreement, with every annotator's
+    value and note and the sample's text, added to the adjudication file ``out`` (default
+    ``STORE/adjudication.jsonl``; a record already there is never rewritten). A store without labels, or without
+    labels of the samples' items, is an error naming it."""
+    from workbench.annotate.samples import sample_clusters, sample_index
+    from workbench.annotate.store import AnnotationStore
+    from workbench.bootstrap import DEFAULT_N_BOOT
+    from workbench.metrics.agreement import agreement_report, disagreements
+
+    store = Path(store)
+    reader = AnnotationStore(store, read_only=True)  # reading takes no lock: a read-only store can be read
+    labels = reader.labels()
+    labels = labels.filter(pl.col("annotator") != ADJUDICATOR) if labels.height else labels
+    if not labels.height:
+        raise SchemaError("no labels in the store", file=str(store / "labels"))
+    items = sample_index(samples, store=store)
+    stray = labels.filter(~pl.col("item_id").is_in(list(items))) if items else labels.head(0)
+    if items:  # labels of items no sample holds are kept apart: they are not the sample agreement is about
+        labels = labels.filter(pl.col("item_id").is_in(list(items)))
+        if not labels.height:
+            raise SchemaError("no labels of the sample's items in the store", file=str(store / "labels"))
+    report = agreement_report(labels, sample_clusters(items), by=by, n_boot=n_boot or DEFAULT_N_BOOT, seed=seed)
+    notes = {}
+    for who, rnd, field in labels.select("annotator", "round", "field").unique().iter_rows():
+        for item_id, note in reader.notes(who, rnd, field).items():
+            notes[(item_id, who, rnd, field)] = note
+    requests = adjudication_requests(disagreements(labels, by=by or "round"), labels, items, notes)
+    written = merge_adjudication(Path(out) if out else store / "adjudication.jsonl", requests)
+    return Prepared(report, written, stray.height, stray["item_id"].n_unique() if stray.height else 0,
+                    stray["item_id"][0] if stray.height else None)
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What :func:`apply` added to the store."""
+
+    added: int
+    already: int
+
+    def __str__(self) -> str:
+        return f"{self.added} adjudicated label(s) added ({self.already} already in the store)"
+
+
+def apply(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> Applied:
+    """Add an adjudication file's decisions to the store as ``adjudicated`` labels, each once (``workbench
+    adjudicate``): a decision about an item and field the store's annotators never labelled is an error naming
+    the file, and a decision already in the store (same value and note) is not added again."""
+    from workbench.annotate.store import AnnotationStore
+
+    records = adjudicated_labels(path)
+    target = AnnotationStore(store)
+    labeled = target.labels()
+    known = set(zip(labeled["item_id"].to_list(), labeled["field"].to_list(), strict=True)) if labeled.height else set()
+    unknown = [r for r in records if (r["item_id"], r["field"]) not in known]
+    if unknown:  # a decision about an item nobody labeled is not an adjudication
+        raise SchemaError(field="item_id", expected="an item and field the store's annotators labeled",
+                          got=f"{unknown[0]['item_id']!r} ({unknown[0]['field']}; {len(unknown)} such)",
+                          file=str(path))
+    stored = {(r["item_id"], r["field"]): (r["value"], r["note"]) for r in
+              labeled.filter(pl.col("annotator") == ADJUDICATOR).iter_rows(named=True)} if labeled.height else {}
+    fresh = [r for r in records if stored.get((r["item_id"], r["field"])) != (r["value"], r["note"])]
+    n = target.add_many(fresh, adjudication=True) if fresh else 0
+    return Applied(n, len(records) - len(fresh))

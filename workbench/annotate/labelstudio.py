@@ -13,7 +13,7 @@ from xml.sax.saxutils import escape
 
 from workbench.annotate.evaluation import NO_MATERIAL
 from workbench.annotate.store import check_annotator
-from workbench.annotate.ui import DEFINITIONS, FIELDS, QUESTIONS
+from workbench.annotate.views import DEFINITIONS, FIELDS, QUESTIONS
 from workbench.schema import SchemaError
 from workbench.vocabulary import LABEL_VALUES
 

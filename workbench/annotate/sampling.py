@@ -33,6 +33,15 @@ from workbench.vocabulary import REASONING_SECTIONS
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 
+class SelectionError(ValueError):
+    """A selection the data does not have (a method or budget no run has, ids that are not entries): ``what`` was
+    asked (``method``, ``budget``, ``ids``), what was ``expected`` and what came (``got``)."""
+
+    def __init__(self, what: str, expected: str, got: str) -> None:
+        self.what, self.expected, self.got = what, expected, got
+        super().__init__(f"{what}: expected {expected}, got {got}")
+
+
 @dataclass(frozen=True)
 class SampleReport:
     requested: int
@@ -258,6 +267,9 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     ``pl.scan_parquet``); only the drawn entries' texts, compactions and steps are read after. ``only_ids``
     draws exactly those entries instead (a sample made before, its items with today's evidence).
 
+    A ``method`` or ``budget`` no run has, and ``only_ids`` that are not entries, raise :class:`SelectionError`
+    naming what there is (a sample of nothing is never drawn silently).
+
     Which entries: ``sections`` and ``roles`` name them (both: entries in both); with neither (``sections`` left
     at ``"auto"``) the default of each entry's schema (:func:`default_selection`): for the testbed, SJC's
     Decisions and Open TODOs; for Claude Code sessions, the history and forward-looking roles. ``sections=None``
@@ -270,10 +282,15 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     # is mostly texts and counts); the drawn runs' whole rows are read after
     every_run = tables["runs"].lazy()
     picked = every_run
-    if method is not None and "method" in every_run.collect_schema():
-        picked = picked.filter(pl.col("method") == method)
-    if budget is not None and "budget" in every_run.collect_schema():
-        picked = picked.filter(pl.col("budget") == budget)
+    have = every_run.collect_schema().names()
+    for column, asked in (("method", method), ("budget", budget)):
+        if asked is None:
+            continue
+        present = (sorted(v for v in every_run.select(pl.col(column).unique()).collect().to_series().to_list()
+                          if v is not None) if column in have else [])
+        if asked not in present:
+            raise SelectionError(column, f"a {column} the runs have: {present or 'none'}", repr(asked))
+        picked = picked.filter(pl.col(column) == asked)
     runs = picked.select("run_id", "scenario_id", "success").collect()
     from workbench.entries import with_roles
 
@@ -306,8 +323,9 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
         sample = found.collect(engine="streaming")
         lost = wanted_ids.join(sample, on="entry_id", how="anti")
         if lost.height:
-            raise ValueError(f"ids: {lost.height} of {wanted_ids.height} item(s) are not entries of the selected "
-                             f"runs and sections (first {lost['entry_id'][0]!r})")
+            raise SelectionError("ids", "ids of entries in the selected runs and sections",
+                                 f"{lost.height} of {wanted_ids.height} item(s) that are not (first "
+                                 f"{lost['entry_id'][0]!r})")
         report = SampleReport(wanted_ids.height, sample.height, {}, {})
     else:
         sample, report = stream_sample(draw_from, n, strata, seed)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from workbench.cli.args import UsageError, at_least, existing_dir, existing_file, out_file, verb
 from workbench.errors import SchemaError
@@ -64,7 +63,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run_sample(args: argparse.Namespace) -> int:
-    from workbench.annotate.sampling import sample_items
+    from workbench.annotate.sampling import SelectionError, sample_items
     from workbench.atomic import write_jsonl
     from workbench.datasets import load
 
@@ -77,16 +76,6 @@ def run_sample(args: argparse.Namespace) -> int:
         from workbench.tables import read_table
 
         tables["evidence"] = read_table(existing_file(args.evidence, "evidence table"), "evidence", lazy=True)
-    names = tables["runs"].lazy().collect_schema().names()
-    runs = tables["runs"].lazy().select(c for c in ("run_id", "method", "budget") if c in names).collect()  # to check
-    if args.method is not None and ("method" not in runs.columns or not (runs.get_column("method") == args.method).any()):
-        present = sorted(m for m in runs.get_column("method").unique().to_list() if m is not None) \
-            if "method" in runs.columns else []
-        raise UsageError("--method", f"a method the runs have: {present}", repr(args.method))
-    if args.budget is not None and ("budget" not in runs.columns or not (runs.get_column("budget") == args.budget).any()):
-        present = sorted(b for b in runs.get_column("budget").unique().to_list() if b is not None) \
-            if "budget" in runs.columns else []
-        raise UsageError("--budget", f"a budget the runs have: {present or 'none'}", repr(args.budget))
     strata = tuple(s for s in args.strata.split(",") if s)
     allowed = ("section", "outcome", "scenario_id", "subset", "method", "boundary")
     bad = [s for s in strata if s not in allowed]
@@ -100,16 +89,14 @@ def run_sample(args: argparse.Namespace) -> int:
     sections = tuple(x.strip() for x in args.sections.split(",") if x.strip()) if args.sections else "auto"
     only_ids = None
     if args.ids:
-        from workbench.annotate.ui import load_sample
+        from workbench.annotate.samples import load_sample
 
         only_ids = [item["item_id"] for item in load_sample(existing_file(args.ids, "earlier sample (.jsonl)"))]
     try:
         items, report = sample_items(tables, args.n, strata, args.seed, method=args.method, budget=args.budget,
                                      sections=sections, roles=roles, only_ids=only_ids)
-    except ValueError as err:
-        if only_ids is None:
-            raise
-        raise UsageError("--ids", "ids of entries in the selected runs and sections", str(err)) from None
+    except SelectionError as err:  # the library says what was asked and what there is; the option is ours
+        raise UsageError(f"--{err.what}", err.expected, err.got) from None
     if not items:
         from workbench.annotate.sampling import selection_help
         from workbench.entries import entries_table
@@ -139,39 +126,14 @@ def run_label(args: argparse.Namespace) -> int:
 
 
 def run_agree(args: argparse.Namespace) -> int:
-    import polars as pl
-
-    from workbench.annotate import AnnotationStore
-    from workbench.annotate.adjudication import adjudication_requests, merge_adjudication
-    from workbench.metrics.agreement import agreement_report, disagreements
+    from workbench.annotate.adjudication import prepare
 
     at_least("--n-boot", args.n_boot, 1)
     if args.out:
         out_file("--out", args.out, (".jsonl",))
     store = existing_dir(args.store, "annotation store")
-    reader = AnnotationStore(store, read_only=True)  # reading takes no lock: a read-only store can be read
-    labels = reader.labels()
-    labels = labels.filter(pl.col("annotator") != "adjudicated")
-    if not labels.height:
-        raise SchemaError("no labels in the store", file=str(Path(args.store) / "labels"))
-    items = _sample_items(args.sample, store)
-    if items:  # labels of items no sample holds are kept apart: they are not the sample agreement is about
-        stray = labels.filter(~pl.col("item_id").is_in(list(items)))
-        if stray.height:
-            print(f"{stray.height} label(s) of {stray['item_id'].n_unique()} item(s) not in the sample(s) left out "
-                  f"(first {stray['item_id'][0]!r})")
-            labels = labels.filter(pl.col("item_id").is_in(list(items)))
-        if not labels.height:
-            raise SchemaError("no labels of the sample's items in the store", file=str(Path(args.store) / "labels"))
-    clusters = {i: str(it["scenario_id"]) for i, it in items.items() if it.get("scenario_id") is not None}
-    print(agreement_report(labels, clusters, by=args.by, n_boot=args.n_boot))
-    dis = disagreements(labels, by=args.by or "round")
-    out = Path(args.out) if args.out else Path(args.store) / "adjudication.jsonl"
-    notes = {}
-    for who, rnd, field in labels.select("annotator", "round", "field").unique().iter_rows():
-        for item_id, note in reader.notes(who, rnd, field).items():
-            notes[(item_id, who, rnd, field)] = note
-    print(merge_adjudication(out, adjudication_requests(dis, labels, items, notes)))
+    print(prepare(store, samples=[existing_file(p, "sample (.jsonl)") for p in args.sample or ()], by=args.by,
+                  out=args.out, n_boot=args.n_boot))
     return 0
 
 
@@ -185,51 +147,23 @@ def _name(option: str, name: str) -> None:
         raise UsageError(option, err.expected or "a name", err.got or repr(name)) from None
 
 
-def _sample_items(given: list[str] | None, store: Path) -> dict[str, dict[str, Any]]:
-    """item_id -> item from the ``--sample`` files, else from STORE/samples/*.jsonl (their scenario_id clusters
-    agreement intervals; their text, section, role and evidence go into adjudication)."""
-    from workbench.annotate.ui import load_sample
-
-    paths = [Path(p) for p in given] if given else sorted((store / "samples").glob("*.jsonl"))
-    out: dict[str, dict[str, Any]] = {}
-    for path in paths:
-        for item in load_sample(existing_file(path, "sample (.jsonl)")):
-            out[item["item_id"]] = item
-    return out
-
-
 def run_adjudicate(args: argparse.Namespace) -> int:
-    import polars as pl
-
-    from workbench.annotate import AnnotationStore
-    from workbench.annotate.adjudication import ADJUDICATOR, adjudicated_labels
+    from workbench.annotate.adjudication import apply
 
     path = existing_file(args.file, "adjudication file (.jsonl)")
     if args.decide:
         _decide(path, args)
     elif args.adjudicator or args.field or args.sample:
         raise UsageError("--adjudicator/--field/--sample", "them only with --decide", "no --decide")
-    records = adjudicated_labels(path)
-    store = AnnotationStore(args.store)
-    labeled = store.labels()
-    known = set(zip(labeled["item_id"].to_list(), labeled["field"].to_list(), strict=True))
-    unknown = [r for r in records if (r["item_id"], r["field"]) not in known]
-    if unknown:  # a decision about an item nobody labeled is not an adjudication
-        raise SchemaError(field="item_id", expected="an item and field the store's annotators labeled",
-                          got=f"{unknown[0]['item_id']!r} ({unknown[0]['field']}; {len(unknown)} such)",
-                          file=str(path))
-    stored = {(r["item_id"], r["field"]): (r["value"], r["note"]) for r in
-              labeled.filter(pl.col("annotator") == ADJUDICATOR).iter_rows(named=True)} if labeled.height else {}
-    fresh = [r for r in records if stored.get((r["item_id"], r["field"])) != (r["value"], r["note"])]
-    n = store.add_many(fresh, adjudication=True) if fresh else 0
-    print(f"{n} adjudicated label(s) added ({len(records) - len(fresh)} already in the store)")
+    print(apply(path, args.store))
     return 0
 
 
 def _decide(path: Path, args: argparse.Namespace) -> None:
     """The terminal adjudication of every field with open disagreements (or ``--field``'s)."""
     from workbench.annotate.adjudication import read_adjudication
-    from workbench.annotate.ui import terminal_adjudicate
+    from workbench.annotate.samples import sample_index
+    from workbench.annotate.terminal import terminal_adjudicate
 
     if not args.adjudicator:
         raise UsageError("--adjudicator", f"a name with --decide ({ANNOTATOR_RULE})", "none")
@@ -240,7 +174,7 @@ def _decide(path: Path, args: argparse.Namespace) -> None:
         print(f"{path}: no disagreements")
     elif not fields:
         print(f"{path}: every disagreement is decided")
-    items = _sample_items(args.sample, Path(args.store))
+    items = sample_index([existing_file(p, "sample (.jsonl)") for p in args.sample or ()], store=args.store)
     for field in fields:
         terminal_adjudicate(path, field, adjudicator=args.adjudicator, items=list(items.values()), stdin=sys.stdin,
                             stdout=sys.stdout)

@@ -36,7 +36,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     from workbench.annotate.labelstudio import labeling_config, to_labelstudio
-    from workbench.annotate.ui import load_sample
+    from workbench.annotate.samples import load_sample
     from workbench.atomic import atomic_write
 
     out_file("--out", args.out, (".json",))
@@ -57,7 +57,7 @@ def run_export(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from workbench.annotate import AnnotationStore
     from workbench.annotate.labelstudio import from_labelstudio
-    from workbench.annotate.ui import load_sample
+    from workbench.annotate.samples import load_sample
 
     at_least("--round", args.round, 1)
     path = existing_file(args.export, "Label Studio export (.json)")

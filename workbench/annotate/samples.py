@@ -1,0 +1,65 @@
+"""Sample files: the items a person labels, written once and read by every labeling interface.
+
+A sample is JSON lines, one item per line (``item_id``, ``text`` and what :func:`workbench.annotate.sampling.
+sample_items` attaches: section, task, previous summary, evidence with sources, ``scenario_id``, evaluation
+material). ``workbench sample``, the labeling notebook and a labelled-summaries import write them
+(:func:`write_sample`); ``workbench label``, the widget, Label Studio's export and agreement read them
+(:func:`load_sample`). A store's own samples lie in ``STORE/samples/*.jsonl`` (:func:`store_samples`), and their
+items by id (:func:`sample_index`) give agreement its clusters and adjudication its evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import SchemaError
+
+__all__ = ["load_sample", "sample_clusters", "sample_index", "store_samples", "write_sample"]
+
+
+def load_sample(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """A sample file's items (each with a string ``item_id`` and ``text``; FILE:LINE errors otherwise)."""
+    from workbench.jsonl import json_lines
+
+    items = []
+    for number, rec in json_lines(Path(path)):
+        if not isinstance(rec, dict) or not isinstance(rec.get("item_id"), str) or not isinstance(rec.get("text"), str):
+            raise SchemaError(file=str(path), line=number, field="item_id/text", expected="an item with string "
+                              "'item_id' and 'text'", got=json.dumps(rec)[:60])
+        items.append(rec)
+    return items
+
+
+def write_sample(items: Iterable[Mapping[str, Any]], path: str | os.PathLike[str]) -> Path:
+    """Write a sample atomically (it appears whole or not at all)."""
+    from workbench.atomic import write_jsonl
+
+    return write_jsonl((dict(i) for i in items), path)
+
+
+def store_samples(store: str | os.PathLike[str]) -> list[Path]:
+    """The samples kept in an annotation store (``STORE/samples/*.jsonl``), in name order."""
+    return sorted((Path(store) / "samples").glob("*.jsonl"))
+
+
+def sample_index(paths: Sequence[str | os.PathLike[str]] | None = None, *,
+                 store: str | os.PathLike[str] | None = None) -> dict[str, dict[str, Any]]:
+    """item_id -> item over the sample files ``paths``, else over the store's own samples (a later file's item
+    replaces an earlier one's)."""
+    files = [Path(p) for p in paths] if paths else (store_samples(store) if store is not None else [])
+    out: dict[str, dict[str, Any]] = {}
+    for path in files:
+        if not path.is_file():
+            raise SchemaError("no such file, expected a sample (.jsonl)", file=str(path))
+        for item in load_sample(path):
+            out[item["item_id"]] = item
+    return out
+
+
+def sample_clusters(items: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """item_id -> scenario of the items that carry one: the clusters agreement intervals resample."""
+    return {i: str(it["scenario_id"]) for i, it in items.items() if it.get("scenario_id") is not None}
