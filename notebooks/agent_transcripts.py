@@ -67,7 +67,7 @@ else:
 
 # %%
 from workbench.entries import run_of_entry
-from workbench.sessions import SessionAnalyses
+from workbench.sessions import SessionAnalyses, burden_totals, prompt_cache_means, token_medians
 from workbench.frames import batches_by_run
 
 analyses = SessionAnalyses(horizon=HORIZON, tau=TAU, encoding=ENCODING)
@@ -91,7 +91,7 @@ plots.export_table(overview, "transcripts_compactions", f"{figs}/tables",
 overview.head(TABLE_ROWS).collect()
 
 # %%
-fig = plots.sessions.compaction_tokens(overview)
+fig = plots.sessions.compaction_tokens(overview, medians=token_medians(overview))
 plots.export(fig, "transcripts_tokens_before_after", figs);
 
 # %% [markdown]
@@ -115,7 +115,7 @@ cache = analyses.table("prompt_cache")
 plots.export_table(cache, "transcripts_prompt_cache", f"{figs}/tables",
                    "Prompt tokens of the call before and after each compaction: cache read, cache written, fresh",
                    max_rows=TABLE_ROWS)
-fig = plots.sessions.prompt_cache(cache)
+fig = plots.sessions.prompt_cache(cache, means=prompt_cache_means(cache))
 plots.export(fig, "transcripts_prompt_cache", figs);
 cache.head(TABLE_ROWS).collect()
 
@@ -174,7 +174,7 @@ plots.export_table(after, "transcripts_after_compaction", f"{figs}/tables",
 after.head(TABLE_ROWS).collect()
 
 # %%
-fig = plots.sessions.burden_before_after(after)
+fig = plots.sessions.burden_before_after(burden_totals(after))
 plots.export(fig, "transcripts_burden_before_after", figs);
 
 # %% [markdown]

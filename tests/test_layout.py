@@ -237,3 +237,36 @@ def test_the_readme_module_map_names_every_module_and_none_that_is_gone() -> Non
             missing.append(rel)
     gone = [p for p in re.findall(r"`(workbench/[^`]+)`", text) if not (ROOT / p).exists()]
     assert not missing and not gone, (missing, gone)
+
+
+def test_the_command_line_only_parses_calls_and_prints() -> None:
+    """Issue 40: the verbs held library logic (filtering labels, globbing samples, checking methods). No cli/ module
+    imports polars, numpy or scipy, at module level or in a function, nor walks directories: what they compute is a
+    library function a notebook can call."""
+    heavy = {"polars", "numpy", "scipy", "pandas", "pyarrow"}
+    found = []
+    for path in sorted((PACKAGE / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found += [f"{path.name}: import {a.name}" for a in node.names if a.name.split(".")[0] in heavy]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in heavy:
+                found.append(f"{path.name}: from {node.module}")
+            elif isinstance(node, ast.Attribute) and node.attr in ("glob", "rglob", "walk", "iterdir"):
+                found.append(f"{path.name}:{node.lineno}: .{node.attr}(")
+    assert not found, found
+
+
+
+def test_plots_only_draw_what_they_are_given() -> None:
+    """Issue 40: plots/sessions.py and plots/sjc.py grouped and averaged. No figure function groups, aggregates or
+    takes a statistic: those are library functions whose results a figure is given."""
+    banned = {"group_by", "agg", "mean", "median", "quantile", "std", "var"}
+    found = []
+    for path in sorted((PACKAGE / "plots").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            numpy_call = isinstance(node.func.value, ast.Name) and node.func.value.id in ("np", "numpy")
+            if node.func.attr in banned or (numpy_call and node.func.attr in ("histogram", "bincount", "unique")):
+                found.append(f"{path.name}:{node.lineno}: .{node.func.attr}(")
+    assert not found, found

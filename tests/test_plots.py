@@ -82,7 +82,8 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
     from workbench.composition import entries_by_role
     from workbench.datasets import entry_clusters
     from workbench.composition import unsupported_by_role
-    from workbench.sessions import after_compaction, compaction_overview, compaction_timeline, prompt_cache
+    from workbench.sessions import (after_compaction, burden_totals, compaction_overview, compaction_timeline,
+                                    prompt_cache)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -125,7 +126,7 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
                                                                  "fixture.json")),),
         "sessions.compaction_tokens": (compaction_overview(sessions),),
         "sessions.entries_by_role": (entries_by_role(entries),),
-        "sessions.burden_before_after": (after_compaction(sessions["steps"], sessions["compactions"]),),
+        "sessions.burden_before_after": (burden_totals(after_compaction(sessions["steps"], sessions["compactions"])),),
         "sessions.compaction_timeline": (compaction_timeline(claude["runs"], claude["compactions"]),),
         "sessions.prompt_cache": (prompt_cache(claude["steps"], claude["compactions"]),),
         "sessions.unsupported_by_role": (unsupported_by_role(entries, n_boot=20),),
@@ -192,8 +193,16 @@ def test_session_figures_of_a_whole_directory_stay_readable_past_many() -> None:
     overview = pl.DataFrame({"run_id": [f"s{i // 3}" for i in range(n)], "boundary": [i % 3 for i in range(n)],
                              "schema": ["claude_code"] * n, "tokens_before_from": ["log", "counted"] * (n // 2) + ["log"],
                              "tokens_before": [1000 + 37 * i for i in range(n)], "tokens_after": [100 + i for i in range(n)]})
+    from workbench.sessions import token_medians
+
+    medians = token_medians(overview)
+    assert medians == {"logged": int(np.median(np.array(overview.filter(pl.col("tokens_before_from") == "log")[
+        "tokens_before"]))), "counted": int(np.median(np.array(overview.filter(
+            pl.col("tokens_before_from") == "counted")["tokens_before"]))), "after": int(np.median(
+                np.array(overview["tokens_after"])))}
     for frame in (overview, overview.lazy()):
-        ax = fig.compaction_tokens(frame)
+        ax = fig.compaction_tokens(frame, medians=medians)
+        assert any(f"median {medians['after']:,}" in t.get_text() for t in ax.get_legend().get_texts())
         assert [t.get_text() for t in ax.get_xticklabels() if "\n#" in t.get_text()] == []
         assert ax.get_xscale() == "log" and ax.get_title() == f"{n:,} compactions"
         after = np.array(overview["tokens_after"])
@@ -218,7 +227,11 @@ def test_session_figures_of_a_whole_directory_stay_readable_past_many() -> None:
     cache = pl.DataFrame({"run_id": [f"s{i}" for i in range(n) for _ in range(2)], "boundary": [0] * (2 * n),
                           "window": ["before", "after"] * n, "cache_read_tokens": rng.integers(0, 900, 2 * n),
                           "cache_creation_tokens": rng.integers(0, 90, 2 * n), "fresh_tokens": rng.integers(0, 50, 2 * n)})
-    ax = fig.prompt_cache(cache.lazy())
+    from workbench.sessions import prompt_cache_means
+
+    with pytest.raises(ValueError, match="pass means="):  # the figure draws what it is given, never averages
+        fig.prompt_cache(cache.lazy())
+    ax = fig.prompt_cache(cache.lazy(), means=prompt_cache_means(cache.lazy()))
     bars = ax.patches
     assert len(bars) == 6  # three stacked parts, two bars
     for j, window in enumerate(("before", "after")):

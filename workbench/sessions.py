@@ -191,6 +191,37 @@ def prompt_cache(steps: pl.DataFrame, compactions: pl.DataFrame) -> pl.DataFrame
     return both.sort("run_id", "boundary", order).select(list(schema)).cast(schema)  # type: ignore[arg-type]
 
 
+def burden_totals(after: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """Calls, repeated calls and errors summed over every compaction, per window (``before`` then ``after``), from
+    :func:`after_compaction`: what :func:`workbench.plots.sessions.burden_before_after` draws as shares."""
+    totals = after.lazy().group_by("window").agg(pl.col("calls", "repeated", "errors").sum())
+    order = pl.col("window").replace_strict({"before": 0, "after": 1}, default=2)
+    return totals.sort(order).collect(engine="streaming")
+
+
+def prompt_cache_means(cache: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """The mean call before and the mean call after a compaction (:func:`prompt_cache`): ``window``, ``calls`` and
+    the mean of each part of the prompt (cache read, cache written, fresh; a missing part counts 0)."""
+    parts = ("cache_read_tokens", "cache_creation_tokens", "fresh_tokens")
+    means = cache.lazy().group_by("window").agg(pl.len().alias("calls"),
+                                               *(pl.col(c).fill_null(0).mean() for c in parts))
+    return means.sort(pl.col("window").replace_strict({"before": 0, "after": 1}, default=2)).collect(engine="streaming")
+
+
+def token_medians(overview: pl.DataFrame | pl.LazyFrame) -> dict[str, int]:
+    """The median tokens of a compaction (:func:`compaction_overview`) before it, as the agent recorded them
+    (``logged``) or counted from the replaced history (``counted``), and after it (``after``: the summary)."""
+    import numpy as np
+
+    cols = overview.lazy().select("tokens_before", "tokens_before_from", "tokens_after").collect(engine="streaming")
+    logged = (cols.get_column("tokens_before_from") == "log").to_numpy()
+    before = np.maximum(cols.get_column("tokens_before").fill_null(1).to_numpy(), 1)
+    after = np.maximum(cols.get_column("tokens_after").fill_null(1).to_numpy(), 1)
+    return {name: int(np.median(values)) for name, values in (("logged", before[logged]),
+                                                              ("counted", before[~logged]), ("after", after))
+            if values.size}
+
+
 def identifier_share(ids: pl.DataFrame) -> pl.DataFrame:
     """Per compaction with identifiers (from :func:`workbench.identifiers.identifier_sources`): ``run_id``,
     ``boundary``, ``identifiers``, how many are ``sourced`` in the replaced history and ``kept`` beside it, and

@@ -96,6 +96,12 @@ STREAMING: dict[str, Callable[[str | os.PathLike[str]], Iterator[tuple[int, dict
 }
 
 
+def input_bytes(path: str | os.PathLike[str]) -> int:
+    """The bytes a log holds: a file's size, or the sizes of every file below a directory of sessions."""
+    p = Path(path)
+    return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+
+
 def sniff_directory(path: str | os.PathLike[str]) -> str:
     """The session format of a directory, from the first record below it that says (its ``*.jsonl`` files in
     order, bad lines passed over): ``claude-code`` (``~/.claude/projects``: lines with ``sessionId``) or ``codex``
@@ -198,5 +204,5 @@ def write_labelled_store(store: Path, tables: dict[str, pl.DataFrame], labels: p
     write_jsonl(items, store / "samples" / "labelled.jsonl")
 
 
-__all__ = ["DIRECTORY_FORMATS", "FORMATS", "LABELLED_FORMATS", "STREAMING", "chat_to_run", "import_log", "read_claude_code", "read_codex", "read_log",
+__all__ = ["DIRECTORY_FORMATS", "FORMATS", "LABELLED_FORMATS", "STREAMING", "input_bytes", "chat_to_run", "import_log", "read_claude_code", "read_codex", "read_log",
            "read_openai_chat", "read_tau_bench", "read_trajectories", "sniff_directory", "sniff_format", "write_trajectories"]

@@ -26,8 +26,6 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import polars as pl
-
     from workbench.atomic import check_owned_dir
     from workbench.datasets import derive_missing, load
     from workbench.explore import MARKER, build_site
@@ -54,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         judges = sorted(set(tables["scores"].get_column("judge").to_list())) if "scores" in tables else []
         raise UsageError("--judge", f"one of the judges that scored ({', '.join(judges) or 'none'})", args.judge)
     try:
-        report = build_site({k: v for k, v in tables.items() if isinstance(v, pl.DataFrame)}, args.out,
+        report = build_site(tables, args.out,
                             labels=labels, judge=args.judge, tau=args.tau, run_ids=args.runs, method=args.method,
                             budget=args.budget, limit=args.limit, title=Path(args.data).name,
                             inputs=inputs)

@@ -87,7 +87,9 @@ def _log_path(args: argparse.Namespace, what: str = "log file") -> Path:
 
 
 def _starting(doing: str, path: Path) -> None:
-    size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.is_dir() else path.stat().st_size
+    from workbench.adapters import input_bytes
+
+    size = input_bytes(path)
     if size >= ANNOUNCE_BYTES:
         print(f"{doing} {path} ({size / 1e6:.0f} MB) ...", file=sys.stderr, flush=True)
 

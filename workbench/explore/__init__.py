@@ -250,6 +250,7 @@ def build_site(tables: Mapping[str, pl.DataFrame], out: str | Path, *, labels: p
     """
     t0 = time.perf_counter()
     out = Path(out)
+    tables = {name: frame for name, frame in tables.items() if isinstance(frame, pl.DataFrame)}  # (a log's extras)
     runs = tables["runs"]
     chosen = select_runs(runs, run_ids=run_ids, method=method, budget=budget, limit=limit)
     scores = tables.get("scores")

@@ -41,13 +41,14 @@ def _log_bins(*values: np.ndarray, n: int = 40) -> list[float]:
     return np.geomspace(lo, hi * 1.0001 if hi > lo else lo * 10, n + 1).tolist()
 
 
-def compaction_tokens(overview: Frame, ax: Axes | None = None) -> Axes:
+def compaction_tokens(overview: Frame, medians: dict[str, int] | None = None, ax: Axes | None = None) -> Axes:
     """Tokens before and after each compaction (log scale), from :func:`workbench.sessions.compaction_overview`.
 
     Before is the context size the log recorded (filled marker) or, without one, the tokens of
     the replaced history counted here (open marker); after is the summary's tokens. Up to :data:`MANY`
     compactions each is drawn and labelled with its schema and boundary; past it, the figure is the distribution
-    of the three over all compactions (histograms on log-spaced bins; a summary of no tokens counts in the first).
+    of the three over all compactions (histograms on log-spaced bins; a summary of no tokens counts in the first),
+    each labelled with its median from ``medians`` (:func:`workbench.sessions.token_medians`) when given.
     """
     fig, ax = _axes(ax, (6.0, 3.2))
     n = height(overview)
@@ -57,12 +58,13 @@ def compaction_tokens(overview: Frame, ax: Axes | None = None) -> Axes:
         before = np.maximum(cols.get_column("tokens_before").fill_null(1).to_numpy(), 1)
         after = np.maximum(cols.get_column("tokens_after").fill_null(1).to_numpy(), 1)
         bins = _log_bins(before, after)
-        for values, color, style, label in ((before[logged], "C3", "-", "before (recorded by the agent)"),
-                                            (before[~logged], "C3", "--", "before (counted from the replaced history)"),
-                                            (after, "C0", "-", "after (the summary)")):
+        for values, color, style, label, key in ((before[logged], "C3", "-", "before (recorded by the agent)", "logged"),
+                                                 (before[~logged], "C3", "--",
+                                                  "before (counted from the replaced history)", "counted"),
+                                                 (after, "C0", "-", "after (the summary)", "after")):
             if values.size:
-                ax.hist(values, bins, histtype="step", color=color, ls=style, lw=1.2,
-                        label=f"{label}, median {int(np.median(values)):,}")
+                median = f", median {(medians or {})[key]:,}" if medians and key in medians else ""
+                ax.hist(values, bins, histtype="step", color=color, ls=style, lw=1.2, label=f"{label}{median}")
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(_tokens_label)
         ax.xaxis.set_minor_formatter(_tokens_label)
@@ -107,13 +109,12 @@ def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def burden_before_after(after: Frame, ax: Axes | None = None) -> Axes:
+def burden_before_after(totals: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Repeated and failed calls per call in the steps before and after each compaction, summed over
-    compactions (:func:`workbench.sessions.after_compaction`)."""
+    compactions (:func:`workbench.sessions.burden_totals` of :func:`workbench.sessions.after_compaction`)."""
     fig, ax = _axes(ax, (5.0, 3.2))
-    tot = collected(after.group_by("window").agg(pl.col("calls", "repeated", "errors").sum()), engine="streaming")
-    order = [w for w in ("before", "after") if w in tot["window"].to_list()]
-    tot = tot.with_columns(pl.col("window").replace_strict({w: i for i, w in enumerate(order)}).alias("_o")).sort("_o")
+    tot = totals.filter(pl.col("window").is_in(["before", "after"]))
+    order = tot["window"].to_list()
     calls = np.maximum(tot["calls"].to_numpy(), 1)
     x = np.arange(tot.height)
     ax.bar(x - 0.18, tot["repeated"].to_numpy() / calls, 0.36, color="C2", label="repeated an earlier call")
@@ -151,7 +152,8 @@ def compaction_timeline(timeline: Frame, ax: Axes | None = None) -> Axes:
         return ax
     timeline = collected(timeline)
     _, ax = _axes(ax, (6.0, 0.9 + 0.35 * max(n, 1)))
-    sessions = timeline.group_by("run_id", maintain_order=True).agg(pl.col("session_minutes").first()).sort("run_id")
+    sessions = timeline.select("run_id", "session_minutes").unique("run_id", keep="first", maintain_order=True) \
+        .sort("run_id")  # each session's line, once
     y = {r: i for i, r in enumerate(sessions.get_column("run_id").to_list()[::-1])}
     for run_id, length in sessions.iter_rows():
         ax.hlines(y[run_id], 0, length, color="0.7", lw=1)
@@ -174,18 +176,19 @@ def compaction_timeline(timeline: Frame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def prompt_cache(cache: Frame, ax: Axes | None = None) -> Axes:
+def prompt_cache(cache: Frame, means: pl.DataFrame | None = None, ax: Axes | None = None) -> Axes:
     """The prompt of the last call before and the first call after each compaction
     (:func:`workbench.sessions.prompt_cache`), stacked: read from the prompt cache, written to it, sent fresh.
-    Past :data:`MANY` compactions, two bars: the mean call before and the mean call after a compaction."""
+    Past :data:`MANY` compactions, two bars: the mean call before and the mean call after a compaction, from
+    ``means`` (:func:`workbench.sessions.prompt_cache_means`), which that case needs."""
     _, ax = _axes(ax, (6.0, 3.2))
     parts = (("cache_read_tokens", "C0", "read from the cache"), ("cache_creation_tokens", "C1", "written to the cache"),
              ("fresh_tokens", "C2", "fresh input"))
     n = _columns(cache, pl.struct("run_id", "boundary").n_unique()).item() if height(cache) else 0
     if n > MANY:
-        means = cache.group_by("window").agg(pl.len().alias("calls"),
-                                            *(pl.col(c).fill_null(0).mean() for c, _, _ in parts))
-        means = collected(means, engine="streaming")
+        if means is None:
+            raise ValueError(f"prompt_cache: past {MANY} compactions the figure draws their means: pass "
+                             "means=workbench.sessions.prompt_cache_means(cache)")
         by = {w: means.filter(pl.col("window") == w) for w in ("before", "after")}
         calls = {w: int(f.get_column("calls").item()) if f.height else 0 for w, f in by.items()}
         bottom = np.zeros(2)

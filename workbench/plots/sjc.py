@@ -194,8 +194,8 @@ def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None 
     for i, m in enumerate(methods):
         sub = frame.filter(pl.col("method") == m)
         rows = [sub.filter(pl.col("budget") == b) for b in budgets]
-        vals = np.array([r.get_column(value).cast(pl.Float64).to_numpy().mean() if r.height else np.nan
-                         for r in rows], dtype=float)
+        vals = np.array([r.get_column(value).cast(pl.Float64)[0] if r.height else np.nan for r in rows],
+                        dtype=float)  # one row per (method, budget)
         x = np.arange(len(budgets)) + i * width
         ax.bar(x, vals, width, label=m, color=f"C{i}")
         if bounds:
