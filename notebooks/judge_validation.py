@@ -31,7 +31,7 @@ COVERAGE_TRIALS: int = 1000     # simulated samples per cluster count for the in
 # %%
 from workbench.project import figures_dir, use_project_root
 
-use_project_root()  # relative parameters are the project's, however the kernel was started
+use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 figs = figures_dir(FIGURES, DATA)
 import polars as pl
 from IPython.display import display

@@ -39,7 +39,7 @@ from workbench.datasets import ensure_default_testbed, load
 from workbench.project import use_project_root
 
 # relative paths are the project's: JupyterLab starts the kernel in notebooks/, `workbench figures` in the root
-ROOT = use_project_root()
+ROOT = use_project_root(chdir=True)
 sample_path = ROOT / SAMPLE
 if not sample_path.exists():
     drawn, report = sample_items(load(ensure_default_testbed(ROOT / DATA)), N, ("section", "outcome"), SEED)

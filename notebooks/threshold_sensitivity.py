@@ -33,7 +33,7 @@ REFERENCE_JUDGE: str = "lexical"  # the judge in DATA's scores that marks entrie
 # %%
 from workbench.project import figures_dir, use_project_root
 
-use_project_root()  # relative parameters are the project's, however the kernel was started
+use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 figs = figures_dir(FIGURES, DATA)
 import polars as pl
 from IPython.display import display

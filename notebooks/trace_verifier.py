@@ -29,7 +29,7 @@ FIGURES: str | None = None     # None: figures/ for the project's own data, buil
 # %%
 from workbench.project import figures_dir, use_project_root
 
-use_project_root()  # relative parameters are the project's, however the kernel was started
+use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 figs = figures_dir(FIGURES, DATA)
 import polars as pl
 

@@ -21,19 +21,39 @@ def test_the_root_is_found_from_the_root_from_notebooks_and_not_outside(tmp_path
     assert find_root(ROOT) == find_root(ROOT / "notebooks") == find_root(ROOT / "data" / "examples") == ROOT
     assert find_root(tmp_path) is None
     monkeypatch.chdir(ROOT / "notebooks")
-    assert use_project_root() == ROOT and Path.cwd() == ROOT
+    assert use_project_root() == ROOT and Path.cwd() == ROOT / "notebooks"  # asked, it finds; it moves nothing
+    assert use_project_root(chdir=True) == ROOT and Path.cwd() == ROOT  # a notebook asks to move
     monkeypatch.chdir(tmp_path)
-    assert use_project_root() == tmp_path  # outside a project: where it was
+    assert use_project_root(chdir=True) == tmp_path  # outside a project: where it was
 
 
 def test_only_the_projects_own_data_writes_the_gallery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     assert is_project_data(None) and is_project_data("data/testbed") and is_project_data(ROOT / "data" / "real")
     assert not is_project_data(tmp_path / "cc") and not is_project_data("build/cc")
-    assert figures_dir(None, "data/testbed") == Path("figures")
-    assert figures_dir(None, None, "data/examples/claude-code") == Path("figures")
-    assert figures_dir(None, "data/testbed", tmp_path / "my-sessions") == Path("build/figures/my-sessions")
+    assert figures_dir(None, "data/testbed") == ROOT / "figures"
+    assert figures_dir(None, None, "data/examples/claude-code") == ROOT / "figures"
+    assert figures_dir(None, "data/testbed", tmp_path / "my-sessions") == ROOT / "build" / "figures" / "my-sessions"
     assert figures_dir("somewhere", tmp_path / "my-sessions") == Path("somewhere")
+    monkeypatch.chdir(ROOT / "notebooks")  # from below the root (nbconvert's kernel): the same places
+    assert figures_dir(None, "../data/testbed") == ROOT / "figures" and is_project_data("../data/testbed")
+
+
+def test_library_path_defaults_are_the_projects_not_the_working_directory(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 40: plots.FIGURES was Path("figures") and export_table's default "figures/tables", wherever the
+    process stood; both are the project's gallery now, and the testbed's place is the same project's."""
+    import inspect
+
+    from workbench import plots
+    from workbench.datasets import DEFAULT_TESTBED
+    from workbench.plots.latex import export_table
+    from workbench.project import PROJECT_ROOT
+
+    monkeypatch.chdir(tmp_path)
+    assert PROJECT_ROOT == ROOT and DEFAULT_TESTBED == ROOT / "data" / "testbed"
+    assert plots.FIGURES == ROOT / "figures"
+    assert inspect.signature(export_table).parameters["directory"].default == ROOT / "figures" / "tables"
 
 
 def _copy_project(tmp_path: Path) -> Path:

@@ -19,10 +19,9 @@ import polars as pl
 
 from workbench import schema
 from workbench.frames import height
+from workbench.project import PROJECT_ROOT
 from workbench.tables import check_references, read_table, table_file
 
-#: the project's root (this package's parent directory in a source checkout)
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
 #: where the default testbed lives, whatever the current directory
 DEFAULT_TESTBED = PROJECT_ROOT / "data" / "testbed"
 

@@ -3,7 +3,7 @@ before it loads any table (``workbench --help`` imports no polars)."""
 
 from __future__ import annotations
 
-__all__ = ["SchemaError"]
+__all__ = ["SchemaError", "SelectionError"]
 
 
 class SchemaError(ValueError):
@@ -60,3 +60,13 @@ class SchemaError(ValueError):
             expected=self.expected,
             got=self.got,
         )
+
+
+class SelectionError(ValueError):
+    """A selection the data does not have (a method, budget or run no row has; ids that are not entries): ``what``
+    was asked (``method``, ``budget``, ``runs``, ``ids``), what was ``expected`` and what came (``got``). The library
+    names the thing; the command line names its option."""
+
+    def __init__(self, what: str, expected: str, got: str) -> None:
+        self.what, self.expected, self.got = what, expected, got
+        super().__init__(f"{what}: expected {expected}, got {got}")

@@ -71,7 +71,12 @@ def thread_map(fn: Callable[[T], R], items: Sequence[T], workers: int, *, on_sto
 
 
 class ExecutorUnavailable(RuntimeError):
-    """The executor asked for cannot run here (Ray not installed, no cluster at the address)."""
+    """The executor asked for cannot run here (Ray not installed, no cluster at the address). ``what`` names what
+    was asked for (``executor``, ``address``): the command line shows it as its option."""
+
+    def __init__(self, message: str, what: str = "address") -> None:
+        super().__init__(message)
+        self.what = what
 
 
 def ray_map(fn: Callable[[T], R], items: Sequence[T], *, address: str | None = None,
@@ -126,16 +131,16 @@ def _ray(address: str | None) -> Any:
     try:
         import ray
     except ImportError:
-        raise ExecutorUnavailable("--executor ray needs Ray: pip install 'compaction-workbench[scale]' "
-                                  "(or pip install ray)") from None
+        raise ExecutorUnavailable("ray needs Ray: pip install 'compaction-workbench[scale]' (or pip install ray)",
+                                  "executor") from None
     reachable(address)  # even with a Ray running here: the address asked for must be one that can work
     if not ray.is_initialized():
         try:
             ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
         except ConnectionError as err:
-            raise ExecutorUnavailable(f"--address {address}: no Ray cluster there ({err})") from None
+            raise ExecutorUnavailable(f"{address}: no Ray cluster there ({err})") from None
         except Exception as err:  # noqa: BLE001 - Ray's own errors for a bad address or a missing client
-            raise ExecutorUnavailable(f"--address {address}: Ray could not connect ({type(err).__name__}: "
+            raise ExecutorUnavailable(f"{address}: Ray could not connect ({type(err).__name__}: "
                                       f"{' '.join(str(err).split())[:160]})") from None
     return ray
 
@@ -144,7 +149,7 @@ CONNECT_TIMEOUT = 5.0  # seconds to reach a Ray head before saying there is none
 
 
 def reachable(address: str | None, timeout: float = CONNECT_TIMEOUT) -> None:
-    """Fail at once, naming ``--address``, when a Ray address cannot work: a malformed one, a ``ray://`` client
+    """Fail at once, naming the address, when a Ray address cannot work: a malformed one, a ``ray://`` client
     without ``ray[client]`` installed, or a HOST:PORT where nothing answers within ``timeout`` seconds (Ray would
     retry for minutes). ``None`` (a local Ray) and ``auto`` are left to Ray."""
     import socket
@@ -154,17 +159,17 @@ def reachable(address: str | None, timeout: float = CONNECT_TIMEOUT) -> None:
     client = address.startswith("ray://")
     host, _, port = address.split("://", 1)[-1].rpartition(":")
     if not port.isdigit() or not host:
-        raise ExecutorUnavailable(f"--address {address}: expected auto, HOST:PORT or ray://HOST:PORT")
+        raise ExecutorUnavailable(f"{address}: expected auto, HOST:PORT or ray://HOST:PORT")
     if client:
         try:
             import grpc  # noqa: F401 - the Ray client's transport, in ray[client]
         except ImportError:
-            raise ExecutorUnavailable(f"--address {address}: the Ray client needs ray[client]: pip install "
+            raise ExecutorUnavailable(f"{address}: the Ray client needs ray[client]: pip install "
                                       "'compaction-workbench[scale]' (or pip install 'ray[client]')") from None
     try:
         socket.create_connection((host, int(port)), timeout=timeout).close()
     except OSError as err:
-        raise ExecutorUnavailable(f"--address {address}: no Ray cluster at {host}:{port} "
+        raise ExecutorUnavailable(f"{address}: no Ray cluster at {host}:{port} "
                                   f"({err.strerror or type(err).__name__})") from None
 
 

@@ -201,7 +201,7 @@ def parse_param(text: str) -> tuple[str, object]:
 
     name, sep, value = text.partition("=")
     if not sep or not name.isidentifier():
-        raise ValueError(f"--param: expected NAME=VALUE with NAME a Python identifier, got {text!r}")
+        raise ValueError(f"parameter: expected NAME=VALUE with NAME a Python identifier, got {text!r}")
     try:
         return name, ast.literal_eval(value)
     except (ValueError, SyntaxError):

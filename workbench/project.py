@@ -2,10 +2,12 @@
 
 JupyterLab and ``jupyter nbconvert`` start a notebook's kernel in ``notebooks/``, ``workbench figures`` and
 papermill in the directory they are called from. A notebook's parameters are paths relative to the project
-root (``data/testbed``, ``figures``): :func:`use_project_root` makes that so wherever the kernel started, and
+root (``data/testbed``, ``figures``): a notebook asks :func:`use_project_root` with ``chdir=True`` to make that so
+wherever its kernel started (nothing in the library changes the working directory unless asked), and
 :func:`figures_dir` decides where a notebook writes: the tracked gallery ``figures/`` only when every data
 parameter is the project's own data (under ``data/``), otherwise ``build/figures/<name of the data>/``, so a
-user's own sessions never overwrite the gallery.
+user's own sessions never overwrite the gallery. :data:`PROJECT_ROOT` is the one project root every library
+default resolves against (the testbed's place, the gallery).
 """
 
 from __future__ import annotations
@@ -24,29 +26,36 @@ def find_root(start: str | os.PathLike[str] | None = None) -> Path | None:
     return None
 
 
-def use_project_root() -> Path:
-    """Change the working directory to the project root (:func:`find_root`; unchanged outside a project) and
-    return it: every relative parameter of a notebook (``DATA``, ``FIGURES``, ``data/published/...``) then means
-    the same thing from ``notebooks/``, from the root or from a subdirectory. Notebooks call it first; nothing in
-    the library changes directory by itself."""
+#: the project this package belongs to (its source checkout): where the testbed, the published numbers and the
+#: gallery are, whatever the working directory
+PROJECT_ROOT: Path = find_root(Path(__file__).resolve().parent) or Path(__file__).resolve().parents[1]
+
+
+def use_project_root(*, chdir: bool = False) -> Path:
+    """The project root of the working directory (:func:`find_root`; the working directory outside a project).
+    With ``chdir`` (what a notebook asks for in its first cell) the process moves there, so every relative
+    parameter (``DATA``, ``FIGURES``, ``data/published/...``) means the same thing from ``notebooks/``, from the
+    root or from a subdirectory; without it nothing changes."""
     root = find_root() or Path.cwd()
-    os.chdir(root)
+    if chdir:
+        os.chdir(root)
     return root
 
 
 def is_project_data(path: str | os.PathLike[str] | None) -> bool:
-    """Whether ``path`` is absent or the project's own data (under ``data/`` of the project root, the current
-    directory after :func:`use_project_root`: the testbed, the examples, the real-log fixtures)."""
+    """Whether ``path`` is absent or the project's own data (under ``data/`` of the project root,
+    :func:`use_project_root`: the testbed, the examples, the real-log fixtures)."""
     if path is None:
         return True
-    return Path(path).resolve().is_relative_to((Path.cwd() / "data").resolve())
+    return Path(path).resolve().is_relative_to((use_project_root() / "data").resolve())
 
 
 def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike[str] | None) -> Path:
     """Where a notebook writes its figures (and ``tables/`` under it): ``figures`` when it is given; else the
-    tracked ``figures/`` when every data parameter is the project's own (:func:`is_project_data`), else
-    ``build/figures/<name of the first other data>/``."""
+    tracked ``figures/`` of the project root (:func:`use_project_root`) when every data parameter is the project's
+    own (:func:`is_project_data`), else its ``build/figures/<name of the first other data>/``."""
     if figures is not None:
         return Path(figures)
     other = [Path(d) for d in data if d is not None and not is_project_data(d)]
-    return Path("figures") if not other else Path("build") / "figures" / (other[0].resolve().name or "data")
+    root = use_project_root()
+    return root / "figures" if not other else root / "build" / "figures" / (other[0].resolve().name or "data")

@@ -162,8 +162,8 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
         reader = read_claude_code if fmt == "claude-code" else read_codex
         tables = reader(path, bad=bad, since=since, until=until, project=project)
     elif since or until or project:
-        raise SchemaError(f"--since, --until and --project select sessions of {' or '.join(DIRECTORY_FORMATS)} logs, "
-                          f"not of a {fmt} log", file=str(path))
+        raise SchemaError(f"since, until and project select sessions of {' or '.join(DIRECTORY_FORMATS)} logs, not "
+                          f"of a {fmt} log", file=str(path))
     else:
         tables = FORMATS[fmt](path)
     if derive is not None:

@@ -27,19 +27,11 @@ import polars as pl
 
 from workbench.annotate.evaluation import evaluation_material
 from workbench.bootstrap import Seed
+from workbench.errors import SelectionError
 from workbench.frames import collected, rows_of, slices
 from workbench.vocabulary import REASONING_SECTIONS
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
-
-
-class SelectionError(ValueError):
-    """A selection the data does not have (a method or budget no run has, ids that are not entries): ``what`` was
-    asked (``method``, ``budget``, ``ids``), what was ``expected`` and what came (``got``)."""
-
-    def __init__(self, what: str, expected: str, got: str) -> None:
-        self.what, self.expected, self.got = what, expected, got
-        super().__init__(f"{what}: expected {expected}, got {got}")
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from workbench.atomic import check_owned_dir
+    from workbench.errors import SelectionError
     from workbench.datasets import derive_missing, load
     from workbench.explore import MARKER, build_site
 
@@ -56,8 +57,7 @@ def run(args: argparse.Namespace) -> int:
                             labels=labels, judge=args.judge, tau=args.tau, run_ids=args.runs, method=args.method,
                             budget=args.budget, limit=args.limit, title=Path(args.data).name,
                             inputs=inputs)
-    except ValueError as err:
-        option = str(err).split(":", 1)[0] if str(err).startswith("--") else "DATA"
-        raise UsageError(option, "a selection with runs in the data", str(err).split(": ", 1)[-1]) from None
+    except SelectionError as err:  # the library names what was asked; the option is the command line's
+        raise UsageError(f"--{err.what}", err.expected, err.got) from None
     print(report)
     return 0

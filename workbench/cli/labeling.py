@@ -63,7 +63,8 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run_sample(args: argparse.Namespace) -> int:
-    from workbench.annotate.sampling import SelectionError, sample_items
+    from workbench.annotate.sampling import sample_items
+    from workbench.errors import SelectionError
     from workbench.atomic import write_jsonl
     from workbench.datasets import load
 

@@ -63,7 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always", LogWarning)
             warnings.showwarning = lambda message, *_: print(f"{verb}: warning: {message}", file=sys.stderr)
             return int(args.func(args))
-    except (SchemaError, UsageError, ExecutorUnavailable, OutputRefused) as err:
+    except ExecutorUnavailable as err:  # the library names what was asked; the option is ours
+        print(f"{verb}: --{err.what} {err}", file=sys.stderr)
+        return 2
+    except (SchemaError, UsageError, OutputRefused) as err:
         print(f"{verb}: {err}", file=sys.stderr)
         return 2
     except OSError as err:

@@ -32,6 +32,7 @@ import polars as pl
 from workbench import schema
 from workbench.atomic import replace_owned_dir
 from workbench.display import visible
+from workbench.errors import SelectionError
 from workbench.evidence import CompactionRequest, build_request, entry_evidence, evidence_table, span_index
 from workbench.identifiers import code_identifiers
 from workbench.tokens import count
@@ -221,15 +222,15 @@ def select_runs(runs: pl.DataFrame, *, run_ids: Sequence[str] | None = None, met
     if run_ids:
         missing = sorted(set(run_ids) - set(runs.get_column("run_id").to_list()))
         if missing:
-            raise ValueError(f"--runs: no run {missing[0]!r} in the data")
+            raise SelectionError("runs", "ids of runs in the data", f"{missing[0]!r}, which no run has")
         sel = sel.filter(pl.col("run_id").is_in(list(run_ids)))
     if method is not None:
         if "method" not in sel.columns or not (sel.get_column("method") == method).any():
-            raise ValueError(f"--method: no run of method {method!r}")
+            raise SelectionError("method", "a method of the runs", f"{method!r}, which no run has")
         sel = sel.filter(pl.col("method") == method)
     if budget is not None:
         if "budget" not in sel.columns or not (sel.get_column("budget") == budget).any():
-            raise ValueError(f"--budget: no run at budget {budget}")
+            raise SelectionError("budget", "a budget of the runs", f"{budget}, which no run has")
         sel = sel.filter(pl.col("budget") == budget)
     return sel.head(limit) if limit is not None else sel
 

@@ -19,7 +19,10 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-FIGURES = Path("figures")
+from workbench.project import PROJECT_ROOT
+
+#: where a figure goes when no directory is given: the project's gallery, whatever the working directory
+FIGURES = PROJECT_ROOT / "figures"
 STYLE: dict[str, Any] = {
     "pdf.fonttype": 42,
     "ps.fonttype": 42,

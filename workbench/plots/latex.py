@@ -27,6 +27,8 @@ from typing import Any
 
 import polars as pl
 
+from workbench.project import PROJECT_ROOT
+
 TEXT_WIDTH = 345.0  # pt: \textwidth of LaTeX's article class at 10pt (letter and a4 paper alike)
 TABCOLSEP = 6.0  # pt, each side of every column
 #: (size command, width of text at that size relative to cmr10 at 10pt): Computer Modern's digit widths,
@@ -306,7 +308,7 @@ def to_latex(frame: pl.DataFrame, caption: str = "", *, columns: Sequence[str] |
     return text
 
 
-def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str | Path = Path("figures") / "tables",
+def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str | Path = PROJECT_ROOT / "figures" / "tables",
                  caption: str = "", *, columns: Sequence[str] | None = None, rename: Mapping[str, str] | None = None,
                  label: str | None = "", formats: Mapping[str, str | Callable[[object], str]] | None = None,
                  intervals: bool | Mapping[str, tuple[str, str]] = True, keys: Sequence[str] | None = None,
