@@ -98,7 +98,7 @@ def retrieval_only(data: Path) -> None:
     """bm25s per compaction against the batched scorer, on each distinct (entries, outputs) once."""
     from workbench.evidence import span_index
     from tests.oracles import retrieve_bm25s  # the reference: a bm25s index per compaction
-    from workbench.retrieval import _cached_words, retrieve_many
+    from workbench.retrieval import clear_caches, retrieve_many
     from workbench.summary import parse
     from workbench.datasets import load
 
@@ -116,7 +116,7 @@ def retrieval_only(data: Path) -> None:
     t0 = time.perf_counter()
     reference = [retrieve_bm25s(e, o) for e, o in batch]
     t_ref = time.perf_counter() - t0
-    _cached_words.cache_clear()
+    clear_caches()
     t0 = time.perf_counter()
     mine = [ev for i in range(0, len(batch), 256) for ev in retrieve_many(batch[i:i + 256])]
     t_new = time.perf_counter() - t0

@@ -186,9 +186,29 @@ def test_every_workbench_name_a_notebook_benchmark_or_tool_imports_exists() -> N
             if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "workbench":
                 module = importlib.import_module(node.module)
                 for alias in node.names:
-                    if not hasattr(module, alias.name) and not _is_submodule(f"{node.module}.{alias.name}"):
+                    if _is_submodule(f"{node.module}.{alias.name}"):
+                        continue
+                    if not hasattr(module, alias.name):
                         missing.append(f"{path.name}: {node.module}.{alias.name}")
+                    elif alias.name not in getattr(module, "__all__", ()):  # issue 40: the public surface only
+                        missing.append(f"{path.name}: {node.module}.{alias.name} is not in its __all__")
     assert not missing, missing
+
+
+def test_every_module_names_its_public_surface() -> None:
+    """Issue 40: every module declares ``__all__`` (moving internals then breaks no user), and each name in it
+    exists."""
+    lacking, dangling = [], []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "__main__.py" or (path.name == "__init__.py" and path.parent.name == "cli"):
+            continue
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        module = importlib.import_module(name)
+        if not hasattr(module, "__all__"):
+            lacking.append(name)
+        else:
+            dangling += [f"{name}.{n}" for n in module.__all__ if not hasattr(module, n)]
+    assert not lacking and not dangling, (lacking, dangling)
 
 
 def _is_submodule(name: str) -> bool:

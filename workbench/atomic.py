@@ -215,3 +215,7 @@ def replace_owned_dir(out: str | os.PathLike[str], marker: str, build: Callable[
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out
+
+
+__all__ = ["atomic_write", "check_owned_dir", "clean_stale_staging", "current_umask", "named", "OutputRefused",
+           "records_to_jsonl", "replace_owned_dir", "STALE_AFTER", "terminate", "uninterrupted", "write_jsonl"]

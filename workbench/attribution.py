@@ -44,3 +44,5 @@ def followed_entry_share(attributions: pl.DataFrame) -> dict[str, float]:
         out[f"entry_{s}"] = float((follows.get_column("support") == s).sum())
     return out
 
+
+__all__ = ["failures_by_scenario", "followed_entry_share"]

@@ -440,3 +440,8 @@ def auroc_ci(
     iv = interval(estimate, boots, level, method, jackknife=jk)
     return BootstrapResult(estimate, max(iv.ci_low, 0.0), min(iv.ci_high, 1.0), int(len(s)), n_pos, n_boot,
                            method, level, iv.n_degenerate, units.n_units)
+
+
+__all__ = ["as_generator", "auroc_ci", "bootstrap", "BootstrapResult", "DEFAULT_N_BOOT", "Interval", "interval",
+           "INTERVAL_COLUMNS", "INTERVAL_SCHEMA", "make_units", "METHODS", "resample_counts", "resamples", "Seed",
+           "Units"]

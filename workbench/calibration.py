@@ -414,3 +414,9 @@ def paired_auroc_difference(scores_a: ArrayLike, scores_b: ArrayLike, labels: Ar
     keep = np.isfinite(a) & np.isfinite(b)
     return bootstrap(lambda yy, aa, bb: auroc(aa, yy) - auroc(bb, yy), y[keep], a[keep], b[keep],
                      clusters=np.asarray(clusters)[keep], n_boot=n_boot, seed=seed, level=level, method=method)
+
+
+__all__ = ["bin_edges", "bin_index", "brier", "BrierDecomposition", "calibration_table",
+           "debiased_calibration_error", "ece", "labeled_scores", "out_of_fold_calls", "paired_auroc_difference",
+           "recalibrate", "recalibration_table", "reliability_curve", "squared_ce_debiased", "STRATEGIES",
+           "threshold_for", "threshold_sweep"]

@@ -367,3 +367,8 @@ def performance_profile(runs: pl.DataFrame, taus: Sequence[float] | np.ndarray =
     interval = {("ci_method" if k == "method" else k): v for k, v in INTERVAL_SCHEMA.items()}
     schema: dict[str, pl.DataType] = {**{k: runs.schema[k] for k in keys}, "tau": pl.Float64(), **interval}
     return pl.DataFrame(rows, schema=schema)
+
+
+__all__ = ["clustered_mcnemar_p", "compare_to_baseline", "GEE_MAX_CLUSTER", "HIGHER_IS_BETTER", "METRICS",
+           "paired_difference", "performance_profile", "probability_of_improvement", "simultaneous_interval",
+           "verdict"]

@@ -333,3 +333,8 @@ class CompositionCounts:
     def persistence(self) -> tuple[pl.DataFrame, float]:
         """Table 10 and the share of exact matches (:func:`persistence`)."""
         return _persistence_table(self._persistence, self._matches)
+
+
+__all__ = ["by_boundary", "CompositionCounts", "entries_by_role", "entries_by_section", "match_next", "persistence",
+           "REASONING", "section_counts", "support_from_scores", "unsupported_by_role", "unsupported_counts",
+           "unsupported_from_counts"]

@@ -117,3 +117,6 @@ def heterogeneous_coverage(settings: Sequence[tuple[float, float]] = ((0.6, 0.5)
                          "coverage_low": float(low), "coverage_high": float(high), "width": width / done,
                          "trials": done})
     return pl.DataFrame(rows)
+
+
+__all__ = ["heterogeneous_coverage", "heterogeneous_population_auroc", "interval_coverage", "population_auroc"]

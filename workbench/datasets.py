@@ -374,3 +374,8 @@ def need_outcomes(runs: pl.DataFrame | pl.LazyFrame, what: str = "this analysis"
     n = height(runs)
     if "success" not in runs.collect_schema().names() or _null_counts(runs, ["success"])["success"] == n:
         raise NotApplicable(f"{what} needs run outcomes (a success column); these {n} runs have none")
+
+
+__all__ = ["DEFAULT_TESTBED", "derive_missing", "ensure_default_testbed", "ensure_testbed", "entry_clusters",
+           "has_budget", "load", "log", "need", "need_outcomes", "NotApplicable", "RUN_TEXTS", "select_runs",
+           "single_method", "STORE"]

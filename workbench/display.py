@@ -22,3 +22,6 @@ def visible(value: object) -> str:
             code = ord(ch)
             out.append(f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}")
     return "".join(out)
+
+
+__all__ = ["visible"]

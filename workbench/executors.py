@@ -177,3 +177,7 @@ def shards(n: int, size: int) -> list[range]:
     """``range(n)`` cut into consecutive pieces of at most ``size``."""
     size = max(1, size)
     return [range(start, min(n, start + size)) for start in range(0, n, size)]
+
+
+__all__ = ["CONNECT_TIMEOUT", "EXECUTORS", "ExecutorUnavailable", "rare_collections", "ray_imap", "ray_map",
+           "reachable", "shards", "thread_map"]

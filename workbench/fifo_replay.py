@@ -97,3 +97,6 @@ def replay_by_budget(replayed: pl.DataFrame) -> pl.DataFrame:
         pl.col("boundaries").mean().alias("boundaries_per_run"), (pl.col("boundaries") > 0).mean().alias("runs_compacted"),
         pl.col("actions_after").sum(), pl.col("refs").sum().alias("id_refs_after_boundary"), pl.col("out_of_window").sum(),
         (pl.col("out_of_window") > 0).mean().alias("runs_with_out_of_window_refs")).sort("budget")
+
+
+__all__ = ["replay", "replay_by_budget", "replay_run", "ReplayResult", "turn_text"]

@@ -383,3 +383,9 @@ def utility_histogram(scores: pl.DataFrame, tau: float = 0.3, bins: int = 20) ->
         at_one=sum(v == 1 for v in exact) / len(exact),
         interior=sum(0 < v < 1 for v in exact) / len(exact),
         near_tau=sum(abs(v - t) <= NEAR for v in exact) / len(exact), counts=counts, edges=edges)
+
+
+__all__ = ["bound_curves", "citation_matrices", "citation_scores", "curve_means", "error_against_truth",
+           "error_slope", "event_batches", "event_scenarios", "hoeffding_bound", "keep_set", "loglog_slope", "NEAR",
+           "parse_rollout", "ParsedRollout", "published_draft_error", "recovery_probability", "rollouts_needed",
+           "self_consistency_curves", "utility_histogram", "UtilityHistogram"]

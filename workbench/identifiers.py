@@ -394,3 +394,9 @@ def claude_check(summary: str, history: Sequence[str], members: Sequence[str]) -
                         unsourced=tuple(i for i in ids if i not in sourced), members=len(members),
                         held_exact=sum(1 for m in members if m.lower() in low),
                         held_host=sum(1 for m in members if _host(m) and _host(m) in low))
+
+
+__all__ = ["arg_identifiers", "claude_check", "CODE", "code_identifiers", "fact_check", "fact_check_compactions",
+           "FactCheck", "find", "IDENTIFIER", "identifier_sources", "LAST_MESSAGES", "MAX_IDENTIFIERS", "NETWORK",
+           "opaque_identifiers", "OPENCLAW", "openclaw_identifiers", "replaced_history", "RULES",
+           "summary_identifiers", "summary_includes", "SummaryCheck"]

@@ -167,3 +167,6 @@ def _numbered(fh: Any, path: Path) -> Iterator[tuple[int, bytes]]:
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
+
+__all__ = ["at_line", "BadLines", "DuplicateKey", "json_error", "json_lines", "LogWarning", "parse_json",
+           "unique_keys"]

@@ -57,3 +57,6 @@ def majority_labels(labels: pl.DataFrame, field: str = "support") -> pl.DataFram
                                       pl.col("annotators").first(), (pl.col("_k").first() > 1).alias("tied"))
     return out.with_columns(pl.when(pl.col("tied")).then(None).otherwise(pl.col("value")).alias("value"),
                             pl.col("annotators").cast(pl.Int64)).sort("item_id")
+
+
+__all__ = ["gold_labels", "latest_labels", "majority_labels"]

@@ -220,3 +220,6 @@ def inject_parameters(nb: object, parameters: dict[str, object]) -> None:
             cells.insert(index + 1, new)
             return
     raise ValueError("notebook has no cell tagged 'parameters'")
+
+
+__all__ = ["inject_parameters", "INTERACTIVE", "log", "NotebookRun", "parse_param", "run_all", "RunReport"]

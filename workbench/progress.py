@@ -90,3 +90,6 @@ def _is_tty(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+__all__ = ["Progress"]

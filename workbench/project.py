@@ -59,3 +59,6 @@ def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike
     other = [Path(d) for d in data if d is not None and not is_project_data(d)]
     root = use_project_root()
     return root / "figures" if not other else root / "build" / "figures" / (other[0].resolve().name or "data")
+
+
+__all__ = ["figures_dir", "find_root", "is_project_data", "PROJECT_ROOT", "use_project_root"]

@@ -145,6 +145,11 @@ def _words(text: str, stop: frozenset[str]) -> tuple[str, ...]:
     return _cached_words(text) if stop is _STOP else tuple(t for t in _WORD.findall(text.lower()) if t not in stop)
 
 
+def clear_caches() -> None:
+    """Forget the words remembered per text (a benchmark measuring a cold start)."""
+    _cached_words.cache_clear()
+
+
 @lru_cache(maxsize=1 << 16)
 def _cached_words(text: str) -> tuple[str, ...]:
     stop = _stop_words()
@@ -301,3 +306,7 @@ def _scores(queries: list[tuple[int, int, list[int]]], comp_docs: list[tuple[int
     target = pair_start[contrib_query] + (doc_sorted[post] - first_doc[q_comp_of[contrib_query]])
     np.add.at(scores, target, w_sorted[post])
     return scores, pair_start, q_ndocs
+
+
+__all__ = ["CHUNK_CHARS", "Chunk", "Evidence", "PASSAGE_CHARS", "Passage", "TOP_K", "chunk_outputs", "clear_caches",
+           "passages", "retrieve", "retrieve_many"]

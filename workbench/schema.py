@@ -365,3 +365,5 @@ def empty(table_name: str) -> pl.DataFrame:
     return pl.DataFrame(schema=table(table_name).polars_schema())
 
 
+__all__ = ["ATTRIBUTIONS", "CANDIDATES", "Column", "column_order", "COMPACTIONS", "empty", "ENTRIES", "EVIDENCE",
+           "GROUND_TRUTH_PREFIX", "LABELS", "ROLLOUTS", "RUNS", "SCORES", "SPANS", "STEPS", "Table", "table", "TABLES"]

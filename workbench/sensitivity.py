@@ -246,3 +246,7 @@ class ThresholdCounts:
         """The section's count of known scores in each of ``bins`` equal bins over [0, 1] (``edges``), as
         ``numpy.histogram`` counts them."""
         return self._hist.get(section, np.zeros(self.bins, dtype=np.int64))
+
+
+__all__ = ["decision_flips", "first_vs_later", "keep_rate_by_section", "largest_change", "score_distribution",
+           "sweep", "ThresholdCounts"]

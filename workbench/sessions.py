@@ -39,8 +39,8 @@ from workbench.identifiers import identifier_sources, replaced_history
 from workbench.summary import detect_schema, parse
 from workbench.trace import continuation_burden
 
-__all__ = ["SessionAnalyses", "after_compaction", "compaction_overview", "compaction_timeline", "identifier_share",
-           "prompt_cache"]
+__all__ = ["after_compaction", "burden_totals", "compaction_overview", "compaction_timeline", "identifier_share",
+           "prompt_cache", "prompt_cache_means", "SessionAnalyses", "token_medians"]
 
 
 def compaction_overview(tables: dict[str, pl.DataFrame], *, summary: str = "committed_summary",

@@ -95,3 +95,6 @@ def prune_compactions(compactions: pl.DataFrame, scores: pl.DataFrame, tau: floa
                                       "pruned": pl.Int64, "tokens_before": pl.Int64, "tokens_after": pl.Int64},
                         orient="row")
     return out, book
+
+
+__all__ = ["DEFAULT_TAU", "keep_positions", "prune_compactions", "prune_summary", "PruneResult"]

@@ -409,3 +409,5 @@ class PartWriter:
         self.discard()
 
 
+__all__ = ["check_references", "move_into_place", "PartWriter", "read_table", "RowNames", "rows_frame", "sink_parts",
+           "table_file", "table_files", "TRAJECTORY_TABLES", "write_tables"]

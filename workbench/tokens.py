@@ -106,3 +106,6 @@ def count_many(texts: Iterable[str], encoding: str = "o200k_base", num_threads: 
 
 
 _encoding = encoding
+
+
+__all__ = ["count", "count_many", "encoding", "ENCODINGS"]

@@ -282,3 +282,6 @@ def _cast_column(
         expected=describe_dtype(col.dtype), got=f"{describe_value(series[row])} (column of {series.dtype})",
     )
 
+
+__all__ = ["check_label", "check_record", "describe_dtype", "describe_dtypes", "describe_value", "is_timestamp",
+           "validate", "value_fits"]

@@ -59,3 +59,7 @@ LOG_FORMATS: tuple[str, ...] = ("trajectory", "openai", "tau-bench", "claude-cod
 #: the tables of ``workbench.schema`` (its ``TABLES``), by name
 TABLE_NAMES: tuple[str, ...] = ("runs", "steps", "compactions", "entries", "scores", "evidence", "labels",
                                 "attributions", "rollouts", "candidates", "spans")
+
+
+__all__ = ["ANNOTATOR_RULE", "FORWARD_SECTIONS", "LABEL_VALUES", "LOG_FORMATS", "PATTERNS", "REASONING_SECTIONS",
+           "RESERVED_ANNOTATORS", "SECTIONS", "SUPPORT_VALUES", "TABLE_NAMES"]

@@ -487,3 +487,6 @@ def selected(meta: dict[str, Any], since: str | None, until: str | None, project
     if project is not None and not any(project in str(meta.get(k) or "") for k in ("project", "project_dir")):
         return False
     return True
+
+
+__all__ = ["read_claude_code", "selected", "session_files", "TranscriptWarning"]

@@ -66,3 +66,6 @@ def check_table(runs: Iterable[dict[str, object]]) -> pl.DataFrame:
                      1 - float(r["false_negative_rate"]),  # type: ignore[arg-type]
                      "false_positive_rate": r["false_positive_rate"]})
     return pl.DataFrame(rows).sort("seed")
+
+
+__all__ = ["check_table", "defang", "load_fixture", "load_full"]

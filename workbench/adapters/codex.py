@@ -199,3 +199,6 @@ def read_codex(path: str | os.PathLike[str], *, bad: BadLines | None = None, sin
             continue
         builder.add_run(first, run, steps, comps)
     return builder.finish()
+
+
+__all__ = ["read_codex"]

@@ -229,3 +229,6 @@ def message_tokens(messages: list[dict[str, Any]], encoding: str) -> tuple[list[
         if m.get("role") not in ("system", "developer"):
             total += n
     return before, own
+
+
+__all__ = ["chat_to_run", "message_text", "message_tokens", "openai_runs", "read_openai_chat"]

@@ -165,3 +165,5 @@ def stream_tables(path: Path, runs: Iterator[tuple[int, dict[str, Any], list[dic
         shutil.rmtree(staging, ignore_errors=True)
     return counts
 
+
+__all__ = ["collect_runs", "RunTables", "stream_tables"]

@@ -92,3 +92,6 @@ def read_tau_bench(path: str | os.PathLike[str], *, domain: str | None = None) -
                               got=err.got) from None
         builder.add_run(k + 1, run, steps, comps)
     return builder.finish()
+
+
+__all__ = ["is_success", "read_tau_bench"]

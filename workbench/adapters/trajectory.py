@@ -191,3 +191,6 @@ def _compaction_record(row: dict[str, Any]) -> dict[str, Any]:
     elif row.get("span_start") is not None or row.get("span_end") is not None:
         out.update({k: row[k] for k in ("span_start", "span_end") if row.get(k) is not None})
     return out
+
+
+__all__ = ["encode_args", "read_trajectories", "trajectory_runs", "write_trajectories"]

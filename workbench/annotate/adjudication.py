@@ -236,3 +236,7 @@ def apply(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> Applie
     fresh = [r for r in records if stored.get((r["item_id"], r["field"])) != (r["value"], r["note"])]
     n = target.add_many(fresh, adjudication=True) if fresh else 0
     return Applied(n, len(records) - len(fresh))
+
+
+__all__ = ["adjudicated_labels", "adjudication_requests", "AdjudicationFile", "ADJUDICATOR", "Applied", "apply",
+           "decide", "merge_adjudication", "prepare", "Prepared", "read_adjudication"]

@@ -102,3 +102,6 @@ def _testbed_material(world: Mapping[str, Any], entry_text: str,
         {"name": f"{heading} (ground truth)", "text": "\n".join(lines)},
         {"name": "Report at this compaction", "text": report or "no report filed yet"},
     ]
+
+
+__all__ = ["evaluation_material", "NO_MATERIAL"]

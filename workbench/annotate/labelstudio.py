@@ -130,3 +130,6 @@ def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
                     records.append({"item_id": item_id, "annotator": str(who), "round": round, "field": field,
                                     "value": str(choices[0]), "note": None})  # the store stamps labeled_at
     return records
+
+
+__all__ = ["from_labelstudio", "labeling_config", "to_labelstudio"]

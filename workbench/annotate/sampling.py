@@ -373,3 +373,7 @@ def _observations_before(steps: pl.DataFrame, comps: pl.DataFrame) -> dict[tuple
     for (run_id, boundary), g in joined.group_by("run_id", "boundary", maintain_order=True):
         out[(str(run_id), int(boundary))] = list(zip(g["observation"].to_list(), g["blocked"].to_list()))
     return out
+
+
+__all__ = ["DEFAULT_SELECTION", "default_selection", "entries_with_outcome", "item_keys", "SAMPLE_BATCH_ROWS",
+           "sample_entries", "sample_items", "SampleReport", "selection_help", "stream_sample"]

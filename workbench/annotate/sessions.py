@@ -210,3 +210,6 @@ class AdjudicationSession(_Walk):
         from workbench.annotate.adjudication import decide
 
         decide(self.path, item_id, self.field, value=None, note=note, adjudicator=self.adjudicator)
+
+
+__all__ = ["AdjudicationSession", "LabelSession"]

@@ -242,3 +242,6 @@ def _move_torn_tail(path: Path) -> None:
         os.fsync(fh.fileno())
     warnings.warn(f"{path}: the last line was cut off (a crash while writing?); moved its "
                   f"{len(data) - keep} bytes to {side}", TornLineWarning, stacklevel=3)
+
+
+__all__ = ["AnnotationStore", "check_annotator", "TornLineWarning"]

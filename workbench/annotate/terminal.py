@@ -196,3 +196,6 @@ def terminal_adjudicate(path: str | os.PathLike[str], field: str = "support", *,
     :func:`terminal_label`, with every annotator's value and note); each decision is written into the file at once.
     Returns the number of decisions written."""
     return _Terminal(AdjudicationSession(path, field, adjudicator=adjudicator, items=items), stdin, stdout, size).run()
+
+
+__all__ = ["item_lines", "terminal_adjudicate", "terminal_label"]

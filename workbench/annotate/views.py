@@ -132,3 +132,7 @@ def render_item_html(item: dict[str, Any], field: str = "support", *, question: 
                      f'<pre style="{_PRE}; {_STYLE[b.kind]}">{_escaped(b.text)}</pre></div>')
     parts.append("</div>")
     return "\n".join(parts)
+
+
+__all__ = ["Block", "DEFINITIONS", "definitions_text", "FIELDS", "item_view", "QUESTIONS", "render_item_html",
+           "SOURCE_QUESTION_FOR_LABELERS"]

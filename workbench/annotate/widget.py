@@ -160,3 +160,6 @@ def adjudicate_widget(path: str | os.PathLike[str], field: str = "support", *, a
     value and note, the sample's evidence when ``items`` are given, the question, and a button per allowed value;
     each decision is written into the file at once."""
     return _widget(AdjudicationSession(path, field, adjudicator=adjudicator, items=items))
+
+
+__all__ = ["adjudicate_widget", "label_widget"]

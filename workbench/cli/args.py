@@ -69,3 +69,6 @@ def executor_options(p: argparse.ArgumentParser, unit: str) -> None:
                    help=f"where the work runs: here, or sharded by {unit} over Ray (the scale extra)")
     p.add_argument("--address", default=None,
                    help="with --executor ray: the cluster ('auto', or ray://HEAD:10001); default a local Ray")
+
+
+__all__ = ["at_least", "executor_options", "existing_dir", "existing_file", "out_file", "UsageError", "verb"]

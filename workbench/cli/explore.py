@@ -61,3 +61,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--{err.what}", err.expected, err.got) from None
     print(report)
     return 0
+
+
+__all__ = ["add", "run"]

@@ -49,3 +49,6 @@ def run(args: argparse.Namespace) -> int:
                      names=args.only, cwd=root)
     print(report)
     return report.exit_code
+
+
+__all__ = ["add", "run"]

@@ -109,3 +109,6 @@ def _judge(args: argparse.Namespace, tables: dict[str, Any], judge: SourceJudge)
         print(f"workbench judge: {report.null_scores} scores without a usable answer (--strict)", file=sys.stderr)
         return 1
     return 0
+
+
+__all__ = ["add", "check", "run"]

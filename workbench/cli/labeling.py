@@ -179,3 +179,6 @@ def _decide(path: Path, args: argparse.Namespace) -> None:
     for field in fields:
         terminal_adjudicate(path, field, adjudicator=args.adjudicator, items=list(items.values()), stdin=sys.stdin,
                             stdout=sys.stdout)
+
+
+__all__ = ["add", "run_adjudicate", "run_agree", "run_label", "run_sample"]

@@ -83,3 +83,6 @@ def run_import(args: argparse.Namespace) -> int:
     print(f"{n} label(s) from {len(people)} annotator(s) ({', '.join(people) or 'none'}) added to {args.store}, "
           f"round {args.round}")
     return 0
+
+
+__all__ = ["add", "run_export", "run_import"]

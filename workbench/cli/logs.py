@@ -160,3 +160,7 @@ def run_entries(args: argparse.Namespace) -> int:
     n = write_entries(directory)  # in batches: memory bounded by a batch, not the log
     print(f"{args.dir}/entries.parquet: {n} entries")
     return 0
+
+
+__all__ = ["add", "ANNOUNCE_BYTES", "DIRECTORY_FORMATS", "run_entries", "run_export", "run_import", "run_validate",
+           "TRAJECTORY_TABLES"]

@@ -137,3 +137,6 @@ def _on_sigterm(handler: object) -> object:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+__all__ = ["build_parser", "main", "Terminated", "VERBS"]

@@ -56,3 +56,6 @@ def run(args: argparse.Namespace) -> int:
     counts = ", ".join(f"{frame.height} {name}" for name, frame in tables.items())
     print(f"{args.out}/: {counts}")
     return 0
+
+
+__all__ = ["add", "run"]

@@ -175,3 +175,7 @@ def _content(body: Any) -> str:
         return str(body["choices"][0]["message"]["content"] or "")
     except (KeyError, IndexError, TypeError):
         return ""
+
+
+__all__ = ["build_messages", "Compaction", "CORRECTIVE_SUFFIX", "finalize", "INSTRUCTIONS", "MAX_CHARS",
+           "OpenClawCompressor", "PREVIOUS_BLOCK", "quality_check", "SYSTEM_PROMPT"]

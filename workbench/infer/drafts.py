@@ -59,3 +59,6 @@ def draft_rollouts(client: object, model: str, goal: str, spans: Sequence[str], 
     cites = pl.concat(frames) if frames else pl.DataFrame(schema={"event_id": pl.Utf8, "rollout": pl.Int64,
                                                                    "span_id": pl.Utf8})
     return cites, errors
+
+
+__all__ = ["draft_messages", "DRAFT_PROMPT", "draft_rollouts"]

@@ -44,3 +44,6 @@ def compact_with(compressor: object, steps: pl.DataFrame, runs: pl.DataFrame, bu
                 summary, summary_size, start, boundary = res.summary, tokens.count(res.summary, encoding), t - 1, boundary + 1
     return validate("compactions", pl.DataFrame(out, schema=schema.table("compactions").polars_schema())
                            if out else schema.empty("compactions"))
+
+
+__all__ = ["compact_with"]

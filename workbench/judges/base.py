@@ -139,3 +139,7 @@ def split_request(
 def count_tokens(text: str) -> int:
     """Tokens of a request payload, counted with o200k (SJC Appendix F counts with o200k)."""
     return tokens.count(text, "o200k_base")
+
+
+__all__ = ["count_tokens", "DATA_NOTE", "entry_question", "JudgeResult", "SOURCE_QUESTION", "SourceJudge",
+           "split_request", "usable_probability"]

@@ -136,3 +136,6 @@ def check_answers(body: object, names: list[str]) -> str | None:
         if score is None:
             return reason
     return None
+
+
+__all__ = ["answer_of", "build_body", "check_answers", "JevJudge", "ROUTES", "token_count"]

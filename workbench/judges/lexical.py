@@ -131,3 +131,6 @@ class LexicalJudge:
         scores: list[float | None] = [probability(features(e, sources)) for e in request.entries]
         return JudgeResult(scores=scores, reasons=[None] * len(scores),
                            request_ids=[request.request_id] * len(scores), requests=1)
+
+
+__all__ = ["features", "LexicalFeatures", "LexicalJudge", "probability", "Sources"]

@@ -138,3 +138,7 @@ def score_of(body: Any) -> tuple[float | None, str | None]:
     if not isinstance(top, list) or not top:
         return None, "response has no logprobs"
     return yes_probability(top)
+
+
+__all__ = ["answer_word", "messages_for", "NO", "OpenAIJudge", "score_of", "SYSTEM", "usable_logprob", "YES",
+           "yes_probability"]

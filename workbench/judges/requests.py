@@ -132,3 +132,6 @@ def score_requests(
                                             "sent": pl.Int64, "input_tokens": pl.Int64, "output_tokens": pl.Int64,
                                             "cost_usd": pl.Float64})
     return validate("scores", scores), accounting
+
+
+__all__ = ["score_requests"]

@@ -224,3 +224,7 @@ def run_batches(tables: Tables, size: int) -> Iterator[dict[str, pl.DataFrame]]:
     frames = {name: frame for name, frame in tables.items() if name in JUDGE_TABLES}
     for batch in batches_by_run(frames, size, order="compactions"):
         yield {name: validate(name, frame) for name, frame in batch.items()}
+
+
+__all__ = ["JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_TABLES", "JudgeReport", "RAY_BATCH_RUNS", "run_batches",
+           "Tables"]

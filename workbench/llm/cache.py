@@ -51,3 +51,6 @@ class DiskCache:
 
     def __len__(self) -> int:
         return sum(1 for _ in self.directory.glob("*/*.json")) if self.directory.exists() else 0
+
+
+__all__ = ["DiskCache", "request_key"]

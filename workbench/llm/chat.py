@@ -78,3 +78,6 @@ def essentials(data: dict[str, Any]) -> dict[str, Any]:
     usage = data.get("usage") or {}
     return {"model": data.get("model"), "choices": choices,
             "usage": {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}}
+
+
+__all__ = ["essentials", "send_chat"]

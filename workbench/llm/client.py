@@ -582,3 +582,6 @@ class LLMClient:
         """Totals over every request of the current run (:meth:`RunAccount.summary`)."""
         return self.account.summary()
 
+
+__all__ = ["error_message", "is_loopback", "LLMClient", "MissingKey", "parse_retry_after", "RequestFailed",
+           "RETRY_STATUS", "RetryPolicy", "Usage"]

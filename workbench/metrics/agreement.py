@@ -296,3 +296,7 @@ def agreement_report(labels: pl.DataFrame, clusters: Mapping[str, str] | None = 
     if by != "round":
         multi = multi_rater_agreement(labels, clusters or None, n_boot=n_boot, seed=seed)
     return AgreementReport(table, skipped, bool(clusters), multi)
+
+
+__all__ = ["agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "cohen_kappa",
+           "disagreements", "fleiss_kappa", "krippendorff_alpha", "multi_rater_agreement", "percent_agreement"]

@@ -104,3 +104,6 @@ def judge_table(
                                       "n_null": pl.Int64, "n_degenerate": pl.Int64, "n_clusters": pl.Int64,
                                       "tau": pl.Float64, "precision": pl.Float64, "recall": pl.Float64,
                                       "reason": pl.Utf8})
+
+
+__all__ = ["auroc", "judge_table", "POSITIVE", "precision_recall_at"]

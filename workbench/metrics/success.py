@@ -164,3 +164,6 @@ def reliability_by_k(runs: pl.DataFrame, ks: Sequence[int] | None = None) -> pl.
         n_trials = int(runs.group_by("task_id", maintain_order=True).len().get_column("len").min())  # type: ignore[arg-type]
         ks = range(1, n_trials + 1)
     return pl.concat([reliability(runs, k=k) for k in ks]).select("k", "n_tasks", "acc", "pass_hat_k", "pass_at_k")
+
+
+__all__ = ["pass_at_k", "pass_hat_k", "reliability", "reliability_by_k"]

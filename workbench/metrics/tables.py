@@ -110,3 +110,6 @@ def judge_overhead(runs: pl.DataFrame | pl.LazyFrame, compactions: pl.DataFrame 
         "llm_tokens_delta": (llm(r) - llm(ref)) / llm(ref) if n_tasks and ref.height else float("nan"),
         "summary_tokens_change": sum(change) / len(change) if change else float("nan"),
     }])
+
+
+__all__ = ["judge_overhead", "pass_vs_tokens", "results_table", "SUMMARY_ROWS", "UNCOMPRESSED"]

@@ -149,3 +149,7 @@ def cost(
         )
         .drop("_in", "_out")
     )
+
+
+__all__ = ["cost", "cumulative_tokens", "dependency", "efficiency", "efficiency_by", "efficiency_by_encoding",
+           "peak", "Price"]

@@ -59,3 +59,6 @@ def threshold_curve(sweep: pl.DataFrame, chosen: float | None = None, sjc_tau: f
     ax.set_ylabel("share")
     ax.legend(fontsize=7, loc="lower left")
     return ax
+
+
+__all__ = ["reliability_diagram", "threshold_curve"]

@@ -58,3 +58,6 @@ def performance_profile(profile: pl.DataFrame, group: str = "method", ax: Axes |
     ax.legend(fontsize=7, ncols=3, loc="lower center", bbox_to_anchor=(0.5, 1.0),
               title="bands: 95% intervals resampling scenarios (percentile)", title_fontsize=7)
     return ax
+
+
+__all__ = ["forest", "performance_profile"]

@@ -106,3 +106,6 @@ def published_table(frame: pl.DataFrame, metric_x: str, metric_y: str, title: st
     if title:
         ax.set_title(title, fontsize=9)
     return ax
+
+
+__all__ = ["bound_curves", "estimation_curves", "LABELS", "published_table", "utility_histogram"]

@@ -86,3 +86,6 @@ def auroc_by_group(table: pl.DataFrame, group: str, *, scores: Sequence[str], ax
     if title:
         ax.set_title(title, fontsize=9)
     return ax
+
+
+__all__ = ["auroc_by_group", "correlation_forest"]

@@ -341,3 +341,7 @@ def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str |
         atomic_write(csv_path, frame.write_csv)
     atomic_write(tex_path, lambda tmp: tmp.write_text(tex, encoding="utf-8"))
     return [csv_path, tex_path]
+
+
+__all__ = ["Column", "columns_for", "export_table", "format_number", "format_p", "header", "HEADERS", "is_p_column",
+           "MIN_WRAP", "SIZES", "TABCOLSEP", "tex_escape", "TEXT_WIDTH", "text_width", "to_latex"]

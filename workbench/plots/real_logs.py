@@ -65,3 +65,6 @@ def claude_fact_check(checks: pl.DataFrame, ax: Axes | None = None) -> Axes:
     ax.set_ylabel("share")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return ax
+
+
+__all__ = ["claude_fact_check", "fifo_out_of_window", "pass_k_curves"]

@@ -239,3 +239,7 @@ def unsupported_by_role(shares: pl.DataFrame, ax: Axes | None = None) -> Axes:
     ax.set_xlim(-0.02, 1.02)
     ax.set_xlabel("unsupported share (lexical judge), 95% interval over sessions")
     return ax
+
+
+__all__ = ["burden_before_after", "compaction_timeline", "compaction_tokens", "entries_by_role", "MANY",
+           "prompt_cache", "unsupported_by_role"]

@@ -236,3 +236,8 @@ def decision_flips(flips: pl.DataFrame, ax: Axes | None = None) -> Axes:
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of entries whose decision flips across repeats")
     return ax
+
+
+__all__ = ["accuracy_by_budget", "attribution_bars", "auroc_intervals", "decision_flips", "keep_rates",
+           "pass_vs_tokens", "persistence_curves", "pruned_vs_tau", "score_histograms", "section_composition",
+           "unsupported_by_boundary"]

@@ -60,3 +60,6 @@ def verifier_vs_factcheck(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
     ax.set_ylabel("density")
     ax.legend(fontsize=8)
     return ax
+
+
+__all__ = ["burden_curve", "defects_chosen_rejected", "verifier_vs_factcheck"]

@@ -185,3 +185,6 @@ class ScriptedAgent:
             total = round(sum(b.amount[i] for i in paid), 2)
             return Action("file_report", (("total", total), ("count", len(paid))))
         return Action("finish", ())
+
+
+__all__ = ["Beliefs", "Context", "MAX_STEPS", "read_beliefs", "ScriptedAgent", "SimEntry", "Turn"]

@@ -32,3 +32,6 @@ def simulate_annotation(tables: dict[str, pl.DataFrame], *, n: int = 300, error:
                              "field": field_name, "value": value, "note": None, "labeled_at": None})
     return pl.DataFrame(rows, schema={"item_id": pl.Utf8, "annotator": pl.Utf8, "round": pl.Int64, "field": pl.Utf8,
                                       "value": pl.Utf8, "note": pl.Utf8, "labeled_at": pl.Utf8})
+
+
+__all__ = ["simulate_annotation"]

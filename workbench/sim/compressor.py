@@ -322,3 +322,6 @@ def render(entries: Sequence[SimEntry]) -> str:
 def in_text_order(entries: Sequence[SimEntry]) -> list[SimEntry]:
     """Entries in the order :func:`render` writes them (the order ``summary.parse`` finds them)."""
     return [e for s in SECTIONS for e in entries if e.section == s]
+
+
+__all__ = ["Candidate", "compress", "CompressorConfig", "in_text_order", "render", "SILENT", "VISIBLE"]

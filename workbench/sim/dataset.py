@@ -350,3 +350,7 @@ def build(out: str | Path, cfg: DatasetConfig = DatasetConfig(), *, workers: int
                                                budget=48 if 48 in cfg.budgets else cfg.budgets[0])
     write_dataset(tables, out)
     return tables
+
+
+__all__ = ["attribute", "build", "DatasetConfig", "DEFAULT_BUDGETS", "draft_rollouts", "run_id", "simulate",
+           "write_dataset"]

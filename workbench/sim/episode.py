@@ -294,3 +294,7 @@ def verifier_score(task: Task, task_index: int, replicate: int, env_state: EnvSt
     pre, _ = ep._burden(env, Context(prompt, previous, list(turns)), step, 0, -1)
     post, _ = ep._burden(env, Context(prompt, list(candidate), turns[-1:]), step, 0, 0)
     return float(-(post - pre))
+
+
+__all__ = ["action_text", "Boundary", "context_tokens", "context_units", "Episode", "EpisodeResult", "POLICIES",
+           "SimConfig", "StepRecord", "SUMMARY_POLICIES", "units", "verifier_score"]

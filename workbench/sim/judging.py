@@ -34,3 +34,6 @@ def judge_candidate(task: Task, previous: Sequence[SimEntry] | None, span: Seque
     size = count_tokens("\n".join([request.task, request.retained_turn, request.previous_summary,
                                    *request.evidence, *request.entries]))
     return [entries[i] for i in kept], scores, size
+
+
+__all__ = ["judge_candidate", "judge_request"]

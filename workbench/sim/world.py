@@ -243,3 +243,7 @@ def check(task: Task, state: EnvState) -> str | None:
     elif state.reports:
         return "report"
     return None
+
+
+__all__ = ["Action", "check", "EnvState", "Invoice", "InvoiceEnv", "make_tasks", "Observation", "Scenario",
+           "SCENARIOS", "Task", "TOOLS", "world_json"]
