@@ -222,6 +222,7 @@ def test_duplicate_ids_name_both_lines_and_a_store_with_labels_is_never_added_to
     assert sorted(p.name for p in out.rglob("*") if p.is_file()) == ["me.round1.jsonl"]
 
 
+@pytest.mark.slow
 def test_frank_imports_the_same_from_its_own_files_and_the_compact_copy() -> None:
     """The compact copy (data/benchmarks/frank) holds FRANK's two JSON files byte for byte and the articles'
     sentences and summaries; both give the same tables. FRANK's README counts: 2,246 summaries of 499 articles,

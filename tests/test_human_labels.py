@@ -17,6 +17,7 @@ from .test_metrics_correlation import frank_method
 
 ROOT = Path(__file__).resolve().parents[1]
 FRANK = ROOT / "data" / "benchmarks" / "frank"
+pytestmark = pytest.mark.slow  # the lexical judge over all of FRANK once (3 s), for every test here
 
 
 @pytest.fixture(scope="module")
