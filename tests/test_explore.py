@@ -231,3 +231,40 @@ def test_the_page_shows_the_evidence_the_judge_stored() -> None:
     tables["evidence"] = tables["evidence"].with_columns((pl.lit("ALTERED ") + pl.col("text")).alias("text"))
     altered = compaction_view(tables, comp["run_id"], comp["boundary"])
     assert all(p["text"].startswith("ALTERED ") for e in altered["entries"] for p in e.evidence)
+
+
+def test_no_other_command_replaces_what_it_did_not_make(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 39, the audit after explore: import never writes into the log it reads (a sessions directory); judge's
+    scores and evidence never replace another table of the directory judged; a Label Studio export replaces only a
+    task list and an interface an export wrote. Each is refused with one line, and nothing changes."""
+    import shutil
+
+    sessions = tmp_path / "projects"
+    shutil.copytree(ROOT / "data" / "examples" / "claude-code", sessions)
+    before = _tree(tmp_path)
+    assert main(["import", str(sessions), "--out", str(sessions / "tables")]) == 2
+    assert "is inside the input" in capsys.readouterr().err and _tree(tmp_path) == before
+
+    data = tmp_path / "d"
+    assert main(["import", str(ROOT / "data" / "examples" / "invoice_log.jsonl"), "--out", str(data)]) == 0
+    kept = _tree(data)
+    for target in ("steps.parquet", "runs.parquet"):
+        assert main(["judge", str(data), "--out", str(data / target), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"would replace the {target.split('.')[0]} table of {data}" in err, err
+    assert _tree(data) == kept
+    assert main(["judge", str(data), "--out", str(data / "scores.parquet"), "--quiet"]) == 0  # its own tables
+    assert {"scores.parquet", "evidence.parquet"} <= set(_tree(data))
+
+    sample = tmp_path / "s.jsonl"
+    sample.write_text('{"item_id": "a/b0/e0", "text": "x", "evidence": []}\n')
+    mine = tmp_path / "notes.xml"
+    mine.write_text("<notes>mine</notes>")
+    assert main(["labelstudio", "export", str(sample), "--out", str(tmp_path / "notes.json")]) == 2
+    assert "notes.xml: exists and is not a labeling interface an export wrote" in capsys.readouterr().err
+    assert mine.read_text() == "<notes>mine</notes>" and not (tmp_path / "notes.json").exists()
+    assert main(["labelstudio", "export", str(sample), "--out", str(tmp_path / "t.json")]) == 0
+    assert main(["labelstudio", "export", str(sample), "--out", str(tmp_path / "t.json")]) == 0  # its own: again
+    (tmp_path / "t.json").write_text('{"not": "tasks"}')
+    assert main(["labelstudio", "export", str(sample), "--out", str(tmp_path / "t.json")]) == 2
+    assert (tmp_path / "t.json").read_text() == '{"not": "tasks"}'

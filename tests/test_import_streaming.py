@@ -171,13 +171,17 @@ def test_staging_a_killed_run_left_is_cleaned_by_the_next(tmp_path: Path, capsys
 
     from workbench.cli.main import main
 
-    stale = tmp_path / ".out.abc123"
+    stale = tmp_path / ".out.wb-staging-abc123"
     (stale / ".parts").mkdir(parents=True)
     (stale / ".parts" / "part-000000.parquet").write_bytes(b"x")
-    fresh = tmp_path / ".out.def456"  # a run going on now: young, left alone
+    fresh = tmp_path / ".out.wb-staging-def456"  # a run going on now: young, left alone
     fresh.mkdir()
+    theirs = [tmp_path / ".out.bak", tmp_path / ".out.notes"]  # someone else's, old: never touched (issue 39)
+    theirs[0].mkdir()
+    theirs[1].write_text("mine")
     hour_ago = time.time() - 7200
-    os.utime(stale, (hour_ago, hour_ago))
+    for old in (stale, *theirs):
+        os.utime(old, (hour_ago, hour_ago))
     assert main(["import", str(EXAMPLE), "--out", str(tmp_path / "out")]) == 0
-    assert not stale.exists() and fresh.exists()
+    assert not stale.exists() and fresh.exists() and all(p.exists() for p in theirs)
     assert f"removed 1 staging directory a killed run left beside {tmp_path / 'out'}" in capsys.readouterr().err

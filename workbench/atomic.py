@@ -113,10 +113,23 @@ def terminate(exc: BaseException) -> None:
 STALE_AFTER = 3600.0  # seconds: a staging directory older than this, beside an output, belongs to a dead run
 
 
+def staging_prefix(output: Path) -> str:
+    """The name every staging directory beside ``output`` starts with (``.OUTPUT.wb-staging-``): only directories
+    so named are ever cleaned up, never a hidden file or directory of someone else's (``.build.bak``)."""
+    return f".{Path(output).name}.wb-staging-"
+
+
+def make_staging(output: Path) -> Path:
+    """A fresh staging directory beside ``output`` (:func:`staging_prefix`), after removing stale ones."""
+    clean_stale_staging(output)
+    return Path(tempfile.mkdtemp(prefix=staging_prefix(output), dir=Path(output).parent))
+
+
 def clean_stale_staging(output: Path, *, older_than: float = STALE_AFTER) -> list[Path]:
     """Remove the staging left beside ``output`` by runs that were killed (SIGKILL, a machine that went down):
-    hidden siblings named ``.OUTPUT.*`` older than ``older_than`` seconds (a running import's is younger; two
-    imports into one output at once are not supported). Returns what was removed; the caller says so."""
+    directories named :func:`staging_prefix` ``*`` older than ``older_than`` seconds (a running import's is
+    younger; two imports into one output at once are not supported); nothing else beside ``output`` is touched.
+    Returns what was removed; the caller says so."""
     import shutil
     import time
 
@@ -125,14 +138,11 @@ def clean_stale_staging(output: Path, *, older_than: float = STALE_AFTER) -> lis
         return []
     removed = []
     now = time.time()
-    for sibling in output.parent.glob(f".{output.name}.*"):
+    for sibling in output.parent.glob(staging_prefix(output) + "*"):
         try:
-            if now - sibling.stat().st_mtime < older_than:
+            if now - sibling.stat().st_mtime < older_than or not sibling.is_dir() or sibling.is_symlink():
                 continue
-            if sibling.is_dir() and not sibling.is_symlink():
-                shutil.rmtree(sibling)
-            else:
-                sibling.unlink()
+            shutil.rmtree(sibling)
             removed.append(sibling)
         except OSError:
             continue
@@ -161,6 +171,16 @@ def _inside(inner: Path, outer: Path) -> bool:
     return inner == outer or outer in inner.parents
 
 
+def check_not_input(out: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]) -> None:
+    """An output is never an input, inside one, or a directory holding one: :class:`OutputRefused` otherwise."""
+    target = Path(out).resolve()
+    for source in inputs:
+        src = Path(source).resolve()
+        if _inside(target, src) or _inside(src, target):
+            where = "is" if target == src else "is inside" if _inside(target, src) else "holds"
+            raise OutputRefused(out, f"{where} the input {source}; the output must be a place of its own")
+
+
 def check_owned_dir(out: str | os.PathLike[str], marker: str, *,
                     inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
     """``out`` as a directory a command may replace whole: absent, empty, or holding ``marker`` (the file the
@@ -170,12 +190,7 @@ def check_owned_dir(out: str | os.PathLike[str], marker: str, *,
     out = Path(out)
     if out.is_symlink():
         raise OutputRefused(out, "is a symbolic link; name a new directory (or one this command wrote)")
-    target = out.resolve()
-    for source in inputs:
-        src = Path(source).resolve()
-        if _inside(target, src) or _inside(src, target):
-            where = "is" if target == src else "is inside" if _inside(target, src) else "holds"
-            raise OutputRefused(out, f"{where} the input {source}; the output must be a directory of its own")
+    check_not_input(out, inputs)
     if out.exists() and not out.is_dir():
         raise OutputRefused(out, "is a file, not a directory this command wrote")
     if out.is_dir() and not (out / marker).is_file() and any(out.iterdir()):
@@ -217,5 +232,5 @@ def replace_owned_dir(out: str | os.PathLike[str], marker: str, build: Callable[
     return out
 
 
-__all__ = ["atomic_write", "check_owned_dir", "clean_stale_staging", "current_umask", "named", "OutputRefused",
+__all__ = ["atomic_write", "check_not_input", "check_owned_dir", "clean_stale_staging", "make_staging", "staging_prefix", "current_umask", "named", "OutputRefused",
            "records_to_jsonl", "replace_owned_dir", "STALE_AFTER", "terminate", "uninterrupted", "write_jsonl"]

@@ -21,7 +21,7 @@ import polars as pl
 
 from workbench import schema
 from workbench.validation import check_record, describe_dtypes, validate
-from workbench.atomic import clean_stale_staging, current_umask, records_to_jsonl
+from workbench.atomic import current_umask, make_staging, records_to_jsonl
 from workbench.jsonl import json_lines
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
@@ -245,8 +245,7 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
         raise ValueError(f"fmt: expected 'parquet' or 'jsonl', got {fmt!r}")
     validated = {name: validate(name, frame) for name, frame in tables.items()}
     directory.parent.mkdir(parents=True, exist_ok=True)
-    clean_stale_staging(directory)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    staging = make_staging(directory)
     mode = 0o666 & ~current_umask()
     try:
         for name, frame in validated.items():
@@ -371,8 +370,7 @@ class PartWriter:
         if self.path.suffix not in (".parquet", ".jsonl", ".ndjson"):
             raise ValueError(f"{self.path}: expected a .parquet or .jsonl file name")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        clean_stale_staging(self.path)  # what a SIGKILLed run left beside the same output
-        self.staging = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", dir=self.path.parent))
+        self.staging = make_staging(self.path)  # (after removing what a SIGKILLed run left beside the same output)
         self.parts: list[Path] = []
         self.rows = 0
 

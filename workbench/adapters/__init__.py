@@ -154,6 +154,10 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     from workbench.tables import write_tables
 
     path = Path(path)
+    if out is not None:  # the tables never go into the log they are read from
+        from workbench.atomic import check_not_input
+
+        check_not_input(out, [path])
     fmt = _format_of(path, format)
     derive = (lambda chunk: {"entries": entries_table(chunk["compactions"])}) if entries else None
     if fmt in STREAMING:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
-from workbench.atomic import clean_stale_staging
+from workbench.atomic import make_staging
 from workbench.validation import validate
 from workbench.schema import SchemaError
 from workbench.tables import TRAJECTORY_TABLES, move_into_place, rows_frame, sink_parts
@@ -152,8 +151,7 @@ def stream_tables(path: Path, runs: Iterator[tuple[int, dict[str, Any], list[dic
         return {name: builder.counts.get(name, 0) for name in dict.fromkeys([*TRAJECTORY_TABLES, *builder.counts])}
     directory = Path(directory)
     directory.parent.mkdir(parents=True, exist_ok=True)
-    clean_stale_staging(directory)  # what a SIGKILLed import left beside the same output
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    staging = make_staging(directory)  # (after removing what a SIGKILLed import left beside the same output)
     try:
         builder = RunTables(path, spill=staging / ".parts", derive=derive)
         for number, run, steps, comps in runs:

@@ -6,8 +6,10 @@ judge scores travel as ``predictions`` only when asked, so blind labeling stays 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -42,6 +44,34 @@ def labeling_config(field: str = "support") -> str:
         blocks += ['  <Header value="Evaluation material"/>', '  <Text name="evaluation" value="$evaluation_text"/>']
     blocks.append("</View>")
     return "\n".join(blocks)
+
+
+def check_export_paths(tasks: str | os.PathLike[str], config: str | os.PathLike[str],
+                       inputs: Sequence[str | os.PathLike[str]] = ()) -> None:
+    """The tasks file and the interface beside it replace only what an export wrote: an existing tasks file must
+    be a JSON list of tasks with an ``item_id`` each, an existing interface one of :func:`labeling_config`'s;
+    neither may be an input. Anything else is :class:`~workbench.atomic.OutputRefused`."""
+    import json
+
+    from workbench.atomic import OutputRefused, check_not_input
+
+    for path in (tasks, config):
+        check_not_input(path, inputs)
+        if Path(path).is_dir():
+            raise OutputRefused(path, "is a directory, not a file an export wrote")
+    t = Path(tasks)
+    if t.exists():
+        try:
+            data = json.loads(t.read_text(encoding="utf-8"))
+            ours = isinstance(data, list) and all(isinstance(d, dict) and "item_id" in d.get("data", {}) for d in data)
+        except (ValueError, UnicodeDecodeError):
+            ours = False
+        if not ours:
+            raise OutputRefused(t, "exists and is not a task list an export wrote; name a new file")
+    c = Path(config)
+    if c.exists() and c.read_text(encoding="utf-8", errors="replace") not in {labeling_config(f) for f in FIELDS}:
+        raise OutputRefused(c, "exists and is not a labeling interface an export wrote; name a new file "
+                               "(--config)")
 
 
 def to_labelstudio(items: Sequence[Mapping[str, Any]], scores: Mapping[str, float] | None = None,
@@ -132,4 +162,4 @@ def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
     return records
 
 
-__all__ = ["from_labelstudio", "labeling_config", "to_labelstudio"]
+__all__ = ["check_export_paths", "from_labelstudio", "labeling_config", "to_labelstudio"]

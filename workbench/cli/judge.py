@@ -67,9 +67,10 @@ def run(args: argparse.Namespace) -> int:
     from workbench.judges import make_judge
     from workbench.llm.client import MissingKey
     from workbench.datasets import load
-    from workbench.judges.run import JUDGE_TABLES
+    from workbench.judges.run import JUDGE_TABLES, check_scores_path
 
     check(args)
+    check_scores_path(args.dir, args.out)  # before any work: the scores never replace another table
     tables = load(existing_dir(args.dir), names=JUDGE_TABLES, lazy=True, need=("runs", "compactions"))  # by batch
     judge = make_judge(args.judge, model=args.model, base_url=args.base_url, cache=args.cache,
                        max_concurrency=args.concurrency, context_tokens=args.context_tokens, timeout=args.timeout,

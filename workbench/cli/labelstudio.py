@@ -35,7 +35,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from workbench.annotate.labelstudio import labeling_config, to_labelstudio
+    from workbench.annotate.labelstudio import check_export_paths, labeling_config, to_labelstudio
     from workbench.annotate.samples import load_sample
     from workbench.atomic import atomic_write
 
@@ -43,6 +43,7 @@ def run_export(args: argparse.Namespace) -> int:
     config = Path(args.config) if args.config else Path(args.out).with_suffix(".xml")
     if config.suffix != ".xml":
         raise UsageError("--config", "an .xml file name", repr(args.config))
+    check_export_paths(args.out, config, [args.sample])
     items = load_sample(existing_file(args.sample, "sample (.jsonl)"))
     tasks = to_labelstudio(items)
     text = json.dumps(tasks, ensure_ascii=False, indent=1)

@@ -122,6 +122,7 @@ def judge_directory(
     if isinstance(data, (str, os.PathLike)):
         from workbench.datasets import load
 
+        check_scores_path(data, out)
         data = load(data, names=JUDGE_TABLES, lazy=True, need=("runs", "compactions"))
     tables = data
     client = getattr(judge, "client", None)
@@ -171,6 +172,22 @@ def judge_directory(
                        sent=sum(1 for u in usages if not u.cached and u.attempts),
                        cached=sum(1 for u in usages if u.cached), failures=dict(failed.most_common()), tau=tau,
                        kept=kept, pruned=pruned, evidence=written_evidence)
+
+
+def check_scores_path(data: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:
+    """The scores (and the evidence beside them) never replace another table of the directory judged: ``out`` may
+    be its ``scores`` table (then the evidence is its ``evidence`` table) or any file outside it, not its steps
+    or runs (:class:`~workbench.atomic.OutputRefused` otherwise)."""
+    from workbench import schema
+    from workbench.atomic import OutputRefused
+
+    directory, target = Path(data).resolve(), Path(out).resolve()
+    if target == directory or directory in target.parents and target.is_dir():
+        raise OutputRefused(out, "is the directory judged; expected a scores file (.parquet or .jsonl)")
+    for path, own in ((target, "scores"), (evidence_path(target), "evidence")):
+        if path.parent == directory and path.stem in schema.TABLES and path.stem != own:
+            raise OutputRefused(out, f"would replace the {path.stem} table of {data}; the scores go to "
+                                     f"{Path(data) / 'scores.parquet'} or a file of their own")
 
 
 @dataclass(frozen=True)
