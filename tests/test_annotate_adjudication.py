@@ -251,3 +251,29 @@ def test_the_labeling_workflow_runs_from_the_library_without_the_cli(tmp_path: P
         == (1, 0)  # added once
     gold = gold_labels(store.labels()).filter(pl.col("item_id") == first["item_id"])
     assert gold["value"].item() == "unsupported"
+
+
+@pytest.mark.slow
+def test_two_adjudicators_at_once_lose_no_decision(tmp_path: Path) -> None:
+    """Issue 39 item 2: decide() rewrote the whole file with no lock; two processes deciding different items left
+    5, 6 or 7 of 9 decided, both exiting 0. Two processes decide their own items at once, repeatedly: all kept."""
+    import subprocess
+    import sys
+
+    from workbench.annotate.adjudication import merge_adjudication, read_adjudication
+
+    path = tmp_path / "adjudication.jsonl"
+    merge_adjudication(path, ({"item_id": f"e{i}", "field": "support", "labels": [], "allowed": ["supported"],
+                               "value": None} for i in range(30)))
+    code = """
+import sys
+from workbench.annotate.adjudication import decide
+for i in range(int(sys.argv[2]), 30, 2):
+    decide(sys.argv[1], f"e{i}", "support", value="supported", note=None, adjudicator=sys.argv[3])
+"""
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(path), str(k), who])
+             for k, who in ((0, "carol"), (1, "dave"))]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    records = read_adjudication(path)
+    assert len(records) == 30 and all(r["value"] == "supported" for r in records)
+    assert {r["decided_by"] for r in records if int(r["item_id"][1:]) % 2} == {"dave"}

@@ -71,11 +71,14 @@ def merge_adjudication(path: str | os.PathLike[str], requests: Iterable[dict[str
     from workbench.atomic import write_jsonl
 
     path = Path(path)
-    kept = read_adjudication(path) if path.exists() else []
-    have = {(r["item_id"], r["field"]) for r in kept}
-    added = [r for r in requests if (r["item_id"], r["field"]) not in have]
-    records = kept + added
-    write_jsonl(records, path)
+    requests = list(requests)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path):
+        kept = read_adjudication(path) if path.exists() else []
+        have = {(r["item_id"], r["field"]) for r in kept}
+        added = [r for r in requests if (r["item_id"], r["field"]) not in have]
+        records = kept + added
+        write_jsonl(records, path)
     decided = sum(r.get("value") is not None for r in records)
     return AdjudicationFile(path, len(records) - decided, decided, len(added))
 
@@ -114,17 +117,26 @@ def decide(path: str | os.PathLike[str], item_id: str, field: str, *, value: str
     path = Path(path)
     if value is not None:
         check_label(field, value)
-    records = read_adjudication(path)
-    match = [r for r in records if r["item_id"] == item_id and r["field"] == field]
-    if not match:
-        raise SchemaError(f"no disagreement of item {item_id!r}, field {field!r} in the file", file=str(path))
-    at = datetime.now(timezone.utc).isoformat()
-    for rec in match:
-        if value is not None:
-            rec.update(value=value, decided_by=adjudicator, decided_at=at)
-        rec["note"] = note or rec.get("note")
-    write_jsonl(records, path)
+    with _locked(path):  # read, change and write as one step: two adjudicators at once lose nothing
+        records = read_adjudication(path)
+        match = [r for r in records if r["item_id"] == item_id and r["field"] == field]
+        if not match:
+            raise SchemaError(f"no disagreement of item {item_id!r}, field {field!r} in the file", file=str(path))
+        at = datetime.now(timezone.utc).isoformat()
+        for rec in match:
+            if value is not None:
+                rec.update(value=value, decided_by=adjudicator, decided_at=at)
+            rec["note"] = note or rec.get("note")
+        write_jsonl(records, path)
     return {"item_id": item_id, "field": field, "value": value, "note": match[0].get("note"), "labeled_at": at}
+
+
+def _locked(path: Path) -> Any:
+    """The adjudication file's lock (``FILE.lock``, as the annotation store locks its files): held around every
+    read-change-write of the file, so decisions written at once by two processes are all kept."""
+    from filelock import FileLock
+
+    return FileLock(str(path) + ".lock")
 
 
 def adjudicated_labels(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
