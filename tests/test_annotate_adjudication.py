@@ -268,12 +268,13 @@ def test_two_adjudicators_at_once_lose_no_decision(tmp_path: Path) -> None:
     code = """
 import sys
 from workbench.annotate.adjudication import decide
-for i in range(int(sys.argv[2]), 30, 2):
-    decide(sys.argv[1], f"e{i}", "support", value="supported", note=None, adjudicator=sys.argv[3])
+for rnd in range(8):  # many writes each, so the two processes overlap for certain
+    for i in range(int(sys.argv[2]), 30, 2):
+        decide(sys.argv[1], f"e{i}", "support", value="supported", note=f"pass {rnd}", adjudicator=sys.argv[3])
 """
     procs = [subprocess.Popen([sys.executable, "-c", code, str(path), str(k), who])
              for k, who in ((0, "carol"), (1, "dave"))]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     records = read_adjudication(path)
-    assert len(records) == 30 and all(r["value"] == "supported" for r in records)
+    assert len(records) == 30 and all(r["value"] == "supported" and r["note"] == "pass 7" for r in records)
     assert {r["decided_by"] for r in records if int(r["item_id"][1:]) % 2} == {"dave"}
