@@ -115,3 +115,26 @@ def test_sample_on_sessions_refuses_what_they_lack_and_says_what_there_is(tmp_pa
     items = [json.loads(x) for x in (tmp_path / "f.jsonl").read_text(encoding="utf-8").splitlines()]
     assert {i["section"] for i in items} <= {"Pending Tasks", "Optional Next Step"} and len(items) == 4
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_a_lone_surrogate_escape_is_replaced_with_a_warning_not_an_internal_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 39 item 3: a ``\\ud83d`` in a tool output (JavaScript cutting text inside an emoji) ended import and
+    validate in "internal error ... this is a bug", --skip-invalid or not. It becomes U+FFFD, with a warning
+    naming FILE:LINE, and every other line imports as before."""
+    import json
+
+    source = EXAMPLES / "claude-code" / "session.jsonl"
+    lines = source.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[4])
+    record["message"]["content"][0]["content"] = "cut here: "  # the escape is written below, as a client writes it
+    cut = json.dumps(record).replace('"cut here: "', '"cut here: \\ud83d"')
+    log = tmp_path / "projects" / "shop" / "session.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_text("\n".join([*lines[:4], cut, *lines[5:]]) + "\n", encoding="utf-8")
+    for argv in (["validate", str(log)], ["import", str(log.parent.parent), "--out", str(tmp_path / "out")]):
+        assert main(argv) == 0
+        err = capsys.readouterr().err
+        assert f"{log}:5: 1 lone UTF-16 surrogate escape(s)" in err and "internal error" not in err, err
+    steps = pl.read_parquet(tmp_path / "out" / "steps.parquet")
+    assert steps.filter(pl.col("observation").str.contains("cut here: \ufffd", literal=True)).height == 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -145,9 +146,42 @@ def json_lines(path: Path, bad: BadLines | None = None) -> Iterator[tuple[int, A
                     bad.skipped.append((str(path), number, f"expected {expected}, got {got}"))
                     continue
                 raise SchemaError(file=str(path), line=number, expected=expected, got=got) from None
+            if "\\ud" in line or "\\uD" in line:  # a lone UTF-16 surrogate (text cut by JavaScript) cannot be stored
+                record, lone = _without_lone_surrogates(record)
+                if lone:
+                    warnings.warn(f"{path}:{number}: {lone} lone UTF-16 surrogate escape(s) (\\ud800-\\udfff "
+                                  "without its pair, as a client that cut text in the middle of a character leaves "
+                                  "them) replaced by U+FFFD", LogWarning, stacklevel=2)
             yield number, record
     if not any_line:
         raise SchemaError(file=str(path), line=1, expected="at least one JSON line", got="an empty file")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_lone_surrogates(value: Any) -> tuple[Any, int]:
+    """``value`` with every lone surrogate code point in its strings (keys too) replaced by U+FFFD, and how many
+    there were (a valid pair was already one character when JSON was parsed)."""
+    if isinstance(value, str):
+        fixed, n = _SURROGATE.subn("\ufffd", value)
+        return fixed, n
+    if isinstance(value, list):
+        out, total = [], 0
+        for v in value:
+            fixed, n = _without_lone_surrogates(v)
+            out.append(fixed)
+            total += n
+        return out, total
+    if isinstance(value, dict):
+        result, total = {}, 0
+        for k, v in value.items():
+            fk, n1 = _without_lone_surrogates(k)
+            fv, n2 = _without_lone_surrogates(v)
+            result[fk] = fv
+            total += n1 + n2
+        return result, total
+    return value, 0
 
 
 def _numbered(fh: Any, path: Path) -> Iterator[tuple[int, bytes]]:
