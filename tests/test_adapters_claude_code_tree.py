@@ -222,3 +222,58 @@ def test_preserved_messages_listed_by_uuid_are_retained_not_replaced(tmp_path: P
     comps = read(t.write(tmp_path / "s.jsonl"))["compactions"]
     assert comps.select("span_start", "span_end", "step").row(0) == (0, 4, 6)
     assert "output 5" in comps.get_column("retained_turn")[0] and "output 4" not in comps.get_column("retained_turn")[0]
+
+
+def test_a_compaction_whose_parent_is_missing_imports_with_an_empty_span(tmp_path: Path) -> None:
+    """Issue 39 item 4: a session file that starts at a compaction whose logicalParentUuid names a message no
+    file holds (the earlier file is gone) failed the whole directory on a derived field (span_end -1),
+    --skip-invalid or not, and the healthy session beside it was lost. Now the compaction imports with an empty
+    replaced span and a warning naming FILE:LINE; the other session is whole."""
+    from workbench.cli.main import main
+
+    projects = tmp_path / ".claude" / "projects"
+    healthy = Transcript(sid="11111111-0000-4000-8000-000000000001")
+    six_calls_then_compaction(healthy)
+    healthy.write(projects / "-home-dev-shop" / f"{healthy.sid}.jsonl")
+    orphan = Transcript(sid="22222222-0000-4000-8000-000000000002")
+    orphan.add("system", "b1", parent=None, subtype="compact_boundary", logicalParentUuid="not-in-any-file",
+               compactMetadata={"trigger": "auto", "preTokens": 9000})
+    orphan.user("s1", "Summary:\n1. **Current Work**:\n   Editing t5.py", isCompactSummary=True)
+    orphan.call("a7", "t7")
+    orphan.result("r7", "t7", "output 7")
+    orphan_file = orphan.write(projects / "-home-dev-shop" / f"{orphan.sid}.jsonl")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        tables = read_claude_code(projects)
+    assert any(f"{orphan_file}:1: " in str(w.message) and "not-in-any-file" in str(w.message) for w in seen)
+    comps = tables["compactions"].sort("run_id")
+    assert comps.select("run_id", "step", "span_start", "span_end").rows() == [
+        (healthy.sid, 6, 0, 5), (orphan.sid, 0, 0, -1)]
+    assert dict(tables["runs"].select("run_id", "steps").iter_rows()) == {healthy.sid: 6, orphan.sid: 1}
+    assert main(["import", str(projects), "--out", str(tmp_path / "out")]) == 0
+    assert pl.read_parquet(tmp_path / "out" / "compactions.parquet").height == 2
+
+
+def test_one_session_id_under_two_project_directories_is_two_runs(tmp_path: Path) -> None:
+    """Issue 39 item 5: the same session id under two project directories was merged into one tree and the
+    session that did not end last vanished (its 6 steps and compaction), exit 0. Now each is a run whose id
+    names its project directory, with a warning naming both files."""
+    projects = tmp_path / ".claude" / "projects"
+    shop = Transcript()
+    six_calls_then_compaction(shop)
+    shop_file = shop.write(projects / "-home-dev-shop" / f"{SID}.jsonl")
+    other = Transcript(cwd="/home/dev/other")
+    other.user("q", "another task")
+    for i in range(3):
+        other.call(f"x{i}", f"y{i}")
+        other.result(f"z{i}", f"y{i}", f"other output {i}")
+    other_file = other.write(projects / "-home-dev-other" / f"{SID}.jsonl")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        tables = read_claude_code(projects)
+    assert any(str(shop_file) in str(w.message) and str(other_file) in str(w.message) for w in seen)
+    runs = tables["runs"].sort("run_id")
+    assert runs.select("run_id", "project", "steps", "compactions").rows() == [
+        (f"-home-dev-other/{SID}", "/home/dev/other", 3, 0), (f"-home-dev-shop/{SID}", "/home/dev/shop", 6, 1)]
+    alone = read(shop_file)["runs"]  # a session id under one directory keeps the plain id
+    assert alone.get_column("run_id").to_list() == [SID]

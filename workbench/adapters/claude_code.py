@@ -38,13 +38,16 @@ A step's ``input_tokens`` is its whole prompt (fresh + cache read + cache creati
 ``cache_read_tokens`` and ``cache_creation_tokens`` keep the cache's share apart.
 A compaction's ``step`` is the first step after it; its span is every step since the previous
 boundary (the history it replaced) except the messages a partial compaction kept, which are its
-``retained_turn``; its summary is the compact-summary line's text.
+``retained_turn``; its summary is the compact-summary line's text. A span with no step (a compaction whose
+``logicalParentUuid`` names a message the files do not hold) is empty: ``span_end`` = ``span_start`` - 1.
 
 Documented behaviour for the awkward cases: a compact-summary line with no boundary before it is
 an error naming the line; a boundary whose summary line never comes is not a compaction row (the
 run's ``unsummarized_boundaries`` counts it); a ``tool_result`` whose ``tool_use`` is missing
-is a step with no tool and ``orphan_result`` = true. Both of the last two also raise a
-:class:`TranscriptWarning` naming the file and line. A file's half-written last line (a session still
+is a step with no tool and ``orphan_result`` = true; a compaction whose parent is missing is imported with an
+empty span. These three also raise a :class:`TranscriptWarning` naming the file and line. One session id under
+two project directories (a session copied or resumed elsewhere) is one run per directory, ``PROJECT_DIR/SESSION``,
+with a warning naming both files. A file's half-written last line (a session still
 open) is skipped with a warning. Nothing here sends anything anywhere or runs any content.
 """
 
@@ -355,10 +358,11 @@ def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     ``project`` (a part of its working directory or project directory name) select sessions.
     """
     bad = bad if bad is not None else BadLines()
-    by_session: dict[str, list[_Record]] = {}
-    seen: dict[tuple[str, str], Path] = {}
+    by_session: dict[tuple[str, str], list[_Record]] = {}  # (project directory, session id) -> its lines
+    seen: dict[tuple[str, str, str], Path] = {}
     for file in session_files(path):
         last_sid: str | None = None
+        project_dir = _project_dir(file)
         for number, rec in json_lines(file, bad):
             try:
                 with at_line(file, number):
@@ -373,12 +377,21 @@ def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = Non
             last_sid = sid
             r = _Record(file, number, rec)
             if r.uuid is not None:
-                if seen.setdefault((sid, r.uuid), file) != file:
+                if seen.setdefault((project_dir, sid, r.uuid), file) != file:
                     continue  # the same message copied into a later file of the session (a resume)
-            by_session.setdefault(sid, []).append(r)
+            by_session.setdefault((project_dir, sid), []).append(r)
+    projects: dict[str, list[tuple[str, Path]]] = {}  # session id -> (project directory, first file) of each
+    for (project_dir, sid), records in by_session.items():
+        projects.setdefault(sid, []).append((project_dir, records[0].file))
+    for sid, where in projects.items():
+        if len(where) > 1:
+            warnings.warn(f"session {sid} is under {len(where)} project directories ("
+                          + ", ".join(str(f) for _, f in where) + "): imported as one run each, "
+                          + ", ".join(f"{d}/{sid}" for d, _ in where), TranscriptWarning, stacklevel=2)
     builder = RunTables(Path(path))
-    for sid, records in by_session.items():
-        for session in _sessions(sid, records, bad):
+    for (project_dir, sid), records in by_session.items():
+        run_id = sid if len(projects[sid]) == 1 else f"{project_dir}/{sid}"
+        for session in _sessions(run_id, records, bad):
             if not selected(session.meta, since, until, project):
                 continue
             builder.add_run(session.first_line, *session.finish())
@@ -401,7 +414,8 @@ def _session_of(rec: Any, last_sid: str | None) -> str | None:
 
 
 def _sessions(sid: str, records: list[_Record], bad: BadLines) -> list[_Session]:
-    """The session's run (its live branch) and one run per sub-agent, in the order they start."""
+    """The session's run (its live branch) and one run per sub-agent, in the order they start; ``sid`` is the
+    run id (the session id, with its project directory in front when the id is under two)."""
     parent_of = {r.uuid: r.parent for r in records if r.uuid is not None}
     by_uuid = {r.uuid: r for r in records if r.uuid is not None}
     main = [r for r in records if not r.rec.get("isSidechain") and _is_turn(r.rec)]
@@ -421,6 +435,12 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines) -> list[_Session]
             target = side[key]
         elif live is None or r.uuid is None or r.uuid in live:
             target = session
+            lost = r.rec.get("logicalParentUuid")
+            if (live is not None and r.rec.get("subtype") == "compact_boundary" and isinstance(lost, str)
+                    and lost not in by_uuid):  # in a transcript read as a tree, the history before it is gone
+                session.notes.append((str(r.file), r.line, f"compact_boundary's logicalParentUuid {lost!r} is not in "
+                                      "the session (an earlier file missing?): the history it replaced is unknown; "
+                                      "imported with an empty replaced span"))
         else:
             if parent_of.get(r.uuid) in live and not r.is_result:
                 session.abandoned += 1  # the first message of a branch the session did not continue on
