@@ -383,11 +383,11 @@ def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     projects: dict[str, list[tuple[str, Path]]] = {}  # session id -> (project directory, first file) of each
     for (project_dir, sid), records in by_session.items():
         projects.setdefault(sid, []).append((project_dir, records[0].file))
-    for sid, where in projects.items():
-        if len(where) > 1:
-            warnings.warn(f"session {sid} is under {len(where)} project directories ("
-                          + ", ".join(str(f) for _, f in where) + "): imported as one run each, "
-                          + ", ".join(f"{d}/{sid}" for d, _ in where), TranscriptWarning, stacklevel=2)
+    for sid, dirs in projects.items():
+        if len(dirs) > 1:
+            warnings.warn(f"session {sid} is under {len(dirs)} project directories ("
+                          + ", ".join(str(f) for _, f in dirs) + "): imported as one run each, "
+                          + ", ".join(f"{d}/{sid}" for d, _ in dirs), TranscriptWarning, stacklevel=2)
     builder = RunTables(Path(path))
     for (project_dir, sid), records in by_session.items():
         run_id = sid if len(projects[sid]) == 1 else f"{project_dir}/{sid}"
