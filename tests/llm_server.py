@@ -1,7 +1,8 @@
 """A small HTTP server on loopback that speaks the System One and chat-completions protocols.
 
 Tests queue behaviours (``ok``, ``429``, ``("retry_after", s)``, ``500``, ``stall``, ``slow_headers``, ``never``,
-``reset``, ``("delay", s)``, ``echo_headers``, ``("huge", bytes)``, ``invalid_json``, ``values`` ...); each request takes the next behaviour (``ok`` when the queue is empty) and is
+``reset``, ``("delay", s)``, ``echo_headers``, ``("huge", bytes)``, ``invalid_json``, ``html``,
+``("redirect", status, location)``, ``values`` ...); each request takes the next behaviour (``ok`` when the queue is empty) and is
 recorded with its headers and body, so tests can check what travelled on the wire.
 Nothing here mocks the SDK: the openai client and httpx talk real HTTP to it.
 """
@@ -117,6 +118,11 @@ class FakeLLMServer:
             self._send(h, 200, json.dumps(payload).encode())
         elif behaviour == "never":  # accept, then never answer (until the server closes)
             self.released.wait(600)
+        elif behaviour == "html":  # a web UI on the port (or a base URL without /v1): 200 with a page
+            self._send(h, 200, b"<!doctype html><html><head><title>Open WebUI</title></head><body></body></html>",
+                       content_type="text/html; charset=utf-8")
+        elif isinstance(behaviour, tuple) and behaviour[0] == "redirect":  # 30x to another address
+            self._send(h, behaviour[1], b"", {"Location": behaviour[2]}, content_type="text/plain")
         elif behaviour == "500":
             self._send(h, 500, b'{"error": "boom"}')
         elif behaviour == "invalid_json":
@@ -149,9 +155,10 @@ class FakeLLMServer:
             self._send(h, 200, self._payload(h.path, body, values))
 
     @staticmethod
-    def _send(h: BaseHTTPRequestHandler, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+    def _send(h: BaseHTTPRequestHandler, status: int, payload: bytes, headers: dict[str, str] | None = None,
+              content_type: str = "application/json") -> None:
         h.send_response(status)
-        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Type", content_type)
         h.send_header("Content-Length", str(len(payload)))
         for k, v in (headers or {}).items():
             h.send_header(k, v)

@@ -171,3 +171,34 @@ def test_the_judge_verb_closes_its_connections(server: FakeLLMServer, tmp_path: 
                      str(tmp_path / "cache"), "--out", str(tmp_path / "s.parquet"), "--quiet"]) == 0
         gc.collect()
     assert not [w for w in caught if issubclass(w.category, ResourceWarning)], [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("which", ["jev", "openai"])
+@pytest.mark.parametrize("behaviour", ["html", ("redirect", 307, "http://127.0.0.1:9/v1/chat/completions")])
+def test_a_web_page_or_a_redirect_is_a_failed_request_that_says_what_came_back(server: FakeLLMServer, tmp_path: Path,
+                                                                               which: str, behaviour: object) -> None:
+    """Issue 39 item 6 (and the redirect of item 11): a server answering 200 with an HTML page (a web UI on the
+    port, a base URL without /v1) crashed the OpenAI judge with AttributeError in llm/chat.py; System One called
+    it 'not valid JSON' and retried it, and a redirect got the same words. Now each request fails once (not
+    retried: the same address answers the same), saying what came back and what was expected; 20 in a row with
+    nothing usable stop the run; the key is never sent to where a redirect points."""
+    server.default = behaviour
+    if which == "jev":
+        judge: JevJudge | OpenAIJudge = JevJudge(client(server, tmp_path))
+    else:
+        judge = OpenAIJudge(client(server, tmp_path, key_env="OPENAI_API_KEY", path="/v1"), model="local-model")
+    res = judge.score(request(30))
+    assert all(s is None for s in res.scores)
+    first = res.reasons[0] or ""
+    if behaviour == "html":
+        assert first.startswith("HTTP 200 with text/html; charset=utf-8 ('<!doctype html>"), first
+        assert "not the API's JSON answer" in first and "/v1" in first
+    else:
+        assert first.startswith("HTTP 307: the server redirects to http://127.0.0.1:9/v1/chat/completions"), first
+    assert "(after 1 attempt)" in first
+    if which == "jev":  # one request asks about every entry
+        assert len(server.requests) == 1 and res.reasons == [first] * 30
+    else:  # a request an entry: one attempt each, then the run stops
+        assert len(server.requests) == 20, len(server.requests)
+        assert "stopped after 20 unusable answers in a row" in (res.reasons[-1] or "")
+    assert len(DiskCache(tmp_path / "cache")) == 0

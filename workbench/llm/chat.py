@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from workbench.llm.client import LLMClient, RequestFailed, parse_retry_after
+from workbench.llm.client import LLMClient, RequestFailed, not_an_answer, parse_retry_after
 
 
 def send_chat(client: LLMClient, body: dict[str, Any]) -> tuple[Any, int, int]:
@@ -27,9 +27,15 @@ def send_chat(client: LLMClient, body: dict[str, Any]) -> tuple[Any, int, int]:
 
     sdk = client.shared(f"openai:{key}", lambda: openai.OpenAI(  # one SDK a client: its connections are reused
         base_url=client.base_url, api_key=key, max_retries=0,
-        http_client=openai.DefaultHttpxClient(event_hooks={"response": [refuse_large]})))
+        http_client=openai.DefaultHttpxClient(event_hooks={"response": [refuse_large]}, follow_redirects=False)))
     try:
-        completion = sdk.chat.completions.create(**body, timeout=limit)
+        raw = sdk.chat.completions.with_raw_response.create(**body, timeout=limit)
+        kind = raw.headers.get("content-type") or ""
+        if kind and "json" not in kind.lower():  # a web page on the port: the SDK would hand back its text
+            raise not_an_answer(raw.status_code, raw.headers, raw.content, key)
+        completion = raw.parse()
+    except RequestFailed:
+        raise
     except _TooLarge as err:  # raised by the response hook, before the body is read
         raise RequestFailed(str(err)) from None
     except openai.APITimeoutError:
@@ -40,12 +46,16 @@ def send_chat(client: LLMClient, body: dict[str, Any]) -> tuple[Any, int, int]:
         raise RequestFailed("connection error", retryable=True) from None
     except openai.APIStatusError as err:
         status = err.status_code
+        if 300 <= status < 400:  # redirects are not followed: the key would travel to wherever they point
+            raise not_an_answer(status, err.response.headers, b"", key) from None
         raise RequestFailed(f"HTTP {status}", status=status, retryable=status == 429 or status >= 500,
                             retry_after=parse_retry_after(err.response.headers.get("retry-after"))) from None
     except openai.APIResponseValidationError:
         raise RequestFailed("the response does not follow the chat-completions schema") from None
     except (json.JSONDecodeError, ValueError) as err:
         raise RequestFailed(f"the response is not valid JSON ({type(err).__name__})", retryable=True) from None
+    if not hasattr(completion, "model_dump"):  # JSON, but not an object the SDK could read as a completion
+        raise RequestFailed(f"the response is {type(completion).__name__} JSON, not a chat completion object")
     data = essentials(completion.model_dump(mode="json"))
     usage = data.get("usage") or {}
     return data, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)

@@ -32,7 +32,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
@@ -50,15 +50,17 @@ RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524,
 
 
 class RequestFailed(Exception):
-    """A request that could not be completed; ``reason`` is safe to record (no secrets)."""
+    """A request that could not be completed; ``reason`` is safe to record (no secrets). ``unusable``: the
+    server answered, but nothing a judge can read (it counts towards the run's fail fast)."""
 
     def __init__(self, reason: str, *, status: int | None = None, retryable: bool = False,
-                 retry_after: float | None = None) -> None:
+                 retry_after: float | None = None, unusable: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after
+        self.unusable = unusable
 
 
 class MissingKey(RequestFailed):
@@ -151,6 +153,21 @@ def error_message(raw: bytes, key: str | None = None, limit: int = 160) -> str:
     if key:
         text = text.replace(key, "***")
     return text[:limit] + ("..." if len(text) > limit else "")
+
+
+def not_an_answer(status: int, headers: Mapping[str, str], raw: bytes, key: str | None = None) -> RequestFailed:
+    """The failure for a response that is no API answer at all: a redirect (``HTTP 30x``, with where it points),
+    or a success whose body is not JSON (a web page on the port, a base URL without the API's path). Neither is
+    retried: the same address gives the same answer. The message says what came back and what was expected."""
+    if 300 <= status < 400:
+        where = headers.get("location") or "nowhere (no Location header)"
+        return RequestFailed(f"HTTP {status}: the server redirects to {where}; an API answer (JSON) was expected: "
+                             "give the address it redirects to as the base URL", status=status, unusable=True)
+    kind = headers.get("content-type") or "no content type"
+    said = error_message(raw, key, limit=60)
+    return RequestFailed(f"HTTP {status} with {kind}" + (f" ({said!r})" if said else " (an empty body)")
+                         + ", not the API's JSON answer: is the base URL the API's (for an OpenAI-compatible "
+                         "server, usually ending in /v1)?", status=status, unusable=True)
 
 
 @dataclass
@@ -343,6 +360,8 @@ class LLMClient:
                     self._unusable(reason)
                     raise RequestFailed(f"unusable answer: {reason}", retryable=True)
             except RequestFailed as err:
+                if err.unusable:  # a web page, a redirect: every request of the run would get the same
+                    self._unusable(err.reason)
                 if err.retry_after is not None and self._too_long(err.retry_after):
                     said = f"server asks to retry in {err.retry_after:g} s"
                     with self._lock:
@@ -562,6 +581,8 @@ class LLMClient:
                         raise RequestFailed(f"timed out after {limit:g}s while reading the body", retryable=True)
                 status = resp.status_code
                 retry_after = parse_retry_after(resp.headers.get("retry-after"))
+                kind = resp.headers.get("content-type") or ""
+                location = resp.headers.get("location")
         except httpx.TimeoutException:
             raise RequestFailed(f"timed out after {limit:g}s", retryable=True) from None
         except httpx.TransportError as exc:
@@ -571,9 +592,12 @@ class LLMClient:
             said = error_message(raw, key)
             raise RequestFailed(f"HTTP {status}" + (f": {said}" if said else ""), status=status,
                                 retryable=status in RETRY_STATUS, retry_after=retry_after)
+        if status >= 300 or (kind and "json" not in kind.lower()):  # a redirect, a web page: no answer
+            raise not_an_answer(status, {"content-type": kind, **({"location": location} if location else {})},
+                                raw, key)
         try:
             return json.loads(raw)  # NaN / Infinity are read: the judges' strict checks decide what they mean
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (json.JSONDecodeError, UnicodeDecodeError):  # JSON promised, but cut or garbled: may be transient
             raise RequestFailed("the response is not valid JSON", status=status, retryable=True) from None
 
     # -- accounting -----------------------------------------------------------
@@ -583,5 +607,6 @@ class LLMClient:
         return self.account.summary()
 
 
-__all__ = ["error_message", "is_loopback", "LLMClient", "MissingKey", "parse_retry_after", "RequestFailed",
+__all__ = ["error_message", "is_loopback", "LLMClient", "MissingKey", "not_an_answer", "parse_retry_after",
+           "RequestFailed",
            "RETRY_STATUS", "RetryPolicy", "Usage"]
