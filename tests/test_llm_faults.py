@@ -202,3 +202,42 @@ def test_a_web_page_or_a_redirect_is_a_failed_request_that_says_what_came_back(s
         assert len(server.requests) == 20, len(server.requests)
         assert "stopped after 20 unusable answers in a row" in (res.reasons[-1] or "")
     assert len(DiskCache(tmp_path / "cache")) == 0
+
+
+@pytest.mark.parametrize("which", ["jev", "openai"])
+def test_a_password_in_the_base_url_travels_but_is_never_stored(server: FakeLLMServer, tmp_path: Path,
+                                                                which: str) -> None:
+    """Issue 39 item 7: with --base-url http://user:pass@host the password was in clear in every cache file (5 of
+    5). Now what is stored names the server without user information; the request still authenticates as HTTP
+    requires for user information in the URL (Basic, RFC 7617: base64 of 'user:pass')."""
+    import base64
+
+    secret = "s3cret-Pw"
+    url = server.url.replace("http://", f"http://alice:{secret}@")
+    if which == "jev":
+        c = LLMClient(url, api_key_env="TYPESAFE_API_KEY", cache=DiskCache(tmp_path / "cache"))
+        judge: JevJudge | OpenAIJudge = JevJudge(c)
+    else:
+        c = LLMClient(url + "/v1", api_key_env="OPENAI_API_KEY", cache=DiskCache(tmp_path / "cache"))
+        judge = OpenAIJudge(c, model="local-model")
+    assert judge.score(request(2)).scores == [pytest.approx(0.9)] * 2
+    sent = {r.headers["authorization"] for r in server.requests}
+    assert sent == {"Basic " + base64.b64encode(f"alice:{secret}".encode()).decode()}
+    files = list((tmp_path / "cache").rglob("*.json"))
+    assert len(files) == (1 if which == "jev" else 2)
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        assert secret not in text and "alice" not in text
+        assert server.url in text  # the server is still named
+    judge2 = JevJudge(LLMClient(server.url, api_key_env="TYPESAFE_API_KEY", cache=DiskCache(tmp_path / "cache"),
+                                offline=True)) if which == "jev" else None
+    if judge2 is not None:  # the cache is keyed without credentials: the same server without them reads it
+        assert judge2.score(request(2)).scores == [pytest.approx(0.9)] * 2
+
+
+def test_redact_url_keeps_host_port_and_path() -> None:
+    from workbench.llm.client import redact_url
+
+    assert redact_url("http://u:p%40ss@[::1]:8000/v1") == "http://[::1]:8000/v1"
+    assert redact_url("https://token@api.example.org/v1?x=1") == "https://api.example.org/v1?x=1"
+    assert redact_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"

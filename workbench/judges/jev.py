@@ -66,7 +66,7 @@ class JevJudge:
 
     @property
     def route(self) -> str:
-        return self.client.base_url.rstrip("/") + self.path
+        return self.client.public_url.rstrip("/") + self.path
 
     def score(self, request: JudgeRequest, repeat: int = 0) -> JudgeResult:
         """Scores for every entry; ``repeat`` > 0 asks again as a separate, separately cached request."""
@@ -79,7 +79,7 @@ class JevJudge:
         for indices, sub in groups:
             body = build_body(self.model, sub)
             # everything that decides the answer, never the key
-            material = {"judge": self.name, "route": self.route, "base_url": self.client.base_url,
+            material = {"judge": self.name, "route": self.route, "base_url": self.client.public_url,
                         "path": self.path, "body": body, "repeat": repeat}
             names = [f"e{local}" for local in range(len(indices))]
             response, usage = self.client.cached_call(material, partial(self._send, body),

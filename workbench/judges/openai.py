@@ -111,7 +111,7 @@ class OpenAIJudge:
         def one(i: int) -> tuple[int, Any, Any]:
             body = {"model": self.model, "messages": messages_for(request, request.entries[i]), "max_tokens": 1,
                     "temperature": 0, "logprobs": True, "top_logprobs": 20}
-            material = {"judge": self.name, "base_url": self.client.base_url, "path": "/chat/completions",
+            material = {"judge": self.name, "base_url": self.client.public_url, "path": "/chat/completions",
                         "body": body, "repeat": repeat}
             response, usage = self.client.cached_call(material, lambda: send_chat(self.client, body),
                                                       check=lambda b: score_of(b)[1])

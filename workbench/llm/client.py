@@ -69,6 +69,17 @@ class MissingKey(RequestFailed):
         self.env = env
 
 
+def redact_url(url: str) -> str:
+    """``url`` without its user information (``http://user:pass@host`` -> ``http://host``): what is stored in a
+    cache file, a key or a message. The request itself still carries it (as HTTP Basic authentication)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
 def is_loopback(url: str) -> bool:
     """Whether ``url`` points at this machine's loopback interface (127.0.0.0/8, ::1, localhost)."""
     import ipaddress
@@ -188,6 +199,11 @@ class LLMClient:
     offline: bool = False
     #: the largest response body read (bytes); a larger one fails its request, unread and uncached
     max_response_bytes: int = 16 * 2**20
+
+    @property
+    def public_url(self) -> str:
+        """The base URL as stored and shown: without user information (a password in it never reaches disk)."""
+        return redact_url(self.base_url)
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
@@ -608,5 +624,5 @@ class LLMClient:
 
 
 __all__ = ["error_message", "is_loopback", "LLMClient", "MissingKey", "not_an_answer", "parse_retry_after",
-           "RequestFailed",
+           "redact_url", "RequestFailed",
            "RETRY_STATUS", "RetryPolicy", "Usage"]
