@@ -23,7 +23,10 @@ Five rules, each named for what it serves:
   and everything the ``fact_check`` rule finds; :func:`identifier_sources` checks each
   against the history a Claude Code or Codex summary replaced.
 
-:func:`find` applies any of them to one text.
+:func:`find` applies any of them to one text. Every rule reads its text through
+:func:`workbench.long_tokens.bound_tokens`: a run of over 1,024 non-space characters is read as its first
+1,024 (the patterns' look-arounds made one such run cost quadratic time); in text without such runs each rule
+finds exactly what it did before, OpenClaw's exactly what OpenClaw finds.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
+
+from workbench.long_tokens import bound_tokens
 
 # ---------------------------------------------------------------------------
 # the rules
@@ -63,7 +68,7 @@ def openclaw_identifiers(text: str, limit: int = 12) -> list[str]:
     whitespace, leading quotes and brackets and trailing punctuation; a pure hex run upper-cased; matches
     under 4 characters dropped; deduplicated in order; at most ``limit`` (12)."""
     out: dict[str, None] = {}
-    for m in OPENCLAW.finditer(text):
+    for m in OPENCLAW.finditer(bound_tokens(text)):
         value = _TRAIL.sub("", _LEAD.sub("", m.group(0).strip()))
         if _PURE_HEX.fullmatch(value):
             value = value.upper()
@@ -145,7 +150,7 @@ def opaque_identifiers(messages: Sequence[str], *, limit: int = MAX_IDENTIFIERS,
     found: list[tuple[int, int, str]] = []
     for m_index, message in enumerate(recent):
         for pattern in _OPAQUE_PATTERNS:
-            for m in pattern.finditer(message):
+            for m in pattern.finditer(bound_tokens(message)):
                 value = m.group(0).rstrip(".,;:!?")
                 if value:
                     found.append((m_index, m.start(), value))
@@ -165,7 +170,7 @@ def opaque_identifiers(messages: Sequence[str], *, limit: int = MAX_IDENTIFIERS,
 
 
 def _fact_ids_in_order(text: str) -> list[str]:
-    return [m.group(0).rstrip(".,;:)") for m in IDENTIFIER.finditer(text)]
+    return [m.group(0).rstrip(".,;:)") for m in IDENTIFIER.finditer(bound_tokens(text))]
 
 
 def _ids(text: str) -> set[str]:
@@ -174,7 +179,7 @@ def _ids(text: str) -> set[str]:
 
 def _numbers(text: str) -> set[str]:
     out = set()
-    for m in _NUM.finditer(text):
+    for m in _NUM.finditer(bound_tokens(text)):
         raw = m.group(0).lstrip("$").replace(",", "").rstrip(".")
         try:
             out.add(f"{float(raw):.2f}")
@@ -265,6 +270,7 @@ def fact_check_compactions(compactions: pl.DataFrame, steps: pl.DataFrame, runs:
 def code_identifiers(text: str) -> list[str]:
     """Identifiers under the ``code`` rule (:data:`CODE` and the ``fact_check`` rule), in order, deduplicated,
     trailing punctuation dropped."""
+    text = bound_tokens(text)
     spans = [(m.start(), m.end()) for pattern in (CODE, IDENTIFIER) for m in pattern.finditer(text)]
     out: dict[str, None] = {}
     covered_to = -1
@@ -310,13 +316,13 @@ def arg_identifiers(args: str | None) -> set[str]:
     try:
         value = json.loads(args)
     except json.JSONDecodeError:
-        return set(IDENTIFIER.findall(args))
+        return set(IDENTIFIER.findall(bound_tokens(args)))
     out: set[str] = set()
     stack = [value]  # iterative: arguments nested hundreds deep cannot exhaust the interpreter
     while stack:
         v = stack.pop()
         if isinstance(v, str):
-            out.update(IDENTIFIER.findall(v))
+            out.update(IDENTIFIER.findall(bound_tokens(v)))
         elif isinstance(v, dict):
             stack.extend(v.values())
         elif isinstance(v, list):
@@ -335,7 +341,7 @@ def summary_identifiers(summary: str) -> list[str]:
     host-like position, so prose words are never identifiers.
     """
     seen: dict[str, None] = {}
-    for m in NETWORK.finditer(summary):
+    for m in NETWORK.finditer(bound_tokens(summary)):
         token = m.group(0).rstrip(".,;:!?")
         if len(token) >= 4 and not token.replace(".", "").isdigit():
             seen.setdefault(token, None)

@@ -20,6 +20,9 @@ The fixed mapping to a probability is a logistic function::
 so an entry whose identifiers and words all appear in the evidence scores about 0.99,
 and a plan with nothing observed scores about 0.08. The coefficients were set by hand,
 not fitted; the function is a transparent baseline, not a trained model.
+
+Identifiers and words are read from every text through :func:`workbench.long_tokens.bound_tokens` (a run of
+over 1,024 non-space characters is read as its first 1,024), so one long token costs linear time.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from workbench.judges.base import JudgeRequest, JudgeResult
+from workbench.long_tokens import bound_tokens
 
 _ID = re.compile(r"[A-Za-z]*[-_]?\d[\w.\-/:]*")
 _WORD = re.compile(r"[A-Za-z][A-Za-z']{2,}")
@@ -55,11 +59,11 @@ class LexicalFeatures:
 
 
 def _ids(text: str) -> set[str]:
-    return {s.strip(".,;:-/").lower() for s in _ID.findall(text)} - {""}
+    return {s.strip(".,;:-/").lower() for s in _ID.findall(bound_tokens(text))} - {""}
 
 
 def _words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text)}
+    return {w.lower() for w in _WORD.findall(bound_tokens(text))}
 
 
 @dataclass(frozen=True)
