@@ -144,7 +144,8 @@ def test_labels_outside_the_sample_are_left_out_and_said(tmp_path: Path, capsys:
     adj = tmp_path / "decisions.jsonl"
     adj.write_text(json.dumps({"item_id": "nonexistent/zzz", "field": "support", "value": "supported"}) + "\n")
     assert main(["adjudicate", str(adj), "--store", str(tmp_path)]) == 2
-    assert "field 'item_id': expected an item and field the store's annotators labeled, got 'nonexistent/zzz'" in \
+    assert (f"{adj}:1: field 'item_id/field': expected a decision about an item and field the store's annotators "
+            "disagree on, got item 'nonexistent/zzz', field 'support', which no annotator of the store labelled") in \
         capsys.readouterr().err
     assert "adjudicated" not in set(store.labels()["annotator"])
 
@@ -278,3 +279,50 @@ for rnd in range(8):  # many writes each, so the two processes overlap for certa
     records = read_adjudication(path)
     assert len(records) == 30 and all(r["value"] == "supported" and r["note"] == "pass 7" for r in records)
     assert {r["decided_by"] for r in records if int(r["item_id"][1:]) % 2} == {"dave"}
+
+
+@pytest.mark.parametrize("case", ["agreed", "conflicting", "decided_by"])
+def test_a_decision_is_checked_against_the_disagreement_it_answers(tmp_path: Path, case: str,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 39 item 10: the adjudication file was trusted as written. A decision on e3 (alice and bob both said
+    'unsure') replaced their agreed label in the gold set; two records of e1 with different values were both
+    added; a decided_by of 'adjudicated' (or a name with a space) went in. Now each is refused with FILE:LINE and
+    nothing is added to the store."""
+    store_dir, adj = _disagreements(tmp_path)
+    lines = [json.loads(line) for line in adj.read_text().splitlines()]
+    assert [r["item_id"] for r in lines] == ["e1", "e2"]
+    decision = {"field": "support", "value": "supported", "decided_by": "carol"}
+    if case == "agreed":
+        extra, line, said = {"item_id": "e3", **decision}, 3, "item 'e3', field 'support', which the annotators " \
+            "labelled alike"
+    elif case == "conflicting":
+        extra, line, said = {"item_id": "e1", **decision, "value": "unsupported"}, 3, \
+            "a second record of item 'e1', field 'support' (the first is line 1)"
+    else:
+        lines[1].update(decision, decided_by="Adjudicated_")
+        extra, line, said = None, 2, "'Adjudicated_'"
+    lines[0].update(decision)
+    adj.write_text("".join(json.dumps(r) + "\n" for r in [*lines, *([extra] if extra else [])]))
+    before = gold_labels(AnnotationStore(store_dir).labels())
+    capsys.readouterr()
+    assert main(["adjudicate", str(adj), "--store", str(store_dir)]) == 2
+    err = capsys.readouterr().err
+    assert f"{adj}:{line}: " in err and said in err, err
+    assert gold_labels(AnnotationStore(store_dir).labels()).equals(before)  # nothing added
+
+
+def test_an_adjudicator_or_annotator_named_like_the_reserved_name_is_refused(tmp_path: Path) -> None:
+    """Issue 39 item 11: 'adjudicated.' and 'adjudicated_' were accepted as people's names. Case-folded and stripped
+    of punctuation, a name equal to a reserved one is refused, as a labeller and as an adjudicator."""
+    from workbench.annotate.adjudication import decide
+    from workbench.schema import SchemaError
+
+    store = AnnotationStore(tmp_path / "store")
+    for name in ("adjudicated.", "adjudicated_", "Adjudicated", "ADJUDICATED-", "adju.dicated"):
+        with pytest.raises(SchemaError, match="reserves"):
+            store.add(item_id="e1", annotator=name, round=1, field="support", value="supported")
+    store.add(item_id="e1", annotator="adjudicator7", round=1, field="support", value="supported")  # not alike
+    _, adj = _disagreements(tmp_path / "x")
+    with pytest.raises(SchemaError, match="reserves"):
+        decide(adj, "e1", "support", value="supported", note=None, adjudicator="adjudicated_")
+    assert all(json.loads(line).get("value") is None for line in adj.read_text().splitlines())

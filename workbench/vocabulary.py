@@ -46,7 +46,7 @@ LABEL_VALUES: dict[str, tuple[str, ...]] = {
 
 #: the one naming rule for annotators, in words: the CLI's help, the errors and annotations/PROTOCOL.md say this
 ANNOTATOR_RULE = ("letters, digits and _ . - @ + (an e-mail address is a name), starting with a letter or digit, "
-                  "at most 128, no spaces; not 'adjudicated'")
+                  "at most 128, no spaces; not 'adjudicated' (in any case, with any punctuation)")
 #: names the store gives labels itself: ``adjudicated`` labels win outright in the gold set, so no person may
 #: label under that name (``workbench adjudicate`` writes them)
 RESERVED_ANNOTATORS = frozenset({"adjudicated"})

@@ -84,24 +84,46 @@ def merge_adjudication(path: str | os.PathLike[str], requests: Iterable[dict[str
 
 
 def read_adjudication(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Every record of an adjudication file, checked: string ``item_id`` and ``field``, and a decided ``value`` the
-    field allows (else ``SchemaError`` naming FILE:LINE). An empty file (``agree`` found no disagreement) has none."""
+    """Every record of an adjudication file, checked (:func:`numbered_records`)."""
+    return [rec for _, rec in numbered_records(path)]
+
+
+def numbered_records(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, Any]]]:
+    """Every record of an adjudication file with its line number, checked: string ``item_id`` and ``field``, one
+    record per (item, field), a decided ``value`` the field allows and a ``decided_by`` that is a person's name
+    (the annotator rule) -- else ``SchemaError`` naming FILE:LINE. An empty file (``agree`` found no
+    disagreement) has none."""
+    from workbench.annotate.store import check_annotator
+
     path = Path(path)
-    records: list[dict[str, Any]] = []
+    records: list[tuple[int, dict[str, Any]]] = []
     if path.is_file() and path.stat().st_size == 0:
         return records
+    first: dict[tuple[str, str], int] = {}
     for number, rec in json_lines(path):
         if not isinstance(rec, dict) or not isinstance(rec.get("item_id"), str) or \
                 not isinstance(rec.get("field"), str):
             raise SchemaError(file=str(path), line=number, field="item_id/field", expected="strings",
                               got=str(rec)[:60])
-        if rec.get("value") is not None:
-            try:
+        key = (rec["item_id"], rec["field"])
+        if key in first:  # two decisions for one disagreement: which one holds is nobody's guess
+            raise SchemaError(file=str(path), line=number, field="item_id/field",
+                              expected="one record per item and field",
+                              got=f"a second record of item {key[0]!r}, field {key[1]!r} (the first is line "
+                                  f"{first[key]})")
+        first[key] = number
+        try:
+            if rec.get("value") is not None:
                 check_label(rec["field"], rec["value"])
-            except SchemaError as err:
-                raise SchemaError(file=str(path), line=number, field=err.field, expected=err.expected,
-                                  got=err.got) from None
-        records.append(rec)
+            if rec.get("decided_by") is not None:
+                try:
+                    check_annotator(rec["decided_by"])
+                except SchemaError as err:
+                    raise SchemaError(field="decided_by", expected=err.expected, got=err.got) from None
+        except SchemaError as err:
+            raise SchemaError(file=str(path), line=number, field=err.field, expected=err.expected,
+                              got=err.got) from None
+        records.append((number, rec))
     return records
 
 
@@ -114,7 +136,10 @@ def decide(path: str | os.PathLike[str], item_id: str, field: str, *, value: str
 
     from workbench.atomic import write_jsonl
 
+    from workbench.annotate.store import check_annotator
+
     path = Path(path)
+    check_annotator(adjudicator)  # a person: never a reserved name, nor one that only looks different
     if value is not None:
         check_label(field, value)
     with _locked(path):  # read, change and write as one step: two adjudicators at once lose nothing
@@ -143,12 +168,16 @@ def adjudicated_labels(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The filled-in adjudication file as label records (annotator ``adjudicated``, round 0).
 
     Records whose ``value`` is still null are skipped (not yet decided); a record without
-    string ``item_id`` and ``field``, or with a value its field does not declare ("maybe" for
-    ``support``), is an error naming its line, and nothing is returned.
+    string ``item_id`` and ``field``, with a value its field does not declare ("maybe" for
+    ``support``), a second record of one item and field, or a ``decided_by`` that is no person's name, is an error
+    naming its line, and nothing is returned.
     """
-    return [{"item_id": rec["item_id"], "annotator": ADJUDICATOR, "round": 0, "field": rec["field"],
-             "value": str(rec["value"]), "note": rec.get("note")}
-            for rec in read_adjudication(path) if rec.get("value") is not None]
+    return [_as_label(rec) for _, rec in numbered_records(path) if rec.get("value") is not None]
+
+
+def _as_label(rec: dict[str, Any]) -> dict[str, Any]:
+    return {"item_id": rec["item_id"], "annotator": ADJUDICATOR, "round": 0, "field": rec["field"],
+            "value": str(rec["value"]), "note": rec.get("note")}
 
 
 # ---------------------------------------------------------------------------
@@ -230,19 +259,29 @@ class Applied:
 
 def apply(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> Applied:
     """Add an adjudication file's decisions to the store as ``adjudicated`` labels, each once (``workbench
-    adjudicate``): a decision about an item and field the store's annotators never labelled is an error naming
-    the file, and a decision already in the store (same value and note) is not added again."""
+    adjudicate``). Each decision must answer a disagreement: the store's annotators' latest labels of its item and
+    field differ (:func:`workbench.metrics.agreement.disagreements`); a decision about an item and field they
+    never labelled, or labelled alike (it would override what they agreed on), is an error naming FILE:LINE, and
+    nothing is added. A decision already in the store (same value and note) is not added again."""
     from workbench.annotate.store import AnnotationStore
+    from workbench.metrics.agreement import disagreements
 
-    records = adjudicated_labels(path)
+    decided = [(number, rec) for number, rec in numbered_records(path) if rec.get("value") is not None]
     target = AnnotationStore(store)
     labeled = target.labels()
-    known = set(zip(labeled["item_id"].to_list(), labeled["field"].to_list(), strict=True)) if labeled.height else set()
-    unknown = [r for r in records if (r["item_id"], r["field"]) not in known]
-    if unknown:  # a decision about an item nobody labeled is not an adjudication
-        raise SchemaError(field="item_id", expected="an item and field the store's annotators labeled",
-                          got=f"{unknown[0]['item_id']!r} ({unknown[0]['field']}; {len(unknown)} such)",
-                          file=str(path))
+    people = labeled.filter(pl.col("annotator") != ADJUDICATOR) if labeled.height else labeled
+    known = set(zip(people["item_id"].to_list(), people["field"].to_list(), strict=True)) if people.height else set()
+    split = set(disagreements(people).select("item_id", "field").iter_rows()) if people.height else set()
+    for number, rec in decided:
+        key = (rec["item_id"], rec["field"])
+        if key not in split:  # nothing to adjudicate: unknown, or the annotators agree
+            got = (f"item {key[0]!r}, field {key[1]!r}, which " + ("the annotators labelled alike" if key in known
+                   else "no annotator of the store labelled") + f" ({sum(k not in split for k in _keys(decided))} "
+                   "such decision(s))")
+            raise SchemaError(file=str(Path(path)), line=number, field="item_id/field",
+                              expected="a decision about an item and field the store's annotators disagree on",
+                              got=got)
+    records = [_as_label(rec) for _, rec in decided]
     stored = {(r["item_id"], r["field"]): (r["value"], r["note"]) for r in
               labeled.filter(pl.col("annotator") == ADJUDICATOR).iter_rows(named=True)} if labeled.height else {}
     fresh = [r for r in records if stored.get((r["item_id"], r["field"])) != (r["value"], r["note"])]
@@ -250,5 +289,9 @@ def apply(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> Applie
     return Applied(n, len(records) - len(fresh))
 
 
+def _keys(decided: list[tuple[int, dict[str, Any]]]) -> list[tuple[str, str]]:
+    return [(rec["item_id"], rec["field"]) for _, rec in decided]
+
+
 __all__ = ["adjudicated_labels", "adjudication_requests", "AdjudicationFile", "ADJUDICATOR", "Applied", "apply",
-           "decide", "merge_adjudication", "prepare", "Prepared", "read_adjudication"]
+           "decide", "merge_adjudication", "numbered_records", "prepare", "Prepared", "read_adjudication"]

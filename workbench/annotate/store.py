@@ -50,10 +50,16 @@ def check_annotator(name: object, *, reserved: bool = False) -> str:
     adjudication passes); else ``SchemaError``."""
     if not isinstance(name, str) or not _ANNOTATOR.fullmatch(name):
         raise schema.SchemaError(field="annotator", expected=f"a name of {ANNOTATOR_RULE}", got=repr(name))
-    if not reserved and name.lower() in RESERVED:
-        raise schema.SchemaError(field="annotator", expected="a person's name (not one the store reserves: "
-                                 f"{', '.join(sorted(RESERVED))})", got=repr(name))
+    if not reserved and _folded(name) in {_folded(r) for r in RESERVED}:  # "Adjudicated_" looks like it too
+        raise schema.SchemaError(field="annotator", expected="a person's name (not one the store reserves, nor "
+                                 f"one that differs from it only in case or punctuation: {', '.join(sorted(RESERVED))})",
+                                 got=repr(name))
     return name
+
+
+def _folded(name: str) -> str:
+    """A name case-folded and stripped of punctuation: two names equal so are the same name to a reader."""
+    return "".join(c for c in name.casefold() if c.isalnum())
 
 
 def _safe_name(annotator: str) -> str:
