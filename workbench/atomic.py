@@ -99,7 +99,9 @@ def uninterrupted() -> Iterator[None]:
     finally:
         _critical -= 1
         if not _critical and _pending:
-            raise _pending.pop()
+            held = _pending.pop()
+            held.after_step = True  # type: ignore[attr-defined]  # the step it waited for is done: say so
+            raise held
 
 
 def terminate(exc: BaseException) -> None:

@@ -3,9 +3,15 @@
 Labels live under ``<root>/labels/<annotator>.round<R>.jsonl``, one file per annotator and
 round, one label per line (the ``labels`` table's columns). A label is never rewritten:
 changing one appends a new line, and the latest line per (item, annotator, round, field)
-wins while the history stays. Every append takes an exclusive file lock
-(``filelock``) and writes whole lines (checking every byte was written) followed by ``fsync``,
+wins while the history stays. Every write takes the store's exclusive lock (``labels/.store.lock``,
+``filelock``) and writes whole lines (checking every byte was written) followed by ``fsync``,
 so two processes adding at once never lose or interleave a line.
+
+A batch (:meth:`AnnotationStore.add_many`: a Label Studio import, adjudicated labels) is all or nothing: before
+any line is appended, a journal (``labels/.journal.json``) records the size of every file the batch touches; it
+is removed once every line is on disk. A batch interrupted in between (SIGTERM, Ctrl-C, a full disk, a killed
+process) is rolled back -- at once when the process can, else by the next writer that opens the store -- and
+until then readers read each file only up to the size the journal records: nobody sees part of a batch.
 
 The store, not its caller, stamps ``labeled_at``; annotator names are checked
 (:func:`check_annotator`), and values by the labels table's declaration. A crash in the middle of
@@ -22,6 +28,7 @@ import re
 import warnings
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +55,18 @@ def check_annotator(name: object, *, reserved: bool = False) -> str:
     Label Studio is one --, at most 128, starting with a letter or digit: no spaces, so ``"dan "`` is not a
     second person, and no path characters; not one of :data:`RESERVED` unless ``reserved``, which only
     adjudication passes); else ``SchemaError``."""
-    if not isinstance(name, str) or not _ANNOTATOR.fullmatch(name):
+    if not isinstance(name, str):
         raise schema.SchemaError(field="annotator", expected=f"a name of {ANNOTATOR_RULE}", got=repr(name))
-    if not reserved and _folded(name) in {_folded(r) for r in RESERVED}:  # "Adjudicated_" looks like it too
+    return _checked_name(name, reserved)
+
+
+@lru_cache(maxsize=1 << 14)
+def _checked_name(name: str, reserved: bool) -> str:
+    """:func:`check_annotator` of a string, remembered (an import checks the same few names a hundred thousand
+    times); a refusal raises and is not remembered."""
+    if not _ANNOTATOR.fullmatch(name):
+        raise schema.SchemaError(field="annotator", expected=f"a name of {ANNOTATOR_RULE}", got=repr(name))
+    if not reserved and _folded(name) in _RESERVED_FOLDED:  # "Adjudicated_" looks like "adjudicated" too
         raise schema.SchemaError(field="annotator", expected="a person's name (not one the store reserves, nor "
                                  f"one that differs from it only in case or punctuation: {', '.join(sorted(RESERVED))})",
                                  got=repr(name))
@@ -60,6 +76,9 @@ def check_annotator(name: object, *, reserved: bool = False) -> str:
 def _folded(name: str) -> str:
     """A name case-folded and stripped of punctuation: two names equal so are the same name to a reader."""
     return "".join(c for c in name.casefold() if c.isalnum())
+
+
+_RESERVED_FOLDED = frozenset(_folded(r) for r in RESERVED)
 
 
 def _safe_name(annotator: str) -> str:
@@ -73,21 +92,60 @@ class AnnotationStore:
     """Append-only labels under ``path`` (for example ``annotations/``)."""
 
     def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
-        """Open the store; a writer moves any torn last line aside (under each file's lock). ``read_only`` (the
-        reading verbs: ``agree``) takes no lock and repairs nothing, so a read-only mount or a full disk can be
-        read: a torn last line is left where it is, skipped when read, and reported as what a writer would do."""
+        """Open the store; a writer rolls back a batch that was interrupted and moves any torn last line aside
+        (under the store's lock). ``read_only`` (the reading verbs: ``agree``) takes no lock and repairs nothing,
+        so a read-only mount or a full disk can be read: a torn last line is left where it is, skipped when read,
+        and reported as what a writer would do; an interrupted batch is not read."""
         self.root = Path(path)
         self.dir = self.root / "labels"
         self.read_only = read_only
-        for file in sorted(self.dir.glob("*.jsonl")) if self.dir.is_dir() else []:
-            if read_only:
+        if not self.dir.is_dir():
+            return
+        if read_only:
+            for file in sorted(self.dir.glob("*.jsonl")):
                 torn = _torn_bytes(file)
                 if torn:
                     warnings.warn(f"{file}: the last line was cut off ({torn} bytes); left as it is (read only) "
                                   "and skipped: the next writer moves it aside", TornLineWarning, stacklevel=2)
-                continue
-            with FileLock(str(file) + ".lock"):
+            return
+        with self._lock():
+            self._recover()
+            for file in sorted(self.dir.glob("*.jsonl")):
                 _move_torn_tail(file)
+
+    def _lock(self) -> FileLock:
+        """The store's one lock, held around every write and every repair."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        return FileLock(str(self.dir / ".store.lock"))
+
+    @property
+    def journal(self) -> Path:
+        """Where a batch being written records the files it touches (present only while one is written)."""
+        return self.dir / ".journal.json"
+
+    def _journal_sizes(self) -> dict[str, int | None] | None:
+        """file name -> its size before the batch being written (None: the batch created it); None: no batch."""
+        try:
+            data = json.loads(self.journal.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (ValueError, UnicodeDecodeError):  # written atomically, so never half; a hand-edited one is an error
+            raise schema.SchemaError("not the store's batch journal (JSON with 'sizes')", file=str(self.journal))
+        sizes = data.get("sizes") if isinstance(data, dict) else None
+        if not isinstance(sizes, dict):
+            raise schema.SchemaError("not the store's batch journal (JSON with 'sizes')", file=str(self.journal))
+        return sizes
+
+    def _recover(self) -> None:
+        """Roll back a batch whose writer died (call under the lock): every file it touched back to its size."""
+        sizes = self._journal_sizes()
+        if sizes is None:
+            return
+        removed = _roll_back(self.dir, sizes)
+        self.journal.unlink()
+        warnings.warn(f"{self.journal}: a batch of labels was interrupted (a killed import?); rolled back: "
+                      f"{removed} bytes removed from {len(sizes)} file(s), none of its labels kept",
+                      TornLineWarning, stacklevel=3)
 
     def file_for(self, annotator: str, round: int) -> Path:  # noqa: A002 - the labels table's name
         return self.dir / f"{_safe_name(annotator)}.round{int(round)}.jsonl"
@@ -104,7 +162,8 @@ class AnnotationStore:
         return record
 
     def add_many(self, records: Iterable[dict[str, object]], *, adjudication: bool = False) -> int:
-        """Append several labels (grouped per file, one lock per file). Only ``adjudication`` may write under a
+        """Append several labels as one batch: all of them or, if anything stops it, none (see the module
+        docstring). Every record is checked before anything is written. Only ``adjudication`` may write under a
         reserved name (:data:`RESERVED`)."""
         by_file: dict[Path, list[dict[str, object]]] = {}
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
@@ -113,35 +172,40 @@ class AnnotationStore:
             check_annotator(rec.get("annotator"), reserved=adjudication)
             check_record(schema.LABELS, rec)
             by_file.setdefault(self.file_for(str(rec["annotator"]), int(rec["round"])), []).append(rec)
-        for path, recs in by_file.items():
-            self._append(path, recs)
+        if not by_file:
+            return 0
+        payloads = {path: _lines(recs) for path, recs in by_file.items()}
+        with self._lock():
+            self._recover()
+            sizes: dict[str, int | None] = {}
+            for path in payloads:
+                _move_torn_tail(path)
+                sizes[path.name] = path.stat().st_size if path.exists() else None
+            from workbench.atomic import atomic_write
+
+            atomic_write(self.journal, lambda tmp: tmp.write_text(json.dumps({"sizes": sizes}), encoding="utf-8"),
+                         durable=True)
+            try:
+                for path, payload in payloads.items():
+                    _append_bytes(path, payload, sync=len(payloads) <= _FSYNC_FILES)
+                if len(payloads) > _FSYNC_FILES:
+                    os.sync()  # one flush of every file written, instead of one fsync each
+            except BaseException:  # SIGTERM, Ctrl-C, a full disk: none of the batch stays
+                _roll_back(self.dir, sizes)
+                self.journal.unlink(missing_ok=True)
+                raise
+            self.journal.unlink()  # the batch is whole: from here on it is read
         return sum(len(v) for v in by_file.values())
 
     def _append(self, path: Path, records: Sequence[dict[str, object]]) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        payload = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
-        try:
-            self._write(path, payload)
-        except OSError as err:  # a full disk: name the label file, not a write call
-            from workbench.atomic import named
+        self._write(path, _lines(records))
 
-            raise named(err, path) from None
-
-    @staticmethod
-    def _write(path: Path, payload: bytes) -> None:
-        with FileLock(str(path) + ".lock"):
+    def _write(self, path: Path, payload: bytes) -> None:
+        with self._lock():
+            self._recover()
+            path.parent.mkdir(parents=True, exist_ok=True)  # notes live beside the labels
             _move_torn_tail(path)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            try:
-                view = memoryview(payload)
-                while view:
-                    written = os.write(fd, view)
-                    if written <= 0:
-                        raise OSError(f"{path}: wrote {len(payload) - len(view)} of {len(payload)} bytes")
-                    view = view[written:]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            _append_bytes(path, payload, sync=True)
 
     def note_file_for(self, annotator: str, round: int) -> Path:  # noqa: A002
         return self.root / "notes" / f"{_safe_name(annotator)}.round{int(round)}.jsonl"
@@ -174,9 +238,21 @@ class AnnotationStore:
         return out
 
     def history(self) -> pl.DataFrame:
-        """Every label line ever written (validated, file:line errors on a corrupt file)."""
-        frames = [_read_labels(p) if self.read_only and _torn_bytes(p) else read_table(p, "labels")
-                  for p in sorted(self.dir.glob("*.jsonl"))]
+        """Every label line ever written (validated, file:line errors on a corrupt file); of a batch being written
+        (or interrupted and not yet rolled back), nothing."""
+        for _ in range(5):  # a batch that starts or ends while the files are read: read them again
+            before = self._journal_sizes()
+            frames = []
+            for p in sorted(self.dir.glob("*.jsonl")):
+                limit = before.get(p.name, -1) if before is not None else -1
+                if limit is None:
+                    continue  # made by the batch being written
+                if limit >= 0 and p.stat().st_size > limit:
+                    frames.append(_read_labels(p, limit))
+                else:
+                    frames.append(_read_labels(p) if self.read_only and _torn_bytes(p) else read_table(p, "labels"))
+            if self._journal_sizes() == before:
+                break
         frames = [f for f in frames if f.height]
         return pl.concat(frames, how="diagonal_relaxed") if frames else schema.empty("labels")
 
@@ -188,9 +264,13 @@ class AnnotationStore:
         """item id -> the latest label record (``value``, ``note``, ``labeled_at``) of this annotator, round and
         field; only that annotator's file is read."""
         path = self.file_for(annotator, round)
-        if not path.exists():
+        sizes = self._journal_sizes() or {}
+        if not path.exists() or (path.name in sizes and sizes[path.name] is None):
             return {}
-        latest = latest_labels(read_table(path, "labels").filter(
+        limit = sizes.get(path.name)
+        table = _read_labels(path, limit) if limit is not None and path.stat().st_size > limit else \
+            read_table(path, "labels")
+        latest = latest_labels(table.filter(
             (pl.col("annotator") == annotator) & (pl.col("field") == field)))
         return {r["item_id"]: r for r in latest.iter_rows(named=True)}
 
@@ -208,11 +288,60 @@ def _torn_bytes(path: Path) -> int:
         return len(tail)
 
 
-def _read_labels(path: Path) -> pl.DataFrame:
-    """A label file read without its torn last line (read-only stores), validated like :func:`read_table`."""
+_FSYNC_FILES = 32  # a batch over more files than this is flushed with one os.sync(), not an fsync per file
+
+
+def _lines(records: Sequence[dict[str, object]]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+
+
+def _append_bytes(path: Path, payload: bytes, *, sync: bool) -> None:
+    """Append ``payload`` whole (every byte written, or an error naming the file); ``sync``: fsync after."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            view = memoryview(payload)
+            while view:
+                written = os.write(fd, view)
+                if written <= 0:
+                    raise OSError(f"{path}: wrote {len(payload) - len(view)} of {len(payload)} bytes")
+                view = view[written:]
+            if sync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as err:  # a full disk: name the label file, not a write call
+        from workbench.atomic import named
+
+        raise named(err, path) from None
+
+
+def _roll_back(directory: Path, sizes: dict[str, int | None]) -> int:
+    """Every file of a batch back to its size before it (a file the batch made is removed); the bytes removed."""
+    removed = 0
+    for name, size in sizes.items():
+        path = directory / name
+        if not path.exists():
+            continue
+        now = path.stat().st_size
+        if size is None:
+            path.unlink()
+            removed += now
+        elif now > size:
+            with open(path, "rb+") as fh:
+                fh.truncate(size)
+                fh.flush()
+                os.fsync(fh.fileno())
+            removed += now - size
+    return removed
+
+
+def _read_labels(path: Path, limit: int | None = None) -> pl.DataFrame:
+    """A label file read without its torn last line (read-only stores), or only its first ``limit`` bytes (the size
+    before a batch being written), validated like :func:`read_table`."""
     import tempfile
 
-    data = path.read_bytes()
+    data = path.read_bytes() if limit is None else path.read_bytes()[:limit]
     with tempfile.TemporaryDirectory() as tmp:
         clean = Path(tmp) / path.name
         clean.write_bytes(data[:data.rfind(b"\n") + 1])

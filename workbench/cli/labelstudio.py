@@ -81,8 +81,9 @@ def run_import(args: argparse.Namespace) -> int:
                               got=f"{len(stray)} other(s), first {stray[0]!r}", file=str(path))
     n = AnnotationStore(args.store).add_many(records)
     people = sorted({r["annotator"] for r in records})
-    print(f"{n} label(s) from {len(people)} annotator(s) ({', '.join(people) or 'none'}) added to {args.store}, "
-          f"round {args.round}")
+    named = ", ".join(people[:5]) + (f" and {len(people) - 5} more" if len(people) > 5 else "")
+    print(f"{n} label(s) from {len(people)} annotator(s) ({named or 'none'}) added to {args.store}, round {args.round} "
+          "(one batch: all of them, or none had it been stopped)")
     return 0
 
 

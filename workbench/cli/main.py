@@ -75,9 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{verb}: interrupted", file=sys.stderr)
         return 130
-    except Terminated:
-        print(f"{verb}: terminated (SIGTERM); outputs already in place are whole, the one being written was "
-              "not moved into place", file=sys.stderr)
+    except Terminated as err:
+        if getattr(err, "after_step", False):  # held until the new outputs were in place
+            print(f"{verb}: terminated (SIGTERM) just after the new outputs were moved into place: they are whole",
+                  file=sys.stderr)
+        else:
+            print(f"{verb}: terminated (SIGTERM); outputs already in place are whole, the one being written was "
+                  "not moved into place (a batch of labels: none of it was kept)", file=sys.stderr)
         return 143
     except Exception as err:  # noqa: BLE001 - a bug: one line, the traceback on request
         if args.debug:
