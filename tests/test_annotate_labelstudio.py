@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from workbench.annotate import (
     AnnotationStore,
     from_labelstudio,
@@ -131,3 +133,26 @@ def config_variables(config: str) -> set[str]:
     import re
 
     return set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", config))
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    ('[{"data": {"item_id": "e1"}, "annotations": "oops"}]',
+     "field '[0].annotations': expected a list of annotations, got string 'oops'"),
+    ('[{"data": {"item_id": "e1"}, "annotations": [{"result": [{"type": "choices", "from_name": "support", '
+     '"value": {"choices": "supported"}}], "completed_by": 3}]}]',
+     "field '[0].annotations[0].result[0].value.choices': expected a list of choices, got string"),
+    ("[" * 100_000 + "]" * 100_000, "JSON nested deeper than its reader allows"),
+    ('["not a task"]', "field '[0]': expected a task (an object), got string"),
+])
+def test_a_malformed_export_is_a_clear_error_not_an_internal_one(tmp_path: Path, content: str, said: str,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 39 item 11: an `annotations` field that is a string and a 100,000-deep JSON array ended in 'internal
+    error ... this is a bug'. Now each names the file and where in it; nothing is added."""
+    from workbench.cli.main import main
+
+    path = tmp_path / "export.json"
+    path.write_text(content)
+    assert main(["labelstudio", "import", str(path), "--store", str(tmp_path / "store")]) == 2
+    err = capsys.readouterr().err
+    assert f"workbench labelstudio: {path}: " in err and said in err, err
+    assert not (tmp_path / "store" / "labels").exists() or not list((tmp_path / "store" / "labels").glob("*.jsonl"))

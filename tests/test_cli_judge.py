@@ -284,3 +284,12 @@ def test_the_judge_scores_the_entries_table_not_a_new_parse(tmp_path: Path) -> N
     assert rewritten.height == pl.read_parquet(d / "compactions.parquet").height
     assert rewritten.get_column("evidence_ids").list.len().max() == 0
     assert rewritten.get_column("score").n_unique() == 1
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://127.0.0.1:x/v1", "ftp://host/v1", "127.0.0.1:8000"])
+def test_a_malformed_base_url_is_an_option_error(url: str, log_dir: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 39 item 11: --base-url http://[::1 ended in 'internal error (ValueError: Invalid IPv6 URL)'."""
+    assert main(["judge", str(log_dir), "--judge", "openai", "--base-url", url, "--out",
+                 str(tmp_path / "s.parquet")]) == 2
+    assert "option --base-url: expected an http(s) URL with a host" in capsys.readouterr().err

@@ -241,3 +241,31 @@ def test_redact_url_keeps_host_port_and_path() -> None:
     assert redact_url("http://u:p%40ss@[::1]:8000/v1") == "http://[::1]:8000/v1"
     assert redact_url("https://token@api.example.org/v1?x=1") == "https://api.example.org/v1?x=1"
     assert redact_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
+
+
+@pytest.mark.parametrize("which", ["jev", "openai"])
+def test_nothing_listening_fails_fast_naming_the_address(tmp_path: Path, which: str) -> None:
+    """Issue 39 item 11: a judge against a port with nothing listening retried 96 times over 54 s, each failure
+    'connection error'. Now each names the address ('nothing is listening on 127.0.0.1:PORT'), and connections
+    failing for the grace period (a local server still starting) with none made stop the run. A real closed port:
+    bound, then closed."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}" + ("/v1" if which == "openai" else "")
+    c = LLMClient(url, api_key_env="OPENAI_API_KEY", cache=DiskCache(tmp_path / "cache"), max_concurrency=2,
+                  retry=RetryPolicy(max_attempts=50, base_delay=0.05, max_delay=0.2, deadline=5), refused_grace=1.0)
+    judge: JevJudge | OpenAIJudge = JevJudge(c) if which == "jev" else OpenAIJudge(c, model="local-model")
+    started = time.monotonic()
+    reasons: list[str | None] = []
+    for k in range(4):  # several requests of one run, as a judge sends them
+        reasons += judge.score(JudgeRequest(task="t", retained_turn="", previous_summary="", evidence=("e",),
+                                            entries=("- Paid INV-1.",) * 3, request_id=f"r{k}")).reasons
+    took = time.monotonic() - started
+    assert took < 4.0, took  # the grace (1 s) and a retry's wait, not 50 attempts of every request
+    assert all(r is not None and f"nothing is listening on 127.0.0.1:{port} (connection refused)" in r
+               for r in reasons), reasons
+    assert any("is the server running" in (r or "") for r in reasons)
+    assert c.sent < 60, c.sent

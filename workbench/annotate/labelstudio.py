@@ -17,6 +17,7 @@ from workbench.annotate.evaluation import NO_MATERIAL
 from workbench.annotate.store import check_annotator
 from workbench.annotate.views import DEFINITIONS, FIELDS, QUESTIONS
 from workbench.schema import SchemaError
+from workbench.validation import describe_value
 from workbench.vocabulary import LABEL_VALUES
 
 
@@ -120,6 +121,13 @@ def _annotator(by: object, annotator_from: str, where: str) -> str:
     raise SchemaError(field=f"{where}.completed_by", expected="a user id or a user object", got=repr(by))
 
 
+def _kind(value: Any, kind: type, where: str, expected: str) -> Any:
+    """``value`` if it is a ``kind``; else the error naming where in the export and what came."""
+    if not isinstance(value, kind):
+        raise SchemaError(field=where, expected=expected, got=describe_value(value))
+    return value
+
+
 def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotator: str | None = None,  # noqa: A002
                      annotator_from: str = "email") -> list[dict[str, Any]]:
     """Label records (for ``AnnotationStore.add_many``) from Label Studio's JSON export.
@@ -134,11 +142,14 @@ def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
     """
     records: list[dict[str, Any]] = []
     for t_index, task in enumerate(export):
-        data = task.get("data") or {}
+        _kind(task, dict, f"[{t_index}]", "a task (an object)")
+        data = _kind(task.get("data") or {}, dict, f"[{t_index}].data", "an object")
         item_id = data.get("item_id")
         if not isinstance(item_id, str):
             raise SchemaError(field=f"[{t_index}].data.item_id", expected="the sample's item id", got=repr(item_id))
-        for ann in task.get("annotations") or []:
+        for a_index, ann in enumerate(_kind(task.get("annotations") or [], list, f"[{t_index}].annotations",
+                                            "a list of annotations")):
+            _kind(ann, dict, f"[{t_index}].annotations[{a_index}]", "an annotation (an object)")
             if ann.get("was_cancelled"):
                 continue
             who = annotator if annotator is not None else _annotator(ann.get("completed_by"), annotator_from,
@@ -148,11 +159,14 @@ def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
             except SchemaError as err:
                 raise SchemaError(field=f"[{t_index}].annotations.completed_by", expected=err.expected,
                                   got=err.got) from None
-            for res in ann.get("result") or []:
-                if res.get("type") != "choices":
+            where = f"[{t_index}].annotations[{a_index}].result"
+            for r_index, res in enumerate(_kind(ann.get("result") or [], list, where, "a list of results")):
+                if not isinstance(res, dict) or res.get("type") != "choices":
                     continue
                 field = res.get("from_name")
-                choices = (res.get("value") or {}).get("choices") or []
+                value = _kind(res.get("value") or {}, dict, f"{where}[{r_index}].value", "an object")
+                choices = _kind(value.get("choices") or [], list, f"{where}[{r_index}].value.choices",
+                                "a list of choices")
                 if field in FIELDS and choices:
                     if len(choices) != 1 or choices[0] not in LABEL_VALUES[field]:
                         raise SchemaError(field=f"[{t_index}].annotations.result.{field}",

@@ -61,6 +61,24 @@ def check(args: argparse.Namespace) -> None:
             raise UsageError(f"--{name}", "a number of seconds > 0", repr(value))
     if args.offline and args.refresh:
         raise UsageError("--offline", "not together with --refresh", "both")
+    if args.base_url is not None:
+        check_base_url(args.base_url)
+
+
+def check_base_url(url: str) -> None:
+    """An http(s) URL with a host (``http://127.0.0.1:8000/v1``, ``http://[::1]:8000/v1``); else UsageError."""
+    from urllib.parse import urlsplit
+
+    from workbench.llm.client import redact_url
+
+    expected = "an http(s) URL with a host, such as http://127.0.0.1:8000/v1 or http://[::1]:8000/v1"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError as err:
+        raise UsageError("--base-url", expected, f"{redact_url(url)!r} ({err})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError("--base-url", expected, repr(redact_url(url)))
 
 
 def run(args: argparse.Namespace) -> int:

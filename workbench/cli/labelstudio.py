@@ -66,6 +66,9 @@ def run_import(args: argparse.Namespace) -> int:
         export = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise SchemaError(f"not JSON ({err})", file=str(path)) from None
+    except RecursionError:
+        raise SchemaError("JSON nested deeper than its reader allows (Label Studio's export is a list of tasks, "
+                          "a few levels deep)", file=str(path)) from None
     if not isinstance(export, list):
         raise SchemaError(field="(top level)", expected="Label Studio's JSON export: a list of tasks",
                           got=type(export).__name__, file=str(path))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from workbench.llm.client import LLMClient, RequestFailed, not_an_answer, parse_retry_after
+from workbench.llm.client import LLMClient, RequestFailed, not_an_answer, parse_retry_after, unreachable
 
 
 def send_chat(client: LLMClient, body: dict[str, Any]) -> tuple[Any, int, int]:
@@ -43,6 +43,9 @@ def send_chat(client: LLMClient, body: dict[str, Any]) -> tuple[Any, int, int]:
     except openai.APIConnectionError as err:
         if isinstance(err.__cause__, _TooLarge):
             raise RequestFailed(str(err.__cause__)) from None
+        cause = err.__cause__
+        if cause is not None and any(k.__name__ == "ConnectError" for k in type(cause).__mro__):
+            raise unreachable(client.base_url, cause) from None  # the SDK's own httpx (its name varies by version)
         raise RequestFailed("connection error", retryable=True) from None
     except openai.APIStatusError as err:
         status = err.status_code

@@ -54,13 +54,14 @@ class RequestFailed(Exception):
     server answered, but nothing a judge can read (it counts towards the run's fail fast)."""
 
     def __init__(self, reason: str, *, status: int | None = None, retryable: bool = False,
-                 retry_after: float | None = None, unusable: bool = False) -> None:
+                 retry_after: float | None = None, unusable: bool = False, refused: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after
         self.unusable = unusable
+        self.refused = refused  # no connection could be made (nothing listening, no such host)
 
 
 class MissingKey(RequestFailed):
@@ -72,12 +73,12 @@ class MissingKey(RequestFailed):
 def redact_url(url: str) -> str:
     """``url`` without its user information (``http://user:pass@host`` -> ``http://host``): what is stored in a
     cache file, a key or a message. The request itself still carries it (as HTTP Basic authentication)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
+    scheme, sep, rest = url.partition("://")  # by hand: a URL urllib cannot parse ("http://[::1") is redacted too
+    if not sep:
         return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    netloc = rest[:cut]
+    return f"{scheme}://{netloc.rpartition('@')[2]}{rest[cut:]}" if "@" in netloc else url
 
 
 def is_loopback(url: str) -> bool:
@@ -166,6 +167,29 @@ def error_message(raw: bytes, key: str | None = None, limit: int = 160) -> str:
     return text[:limit] + ("..." if len(text) > limit else "")
 
 
+#: seconds a run keeps trying a server it cannot connect to (a local server still starting) before it stops
+REFUSED_GRACE = 10.0
+
+
+def unreachable(url: str, exc: BaseException) -> RequestFailed:
+    """The failure for a connection that could not be made, naming the address (never its user information):
+    "nothing is listening on 127.0.0.1:8000" for a refused connection. Retried until :data:`REFUSED_GRACE`."""
+    from urllib.parse import urlsplit
+
+    public = redact_url(url)
+    try:
+        parts = urlsplit(public)
+        where = parts.netloc or public
+        if parts.port is None and parts.hostname:
+            where += ":443" if parts.scheme == "https" else ":80"
+    except ValueError:
+        where = public
+    detail = " ".join(str(exc).split())[:120] or type(exc).__name__
+    if "refused" in detail.lower():
+        return RequestFailed(f"nothing is listening on {where} (connection refused)", retryable=True, refused=True)
+    return RequestFailed(f"could not connect to {where} ({detail})", retryable=True, refused=True)
+
+
 def not_an_answer(status: int, headers: Mapping[str, str], raw: bytes, key: str | None = None) -> RequestFailed:
     """The failure for a response that is no API answer at all: a redirect (``HTTP 30x``, with where it points),
     or a success whose body is not JSON (a web page on the port, a base URL without the API's path). Neither is
@@ -199,6 +223,8 @@ class LLMClient:
     offline: bool = False
     #: the largest response body read (bytes); a larger one fails its request, unread and uncached
     max_response_bytes: int = 16 * 2**20
+    #: seconds of failing connections, none made since, after which the run stops sending (a server still starting)
+    refused_grace: float = REFUSED_GRACE
 
     @property
     def public_url(self) -> str:
@@ -220,6 +246,7 @@ class LLMClient:
         self._streak: tuple[str, int] = ("", 0)  # the current run of unusable answers of one kind
         self._usable = 0  # usable answers so far
         self._not_before: tuple[float, str] | None = None  # the server asked to wait past what the run allows
+        self._refused_since: float | None = None  # when connections started failing (none has succeeded since)
 
     # -- a copy for another process (a Ray worker) ---------------------------------
 
@@ -263,6 +290,7 @@ class LLMClient:
         with self._lock:
             self.account = account
             self._tripped, self._streak, self._usable, self._not_before = None, ("", 0), 0, None
+            self._refused_since = None
         try:
             yield account
         finally:
@@ -378,6 +406,7 @@ class LLMClient:
             except RequestFailed as err:
                 if err.unusable:  # a web page, a redirect: every request of the run would get the same
                     self._unusable(err.reason)
+                self._connected(not err.refused, err.reason)
                 if err.retry_after is not None and self._too_long(err.retry_after):
                     said = f"server asks to retry in {err.retry_after:g} s"
                     with self._lock:
@@ -395,6 +424,7 @@ class LLMClient:
                     continue
                 return self._failed(key, self._halted() or err.reason, attempt, started, retries, unusable)
             break
+        self._connected(True)
         with self._lock:
             self._usable += 1
             self._streak = ("", 0)
@@ -424,6 +454,21 @@ class LLMClient:
         """A server's Retry-After the run cannot honour: past the longest wait between attempts, or the deadline."""
         remaining = self._remaining()
         return seconds > self.retry.max_delay or (remaining is not None and seconds >= remaining)
+
+    def _connected(self, ok: bool, reason: str = "") -> None:
+        """Count a connection made (``ok``) or not; connections failing for ``refused_grace`` seconds with
+        none made since stop the run: nothing more is sent (a server that is not running is not asked for a
+        minute)."""
+        with self._lock:
+            if ok:
+                self._refused_since = None
+                return
+            now = time.monotonic()
+            if self._refused_since is None:
+                self._refused_since = now
+            elif now - self._refused_since >= self.refused_grace and self._tripped is None:
+                self._tripped = (f"stopped: {reason} for {now - self._refused_since:.0f} s; is the server running "
+                                 "at that address?")
 
     def _unusable(self, reason: str) -> None:
         """Count an unusable answer; after ``fail_fast_after`` of one kind in a row with no usable answer yet in
@@ -601,6 +646,8 @@ class LLMClient:
                 location = resp.headers.get("location")
         except httpx.TimeoutException:
             raise RequestFailed(f"timed out after {limit:g}s", retryable=True) from None
+        except httpx.ConnectError as exc:
+            raise unreachable(url, exc) from None
         except httpx.TransportError as exc:
             raise RequestFailed(f"connection error: {type(exc).__name__}", retryable=True) from None
         raw = b"".join(chunks)
@@ -624,5 +671,5 @@ class LLMClient:
 
 
 __all__ = ["error_message", "is_loopback", "LLMClient", "MissingKey", "not_an_answer", "parse_retry_after",
-           "redact_url", "RequestFailed",
+           "redact_url", "REFUSED_GRACE", "RequestFailed", "unreachable",
            "RETRY_STATUS", "RetryPolicy", "Usage"]
