@@ -14,6 +14,8 @@ from workbench.annotate import (
 
 XSS = "<img src=x onerror=alert(1)>"
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def test_label_studio_round_trip(tmp_path: Path) -> None:
     items = [{"item_id": "e1", "text": XSS, "section": "Decisions", "task": "t", "previous_summary": "",
@@ -156,3 +158,31 @@ def test_a_malformed_export_is_a_clear_error_not_an_internal_one(tmp_path: Path,
     err = capsys.readouterr().err
     assert f"workbench labelstudio: {path}: " in err and said in err, err
     assert not (tmp_path / "store" / "labels").exists() or not list((tmp_path / "store" / "labels").glob("*.jsonl"))
+
+
+def test_importing_one_export_twice_adds_nothing_and_a_conflict_is_refused(tmp_path: Path,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 39 item 11: a second import of the same export appended every label again, and one person's two
+    different labels of one item (a task duplicated in the project) were both stored, silently."""
+    import json
+
+    from workbench.cli.main import main
+
+    export = json.loads((ROOT / "data" / "examples" / "labelstudio-export.json").read_text())
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export))
+    store = tmp_path / "store"
+    assert main(["labelstudio", "import", str(path), "--store", str(store)]) == 0
+    first = AnnotationStore(store).history().height
+    assert first > 0 and "0 already in the store" in capsys.readouterr().out
+    assert main(["labelstudio", "import", str(path), "--store", str(store)]) == 0
+    assert "0 label(s)" in capsys.readouterr().out and AnnotationStore(store).history().height == first
+    twice = [export[0], {**export[0], "id": 999}]  # the task twice, its first annotation's choice changed
+    twice[1]["annotations"] = [json.loads(json.dumps(twice[1]["annotations"][0]))]
+    twice[1]["annotations"][0]["result"][0]["value"]["choices"] = \
+        ["unsupported" if twice[0]["annotations"][0]["result"][0]["value"]["choices"] == ["supported"] else "supported"]
+    path.write_text(json.dumps(twice))
+    assert main(["labelstudio", "import", str(path), "--store", str(tmp_path / "other")]) == 2
+    err = capsys.readouterr().err
+    assert "field '[1].annotations[0].result[0]': expected one support label per item and annotator" in err, err
+    assert "at [0].annotations[0].result[0]" in err

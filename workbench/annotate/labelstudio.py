@@ -137,10 +137,12 @@ def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
     Studio expanded the user, ``ls-user-ID`` when it did not -- unless ``annotator`` is given; every name must
     pass the store's naming rule.
     Cancelled (skipped) annotations are ignored. A choice the field does not declare, or several
-    choices for one field, is an error naming the task's index; Label Studio's own timestamps
-    are not kept (the store stamps ``labeled_at`` when the labels are added).
+    choices for one field, is an error naming the task's index; one person's label of one item and field given
+    twice is one label when the values agree and an error naming both places when they differ. Label Studio's own
+    timestamps are not kept (the store stamps ``labeled_at`` when the labels are added).
     """
     records: list[dict[str, Any]] = []
+    seen: dict[tuple[str, str, str], tuple[str, str]] = {}  # (item, annotator, field) -> (value, where it was)
     for t_index, task in enumerate(export):
         _kind(task, dict, f"[{t_index}]", "a task (an object)")
         data = _kind(task.get("data") or {}, dict, f"[{t_index}].data", "an object")
@@ -171,6 +173,14 @@ def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
                     if len(choices) != 1 or choices[0] not in LABEL_VALUES[field]:
                         raise SchemaError(field=f"[{t_index}].annotations.result.{field}",
                                           expected=f"one of {list(LABEL_VALUES[field])}", got=repr(choices))
+                    key, here = (item_id, str(who), field), f"{where}[{r_index}]"
+                    if key in seen:  # the same person twice on one item (a task duplicated in the project?)
+                        if seen[key][0] != choices[0]:
+                            raise SchemaError(field=here, expected=f"one {field} label per item and annotator",
+                                              got=f"{choices[0]!r} by {who!r} for item {item_id!r}, who said "
+                                                  f"{seen[key][0]!r} at {seen[key][1]}")
+                        continue  # the same label again: one label
+                    seen[key] = (str(choices[0]), here)
                     records.append({"item_id": item_id, "annotator": str(who), "round": round, "field": field,
                                     "value": str(choices[0]), "note": None})  # the store stamps labeled_at
     return records

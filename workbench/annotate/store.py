@@ -197,6 +197,19 @@ class AnnotationStore:
             self.journal.unlink()  # the batch is whole: from here on it is read
         return sum(len(v) for v in by_file.values())
 
+    def not_held(self, records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+        """The ``records`` the store does not hold as they are -- its latest label of that item, annotator, round
+        and field has another value or note, or there is none -- and how many it holds already: adding what
+        this returns makes importing one export twice add nothing."""
+        current = self.labels()
+        if not current.height:
+            return list(records), 0
+        have = {(r["item_id"], r["annotator"], r["round"], r["field"]): (r["value"], r["note"]) for r in
+                current.select("item_id", "annotator", "round", "field", "value", "note").iter_rows(named=True)}
+        fresh = [r for r in records
+                 if have.get((r["item_id"], r["annotator"], r["round"], r["field"])) != (r["value"], r.get("note"))]
+        return fresh, len(records) - len(fresh)
+
     def _append(self, path: Path, records: Sequence[dict[str, object]]) -> None:
         self._write(path, _lines(records))
 

@@ -82,11 +82,13 @@ def run_import(args: argparse.Namespace) -> int:
         if stray:
             raise SchemaError(field="data.item_id", expected=f"items of the sample {args.sample}",
                               got=f"{len(stray)} other(s), first {stray[0]!r}", file=str(path))
-    n = AnnotationStore(args.store).add_many(records)
+    store = AnnotationStore(args.store)
+    fresh, already = store.not_held(records)
+    n = store.add_many(fresh) if fresh else 0
     people = sorted({r["annotator"] for r in records})
     named = ", ".join(people[:5]) + (f" and {len(people) - 5} more" if len(people) > 5 else "")
     print(f"{n} label(s) from {len(people)} annotator(s) ({named or 'none'}) added to {args.store}, round {args.round} "
-          "(one batch: all of them, or none had it been stopped)")
+          f"(one batch: all of them, or none had it been stopped); {already} already in the store as they are")
     return 0
 
 
