@@ -99,6 +99,13 @@ def test_the_cli_writes_a_site_and_says_what_is_wrong(tmp_path: Path, capsys: py
     assert main(["explore", str(data), "--out", str(tmp_path / "site"), "--judge", "gpt"]) == 2
     assert "option --judge: expected one of the judges that scored (lexical)" in capsys.readouterr().err
     assert (tmp_path / "site" / "index.html").exists()  # the old site is left as it was
+    # issue 39 item 11: --labels naming nothing, or a directory that is no store, was accepted without a word
+    assert main(["explore", str(data), "--out", str(tmp_path / "l1"), "--labels", str(tmp_path / "nope")]) == 2
+    assert f"{tmp_path / 'nope'}: no such directory, expected an annotation store" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["explore", str(data), "--out", str(tmp_path / "l2"), "--labels", str(tmp_path / "empty")]) == 2
+    assert "option --labels: expected an annotation store (a directory holding labels/" in capsys.readouterr().err
+    assert not (tmp_path / "l1").exists() and not (tmp_path / "l2").exists()
 
 
 @pytest.mark.slow

@@ -46,7 +46,7 @@ def test_notebooks_run_on_an_imported_log(tmp_path: Path) -> None:
 
 def _notebook(path: Path, source: str) -> None:
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("X = 1", metadata={"tags": ["parameters"]}), nbformat.v4.new_code_cell(source)]
+    nb.cells = [nbformat.v4.new_code_cell("X = 1\nNAME = 'bob'", metadata={"tags": ["parameters"]}), nbformat.v4.new_code_cell(source)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, path)
 
@@ -83,6 +83,18 @@ def test_figures_param_reaches_every_notebook(tmp_path: Path, monkeypatch: pytes
             "--data", str(tmp_path / "tb")]
     assert main([*args, "--param", "X=2", "--param", "NAME=alice"]) == 0
     assert main(args) == 1  # without the parameter X stays 1 and the first notebook fails
+
+
+def test_a_param_no_notebook_reads_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 39 item 11: `--param DATTA=...` was set in every notebook and ignored by all, without a word. The
+    names are read from each notebook's cell tagged 'parameters'; nothing runs."""
+    from workbench.notebooks import notebook_parameters
+
+    assert notebook_parameters(ROOT / "notebooks" / "human_labels.ipynb") >= {"DATA", "SEED", "N_BOOT"}
+    assert main(["figures", "--notebooks", str(ROOT / "notebooks"), "--only", "human_labels",
+                 "--param", "DATTA=x", "--param", "SEED=1"]) == 2
+    err = capsys.readouterr().err
+    assert "option --param: expected a parameter of the notebooks run (" in err and err.rstrip().endswith("got DATTA")
 
 
 def test_parse_param_reads_literals_and_rejects_bad_names() -> None:

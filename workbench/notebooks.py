@@ -208,6 +208,24 @@ def parse_param(text: str) -> tuple[str, object]:
         return name, value
 
 
+def notebook_parameters(path: Path) -> set[str]:
+    """The names the cell tagged ``parameters`` of the notebook at ``path`` assigns (what ``-p``/``--param`` can
+    set); none when it has no such cell."""
+    import ast
+
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    names: set[str] = set()
+    for cell in nb.cells:
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            for node in ast.walk(ast.parse(cell.source)):
+                if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
 def inject_parameters(nb: object, parameters: dict[str, object]) -> None:
     """Append assignments after the cell tagged ``parameters`` (papermill's convention)."""
     import nbformat
@@ -222,4 +240,5 @@ def inject_parameters(nb: object, parameters: dict[str, object]) -> None:
     raise ValueError("notebook has no cell tagged 'parameters'")
 
 
-__all__ = ["inject_parameters", "INTERACTIVE", "log", "NotebookRun", "parse_param", "run_all", "RunReport"]
+__all__ = ["inject_parameters", "INTERACTIVE", "log", "notebook_parameters", "NotebookRun", "parse_param", "run_all",
+           "RunReport"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from workbench.cli.args import UsageError, at_least, verb
+from workbench.cli.args import UsageError, at_least, existing_dir, verb
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -47,7 +47,10 @@ def run(args: argparse.Namespace) -> int:
         from workbench.annotate import AnnotationStore
         from workbench.labels import gold_labels
 
-        store = AnnotationStore(args.labels)
+        if not (existing_dir(args.labels, "annotation store") / "labels").is_dir():
+            raise UsageError("--labels", "an annotation store (a directory holding labels/, as workbench label "
+                             "writes it)", repr(args.labels))
+        store = AnnotationStore(args.labels, read_only=True)  # looking at labels changes nothing of the store
         labels = gold_labels(store.labels())
     if args.judge and ("scores" not in tables or not (tables["scores"].get_column("judge") == args.judge).any()):
         judges = sorted(set(tables["scores"].get_column("judge").to_list())) if "scores" in tables else []

@@ -25,7 +25,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from workbench.datasets import ensure_testbed
-    from workbench.notebooks import parse_param, run_all
+    from workbench.notebooks import notebook_parameters, parse_param, run_all
     from workbench.project import find_root
 
     at_least("--timeout", args.timeout, 1)
@@ -38,6 +38,13 @@ def run(args: argparse.Namespace) -> int:
         missing = [n for n in args.only if not (notebooks / f"{n}.ipynb").exists()]
         if missing:
             raise UsageError("--only", f"notebooks in {notebooks}/", ", ".join(missing))
+    if parameters:  # a name no notebook reads would be set and ignored without a word
+        chosen = [notebooks / f"{n}.ipynb" for n in args.only] if args.only else sorted(notebooks.glob("*.ipynb"))
+        known = set().union(*(notebook_parameters(nb) for nb in chosen))
+        unknown = sorted(set(parameters) - known)
+        if unknown:
+            raise UsageError("--param", f"a parameter of the notebooks run ({', '.join(sorted(known))})",
+                             ", ".join(unknown))
     # a value naming a file or directory that exists from here is made absolute: the kernels start in the
     # notebooks' project root, where the notebooks read their relative parameters
     parameters = {k: str(Path(v).resolve()) if isinstance(v, str) and v and Path(v).exists() else v
