@@ -275,3 +275,62 @@ def test_no_other_command_replaces_what_it_did_not_make(tmp_path: Path, capsys: 
     (tmp_path / "t.json").write_text('{"not": "tasks"}')
     assert main(["labelstudio", "export", str(sample), "--out", str(tmp_path / "t.json")]) == 2
     assert (tmp_path / "t.json").read_text() == '{"not": "tasks"}'
+
+
+@pytest.mark.slow
+def test_a_second_explore_on_the_same_out_is_refused_while_the_first_runs(tmp_path: Path) -> None:
+    """Issue 39 item 11: two explore runs on one --out collided (each swapped its build in, one failed in an
+    internal error or one build was lost). Now the directory is locked from the check to the swap: a second run
+    is refused at once with a one-line reason, the first finishes whole, and nothing is left beside the site. The
+    first run is a real process whose page building is slowed to 3 s."""
+    import subprocess
+    import sys
+    import textwrap
+    import time
+
+    site = tmp_path / "site"
+    slow = textwrap.dedent(f'''
+        import time
+        import workbench.explore as explore
+        from workbench.datasets import derive_missing, load
+        real = explore.compaction_view
+        def slowly(*a, **k):
+            time.sleep(3)
+            return real(*a, **k)
+        explore.compaction_view = slowly
+        tables = load({str(ROOT / "data" / "examples" / "claude-code")!r})
+        derive_missing(tables)
+        explore.build_site(tables, {str(site)!r}, limit=1)
+        print("built")
+    ''')
+    first = subprocess.Popen([sys.executable, "-c", slow], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not any(tmp_path.glob(".site.partial-*")):  # the first run is building
+        assert first.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    second = subprocess.run([sys.executable, "-m", "workbench.cli.main", "explore",
+                             str(ROOT / "data" / "examples" / "claude-code"), "--out", str(site), "--limit", "1"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert second.returncode == 2, second.stderr
+    assert f"{site}: another run is writing it now" in second.stderr
+    out, _ = first.communicate(timeout=60)
+    assert first.returncode == 0 and "built" in out
+    assert (site / "index.html").is_file() and (site / ".workbench-explore").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_a_young_staging_directory_is_left_and_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 39 item 11: staging under an hour old beside an output was kept without a word. It is still kept (a
+    run may be writing it), and the message names it."""
+    import logging
+
+    from workbench.atomic import make_staging, staging_prefix
+
+    out = tmp_path / "tables"
+    young = tmp_path / f"{staging_prefix(out)}abc123"
+    young.mkdir()
+    with caplog.at_level(logging.INFO, logger="workbench"):
+        mine = make_staging(out)
+    assert young.is_dir() and mine != young
+    assert any("left 1 staging directory beside" in r.getMessage() and str(young) in r.getMessage()
+               for r in caplog.records), [r.getMessage() for r in caplog.records]

@@ -138,22 +138,30 @@ def clean_stale_staging(output: Path, *, older_than: float = STALE_AFTER) -> lis
     output = Path(output)
     if not output.parent.is_dir():
         return []
-    removed = []
+    import logging
+
+    removed, young = [], []
     now = time.time()
     for sibling in output.parent.glob(staging_prefix(output) + "*"):
         try:
-            if now - sibling.stat().st_mtime < older_than or not sibling.is_dir() or sibling.is_symlink():
+            if not sibling.is_dir() or sibling.is_symlink():
+                continue
+            if now - sibling.stat().st_mtime < older_than:
+                young.append(sibling)
                 continue
             shutil.rmtree(sibling)
             removed.append(sibling)
         except OSError:
             continue
+    log = logging.getLogger("workbench")
     if removed:
-        import logging
-
-        logging.getLogger("workbench").info(
-            f"removed {len(removed)} staging director{'y' if len(removed) == 1 else 'ies'} a killed run left beside "
-            f"{output}: " + ", ".join(str(r) for r in removed[:3]) + (" ..." if len(removed) > 3 else ""))
+        log.info(f"removed {len(removed)} staging director{'y' if len(removed) == 1 else 'ies'} a killed run left "
+                 f"beside {output}: " + ", ".join(str(r) for r in removed[:3]) + (" ..." if len(removed) > 3 else ""))
+    if young:
+        log.info(f"left {len(young)} staging director{'y' if len(young) == 1 else 'ies'} beside {output} younger than "
+                 f"{older_than / 60:g} minutes (a run writing the same output now, or one killed recently; remove "
+                 "it by hand if none is running): " + ", ".join(str(r) for r in young[:3])
+                 + (" ..." if len(young) > 3 else ""))
     return removed
 
 
@@ -207,13 +215,55 @@ def replace_owned_dir(out: str | os.PathLike[str], marker: str, build: Callable[
     replacing ``out`` only if :func:`check_owned_dir` allows (checked before the build and again before the
     swap). The new directory holds ``marker``; a failed build removes only its own temporary directory; the
     previous directory is moved to a fresh name of its own before it is removed, so no name someone else chose
-    is ever deleted."""
-    import shutil
-    import uuid
+    is ever deleted. One run at a time: ``out`` itself is locked (``flock`` on the directory, so no lock file is
+    left anywhere) from the check to the swap, a second run is refused at once, and under the lock what a killed
+    run left (``.OUT.partial-*``, ``.OUT.old-*``) is removed."""
+    import fcntl
 
     inputs = list(inputs)
     out = check_owned_dir(out, marker, inputs=inputs)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    made = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)  # absent: claimed empty, so that there is something to lock
+    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            made = False  # the other run's, now
+            raise OutputRefused(out, "another run is writing it now; wait for that run to finish, or name another "
+                                     "directory") from None
+        _remove_leftovers(out)  # under the lock: a .partial- or .old- directory of this output is a dead run's
+        return _replace_locked(out, marker, build, inputs, made_by)
+    except BaseException:
+        if made:  # the empty directory claimed above, unless the build's is in its place now
+            try:
+                out.rmdir()
+            except OSError:
+                pass
+        raise
+    finally:
+        os.close(fd)
+
+
+def _remove_leftovers(out: Path) -> None:
+    """The temporary siblings of ``out`` a killed run of :func:`replace_owned_dir` left (only names it makes)."""
+    import logging
+    import shutil
+
+    left = [p for kind in ("partial", "old") for p in out.parent.glob(f".{out.name}.{kind}-*")
+            if p.is_dir() and not p.is_symlink()]
+    for p in left:
+        shutil.rmtree(p, ignore_errors=True)
+    if left:
+        logging.getLogger("workbench").info(f"removed what a killed run left beside {out}: "
+                                            + ", ".join(str(p) for p in left[:3]) + (" ..." if len(left) > 3 else ""))
+
+
+def _replace_locked(out: Path, marker: str, build: Callable[[Path], object], inputs: list[str | os.PathLike[str]],
+                    made_by: str) -> Path:
+    import shutil
+    import uuid
+
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:
         os.chmod(tmp, 0o777 & ~current_umask())
