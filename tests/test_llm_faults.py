@@ -269,3 +269,19 @@ def test_nothing_listening_fails_fast_naming_the_address(tmp_path: Path, which: 
                for r in reasons), reasons
     assert any("is the server running" in (r or "") for r in reasons)
     assert c.sent < 60, c.sent
+
+
+@pytest.mark.parametrize("which", ["jev", "openai"])
+def test_slow_headers_do_not_outlast_the_run_deadline(server: FakeLLMServer, tmp_path: Path, which: str) -> None:
+    """Issue 39 item 11: slow headers overshot `--deadline 20` by 5 s: an attempt was abandoned half a second after
+    its own limit even when that was past the run's deadline, and the deadline started only after the directory
+    was read. Now an attempt never outlives the run's deadline (1 s here; before, 1.5 s at least)."""
+    server.default = "slow_headers"
+    c = client(server, tmp_path, timeout=30.0, attempts=3, key_env="OPENAI_API_KEY", path="/v1" if which == "openai"
+               else "")
+    judge: JevJudge | OpenAIJudge = JevJudge(c) if which == "jev" else OpenAIJudge(c, model="local-model")
+    started = time.monotonic()
+    with c.running(RunAccount(deadline=1.0)):
+        res = judge.score(request(1))
+    took = time.monotonic() - started
+    assert res.scores == [None] and took < 1.3, (took, res.reasons)

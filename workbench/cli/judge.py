@@ -82,6 +82,9 @@ def check_base_url(url: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import time
+
+    started = time.monotonic()  # --deadline is the whole run's: reading the directory counts too
     from workbench.judges import make_judge
     from workbench.llm.client import MissingKey
     from workbench.datasets import load
@@ -101,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"workbench judge: no API key: set the environment variable {err.env} (a server on loopback "
                   "needs none; --offline uses only the cache)", file=sys.stderr)
             return 2
+    if args.deadline is not None:
+        args.deadline = max(0.001, args.deadline - (time.monotonic() - started))
     try:
         return _judge(args, tables, judge)
     finally:

@@ -500,7 +500,9 @@ class LLMClient:
                 done.set()
 
         threading.Thread(target=run, daemon=True, name="workbench-request").start()
-        end = time.monotonic() + limit + 0.5  # the transport's own timeout (limit) normally fires first
+        remaining = self._remaining()
+        grace = 0.5 if remaining is None or remaining > limit + 0.5 else 0.0  # never past the run's deadline
+        end = time.monotonic() + limit + grace  # the transport's own timeout (limit) normally fires first
         while not done.wait(min(0.1, max(0.0, end - time.monotonic()))):
             if self._stop.is_set():
                 self._drop_connections()
