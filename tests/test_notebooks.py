@@ -46,7 +46,7 @@ def test_notebooks_run_on_an_imported_log(tmp_path: Path) -> None:
 
 def _notebook(path: Path, source: str) -> None:
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("X = 1\nNAME = 'bob'", metadata={"tags": ["parameters"]}), nbformat.v4.new_code_cell(source)]
+    nb.cells = [nbformat.v4.new_code_cell("X = 1\nNAME = 'bob'\nDATA = ''", metadata={"tags": ["parameters"]}), nbformat.v4.new_code_cell(source)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, path)
 

@@ -69,8 +69,7 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
     convention); ``names`` restricts the run to some notebooks (and is the only way to run an
     :data:`INTERACTIVE` one). Executed copies (with outputs) go to ``build``; the sources are never modified.
     """
-    paths = sorted(p for p in notebooks.glob("*.ipynb")
-                   if (p.stem in names if names is not None else p.stem not in INTERACTIVE))
+    paths = selected_notebooks(notebooks, names)
     report = RunReport(build)
     if not paths:
         log.error("no notebooks in %s", notebooks)
@@ -226,6 +225,21 @@ def notebook_parameters(path: Path) -> set[str]:
     return names
 
 
+def selected_notebooks(notebooks: Path, names: list[str] | None = None) -> list[Path]:
+    """The notebooks :func:`run_all` runs: every ``*.ipynb`` of ``notebooks`` but the :data:`INTERACTIVE` ones, or
+    those ``names``, sorted."""
+    return sorted(p for p in notebooks.glob("*.ipynb")
+                  if (p.stem in names if names is not None else p.stem not in INTERACTIVE))
+
+
+def unknown_parameters(notebooks: Path, parameters: dict[str, object],
+                       names: list[str] | None = None) -> tuple[list[str], set[str]]:
+    """The ``parameters`` no notebook :func:`run_all` would run reads (:func:`notebook_parameters`), and the names
+    they do read: a parameter none reads would be set and ignored without a word."""
+    known = set().union(*(notebook_parameters(nb) for nb in selected_notebooks(notebooks, names)))
+    return sorted(set(parameters) - known), known
+
+
 def inject_parameters(nb: object, parameters: dict[str, object]) -> None:
     """Append assignments after the cell tagged ``parameters`` (papermill's convention)."""
     import nbformat
@@ -241,4 +255,4 @@ def inject_parameters(nb: object, parameters: dict[str, object]) -> None:
 
 
 __all__ = ["inject_parameters", "INTERACTIVE", "log", "notebook_parameters", "NotebookRun", "parse_param", "run_all",
-           "RunReport"]
+           "RunReport", "selected_notebooks", "unknown_parameters"]

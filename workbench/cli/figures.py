@@ -25,7 +25,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from workbench.datasets import ensure_testbed
-    from workbench.notebooks import notebook_parameters, parse_param, run_all
+    from workbench.notebooks import parse_param, run_all, unknown_parameters
     from workbench.project import find_root
 
     at_least("--timeout", args.timeout, 1)
@@ -39,9 +39,7 @@ def run(args: argparse.Namespace) -> int:
         if missing:
             raise UsageError("--only", f"notebooks in {notebooks}/", ", ".join(missing))
     if parameters:  # a name no notebook reads would be set and ignored without a word
-        chosen = [notebooks / f"{n}.ipynb" for n in args.only] if args.only else sorted(notebooks.glob("*.ipynb"))
-        known = set().union(*(notebook_parameters(nb) for nb in chosen))
-        unknown = sorted(set(parameters) - known)
+        unknown, known = unknown_parameters(notebooks, parameters, args.only)
         if unknown:
             raise UsageError("--param", f"a parameter of the notebooks run ({', '.join(sorted(known))})",
                              ", ".join(unknown))
