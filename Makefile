@@ -20,11 +20,11 @@ figures: $(STAMP)
 	$(BIN)/workbench figures
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 tests
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal tests
 
 # the same without the end-to-end tests marked slow (notebooks, determinism across processes, two writers)
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 -m "not slow" tests
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not slow" tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check --select F,E9 workbench tests tools benchmarks notebooks/*.py

@@ -146,15 +146,18 @@ def test_population_auroc_of_the_coverage_model_matches_a_large_simulation() -> 
 
 
 @pytest.mark.slow
-def test_default_interval_holds_its_level_at_12_and_30_scenarios() -> None:
+@pytest.mark.parametrize("clusters", [12, 30])  # one case each: the two test workers share them
+def test_default_interval_holds_its_level_at_12_and_30_scenarios(clusters: int) -> None:
     """The issue's bar: a seeded simulation at 12 clusters covers at least 93%, at 30 clusters 93-97%. The
     percentile interval, the old default, covers about 92% at 12 and misses the bar."""
     from workbench.coverage_study import interval_coverage
 
-    cov = interval_coverage((12, 30), trials=1000, methods=("t", "percentile"), seed=0)
-    got = {(r["clusters"], r["method"]): r["coverage"] for r in cov.iter_rows(named=True)}
-    assert got[(12, "t")] >= 0.93 and 0.93 <= got[(30, "t")] <= 0.97, got
-    assert got[(12, "percentile")] < 0.93  # why the default changed
+    cov = interval_coverage((clusters,), trials=1000, methods=("t", "percentile"), seed=0)
+    got = {r["method"]: r["coverage"] for r in cov.iter_rows(named=True)}
+    if clusters == 12:
+        assert got["t"] >= 0.93 and got["percentile"] < 0.93, got  # the percentile miss: why the default changed
+    else:
+        assert 0.93 <= got["t"] <= 0.97, got
     assert auroc_ci([0.1, 0.9, 0.2, 0.8], [0, 1, 0, 1], ["a", "a", "b", "b"], n_boot=10).method == "t"
 
 
