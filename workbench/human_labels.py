@@ -152,8 +152,12 @@ def _partial(x: np.ndarray, y: np.ndarray, control: np.ndarray, method: str = "p
     try:
         return partial_correlation(x, y, control, method)
     except ValueError:
-        n = int((np.isfinite(x.astype(np.float64)) & np.isfinite(y.astype(np.float64))).sum())
-        return PartialCorrelation(float("nan"), float("nan"), n, method)
+        return PartialCorrelation(float("nan"), float("nan"), _pairs(x, y), method)
+
+
+def _pairs(x: np.ndarray, y: np.ndarray) -> int:
+    """How many rows have both values (what a partial correlation uses)."""
+    return int((np.isfinite(x.astype(np.float64)) & np.isfinite(y.astype(np.float64))).sum())
 
 
 def frank_table(path: str | os.PathLike[str], *, splits: Sequence[str] = SPLITS,
@@ -196,7 +200,7 @@ def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split:
                                              part.get_column(clusters).to_numpy(), method=kind, n_boot=n_boot,
                                              seed=seed, level=level).row()
             except ValueError:  # fewer than 3 summaries with both values
-                row = {"estimate": None, "ci_low": None, "ci_high": None, "n": _partial(x, y, x).n,
+                row = {"estimate": None, "ci_low": None, "ci_high": None, "n": _pairs(x, y),
                        "n_boot": n_boot, "level": level, "method": "percentile"}
             rows.append({"split": split, "dataset": dataset or "both", "metric": m, "correlation": kind, **row})
     return pl.DataFrame(rows, schema={"split": pl.Utf8, "dataset": pl.Utf8, "metric": pl.Utf8,

@@ -84,8 +84,9 @@ def residualise(values: npt.ArrayLike, control: npt.ArrayLike) -> np.ndarray:
 
 
 def _complete(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLike,
-              *others: npt.ArrayLike) -> tuple[np.ndarray, ...]:
-    """The rows where x, y (and every other array) are finite, control kept alongside."""
+              *others: npt.ArrayLike, clusters: npt.ArrayLike | None = None) -> tuple[np.ndarray, ...]:
+    """The rows where x, y (and every other array) are finite, control kept alongside: ``(x, y, control,
+    *others)``, or with ``clusters`` ``(x, y, control, clusters, *others)``."""
     xs = np.asarray(x, dtype=np.float64)
     ys = np.asarray(y, dtype=np.float64)
     rest = [np.asarray(o, dtype=np.float64) for o in others]
@@ -96,7 +97,12 @@ def _complete(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLike,
     keep = np.isfinite(xs) & np.isfinite(ys)
     for a in rest:
         keep &= np.isfinite(a)
-    return (xs[keep], ys[keep], c[keep], *(a[keep] for a in rest))
+    if clusters is None:
+        return (xs[keep], ys[keep], c[keep], *(a[keep] for a in rest))
+    cl = np.asarray(clusters)
+    if len(cl) != len(xs):
+        raise ValueError(f"partial correlation: {len(xs)} rows, {len(cl)} clusters")
+    return (xs[keep], ys[keep], c[keep], cl[keep], *(a[keep] for a in rest))
 
 
 def partial_correlation(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLike,
@@ -210,7 +216,7 @@ def partial_correlation_ci(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.Arra
     summaries of one article are not independent) and refits the system means in every resample. Category
     ``control`` only. Rows with a missing value are dropped first; with fewer than two clusters the bounds are
     NaN (nothing to resample)."""
-    xs, ys, c, cl = _complete_with_clusters(x, y, control, clusters)
+    xs, ys, c, cl = _complete(x, y, control, clusters=clusters)
     estimate = partial_correlation(xs, ys, c, method).r
     codes = _codes(c)
     if codes is None:
@@ -228,7 +234,7 @@ def correlation_difference_ci(x1: npt.ArrayLike, x2: npt.ArrayLike, y: npt.Array
     """The partial correlation of ``x1`` with ``y`` minus that of ``x2`` with ``y``, on the rows where all three
     exist, with a percentile interval resampling ``clusters`` (both correlations from the same resamples): the
     article-aware companion of :func:`williams_test`."""
-    a, ys, c, cl, b = _complete_with_clusters(x1, y, control, clusters, x2)
+    a, ys, c, cl, b = _complete(x1, y, control, x2, clusters=clusters)
     estimate = partial_correlation(a, ys, c, method).r - partial_correlation(b, ys, c, method).r
     codes = _codes(c)
     if codes is None:
@@ -241,16 +247,3 @@ def correlation_difference_ci(x1: npt.ArrayLike, x2: npt.ArrayLike, y: npt.Array
     iv = interval(estimate, boots, level, "percentile")
     return BootstrapResult(estimate, iv.ci_low, iv.ci_high, len(a), None, n_boot, "percentile", level,
                            iv.n_degenerate, n_clusters)
-
-
-def _complete_with_clusters(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLike, clusters: npt.ArrayLike,
-                            *others: npt.ArrayLike) -> tuple[np.ndarray, ...]:
-    """(x, y, control, clusters, *others) on the rows where x, y and every other array are finite."""
-    cl = np.asarray(clusters)
-    if len(cl) != len(np.asarray(x)):
-        raise ValueError(f"partial correlation: {len(np.asarray(x))} rows, {len(cl)} clusters")
-    keep = np.isfinite(np.asarray(x, dtype=np.float64)) & np.isfinite(np.asarray(y, dtype=np.float64))
-    for o in others:
-        keep &= np.isfinite(np.asarray(o, dtype=np.float64))
-    xs, ys, c, *rest = _complete(x, y, control, *others)
-    return (xs, ys, c, cl[keep], *rest)
