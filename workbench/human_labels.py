@@ -43,9 +43,9 @@ FRANK_PUBLISHED = Path(__file__).resolve().parents[1] / "data" / "published" / "
 
 def metric_column(name: str) -> str:
     """The run column an imported metric's scores are in (:mod:`workbench.adapters.labelled_summaries`)."""
-    import re
+    from workbench.adapters.labelled_summaries import run_column
 
-    return "metric_" + re.sub(r"\W+", "_", name).strip("_")
+    return run_column("metric_", name)
 
 
 # ---------------------------------------------------------------------------

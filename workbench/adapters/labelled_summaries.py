@@ -56,7 +56,7 @@ from workbench.validation import describe_value
 from workbench.vocabulary import LABEL_VALUES
 
 __all__ = ["FIELDS", "SECTION", "check_summary", "checked_records", "records_to_tables", "read_labelled_summaries",
-           "split_sentences"]
+           "run_column", "split_sentences"]
 
 #: the fields a record may have
 FIELDS = ("id", "source_id", "system", "source", "summary", "sentences", "labels", "score", "split", "dataset",
@@ -225,7 +225,9 @@ def read_labelled_summaries(path: str | os.PathLike[str]) -> dict[str, pl.DataFr
     return records_to_tables(record for _, record in checked_records(path))
 
 
-def _column(prefix: str, name: str) -> str:
+def run_column(prefix: str, name: str) -> str:
+    """The run column a record's ``metrics`` or ``meta`` entry goes to: ``prefix`` and ``name`` with every run of
+    non-word characters as ``_`` (``metric_BertScore_P_Art``)."""
     return prefix + re.sub(r"\W+", "_", name).strip("_")
 
 
@@ -242,8 +244,8 @@ def records_to_tables(records: Iterable[Mapping[str, Any]]) -> dict[str, pl.Data
         run = {"run_id": rid, "task_id": r["source_id"], "scenario_id": r["source_id"], "method": r["system"],
                "subset": r["dataset"], "split": r["split"], "human_score": None if r["score"] is None
                else float(r["score"]), "steps": len(passages), "compactions": 1}
-        run.update({_column("metric_", k): None if v is None else float(v) for k, v in r["metrics"].items()})
-        run.update({_column("meta_", k): v for k, v in r["meta"].items()})
+        run.update({run_column("metric_", k): None if v is None else float(v) for k, v in r["metrics"].items()})
+        run.update({run_column("meta_", k): v for k, v in r["meta"].items()})
         runs.append(run)
         steps.extend({"run_id": rid, "step": i, "tool": "source", "observation": text, "observation_role": "tool"}
                      for i, text in enumerate(passages))
