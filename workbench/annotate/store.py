@@ -255,19 +255,23 @@ class AnnotationStore:
         (or interrupted and not yet rolled back), nothing."""
         for _ in range(5):  # a batch that starts or ends while the files are read: read them again
             before = self._journal_sizes()
-            frames = []
-            for p in sorted(self.dir.glob("*.jsonl")):
-                limit = before.get(p.name, -1) if before is not None else -1
-                if limit is None:
-                    continue  # made by the batch being written
-                if limit >= 0 and p.stat().st_size > limit:
-                    frames.append(_read_labels(p, limit))
-                else:
-                    frames.append(_read_labels(p) if self.read_only and _torn_bytes(p) else read_table(p, "labels"))
+            frames = [self._read_file(p, before) for p in sorted(self.dir.glob("*.jsonl"))]
             if self._journal_sizes() == before:
                 break
-        frames = [f for f in frames if f.height]
-        return pl.concat(frames, how="diagonal_relaxed") if frames else schema.empty("labels")
+        kept = [f for f in frames if f is not None and f.height]
+        return pl.concat(kept, how="diagonal_relaxed") if kept else schema.empty("labels")
+
+    def _read_file(self, path: Path, sizes: dict[str, int | None] | None) -> pl.DataFrame | None:
+        """One label file as a reader sees it: none of a batch being written (the file only up to the size the
+        journal ``sizes`` records; None for a file the batch made), and on a read-only store without a torn last
+        line."""
+        if sizes is not None and path.name in sizes:
+            limit = sizes[path.name]
+            if limit is None:
+                return None
+            if path.stat().st_size > limit:
+                return _read_labels(path, limit)
+        return _read_labels(path) if self.read_only and _torn_bytes(path) else read_table(path, "labels")
 
     def labels(self) -> pl.DataFrame:
         """The current labels: the latest per (item, annotator, round, field)."""
@@ -277,12 +281,9 @@ class AnnotationStore:
         """item id -> the latest label record (``value``, ``note``, ``labeled_at``) of this annotator, round and
         field; only that annotator's file is read."""
         path = self.file_for(annotator, round)
-        sizes = self._journal_sizes() or {}
-        if not path.exists() or (path.name in sizes and sizes[path.name] is None):
+        table = self._read_file(path, self._journal_sizes()) if path.exists() else None
+        if table is None:
             return {}
-        limit = sizes.get(path.name)
-        table = _read_labels(path, limit) if limit is not None and path.stat().st_size > limit else \
-            read_table(path, "labels")
         latest = latest_labels(table.filter(
             (pl.col("annotator") == annotator) & (pl.col("field") == field)))
         return {r["item_id"]: r for r in latest.iter_rows(named=True)}
