@@ -272,25 +272,19 @@ def apply(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> Applie
     people = labeled.filter(pl.col("annotator") != ADJUDICATOR) if labeled.height else labeled
     known = set(zip(people["item_id"].to_list(), people["field"].to_list(), strict=True)) if people.height else set()
     split = set(disagreements(people).select("item_id", "field").iter_rows()) if people.height else set()
-    for number, rec in decided:
-        key = (rec["item_id"], rec["field"])
-        if key not in split:  # nothing to adjudicate: unknown, or the annotators agree
-            got = (f"item {key[0]!r}, field {key[1]!r}, which " + ("the annotators labelled alike" if key in known
-                   else "no annotator of the store labelled") + f" ({sum(k not in split for k in _keys(decided))} "
-                   "such decision(s))")
-            raise SchemaError(file=str(Path(path)), line=number, field="item_id/field",
-                              expected="a decision about an item and field the store's annotators disagree on",
-                              got=got)
+    unanswered = [(number, rec) for number, rec in decided if (rec["item_id"], rec["field"]) not in split]
+    if unanswered:  # nothing to adjudicate: an item nobody labelled, or one the annotators agree on
+        number, rec = unanswered[0]
+        why = ("the annotators labelled alike" if (rec["item_id"], rec["field"]) in known
+               else "no annotator of the store labelled")
+        raise SchemaError(file=str(Path(path)), line=number, field="item_id/field",
+                          expected="a decision about an item and field the store's annotators disagree on",
+                          got=f"item {rec['item_id']!r}, field {rec['field']!r}, which {why} ({len(unanswered)} "
+                              "such decision(s))")
     records = [_as_label(rec) for _, rec in decided]
-    stored = {(r["item_id"], r["field"]): (r["value"], r["note"]) for r in
-              labeled.filter(pl.col("annotator") == ADJUDICATOR).iter_rows(named=True)} if labeled.height else {}
-    fresh = [r for r in records if stored.get((r["item_id"], r["field"])) != (r["value"], r["note"])]
+    fresh, already = target.not_held(records, labeled)
     n = target.add_many(fresh, adjudication=True) if fresh else 0
-    return Applied(n, len(records) - len(fresh))
-
-
-def _keys(decided: list[tuple[int, dict[str, Any]]]) -> list[tuple[str, str]]:
-    return [(rec["item_id"], rec["field"]) for _, rec in decided]
+    return Applied(n, already)
 
 
 __all__ = ["adjudicated_labels", "adjudication_requests", "AdjudicationFile", "ADJUDICATOR", "Applied", "apply",

@@ -197,11 +197,13 @@ class AnnotationStore:
             self.journal.unlink()  # the batch is whole: from here on it is read
         return sum(len(v) for v in by_file.values())
 
-    def not_held(self, records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    def not_held(self, records: Sequence[dict[str, Any]],
+                 current: pl.DataFrame | None = None) -> tuple[list[dict[str, Any]], int]:
         """The ``records`` the store does not hold as they are -- its latest label of that item, annotator, round
         and field has another value or note, or there is none -- and how many it holds already: adding what
-        this returns makes importing one export twice add nothing."""
-        current = self.labels()
+        this returns makes importing one export twice add nothing. ``current``: :meth:`labels`, when the caller
+        has read them already."""
+        current = self.labels() if current is None else current
         if not current.height:
             return list(records), 0
         have = {(r["item_id"], r["annotator"], r["round"], r["field"]): (r["value"], r["note"]) for r in
