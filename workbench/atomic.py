@@ -127,6 +127,11 @@ def make_staging(output: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix=staging_prefix(output), dir=Path(output).parent))
 
 
+def _first_few(paths: list[Path]) -> str:
+    """Up to three paths for a message, "..." after them when there are more."""
+    return ", ".join(str(p) for p in paths[:3]) + (" ..." if len(paths) > 3 else "")
+
+
 def clean_stale_staging(output: Path, *, older_than: float = STALE_AFTER) -> list[Path]:
     """Remove the staging left beside ``output`` by runs that were killed (SIGKILL, a machine that went down):
     directories named :func:`staging_prefix` ``*`` older than ``older_than`` seconds (a running import's is
@@ -156,12 +161,11 @@ def clean_stale_staging(output: Path, *, older_than: float = STALE_AFTER) -> lis
     log = logging.getLogger("workbench")
     if removed:
         log.info(f"removed {len(removed)} staging director{'y' if len(removed) == 1 else 'ies'} a killed run left "
-                 f"beside {output}: " + ", ".join(str(r) for r in removed[:3]) + (" ..." if len(removed) > 3 else ""))
+                 f"beside {output}: {_first_few(removed)}")
     if young:
         log.info(f"left {len(young)} staging director{'y' if len(young) == 1 else 'ies'} beside {output} younger than "
                  f"{older_than / 60:g} minutes (a run writing the same output now, or one killed recently; remove "
-                 "it by hand if none is running): " + ", ".join(str(r) for r in young[:3])
-                 + (" ..." if len(young) > 3 else ""))
+                 f"it by hand if none is running): {_first_few(young)}")
     return removed
 
 
@@ -255,8 +259,7 @@ def _remove_leftovers(out: Path) -> None:
     for p in left:
         shutil.rmtree(p, ignore_errors=True)
     if left:
-        logging.getLogger("workbench").info(f"removed what a killed run left beside {out}: "
-                                            + ", ".join(str(p) for p in left[:3]) + (" ..." if len(left) > 3 else ""))
+        logging.getLogger("workbench").info(f"removed what a killed run left beside {out}: {_first_few(left)}")
 
 
 def _replace_locked(out: Path, marker: str, build: Callable[[Path], object], inputs: list[str | os.PathLike[str]],
