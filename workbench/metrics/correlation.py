@@ -29,6 +29,7 @@ resample's rows.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -218,14 +219,9 @@ def partial_correlation_ci(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.Arra
     NaN (nothing to resample)."""
     xs, ys, c, cl = _complete(x, y, control, clusters=clusters)
     estimate = partial_correlation(xs, ys, c, method).r
-    codes = _codes(c)
-    if codes is None:
-        raise ValueError("partial_correlation_ci: control must be category labels (the system)")
-    weights, n_clusters = _row_weights(cl, n_boot, seed)
-    boots = _replicates(xs, ys, codes, weights, method) if n_clusters > 1 else np.full(n_boot, np.nan)
-    iv = interval(estimate, boots, level, "percentile")
-    return BootstrapResult(estimate, iv.ci_low, iv.ci_high, len(xs), None, n_boot, "percentile", level,
-                           iv.n_degenerate, n_clusters)
+    codes = _category_codes(c, "partial_correlation_ci")
+    return _cluster_interval(estimate, lambda w: _replicates(xs, ys, codes, w, method), cl, len(xs), n_boot=n_boot,
+                             seed=seed, level=level)
 
 
 def correlation_difference_ci(x1: npt.ArrayLike, x2: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLike,
@@ -236,14 +232,27 @@ def correlation_difference_ci(x1: npt.ArrayLike, x2: npt.ArrayLike, y: npt.Array
     article-aware companion of :func:`williams_test`."""
     a, ys, c, cl, b = _complete(x1, y, control, x2, clusters=clusters)
     estimate = partial_correlation(a, ys, c, method).r - partial_correlation(b, ys, c, method).r
-    codes = _codes(c)
+    codes = _category_codes(c, "correlation_difference_ci")
+
+    def difference(w: np.ndarray) -> np.ndarray:  # both correlations from the same resamples
+        return _replicates(a, ys, codes, w, method) - _replicates(b, ys, codes, w, method)
+
+    return _cluster_interval(estimate, difference, cl, len(a), n_boot=n_boot, seed=seed, level=level)
+
+
+def _category_codes(control: np.ndarray, who: str) -> np.ndarray:
+    codes = _codes(control)
     if codes is None:
-        raise ValueError("correlation_difference_ci: control must be category labels (the system)")
-    weights, n_clusters = _row_weights(cl, n_boot, seed)
-    if n_clusters > 1:
-        boots = _replicates(a, ys, codes, weights, method) - _replicates(b, ys, codes, weights, method)
-    else:
-        boots = np.full(n_boot, np.nan)
+        raise ValueError(f"{who}: control must be category labels (the system)")
+    return codes
+
+
+def _cluster_interval(estimate: float, replicates: Callable[[np.ndarray], np.ndarray], clusters: np.ndarray, n: int,
+                      *, n_boot: int, seed: Seed, level: float) -> BootstrapResult:
+    """The percentile interval of ``estimate`` from ``replicates(weights)`` over resamples of ``clusters`` (each
+    row's weight its cluster's count in the resample); NaN bounds with fewer than two clusters."""
+    weights, n_clusters = _row_weights(clusters, n_boot, seed)
+    boots = replicates(weights) if n_clusters > 1 else np.full(n_boot, np.nan)
     iv = interval(estimate, boots, level, "percentile")
-    return BootstrapResult(estimate, iv.ci_low, iv.ci_high, len(a), None, n_boot, "percentile", level,
-                           iv.n_degenerate, n_clusters)
+    return BootstrapResult(estimate, iv.ci_low, iv.ci_high, n, None, n_boot, "percentile", level, iv.n_degenerate,
+                           n_clusters)
