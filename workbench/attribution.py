@@ -21,6 +21,24 @@ def failures_by_scenario(attributions: pl.DataFrame, runs: pl.DataFrame,
     ``exclude`` maps scenario ids to the stated reason they are left out (SJC excludes one
     whose reference solution is inconsistent with its environment data); the second frame
     lists them with their failed-run counts and reasons.
+
+    Parameters
+    ----------
+    attributions : polars.DataFrame
+        One row per failed run with its pattern and the executed entry's support.
+    runs : polars.DataFrame
+        The runs table (``run_id``, ``scenario_id``).
+    exclude : mapping of str to str, optional
+        Scenario id to the reason it is left out.
+
+    Returns
+    -------
+    tuple of polars.DataFrame
+        The table (with a total row) and the excluded scenarios.
+
+    References
+    ----------
+    SJC Table 11.
     """
     a = attributions.join(runs.select("run_id", "scenario_id"), on="run_id", how="left")
     exclude = dict(exclude or {})
@@ -36,7 +54,23 @@ def failures_by_scenario(attributions: pl.DataFrame, runs: pl.DataFrame,
 
 
 def followed_entry_share(attributions: pl.DataFrame) -> dict[str, float]:
-    """Of failed runs, the share whose causing action followed a summary entry, and its support mix."""
+    """Of failed runs, the share whose causing action followed a summary entry, and its support mix.
+
+    Parameters
+    ----------
+    attributions : polars.DataFrame
+        One row per failed run.
+
+    Returns
+    -------
+    dict of str to float
+        ``failed_runs``, ``follows_entry`` (the share whose action followed an entry) and ``entry_{support}``,
+        the count of those entries with each support value.
+
+    References
+    ----------
+    SJC section 3.2 and Appendix D.
+    """
     n = attributions.height
     follows = attributions.filter(pl.col("entry_id").is_not_null())
     out = {"failed_runs": float(n), "follows_entry": follows.height / n if n else float("nan")}

@@ -54,7 +54,18 @@ INTERVAL_SCHEMA: dict[str, pl.DataType] = {
 
 
 def as_generator(seed: Seed) -> np.random.Generator:
-    """``seed`` as a generator: a generator is used as it is, an integer seeds a new one (``default_rng``)."""
+    """``seed`` as a generator: a generator is used as it is, an integer seeds a new one (``default_rng``).
+
+    Parameters
+    ----------
+    seed : int or numpy.random.Generator
+        An integer seed, or a generator to draw from (it is advanced, not copied).
+
+    Returns
+    -------
+    numpy.random.Generator
+        ``seed`` itself, or ``numpy.random.default_rng(seed)``.
+    """
     if isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
@@ -113,6 +124,18 @@ def make_units(clusters: ArrayLike | pl.Series, strata: ArrayLike | None = None)
     Units are numbered in the sorted order of the cluster values (``np.unique``'s). A polars Series of
     clusters without strata is numbered by polars (a dense rank: the same numbers, without turning millions
     of strings into Python objects).
+
+    Parameters
+    ----------
+    clusters : array-like or polars.Series
+        The cluster (task scenario) of each row.
+    strata : array-like, optional
+        The stratum of each row; a cluster spanning several strata becomes one unit per stratum.
+
+    Returns
+    -------
+    Units
+        Each row's unit index (0..K-1) and each unit's stratum.
     """
     if isinstance(clusters, pl.Series) and strata is None:
         if clusters.null_count():
@@ -140,7 +163,22 @@ def make_units(clusters: ArrayLike | pl.Series, strata: ArrayLike | None = None)
 
 
 def resample_counts(units: Units, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """(n_boot, K) counts: each stratum's units drawn with replacement to the stratum's size."""
+    """(n_boot, K) counts: each stratum's units drawn with replacement to the stratum's size.
+
+    Parameters
+    ----------
+    units : Units
+        The resampling units (:func:`make_units`).
+    n_boot : int
+        Number of resamples.
+    rng : numpy.random.Generator
+        The generator every resample is drawn from.
+
+    Returns
+    -------
+    numpy.ndarray
+        Integer counts of shape ``(n_boot, K)``: how often each unit is drawn in each resample.
+    """
     counts = np.zeros((n_boot, units.n_units), dtype=np.float64)
     for s in np.unique(units.unit_stratum):
         members = np.flatnonzero(units.unit_stratum == s)
@@ -170,6 +208,29 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
       The resamples are not used; ``jackknife`` is required.
 
     With no finite resample (or jackknife) the bounds are NaN.
+
+    Parameters
+    ----------
+    estimate : float
+        The point estimate on the full data.
+    boots : array-like
+        The bootstrap replicates; non-finite ones are degenerate.
+    level : float, default 0.95
+        Coverage of the two-sided interval.
+    method : {"percentile", "bca", "t"}, default "percentile"
+        The interval rule (:data:`METHODS`).
+    jackknife : array-like, optional
+        Leave-one-cluster-out estimates; required by ``"bca"`` and ``"t"``.
+
+    Returns
+    -------
+    Interval
+        Estimate, bounds (NaN when nothing finite remains), resamples, level, method and the count of
+        degenerate resamples.
+
+    References
+    ----------
+    Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
     """
     b = np.asarray(boots, dtype=np.float64)
     ok = b[np.isfinite(b)]
@@ -224,7 +285,28 @@ def resamples(metric: Callable[..., float], *arrays: ArrayLike, clusters: ArrayL
               seed: Seed = 0) -> tuple[float, np.ndarray, Units]:
     """(the estimate, its ``n_boot`` cluster-bootstrap replicates, the units): the resampling
     :func:`bootstrap` summarises, for estimators that need the replicates themselves (a bias
-    correction). A replicate where the metric raises ``ValueError`` or is NaN is NaN."""
+    correction). A replicate where the metric raises ``ValueError`` or is NaN is NaN.
+
+    Parameters
+    ----------
+    metric : callable
+        ``metric(*arrays) -> float`` on the rows of one resample.
+    *arrays : array-like
+        Row-aligned inputs of the metric.
+    clusters : array-like
+        The cluster of each row; clusters are what is resampled.
+    strata : array-like, optional
+        Strata whose unit counts stay fixed in every resample.
+    n_boot : int, default DEFAULT_N_BOOT
+        Number of resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+
+    Returns
+    -------
+    tuple of (float, numpy.ndarray, Units)
+        The estimate on all rows, the ``n_boot`` replicates (NaN where degenerate) and the units.
+    """
     arrs = [np.asarray(a) for a in arrays]
     n = len(arrs[0]) if arrs else 0
     if any(len(a) != n for a in arrs):
@@ -260,6 +342,37 @@ def bootstrap(
     Each resample takes every row of each drawn cluster as many times as the cluster is
     drawn. A metric that raises ``ValueError`` or returns NaN on a resample makes it
     degenerate (excluded, counted).
+
+    Parameters
+    ----------
+    metric : callable
+        ``metric(*arrays) -> float`` on the rows of one resample.
+    *arrays : array-like
+        Row-aligned inputs of the metric.
+    clusters : array-like
+        The cluster (task scenario) of each row; clusters are what is resampled.
+    strata : array-like, optional
+        Strata whose unit counts stay fixed in every resample.
+    n_boot : int, default DEFAULT_N_BOOT
+        Number of resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the two-sided interval.
+    method : {"percentile", "bca", "t"}, default "percentile"
+        The interval rule of :func:`interval`.
+    n_pos : int, optional
+        Number of positive rows, reported with the result when the metric has classes.
+
+    Returns
+    -------
+    BootstrapResult
+        Estimate, interval, the number of rows and of degenerate resamples.
+
+    References
+    ----------
+    SJC Appendix G (bootstrap over task scenarios); Davison, A. C. and Hinkley, D. V. (1997).
+    Bootstrap Methods and their Application, section 3.8 (resampling clusters).
     """
     arrs = [np.asarray(a) for a in arrays]
     n = len(arrs[0]) if arrs else 0
@@ -408,6 +521,35 @@ def auroc_ci(
     under 0.008 and shrinks with the scenarios). The
     bootstrap resamples are still drawn (``n_degenerate`` counts them) so that ``"percentile"``
     and ``"bca"`` are one argument away.
+
+    Parameters
+    ----------
+    scores : array-like
+        Judge scores, higher meaning more likely positive; NaN rows are dropped.
+    labels : array-like
+        Binary labels aligned with ``scores``.
+    clusters : array-like
+        The cluster (task scenario) of each row.
+    n_boot : int, default DEFAULT_N_BOOT
+        Number of resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the two-sided interval.
+    strata : array-like, optional
+        Strata whose unit counts stay fixed in every resample.
+    method : {"t", "percentile", "bca"}, default "t"
+        The interval rule of :func:`interval`.
+
+    Returns
+    -------
+    BootstrapResult
+        The AUROC (equal to ``sklearn.metrics.roc_auc_score``) with its interval and counts.
+
+    References
+    ----------
+    Hanley, J. A. and McNeil, B. J. (1982). The meaning and use of the area under a ROC curve.
+    Radiology 143(1), 29-36 (the Mann-Whitney form); SJC Appendix G (intervals over scenarios).
     """
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels).astype(bool)

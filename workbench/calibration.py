@@ -42,6 +42,24 @@ def labeled_scores(scores: pl.DataFrame, gold: pl.DataFrame, clusters: pl.DataFr
     ``scores`` (the scores table; repeat 0 when repeats exist), ``gold`` (:func:`workbench.labels.gold_labels`),
     ``clusters`` (:func:`workbench.datasets.entry_clusters`). Columns ``entry_id``, ``score``,
     ``label`` (True for the field's positive value; ``unsure`` labels left out), ``scenario_id``.
+
+    Parameters
+    ----------
+    scores : polars.DataFrame
+        The scores table.
+    gold : polars.DataFrame
+        Gold labels (:func:`workbench.labels.gold_labels`).
+    clusters : polars.DataFrame
+        Each entry's scenario (:func:`workbench.datasets.entry_clusters`).
+    judge : str
+        The judge whose scores are taken.
+    field : str, default "support"
+        The labelled field.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``entry_id``, ``score``, ``label``, ``scenario_id``.
     """
     from workbench.metrics.discrimination import POSITIVE
 
@@ -66,7 +84,22 @@ def _arrays(scores: ArrayLike, labels: ArrayLike) -> tuple[np.ndarray, np.ndarra
 
 
 def bin_edges(scores: ArrayLike, bins: int = 10, strategy: str = "uniform") -> np.ndarray:
-    """Bin edges on [0, 1]: ``uniform`` (equal widths) or ``quantile`` (equal counts; ties merge bins)."""
+    """Bin edges on [0, 1]: ``uniform`` (equal widths) or ``quantile`` (equal counts; ties merge bins).
+
+    Parameters
+    ----------
+    scores : array-like
+        Scores in [0, 1]; only ``quantile`` bins look at them.
+    bins : int, default 10
+        Number of bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal widths or equal counts.
+
+    Returns
+    -------
+    numpy.ndarray
+        The increasing edges, from 0 to 1.
+    """
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy: expected one of {list(STRATEGIES)}, got {strategy!r}")
     if strategy == "uniform":
@@ -84,6 +117,20 @@ def bin_index(scores: ArrayLike, edges: np.ndarray, strategy: str = "uniform") -
     in the bin of 0.2 and left bins of a judge scoring on a 0.1 grid empty. scikit-learn's
     ``calibration_curve`` bins ``(e_i, e_{i+1}]`` on the linspace edges instead, so a score on an edge
     lands one bin lower there. Quantile bins search the edges.
+
+    Parameters
+    ----------
+    scores : array-like
+        Scores in [0, 1].
+    edges : numpy.ndarray
+        Bin edges (:func:`bin_edges`).
+    strategy : {"uniform", "quantile"}, default "uniform"
+        How the edges were made.
+
+    Returns
+    -------
+    numpy.ndarray
+        The bin of each score, 0 to ``len(edges) - 2``.
     """
     s = np.asarray(scores, dtype=np.float64)
     n_bins = len(edges) - 1
@@ -95,7 +142,29 @@ def bin_index(scores: ArrayLike, edges: np.ndarray, strategy: str = "uniform") -
 def ece(scores: ArrayLike, labels: ArrayLike, bins: int = 10, strategy: str = "uniform") -> float:
     """Expected calibration error (the plug-in): the count-weighted mean gap between mean score and positive
     rate per bin. Biased upward: a calibrated judge's label noise alone gives a positive gap in every bin
-    (:func:`squared_ce_debiased` is the debiased l2 counterpart)."""
+    (:func:`squared_ce_debiased` is the debiased l2 counterpart).
+
+    Parameters
+    ----------
+    scores : array-like
+        Scores read as probabilities of the positive label.
+    labels : array-like
+        Binary labels aligned with ``scores``.
+    bins : int, default 10
+        Number of bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Bin strategy (:func:`bin_edges`).
+
+    Returns
+    -------
+    float
+        The expected calibration error, in [0, 1].
+
+    References
+    ----------
+    Naeini, M. P., Cooper, G. F. and Hauskrecht, M. (2015). Obtaining well calibrated probabilities using
+    Bayesian binning. AAAI.
+    """
     s, y = _arrays(scores, labels)
     if not s.size:
         return float("nan")
@@ -128,6 +197,22 @@ def brier(scores: ArrayLike, labels: ArrayLike) -> BrierDecomposition:
     Grouping by distinct forecast value f_k (n_k entries, positive rate o_k, overall rate o):
     reliability = sum n_k/N (f_k - o_k)^2, resolution = sum n_k/N (o_k - o)^2,
     uncertainty = o (1 - o); the identity brier = reliability - resolution + uncertainty is exact.
+
+    Parameters
+    ----------
+    scores : array-like
+        Scores read as probabilities of the positive label.
+    labels : array-like
+        Binary labels aligned with ``scores``.
+
+    Returns
+    -------
+    BrierDecomposition
+        ``brier``, ``reliability``, ``resolution`` and ``uncertainty``.
+
+    References
+    ----------
+    Murphy, A. H. (1973). A new vector partition of the probability score. J. Appl. Meteor. 12, 595-600.
     """
     s, y = _arrays(scores, labels)
     if not s.size:
@@ -153,6 +238,34 @@ def reliability_curve(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike,
     of the bin's entries (``method`` ``percentile|wilson``): the bootstrap counts the scenarios but collapses
     to [0, 0] when every label in a bin agrees (0 of 11 is not a rate known to be 0; Wilson's upper bound
     is 0.26), Wilson never collapses but treats entries as independent.
+
+    Parameters
+    ----------
+    scores : array-like
+        Scores in [0, 1].
+    labels : array-like
+        Binary labels aligned with ``scores``.
+    clusters : array-like
+        The task scenario of each row.
+    bins : int, default 10
+        Number of bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Bin strategy (:func:`bin_edges`).
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per non-empty bin: ``bin``, ``lower``, ``upper``, ``mean_score`` and the interval columns.
+
+    References
+    ----------
+    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference. JASA 22, 209-212.
     """
     from statsmodels.stats.proportion import proportion_confint
 
@@ -180,6 +293,26 @@ def squared_ce_debiased(scores: ArrayLike, labels: ArrayLike, bins: int = 10, st
     ``sum_b n_b / N [(mean score_b - positive rate_b)^2 - rate_b (1 - rate_b) / (n_b - 1)]``: the
     plug-in's squared gap minus the unbiased estimate of its label noise, so a calibrated judge
     averages 0 (the estimate can be negative) where the plug-in :func:`ece` is always positive.
+
+    Parameters
+    ----------
+    scores : array-like
+        Scores in [0, 1].
+    labels : array-like
+        Binary labels aligned with ``scores``.
+    bins : int, default 10
+        Number of bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Bin strategy (:func:`bin_edges`).
+
+    Returns
+    -------
+    float
+        The debiased squared calibration error (may be negative).
+
+    References
+    ----------
+    Kumar, A., Liang, P. and Ma, T. (2019). Verified uncertainty calibration. NeurIPS.
     """
     s, y = _arrays(scores, labels)
     if not s.size:
@@ -197,7 +330,32 @@ def debiased_calibration_error(scores: ArrayLike, labels: ArrayLike, clusters: A
     t with G - 1 df), the interval that covers a calibrated judge's 0: measured in the tests at about 97% at
     12 scenarios and 95% at a known miscalibration, where the plug-in ECE's percentile interval covers 0 never
     and its truth 85% of the time. The square root of estimate and bounds (clipped at 0) is the RMS calibration
-    error, in the units of a probability."""
+    error, in the units of a probability.
+
+    Parameters
+    ----------
+    scores : array-like
+        Scores read as probabilities of the positive label.
+    labels : array-like
+        Binary labels aligned with ``scores``.
+    clusters : array-like
+        The task scenario of each row (the jackknife leaves one out at a time).
+    bins : int, default 10
+        Number of bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Bin strategy (:func:`bin_edges`).
+    level : float, default 0.95
+        Coverage of the interval.
+
+    Returns
+    -------
+    BootstrapResult
+        The debiased squared calibration error with its cluster-robust t interval.
+
+    References
+    ----------
+    Kumar, A., Liang, P. and Ma, T. (2019). Verified uncertainty calibration. NeurIPS.
+    """
     s, y = _arrays(scores, labels)
     return bootstrap(lambda a, b: squared_ce_debiased(a, b, bins, strategy), s, y, clusters=np.asarray(clusters),
                      n_boot=0, seed=0, level=level, method="t")
@@ -210,7 +368,37 @@ def calibration_table(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike,
     squared calibration error ``ce2_debiased`` with its root ``rmsce_debiased``
     (:func:`debiased_calibration_error`), each a row with its interval: scenario-bootstrap percentile for
     the first five, cluster-robust t for the debiased two (the intervals that can cover a calibrated
-    judge's 0; the plug-in ECE's never does)."""
+    judge's 0; the plug-in ECE's never does).
+
+    Parameters
+    ----------
+    scores : array-like
+        Scores read as probabilities of the positive label.
+    labels : array-like
+        Binary labels aligned with ``scores``.
+    clusters : array-like
+        The task scenario of each row, resampled by the intervals.
+    bins : int, default 10
+        Number of bins of the ECE and the debiased error.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Bin strategy (:func:`bin_edges`).
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples of the percentile intervals.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per ``statistic`` with the interval columns.
+
+    References
+    ----------
+    Murphy (1973); Naeini, Cooper and Hauskrecht (2015) for the ECE; Kumar, Liang and Ma (2019),
+    Verified uncertainty calibration, NeurIPS, for the debiased estimator.
+    """
     s, y = _arrays(scores, labels)
     c = np.asarray(clusters)
     stats: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
@@ -242,6 +430,29 @@ def recalibrate(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, metho
     (increasing, clipped to [0, 1]; between the fitted points it interpolates linearly, so the map is
     a monotone piecewise-linear function, not a step function). Folds come from
     ``GroupKFold`` over scenarios (at most ``n_splits``, at least 2).
+
+    Parameters
+    ----------
+    scores : array-like
+        Scores in [0, 1].
+    labels : array-like
+        Binary labels aligned with ``scores``.
+    clusters : array-like
+        The task scenario of each row; folds never split a scenario.
+    method : {"platt", "isotonic"}, default "platt"
+        The calibrator.
+    n_splits : int, default 5
+        Folds of ``GroupKFold``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The recalibrated scores, each from a calibrator that did not see its scenario.
+
+    References
+    ----------
+    Platt, J. (1999). Probabilistic outputs for support vector machines; Zadrozny, B. and Elkan, C. (2002).
+    Transforming classifier scores into accurate multiclass probability estimates. KDD.
     """
     import statsmodels.api as sm
     from sklearn.isotonic import IsotonicRegression
@@ -272,6 +483,32 @@ def recalibration_table(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLik
     """Brier and ECE of the raw scores and of each out-of-fold recalibration, with intervals.
 
     One row per (``calibration``, ``statistic``): ``raw`` or a method, ``brier`` or ``ece``.
+
+    Parameters
+    ----------
+    scores : array-like
+        Scores in [0, 1].
+    labels : array-like
+        Binary labels aligned with ``scores``.
+    clusters : array-like
+        The task scenario of each row.
+    methods : sequence of str, default ("platt", "isotonic")
+        Calibrators compared with the raw scores.
+    bins : int, default 10
+        Number of ECE bins.
+    n_splits : int, default 5
+        Folds of the out-of-fold recalibration.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (``calibration``, ``statistic``) with the interval columns.
     """
     s, y = _arrays(scores, labels)
     c = np.asarray(clusters)
@@ -313,7 +550,28 @@ def _tau_for(s: np.ndarray, y: np.ndarray, target: str, value: float) -> float:
 def out_of_fold_calls(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, target: str = "precision",
                       value: float = 0.95, n_splits: int = 5) -> np.ndarray:
     """Each entry called positive (``score >= tau``) by the tau chosen on the other scenarios' folds
-    (``GroupKFold`` over scenarios, at most ``n_splits``): 1.0 / 0.0, NaN where that fold's tau is undefined."""
+    (``GroupKFold`` over scenarios, at most ``n_splits``): 1.0 / 0.0, NaN where that fold's tau is undefined.
+
+    Parameters
+    ----------
+    scores : array-like
+        Judge scores.
+    labels : array-like
+        Binary labels aligned with ``scores``.
+    clusters : array-like
+        The task scenario of each row; folds never split a scenario.
+    target : {"precision", "recall"}, default "precision"
+        What tau must reach on the training folds.
+    value : float, default 0.95
+        The level it must reach.
+    n_splits : int, default 5
+        Folds of ``GroupKFold`` (at most the number of scenarios).
+
+    Returns
+    -------
+    numpy.ndarray
+        1.0 where the entry is called positive, 0.0 where not, NaN where its fold has no tau.
+    """
     from sklearn.model_selection import GroupKFold
 
     s, y = _arrays(scores, labels)
@@ -346,6 +604,39 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
     scenarios where the in-sample percentile interval covers 89%), and
     ``precision_at_sjc``, ``recall_at_sjc``, ``pruned_at_sjc`` at ``sjc_tau`` (0.5). NaN when no
     tau reaches the value.
+
+    Parameters
+    ----------
+    scores : array-like
+        Judge scores.
+    labels : array-like
+        Binary labels aligned with ``scores``.
+    clusters : array-like
+        The task scenario of each row.
+    target : {"precision", "recall"}, default "precision"
+        What tau must reach.
+    value : float, default 0.95
+        The level it must reach.
+    sjc_tau : float, default 0.5
+        SJC's threshold, reported beside.
+    n_splits : int, default 5
+        Folds of the out-of-fold rows.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per ``statistic`` with the interval columns.
+
+    References
+    ----------
+    SJC section 4 (pruning at tau); Chernozhukov et al. (2018), Double/debiased machine learning, for
+    cross-fitting.
     """
     if target not in ("precision", "recall"):
         raise ValueError(f"target: expected 'precision' or 'recall', got {target!r}")
@@ -389,7 +680,30 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
 def threshold_sweep(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike,
                     taus: ArrayLike = np.linspace(0, 1, 41), *, n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
                     level: float = 0.95) -> pl.DataFrame:
-    """Precision, recall and pruned fraction against tau, each with a scenario-bootstrap band (long form)."""
+    """Precision, recall and pruned fraction against tau, each with a scenario-bootstrap band (long form).
+
+    Parameters
+    ----------
+    scores : array-like
+        Judge scores.
+    labels : array-like
+        Binary labels aligned with ``scores``.
+    clusters : array-like
+        The task scenario of each row.
+    taus : array-like, default 0, 0.025, ..., 1
+        Thresholds to evaluate.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the bands.
+
+    Returns
+    -------
+    polars.DataFrame
+        Long form: ``tau``, ``statistic`` and the interval columns.
+    """
     s, y = _arrays(scores, labels)
     c = np.asarray(clusters)
     rows = []
@@ -405,7 +719,30 @@ def threshold_sweep(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike,
 def paired_auroc_difference(scores_a: ArrayLike, scores_b: ArrayLike, labels: ArrayLike, clusters: ArrayLike, *,
                             n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95,
                             method: str = "t") -> BootstrapResult:
-    """AUROC of judge a minus judge b on the same entries; each resample draws scenarios once for both judges."""
+    """AUROC of judge a minus judge b on the same entries; each resample draws scenarios once for both judges.
+
+    Parameters
+    ----------
+    scores_a, scores_b : array-like
+        The two judges' scores of the same entries.
+    labels : array-like
+        Binary labels aligned with the scores.
+    clusters : array-like
+        The task scenario of each row.
+    n_boot : int, default DEFAULT_N_BOOT
+        Number of resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the interval.
+    method : {"t", "percentile", "bca"}, default "t"
+        The interval rule of :func:`workbench.bootstrap.interval`.
+
+    Returns
+    -------
+    BootstrapResult
+        AUROC(a) - AUROC(b) with its interval.
+    """
     from workbench.metrics.discrimination import auroc
 
     a = np.asarray(scores_a, dtype=np.float64)

@@ -148,6 +148,23 @@ def clustered_mcnemar_p(x_a: np.ndarray, x_b: np.ndarray, clusters: np.ndarray) 
     ``X^2 = (sum d_k)^2 / sum d_k^2`` is chi-squared with one degree of freedom under equal
     marginals; with one pair a cluster it is McNemar's (uncorrected) statistic. 1.0 without
     discordant pairs.
+
+    Parameters
+    ----------
+    x_a, x_b : numpy.ndarray
+        Paired binary outcomes of methods a and b.
+    clusters : numpy.ndarray
+        The cluster (task scenario) of each pair.
+
+    Returns
+    -------
+    float
+        The two-sided p value (chi-squared, one degree of freedom).
+
+    References
+    ----------
+    Durkalski, V. L., Palesch, Y. Y., Lipsitz, S. R. and Rust, P. F. (2003). Analysis of clustered matched-pair
+    data. Statistics in Medicine 22(15), 2417-2428.
     """
     a, b = np.asarray(x_a).astype(bool), np.asarray(x_b).astype(bool)
     labels, inverse = np.unique(np.asarray(clusters), return_inverse=True)
@@ -172,6 +189,40 @@ def paired_difference(runs: pl.DataFrame, metric: str = "acc", *, a: str, b: str
     two scenarios: an estimate without interval or p; a GEE that cannot be fitted), else null. A group where
     the methods share no pair is left out. Two runs of one method with the same pairing key (another
     dimension such as a model) are an error naming the column that tells them apart.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame
+        The runs table.
+    metric : str, default "acc"
+        The run metric compared.
+    a, b : str
+        The two methods; the estimate is ``a`` minus ``b``.
+    by : sequence of str, default ("budget",)
+        Columns that define the groups compared separately.
+    k : int, default 1
+        The k of a Pass^k metric.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples of a percentile or BCa interval.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the interval.
+    method : {"t", "percentile", "bca"}, default "t"
+        The interval rule of :func:`workbench.bootstrap.interval`.
+    cross_checks : bool, default True
+        Also fit the clustered GEE and the clustered McNemar test (``acc`` only).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group, with the columns above.
+
+    References
+    ----------
+    Cameron, A. C. and Miller, D. L. (2015). A practitioner's guide to cluster-robust inference. J. Human
+    Resources 50(2), 317-372; Liang, K.-Y. and Zeger, S. L. (1986). Longitudinal data analysis using
+    generalized linear models. Biometrika 73(1), 13-22 (GEE).
     """
     keys = [c for c in by if c in runs.columns]
     both = runs.filter(pl.col("method").is_in([a, b])) if "method" in runs.columns else runs  # (only theirs split)
@@ -220,7 +271,26 @@ def _t_p_value(diff: np.ndarray, clusters: np.ndarray) -> float:
 def simultaneous_interval(estimate: float, ci_low: float, ci_high: float, n_clusters: int, level: float,
                           m: int) -> tuple[float, float]:
     """The cluster-robust t interval at ``level`` widened to Bonferroni's ``1 - (1 - level) / m`` for ``m``
-    comparisons: same standard error (recovered from the half-width), t quantile with clusters - 1 df."""
+    comparisons: same standard error (recovered from the half-width), t quantile with clusters - 1 df.
+
+    Parameters
+    ----------
+    estimate : float
+        The comparison's estimate.
+    ci_low, ci_high : float
+        Its t interval at ``level``.
+    n_clusters : int
+        Scenarios behind it (the t has ``n_clusters - 1`` degrees of freedom).
+    level : float
+        The family's coverage.
+    m : int
+        Number of comparisons in the family.
+
+    Returns
+    -------
+    tuple of float
+        The widened ``(low, high)``; NaN bounds when the interval is undefined.
+    """
     if m < 1 or n_clusters < 2 or not all(math.isfinite(v) for v in (estimate, ci_low, ci_high)):
         return float("nan"), float("nan")
     df = n_clusters - 1
@@ -237,6 +307,37 @@ def compare_to_baseline(runs: pl.DataFrame, baseline: str, metric: str = "acc", 
     The columns of :func:`paired_difference` (``ci_low``/``ci_high``: each comparison's own interval at
     ``level``), and for the family of all comparisons: ``p_holm`` (Holm-adjusted), ``p_bonferroni``, and
     ``sim_low``/``sim_high``, simultaneous intervals (Bonferroni) that agree with ``p_bonferroni``.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame
+        The runs table (one row per run, with ``method``, ``task_id``, ``scenario_id`` and the metric).
+    baseline : str
+        The method every other method is compared with.
+    metric : str, default "acc"
+        The run metric (``acc``, ``pass_hat_k`` with ``k``, ``tokens``, ...).
+    methods : sequence of str, optional
+        The methods to compare; every other method by default.
+    by : sequence of str, default ("budget",)
+        Columns that define the groups compared separately.
+    k : int, default 1
+        The k of a Pass^k metric.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples, where an interval uses them.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of each comparison's interval.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (group, method) with :func:`paired_difference`'s columns and the family's adjusted p values
+        and simultaneous intervals.
+
+    References
+    ----------
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J. Statist. 6, 65-70.
     """
     from statsmodels.stats.multitest import multipletests
 
@@ -263,7 +364,22 @@ def compare_to_baseline(runs: pl.DataFrame, baseline: str, metric: str = "acc", 
 def verdict(row: dict[str, object], alpha: float = 0.05, p: str = "p_holm") -> str:
     """``better``, ``worse`` or ``no difference found`` for one row of :func:`compare_to_baseline`: from the
     adjusted test (``p``, Holm's by default) and the metric's direction (:data:`HIGHER_IS_BETTER`: fewer
-    tokens is better), never from an unadjusted interval."""
+    tokens is better), never from an unadjusted interval.
+
+    Parameters
+    ----------
+    row : dict
+        One row of :func:`compare_to_baseline`.
+    alpha : float, default 0.05
+        The family-wise error rate.
+    p : str, default "p_holm"
+        The column of the adjusted p value.
+
+    Returns
+    -------
+    str
+        ``"better"``, ``"worse"`` or ``"no difference found"``.
+    """
     value = row.get(p)
     estimate = row.get("estimate")
     if not isinstance(value, float) or not math.isfinite(value) or value >= alpha or not isinstance(estimate, float):
@@ -302,6 +418,34 @@ def probability_of_improvement(runs: pl.DataFrame, a: str, b: str, metric: str =
     their tasks; rliable resamples runs within tasks, which treats a scenario's tasks as independent),
     the cluster-robust t by default, clipped to [0, 1]. Columns: the ``by`` columns, ``metric``, ``a``,
     ``b``, the interval columns (``n`` the tasks), ``n_clusters``.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame
+        The runs table.
+    a, b : str
+        The two methods; the probability is that ``a`` does better than ``b``.
+    metric : {"acc", "tokens"}, default "acc"
+        The run metric compared.
+    by : sequence of str, default ("budget",)
+        Columns that define the groups compared separately.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples of a percentile or BCa interval.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the interval.
+    method : {"t", "percentile", "bca"}, default "t"
+        The interval rule of :func:`workbench.bootstrap.interval`.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group, with the columns above.
+
+    References
+    ----------
+    Agarwal et al. (2021), NeurIPS (rliable's ``probability_of_improvement``).
     """
     keys = [c for c in by if c in runs.columns]
     groups = runs.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): runs}
@@ -338,7 +482,33 @@ def performance_profile(runs: pl.DataFrame, taus: Sequence[float] | np.ndarray =
     success rate over their runs exceeds tau, with a scenario-bootstrap percentile band (scenarios drawn with
     all their tasks, the same draws at every tau so the band is a band). Columns: the ``by`` columns, ``tau``,
     the interval columns (``n`` the tasks) with ``ci_method`` for the contract's ``method``, which the
-    grouping by the agents' ``method`` would collide with (as in :func:`workbench.metrics.reliability`)."""
+    grouping by the agents' ``method`` would collide with (as in :func:`workbench.metrics.reliability`).
+
+    Parameters
+    ----------
+    runs : polars.DataFrame
+        The runs table (``task_id``, ``scenario_id``, ``acc`` and the ``by`` columns).
+    taus : sequence of float, default 0, 0.05, ..., 1
+        Success-rate thresholds.
+    by : sequence of str, default ("method",)
+        Columns that define the profiles.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples of the band.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the band.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (group, tau) with the columns above.
+
+    References
+    ----------
+    Agarwal, R., Schwarzer, M., Castro, P. S., Courville, A. and Bellemare, M. G. (2021). Deep reinforcement
+    learning at the edge of the statistical precipice. NeurIPS (rliable).
+    """
     from workbench.bootstrap import make_units, resample_counts
 
     keys = [c for c in by if c in runs.columns]

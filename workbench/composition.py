@@ -27,6 +27,26 @@ def support_from_scores(entries: Frame, scores: pl.DataFrame | pl.LazyFrame, tau
 
     Entries keep their order. Lazy ``entries`` (a large log's, :func:`workbench.datasets.load`
     with ``columns``) give a lazy result, to be collected with only the columns an analysis needs.
+
+    Parameters
+    ----------
+    entries : polars.DataFrame or polars.LazyFrame
+        The entries table.
+    scores : polars.DataFrame or polars.LazyFrame
+        The scores table.
+    tau : float, default 0.5
+        Scores at or above tau are supported.
+    judge : str, optional
+        The judge whose scores are used (required when several are present).
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        ``entries`` with ``supported``, of the same kind as ``entries``.
+
+    References
+    ----------
+    SJC section 3.
     """
     sc = scores if judge is None else scores.filter(pl.col("judge") == judge)
     if "repeat" in sc.collect_schema().names():
@@ -42,7 +62,22 @@ def support_from_scores(entries: Frame, scores: pl.DataFrame | pl.LazyFrame, tau
 
 
 def section_counts(entries: pl.DataFrame) -> pl.DataFrame:
-    """Entries per section (``section``, ``entries``), most first: the first column of SJC Table 2."""
+    """Entries per section (``section``, ``entries``), most first: the first column of SJC Table 2.
+
+    Parameters
+    ----------
+    entries : polars.DataFrame
+        The entries table.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``section`` and ``entries``, most first.
+
+    References
+    ----------
+    SJC Table 2.
+    """
     return entries.group_by("section", maintain_order=True).agg(pl.len().alias("entries")).sort(
         ["entries", "section"], descending=[True, False])
 
@@ -53,6 +88,22 @@ def entries_by_role(entries: pl.DataFrame, supported: str = "supported") -> pl.D
     Roles come from each entry's schema (:func:`workbench.entries.with_roles`), so OpenClaw's
     Open TODOs and Claude Code's Pending Tasks are both ``forward``. Columns ``schema``,
     ``role``, ``entries``, ``unsupported``, ``unsupported_share`` (null without a ``supported`` column).
+
+    Parameters
+    ----------
+    entries : polars.DataFrame
+        The entries table.
+    supported : str, default "supported"
+        The support column.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (schema, role) with the columns above.
+
+    References
+    ----------
+    SJC Table 2.
     """
     from workbench.entries import with_roles
 
@@ -77,6 +128,26 @@ def unsupported_by_role(entries: pl.DataFrame, clusters: str = "scenario_id", su
     session, whose entries are not independent); an entry without one is its own cluster. Percentile interval;
     entries without a support value are left out. The same as :func:`unsupported_from_counts` of
     :func:`unsupported_counts`, which a caller reading entries a batch at a time adds up.
+
+    Parameters
+    ----------
+    entries : polars.DataFrame
+        The entries table with the support column.
+    clusters : str, default "scenario_id"
+        The resampled cluster column.
+    supported : str, default "supported"
+        The support column.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (schema, role) with the columns above.
     """
     return unsupported_from_counts(unsupported_counts(entries, clusters, supported), n_boot=n_boot, seed=seed,
                                    level=level)
@@ -86,7 +157,22 @@ def unsupported_counts(entries: pl.DataFrame, clusters: str = "scenario_id",
                        supported: str = "supported") -> pl.DataFrame:
     """Per ``schema``, ``role`` and cluster (``unit``, :func:`unsupported_by_role`'s ``clusters``): the
     ``entries`` with a support value and how many of them are ``unsupported``. Counts of several batches of
-    entries are concatenated as they are; :func:`unsupported_from_counts` adds them up."""
+    entries are concatenated as they are; :func:`unsupported_from_counts` adds them up.
+
+    Parameters
+    ----------
+    entries : polars.DataFrame
+        The entries table with the support column.
+    clusters : str, default "scenario_id"
+        The cluster column.
+    supported : str, default "supported"
+        The support column.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``schema``, ``role``, ``unit``, ``entries``, ``unsupported``.
+    """
     from workbench.entries import with_roles
 
     e = with_roles(entries).filter(pl.col(supported).is_not_null())
@@ -102,7 +188,24 @@ def unsupported_from_counts(counts: pl.DataFrame, *, n_boot: int = DEFAULT_N_BOO
     The bootstrap is :func:`workbench.bootstrap.bootstrap`'s over the entries, computed from the clusters' sums:
     the units are numbered in sorted order and drawn with the same generator, and a resample's share is its
     unsupported entries over its entries, the mean of its rows (both sums exact integers), so the interval is the
-    same to the bit while the entries are never held."""
+    same to the bit while the entries are never held.
+
+    Parameters
+    ----------
+    counts : polars.DataFrame
+        :func:`unsupported_counts` of one or more batches, concatenated.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        :func:`unsupported_by_role`'s columns.
+    """
     from workbench.bootstrap import BootstrapResult, as_generator, interval, make_units, resample_counts
 
     summed = counts.group_by("schema", "role", "unit").agg(pl.col("entries", "unsupported").sum())
@@ -132,6 +235,22 @@ def entries_by_section(entries: pl.DataFrame, supported: str = "supported") -> p
 
     Columns: ``section``, ``entries``, ``share`` (of all entries), ``unsupported``
     (count), ``unsupported_share`` (among the section's entries with a support value).
+
+    Parameters
+    ----------
+    entries : polars.DataFrame
+        The entries table.
+    supported : str, default "supported"
+        The support column.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per section with the columns above.
+
+    References
+    ----------
+    SJC Table 2.
     """
     return _section_table(_section_counts(entries, supported))
 
@@ -167,6 +286,24 @@ def by_boundary(entries: pl.DataFrame, supported: str = "supported", max_boundar
     ``summaries``: number of summaries; ``unsupported_all`` / ``unsupported_reasoning``:
     unsupported share among all and among reasoning entries (of those with a support value);
     ``unsupported_reasoning_per_summary``.
+
+    Parameters
+    ----------
+    entries : polars.DataFrame
+        The entries table with ``boundary``, ``role`` and the support column.
+    supported : str, default "supported"
+        The support column.
+    max_boundary : int, optional
+        The last boundary shown; later ones are pooled into it.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per boundary ``k`` with the columns above.
+
+    References
+    ----------
+    SJC Table 9.
     """
     return _boundary_table(_boundary_counts(entries, supported, max_boundary))
 
@@ -210,6 +347,24 @@ def match_next(prev: list[str], nxt: list[str], threshold: float = 90.0) -> list
     First by normalised text (bullet dropped, whitespace folded, lower case), then by
     character similarity (``rapidfuzz.fuzz.ratio`` >= 90, SJC Appendix C); each entry of
     ``nxt`` is matched at most once.
+
+    Parameters
+    ----------
+    prev : list of str
+        The entries of a summary.
+    nxt : list of str
+        The entries of the next summary.
+    threshold : float, default 90.0
+        The similarity (0-100) a fuzzy match needs.
+
+    Returns
+    -------
+    list of (int or None, bool)
+        For each entry of ``prev``: its match's index in ``nxt`` (None without one) and whether it was exact.
+
+    References
+    ----------
+    SJC Appendix C.
     """
     norm_next = [normalise(t) for t in nxt]
     used: set[int] = set()
@@ -242,6 +397,26 @@ def persistence(entries: pl.DataFrame, supported: str = "supported", max_d: int 
     it is followed forward summary by summary (exact normalised match, then similarity >= 90).
     Returns the frame (``d``, ``supported``, ``entries``, ``present``, ``share``) and the
     share of matches that were exact.
+
+    Parameters
+    ----------
+    entries : polars.DataFrame
+        The entries table with the support column.
+    supported : str, default "supported"
+        The support column.
+    max_d : int, default 5
+        The largest distance followed.
+    threshold : float, default 90.0
+        The similarity a fuzzy match needs.
+
+    Returns
+    -------
+    tuple of (polars.DataFrame, float)
+        The persistence frame and the share of exact matches.
+
+    References
+    ----------
+    SJC Table 10 and Appendix C.
     """
     counts: dict[tuple[int, bool], list[int]] = {}
     matches = _count_persistence(entries, counts, supported, max_d, threshold)

@@ -27,7 +27,20 @@ from workbench.bootstrap import DEFAULT_N_BOOT, METHODS, Seed, as_generator, aur
 
 
 def population_auroc(separation: float = 1.0, effect_sd: float = 0.5) -> float:
-    """The AUROC over the whole population of scenarios: ``Phi(d / sqrt(2 (1 + sd^2)))``."""
+    """The AUROC over the whole population of scenarios: ``Phi(d / sqrt(2 (1 + sd^2)))``.
+
+    Parameters
+    ----------
+    separation : float, default 1.0
+        Mean score difference of positives and negatives.
+    effect_sd : float, default 0.5
+        Standard deviation of the scenarios' random effect.
+
+    Returns
+    -------
+    float
+        The population AUROC.
+    """
     return float(norm.cdf(separation / np.sqrt(2.0 * (1.0 + effect_sd**2))))
 
 
@@ -40,6 +53,34 @@ def interval_coverage(clusters: Sequence[int] = (12, 30), *, per_cluster: int = 
     One row per (clusters, method): ``coverage`` (share of intervals holding the population
     AUROC), ``coverage_low`` / ``coverage_high`` (95% Wilson interval of that share), ``width``
     (mean interval width), ``trials``. Every method sees the same samples and resamples.
+
+    Parameters
+    ----------
+    clusters : sequence of int, default (12, 30)
+        Numbers of scenarios.
+    per_cluster : int, default 25
+        Entries per scenario.
+    trials : int, default 1000
+        Simulated data sets per cell.
+    methods : sequence of str, default ("percentile", "bca", "t")
+        Interval methods compared.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    level : float, default 0.95
+        The nominal coverage.
+    separation : float, default 1.0
+        Mean score difference of positives and negatives.
+    effect_sd : float, default 0.5
+        Standard deviation of the scenarios' random effect.
+    positive_rate : float, default 0.4
+        The share of positives.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the simulation.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (clusters, method) with the columns above.
     """
     from statsmodels.stats.proportion import proportion_confint
 
@@ -73,7 +114,22 @@ def interval_coverage(clusters: Sequence[int] = (12, 30), *, per_cluster: int = 
 def heterogeneous_population_auroc(discrimination: float, offset_sd: float, discrimination_sd: float) -> float:
     """The population AUROC when scenarios differ in offset (``N(0, offset_sd)``) and discrimination
     (``N(discrimination, discrimination_sd)``) and entries have N(0, 1) noise: a positive of one scenario and a
-    negative of another differ by ``N(discrimination, 2 offset_sd^2 + discrimination_sd^2 + 2)``."""
+    negative of another differ by ``N(discrimination, 2 offset_sd^2 + discrimination_sd^2 + 2)``.
+
+    Parameters
+    ----------
+    discrimination : float
+        The mean discrimination.
+    offset_sd : float
+        The standard deviation of the scenario offsets.
+    discrimination_sd : float
+        The standard deviation of the scenario discriminations.
+
+    Returns
+    -------
+    float
+        ``Phi(discrimination / sqrt(2 offset_sd^2 + discrimination_sd^2 + 2))``.
+    """
     return float(norm.cdf(discrimination / np.sqrt(2 * offset_sd**2 + discrimination_sd**2 + 2)))
 
 
@@ -89,6 +145,30 @@ def heterogeneous_coverage(settings: Sequence[tuple[float, float]] = ((0.6, 0.5)
     label + N(0, 1). The estimand is :func:`heterogeneous_population_auroc`. One row per setting and cluster
     count: ``truth``, ``bias`` (mean estimate minus truth: the pooled AUROC's within-scenario pairs make it
     O(1 / clusters)), ``coverage`` with its Wilson ``coverage_low`` / ``coverage_high``, ``width``, ``trials``.
+
+    Parameters
+    ----------
+    settings : sequence of (float, float)
+        (offset_sd, discrimination_sd) pairs.
+    clusters : sequence of int, default (12, 30)
+        Numbers of scenarios.
+    per_cluster : int, default 25
+        Entries per scenario.
+    discrimination : float, default 1.2
+        The mean discrimination.
+    positive_rate : float, default 0.55
+        The share of positives.
+    trials : int, default 300
+        Simulated data sets per cell.
+    level : float, default 0.95
+        The nominal coverage.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the simulation.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (setting, clusters) with the columns above.
     """
     from statsmodels.stats.proportion import proportion_confint
 

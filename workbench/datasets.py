@@ -39,6 +39,22 @@ def ensure_testbed(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, tasks: int
 
     ``WORKBENCH_TESTBED_TASKS`` / ``WORKBENCH_TESTBED_RUNS`` override the size (a smaller
     testbed for quick checks); the defaults are the issue's 120 tasks x 4 runs.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, default the project's data/testbed
+        The testbed directory.
+    tasks : int, optional
+        Tasks to simulate (the default size otherwise).
+    runs : int, optional
+        Runs per task.
+    seed : int, default 0
+        Seed of the simulation.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
     """
     from workbench.sim.dataset import DatasetConfig, build
 
@@ -54,7 +70,18 @@ def ensure_testbed(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, tasks: int
 
 def ensure_default_testbed(data: str | os.PathLike[str]) -> Path:
     """``data`` as a path, after generating the default testbed there when ``data`` names it and it is missing;
-    any other directory is left as it is (a typo in ``DATA`` is an error when loading, never a new testbed)."""
+    any other directory is left as it is (a typo in ``DATA`` is an error when loading, never a new testbed).
+
+    Parameters
+    ----------
+    data : str or os.PathLike
+        The data directory a notebook was given.
+
+    Returns
+    -------
+    pathlib.Path
+        ``data`` as a path.
+    """
     path = Path(data)
     if path.resolve() == DEFAULT_TESTBED.resolve():
         ensure_testbed(path)
@@ -97,6 +124,30 @@ def load(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, names: Sequence[str]
       cites the task, asks for them).
     * ``need``: tables that must be there (a :class:`~workbench.schema.SchemaError` naming the directory); an
       analysis's own requirement is :func:`need`'s :class:`NotApplicable`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, default the project's data/testbed
+        A directory of tables, or a log in any format.
+    names : sequence of str, optional
+        The tables to read (``runs`` always).
+    columns : mapping of str to sequence of str or None, optional
+        Tables read lazily, with the columns used.
+    lazy : bool, default False
+        Open every Parquet table as a scan.
+    derive : bool, default False
+        Add what an imported log lacks (:func:`derive_missing`).
+    run_texts : bool, optional
+        Read the runs' long text columns.
+    run_columns : sequence of str, optional
+        The run columns read.
+    need : sequence of str, default ("runs",)
+        Tables that must be there.
+
+    Returns
+    -------
+    dict
+        Table name to frame (``DataFrame``, or ``LazyFrame`` where asked).
     """
     path = Path(path)
     columns = dict(columns or {})
@@ -267,6 +318,18 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
     notebook can print exactly what it analyses that the log did not carry. The testbed
     carries everything, so on it the result is empty. With ``wanted``, entries and scores are
     derived only if named there (a notebook that reads steps lazily needs neither).
+
+    Parameters
+    ----------
+    tables : dict of str to polars.DataFrame
+        The loaded tables, completed in place.
+    wanted : sequence of str, optional
+        The derived tables asked for; all by default.
+
+    Returns
+    -------
+    dict of str to str
+        Each added table or filled column, with a one-line description.
     """
     added = _fill_run_usage(tables)
     if "compactions" in tables:
@@ -298,6 +361,20 @@ def select_runs(tables: Mapping[str, Any], *, method: str | None = None,
     with a single method of its own (``claude_code``, ``codex``) is taken whole whatever ``method`` asks. Asking
     for a method or budget the runs do have, but not that one, raises :class:`NotApplicable` (a ``ValueError``)
     naming what there is, instead of returning nothing.
+
+    Parameters
+    ----------
+    tables : mapping of str to polars.DataFrame
+        The loaded tables.
+    method : str, optional
+        The method.
+    budget : int, optional
+        The budget.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The selected runs.
     """
     runs = tables["runs"]
     columns = runs.collect_schema().names()
@@ -319,7 +396,20 @@ def single_method(tables: Mapping[str, Any], wanted: str = "prompting") -> str |
     """The method a one-method analysis reads (threshold sensitivity: the compacting policy's scores): ``wanted``
     when the runs have it; None (every run) when they do not and carry no budget, as an imported log whose methods
     are its own (a labelled benchmark's summarisation systems, a coding agent); otherwise :class:`NotApplicable`
-    naming the methods there are."""
+    naming the methods there are.
+
+    Parameters
+    ----------
+    tables : mapping of str to polars.DataFrame
+        The loaded tables.
+    wanted : str, default "prompting"
+        The method asked for.
+
+    Returns
+    -------
+    str or None
+        The method to read, or None for every run.
+    """
     runs = tables["runs"]
     if "method" not in runs.collect_schema().names():
         return None
@@ -338,7 +428,18 @@ def _values(runs: pl.DataFrame | pl.LazyFrame, column: str) -> list[Any]:
 
 
 def has_budget(tables: Mapping[str, Any]) -> bool:
-    """Whether the runs carry a context budget (the testbed does; imported logs usually do not)."""
+    """Whether the runs carry a context budget (the testbed does; imported logs usually do not).
+
+    Parameters
+    ----------
+    tables : mapping of str to polars.DataFrame
+        The loaded tables.
+
+    Returns
+    -------
+    bool
+        Whether ``runs`` has a non-null ``budget``.
+    """
     runs = tables["runs"]
     if "budget" not in runs.collect_schema().names():
         return False
@@ -351,6 +452,16 @@ def entry_clusters(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
 
     ``scenario_id`` is null for an entry whose run has none. Lazy entries (:func:`load` with
     ``columns``) are read for these two columns only.
+
+    Parameters
+    ----------
+    tables : dict of str to polars.DataFrame
+        The loaded tables (``entries`` and ``runs``).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``entry_id``, ``scenario_id``.
     """
     entries, runs = tables["entries"], tables["runs"]
     clusters = (entries.select("entry_id", "run_id")
@@ -362,7 +473,22 @@ def entry_clusters(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
 
 def need(tables: Mapping[str, Any], *names: str, what: str = "this analysis") -> None:
     """The one guard: raise :class:`NotApplicable` (a notebook's analysis is skipped, with this reason) unless every
-    named table is present and not empty."""
+    named table is present and not empty.
+
+    Parameters
+    ----------
+    tables : mapping of str to polars.DataFrame
+        The loaded tables.
+    *names : str
+        The tables the analysis needs.
+    what : str, default "this analysis"
+        The analysis, for the message.
+
+    Raises
+    ------
+    NotApplicable
+        Naming the missing or empty tables.
+    """
     missing = [n for n in names if n not in tables or height(tables[n]) == 0]
     if missing:
         raise NotApplicable(f"{what} needs the table(s) {missing}, which this data directory does not have")
@@ -370,7 +496,20 @@ def need(tables: Mapping[str, Any], *names: str, what: str = "this analysis") ->
 
 def need_outcomes(runs: pl.DataFrame | pl.LazyFrame, what: str = "this analysis") -> None:
     """Raise :class:`NotApplicable` when no run has an outcome (``success``), as in imported coding-agent
-    sessions: Acc, Pass^k and every comparison of methods need one. Lazy runs are counted by one query."""
+    sessions: Acc, Pass^k and every comparison of methods need one. Lazy runs are counted by one query.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame or polars.LazyFrame
+        The runs table.
+    what : str, default "this analysis"
+        The analysis, for the message.
+
+    Raises
+    ------
+    NotApplicable
+        When no run has a ``success`` value.
+    """
     n = height(runs)
     if "success" not in runs.collect_schema().names() or _null_counts(runs, ["success"])["success"] == n:
         raise NotApplicable(f"{what} needs run outcomes (a success column); these {n} runs have none")

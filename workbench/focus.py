@@ -48,6 +48,22 @@ def parse_rollout(text: str, event_id: str, rollout: int, known_spans: Iterable[
     ``s_3``). A cited id not in ``known_spans`` is reported in ``unknown`` and ignored, never
     mapped to a near one; a "Depends on" clause with no span id (other than an explicit
     "none") is reported in ``malformed``. A span cited twice in one rollout appears once.
+
+    Parameters
+    ----------
+    text : str
+        The plan sketch.
+    event_id : str
+        Its compaction event.
+    rollout : int
+        Its rollout index.
+    known_spans : iterable of str, optional
+        The event's span ids.
+
+    Returns
+    -------
+    ParsedRollout
+        The cited spans and what could not be read (``unknown``, ``malformed``).
     """
     known = None if known_spans is None else {_norm(s) for s in known_spans}
     seen: list[str] = []
@@ -88,7 +104,20 @@ def event_batches(spans: pl.DataFrame, size: int) -> Iterator[pl.DataFrame]:
     What is computed per event and sorted by event comes out of the batches, concatenated, as it comes out of
     the whole table: :func:`citation_scores` (sorted by event and span) and :func:`self_consistency_curves`
     (events drawn in sorted order: pass one generator through the batches for the same draws). A large log's
-    events then never hold their rollouts' matrices all at once (91,200 events at 100x the testbed)."""
+    events then never hold their rollouts' matrices all at once (91,200 events at 100x the testbed).
+
+    Parameters
+    ----------
+    spans : polars.DataFrame
+        ``event_id`` and the spans' columns.
+    size : int
+        Events per batch.
+
+    Yields
+    ------
+    polars.DataFrame
+        The spans of the next ``size`` events.
+    """
     if size < 1:
         raise ValueError(f"event_batches: size must be at least 1, got {size}")
     events = spans.get_column("event_id").unique().sort()
@@ -130,6 +159,24 @@ def citation_scores(citations: pl.DataFrame | pl.LazyFrame, n_rollouts: int | Ma
     ``citations``: ``event_id``, ``rollout``, ``span_id`` (a frame, or a lazy one: a large log's rollouts
     table). A span cited twice in one rollout counts once. With ``spans`` (``event_id``, ``span_id``), never-cited
     spans get û = 0 and citations of other spans are left out, counted on integer codes.
+
+    Parameters
+    ----------
+    citations : polars.DataFrame or polars.LazyFrame
+        ``event_id``, ``rollout``, ``span_id``.
+    n_rollouts : int or mapping of str to int
+        Rollouts per event (one number, or per event id).
+    spans : polars.DataFrame, optional
+        ``event_id``, ``span_id``: each event's spans, so never-cited spans count.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (event, span) with ``n_cited``, ``n_rollouts`` and ``score`` (û).
+
+    References
+    ----------
+    FOCUS Eq. 8.
     """
     if spans is None:  # the distinct rollouts citing each span
         per = (citations.lazy().group_by("event_id", "span_id").agg(pl.col("rollout").n_unique().alias("n_cited"))
@@ -153,7 +200,26 @@ def citation_scores(citations: pl.DataFrame | pl.LazyFrame, n_rollouts: int | Ma
 
 
 def keep_set(scores: pl.DataFrame, tau: float, rescue: Iterable[str] = ()) -> set[str]:
-    """S_U: spans with û >= tau, united with a defensive rescue set (FOCUS-D)."""
+    """S_U: spans with û >= tau, united with a defensive rescue set (FOCUS-D).
+
+    Parameters
+    ----------
+    scores : polars.DataFrame
+        ``span_id`` and ``score`` (û).
+    tau : float
+        The keep threshold.
+    rescue : iterable of str, default ()
+        Span ids kept whatever their score.
+
+    Returns
+    -------
+    set of str
+        The kept span ids.
+
+    References
+    ----------
+    FOCUS section 4 (FOCUS-D).
+    """
     return set(scores.filter(pl.col("score") >= tau).get_column("span_id").to_list()) | set(rescue)
 
 
@@ -162,26 +228,103 @@ def keep_set(scores: pl.DataFrame, tau: float, rescue: Iterable[str] = ()) -> se
 
 
 def hoeffding_bound(m: int, n_rollouts: int | np.ndarray, gamma: float) -> float | np.ndarray:
-    """Lemma 1: min(1, 2m exp(-2Nγ²)), the chance some of m spans is off by more than γ."""
+    """Lemma 1: min(1, 2m exp(-2Nγ²)), the chance some of m spans is off by more than γ.
+
+    Parameters
+    ----------
+    m : int
+        Number of spans.
+    n_rollouts : int or numpy.ndarray
+        Number of rollouts N.
+    gamma : float
+        The error margin.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound, capped at 1.
+
+    References
+    ----------
+    FOCUS Lemma 1; Hoeffding, W. (1963). Probability inequalities for sums of bounded random variables.
+    JASA 58(301), 13-30.
+    """
     n = np.asarray(n_rollouts, dtype=np.float64)
     out = np.minimum(1.0, 2.0 * m * np.exp(-2.0 * n * gamma**2))
     return float(out) if out.ndim == 0 else out
 
 
 def recovery_probability(m: int, n_rollouts: int | np.ndarray, gamma: float) -> float | np.ndarray:
-    """Theorem 1: the keep set is recovered with probability at least 1 - 2m exp(-2Nγ²)."""
+    """Theorem 1: the keep set is recovered with probability at least 1 - 2m exp(-2Nγ²).
+
+    Parameters
+    ----------
+    m : int
+        Number of spans.
+    n_rollouts : int or numpy.ndarray
+        Number of rollouts N.
+    gamma : float
+        The error margin.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The lower bound on the recovery probability, at least 0.
+
+    References
+    ----------
+    FOCUS Theorem 1.
+    """
     return 1.0 - hoeffding_bound(m, n_rollouts, gamma)
 
 
 def rollouts_needed(m: int, gamma: float, delta: float) -> int:
-    """ceil(ln(2m/δ) / (2γ²)): rollouts for failure probability at most δ."""
+    """ceil(ln(2m/δ) / (2γ²)): rollouts for failure probability at most δ.
+
+    Parameters
+    ----------
+    m : int
+        Number of spans.
+    gamma : float
+        The error margin.
+    delta : float
+        The allowed failure probability.
+
+    Returns
+    -------
+    int
+        The smallest N the bound guarantees.
+
+    References
+    ----------
+    FOCUS Lemma 1.
+    """
     if not (0 < delta < 1) or gamma <= 0 or m < 1:
         raise ValueError("rollouts_needed: need m >= 1, gamma > 0, 0 < delta < 1")
     return max(1, math.ceil(math.log(2 * m / delta) / (2 * gamma**2)))
 
 
 def bound_curves(ms: Sequence[int], gammas: Sequence[float], ns: Sequence[int]) -> pl.DataFrame:
-    """The bound and the recovery probability over N for each (m, γ)."""
+    """The bound and the recovery probability over N for each (m, γ).
+
+    Parameters
+    ----------
+    ms : sequence of int
+        Numbers of spans.
+    gammas : sequence of float
+        Error margins.
+    ns : sequence of int
+        Numbers of rollouts.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``m``, ``gamma``, ``n_rollouts``, ``bound`` and ``recovery``.
+
+    References
+    ----------
+    FOCUS Lemma 1 and Theorem 1.
+    """
     rows = [{"m": m, "gamma": g, "n_rollouts": n, "bound": float(hoeffding_bound(m, n, g)),
              "recovery": float(recovery_probability(m, n, g))} for m in ms for g in gammas for n in ns]
     return pl.DataFrame(rows)
@@ -198,7 +341,22 @@ def citation_matrices(citations: pl.DataFrame | pl.LazyFrame, spans: pl.DataFram
     Built from columns: each citation's span is located by a join on (event, span) and the matrices are filled
     from integer arrays, one slice per event (not a frame and a Python loop per event, which held gigabytes at
     100x the testbed's events); ``citations`` may be lazy. A citation of a span the event does not have, or of a
-    rollout >= ``n_rollouts``, is ignored."""
+    rollout >= ``n_rollouts``, is ignored.
+
+    Parameters
+    ----------
+    citations : polars.DataFrame or polars.LazyFrame
+        ``event_id``, ``rollout``, ``span_id``.
+    spans : polars.DataFrame
+        ``event_id``, ``span_id``: each event's spans.
+    n_rollouts : int
+        Rollouts per event (the matrices' rows).
+
+    Returns
+    -------
+    dict
+        Event id to (its span ids, its 0/1 matrix of rollouts by spans).
+    """
     out: dict[str, tuple[list[str], np.ndarray]] = {}
     columns, index = _span_columns(spans)
     hits = _citation_codes(citations, index, n_rollouts)
@@ -226,6 +384,30 @@ def self_consistency_curves(matrices: Mapping[str, tuple[list[str], np.ndarray]]
     its decay with N holds by construction (about -0.5 on a log-log scale): it is *not*
     FOCUS Figure 5B, which measures against the true utility u* (:func:`error_against_truth`);
     use it only where u* is unknown (real logs), and read it as self-consistency.
+
+    Parameters
+    ----------
+    matrices : mapping
+        Event id to (span ids, rollouts x spans 0/1 matrix), from :func:`citation_matrices`.
+    ns : sequence of int
+        Numbers of rollouts.
+    tau : float, default 0.3
+        The keep threshold.
+    draws : int, default 200
+        Subsamples per (event, N).
+    seed : int or numpy.random.Generator, default 0
+        Seed of the subsamples.
+    replace : bool, default True
+        Subsample with replacement.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``event_id``, ``n_rollouts``, ``max_distance_to_own`` and ``jaccard``.
+
+    References
+    ----------
+    FOCUS Figure 5A.
     """
     rng = as_generator(seed)
     rows: dict[str, list[Any]] = {"event_id": [], "n_rollouts": [], "max_distance_to_own": [], "jaccard": []}
@@ -263,6 +445,28 @@ def error_against_truth(spans: pl.DataFrame, ns: Sequence[int], *, truth: str = 
     drafts are made) and the worst-span error is averaged over draws. One row per (event, N):
     ``event_id``, ``n_rollouts``, ``max_error``. FOCUS reports 0.25, 0.089, 0.025 at N = 1, 10,
     300 on real drafts (slope about -0.40).
+
+    Parameters
+    ----------
+    spans : polars.DataFrame
+        ``event_id``, ``span_id`` and the true utility.
+    ns : sequence of int
+        Numbers of rollouts.
+    truth : str, default "gt_rate"
+        The column of the true utility.
+    draws : int, default 200
+        Simulated rollout sets per (event, N).
+    seed : int or numpy.random.Generator, default 0
+        Seed of the draws.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``event_id``, ``n_rollouts``, ``max_error``.
+
+    References
+    ----------
+    FOCUS Figure 5B and Appendix A.2.6.
     """
     rng = as_generator(seed)
     rows: dict[str, list[Any]] = {"event_id": [], "n_rollouts": [], "max_error": []}  # columns, not a dict a row
@@ -278,7 +482,20 @@ def error_against_truth(spans: pl.DataFrame, ns: Sequence[int], *, truth: str = 
 
 
 def loglog_slope(n: np.ndarray, err: np.ndarray) -> float:
-    """OLS slope of log(error) on log(N)."""
+    """OLS slope of log(error) on log(N).
+
+    Parameters
+    ----------
+    n : numpy.ndarray
+        Numbers of rollouts.
+    err : numpy.ndarray
+        The errors at them.
+
+    Returns
+    -------
+    float
+        The OLS slope of log(err) on log(n).
+    """
     keep = (err > 0) & (n > 0)
     if keep.sum() < 2:
         raise ValueError("loglog_slope: fewer than two positive points")
@@ -289,6 +506,18 @@ def event_scenarios(spans: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     """Each compaction event's task scenario (events are ``RUN/bBOUNDARY``): the clusters an interval resamples.
 
     An event whose run has no scenario is its own cluster.
+
+    Parameters
+    ----------
+    spans : polars.DataFrame
+        ``event_id`` of each span.
+    runs : polars.DataFrame
+        ``run_id``, ``scenario_id``.
+
+    Returns
+    -------
+    dict of str to str
+        Event id to scenario id.
     """
     events = spans.select("event_id").unique().with_columns(
         pl.col("event_id").str.replace(r"/b\d+$", "").alias("run_id"))
@@ -302,7 +531,24 @@ def curve_means(curves: pl.DataFrame, value: str) -> pl.DataFrame:
 
     The mean is numpy's over each N's rows in table order, not polars' group-by mean, whose float sum
     is split across threads and so differs in the last bits with the machine's core count (which moved
-    a pixel of FOCUS Figure 5 between machines)."""
+    a pixel of FOCUS Figure 5 between machines).
+
+    Parameters
+    ----------
+    curves : polars.DataFrame
+        Curves with ``n_rollouts`` and ``value``.
+    value : str
+        The column averaged.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``n_rollouts`` and the mean of ``value``, sorted by N.
+
+    References
+    ----------
+    FOCUS Figure 5.
+    """
     ns = sorted(curves.get_column("n_rollouts").unique().to_list())
     means = [float(np.mean(curves.filter(pl.col("n_rollouts") == n).get_column(value).cast(pl.Float64).to_numpy()))
              for n in ns]
@@ -312,7 +558,22 @@ def curve_means(curves: pl.DataFrame, value: str) -> pl.DataFrame:
 
 def published_draft_error(published: pl.DataFrame) -> pl.DataFrame:
     """FOCUS's reported worst-span draft error at N rollouts (Appendix A.2.6), from ``data/published/
-    text_numbers.csv`` (rows ``draft_error_nN``): ``n_rollouts``, ``max_error``, sorted by N."""
+    text_numbers.csv`` (rows ``draft_error_nN``): ``n_rollouts``, ``max_error``, sorted by N.
+
+    Parameters
+    ----------
+    published : polars.DataFrame
+        The published numbers table.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``n_rollouts``, ``max_error``.
+
+    References
+    ----------
+    FOCUS Appendix A.2.6.
+    """
     rows = published.filter((pl.col("document") == "FOCUS") & pl.col("quantity").str.starts_with("draft_error_n"))
     return rows.select(pl.col("quantity").str.strip_prefix("draft_error_n").cast(pl.Int64).alias("n_rollouts"),
                        pl.col("value").cast(pl.Float64).alias("max_error")).sort("n_rollouts")
@@ -326,6 +587,30 @@ def error_slope(curves: pl.DataFrame, *, clusters: Mapping[str, str] | None = No
     The interval resamples ``clusters`` (event -> scenario; each event its own cluster when
     not given) with all their events. FOCUS A.2.6 reports about -0.40 for draft rollouts
     against the ideal -0.5 of Lemma 1. ``estimate`` is the slope, ``n`` the events.
+
+    Parameters
+    ----------
+    curves : polars.DataFrame
+        ``event_id``, ``n_rollouts`` and ``value``.
+    clusters : mapping of str to str, optional
+        Event id to scenario.
+    value : str, default "max_error"
+        The error column.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the interval.
+
+    Returns
+    -------
+    BootstrapResult
+        The slope with its interval.
+
+    References
+    ----------
+    FOCUS Lemma 1 and Appendix A.2.6.
     """
     ns = np.sort(curves.get_column("n_rollouts").unique().to_numpy())
     events = sorted(curves.get_column("event_id").unique().to_list())
@@ -367,6 +652,24 @@ def utility_histogram(scores: pl.DataFrame, tau: float = 0.3, bins: int = 20) ->
     :func:`citation_scores` gives and on tau as the decimal it is written as (0.3 = 3/10), never
     on floating-point û (where 1/3 and 2/3 land on opposite sides of 1/6). Without counts the
     scores are taken as given. ``tau`` defaults to FOCUS's 0.3 (Figure 4 caption).
+
+    Parameters
+    ----------
+    scores : polars.DataFrame
+        ``score`` (û; with ``n_cited`` and ``n_rollouts`` when known).
+    tau : float, default 0.3
+        The keep threshold.
+    bins : int, default 20
+        Histogram bins.
+
+    Returns
+    -------
+    UtilityHistogram
+        The histogram and the four shares.
+
+    References
+    ----------
+    FOCUS Figure 4.
     """
     u = scores.get_column("score").to_numpy()
     counts, edges = np.histogram(u, bins=bins, range=(0.0, 1.0))

@@ -42,7 +42,18 @@ FRANK_PUBLISHED = Path(__file__).resolve().parents[1] / "data" / "published" / "
 
 
 def metric_column(name: str) -> str:
-    """The run column an imported metric's scores are in (:mod:`workbench.adapters.labelled_summaries`)."""
+    """The run column an imported metric's scores are in (:mod:`workbench.adapters.labelled_summaries`).
+
+    Parameters
+    ----------
+    name : str
+        The metric's name.
+
+    Returns
+    -------
+    str
+        Its column in the runs table.
+    """
     from workbench.adapters.labelled_summaries import run_column
 
     return run_column("metric_", name)
@@ -54,7 +65,20 @@ def metric_column(name: str) -> str:
 
 def summary_scores(entries: pl.DataFrame | pl.LazyFrame, scores: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """Each summary's (run's) judge scores aggregated over its sentences: ``run_id``, ``judge``, ``mean``, ``min``
-    and ``sentences`` (the entries with a usable score; the first repeat of each)."""
+    and ``sentences`` (the entries with a usable score; the first repeat of each).
+
+    Parameters
+    ----------
+    entries : polars.DataFrame or polars.LazyFrame
+        The entries table.
+    scores : polars.DataFrame or polars.LazyFrame
+        The scores table.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (run, judge) with the columns above.
+    """
     s = scores.lazy()
     if "repeat" in s.collect_schema().names():
         s = s.filter(pl.col("repeat").fill_null(0) == 0)
@@ -71,7 +95,22 @@ def summary_frame(runs: pl.DataFrame | pl.LazyFrame, aggregated: pl.DataFrame | 
                   metrics: Sequence[str] = ()) -> pl.DataFrame:
     """One row per summary: ``run_id``, ``source_id`` (the cluster), ``system``, ``dataset``, ``split``,
     ``human_score``, a column per named imported metric (under its own name) and, from :func:`summary_scores`,
-    ``JUDGE (mean)`` and ``JUDGE (min)`` per judge. Sorted by run id."""
+    ``JUDGE (mean)`` and ``JUDGE (min)`` per judge. Sorted by run id.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame or polars.LazyFrame
+        The runs table of an imported labelled benchmark.
+    aggregated : polars.DataFrame, optional
+        :func:`summary_scores` of its entries.
+    metrics : sequence of str, default ()
+        Imported metrics to carry.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per summary with the columns above.
+    """
     have = runs.lazy().collect_schema().names()
     cols = [pl.col("run_id"), pl.col("scenario_id").alias("source_id"), pl.col("method").alias("system"),
             (pl.col("subset") if "subset" in have else pl.lit(None, pl.Utf8)).alias("dataset"),
@@ -101,7 +140,24 @@ def _subset(frame: pl.DataFrame, split: str, dataset: str | None) -> pl.DataFram
 def frank_frame(path: str | os.PathLike[str], metrics: Sequence[str] | None = None) -> pl.DataFrame:
     """FRANK's two files joined as its script joins them (``hash`` and ``model_name``, one to one): a
     :func:`summary_frame` with the named metrics (default FRANK's ten) under their own names, straight from
-    ``human_annotations.json`` and ``baseline_factuality_metrics_outputs.json`` (or their ``.gz`` copies)."""
+    ``human_annotations.json`` and ``baseline_factuality_metrics_outputs.json`` (or their ``.gz`` copies).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        FRANK's data directory.
+    metrics : sequence of str, optional
+        The metric columns; FRANK's ten by default.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per annotated summary.
+
+    References
+    ----------
+    FRANK, ``evaluation/evaluate.py``.
+    """
     from workbench.adapters.frank import DEFAULT_METRICS, read_json
 
     path = Path(path)
@@ -131,7 +187,32 @@ def correlation_table(frame: pl.DataFrame, metrics: Sequence[str], *, splits: Se
     """FRANK's table for ``frame`` (:func:`summary_frame` or :func:`frank_frame`): per split, data set (None:
     both) and metric, the partial Pearson and Spearman correlations with ``human`` controlling for ``control``,
     their p-values and the summaries used (rows missing the metric are dropped per metric, as FRANK's script
-    does). Columns ``split, dataset, metric, n, pearson, pearson_p, spearman, spearman_p``."""
+    does). Columns ``split, dataset, metric, n, pearson, pearson_p, spearman, spearman_p``.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        A :func:`summary_frame` or :func:`frank_frame`.
+    metrics : sequence of str
+        The metric columns.
+    splits : sequence of str, default ("all", "valid", "test")
+        The splits.
+    datasets : sequence of str or None, default (None,)
+        The data sets; None for both.
+    human : str, default "human_score"
+        The human judgement column.
+    control : str, default "system"
+        The category controlled for.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (split, dataset, metric) with the columns above.
+
+    References
+    ----------
+    FRANK, section 6 and ``evaluation/evaluate.py``.
+    """
     rows = []
     for split in splits:
         for dataset in datasets:
@@ -166,7 +247,28 @@ def frank_table(path: str | os.PathLike[str], *, splits: Sequence[str] = SPLITS,
     """FRANK's published evaluation from its own files (FRANK's ``evaluation/evaluate.py``
     ``human_metric_correlation``: partial correlation with ``Factuality`` controlling for ``model_name``) for
     every split and data set: :func:`correlation_table` of :func:`frank_frame`. ``metrics`` defaults to the ten
-    FRANK's script reports; any other metric column of the score file on request."""
+    FRANK's script reports; any other metric column of the score file on request.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        FRANK's data directory.
+    splits : sequence of str, default ("all", "valid", "test")
+        The splits.
+    datasets : sequence of str or None, default (None, "cnndm", "bbc")
+        The data sets; None for both.
+    metrics : sequence of str, optional
+        The metric columns; FRANK's ten by default.
+
+    Returns
+    -------
+    polars.DataFrame
+        :func:`correlation_table`'s columns.
+
+    References
+    ----------
+    FRANK, ``evaluation/evaluate.py`` (``human_metric_correlation``).
+    """
     frame = frank_frame(path, metrics)
     return correlation_table(frame, [c for c in frame.columns if c not in
                                      ("run_id", "source_id", "system", "dataset", "split", "human_score")],
@@ -174,7 +276,17 @@ def frank_table(path: str | os.PathLike[str], *, splits: Sequence[str] = SPLITS,
 
 
 def published_frank() -> pl.DataFrame:
-    """FRANK's three-decimal table as its data README gives it (``data/published/frank_correlations.csv``)."""
+    """FRANK's three-decimal table as its data README gives it (``data/published/frank_correlations.csv``).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``split``, ``dataset``, ``metric``, ``pearson``, ``spearman``.
+
+    References
+    ----------
+    FRANK's data README (the correlation table).
+    """
     return pl.read_csv(FRANK_PUBLISHED)
 
 
@@ -189,7 +301,38 @@ def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split:
     """Each metric's partial Pearson and Spearman correlation with an interval that resamples ``clusters``
     (articles) and refits the system adjustment in every resample (:func:`partial_correlation_ci`): columns
     ``split, dataset, metric, correlation`` and the interval columns (``estimate, ci_low, ci_high, n, n_boot,
-    level, method``)."""
+    level, method``).
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        A :func:`summary_frame` or :func:`frank_frame`.
+    metrics : sequence of str
+        The metric columns.
+    split : str, default "test"
+        The split.
+    dataset : str, optional
+        The data set; both when None.
+    correlations : sequence of str, default ("pearson", "spearman")
+        The correlations computed.
+    human : str, default "human_score"
+        The human judgement column.
+    control : str, default "system"
+        The category controlled for.
+    clusters : str, default "source_id"
+        The resampled cluster column (the articles).
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (metric, correlation) with the columns above.
+    """
     part = _subset(frame, split, dataset)
     rows = []
     for m in metrics:
@@ -216,7 +359,42 @@ def williams_table(frame: pl.DataFrame, metric: str, baselines: Sequence[str], *
     correlation exceeds the lower (``higher`` names which), and beside it the article-bootstrap interval of
     ``r(metric) - r(baseline)`` (the Williams test takes summaries as independent; an article's share it).
     Columns ``split, dataset, metric, baseline, n, r_metric, r_baseline, r_between, higher, t, p,
-    difference, ci_low, ci_high, n_boot, level``."""
+    difference, ci_low, ci_high, n_boot, level``.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        A :func:`summary_frame` or :func:`frank_frame`.
+    metric : str
+        The metric compared.
+    baselines : sequence of str
+        The metrics it is compared with.
+    split : str, default "test"
+        The split.
+    dataset : str, optional
+        The data set; both when None.
+    human : str, default "human_score"
+        The human judgement column.
+    control : str, default "system"
+        The category controlled for.
+    clusters : str, default "source_id"
+        The resampled cluster column.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per baseline with the columns above.
+
+    References
+    ----------
+    Williams (1959); Graham and Baldwin (2014); FRANK ``evaluation/evaluate.py`` (``mm-correlation``).
+    """
     part = _subset(frame, split, dataset)
     rows = []
     for b in baselines:
@@ -249,7 +427,30 @@ def choose_aggregation(frame: pl.DataFrame, judge: str, *, split: str = "valid",
                        control: str = "system") -> str:
     """The headline aggregation of a judge's sentence scores (:data:`AGGREGATIONS`): the one with the higher
     partial Pearson correlation on ``split`` (FRANK asks to choose on valid and report on test); the first when
-    neither is defined there (too few summaries)."""
+    neither is defined there (too few summaries).
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        A :func:`summary_frame` or :func:`frank_frame`.
+    judge : str
+        The judge whose aggregations are compared.
+    split : str, default "valid"
+        The split the choice is made on.
+    human : str, default "human_score"
+        The human judgement column.
+    control : str, default "system"
+        The category controlled for.
+
+    Returns
+    -------
+    str
+        The chosen aggregation (``"mean"`` or ``"min"``).
+
+    References
+    ----------
+    Pagnoni, Balachandran and Tsvetkov (2021), FRANK, section 6.
+    """
     part = _subset(frame, split, None)
     best = {a: _partial(part.get_column(f"{judge} ({a})").to_numpy(), part.get_column(human).to_numpy(),
                         part.get_column(control).to_numpy()).r for a in AGGREGATIONS}
@@ -294,7 +495,36 @@ def entry_auroc(gold: pl.DataFrame, entries: pl.DataFrame, scores: pl.DataFrame,
     the sentences' gold ``support`` labels (``supported`` the positive class; ``unsure`` and ties left out), per
     group of ``by`` (columns of ``frame``), with intervals resampling the summaries' sources (articles). A group
     with fewer than :data:`MIN_CLASS` items of either class gets no AUROC, and says why. Columns: the groups,
-    ``score``, the interval columns, ``positives`` and ``reason``."""
+    ``score``, the interval columns, ``positives`` and ``reason``.
+
+    Parameters
+    ----------
+    gold : polars.DataFrame
+        Gold labels (``item_id``, ``field``, ``value``).
+    entries : polars.DataFrame
+        The entries table.
+    scores : polars.DataFrame
+        The scores table.
+    frame : polars.DataFrame
+        A :func:`summary_frame` (the groups and the baselines' summary scores).
+    baselines : sequence of str, default ()
+        Summary-level metrics scored for one-sentence summaries.
+    by : sequence of str, default ("dataset",)
+        Columns of ``frame`` that define the groups.
+    one_sentence_only : bool, default True
+        Score the baselines on one-sentence summaries only.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (group, score) with the columns above.
+    """
     labelled = (gold.filter((pl.col("field") == "support") & pl.col("value").is_in(["supported", "unsupported"]))
                 .select(pl.col("item_id").alias("entry_id"), (pl.col("value") == "supported").alias("label")))
     sentences = entries.lazy().select("entry_id", "run_id").collect()
@@ -319,7 +549,36 @@ def summary_auroc(frame: pl.DataFrame, metrics: Sequence[str], *, by: Sequence[s
                   level: float = 0.95) -> pl.DataFrame:
     """AUROC of each metric against ``human == 1`` (a summary with no sentence in error), per group of ``by``, with
     intervals resampling articles: an approximation of TRUE's protocol (Honovich et al. 2022, which labels a
-    summary by per-sentence majorities of FRANK's sentence file, not in this data)."""
+    summary by per-sentence majorities of FRANK's sentence file, not in this data).
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        A :func:`summary_frame` or :func:`frank_frame`.
+    metrics : sequence of str
+        The metric columns.
+    by : sequence of str, default ("dataset",)
+        Columns that define the groups.
+    split : str, default "all"
+        The split.
+    human : str, default "human_score"
+        The human judgement column.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (group, metric) with the interval columns.
+
+    References
+    ----------
+    Honovich, O. et al. (2022). TRUE: re-evaluating factual consistency evaluation. NAACL.
+    """
     part = _subset(frame, split, None).filter(pl.col(human).is_not_null()).with_columns(
         (pl.col(human) == 1).alias("_consistent"))
     return _auroc_frame(_auroc_rows(part, metrics, "_consistent", by, clusters="source_id", n_boot=n_boot,
@@ -329,7 +588,20 @@ def summary_auroc(frame: pl.DataFrame, metrics: Sequence[str], *, by: Sequence[s
 def compare_with_published(table: pl.DataFrame, published: pl.DataFrame | None = None) -> pl.DataFrame:
     """:func:`correlation_table` beside FRANK's published three-decimal numbers: per split, data set and metric,
     ``pearson`` and ``spearman`` as computed, as published, and the differences (the published ones are rounded
-    to three decimals, so a difference under 0.0005 is agreement)."""
+    to three decimals, so a difference under 0.0005 is agreement).
+
+    Parameters
+    ----------
+    table : polars.DataFrame
+        A :func:`correlation_table` or :func:`frank_table`.
+    published : polars.DataFrame, optional
+        The published table; :func:`published_frank` by default.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (split, dataset, metric) with the computed, published and differing values.
+    """
     published = published_frank() if published is None else published
     joined = table.join(published.rename({"pearson": "pearson_published", "spearman": "spearman_published"}),
                         on=["split", "dataset", "metric"], how="inner", maintain_order="left")

@@ -18,7 +18,26 @@ from workbench.bootstrap import (DEFAULT_N_BOOT, INTERVAL_COLUMNS, Seed, Units, 
 
 
 def score_distribution(frame: pl.DataFrame, by: str | None = "section", score: str = "score") -> pl.DataFrame:
-    """Shares of scores >= 0.8, < 0.2 and in [0.3, 0.7] (SJC Figure 3 left), per group and overall."""
+    """Shares of scores >= 0.8, < 0.2 and in [0.3, 0.7] (SJC Figure 3 left), per group and overall.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        Scored entries.
+    by : str, optional, default "section"
+        The group column; ``None`` for the overall row only.
+    score : str, default "score"
+        The score column.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group and one overall, with the three shares.
+
+    References
+    ----------
+    SJC Figure 3 (left).
+    """
     f = frame.drop_nulls(score)
     aggs = [pl.len().alias("n"), (pl.col(score) >= 0.8).mean().alias("share_high"),
             (pl.col(score) < 0.2).mean().alias("share_low"),
@@ -49,6 +68,36 @@ def sweep(
     and each tau's interval comes from :func:`workbench.bootstrap.interval`. Every setting
     draws its resamples from the same stream when ``seed`` is an integer (a generator is advanced
     across settings instead).
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        Scored entries with the cluster column (and ``setting`` when given).
+    taus : array-like, default 0, 0.01, ..., 1
+        Thresholds.
+    setting : str, optional
+        Column that defines the curves (one curve without it).
+    cluster : str, default "scenario_id"
+        The resampled cluster column.
+    score : str, default "score"
+        The score column.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples of the band.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the band.
+    method : {"percentile", "bca", "t"}, default "percentile"
+        The interval rule of :func:`workbench.bootstrap.interval`.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (setting, tau) with the interval columns.
+
+    References
+    ----------
+    SJC Figure 3 (right) and Appendix G.
     """
     t = np.asarray(taus, dtype=np.float64)
     groups = [(None, frame)] if setting is None else [
@@ -93,7 +142,24 @@ def _below_from_slots(hist: np.ndarray, order: np.ndarray) -> np.ndarray:
 
 
 def largest_change(curve: pl.DataFrame, lo: float = 0.3, hi: float = 0.7) -> pl.DataFrame:
-    """Per setting, how much the pruned fraction moves between tau = lo and hi (SJC Figure 3 right)."""
+    """Per setting, how much the pruned fraction moves between tau = lo and hi (SJC Figure 3 right).
+
+    Parameters
+    ----------
+    curve : polars.DataFrame
+        A curve of :func:`sweep`.
+    lo, hi : float, default 0.3 and 0.7
+        The two thresholds compared.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per ``setting``: ``change``, the range of the pruned fraction over taus in [lo, hi].
+
+    References
+    ----------
+    SJC Figure 3 (right).
+    """
     c = curve.filter((pl.col("tau") >= lo - 1e-9) & (pl.col("tau") <= hi + 1e-9))
     return c.group_by("setting", maintain_order=True).agg(
         (pl.col("estimate").max() - pl.col("estimate").min()).alias("change"))
@@ -101,7 +167,24 @@ def largest_change(curve: pl.DataFrame, lo: float = 0.3, hi: float = 0.7) -> pl.
 
 def keep_rate_by_section(frame: pl.DataFrame, tau: float = 0.5, score: str = "score",
                          sections: Sequence[str] | None = None) -> pl.DataFrame:
-    """Share of each section's entries kept at tau (null scores are kept)."""
+    """Share of each section's entries kept at tau (null scores are kept).
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        Scored entries with ``section``.
+    tau : float, default 0.5
+        The pruning threshold.
+    score : str, default "score"
+        The score column.
+    sections : sequence of str, optional
+        The sections to report; every section by default.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``section``, ``entries`` and ``keep_rate`` (null scores kept), lowest rate first.
+    """
     f = frame if sections is None else frame.filter(pl.col("section").is_in(list(sections)))
     return f.group_by("section", maintain_order=True).agg(pl.len().alias("entries"),
                                      (pl.col(score).is_null() | (pl.col(score) >= tau)).mean().alias("keep_rate")
@@ -109,7 +192,22 @@ def keep_rate_by_section(frame: pl.DataFrame, tau: float = 0.5, score: str = "sc
 
 
 def first_vs_later(frame: pl.DataFrame, tau: float = 0.5, score: str = "score") -> pl.DataFrame:
-    """Pruned share at the first compaction of a run against later ones."""
+    """Pruned share at the first compaction of a run against later ones.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        Scored entries with ``boundary`` (0 for a run's first compaction).
+    tau : float, default 0.5
+        The pruning threshold.
+    score : str, default "score"
+        The score column.
+
+    Returns
+    -------
+    polars.DataFrame
+        Rows ``compaction`` (``first``, ``later``), ``entries`` and ``pruned`` (the share scored below tau).
+    """
     return frame.with_columns(pl.when(pl.col("boundary") == 0).then(pl.lit("first")).otherwise(pl.lit("later"))
                               .alias("compaction")).group_by("compaction", maintain_order=True).agg(
         pl.len().alias("entries"), (pl.col(score).is_not_null() & (pl.col(score) < tau)).mean().alias("pruned")
@@ -128,6 +226,28 @@ def decision_flips(scores: pl.DataFrame, tau: float = 0.5, reference: pl.DataFra
     ``by`` names columns of ``scores`` (for example ``section``) to report per group.
     One row per judge (and group): ``entries``, ``flip_share`` and, with a reference,
     ``entries_ref_low``, ``flip_share_ref_low``.
+
+    Parameters
+    ----------
+    scores : polars.DataFrame
+        The scores table with several ``repeat`` values per (entry, judge).
+    tau : float, default 0.5
+        The keep/prune threshold.
+    reference : polars.DataFrame, optional
+        ``entry_id`` and ``score`` of a reference judge.
+    low : float, default 0.2
+        The reference score below which an entry is a pruning candidate.
+    by : str or sequence of str, optional
+        Columns of ``scores`` to report per group.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per judge (and group) with the columns above.
+
+    References
+    ----------
+    SJC section 5.4.
     """
     groups = ["judge", *([by] if isinstance(by, str) else list(by or []))]
     d = scores.drop_nulls("score").with_columns((pl.col("score") >= tau).alias("_keep"))

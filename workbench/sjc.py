@@ -32,13 +32,53 @@ class PruneResult:
 
 
 def keep_positions(scores: Sequence[float | None], tau: float = DEFAULT_TAU) -> list[int]:
-    """Positions kept at ``tau``: score >= tau, or no usable answer (None / NaN)."""
+    """Positions kept at ``tau``: score >= tau, or no usable answer (None / NaN).
+
+    Parameters
+    ----------
+    scores : sequence of float or None
+        The scores of a summary's entries, in order.
+    tau : float, default 0.5
+        The pruning threshold.
+
+    Returns
+    -------
+    list of int
+        The positions kept.
+
+    References
+    ----------
+    SJC section 4 (the prune operator).
+    """
     return [i for i, s in enumerate(scores) if s is None or s != s or s >= tau]
 
 
 def prune_summary(candidate: str, scores: Sequence[float | None], tau: float = DEFAULT_TAU,
                   *, encoding: str = "o200k_base", entries: Sequence[summary.Entry] | None = None) -> PruneResult:
-    """Apply SJC's prune operator to one candidate summary (``entries``: its parse, when the caller has it)."""
+    """Apply SJC's prune operator to one candidate summary (``entries``: its parse, when the caller has it).
+
+    Parameters
+    ----------
+    candidate : str
+        The candidate summary's text.
+    scores : sequence of float or None
+        Its entries' scores, in order.
+    tau : float, default 0.5
+        The pruning threshold.
+    encoding : str, default "o200k_base"
+        The tokenizer of the token counts.
+    entries : sequence of Entry, optional
+        The candidate's parse.
+
+    Returns
+    -------
+    PruneResult
+        The committed text, the kept and pruned positions, counts by section and the token counts.
+
+    References
+    ----------
+    SJC section 4.
+    """
     committed, kept, counts, before, after = _prune(candidate, scores, tau, encoding, entries)
     by_section = pl.DataFrame(counts, schema={"section": pl.Utf8, "kept": pl.Int64, "pruned": pl.Int64}, orient="row")
     n = sum(k + p for _, k, p in counts)
@@ -74,6 +114,28 @@ def prune_compactions(compactions: pl.DataFrame, scores: pl.DataFrame, tau: floa
     without a score row is kept, like one with a null score. ``entries`` maps (run, boundary)
     to the candidate's parse when the caller has it (the judge's requests hold it), so each
     summary is parsed once per run.
+
+    Parameters
+    ----------
+    compactions : polars.DataFrame
+        The compactions table.
+    scores : polars.DataFrame
+        The scores table.
+    tau : float, default 0.5
+        The pruning threshold.
+    judge : str, optional
+        The judge whose scores are used (required when several are present).
+    entries : mapping, optional
+        (run, boundary) to the candidate's parse.
+
+    Returns
+    -------
+    tuple of polars.DataFrame
+        The compactions with committed summaries, and one bookkeeping row per compaction.
+
+    References
+    ----------
+    SJC section 4.
     """
     if judge is not None:
         scores = scores.filter(pl.col("judge") == judge)

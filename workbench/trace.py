@@ -34,14 +34,48 @@ def _mean(series: pl.Series) -> float:
 
 
 def continuation_burden(blocked: npt.ArrayLike, repeated: npt.ArrayLike) -> int:
-    """Eq. 2: actions that were blocked or repeated (the union, each action once)."""
+    """Eq. 2: actions that were blocked or repeated (the union, each action once).
+
+    Parameters
+    ----------
+    blocked : array-like
+        Indices of the blocked actions.
+    repeated : array-like
+        Indices of the repeated actions.
+
+    Returns
+    -------
+    int
+        The size of their union.
+
+    References
+    ----------
+    TRACE Eq. 2.
+    """
     b = np.asarray(blocked, dtype=bool)
     r = np.asarray(repeated, dtype=bool)
     return int(np.sum(b | r))
 
 
 def verifier_score(pre_burdens: npt.ArrayLike, post_burdens: npt.ArrayLike) -> float:
-    """Eq. 3-4: -(mean POST burden - mean PRE burden)."""
+    """Eq. 3-4: -(mean POST burden - mean PRE burden).
+
+    Parameters
+    ----------
+    pre_burdens : array-like
+        Continuation burdens from the history before compaction.
+    post_burdens : array-like
+        Continuation burdens from the candidate summary.
+
+    Returns
+    -------
+    float
+        The score; higher is better.
+
+    References
+    ----------
+    TRACE Eq. 3-4.
+    """
     return -(float(np.asarray(post_burdens, dtype=np.float64).mean())
              - float(np.asarray(pre_burdens, dtype=np.float64).mean()))
 
@@ -55,6 +89,36 @@ def post_compaction_burden(steps: pl.DataFrame | pl.LazyFrame, runs: pl.DataFram
     index. One row per (``k``, ``measure``): the interval columns (``estimate`` is the excess
     per action over the baseline, ``n`` the actions; CIs resample scenarios) and ``rate``,
     the raw rate of the compacted runs.
+
+    Parameters
+    ----------
+    steps : polars.DataFrame or polars.LazyFrame
+        The steps table.
+    runs : polars.DataFrame
+        The runs table.
+    method : str
+        The compacted method.
+    baseline : str, default "no_compression"
+        The matched uncompressed method.
+    horizon : int, default 5
+        Steps after each boundary.
+    budget : int, optional
+        The budget compared; every budget by default.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (``k``, ``measure``) with the interval columns and ``rate``.
+
+    References
+    ----------
+    TRACE section 3 (continuation burden after a boundary).
     """
     sel = runs.filter(pl.col("method") == method)
     if budget is not None:
@@ -92,7 +156,24 @@ def post_compaction_burden(steps: pl.DataFrame | pl.LazyFrame, runs: pl.DataFram
 
 
 def pass_pairs(runs: pl.DataFrame, by: Sequence[str] = ("method",)) -> pl.DataFrame:
-    """Pass² and Pass@2 over two disjoint run pairs (replicates 0-1 and 2-3), averaged."""
+    """Pass² and Pass@2 over two disjoint run pairs (replicates 0-1 and 2-3), averaged.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame
+        The runs table with four replicates per task.
+    by : sequence of str, default ("method",)
+        Columns that define the groups.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group: ``pass2``, ``pass_at_2``, ``pairs`` and ``gap``.
+
+    References
+    ----------
+    TRACE (Pass^2 and Pass@2 over disjoint pairs).
+    """
     parts = []
     for pair, reps in enumerate(((0, 1), (2, 3))):
         sub = runs.filter(pl.col("replicate").is_in(list(reps)))
@@ -109,7 +190,26 @@ def pass_pairs(runs: pl.DataFrame, by: Sequence[str] = ("method",)) -> pl.DataFr
 
 def verifier_table(runs: pl.DataFrame, *, budget: int | None = None,
                    methods: Sequence[str] = ("no_compression", "fifo", "prompting", "verifier", "oracle")) -> pl.DataFrame:
-    """The article's table: accuracy, Pass², Pass@2, blocked and repeated per run, rollout steps per run."""
+    """The article's table: accuracy, Pass², Pass@2, blocked and repeated per run, rollout steps per run.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame
+        The runs table.
+    budget : int, optional
+        The budget shown; every budget by default.
+    methods : sequence of str, default the five of the article
+        The methods, in row order.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per method.
+
+    References
+    ----------
+    TRACE, main results table.
+    """
     r = runs.filter(pl.col("method").is_in(list(methods)))
     if budget is not None:
         r = r.filter(pl.col("budget") == budget)
@@ -128,7 +228,22 @@ def defects_chosen_vs_rejected(candidates: pl.DataFrame | pl.LazyFrame, runs: pl
     """Mean silent and visible defects, and the share with at least one silent defect, in chosen vs rejected candidates.
 
     Lazy candidates (a large log's, scanned) are counted as they are read: the means are of integer counts, exact
-    in any order."""
+    in any order.
+
+    Parameters
+    ----------
+    candidates : polars.DataFrame or polars.LazyFrame
+        The verifier's candidates table.
+    runs : polars.DataFrame or polars.LazyFrame
+        The runs table (for the budget).
+    budget : int, optional
+        The budget compared; every budget by default.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (``method``, ``chosen``): ``candidates``, ``silent_mean``, ``any_silent``, ``visible_mean``.
+    """
     c = candidates.lazy().join(runs.lazy().select("run_id", "method", "budget"), on="run_id")
     if budget is not None:
         c = c.filter(pl.col("budget") == budget)
@@ -145,6 +260,24 @@ def article_comparison(runs: pl.DataFrame, candidates: pl.DataFrame | pl.LazyFra
 
     ``published`` is ``data/published/text_numbers.csv``; only the quantities a testbed can
     measure the same way are compared. Percentages are on the 0-100 scale like the article's.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame
+        The testbed's runs table.
+    candidates : polars.DataFrame or polars.LazyFrame, optional
+        The verifier's candidates table, when the testbed has one.
+    published : polars.DataFrame
+        The published numbers table.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (quantity, ``source``).
+
+    References
+    ----------
+    TRACE, the article's reported numbers.
     """
     def acc(method: str, budget: int) -> float:
         r = runs.filter((pl.col("method") == method) & (pl.col("budget") == budget))
@@ -213,6 +346,24 @@ def verifier_cost(runs_by_setting: dict[str, pl.DataFrame], published: pl.DataFr
     candidates) to runs holding ``verifier`` and ``oracle`` rows. One row per setting and one for
     the article: rollout steps per run of the verifier and of the oracle, the verifier's
     accuracy (%) and blocked calls per run. ``published`` is ``data/published/text_numbers.csv``.
+
+    Parameters
+    ----------
+    runs_by_setting : dict of str to polars.DataFrame
+        Setting name to its runs table.
+    published : polars.DataFrame
+        The published numbers table.
+    budget : int, default 48
+        The budget whose runs are compared.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per setting and one for the article.
+
+    References
+    ----------
+    TRACE, the verifier's rollout protocol.
     """
     def mean(runs: pl.DataFrame, method: str, col: str, scale: float = 1.0) -> float:
         r = runs.filter((pl.col("method") == method) & (pl.col("budget") == budget))

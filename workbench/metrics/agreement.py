@@ -23,7 +23,22 @@ from workbench.labels import latest_labels
 
 
 def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
-    """Cohen's kappa of two label sequences over the union of their categories."""
+    """Cohen's kappa of two label sequences over the union of their categories.
+
+    Parameters
+    ----------
+    a, b : array-like
+        The two annotators' labels of the same items, in the same order.
+
+    Returns
+    -------
+    float
+        Cohen's kappa; NaN when expected agreement is 1 (one category throughout).
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educ. Psychol. Meas. 20(1), 37-46.
+    """
     x, y = np.asarray(a).astype(str), np.asarray(b).astype(str)
     if x.shape != y.shape:
         raise ValueError(f"cohen_kappa: lengths differ ({len(x)} != {len(y)})")
@@ -43,6 +58,18 @@ def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
 
 
 def percent_agreement(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
+    """The share of items on which two label sequences agree (compared as text).
+
+    Parameters
+    ----------
+    a, b : array-like
+        The two annotators' labels of the same items, in the same order.
+
+    Returns
+    -------
+    float
+        Equal labels over items, in [0, 1].
+    """
     x, y = np.asarray(a).astype(str), np.asarray(b).astype(str)
     if len(x) == 0:
         raise ValueError("percent_agreement: no items")
@@ -77,6 +104,30 @@ def agreement_table(
     ``statsmodels.stats.inter_rater.cohens_kappa``) or ``agreement`` (share of equal labels),
     with ``disagreements`` and the interval columns; intervals resample ``clusters`` (item ->
     scenario; an item without one is its own cluster).
+
+    Parameters
+    ----------
+    labels : polars.DataFrame
+        Labels in the labels-table schema.
+    clusters : mapping of str to str, optional
+        Item id to scenario.
+    by : {"round", "annotator"}, default "round"
+        The sides compared.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (field, pair, statistic) with ``disagreements`` and the interval columns.
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educ. Psychol. Meas. 20(1), 37-46.
     """
     latest = latest_labels(labels)
     key = pl.col(by).cast(pl.Utf8)
@@ -120,6 +171,24 @@ def agreement_pairs(
     ``disagreements`` and the interval columns; intervals resample ``clusters``, item -> scenario) and the
     comparisons that could not be made, each with its ``reason`` (labeled in one round only, one annotator
     in a round, no item labeled by both sides).
+
+    Parameters
+    ----------
+    labels : polars.DataFrame
+        Labels in the labels-table schema.
+    clusters : mapping of str to str, optional
+        Item id to scenario; items are their own clusters without it.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    tuple of polars.DataFrame
+        The agreement table and the comparisons not made with their ``reason``.
     """
     latest = latest_labels(labels).with_columns(pl.col("round").cast(pl.Utf8).alias("_round"))
     rows: list[dict[str, object]] = []
@@ -160,7 +229,20 @@ def agreement_pairs(
 
 
 def disagreements(labels: pl.DataFrame, *, by: str = "round") -> pl.DataFrame:
-    """Items whose latest labels differ between sides, one row per (item, field) with every value."""
+    """Items whose latest labels differ between sides, one row per (item, field) with every value.
+
+    Parameters
+    ----------
+    labels : polars.DataFrame
+        Labels in the labels-table schema.
+    by : {"round", "annotator"}, default "round"
+        The sides compared.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (item, field) whose latest labels differ.
+    """
     latest = latest_labels(labels)
     grouped = latest.group_by("item_id", "field", maintain_order=True).agg(
         pl.col("value").n_unique().alias("_k"),
@@ -178,7 +260,22 @@ def _codes(ratings: npt.ArrayLike) -> np.ndarray:
 def fleiss_kappa(ratings: npt.ArrayLike) -> float:
     """Fleiss' kappa of an (items x annotators) array of category codes (NaN: not labelled), over the items every
     annotator labelled (statsmodels' ``fleiss_kappa`` of ``aggregate_raters``). Fewer than two such items, or one
-    category in all of them, is undefined (NaN)."""
+    category in all of them, is undefined (NaN).
+
+    Parameters
+    ----------
+    ratings : array-like
+        Items x annotators category codes, NaN where not labelled.
+
+    Returns
+    -------
+    float
+        Fleiss' kappa, or NaN when undefined.
+
+    References
+    ----------
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychol. Bull. 76(5), 378-382.
+    """
     from statsmodels.stats.inter_rater import aggregate_raters
     from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
@@ -194,7 +291,22 @@ def fleiss_kappa(ratings: npt.ArrayLike) -> float:
 def krippendorff_alpha(ratings: npt.ArrayLike) -> float:
     """Krippendorff's nominal alpha of an (items x annotators) array of category codes (NaN: not labelled), every
     label counted (the ``krippendorff`` package). Undefined (NaN) when no item has two labels or all labels agree on
-    one category."""
+    one category.
+
+    Parameters
+    ----------
+    ratings : array-like
+        Items x annotators category codes, NaN where not labelled.
+
+    Returns
+    -------
+    float
+        Krippendorff's nominal alpha, or NaN when undefined.
+
+    References
+    ----------
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication.
+    """
     import krippendorff
 
     r = _codes(ratings)
@@ -216,7 +328,28 @@ def multi_rater_agreement(labels: pl.DataFrame, clusters: Mapping[str, str] | No
     """Per field and round with at least ``min_annotators`` annotators: Fleiss' kappa (items every annotator
     labelled: ``complete_items``) and Krippendorff's alpha (every label), each with a percentile interval resampling
     ``clusters`` (item -> scenario; an item without one is its own cluster); ``n`` counts the items labelled by
-    any two annotators. One row per statistic."""
+    any two annotators. One row per statistic.
+
+    Parameters
+    ----------
+    labels : polars.DataFrame
+        Labels in the labels-table schema.
+    clusters : mapping of str to str, optional
+        Item id to scenario.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+    min_annotators : int, default 3
+        The fewest annotators a round needs.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (field, round, statistic) with ``complete_items`` and the interval columns.
+    """
     latest = latest_labels(labels)
     rows: list[dict[str, object]] = []
     for field in sorted(latest.get_column("field").unique().to_list()):
@@ -287,7 +420,26 @@ def agreement_report(labels: pl.DataFrame, clusters: Mapping[str, str] | None = 
     """Agreement of every pair of rounds (``by="round"``), of annotators (``by="annotator"``) or both (None),
     with scenario intervals when ``clusters`` maps item ids to scenarios (items are resampled otherwise); with
     three or more annotators in a round, Fleiss' kappa and Krippendorff's alpha too
-    (:func:`multi_rater_agreement`)."""
+    (:func:`multi_rater_agreement`).
+
+    Parameters
+    ----------
+    labels : polars.DataFrame
+        Labels in the labels-table schema.
+    clusters : mapping of str to str, optional
+        Item id to scenario.
+    by : {"round", "annotator"}, optional
+        The pairs compared; both kinds when None.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+
+    Returns
+    -------
+    AgreementReport
+        The tables, the comparisons not made, and what the intervals resample.
+    """
     table, skipped = agreement_pairs(labels, clusters or None, n_boot=n_boot, seed=seed)
     multi = None
     if by is not None:

@@ -69,7 +69,20 @@ def _codes(control: npt.ArrayLike) -> np.ndarray | None:
 def residualise(values: npt.ArrayLike, control: npt.ArrayLike) -> np.ndarray:
     """``values`` minus their least-squares fit on ``control`` with an intercept: for category labels, each value
     minus the mean of its category (the fit on one-hot indicators); for a 2-D array, the residuals of
-    ``numpy.linalg.lstsq`` on ``[1, control]``."""
+    ``numpy.linalg.lstsq`` on ``[1, control]``.
+
+    Parameters
+    ----------
+    values : array-like
+        The variable to residualise.
+    control : array-like
+        Category labels, or a numeric 1-D/2-D array.
+
+    Returns
+    -------
+    numpy.ndarray
+        The residuals, aligned with ``values``.
+    """
     v = np.asarray(values, dtype=np.float64)
     codes = _codes(control)
     if codes is not None:
@@ -110,7 +123,27 @@ def partial_correlation(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLi
                         method: str = "pearson") -> PartialCorrelation:
     """The correlation of ``x`` and ``y`` controlling for ``control`` (FRANK's protocol, see the module docstring):
     Pearson's, or with ``method="spearman"`` the rank correlation of the same residuals, as FRANK's script computes
-    it. Rows with a missing ``x`` or ``y`` are dropped; fewer than three rows left is an error."""
+    it. Rows with a missing ``x`` or ``y`` are dropped; fewer than three rows left is an error.
+
+    Parameters
+    ----------
+    x, y : array-like
+        The two variables.
+    control : array-like
+        Category labels (one-hot, as FRANK) or a numeric 1-D/2-D array to control for.
+    method : {"pearson", "spearman"}, default "pearson"
+        The correlation of the residuals.
+
+    Returns
+    -------
+    PartialCorrelation
+        ``r``, its two-sided ``p`` and the rows ``n``.
+
+    References
+    ----------
+    Pagnoni, A., Balachandran, V. and Tsvetkov, Y. (2021). Understanding factuality in abstractive summarization
+    with FRANK. NAACL, section 6.
+    """
     from scipy import stats
 
     if method not in METHODS:
@@ -129,7 +162,27 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
     """Williams' t for whether correlation ``r12`` exceeds ``r13`` when both share variable 1 and ``r23`` is the
     correlation of variables 2 and 3 (Williams 1959, as Graham and Baldwin 2014 and FRANK use it); returns
     ``(t, p)`` with the one-sided ``p = 1 - T.cdf(t, n - 3)``. The caller states the direction: ``r12 < r13`` is
-    an error, as are ``n <= 3`` and correlations outside [-1, 1]."""
+    an error, as are ``n <= 3`` and correlations outside [-1, 1].
+
+    Parameters
+    ----------
+    r12, r13 : float
+        The two correlations sharing variable 1; ``r12 >= r13``.
+    r23 : float
+        The correlation of variables 2 and 3.
+    n : int
+        The rows behind the correlations (more than 3).
+
+    Returns
+    -------
+    tuple of float
+        Williams' ``t`` and its one-sided ``p``.
+
+    References
+    ----------
+    Williams, E. J. (1959). The comparison of regression variables. JRSS B 21(2), 396-399; Graham, Y. and
+    Baldwin, T. (2014). Testing for significance of increased correlation with human judgment. EMNLP.
+    """
     from scipy import stats
 
     for name, r in (("r12", r12), ("r13", r13), ("r23", r23)):
@@ -216,7 +269,30 @@ def partial_correlation_ci(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.Arra
     """:func:`partial_correlation` with a percentile interval that resamples ``clusters`` (FRANK's articles: the
     summaries of one article are not independent) and refits the system means in every resample. Category
     ``control`` only. Rows with a missing value are dropped first; with fewer than two clusters the bounds are
-    NaN (nothing to resample)."""
+    NaN (nothing to resample).
+
+    Parameters
+    ----------
+    x, y : array-like
+        The two variables.
+    control : array-like
+        Category labels controlled for.
+    clusters : array-like
+        The resampled cluster of each row.
+    method : {"pearson", "spearman"}, default "pearson"
+        The correlation of the residuals.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the interval.
+
+    Returns
+    -------
+    BootstrapResult
+        The partial correlation with its percentile interval.
+    """
     xs, ys, c, cl = _complete(x, y, control, clusters=clusters)
     estimate = partial_correlation(xs, ys, c, method).r
     codes = _category_codes(c, "partial_correlation_ci")
@@ -229,7 +305,32 @@ def correlation_difference_ci(x1: npt.ArrayLike, x2: npt.ArrayLike, y: npt.Array
                               seed: Seed = 0, level: float = 0.95) -> BootstrapResult:
     """The partial correlation of ``x1`` with ``y`` minus that of ``x2`` with ``y``, on the rows where all three
     exist, with a percentile interval resampling ``clusters`` (both correlations from the same resamples): the
-    article-aware companion of :func:`williams_test`."""
+    article-aware companion of :func:`williams_test`.
+
+    Parameters
+    ----------
+    x1, x2 : array-like
+        The two metrics' scores of the same summaries.
+    y : array-like
+        The human judgement.
+    control : array-like
+        The category controlled for (FRANK: the system).
+    clusters : array-like
+        The resampled cluster of each row (FRANK: the article).
+    method : {"pearson", "spearman"}, default "pearson"
+        The correlation.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the interval.
+
+    Returns
+    -------
+    BootstrapResult
+        The difference of the two partial correlations with its interval.
+    """
     a, ys, c, cl, b = _complete(x1, y, control, x2, clusters=clusters)
     estimate = partial_correlation(a, ys, c, method).r - partial_correlation(b, ys, c, method).r
     codes = _category_codes(c, "correlation_difference_ci")

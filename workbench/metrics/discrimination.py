@@ -22,7 +22,29 @@ POSITIVE: dict[str, str] = {"support": "supported", "correct": "correct"}
 
 
 def auroc(scores: npt.ArrayLike, labels: npt.ArrayLike) -> float:
-    """Mann-Whitney AUROC with ties counting one half (what sklearn's roc_auc_score computes)."""
+    """Mann-Whitney AUROC with ties counting one half (what sklearn's roc_auc_score computes).
+
+    Parameters
+    ----------
+    scores : array-like
+        Scores, higher meaning more likely positive.
+    labels : array-like
+        Binary labels aligned with ``scores``.
+
+    Returns
+    -------
+    float
+        The AUROC.
+
+    Raises
+    ------
+    ValueError
+        When the labels hold one class only.
+
+    References
+    ----------
+    Hanley, J. A. and McNeil, B. J. (1982). Radiology 143(1), 29-36.
+    """
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels).astype(bool)
     n_pos, n_neg = int(y.sum()), int((~y).sum())
@@ -35,7 +57,22 @@ def auroc(scores: npt.ArrayLike, labels: npt.ArrayLike) -> float:
 
 
 def precision_recall_at(scores: npt.ArrayLike, labels: npt.ArrayLike, tau: float = 0.5) -> tuple[float, float]:
-    """(precision of score >= tau for the positive label, recall of positives at tau); NaN when undefined."""
+    """(precision of score >= tau for the positive label, recall of positives at tau); NaN when undefined.
+
+    Parameters
+    ----------
+    scores : array-like
+        Scores.
+    labels : array-like
+        Binary labels aligned with ``scores``.
+    tau : float, default 0.5
+        Scores at or above tau are called positive.
+
+    Returns
+    -------
+    tuple of float
+        ``(precision, recall)``, NaN where undefined.
+    """
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels).astype(bool)
     called = s >= tau
@@ -67,6 +104,36 @@ def judge_table(
     ``n_clusters``, and ``precision`` / ``recall`` at ``tau``. With one class only the AUROC
     and its interval are null; a field without labels gets no AUROC, precision or recall. ``reason`` says why a
     row has no AUROC.
+
+    Parameters
+    ----------
+    scores : polars.DataFrame
+        ``entry_id``, ``judge``, ``score``.
+    gold : polars.DataFrame
+        ``item_id``, ``field``, ``value``.
+    clusters : mapping of str to str or polars.DataFrame
+        Entry id to scenario.
+    fields : sequence of str, default ("support", "correct")
+        The labelled fields to report.
+    tau : float, default 0.5
+        The threshold of precision and recall.
+    n_boot : int, default DEFAULT_N_BOOT
+        Bootstrap resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+    method : {"t", "percentile", "bca"}, default "t"
+        The interval rule of :func:`workbench.bootstrap.interval`.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (judge, field) with the columns above.
+
+    References
+    ----------
+    SJC Table 12 and Appendix G.
     """
     if isinstance(clusters, pl.DataFrame):
         cl = clusters.select(pl.col("entry_id"), pl.col("scenario_id").cast(pl.Utf8))

@@ -26,13 +26,52 @@ import polars as pl
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
-    """Probability that k runs drawn without replacement from n (c successful) all succeed."""
+    """Probability that k runs drawn without replacement from n (c successful) all succeed.
+
+    Parameters
+    ----------
+    n : int
+        Runs of the task.
+    c : int
+        Successful runs among them.
+    k : int
+        Runs drawn.
+
+    Returns
+    -------
+    float
+        ``C(c, k) / C(n, k)``.
+
+    References
+    ----------
+    Yao, S. et al. (2024). tau-bench: a benchmark for tool-agent-user interaction. arXiv:2406.12045 (pass^k).
+    """
     _check_nck(n, c, k)
     return comb(c, k) / comb(n, k)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
-    """Probability that at least one of k runs drawn without replacement from n succeeds."""
+    """Probability that at least one of k runs drawn without replacement from n succeeds.
+
+    Parameters
+    ----------
+    n : int
+        Runs of the task.
+    c : int
+        Successful runs among them.
+    k : int
+        Runs drawn.
+
+    Returns
+    -------
+    float
+        ``1 - C(n - c, k) / C(n, k)``.
+
+    References
+    ----------
+    Chen, M. et al. (2021). Evaluating large language models trained on code. arXiv:2107.03374 (the unbiased
+    pass@k estimator).
+    """
     _check_nck(n, c, k)
     return 1.0 - comb(n - c, k) / comb(n, k)
 
@@ -74,6 +113,40 @@ def reliability(
     the groups here are usually the agents' ``method`` (the long form's ``method`` column would collide with
     them). Every other interval in the workbench is long (``estimate, ci_low, ci_high, n, n_boot, level,
     method``); :func:`workbench.metrics.tables.results_table` and the SJC tables show this wide form.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame or polars.LazyFrame
+        One row per run with the task, replicate and success columns.
+    k : int
+        The k of Pass^k and Pass@k.
+    by : str or sequence of str, optional
+        Columns that define the groups.
+    task : str, default "task_id"
+        The task column.
+    replicate : str, default "replicate"
+        The replicate column.
+    success : str, default "success"
+        The success column (bool).
+    ddof : int, default 1
+        Delta degrees of freedom of ``acc_std``.
+    n_boot : int, optional
+        With a value, scenario intervals for the three statistics.
+    seed : int, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the intervals.
+    method : {"t", "percentile", "bca"}, default "t"
+        The interval rule of :func:`workbench.bootstrap.interval`.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group with the columns above.
+
+    References
+    ----------
+    SJC section 5.1 (Acc, Pass^k); Yao et al. (2024), tau-bench.
     """
     keys = [by] if isinstance(by, str) else list(by or [])
     lazy = runs.lazy()  # (a scan of a large log's runs is aggregated as it is read)
@@ -159,7 +232,20 @@ def _intervals(per_task: pl.DataFrame, keys: list[str], n_boot: int, seed: int, 
 
 def reliability_by_k(runs: pl.DataFrame, ks: Sequence[int] | None = None) -> pl.DataFrame:
     """:func:`reliability` at every k (default 1 ... the fewest trials any task has): ``k``, ``n_tasks``,
-    ``acc``, ``pass_hat_k``, ``pass_at_k`` -- the curve of Pass^k falling and Pass@k rising with k."""
+    ``acc``, ``pass_hat_k``, ``pass_at_k`` -- the curve of Pass^k falling and Pass@k rising with k.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame
+        One row per run (``task_id``, ``replicate``, ``success``).
+    ks : sequence of int, optional
+        The k values; 1 to the fewest runs any task has by default.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per k.
+    """
     if ks is None:
         n_trials = int(runs.group_by("task_id", maintain_order=True).len().get_column("len").min())  # type: ignore[arg-type]
         ks = range(1, n_trials + 1)

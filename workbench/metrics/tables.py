@@ -19,6 +19,28 @@ def results_table(runs: pl.DataFrame | pl.LazyFrame, k: int = 3, by: Sequence[st
     ``best`` marks the best compressed accuracy within each ``block`` (ties all marked);
     the uncompressed reference is never marked. ``replicates`` limits the runs (SJC uses 3).
     Lazy runs (a large log's, scanned) are aggregated as they are read.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame or polars.LazyFrame
+        The runs table.
+    k : int, default 3
+        The k of Pass^k.
+    by : sequence of str, default ("method", "subset")
+        Columns that define the rows.
+    block : str, optional, default "subset"
+        The column within whose values ``best`` is marked.
+    replicates : sequence of int, optional
+        The replicates taken; all by default.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group with Acc, its std, Pass^k, Steps, Peak and ``best``.
+
+    References
+    ----------
+    SJC Tables 3-4.
     """
     r = runs.lazy() if replicates is None else runs.lazy().filter(pl.col("replicate").is_in(list(replicates)))
     rel = reliability(r, k=k, by=list(by))
@@ -44,6 +66,30 @@ def pass_vs_tokens(runs: pl.DataFrame | pl.LazyFrame, k: int = 3, by: Sequence[s
     cluster-robust t interval). Lazy runs are aggregated as they are read; the tasks are taken in sorted
     order (a task's scenario: its runs', the first by name if several), so the result does not depend on the
     order of the runs.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame or polars.LazyFrame
+        The runs table.
+    k : int, default 3
+        The k of Pass^k.
+    by : sequence of str, default ("method",)
+        Columns that define the points.
+    roles : sequence of str, default ("agent", "compressor")
+        The roles whose tokens count.
+    n_boot : int, optional
+        With a value, scenario intervals on both axes.
+    seed : int, default 0
+        Seed of the resampling.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group: Pass^k and mean tokens per task (with intervals when asked).
+
+    References
+    ----------
+    SJC Figure 2.
     """
     from workbench.bootstrap import bootstrap
 
@@ -81,6 +127,30 @@ def judge_overhead(runs: pl.DataFrame | pl.LazyFrame, compactions: pl.DataFrame 
     One judge request per compaction; ``summary_tokens_change`` is the mean relative change
     in summary length after pruning (committed against candidate, o200k tokens). Lazy compactions (a
     large log's) are read for the method's runs only.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame or polars.LazyFrame
+        The runs table.
+    compactions : polars.DataFrame or polars.LazyFrame
+        The compactions table.
+    method : str, default "prompting_sjc"
+        The method with a judge.
+    reference : str, default "prompting"
+        The method without one.
+    per_tasks : int, default 1000
+        The number of tasks the counts are scaled to.
+    price_per_million : float, default 0.0
+        Judge price per million tokens.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row with the counts, tokens, cost and summary change.
+
+    References
+    ----------
+    SJC Table 5.
     """
     from workbench import tokens
     from workbench.frames import slices

@@ -18,7 +18,24 @@ import polars as pl
 
 
 def dependency(input_tokens: npt.ArrayLike, output_tokens: npt.ArrayLike) -> float:
-    """FOCUS A.8 Dependency of one trajectory: sum over steps of (n_in + 2 n_out) n_out / 2."""
+    """FOCUS A.8 Dependency of one trajectory: sum over steps of (n_in + 2 n_out) n_out / 2.
+
+    Parameters
+    ----------
+    input_tokens : array-like
+        Each step's input tokens (system prompt excluded).
+    output_tokens : array-like
+        Each step's output tokens.
+
+    Returns
+    -------
+    float
+        The Dependency of the trajectory.
+
+    References
+    ----------
+    FOCUS Appendix A.8.
+    """
     n_in = np.asarray(input_tokens, dtype=np.float64)
     n_out = np.asarray(output_tokens, dtype=np.float64)
     if n_in.shape != n_out.shape:
@@ -29,7 +46,22 @@ def dependency(input_tokens: npt.ArrayLike, output_tokens: npt.ArrayLike) -> flo
 
 
 def peak(input_tokens: npt.ArrayLike) -> int:
-    """FOCUS A.8 Peak of one trajectory: the largest input (system prompt excluded) of any step."""
+    """FOCUS A.8 Peak of one trajectory: the largest input (system prompt excluded) of any step.
+
+    Parameters
+    ----------
+    input_tokens : array-like
+        Each step's input tokens (system prompt excluded).
+
+    Returns
+    -------
+    int
+        The largest of them.
+
+    References
+    ----------
+    FOCUS Appendix A.8.
+    """
     n_in = np.asarray(input_tokens)
     return int(n_in.max()) if n_in.size else 0
 
@@ -40,6 +72,22 @@ def efficiency(steps: pl.DataFrame | pl.LazyFrame, *, run: str = "run_id") -> pl
     ``steps`` needs ``input_tokens`` and ``output_tokens`` (system prompt excluded). Steps
     with unknown token counts are counted in ``steps`` but not in the token measures. Lazy steps
     (a large log's) are aggregated as they are read; the result, a row per run, is collected.
+
+    Parameters
+    ----------
+    steps : polars.DataFrame or polars.LazyFrame
+        The steps table.
+    run : str, default "run_id"
+        The run column.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per run with the columns above.
+
+    References
+    ----------
+    FOCUS Appendix A.8.
     """
     return _per_run(steps, run).collect(engine="streaming" if isinstance(steps, pl.LazyFrame) else "auto")
 
@@ -79,6 +127,24 @@ def efficiency_by(steps: pl.DataFrame | pl.LazyFrame, runs: pl.DataFrame | pl.La
     ``steps`` as for :func:`efficiency`; ``runs`` (in memory or scanned) gives each run's ``by`` columns. Columns:
     the ``by`` columns, ``steps``, ``peak_k``, ``dependency_m``; one row per group, sorted. One streaming query:
     the per-run rows are not held (their sums are of integers and halves, exact in any order).
+
+    Parameters
+    ----------
+    steps : polars.DataFrame or polars.LazyFrame
+        The steps table.
+    runs : polars.DataFrame or polars.LazyFrame
+        The runs table, with the ``by`` columns.
+    by : str or sequence of str, default "method"
+        Columns that define the groups.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group with the columns above.
+
+    References
+    ----------
+    FOCUS Appendix A.8 and Tables 1-14.
     """
     keys = [by] if isinstance(by, str) else list(by)
     per_group = _per_run(steps, ordered=False).join(runs.lazy().select("run_id", *keys), on="run_id").group_by(*keys).agg(
@@ -95,6 +161,20 @@ def efficiency_by_encoding(steps: pl.DataFrame, runs: pl.DataFrame,
     ``input_tokens`` / ``output_tokens``, ``cl100k`` -> ``input_tokens_cl100k`` / ...), as the
     tau-bench adapter writes them; FOCUS reports in cl100k. One row per encoding: ``encoding``,
     ``peak_mean``, ``dependency_mean_1e6``, ``steps_mean``, ``tool_calls_mean``.
+
+    Parameters
+    ----------
+    steps : polars.DataFrame
+        The steps table with a token column pair per encoding.
+    runs : polars.DataFrame
+        The runs table (``run_id``).
+    encodings : mapping of str to str, optional
+        Encoding name to token column suffix.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per encoding with the columns above.
     """
     encodings = encodings or {"o200k": "", "cl100k": "_cl100k"}
     rows = []
@@ -111,7 +191,20 @@ def efficiency_by_encoding(steps: pl.DataFrame, runs: pl.DataFrame,
 
 
 def cumulative_tokens(runs: pl.DataFrame, roles: tuple[str, ...] = ("agent", "compressor", "judge")) -> pl.DataFrame:
-    """Add ``total_tokens`` = the sum of the ``{role}_tokens`` columns present (nulls count 0)."""
+    """Add ``total_tokens`` = the sum of the ``{role}_tokens`` columns present (nulls count 0).
+
+    Parameters
+    ----------
+    runs : polars.DataFrame
+        The runs table.
+    roles : tuple of str, default ("agent", "compressor", "judge")
+        The roles whose ``{role}_tokens`` are summed.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``runs`` with ``total_tokens``.
+    """
     cols = [f"{r}_tokens" for r in roles if f"{r}_tokens" in runs.columns]
     if not cols:
         raise ValueError(f"cumulative_tokens: runs has none of {[f'{r}_tokens' for r in roles]}")
@@ -130,6 +223,24 @@ def cost(
 
     A model missing from the table is an error naming it (a silent zero cost would
     understate an expensive run).
+
+    Parameters
+    ----------
+    usage : polars.DataFrame
+        Token usage with a model column.
+    prices : mapping of str to Price
+        Price per model name.
+    model : str, default "model"
+        The model column.
+    input_tokens : str, default "input_tokens"
+        The input token column.
+    output_tokens : str, default "output_tokens"
+        The output token column.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``usage`` with ``cost_usd``.
     """
     models = usage.get_column(model).unique().to_list()
     unknown = [m for m in models if m not in prices]
