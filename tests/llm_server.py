@@ -79,7 +79,8 @@ class FakeLLMServer:
 
         self.httpd = Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # shutdown() waits up to one poll interval (the default 0.5 s, paid at every test's teardown)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self.thread.start()
 
     @property

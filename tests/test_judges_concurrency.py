@@ -53,7 +53,7 @@ def slow_jev() -> Iterator[tuple[str, Watch]]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", watch
     finally:
