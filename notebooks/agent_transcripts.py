@@ -20,9 +20,10 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters")
-DATA: str | None = None   # a directory of imported tables; when set, CLAUDE_CODE and CODEX are not read
-CLAUDE_CODE: str | None = "data/examples/claude-code"   # a Claude Code session file or directory (None to skip)
-CODEX: str | None = "data/examples/codex"               # a Codex rollout file or directory (None to skip)
+from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
+DATA: Optional[str] = None   # a directory of imported tables; when set, CLAUDE_CODE and CODEX are not read
+CLAUDE_CODE: Optional[str] = "data/examples/claude-code"   # a Claude Code session file or directory (None to skip)
+CODEX: Optional[str] = "data/examples/codex"               # a Codex rollout file or directory (None to skip)
 HORIZON: int = 5        # steps after (and before) each compaction, TRACE's K
 TAU: float = 0.5          # lexical score below which an entry is unsupported (SJC Section 3)
 ENCODING: str = "o200k_base"
@@ -30,7 +31,7 @@ N_BOOT: int = 2000      # bootstrap resamples of the interval over sessions
 SEED: int = 0
 TABLE_ROWS: int = 40    # rows of a table of sessions or compactions printed in its LaTeX (its CSV has every row)
 SESSIONS_AT_A_TIME: int = 500  # sessions analysed together: memory holds a batch of them, not the directory
-FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
 from workbench.project import figures_dir, use_project_root

@@ -20,9 +20,10 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
+from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
 DATA: str = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
 BUDGET: int = 48                # the testbed budget the single-budget analyses use
-FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
 from workbench.project import figures_dir, use_project_root

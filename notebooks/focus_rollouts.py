@@ -20,10 +20,11 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
+from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
 DATA: str = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
 SEED: int = 0
 N_BOOT: int = 2000
-FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 FOCUS_TAU: float = 0.3            # FOCUS's retention threshold (Figure 4 caption); SJC's TAU is not used here
 N_TRUTH: list[int] = [1, 2, 3, 5, 10, 20, 50, 100, 300]   # rollouts at which the error against u* is measured (Figure 5B)
 EVENTS_AT_A_TIME: int = 5000      # compaction events whose rollouts are analysed at a time (memory, not results)

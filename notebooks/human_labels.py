@@ -22,13 +22,14 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
+from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
 DATA: str = "data/benchmarks/frank"   # FRANK's files, or a directory written by workbench import (labelled summaries)
-SCORES: str | None = None       # a scores table of another judge (workbench judge DATA --judge openai --out S.parquet)
+SCORES: Optional[str] = None       # a scores table of another judge (workbench judge DATA --judge openai --out S.parquet)
 REPORT_SPLIT: str = "test"      # the split the judges are reported on (FRANK: choose on valid, report on test)
 CHOOSE_SPLIT: str = "valid"     # the split the headline aggregation (mean or min over sentences) is chosen on
 N_BOOT: int = 2000
 SEED: int = 0
-FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
 from workbench.project import figures_dir, use_project_root

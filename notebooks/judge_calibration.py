@@ -20,18 +20,19 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
+from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
 DATA: str = "data/testbed"      # a workbench directory with scores and labels
 JUDGE: str = "lexical"          # the judge to calibrate
-OTHER_JUDGE: str | None = None         # a second judge in the scores table, compared on the same entries
+OTHER_JUDGE: Optional[str] = None         # a second judge in the scores table, compared on the same entries
 FIELD: str = "support"          # the label field: support or correct
-LABELS: str | None = None              # an AnnotationStore root with real labels (default: DATA's labels table)
+LABELS: Optional[str] = None              # an AnnotationStore root with real labels (default: DATA's labels table)
 TARGET: str = "precision"       # choose tau for a target precision (or recall)
 TARGET_VALUE: float = 0.95
 TAU: float = 0.5                  # SJC's threshold, reported beside the chosen one
 BINS: int = 10
 SEED: int = 0
 N_BOOT: int = 2000
-FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
 from workbench.project import figures_dir, use_project_root

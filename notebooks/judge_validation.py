@@ -20,12 +20,13 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
+from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
 DATA: str = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
 TAU: float = 0.5                  # SJC's threshold
 SEED: int = 0
 N_BOOT: int = 2000
-FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
-LABELS: str | None = None              # e.g. "annotations": an AnnotationStore root with real labels
+FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+LABELS: Optional[str] = None              # e.g. "annotations": an AnnotationStore root with real labels
 COVERAGE_TRIALS: int = 1000     # simulated samples per cluster count for the interval-coverage check
 
 # %%

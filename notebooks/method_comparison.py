@@ -20,6 +20,7 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
+from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
 DATA: str = "data/testbed"      # a workbench directory whose runs hold several methods on the same tasks
 BASELINE: str = "prompting"     # the method every other one is compared with
 METRIC: str = "acc"             # acc, pass_hat_k or tokens
@@ -27,7 +28,7 @@ K: int = 3                      # k for pass_hat_k
 BUDGET: int = 48                # the budget the one-sentence reading below is about
 SEED: int = 0
 N_BOOT: int = 2000
-FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
 from workbench.project import figures_dir, use_project_root

@@ -20,12 +20,13 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters")
+from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
 TAU_BENCH: str = "data/real/tau-bench/gpt-4o-airline-subset.json"   # or ../shared/data/tau-bench/gpt-4o-airline.json
 CLAUDE_FIXTURE: str = "data/real/claude-compaction/fixture.json"
-CLAUDE_RESULTS: str | None = None   # e.g. "../shared/data/claude-compaction/results/runs.jsonl" (with CLAUDE_PROMPTS)
-CLAUDE_PROMPTS: str | None = None   # e.g. "../shared/data/claude-compaction/data/prompts"
+CLAUDE_RESULTS: Optional[str] = None   # e.g. "../shared/data/claude-compaction/results/runs.jsonl" (with CLAUDE_PROMPTS)
+CLAUDE_PROMPTS: Optional[str] = None   # e.g. "../shared/data/claude-compaction/data/prompts"
 BUDGETS: list[int] = [2048, 4096, 8192]
-FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 
 # %%
 from workbench.project import figures_dir, use_project_root

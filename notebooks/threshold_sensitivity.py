@@ -20,14 +20,15 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
+from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
 DATA: str = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
 METHOD: str = "prompting"       # the runs analysed (a log without it and without budgets: every run)
 JUDGE: str = "lexical"          # the judge whose scores are analysed
 TAU: float = 0.5                  # SJC's threshold
 SEED: int = 0
 N_BOOT: int = 2000
-FIGURES: str | None = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
-REPEATED_SCORES: str | None = None     # a scores file with repeats (workbench judge ... --repeats N): decision flips (SJC 5.4)
+FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+REPEATED_SCORES: Optional[str] = None     # a scores file with repeats (workbench judge ... --repeats N): decision flips (SJC 5.4)
 REFERENCE_JUDGE: str = "lexical"  # the judge in DATA's scores that marks entries as scored low (< 0.2)
 
 # %%

@@ -59,11 +59,42 @@ def test_importing_a_compute_module_loads_no_client() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def _tracked_ipynbs() -> list[Path]:
+    """The ``.ipynb`` files of notebooks/ but those git ignores (what nbconvert and JupyterLab leave there)."""
+    found = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    if not found or not (ROOT / ".git").exists():
+        return found
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], input="\n".join(map(str, found)),
+                             capture_output=True, text=True, cwd=ROOT).stdout.split()
+    return [p for p in found if str(p) not in ignored]
+
+
+def test_nbconverts_outputs_and_checkpoints_are_ignored_and_never_run(tmp_path: Path) -> None:
+    """``jupyter nbconvert --execute quickstart.ipynb`` in notebooks/ leaves quickstart.nbconvert.ipynb there: git
+    ignores it, as JupyterLab's checkpoints, and ``workbench figures`` runs the pairs only."""
+    from workbench.notebooks import selected_notebooks
+
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", "notebooks/quickstart.nbconvert.ipynb",
+                              "notebooks/.ipynb_checkpoints/quickstart-checkpoint.ipynb"],
+                             capture_output=True, text=True, cwd=ROOT).stdout.split()
+    assert ignored == ["notebooks/quickstart.nbconvert.ipynb", "notebooks/.ipynb_checkpoints/quickstart-checkpoint.ipynb"]
+    for name in ("a.py", "a.ipynb", "a.nbconvert.ipynb", "b.py", "b.ipynb", "copy of b.ipynb"):
+        (tmp_path / name).write_text("{}")
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    (tmp_path / ".ipynb_checkpoints" / "a-checkpoint.ipynb").write_text("{}")
+    assert [p.name for p in selected_notebooks(tmp_path)] == ["a.ipynb", "b.ipynb"]
+    for name in ("a.py", "b.py"):  # a user's directory without pairs: every notebook but nbconvert's outputs
+        (tmp_path / name).unlink()
+    assert [p.name for p in selected_notebooks(tmp_path)] == ["a.ipynb", "b.ipynb", "copy of b.ipynb"]
+
+
 def test_every_notebook_is_a_pair_and_the_ipynb_is_what_jupytext_makes() -> None:
     import jupytext
 
-    ipynbs = sorted((ROOT / "notebooks").glob("*.ipynb"))
-    assert [p.stem for p in ipynbs] == [p.stem for p in NOTEBOOKS] and NOTEBOOKS
+    ipynbs = _tracked_ipynbs()
+    strays = sorted({p.name for p in ipynbs} - {f"{p.stem}.ipynb" for p in NOTEBOOKS})
+    assert not strays, f"notebooks/ holds .ipynb files that are not a jupytext pair: {strays}"
+    assert [p.stem for p in ipynbs] == [p.stem for p in NOTEBOOKS] and NOTEBOOKS, "a notebook script has no .ipynb"
     for py in NOTEBOOKS:
         made = jupytext.read(py)
         stored = nbformat.read(py.with_suffix(".ipynb"), as_version=4)
@@ -121,6 +152,23 @@ def test_every_parameter_is_typed_and_read(path: Path) -> None:
                                                              if not line.startswith(("%", "!")))))
             if isinstance(node, ast.Name)}
     assert not set(params) - used, f"{path.name}: parameters never read: {sorted(set(params) - used)}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_papermill_lists_every_parameter_with_its_type_and_default(path: Path) -> None:
+    """``papermill --help-notebook`` (``papermill.inspect_notebook``) left out every ``X: str | None = None``: FIGURES
+    everywhere, LABELS in judge_validation. Every assignment of the parameters cell is listed, typed, defaulted."""
+    import jupytext
+    import papermill
+
+    code = [c for c in jupytext.read(path).cells if c.cell_type == "code"]
+    declared = {node.target.id: (ast.unparse(node.annotation), ast.unparse(node.value))  # type: ignore[union-attr]
+                for node in ast.parse(code[0].source).body if isinstance(node, ast.AnnAssign)}
+    listed = papermill.inspect_notebook(str(path.with_suffix(".ipynb")))
+    assert list(listed) == list(declared), f"{path.name}: papermill lists {list(listed)}"
+    for name, (annotation, default) in declared.items():
+        assert listed[name]["inferred_type_name"] == annotation, (name, listed[name])
+        assert ast.literal_eval(listed[name]["default"]) == ast.literal_eval(default), (name, listed[name])
 
 
 def test_notebook_scripts_pass_ruff() -> None:

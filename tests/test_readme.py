@@ -111,3 +111,20 @@ def test_the_labeling_notebooks_defaults_are_the_tours_sample_and_store() -> Non
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for name in default:  # the README lists every parameter with its default
         assert f"`{name}`" in readme, name
+
+
+def test_every_example_writes_under_build() -> None:
+    """The README's example `workbench import your_log.jsonl --out mydir` made an untracked mydir/ at the root: every
+    command it prints writes under build/ (or regenerates the testbed where the project keeps it)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+    outputs = []
+    lines = "\n".join(blocks).replace("\\\n", " ").splitlines()  # continuation lines joined
+    for line in (ln.split("  #", 1)[0] for ln in lines):
+        words = shlex.split(line) if line.startswith(".venv/bin/") else []
+        outputs += [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("--out", "--output", "--build")]
+        outputs += [w.split("=", 1)[1] for w in words if w.startswith(("DATA=", "FIGURES="))]
+        outputs += [words[i + 2] for i, w in enumerate(words[:-2]) if w == "-p" and words[i + 1] in ("DATA", "FIGURES")]
+    assert outputs
+    outside = [o for o in outputs if not o.startswith(("build/", "/tmp/", "data/testbed"))]
+    assert not outside, f"README examples that write outside build/: {outside}"

@@ -225,11 +225,25 @@ def notebook_parameters(path: Path) -> set[str]:
     return names
 
 
+def notebook_sources(notebooks: Path) -> tuple[list[Path], list[Path]]:
+    """The notebooks of a directory, and the ``.ipynb`` files there that are not notebooks of it, both sorted.
+
+    Where the directory pairs its notebooks with jupytext scripts (``NAME.ipynb`` beside ``NAME.py``, as the
+    project's do), only the pairs are notebooks: what the standard tools leave beside them
+    (``jupyter nbconvert --execute NAME.ipynb`` writes ``NAME.nbconvert.ipynb``; papermill or a copy saved by
+    hand) is not run again as one more notebook. A directory with no pair (a user's own) has every ``*.ipynb``
+    but nbconvert's outputs. JupyterLab's ``.ipynb_checkpoints/`` is a directory and never looked into."""
+    found = sorted(notebooks.glob("*.ipynb"))
+    paired = [p for p in found if p.with_suffix(".py").is_file()]
+    keep = paired or [p for p in found if not p.stem.endswith(".nbconvert")]
+    return keep, [p for p in found if p not in keep]
+
+
 def selected_notebooks(notebooks: Path, names: list[str] | None = None) -> list[Path]:
-    """The notebooks :func:`run_all` runs: every ``*.ipynb`` of ``notebooks`` but the :data:`INTERACTIVE` ones, or
-    those ``names``, sorted."""
-    return sorted(p for p in notebooks.glob("*.ipynb")
-                  if (p.stem in names if names is not None else p.stem not in INTERACTIVE))
+    """The notebooks :func:`run_all` runs: every notebook of ``notebooks`` (:func:`notebook_sources`) but the
+    :data:`INTERACTIVE` ones, or those ``names``, sorted."""
+    return [p for p in notebook_sources(notebooks)[0]
+            if (p.stem in names if names is not None else p.stem not in INTERACTIVE)]
 
 
 def unknown_parameters(notebooks: Path, parameters: dict[str, object],
@@ -254,5 +268,6 @@ def inject_parameters(nb: object, parameters: dict[str, object]) -> None:
     raise ValueError("notebook has no cell tagged 'parameters'")
 
 
-__all__ = ["inject_parameters", "INTERACTIVE", "log", "notebook_parameters", "NotebookRun", "parse_param", "run_all",
+__all__ = ["inject_parameters", "INTERACTIVE", "log", "notebook_parameters", "notebook_sources", "NotebookRun",
+           "parse_param", "run_all",
            "RunReport", "selected_notebooks", "unknown_parameters"]

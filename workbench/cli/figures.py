@@ -25,7 +25,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from workbench.datasets import ensure_testbed
-    from workbench.notebooks import parse_param, run_all, unknown_parameters
+    from workbench.notebooks import notebook_sources, parse_param, run_all, unknown_parameters
     from workbench.project import find_root
 
     at_least("--timeout", args.timeout, 1)
@@ -34,10 +34,15 @@ def run(args: argparse.Namespace) -> int:
         parameters = dict(parse_param(p) for p in args.param)
     except ValueError as err:
         raise UsageError("--param", "NAME=VALUE", str(err).split("got ")[-1]) from None
+    sources, strays = notebook_sources(notebooks)
     if args.only:
-        missing = [n for n in args.only if not (notebooks / f"{n}.ipynb").exists()]
+        missing = [n for n in args.only if n not in {p.stem for p in sources}]
         if missing:
-            raise UsageError("--only", f"notebooks in {notebooks}/", ", ".join(missing))
+            raise UsageError("--only", f"notebooks in {notebooks}/ ({', '.join(p.stem for p in sources)})",
+                             ", ".join(missing))
+    if strays:
+        print(f"not run (not a notebook of {notebooks}/, a copy the tools left): "
+              + ", ".join(p.name for p in strays))
     if parameters:  # a name no notebook reads would be set and ignored without a word
         unknown, known = unknown_parameters(notebooks, parameters, args.only)
         if unknown:
