@@ -32,12 +32,13 @@ SEED: int = 0
 TABLE_ROWS: int = 40    # rows of a table of sessions or compactions printed in its LaTeX (its CSV has every row)
 SESSIONS_AT_A_TIME: int = 500  # sessions analysed together: memory holds a batch of them, not the directory
 FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
 from workbench.project import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA, CLAUDE_CODE, CODEX)
+figs = figures_dir(FIGURES, DATA, CLAUDE_CODE, CODEX, style=STYLE)
 import warnings
 
 import polars as pl
@@ -47,7 +48,7 @@ from workbench.adapters import read_log
 from workbench.datasets import derive_missing, load
 from workbench.frames import height
 
-plots.set_style()
+plots.use_style(STYLE)
 if DATA is not None:  # every table is scanned, and read below a batch of sessions at a time
     tables = load(DATA, derive=True, columns=dict.fromkeys(("runs", "steps", "compactions", "entries", "scores")))
 else:

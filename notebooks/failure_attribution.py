@@ -24,12 +24,13 @@ from typing import Optional  # papermill --help-notebook reads Optional[str], no
 DATA: str = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
 BUDGET: int = 48                # the testbed budget the single-budget analyses use
 FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
 from workbench.project import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA)
+figs = figures_dir(FIGURES, DATA, style=STYLE)
 import polars as pl
 from IPython.display import display
 
@@ -37,7 +38,7 @@ from workbench import plots
 from workbench.datasets import ensure_default_testbed, load, need, select_runs
 from workbench.frames import height, rows_of
 
-plots.set_style()
+plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
 tables = load(ensure_default_testbed(DATA), derive=True, names=("attributions",),
               columns={"runs": ("run_id", "scenario_id", "budget")})  # the runs scanned, not held

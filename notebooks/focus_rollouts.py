@@ -28,19 +28,20 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 FOCUS_TAU: float = 0.3            # FOCUS's retention threshold (Figure 4 caption); SJC's TAU is not used here
 N_TRUTH: list[int] = [1, 2, 3, 5, 10, 20, 50, 100, 300]   # rollouts at which the error against u* is measured (Figure 5B)
 EVENTS_AT_A_TIME: int = 5000      # compaction events whose rollouts are analysed at a time (memory, not results)
+STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
 from workbench.project import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA)
+figs = figures_dir(FIGURES, DATA, style=STYLE)
 import polars as pl
 
 from workbench import plots
 from workbench.datasets import ensure_default_testbed, load, need
 from workbench.frames import height, rows_of
 
-plots.set_style()
+plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
 # the rollouts lazily (a large log's are read as integer codes by the functions below), the spans and runs whole
 tables = load(ensure_default_testbed(DATA), derive=True, names=("spans",),

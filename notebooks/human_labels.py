@@ -30,12 +30,13 @@ CHOOSE_SPLIT: str = "valid"     # the split the headline aggregation (mean or mi
 N_BOOT: int = 2000
 SEED: int = 0
 FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
 from workbench.project import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA, SCORES)
+figs = figures_dir(FIGURES, DATA, SCORES, style=STYLE)
 import polars as pl
 from IPython.display import display
 
@@ -43,7 +44,7 @@ from workbench import plots
 from workbench.datasets import NotApplicable, load, need
 from workbench.frames import height
 
-plots.set_style()
+plots.use_style(STYLE)
 pl.Config.set_tbl_rows(60)
 tables = load(DATA, derive=True)  # the lexical judge scores every sentence offline when the data has no scores
 if SCORES:

@@ -33,12 +33,13 @@ BINS: int = 10
 SEED: int = 0
 N_BOOT: int = 2000
 FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
 from workbench.project import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA)
+figs = figures_dir(FIGURES, DATA, style=STYLE)
 import polars as pl
 from IPython.display import display
 
@@ -46,7 +47,7 @@ from workbench import plots
 from workbench.datasets import entry_clusters, ensure_default_testbed, load
 from workbench.frames import height, rows_of
 
-plots.set_style()
+plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
 # the labels (and runs); entries and scores lazily, for the columns read: only the labeled entries' are collected
 tables = load(ensure_default_testbed(DATA), derive=True, names=("labels",),
@@ -78,7 +79,7 @@ from workbench.calibration import calibration_table, reliability_curve
 
 if HAVE:
     curve = reliability_curve(s, y, c, BINS, n_boot=N_BOOT, seed=SEED)
-    fig = plots.calibration.reliability_diagram(curve, title=f"{JUDGE} judge, {FIELD} labels")
+    fig = plots.calibration.reliability_diagram(curve, title=f"{JUDGE} judge, {plots.display_name(FIELD).lower()} labels")
     plots.export(fig, f"calibration_reliability_{JUDGE}_{FIELD}", figs)
     display(curve.select("bin", "n", "mean_score", "estimate", "ci_low", "ci_high"))  # each bin's score and share
     table = calibration_table(s, y, c, BINS, n_boot=N_BOOT, seed=SEED)

@@ -28,12 +28,13 @@ N_BOOT: int = 2000
 FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 LABELS: Optional[str] = None              # e.g. "annotations": an AnnotationStore root with real labels
 COVERAGE_TRIALS: int = 1000     # simulated samples per cluster count for the interval-coverage check
+STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
 from workbench.project import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA)
+figs = figures_dir(FIGURES, DATA, style=STYLE)
 import polars as pl
 from IPython.display import display
 
@@ -41,7 +42,7 @@ from workbench import plots
 from workbench.datasets import entry_clusters, ensure_default_testbed, load
 from workbench.frames import height, rows_of
 
-plots.set_style()
+plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
 # the labels (and runs); entries and scores lazily, for the columns read: only the labeled entries' are collected
 tables = load(ensure_default_testbed(DATA), derive=True, names=("labels",),

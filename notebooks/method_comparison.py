@@ -29,12 +29,13 @@ BUDGET: int = 48                # the budget the one-sentence reading below is a
 SEED: int = 0
 N_BOOT: int = 2000
 FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
 from workbench.project import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA)
+figs = figures_dir(FIGURES, DATA, style=STYLE)
 import polars as pl
 from IPython.display import display
 
@@ -42,7 +43,7 @@ from workbench import plots
 from workbench.datasets import NotApplicable, ensure_default_testbed, has_budget, load
 from workbench.frames import height
 
-plots.set_style()
+plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
 # the runs (every metric is a run's), only the columns the comparisons read: the pairing, the outcomes, and
 # `model`, a dimension the pairing error names when two runs of a method share a task and replicate
@@ -64,7 +65,8 @@ else:
     by = ("budget",) if has_budget(tables) else ()
     diffs = compare_to_baseline(runs, BASELINE, METRIC, by=by, k=K, n_boot=N_BOOT, seed=SEED)
     plots.export_table(diffs, f"compare_{METRIC}_vs_{BASELINE}", f"{figs}/tables",
-                       f"{METRIC}: each method minus {BASELINE}, paired on tasks and replicates. Difference with its "
+                       f"{plots.display_name(METRIC)}: each method minus {plots.display_name(BASELINE)}, paired on "
+                       "tasks and replicates. Difference with its "
                        "95% scenario interval (cluster-robust t) and the simultaneous 95% interval of all "
                        "comparisons (Bonferroni); Holm-adjusted p; scenario-clustered GEE and McNemar (Durkalski) p "
                        "as cross-checks.",
@@ -105,7 +107,8 @@ if HAVE:
                                                 by=(), n_boot=N_BOOT, seed=SEED)
                      for m in methods if m != BASELINE])
     plots.export_table(poi, f"compare_improvement_vs_{BASELINE}", f"{figs}/tables",
-                       f"Probability that a run of each method does better than a run of {BASELINE} on the same "
+                       "Probability that a run of each method does better than a run of "
+                       f"{plots.display_name(BASELINE)} on the same "
                        "task (ties half), averaged over tasks; 95% interval resampling scenarios (cluster-robust t)",
                        columns=["a", "estimate", "n", "n_clusters"], rename={"a": "Method", "n": "Tasks"})
     display(poi.select("a", "estimate", "ci_low", "ci_high", "n", "n_clusters"))

@@ -24,19 +24,20 @@ from typing import Optional  # papermill --help-notebook reads Optional[str], no
 DATA: str = "data/examples/invoice_log.jsonl"   # a log in any format `workbench import` reads, or its directory
 K: int = 2                                      # Pass^k and Pass@k over k replicates
 FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
 from workbench.project import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA)
+figs = figures_dir(FIGURES, DATA, style=STYLE)
 from workbench import plots
 from workbench.datasets import load, need_outcomes
 from workbench.composition import section_counts
 from workbench.metrics import efficiency_by, reliability
 from workbench.entries import entries_table
 
-plots.set_style()
+plots.use_style(STYLE)
 tables = load(DATA)  # a log file, a directory of sessions, or a workbench directory
 runs, steps, compactions = tables["runs"], tables["steps"], tables["compactions"]
 entries = entries_table(compactions)

@@ -27,18 +27,19 @@ CLAUDE_RESULTS: Optional[str] = None   # e.g. "../shared/data/claude-compaction/
 CLAUDE_PROMPTS: Optional[str] = None   # e.g. "../shared/data/claude-compaction/data/prompts"
 BUDGETS: list[int] = [2048, 4096, 8192]
 FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
 from workbench.project import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, TAU_BENCH, CLAUDE_FIXTURE, CLAUDE_RESULTS, CLAUDE_PROMPTS)
+figs = figures_dir(FIGURES, TAU_BENCH, CLAUDE_FIXTURE, CLAUDE_RESULTS, CLAUDE_PROMPTS, style=STYLE)
 from workbench import plots
 from workbench.adapters.tau_bench import read_tau_bench
 from workbench.metrics import reliability_by_k
 from workbench.metrics.usage import efficiency_by_encoding
 
-plots.set_style()
+plots.use_style(STYLE)
 tau = read_tau_bench(TAU_BENCH, domain="gpt-4o-airline")
 runs, steps = tau["runs"], tau["steps"]
 {name: frame.height for name, frame in tau.items()}

@@ -26,12 +26,13 @@ SEED: int = 0
 N_BOOT: int = 2000
 BUDGET: int = 48                # the testbed budget the single-budget analyses use
 FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
 from workbench.project import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA)
+figs = figures_dir(FIGURES, DATA, style=STYLE)
 import polars as pl
 from IPython.display import display
 
@@ -39,7 +40,7 @@ from workbench import plots
 from workbench.datasets import ensure_default_testbed, has_budget, load, need_outcomes, select_runs
 from workbench.frames import height
 
-plots.set_style()
+plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
 # the runs, steps and compactions are opened lazily: read (only these columns) when a cell aggregates them
 RUN_COLUMNS = ("run_id", "task_id", "scenario_id", "subset", "method", "budget", "replicate", "success", "steps",

@@ -26,19 +26,20 @@ JUDGE: str = "lexical"          # the judge whose scores are analysed
 TAU: float = 0.5                  # SJC's threshold
 BUDGET: int = 48                # the testbed budget the single-budget analyses use
 FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
+STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
 from workbench.project import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA)
+figs = figures_dir(FIGURES, DATA, style=STYLE)
 import polars as pl
 from IPython.display import display
 
 from workbench import plots
 from workbench.datasets import ensure_default_testbed, load, select_runs
 
-plots.set_style()
+plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
 # entries and scores are opened lazily: they are read 500 runs at a time below
 tables = load(ensure_default_testbed(DATA), derive=True, names=("entries", "scores"),

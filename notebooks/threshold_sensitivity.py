@@ -30,19 +30,20 @@ N_BOOT: int = 2000
 FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 REPEATED_SCORES: Optional[str] = None     # a scores file with repeats (workbench judge ... --repeats N): decision flips (SJC 5.4)
 REFERENCE_JUDGE: str = "lexical"  # the judge in DATA's scores that marks entries as scored low (< 0.2)
+STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
 from workbench.project import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA)
+figs = figures_dir(FIGURES, DATA, style=STYLE)
 import polars as pl
 from IPython.display import display
 
 from workbench import plots
 from workbench.datasets import has_budget, ensure_default_testbed, load, select_runs, single_method
 
-plots.set_style()
+plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
 # entries and scores are opened lazily with the columns used here: a large log's are never held whole
 tables = load(ensure_default_testbed(DATA), derive=True, names=("entries", "scores"),

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _compile(body: str, tmp: Path) -> str:
     """The log of an ``article`` (10pt, 345pt text width) holding ``body``; fails on a LaTeX error."""
-    doc = "\\documentclass{article}\n\\usepackage{booktabs,array}\n\\begin{document}\n" + body + "\n\\end{document}\n"
+    doc = "\\documentclass{article}\n\\usepackage{booktabs,array,siunitx}\n\\begin{document}\n" + body + "\n\\end{document}\n"
     (tmp / "doc.tex").write_text(doc, encoding="utf-8")
     run = subprocess.run([system_tool("pdflatex", install="texlive-latex-base texlive-latex-recommended"), "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp,
                          capture_output=True, text=True, timeout=120)
@@ -46,8 +46,11 @@ def test_interval_in_one_cell_headers_in_words_and_label(tmp_path: Path) -> None
     text = tex.read_text()
     assert r"\label{tab:auroc}" in text and r"\caption{AUROC}" in text
     head, row = [line for line in text.splitlines() if line.endswith(r"\\")][:2]
-    assert head == r"Source judge & Estimate [95\% CI] & n & p (Holm) & Tokens before \\"
-    assert row == r"lexical & 0.712 [0.651, 0.774] & 300 & \textless{}0.001 & 150000 \\"
+    assert head == r"Source judge & \multicolumn{3}{c}{Estimate [95\% CI]} & {n} & {p (Holm)} & {Tokens before} \\"
+    assert row == r"lexical & 0.712 & 0.651 & 0.774 & 300 & <0.001 & 150000 \\"  # siunitx S columns
+    spec = re.search(r"\\begin\{tabular\}\{(.*)\}\n", text)
+    assert spec and spec.group(1) == (r"lS[table-format=1.3]@{\ [}S[table-format=1.3]@{,\ }S[table-format=1.3]"
+                                      r"@{]\hspace{2\tabcolsep}}S[table-format=3.0]S[table-format=<1.3]S[table-format=6.0]")
     assert pl.read_csv(csv).columns == frame.columns  # the CSV keeps every column
     chosen = plots.to_latex(frame, columns=["judge", "n"], formats={"n": ",d"}, label=None)
     assert r"\label" not in chosen and "lexical & 300" in chosen and "Estimate" not in chosen
@@ -102,6 +105,8 @@ def test_every_exported_table_fits_an_article_column(tmp_path: Path) -> None:
         assert rf"\label{{tab:{path.stem}}}" in text, path.name
         for head in re.findall(r"\\toprule\n(.*?)\n\\midrule", text):
             assert r"\_" not in head, f"{path.name}: a raw column name in the header: {head}"
+        for raw in ("no\\_compression", "prompting\\_sjc", "user\\_messages"):
+            assert raw not in text, f"{path.name}: a raw id ({raw}) where its display name belongs"
         shutil.copy(path, tmp_path / path.name)
     assert TEXT_WIDTH == 345.0
     log = _compile("\n".join(f"\\input{{{p.name}}}\\clearpage" for p in tables), tmp_path)
@@ -153,3 +158,59 @@ def test_less_than_and_bars_print_as_themselves_in_a_plain_article() -> None:
     from workbench.plots.latex import tex_escape
 
     assert tex_escape("<0.001 | a>b") == r"\textless{}0.001 \textbar{} a\textgreater{}b"
+
+
+def test_the_readme_names_the_packages_the_tables_ask_for() -> None:
+    """The .tex header and the README said different things (booktabs vs booktabs,array): one list for both."""
+    from workbench.plots.latex import PACKAGES, PREAMBLE_COMMENT
+
+    packages = r"\usepackage{" + ",".join(PACKAGES) + "}"
+    assert packages in PREAMBLE_COMMENT and packages in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert packages == r"\usepackage{booktabs,array,siunitx}"
+
+
+def test_a_minimal_article_takes_two_tables_and_a_paper_style_figure(tmp_path: Path,
+                                                                      small_testbed: dict[str, pl.DataFrame]) -> None:
+    """What a user's write-up does: \\input two exported tables and \\includegraphics one figure drawn in the paper
+    style, at its natural size, in a 10pt article. Read back from the PDF (pdftotext, not our own text): no overfull
+    box, a math minus (U+2212) in every negative number and never a hyphen, methods by their display names."""
+    import matplotlib.pyplot as plt
+
+    from workbench.compare import compare_to_baseline
+    from workbench.metrics import reliability
+
+    runs = small_testbed["runs"]
+    diffs = compare_to_baseline(runs, "prompting", "acc", by=("budget",), n_boot=200)
+    assert (diffs["estimate"] < 0).any()  # a negative number to print
+    plots.export_table(diffs, "compare", tmp_path, f"{plots.display_name('acc')}: each method minus "
+                       f"{plots.display_name('prompting')}", columns=["a", "estimate", "n", "p_holm"],
+                       formats={"estimate": "+.3f"}, rename={"estimate": "Difference [95% CI]", "n": "Pairs"})
+    plots.export_table(reliability(runs, k=2, by="method", n_boot=200), "reliability", tmp_path, "Acc and Pass^2",
+                       columns=["method", "acc", "pass_hat_k", "n_tasks"])
+    try:
+        plots.use_style("paper")
+        pdf, _ = plots.export(plots.compare.forest(diffs, "budget"), "forest", tmp_path)
+    finally:
+        plots.use_style("gallery")
+        plt.close("all")
+    body = ("\\section*{Results}\nThe methods differ on accuracy (Table~\\ref{tab:compare}).\n"
+            "\\input{compare.tex}\n\\input{reliability.tex}\n"
+            f"\\begin{{figure}}[h]\n\\centering\n\\includegraphics{{{pdf.name}}}\n\\caption{{Paired differences.}}\n"
+            "\\end{figure}\n\\clearpage")
+    doc = ("\\documentclass[10pt]{article}\n\\usepackage{booktabs,array,siunitx}\n\\usepackage{graphicx}\n"
+           f"\\begin{{document}}\n{body}\n\\end{{document}}\n")
+    (tmp_path / "article.tex").write_text(doc, encoding="utf-8")
+    pdflatex = system_tool("pdflatex", install="texlive-latex-base texlive-latex-recommended texlive-science")
+    run = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "article.tex"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    log = (tmp_path / "article.log").read_text(encoding="utf-8", errors="replace")
+    assert run.returncode == 0, log[-3000:]
+    assert _overfull(log) == [] and "Overfull \\vbox" not in log
+    text = subprocess.run([system_tool("pdftotext", install="poppler-utils"), "-layout", "article.pdf", "-"],
+                          cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert re.search("\u2212\\d", text), text[:500]  # a math minus before a digit
+    assert not re.search(r"(?<![\w\u2212])-\d", text), "a hyphen printed as a minus sign"
+    for name in ("No compression", "Prompting + SJC", "FIFO", "Difference", "Pairs", "p (Holm)", "Passk [95% CI]"):
+        assert name in text, name  # Pass^k with k a superscript (pdftotext reads it in line), not an accent
+    assert "ˆ" not in text
+    assert "no_compression" not in text and "no compression" not in text and "prompting_sjc" not in text

@@ -240,3 +240,36 @@ def test_session_figures_of_a_whole_directory_stay_readable_past_many() -> None:
         assert bars[4 + j].get_y() == pytest.approx(float(np.mean(part["cache_read_tokens"].to_numpy())
                                                            + np.mean(part["cache_creation_tokens"].to_numpy())))
     plt.close("all")
+
+
+def test_the_paper_style_sets_computer_modern_at_the_articles_width_and_embeds_its_fonts(tmp_path: Path) -> None:
+    """``plots.use_style("paper")``: serif Computer Modern (matplotlib's own cmr10, no TeX), 10pt, a figure as wide as
+    the article's text (345pt) or column (252pt), TrueType fonts embedded; the gallery's style comes back whole."""
+    import matplotlib.pyplot as plt
+
+    counts = pl.DataFrame({"section": ["Constraints/Rules", "Open TODOs"], "entries": [12, -3]})
+    plots.use_style("gallery")
+    gallery = dict(plt.rcParams)
+    try:
+        plots.use_style("paper")
+        ax = plots.entries_by_section(counts)
+        assert ax.figure.get_size_inches()[0] * 72.27 == pytest.approx(345.0)
+        assert plt.rcParams["font.family"] == ["serif"] and plt.rcParams["font.size"] == 10
+        pdf, _ = plots.export(ax, "paper", tmp_path)
+        plt.close(ax.figure)
+        data = pdf.read_bytes()
+        assert b"/FontFile2" in data and b"/Type3" not in data and b"Cmr10" in data  # TrueType, embedded
+        plots.use_style("paper", width="column")
+        ax = plots.entries_by_section(counts)
+        assert ax.figure.get_size_inches()[0] * 72.27 == pytest.approx(252.0)
+        plt.close(ax.figure)
+        with pytest.raises(ValueError, match="expected one of"):
+            plots.use_style("poster")
+    finally:
+        plots.use_style("gallery")
+    after = dict(plt.rcParams)
+    changed = {k for k in gallery if k not in ("figure.figsize",) and str(gallery[k]) != str(after[k])}
+    assert plt.rcParams["font.family"] == ["sans-serif"] and not changed, sorted(changed)[:5]
+    ax = plots.entries_by_section(counts)  # the gallery's figures keep their own sizes
+    assert tuple(ax.figure.get_size_inches()) == (5.0, 3.2)
+    plt.close(ax.figure)

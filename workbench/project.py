@@ -50,15 +50,21 @@ def is_project_data(path: str | os.PathLike[str] | None) -> bool:
     return Path(path).resolve().is_relative_to((use_project_root() / "data").resolve())
 
 
-def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike[str] | None) -> Path:
+def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike[str] | None,
+                style: str = "gallery") -> Path:
     """Where a notebook writes its figures (and ``tables/`` under it): ``figures`` when it is given; else the
     tracked ``figures/`` of the project root (:func:`use_project_root`) when every data parameter is the project's
-    own (:func:`is_project_data`), else its ``build/figures/<name of the first other data>/``."""
+    own (:func:`is_project_data`), else its ``build/figures/<name of the first other data>/``. A ``style`` other than
+    the gallery's (``paper``) never writes into the gallery: the project's data goes to ``build/figures/<style>/``,
+    other data to ``build/figures/<its name>/<style>/``."""
     if figures is not None:
         return Path(figures)
     other = [Path(d) for d in data if d is not None and not is_project_data(d)]
     root = use_project_root()
-    return root / "figures" if not other else root / "build" / "figures" / (other[0].resolve().name or "data")
+    if not other:
+        return root / "figures" if style == "gallery" else root / "build" / "figures" / style
+    place = root / "build" / "figures" / (other[0].resolve().name or "data")
+    return place if style == "gallery" else place / style
 
 
 __all__ = ["figures_dir", "find_root", "is_project_data", "PROJECT_ROOT", "use_project_root"]

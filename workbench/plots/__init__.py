@@ -39,12 +39,87 @@ STYLE: dict[str, Any] = {
 }
 
 
+#: widths in pt of a standard 10pt ``article``: its text (one column) and a column of a two-column paper
+PAPER_WIDTHS: dict[str, float] = {"text": 345.0, "column": 252.0}
+#: the paper style's settings over the gallery's: Computer Modern (matplotlib's bundled cmr10 and mathtext's cm: no
+#: TeX install at run time) at the body's 10pt, TrueType fonts embedded, the minus of the math font on the axes
+PAPER: dict[str, Any] = {
+    "font.family": "serif",
+    "font.serif": ["cmr10"],
+    "mathtext.fontset": "cm",
+    "axes.formatter.use_mathtext": True,  # cmr10 has no minus sign: tick labels take mathtext's
+    "axes.unicode_minus": True,
+    "font.size": 10,
+    "axes.titlesize": 10,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "legend.title_fontsize": 9,
+    "pdf.fonttype": 42,
+    "ps.fonttype": 42,
+    "savefig.dpi": 300,
+    "figure.constrained_layout.use": True,
+    "savefig.bbox": "standard",  # the width asked for, not the drawing's extent
+}
+#: the figure width of the style in use, in inches (None: each figure's own size, the gallery's)
+_width: list[float | None] = [None]
+#: the settings the paper style replaced, restored when the gallery's style is asked for again
+_saved: list[dict[str, Any]] = []
+STYLES = ("gallery", "paper")
+
+
 def set_style() -> None:
-    """Apply the workbench's figure style (seaborn's paper context plus :data:`STYLE`)."""
+    """Apply the gallery's figure style (seaborn's paper context plus :data:`STYLE`): ``use_style("gallery")``."""
+    use_style("gallery")
+
+
+def use_style(name: str = "gallery", *, width: str | float = "text") -> None:
+    """Apply a figure style to every figure drawn after it.
+
+    Parameters
+    ----------
+    name : {"gallery", "paper"}, default "gallery"
+        ``gallery``: the look of ``figures/`` (seaborn's paper context, sans-serif). ``paper``: a figure that sits
+        in a LaTeX article: Computer Modern serif at the body's 10pt (:data:`PAPER`), sized to ``width``.
+    width : {"text", "column"} or float, default "text"
+        The paper style's figure width: the article's text width (345pt), a column of a two-column paper (252pt),
+        or a width in pt; each figure keeps its own aspect ratio.
+    """
     import seaborn as sns
 
+    if name not in STYLES:
+        raise ValueError(f"use_style: expected one of {list(STYLES)}, got {name!r}")
+    if isinstance(width, str) and width not in PAPER_WIDTHS:
+        raise ValueError(f"use_style: width expected one of {list(PAPER_WIDTHS)} or a number of pt, got {width!r}")
+    if _saved:  # back from the paper style: what it changed, as it was
+        plt.rcParams.update(_saved.pop())
     sns.set_theme(context="paper", style="whitegrid", palette="colorblind", font_scale=1.2)
     plt.rcParams.update(cast(Any, STYLE))
+    _width[0] = None
+    if name == "paper":
+        points = PAPER_WIDTHS[width] if isinstance(width, str) else float(width)
+        _saved.append({key: plt.rcParams[key] for key in (*PAPER, "figure.figsize")})
+        plt.rcParams.update(cast(Any, PAPER))
+        _width[0] = points / 72.27  # TeX points per inch
+        plt.rcParams["figure.figsize"] = (_width[0], _width[0] * 0.62)
+
+
+def figure_size(figsize: tuple[float, float]) -> tuple[float, float]:
+    """A figure function's own size, or under the paper style the style's width at the same aspect ratio.
+
+    Parameters
+    ----------
+    figsize : tuple of float
+        The figure's (width, height) in inches in the gallery.
+
+    Returns
+    -------
+    tuple of float
+        The (width, height) to draw at.
+    """
+    width = _width[0]
+    return figsize if width is None else (width, figsize[1] * width / figsize[0])
 
 
 def export(fig: Figure | Axes | tuple[Figure, Any], name: str, directory: str | Path = FIGURES,
@@ -58,17 +133,24 @@ def export(fig: Figure | Axes | tuple[Figure, Any], name: str, directory: str | 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
+    # the gallery crops to what is drawn; the paper style keeps the width it was asked for (345pt or 252pt), its
+    # constrained layout keeping the labels inside, so the figure sits in the article at its natural size
+    paper = _width[0] is not None
+    if paper:  # a label longer than the article's width wraps instead of running off the page
+        for ax in fig.axes:
+            for text in (ax.xaxis.label, ax.yaxis.label, ax.title):
+                text.set_wrap(True)
     with plt.rc_context({"pdf.fonttype": 42, "ps.fonttype": 42}):
         for ext in formats:
             path = directory / f"{name}.{ext}"
-            fig.savefig(path, dpi=200, bbox_inches="tight")
+            fig.savefig(path, dpi=300 if paper else 200, bbox_inches=None if paper else "tight")
             paths.append(path)
     return paths
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float] = (5.0, 3.2)) -> tuple[Figure, Axes]:
     if ax is None:
-        fig, ax = plt.subplots(figsize=figsize)
+        fig, ax = plt.subplots(figsize=figure_size(figsize))
         return fig, ax
     return ax.figure, ax  # type: ignore[return-value]
 
@@ -84,6 +166,8 @@ def entries_by_section(counts: pl.DataFrame, ax: Axes | None = None) -> Axes:
 
 from workbench.plots import calibration, compare, focus, human_labels, real_logs, sessions, sjc, trace  # noqa: E402,E501
 from workbench.plots.latex import export_table, to_latex  # noqa: E402
+from workbench.plots.names import display_name  # noqa: E402
 
-__all__ = ["FIGURES", "STYLE", "calibration", "compare", "entries_by_section", "export", "export_table", "focus",
-           "human_labels", "real_logs", "sessions", "set_style", "sjc", "to_latex", "trace"]
+__all__ = ["FIGURES", "STYLE", "calibration", "compare", "display_name", "entries_by_section", "export", "export_table",
+           "figure_size", "focus", "human_labels", "PAPER", "PAPER_WIDTHS", "real_logs", "sessions", "set_style", "sjc",
+           "STYLES", "to_latex", "trace", "use_style"]

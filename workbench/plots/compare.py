@@ -7,6 +7,7 @@ import polars as pl
 from matplotlib.axes import Axes
 
 from workbench.plots import _axes
+from workbench.plots.names import display_name
 
 
 def forest(diffs: pl.DataFrame, group: str | None = "budget", ax: Axes | None = None) -> Axes:
@@ -29,13 +30,13 @@ def forest(diffs: pl.DataFrame, group: str | None = "budget", ax: Axes | None = 
                     fmt="o", capsize=3, color=colours[g])
         p = r.get("p_holm")
         ptext = "" if p is None or not np.isfinite(p) else "Holm p" + (f"={p:.3f}" if p >= 0.001 else "<0.001")
-        labels.append(f"{r['a']}" + (f" @ {g}" if g is not None else "") + (f"  ({ptext})" if ptext else ""))
+        labels.append(display_name(r["a"]) + (f" @ {g}" if g is not None else "") + (f"  ({ptext})" if ptext else ""))
     ax.axvline(0, color="grey", lw=0.8)
     ax.set_yticks(y, labels, fontsize=8)
     metric = rows[0]["metric"] if rows else ""
     baseline = rows[0]["b"] if rows else ""
     m = int(np.isfinite(diffs.get_column("p_value").cast(pl.Float64).to_numpy()).sum()) if "p_value" in diffs.columns else 0
-    ax.set_xlabel(f"{metric}: method minus {baseline}\n(simultaneous 95% intervals over scenarios, "
+    ax.set_xlabel(f"{display_name(metric)}: method minus {display_name(baseline)}\n(simultaneous 95% intervals over scenarios, "
                   f"Bonferroni over {m} comparisons)")
     return ax
 
@@ -49,7 +50,7 @@ def performance_profile(profile: pl.DataFrame, group: str = "method", ax: Axes |
         sub = profile.filter(pl.col(group) == name) if name is not None else profile
         sub = sub.sort("tau")
         t = sub.get_column("tau").to_numpy()
-        ax.step(t, sub.get_column("estimate").to_numpy(), where="post", color=f"C{i}", label=str(name))
+        ax.step(t, sub.get_column("estimate").to_numpy(), where="post", color=f"C{i}", label=display_name(name))
         ax.fill_between(t, sub.get_column("ci_low").to_numpy(), sub.get_column("ci_high").to_numpy(), step="post",
                         color=f"C{i}", alpha=0.15, lw=0)
     ax.set_xlabel("tau (a task's success rate over its runs)")

@@ -10,7 +10,7 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from workbench.plots import _axes
+from workbench.plots import _axes, figure_size
 
 if TYPE_CHECKING:
     from workbench.bootstrap import BootstrapResult
@@ -61,7 +61,7 @@ def estimation_curves(stability: pl.DataFrame, error: pl.DataFrame, slope: Boots
     import matplotlib.pyplot as plt
 
     if ax is None:
-        fig, (a, b) = plt.subplots(1, 2, figsize=(8.0, 3.2))
+        fig, (a, b) = plt.subplots(1, 2, figsize=figure_size((8.0, 3.2)))
     else:
         a, b = ax
         fig = cast(Figure, a.figure)

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 
-from workbench.plots import _axes
+from workbench.plots import _axes, figure_size
 
 
 def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order: Sequence[str],
@@ -21,7 +21,7 @@ def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order:
     :func:`workbench.human_labels.correlation_intervals`), the judges of ``judges`` in a colour of their own, and
     where ``published`` has the same metric and data set (``metric``, ``dataset``, ``value``), FRANK's number as a
     cross."""
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.3 * len(panels) + 1.2, 0.32 * len(order) + 1.4),
+    fig, axes = plt.subplots(1, len(panels), figsize=figure_size((3.3 * len(panels) + 1.2, 0.32 * len(order) + 1.4)),
                              sharey=True, squeeze=False)
     ys = np.arange(len(order))[::-1]
     for ax, panel in zip(axes[0], panels, strict=True):

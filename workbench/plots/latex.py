@@ -27,6 +27,7 @@ from typing import Any
 
 import polars as pl
 
+from workbench.plots.names import DISPLAYED_COLUMNS, display_name
 from workbench.project import PROJECT_ROOT
 
 TEXT_WIDTH = 345.0  # pt: \textwidth of LaTeX's article class at 10pt (letter and a4 paper alike)
@@ -103,6 +104,12 @@ def tex_escape(value: object) -> str:
     return "".join(out)
 
 
+def tex_label(value: object) -> str:
+    """A header or caption: :func:`tex_escape`, with a power written ``^k`` (Pass^k, Pass^2) set as a superscript
+    (``Pass$^{k}$``, not the accent ``\\textasciicircum``). Cells of data are never read this way."""
+    return re.sub(r"\\textasciicircum\{\}(\w+)", r"$^{\1}$", tex_escape(value))
+
+
 @lru_cache(maxsize=1)
 def _font() -> Any:
     import matplotlib
@@ -123,16 +130,50 @@ def text_width(text: str) -> float:
     return font.get_width_height()[0] / 64.0
 
 
+#: a number as a table prints it: an optional comparator and sign, digits, optional decimals (thousands separators
+#: are taken out first: siunitx groups the digits itself)
+_NUMBER = re.compile(r"(?P<cmp>[<>])?(?P<sign>[+-])?(?P<int>\d+)(?:\.(?P<dec>\d+))?")
+_MISSING = "--"
+
+
+def _number(text: str) -> re.Match[str] | None:
+    return _NUMBER.fullmatch(re.sub(r"(?<=\d),(?=\d{3}\b)", "", text))
+
+
 @dataclass(frozen=True)
 class Column:
-    """One printed column: its header and cells as they read (not yet escaped), and whether numbers align right."""
+    """One printed column: its header and cells as they read (not yet escaped), whether numbers align right, and
+    for a column of numbers (``kind`` ``number``) or intervals (``interval``: estimate and bounds; ``bounds``: an
+    interval alone) the numbers of each cell, printed in siunitx ``S`` columns aligned on the decimal point.
+
+    A column whose cells are not all numbers (a format that adds a percent sign) prints as text, right-aligned,
+    with a math minus."""
 
     header: str
     cells: tuple[str, ...]
     numeric: bool
+    kind: str = "text"
+    pieces: tuple[tuple[str, ...], ...] = ()
 
     def width(self) -> float:
-        return max(text_width(t) for t in (self.header, *self.cells))
+        """The widest cell or header in pt; in numbers a minus or comparator is as wide as a plus (all three are
+        7.78pt in Computer Modern's math fonts, where the hyphen of the text is 3.33pt)."""
+        if self.kind == "text":
+            return max(text_width(t) for t in (self.header, *self.cells))
+        return max(text_width(self.header), *(text_width(re.sub(r"[-<>]", "+", t)) for t in self.cells))
+
+    def formats(self) -> list[str]:
+        """siunitx's ``table-format`` of each number of a cell (one for a number, three or two for an interval):
+        comparator, sign, integer and decimal digits as wide as the widest of the column."""
+        out = []
+        for k in range(len(self.pieces[0]) if self.pieces else 0):
+            found = [m for m in (_number(p[k]) for p in self.pieces) if m is not None]
+            cmp = "<" if any(m["cmp"] for m in found) else ""
+            sign = "+" if any(m["sign"] for m in found) else ""
+            digits = max((len(m["int"]) for m in found), default=1)
+            decimals = max((len(m["dec"] or "") for m in found), default=0)
+            out.append(f"{cmp}{sign}{digits}.{decimals}")
+        return out
 
 
 def _intervals(frame: pl.DataFrame, intervals: bool | Mapping[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
@@ -182,16 +223,23 @@ def columns_for(frame: pl.DataFrame, *, columns: Sequence[str] | None = None, re
             fmt = lambda v, spec=spec: "--" if v is None else format(v, spec)  # noqa: E731
         cell = fmt or (format_p if is_p_column(name) else format_number)
         values = frame.get_column(name).to_list()
+        numeric = frame.schema[name].is_numeric()
+        if not numeric and name in DISPLAYED_COLUMNS and name not in formats:  # ids print as words
+            values = [None if v is None else display_name(v) for v in values]
         cells = [cell(v) for v in values]
         title = header(name, rename)
+        kind, pieces = ("number", tuple((c,) for c in cells)) if numeric else ("text", ())
         if name in merged:
-            lo, hi = (frame.get_column(c).to_list() for c in merged[name])
-            bounds = [None if (a is None or b is None) else f"[{cell(a)}, {cell(b)}]" for a, b in zip(lo, hi, strict=True)]
-            cells = [c if b is None else b if name == merged[name][0] else f"{c} {b}"  # keyed by its low bound:
-                     for c, b in zip(cells, bounds, strict=True)]                    # the interval alone
+            lo, hi = ([cell(v) for v in frame.get_column(c).to_list()] for c in merged[name])
+            alone = name == merged[name][0]  # keyed by its low bound: the interval alone
+            pieces = tuple((a, b) if alone else (c, a, b) for c, a, b in zip(cells, lo, hi, strict=True))
+            kind = "bounds" if alone else "interval"
+            cells = [f"[{a}, {b}]" if alone else f"{c} [{a}, {b}]" for c, a, b in zip(cells, lo, hi, strict=True)]
             if not (rename and name in rename):
                 title = f"{title} [{_level_text(frame)}]"
-        out.append(Column(title, tuple(cells), frame.schema[name].is_numeric()))
+        if kind != "text" and any(p != _MISSING and _number(p) is None for piece in pieces for p in piece):
+            kind, pieces = "text", ()  # a format that is not a plain number (12.5%): printed as it reads
+        out.append(Column(title, tuple(cells), numeric or bool(pieces), kind, pieces))
     return out
 
 
@@ -283,29 +331,73 @@ def to_latex(frame: pl.DataFrame, caption: str = "", *, columns: Sequence[str] |
         columns = [*keys, *(c for c in printed if c not in keys)]
     cols = columns_for(frame, columns=columns, rename=rename, formats=formats, intervals=intervals)
     size, parts, wrap = _layout(cols, width, None if keys is None else len(keys))
-    lines = ["% booktabs table written by workbench.plots.export_table (\\usepackage{booktabs})",
-             r"\begin{table}[t]", r"\centering"]
+    lines = [PREAMBLE_COMMENT, r"\begin{table}[t]", r"\centering"]
     if size:
         lines.append(size)
+    lines.append(SISETUP)
     if caption:
-        lines.append(rf"\caption{{{tex_escape(caption)}}}")
+        lines.append(rf"\caption{{{tex_label(caption)}}}")
     if label:
         lines.append(rf"\label{{{label}}}")
     for p, part in enumerate(parts):
         if p:
             lines.append(r"\par\medskip")
-        spec = "".join(rf">{{\raggedright\arraybackslash}}p{{{wrap[i]:.0f}pt}}" if i in wrap else
-                       ("r" if cols[i].numeric else "l") for i in part)
-        lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-                  " & ".join(tex_escape(cols[i].header) for i in part) + r" \\", r"\midrule"]
+        spec = "".join(_spec(cols[i], wrap.get(i), last=j == len(part) - 1, fill=len(parts) > 1)
+                       for j, i in enumerate(part))
+        opening = (rf"\begin{{tabular*}}{{\linewidth}}{{@{{\extracolsep{{\fill}}}}{spec}}}" if len(parts) > 1
+                   else rf"\begin{{tabular}}{{{spec}}}")
+        lines += [opening, r"\toprule", " & ".join(_header_cell(cols[i]) for i in part) + r" \\", r"\midrule"]
         for r in range(len(cols[0].cells) if cols else 0):
-            lines.append(" & ".join(tex_escape(cols[i].cells[r]) for i in part) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}"]
+            lines.append(" & ".join(_cell(cols[i], r) for i in part) + r" \\")
+        lines += [r"\bottomrule", r"\end{tabular*}" if len(parts) > 1 else r"\end{tabular}"]
     lines += [r"\end{table}", ""]
-    text = "\n".join(lines)
-    if wrap:  # p{} columns with \raggedright need the array package's >{...}
-        text = text.replace("(\\usepackage{booktabs})", "(\\usepackage{booktabs,array})", 1)
-    return text
+    return "\n".join(lines)
+
+
+#: the packages an exported table needs, said in its first line and in the README (one list for both)
+PACKAGES = ("booktabs", "array", "siunitx")
+PREAMBLE_COMMENT = (f"% table written by workbench.plots.export_table; the preamble needs \\usepackage{{{','.join(PACKAGES)}}}")
+#: siunitx's settings for the table (local to it): thousands separated by commas from four digits (15,008), and the
+#: sign a format asked for kept (+0.815 beside -0.146, as a difference prints)
+SISETUP = r"\sisetup{group-separator={,}, group-minimum-digits=4, retain-explicit-plus}"
+
+
+def _spec(col: Column, wrap: float | None, *, last: bool, fill: bool) -> str:
+    """The column's preamble: text left (or wrapped), numbers in siunitx ``S`` columns; an interval is three ``S``
+    columns (two for the interval alone, after an empty one) joined by its brackets, so every number aligns on its
+    decimal point and prints a math minus."""
+    if wrap is not None:
+        return rf">{{\raggedright\arraybackslash}}p{{{wrap:.0f}pt}}"
+    if col.kind == "text":
+        return "r" if col.numeric else "l"
+    numbers = [f"S[table-format={f}]" for f in col.formats()]
+    if col.kind == "number":
+        return numbers[0]
+    keep = r"\extracolsep{0pt}" if fill else ""  # no stretch inside an interval when the parts are stretched
+    after = r"\hspace{\tabcolsep}" if last else r"\hspace{2\tabcolsep}" + (r"\extracolsep{\fill}" if fill else "")
+    if col.kind == "interval":
+        return rf"{numbers[0]}@{{{keep}\ [}}{numbers[1]}@{{,\ }}{numbers[2]}@{{]{after}}}"
+    return rf"c@{{{keep}[}}{numbers[0]}@{{,\ }}{numbers[1]}@{{]{after}}}"
+
+
+def _span(col: Column) -> int:
+    return {"interval": 3, "bounds": 3}.get(col.kind, 1)
+
+
+def _header_cell(col: Column) -> str:
+    text = tex_label(col.header)
+    if col.kind == "number":
+        return f"{{{text}}}"  # text in an S column is braced
+    return rf"\multicolumn{{{_span(col)}}}{{c}}{{{text}}}" if _span(col) > 1 else text
+
+
+def _cell(col: Column, row: int) -> str:
+    if col.kind == "text":
+        text = tex_escape(col.cells[row])
+        return re.sub(r"(?<![\w.])-(?=\d)", "$-$", text) if col.numeric else text  # a math minus
+    numbers = [p if p != _MISSING else "{--}" for p in col.pieces[row]]
+    numbers = [re.sub(r"(?<=\d),(?=\d{3}\b)", "", p) for p in numbers]  # siunitx groups the digits
+    return " & ".join(([""] if col.kind == "bounds" else []) + numbers)
 
 
 def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str | Path = PROJECT_ROOT / "figures" / "tables",
@@ -344,4 +436,5 @@ def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str |
 
 
 __all__ = ["Column", "columns_for", "export_table", "format_number", "format_p", "header", "HEADERS", "is_p_column",
-           "MIN_WRAP", "SIZES", "TABCOLSEP", "tex_escape", "TEXT_WIDTH", "text_width", "to_latex"]
+           "MIN_WRAP", "PACKAGES", "PREAMBLE_COMMENT", "SISETUP", "SIZES", "TABCOLSEP", "tex_escape", "tex_label", "TEXT_WIDTH",
+           "text_width", "to_latex"]

@@ -12,6 +12,7 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter
 
 from workbench.plots import _axes
+from workbench.plots.names import display_name
 from workbench.frames import collected, height
 
 #: compactions (or sessions) up to which a figure draws and labels each one; past it, a figure of a whole
@@ -97,7 +98,7 @@ def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None) -> Axes:
     (:func:`workbench.composition.entries_by_role` with a ``supported`` column)."""
     fig, ax = _axes(ax, (6.0, 3.4))
     rows = by_role.sort("schema", "role")
-    labels = [f"{s}: {r}" for s, r in zip(rows["schema"], rows["role"], strict=True)]
+    labels = [f"{s}: {display_name(r)}" for s, r in zip(rows["schema"], rows["role"], strict=True)]
     unsupported = rows["unsupported"].to_numpy() if "unsupported" in rows.columns else np.zeros(rows.height)
     supported = rows["entries"].to_numpy() - unsupported
     y = np.arange(rows.height)[::-1]
@@ -234,7 +235,7 @@ def unsupported_by_role(shares: pl.DataFrame, ax: Axes | None = None) -> Axes:
         if np.isnan(lo):  # entries of one session: no interval (resampling one session only repeats it)
             ax.annotate("one session: no interval", (e, yi), xytext=(6, 4), textcoords="offset points", fontsize=7,
                         color="0.4")
-    ax.set_yticks(y, [f"{s}: {r} (n={n})" for s, r, n in zip(rows["schema"], rows["role"], rows["entries"], strict=True)],
+    ax.set_yticks(y, [f"{s}: {display_name(r)} (n={n})" for s, r, n in zip(rows["schema"], rows["role"], rows["entries"], strict=True)],
                   fontsize=8)
     ax.set_xlim(-0.02, 1.02)
     ax.set_xlabel("unsupported share (lexical judge), 95% interval over sessions")

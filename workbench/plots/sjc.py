@@ -9,6 +9,7 @@ import polars as pl
 from matplotlib.axes import Axes
 
 from workbench.plots import _axes
+from workbench.plots.names import display_name
 from workbench.sensitivity import ThresholdCounts
 from workbench.vocabulary import PATTERNS
 
@@ -65,9 +66,9 @@ def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = 
     drawn as a point on a row of its own, ``published_label / field``, beside the measured rows.
     """
     t = table12.drop_nulls("estimate")
-    rows = [(f"{j} / {f}", e, lo, hi) for j, f, e, lo, hi in
+    rows = [(f"{j} / {display_name(f)}", e, lo, hi) for j, f, e, lo, hi in
             t.select("judge", "field", "estimate", "ci_low", "ci_high").iter_rows()]
-    pub = [(f"{published_label} / {field}", value) for field, value in (published or {}).items()]
+    pub = [(f"{published_label} / {display_name(field)}", value) for field, value in (published or {}).items()]
     fig, ax = _axes(ax, (5.5, 1.4 + 0.45 * (len(rows) + len(pub))))
     labels = [r[0] for r in rows] + [p[0] for p in pub]
     y = np.arange(len(labels))[::-1]  # first row on top
@@ -118,7 +119,7 @@ def pruned_vs_tau(curve: pl.DataFrame, tau: float | None = 0.5, legend_title: st
     fig, ax = _axes(ax)
     for i, (name,) in enumerate(curve.select("setting").unique(maintain_order=True).iter_rows()):
         c = curve.filter(pl.col("setting") == name) if name is not None else curve
-        ax.plot(c.get_column("tau"), c.get_column("estimate"), color=f"C{i}", label=str(name))
+        ax.plot(c.get_column("tau"), c.get_column("estimate"), color=f"C{i}", label=display_name(name))
         ax.fill_between(c.get_column("tau"), c.get_column("ci_low"), c.get_column("ci_high"), color=f"C{i}", alpha=0.2)
     if tau is not None:
         ax.axvline(tau, color="grey", ls=":", label=f"SJC's tau = {tau:g}")
@@ -168,7 +169,7 @@ def pass_vs_tokens(frame: pl.DataFrame, reference: str = "no_compression", ax: A
             ax.errorbar(row["tokens_per_task"], row["pass_hat_k"], color=f"C{i}", lw=1, capsize=2,
                         xerr=[[row["tokens_per_task"] - row["tokens_ci_low"]], [row["tokens_ci_high"] - row["tokens_per_task"]]],
                         yerr=[[row["pass_hat_k"] - row["pass_hat_k_ci_low"]], [row["pass_hat_k_ci_high"] - row["pass_hat_k"]]])
-        ax.annotate(str(row["method"]), (row["tokens_per_task"], row["pass_hat_k"]), fontsize=8,
+        ax.annotate(display_name(row["method"]), (row["tokens_per_task"], row["pass_hat_k"]), fontsize=8,
                     xytext=(4, 2), textcoords="offset points")
     ref = frame.filter(pl.col("method") == reference)
     if ref.height:

@@ -7,6 +7,7 @@ import polars as pl
 from matplotlib.axes import Axes
 
 from workbench.plots import _axes
+from workbench.plots.names import display_name
 
 
 def burden_curve(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
@@ -35,7 +36,7 @@ def defects_chosen_rejected(frame: pl.DataFrame, ax: Axes | None = None) -> Axes
     rows = frame.sort("method", "chosen", descending=[False, True]).iter_rows(named=True)
     labels, silent, visible = [], [], []
     for r in rows:
-        labels.append(f"{r['method']}\n{'chosen' if r['chosen'] else 'rejected'}")
+        labels.append(f"{display_name(r['method'])}\n{'chosen' if r['chosen'] else 'rejected'}")
         silent.append(r["silent_mean"])
         visible.append(r["visible_mean"])
     x = np.arange(len(labels))
