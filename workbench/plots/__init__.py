@@ -92,17 +92,19 @@ def use_style(name: str = "gallery", *, width: str | float = "text") -> None:
         raise ValueError(f"use_style: expected one of {list(STYLES)}, got {name!r}")
     if isinstance(width, str) and width not in PAPER_WIDTHS:
         raise ValueError(f"use_style: width expected one of {list(PAPER_WIDTHS)} or a number of pt, got {width!r}")
+    rc = cast(Any, plt.rcParams)
     if _saved:  # back from the paper style: what it changed, as it was
-        plt.rcParams.update(_saved.pop())
+        rc.update(_saved.pop())
     sns.set_theme(context="paper", style="whitegrid", palette="colorblind", font_scale=1.2)
     plt.rcParams.update(cast(Any, STYLE))
     _width[0] = None
     if name == "paper":
         points = PAPER_WIDTHS[width] if isinstance(width, str) else float(width)
-        _saved.append({key: plt.rcParams[key] for key in (*PAPER, "figure.figsize")})
-        plt.rcParams.update(cast(Any, PAPER))
-        _width[0] = points / 72.27  # TeX points per inch
-        plt.rcParams["figure.figsize"] = (_width[0], _width[0] * 0.62)
+        _saved.append({key: rc[key] for key in (*PAPER, "figure.figsize")})
+        rc.update(PAPER)
+        inches = points / 72.27  # TeX points per inch
+        _width[0] = inches
+        rc["figure.figsize"] = (inches, inches * 0.62)
 
 
 def figure_size(figsize: tuple[float, float]) -> tuple[float, float]:

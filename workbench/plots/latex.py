@@ -228,7 +228,8 @@ def columns_for(frame: pl.DataFrame, *, columns: Sequence[str] | None = None, re
             values = [None if v is None else display_name(v) for v in values]
         cells = [cell(v) for v in values]
         title = header(name, rename)
-        kind, pieces = ("number", tuple((c,) for c in cells)) if numeric else ("text", ())
+        kind = "number" if numeric else "text"
+        pieces: tuple[tuple[str, ...], ...] = tuple((c,) for c in cells) if numeric else ()
         if name in merged:
             lo, hi = ([cell(v) for v in frame.get_column(c).to_list()] for c in merged[name])
             alone = name == merged[name][0]  # keyed by its low bound: the interval alone
