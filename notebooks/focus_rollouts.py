@@ -40,6 +40,9 @@ import polars as pl
 from workbench import plots
 from workbench.datasets import ensure_default_testbed, load, need
 from workbench.frames import height, rows_of
+from workbench.notebooks import Analyses
+
+analyses = Analyses()  # what ran and what could not, for the run's summary
 
 plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
@@ -68,9 +71,12 @@ from workbench.focus import (
     utility_histogram,
 )
 
-curves = bound_curves([5, 20, 50], [0.1, 0.2, 0.3], np.unique(np.logspace(0, 3, 40).astype(int)))
-fig = plots.focus.bound_curves(curves)
-plots.export(fig, "focus_lemma1_recovery_bound", figs)
+if analyses.for_the_project("FOCUS Lemma 1 recovery bound (closed form)", ["figures/focus_lemma1_recovery_bound.png"],
+                             DATA):
+    curves = bound_curves([5, 20, 50], [0.1, 0.2, 0.3], np.unique(np.logspace(0, 3, 40).astype(int)))
+    fig = plots.focus.bound_curves(curves)
+    plots.export(fig, "focus_lemma1_recovery_bound", figs)
+    analyses.ran("FOCUS Lemma 1 recovery bound (closed form)")
 {(m, g): rollouts_needed(m, g, 0.05) for m in (5, 20, 50) for g in (0.1, 0.2, 0.3)}
 
 # %% [markdown]

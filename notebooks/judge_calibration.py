@@ -44,35 +44,38 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import entry_clusters, ensure_default_testbed, load
+from workbench.annotate import AnnotationStore
+from workbench.datasets import NotApplicable, entry_clusters, ensure_default_testbed, load
 from workbench.frames import height, rows_of
 
 plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
-# the labels (and runs); entries and scores lazily, for the columns read: only the labeled entries' are collected
-tables = load(ensure_default_testbed(DATA), derive=True, names=("labels",),
+# the labels first: every analysis here needs them, and without them nothing is derived or scored
+data_dir = ensure_default_testbed(DATA)
+labels = AnnotationStore(LABELS).labels() if LABELS else load(data_dir, names=("labels",)).get("labels")
+if labels is None or labels.height == 0:
+    raise NotApplicable(f"no labels in {DATA}" + (f" or {LABELS}" if LABELS else "") + ": label a sample "
+                        "(workbench sample, workbench label) and set LABELS")
+# the runs; entries and scores lazily, for the columns read: only the labeled entries' are collected
+tables = load(data_dir, derive=True, names=(),
               columns={"entries": ("entry_id", "run_id"), "scores": ("entry_id", "judge", "repeat", "score")},
               run_columns=("scenario_id",))
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
-from workbench.annotate import AnnotationStore
 from workbench.calibration import labeled_scores
 from workbench.labels import gold_labels
 
-labels = AnnotationStore(LABELS).labels() if LABELS else tables.get("labels")
-HAVE = labels is not None and labels.height > 0
-if HAVE:  # the labeled entries' scores and scenarios
-    labeled = labels.select(pl.col("item_id").alias("entry_id")).unique().lazy()
-    scores = rows_of(tables["scores"], labeled).collect()
-    clusters = entry_clusters({**tables, "entries": rows_of(tables["entries"], labeled)})
-    data = labeled_scores(scores, gold_labels(labels), clusters, judge=JUDGE, field=FIELD)
-    HAVE = data.height > 0 and 0 < data["label"].sum() < data.height
+labeled = labels.select(pl.col("item_id").alias("entry_id")).unique().lazy()  # their scores and scenarios
+scores = rows_of(tables["scores"], labeled).collect()
+clusters = entry_clusters({**tables, "entries": rows_of(tables["entries"], labeled)})
+data = labeled_scores(scores, gold_labels(labels), clusters, judge=JUDGE, field=FIELD)
+HAVE = data.height > 0 and 0 < data["label"].sum() < data.height
 if not HAVE:
-    print(f"no usable {FIELD} labels for judge {JUDGE}: label a sample (workbench sample / label) and set LABELS")
-else:
-    s, y, c = data["score"].to_numpy(), data["label"].to_numpy(), data["scenario_id"].to_numpy()
-    print(f"{data.height} labeled entries in {len(set(c))} scenarios, {int(y.sum())} positive")
+    raise NotApplicable(f"no usable {FIELD} labels for judge {JUDGE} ({data.height} labeled entries with a score, "
+                        f"{int(data['label'].sum()) if data.height else 0} positive): calibration needs both classes")
+s, y, c = data["score"].to_numpy(), data["label"].to_numpy(), data["scenario_id"].to_numpy()
+print(f"{data.height} labeled entries in {len(set(c))} scenarios, {int(y.sum())} positive")
 
 # %%
 from workbench.calibration import calibration_table, reliability_curve

@@ -39,36 +39,48 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.datasets import entry_clusters, ensure_default_testbed, load
+from workbench.annotate import AnnotationStore
+from workbench.datasets import NotApplicable, entry_clusters, ensure_default_testbed, load
 from workbench.frames import height, rows_of
+from workbench.notebooks import Analyses
 
 plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
-# the labels (and runs); entries and scores lazily, for the columns read: only the labeled entries' are collected
-tables = load(ensure_default_testbed(DATA), derive=True, names=("labels",),
-              columns={"entries": ("entry_id", "run_id"), "scores": ("entry_id", "judge", "repeat", "score")},
-              run_columns=("scenario_id",))
-runs = tables["runs"]
-{name: height(frame) for name, frame in tables.items()}
+analyses = Analyses()  # what ran and what could not, for the run's summary
+# the labels first: without them nothing below but the (data-independent) coverage study applies, and nothing is
+# derived or scored for it
+data = ensure_default_testbed(DATA)
+labels = AnnotationStore(LABELS).labels() if LABELS else load(data, names=("labels",)).get("labels")
+HAVE = labels is not None and labels.height > 0
+NO_LABELS = (f"no labels in {DATA}" + (f" or {LABELS}" if LABELS else "") + ": label a sample (workbench sample, "
+             "workbench label) and set LABELS")
+COVERAGE = analyses.for_the_project("coverage of the AUROC intervals (simulation)",
+                                    ["figures/tables/sjc_table12_interval_coverage.csv"], DATA)
+if not HAVE and not COVERAGE:
+    raise NotApplicable(NO_LABELS)
+if HAVE:  # the runs; entries and scores lazily, for the columns read: only the labeled entries' are collected
+    tables = load(data, derive=True, names=(),
+                  columns={"entries": ("entry_id", "run_id"), "scores": ("entry_id", "judge", "repeat", "score")},
+                  run_columns=("scenario_id",))
+    display({name: height(frame) for name, frame in tables.items()})
 
 # %%
-from workbench.annotate import AnnotationStore
 from workbench.labels import gold_labels
 from workbench.metrics.agreement import agreement_table
 from workbench.metrics.discrimination import judge_table
 
-labels = AnnotationStore(LABELS).labels() if LABELS else tables.get("labels")
-HAVE = labels is not None and labels.height > 0
-if not HAVE:
-    print("no labels: label a sample (workbench sample / workbench label) and set LABELS")
-labeled = (labels if HAVE else pl.DataFrame({"item_id": []}, schema={"item_id": pl.Utf8})).select(
-    pl.col("item_id").alias("entry_id")).unique().lazy()  # the labeled entries' scores and scenarios only
-scores = rows_of(tables["scores"], labeled).collect()
-clusters = entry_clusters({**tables, "entries": rows_of(tables["entries"], labeled)})
+if HAVE:
+    labeled = labels.select(pl.col("item_id").alias("entry_id")).unique().lazy()  # the labeled entries only
+    scores = rows_of(tables["scores"], labeled).collect()
+    clusters = entry_clusters({**tables, "entries": rows_of(tables["entries"], labeled)})
+else:
+    analyses.skipped("agreement between annotation rounds", NO_LABELS)
+    analyses.skipped("SJC Table 12: AUROC of each judge", NO_LABELS)
 if HAVE:
     agree = agreement_table(labels, dict(zip(clusters["entry_id"], clusters["scenario_id"].fill_null("?"))), n_boot=N_BOOT, seed=SEED)
     plots.export_table(agree, "sjc_appG_agreement", f"{figs}/tables", "Agreement between annotation rounds")
     display(agree)
+    analyses.ran("agreement between annotation rounds")
 
 # %%
 if HAVE:
@@ -85,6 +97,7 @@ jev = dict(published.filter(pl.col("quantity").is_in(["auroc_support_jev", "auro
 if HAVE:
     fig = plots.sjc.auroc_intervals(table12, jev)
     plots.export(fig, "sjc_table12_auroc", figs)
+    analyses.ran("SJC Table 12: AUROC of each judge")
 
 # %% [markdown]
 # **Figure (testbed with simulated annotators; SJC Table 12).** AUROC of each judge against the gold labels for support and for correctness, with 95% intervals from 2,000 scenario-bootstrap resamples (method and measured coverage below); the red diamonds are Jev's published AUROCs on their own rows, support 0.905 and correctness 0.444. Provenance is separable, correctness much less so.
@@ -92,10 +105,12 @@ if HAVE:
 # %%
 from workbench.coverage_study import interval_coverage
 
-coverage = interval_coverage((12, 30), trials=COVERAGE_TRIALS, n_boot=1000, seed=SEED)
-plots.export_table(coverage, "sjc_table12_interval_coverage", f"{figs}/tables",
-                   "Coverage of 95% AUROC intervals by number of scenarios (simulation)")
-coverage
+if COVERAGE:
+    coverage = interval_coverage((12, 30), trials=COVERAGE_TRIALS, n_boot=1000, seed=SEED)
+    plots.export_table(coverage, "sjc_table12_interval_coverage", f"{figs}/tables",
+                       "Coverage of 95% AUROC intervals by number of scenarios (simulation)")
+    analyses.ran("coverage of the AUROC intervals (simulation)")
+    display(coverage)
 
 # %% [markdown]
 # **Interval method.** The AUROC intervals above are cluster-robust t intervals: the estimate plus or minus Student's t with (scenarios - 1) degrees of freedom times the leave-one-scenario-out jackknife standard error. The table measures, on a simulated judge with scenario effects (12 and 30 scenarios of 25 entries, as the testbed's Table 12 has 12), how often each method's 95% interval holds the population AUROC, with a Wilson interval for that share: the percentile bootstrap, the usual default, falls short with 12 scenarios, the t interval holds its level at both sizes, which is why it is the default.

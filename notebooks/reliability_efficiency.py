@@ -39,6 +39,9 @@ from IPython.display import display
 from workbench import plots
 from workbench.datasets import ensure_default_testbed, has_budget, load, need_outcomes, select_runs
 from workbench.frames import height
+from workbench.notebooks import Analyses
+
+analyses = Analyses()  # what ran and what could not, for the run's summary
 
 plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
@@ -78,6 +81,9 @@ if has_budget(tables):
     fig = plots.sjc.accuracy_by_budget(acc)
     plots.export(fig, "testbed_accuracy_by_budget", figs)
     display(acc.select("method", "budget", "n_tasks", "n_runs", "acc", "acc_ci_low", "acc_ci_high").sort("budget", "method"))
+    analyses.ran("accuracy by budget")
+else:
+    analyses.skipped("accuracy by budget", "the runs carry no context budget")
 
 # %% [markdown]
 # **Figure (testbed).** Accuracy (share of runs that complete the task) of every policy at the three budgets (context units), with 95% percentile intervals resampling the 12 task scenarios (they stay within 0 and 1, where a t interval of a share near 0 or 1 would not): the tightest budget compacts about ten times per run and no selector recovers from it; at 96 FIFO matches the summary.
@@ -85,13 +91,19 @@ if has_budget(tables):
 # %%
 if {"prompting_sjc", "prompting"} <= set(runs.select(pl.col("method").unique()).collect()["method"]):
     display(judge_overhead(r, tables["compactions"]))
+    analyses.ran("SJC Table 5: judge overhead")
+else:
+    analyses.skipped("SJC Table 5: judge overhead", "needs runs of both prompting and prompting_sjc")
 
 # %%
-published = pl.read_csv("data/published/focus_tables.csv")
-appworld = published.filter((pl.col("table") == "Table 1") & pl.col("panel").str.starts_with("(a)"))
-fig = plots.focus.published_table(appworld, "dependency_m", "acc", title="published: FOCUS Table 1(a), AppWorld test_normal")
-plots.export(fig, "focus_table1_appworld_published", figs)
-appworld.pivot(on="metric", index="method", values="value")
+if analyses.for_the_project("FOCUS Table 1(a) as published", ["figures/focus_table1_appworld_published.png"], DATA):
+    published = pl.read_csv("data/published/focus_tables.csv")
+    appworld = published.filter((pl.col("table") == "Table 1") & pl.col("panel").str.starts_with("(a)"))
+    fig = plots.focus.published_table(appworld, "dependency_m", "acc",
+                                      title="published: FOCUS Table 1(a), AppWorld test_normal")
+    plots.export(fig, "focus_table1_appworld_published", figs)
+    analyses.ran("FOCUS Table 1(a) as published")
+    display(appworld.pivot(on="metric", index="method", values="value"))
 
 # %% [markdown]
 # **Figure (published; FOCUS Table 1a).** Accuracy against Dependency (10^6) of every method on AppWorld test_normal as published (gpt-4.1 agent and compressor), replotted from `data/published/focus_tables.csv`.

@@ -42,6 +42,9 @@ from IPython.display import display
 
 from workbench import plots
 from workbench.datasets import has_budget, ensure_default_testbed, load, select_runs, single_method
+from workbench.notebooks import Analyses
+
+analyses = Analyses()  # what ran and what could not, for the run's summary
 
 plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
@@ -124,9 +127,10 @@ if repeats > 1:
         fig = plots.sjc.decision_flips(per_judge)
         plots.export(fig, f"sjc_sec54_decision_flips_{judge_name[0]}", figs)
     display(overall)
+    analyses.ran("SJC 5.4: decision flips across repeats")
 else:
-    print("no repeated scores: run `workbench judge DIR --judge jev --repeats 5 --out rep.parquet` and set "
-          "REPEATED_SCORES to see which decisions flip (SJC Section 5.4)")
+    analyses.skipped("SJC 5.4: decision flips across repeats", "no repeated scores: run `workbench judge DIR "
+                     "--judge jev --repeats 5 --out rep.parquet` and set REPEATED_SCORES")
 
 # %% [markdown]
 # **Figure (when repeated scores are given; SJC Section 5.4).** Per section, the share of entries whose keep/prune decision at tau changes across repeated requests to the same judge, and the same share among entries the reference judge scores below 0.2. The testbed's lexical judge is deterministic, so on the default data this cell only says how to produce repeats.

@@ -28,8 +28,18 @@ def test_notebooks_run_on_an_imported_log(tmp_path: Path, names: tuple[str, ...]
                      parameters={"DATA": str(data), "FIGURES": str(figs), "N_BOOT": 200, "COVERAGE_TRIALS": 20},
                      names=list(names))
     assert report.exit_code == 0 and len(report.runs) == len(names), str(report)
+    status = {r.name: r.status for r in report.runs}
+    made = {p.relative_to(figs).as_posix() for p in figs.rglob("*") if p.is_file()} if figs.exists() else set()
+    # what does not depend on the data is never recomputed or written for it: the summary names the gallery's copy
+    assert not {"focus_table1_appworld_published.png", "tables/sjc_table12_interval_coverage.csv"} & made
+    if "judge_validation" in names:  # no labels in the log: skipped at once, with the reason (it once ran 132 s)
+        assert status["judge_validation"] == status["failure_attribution"] == "skipped"
+        assert f"skipped judge_validation: no labels in {data}" in str(report), str(report)
     if "summary_composition" not in names:
         return
+    assert ("skipped FOCUS Table 1(a) as published: does not depend on the data: the gallery's copy is "
+            "figures/focus_table1_appworld_published.png") in str(report), str(report)
+    assert "skipped accuracy by budget: the runs carry no context budget" in str(report)
     made = {p.name for p in figs.glob("*.png")}
     assert {"sjc_table2_composition.png", "sjc_fig3_pruned_vs_tau.png", "sjc_fig2_pass_vs_tokens.png"} <= made
     # Table 2's entry counts, counted here by hand from the log: '- ' bullet lines under each '## ' heading
@@ -190,9 +200,24 @@ def test_a_notebook_that_does_not_apply_is_skipped_with_its_reason(tmp_path: Pat
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     (tmp_path / "nbs").mkdir()
     nbformat.write(nb, tmp_path / "nbs" / "a.ipynb")
+    part = nbformat.v4.new_notebook()  # one that runs in part: each analysis says what it did
+    part.cells = [nbformat.v4.new_code_cell("from workbench.notebooks import Analyses\nanalyses = Analyses()\n"
+                                            "analyses.ran('Table 3')\nanalyses.skipped('Table 5', 'no judge runs')\n"
+                                            "_ = analyses.for_the_project('the bound', ['figures/b.png'], '/elsewhere')")]
+    part.metadata["kernelspec"] = nb.metadata["kernelspec"]
+    nbformat.write(part, tmp_path / "nbs" / "b.ipynb")
     report = run_all(tmp_path / "nbs", tmp_path / "build", timeout=60)
-    assert report.exit_code == 0 and report.runs[0].status == "skipped"
+    assert report.exit_code == 0 and [r.status for r in report.runs] == ["skipped", "ran"]
     assert "skipped a: the runs have no success column" in str(report)
+    lines = str(report).splitlines()
+    assert lines[0].startswith("1 ran (1 of them in part), 1 skipped, 0 failed")
+    assert lines[2].startswith("  ran b (") and lines[2].endswith("): Table 3")
+    assert lines[3:] == ["    skipped Table 5: no judge runs",
+                         "    skipped the bound: does not depend on the data: the gallery's copy is figures/b.png"]
+    executed = nbformat.read(tmp_path / "build" / "b.ipynb", as_version=4)  # what a reader sees: a line of text
+    assert [o["data"]["text/plain"] for o in executed.cells[0].outputs] == [
+        "ran: Table 3", "skipped: Table 5 (no judge runs)",
+        "skipped: the bound (does not depend on the data: the gallery's copy is figures/b.png)"]
 
 
 @pytest.mark.slow

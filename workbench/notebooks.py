@@ -10,7 +10,9 @@ summary of ``workbench figures``. Progress goes to the ``workbench`` logger.
 from __future__ import annotations
 
 import logging
+import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,15 +23,114 @@ log = logging.getLogger(__name__)
 INTERACTIVE = frozenset({"labeling"})
 
 
+#: the MIME type of an analysis record in a notebook's outputs (:class:`Analyses`); a frontend that does not know it
+#: shows the record's text/plain
+ANALYSIS_MIME = "application/vnd.workbench.analysis+json"
+
+
+class Analyses:
+    """What a notebook's analyses did, said in its outputs so a run's summary can list it.
+
+    A notebook holds one and, for each analysis that may not apply to the data it was given, says :meth:`ran`
+    or :meth:`skipped` with the reason. Each record is a display output of two forms: a line of text (what a person
+    reading the notebook, or JupyterLab, sees) and :data:`ANALYSIS_MIME` (what :func:`run_all` reads from the
+    executed copy; papermill and nbconvert keep it too). :meth:`for_the_project` skips an analysis whose outputs do
+    not depend on the data (a published table, a bound, a simulation) unless the data is the project's own, so a
+    run on your data neither recomputes nor writes them: the gallery's copy is named instead."""
+
+    def __init__(self, *, show: bool = True) -> None:
+        self.records: list[dict[str, str]] = []
+        self._show = show
+
+    def ran(self, name: str) -> None:
+        """Record that analysis ``name`` ran.
+
+        Parameters
+        ----------
+        name : str
+            The analysis, as a reader knows it ("Table 12: AUROC of each judge").
+        """
+        self._record({"analysis": name, "status": "ran", "reason": ""})
+
+    def skipped(self, name: str, reason: str) -> None:
+        """Record that analysis ``name`` did not run, and why.
+
+        Parameters
+        ----------
+        name : str
+            The analysis.
+        reason : str
+            Why it cannot apply, and what would make it apply.
+        """
+        self._record({"analysis": name, "status": "skipped", "reason": reason})
+
+    def for_the_project(self, name: str, outputs: Sequence[str], *data: str | os.PathLike[str] | None) -> bool:
+        """Whether to run analysis ``name``, whose outputs do not depend on the data: only on the project's own.
+
+        Parameters
+        ----------
+        name : str
+            The analysis.
+        outputs : sequence of str
+            Its outputs in the gallery (``figures/tables/NAME.csv``), named in the reason when it is skipped.
+        *data : str or os.PathLike or None
+            The notebook's data parameters.
+
+        Returns
+        -------
+        bool
+            True when every data parameter is the project's (the analysis runs and should call :meth:`ran`);
+            otherwise False, with the analysis recorded as skipped.
+        """
+        from workbench.project import is_project_data
+
+        if all(d is None or is_project_data(d) for d in data):
+            return True
+        self.skipped(name, "does not depend on the data: the gallery's copy is " + ", ".join(outputs))
+        return False
+
+    def _record(self, record: dict[str, str]) -> None:
+        self.records.append(record)
+        if not self._show:
+            return
+        from IPython.display import display
+
+        text = f"{record['status']}: {record['analysis']}" + (f" ({record['reason']})" if record["reason"] else "")
+        display({"text/plain": text, ANALYSIS_MIME: record}, raw=True)
+
+
+def analyses_of(nb: object) -> list[dict[str, str]]:
+    """The :class:`Analyses` records in an executed notebook's outputs, in order.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The executed notebook.
+
+    Returns
+    -------
+    list of dict
+        ``analysis``, ``status`` (``ran`` or ``skipped``) and ``reason`` of each record.
+    """
+    found = []
+    for cell in nb.cells:  # type: ignore[attr-defined]
+        for out in cell.get("outputs", []):
+            record = out.get("data", {}).get(ANALYSIS_MIME) if out.get("output_type") == "display_data" else None
+            if isinstance(record, dict):
+                found.append({k: str(record.get(k, "")) for k in ("analysis", "status", "reason")})
+    return found
+
+
 @dataclass(frozen=True)
 class NotebookRun:
     """One notebook's outcome: ``ran``, ``skipped`` (its analysis does not apply; ``detail`` says why) or
-    ``failed`` (``detail`` is ``cell N: Error: message``)."""
+    ``failed`` (``detail`` is ``cell N: Error: message``), and what each of its analyses did (:class:`Analyses`)."""
 
     name: str
     status: str
     seconds: float
     detail: str = ""
+    analyses: tuple[dict[str, str], ...] = ()
 
 
 @dataclass
@@ -48,12 +149,20 @@ class RunReport:
         return 1 if not self.runs or self.names("failed") else 0
 
     def lines(self) -> list[str]:
+        """The summary: the counts, then a line per notebook (what ran, what was skipped and why)."""
         if not self.runs:
             return ["no notebooks ran"]
-        out = [f"{len(self.names('ran'))} ran, {len(self.names('skipped'))} skipped, "
+        partly = [r for r in self.runs if r.status == "ran" and any(a["status"] == "skipped" for a in r.analyses)]
+        out = [f"{len(self.names('ran'))} ran ({len(partly)} of them in part), {len(self.names('skipped'))} skipped, "
                f"{len(self.names('failed'))} failed; executed copies in {self.build}/"]
-        out += [f"  skipped {r.name}: {r.detail}" for r in self.runs if r.status == "skipped"]
-        out += [f"  failed {r.name}: {r.detail}" for r in self.runs if r.status == "failed"]
+        for r in self.runs:
+            if r.status != "ran":
+                out.append(f"  {r.status} {r.name}: {r.detail}")
+                continue
+            done = [a["analysis"] for a in r.analyses if a["status"] == "ran"]
+            left = [a for a in r.analyses if a["status"] == "skipped"]
+            out.append(f"  ran {r.name} ({r.seconds:.0f} s)" + (f": {'; '.join(done)}" if done else ""))
+            out += [f"    skipped {a['analysis']}: {a['reason']}" for a in left]
         return out
 
     def __str__(self) -> str:
@@ -138,7 +247,7 @@ def _run_one(path: Path, build: Path, root: Path, *, timeout: int,
         shutil.rmtree(sockets, ignore_errors=True)
         _report_kernel_log(kernel_log, status == "failed")
     nbformat.write(nb, build / path.name)
-    return NotebookRun(path.stem, status, time.perf_counter() - started, detail)
+    return NotebookRun(path.stem, status, time.perf_counter() - started, detail, tuple(analyses_of(nb)))
 
 
 def _execute_off_main_thread(client: Any, stderr: Any) -> None:
@@ -268,6 +377,6 @@ def inject_parameters(nb: object, parameters: dict[str, object]) -> None:
     raise ValueError("notebook has no cell tagged 'parameters'")
 
 
-__all__ = ["inject_parameters", "INTERACTIVE", "log", "notebook_parameters", "notebook_sources", "NotebookRun",
-           "parse_param", "run_all",
+__all__ = ["ANALYSIS_MIME", "Analyses", "analyses_of", "inject_parameters", "INTERACTIVE", "log",
+           "notebook_parameters", "notebook_sources", "NotebookRun", "parse_param", "run_all",
            "RunReport", "selected_notebooks", "unknown_parameters"]
