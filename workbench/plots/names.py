@@ -1,6 +1,6 @@
 """Display names: the one table of words a table or a figure prints for the ids the data holds.
 
-Methods, summary roles, label fields and metrics are stored as ids (``no_compression``, ``prompting_sjc``,
+Methods, summary schemas and roles, label fields and metrics are stored as ids (``no_compression``, ``prompting_sjc``,
 ``user_messages``, ``pass_hat_k``); a paper prints words. :func:`display_name` maps an id to its words, and an id
 that is not in the table to itself with its underscores as spaces (a method a user's own log names), so nothing
 prints raw (``no\\_compression`` in a LaTeX cell). Column headers have their own table,
@@ -20,6 +20,8 @@ ROLES: dict[str, str] = {
     "history": "History", "forward": "Forward", "constraints": "Constraints", "identifiers": "Identifiers",
     "user_messages": "User messages", "other": "Other",
 }
+#: the summary schemas (:data:`workbench.summary.SCHEMAS`; ``claude_code`` is also a method, with the same words)
+SCHEMAS: dict[str, str] = {"openclaw": "OpenClaw", "claude_code": "Claude Code", "free_text": "Free text"}
 #: the labelled fields and their values
 FIELDS: dict[str, str] = {
     "support": "Support", "correct": "Correct", "supported": "Supported", "unsupported": "Unsupported",
@@ -31,10 +33,11 @@ METRICS: dict[str, str] = {
     "peak_tokens": "Peak tokens", "dependency": "Dependency",
 }
 #: every id with its words (one table: an id means the same wherever it is printed)
-DISPLAY_NAMES: dict[str, str] = {**METHODS, **ROLES, **FIELDS, **METRICS}
+DISPLAY_NAMES: dict[str, str] = {**METHODS, **SCHEMAS, **ROLES, **FIELDS, **METRICS}
 
 #: the columns whose cells are ids printed by :func:`display_name` in an exported table
-DISPLAYED_COLUMNS = frozenset({"method", "a", "b", "baseline", "role", "field", "metric", "policy", "statistic"})
+DISPLAYED_COLUMNS = frozenset({"method", "a", "b", "baseline", "role", "field", "metric", "policy", "statistic",
+                               "schema"})
 
 
 def display_name(value: object) -> str:
@@ -56,4 +59,4 @@ def display_name(value: object) -> str:
     return DISPLAY_NAMES.get(text, text.replace("_", " "))
 
 
-__all__ = ["DISPLAY_NAMES", "DISPLAYED_COLUMNS", "display_name", "FIELDS", "METHODS", "METRICS", "ROLES"]
+__all__ = ["DISPLAY_NAMES", "DISPLAYED_COLUMNS", "display_name", "FIELDS", "METHODS", "METRICS", "ROLES", "SCHEMAS"]

@@ -86,7 +86,7 @@ def compaction_tokens(overview: Frame, medians: dict[str, int] | None = None, ax
                label="before (counted from the replaced history)")
     ax.scatter(x, after, color="C0", marker="s", zorder=3, label="after (the summary)")
     ax.set_yscale("log")
-    ax.set_xticks(x, [f"{s}\n#{b}" for s, b in zip(ov["schema"], ov["boundary"], strict=True)], fontsize=7)
+    ax.set_xticks(x, [f"{display_name(s)}\n#{b}" for s, b in zip(ov["schema"], ov["boundary"], strict=True)], fontsize=7)
     ax.set_xlabel("compaction (summary schema, boundary)")
     ax.set_ylabel("tokens (o200k)")
     ax.legend(fontsize=7)
@@ -98,7 +98,7 @@ def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None) -> Axes:
     (:func:`workbench.composition.entries_by_role` with a ``supported`` column)."""
     fig, ax = _axes(ax, (6.0, 3.4))
     rows = by_role.sort("schema", "role")
-    labels = [f"{s}: {display_name(r)}" for s, r in zip(rows["schema"], rows["role"], strict=True)]
+    labels = [f"{display_name(s)}: {display_name(r)}" for s, r in zip(rows["schema"], rows["role"], strict=True)]
     unsupported = rows["unsupported"].to_numpy() if "unsupported" in rows.columns else np.zeros(rows.height)
     supported = rows["entries"].to_numpy() - unsupported
     y = np.arange(rows.height)[::-1]
@@ -235,7 +235,7 @@ def unsupported_by_role(shares: pl.DataFrame, ax: Axes | None = None) -> Axes:
         if np.isnan(lo):  # entries of one session: no interval (resampling one session only repeats it)
             ax.annotate("one session: no interval", (e, yi), xytext=(6, 4), textcoords="offset points", fontsize=7,
                         color="0.4")
-    ax.set_yticks(y, [f"{s}: {display_name(r)} (n={n})" for s, r, n in zip(rows["schema"], rows["role"], rows["entries"], strict=True)],
+    ax.set_yticks(y, [f"{display_name(s)}: {display_name(r)} (n={n})" for s, r, n in zip(rows["schema"], rows["role"], rows["entries"], strict=True)],
                   fontsize=8)
     ax.set_xlim(-0.02, 1.02)
     ax.set_xlabel("unsupported share (lexical judge), 95% interval over sessions")

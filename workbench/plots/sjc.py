@@ -198,7 +198,7 @@ def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None 
         vals = np.array([r.get_column(value).cast(pl.Float64)[0] if r.height else np.nan for r in rows],
                         dtype=float)  # one row per (method, budget)
         x = np.arange(len(budgets)) + i * width
-        ax.bar(x, vals, width, label=m, color=f"C{i}")
+        ax.bar(x, vals, width, label=display_name(m), color=f"C{i}")
         if bounds:
             lo = np.array([r.get_column(f"{value}_ci_low")[0] if r.height else np.nan for r in rows], dtype=float)
             hi = np.array([r.get_column(f"{value}_ci_high")[0] if r.height else np.nan for r in rows], dtype=float)
