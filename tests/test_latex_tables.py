@@ -59,11 +59,11 @@ def test_interval_in_one_cell_headers_in_words_and_label(tmp_path: Path) -> None
     text = tex.read_text()
     assert r"\label{tab:auroc}" in text and r"\caption{AUROC}" in text
     head, row = [line for line in text.splitlines() if line.endswith(r"\\")][:2]
-    assert head == r"Source judge & \multicolumn{3}{c}{Estimate [95\% CI]} & {n} & {p (Holm)} & {Tokens before} \\"
-    assert row == r"lexical & 0.712 & 0.651 & 0.774 & 300 & <0.001 & 150000 \\"  # siunitx S columns
+    assert head == r"Source judge & \multicolumn{4}{c}{Estimate [95\% CI]} & {n} & {p (Holm)} & {Tokens before} \\"
+    assert row == r"lexical & 0.712 & 0.651 & 0.774 &  & 300 & <0.001 & 150000 \\"  # siunitx S columns
     spec = re.search(r"\\begin\{tabular\}\{(.*)\}\n", text)
     assert spec and spec.group(1) == (r"lS[table-format=1.3]@{\ [}S[table-format=1.3]@{,\ }S[table-format=1.3]"
-                                      r"@{]\hspace{2\tabcolsep}}S[table-format=3.0]S[table-format=<1.3]S[table-format=6.0]")
+                                      r"@{]}l@{\hspace{2\tabcolsep}}S[table-format=3.0]S[table-format=<1.3]S[table-format=6.0]")
     assert pl.read_csv(csv).columns == frame.columns  # the CSV keeps every column
     chosen = plots.to_latex(frame, columns=["judge", "n"], formats={"n": ",d"}, label=None)
     assert r"\label" not in chosen and "lexical & 300" in chosen and "Estimate" not in chosen

@@ -259,6 +259,13 @@ def test_the_paper_style_sets_computer_modern_at_the_articles_width_and_embeds_i
         plt.close(ax.figure)
         data = pdf.read_bytes()
         assert b"/FontFile2" in data and b"/Type3" not in data and b"Cmr10" in data  # TrueType, embedded
+        fig, ax = plt.subplots()  # cmr10 draws < as an inverted exclamation mark: those come from the math font
+        ax.set_yticks([0, 1], ["Holm p<0.001", "Oracle"])
+        ax.set_xlabel("a | b")
+        pdf, _ = plots.export(ax, "less", tmp_path)
+        assert [t.get_text() for t in ax.get_yticklabels()][0] == "Holm p$<$0.001" and b"Cmmi10" in pdf.read_bytes()
+        assert ax.get_xlabel() == "a $|$ b"
+        plt.close(fig)
         plots.use_style("paper", width="column")
         ax = plots.entries_by_section(counts)
         assert ax.figure.get_size_inches()[0] * 72.27 == pytest.approx(252.0)

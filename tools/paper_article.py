@@ -4,7 +4,7 @@ Run from the project root after ``make figures`` (which writes ``figures/tables/
 ``.venv/bin/python tools/paper_article.py [OUT_DIR]`` (default ``build/article``). It writes ``article.tex`` (a 10pt
 ``article`` that ``\\input``s ``compare_acc_vs_prompting.tex`` and ``reliability.tex`` and includes the paper-style
 ``compare_acc_vs_prompting.pdf`` at its natural width), compiles it twice with pdfLaTeX, fails on an overfull box,
-and renders the first page as ``article-page.png`` (pdftoppm, 110 dpi).
+and renders its pages side by side as ``article-page.png`` (pdftoppm, 110 dpi).
 """
 
 from __future__ import annotations
@@ -70,9 +70,15 @@ def main() -> int:
     if overfull:
         print(f"overfull boxes: {overfull}")
         return 1
-    subprocess.run(["pdftoppm", "-png", "-r", "110", "-f", "1", "-l", "1", "-singlefile", "article.pdf",
-                    "article-page"], cwd=OUT, check=True)
-    print(OUT / "article-page.png")
+    subprocess.run(["pdftoppm", "-png", "-r", "110", "article.pdf", "page"], cwd=OUT, check=True)
+    from PIL import Image
+
+    pages = [Image.open(p) for p in sorted(OUT.glob("page-*.png"))]  # the pages side by side, as a spread
+    spread = Image.new("RGB", (sum(p.width for p in pages), max(p.height for p in pages)), "white")
+    for i, page in enumerate(pages):
+        spread.paste(page, (sum(p.width for p in pages[:i]), 0))
+    spread.save(OUT / "article-page.png")
+    print(OUT / "article-page.png", f"({len(pages)} pages)")
     return 0
 
 

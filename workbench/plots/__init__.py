@@ -138,16 +138,45 @@ def export(fig: Figure | Axes | tuple[Figure, Any], name: str, directory: str | 
     # the gallery crops to what is drawn; the paper style keeps the width it was asked for (345pt or 252pt), its
     # constrained layout keeping the labels inside, so the figure sits in the article at its natural size
     paper = _width[0] is not None
-    if paper:  # a label longer than the article's width wraps instead of running off the page
-        for ax in fig.axes:
-            for text in (ax.xaxis.label, ax.yaxis.label, ax.title):
-                text.set_wrap(True)
+    if paper:
+        _paper_text(fig)
     with plt.rc_context({"pdf.fonttype": 42, "ps.fonttype": 42}):
         for ext in formats:
             path = directory / f"{name}.{ext}"
             fig.savefig(path, dpi=300 if paper else 200, bbox_inches=None if paper else "tight")
             paths.append(path)
     return paths
+
+
+#: characters cmr10 (TeX's OT1 layout) draws as other glyphs (``<`` as ``¡``, ``|`` as an em dash), each set in
+#: mathtext's Computer Modern instead
+_OT1 = {"<": "$<$", ">": "$>$", "|": "$|$", "_": r"$\_$", "{": r"$\{$", "}": r"$\}$"}
+
+
+def _paper_text(fig: Figure) -> None:
+    """The paper style's text fixes before saving: labels longer than the article's width wrap instead of running off
+    the page, and the characters cmr10 does not have as themselves come from the math font (text already holding
+    mathtext is left as it is)."""
+    from matplotlib.text import Text
+
+    from matplotlib.ticker import FixedFormatter, FixedLocator
+
+    def fixed(value: str) -> str:
+        if not value or "$" in value or not any(ch in value for ch in _OT1):
+            return value
+        return "".join(_OT1.get(ch, ch) for ch in value)
+
+    for ax in fig.axes:
+        for label in (ax.xaxis.label, ax.yaxis.label, ax.title):
+            label.set_wrap(True)
+        for axis in (ax.xaxis, ax.yaxis):  # tick labels are made again from the formatter when drawn
+            locator = axis.get_major_locator()
+            if isinstance(locator, FixedLocator):  # labels given with the ticks (set_yticks(y, labels))
+                labels = axis.get_major_formatter().format_ticks(locator())
+                if any(fixed(label) != label for label in labels):
+                    axis.set_major_formatter(FixedFormatter([fixed(label) for label in labels]))
+    for text in fig.findobj(Text):
+        text.set_text(fixed(text.get_text()))
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float] = (5.0, 3.2)) -> tuple[Figure, Axes]:

@@ -376,13 +376,15 @@ def _spec(col: Column, wrap: float | None, *, last: bool, fill: bool) -> str:
         return numbers[0]
     keep = r"\extracolsep{0pt}" if fill else ""  # no stretch inside an interval when the parts are stretched
     after = r"\hspace{\tabcolsep}" if last else r"\hspace{2\tabcolsep}" + (r"\extracolsep{\fill}" if fill else "")
+    # an empty column after the closing bracket takes what a header wider than the numbers adds to its span (LaTeX
+    # gives it all to a span's last column), so the numbers stay together and the space falls before the next column
     if col.kind == "interval":
-        return rf"{numbers[0]}@{{{keep}\ [}}{numbers[1]}@{{,\ }}{numbers[2]}@{{]{after}}}"
-    return rf"c@{{{keep}[}}{numbers[0]}@{{,\ }}{numbers[1]}@{{]{after}}}"
+        return rf"{numbers[0]}@{{{keep}\ [}}{numbers[1]}@{{,\ }}{numbers[2]}@{{]}}l@{{{after}}}"
+    return rf"c@{{{keep}[}}{numbers[0]}@{{,\ }}{numbers[1]}@{{]}}l@{{{after}}}"
 
 
 def _span(col: Column) -> int:
-    return {"interval": 3, "bounds": 3}.get(col.kind, 1)
+    return {"interval": 4, "bounds": 4}.get(col.kind, 1)
 
 
 def _header_cell(col: Column) -> str:
@@ -398,7 +400,9 @@ def _cell(col: Column, row: int) -> str:
         return re.sub(r"(?<![\w.])-(?=\d)", "$-$", text) if col.numeric else text  # a math minus
     numbers = [p if p != _MISSING else "{--}" for p in col.pieces[row]]
     numbers = [re.sub(r"(?<=\d),(?=\d{3}\b)", "", p) for p in numbers]  # siunitx groups the digits
-    return " & ".join(([""] if col.kind == "bounds" else []) + numbers)
+    if col.kind == "number":
+        return numbers[0]
+    return " & ".join(([""] if col.kind == "bounds" else []) + numbers + [""])  # the span's empty columns
 
 
 def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str | Path = PROJECT_ROOT / "figures" / "tables",
