@@ -172,7 +172,7 @@ def _paper_text(fig: Figure) -> None:
         for axis in (ax.xaxis, ax.yaxis):  # tick labels are made again from the formatter when drawn
             locator = axis.get_major_locator()
             if isinstance(locator, FixedLocator):  # labels given with the ticks (set_yticks(y, labels))
-                labels = axis.get_major_formatter().format_ticks(locator())
+                labels = axis.get_major_formatter().format_ticks(list(locator()))
                 if any(fixed(label) != label for label in labels):
                     axis.set_major_formatter(FixedFormatter([fixed(label) for label in labels]))
     for text in fig.findobj(Text):
