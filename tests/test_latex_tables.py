@@ -228,3 +228,13 @@ def test_a_minimal_article_takes_two_tables_and_a_paper_style_figure(tmp_path: P
         assert name in text, name  # Pass^k with k a superscript (pdftotext reads it in line), not an accent
     assert "ˆ" not in text
     assert "no_compression" not in text and "no compression" not in text and "prompting_sjc" not in text
+
+
+def test_a_table_of_no_rows_prints_its_headers(tmp_path: Path) -> None:
+    """A session log with one summary each has no persistence rows: the table is its headers (it raised TypeError)."""
+    empty = pl.DataFrame(schema={"d": pl.Int64, "supported": pl.Boolean, "estimate": pl.Float64,
+                                 "ci_low": pl.Float64, "ci_high": pl.Float64, "share": pl.Float64})
+    text = plots.to_latex(empty, "Persistence")
+    assert r"\multicolumn{4}{c}{Estimate [CI]}" in text and "S[table-format=1.0]" in text
+    assert _overfull(_compile(text, tmp_path)) == []
+

@@ -153,8 +153,9 @@ class RunReport:
         if not self.runs:
             return ["no notebooks ran"]
         partly = [r for r in self.runs if r.status == "ran" and any(a["status"] == "skipped" for a in r.analyses)]
-        out = [f"{len(self.names('ran'))} ran ({len(partly)} of them in part), {len(self.names('skipped'))} skipped, "
-               f"{len(self.names('failed'))} failed; executed copies in {self.build}/"]
+        out = [f"{len(self.names('ran'))} ran" + (f" ({len(partly)} of them in part)" if partly else "")
+               + f", {len(self.names('skipped'))} skipped, {len(self.names('failed'))} failed; executed copies in "
+               f"{self.build}/"]
         for r in self.runs:
             if r.status != "ran":
                 out.append(f"  {r.status} {r.name}: {r.detail}")

@@ -160,13 +160,13 @@ class Column:
         7.78pt in Computer Modern's math fonts, where the hyphen of the text is 3.33pt)."""
         if self.kind == "text":
             return max(text_width(t) for t in (self.header, *self.cells))
-        return max(text_width(self.header), *(text_width(re.sub(r"[-<>]", "+", t)) for t in self.cells))
+        return max([text_width(self.header), *(text_width(re.sub(r"[-<>]", "+", t)) for t in self.cells)])
 
     def formats(self) -> list[str]:
         """siunitx's ``table-format`` of each number of a cell (one for a number, three or two for an interval):
         comparator, sign, integer and decimal digits as wide as the widest of the column."""
         out = []
-        for k in range(len(self.pieces[0]) if self.pieces else 0):
+        for k in range({"number": 1, "interval": 3, "bounds": 2}.get(self.kind, 0)):  # a table of no rows too
             found = [m for m in (_number(p[k]) for p in self.pieces) if m is not None]
             cmp = "<" if any(m["cmp"] for m in found) else ""
             sign = "+" if any(m["sign"] for m in found) else ""
