@@ -107,3 +107,9 @@ def _close_figures() -> Iterator[None]:
 
     if "matplotlib.pyplot" in sys.modules:
         sys.modules["matplotlib.pyplot"].close("all")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The end-to-end tests (marked slow: a browser, kernels, subprocesses) first: with two workers stealing work,
+    a 40-second test that starts last keeps one worker busy after the other has finished everything else."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: file order within each group
