@@ -1,4 +1,5 @@
-"""The statistics' public functions document every parameter and what they return (numpydoc).
+"""The statistics' public functions, and every function a notebook calls, document every parameter and what they
+return (numpydoc).
 
 Checked by numpydoc's own validator (``numpydoc.validate``, the check pandas and scikit-learn run), not
 by a reading of our own: a parameter added to a signature and not to its docstring fails here.
@@ -23,13 +24,37 @@ STATISTICS = (
 REQUIRED = {"GL08", "PR01", "PR02", "PR03", "PR07", "PR10", "RT01", "RT03", "SS01"}
 
 
+def _notebook_functions() -> set[str]:
+    """Every workbench function a notebook calls (``from workbench.X import f``, ``plots.f``, ``plots.M.f``): the
+    surface a user's own notebook copies."""
+    import ast
+    from pathlib import Path
+
+    found: set[tuple[str, str]] = set()
+    for path in sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("workbench"):
+                found.update((node.module, alias.name) for alias in node.names)
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "plots":
+                found.add(("workbench.plots", node.attr))
+            elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+                  and isinstance(node.value.value, ast.Name) and node.value.value.id == "plots"):
+                found.add((f"workbench.plots.{node.value.attr}", node.attr))
+    names = set()
+    for module_name, name in found:
+        obj = getattr(importlib.import_module(module_name), name, None)
+        if inspect.isfunction(obj):
+            names.add(f"{obj.__module__}.{obj.__name__}")
+    return names
+
+
 def _public_functions() -> list[str]:
-    names = []
+    names = set()
     for module_name in STATISTICS:
         module = importlib.import_module(f"workbench.{module_name}")
-        names += [f"workbench.{module_name}.{name}" for name in module.__all__
-                  if inspect.isfunction(obj := getattr(module, name)) and obj.__module__ == module.__name__]
-    return names
+        names |= {f"workbench.{module_name}.{name}" for name in module.__all__
+                  if inspect.isfunction(obj := getattr(module, name)) and obj.__module__ == module.__name__}
+    return sorted(names | _notebook_functions())
 
 
 @pytest.mark.parametrize("name", _public_functions())

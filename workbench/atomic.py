@@ -73,7 +73,20 @@ def records_to_jsonl(records: Iterable[dict[str, Any]], path: Path) -> None:
 
 
 def write_jsonl(records: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> Path:
-    """Write records as JSON lines, atomically (the file appears whole or not at all)."""
+    """Write records as JSON lines, atomically (the file appears whole or not at all).
+
+    Parameters
+    ----------
+    records : iterable of dict
+        The records.
+    path : str or os.PathLike
+        The file written.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
     path = Path(path)
     atomic_write(path, lambda p: records_to_jsonl(records, p))
     return path

@@ -46,7 +46,18 @@ def evidence_id(request: str, chunk_id: str) -> str:
 
 
 def run_of_entry(column: str = "entry_id") -> pl.Expr:
-    """The run id inside an entry id (:func:`entry_id`), as an expression: a scores table's run."""
+    """The run id inside an entry id (:func:`entry_id`), as an expression: a scores table's run.
+
+    Parameters
+    ----------
+    column : str, default "entry_id"
+        The column of entry ids.
+
+    Returns
+    -------
+    polars.Expr
+        The run id of each.
+    """
     return pl.col(column).str.replace(r"/b\d+/e\d+$", "")
 
 
@@ -71,6 +82,18 @@ def entries_table(compactions: pl.DataFrame, *, summary_column: str = "candidate
 
     ``carried_from`` names the entry of the run's previous boundary with the same
     normalised text (exact match; ``workbench.composition`` adds fuzzy matching).
+
+    Parameters
+    ----------
+    compactions : polars.DataFrame
+        The compactions table.
+    summary_column : str, default "candidate_summary"
+        The summary parsed.
+
+    Returns
+    -------
+    polars.DataFrame
+        The entries table.
     """
     rows: list[dict[str, object]] = []
     ordered = compactions.sort("run_id", "boundary")

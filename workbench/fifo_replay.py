@@ -78,7 +78,24 @@ def replay_run(steps: pl.DataFrame, first_prompt: str, budget: int, *, encoding:
 
 def replay(steps: pl.DataFrame, runs: pl.DataFrame, budgets: Sequence[int] = (2048, 4096, 8192),
            *, encoding: str = "o200k_base") -> pl.DataFrame:
-    """:func:`replay_run` for every run and budget; one row per (run, budget)."""
+    """:func:`replay_run` for every run and budget; one row per (run, budget).
+
+    Parameters
+    ----------
+    steps : polars.DataFrame
+        The steps table (with their messages).
+    runs : polars.DataFrame
+        The runs table.
+    budgets : sequence of int, default (2048, 4096, 8192)
+        Context budgets in tokens.
+    encoding : str, default "o200k_base"
+        The tokenizer.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (run, budget).
+    """
     prompts = dict(runs.select("run_id", pl.col("task").fill_null("")).iter_rows())
     out = []
     by_run = steps.partition_by("run_id", as_dict=True, maintain_order=True)
@@ -92,7 +109,18 @@ def replay(steps: pl.DataFrame, runs: pl.DataFrame, budgets: Sequence[int] = (20
 
 
 def replay_by_budget(replayed: pl.DataFrame) -> pl.DataFrame:
-    """:func:`replay`'s rows summed per budget: boundaries per run, runs compacted, references and how many FIFO lost."""
+    """:func:`replay`'s rows summed per budget: boundaries per run, runs compacted, references and how many FIFO lost.
+
+    Parameters
+    ----------
+    replayed : polars.DataFrame
+        :func:`replay`.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per budget.
+    """
     return replayed.group_by("budget", maintain_order=True).agg(
         pl.col("boundaries").mean().alias("boundaries_per_run"), (pl.col("boundaries") > 0).mean().alias("runs_compacted"),
         pl.col("actions_after").sum(), pl.col("refs").sum().alias("id_refs_after_boundary"), pl.col("out_of_window").sum(),

@@ -23,6 +23,20 @@ def batches_by_run(frames: Mapping[str, pl.DataFrame | pl.LazyFrame], size: int,
     together and in the same run order (as ``import``, ``entries``, ``simulate`` and ``judge`` write them), the
     batches together read every frame once, so the work grows linearly with the log; any other order is still
     read correctly, at the cost of wider slices. A run that a frame lacks gives it no rows in that batch.
+
+    Parameters
+    ----------
+    frames : mapping of str to polars.DataFrame or polars.LazyFrame
+        Frames with a ``run_id`` column.
+    size : int
+        Runs per batch.
+    order : str
+        The frame whose run order the batches follow.
+
+    Yields
+    ------
+    dict of str to polars.DataFrame
+        Each frame's rows of the next ``size`` runs.
     """
     spans = {name: (frame.lazy().select("run_id").with_row_index("_row").group_by("run_id")
                     .agg(pl.col("_row").min().alias("lo"), (pl.col("_row").max() + 1).alias("hi"))
@@ -62,7 +76,20 @@ def rows_of(frame: pl.DataFrame | pl.LazyFrame, keys: pl.DataFrame | pl.LazyFram
 
     Polars' semi join of a Parquet scan holds memory in proportion to the table (1.2 GiB to keep 300 of 37
     million entries, measured), while an ``is_in`` filter is pushed into the reader (0.1 GiB): each key column
-    filters first, and only the rows it keeps meet the exact semi join on every column. Row order is kept."""
+    filters first, and only the rows it keeps meet the exact semi join on every column. Row order is kept.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or polars.LazyFrame
+        A table.
+    keys : polars.DataFrame or polars.LazyFrame
+        The key rows kept.
+
+    Returns
+    -------
+    polars.LazyFrame
+        The rows of ``frame`` whose key columns match a row of ``keys``.
+    """
     keys = keys.lazy().collect()
     cols = keys.columns
     narrowed = frame.lazy().filter(*(pl.col(c).is_in(keys.get_column(c).unique().implode()) for c in cols))
@@ -78,5 +105,16 @@ def collected(frame: pl.DataFrame | pl.LazyFrame, engine: Literal["auto", "strea
 
 
 def height(frame: pl.DataFrame | pl.LazyFrame) -> int:
-    """The rows of a table, eager or opened lazily (:func:`workbench.datasets.load` with ``lazy``: counted without reading its columns)."""
+    """The rows of a table, eager or opened lazily (:func:`workbench.datasets.load` with ``lazy``: counted without reading its columns).
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or polars.LazyFrame
+        A table.
+
+    Returns
+    -------
+    int
+        Its rows.
+    """
     return frame.height if isinstance(frame, pl.DataFrame) else int(frame.select(pl.len()).collect().item())

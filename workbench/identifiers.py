@@ -255,6 +255,22 @@ def fact_check_compactions(compactions: pl.DataFrame, steps: pl.DataFrame, runs:
     """The fact check for every compaction: the summary against what it replaced (:func:`replaced_history`).
 
     One row per compaction.
+
+    Parameters
+    ----------
+    compactions : polars.DataFrame
+        The compactions table.
+    steps : polars.DataFrame
+        The steps table.
+    runs : polars.DataFrame, optional
+        The runs table (the task, when a summary's identifiers may come from it).
+    summary : str, default "committed_summary"
+        The summary column checked.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per compaction.
     """
     rows = []
     for c, (history, kept) in zip(compactions.iter_rows(named=True), replaced_history(compactions, steps, runs)):
@@ -388,6 +404,20 @@ def claude_check(summary: str, history: Sequence[str], members: Sequence[str]) -
     An identifier is *exact* when it equals a history string, *sourced* when some history
     string contains it (case-insensitive), else *unsourced*. A member is *held exactly* when
     the summary contains the whole string, *held by host* when it contains the member's host.
+
+    Parameters
+    ----------
+    summary : str
+        The summary.
+    history : sequence of str
+        What it replaced.
+    members : sequence of str
+        The queried members.
+
+    Returns
+    -------
+    SummaryCheck
+        Identifiers by source, members held.
     """
     hist_lower = [h.lower() for h in history]
     hist_set = set(hist_lower)

@@ -25,6 +25,18 @@ def gold_labels(labels: pl.DataFrame, *, prefer: Sequence[str] = ("adjudicated",
     """One label per (item, field): the adjudicated one if any, else the latest round's majority.
 
     Returns ``item_id``, ``field``, ``value``. Annotators named in ``prefer`` win outright.
+
+    Parameters
+    ----------
+    labels : polars.DataFrame
+        Labels in the labels-table schema.
+    prefer : sequence of str, default ("adjudicated",)
+        Annotators whose label wins outright.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``item_id``, ``field``, ``value``.
     """
     latest = latest_labels(labels)
     pref = latest.filter(pl.col("annotator").is_in(list(prefer)))

@@ -35,7 +35,18 @@ def use_project_root(*, chdir: bool = False) -> Path:
     """The project root of the working directory (:func:`find_root`; the working directory outside a project).
     With ``chdir`` (what a notebook asks for in its first cell) the process moves there, so every relative
     parameter (``DATA``, ``FIGURES``, ``data/published/...``) means the same thing from ``notebooks/``, from the
-    root or from a subdirectory; without it nothing changes."""
+    root or from a subdirectory; without it nothing changes.
+
+    Parameters
+    ----------
+    chdir : bool, default False
+        Move the process to the root.
+
+    Returns
+    -------
+    pathlib.Path
+        The project root.
+    """
     root = find_root() or Path.cwd()
     if chdir:
         os.chdir(root)
@@ -56,7 +67,22 @@ def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike
     tracked ``figures/`` of the project root (:func:`use_project_root`) when every data parameter is the project's
     own (:func:`is_project_data`), else its ``build/figures/<name of the first other data>/``. A ``style`` other than
     the gallery's (``paper``) never writes into the gallery: the project's data goes to ``build/figures/<style>/``,
-    other data to ``build/figures/<its name>/<style>/``."""
+    other data to ``build/figures/<its name>/<style>/``.
+
+    Parameters
+    ----------
+    figures : str or os.PathLike, optional
+        The notebook's ``FIGURES`` parameter.
+    *data : str or os.PathLike or None
+        The notebook's data parameters.
+    style : str, default "gallery"
+        The figure style.
+
+    Returns
+    -------
+    pathlib.Path
+        Where the notebook writes.
+    """
     if figures is not None:
         return Path(figures)
     other = [Path(d) for d in data if d is not None and not is_project_data(d)]

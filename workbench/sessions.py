@@ -193,7 +193,18 @@ def prompt_cache(steps: pl.DataFrame, compactions: pl.DataFrame) -> pl.DataFrame
 
 def burden_totals(after: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """Calls, repeated calls and errors summed over every compaction, per window (``before`` then ``after``), from
-    :func:`after_compaction`: what :func:`workbench.plots.sessions.burden_before_after` draws as shares."""
+    :func:`after_compaction`: what :func:`workbench.plots.sessions.burden_before_after` draws as shares.
+
+    Parameters
+    ----------
+    after : polars.DataFrame or polars.LazyFrame
+        :func:`after_compaction`.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per window.
+    """
     totals = after.lazy().group_by("window").agg(pl.col("calls", "repeated", "errors").sum())
     order = pl.col("window").replace_strict({"before": 0, "after": 1}, default=2)
     return totals.sort(order).collect(engine="streaming")
@@ -201,7 +212,18 @@ def burden_totals(after: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
 
 def prompt_cache_means(cache: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """The mean call before and the mean call after a compaction (:func:`prompt_cache`): ``window``, ``calls`` and
-    the mean of each part of the prompt (cache read, cache written, fresh; a missing part counts 0)."""
+    the mean of each part of the prompt (cache read, cache written, fresh; a missing part counts 0).
+
+    Parameters
+    ----------
+    cache : polars.DataFrame or polars.LazyFrame
+        :func:`prompt_cache`.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per window.
+    """
     parts = ("cache_read_tokens", "cache_creation_tokens", "fresh_tokens")
     means = cache.lazy().group_by("window").agg(pl.len().alias("calls"),
                                                *(pl.col(c).fill_null(0).mean() for c in parts))
@@ -210,7 +232,18 @@ def prompt_cache_means(cache: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
 
 def token_medians(overview: pl.DataFrame | pl.LazyFrame) -> dict[str, int]:
     """The median tokens of a compaction (:func:`compaction_overview`) before it, as the agent recorded them
-    (``logged``) or counted from the replaced history (``counted``), and after it (``after``: the summary)."""
+    (``logged``) or counted from the replaced history (``counted``), and after it (``after``: the summary).
+
+    Parameters
+    ----------
+    overview : polars.DataFrame or polars.LazyFrame
+        :func:`compaction_overview`.
+
+    Returns
+    -------
+    dict of str to int
+        ``logged``, ``counted`` and ``after``.
+    """
     import numpy as np
 
     cols = overview.lazy().select("tokens_before", "tokens_before_from", "tokens_after").collect(engine="streaming")

@@ -56,6 +56,22 @@ def read_table(path: str | os.PathLike[str], table_name: str, columns: Sequence[
     ``lazy`` opens a Parquet table checked a bounded batch of rows at a time and returns a ``LazyFrame`` that reads
     it again when a query collects it (:func:`_scan`); ``columns`` reads only those (lazily, then collected when
     not ``lazy``). Errors name ``FILE:LINE`` (JSONL) or ``FILE:row N`` (Parquet).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The table file.
+    table_name : str
+        Its table in the schema.
+    columns : sequence of str, optional
+        The columns read.
+    lazy : bool, default False
+        Return a ``LazyFrame``.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The validated table.
     """
     if lazy or columns is not None:
         scanned = _scan(path, table_name, columns)
@@ -292,7 +308,20 @@ def move_into_place(staging: Path, directory: Path, *, replace: bool) -> None:
 
 
 def table_file(directory: str | os.PathLike[str], name: str) -> Path | None:
-    """The file of table ``name`` in ``directory``: ``NAME.parquet``, else ``NAME.jsonl``; None when neither is there."""
+    """The file of table ``name`` in ``directory``: ``NAME.parquet``, else ``NAME.jsonl``; None when neither is there.
+
+    Parameters
+    ----------
+    directory : str or os.PathLike
+        A directory of tables.
+    name : str
+        The table.
+
+    Returns
+    -------
+    pathlib.Path or None
+        Its file, or None.
+    """
     for suffix in (".parquet", ".jsonl"):
         path = Path(directory) / f"{name}{suffix}"
         if path.exists():

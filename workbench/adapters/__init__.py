@@ -84,7 +84,20 @@ def _session_format(record: Any) -> str | None:
 
 
 def read_log(path: str | os.PathLike[str], format: str | None = None) -> dict[str, pl.DataFrame]:  # noqa: A002
-    """Load a trajectory log in any supported format (``None`` or ``"auto"`` sniffs it)."""
+    """Load a trajectory log in any supported format (``None`` or ``"auto"`` sniffs it).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A log file, or a directory of Claude Code or Codex sessions.
+    format : str, optional
+        A format of :data:`FORMATS`; sniffed when None or "auto".
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        The workbench's tables (runs, steps, compactions, ...).
+    """
     return FORMATS[_format_of(path, format)](path)
 
 

@@ -25,13 +25,39 @@ from workbench.identifiers import claude_check
 
 
 def defang(text: str) -> str:
-    """Make URLs inert for display: ``http`` -> ``hxxp``, ``.`` -> ``[.]`` in host-like tokens."""
+    """Make URLs inert for display: ``http`` -> ``hxxp``, ``.`` -> ``[.]`` in host-like tokens.
+
+    Parameters
+    ----------
+    text : str
+        Untrusted text.
+
+    Returns
+    -------
+    str
+        The text with its URLs made inert.
+    """
     out = re.sub(r"(?i)\bhttp", "hxxp", text)
     return re.sub(r"(?<=[A-Za-z0-9])\.(?=[A-Za-z0-9])", "[.]", out)
 
 
 def load_full(results: str | Path, prompts_dir: str | Path, arm: str = "claude") -> list[dict[str, object]]:
-    """The readable-summary runs of ``runs.jsonl`` joined with their prompts file (same seed)."""
+    """The readable-summary runs of ``runs.jsonl`` joined with their prompts file (same seed).
+
+    Parameters
+    ----------
+    results : str or pathlib.Path
+        The data set's ``runs.jsonl``.
+    prompts_dir : str or pathlib.Path
+        Its directory of prompt files.
+    arm : str, default "claude"
+        The arm read.
+
+    Returns
+    -------
+    list of dict
+        The runs with readable summaries, each with its prompt.
+    """
     out = []
     for line in Path(results).read_text(encoding="utf-8").splitlines():
         rec = json.loads(line)
@@ -50,11 +76,34 @@ def load_full(results: str | Path, prompts_dir: str | Path, arm: str = "claude")
 
 
 def load_fixture(path: str | Path) -> list[dict[str, object]]:
+    """The committed fixture's runs (``data/real/claude-compaction/fixture.json``: a few runs of the real data set).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The committed fixture (JSON).
+
+    Returns
+    -------
+    list of dict
+        Its runs.
+    """
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def check_table(runs: Iterable[dict[str, object]]) -> pl.DataFrame:
-    """One row per summary: the fact check beside the false-negative rate measured after compaction."""
+    """One row per summary: the fact check beside the false-negative rate measured after compaction.
+
+    Parameters
+    ----------
+    runs : iterable of dict
+        The runs of :func:`load_fixture` or :func:`load_full`.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per summary: the fact check and the measured false-negative rate.
+    """
     rows = []
     for r in runs:
         c = claude_check(str(r["summary"]), r["history"], r["members"])  # type: ignore[arg-type]

@@ -32,6 +32,18 @@ def read_tau_bench(path: str | os.PathLike[str], *, domain: str | None = None) -
     Steps get token counts computed offline from the messages: ``input_tokens`` /
     ``output_tokens`` in o200k (system prompt excluded) and ``input_tokens_cl100k`` /
     ``output_tokens_cl100k`` in cl100k, which FOCUS reports with.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A tau-bench ``historical_trajectories`` JSON file.
+    domain : str, optional
+        The domain (``airline``, ``retail``): the run ids' and ``subset``'s prefix; the file's stem when None.
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        The runs and steps.
     """
     path = Path(path)
     if path.is_dir():

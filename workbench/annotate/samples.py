@@ -22,7 +22,18 @@ __all__ = ["load_sample", "sample_clusters", "sample_index", "store_samples", "w
 
 
 def load_sample(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """A sample file's items (each with a string ``item_id`` and ``text``; FILE:LINE errors otherwise)."""
+    """A sample file's items (each with a string ``item_id`` and ``text``; FILE:LINE errors otherwise).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A sample file (JSON lines).
+
+    Returns
+    -------
+    list of dict
+        Its items.
+    """
     from workbench.jsonl import json_lines
 
     items = []

@@ -266,6 +266,32 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     at ``"auto"``) the default of each entry's schema (:func:`default_selection`): for the testbed, SJC's
     Decisions and Open TODOs; for Claude Code sessions, the history and forward-looking roles. ``sections=None``
     takes every entry.
+
+    Parameters
+    ----------
+    tables : mapping of str to polars.DataFrame or polars.LazyFrame
+        The loaded tables.
+    n : int
+        Items to draw.
+    strata : sequence of str, default ("section", "outcome")
+        Columns the draw is stratified by.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the draw.
+    method : str, optional
+        Only this method's runs.
+    budget : int, optional
+        Only this budget's runs.
+    sections : sequence of str or None or "auto", default "auto"
+        The sections drawn from; each schema's default with "auto".
+    roles : sequence of str, optional
+        The roles drawn from.
+    only_ids : sequence of str, optional
+        Exactly these entries instead of a draw.
+
+    Returns
+    -------
+    tuple of (list of dict, SampleReport)
+        The items and what the draw took from where.
     """
     from workbench.entries import entries_table
     from workbench.evidence import entry_evidence

@@ -150,6 +150,24 @@ def label_widget(items: Sequence[dict[str, Any]], store: AnnotationStore, annota
     starts at its top for each new item. Keyboard: typed in the key-capture box, 1-3 choose a
     value, ``u`` undoes and ``s`` skips; JupyterLab's command-mode shortcuts are never
     intercepted. Every key typed is acted on once, however fast.
+
+    Parameters
+    ----------
+    items : sequence of dict
+        The sample's items.
+    store : AnnotationStore
+        Where labels are written.
+    annotator : str
+        Who labels.
+    round : int
+        The annotation round.
+    field : str, default "support"
+        The field labelled.
+
+    Returns
+    -------
+    ipywidgets.Widget
+        The widget to display.
     """
     return _widget(LabelSession(items, store, annotator, round, field))
 
@@ -158,7 +176,24 @@ def adjudicate_widget(path: str | os.PathLike[str], field: str = "support", *, a
                       items: Sequence[dict[str, Any]] | None = None) -> Any:
     """The same widget over an adjudication file (:class:`AdjudicationSession`): the entry with every annotator's
     value and note, the sample's evidence when ``items`` are given, the question, and a button per allowed value;
-    each decision is written into the file at once."""
+    each decision is written into the file at once.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The adjudication file.
+    field : str, default "support"
+        The field decided.
+    adjudicator : str
+        Who decides.
+    items : sequence of dict, optional
+        The sample's items, for their evidence.
+
+    Returns
+    -------
+    ipywidgets.Widget
+        The widget to display.
+    """
     return _widget(AdjudicationSession(path, field, adjudicator=adjudicator, items=items))
 
 

@@ -363,7 +363,28 @@ def _write(path: Path, text: str) -> None:
 def show(tables: Mapping[str, pl.DataFrame], run_id: str, compaction: int = 0, *, judge: str | None = None,
          tau: float = 0.5, labels: pl.DataFrame | None = None) -> Any:
     """The compaction page of ``run_id``'s boundary ``compaction`` in a notebook cell (an ``IPython.display.HTML``
-    whose styles and script are inline; links into the site are left out)."""
+    whose styles and script are inline; links into the site are left out).
+
+    Parameters
+    ----------
+    tables : mapping of str to polars.DataFrame
+        The loaded tables.
+    run_id : str
+        The run.
+    compaction : int, default 0
+        Its boundary.
+    judge : str, optional
+        The judge whose scores colour the entries (``lexical`` when there, else the first, when None).
+    tau : float, default 0.5
+        The support threshold.
+    labels : polars.DataFrame, optional
+        Labels shown beside the scores.
+
+    Returns
+    -------
+    IPython.display.HTML
+        The page, its styles and script inline.
+    """
     from IPython.display import HTML
 
     scores = tables.get("scores")

@@ -127,7 +127,24 @@ def figure_size(figsize: tuple[float, float]) -> tuple[float, float]:
 def export(fig: Figure | Axes | tuple[Figure, Any], name: str, directory: str | Path = FIGURES,
            formats: Sequence[str] = ("pdf", "png")) -> list[Path]:
     """Write a figure as ``directory/name.{pdf,png}`` with fonts embedded; returns the paths. ``fig`` is what a
-    figure function returned: its Axes, or ``(fig, axes)`` for a figure of several panels, or a Figure."""
+    figure function returned: its Axes, or ``(fig, axes)`` for a figure of several panels, or a Figure.
+
+    Parameters
+    ----------
+    fig : Figure, Axes or (Figure, axes)
+        What a figure function returned.
+    name : str
+        The file name without its suffix.
+    directory : str or pathlib.Path, default the project's figures/
+        Where the files go.
+    formats : sequence of str, default ("pdf", "png")
+        The formats written.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
     if isinstance(fig, tuple):
         fig = fig[0]
     if isinstance(fig, Axes):
@@ -187,7 +204,20 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] = (5.0, 3.2)) -> tuple[F
 
 
 def entries_by_section(counts: pl.DataFrame, ax: Axes | None = None) -> Axes:
-    """Bar chart of entries per section (columns ``section``, ``entries``), SJC Table 2's first column."""
+    """Bar chart of entries per section (columns ``section``, ``entries``), SJC Table 2's first column.
+
+    Parameters
+    ----------
+    counts : polars.DataFrame
+        ``section`` and ``entries`` (:func:`workbench.composition.section_counts`).
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax)
     ax.barh(counts.get_column("section").to_list()[::-1], counts.get_column("entries").to_list()[::-1], color="C0")
     ax.set_xlabel("entries")

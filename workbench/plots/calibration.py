@@ -14,6 +14,20 @@ def reliability_diagram(curve: pl.DataFrame, title: str | None = None, ax: Axes 
 
     ``curve`` is :func:`workbench.calibration.reliability_curve` (``mean_score``, ``estimate``,
     ``ci_low``, ``ci_high``, ``n``).
+
+    Parameters
+    ----------
+    curve : polars.DataFrame
+        :func:`workbench.calibration.reliability_curve`.
+    title : str, optional
+        The title.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     fig, ax = _axes(ax, (4.6, 4.2))
     ax.plot([0, 1], [0, 1], ":", color="grey", label="perfect calibration")
@@ -41,6 +55,22 @@ def threshold_curve(sweep: pl.DataFrame, chosen: float | None = None, sjc_tau: f
     """Precision, recall and pruned fraction against tau with 95% bands; the chosen tau and SJC's tau marked.
 
     ``sweep`` is :func:`workbench.calibration.threshold_sweep` (long form by ``statistic``).
+
+    Parameters
+    ----------
+    sweep : polars.DataFrame
+        :func:`workbench.calibration.threshold_sweep`.
+    chosen : float, optional
+        The chosen tau, a solid line.
+    sjc_tau : float, optional, default 0.5
+        SJC's tau, a dotted line.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     fig, ax = _axes(ax, (5.5, 3.4))
     for i, name in enumerate(("precision", "recall", "pruned")):

@@ -17,6 +17,20 @@ def forest(diffs: pl.DataFrame, group: str | None = "budget", ax: Axes | None = 
     ``sim_low``, ``sim_high``, ``p_holm``, ``metric`` and the ``group`` column). The bars are the
     family's simultaneous intervals (Bonferroni), so a bar clear of 0 is a difference the adjusted
     test finds; the per-comparison intervals (``ci_low``/``ci_high``) would not be.
+
+    Parameters
+    ----------
+    diffs : polars.DataFrame
+        :func:`workbench.compare.compare_to_baseline`.
+    group : str, optional, default "budget"
+        The column that groups the comparisons.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     rows = diffs.sort([c for c in (group, "a") if c and c in diffs.columns]).to_dicts()
     fig, ax = _axes(ax, (6.5, 0.8 + 0.32 * len(rows)))
@@ -43,7 +57,22 @@ def forest(diffs: pl.DataFrame, group: str | None = "budget", ax: Axes | None = 
 
 def performance_profile(profile: pl.DataFrame, group: str = "method", ax: Axes | None = None) -> Axes:
     """rliable's performance profile: per method, the share of tasks whose success rate exceeds tau, with its
-    scenario-bootstrap band. ``profile`` is :func:`workbench.compare.performance_profile`."""
+    scenario-bootstrap band. ``profile`` is :func:`workbench.compare.performance_profile`.
+
+    Parameters
+    ----------
+    profile : polars.DataFrame
+        :func:`workbench.compare.performance_profile`.
+    group : str, default "method"
+        The column of the profiles.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax, (5.2, 3.4))
     names = profile.get_column(group).unique(maintain_order=True).to_list() if group in profile.columns else [None]
     for i, name in enumerate(names):

@@ -18,7 +18,20 @@ if TYPE_CHECKING:
 
 
 def bound_curves(curves: pl.DataFrame, ax: Axes | None = None) -> Axes:
-    """Lemma 1 / Theorem 1: recovery probability 1 - 2m exp(-2Nγ²) against N for each (m, γ)."""
+    """Lemma 1 / Theorem 1: recovery probability 1 - 2m exp(-2Nγ²) against N for each (m, γ).
+
+    Parameters
+    ----------
+    curves : polars.DataFrame
+        :func:`workbench.focus.bound_curves`.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax)
     for i, ((m, g), sub) in enumerate(sorted(curves.partition_by(["m", "gamma"], as_dict=True).items())):
         sub = sub.sort("n_rollouts")
@@ -32,7 +45,22 @@ def bound_curves(curves: pl.DataFrame, ax: Axes | None = None) -> Axes:
 
 
 def utility_histogram(hist: UtilityHistogram, tau: float = 0.5, ax: Axes | None = None) -> Axes:
-    """FOCUS Figure 4: the distribution of û, pruned (below tau) and kept."""
+    """FOCUS Figure 4: the distribution of û, pruned (below tau) and kept.
+
+    Parameters
+    ----------
+    hist : UtilityHistogram
+        :func:`workbench.focus.utility_histogram`.
+    tau : float, default 0.5
+        The keep threshold, a dotted line.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax)
     counts = np.asarray(hist.counts, dtype=float)
     edges = np.asarray(hist.edges, dtype=float)
@@ -57,6 +85,24 @@ def estimation_curves(stability: pl.DataFrame, error: pl.DataFrame, slope: Boots
     :func:`workbench.focus.error_slope`, shown with its interval in panel B's title, ``published`` FOCUS's own
     points (:func:`workbench.focus.published_draft_error`); ``ax``, when given, is the pair of axes for panels
     A and B. Returns the figure and the two axes.
+
+    Parameters
+    ----------
+    stability : polars.DataFrame
+        :func:`workbench.focus.curve_means` of the Jaccard curves.
+    error : polars.DataFrame
+        :func:`workbench.focus.curve_means` of the error against the truth.
+    slope : BootstrapResult, optional
+        :func:`workbench.focus.error_slope`, written on panel B.
+    published : polars.DataFrame, optional
+        :func:`workbench.focus.published_draft_error`, drawn as crosses.
+    ax : sequence of matplotlib.axes.Axes, optional
+        Two Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    tuple of (Figure, (Axes, Axes))
+        The figure and its two panels.
     """
     import matplotlib.pyplot as plt
 
@@ -95,7 +141,26 @@ LABELS = {"acc": "accuracy (%)", "dependency_m": "Dependency (10^6)", "peak_k": 
 
 def published_table(frame: pl.DataFrame, metric_x: str, metric_y: str, title: str | None = None,
                     ax: Axes | None = None) -> Axes:
-    """A published results table replotted: ``metric_y`` against ``metric_x`` per method (FOCUS Tables 1-3)."""
+    """A published results table replotted: ``metric_y`` against ``metric_x`` per method (FOCUS Tables 1-3).
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        A published table (``method``, ``metric``, ``value``).
+    metric_x : str
+        The metric on the x axis.
+    metric_y : str
+        The metric on the y axis.
+    title : str, optional
+        The title.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax)
     wide = frame.pivot(on="metric", index="method", values="value")
     for i, row in enumerate(wide.iter_rows(named=True)):

@@ -20,7 +20,28 @@ def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order:
     its estimate with its interval (``estimate``, ``ci_low``, ``ci_high`` of
     :func:`workbench.human_labels.correlation_intervals`), the judges of ``judges`` in a colour of their own, and
     where ``published`` has the same metric and data set (``metric``, ``dataset``, ``value``), FRANK's number as a
-    cross."""
+    cross.
+
+    Parameters
+    ----------
+    intervals : polars.DataFrame
+        :func:`workbench.human_labels.correlation_intervals` per data set.
+    panels : sequence of str
+        The data sets, a panel each.
+    order : sequence of str
+        The metrics, top to bottom.
+    judges : sequence of str, default ()
+        The metrics drawn as ours (highlighted).
+    published : polars.DataFrame, optional
+        :func:`workbench.human_labels.published_frank`, drawn as points.
+    title : str, default "partial Pearson correlation with human Factuality"
+        The title.
+
+    Returns
+    -------
+    tuple of (Figure, axes)
+        The figure and its panels.
+    """
     fig, axes = plt.subplots(1, len(panels), figsize=figure_size((3.3 * len(panels) + 1.2, 0.32 * len(order) + 1.4)),
                              sharey=True, squeeze=False)
     ys = np.arange(len(order))[::-1]
@@ -61,7 +82,26 @@ def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order:
 def auroc_by_group(table: pl.DataFrame, group: str, *, scores: Sequence[str], ax: Axes | None = None,
                    title: str | None = None) -> Axes:
     """AUROC with its interval per value of ``group`` (one cluster of bars each), a bar per score of ``scores``
-    (:func:`workbench.human_labels.entry_auroc`'s columns); a group without an AUROC is left empty, chance at 0.5."""
+    (:func:`workbench.human_labels.entry_auroc`'s columns); a group without an AUROC is left empty, chance at 0.5.
+
+    Parameters
+    ----------
+    table : polars.DataFrame
+        :func:`workbench.human_labels.entry_auroc`.
+    group : str
+        The column whose values are the groups.
+    scores : sequence of str
+        The scores drawn, a bar each.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+    title : str, optional
+        The title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     groups = sorted(table.get_column(group).unique().to_list())
     fig, ax = _axes(ax, (max(5.0, 0.9 * len(groups) + 2.0), 3.4))
     width = 0.8 / max(1, len(scores))

@@ -415,7 +415,40 @@ def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str |
     ``tab:NAME``; ``None`` leaves it out. ``max_rows`` prints at most that many rows in the LaTeX table (a
     table with a row per compaction of a whole directory of sessions), its caption saying so; the CSV has them
     all. A ``LazyFrame`` (a scan of a table too large to hold) is streamed into the CSV, and only the rows the
-    LaTeX prints are read into memory."""
+    LaTeX prints are read into memory.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or polars.LazyFrame
+        The results.
+    name : str
+        The file name without its suffix.
+    directory : str or pathlib.Path, default the project's figures/tables
+        Where the files go.
+    caption : str, default ""
+        The caption.
+    columns : sequence of str, optional
+        The printed columns, in order.
+    rename : mapping of str to str, optional
+        Column to header.
+    label : str, optional, default ""
+        The label; ``tab:NAME`` when "", none when None.
+    formats : mapping, optional
+        Column to a format spec or a function of the value.
+    intervals : bool or mapping, default True
+        Estimates printed with their bounds.
+    keys : sequence of str, optional
+        Columns that label a row, repeated in every part of a split table.
+    width : float, default 345.0
+        The text width in pt.
+    max_rows : int, optional
+        At most this many rows in the LaTeX table.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The CSV and the ``.tex``.
+    """
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
         raise ValueError(f"export_table: name {name!r} is not a file name (letters, digits, _ . -)")
     from workbench.atomic import atomic_write

@@ -16,6 +16,20 @@ def pass_k_curves(passk: pl.DataFrame, source: str | None = None, ax: Axes | Non
 
     The title says how many tasks the curve rests on and, with ``source``, which file (the
     committed 5-task fixture or the full log).
+
+    Parameters
+    ----------
+    passk : polars.DataFrame
+        :func:`workbench.metrics.reliability_by_k`.
+    source : str, optional
+        The file the curve comes from, named in the title.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     fig, ax = _axes(ax, (5.0, 3.2))
     n_tasks = int(cast(int, passk.get_column("n_tasks").max() or 0)) if "n_tasks" in passk.columns else None
@@ -36,6 +50,18 @@ def fifo_out_of_window(by_budget: pl.DataFrame, ax: Axes | None = None) -> Axes:
 
     Columns ``budget``, ``id_refs_after_boundary`` and ``out_of_window`` (the FIFO replay's
     per-budget sums).
+
+    Parameters
+    ----------
+    by_budget : polars.DataFrame
+        The FIFO replay's sums per budget (:func:`workbench.fifo_replay.replay_by_budget`).
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     fig, ax = _axes(ax, (5.5, 3.2))
     labels = [str(b) for b in by_budget["budget"]]
@@ -53,6 +79,18 @@ def claude_fact_check(checks: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Per Claude summary: identifiers with a source, members named by host, members recalled (1 - FNR).
 
     ``checks`` is :func:`workbench.adapters.claude_compaction.check_table`'s frame.
+
+    Parameters
+    ----------
+    checks : polars.DataFrame
+        :func:`workbench.adapters.claude_compaction.check_table`.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     fig, ax = _axes(ax, (6.5, 3.2))
     x = np.arange(checks.height)

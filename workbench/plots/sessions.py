@@ -50,6 +50,20 @@ def compaction_tokens(overview: Frame, medians: dict[str, int] | None = None, ax
     compactions each is drawn and labelled with its schema and boundary; past it, the figure is the distribution
     of the three over all compactions (histograms on log-spaced bins; a summary of no tokens counts in the first),
     each labelled with its median from ``medians`` (:func:`workbench.sessions.token_medians`) when given.
+
+    Parameters
+    ----------
+    overview : polars.DataFrame or polars.LazyFrame
+        :func:`workbench.sessions.compaction_overview`.
+    medians : dict of str to int, optional
+        :func:`workbench.sessions.token_medians`, drawn past MANY compactions.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     fig, ax = _axes(ax, (6.0, 3.2))
     n = height(overview)
@@ -95,7 +109,20 @@ def compaction_tokens(overview: Frame, medians: dict[str, int] | None = None, ax
 
 def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Summary entries per role and schema, the lexically unsupported part in red
-    (:func:`workbench.composition.entries_by_role` with a ``supported`` column)."""
+    (:func:`workbench.composition.entries_by_role` with a ``supported`` column).
+
+    Parameters
+    ----------
+    by_role : polars.DataFrame
+        :func:`workbench.composition.entries_by_role` with a ``supported`` column.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax, (6.0, 3.4))
     rows = by_role.sort("schema", "role")
     labels = [f"{display_name(s)}: {display_name(r)}" for s, r in zip(rows["schema"], rows["role"], strict=True)]
@@ -112,7 +139,20 @@ def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None) -> Axes:
 
 def burden_before_after(totals: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Repeated and failed calls per call in the steps before and after each compaction, summed over
-    compactions (:func:`workbench.sessions.burden_totals` of :func:`workbench.sessions.after_compaction`)."""
+    compactions (:func:`workbench.sessions.burden_totals` of :func:`workbench.sessions.after_compaction`).
+
+    Parameters
+    ----------
+    totals : polars.DataFrame
+        :func:`workbench.sessions.burden_totals`.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax, (5.0, 3.2))
     tot = totals.filter(pl.col("window").is_in(["before", "after"]))
     order = tot["window"].to_list()
@@ -131,7 +171,20 @@ def compaction_timeline(timeline: Frame, ax: Axes | None = None) -> Axes:
     """When each session compacted (:func:`workbench.sessions.compaction_timeline`): one line per session from
     its start to its end, a marker per compaction (filled: automatic, open: asked for by the user, a cross: the
     log does not say). Past :data:`MANY` sessions, the distribution instead: compactions by the minute of their
-    session they came at, stacked by trigger, in a frame of fixed height."""
+    session they came at, stacked by trigger, in a frame of fixed height.
+
+    Parameters
+    ----------
+    timeline : polars.DataFrame or polars.LazyFrame
+        :func:`workbench.sessions.compaction_timeline`.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     n = _columns(timeline, pl.col("run_id").n_unique()).item() if height(timeline) else 0
     if n > MANY:
         _, ax = _axes(ax, (6.0, 3.2))
@@ -181,7 +234,22 @@ def prompt_cache(cache: Frame, means: pl.DataFrame | None = None, ax: Axes | Non
     """The prompt of the last call before and the first call after each compaction
     (:func:`workbench.sessions.prompt_cache`), stacked: read from the prompt cache, written to it, sent fresh.
     Past :data:`MANY` compactions, two bars: the mean call before and the mean call after a compaction, from
-    ``means`` (:func:`workbench.sessions.prompt_cache_means`), which that case needs."""
+    ``means`` (:func:`workbench.sessions.prompt_cache_means`), which that case needs.
+
+    Parameters
+    ----------
+    cache : polars.DataFrame or polars.LazyFrame
+        :func:`workbench.sessions.prompt_cache`.
+    means : polars.DataFrame, optional
+        :func:`workbench.sessions.prompt_cache_means`, drawn past MANY compactions.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     _, ax = _axes(ax, (6.0, 3.2))
     parts = (("cache_read_tokens", "C0", "read from the cache"), ("cache_creation_tokens", "C1", "written to the cache"),
              ("fresh_tokens", "C2", "fresh input"))
@@ -223,7 +291,20 @@ def prompt_cache(cache: Frame, means: pl.DataFrame | None = None, ax: Axes | Non
 def unsupported_by_role(shares: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """The unsupported share of each role's entries with its interval
     (:func:`workbench.composition.unsupported_by_role`), one row per schema and role; a role whose entries come
-    from one session is marked as having no interval."""
+    from one session is marked as having no interval.
+
+    Parameters
+    ----------
+    shares : polars.DataFrame
+        :func:`workbench.composition.unsupported_by_role`.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     _, ax = _axes(ax, (5.5, 0.9 + 0.4 * shares.height))
     rows = shares.sort("schema", "role")
     y = np.arange(rows.height)[::-1]

@@ -15,7 +15,20 @@ from workbench.vocabulary import PATTERNS
 
 
 def section_composition(table2: pl.DataFrame, ax: Axes | None = None) -> Axes:
-    """SJC Table 2 as bars: entries per section, split into supported and unsupported."""
+    """SJC Table 2 as bars: entries per section, split into supported and unsupported.
+
+    Parameters
+    ----------
+    table2 : polars.DataFrame
+        :func:`workbench.composition.entries_by_section`.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax, (6.0, 3.2))
     t = table2.filter(~pl.col("section").is_in(["All"]) & ~pl.col("section").str.starts_with("Reasoning"))
     names = t.get_column("section").to_list()[::-1]
@@ -32,7 +45,20 @@ def section_composition(table2: pl.DataFrame, ax: Axes | None = None) -> Axes:
 
 
 def unsupported_by_boundary(table9: pl.DataFrame, ax: Axes | None = None) -> Axes:
-    """SJC Table 9: unsupported share among all and among reasoning entries, by boundary."""
+    """SJC Table 9: unsupported share among all and among reasoning entries, by boundary.
+
+    Parameters
+    ----------
+    table9 : polars.DataFrame
+        :func:`workbench.composition.by_boundary`.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax)
     k = table9.get_column("k").to_numpy()
     ax.plot(k, table9.get_column("unsupported_all"), "o-", label="all entries")
@@ -45,7 +71,20 @@ def unsupported_by_boundary(table9: pl.DataFrame, ax: Axes | None = None) -> Axe
 
 
 def persistence_curves(table10: pl.DataFrame, ax: Axes | None = None) -> Axes:
-    """SJC Table 10: share of reasoning entries still present d summaries after they appear."""
+    """SJC Table 10: share of reasoning entries still present d summaries after they appear.
+
+    Parameters
+    ----------
+    table10 : polars.DataFrame
+        :func:`workbench.composition.persistence`'s frame.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax)
     for sup, style in ((True, "o-"), (False, "s--")):
         sub = table10.filter(pl.col("supported") == sup).sort("d")
@@ -64,6 +103,22 @@ def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = 
 
     ``published`` maps a label field (``support``, ``correct``) to a published AUROC; each is
     drawn as a point on a row of its own, ``published_label / field``, beside the measured rows.
+
+    Parameters
+    ----------
+    table12 : polars.DataFrame
+        :func:`workbench.metrics.discrimination.judge_table`.
+    published : dict of str to float, optional
+        Label field to a published AUROC, drawn as a point.
+    published_label : str, default "Jev (SJC, published)"
+        The published points' row label.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     t = table12.drop_nulls("estimate")
     rows = [(f"{j} / {display_name(f)}", e, lo, hi) for j, f, e, lo, hi in
@@ -93,7 +148,24 @@ def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = 
 def score_histograms(frame: pl.DataFrame | ThresholdCounts, sections: Sequence[str], bins: int = 20,
                      ax: Axes | None = None) -> Axes:
     """SJC Figure 3 (left): distribution of source scores per section, from the entries or from their counts
-    (:class:`workbench.sensitivity.ThresholdCounts`, a log of any size; the same figure)."""
+    (:class:`workbench.sensitivity.ThresholdCounts`, a log of any size; the same figure).
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or ThresholdCounts
+        Scored entries with ``section``, or their counts.
+    sections : sequence of str
+        The sections drawn.
+    bins : int, default 20
+        Histogram bins.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax)
     for i, s in enumerate(sections):
         if isinstance(frame, ThresholdCounts):
@@ -115,7 +187,24 @@ def pruned_vs_tau(curve: pl.DataFrame, tau: float | None = 0.5, legend_title: st
                   ax: Axes | None = None) -> Axes:
     """SJC Figure 3 (right): fraction pruned against tau per setting (``legend_title`` names what the settings
     are), with scenario-bootstrap bands; a dotted line at SJC's ``tau`` and a shaded span over tau 0.3 to 0.7, the
-    range whose change :func:`workbench.sensitivity.largest_change` tables, both in the legend."""
+    range whose change :func:`workbench.sensitivity.largest_change` tables, both in the legend.
+
+    Parameters
+    ----------
+    curve : polars.DataFrame
+        :func:`workbench.sensitivity.sweep`.
+    tau : float, optional, default 0.5
+        SJC's threshold, a dotted line (none when None).
+    legend_title : str, optional, default "budget"
+        What the settings are.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax)
     for i, (name,) in enumerate(curve.select("setting").unique(maintain_order=True).iter_rows()):
         c = curve.filter(pl.col("setting") == name) if name is not None else curve
@@ -131,7 +220,20 @@ def pruned_vs_tau(curve: pl.DataFrame, tau: float | None = 0.5, legend_title: st
 
 
 def keep_rates(table: pl.DataFrame, ax: Axes | None = None) -> Axes:
-    """Keep rate per section at tau."""
+    """Keep rate per section at tau.
+
+    Parameters
+    ----------
+    table : polars.DataFrame
+        :func:`workbench.sensitivity.keep_rate_by_section`.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax)
     ax.barh(table.get_column("section"), table.get_column("keep_rate"), color="C2")
     ax.set_xlim(0, 1)
@@ -140,7 +242,20 @@ def keep_rates(table: pl.DataFrame, ax: Axes | None = None) -> Axes:
 
 
 def attribution_bars(table11: pl.DataFrame, ax: Axes | None = None) -> Axes:
-    """SJC Table 11: failed runs per scenario, stacked by pattern."""
+    """SJC Table 11: failed runs per scenario, stacked by pattern.
+
+    Parameters
+    ----------
+    table11 : polars.DataFrame
+        :func:`workbench.attribution.failures_by_scenario`'s table.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax, (6.5, 3.2))
     t = table11.filter(pl.col("scenario_id") != "Total")
     x = np.arange(t.height)
@@ -160,6 +275,20 @@ def pass_vs_tokens(frame: pl.DataFrame, reference: str = "no_compression", ax: A
 
     When ``frame`` carries ``pass_hat_k_ci_*`` and ``tokens_ci_*`` (``pass_vs_tokens(..., n_boot=)``)
     each method gets its interval on both axes.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        :func:`workbench.metrics.tables.pass_vs_tokens`.
+    reference : str, default "no_compression"
+        The uncompressed method, whose cost is the dotted line.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     fig, ax = _axes(ax)
     bars = {"pass_hat_k_ci_low", "tokens_ci_low"} <= set(frame.columns)
@@ -186,6 +315,20 @@ def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None 
     ``frame`` has ``method``, ``budget`` and ``value`` per row, as
     :func:`workbench.metrics.reliability` by ``["method", "budget"]`` gives; with ``n_boot`` it
     also has ``{value}_ci_low`` / ``{value}_ci_high``, drawn as error bars.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        :func:`workbench.metrics.reliability` by ``["method", "budget"]``.
+    value : str, default "acc"
+        The statistic drawn.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     fig, ax = _axes(ax, (6.5, 3.2))
     budgets = sorted(frame.get_column("budget").unique().to_list())
@@ -221,6 +364,18 @@ def decision_flips(flips: pl.DataFrame, ax: Axes | None = None) -> Axes:
 
     ``flips`` is :func:`workbench.sensitivity.decision_flips` by ``section``; with a reference
     judge, a second bar gives the share among entries the reference scores low.
+
+    Parameters
+    ----------
+    flips : polars.DataFrame
+        :func:`workbench.sensitivity.decision_flips` by ``section``, for one judge.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
     """
     fig, ax = _axes(ax, (6.0, 3.2))
     names = [f"{s} (n={n})" for s, n in zip(flips.get_column("section"), flips.get_column("entries"), strict=True)]

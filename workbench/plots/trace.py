@@ -11,7 +11,20 @@ from workbench.plots.names import display_name
 
 
 def burden_curve(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
-    """Blocked and repeated calls per action at steps 1..5 after a boundary, minus the uncompressed run."""
+    """Blocked and repeated calls per action at steps 1..5 after a boundary, minus the uncompressed run.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        :func:`workbench.trace.post_compaction_burden`.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax)
     for i, m in enumerate(("blocked", "repeated")):
         sub = frame.filter(pl.col("measure") == m).sort("k")
@@ -31,7 +44,20 @@ def burden_curve(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
 
 
 def defects_chosen_rejected(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
-    """Mean silent and visible defects of chosen vs rejected candidates, per selector."""
+    """Mean silent and visible defects of chosen vs rejected candidates, per selector.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        :func:`workbench.trace.defects_chosen_vs_rejected`.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax)
     rows = frame.sort("method", "chosen", descending=[False, True]).iter_rows(named=True)
     labels, silent, visible = [], [], []
@@ -49,7 +75,20 @@ def defects_chosen_rejected(frame: pl.DataFrame, ax: Axes | None = None) -> Axes
 
 
 def verifier_vs_factcheck(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
-    """The verifier score of each chosen summary against its fact-check result (silent defect or not)."""
+    """The verifier score of each chosen summary against its fact-check result (silent defect or not).
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        The chosen candidates with ``verifier_score`` and ``silent_defect``.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
     fig, ax = _axes(ax)
     for i, (flag, label) in enumerate(((False, "fact check clean"), (True, "fact check: silent defect"))):
         x = frame.filter(pl.col("silent_defect") == flag).get_column("verifier_score").drop_nulls().to_numpy()

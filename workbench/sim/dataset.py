@@ -279,7 +279,26 @@ def simulate(cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None
              progress: Callable[[int], None] | None = None, executor: str = "local",
              address: str | None = None) -> dict[str, pl.DataFrame]:
     """Run every episode and return the tables (episodes split over ``workers`` processes, or over a Ray
-    cluster with ``executor="ray"``: the same blocks of tasks, the same tables)."""
+    cluster with ``executor="ray"``: the same blocks of tasks, the same tables).
+
+    Parameters
+    ----------
+    cfg : DatasetConfig, default DatasetConfig()
+        The testbed's size and rates.
+    workers : int, optional
+        Worker processes (two, or one on a one-core machine, when None).
+    progress : callable, optional
+        Called with each finished task's count.
+    executor : {"local", "ray"}, default "local"
+        Where the tasks run.
+    address : str, optional
+        The Ray cluster's address.
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        The testbed's tables.
+    """
     for p in cfg.policies:
         if p not in POLICIES:
             raise ValueError(f"policy: expected some of {list(POLICIES)}, got {p!r}")
