@@ -9,21 +9,22 @@ from pathlib import Path
 
 import pytest
 
-ray = pytest.importorskip("ray")
+from workbench.adapters import read_log
+from workbench.judges import make_judge
+from workbench.evidence import compaction_requests
+from workbench.judges.requests import score_requests
+from workbench.llm.cache import DiskCache
 
-from workbench.adapters import read_log  # noqa: E402
-from workbench.judges import make_judge  # noqa: E402
-from workbench.evidence import compaction_requests  # noqa: E402
-from workbench.judges.requests import score_requests  # noqa: E402
-from workbench.llm.cache import DiskCache  # noqa: E402
-
-from .conftest import EXAMPLE  # noqa: E402
+from .conftest import EXAMPLE
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:
+    # Ray is imported here, not at the module's top: collecting this file (every worker does, even for `make
+    # test-fast`, which deselects it) once imported Ray in each worker, seconds of CPU for nothing
+    ray = pytest.importorskip("ray")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         yield

@@ -71,6 +71,7 @@ def test_interval_in_one_cell_headers_in_words_and_label(tmp_path: Path) -> None
         plots.to_latex(frame, columns=["judge", "auroc"])
 
 
+@pytest.mark.slow  # compiles with pdfLaTeX: an end-to-end test
 def test_width_estimate_matches_pdftex(tmp_path: Path) -> None:
     """The estimate the layout relies on, against pdfTeX's width of the same tabular at each size."""
     frame = pl.DataFrame({"section": ["Constraints/Rules", "Open TODOs", "Pending asks"],
@@ -92,6 +93,7 @@ def _overfull(log: str) -> list[str]:
     return re.findall(r"Overfull \\hbox \(([\d.]+pt) too wide\)", log)
 
 
+@pytest.mark.slow  # compiles with pdfLaTeX: an end-to-end test
 def test_wide_tables_are_fitted_to_the_column(tmp_path: Path) -> None:
     """16 numeric columns (SJC Table 12's shape) and a long text column: no overfull box once compiled."""
     wide = pl.DataFrame({"judge": ["lexical", "jev-compatible"], **{f"statistic_{i}": [0.123456, 12345.6]
@@ -182,6 +184,7 @@ def test_the_readme_names_the_packages_the_tables_ask_for() -> None:
     assert packages == r"\usepackage{booktabs,array,siunitx}"
 
 
+@pytest.mark.slow  # compiles with pdfLaTeX: an end-to-end test
 def test_a_minimal_article_takes_two_tables_and_a_paper_style_figure(tmp_path: Path,
                                                                       small_testbed: dict[str, pl.DataFrame]) -> None:
     """What a user's write-up does: \\input two exported tables and \\includegraphics one figure drawn in the paper
@@ -230,6 +233,7 @@ def test_a_minimal_article_takes_two_tables_and_a_paper_style_figure(tmp_path: P
     assert "no_compression" not in text and "no compression" not in text and "prompting_sjc" not in text
 
 
+@pytest.mark.slow  # compiles with pdfLaTeX: an end-to-end test
 def test_a_table_of_no_rows_prints_its_headers(tmp_path: Path) -> None:
     """A session log with one summary each has no persistence rows: the table is its headers (it raised TypeError)."""
     empty = pl.DataFrame(schema={"d": pl.Int64, "supported": pl.Boolean, "estimate": pl.Float64,
