@@ -1,12 +1,16 @@
 """Tables for a paper: a booktabs ``.tex`` that fits an ``article`` column, beside a CSV that keeps every column.
 
 A results frame holds what an analysis computed (``estimate, ci_low, ci_high, n, n_boot, level,
-method``, raw p-values); a table in a write-up holds fewer columns under words, an interval in one
-cell (``0.71 [0.65, 0.77]``), p-values as ``<0.001``, a ``\\label`` to refer to. :func:`to_latex`
-does that and then fits the result to a text width (345pt, LaTeX's ``article`` at 10pt): at
-normal size if it fits, else ``\\small`` or ``\\footnotesize``, else with its widest text columns wrapped
-(``p{...}``, no narrower than :data:`MIN_WRAP`), else split into stacked parts that repeat the leading
-label columns (a text column too wide even beside them wraps).
+method``, raw p-values); a table in a write-up holds fewer columns under words, an interval under one header
+(``0.71 [0.65, 0.77]``), p-values as ``<0.001``, methods, roles and fields by their display names
+(:mod:`workbench.plots.names`), a ``\\label`` to refer to. Numbers are set in siunitx ``S`` columns, so they align
+on the decimal point and a negative one prints a math minus (``-0.146`` beside ``+0.815``: the text hyphen is
+narrower than a plus and broke the alignment); an interval is three such columns joined by its brackets. The
+preamble the tables need is :data:`PACKAGES` (``booktabs,array,siunitx``). :func:`to_latex` then fits the result
+to a text width (345pt, LaTeX's ``article`` at 10pt): at normal size if it fits, else ``\\small`` or
+``\\footnotesize``, else with its widest text columns wrapped (``p{...}``, no narrower than :data:`MIN_WRAP`), else
+split into stacked parts of one width (``tabular*`` at ``\\linewidth``) that repeat the leading label columns (a
+text column too wide even beside them wraps).
 
 Widths are estimated from the Computer Modern metrics matplotlib ships (``cmr10``, the font of a
 default LaTeX document), scaled for the smaller sizes by the ratio of ``cmr9``/``cmr8`` digit widths
