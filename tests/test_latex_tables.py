@@ -242,3 +242,13 @@ def test_a_table_of_no_rows_prints_its_headers(tmp_path: Path) -> None:
     assert r"\multicolumn{4}{c}{Estimate [CI]}" in text and "S[table-format=1.0]" in text
     assert _overfull(_compile(text, tmp_path)) == []
 
+
+
+def test_a_row_without_an_interval_prints_its_estimate_alone() -> None:
+    """Published baselines have a correlation but no interval: '0.055 [--, --]' read as an interval that failed; the
+    estimate prints alone, in a cell as wide as the bracket beside it, so it stays aligned with the rows above."""
+    frame = pl.DataFrame({"metric": ["lexical (min)", "Bleu"], "r": [0.126, 0.055], "r_ci_low": [0.074, None],
+                          "r_ci_high": [0.179, None]})
+    rows = [line for line in plots.to_latex(frame).splitlines() if line.endswith(r"\\")][1:]
+    assert rows == [r"lexical (min) & 0.126 & 0.074 & 0.179 &  \\",
+                    r"Bleu & \multicolumn{1}{S[table-format=1.3]@{\hphantom{\ [}}}{0.055} & \multicolumn{3}{l}{} \\"]

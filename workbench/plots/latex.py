@@ -406,6 +406,12 @@ def _cell(col: Column, row: int) -> str:
     numbers = [re.sub(r"(?<=\d),(?=\d{3}\b)", "", p) for p in numbers]  # siunitx groups the digits
     if col.kind == "number":
         return numbers[0]
+    if all(p == _MISSING for p in col.pieces[row][-2:]):  # no interval: the estimate alone, without brackets
+        if col.kind == "bounds":
+            return r"\multicolumn{4}{c}{--}"
+        keep = r"\hphantom{\ [}"  # as wide as the bracket the other rows have there, so the estimates align
+        return (rf"\multicolumn{{1}}{{S[table-format={col.formats()[0]}]@{{{keep}}}}}{{{numbers[0]}}} & "
+                r"\multicolumn{3}{l}{}")
     return " & ".join(([""] if col.kind == "bounds" else []) + numbers + [""])  # the span's empty columns
 
 
