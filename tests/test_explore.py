@@ -335,3 +335,26 @@ def test_a_young_staging_directory_is_left_and_said(tmp_path: Path, caplog: pyte
     assert young.is_dir() and mine != young
     assert any("left 1 staging directory beside" in r.getMessage() and str(young) in r.getMessage()
                for r in caplog.records), [r.getMessage() for r in caplog.records]
+
+
+def test_what_came_next_names_the_steps_the_run_has() -> None:
+    """A compaction two steps before the end of its run said 'what came next (steps 5-9)' for steps 5-6: the heading
+    names the steps listed, counted here from the steps table."""
+    from workbench.explore import show
+
+    tables = load(ROOT / "data" / "examples" / "invoice_log.jsonl")
+    steps, seen = tables["steps"], 0
+    for comp in tables["compactions"].iter_rows(named=True):
+        after = sorted(s for s in steps.filter(pl.col("run_id") == comp["run_id"])["step"].to_list()
+                       if comp["step"] <= s < comp["step"] + 5)
+        html = show(tables, comp["run_id"], comp["boundary"]).data
+        heading = re.search(r"What came next <span class=\"note\">\((.*?)\)</span>", html)
+        assert heading, comp["run_id"]
+        if len(after) > 1:
+            assert heading.group(1).startswith(f"steps {after[0]}–{after[-1]}, up to 5 after"), heading.group(1)
+        elif after:
+            assert heading.group(1).startswith(f"step {after[0]}, up to 5 after"), heading.group(1)
+        else:
+            assert heading.group(1).startswith("repeated"), heading.group(1)
+        seen += len(after) < 5
+    assert seen, "no compaction near the end of its run in the example log"
