@@ -131,8 +131,13 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path) -
         page.on("request", lambda r: requests.append(r.url))
         for name, site in sites.items():
             page.goto((site.out / "index.html").as_uri())
+            total = page.locator("#runs tbody tr").count()
+            assert page.locator("#shown").inner_text() == str(total)
+            page.fill("#filter", "no run is called this")  # the header said "20 of 144 runs shown" after a filter
+            assert page.locator("#runs tbody tr:visible").count() == 0  # had left 8
+            assert page.locator("#shown").inner_text() == "0"
             page.fill("#filter", "")
-            assert page.locator("#runs tbody tr:visible").count() >= 1
+            assert page.locator("#runs tbody tr:visible").count() == total
             page.screenshot(path=str(SHOTS / f"explore_{name}_index.png"))
             page.locator("#runs tbody tr:visible a").first.click()
             page.wait_for_selector("li.marker a")

@@ -14,7 +14,9 @@
     var shown = rows, page = 0;
     var filter = document.getElementById("filter");
     var pager = document.getElementById("pager");
+    var count = document.getElementById("shown");  // the header's count follows the filter
     function render() {
+      if (count) { count.textContent = String(shown.length); }
       var pages = Math.max(1, Math.ceil(shown.length / PAGE));
       page = Math.min(page, pages - 1);
       rows.forEach(function (r) { r.hidden = true; });
