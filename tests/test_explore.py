@@ -363,3 +363,16 @@ def test_what_came_next_names_the_steps_the_run_has() -> None:
             assert heading.group(1).startswith("repeated"), heading.group(1)
         seen += len(after) < 5
     assert seen, "no compaction near the end of its run in the example log"
+
+
+def test_the_legend_says_where_the_labels_come_from(tmp_path: Path) -> None:
+    """The legend said 'human gold label' on the testbed's simulated labels: it names the source."""
+    small = tmp_path / "small"
+    assert main(["simulate", "--out", str(small), "--tasks", "6", "--runs", "1", "--budgets", "48", "--quiet"]) == 0
+    tables = load(small)
+    assert set(tables["labels"]["annotator"]) == {"sim-round1", "sim-round2"}
+    site = build_site(tables, tmp_path / "site")
+    pages = [p.read_text(encoding="utf-8") for p in site.out.rglob("*.html")]
+    legends = {m for page in pages for m in re.findall(r'<span class="label-key">(.*?)</span>', page)}
+    assert legends == {"label: gold label (support) from simulated annotators (sim-round1, sim-round2)"}, legends
+    assert not any("human gold label" in page for page in pages)

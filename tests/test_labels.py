@@ -32,3 +32,17 @@ def test_gold_prefers_adjudicated_and_judge_table() -> None:
     assert r["estimate"] == pytest.approx(roc_auc_score(kept["value"] == "supported", kept["score"]))
     assert r["ci_low"] <= r["estimate"] <= r["ci_high"] and r["n_clusters"] == 10
     assert (r["n_boot"], r["level"], r["method"]) == (500, 0.95, "t")  # the default chosen by coverage
+
+
+def test_label_source_names_who_labelled() -> None:
+    from workbench.labels import label_source
+
+    def frame(*annotators: str) -> pl.DataFrame:
+        return pl.DataFrame({"item_id": ["e"] * len(annotators), "annotator": list(annotators),
+                             "round": [1] * len(annotators), "field": ["support"] * len(annotators),
+                             "value": ["supported"] * len(annotators)})
+
+    assert label_source(frame("sim-round1", "sim-round2")) == "simulated annotators (sim-round1, sim-round2)"
+    assert label_source(frame("bob", "alice", "adjudicated")) == "annotators alice, bob, adjudicated"
+    assert label_source(frame(*[f"a{i}" for i in range(7)])) == "annotators a0, a1, a2, a3, a4 and 2 more"
+    assert label_source(frame()) == ""

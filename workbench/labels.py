@@ -71,4 +71,29 @@ def majority_labels(labels: pl.DataFrame, field: str = "support") -> pl.DataFram
                             pl.col("annotators").cast(pl.Int64)).sort("item_id")
 
 
-__all__ = ["gold_labels", "latest_labels", "majority_labels"]
+def label_source(labels: pl.DataFrame) -> str:
+    """Where a labels table's labels come from, in words a page can show beside them.
+
+    Parameters
+    ----------
+    labels : polars.DataFrame
+        Labels in the labels-table schema.
+
+    Returns
+    -------
+    str
+        ``simulated annotators (...)`` when every annotator is one of the testbed's (``sim-``), else the
+        annotators by name, with ``adjudicated`` when an adjudicator decided some; empty for no labels.
+    """
+    if not labels.height:
+        return ""
+    names = sorted(set(labels.get_column("annotator").drop_nulls().to_list()))
+    people = [n for n in names if n != "adjudicated"]
+    if people and all(n.startswith("sim-") for n in people):
+        text = f"simulated annotators ({', '.join(people)})"
+    else:
+        text = "annotators " + ", ".join(people[:5]) + (f" and {len(people) - 5} more" if len(people) > 5 else "")
+    return text + (", adjudicated" if "adjudicated" in names else "")
+
+
+__all__ = ["gold_labels", "label_source", "latest_labels", "majority_labels"]

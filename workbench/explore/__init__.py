@@ -106,7 +106,7 @@ def _step_view(s: Mapping[str, Any]) -> dict[str, Any]:
 
 def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: int, *, judge: str | None = None,
                     tau: float = 0.5, labels: pl.DataFrame | None = None, horizon: int = HORIZON,
-                    index: Any = None) -> dict[str, Any]:
+                    index: Any = None, label_source: str = "") -> dict[str, Any]:
     """Everything a compaction page shows, as plain data: run, compaction, entries with score, label, evidence
     and identifiers, replaced history, retained turn, previous summary, the steps after it and those of the
     matched uncompressed run. ``labels`` are gold labels (``item_id``, ``field``, ``value``)."""
@@ -169,7 +169,8 @@ def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: i
                        if at <= s["step"] < at + horizon]
     return {"run": run, "compaction": c, "entries": views, "replaced": [_step_view(s) for s in replaced],
             "after": after, "matched": matched, "tau": tau, "judge": judge, "horizon": horizon,
-            "scored": any(v.score is not None for v in views), "labelled": any(v.label for v in views)}
+            "scored": any(v.score is not None for v in views), "labelled": any(v.label for v in views),
+            "label_source": label_source}
 
 
 def _evidence_of(tables: Mapping[str, pl.DataFrame], run: Mapping[str, Any], c: Mapping[str, Any],
@@ -283,10 +284,11 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
         from workbench.entries import with_roles
 
         sub["entries"] = with_roles(sub["entries"])
+    source = ""
     if labels is None and "labels" in tables and tables["labels"].height:
-        from workbench.labels import gold_labels
+        from workbench.labels import gold_labels, label_source
 
-        labels = gold_labels(tables["labels"])
+        labels, source = gold_labels(tables["labels"]), label_source(tables["labels"])
     if scores is not None and "entries" in sub and scores.height:
         sub["scores"] = scores.join(sub["entries"].select("entry_id"), on="entry_id", how="semi")
     sub["runs"] = runs  # matched uncompressed runs and parents may lie outside the selection
@@ -328,7 +330,8 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
         if comps_here:
             (tmp / "runs" / name).mkdir(exist_ok=True)
         for c in comps_here:
-            view = compaction_view(sub, rid, c["boundary"], judge=judge, tau=tau, labels=labels, index=index)
+            view = compaction_view(sub, rid, c["boundary"], judge=judge, tau=tau, labels=labels, index=index,
+                                   label_source=source)
             _write(tmp / "runs" / name / f"b{c['boundary']}.html", env.get_template("compaction.html").render(
                 title=title, view=view, run_href=f"../{name}.html", root="../../",
                 entries_json=_entries_json(view)))
