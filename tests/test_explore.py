@@ -155,6 +155,20 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path) -
                 assert page.locator("main img").count() == 0
             else:
                 assert detail.locator("ol.evidence li").count() >= 1
+                # the evidence opens: its step in the replaced history unfolds, the passage is marked and in view
+                assert detail.locator("ol.evidence a.source[href='#h-None']").count() == 0  # a dead link once
+                link = detail.locator("ol.evidence a.source[href^='#h-']").first
+                step = page.locator(f"[id='{link.get_attribute('href')[1:]}']")
+                assert step.locator("details").get_attribute("open") is None  # folded before the click
+                passage = link.locator("xpath=..").locator("pre").last.inner_text()
+                link.click()
+                page.wait_for_selector("mark.passage")
+                assert step.locator("details").get_attribute("open") is not None
+                mark = step.locator("mark.passage")
+                assert mark.count() == 1 and mark.inner_text() == passage and mark.is_visible()
+                assert page.evaluate("() => { const r = document.querySelector('mark.passage')"
+                                     ".getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }")
+                page.screenshot(path=str(SHOTS / f"explore_{name}_evidence.png"))
         browser.close()
     assert dialogs == []
     assert all(u.startswith("file://") for u in requests), [u for u in requests if not u.startswith("file://")]

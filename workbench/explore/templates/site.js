@@ -68,10 +68,53 @@
       el.addEventListener("keydown", function (ev) { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); select(el); } });
     });
   }
+  // An evidence link opens the step it cites in the replaced history, scrolls to it and marks the passage there
+  // (the passage's own text, found in the step's text nodes and wrapped as a node: nothing is parsed as HTML).
+  function markPassage(step, passage) {
+    var old = step.querySelectorAll("mark.passage");
+    Array.prototype.forEach.call(old, function (m) { m.replaceWith(document.createTextNode(m.textContent)); });
+    if (!passage) { return null; }
+    var pres = step.querySelectorAll("pre");
+    for (var i = 0; i < pres.length; i++) {
+      var node = pres[i].firstChild;
+      if (!node || node.nodeType !== 3) { continue; }
+      var at = node.data.indexOf(passage);
+      if (at < 0) { continue; }
+      var hit = node.splitText(at);
+      hit.splitText(passage.length);
+      var mark = document.createElement("mark");
+      mark.className = "passage";
+      hit.parentNode.replaceChild(mark, hit);
+      mark.appendChild(hit);
+      var long = mark.closest("details.long");
+      if (long) { long.open = true; }
+      return mark;
+    }
+    return null;
+  }
+  function openEvidence(link, scope) {
+    var id = (link.getAttribute("href") || "").slice(1);
+    var step = id ? scope.querySelector("[id='" + id.replace(/'/g, "") + "']") : null;
+    if (!step) { return; }
+    var details = step.querySelector("details");
+    if (details) { details.open = true; }
+    var item = link.parentNode;
+    var pre = item ? item.querySelectorAll("pre") : [];
+    var passage = pre.length ? pre[pre.length - 1].textContent : "";
+    var mark = markPassage(step, passage);
+    (mark || step).scrollIntoView({block: "center"});
+  }
+  function setupEvidence(root) {
+    Array.prototype.forEach.call(root.querySelectorAll("ol.evidence a.source"), function (link) {
+      // after the link's own jump to the step (which :target highlights), so the passage is what stays in view
+      link.addEventListener("click", function () { setTimeout(function () { openEvidence(link, root); }, 0); });
+    });
+  }
   var table = document.getElementById("runs");
   if (table) { setupTable(table); }
   var scripts = document.getElementsByTagName("script");
   var here = scripts[scripts.length - 1];
   var scope = (here && here.parentNode && here.parentNode.classList && here.parentNode.classList.contains("wb-explore")) ? here.parentNode : document;
   setupEntries(scope);
+  setupEvidence(scope);
 })();
