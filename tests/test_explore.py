@@ -390,3 +390,23 @@ def test_the_legend_says_where_the_labels_come_from(tmp_path: Path) -> None:
     legends = {m for page in pages for m in re.findall(r'<span class="label-key">(.*?)</span>', page)}
     assert legends == {"label: gold label (support) from simulated annotators (sim-round1, sim-round2)"}, legends
     assert not any("human gold label" in page for page in pages)
+
+
+def test_a_run_page_reads_as_a_conversation(tmp_path: Path) -> None:
+    """Every step read 'message' until clicked: the timeline shows what each step sent, the first line of what came
+    back and its tokens, counted here from the steps table."""
+    import html
+
+    tables = load(ROOT / "data" / "examples" / "invoice_log.jsonl")
+    site = build_site(tables, tmp_path / "site")
+    run = tables["runs"].row(0, named=True)
+    page = html.unescape((site.out / "runs" / f"{slug(run['run_id'])}.html").read_text(encoding="utf-8"))
+    steps = tables["steps"].filter(pl.col("run_id") == run["run_id"]).sort("step").to_dicts()
+    assert steps and "<b>message</b>" not in page
+    for s in steps:
+        item = re.search(rf'<li id="step-{s["step"]}" class="step[^"]*">(.*?)</li>', page, flags=re.S)
+        assert item, s["step"]
+        if s["observation"]:
+            assert "\u2192 " + s["observation"].strip().splitlines()[0][:150] in item.group(1)
+        if s["input_tokens"] is not None:
+            assert f"in {s['input_tokens']:,}" in item.group(1) and f"out {s['output_tokens']:,}" in item.group(1)

@@ -101,7 +101,10 @@ def _rows(frame: pl.DataFrame | None, **match: object) -> list[dict[str, Any]]:
 def _step_view(s: Mapping[str, Any]) -> dict[str, Any]:
     return {"step": s.get("step"), "tool": s.get("tool"), "args": s.get("args"), "text": s.get("text"),
             "observation": s.get("observation"), "blocked": bool(s.get("blocked")), "repeated": bool(s.get("repeated")),
-            "error": bool(s.get("error")), "boundary_before": bool(s.get("boundary_before"))}
+            "error": bool(s.get("error")), "boundary_before": bool(s.get("boundary_before")),
+            "observation_role": s.get("observation_role"),
+            "tokens": {k: s[k] for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
+                       if s.get(k) is not None}}
 
 
 def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: int, *, judge: str | None = None,
