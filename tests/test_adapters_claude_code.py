@@ -289,3 +289,16 @@ def test_cli_prints_each_transcript_warning_on_one_line(tmp_path: Path, capsys: 
     err = capsys.readouterr().err.splitlines()
     assert err == [f"workbench validate: warning: {CODEX_DIR / CODEX.name}:15: function_call_output 'call_ZZ' has no "
                    "call before it; kept as a step with no tool and orphan_result = true"]
+
+
+def test_a_session_starts_at_its_earliest_line_and_ends_at_its_latest(tmp_path: Path) -> None:
+    """Lines are not always in time order in a file (four real runs ended before they started): the run's span is
+    the earliest and the latest timestamp, compared as instants (an offset and a Z mean the same time)."""
+    log = _write(tmp_path / "s.jsonl", [
+        _line("user", timestamp="2026-11-20T10:05:00.000Z", message={"role": "user", "content": "task"}),
+        _line("assistant", timestamp="2026-11-20T10:01:00.000Z", message={"role": "assistant", "content": "hi"}),
+        _line("assistant", timestamp="2026-11-20T12:09:00+02:00", message={"role": "assistant", "content": "ok"}),
+        _line("assistant", timestamp="2026-11-20T10:03:00.000Z", message={"role": "assistant", "content": "bye"}),
+    ])
+    run = read_log(log, "claude-code")["runs"].row(0, named=True)
+    assert (run["started_at"], run["ended_at"]) == ("2026-11-20T10:01:00.000Z", "2026-11-20T12:09:00+02:00")

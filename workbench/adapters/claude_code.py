@@ -62,7 +62,7 @@ from typing import Any
 import polars as pl
 
 from workbench.adapters.staging import RunTables
-from workbench.adapters.trajectory import encode_args
+from workbench.adapters.trajectory import encode_args, widen_span
 from workbench.jsonl import BadLines, LogWarning, at_line, json_lines
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
@@ -160,8 +160,7 @@ class _Session:
         kind = rec.get("type")
         ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
         if ts is not None:
-            self.meta.setdefault("started_at", ts)
-            self.meta["ended_at"] = ts
+            widen_span(self.meta, ts)
         for key, column in (("cwd", "project"), ("gitBranch", "git_branch")):
             if isinstance(rec.get(key), str) and rec[key]:
                 self.meta.setdefault(column, rec[key])

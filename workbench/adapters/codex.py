@@ -32,7 +32,7 @@ import polars as pl
 
 from workbench.adapters.claude_code import TranscriptWarning, selected, session_files
 from workbench.adapters.staging import RunTables
-from workbench.adapters.trajectory import encode_args
+from workbench.adapters.trajectory import encode_args, widen_span
 from workbench.jsonl import BadLines, at_line, json_lines
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
@@ -102,8 +102,7 @@ def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], l
             kind, p = rec.get("type"), rec["payload"]
             ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
             if ts is not None:
-                run.setdefault("started_at", ts)
-                run["ended_at"] = ts
+                widen_span(run, ts)
             before = len(steps)
             if kind == "session_meta" and isinstance(p.get("id"), str):
                 run["run_id"] = p["id"]

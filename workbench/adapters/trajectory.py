@@ -193,4 +193,34 @@ def _compaction_record(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["encode_args", "read_trajectories", "trajectory_runs", "write_trajectories"]
+def _instant(ts: str) -> Any:
+    """An ISO-8601 timestamp as a comparable instant (``Z`` read as UTC); the text itself when it does not parse."""
+    from datetime import datetime, timezone
+
+    try:
+        t = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return (1, ts)
+    return (0, t if t.tzinfo else t.replace(tzinfo=timezone.utc))
+
+
+def widen_span(run: dict[str, Any], ts: str) -> None:
+    """Keep ``run``'s ``started_at`` the earliest and ``ended_at`` the latest timestamp seen.
+
+    A session file's lines are not always in time order (a resumed session, a sub-agent's lines): the first and
+    last line's times gave runs that ended before they started.
+
+    Parameters
+    ----------
+    run : dict
+        The run's fields, updated in place.
+    ts : str
+        A line's ISO-8601 timestamp.
+    """
+    if "started_at" not in run or _instant(ts) < _instant(run["started_at"]):
+        run["started_at"] = ts
+    if "ended_at" not in run or _instant(ts) > _instant(run["ended_at"]):
+        run["ended_at"] = ts
+
+
+__all__ = ["encode_args", "read_trajectories", "trajectory_runs", "widen_span", "write_trajectories"]
