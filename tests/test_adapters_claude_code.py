@@ -302,3 +302,24 @@ def test_a_session_starts_at_its_earliest_line_and_ends_at_its_latest(tmp_path: 
     ])
     run = read_log(log, "claude-code")["runs"].row(0, named=True)
     assert (run["started_at"], run["ended_at"]) == ("2026-11-20T10:01:00.000Z", "2026-11-20T12:09:00+02:00")
+
+
+def test_lines_without_type_are_read_by_their_role_and_counted(tmp_path: Path) -> None:
+    """Older clients wrote replies with a message but no type (ccusage's own fixtures do): they made empty runs with
+    no word. They are read by the message's role, and one warning says how many there were."""
+    lines = [
+        {"sessionId": "s1", "uuid": "a", "timestamp": "2026-11-20T10:00:00Z",
+         "message": {"role": "user", "content": "fix the total"}},
+        {"sessionId": "s1", "uuid": "b", "parentUuid": "a", "timestamp": "2026-11-20T10:00:05Z",
+         "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                                          "input": {"command": "pytest"}}]}},
+        {"sessionId": "s1", "uuid": "c", "parentUuid": "b", "timestamp": "2026-11-20T10:00:09Z",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "1 failed"}]}},
+    ]
+    log = _write(tmp_path / "s.jsonl", lines)
+    with pytest.warns(TranscriptWarning, match=r"s\.jsonl:1: 3 line\(s\) without 'type'"):
+        t = read_log(log, "claude-code")
+    run = t["runs"].row(0, named=True)
+    assert run["task"] == "fix the total" and run["steps"] == 1
+    step = t["steps"].row(0, named=True)
+    assert step["tool"] == "Bash" and step["observation"] == "1 failed"

@@ -153,11 +153,17 @@ class _Session:
     reply_text: tuple[str, int] | None = None  # (message.id, step) of a reply's text-only line
     step_uuid: dict[int, str] = field(default_factory=dict)  # step -> uuid of the line that made it
     abandoned: int = 0
+    untyped: int = 0  # lines with a message but no type, read by the message's role
+    first_untyped: tuple[str, int] = ("", 0)
 
     def read(self, r: _Record) -> None:
         rec = r.rec
         self.file = r.file
-        kind = rec.get("type")
+        kind = _kind(rec)
+        if kind is not None and rec.get("type") is None:  # an older client's line: said once per session
+            if not self.untyped:
+                self.first_untyped = (str(r.file), r.line)
+            self.untyped += 1
         ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
         if ts is not None:
             widen_span(self.meta, ts)
@@ -305,6 +311,9 @@ class _Session:
         if self.boundary is not None:
             self._unsummarized()
             self.boundary = None
+        if self.untyped:
+            self.notes.append((*self.first_untyped, f"{self.untyped} line(s) without 'type' (an older client's) read by "
+                               "their message's role, as ccusage reads them"))
         run = {"run_id": self.run_id, "task_id": self.run_id, "scenario_id": self.parent or self.run_id,
                "method": "claude_code", "task": self.task,
                "steps": len(self.steps), "compactions": len(self.comps), "parent_run_id": self.parent,
@@ -403,7 +412,7 @@ def _session_of(rec: Any, last_sid: str | None) -> str | None:
     """The session a line belongs to (None for a line that is no turn of any session, such as a title)."""
     if not isinstance(rec, dict):
         raise SchemaError(expected="a JSON object (one transcript line)", got=describe_value(rec))
-    kind = rec.get("type")
+    kind = _kind(rec)
     sid = rec.get("sessionId")
     if kind == "system" and sid is None:
         return last_sid  # a boundary written without the id belongs to the session it interrupts
@@ -456,9 +465,19 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines) -> list[_Session]
     return [s for s in out if s.steps or s.comps or s.task is not None or s is session]
 
 
+def _kind(rec: dict[str, Any]) -> Any:
+    """A line's ``type``; a line without one that carries a user's or an assistant's message (older clients wrote
+    replies so, and ccusage reads them) is of its message's role."""
+    kind = rec.get("type")
+    msg = rec.get("message")
+    if kind is None and isinstance(msg, dict) and msg.get("role") in ("user", "assistant"):
+        return msg["role"]
+    return kind
+
+
 def _is_turn(rec: dict[str, Any]) -> bool:
-    return rec.get("type") in ("user", "assistant") or (rec.get("type") == "system"
-                                                         and rec.get("subtype") == "compact_boundary")
+    kind = _kind(rec)
+    return kind in ("user", "assistant") or (kind == "system" and rec.get("subtype") == "compact_boundary")
 
 
 def _live_branch(main: list[_Record], parent_of: dict[str, str | None]) -> set[str] | None:
