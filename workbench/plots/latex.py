@@ -25,7 +25,7 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -140,8 +140,16 @@ _NUMBER = re.compile(r"(?P<cmp>[<>])?(?P<sign>[+-])?(?P<int>\d+)(?:\.(?P<dec>\d+
 _MISSING = "--"
 
 
+_GROUPING = re.compile(r"(?<=\d),(?=\d{3}\b)")
+
+
+def _ungrouped(text: str) -> str:
+    """A number's text without its thousands separators (``15,008`` -> ``15008``): siunitx groups the digits."""
+    return _GROUPING.sub("", text)
+
+
 def _number(text: str) -> re.Match[str] | None:
-    return _NUMBER.fullmatch(re.sub(r"(?<=\d),(?=\d{3}\b)", "", text))
+    return _NUMBER.fullmatch(_ungrouped(text))
 
 
 @dataclass(frozen=True)
@@ -166,9 +174,11 @@ class Column:
             return max(text_width(t) for t in (self.header, *self.cells))
         return max([text_width(self.header), *(text_width(re.sub(r"[-<>]", "+", t)) for t in self.cells)])
 
+    @cached_property
     def formats(self) -> list[str]:
         """siunitx's ``table-format`` of each number of a cell (one for a number, three or two for an interval):
-        comparator, sign, integer and decimal digits as wide as the widest of the column."""
+        comparator, sign, integer and decimal digits as wide as the widest of the column. Worked out once per
+        column (a row without an interval asks for it again)."""
         out = []
         for k in range({"number": 1, "interval": 3, "bounds": 2}.get(self.kind, 0)):  # a table of no rows too
             found = [m for m in (_number(p[k]) for p in self.pieces) if m is not None]
@@ -375,7 +385,7 @@ def _spec(col: Column, wrap: float | None, *, last: bool, fill: bool) -> str:
         return rf">{{\raggedright\arraybackslash}}p{{{wrap:.0f}pt}}"
     if col.kind == "text":
         return "r" if col.numeric else "l"
-    numbers = [f"S[table-format={f}]" for f in col.formats()]
+    numbers = [f"S[table-format={f}]" for f in col.formats]
     if col.kind == "number":
         return numbers[0]
     keep = r"\extracolsep{0pt}" if fill else ""  # no stretch inside an interval when the parts are stretched
@@ -402,15 +412,14 @@ def _cell(col: Column, row: int) -> str:
     if col.kind == "text":
         text = tex_escape(col.cells[row])
         return re.sub(r"(?<![\w.])-(?=\d)", "$-$", text) if col.numeric else text  # a math minus
-    numbers = [p if p != _MISSING else "{--}" for p in col.pieces[row]]
-    numbers = [re.sub(r"(?<=\d),(?=\d{3}\b)", "", p) for p in numbers]  # siunitx groups the digits
+    numbers = [_ungrouped(p) if p != _MISSING else "{--}" for p in col.pieces[row]]
     if col.kind == "number":
         return numbers[0]
     if all(p == _MISSING for p in col.pieces[row][-2:]):  # no interval: the estimate alone, without brackets
         if col.kind == "bounds":
             return r"\multicolumn{4}{c}{--}"
         keep = r"\hphantom{\ [}"  # as wide as the bracket the other rows have there, so the estimates align
-        return (rf"\multicolumn{{1}}{{S[table-format={col.formats()[0]}]@{{{keep}}}}}{{{numbers[0]}}} & "
+        return (rf"\multicolumn{{1}}{{S[table-format={col.formats[0]}]@{{{keep}}}}}{{{numbers[0]}}} & "
                 r"\multicolumn{3}{l}{}")
     return " & ".join(([""] if col.kind == "bounds" else []) + numbers + [""])  # the span's empty columns
 
