@@ -51,7 +51,9 @@ if MODE == "adjudicate":
     labeler = adjudicate_widget(ROOT / STORE / "adjudication.jsonl", FIELD, adjudicator=ANNOTATOR, items=items)
 elif MODE == "label":
     print(f"{ANNOTATOR} labels {FIELD}, round {ROUND}: {len(items)} items from {SAMPLE}, labels to {STORE}/labels")
-    labeler = label_widget(items, AnnotationStore(ROOT / STORE), ANNOTATOR, ROUND, FIELD)
+    store = AnnotationStore(ROOT / STORE)
+    store.keep_sample(sample_path)  # `workbench agree` and `adjudicate` find this sample's items from the store
+    labeler = label_widget(items, store, ANNOTATOR, ROUND, FIELD)
 else:
     raise ValueError(f"MODE: expected 'label' or 'adjudicate', got {MODE!r}")
 labeler

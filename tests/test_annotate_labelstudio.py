@@ -56,14 +56,15 @@ def test_label_studio_import_checks_values_and_keeps_nothing_of_a_bad_export(tmp
     assert not stamped.startswith("2999")  # Label Studio's clock is not the store's: a future time cannot win
 
 
-FIXTURE = Path(__file__).resolve().parents[1] / "data" / "examples" / "labelstudio-export.json"  # provenance: its .md
+REAL = ROOT / "data" / "examples" / "labelstudio"  # a real Label Studio 1.23.2 server's exports: its README
+FIXTURE = REAL / "export-expanded.json"
 
 
 def _config_names(config: str) -> dict[str, set[str]]:
     import xml.etree.ElementTree as ET
 
     root = ET.fromstring(config)
-    return {tag: {el.get("name") or "" for el in root.iter(tag)} for tag in ("Text", "Choices")}
+    return {tag: {el.get("name") or "" for el in root.iter(tag)} for tag in ("Text", "Choices", "TextArea")}
 
 
 def test_the_config_shows_the_question_definitions_evidence_and_material() -> None:
@@ -75,9 +76,12 @@ def test_the_config_shows_the_question_definitions_evidence_and_material() -> No
     from workbench.annotate.views import DEFINITIONS, QUESTIONS
 
     support, correct = labeling_config("support"), labeling_config("correct")
-    tasks = to_labelstudio([{"item_id": "e1", "text": "- x", "evidence": ["p"], "evidence_sources": ["step 3, Read"]}])
-    for config in (support, correct):
-        assert config_variables(config) <= set(tasks[0]["data"])
+    item = {"item_id": "e1", "text": "- x", "evidence": ["p"], "evidence_sources": ["step 3, Read"]}
+    tasks = to_labelstudio([item])
+    for field, config in (("support", support), ("correct", correct)):
+        assert config_variables(config) == set(to_labelstudio([item], field=field)[0]["data"]) - {"item_id"}
+    predicted = to_labelstudio([item], {"e1": 0.7}, judge="lexical")
+    assert config_variables(labeling_config("support", predictions=True)) == set(predicted[0]["data"]) - {"item_id"}
     assert "$evaluation_text" in correct and "$evaluation_text" not in support
     assert QUESTIONS["support"] in support and all(f"{v}: " in support for v in DEFINITIONS["support"])
     assert tasks[0]["data"]["evidence_text"] == "[1 of 1] from step 3, Read\np"
@@ -88,37 +92,63 @@ def test_the_config_shows_the_question_definitions_evidence_and_material() -> No
         assert set(task["data"]) >= config_variables(support)
         for ann in task["annotations"]:
             for res in ann["result"]:
-                assert res["from_name"] in names["Choices"] and res["to_name"] in names["Text"]
+                assert res["from_name"] in names["Choices"] | names["TextArea"] and res["to_name"] in names["Text"]
 
 
-def test_labelstudio_export_and_import_round_trip_a_samples_labels(tmp_path: Path) -> None:
-    """CLI: a sample out as tasks, Label Studio's export (the committed fixture's shape) back in: exactly the labels
-    given, under e-mail or names, the skipped annotation left out; a bad export keeps nothing."""
+def _by_hand(export: list[dict], users: dict[int, dict], name: str = "email") -> set[tuple]:
+    """The labels a Label Studio export holds, read here without the workbench: (item, annotator, value, note) of
+    every annotation not cancelled, the annotator by ``name`` from the user object or the users list."""
+    out = set()
+    for task in export:
+        for ann in task["annotations"]:
+            if ann["was_cancelled"]:
+                continue
+            user = ann["completed_by"] if isinstance(ann["completed_by"], dict) else users[ann["completed_by"]]
+            who = user["email"] if name == "email" else ".".join(p for p in (user["first_name"], user["last_name"]) if p)
+            notes = [t for r in ann["result"] if r["type"] == "textarea" for t in r["value"]["text"]]
+            for r in ann["result"]:
+                if r["type"] == "choices":
+                    out.add((task["data"]["item_id"], who or user["email"], r["value"]["choices"][0],
+                             "\n".join(notes) or None))
+    return out
+
+
+def test_labelstudio_export_and_import_round_trip_a_samples_labels(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """CLI on a real Label Studio 1.23.2 server's exports (data/examples/labelstudio): the server kept the task
+    data the export gave it; the plain export (bare user ids) with --annotators and the snapshot export (users
+    expanded) both give exactly the labels the files hold (read by hand above), named by e-mail or names, notes
+    kept, the skipped annotation counted and left out; bare ids without a users file are said, naming the
+    option; a bad export keeps nothing."""
     import json
 
     from workbench.cli.main import main
 
-    sample = tmp_path / "s.jsonl"
-    sample.write_text("".join(json.dumps({"item_id": i, "text": f"- {i} <b>x</b>", "section": "Decisions",
-                                          "evidence": ["INV-1034: amount 120.50"],
-                                          "evidence_sources": ["step 3, get_invoice"]}) + "\n" for i in ("e1", "e2")))
+    sample = REAL / "val.jsonl"
     assert main(["labelstudio", "export", str(sample), "--out", str(tmp_path / "tasks.json")]) == 0
     tasks = json.loads((tmp_path / "tasks.json").read_text())
-    assert [t["data"]["item_id"] for t in tasks] == ["e1", "e2"] and (tmp_path / "tasks.xml").exists()
-    export = json.loads(FIXTURE.read_text())
-    for task, mine in zip(export, tasks, strict=True):  # Label Studio keeps the data it was given
-        task["data"] = mine["data"]
-    (tmp_path / "export.json").write_text(json.dumps(export))
+    plain, expanded = (json.loads((REAL / n).read_text()) for n in ("export.json", "export-expanded.json"))
+    users = {u["id"]: u for u in json.loads((REAL / "users.json").read_text())}
+    assert [t["data"] for t in tasks] == [t["data"] for t in plain] == [t["data"] for t in expanded]
+    assert {type(a["completed_by"]) for t in plain for a in t["annotations"]} == {int}
     store = tmp_path / "store"
-    assert main(["labelstudio", "import", str(tmp_path / "export.json"), "--store", str(store),
-                 "--sample", str(sample)]) == 0
-    got = {(r["item_id"], r["annotator"], r["value"]) for r in AnnotationStore(store).labels().iter_rows(named=True)}
-    assert got == {("e1", "eve@example.org", "supported"), ("e1", "dan@example.org", "unsupported"),
-                   ("e2", "eve@example.org", "unsure")}
-    assert main(["labelstudio", "import", str(tmp_path / "export.json"), "--store", str(tmp_path / "by-name"),
+    assert main(["labelstudio", "import", str(REAL / "export.json"), "--store", str(store),
+                 "--annotators", str(REAL / "users.json"), "--sample", str(sample)]) == 0
+    out = capsys.readouterr()
+    assert "1 skipped annotation(s) (not labels)" in out.out and "warning" not in out.err, out
+    got = {(r["item_id"], r["annotator"], r["value"], r["note"]) for r in AnnotationStore(store).labels().iter_rows(named=True)}
+    assert got == _by_hand(plain, users) and len(got) == 31 and sum(g[3] is not None for g in got) == 4
+    assert main(["labelstudio", "import", str(REAL / "export-expanded.json"), "--store", str(tmp_path / "by-name"),
                  "--annotator-from", "name", "--round", "2"]) == 0
+    assert "--annotator-from name: 1 user(s) have none (ids 2); named by e-mail" in capsys.readouterr().err
     named = AnnotationStore(tmp_path / "by-name").labels()
-    assert set(named["annotator"]) == {"Eve.Moreau", "Dan.Okafor"} and set(named["round"]) == {2}
+    assert {(r["item_id"], r["annotator"], r["value"], r["note"]) for r in named.iter_rows(named=True)} == \
+        _by_hand(expanded, users, "name") and set(named["annotator"]) == {"Eve.Moreau", "dan@example.org"}
+    assert main(["labelstudio", "import", str(REAL / "export.json"), "--store", str(tmp_path / "bare")]) == 0
+    err = capsys.readouterr().err
+    assert "warning: --annotator-from email: the export names 2 annotator(s) by user id only (1, 2)" in err
+    assert "--annotators USERS.json" in err
+    export = json.loads(json.dumps(expanded))
     export[1]["annotations"][0]["result"][0]["value"]["choices"] = ["maybe"]
     (tmp_path / "bad.json").write_text(json.dumps(export))
     assert main(["labelstudio", "import", str(tmp_path / "bad.json"), "--store", str(tmp_path / "bad")]) == 2
@@ -128,6 +158,45 @@ def test_labelstudio_export_and_import_round_trip_a_samples_labels(tmp_path: Pat
     (tmp_path / "stray.json").write_text(json.dumps(export))
     assert main(["labelstudio", "import", str(tmp_path / "stray.json"), "--store", str(tmp_path / "stray"),
                  "--sample", str(sample)]) == 2
+
+
+def test_a_support_task_holds_no_ground_truth_and_predictions_are_opt_in(tmp_path: Path) -> None:
+    """Issue 43 item 3: `labelstudio export --field support` put `evaluation_text` (the ground truth: the
+    invoices' status at the compaction) into every task, where Label Studio's data manager and GET /api/tasks/ID
+    show it. The exported JSON (not a view of it) now holds, for support, only the entry, section, task, previous
+    summary, evidence and item id; `correct` adds its material; scores come only with --predictions."""
+    import json
+
+    import polars as pl
+
+    from workbench.cli.main import main
+
+    item = {"item_id": "e1", "text": "- Paid INV-1034.", "section": "Decisions", "task": "Settle G7.",
+            "previous_summary": "", "evidence": ["INV-1034: amount 120.50"], "evidence_sources": ["step 3, get"],
+            "scenario_id": "s1", "run_id": "r1", "boundary": 1, "outcome": "fabricated",
+            "evaluation": [{"name": "INV-1034 (ground truth)", "text": "status at this compaction: paid $120.50"}]}
+    sample = tmp_path / "s.jsonl"
+    sample.write_text(json.dumps(item) + "\n")
+    assert main(["labelstudio", "export", str(sample), "--out", str(tmp_path / "t.json")]) == 0
+    raw = (tmp_path / "t.json").read_text()
+    (task,) = json.loads(raw)
+    assert set(task) == {"data"} and set(task["data"]) == {"item_id", "text", "section", "task", "previous_summary",
+                                                           "evidence_text"}
+    assert "ground truth" not in raw and "paid $120.50" not in raw and "fabricated" not in raw and "s1" not in raw
+    assert task["data"]["previous_summary"] == "(none: first compaction)"  # as the terminal says, not a blank
+    assert main(["labelstudio", "export", str(sample), "--field", "correct", "--out", str(tmp_path / "c.json")]) == 0
+    assert "paid $120.50" in json.loads((tmp_path / "c.json").read_text())[0]["data"]["evaluation_text"]
+    scores = tmp_path / "scores.parquet"
+    pl.DataFrame({"entry_id": ["e1"], "judge": ["lexical"], "repeat": [0], "score": [0.25]}).write_parquet(scores)
+    assert main(["labelstudio", "export", str(sample), "--out", str(tmp_path / "p.json"), "--predictions",
+                 str(scores), "--tau", "0.2"]) == 0
+    (shown,) = json.loads((tmp_path / "p.json").read_text())
+    assert shown["predictions"] == [{"model_version": "lexical", "score": 0.25, "result": [
+        {"from_name": "support", "to_name": "entry", "type": "choices", "value": {"choices": ["supported"]}}]}]
+    assert "lexical scored this entry 0.250" in shown["data"]["judge_shown"]
+    assert "$judge_shown" in (tmp_path / "p.xml").read_text() and "$judge_shown" not in (tmp_path / "t.xml").read_text()
+    assert main(["labelstudio", "export", str(sample), "--field", "correct", "--out", str(tmp_path / "x.json"),
+                 "--predictions", str(scores)]) == 2
 
 
 def config_variables(config: str) -> set[str]:
@@ -168,7 +237,7 @@ def test_importing_one_export_twice_adds_nothing_and_a_conflict_is_refused(tmp_p
 
     from workbench.cli.main import main
 
-    export = json.loads((ROOT / "data" / "examples" / "labelstudio-export.json").read_text())
+    export = json.loads(FIXTURE.read_text())
     path = tmp_path / "export.json"
     path.write_text(json.dumps(export))
     store = tmp_path / "store"
@@ -186,3 +255,45 @@ def test_importing_one_export_twice_adds_nothing_and_a_conflict_is_refused(tmp_p
     err = capsys.readouterr().err
     assert "field '[1].annotations[0].result[0]': expected one support label per item and annotator" in err, err
     assert "at [0].annotations[0].result[0]" in err
+
+
+def test_the_tours_adjudication_finds_the_sample_the_labels_were_given_on(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str],
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 43 item 5: after the tour (`sample --out build/val.jsonl`, `label`, `agree`), `adjudicate --decide`
+    without --sample showed an empty task and "no environment output was retrieved": it looked only in
+    STORE/samples/. The store now keeps the path of the sample `label` worked on, so `agree` clusters by its
+    scenarios and `adjudicate` shows its task and evidence; with no sample anywhere it warns."""
+    import io
+    import json
+
+    from workbench.cli.main import main
+
+    work = tmp_path / "build"
+    work.mkdir()
+    lines = (REAL / "val.jsonl").read_text().splitlines()
+    lines.sort(key=lambda line: not json.loads(line)["evidence"])  # an item with evidence first: it is labelled
+    (work / "val.jsonl").write_text("\n".join(lines) + "\n")
+    first = json.loads(lines[0])
+    store = work / "annotations"
+    for rnd, answer in ((1, "1"), (2, "2")):  # alice labels the first item twice, differently
+        monkeypatch.setattr("sys.stdin", io.StringIO(f"{answer}\nq\n"))
+        assert main(["label", str(work / "val.jsonl"), "--annotator", "alice", "--round", str(rnd),
+                     "--store", str(store)]) == 0
+    assert json.loads((store / "samples.json").read_text()) == {"samples": ["../val.jsonl"]}
+    capsys.readouterr()
+    assert main(["agree", str(store)]) == 0
+    assert "intervals resample scenarios (from the sample's scenario_id)" in capsys.readouterr().out
+    decide = ["adjudicate", str(store / "adjudication.jsonl"), "--store", str(store), "--decide", "--adjudicator",
+              "carol"]
+    (work / "val.jsonl").rename(work / "moved.jsonl")  # the sample gone: said, not an empty screen
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(decide) == 0
+    assert "warning: 1 disagreement(s) have no sample item" in capsys.readouterr().err
+    (work / "moved.jsonl").rename(work / "val.jsonl")
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n"))
+    assert main(decide) == 0
+    out = capsys.readouterr()
+    assert first["evidence"][0].splitlines()[0][:40] in out.out and first["task"][:40] in out.out, out.out[:2000]
+    assert "no environment output was retrieved" not in out.out and "warning" not in out.err
+    assert "1 adjudicated label(s) added" in out.out

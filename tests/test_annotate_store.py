@@ -40,9 +40,13 @@ def test_latest_label_wins_history_stays_and_session_resumes(tmp_path: Path) -> 
     s = LabelSession(items, store, "bob", 1)
     s.label("supported")
     s.label("unsupported")
-    s.undo()
+    s.undo()  # issue 43: an undo retracts the label (appended), so the item is open again
+    assert s.index == 1 and "undone: the support label 'unsupported' of e1 is retracted" in s.undo_message()
+    assert store.labels()["item_id"].to_list() == ["e0"]
+    assert LabelSession(items, store, "bob", 1).index == 1  # a new session opens at the undone item
     s.label("supported", note="changed my mind")
-    assert store.history().height == 3
+    history = store.history()
+    assert history.height == 4 and history["value"].to_list() == ["supported", "unsupported", None, "supported"]
     cur = store.labels()
     assert cur.height == 2 and cur.filter(pl.col("item_id") == "e1")["value"][0] == "supported"
     assert LabelSession(items, store, "bob", 1).index == 2  # resumes at the first unlabeled item

@@ -124,8 +124,11 @@ def test_widget_shows_who_what_where_confirms_saves_and_shows_existing_labels(tm
     assert re.search(r"saved e1: support = <b>unsupported</b> at \d\d:\d\d:\d\d", p["status"].value)
     assert p["frame"].children[0] is not first_view and "Paid INV-0002" in _shown(p["frame"].children[0].value)
     assert "2 of 3 · 1 labeled" in p["header"].value
-    p["buttons"]["undo"].click()
-    assert "Paid INV-0001" in _shown(p["frame"].children[0].value) and "your label: <b>unsupported</b>" in p["header"].value
+    p["buttons"]["undo"].click()  # issue 43: undo retracts the label, and the header and status say so
+    assert "Paid INV-0001" in _shown(p["frame"].children[0].value) and "not labeled yet" in p["header"].value
+    assert "undone: the support label &#x27;unsupported&#x27; of e1 is retracted" in p["status"].value, p["status"].value
+    assert "1 of 3 · 0 labeled" in p["header"].value and not store.labels().height
+    assert store.history()["value"].to_list() == ["unsupported", None]
 
 
 def test_widget_keys_typed_together_all_count(tmp_path: Path) -> None:

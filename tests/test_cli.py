@@ -174,6 +174,15 @@ def test_import_force_replaces_the_whole_set(tmp_path: Path, capsys: pytest.Capt
     assert pl.read_parquet(out / "runs.parquet")["run_id"].to_list() == ["a1"]
 
 
+def _one_true_default(name: str, parser: argparse.ArgumentParser, text: str) -> None:
+    """Issue 43 item 6: help said "(default: None)" on a required option and gave --field/--sample two defaults.
+    Each option's help names a default at most once, and never None or False."""
+    assert "(default: None)" not in text and "(default: False)" not in text, name
+    for action in parser._actions:
+        helped = parser._get_formatter()._expand_help(action) if action.help else ""
+        assert helped.count("default") <= 1, (name, action.dest, helped)
+
+
 def test_help_lists_every_verb_and_every_option_explains_itself(capsys: pytest.CaptureFixture[str]) -> None:
     """``workbench --help`` once listed 5 of the 11 verbs, and most options had no help text or default shown."""
     parser = build_parser()
@@ -188,12 +197,15 @@ def test_help_lists_every_verb_and_every_option_explains_itself(capsys: pytest.C
             assert action.help, f"{name} {action.option_strings or action.dest}: no help text"
         assert main([name, "--help"]) == 0
         text = capsys.readouterr().out
+        _one_true_default(name, sub, text)
         steps = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]
         if steps:  # a verb of steps (labelstudio export | import): each step's help shows its defaults
             for step, step_parser in steps[0].choices.items():
                 assert all(a.help for a in step_parser._actions if a.dest != "help"), (name, step)
                 assert main([name, step, "--help"]) == 0
-                assert "(default:" in capsys.readouterr().out, (name, step)
+                step_text = capsys.readouterr().out
+                assert "(default:" in step_text, (name, step)
+                _one_true_default(f"{name} {step}", step_parser, step_text)
             continue
         assert "(default:" in text or name in ("entries", "adjudicate") or "default" in text, name
 

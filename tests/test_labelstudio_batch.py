@@ -1,6 +1,6 @@
 """A Label Studio import is one batch of the annotation store: all of its labels or none (issue 39 item 9). Before, a
 SIGTERM left 2,133 of 30,000 labels in the store while the message said the outputs were whole. Real processes and
-real signals; the export has the shape of data/examples/labelstudio-export.json (Label Studio's JSON export)."""
+real signals; the export has the shape of data/examples/labelstudio/export-expanded.json (a real Label Studio snapshot export)."""
 
 from __future__ import annotations
 

@@ -329,3 +329,33 @@ def test_human_labels_notebook_on_a_labelled_summaries_import(tmp_path: Path) ->
     assert auroc["reason"].drop_nulls().str.contains("an AUROC needs at least 5 of each").all()
     assert {"human_partial_correlation_forest.png", "calibration_reliability_lexical_support.png"} <= {
         p.name for p in figs.glob("*.png")}
+
+
+@pytest.mark.slow
+def test_the_tours_own_labels_validate_the_judge(tmp_path: Path) -> None:
+    """Issue 43 item 1: the README's tour labels `support` only; the validation notebook on that store ended in
+    IndexError (its `correct` field had no labels). Now it runs, and the field without labels is a row with its
+    reason. The labels are two rounds of one annotator, written with the store's API as `workbench label` does."""
+    import json
+
+    from workbench.annotate import AnnotationStore
+
+    data, sample, store = tmp_path / "small", tmp_path / "val.jsonl", tmp_path / "annotations"
+    assert main(["simulate", "--out", str(data), "--tasks", "4", "--runs", "1", "--budgets", "48"]) == 0
+    assert main(["sample", str(data), "--n", "24", "--out", str(sample)]) == 0
+    ids = [json.loads(line)["item_id"] for line in sample.read_text().splitlines()]
+    labels = AnnotationStore(store)
+    for rnd in (1, 2):
+        labels.add_many({"item_id": i, "annotator": "alice", "round": rnd, "field": "support",
+                         "value": ("supported", "unsupported")[(k + (rnd == 2 and k % 5 == 0)) % 2]}
+                        for k, i in enumerate(ids))
+    figs = tmp_path / "figs"
+    report = run_all(ROOT / "notebooks", tmp_path / "build", timeout=300, cwd=ROOT, names=["judge_validation"],
+                     parameters={"DATA": str(data), "LABELS": str(store), "FIGURES": str(figs), "N_BOOT": 200,
+                                 "COVERAGE_TRIALS": 20})
+    assert report.exit_code == 0 and report.runs[0].status == "ran", str(report)
+    table = pl.read_csv(figs / "tables" / "sjc_table12_auroc.csv")
+    assert set(table["field"]) == {"support", "correct"}, table
+    correct = table.filter(pl.col("field") == "correct")
+    assert correct["estimate"].null_count() == correct.height and "no correct labels" in correct["reason"][0], correct
+    assert table.filter(pl.col("field") == "support")["estimate"].null_count() == 0

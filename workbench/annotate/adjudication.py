@@ -56,9 +56,13 @@ class AdjudicationFile:
     added: int
 
     def __str__(self) -> str:
-        return (f"{self.path}: {self.open} to adjudicate, {self.decided} decided ({self.added} new); "
-                "decide with `workbench adjudicate FILE --decide --adjudicator NAME` (or the labeling notebook's "
-                "MODE = \"adjudicate\"), which adds the decisions to the store")
+        head = f"{self.path}: {self.open} to adjudicate, {self.decided} decided ({self.added} new)"
+        if self.open:
+            return (f"{head}; decide with `workbench adjudicate FILE --decide --adjudicator NAME` (or the labeling "
+                    "notebook's MODE = \"adjudicate\"), which adds the decisions to the store")
+        if self.decided:
+            return f"{head}; every disagreement is decided: `workbench adjudicate FILE` adds the decisions to the store"
+        return f"{head}: the annotators agree on every item"
 
 
 def merge_adjudication(path: str | os.PathLike[str], requests: Iterable[dict[str, Any]]) -> AdjudicationFile:
@@ -128,10 +132,11 @@ def numbered_records(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, 
 
 
 def decide(path: str | os.PathLike[str], item_id: str, field: str, *, value: str | None, note: str | None,
-           adjudicator: str) -> dict[str, Any]:
+           adjudicator: str, retract: bool = False) -> dict[str, Any]:
     """Write one decision (or, with ``value`` None, only a note) into the adjudication file's record of
-    (``item_id``, ``field``): ``value``, ``note``, ``decided_by``, ``decided_at``. The file is rewritten
-    atomically with every other record as it was; returns the decision as a label-like record."""
+    (``item_id``, ``field``): ``value``, ``note``, ``decided_by``, ``decided_at``; ``retract`` takes a decision
+    back (the record is undecided again, its note kept; an undo). The file is rewritten atomically with every other
+    record as it was; returns the decision as a label-like record."""
     from datetime import datetime, timezone
 
     from workbench.atomic import write_jsonl
@@ -149,7 +154,9 @@ def decide(path: str | os.PathLike[str], item_id: str, field: str, *, value: str
             raise SchemaError(f"no disagreement of item {item_id!r}, field {field!r} in the file", file=str(path))
         at = datetime.now(timezone.utc).isoformat()
         for rec in match:
-            if value is not None:
+            if retract:
+                rec.update(value=None, decided_by=None, decided_at=None)
+            elif value is not None:
                 rec.update(value=value, decided_by=adjudicator, decided_at=at)
             rec["note"] = note or rec.get("note")
         write_jsonl(records, path)

@@ -1,7 +1,10 @@
 """Label Studio round trip: a sample as Label Studio tasks, and Label Studio's JSON export back into the store.
 
-Tasks carry the item in ``data`` (Label Studio escapes ``Text`` values when it shows them);
-judge scores travel as ``predictions`` only when asked, so blind labeling stays blind.
+Tasks carry in ``data`` only what the field's protocol shows (:data:`TASK_DATA`; Label Studio escapes ``Text``
+values when it shows them); judge scores travel as ``predictions`` only when asked, so blind labeling stays blind.
+An annotation's note (the interface's text area) comes back with its labels; skipped annotations are counted,
+never labels; annotators are named from the user objects a snapshot export expands, or from Label Studio's users
+list when the export gives bare ids.
 """
 
 from __future__ import annotations
@@ -9,24 +12,38 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
 from workbench.annotate.evaluation import NO_MATERIAL
 from workbench.annotate.store import check_annotator
-from workbench.annotate.views import DEFINITIONS, FIELDS, QUESTIONS
+from workbench.annotate.views import DEFINITIONS, FIELDS, QUESTIONS, item_view
 from workbench.schema import SchemaError
 from workbench.validation import describe_value
 from workbench.vocabulary import LABEL_VALUES
 
 
-def labeling_config(field: str = "support") -> str:
+#: the task ``data`` a Label Studio task of each field carries: what that field's protocol shows the annotator
+#: (``annotate.views.item_view``) and the item id that brings the label back; never a score or ground truth
+TASK_DATA: dict[str, tuple[str, ...]] = {
+    "support": ("item_id", "text", "section", "task", "previous_summary", "evidence_text"),
+    "correct": ("item_id", "text", "section", "task", "previous_summary", "evidence_text", "evaluation_text"),
+}
+#: the data key that says, in a task exported with judge scores, that the judge's view is shown
+JUDGE_SHOWN = "judge_shown"
+#: the text area of the interface that carries an annotator's note back (the protocol: "unsure: ... add a note")
+NOTE = "note"
+
+
+def labeling_config(field: str = "support", *, predictions: bool = False) -> str:
     """The Label Studio labeling interface (XML) for one field (one field per project): the question and the
-    protocol's definitions first, then the entry and its section, the task, the previous summary, the evidence
-    passages with their sources and, for ``correct``, the evaluation material; the choices last. Every shown
-    value comes from the task's ``data`` (Label Studio escapes ``Text`` values); the fixed texts are escaped
-    here."""
+    protocol's definitions first, then the choices and a note, then the entry and its section, the task, the
+    previous summary, the evidence passages with their sources and, for ``correct``, the evaluation material.
+    Every shown value comes from the task's ``data`` (Label Studio escapes ``Text`` values); the fixed texts are
+    escaped here. ``predictions``: the interface of a task list exported with judge scores, which says so above
+    the entry (``$judge_shown``)."""
     if field not in FIELDS:
         raise ValueError(f"field: expected one of {sorted(FIELDS)}, got {field!r}")
     q = escape(QUESTIONS[field], {'"': "&quot;"})
@@ -36,7 +53,11 @@ def labeling_config(field: str = "support") -> str:
     blocks += [f'  <Choices name="{field}" toName="entry" choice="single" showInline="true" required="true">']
     blocks += [f'    <Choice value="{v}"/>' for v, _ in FIELDS[field]]
     blocks += ["  </Choices>",
-               '  <Header value="Entry (section: $section)"/>', '  <Text name="entry" value="$text"/>',
+               f'  <TextArea name="{NOTE}" toName="entry" editable="true" maxSubmissions="1" rows="2" '
+               'placeholder="Note (say why, above all for unsure)"/>']
+    if predictions:
+        blocks += ['  <Header value="The judge\'s view is shown"/>', f'  <Text name="judge" value="${JUDGE_SHOWN}"/>']
+    blocks += ['  <Header value="Entry (section: $section)"/>', '  <Text name="entry" value="$text"/>',
                '  <Header value="Task"/>', '  <Text name="task" value="$task"/>',
                '  <Header value="Previous summary"/>', '  <Text name="previous" value="$previous_summary"/>',
                '  <Header value="Evidence passages, each with its source"/>',
@@ -70,55 +91,203 @@ def check_export_paths(tasks: str | os.PathLike[str], config: str | os.PathLike[
         if not ours:
             raise OutputRefused(t, "exists and is not a task list an export wrote; name a new file")
     c = Path(config)
-    if c.exists() and c.read_text(encoding="utf-8", errors="replace") not in {labeling_config(f) for f in FIELDS}:
+    ours_xml = {labeling_config(f, predictions=p) for f in FIELDS for p in (False, True)}
+    if c.exists() and c.read_text(encoding="utf-8", errors="replace") not in ours_xml:
         raise OutputRefused(c, "exists and is not a labeling interface an export wrote; name a new file "
                                "(--config)")
 
 
-def to_labelstudio(items: Sequence[Mapping[str, Any]], scores: Mapping[str, float] | None = None,
-                   *, judge: str = "judge") -> list[dict[str, Any]]:
-    """Label Studio tasks for a sample; ``scores`` (item id -> score) become predictions when given.
+def task_data(item: Mapping[str, Any], field: str = "support") -> dict[str, str]:
+    """What a task of ``field`` shows of one sample ``item``, in the words of every other interface
+    (:func:`workbench.annotate.views.item_view`): the keys of :data:`TASK_DATA` and no other.
 
-    ``data`` holds the item id, entry text, section, task and previous summary, ``evidence_text`` (every
-    passage numbered, each under its source) and ``evaluation_text`` (the material for ``correct``).
+    Parameters
+    ----------
+    item : mapping
+        A sample item (:func:`workbench.annotate.samples.load_sample`).
+    field : {"support", "correct"}
+        The field the project labels; only ``correct`` shows the evaluation material.
+
+    Returns
+    -------
+    dict of str to str
+        The task's ``data``: ``item_id``, ``text``, ``section``, ``task``, ``previous_summary`` ("(none: first
+        compaction)" when empty, as the terminal says), ``evidence_text`` (every passage numbered under its source)
+        and, for ``correct``, ``evaluation_text``.
     """
+    if field not in TASK_DATA:
+        raise ValueError(f"field: expected one of {sorted(TASK_DATA)}, got {field!r}")
+    blocks = {b.title: b.text for b in item_view(dict(item), field, question=False)}
+    full = {k: "" if item.get(k) is None else str(item[k]) for k in ("item_id", "text", "section", "task")}
+    full["previous_summary"] = blocks["Previous summary"]
+    passages = item.get("evidence") or []
+    sources = item.get("evidence_sources") or []
+    full["evidence_text"] = "\n\n".join(
+        f"[{k + 1} of {len(passages)}] from {sources[k] if k < len(sources) else 'source not recorded'}\n{p}"
+        for k, p in enumerate(passages)) or "(no environment output was retrieved for this entry)"
+    if field == "correct":
+        material = item.get("evaluation") or []
+        full["evaluation_text"] = "\n\n".join(f"{m.get('name')}\n{m.get('text')}" for m in material) or NO_MATERIAL
+    return {k: full[k] for k in TASK_DATA[field]}
+
+
+def to_labelstudio(items: Sequence[Mapping[str, Any]], scores: Mapping[str, float] | None = None,
+                   *, judge: str = "judge", field: str = "support", tau: float = 0.5) -> list[dict[str, Any]]:
+    """Label Studio tasks for a sample, blind by default: each task's ``data`` is :func:`task_data` (the
+    field's allow-list, :data:`TASK_DATA`), so no score, outcome or ground truth reaches Label Studio's data
+    manager or its task API.
+
+    Parameters
+    ----------
+    items : sequence of mapping
+        The sample's items.
+    scores : mapping of str to float, optional
+        item id -> the judge's support score. When given (``support`` only), each scored task gets a Label
+        Studio ``predictions`` entry (``model_version`` the judge's name, ``score``, the choice at ``tau``) and a
+        ``judge_shown`` line saying the judge's view is shown; export such tasks with
+        ``labeling_config(field, predictions=True)``.
+    judge : str, default "judge"
+        The judge's name in ``model_version``.
+    field : {"support", "correct"}, default "support"
+        The field the project labels.
+    tau : float, default 0.5
+        The score at and above which the judge's choice is ``supported``.
+
+    Returns
+    -------
+    list of dict
+        Tasks for Label Studio's import (``data`` and, with scores, ``predictions``).
+    """
+    if scores is not None and field != "support":
+        raise ValueError(f"scores: a judge scores support, not {field!r}; export {field!r} without predictions")
     tasks = []
     for item in items:
-        data = {k: item.get(k) if item.get(k) is not None else "" for k in
-                ("item_id", "text", "section", "task", "previous_summary")}
-        passages = item.get("evidence") or []
-        sources = item.get("evidence_sources") or []
-        data["evidence_text"] = "\n\n".join(
-            f"[{k + 1} of {len(passages)}] from {sources[k] if k < len(sources) else 'source not recorded'}\n{p}"
-            for k, p in enumerate(passages)) or "(no environment output was retrieved for this entry)"
-        material = item.get("evaluation") or []
-        data["evaluation_text"] = "\n\n".join(f"{m.get('name')}\n{m.get('text')}" for m in material) or NO_MATERIAL
-        task: dict[str, Any] = {"data": data}
-        if scores is not None and item["item_id"] in scores:
-            s = float(scores[item["item_id"]])
-            task["predictions"] = [{"model_version": judge, "score": s, "result": [{
-                "from_name": "support", "to_name": "entry", "type": "choices",
-                "value": {"choices": ["supported" if s >= 0.5 else "unsupported"]}}]}]
+        task: dict[str, Any] = {"data": task_data(item, field)}
+        if scores is not None:
+            s = scores.get(str(item["item_id"]))
+            task["data"][JUDGE_SHOWN] = (
+                f"{judge} scored this entry {float(s):.3f}: '{'supported' if float(s) >= tau else 'unsupported'}' "
+                f"at tau {tau:g}, pre-selected below; label what the evidence shows" if s is not None
+                else f"{judge} did not score this entry")
+            if s is not None:
+                choice = "supported" if float(s) >= tau else "unsupported"
+                task["predictions"] = [{"model_version": judge, "score": float(s), "result": [{
+                    "from_name": field, "to_name": "entry", "type": "choices", "value": {"choices": [choice]}}]}]
         tasks.append(task)
     return tasks
 
 
-def _annotator(by: object, annotator_from: str, where: str) -> str:
-    """The store's name for Label Studio's ``completed_by``: its e-mail, or its first and last names joined by
-    ``.``; a bare user id (an export that did not expand users) is ``ls-user-ID``."""
-    if isinstance(by, dict):
-        if annotator_from == "email":
-            name = by.get("email")
-        else:
-            parts = [str(by.get(k) or "").strip() for k in ("first_name", "last_name")]
-            name = ".".join(re.sub(r"\s+", "-", p) for p in parts if p)
-        if not name:
-            raise SchemaError(field=f"{where}.completed_by.{annotator_from}", expected=f"the annotator's {annotator_from}",
-                              got=repr(by))
-        return str(name)
-    if isinstance(by, int):
+def judge_scores(path: str | os.PathLike[str], judge: str | None = None) -> tuple[dict[str, float], str]:
+    """One judge's scores from a scores table (``workbench judge ... --out SCORES.parquet``), for predictions.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The scores table.
+    judge : str, optional
+        Which judge; by default the table's only one.
+
+    Returns
+    -------
+    tuple of (dict of str to float, str)
+        Entry id -> the judge's score (its first repeat; entries without a usable answer left out), and the
+        judge's name. A judge the table does not hold, or none named when it holds several, is
+        :class:`~workbench.errors.SelectionError` (``judge``).
+    """
+    import polars as pl
+
+    from workbench.errors import SelectionError
+    from workbench.tables import read_table
+
+    table = read_table(path, "scores")
+    judges = sorted(table["judge"].unique().to_list()) if table.height else []
+    if judge is None:
+        if len(judges) != 1:
+            raise SelectionError("judge", f"one of the judges in {path}", f"none named, and it holds {judges}")
+        judge = judges[0]
+    elif judge not in judges:
+        raise SelectionError("judge", f"one of the judges in {path} ({judges})", repr(judge))
+    mine = (table.filter((pl.col("judge") == judge) & pl.col("score").is_not_null())
+            .sort("repeat").unique("entry_id", keep="first"))
+    return dict(zip(mine["entry_id"].to_list(), mine["score"].to_list(), strict=True)), str(judge)
+
+
+@dataclass(frozen=True)
+class LabelStudioImport:
+    """What :func:`read_labelstudio` found in an export: the label records, and what it did not take as labels.
+
+    ``cancelled``: skipped (cancelled) annotations, never labels; ``unlabeled``: tasks nobody annotated;
+    ``notes``: labels that carry a note; ``bare_ids``: Label Studio user ids the export names without the user
+    (named ``ls-user-ID``: a plain JSON export, and no users file); ``without_field``: user ids whose asked-for
+    field (e-mail, or first and last names) is empty, named by the other one."""
+
+    records: list[dict[str, Any]]
+    cancelled: int = 0
+    unlabeled: int = 0
+    notes: int = 0
+    bare_ids: tuple[int, ...] = ()
+    without_field: tuple[int, ...] = ()
+
+
+def read_users(users: Any, where: str = "users") -> dict[int, dict[str, Any]]:
+    """Label Studio's users (``GET /api/users``: a list of objects with ``id``, ``email``, ``first_name``,
+    ``last_name``, ``username``; or a page with ``results``) by id.
+
+    Parameters
+    ----------
+    users : list of dict or dict
+        The parsed JSON.
+    where : str, default "users"
+        How errors name the input.
+
+    Returns
+    -------
+    dict of int to dict
+        User id -> the user.
+    """
+    if isinstance(users, dict) and isinstance(users.get("results"), list):
+        users = users["results"]
+    _kind(users, list, where, "Label Studio's users (GET /api/users): a list of users")
+    out: dict[int, dict[str, Any]] = {}
+    for k, user in enumerate(users):
+        _kind(user, dict, f"{where}[{k}]", "a user (an object)")
+        if not isinstance(user.get("id"), int):
+            raise SchemaError(field=f"{where}[{k}].id", expected="the user's id (an integer)", got=repr(user.get("id")))
+        out[user["id"]] = user
+    return out
+
+
+def _name_of(user: Mapping[str, Any], annotator_from: str) -> str:
+    """The user's e-mail, or first and last names joined by ``.`` (spaces as ``-``); "" when empty."""
+    if annotator_from == "email":
+        return str(user.get("email") or "").strip()
+    parts = [str(user.get(k) or "").strip() for k in ("first_name", "last_name")]
+    return ".".join(re.sub(r"\s+", "-", p) for p in parts if p)
+
+
+def _annotator(by: object, annotator_from: str, where: str, users: Mapping[int, Mapping[str, Any]],
+               bare: set[int], without: set[int]) -> str:
+    """The store's name for Label Studio's ``completed_by``: the user's ``annotator_from`` field (the user object
+    of a snapshot export that expanded users, else ``users[id]``); the other field when that one is empty
+    (counted in ``without``); ``ls-user-ID`` for an id no user is known for (counted in ``bare``)."""
+    if isinstance(by, bool) or not isinstance(by, (int, dict)):
+        raise SchemaError(field=f"{where}.completed_by", expected="a user id or a user object", got=repr(by))
+    uid = by.get("id") if isinstance(by, dict) else by
+    user = by if isinstance(by, dict) else users.get(by)
+    if user is None:
+        bare.add(int(by))  # type: ignore[arg-type]
         return f"ls-user-{by}"
-    raise SchemaError(field=f"{where}.completed_by", expected="a user id or a user object", got=repr(by))
+    name = _name_of(user, annotator_from)
+    if not name:
+        name = _name_of(user, "name" if annotator_from == "email" else "email")
+        if isinstance(uid, int):
+            without.add(uid)
+    if not name:
+        if not isinstance(uid, int):
+            raise SchemaError(field=f"{where}.completed_by", expected="a user with an id, e-mail or name",
+                              got=repr(by))
+        return f"ls-user-{uid}"
+    return name
 
 
 def _kind(value: Any, kind: type, where: str, expected: str) -> Any:
@@ -128,41 +297,78 @@ def _kind(value: Any, kind: type, where: str, expected: str) -> Any:
     return value
 
 
-def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotator: str | None = None,  # noqa: A002
-                     annotator_from: str = "email") -> list[dict[str, Any]]:
-    """Label records (for ``AnnotationStore.add_many``) from Label Studio's JSON export.
+def _note(results: list[Any]) -> str | None:
+    """The annotation's note: its ``note`` text area's lines, joined."""
+    texts = [str(t) for res in results if isinstance(res, dict) and res.get("from_name") == NOTE
+             and res.get("type") == "textarea" for t in ((res.get("value") or {}).get("text") or [])]
+    note = "\n".join(t for t in texts if t.strip())
+    return note or None
 
-    Each annotation's ``choices`` results become one label per field; the annotator is
-    ``completed_by`` -- its e-mail (``annotator_from="email"``) or first and last names (``"name"``) when Label
-    Studio expanded the user, ``ls-user-ID`` when it did not -- unless ``annotator`` is given; every name must
-    pass the store's naming rule.
-    Cancelled (skipped) annotations are ignored. A choice the field does not declare, or several
-    choices for one field, is an error naming the task's index; one person's label of one item and field given
-    twice is one label when the values agree and an error naming both places when they differ. Label Studio's own
-    timestamps are not kept (the store stamps ``labeled_at`` when the labels are added).
+
+def read_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotator: str | None = None,  # noqa: A002
+                     annotator_from: str = "email",
+                     users: Mapping[int, Mapping[str, Any]] | None = None) -> LabelStudioImport:
+    """Label records (for ``AnnotationStore.add_many``) from Label Studio's JSON export, and what was left out.
+
+    Each annotation's ``choices`` results become one label per field, with the annotation's ``note`` text (the
+    interface's text area) as the label's note. The annotator is ``completed_by``: its e-mail
+    (``annotator_from="email"``) or first and last names (``"name"``) -- from the user object when the export
+    expanded users (a snapshot export with ``completed_by`` serialized in full), else from ``users`` (Label
+    Studio's ``/api/users``, :func:`read_users`) -- and ``ls-user-ID`` when neither names the id; ``annotator``
+    overrides them all; every name must pass the store's naming rule.
+
+    Cancelled (skipped) annotations are not labels: they are counted. A choice the field does not declare, or
+    several choices for one field, is an error naming the task's index; one person's label of one item and field
+    given twice is one label when the values agree and an error naming both places when they differ. Label
+    Studio's own timestamps are not kept (the store stamps ``labeled_at`` when the labels are added).
+
+    Parameters
+    ----------
+    export : sequence of mapping
+        The parsed export: a list of tasks.
+    round : int
+        The labeling round the labels belong to.
+    annotator : str, optional
+        One name for every label, instead of ``completed_by``.
+    annotator_from : {"email", "name"}, default "email"
+        Which user field names an annotator.
+    users : mapping of int to mapping, optional
+        Label Studio's users by id, for an export that gives bare ids.
+
+    Returns
+    -------
+    LabelStudioImport
+        The records, and the counts of what was not a label.
     """
     records: list[dict[str, Any]] = []
     seen: dict[tuple[str, str, str], tuple[str, str]] = {}  # (item, annotator, field) -> (value, where it was)
+    bare: set[int] = set()
+    without: set[int] = set()
+    cancelled = unlabeled = 0
     for t_index, task in enumerate(export):
         _kind(task, dict, f"[{t_index}]", "a task (an object)")
         data = _kind(task.get("data") or {}, dict, f"[{t_index}].data", "an object")
         item_id = data.get("item_id")
         if not isinstance(item_id, str):
             raise SchemaError(field=f"[{t_index}].data.item_id", expected="the sample's item id", got=repr(item_id))
-        for a_index, ann in enumerate(_kind(task.get("annotations") or [], list, f"[{t_index}].annotations",
-                                            "a list of annotations")):
+        annotations = _kind(task.get("annotations") or [], list, f"[{t_index}].annotations", "a list of annotations")
+        unlabeled += not any(isinstance(a, dict) and not a.get("was_cancelled") for a in annotations)
+        for a_index, ann in enumerate(annotations):
             _kind(ann, dict, f"[{t_index}].annotations[{a_index}]", "an annotation (an object)")
             if ann.get("was_cancelled"):
+                cancelled += 1
                 continue
-            who = annotator if annotator is not None else _annotator(ann.get("completed_by"), annotator_from,
-                                                                       f"[{t_index}].annotations")
+            who = annotator if annotator is not None else _annotator(
+                ann.get("completed_by"), annotator_from, f"[{t_index}].annotations", users or {}, bare, without)
             try:
                 check_annotator(who)
             except SchemaError as err:
                 raise SchemaError(field=f"[{t_index}].annotations.completed_by", expected=err.expected,
                                   got=err.got) from None
             where = f"[{t_index}].annotations[{a_index}].result"
-            for r_index, res in enumerate(_kind(ann.get("result") or [], list, where, "a list of results")):
+            results = _kind(ann.get("result") or [], list, where, "a list of results")
+            note = _note(results)
+            for r_index, res in enumerate(results):
                 if not isinstance(res, dict) or res.get("type") != "choices":
                     continue
                 field = res.get("from_name")
@@ -182,8 +388,18 @@ def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
                         continue  # the same label again: one label
                     seen[key] = (str(choices[0]), here)
                     records.append({"item_id": item_id, "annotator": str(who), "round": round, "field": field,
-                                    "value": str(choices[0]), "note": None})  # the store stamps labeled_at
-    return records
+                                    "value": str(choices[0]), "note": note})  # the store stamps labeled_at
+    return LabelStudioImport(records, cancelled, unlabeled, sum(r["note"] is not None for r in records),
+                             tuple(sorted(bare)), tuple(sorted(without)))
 
 
-__all__ = ["check_export_paths", "from_labelstudio", "labeling_config", "to_labelstudio"]
+def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotator: str | None = None,  # noqa: A002
+                     annotator_from: str = "email",
+                     users: Mapping[int, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The label records of :func:`read_labelstudio` (the same arguments), without its counts."""
+    return read_labelstudio(export, round=round, annotator=annotator, annotator_from=annotator_from,
+                            users=users).records
+
+
+__all__ = ["check_export_paths", "from_labelstudio", "JUDGE_SHOWN", "judge_scores", "LabelStudioImport", "labeling_config", "NOTE",
+           "read_labelstudio", "read_users", "TASK_DATA", "task_data", "to_labelstudio"]

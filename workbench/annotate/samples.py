@@ -53,8 +53,31 @@ def write_sample(items: Iterable[Mapping[str, Any]], path: str | os.PathLike[str
 
 
 def store_samples(store: str | os.PathLike[str]) -> list[Path]:
-    """The samples kept in an annotation store (``STORE/samples/*.jsonl``), in name order."""
-    return sorted((Path(store) / "samples").glob("*.jsonl"))
+    """The samples of an annotation store that exist: its own (``STORE/samples/*.jsonl``, in name order), then
+    those its labelers worked on (``AnnotationStore.keep_sample``: ``workbench label``, the labeling notebook,
+    ``labelstudio import --sample``), each once.
+
+    Parameters
+    ----------
+    store : str or os.PathLike
+        The annotation store.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The sample files, each once.
+    """
+    from workbench.annotate.store import AnnotationStore
+
+    own = sorted((Path(store) / "samples").glob("*.jsonl"))
+    kept = [p for p in AnnotationStore(store, read_only=True).kept_samples() if p.is_file()]
+    seen: set[Path] = set()
+    out = []
+    for p in [*own, *kept]:
+        if p.resolve() not in seen:
+            seen.add(p.resolve())
+            out.append(p)
+    return out
 
 
 def sample_index(paths: Sequence[str | os.PathLike[str]] | None = None, *,

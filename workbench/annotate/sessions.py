@@ -38,8 +38,9 @@ class _Walk:
         self.ids = [str(i["item_id"]) for i in self.items]
         self.given, self.kept_notes = given, kept_notes
         self.skipped: set[str] = set()
-        self.undo_stack: list[int] = []
+        self.undo_stack: list[tuple[int, bool]] = []  # (index, whether a value was saved there)
         self.last_saved: dict[str, object] | None = None
+        self.last_undone: dict[str, Any] | None = None  # the value the last undo retracted
         self.index = self._next_unlabeled(0)
 
     # what a subclass provides
@@ -50,6 +51,9 @@ class _Walk:
         raise NotImplementedError
 
     def _save_note(self, item_id: str, note: str) -> None:
+        raise NotImplementedError
+
+    def _retract(self, item_id: str) -> None:
         raise NotImplementedError
 
     def _next_unlabeled(self, start: int) -> int:
@@ -108,7 +112,7 @@ class _Walk:
         self.last_saved = self._save(iid, value, note)
         self.given[iid] = self.last_saved
         self.kept_notes.pop(iid, None)
-        self.undo_stack.append(self.index)
+        self.undo_stack.append((self.index, True))
         self.index = self._next_unlabeled(self.index + 1)
 
     def keep_note(self, note: str | None) -> None:
@@ -125,14 +129,34 @@ class _Walk:
             return
         self.keep_note(note)
         self.skipped.add(self.ids[self.index])
-        self.undo_stack.append(self.index)
+        self.undo_stack.append((self.index, False))
         self.index = self._next_unlabeled(self.index + 1)
 
     def undo(self, note: str | None = None) -> None:
-        """Go back to the previous item; its next value supersedes the old one (history is kept)."""
+        """Go back to the previous item; if a value was given there, retract it (a retraction is appended, the
+        history keeps both), so the item is open again: :attr:`last_undone` holds the retracted value and
+        :meth:`undo_message` says so. Its note comes back with the item."""
         self.keep_note(note)
-        if self.undo_stack:
-            self.index = self.undo_stack.pop()
+        self.last_undone = None
+        if not self.undo_stack:
+            return
+        self.index, saved = self.undo_stack.pop()
+        iid = self.ids[self.index]
+        old = self.given.get(iid)
+        if saved and old is not None:
+            self._retract(iid)
+            del self.given[iid]
+            if old.get("note") and not self.kept_notes.get(iid):
+                self._save_note(iid, str(old["note"]))
+                self.kept_notes[iid] = str(old["note"])
+            self.last_undone = {"item_id": iid, **old}
+
+    def undo_message(self) -> str:
+        """What the last undo did, in words (empty if it retracted nothing)."""
+        if self.last_undone is None:
+            return ""
+        return (f"undone: the {self.field} {self.value_word} {self.last_undone.get('value')!r} of "
+                f"{self.last_undone['item_id']} is retracted (the history keeps it); the item is open again")
 
     def first_unlabeled(self) -> None:
         """Start again at the first item without a value (after skipping some)."""
@@ -166,6 +190,9 @@ class LabelSession(_Walk):
 
     def _save_note(self, item_id: str, note: str) -> None:
         self.store.add_note(item_id=item_id, annotator=self.annotator, round=self.round, field=self.field, note=note)
+
+    def _retract(self, item_id: str) -> None:
+        self.store.add(item_id=item_id, annotator=self.annotator, round=self.round, field=self.field, value=None)
 
 
 class AdjudicationSession(_Walk):
@@ -210,6 +237,11 @@ class AdjudicationSession(_Walk):
         from workbench.annotate.adjudication import decide
 
         decide(self.path, item_id, self.field, value=None, note=note, adjudicator=self.adjudicator)
+
+    def _retract(self, item_id: str) -> None:
+        from workbench.annotate.adjudication import decide
+
+        decide(self.path, item_id, self.field, value=None, note=None, adjudicator=self.adjudicator, retract=True)
 
 
 __all__ = ["AdjudicationSession", "LabelSession"]

@@ -252,6 +252,45 @@ class AnnotationStore:
                     out[str(rec.get("item_id"))] = rec["note"]
         return out
 
+    @property
+    def sample_list(self) -> Path:
+        """The file naming the samples this store's labels were given on (:meth:`keep_sample`)."""
+        return self.root / "samples.json"
+
+    def keep_sample(self, path: str | os.PathLike[str]) -> bool:
+        """Remember that labels in this store are given on the sample at ``path``, so that ``agree``,
+        ``adjudicate`` and the adjudication widget find its items (their evidence, task and scenario) without
+        being told; kept as a path relative to the store (a store moved with its samples still finds them).
+        Returns whether the path was new. Written atomically, under the store's lock."""
+        from workbench.atomic import atomic_write
+
+        target = Path(os.path.relpath(Path(path).resolve(), self.root.resolve())).as_posix()
+        with self._lock():
+            kept = self._sample_paths()
+            if target in kept:
+                return False
+            text = json.dumps({"samples": [*kept, target]}, indent=1)
+            atomic_write(self.sample_list, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        return True
+
+    def _sample_paths(self) -> list[str]:
+        try:
+            data = json.loads(self.sample_list.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return []
+        except (ValueError, UnicodeDecodeError):
+            raise schema.SchemaError("not the store's list of samples (JSON with 'samples')", file=str(self.sample_list))
+        kept = data.get("samples") if isinstance(data, dict) else None
+        if not isinstance(kept, list) or not all(isinstance(k, str) for k in kept):
+            raise schema.SchemaError("not the store's list of samples (JSON with 'samples': paths)",
+                                     file=str(self.sample_list))
+        return kept
+
+    def kept_samples(self) -> list[Path]:
+        """The samples :meth:`keep_sample` named, as paths (relative to the store), in the order they were kept;
+        a path may no longer exist (the caller says so)."""
+        return [self.root / k for k in self._sample_paths()]
+
     def history(self) -> pl.DataFrame:
         """Every label line ever written (validated, file:line errors on a corrupt file); of a batch being written
         (or interrupted and not yet rolled back), nothing."""
@@ -276,8 +315,12 @@ class AnnotationStore:
         return _read_labels(path) if self.read_only and _torn_bytes(path) else read_table(path, "labels")
 
     def labels(self) -> pl.DataFrame:
-        """The current labels: the latest per (item, annotator, round, field)."""
-        return latest_labels(self.history()).sort(["annotator", "round", "item_id", "field"])
+        """The current labels: the latest per (item, annotator, round, field), without those whose latest record
+        is a retraction (a null ``value``: an undo in a labeler)."""
+        latest = latest_labels(self.history())
+        if latest.height:
+            latest = latest.filter(pl.col("value").is_not_null())
+        return latest.sort(["annotator", "round", "item_id", "field"])
 
     def current(self, annotator: str, round: int, field: str) -> dict[str, dict[str, Any]]:  # noqa: A002
         """item id -> the latest label record (``value``, ``note``, ``labeled_at``) of this annotator, round and

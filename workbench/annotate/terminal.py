@@ -160,6 +160,7 @@ class _Terminal:
                 self.s.skip()
             elif cmd == "u":
                 self.s.undo()
+                self.message = self.s.undo_message() or "back to the previous item (it had no value to undo)"
             else:
                 self.message = f"unknown answer {cmd!r}: use {', '.join(by_key)}, Enter, b, g, n, s, u or q"
 
@@ -176,7 +177,7 @@ class _Terminal:
 
 
 def terminal_label(items: Sequence[dict[str, Any]], store: AnnotationStore, annotator: str, round: int,  # noqa: A002
-                   field: str = "support", *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
+                   field: str = "support", *, stdin: TextIO | None = None, stdout: TextIO | None = None,
                    size: tuple[int, int] | None = None) -> int:
     """Label in a terminal; returns the number of labels written.
 
@@ -186,16 +187,18 @@ def terminal_label(items: Sequence[dict[str, Any]], store: AnnotationStore, anno
     ``u`` undo, ``q`` quit. Ctrl-C stops at once (every label is already on disk) and
     re-raises ``KeyboardInterrupt`` after saying so.
     """
-    return _Terminal(LabelSession(items, store, annotator, round, field), stdin, stdout, size).run()
+    return _Terminal(LabelSession(items, store, annotator, round, field), stdin or sys.stdin, stdout or sys.stdout,
+                     size).run()
 
 
 def terminal_adjudicate(path: str | os.PathLike[str], field: str = "support", *, adjudicator: str,
-                        items: Sequence[dict[str, Any]] | None = None, stdin: TextIO = sys.stdin,
-                        stdout: TextIO = sys.stdout, size: tuple[int, int] | None = None) -> int:
+                        items: Sequence[dict[str, Any]] | None = None, stdin: TextIO | None = None,
+                        stdout: TextIO | None = None, size: tuple[int, int] | None = None) -> int:
     """Decide an adjudication file's disagreements of ``field`` in a terminal (the same pager, keys and item view as
     :func:`terminal_label`, with every annotator's value and note); each decision is written into the file at once.
     Returns the number of decisions written."""
-    return _Terminal(AdjudicationSession(path, field, adjudicator=adjudicator, items=items), stdin, stdout, size).run()
+    return _Terminal(AdjudicationSession(path, field, adjudicator=adjudicator, items=items), stdin or sys.stdin,
+                     stdout or sys.stdout, size).run()
 
 
 __all__ = ["item_lines", "terminal_adjudicate", "terminal_label"]

@@ -95,7 +95,12 @@ def _widget(session: _Walk) -> Any:
             at = datetime.fromisoformat(str(rec["labeled_at"])).astimezone().strftime("%H:%M:%S")
             message = (f'<span style="color:#070">&#10003; saved {html.escape(str(rec["item_id"]))}: '
                        f'{html.escape(field)} = <b>{html.escape(str(rec["value"]))}</b> at {at}</span>')
+        elif fn is undo_here and session.last_undone is not None:
+            message = f'<span style="color:#a60">&#8630; {html.escape(session.undo_message())}</span>'
         refresh(message)
+
+    def undo_here() -> None:
+        session.undo(note.value)
 
     buttons = []
     for value, key in FIELDS[field]:
@@ -103,7 +108,7 @@ def _widget(session: _Walk) -> Any:
         b.on_click(lambda _b, v=value: act(lambda: session.label(v, note.value), saving=True))
         buttons.append(b)
     undo = w.Button(description="undo [u]")
-    undo.on_click(lambda _b: act(lambda: session.undo(note.value)))
+    undo.on_click(lambda _b: act(undo_here))
     skip = w.Button(description="skip [s]")
     skip.on_click(lambda _b: act(lambda: session.skip(note.value)))
     first = w.Button(description="first open item")
@@ -123,7 +128,7 @@ def _widget(session: _Walk) -> Any:
                 value = by_key[ch]
                 act(lambda: session.label(value, note.value), saving=True)  # noqa: B023 - called at once
             elif ch == "u":
-                act(lambda: session.undo(note.value))
+                act(undo_here)
             elif ch == "s":
                 act(lambda: session.skip(note.value))
         if new:  # clear the box: a new epoch

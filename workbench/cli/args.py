@@ -58,10 +58,23 @@ def out_file(option: str, path: str, suffixes: tuple[str, ...]) -> None:
         raise UsageError(option, "a file name", f"the directory {path!r}")
 
 
+class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
+    """argparse's defaults formatter, saying a default once and only where there is one: not on a required option,
+    a flag, an option whose default is "not given" (None), or one whose help already says its default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (action.required or action.default is None or action.default is argparse.SUPPRESS
+                or isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction))
+                or "default" in text):
+            return text
+        return super()._get_help_string(action)
+
+
 def verb(sub: argparse._SubParsersAction, name: str, summary: str) -> argparse.ArgumentParser:
-    """A verb's parser: its one-line summary in ``workbench --help``, every default shown in its own help."""
+    """A verb's parser: its one-line summary in ``workbench --help``, every default shown in its own help once."""
     return sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".",
-                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                          formatter_class=DefaultsHelp)
 
 
 def executor_options(p: argparse.ArgumentParser, unit: str) -> None:
@@ -71,4 +84,4 @@ def executor_options(p: argparse.ArgumentParser, unit: str) -> None:
                    help="with --executor ray: the cluster ('auto', or ray://HEAD:10001); default a local Ray")
 
 
-__all__ = ["at_least", "executor_options", "existing_dir", "existing_file", "out_file", "UsageError", "verb"]
+__all__ = ["at_least", "DefaultsHelp", "executor_options", "existing_dir", "existing_file", "out_file", "UsageError", "verb"]

@@ -122,7 +122,9 @@ def run_label(args: argparse.Namespace) -> int:
     at_least("--round", args.round, 1)
     _name("--annotator", args.annotator)
     items = load_sample(existing_file(args.sample, "sample (.jsonl)"))
-    terminal_label(items, AnnotationStore(args.store), args.annotator, args.round, args.field)
+    store = AnnotationStore(args.store)
+    store.keep_sample(args.sample)  # agree and adjudicate find the items' evidence without being told
+    terminal_label(items, store, args.annotator, args.round, args.field)
     return 0
 
 
@@ -176,6 +178,11 @@ def _decide(path: Path, args: argparse.Namespace) -> None:
     elif not fields:
         print(f"{path}: every disagreement is decided")
     items = sample_index([existing_file(p, "sample (.jsonl)") for p in args.sample or ()], store=args.store)
+    missing = sorted({r["item_id"] for r in records if r["field"] in fields} - set(items))
+    if fields and missing:
+        print(f"warning: {len(missing)} disagreement(s) have no sample item (first {missing[0]!r}): their task and "
+              f"evidence cannot be shown; pass --sample SAMPLE.jsonl (looked in {args.store}/samples/ and the samples "
+              f"{args.store} was labelled on)", file=sys.stderr)
     for field in fields:
         terminal_adjudicate(path, field, adjudicator=args.adjudicator, items=list(items.values()), stdin=sys.stdin,
                             stdout=sys.stdout)

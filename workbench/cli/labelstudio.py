@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-from workbench.cli.args import UsageError, at_least, existing_file, out_file, verb
+from workbench.cli.args import DefaultsHelp, UsageError, at_least, existing_file, out_file, verb
 from workbench.errors import SchemaError
 
 
@@ -16,21 +17,30 @@ def add(sub: argparse._SubParsersAction) -> None:
     steps = p.add_subparsers(dest="step", required=True, metavar="STEP",
                              help="export (a sample to Label Studio) or import (its export into the store)")
     e = steps.add_parser("export", help="the sample as Label Studio tasks (JSON) and its labeling config (XML)",
-                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                         formatter_class=DefaultsHelp)
     e.add_argument("sample", help="a sample (workbench sample ... --out SAMPLE.jsonl)")
     e.add_argument("--field", default="support", choices=["support", "correct"],
                    help="what to label (one field per Label Studio project)")
     e.add_argument("--out", required=True, help="the tasks file (.json) to import into Label Studio")
     e.add_argument("--config", help="where the labeling config goes (default: OUT with .xml)")
+    e.add_argument("--predictions", metavar="SCORES", help="a judge's scores (workbench judge ... --out "
+                   "SCORES.parquet) shown as Label Studio predictions, pre-selected, and said in each task (support "
+                   "only; not for blind labeling: by default a task holds no score and no ground truth)")
+    e.add_argument("--judge", help="with --predictions: which judge of SCORES (default: its only one)")
+    e.add_argument("--tau", type=float, default=0.5, help="with --predictions: the score from which the judge's "
+                   "choice is 'supported'")
     e.set_defaults(func=run_export)
     i = steps.add_parser("import", help="a Label Studio JSON export into the annotation store",
-                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                         formatter_class=DefaultsHelp)
     i.add_argument("export", help="Label Studio's JSON export of the project")
     i.add_argument("--store", default="annotations", help="the annotation store")
     i.add_argument("--round", type=int, default=1, help="labeling round the labels belong to")
     i.add_argument("--annotator-from", dest="annotator_from", default="email", choices=["email", "name"],
                    help="name each label's annotator by Label Studio's e-mail or first and last names")
-    i.add_argument("--sample", help="the sample the project was made from: labels of other items are refused")
+    i.add_argument("--annotators", metavar="USERS", help="Label Studio's users (GET /api/users saved as JSON), "
+                   "to name annotators when the export gives bare user ids (its plain JSON export does)")
+    i.add_argument("--sample", help="the sample the project was made from: labels of other items are refused, and "
+                   "the store keeps the sample's path for agree and adjudicate")
     i.set_defaults(func=run_import)
 
 
@@ -44,20 +54,37 @@ def run_export(args: argparse.Namespace) -> int:
     if config.suffix != ".xml":
         raise UsageError("--config", "an .xml file name", repr(args.config))
     check_export_paths(args.out, config, [args.sample])
+    if args.predictions is None and (args.judge is not None or args.tau != 0.5):
+        raise UsageError("--judge/--tau", "them only with --predictions", "no --predictions")
+    if args.predictions is not None and args.field != "support":
+        raise UsageError("--predictions", "--field support (a judge scores support)", f"--field {args.field}")
+    if not 0 <= args.tau <= 1:
+        raise UsageError("--tau", "a threshold in [0, 1]", repr(args.tau))
     items = load_sample(existing_file(args.sample, "sample (.jsonl)"))
-    tasks = to_labelstudio(items)
+    scores, judge = None, "judge"
+    if args.predictions is not None:
+        from workbench.annotate.labelstudio import judge_scores
+        from workbench.errors import SelectionError
+
+        try:
+            scores, judge = judge_scores(existing_file(args.predictions, "scores table (.parquet)"), args.judge)
+        except SelectionError as err:
+            raise UsageError(f"--{err.what}", err.expected, err.got) from None
+    tasks = to_labelstudio(items, scores, judge=judge, field=args.field, tau=args.tau)
     text = json.dumps(tasks, ensure_ascii=False, indent=1)
     atomic_write(Path(args.out), lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    xml = labeling_config(args.field)
+    xml = labeling_config(args.field, predictions=scores is not None)
     atomic_write(config, lambda tmp: tmp.write_text(xml, encoding="utf-8"))
-    print(f"{args.out}: {len(tasks)} tasks; {config}: the labeling interface for '{args.field}' (Settings > "
-          "Labeling Interface > Code)")
+    shown = (f"; {sum('predictions' in t for t in tasks)} with {judge}'s score as a prediction (not blind)"
+             if scores is not None else " (blind: no score, no ground truth)")
+    print(f"{args.out}: {len(tasks)} tasks{shown}; {config}: the labeling interface for '{args.field}' (Settings "
+          "> Labeling Interface > Code)")
     return 0
 
 
 def run_import(args: argparse.Namespace) -> int:
     from workbench.annotate import AnnotationStore
-    from workbench.annotate.labelstudio import from_labelstudio
+    from workbench.annotate.labelstudio import read_labelstudio, read_users
     from workbench.annotate.samples import load_sample
 
     at_least("--round", args.round, 1)
@@ -72,10 +99,20 @@ def run_import(args: argparse.Namespace) -> int:
     if not isinstance(export, list):
         raise SchemaError(field="(top level)", expected="Label Studio's JSON export: a list of tasks",
                           got=type(export).__name__, file=str(path))
+    users = None
+    if args.annotators:
+        users_path = existing_file(args.annotators, "Label Studio users file (.json, from GET /api/users)")
+        try:
+            users = read_users(json.loads(users_path.read_text(encoding="utf-8")), "(top level)")
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise SchemaError(f"not JSON ({err})", file=str(users_path)) from None
+        except SchemaError as err:
+            raise SchemaError(field=err.field, expected=err.expected, got=err.got, file=str(users_path)) from None
     try:
-        records = from_labelstudio(export, round=args.round, annotator_from=args.annotator_from)
+        found = read_labelstudio(export, round=args.round, annotator_from=args.annotator_from, users=users)
     except SchemaError as err:
         raise SchemaError(field=err.field, expected=err.expected, got=err.got, file=str(path)) from None
+    records = found.records
     if args.sample:
         known = {item["item_id"] for item in load_sample(existing_file(args.sample, "sample (.jsonl)"))}
         stray = sorted({r["item_id"] for r in records} - known)
@@ -85,10 +122,23 @@ def run_import(args: argparse.Namespace) -> int:
     store = AnnotationStore(args.store)
     fresh, already = store.not_held(records)
     n = store.add_many(fresh) if fresh else 0
+    if args.sample:
+        store.keep_sample(args.sample)
     people = sorted({r["annotator"] for r in records})
     named = ", ".join(people[:5]) + (f" and {len(people) - 5} more" if len(people) > 5 else "")
     print(f"{n} label(s) from {len(people)} annotator(s) ({named or 'none'}) added to {args.store}, round {args.round} "
-          f"(one batch: all of them, or none had it been stopped); {already} already in the store as they are")
+          f"(one batch: all of them, or none had it been stopped); {already} already in the store as they are; "
+          f"{found.notes} with a note; {found.cancelled} skipped annotation(s) (not labels); {found.unlabeled} "
+          "task(s) without an annotation")
+    if found.bare_ids:
+        ids = ", ".join(map(str, found.bare_ids[:5])) + (" ..." if len(found.bare_ids) > 5 else "")
+        print(f"warning: --annotator-from {args.annotator_from}: the export names {len(found.bare_ids)} annotator(s) "
+              f"by user id only ({ids}), stored as ls-user-ID; pass --annotators USERS.json (Label Studio's GET "
+              "/api/users) or export a snapshot with users expanded (README, Label Studio)", file=sys.stderr)
+    if found.without_field:
+        other = "e-mail" if args.annotator_from == "name" else "first and last names"
+        print(f"warning: --annotator-from {args.annotator_from}: {len(found.without_field)} user(s) have none "
+              f"(ids {', '.join(map(str, found.without_field[:5]))}); named by {other}", file=sys.stderr)
     return 0
 
 
