@@ -154,6 +154,32 @@ def snapshot_export(session: Session, project: int) -> list[dict[str, Any]]:
     return json.loads(raw) if isinstance(raw, bytes) else raw
 
 
+def screenshot(base: str, email: str, project: int, task: int, out: Path) -> None:
+    """Log in as ``email`` in headless Chromium and photograph the labeling page of one task: what an annotator sees
+    of the exported interface (the question, the definitions, the choices, the note, and the task's data)."""
+    from playwright.sync_api import sync_playwright
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    args = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=args, headless=True)
+        page = browser.new_page(viewport={"width": 1280, "height": 1500})
+        page.set_default_timeout(120_000)
+        page.goto(base + "/user/login/")
+        page.fill("input[name=email]", email)
+        page.fill("input[name=password]", PASSWORD)
+        page.locator("button[type=submit], input[type=submit]").first.click()
+        page.wait_for_load_state("networkidle")
+        page.goto(f"{base}/projects/{project}/data?task={task}")
+        page.get_by_text("Question (support)").first.wait_for()
+        page.wait_for_timeout(2000)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(out), full_page=False)
+        browser.close()
+    print(f"{out}: the labeling page of task {task} in project {project}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--label-studio", required=True, help="the label-studio executable (its own venv)")
@@ -161,6 +187,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="the annotators' simulated choices")
     parser.add_argument("--fixture", help="write what the server returned into this directory")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory (printed)")
+    parser.add_argument("--screenshots", help="photograph a task's labeling page (blind, and with the judge shown) "
+                        "into this directory (Playwright and Chromium)")
     args = parser.parse_args()
 
     scratch = Path(tempfile.mkdtemp(prefix="ls-roundtrip-"))
@@ -215,6 +243,10 @@ def main() -> int:
         print(f"project {predicted['id']} (--predictions): a task holds {first_task.get('total_predictions')} "
               "prediction(s)")
 
+        if args.screenshots:
+            screenshot(base, "dan@example.org", project["id"], task_ids[3], Path(args.screenshots) / "labelstudio-task.png")
+            screenshot(base, "eve@example.org", predicted["id"], first_task["id"],
+                       Path(args.screenshots) / "labelstudio-task-judge-shown.png")
         plain = eve.call("GET", f"/api/projects/{project['id']}/export?exportType=JSON&download_all_tasks=true")
         plain = json.loads(plain) if isinstance(plain, bytes) else plain
         expanded = snapshot_export(eve, project["id"])
