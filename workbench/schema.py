@@ -148,6 +148,22 @@ RUNS = Table(
         _c("client_version", Utf8, doc="version of the coding agent that wrote the session"),
         _c("git_branch", Utf8, doc="git branch of the working directory"),
         _n("abandoned_branches", Int64, doc="branches the session left (rewinds): never steps, never evidence"),
+        _c("models", pl.List(pl.Utf8), doc="every model the session's replies name, in the order of first use "
+                                           "(model is the first)"),
+        # what the session spent, as ccusage counts it: every unique reply (message id + request id) of the
+        # session, whichever branch it is on, each once across the whole tree (usage_definition says how)
+        _n("usage_input_tokens", Int64, doc="fresh input tokens: without cache read and creation (Codex: "
+                                            "input_tokens less cached_input_tokens)"),
+        _n("usage_output_tokens", Int64, doc="output tokens (Codex: includes reasoning)"),
+        _n("usage_cache_read_tokens", Int64, doc="input tokens read from the prompt cache (Codex: cached input)"),
+        _n("usage_cache_creation_tokens", Int64, doc="input tokens written to the prompt cache (Claude Code)"),
+        _n("usage_reasoning_tokens", Int64, doc="of the output, reasoning tokens (Codex)"),
+        _n("usage_replies", Int64, doc="replies (or Codex token_count events) counted in the usage columns"),
+        _c("usage_definition", Utf8, doc="which client's token definitions the usage columns follow"),
+        _n("off_branch_lines", Int64, doc="messages not on the branch the steps follow: their usage counts, their "
+                                          "text is never a step"),
+        _c("off_branch_reason", Utf8, doc="why lines are off the followed branch: abandoned branch (a rewind), "
+                                          "missing parent (earlier lines not in the files)"),
         _n("unsummarized_boundaries", Int64, doc="compaction boundaries whose summary line never came"),
         # what a human-labelled summary carries (workbench import --format labelled-summaries, frank)
         _c("split", Utf8, doc="the benchmark split the summary belongs to (valid, test ...)"),
@@ -175,6 +191,7 @@ STEPS = Table(
         _c("boundary_before", Boolean, doc="a compaction boundary was applied right before this step"),
         _n("cache_read_tokens", Int64, doc="of input_tokens, those read from the prompt cache"),
         _n("cache_creation_tokens", Int64, doc="of input_tokens, those written to the prompt cache"),
+        _c("model", Utf8, doc="the model that made the step (coding-agent sessions)"),
         _c("timestamp", Utf8, doc="ISO time of the line that made the step"),
         _c("error", Boolean, doc="the tool result is an error"),
         _c("orphan_result", Boolean, doc="a tool result whose call is missing from the log"),

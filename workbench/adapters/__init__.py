@@ -98,7 +98,8 @@ def read_log(path: str | os.PathLike[str], format: str | None = None) -> dict[st
     dict of str to polars.DataFrame
         The workbench's tables (runs, steps, compactions, ...).
     """
-    return FORMATS[_format_of(path, format)](path)
+    fmt = _format_of(path, format)
+    return read_sessions(path) if fmt == "sessions" else FORMATS[fmt](path)
 
 
 #: formats read one line at a time: ``import`` and ``validate`` stream them in bounded memory
@@ -132,9 +133,40 @@ def sniff_directory(path: str | os.PathLike[str]) -> str:
                       f"with type and payload); first read: {files[0]}", file=str(path))
 
 
+def directory_formats(path: str | os.PathLike[str]) -> dict[str, list[Path]]:
+    """The session files below a directory by format: each ``*.jsonl`` file's first record that says
+    (:func:`sniff_directory`'s rule), files in sorted order; a file no record of which says is left out (a
+    Claude Code file of titles only). A home holding ``.claude/projects`` and ``.codex/sessions`` has both."""
+    out: dict[str, list[Path]] = {}
+    for file in sorted(f for f in Path(path).rglob("*.jsonl") if f.is_file()):
+        for _, record in json_lines(file, BadLines(skip_invalid=True)):
+            if (fmt := _session_format(record)) is not None:
+                out.setdefault(fmt, []).append(file)
+                break
+    return out
+
+
+def read_sessions(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
+                  until: str | None = None, project: str | None = None) -> dict[str, pl.DataFrame]:
+    """Every Claude Code and Codex session below a directory (a home with both), as one set of tables: each
+    client's files read by its reader, the runs told apart by ``method`` (``claude_code``, ``codex``)."""
+    formats = directory_formats(path)
+    if not formats:
+        sniff_directory(path)  # the error naming the directory and its first file
+    parts = [(read_claude_code if fmt == "claude-code" else read_codex)(path, bad=bad, since=since, until=until,
+                                                                        project=project, files=files)
+             for fmt, files in sorted(formats.items())]
+    names = dict.fromkeys(name for part in parts for name in part)
+    return {name: pl.concat([part[name] for part in parts if name in part], how="diagonal_relaxed")
+            for name in names}
+
+
 def _format_of(path: str | os.PathLike[str], format: str | None) -> str:  # noqa: A002
     if Path(path).is_dir() and format in (None, "auto"):
-        return "frank" if is_frank(path) else sniff_directory(path)
+        if is_frank(path):
+            return "frank"
+        found = directory_formats(path)
+        return "sessions" if len(found) > 1 else sniff_directory(path)
     if Path(path).is_dir() and format not in (*DIRECTORY_FORMATS, "frank"):
         raise SchemaError("is a directory; only --format claude-code or codex (a directory of sessions) or frank "
                           "(FRANK's files) read a directory", file=str(path))
@@ -175,7 +207,9 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     derive = (lambda chunk: {"entries": entries_table(chunk["compactions"])}) if entries else None
     if fmt in STREAMING:
         return stream_tables(path, STREAMING[fmt](path), out, replace=replace, derive=derive)
-    if fmt in DIRECTORY_FORMATS:
+    if fmt == "sessions":  # a home with both clients' sessions
+        tables = read_sessions(path, bad=bad, since=since, until=until, project=project)
+    elif fmt in DIRECTORY_FORMATS:
         reader = read_claude_code if fmt == "claude-code" else read_codex
         tables = reader(path, bad=bad, since=since, until=until, project=project)
     elif since or until or project:
@@ -221,5 +255,5 @@ def write_labelled_store(store: Path, tables: dict[str, pl.DataFrame], labels: p
     write_jsonl(items, store / "samples" / "labelled.jsonl")
 
 
-__all__ = ["DIRECTORY_FORMATS", "FORMATS", "LABELLED_FORMATS", "STREAMING", "input_bytes", "chat_to_run", "import_log", "read_claude_code", "read_codex", "read_log",
-           "read_openai_chat", "read_tau_bench", "read_trajectories", "sniff_directory", "sniff_format", "write_trajectories"]
+__all__ = ["directory_formats", "DIRECTORY_FORMATS", "FORMATS", "LABELLED_FORMATS", "STREAMING", "input_bytes", "chat_to_run", "import_log", "read_claude_code", "read_codex", "read_log",
+           "read_openai_chat", "read_sessions", "read_tau_bench", "read_trajectories", "sniff_directory", "sniff_format", "write_trajectories"]

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,11 @@ from workbench.adapters.trajectory import encode_args, widen_span
 from workbench.jsonl import BadLines, LogWarning, at_line, json_lines
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
+
+
+#: how a Claude Code run's usage columns are counted (ccusage's definitions: its README and JSON output)
+USAGE_DEFINITION = ("claude-code: every unique reply (message.id + requestId; a reply without them counts per line) "
+                    "of the session on any branch, once across the tree; input excludes cache read and creation")
 
 
 class TranscriptWarning(LogWarning):
@@ -155,6 +161,26 @@ class _Session:
     abandoned: int = 0
     untyped: int = 0  # lines with a message but no type, read by the message's role
     first_untyped: tuple[str, int] = ("", 0)
+    spent: dict[str, int] = field(default_factory=dict)  # usage of every counted reply, whichever branch
+    models: list[str] = field(default_factory=list)
+    off_branch: dict[str, int] = field(default_factory=dict)  # reason -> messages off the followed branch
+
+    def spend(self, rec: dict[str, Any]) -> None:
+        """Count one reply's usage and model (the caller counts each reply once, whichever branch it is on)."""
+        msg: dict[str, Any] = rec["message"] if isinstance(rec.get("message"), dict) else {}
+        model = msg.get("model")
+        if isinstance(model, str) and model and model != "<synthetic>" and model not in self.models:
+            self.models.append(model)
+        usage = msg.get("usage") if isinstance(msg.get("usage"), dict) else None
+        if usage is None:
+            return
+        self.spent["usage_replies"] = self.spent.get("usage_replies", 0) + 1
+        for key, column in (("input_tokens", "usage_input_tokens"), ("output_tokens", "usage_output_tokens"),
+                            ("cache_read_input_tokens", "usage_cache_read_tokens"),
+                            ("cache_creation_input_tokens", "usage_cache_creation_tokens")):
+            v = usage.get(key)
+            if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                self.spent[column] = self.spent.get(column, 0) + v
 
     def read(self, r: _Record) -> None:
         rec = r.rec
@@ -224,8 +250,9 @@ class _Session:
         msg = rec.get("message")
         if not isinstance(msg, dict):
             raise SchemaError(field="message", expected="an object with role and content", got=describe_value(msg))
-        if isinstance(msg.get("model"), str) and msg["model"] != "<synthetic>":
-            self.meta.setdefault("model", msg["model"])
+        model = msg["model"] if isinstance(msg.get("model"), str) and msg["model"] != "<synthetic>" else None
+        if model is not None:
+            self.meta.setdefault("model", model)
         content = msg.get("content")
         usage: dict[str, Any] = msg["usage"] if isinstance(msg.get("usage"), dict) else {}
         mid = msg.get("id") if isinstance(msg.get("id"), str) else None
@@ -247,7 +274,7 @@ class _Session:
                 raise SchemaError(field=f"message.content[{j}].name", expected="the tool's name",
                                   got=describe_value(use.get("name")))
             step = {"step": len(self.steps), "tool": use["name"], "args": encode_args(use.get("input")),
-                    "text": text if first and text else None, "observation": None}
+                    "text": text if first and text else None, "observation": None, "model": model}
             if first:
                 step.update({k: v for k, v in carried.items() if k.endswith("_tokens") or k == "timestamp"})
                 _usage(step, usage)
@@ -258,7 +285,8 @@ class _Session:
                 self.calls[use["id"]] = step
             self.steps.append(step)
         if not uses and text:
-            step = {"step": len(self.steps), "tool": None, "args": None, "text": text, "observation": None}
+            step = {"step": len(self.steps), "tool": None, "args": None, "text": text, "observation": None,
+                    "model": model}
             _usage(step, usage)
             if key is not None:
                 self.usage_seen.add(key)
@@ -314,10 +342,17 @@ class _Session:
         if self.untyped:
             self.notes.append((*self.first_untyped, f"{self.untyped} line(s) without 'type' (an older client's) read by "
                                "their message's role, as ccusage reads them"))
+        usage = {c: self.spent.get(c, 0) for c in ("usage_input_tokens", "usage_output_tokens",
+                                                    "usage_cache_read_tokens", "usage_cache_creation_tokens",
+                                                    "usage_replies")}
         run = {"run_id": self.run_id, "task_id": self.run_id, "scenario_id": self.parent or self.run_id,
                "method": "claude_code", "task": self.task,
                "steps": len(self.steps), "compactions": len(self.comps), "parent_run_id": self.parent,
-               "unsummarized_boundaries": self.unsummarized, "abandoned_branches": self.abandoned, **self.meta}
+               "unsummarized_boundaries": self.unsummarized, "abandoned_branches": self.abandoned, **self.meta,
+               "models": list(self.models), **usage, "usage_definition": USAGE_DEFINITION,
+               "off_branch_lines": sum(self.off_branch.values()),
+               "off_branch_reason": "; ".join(f"{reason}: {n}" for reason, n in sorted(self.off_branch.items()))
+               or None}
         for st in self.steps:
             st["run_id"] = self.run_id
         for c in self.comps:
@@ -357,18 +392,20 @@ def _usage(step: dict[str, Any], usage: dict[str, Any]) -> None:
 
 
 def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
-                     until: str | None = None, project: str | None = None) -> dict[str, pl.DataFrame]:
+                     until: str | None = None, project: str | None = None,
+                     files: Sequence[Path] | None = None) -> dict[str, pl.DataFrame]:
     """Load one Claude Code session file, or every ``*.jsonl`` below a directory, into the trajectory tables.
 
     A file's half-written last line (a session still open) is skipped with a warning; with
     ``bad.skip_invalid`` every bad line is skipped and recorded in ``bad`` instead of failing.
     ``since``/``until`` (ISO dates or times, compared with the session's first and last timestamps) and
-    ``project`` (a part of its working directory or project directory name) select sessions.
+    ``project`` (a part of its working directory or project directory name) select sessions; ``files`` reads
+    those files instead of every one below ``path`` (a home that also holds Codex sessions).
     """
     bad = bad if bad is not None else BadLines()
     by_session: dict[tuple[str, str], list[_Record]] = {}  # (project directory, session id) -> its lines
     seen: dict[tuple[str, str, str], Path] = {}
-    for file in session_files(path):
+    for file in (files if files is not None else session_files(path)):
         last_sid: str | None = None
         project_dir = _project_dir(file)
         for number, rec in json_lines(file, bad):
@@ -397,9 +434,10 @@ def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = Non
                           + ", ".join(str(f) for _, f in dirs) + "): imported as one run each, "
                           + ", ".join(f"{d}/{sid}" for d, _ in dirs), TranscriptWarning, stacklevel=2)
     builder = RunTables(Path(path))
-    for (project_dir, sid), records in by_session.items():
+    replies: set[tuple[str, str]] = set()  # (message.id, requestId) counted anywhere in the tree: a resumed
+    for (project_dir, sid), records in by_session.items():  # session's copies count where they first appear
         run_id = sid if len(projects[sid]) == 1 else f"{project_dir}/{sid}"
-        for session in _sessions(run_id, records, bad):
+        for session in _sessions(run_id, records, bad, replies):
             if not selected(session.meta, since, until, project):
                 continue
             builder.add_run(session.first_line, *session.finish())
@@ -421,9 +459,13 @@ def _session_of(rec: Any, last_sid: str | None) -> str | None:
     return sid if isinstance(sid, str) and sid else None
 
 
-def _sessions(sid: str, records: list[_Record], bad: BadLines) -> list[_Session]:
+def _sessions(sid: str, records: list[_Record], bad: BadLines,
+              replies: set[tuple[str, str]] | None = None) -> list[_Session]:
     """The session's run (its live branch) and one run per sub-agent, in the order they start; ``sid`` is the
-    run id (the session id, with its project directory in front when the id is under two)."""
+    run id (the session id, with its project directory in front when the id is under two). Every reply's usage
+    counts on the run it belongs to, whichever branch it is on, once per (message id, request id) in
+    ``replies`` (shared by the whole tree)."""
+    replies = set() if replies is None else replies
     parent_of = {r.uuid: r.parent for r in records if r.uuid is not None}
     by_uuid = {r.uuid: r for r in records if r.uuid is not None}
     main = [r for r in records if not r.rec.get("isSidechain") and _is_turn(r.rec)]
@@ -434,6 +476,7 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines) -> list[_Session]
     for r in records:
         if not _is_turn(r.rec):
             continue
+        counted = _kind(r.rec) == "assistant" and _first_time(r.rec, replies)
         if r.rec.get("isSidechain"):
             agent = r.rec.get("agentId")
             key = f"{sid}/sidechain/{agent if isinstance(agent, str) and agent else _sidechain_root(r, by_uuid)}"
@@ -441,7 +484,11 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines) -> list[_Session]
                 side[key] = _Session(key, sid, first_line=r.line)
                 out.append(side[key])
             target = side[key]
+            if counted:
+                target.spend(r.rec)
         elif live is None or r.uuid is None or r.uuid in live:
+            if counted:
+                session.spend(r.rec)
             target = session
             lost = r.rec.get("logicalParentUuid")
             if (live is not None and r.rec.get("subtype") == "compact_boundary" and isinstance(lost, str)
@@ -450,6 +497,11 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines) -> list[_Session]
                                       "the session (an earlier file missing?): the history it replaced is unknown; "
                                       "imported with an empty replaced span"))
         else:
+            if counted:  # spend is spend: a reply off the followed branch still cost its tokens
+                session.spend(r.rec)
+            if _kind(r.rec) in ("user", "assistant"):
+                why = _off_branch_reason(r.uuid, parent_of, live)
+                session.off_branch[why] = session.off_branch.get(why, 0) + 1
             if parent_of.get(r.uuid) in live and not r.is_result:
                 session.abandoned += 1  # the first message of a branch the session did not continue on
             continue
@@ -463,6 +515,34 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines) -> list[_Session]
     for s in out:
         s.meta.setdefault("project_dir", _project_dir(records[0].file))
     return [s for s in out if s.steps or s.comps or s.task is not None or s is session]
+
+
+def _first_time(rec: dict[str, Any], replies: set[tuple[str, str]]) -> bool:
+    """Whether an assistant line's reply is counted here: its (message.id, requestId) not seen before in the tree
+    (then remembered); a line without both is counted (ccusage counts such lines one by one)."""
+    msg: dict[str, Any] = rec["message"] if isinstance(rec.get("message"), dict) else {}
+    mid, rid = msg.get("id"), rec.get("requestId")
+    if not (isinstance(mid, str) and isinstance(rid, str)):
+        return True
+    if (mid, rid) in replies:
+        return False
+    replies.add((mid, rid))
+    return True
+
+
+def _off_branch_reason(uuid: str | None, parent_of: dict[str, str | None], live: set[str]) -> str:
+    """Why a message is off the followed branch: its ancestors reach the branch (an abandoned branch, a rewind),
+    end at a parent the files do not hold (a missing parent: earlier lines trimmed or in a missing file), or at a
+    root the branch does not start from (another chain)."""
+    node, seen = uuid, set()
+    while node is not None and node not in seen:
+        if node in live:
+            return "abandoned branch"
+        seen.add(node)
+        if node not in parent_of:
+            return "missing parent"
+        node = parent_of[node]
+    return "another chain"  # a root the followed branch does not start from
 
 
 def _kind(rec: dict[str, Any]) -> Any:
@@ -527,4 +607,4 @@ def selected(meta: dict[str, Any], since: str | None, until: str | None, project
     return True
 
 
-__all__ = ["read_claude_code", "selected", "session_files", "TranscriptWarning"]
+__all__ = ["read_claude_code", "selected", "session_files", "TranscriptWarning", "USAGE_DEFINITION"]

@@ -3,7 +3,8 @@
 One JSON object a line, ``{"timestamp", "type", "payload"}``. The types read:
 
 * ``session_meta``: ``payload.id`` is the run (the file name when it is missing);
-* ``turn_context``: ``payload.model`` is the run's model;
+* ``turn_context``: ``payload.model`` is the model of the turns that follow (the run's ``model`` is the first,
+  ``models`` every one in order);
 * ``response_item``: ``payload.type`` ``message`` (``role`` user / assistant, ``content`` a list
   of ``input_text`` / ``output_text`` blocks or a string), ``function_call`` (``name``,
   ``arguments`` as JSON text, ``call_id``) and ``local_shell_call`` (``action``, ``call_id``)
@@ -12,7 +13,11 @@ One JSON object a line, ``{"timestamp", "type", "payload"}``. The types read:
 * ``compacted``: a compaction; ``payload.message`` is the summary that replaced the history
   (when it is empty, the last message of ``payload.replacement_history``; the other messages
   there, the user turns Codex keeps, are the compaction's ``retained_turn``);
-* ``event_msg``: UI events, skipped (the same content arrives as response items).
+* ``event_msg``: UI events, skipped (the same content arrives as response items), except ``token_count``:
+  what each turn spent, ``payload.info.last_token_usage`` (else ``total_token_usage`` less the previous total),
+  summed into the run's usage columns as ccusage 20 reports them (:data:`USAGE_DEFINITION`: the input without
+  its cached part, which is ``usage_cache_read_tokens``; the output with its reasoning, which is also
+  ``usage_reasoning_tokens``); ``info`` null (rate limits only) counts nothing.
 
 The first user message that is not injected context (``<environment_context>``,
 ``<user_instructions>``) is the task. As with Claude Code transcripts, a compaction's span is
@@ -25,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +44,45 @@ from workbench.validation import describe_value
 from workbench.schema import SchemaError
 
 _INJECTED = ("<environment_context>", "<user_instructions>", "<permissions", "# AGENTS.md")
+
+#: how a Codex run's usage columns are counted (ccusage's definitions: its Codex loader and JSON output)
+USAGE_DEFINITION = ("codex: token_count events (last_token_usage, else the change of total_token_usage); input "
+                    "excludes the cached input (usage_cache_read_tokens), output includes reasoning "
+                    "(usage_reasoning_tokens)")
+_USAGE_KEYS = (("input_tokens", "usage_input_tokens"), ("cached_input_tokens", "usage_cache_read_tokens"),
+               ("output_tokens", "usage_output_tokens"), ("reasoning_output_tokens", "usage_reasoning_tokens"))
+
+
+def _counts(value: Any) -> dict[str, int] | None:
+    """A token_count usage object's four counters (0 where absent; ``cache_read_input_tokens`` is an older name of
+    the cached input), None when it is not an object."""
+    if not isinstance(value, dict):
+        return None
+    def count(*keys: str) -> int:
+        for k in keys:
+            v = value.get(k)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v:
+                return int(v)
+        return 0
+    return {"input_tokens": count("input_tokens"),
+            "cached_input_tokens": count("cached_input_tokens", "cache_read_input_tokens"),
+            "output_tokens": count("output_tokens"), "reasoning_output_tokens": count("reasoning_output_tokens")}
+
+
+def _spend(run: dict[str, Any], payload: dict[str, Any], previous: dict[str, int] | None) -> dict[str, int] | None:
+    """Add one token_count event's delta to ``run``; returns the cumulative totals it carried (or ``previous``)."""
+    info = payload.get("info") if isinstance(payload.get("info"), dict) else {}
+    last, total = _counts(info.get("last_token_usage")), _counts(info.get("total_token_usage"))
+    delta = last
+    if delta is None and total is not None:
+        delta = {k: max(v - (previous or {}).get(k, 0), 0) for k, v in total.items()}
+    if delta is not None and any(delta.values()):
+        delta["cached_input_tokens"] = min(delta["cached_input_tokens"], delta["input_tokens"])
+        delta["input_tokens"] -= delta["cached_input_tokens"]  # fresh input, as ccusage reports it
+        run["usage_replies"] = run.get("usage_replies", 0) + 1
+        for key, column in _USAGE_KEYS:
+            run[column] = run.get(column, 0) + delta[key]
+    return total if total is not None else previous
 
 
 def _text(content: Any, where: str) -> str:
@@ -94,6 +139,8 @@ def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], l
     calls: dict[str, dict[str, Any]] = {}
     span_start, previous = 0, None
     first = 0
+    totals: dict[str, int] | None = None  # the last cumulative token_count seen
+    models: list[str] = []
     for number, rec in json_lines(file, bad):
         first = first or number
         with at_line(file, number):
@@ -112,7 +159,11 @@ def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], l
                 if isinstance(p.get("git"), dict) and isinstance(p["git"].get("branch"), str):
                     run["git_branch"] = p["git"]["branch"]
             elif kind == "turn_context" and isinstance(p.get("model"), str):
-                run["model"] = p["model"]
+                run.setdefault("model", p["model"])
+                if p["model"] not in models:
+                    models.append(p["model"])
+            elif kind == "event_msg" and p.get("type") == "token_count":
+                totals = _spend(run, p, totals)
             elif kind == "compacted":
                 summary, kept = _compacted(p)
                 if not summary:
@@ -130,7 +181,9 @@ def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], l
             for st in steps[before:]:
                 st["timestamp"] = ts
     run_id = run["run_id"]
-    run.update(task_id=run_id, scenario_id=run_id, steps=len(steps), compactions=len(comps))  # a session: a cluster
+    run.update(task_id=run_id, scenario_id=run_id, steps=len(steps), compactions=len(comps),  # a session: a cluster
+               models=models, usage_definition=USAGE_DEFINITION,
+               **{c: run.get(c, 0) for c in ("usage_replies", *(col for _, col in _USAGE_KEYS))})
     for row in (*steps, *comps):
         row["run_id"] = run_id
     return run, steps, comps, first
@@ -178,26 +231,28 @@ def _item(p: dict[str, Any], steps: list[dict[str, Any]], calls: dict[str, dict[
 
 
 def read_codex(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
-               until: str | None = None, project: str | None = None) -> dict[str, pl.DataFrame]:
+               until: str | None = None, project: str | None = None,
+               files: Sequence[Path] | None = None) -> dict[str, pl.DataFrame]:
     """Load one Codex rollout file, or every ``rollout-*.jsonl`` below a directory, into the trajectory tables.
 
     A file's half-written last line (a session still open) is skipped with a warning; with
     ``bad.skip_invalid`` every line that is not JSON is skipped and recorded in ``bad``. ``since``, ``until``
-    and ``project`` select sessions as :func:`workbench.adapters.claude_code.read_claude_code` does.
+    and ``project`` select sessions as :func:`workbench.adapters.claude_code.read_claude_code` does; ``files``
+    reads those files instead of every one below ``path``.
     """
     bad = bad if bad is not None else BadLines()
     builder = RunTables(Path(path))
-    files: dict[str, Path] = {}
-    for file in session_files(path, "*.jsonl"):
+    where: dict[str, Path] = {}  # run id -> its rollout file
+    for file in (files if files is not None else session_files(path, "*.jsonl")):
         run, steps, comps, first = _rollout(file, bad)
-        if run["run_id"] in files:
-            raise SchemaError(f"session {run['run_id']!r} is in two rollout files, {files[run['run_id']]} and this "
+        if run["run_id"] in where:
+            raise SchemaError(f"session {run['run_id']!r} is in two rollout files, {where[run['run_id']]} and this "
                               "one; import one of them (or move the other aside)", file=str(file), line=first)
-        files[run["run_id"]] = file
+        where[run["run_id"]] = file
         if not selected(run, since, until, project):
             continue
         builder.add_run(first, run, steps, comps)
     return builder.finish()
 
 
-__all__ = ["read_codex"]
+__all__ = ["read_codex", "USAGE_DEFINITION"]
