@@ -89,7 +89,7 @@ if HAVE:
     plots.export_table(table, f"calibration_brier_ece_{JUDGE}_{FIELD}", f"{figs}/tables",
                        "Brier (Murphy decomposition), plug-in ECE (biased upward), and the debiased squared calibration "
                        "error with its root (Kumar et al. 2019); 95% intervals: scenario bootstrap (percentile), "
-                       "cluster-robust t for the debiased two")
+                       "cluster jackknife t for the debiased two")
     display(table)
 
 # %% [markdown]

@@ -16,7 +16,7 @@
 # %% [markdown]
 # # Method comparisons with paired inference (beyond the papers)
 #
-# Is a method really better than another on the same tasks, or is that noise? Every method against a baseline, paired on the same tasks and replicates, with 95% scenario intervals (cluster-robust t), Holm-adjusted p-values, and two cross-checks for accuracy that also count the scenarios: a statsmodels GEE logistic model (scenario as group, bias-reduced sandwich, t with scenarios - 1 df) and Durkalski's clustered McNemar test. The verdict below comes from Holm's test and the metric's direction (fewer tokens is better).
+# Is a method really better than another on the same tasks, or is that noise? Every method against a baseline, paired on the same tasks and replicates, with 95% scenario intervals (CR2 with Bell-McCaffrey degrees of freedom), Holm-adjusted p-values, and two cross-checks for accuracy that also count the scenarios: a statsmodels GEE logistic model (scenario as group, bias-reduced sandwich, t with scenarios - 1 df) and Durkalski's clustered McNemar test. The verdict below comes from Holm's test and the metric's direction (fewer tokens is better).
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
@@ -67,7 +67,7 @@ else:
     plots.export_table(diffs, f"compare_{METRIC}_vs_{BASELINE}", f"{figs}/tables",
                        f"{plots.display_name(METRIC)}: each method minus {plots.display_name(BASELINE)}, paired on "
                        "tasks and replicates. Difference with its "
-                       "95% scenario interval (cluster-robust t) and the simultaneous 95% interval of all "
+                       "95% scenario interval (CR2 with Bell-McCaffrey degrees of freedom) and the simultaneous 95% interval of all "
                        "comparisons (Bonferroni); Holm-adjusted p; scenario-clustered GEE and McNemar (Durkalski) p "
                        "as cross-checks.",
                        columns=[*by, "a", "estimate", "sim_low", "n", "p_holm", "gee_p", "mcnemar_p"],
@@ -80,7 +80,7 @@ else:
                          "gee_p", "mcnemar_p"))
 
 # %% [markdown]
-# **Figure (testbed).** Each method minus the baseline on the chosen metric, per budget, paired on the same tasks and replicates. The bars are simultaneous 95% intervals for the whole family of comparisons (cluster-robust t over the 12 task scenarios, Bonferroni over the comparisons), so a bar clear of 0 is a difference the adjusted test finds; the labels give the Holm-adjusted p. Holm rejects wherever Bonferroni does and occasionally more, so a bar may touch 0 beside a Holm p just under 0.05, never the reverse. Each comparison's own (unadjusted) 95% interval is in the table.
+# **Figure (testbed).** Each method minus the baseline on the chosen metric, per budget, paired on the same tasks and replicates. The bars are simultaneous 95% intervals for the whole family of comparisons (CR2 with Bell-McCaffrey degrees of freedom over the 12 task scenarios, Bonferroni over the comparisons), so a bar clear of 0 is a difference the adjusted test finds; the labels give the Holm-adjusted p. Holm rejects wherever Bonferroni does and occasionally more, so a bar may touch 0 beside a Holm p just under 0.05, never the reverse. Each comparison's own (unadjusted) 95% interval is in the table.
 
 # %%
 from workbench.compare import verdict as compare_verdict  # Holm's test and the metric's direction (fewer tokens wins)
@@ -109,7 +109,7 @@ if HAVE:
     plots.export_table(poi, f"compare_improvement_vs_{BASELINE}", f"{figs}/tables",
                        "Probability that a run of each method does better than a run of "
                        f"{plots.display_name(BASELINE)} on the same "
-                       "task (ties half), averaged over tasks; 95% interval resampling scenarios (cluster-robust t)",
+                       "task (ties half), averaged over tasks; 95% interval resampling scenarios (cluster jackknife t)",
                        columns=["a", "estimate", "n", "n_clusters"], rename={"a": "Method", "n": "Tasks"})
     display(poi.select("a", "estimate", "ci_low", "ci_high", "n", "n_clusters"))
     profile = performance_profile(at_budget, n_boot=N_BOOT, seed=SEED)

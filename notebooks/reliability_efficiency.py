@@ -71,7 +71,7 @@ plots.export(fig, "sjc_fig2_pass_vs_tokens", figs)
 pvt
 
 # %% [markdown]
-# **Figure (testbed; SJC Figure 2).** Pass^k (k = 3 on the testbed) against mean cumulative LLM tokens per task (agent plus compressor, judge excluded as in SJC), with 95% scenario intervals on both axes (cluster-robust t); the dotted line is the cost of uncompressed execution.
+# **Figure (testbed; SJC Figure 2).** Pass^k (k = 3 on the testbed) against mean cumulative LLM tokens per task (agent plus compressor, judge excluded as in SJC), with 95% scenario intervals on both axes (Pass^k: CR2 with Bell-McCaffrey degrees of freedom; tokens: cluster jackknife t); the dotted line is the cost of uncompressed execution.
 
 # %%
 if has_budget(tables):

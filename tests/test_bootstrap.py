@@ -102,7 +102,7 @@ def test_interval_percentile_by_hand_and_degenerate_resamples_left_out() -> None
     # numpy's linear rule: position 0.05 * 99 = 4.95 -> 0.05 + 0.95 * 0.01; 0.95 * 99 = 94.05 -> 0.95 + 0.05 * 0.01
     assert (iv.ci_low, iv.ci_high) == (pytest.approx(0.0595), pytest.approx(0.9505))
     assert (iv.n_boot, iv.n_degenerate, iv.level, iv.method) == (102, 2, 0.9, "percentile")
-    with pytest.raises(ValueError, match=r"one of \['percentile', 'bca', 't'\]"):
+    with pytest.raises(ValueError, match=r"one of \['percentile', 'bca', 't', 'logit-t', 'atanh-t', 'cr2'\]"):
         interval(0.5, boots, method="student")
 
 
@@ -150,20 +150,22 @@ def test_population_auroc_of_the_coverage_model_matches_a_large_simulation() -> 
 @pytest.mark.parametrize("clusters", [12, 30])  # one case each: the two test workers share them
 def test_default_interval_holds_its_level_at_12_and_30_scenarios(clusters: int) -> None:
     """The issue's bar: a seeded simulation at 12 clusters covers at least 93%, at 30 clusters 93-97%. The
-    percentile interval, the old default, covers about 92% at 12 and misses the bar."""
+    percentile interval, the first default, covers about 92% at 12 and misses the bar. The default since issue
+    42 is the jackknife t on the logit scale (chosen on unequal scenarios by benchmarks/bench_interval_coverage.py);
+    on this equal-size generator it holds too."""
     from workbench.coverage_study import interval_coverage
 
-    # the t interval does not read the resamples (same coverage at n_boot 1 and 2,000): only the percentile
+    # the t intervals do not read the resamples (same coverage at n_boot 1 and 2,000): only the percentile
     # interval, asked for at 12 scenarios, pays for them
-    cov = interval_coverage((clusters,), trials=1000, methods=("t",), n_boot=1, seed=0)
+    cov = interval_coverage((clusters,), trials=1000, methods=("logit-t", "t"), n_boot=1, seed=0)
     if clusters == 12:
         cov = pl.concat([cov, interval_coverage((clusters,), trials=1000, methods=("percentile",), seed=0)])
     got = {r["method"]: r["coverage"] for r in cov.iter_rows(named=True)}
     if clusters == 12:
-        assert got["t"] >= 0.93 and got["percentile"] < 0.93, got  # the percentile miss: why the default changed
+        assert got["logit-t"] >= 0.93 and got["percentile"] < 0.93, got  # the percentile miss
     else:
-        assert 0.93 <= got["t"] <= 0.97, got
-    assert auroc_ci([0.1, 0.9, 0.2, 0.8], [0, 1, 0, 1], ["a", "a", "b", "b"], n_boot=10).method == "t"
+        assert 0.93 <= got["logit-t"] <= 0.97, got
+    assert auroc_ci([0.1, 0.9, 0.2, 0.8], [0, 1, 0, 1], ["a", "a", "b", "b"], n_boot=10).method == "logit-t"
 
 
 def test_t_interval_by_hand() -> None:

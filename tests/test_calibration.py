@@ -133,8 +133,10 @@ def test_no_tau_reaches_the_target_so_recall_is_missing_not_zero() -> None:
     y = np.array([0, 0, 0, 1])
     got = threshold_for(s, y, [0, 0, 1, 1], "precision", 1.01, n_boot=20)
     row = {r["statistic"]: r for r in got.iter_rows(named=True)}
-    for name in ("tau", "precision", "recall", "precision_oof", "recall_oof"):
+    for name in ("tau", "precision", "recall", "precision_at_tau_oof", "recall_at_tau_oof", "precision_oof",
+                 "recall_oof"):  # issue 42: the rule's recall was 0.0 where no tau exists
         assert np.isnan(row[name]["estimate"]) and np.isnan(row[name]["ci_low"]), name
+        assert row[name]["reason"] == "no tau reaches the target on these labels", name
 
 
 def test_out_of_fold_calls_use_a_tau_chosen_without_the_scenario() -> None:
@@ -151,32 +153,33 @@ def test_out_of_fold_calls_use_a_tau_chosen_without_the_scenario() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scenarios", [12, 30])
-def test_out_of_fold_precision_covers_the_chosen_taus_true_precision(scenarios: int) -> None:
-    """Positives' scores Beta(5, 2), negatives' Beta(2, 4), prevalence U(0.5, 0.8) per scenario (12 x 25): the true
-    precision of any tau is known. In-sample precision at the chosen tau is optimistic; the out-of-fold one's
-    interval covers the truth."""
+def test_the_reported_taus_precision_is_covered_out_of_fold(scenarios: int) -> None:
+    """Issue 42: the out-of-fold row's interval covered the *reported* tau's true precision in 85% of an audit's
+    samples (it estimates the rule "choose tau on the other scenarios", not the reported tau). The row that
+    estimates the reported tau's precision, ``precision_at_tau_oof``, is checked here on a generator with unequal
+    scenarios (a fifth of them four times as large) and prevalence U(0.5, 0.8): positives' scores Beta(5, 2),
+    negatives' Beta(2, 4), so the truth of any tau is known in closed form. The in-sample row falls short."""
     from scipy import stats
     from statsmodels.stats.proportion import proportion_confint
 
     pos, neg = stats.beta(5, 2), stats.beta(2, 4)
-    rng = np.random.default_rng(31 + scenarios)
-    trials, hits_oof, hits_in, below = 100, 0, 0, 0
+    rng = np.random.default_rng(41 + scenarios)
+    trials, hits, hits_in = 200, 0, 0
     for i in range(trials):
-        y = np.concatenate([rng.random(25) < p for p in rng.uniform(0.5, 0.8, scenarios)]).astype(int)
+        sizes = np.where(rng.random(scenarios) < 0.2, 60, 15)
+        y = np.concatenate([rng.random(n) < p for n, p in zip(sizes, rng.uniform(0.5, 0.8, scenarios))]).astype(int)
         s = np.where(y == 1, pos.rvs(y.size, random_state=rng), neg.rvs(y.size, random_state=rng))
-        got = threshold_for(s, y, np.repeat(np.arange(scenarios), 25), "precision", 0.85, n_boot=100, seed=i)
+        got = threshold_for(s, y, np.repeat(np.arange(scenarios), sizes), "precision", 0.85, n_boot=50, seed=i)
         row = {r["statistic"]: r for r in got.iter_rows(named=True)}
         t = row["tau"]["estimate"]
         truth = 0.65 * pos.sf(t) / (0.65 * pos.sf(t) + 0.35 * neg.sf(t))
-        hits_oof += row["precision_oof"]["ci_low"] <= truth <= row["precision_oof"]["ci_high"]
+        hits += row["precision_at_tau_oof"]["ci_low"] <= truth <= row["precision_at_tau_oof"]["ci_high"]
         hits_in += row["precision"]["ci_low"] <= truth <= row["precision"]["ci_high"]
-        below += truth < 0.85
-    low, high = proportion_confint(hits_oof, trials, method="wilson")
-    message = (f"threshold at {scenarios} scenarios: out-of-fold precision coverage {hits_oof / trials:.3f} "
-               f"(Wilson [{low:.3f}, {high:.3f}]), in-sample {hits_in / trials:.3f}; the chosen tau's true "
-               f"precision below the 0.85 target in {below / trials:.0%}")
+    low, high = proportion_confint(hits, trials, method="wilson")
+    message = (f"{scenarios} unequal scenarios: the reported tau's precision covered {hits / trials:.3f} "
+               f"(Wilson [{low:.3f}, {high:.3f}]) out of fold, {hits_in / trials:.3f} in sample")
     print(message)
-    assert high >= 0.95 and hits_oof / trials >= 0.9, message
+    assert high >= 0.95 and hits / trials >= 0.89 and hits > hits_in, message
 
 
 def test_isotonic_recalibration_never_sees_the_scenario_it_maps() -> None:

@@ -54,7 +54,8 @@ def test_one_scenario_gets_an_estimate_and_a_reason_not_a_crash() -> None:
                             n_boot=50).row(0, named=True)
     assert got["estimate"] == pytest.approx(0.5) and got["n_clusters"] == 1
     assert np.isnan(got["ci_low"]) and np.isnan(got["ci_high"]) and np.isnan(got["p_value"])
-    assert "1 scenario" in got["reason"] and "GEE: fewer than two scenarios" in got["reason"]
+    assert "fewer than two scenarios: no interval" in got["reason"] and "GEE: fewer than two scenarios" in got["reason"]
+    assert "p: fewer than two scenarios" in got["reason"]
     from workbench.metrics import reliability
 
     rel = reliability(runs_for([1, 0], [1, 1], ["s0", "s0"]), k=1, by="method", n_boot=50).row(0, named=True)

@@ -31,7 +31,7 @@ def test_gold_prefers_adjudicated_and_judge_table() -> None:
     assert r["n"] == 199 and r["n_null"] == 1
     assert r["estimate"] == pytest.approx(roc_auc_score(kept["value"] == "supported", kept["score"]))
     assert r["ci_low"] <= r["estimate"] <= r["ci_high"] and r["n_clusters"] == 10
-    assert (r["n_boot"], r["level"], r["method"]) == (500, 0.95, "t")  # the default chosen by coverage
+    assert (r["n_boot"], r["level"], r["method"]) == (500, 0.95, "logit-t")  # the default chosen by coverage
 
 
 def test_label_source_names_who_labelled() -> None:

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pytest
 
-from workbench.adapters.claude_code import read_claude_code
+from workbench.adapters.claude_code import TranscriptWarning, read_claude_code
 from workbench.adapters.codex import read_codex
 
 SID, OTHER = "5d1c0a2e-1111-4a5b-9c8d-000000000001", "5d1c0a2e-2222-4a5b-9c8d-000000000002"
@@ -105,7 +106,8 @@ def test_every_reply_counts_whichever_branch_and_once_across_the_tree(tmp_path: 
         user("v1", "a2", "Continue.", sid=OTHER),
         reply("b1", "v1", "msg_B1", "req_B1", (7, 60, 17000, 300), sid=OTHER),
     ])
-    tables = read_claude_code(tmp_path / "projects")
+    with pytest.warns(TranscriptWarning, match=r"1 line\(s\) without 'type'"):
+        tables = read_claude_code(tmp_path / "projects")
     runs = tables["runs"].sort("run_id")
     assert totals(runs) == by_hand([first, second])
     mine = runs.filter(pl.col("run_id") == SID).row(0, named=True)

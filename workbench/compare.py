@@ -6,7 +6,7 @@ same tasks and replicates are compared pair by pair:
 * :func:`paired_difference` -- the mean difference a - b of ``acc`` (success of each paired
   run), ``pass_hat_k`` (per task, from its replicates) or ``tokens`` (cumulative agent and
   compressor tokens of each paired run), with a scenario-cluster interval from the one engine
-  (the cluster-robust t interval by default: a scenario's tasks share what makes them hard),
+  (the cluster jackknife t interval by default: a scenario's tasks share what makes them hard),
   a p-value from the same t statistic, and for ``acc`` two cross-checks that also count the
   scenarios: a statsmodels GEE logistic model of success on method (scenario as the group,
   exchangeable working correlation, Mancl-DeRouen bias-reduced sandwich, t with G - 1 df) and
@@ -29,12 +29,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from math import comb
+from typing import Any
 
 import numpy as np
 import polars as pl
 from scipy import stats
 
-from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, as_generator, bootstrap
+from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, as_generator, bootstrap, cr2_p_value
 
 METRICS = ("acc", "pass_hat_k", "tokens")
 #: Which way is better for each metric: more successes, fewer tokens.
@@ -80,9 +81,9 @@ def _pairs(runs: pl.DataFrame, metric: str, a: str, b: str, k: int,
 _NOT_A_DIMENSION = {"_x", "_n", "_c", "run_id", "success", "steps", "scenario_id", "method"}
 
 
-def _unique_pairs(rows: pl.DataFrame, key: list[str], method: str) -> None:
+def _unique_pairs(rows: pl.DataFrame, key: list[str], method: str, who: str = "paired_difference") -> None:
     """Refuse a method with two rows for one pairing key: pairing them would silently cross another dimension
-    (two models, two judges); the message names the columns that tell the duplicates apart."""
+    (two models, two judges); the message (from ``who``) names the columns that tell the duplicates apart."""
     dup = rows.filter(pl.struct(key).is_duplicated())
     if not dup.height:
         return
@@ -93,7 +94,7 @@ def _unique_pairs(rows: pl.DataFrame, key: list[str], method: str) -> None:
     where = ", ".join(f"{k} {first[k]!r}" for k in key)
     hint = (f"they differ in {differ}: pass by=({', '.join(repr(c) for c in differ)},) to compare within each, "
             "or filter the runs first") if differ else "no other column tells them apart: drop the duplicates first"
-    raise ValueError(f"paired_difference: method {method!r} has {same.height} runs for {where}; {hint}")
+    raise ValueError(f"{who}: method {method!r} has {same.height} runs for {where}; {hint}")
 
 
 #: the largest scenario (outcomes of both methods) the GEE cross-check is fitted on: statsmodels' bias-reduced
@@ -178,13 +179,17 @@ def clustered_mcnemar_p(x_a: np.ndarray, x_b: np.ndarray, clusters: np.ndarray) 
 
 def paired_difference(runs: pl.DataFrame, metric: str = "acc", *, a: str, b: str,
                       by: Sequence[str] = ("budget",), k: int = 1, n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
-                      level: float = 0.95, method: str = "t", cross_checks: bool = True) -> pl.DataFrame:
+                      level: float = 0.95, method: str = "cr2", cross_checks: bool = True) -> pl.DataFrame:
     """``a`` minus ``b`` on ``metric`` over the pairs they share, per group of ``by`` columns.
 
     Columns: the ``by`` columns, ``metric``, ``a``, ``b``, the interval columns (``estimate`` is
     the mean paired difference, ``n`` the pairs; clusters are scenarios), ``n_clusters``,
-    ``p_value`` (two-sided, from the cluster-robust t statistic with clusters - 1 degrees of
-    freedom), for ``acc`` ``gee_coef`` / ``gee_p`` and ``mcnemar_p`` (both clustered by scenario; see the
+    ``p_value`` (two-sided) and its ``df``: by default (``method="cr2"``) Bell and McCaffrey's bias-reduced
+    variance with their degrees of freedom (:func:`workbench.bootstrap.cr2_mean`), which
+    ``benchmarks/bench_interval_coverage.py`` chose (coverage 94.8-96.2% at 8, 12 and 30 unequal scenarios on
+    two generators, null rejection 2.9-5.9% at 5%; the jackknife t it replaced: 92.9-95.0% and 4.4-6.4%);
+    with ``method="t"`` the delete-one-scenario jackknife (CR3-type, :func:`jackknife_se`) t with clusters - 1
+    degrees of freedom, for ``acc`` ``gee_coef`` / ``gee_p`` and ``mcnemar_p`` (both clustered by scenario; see the
     module docstring; ``cross_checks=False`` skips them), and ``reason``: why a value is missing (fewer than
     two scenarios: an estimate without interval or p; a GEE that cannot be fitted), else null. A group where
     the methods share no pair is left out. Two runs of one method with the same pairing key (another
@@ -208,8 +213,8 @@ def paired_difference(runs: pl.DataFrame, metric: str = "acc", *, a: str, b: str
         Seed of the resampling.
     level : float, default 0.95
         Coverage of the interval.
-    method : {"t", "percentile", "bca"}, default "t"
-        The interval rule of :func:`workbench.bootstrap.interval`.
+    method : {"cr2", "t", "percentile", "bca"}, default "cr2"
+        The interval rule (:func:`workbench.bootstrap.cr2_mean`, or :func:`workbench.bootstrap.interval`'s).
     cross_checks : bool, default True
         Also fit the clustered GEE and the clustered McNemar test (``acc`` only).
 
@@ -236,41 +241,89 @@ def paired_difference(runs: pl.DataFrame, metric: str = "acc", *, a: str, b: str
         clusters = pairs["scenario_id"].cast(pl.Utf8).to_numpy()
         res = bootstrap(np.mean, diff, clusters=clusters, n_boot=n_boot, seed=seed, level=level, method=method)
         row: dict[str, object] = dict(zip(keys, group_key, strict=True))
-        row.update(metric=metric, a=a, b=b, **res.row(), n_clusters=res.n_clusters,
-                   p_value=_t_p_value(diff, clusters))
-        reasons = [] if res.n_clusters >= 2 else [f"{res.n_clusters} scenario: no interval or p-value"]
+        row.update(metric=metric, a=a, b=b, **res.row(), n_clusters=res.n_clusters)
+        if method == "cr2":
+            p_value, df, p_why = cr2_p_value(diff, clusters)
+        else:
+            (p_value, p_why), df = _t_p_value(diff, clusters, why=True), float(res.n_clusters - 1)
+        row["p_value"], row["df"] = p_value, df if res.n_clusters >= 2 else None
+        reasons = [r for r in (res.reason, p_why) if r]
         if metric == "acc" and cross_checks:
             row["gee_coef"], row["gee_p"], why = _gee_p(pairs)
             reasons += [why] if why else []
             row["mcnemar_p"] = clustered_mcnemar_p(pairs["x_a"].to_numpy(), pairs["x_b"].to_numpy(), clusters)
         else:
             row["gee_coef"] = row["gee_p"] = row["mcnemar_p"] = None
-        row["reason"] = "; ".join(reasons) or None
+        row["reason"] = "; ".join(dict.fromkeys(reasons)) or None
         rows.append(row)
     schema: dict[str, pl.DataType] = {**{k_: runs.schema[k_] for k_ in keys}, "metric": pl.Utf8(), "a": pl.Utf8(),
                                       "b": pl.Utf8(), **INTERVAL_SCHEMA, "n_clusters": pl.Int64(),
-                                      "p_value": pl.Float64(), "gee_coef": pl.Float64(), "gee_p": pl.Float64(),
-                                      "mcnemar_p": pl.Float64(), "reason": pl.Utf8()}
+                                      "p_value": pl.Float64(), "df": pl.Float64(), "gee_coef": pl.Float64(),
+                                      "gee_p": pl.Float64(), "mcnemar_p": pl.Float64(), "reason": pl.Utf8()}
     return pl.DataFrame(rows, schema=schema)
 
 
-def _t_p_value(diff: np.ndarray, clusters: np.ndarray) -> float:
-    """Two-sided p of mean(diff) = 0 from the leave-one-cluster-out jackknife SE and t with G - 1 df."""
+def _t_p_value(diff: np.ndarray, clusters: np.ndarray, *, why: bool = False) -> Any:
+    """Two-sided p of mean(diff) = 0 from the delete-one-cluster jackknife standard error (CR3-like, below) and t
+    with G - 1 df; with ``why``, ``(p, the reason it is NaN)``."""
     labels = np.unique(clusters)
     g = len(labels)
     if g < 2:
-        return float("nan")
-    jk = np.array([diff[clusters != c].mean() for c in labels])
-    se = math.sqrt((g - 1) / g * float(np.sum((jk - jk.mean()) ** 2)))
+        return (float("nan"), "p: fewer than two scenarios") if why else float("nan")
+    se = jackknife_se(diff, clusters)
     est = float(diff.mean())
     if se == 0:  # every leave-one-out mean equal: no spread to test against (not a p of 0)
-        return float("nan") if est != 0 else 1.0
-    return float(2 * stats.t.sf(abs(est / se), g - 1))
+        p, reason = (float("nan"), "p: zero variance (every scenario's difference the same)") if est != 0 \
+            else (1.0, None)
+        return (p, reason) if why else p
+    p = float(2 * stats.t.sf(abs(est / se), g - 1))
+    return (p, None) if why else p
+
+
+def jackknife_se(values: np.ndarray, clusters: np.ndarray) -> float:
+    """The delete-one-cluster jackknife standard error of the mean of ``values``: with ``m_(g)`` the mean without
+    cluster g's rows and G clusters, ``sqrt((G - 1) / G * sum_g (m_(g) - mean_g m_(g))^2)``.
+
+    This is the standard error behind every ``"t"`` interval and the paired difference's p value. It is not the
+    usual cluster-robust sandwich (CR1: Liang-Zeger with the factor G/(G-1) (N-1)/(N-K), statsmodels'
+    ``cov_type="cluster"``), which it exceeds when clusters differ in size. It is the jackknife (CR3-type)
+    estimator: the CR3 sandwich of an intercept-only regression, ``sum_g X_g'(I - H_gg)^-1 e_g e_g'(I - H_gg)^-1
+    X_g / N^2`` (Bell and McCaffrey 2002), equals ``sum_g (m_(g) - m)^2`` around the full-sample mean m; this
+    estimator centres at the mean of the delete-one estimates instead and scales by (G - 1) / G, the form of
+    MacKinnon, Nielsen and Webb's (2023) CV3. Measured in ``benchmarks/bench_interval_coverage.py``.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One value per row (a paired difference).
+    clusters : numpy.ndarray
+        The cluster of each row.
+
+    Returns
+    -------
+    float
+        The standard error; NaN with fewer than two clusters.
+
+    References
+    ----------
+    Bell, R. M. and McCaffrey, D. F. (2002). Bias reduction in standard errors for linear regression with
+    multi-stage samples. Survey Methodology 28(2), 169-181; MacKinnon, J. G., Nielsen, M. O. and Webb, M. D.
+    (2023). Cluster-robust inference: a guide to empirical practice. J. Econometrics 232(2), 272-299.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    labels, inverse = np.unique(np.asarray(clusters), return_inverse=True)
+    g = len(labels)
+    if g < 2:
+        return float("nan")
+    sums = np.bincount(inverse, weights=v, minlength=g)
+    sizes = np.bincount(inverse, minlength=g).astype(np.float64)
+    jk = (v.sum() - sums) / (len(v) - sizes)
+    return math.sqrt((g - 1) / g * float(np.sum((jk - jk.mean()) ** 2)))
 
 
 def simultaneous_interval(estimate: float, ci_low: float, ci_high: float, n_clusters: int, level: float,
-                          m: int) -> tuple[float, float]:
-    """The cluster-robust t interval at ``level`` widened to Bonferroni's ``1 - (1 - level) / m`` for ``m``
+                          m: int, df: float | None = None) -> tuple[float, float]:
+    """The cluster jackknife t interval at ``level`` widened to Bonferroni's ``1 - (1 - level) / m`` for ``m``
     comparisons: same standard error (recovered from the half-width), t quantile with clusters - 1 df.
 
     Parameters
@@ -285,6 +338,8 @@ def simultaneous_interval(estimate: float, ci_low: float, ci_high: float, n_clus
         The family's coverage.
     m : int
         Number of comparisons in the family.
+    df : float, optional
+        The interval's degrees of freedom (Bell-McCaffrey's for ``cr2``); ``n_clusters - 1`` by default.
 
     Returns
     -------
@@ -293,7 +348,7 @@ def simultaneous_interval(estimate: float, ci_low: float, ci_high: float, n_clus
     """
     if m < 1 or n_clusters < 2 or not all(math.isfinite(v) for v in (estimate, ci_low, ci_high)):
         return float("nan"), float("nan")
-    df = n_clusters - 1
+    df = n_clusters - 1 if df is None or not math.isfinite(df) else df
     se = (ci_high - ci_low) / 2 / stats.t.ppf(0.5 + level / 2, df)
     half = se * stats.t.ppf(1 - (1 - level) / (2 * m), df)
     return estimate - half, estimate + half
@@ -341,7 +396,13 @@ def compare_to_baseline(runs: pl.DataFrame, baseline: str, metric: str = "acc", 
     """
     from statsmodels.stats.multitest import multipletests
 
-    names = methods or [m for m in runs.get_column("method").unique(maintain_order=True).to_list() if m != baseline]
+    present = runs.get_column("method").unique(maintain_order=True).to_list() if "method" in runs.columns else []
+    if baseline not in present:
+        raise ValueError(f"compare_to_baseline: no runs of the baseline {baseline!r} (methods: {present})")
+    names = list(methods) if methods else [m for m in present if m != baseline]
+    if not names:
+        raise ValueError(f"compare_to_baseline: nothing to compare with the baseline {baseline!r}: the runs hold no "
+                         f"other method (methods: {present})")
     parts = [paired_difference(runs, metric, a=m, b=baseline, by=by, k=k, n_boot=n_boot, seed=seed, level=level)
              for m in names]
     out = pl.concat([p for p in parts if p.height]) if any(p.height for p in parts) else parts[0]
@@ -353,7 +414,8 @@ def compare_to_baseline(runs: pl.DataFrame, baseline: str, metric: str = "acc", 
         adjusted[ok] = multipletests(p[ok], method="holm")[1]
         bonferroni[ok] = np.minimum(1.0, p[ok] * int(ok.sum()))
     m = int(ok.sum())
-    bounds = [simultaneous_interval(r["estimate"], r["ci_low"], r["ci_high"], r["n_clusters"] or 0, level, m)
+    bounds = [simultaneous_interval(r["estimate"], r["ci_low"], r["ci_high"], r["n_clusters"] or 0, level, m,
+                                    r.get("df"))
               if r["estimate"] is not None and r["ci_low"] is not None and r["ci_high"] is not None
               else (float("nan"), float("nan")) for r in out.iter_rows(named=True)]
     return out.with_columns(pl.Series("p_holm", adjusted), pl.Series("p_bonferroni", bonferroni),
@@ -416,8 +478,10 @@ def probability_of_improvement(runs: pl.DataFrame, a: str, b: str, metric: str =
     better plus half the ties (``metric`` ``acc``: succeeds where b fails; ``tokens``: spends fewer),
     averaged over the tasks both ran. 0.5 is no difference. The interval resamples scenarios (with all
     their tasks; rliable resamples runs within tasks, which treats a scenario's tasks as independent),
-    the cluster-robust t by default, clipped to [0, 1]. Columns: the ``by`` columns, ``metric``, ``a``,
-    ``b``, the interval columns (``n`` the tasks), ``n_clusters``.
+    the cluster jackknife t by default, clipped to [0, 1]. Columns: the ``by`` columns, ``metric``, ``a``,
+    ``b``, the interval columns (``n`` the tasks; ``reason`` for NaN bounds), ``n_clusters``. Runs that vary in
+    another dimension within a group (two runs of a method for one task and replicate: two models, say) are
+    refused, naming the column: pass it in ``by``.
 
     Parameters
     ----------
@@ -452,6 +516,10 @@ def probability_of_improvement(runs: pl.DataFrame, a: str, b: str, metric: str =
     better = HIGHER_IS_BETTER.get(metric, True)
     rows = []
     for group_key, g in groups.items():
+        if "replicate" in g.columns:  # a task's runs of one method are its replicates; two of one replicate are
+            for m in (a, b):          # another dimension (two models): pooled, they would blur both
+                _unique_pairs(g.filter(pl.col("method") == m), ["task_id", "replicate"], m,
+                              "probability_of_improvement")
         r = _per_task_outcomes(g, metric)
         left = r.filter(pl.col("method") == a).group_by("task_id", maintain_order=True).agg(
             pl.col("scenario_id").first(), pl.col("_x").alias("xa"))
@@ -476,13 +544,18 @@ def probability_of_improvement(runs: pl.DataFrame, a: str, b: str, metric: str =
 
 
 def performance_profile(runs: pl.DataFrame, taus: Sequence[float] | np.ndarray = tuple(np.linspace(0, 1, 21)), *,
-                        by: Sequence[str] = ("method",), n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
-                        level: float = 0.95) -> pl.DataFrame:
-    """rliable's performance profile on task success rates: per group and tau, the share of tasks whose
-    success rate over their runs exceeds tau, with a scenario-bootstrap percentile band (scenarios drawn with
-    all their tasks, the same draws at every tau so the band is a band). Columns: the ``by`` columns, ``tau``,
-    the interval columns (``n`` the tasks) with ``ci_method`` for the contract's ``method``, which the
-    grouping by the agents' ``method`` would collide with (as in :func:`workbench.metrics.reliability`).
+                        by: Sequence[str] = ("method",), scores: str = "tasks", n_boot: int = DEFAULT_N_BOOT,
+                        seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
+    """rliable's performance profile: per group and tau, the share of scores above tau, with a scenario-bootstrap
+    percentile band (scenarios drawn with all their tasks and runs, the same draws at every tau so the band is a
+    band). ``scores="tasks"`` (the default, as before) takes each task's success rate over its runs: rliable's
+    ``create_performance_profile(..., use_score_distribution=False)``, the average-score distribution.
+    ``scores="runs"`` takes every run's outcome: rliable's default (``use_score_distribution=True``), the run-score
+    distribution, the mean over all runs of ``score > tau``. Columns: the ``by`` columns, ``tau``, ``scores``, the
+    interval columns (``n`` the tasks or runs; ``reason`` for NaN bounds: fewer than two scenarios) with
+    ``ci_method`` for the contract's ``method``, which the grouping by the agents' ``method`` would collide with
+    (as in :func:`workbench.metrics.reliability`). Runs that vary in another dimension within a profile (two runs
+    of one task and replicate: two models, say) are refused, naming the column: pass it in ``by``.
 
     Parameters
     ----------
@@ -492,6 +565,8 @@ def performance_profile(runs: pl.DataFrame, taus: Sequence[float] | np.ndarray =
         Success-rate thresholds.
     by : sequence of str, default ("method",)
         Columns that define the profiles.
+    scores : {"tasks", "runs"}, default "tasks"
+        Task success rates (rliable's average-score distribution) or run outcomes (its run-score distribution).
     n_boot : int, default DEFAULT_N_BOOT
         Bootstrap resamples of the band.
     seed : int or numpy.random.Generator, default 0
@@ -509,13 +584,23 @@ def performance_profile(runs: pl.DataFrame, taus: Sequence[float] | np.ndarray =
     Agarwal, R., Schwarzer, M., Castro, P. S., Courville, A. and Bellemare, M. G. (2021). Deep reinforcement
     learning at the edge of the statistical precipice. NeurIPS (rliable).
     """
-    from workbench.bootstrap import make_units, resample_counts
+    from workbench.bootstrap import interval_reason, make_units, resample_counts
 
+    if scores not in ("tasks", "runs"):
+        raise ValueError(f"scores: expected 'tasks' or 'runs', got {scores!r}")
     keys = [c for c in by if c in runs.columns]
     r = _per_task_outcomes(runs, "acc")
-    per = r.group_by([*keys, "task_id"], maintain_order=True).agg(pl.col("scenario_id").first(),
-                                                                  pl.col("_x").mean().alias("rate")).sort(
-        [*keys, "task_id"])
+    if "replicate" in r.columns:
+        parts = r.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): r}
+        for group_key, g in parts.items():
+            _unique_pairs(g, ["task_id", "replicate"], ", ".join(map(str, group_key)) or "every run",
+                          "performance_profile")
+    if scores == "tasks":
+        per = r.group_by([*keys, "task_id"], maintain_order=True).agg(pl.col("scenario_id").first(),
+                                                                      pl.col("_x").mean().alias("rate"))
+    else:
+        per = r.select(*keys, "task_id", "scenario_id", pl.col("_x").alias("rate"))
+    per = per.sort([*keys, "task_id"])
     groups = per.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): per}
     grid = np.asarray(taus, dtype=float)
     alpha = (1 - level) / 2
@@ -524,21 +609,24 @@ def performance_profile(runs: pl.DataFrame, taus: Sequence[float] | np.ndarray =
         rate = g["rate"].to_numpy()
         units = make_units(g["scenario_id"].cast(pl.Utf8).to_numpy())
         counts = resample_counts(units, n_boot, as_generator(seed))  # (n_boot, scenarios)
-        above = rate[:, None] > grid[None, :]  # (tasks, taus)
+        above = rate[:, None] > grid[None, :]  # (tasks or runs, taus)
         per_unit = np.zeros((units.n_units, len(grid)))
         np.add.at(per_unit, units.row_unit, above.astype(float))
         size = np.bincount(units.row_unit, minlength=units.n_units).astype(float)
         boots = (counts @ per_unit) / (counts @ size)[:, None]
-        lo, hi = np.quantile(boots, [alpha, 1 - alpha], axis=0) if n_boot else (np.full(len(grid), np.nan),) * 2
+        nan = np.full(len(grid), np.nan)
+        lo, hi = np.quantile(boots, [alpha, 1 - alpha], axis=0) if n_boot and units.n_units > 1 else (nan, nan)
         for j, t in enumerate(grid):
-            rows.append({**dict(zip(keys, group_key, strict=True)), "tau": float(t),
+            rows.append({**dict(zip(keys, group_key, strict=True)), "tau": float(t), "scores": scores,
                          "estimate": float(above[:, j].mean()), "ci_low": float(lo[j]), "ci_high": float(hi[j]),
-                         "n": int(len(rate)), "n_boot": n_boot, "level": level, "ci_method": "percentile"})
+                         "n": int(len(rate)), "n_boot": n_boot, "level": level, "ci_method": "percentile",
+                         "n_missing": 0, "reason": interval_reason(float(lo[j]), float(hi[j]), units.n_units)})
     interval = {("ci_method" if k == "method" else k): v for k, v in INTERVAL_SCHEMA.items()}
-    schema: dict[str, pl.DataType] = {**{k: runs.schema[k] for k in keys}, "tau": pl.Float64(), **interval}
+    schema: dict[str, pl.DataType] = {**{k: runs.schema[k] for k in keys}, "tau": pl.Float64(), "scores": pl.Utf8(),
+                                      **interval}
     return pl.DataFrame(rows, schema=schema)
 
 
 __all__ = ["clustered_mcnemar_p", "compare_to_baseline", "GEE_MAX_CLUSTER", "HIGHER_IS_BETTER", "METRICS",
-           "paired_difference", "performance_profile", "probability_of_improvement", "simultaneous_interval",
-           "verdict"]
+           "jackknife_se", "paired_difference", "performance_profile", "probability_of_improvement",
+           "simultaneous_interval", "verdict"]

@@ -217,12 +217,11 @@ def unsupported_from_counts(counts: pl.DataFrame, *, n_boot: int = DEFAULT_N_BOO
         units = make_units(np.arange(g.height))
         draws = resample_counts(units, n_boot, as_generator(seed))
         estimate = float(miss.sum() / n.sum())
-        iv = interval(estimate, (draws @ miss) / (draws @ n), level, "percentile")
+        # one session: resampling it only repeats it, so there is no interval to give (NaN, with the reason)
+        iv = interval(estimate, (draws @ miss) / (draws @ n), level, "percentile", n_clusters=units.n_units)
         r = BootstrapResult(estimate, iv.ci_low, iv.ci_high, int(n.sum()), None, n_boot, "percentile", level,
-                            iv.n_degenerate, units.n_units)
+                            iv.n_degenerate, units.n_units, reason=iv.reason)
         row = r.row()
-        if r.n_clusters < 2:  # one session: resampling it only repeats it, so there is no interval to give
-            row.update(ci_low=float("nan"), ci_high=float("nan"))
         rows.append({"schema": schema, "role": role, "entries": int(n.sum()), "unsupported": int(miss.sum()),
                      "clusters": r.n_clusters, **row})
     out = pl.DataFrame(rows, schema={"schema": pl.Utf8, "role": pl.Utf8, "entries": pl.Int64,

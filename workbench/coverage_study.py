@@ -23,7 +23,10 @@ import numpy as np
 import polars as pl
 from scipy.stats import norm
 
-from workbench.bootstrap import DEFAULT_N_BOOT, METHODS, Seed, as_generator, auroc_ci
+from workbench.bootstrap import DEFAULT_N_BOOT, Seed, as_generator, auroc_ci
+
+#: the AUROC interval methods the study compares (``auroc_ci``'s default, ``logit-t``, last)
+METHODS = ("percentile", "bca", "t", "logit-t")
 
 
 def population_auroc(separation: float = 1.0, effect_sd: float = 0.5) -> float:
@@ -62,7 +65,7 @@ def interval_coverage(clusters: Sequence[int] = (12, 30), *, per_cluster: int = 
         Entries per scenario.
     trials : int, default 1000
         Simulated data sets per cell.
-    methods : sequence of str, default ("percentile", "bca", "t")
+    methods : sequence of str, default ("percentile", "bca", "t", "logit-t")
         Interval methods compared.
     n_boot : int, default DEFAULT_N_BOOT
         Bootstrap resamples.
@@ -137,7 +140,7 @@ def heterogeneous_coverage(settings: Sequence[tuple[float, float]] = ((0.6, 0.5)
                            clusters: Sequence[int] = (12, 30), *, per_cluster: int = 25, discrimination: float = 1.2,
                            positive_rate: float = 0.55, trials: int = 300, level: float = 0.95,
                            seed: Seed = 0) -> pl.DataFrame:
-    """Bias and coverage of the default AUROC interval (cluster-robust t) when scenarios differ in both score
+    """Bias and coverage of the default AUROC interval (cluster jackknife t) when scenarios differ in both score
     offset and discrimination, per (``offset_sd``, ``discrimination_sd``) in ``settings`` and cluster count.
 
     Each scenario draws an offset ~ N(0, offset_sd) and a discrimination ~ N(``discrimination``,

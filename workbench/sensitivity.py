@@ -119,8 +119,9 @@ def _curve(name: object, taus: np.ndarray, below: np.ndarray, size: np.ndarray, 
     est = below.sum(axis=0) / size.sum()
     w = resample_counts(units, n_boot, as_generator(seed))
     frac = (w @ below) / (w @ size)[:, None]
-    rows = [{"setting": name, "tau": float(tau), **asdict(interval(float(e), frac[:, j], level, method)), "n": n}
-            for j, (tau, e) in enumerate(zip(taus, est, strict=True))]
+    rows = [{"setting": name, "tau": float(tau), **asdict(interval(float(e), frac[:, j], level, method,
+                                                                   n_clusters=units.n_units)), "n": n,
+             "n_missing": 0} for j, (tau, e) in enumerate(zip(taus, est, strict=True))]
     return pl.DataFrame(rows).select("setting", "tau", *INTERVAL_COLUMNS)
 
 

@@ -83,8 +83,14 @@ def _pair_statistics(pair: pl.DataFrame, clusters: Mapping[str, str] | None, *, 
     va, vb = pair.get_column("value").to_numpy(), pair.get_column("value_b").to_numpy()
     cl = np.array([(clusters or {}).get(i, i) for i in pair.get_column("item_id").to_list()])
     return [{"statistic": statistic, "disagreements": int((va != vb).sum()),
-             **bootstrap(metric, va, vb, clusters=cl, n_boot=n_boot, seed=seed, level=level).row()}
-            for statistic, metric in (("kappa", cohen_kappa), ("agreement", percent_agreement))]
+             **bootstrap(metric, va, vb, clusters=cl, n_boot=n_boot, seed=seed, level=level, method=how).row()}
+            for statistic, metric, how in (("kappa", cohen_kappa, KAPPA_METHOD),
+                                           ("agreement", percent_agreement, "percentile"))]
+
+
+#: kappa's interval: the jackknife t on Fisher's z, chosen by benchmarks/bench_interval_coverage.py (93.1-94.5% at
+#: 8, 12 and 30 unequal scenarios on two generators, where the percentile interval gave 87.8-92.4%)
+KAPPA_METHOD = "atanh-t"
 
 
 def agreement_table(
@@ -451,4 +457,5 @@ def agreement_report(labels: pl.DataFrame, clusters: Mapping[str, str] | None = 
 
 
 __all__ = ["agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "cohen_kappa",
-           "disagreements", "fleiss_kappa", "krippendorff_alpha", "multi_rater_agreement", "percent_agreement"]
+           "disagreements", "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "multi_rater_agreement",
+           "percent_agreement"]

@@ -354,6 +354,6 @@ def _cluster_interval(estimate: float, replicates: Callable[[np.ndarray], np.nda
     row's weight its cluster's count in the resample); NaN bounds with fewer than two clusters."""
     weights, n_clusters = _row_weights(clusters, n_boot, seed)
     boots = replicates(weights) if n_clusters > 1 else np.full(n_boot, np.nan)
-    iv = interval(estimate, boots, level, "percentile")
+    iv = interval(estimate, boots, level, "percentile", n_clusters=n_clusters)
     return BootstrapResult(estimate, iv.ci_low, iv.ci_high, n, None, n_boot, "percentile", level, iv.n_degenerate,
-                           n_clusters)
+                           n_clusters, reason=iv.reason)

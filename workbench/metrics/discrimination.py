@@ -91,7 +91,7 @@ def judge_table(
     n_boot: int = DEFAULT_N_BOOT,
     seed: Seed = 0,
     level: float = 0.95,
-    method: str = "t",
+    method: str = "logit-t",
 ) -> pl.DataFrame:
     """SJC Table 12: AUROC of each judge against gold labels, scenario-bootstrap CIs.
 
@@ -123,8 +123,8 @@ def judge_table(
         Seed of the resampling.
     level : float, default 0.95
         Coverage of the intervals.
-    method : {"t", "percentile", "bca"}, default "t"
-        The interval rule of :func:`workbench.bootstrap.interval`.
+    method : {"logit-t", "t", "percentile", "bca"}, default "logit-t"
+        The interval rule of :func:`workbench.bootstrap.interval` (:func:`workbench.bootstrap.auroc_ci`'s default).
 
     Returns
     -------
@@ -161,7 +161,7 @@ def judge_table(
                 r = auroc_ci(s, y, d.get_column("scenario_id").fill_null("?").to_numpy(), n_boot=n_boot,
                              seed=seed, level=level, method=method)
                 row.update(estimate=r.estimate, ci_low=r.ci_low, ci_high=r.ci_high, n_degenerate=r.n_degenerate,
-                           n_clusters=r.n_clusters)
+                           n_clusters=r.n_clusters, n_missing=r.n_missing, reason=r.reason)
             except ValueError as err:
                 row.update(n_degenerate=None, n_clusters=None, reason=str(err).split(": ", 1)[-1])
             p, rc = precision_recall_at(s, y, tau)

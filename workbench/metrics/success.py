@@ -95,7 +95,7 @@ def reliability(
     n_boot: int | None = None,
     seed: int = 0,
     level: float = 0.95,
-    method: str = "t",
+    method: str = "cr2",
 ) -> pl.DataFrame:
     """Acc, its across-replicate std, Pass^k and Pass@k per group of ``by`` columns.
 
@@ -104,9 +104,12 @@ def reliability(
     A task with fewer than ``k`` runs in a group is an error naming it. With ``n_boot`` each
     of the three also gets a scenario interval (tasks resampled by ``scenario_id``, a task
     without one its own cluster): ``acc_ci_low`` / ``acc_ci_high`` and likewise for
-    ``pass_hat_k`` and ``pass_at_k``, with ``n_boot``, ``level`` and ``ci_method`` (the
-    cluster-robust t interval by default, clipped to [0, 1] as every share is; not ``method``, which
-    names the agents' policies).
+    ``pass_hat_k`` and ``pass_at_k``, with ``n_boot``, ``level`` and ``ci_method`` (not ``method``, which
+    names the agents' policies). The default interval, ``"cr2"``, is Bell and McCaffrey's bias-reduced cluster
+    variance with their degrees of freedom (:func:`workbench.bootstrap.cr2_mean`; acc from its scenarios'
+    success and run counts), clipped to [0, 1] as every share is: ``benchmarks/bench_interval_coverage.py``
+    chose it (accuracy covered 92.9-93.9% at 8, 12 and 30 unequal scenarios on two generators, where the
+    jackknife t gave 90.8-93.4% and the percentile 86.0-92.2%).
 
     This is the one wide form of the interval contract: three statistics of one group in one row, each
     ``STAT_ci_low`` / ``STAT_ci_high`` beside its estimate, ``ci_method`` for the contract's ``method`` because
@@ -136,7 +139,7 @@ def reliability(
         Seed of the resampling.
     level : float, default 0.95
         Coverage of the intervals.
-    method : {"t", "percentile", "bca"}, default "t"
+    method : {"cr2", "t", "percentile", "bca"}, default "cr2"
         The interval rule of :func:`workbench.bootstrap.interval`.
 
     Returns
@@ -210,7 +213,7 @@ def reliability(
 def _intervals(per_task: pl.DataFrame, keys: list[str], n_boot: int, seed: int, level: float,
                method: str) -> pl.DataFrame:
     """Scenario intervals of acc, pass_hat_k and pass_at_k per group (tasks resampled by scenario)."""
-    from workbench.bootstrap import bootstrap
+    from workbench.bootstrap import bootstrap, cr2_mean
 
     groups = per_task.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): per_task}
     rows = []
@@ -221,7 +224,11 @@ def _intervals(per_task: pl.DataFrame, keys: list[str], n_boot: int, seed: int, 
         row: dict[str, object] = dict(zip(keys, key, strict=True))
         for name, metric, arrays in (("acc", lambda cc, nn: cc.sum() / nn.sum(), (c, n)),
                                      ("pass_hat_k", np.mean, (hat,)), ("pass_at_k", np.mean, (at,))):
-            res = bootstrap(metric, *arrays, clusters=cl, n_boot=n_boot, seed=seed, level=level, method=method)
+            if method == "cr2" and name == "acc":  # the share of runs: its scenarios' successes and runs
+                _, inv = np.unique(cl, return_inverse=True)
+                res = cr2_mean(None, None, level=level, sums=(np.bincount(inv, weights=c), np.bincount(inv, weights=n)))
+            else:
+                res = bootstrap(metric, *arrays, clusters=cl, n_boot=n_boot, seed=seed, level=level, method=method)
             # a share lies in [0, 1]: the t interval's symmetric bounds are clipped there (NaN stays NaN)
             row[f"{name}_ci_low"], row[f"{name}_ci_high"] = float(np.clip(res.ci_low, 0.0, 1.0)), \
                 float(np.clip(res.ci_high, 0.0, 1.0))

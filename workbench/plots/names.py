@@ -32,6 +32,12 @@ METRICS: dict[str, str] = {
     "acc": "Acc", "pass_hat_k": "Pass^k", "pass_at_k": "Pass@k", "tokens": "Tokens", "steps": "Steps",
     "peak_tokens": "Peak tokens", "dependency": "Dependency",
 }
+#: interval methods (``workbench.bootstrap.METHODS``) as a caption says them
+INTERVAL_METHODS: dict[str, str] = {
+    "t": "cluster jackknife t", "logit-t": "cluster jackknife t on the logit scale",
+    "atanh-t": "cluster jackknife t on Fisher's z", "cr2": "CR2, Bell-McCaffrey df",
+    "percentile": "scenario bootstrap, percentile", "bca": "scenario bootstrap, BCa",
+}
 #: every id with its words (one table: an id means the same wherever it is printed)
 DISPLAY_NAMES: dict[str, str] = {**METHODS, **SCHEMAS, **ROLES, **FIELDS, **METRICS}
 
@@ -59,4 +65,4 @@ def display_name(value: object) -> str:
     return DISPLAY_NAMES.get(text, text.replace("_", " "))
 
 
-__all__ = ["DISPLAY_NAMES", "DISPLAYED_COLUMNS", "display_name", "FIELDS", "METHODS", "METRICS", "ROLES", "SCHEMAS"]
+__all__ = ["DISPLAY_NAMES", "DISPLAYED_COLUMNS", "display_name", "FIELDS", "INTERVAL_METHODS", "METHODS", "METRICS", "ROLES", "SCHEMAS"]

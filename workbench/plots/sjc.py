@@ -352,8 +352,9 @@ def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None 
     ax.set_ylabel({"acc": "accuracy (share of runs\nthat complete the task)"}.get(value, value))
     if bounds:
         method = frame.get_column("ci_method")[0] if "ci_method" in frame.columns else ""
-        what = {"t": "cluster-robust t", "percentile": "scenario bootstrap, percentile", "bca": "scenario bootstrap, BCa"}
-        ax.text(1.0, -0.3, f"error bars: 95% intervals over task scenarios ({what.get(method, method)})",
+        from workbench.plots.names import INTERVAL_METHODS
+
+        ax.text(1.0, -0.3, f"error bars: 95% intervals over task scenarios ({INTERVAL_METHODS.get(method, method)})",
                 transform=ax.transAxes, ha="right", va="top", fontsize=7, color="0.3")
     ax.legend(fontsize=7, ncols=3, loc="lower center", bbox_to_anchor=(0.5, 1.0))
     return ax

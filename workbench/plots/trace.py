@@ -36,9 +36,10 @@ def burden_curve(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel("steps after the compaction")
     ax.set_ylabel("excess per action\nover the uncompressed run")
-    how = {"t": "cluster-robust t", "percentile": "percentile", "bca": "BCa"}
+    from workbench.plots.names import INTERVAL_METHODS
+
     method = frame.get_column("method")[0] if "method" in frame.columns and frame.height else ""
-    ax.legend(title=f"error bars: 95% intervals over scenarios ({how.get(method, method)})".replace(" ()", ""),
+    ax.legend(title=f"error bars: 95% intervals over scenarios ({INTERVAL_METHODS.get(method, method)})".replace(" ()", ""),
               title_fontsize=7, fontsize=8)
     return ax
 
