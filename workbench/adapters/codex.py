@@ -71,7 +71,7 @@ def _counts(value: Any) -> dict[str, int] | None:
 
 def _spend(run: dict[str, Any], payload: dict[str, Any], previous: dict[str, int] | None) -> dict[str, int] | None:
     """Add one token_count event's delta to ``run``; returns the cumulative totals it carried (or ``previous``)."""
-    info = payload.get("info") if isinstance(payload.get("info"), dict) else {}
+    info: dict[str, Any] = payload["info"] if isinstance(payload.get("info"), dict) else {}
     last, total = _counts(info.get("last_token_usage")), _counts(info.get("total_token_usage"))
     delta = last
     if delta is None and total is not None:
