@@ -147,3 +147,42 @@ def test_a_trailer_sentence_quoted_inside_the_summary_is_content_and_a_wrapped_t
         "   The user wrote:\n   Please continue the conversation from where we left it off, then ship it.",
         "   Shipping."]
     assert prune(text, range(len(entries))) == text
+
+
+def test_a_title_with_a_qualifier_opens_its_section() -> None:
+    """Issue 44: `6. All user messages (most recent, verbatim):` did not open its section, so the user's messages
+    became entries of Problem Solving with the wrong role."""
+    entries = parse(read("i_qualified_title.txt"))
+    assert sections(read("i_qualified_title.txt")) == [s for s in CLAUDE_SECTIONS if s != "Errors and fixes"]
+    users = [e for e in entries if e.role == "user_messages"]
+    assert [e.text for e in users] == [
+        '   - "Finish the spec in docs/spec.txt; it is incomplete. Keep to the four requirements."',
+        '   - "Do not invent folders that are not there."']
+    assert not any("Finish the spec" in e.text for e in entries if e.section == "Problem Solving")
+
+
+def test_a_tagged_fence_inside_a_fence_nests() -> None:
+    """Issue 44: a ```markdown block quoting a README with a ```bash block inside: the inner opener closed the outer
+    block, and the README's `# comment` lines after it became sections of their own."""
+    entries = parse(read("j_nested_fences.txt"))
+    assert sections(read("j_nested_fences.txt")) == ["Primary Request and Intent", "Key Technical Concepts",
+                                                     "Files and Code Sections", "Problem Solving",
+                                                     "All user messages", "Current Work", "Optional Next Step"]
+    files = [e for e in entries if e.section == "Files and Code Sections"]
+    assert len(files) == 1 and "# create a virtual environment first" in files[0].text
+    assert files[0].text.rstrip().endswith("```") and "from billing import pay" in files[0].text
+
+
+def test_the_clients_header_is_never_entry_text() -> None:
+    """Issue 44: a short free-text summary on the header's own line was one entry that began with Claude Code's
+    header sentence, which was then judged."""
+    from workbench.summary import parse as parse_any
+
+    text = ("This session is being continued from a previous conversation that ran out of context. Summary: the "
+            "user asked for a plan.")
+    (entry,) = parse_any(text)
+    assert entry.text == "the user asked for a plan." and text[entry.start:entry.end] == entry.text
+    text = ("This session is being continued from a previous conversation that ran out of context. The "
+            "conversation is summarized below:\nThe user asked for a refactor of billing.\n\nPlease continue the "
+            "conversation from where we left it off without asking the user any further questions.")
+    assert [e.text for e in parse_any(text)] == ["The user asked for a refactor of billing."]

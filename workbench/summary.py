@@ -82,6 +82,19 @@ _HEADING = re.compile(r"^ {0,3}##[ \t]+(?P<title>.*?)[ \t]*#*[ \t]*$")
 _OTHER_HEADING = re.compile(r"^ {0,3}(#|#{3,6})([ \t]|$)")
 _BULLET = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,9}[.)])(?:[ \t]+(?P<body>.*))?$")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*(?P<info>[^`\s][^`]*?)?[ \t]*$")
+
+
+def _fence_depth(depth: int, line: str) -> int:
+    """The fence nesting after ``line`` inside a fence at ``depth`` (>= 1): a fence with a language tag opens a
+    block inside the block (a summary quoting a README whose ``bash`` block is inside its ``markdown`` one), a bare
+    fence closes the innermost one. CommonMark would close the outer block at the first bare fence; a summary's
+    writer means the nesting, and reading it so keeps the quoted README's ``# comment`` lines out of the
+    sections."""
+    m = _FENCE_LINE.match(line)
+    if m is None:
+        return depth
+    return depth + 1 if m.group("info") else depth - 1
 _PLACEHOLDER = re.compile(r"^\(?\s*(none( captured| yet| so far)?|n/?a|nothing( yet)?)\s*\)?\.?$", re.IGNORECASE)
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
 
@@ -193,11 +206,18 @@ _CC_TITLE = re.compile(
     r"^(?P<indent>[ \t]*)(?:(?P<hashes>#{1,6})[ \t]+)?(?:(?P<number>\d{1,2})[.)][ \t]+)?"
     r"(?:\*\*(?P<bold>[^*\n]+?)[ \t]*(?P<colon_in>:)?\*\*(?P<colon_out>:)?[ \t]*(?P<rest>.*?)"
     r"|(?P<plain>[^*\n:]+?)[ \t]*(?P<colon>:)?)[ \t]*$")
+#: a qualifier after a section title, ``(most recent, verbatim)``, on its own or after a bold title
+_QUALIFIED = re.compile(r"[ \t]*\([^()\n]*\)[ \t]*$")
+_QUALIFIER = re.compile(r"^\([^()\n]*\)[ \t]*(?P<colon>:)?[ \t]*$")
 #: the client's lines around the model's summary (Claude Code writes them; they are not the summary's entries)
 _CC_HEADER = re.compile(r"^\s*This session is being continued from a previous conversation\b")
 _CC_TRAILER = re.compile(r"^\s*(If you need specific details from before compaction|Please continue the conversation "
                          r"from where we left|Continue the conversation from where it left off|Recent messages are "
                          r"preserved verbatim)")
+#: the header sentence as written on one line with the summary after it (a short free-text summary)
+_CC_HEADER_SENTENCE = re.compile(r"^\s*This session is being continued from a previous conversation[^.\n]*\.?"
+                                 r"(?:[ \t]*The conversation is summari[sz]ed below:?)?(?:[ \t]*Summary:)?[ \t]*",
+                                 re.IGNORECASE)
 _CC_ANALYSIS = re.compile(r"^\s*(Analysis:|<analysis>)\s*$", re.IGNORECASE)
 _CC_SUMMARY = re.compile(r"^\s*(Summary:|<summary>)\s*$", re.IGNORECASE)
 _CC_TAG = re.compile(r"^\s*</?(analysis|summary)>\s*$", re.IGNORECASE)
@@ -231,9 +251,12 @@ def _claude_title(line: str) -> _Title | None:
     name = re.sub(r"\s+", " ", raw.strip().rstrip(":")).strip()
     if not name:
         return None
-    canonical = _CLAUDE_CANONICAL.get(name.lower())
     colon = m.group("colon_in") or m.group("colon_out") or m.group("colon")
     rest = m.group("rest") or ""
+    if m.group("bold") and (q := _QUALIFIER.match(rest)) is not None:  # **All user messages** (verbatim):
+        rest, colon = "", q.group("colon") or colon
+    base = _QUALIFIED.sub("", name)  # "All user messages (most recent, verbatim)": the title before its qualifier
+    canonical = _CLAUDE_CANONICAL.get(name.lower()) or _CLAUDE_CANONICAL.get(base.lower())
     number = int(m.group("number")) if m.group("number") else None
     if m.group("hashes"):
         if rest and not m.group("bold"):
@@ -354,10 +377,18 @@ def _parse(text: str, schema: str) -> tuple[Entry, ...]:
         return tuple(_parse_claude(text, lines, sch))
     entries: list[Entry] = []
     section: str | None = sch.first_section
+    # the client's header and trailer are never entry text, whatever the schema: a header line's text after the
+    # header sentence starts at ``skip``; the trailer's lines are not read
+    skip: dict[int, int] = {}
+    for i, ln in enumerate(lines):
+        if (m := _CC_HEADER_SENTENCE.match(ln.text)) is not None:
+            skip[i] = m.end()
+    _, stop = _claude_regions(lines) if skip or any(_CC_TRAILER.match(ln.text) for ln in lines) else (0, len(lines))
     # the entry being built: (section, first line index, last line index)
     current: list[int] | None = None
     current_section = ""
     in_fence = False
+    depth = 0  # fences open inside the current one (see _fence_depth)
     fence_owned = False  # the open fence continues the current entry
     blank_since = False  # a blank line since the current entry's last line
 
@@ -365,23 +396,26 @@ def _parse(text: str, schema: str) -> tuple[Entry, ...]:
         nonlocal current
         if current is not None:
             first, last = lines[current[0]], lines[current[1]]
-            entries.append(Entry(current_section, len(entries), text[first.start:last.end], first.start, last.end,
+            begin = first.start + skip.get(current[0], 0)
+            entries.append(Entry(current_section, len(entries), text[begin:last.end], begin, last.end,
                                  first.number, sch.role(current_section), name))
         current = None
 
     for i, ln in enumerate(lines):
-        s = ln.text
+        if i >= stop:
+            break
+        s = ln.text[skip[i]:] if i in skip else ln.text
         if in_fence:
             if fence_owned and current is not None:
                 current[1] = i
-            if _FENCE.match(s):
-                in_fence = False
+            depth = _fence_depth(depth, s)
+            in_fence = depth > 0
             continue
         if not s.strip():
             blank_since = True
             continue
         if _FENCE.match(s):
-            in_fence = True
+            in_fence, depth = True, 1
             owned = current is not None and (not blank_since or _indent_width(s) >= 2)
             fence_owned = owned
             if owned:
@@ -444,6 +478,7 @@ def _parse_claude(text: str, lines: list[_Line], sch: Schema) -> list[Entry]:
     current_section = ""
     block = False  # the current entry is a sub-heading and everything under it
     in_fence = fence_owned = blank_since = False
+    depth = 0  # fences open inside the current one (see _fence_depth)
 
     def close() -> None:
         nonlocal current, block
@@ -473,8 +508,12 @@ def _parse_claude(text: str, lines: list[_Line], sch: Schema) -> list[Entry]:
             else:
                 if fence_owned and current is not None:
                     current[1] = i
-                if _FENCE.match(s) or s.rstrip().rstrip(".").endswith(("```", "~~~")):
-                    in_fence = False  # a closing fence on its own line, or glued to the end of a code line
+                if _FENCE_LINE.match(s):
+                    depth = _fence_depth(depth, s)  # a tagged fence nests, a bare one closes
+                    in_fence = depth > 0
+                elif s.rstrip().rstrip(".").endswith(("```", "~~~")):
+                    depth -= 1  # a closing fence glued to the end of a code line
+                    in_fence = depth > 0
                 continue
         if not s.strip():
             blank_since = True
@@ -494,7 +533,7 @@ def _parse_claude(text: str, lines: list[_Line], sch: Schema) -> list[Entry]:
                 current_section = section
             continue
         if _FENCE.match(s):
-            in_fence = True
+            in_fence, depth = True, 1
             fence_owned = current is not None and (block or not blank_since or _indent_width(s) >= 2)
             if fence_owned:
                 assert current is not None
@@ -600,15 +639,17 @@ def render(sections: dict[str, Sequence[str]], *, newline: str = "\n", placehold
 def headings(text: str) -> list[str]:
     """The level-2 headings of a summary, in order, outside code fences."""
     out: list[str] = []
-    in_fence = False
+    depth = 0
     for ln in _lines(text):
-        if _FENCE.match(ln.text):
-            in_fence = not in_fence
+        if depth:
+            depth = _fence_depth(depth, ln.text)
             continue
-        if not in_fence:
-            m = _HEADING.match(ln.text)
-            if m:
-                out.append(section_name(m.group("title")))
+        if _FENCE.match(ln.text):
+            depth = 1
+            continue
+        m = _HEADING.match(ln.text)
+        if m:
+            out.append(section_name(m.group("title")))
     return out
 
 
