@@ -185,3 +185,27 @@ def test_a_home_holding_claude_and_codex_sessions_imports_both(tmp_path: Path) -
     runs = pl.read_parquet(out / "runs.parquet").sort("method")
     assert runs["method"].to_list() == ["claude_code", "codex"]
     assert runs["usage_input_tokens"].to_list() == [5, 1200 - 200]
+
+
+def test_session_cost_per_model_from_the_dated_table(tmp_path: Path) -> None:
+    """Issue 44: cost per session and model from the shipped table, the cache-write tiers where the log says which;
+    a model without a price is said, not guessed. Hand computation with Anthropic's list prices (USD per million:
+    Sonnet 4.5 3 / 15, cache read 0.30, writes 3.75 (5 min) and 6 (1 h); Opus 4.1 15 / 75 / 1.50 / 18.75 / 30);
+    ccusage 20.0.24 gives the same costs on claude-code-log's sessions (tools/ccusage_compare.py)."""
+    from workbench.pricing import session_costs
+
+    one_hour = reply("a2", "u1", "msg_A2", "req_A2", (10, 100, 1000, 400), model="claude-opus-4-1-20250805")
+    one_hour["message"]["usage"]["cache_creation"] = {"ephemeral_5m_input_tokens": 100,
+                                                      "ephemeral_1h_input_tokens": 300}
+    write(tmp_path / "p" / "-x" / f"{SID}.jsonl", [
+        user("u1", None, "Go."), reply("a1", "u1", "msg_A1", "req_A1", (5, 120, 12000, 800)), one_hour,
+        reply("a3", "a2", "msg_A3", "req_A3", (1, 2, 3, 4), model="mystery-model-9")])
+    costs = session_costs(read_claude_code(tmp_path / "p")["runs"]).sort("model")
+    got = {r["model"]: r for r in costs.iter_rows(named=True)}
+    sonnet = (5 * 3 + 120 * 15 + 12000 * 0.30 + 800 * 3.75) / 1e6
+    opus = (10 * 15 + 100 * 75 + 1000 * 1.50 + 100 * 18.75 + 300 * 30) / 1e6
+    assert got["claude-sonnet-4-5-20250929"]["cost_usd"] == pytest.approx(sonnet, rel=1e-12)
+    assert got["claude-opus-4-1-20250805"]["cost_usd"] == pytest.approx(opus, rel=1e-12)
+    assert got["claude-opus-4-1-20250805"]["cache_creation_1h"] == 300
+    assert not got["mystery-model-9"]["price_known"] and got["mystery-model-9"]["cost_usd"] == 0.0
+    assert "no price for 'mystery-model-9'" in got["mystery-model-9"]["reason"]

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 COLUMNS = ("input", "output", "cache_read", "cache_creation")
+COST = "cost_usd"
 
 
 def build_home(lines: Path, home: Path) -> int:
@@ -96,14 +97,18 @@ def workbench(projects: Path, client: str) -> dict[str, dict[str, int]]:
     """The workbench's usage per session (a session's runs summed: sub-agents roll up into it)."""
     from workbench.adapters.claude_code import read_claude_code
     from workbench.adapters.codex import read_codex
+    from workbench.pricing import session_costs
 
     runs = (read_claude_code if client == "claude" else read_codex)(projects)["runs"]
-    out: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(COLUMNS, 0))
+    costs = session_costs(runs).group_by("run_id").agg(__import__("polars").col("cost_usd").sum())
+    cost_of = dict(costs.iter_rows())
+    out: dict[str, dict[str, Any]] = defaultdict(lambda: {**dict.fromkeys(COLUMNS, 0), COST: 0.0})
     for r in runs.iter_rows(named=True):  # a session under two project directories is PROJECT_DIR/SESSION
         session = str(r.get("parent_run_id") or r["run_id"]).rsplit("/", 1)[-1]
         row = out[session]
         for col in COLUMNS:
             row[col] += int(r.get(f"usage_{col}_tokens") or 0)
+        row[COST] += float(cost_of.get(r["run_id"], 0.0))
     return dict(out)
 
 
@@ -111,9 +116,10 @@ def ccusage(exe: str, client: str, env: dict[str, str]) -> dict[str, dict[str, i
     done = subprocess.run([exe, client, "session", "--json", "--offline"], capture_output=True, text=True,
                           env={**os.environ, **env}, timeout=300, check=True)
     report = json.loads(done.stdout)
-    out: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(COLUMNS, 0))
+    out: dict[str, dict[str, Any]] = defaultdict(lambda: {**dict.fromkeys(COLUMNS, 0), COST: 0.0})
     for s in report.get("sessions", []):
         row = out[str(s.get("sessionId")).rsplit("/", 1)[-1]]
+        row[COST] += float(s.get("totalCost", s.get("costUSD")) or 0.0)
         for col, key in (("input", "inputTokens"), ("output", "outputTokens"), ("cache_creation", "cacheCreationTokens")):
             row[col] += int(s.get(key) or 0)
         row["cache_read"] += int(s.get("cacheReadTokens", s.get("cachedInputTokens")) or 0)
@@ -123,16 +129,19 @@ def ccusage(exe: str, client: str, env: dict[str, str]) -> dict[str, dict[str, i
 def table(title: str, theirs: dict[str, dict[str, int]], ours: dict[str, dict[str, int]],
           hand: dict[str, dict[str, int]] | None) -> int:
     print(f"\n{title}")
-    print("| session | " + " | ".join(f"{c} (ccusage / workbench)" for c in COLUMNS) + " | differences |")
-    print("| --- | " + " | ".join("---" for _ in COLUMNS) + " | --- |")
+    print("| session | " + " | ".join(f"{c} (ccusage / workbench)" for c in (*COLUMNS, COST)) + " | differences |")
+    print("| --- | " + " | ".join("---" for _ in (*COLUMNS, COST)) + " | --- |")
     bad = 0
     for sid in sorted(set(theirs) | set(ours)):
         a, b = theirs.get(sid, {}), ours.get(sid, {})
-        diff = {c: b.get(c, 0) - a.get(c, 0) for c in COLUMNS}
+        diff: dict[str, Any] = {c: b.get(c, 0) - a.get(c, 0) for c in COLUMNS}
+        if abs(b.get(COST, 0.0) - a.get(COST, 0.0)) > 1e-9:
+            diff[COST] = round(b.get(COST, 0.0) - a.get(COST, 0.0), 9)
         if hand is not None and sid in hand and any(hand[sid][c] != b.get(c, 0) for c in COLUMNS):
             diff["vs hand count"] = 1
         bad += any(diff.values())
         print(f"| {sid[:13]} | " + " | ".join(f"{a.get(c, 0):,} / {b.get(c, 0):,}" for c in COLUMNS)
+              + f" | {a.get(COST, 0.0):.6f} / {b.get(COST, 0.0):.6f}"
               + f" | {'0' if not any(diff.values()) else diff} |")
     return bad
 

@@ -53,6 +53,7 @@ open) is skipped with a warning. Nothing here sends anything anywhere or runs an
 
 from __future__ import annotations
 
+import json
 import os
 import warnings
 from collections.abc import Sequence
@@ -72,6 +73,15 @@ from workbench.schema import SchemaError
 #: how a Claude Code run's usage columns are counted (ccusage's definitions: its README and JSON output)
 USAGE_DEFINITION = ("claude-code: every unique reply (message.id + requestId; a reply without them counts per line) "
                     "of the session on any branch, once across the tree; input excludes cache read and creation")
+
+
+#: the per-model usage counters of ``usage_by_model`` (both clients)
+MODEL_USAGE = ("input", "output", "cache_read", "cache_creation_5m", "cache_creation_1h", "reasoning")
+
+
+def _int(value: Any) -> int:
+    """A token count from a log (0 for anything that is not a non-negative integer)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 class TranscriptWarning(LogWarning):
@@ -162,6 +172,7 @@ class _Session:
     untyped: int = 0  # lines with a message but no type, read by the message's role
     first_untyped: tuple[str, int] = ("", 0)
     spent: dict[str, int] = field(default_factory=dict)  # usage of every counted reply, whichever branch
+    by_model: dict[str, dict[str, int]] = field(default_factory=dict)  # the same per model
     models: list[str] = field(default_factory=list)
     off_branch: dict[str, int] = field(default_factory=dict)  # reason -> messages off the followed branch
 
@@ -175,12 +186,22 @@ class _Session:
         if usage is None:
             return
         self.spent["usage_replies"] = self.spent.get("usage_replies", 0) + 1
+        counts = {k: _int(usage.get(k)) for k in ("input_tokens", "output_tokens", "cache_read_input_tokens",
+                                                   "cache_creation_input_tokens")}
         for key, column in (("input_tokens", "usage_input_tokens"), ("output_tokens", "usage_output_tokens"),
                             ("cache_read_input_tokens", "usage_cache_read_tokens"),
                             ("cache_creation_input_tokens", "usage_cache_creation_tokens")):
-            v = usage.get(key)
-            if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-                self.spent[column] = self.spent.get(column, 0) + v
+            self.spent[column] = self.spent.get(column, 0) + counts[key]
+        # per model, with the cache writes split into their 5-minute and 1-hour tiers where the log says which
+        tiers = usage.get("cache_creation") if isinstance(usage.get("cache_creation"), dict) else {}
+        hour = _int(tiers.get("ephemeral_1h_input_tokens"))
+        name = model if isinstance(model, str) and model else "(no model)"
+        row = self.by_model.setdefault(name, dict.fromkeys(MODEL_USAGE, 0))
+        row["input"] += counts["input_tokens"]
+        row["output"] += counts["output_tokens"]
+        row["cache_read"] += counts["cache_read_input_tokens"]
+        row["cache_creation_1h"] += min(hour, counts["cache_creation_input_tokens"])
+        row["cache_creation_5m"] += counts["cache_creation_input_tokens"] - min(hour, counts["cache_creation_input_tokens"])
 
     def read(self, r: _Record) -> None:
         rec = r.rec
@@ -350,6 +371,7 @@ class _Session:
                "steps": len(self.steps), "compactions": len(self.comps), "parent_run_id": self.parent,
                "unsummarized_boundaries": self.unsummarized, "abandoned_branches": self.abandoned, **self.meta,
                "models": list(self.models), **usage, "usage_definition": USAGE_DEFINITION,
+               "usage_by_model": json.dumps(self.by_model, sort_keys=True) if self.by_model else None,
                "off_branch_lines": sum(self.off_branch.values()),
                "off_branch_reason": "; ".join(f"{reason}: {n}" for reason, n in sorted(self.off_branch.items()))
                or None}
@@ -607,4 +629,4 @@ def selected(meta: dict[str, Any], since: str | None, until: str | None, project
     return True
 
 
-__all__ = ["read_claude_code", "selected", "session_files", "TranscriptWarning", "USAGE_DEFINITION"]
+__all__ = ["read_claude_code", "selected", "session_files", "MODEL_USAGE", "TranscriptWarning", "USAGE_DEFINITION"]

@@ -36,7 +36,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench.adapters.claude_code import TranscriptWarning, selected, session_files
+from workbench.adapters.claude_code import MODEL_USAGE, TranscriptWarning, selected, session_files
 from workbench.adapters.staging import RunTables
 from workbench.adapters.trajectory import encode_args, widen_span
 from workbench.jsonl import BadLines, at_line, json_lines
@@ -69,8 +69,10 @@ def _counts(value: Any) -> dict[str, int] | None:
             "output_tokens": count("output_tokens"), "reasoning_output_tokens": count("reasoning_output_tokens")}
 
 
-def _spend(run: dict[str, Any], payload: dict[str, Any], previous: dict[str, int] | None) -> dict[str, int] | None:
-    """Add one token_count event's delta to ``run``; returns the cumulative totals it carried (or ``previous``)."""
+def _spend(run: dict[str, Any], payload: dict[str, Any], previous: dict[str, int] | None,
+           by_model: dict[str, dict[str, int]], model: str | None) -> dict[str, int] | None:
+    """Add one token_count event's delta to ``run`` (and to ``model``'s row of ``by_model``); returns the
+    cumulative totals it carried (or ``previous``)."""
     info: dict[str, Any] = payload["info"] if isinstance(payload.get("info"), dict) else {}
     last, total = _counts(info.get("last_token_usage")), _counts(info.get("total_token_usage"))
     delta = last
@@ -82,6 +84,10 @@ def _spend(run: dict[str, Any], payload: dict[str, Any], previous: dict[str, int
         run["usage_replies"] = run.get("usage_replies", 0) + 1
         for key, column in _USAGE_KEYS:
             run[column] = run.get(column, 0) + delta[key]
+        row = by_model.setdefault(model or "(no model)", dict.fromkeys(MODEL_USAGE, 0))
+        for key, name in (("input_tokens", "input"), ("cached_input_tokens", "cache_read"),
+                          ("output_tokens", "output"), ("reasoning_output_tokens", "reasoning")):
+            row[name] += delta[key]
     return total if total is not None else previous
 
 
@@ -141,6 +147,8 @@ def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], l
     first = 0
     totals: dict[str, int] | None = None  # the last cumulative token_count seen
     models: list[str] = []
+    by_model: dict[str, dict[str, int]] = {}
+    current: str | None = None  # the model of the turns being read
     for number, rec in json_lines(file, bad):
         first = first or number
         with at_line(file, number):
@@ -160,10 +168,11 @@ def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], l
                     run["git_branch"] = p["git"]["branch"]
             elif kind == "turn_context" and isinstance(p.get("model"), str):
                 run.setdefault("model", p["model"])
-                if p["model"] not in models:
-                    models.append(p["model"])
+                current = p["model"]
+                if current not in models:
+                    models.append(current)
             elif kind == "event_msg" and p.get("type") == "token_count":
-                totals = _spend(run, p, totals)
+                totals = _spend(run, p, totals, by_model, current)
             elif kind == "compacted":
                 summary, kept = _compacted(p)
                 if not summary:
@@ -183,6 +192,7 @@ def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], l
     run_id = run["run_id"]
     run.update(task_id=run_id, scenario_id=run_id, steps=len(steps), compactions=len(comps),  # a session: a cluster
                models=models, usage_definition=USAGE_DEFINITION,
+               usage_by_model=json.dumps(by_model, sort_keys=True) if by_model else None,
                **{c: run.get(c, 0) for c in ("usage_replies", *(col for _, col in _USAGE_KEYS))})
     for row in (*steps, *comps):
         row["run_id"] = run_id

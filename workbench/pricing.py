@@ -1,0 +1,117 @@
+"""What a coding-agent session cost: its per-model usage (``runs.usage_by_model``, written by the Claude Code and
+Codex importers) priced from a table shipped with the project, offline, as ccusage prices it.
+
+:data:`PRICES` is dated (:data:`PRICES_AS_OF`) and quotes USD per million tokens for fresh input, output, cache
+reads, and cache writes of the 5-minute and 1-hour tiers (Anthropic's prompt caching; OpenAI's cached input is a
+cache read and has no write). A model's dated snapshot name (``claude-sonnet-4-5-20250929``) takes the price of
+its family name; a model the table does not know is priced at nothing and said (``price_known`` false, ``reason``).
+Checked against ccusage 20.0.24's offline costs (``tools/ccusage_compare.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import polars as pl
+
+#: the day the table was last checked
+PRICES_AS_OF = "2026-12-02"
+
+
+@dataclass(frozen=True)
+class ModelPrice:
+    """USD per million tokens."""
+
+    input: float
+    output: float
+    cache_read: float
+    cache_write_5m: float = 0.0
+    cache_write_1h: float = 0.0
+
+
+#: the providers' list prices (Anthropic's and OpenAI's pricing pages, the prices ccusage's offline table holds);
+#: long-context surcharges are not applied
+PRICES: dict[str, ModelPrice] = {
+    "claude-opus-4-5": ModelPrice(5.0, 25.0, 0.50, 6.25, 10.0),
+    "claude-opus-4-1": ModelPrice(15.0, 75.0, 1.50, 18.75, 30.0),
+    "claude-opus-4": ModelPrice(15.0, 75.0, 1.50, 18.75, 30.0),
+    "claude-sonnet-4-5": ModelPrice(3.0, 15.0, 0.30, 3.75, 6.0),
+    "claude-sonnet-4": ModelPrice(3.0, 15.0, 0.30, 3.75, 6.0),
+    "claude-3-7-sonnet": ModelPrice(3.0, 15.0, 0.30, 3.75, 6.0),
+    "claude-haiku-4-5": ModelPrice(1.0, 5.0, 0.10, 1.25, 2.0),
+    "claude-3-5-haiku": ModelPrice(0.80, 4.0, 0.08, 1.0, 1.6),
+    "gpt-5": ModelPrice(1.25, 10.0, 0.125),
+    "gpt-5-codex": ModelPrice(1.25, 10.0, 0.125),
+    "gpt-5-mini": ModelPrice(0.25, 2.0, 0.025),
+}
+
+_SNAPSHOT = re.compile(r"-(\d{8}|latest)$")
+
+
+def price_of(model: str, prices: Mapping[str, ModelPrice] = PRICES) -> ModelPrice | None:
+    """The price of ``model``: its own entry, else its family's (the name without a date suffix), else None.
+
+    Parameters
+    ----------
+    model : str
+        A model name as a log gives it.
+    prices : mapping of str to ModelPrice, default PRICES
+        The table.
+
+    Returns
+    -------
+    ModelPrice or None
+        Its price, or None when the table does not know it.
+    """
+    name = model.strip().lower()
+    if name in prices:
+        return prices[name]
+    base = _SNAPSHOT.sub("", name)
+    return prices.get(base)
+
+
+def session_costs(runs: pl.DataFrame, prices: Mapping[str, ModelPrice] = PRICES) -> pl.DataFrame:
+    """The cost of every run per model, from its ``usage_by_model``.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame
+        Runs with ``run_id`` and ``usage_by_model`` (the Claude Code and Codex importers write it).
+    prices : mapping of str to ModelPrice, default PRICES
+        The table (USD per million tokens).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (``run_id``, ``model``): the token counts, ``cost_usd`` (0 when the price is unknown),
+        ``price_known`` and ``reason`` (which model has no price); a run without usage has no rows.
+    """
+    rows = []
+    if "usage_by_model" not in runs.columns:
+        raise ValueError("session_costs: the runs have no usage_by_model column (import Claude Code or Codex "
+                         "sessions with this version)")
+    for run_id, raw in runs.select("run_id", "usage_by_model").iter_rows():
+        if not raw:
+            continue
+        for model, u in sorted(json.loads(raw).items()):
+            price = price_of(model, prices)
+            counts = {k: int(u.get(k, 0)) for k in ("input", "output", "cache_read", "cache_creation_5m",
+                                                     "cache_creation_1h", "reasoning")}
+            cost = 0.0 if price is None else (
+                counts["input"] * price.input + counts["output"] * price.output
+                + counts["cache_read"] * price.cache_read + counts["cache_creation_5m"] * price.cache_write_5m
+                + counts["cache_creation_1h"] * price.cache_write_1h) / 1e6
+            rows.append({"run_id": run_id, "model": model, **counts, "cost_usd": cost,
+                         "price_known": price is not None,
+                         "reason": None if price is not None else f"no price for {model!r} in the table of "
+                                                                   f"{PRICES_AS_OF}"})
+    schema = {"run_id": pl.Utf8, "model": pl.Utf8, "input": pl.Int64, "output": pl.Int64, "cache_read": pl.Int64,
+              "cache_creation_5m": pl.Int64, "cache_creation_1h": pl.Int64, "reasoning": pl.Int64,
+              "cost_usd": pl.Float64, "price_known": pl.Boolean, "reason": pl.Utf8}
+    return pl.DataFrame(rows, schema=schema)
+
+
+__all__ = ["ModelPrice", "PRICES", "PRICES_AS_OF", "price_of", "session_costs"]
