@@ -485,7 +485,7 @@ def _auroc_rows(data: pl.DataFrame, score_columns: Sequence[str], label: str, by
 def _auroc_frame(rows: list[dict[str, object]], by: Sequence[str]) -> pl.DataFrame:
     schema: dict[str, pl.DataType] = {**{b: pl.Utf8() for b in by}, "score": pl.Utf8(), "positives": pl.Int64(),
                                       "reason": pl.Utf8(), **INTERVAL_SCHEMA}
-    return pl.DataFrame(rows, schema=schema).select(*by, "score", *INTERVAL_SCHEMA, "positives", "reason")
+    return pl.DataFrame(rows, schema=schema).select(*by, "score", *INTERVAL_SCHEMA, "positives")  # reason: in it
 
 
 def entry_auroc(gold: pl.DataFrame, entries: pl.DataFrame, scores: pl.DataFrame, frame: pl.DataFrame, *,
