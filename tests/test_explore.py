@@ -64,10 +64,19 @@ def test_hostile_text_is_shown_as_text_and_nothing_is_remote(tmp_path: Path) -> 
         if path.is_file():
             body = path.read_text(encoding="utf-8")
             assert not re.search(r"(https?:)?//[A-Za-z0-9.-]+\.[a-z]{2,}", body), path.name
-    # the only scripts are the site's own: site.js on every page, the entry ids on a compaction page
+    # the only scripts are the site's own: site.js on every page, the entry ids on a compaction page, and on the
+    # entries and compactions views their code and data files (each a file of the site)
     for page in pages:
         compaction_page = page.parent.parent.name == "runs"
-        assert page.read_text(encoding="utf-8").count("<script") == (2 if compaction_page else 1), page
+        html = page.read_text(encoding="utf-8")
+        if page.name in ("entries.html", "compactions.html"):
+            sources = re.findall(r'<script src="([^"]+)"', html)
+            assert html.count("<script") == len(sources) and all((page.parent / src).is_file() for src in sources)
+            continue
+        assert html.count("<script") == (2 if compaction_page else 1), page
+    # the views' data carry the hostile text as escaped JSON: no "<" that could end a script, no raw control
+    data = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "site" / "data").rglob("*.js"))
+    assert "<" not in data and "\\u003cimg src=x onerror=alert(1)\\u003e" in data and "\x1b" not in data
 
 
 def test_a_compaction_view_cites_the_steps_its_evidence_came_from() -> None:
@@ -169,9 +178,50 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path) -
                 assert page.evaluate("() => { const r = document.querySelector('mark.passage')"
                                      ".getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }")
                 page.screenshot(path=str(SHOTS / f"explore_{name}_evidence.png"))
+        # issue 45: the entries view finds an identifier among every entry and step, sorts, downloads, and its rows
+        # land on the entry; checked against the tables, not the page's own data
+        entries = with_roles_of(testbed, sites["testbed"])
+        ident = "INV-" + re.search(r"INV-(\d{4})", " ".join(entries["text"].to_list())).group(1)
+        naming = entries.filter(pl.col("text").str.contains(ident, literal=True))
+        page.goto((sites["testbed"].out / "entries.html").as_uri() + f"#q={ident}")
+        page.wait_for_function(f"() => (document.querySelector('#count') || {{}}).textContent "
+                               f"&& document.querySelector('#count').textContent.includes('({naming.height} entries)')")
+        assert page.locator("#steps li").count() >= 1  # the steps that name it, too
+        with page.expect_download() as got:
+            page.click("#csv")
+        lines = Path(got.value.path()).read_text().splitlines()
+        assert len(lines) == naming.height + 1 and all(ident in ln for ln in lines[1:])
+        page.screenshot(path=str(SHOTS / "explore_entries_search.png"))
+        page.locator("#view tbody tr a").first.click()
+        page.wait_for_selector("li.entry.selected")
+        assert ident in page.locator("li.entry.selected").inner_text() and "#entry-" in page.url
+        page.goto((sites["testbed"].out / "entries.html").as_uri())
+        page.wait_for_function("() => document.querySelector('#count') && "
+                               f"document.querySelector('#count').textContent.includes('({entries.height} entries)')")
+        page.locator("th[data-col='6']").click()  # score, ascending
+        lowest = float(page.locator("#view tbody tr").first.locator("td").nth(3).inner_text())
+        assert lowest == pytest.approx(entries["score"].min(), abs=0.005)
+        page.screenshot(path=str(SHOTS / "explore_entries_by_score.png"))
+        page.goto((sites["sessions"].out / "entries.html").as_uri() + "#q=onerror")
+        page.wait_for_function("() => document.querySelector('#count') && "
+                               "document.querySelector('#count').textContent.includes('(1 entries)')")
+        assert "<img src=x onerror=alert(1)>" in page.locator("#view tbody tr").first.inner_text()
+        assert page.locator("main img").count() == 0
+        page.goto((sites["testbed"].out / "compactions.html").as_uri())
+        page.wait_for_selector("#view tbody tr")
+        assert f"({sites['testbed'].compactions} compactions)" in page.locator("#count").inner_text()
         browser.close()
     assert dialogs == []
     assert all(u.startswith("file://") for u in requests), [u for u in requests if not u.startswith("file://")]
+
+
+def with_roles_of(tables: dict[str, pl.DataFrame], site: object) -> pl.DataFrame:
+    """The entries of the runs a site holds with their lexical scores, from the tables (what the view must list)."""
+    runs = [p.stem for p in (site.out / "runs").glob("*.html")]  # type: ignore[attr-defined]
+    keep = [r for r in tables["runs"]["run_id"].to_list() if slug(r) in runs]
+    ent = tables["entries"].filter(pl.col("run_id").is_in(keep))
+    sc = tables["scores"].filter(pl.col("judge") == "lexical").select("entry_id", "score")
+    return ent.join(sc, on="entry_id", how="left")
 
 
 def _tree(root: Path) -> dict[str, bytes]:

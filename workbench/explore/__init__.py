@@ -278,7 +278,7 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
                 title: str) -> dict[str, int]:
     """Write the site's pages into the empty directory ``tmp``; the counts :class:`SiteReport` gives."""
     (tmp / "runs").mkdir(parents=True)
-    for asset in ("site.css", "site.js"):
+    for asset in ("site.css", "site.js", "views.js"):
         shutil.copy(TEMPLATES / asset, tmp / asset)
     keep = set(chosen.get_column("run_id").to_list())
     sub = {name: (frame.filter(pl.col("run_id").is_in(keep)) if "run_id" in frame.columns else frame)
@@ -312,6 +312,7 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
             children.setdefault(r[1], []).append(r[0])
     pages, n_comp = 1, 0
     rows = []
+    data = _ViewData(tau)
     for run in chosen.to_dicts():
         rid = run["run_id"]
         name = slug(rid)
@@ -332,9 +333,11 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
         pages += 1
         if comps_here:
             (tmp / "runs" / name).mkdir(exist_ok=True)
+        data.add_steps(rid, f"runs/{name}.html", steps_by_run.get(rid, []))
         for c in comps_here:
             view = compaction_view(sub, rid, c["boundary"], judge=judge, tau=tau, labels=labels, index=index,
                                    label_source=source)
+            data.add(run, c, view, f"runs/{name}/b{c['boundary']}.html")
             _write(tmp / "runs" / name / f"b{c['boundary']}.html", env.get_template("compaction.html").render(
                 title=title, view=view, run_href=f"../{name}.html", root="../../",
                 entries_json=_entries_json(view)))
@@ -344,7 +347,98 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
                and runs.get_column(c).null_count() < runs.height]
     _write(tmp / "index.html", env.get_template("index.html").render(
         title=title, rows=rows, columns=columns, judge=judge, total=runs.height, root=""))
+    data.write(tmp / "data")
+    for page in ("entries", "compactions"):
+        _write(tmp / f"{page}.html", env.get_template(f"{page}.html").render(title=title, judge=judge, tau=tau,
+                                                                           root=""))
+        pages += 1
     return {"runs": len(rows), "compactions": n_comp, "pages": pages}
+
+
+#: entries per data shard of the entries view (a shard is one ``<script>``: bounded bytes whatever the log's size)
+ENTRY_SHARD = 5_000
+_TERM = re.compile(r"[a-z0-9][a-z0-9_.$/-]*[a-z0-9]|[a-z0-9]")
+
+
+def _terms(text: str) -> set[str]:
+    """The search terms of a text: lower-cased words and identifiers (``inv-4849``, ``src/app.py``), two
+    characters or more, trailing punctuation off."""
+    return {t for t in _TERM.findall(text.lower()) if len(t) >= 2}
+
+
+def _shard_key(term: str) -> str:
+    """The index shard a term lives in: its first two characters, as hex (a file name on every system)."""
+    return term[:2].encode("utf-8").hex()
+
+
+class _ViewData:
+    """The rows of the site's entries and compactions views and the search index over entry text, identifiers and
+    step text, written as ``<script>`` data files (Chromium does not ``fetch`` from ``file://``): the views load
+    the entries in shards of :data:`ENTRY_SHARD`, a search loads one index shard per term."""
+
+    def __init__(self, tau: float) -> None:
+        self.tau = tau
+        self.entries: list[list[Any]] = []
+        self.compactions: list[list[Any]] = []
+        self.steps: list[list[Any]] = []
+        self.index: dict[str, dict[str, set[int]]] = {}  # term -> {"e": entry rows, "s": step rows}
+
+    def _post(self, text: str, kind: str, row: int) -> None:
+        for term in _terms(text):
+            self.index.setdefault(term, {}).setdefault(kind, set()).add(row)
+
+    def add(self, run: Mapping[str, Any], c: Mapping[str, Any], view: Mapping[str, Any], href: str) -> None:
+        entries = view["entries"]
+        unsupported = sum(e.score is not None and e.score < self.tau for e in entries)
+        scored = sum(e.score is not None for e in entries)
+        summary = c.get("committed_summary") or c.get("candidate_summary") or ""
+        self.compactions.append([href, run["run_id"], c["boundary"], run.get("method"), run.get("budget"),
+                                 len(entries), scored, unsupported, c.get("pre_tokens"), count(summary)])
+        for e in entries:
+            verdict = "" if e.score is None else ("supported" if e.score >= self.tau else "unsupported")
+            self.entries.append([f"{href}#entry-{e.position}", run["run_id"], c["boundary"], e.position, e.section,
+                                 e.role, None if e.score is None else round(float(e.score), 4), e.label,
+                                 view.get("label_source") or "", verdict, visible(e.text)[:240]])
+            self._post(e.text, "e", len(self.entries) - 1)
+
+    def add_steps(self, run_id: str, href: str, steps: Sequence[Mapping[str, Any]]) -> None:
+        for st in steps:
+            text = " ".join(str(st.get(k) or "") for k in ("tool", "args", "text", "observation"))
+            if not text.strip():
+                continue
+            first = next((ln for ln in visible(text).splitlines() if ln.strip()), "")
+            self.steps.append([f"{href}#step-{st['step']}", run_id, st["step"], st.get("tool") or "", first[:160]])
+            self._post(text, "s", len(self.steps) - 1)
+
+    def write(self, out: Path) -> None:
+        out.mkdir()
+        shards = [self.entries[i:i + ENTRY_SHARD] for i in range(0, len(self.entries), ENTRY_SHARD)]
+        for k, rows in enumerate(shards):
+            _write(out / f"entries-{k:04d}.js", _js("entries", rows, k))
+        _write(out / "compactions.js", _js("compactions", self.compactions))
+        by_shard: dict[str, dict[str, dict[str, list[int]]]] = {}
+        for term, posts in self.index.items():
+            by_shard.setdefault(_shard_key(term), {})[term] = {k: sorted(v) for k, v in posts.items()}
+        (out / "search").mkdir()
+        for key, terms in by_shard.items():
+            _write(out / "search" / f"{key}.js", _js("index", terms, key))
+        step_shards = [self.steps[i:i + ENTRY_SHARD] for i in range(0, len(self.steps), ENTRY_SHARD)]
+        for k, rows in enumerate(step_shards):
+            _write(out / f"steps-{k:04d}.js", _js("steps", rows, k))
+        manifest = {"entries": len(self.entries), "entry_shards": len(shards), "shard": ENTRY_SHARD,
+                    "steps": len(self.steps), "step_shards": len(step_shards), "tau": self.tau,
+                    "index_shards": sorted(by_shard)}
+        _write(out / "manifest.js", _js("manifest", manifest))
+
+
+def _js(kind: str, value: Any, key: object = None) -> str:
+    """A data file: ``WB.load(kind, key, value)``, the JSON safe inside a script (``<``, ``>``, ``&``, U+2028/9
+    escaped)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                    ("\u2029", "\\u2029")):
+        text = text.replace(ch, esc)
+    return f"WB.load({json.dumps(kind)},{json.dumps(key)},{text});\n"
 
 
 def _twin_ids(runs: pl.DataFrame, chosen: pl.DataFrame) -> set[str]:

@@ -67,6 +67,12 @@
       el.addEventListener("click", function () { select(el); });
       el.addEventListener("keydown", function (ev) { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); select(el); } });
     });
+    // a stable link to an entry (page.html#entry-3, as the entries view links) opens it
+    var wanted = (location.hash || "").slice(1);
+    if (wanted.indexOf("entry-") === 0) {
+      var target = root.querySelector("[id='" + wanted.replace(/'/g, "") + "']");
+      if (target) { select(target); target.scrollIntoView({block: "center"}); }
+    }
   }
   // An evidence link opens the step it cites in the replaced history, scrolls to it and marks the passage there
   // (the passage's own text, found in the step's text nodes and wrapped as a node: nothing is parsed as HTML).

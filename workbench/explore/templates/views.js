@@ -1,0 +1,228 @@
+// Compaction Workbench explorer: the entries and compactions views. Their rows come from data files loaded as
+// <script> elements (a browser does not fetch from file://): the entries in shards, the search index one shard per
+// term (its first two characters). Plain DOM, no library, no network; every value is set as text, never as HTML.
+(function () {
+  "use strict";
+  var PAGE = 100;
+  var table = document.getElementById("view");
+  var kind = table ? table.getAttribute("data-view") : "";
+  var status = document.getElementById("status");
+  var state = {manifest: null, entries: [], loaded: 0, compactions: null, index: {}, steps: {}, pending: {},
+               shown: [], page: 0, sort: null, asc: true, hits: null, stepHits: []};
+  var WB = window.WB = {
+    load: function (what, key, value) {
+      if (what === "manifest") { state.manifest = value; start(); }
+      else if (what === "entries") { state.entries[key] = value; state.loaded += 1; entriesArrived(); }
+      else if (what === "compactions") { state.compactions = value; if (kind === "compactions") { refresh(); } }
+      else if (what === "index") { state.index[key] = value; settle("index:" + key); }
+      else if (what === "steps") { state.steps[key] = value; settle("steps:" + key); }
+    }
+  };
+  function script(src) {
+    var s = document.createElement("script");
+    s.src = src;
+    document.body.appendChild(s);
+  }
+  // a data file asked for once; callbacks wait for it
+  function need(name, src, done) {
+    var have = name.indexOf("index:") === 0 ? state.index[name.slice(6)] : state.steps[name.slice(6)];
+    if (have !== undefined) { done(); return; }
+    if (!state.pending[name]) { state.pending[name] = []; script(src); }
+    state.pending[name].push(done);
+  }
+  function settle(name) {
+    var waiting = state.pending[name] || [];
+    state.pending[name] = [];
+    waiting.forEach(function (f) { f(); });
+  }
+  function start() {
+    if (kind === "entries") {
+      for (var k = 0; k < state.manifest.entry_shards; k++) { script("data/entries-" + pad(k) + ".js"); }
+      if (!state.manifest.entry_shards) { entriesArrived(); }
+    }
+  }
+  function pad(k) { return ("000" + k).slice(-4); }
+  function allEntries() { return [].concat.apply([], state.entries.filter(function (x) { return x; })); }
+  function entriesArrived() {
+    var rows = allEntries();
+    if (status) {
+      status.textContent = state.loaded < state.manifest.entry_shards
+        ? "loaded " + rows.length + " of " + state.manifest.entries + " entries…" : "";
+    }
+    if (state.loaded >= state.manifest.entry_shards) { fillChoices(rows); }
+    refresh();
+  }
+  function fillChoices(rows) {
+    [["f-section", 4], ["f-role", 5], ["f-label", 7]].forEach(function (pair) {
+      var select = document.getElementById(pair[0]);
+      if (!select || select.options.length > 1) { return; }
+      var seen = {};
+      rows.forEach(function (r) { if (r[pair[1]]) { seen[r[pair[1]]] = true; } });
+      Object.keys(seen).sort().forEach(function (v) {
+        var o = document.createElement("option"); o.value = v; o.textContent = v; select.appendChild(o);
+      });
+    });
+  }
+  // search: every term (two characters or more) must match the start of an indexed term of the entry
+  function terms(q) { return (q.toLowerCase().match(/[a-z0-9][a-z0-9_.$\/-]*[a-z0-9]|[a-z0-9]/g) || []).filter(function (t) { return t.length >= 2; }); }
+  function hex(s) {
+    var out = "", bytes = unescape(encodeURIComponent(s.slice(0, 2)));
+    for (var i = 0; i < bytes.length; i++) { out += ("0" + bytes.charCodeAt(i).toString(16)).slice(-2); }
+    return out;
+  }
+  function search(q, done) {
+    var words = terms(q);
+    if (!words.length) { done(null, []); return; }
+    var left = words.length;
+    words.forEach(function (w) {
+      var key = hex(w);
+      if (state.manifest.index_shards.indexOf(key) < 0) { state.index[key] = {}; }
+      need("index:" + key, "data/search/" + key + ".js", function () { left -= 1; if (!left) { finish(); } });
+    });
+    function finish() {
+      var entries = null, steps = null;
+      words.forEach(function (w) {
+        var shard = state.index[hex(w)] || {}, e = {}, s = {};
+        Object.keys(shard).forEach(function (t) {
+          if (t.indexOf(w) !== 0) { return; }
+          (shard[t].e || []).forEach(function (i) { e[i] = true; });
+          (shard[t].s || []).forEach(function (i) { s[i] = true; });
+        });
+        entries = entries === null ? e : keep(entries, e);
+        steps = steps === null ? s : keep(steps, s);
+      });
+      done(entries, Object.keys(steps || {}).map(Number).sort(function (a, b) { return a - b; }));
+    }
+    function keep(a, b) { var out = {}; Object.keys(a).forEach(function (k) { if (b[k]) { out[k] = true; } }); return out; }
+  }
+  function value(row, col) { var v = row[col]; return v === null || v === undefined ? "" : v; }
+  function refresh() {
+    var q = document.getElementById("q");
+    if (kind === "compactions") {
+      if (!state.compactions) { return; }
+      var text = q ? q.value.trim().toLowerCase() : "";
+      state.shown = state.compactions.filter(function (r) {
+        return !text || (r[1] + " " + (r[3] || "")).toLowerCase().indexOf(text) !== -1;
+      });
+      if (status) { status.textContent = ""; }
+      order(); state.page = 0; render(); return;
+    }
+    var rows = allEntries(), filters = {4: val("f-section"), 5: val("f-role"), 7: val("f-label")};
+    var verdict = val("f-verdict");
+    state.shown = [];
+    var base = 0;
+    state.entries.forEach(function (shard, k) {
+      if (!shard) { return; }
+      base = k * state.manifest.shard;
+      shard.forEach(function (r, i) {
+        if (state.hits && !state.hits[base + i]) { return; }
+        for (var c in filters) { if (filters[c] && r[c] !== filters[c]) { return; } }
+        if (verdict && (verdict === "-" ? r[9] !== "" : r[9] !== verdict)) { return; }
+        state.shown.push(r);
+      });
+    });
+    order(); state.page = 0; render(); renderSteps();
+    if (rows.length === 0 && status && state.manifest && !state.manifest.entries) { status.textContent = "no entries in this site"; }
+  }
+  function val(id) { var el = document.getElementById(id); return el ? el.value : ""; }
+  function order() {
+    if (state.sort === null) { return; }
+    var col = state.sort, asc = state.asc;
+    state.shown.sort(function (a, b) {
+      var x = value(a, col), y = value(b, col);
+      if (x === "" && y !== "") { return 1; }  // missing values last, whichever way
+      if (y === "" && x !== "") { return -1; }
+      return (x < y ? -1 : x > y ? 1 : 0) * (asc ? 1 : -1);
+    });
+  }
+  function cell(tr, text, cls) { var td = document.createElement("td"); td.textContent = text; if (cls) { td.className = cls; } tr.appendChild(td); return td; }
+  function render() {
+    var body = table.tBodies[0];
+    body.textContent = "";
+    var pages = Math.max(1, Math.ceil(state.shown.length / PAGE));
+    state.page = Math.min(state.page, pages - 1);
+    state.shown.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach(function (r) {
+      var tr = document.createElement("tr");
+      var cols = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) { return Number(th.getAttribute("data-col")); });
+      cols.forEach(function (c, j) {
+        var text = value(r, c);
+        if (typeof text === "number" && c === 6 && kind === "entries") { text = text.toFixed(2); }
+        var td = cell(tr, String(text), table.tHead.rows[0].cells[j].className);
+        if (j === 0) {
+          td.textContent = "";
+          var a = document.createElement("a"); a.href = r[0]; a.textContent = String(text); td.appendChild(a);
+        }
+        if (kind === "entries" && c === 9 && text) { td.className = "verdict-" + text; }
+      });
+      body.appendChild(tr);
+    });
+    var pager = document.getElementById("pager");
+    if (!pager) { return; }
+    pager.textContent = "";
+    var prev = document.createElement("button"); prev.textContent = "‹"; prev.disabled = state.page === 0;
+    prev.onclick = function () { state.page -= 1; render(); };
+    var next = document.createElement("button"); next.textContent = "›"; next.disabled = state.page >= pages - 1;
+    next.onclick = function () { state.page += 1; render(); };
+    var label = document.createElement("span");
+    label.id = "count";
+    label.textContent = " page " + (state.page + 1) + " of " + pages + " (" + state.shown.length + " " + kind + ") ";
+    pager.appendChild(prev); pager.appendChild(label); pager.appendChild(next);
+  }
+  function renderSteps() {
+    var list = document.getElementById("steps"), head = document.getElementById("steps-head");
+    if (!list) { return; }
+    list.textContent = "";
+    head.hidden = !state.stepHits.length;
+    state.stepHits.slice(0, PAGE).forEach(function (i) {
+      var k = Math.floor(i / state.manifest.shard), j = i % state.manifest.shard;
+      need("steps:" + k, "data/steps-" + pad(k) + ".js", function () {
+        var r = state.steps[k][j], li = document.createElement("li"), a = document.createElement("a");
+        a.href = r[0]; a.textContent = r[1] + " step " + r[2] + (r[3] ? " · " + r[3] : "");
+        li.appendChild(a); li.appendChild(document.createTextNode(" " + r[4])); list.appendChild(li);
+      });
+    });
+  }
+  function csv() {
+    var heads = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) { return th.textContent; });
+    var cols = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) { return Number(th.getAttribute("data-col")); });
+    var quote = function (v) { var s = String(v === null || v === undefined ? "" : v); return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s; };
+    var lines = [heads.concat(["link"]).map(quote).join(",")];
+    state.shown.forEach(function (r) { lines.push(cols.map(function (c) { return quote(r[c]); }).concat([quote(r[0])]).join(",")); });
+    var blob = new Blob([lines.join("\n") + "\n"], {type: "text/csv"});
+    var a = document.createElement("a");
+    a.href = URL.createObjectURL(blob); a.download = kind + ".csv";
+    document.body.appendChild(a); a.click(); a.remove();
+  }
+  if (!table) { return; }
+  Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+    th.addEventListener("click", function () {
+      var col = Number(th.getAttribute("data-col"));
+      state.asc = state.sort === col ? !state.asc : true;
+      state.sort = col;
+      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (h) { h.classList.remove("sorted-asc", "sorted-desc"); });
+      th.classList.add(state.asc ? "sorted-asc" : "sorted-desc");
+      order(); state.page = 0; render();
+    });
+  });
+  ["f-section", "f-role", "f-verdict", "f-label"].forEach(function (id) {
+    var el = document.getElementById(id);
+    if (el) { el.addEventListener("change", refresh); }
+  });
+  var q = document.getElementById("q");
+  if (q) {
+    var timer = null;
+    q.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        if (kind !== "entries") { refresh(); return; }
+        search(q.value, function (entries, steps) { state.hits = entries; state.stepHits = steps; refresh(); });
+      }, 150);
+    });
+    var fromHash = decodeURIComponent((location.hash || "").replace(/^#q=/, ""));
+    if (location.hash.indexOf("#q=") === 0 && fromHash) { q.value = fromHash; }
+  }
+  var button = document.getElementById("csv");
+  if (button) { button.addEventListener("click", csv); }
+  WB.ready = function () { if (q && q.value) { q.dispatchEvent(new Event("input")); } };
+  setTimeout(WB.ready, 0);
+})();
