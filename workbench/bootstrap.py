@@ -42,10 +42,24 @@ Seed = int | np.random.Generator
 #: the interval methods :func:`interval` knows (``cr2``, for a mean, is :func:`cr2_mean`'s)
 METHODS = ("percentile", "bca", "t", "logit-t", "atanh-t", "cr2")
 
-#: the scale a transformed jackknife t interval is built on, and back
-_SCALES: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {"logit-t": (lambda v: np.log(np.clip(v, 1e-9, 1 - 1e-9) / (1 - np.clip(v, 1e-9, 1 - 1e-9))),
-                       lambda v: 1 / (1 + np.exp(-v))),
-           "atanh-t": (lambda v: np.arctanh(np.clip(v, -1 + 1e-9, 1 - 1e-9)), np.tanh)}
+
+
+def _logit(v: Any) -> Any:
+    q = np.clip(v, 1e-9, 1 - 1e-9)
+    return np.log(q / (1 - q))
+
+
+def _expit(v: Any) -> Any:
+    return 1 / (1 + np.exp(-v))
+
+
+def _atanh(v: Any) -> Any:
+    return np.arctanh(np.clip(v, -1 + 1e-9, 1 - 1e-9))
+
+
+#: the scale a transformed jackknife t interval is built on, and the way back
+_SCALES: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "logit-t": (_logit, _expit), "atanh-t": (_atanh, np.tanh)}
 
 #: bootstrap resamples of every interval function unless it is told otherwise (one default for all, so two
 #: analyses run with their defaults are comparable)
@@ -305,8 +319,8 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
         The bootstrap replicates; non-finite ones are degenerate.
     level : float, default 0.95
         Coverage of the two-sided interval.
-    method : {"percentile", "bca", "t"}, default "percentile"
-        The interval rule (:data:`METHODS`).
+    method : {"percentile", "bca", "t", "logit-t", "atanh-t"}, default "percentile"
+        The interval rule (:data:`METHODS`; ``"cr2"`` is :func:`cr2_mean`'s).
     jackknife : array-like, optional
         Leave-one-cluster-out estimates; required by ``"bca"`` and ``"t"``.
     n_clusters : int, optional
@@ -574,8 +588,9 @@ def bootstrap(
         Seed of the resampling.
     level : float, default 0.95
         Coverage of the two-sided interval.
-    method : {"percentile", "bca", "t"}, default "percentile"
-        The interval rule of :func:`interval`.
+    method : {"percentile", "bca", "t", "logit-t", "atanh-t", "cr2"}, default "percentile"
+        The interval rule of :func:`interval`; ``"cr2"`` (a mean: ``metric`` ``np.mean`` of one array) is
+        :func:`cr2_mean`'s.
     n_pos : int, optional
         Number of positive rows, reported with the result when the metric has classes.
     n_missing : int, default 0
