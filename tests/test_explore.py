@@ -460,3 +460,26 @@ def test_a_run_page_reads_as_a_conversation(tmp_path: Path) -> None:
             assert "\u2192 " + s["observation"].strip().splitlines()[0][:150] in item.group(1)
         if s["input_tokens"] is not None:
             assert f"in {s['input_tokens']:,}" in item.group(1) and f"out {s['output_tokens']:,}" in item.group(1)
+
+
+def test_pruned_entries_are_struck_through(tmp_path: Path) -> None:
+    """Issue 45: the entries SJC's rule prunes at tau (score below it) are struck through beside the kept ones;
+    which ones is read off the scores table, not the page."""
+    small = tmp_path / "small"
+    assert main(["simulate", "--out", str(small), "--tasks", "2", "--runs", "1", "--budgets", "48"]) == 0
+    tables = load(small)
+    derive_missing(tables, wanted=("entries", "scores"))
+    low = tables["scores"].filter((pl.col("judge") == "lexical") & (pl.col("score") < 0.6)).sort("entry_id")
+    run_id, boundary = tables["entries"].join(low.select("entry_id"), on="entry_id").sort("entry_id").select(
+        "run_id", "boundary").row(0)  # a compaction with an entry to strike
+    view = compaction_view(tables, run_id, boundary, judge="lexical", tau=0.6)
+    site = build_site(tables, tmp_path / "site", run_ids=[run_id], tau=0.6)
+    page = (site.out / "runs" / slug(run_id) / f"b{boundary}.html").read_text(encoding="utf-8")
+    scores = dict(tables["scores"].filter(pl.col("judge") == "lexical").select("entry_id", "score").iter_rows())
+    assert any(scores.get(e.entry_id, 1.0) < 0.6 for e in view["entries"])  # something to strike
+    for e in view["entries"]:
+        struck = re.search(rf'<li class="entry( pruned)?" id="entry-{e.position}"', page)
+        assert struck is not None, e.position
+        expected = scores.get(e.entry_id) is not None and scores[e.entry_id] < 0.6
+        assert (struck.group(1) is not None) == expected, (e.position, scores.get(e.entry_id))
+
