@@ -462,13 +462,20 @@ def test_a_run_page_reads_as_a_conversation(tmp_path: Path) -> None:
             assert f"in {s['input_tokens']:,}" in item.group(1) and f"out {s['output_tokens']:,}" in item.group(1)
 
 
-def test_pruned_entries_are_struck_through(tmp_path: Path) -> None:
-    """Issue 45: the entries SJC's rule prunes at tau (score below it) are struck through beside the kept ones;
-    which ones is read off the scores table, not the page."""
-    small = tmp_path / "small"
-    assert main(["simulate", "--out", str(small), "--tasks", "2", "--runs", "1", "--budgets", "48"]) == 0
+@pytest.fixture(scope="module")
+def six_tasks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pl.DataFrame]:
+    """A small testbed (6 tasks, one run each, budget 48) with entries and lexical scores, for the page checks."""
+    small = tmp_path_factory.mktemp("six") / "small"
+    assert main(["simulate", "--out", str(small), "--tasks", "6", "--runs", "1", "--budgets", "48"]) == 0
     tables = load(small)
     derive_missing(tables, wanted=("entries", "scores"))
+    return tables
+
+
+def test_pruned_entries_are_struck_through(tmp_path: Path, six_tasks: dict[str, pl.DataFrame]) -> None:
+    """Issue 45: the entries SJC's rule prunes at tau (score below it) are struck through beside the kept ones;
+    which ones is read off the scores table, not the page."""
+    tables = six_tasks
     low = tables["scores"].filter((pl.col("judge") == "lexical") & (pl.col("score") < 0.6)).sort("entry_id")
     run_id, boundary = tables["entries"].join(low.select("entry_id"), on="entry_id").sort("entry_id").select(
         "run_id", "boundary").row(0)  # a compaction with an entry to strike
@@ -482,4 +489,17 @@ def test_pruned_entries_are_struck_through(tmp_path: Path) -> None:
         assert struck is not None, e.position
         expected = scores.get(e.entry_id) is not None and scores[e.entry_id] < 0.6
         assert (struck.group(1) is not None) == expected, (e.position, scores.get(e.entry_id))
+
+
+def test_a_carried_entry_links_to_itself_in_the_previous_summary(tmp_path: Path,
+                                                                  six_tasks: dict[str, pl.DataFrame]) -> None:
+    """Issue 45: `carried_from` chains between summaries: an entry the next summary keeps links to its place in the
+    previous compaction's page (the entries table says which, not the page)."""
+    tables = six_tasks
+    carried = tables["entries"].filter(pl.col("carried_from").is_not_null()).sort("entry_id").row(0, named=True)
+    site = build_site(tables, tmp_path / "site", run_ids=[carried["run_id"]])
+    page = (site.out / "runs" / slug(carried["run_id"]) / f"b{carried['boundary']}.html").read_text(encoding="utf-8")
+    _, previous, position = carried["carried_from"].rsplit("/", 2)
+    link = f'href="b{previous[1:]}.html#entry-{position[1:]}"'
+    assert link in page and (site.out / "runs" / slug(carried["run_id"]) / f"b{previous[1:]}.html").exists()
 

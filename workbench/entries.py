@@ -16,7 +16,7 @@ import polars as pl
 from workbench import schema
 from workbench.summary import SCHEMAS, normalise, parse
 
-__all__ = ["entries_table", "entry_id", "evidence_id", "request_id", "request_of_entry", "run_of_entry", "with_roles",
+__all__ = ["entries_table", "entry_id", "entry_parts", "evidence_id", "request_id", "request_of_entry", "run_of_entry", "with_roles",
            "write_entries"]
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -43,6 +43,26 @@ def request_id(run_id: str, boundary: int) -> str:
 def evidence_id(request: str, chunk_id: str) -> str:
     """The id of one evidence passage of a request: ``REQUEST/oIcJ`` (chunk ``J`` of environment output ``I``)."""
     return f"{request}/{chunk_id}"
+
+
+def entry_parts(entry: str) -> tuple[str, int, int]:
+    """(run id, boundary, position) of an entry id (:func:`entry_id`); a ``ValueError`` for anything else.
+
+    Parameters
+    ----------
+    entry : str
+        An entry id, ``RUN/bBOUNDARY/ePOSITION``.
+
+    Returns
+    -------
+    tuple of (str, int, int)
+        Its run id, boundary and position.
+    """
+    rest, _, position = entry.rpartition("/e")
+    run, _, boundary = rest.rpartition("/b")
+    if not run or not boundary.isdigit() or not position.isdigit():
+        raise ValueError(f"not an entry id (RUN/bBOUNDARY/ePOSITION): {entry!r}")
+    return run, int(boundary), int(position)
 
 
 def run_of_entry(column: str = "entry_id") -> pl.Expr:

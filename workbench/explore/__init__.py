@@ -85,6 +85,7 @@ class EntryView:
     label: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
     identifiers: list[tuple[str, bool]] = field(default_factory=list)
+    carried_from: tuple[int, int] | None = None  # (boundary, position) of the same entry in the run's last summary
 
 
 def _rows(frame: pl.DataFrame | None, **match: object) -> list[dict[str, Any]]:
@@ -125,8 +126,15 @@ def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: i
     if index is None:
         index = span_index(steps if steps is not None else schema.empty("steps"))
     table_entries = sorted(_rows(tables.get("entries"), run_id=run_id, boundary=boundary), key=lambda e: e["position"])
+    carried: dict[str, tuple[int, int]] = {}
     if table_entries:
+        from workbench.entries import entry_parts
+
         parsed = [(e["entry_id"], e["position"], e["section"], e.get("role") or "", e["text"]) for e in table_entries]
+        for e in table_entries:
+            if e.get("carried_from"):
+                _, b, pos = entry_parts(e["carried_from"])
+                carried[e["entry_id"]] = (b, pos)
     else:
         from workbench.entries import entries_table
 
@@ -158,7 +166,7 @@ def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: i
         views.append(EntryView(entry_id, position, section, role, text, score,
                                "" if score is None else ("kept" if score >= tau else "pruned"),
                                sr.get("reason") or "", gold.get(entry_id, ""), evidence,
-                               [(i, i in history_text) for i in code_identifiers(text)]))
+                               [(i, i in history_text) for i in code_identifiers(text)], carried.get(entry_id)))
     at = c.get("step")
     after = [_step_view(s) for s in run_steps if at is not None and at <= s["step"] < at + horizon]
     matched: list[dict[str, Any]] = []
