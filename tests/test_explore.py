@@ -503,3 +503,31 @@ def test_a_carried_entry_links_to_itself_in_the_previous_summary(tmp_path: Path,
     link = f'href="b{previous[1:]}.html#entry-{position[1:]}"'
     assert link in page and (site.out / "runs" / slug(carried["run_id"]) / f"b{previous[1:]}.html").exists()
 
+
+
+def test_a_run_page_marks_where_a_rewound_branch_left(tmp_path: Path) -> None:
+    """Issue 45: the peers show fork points of rewound branches; the run page marks the step the session was rewound
+    at (from the transcript's tree: the live message an abandoned branch's first message follows)."""
+    import warnings
+
+    from workbench.adapters.claude_code import read_claude_code
+
+    from .test_session_usage import SID, reply, user, write
+
+    write(tmp_path / "projects" / "-x" / f"{SID}.jsonl", [
+        user("u1", None, "Fix the rounding bug."),
+        reply("a1", "u1", "msg_A1", "req_A1", (5, 120, 12000, 800), text="Looking at invoice.py."),
+        user("u2", "a1", "Run the tests."),
+        reply("a2", "u2", "msg_A2", "req_A2", (2, 30, 13000, 100), text="All green."),
+        user("u3x", "a1", "No, rewrite the module instead."),  # rewound: a branch from a1 the session left
+        reply("a3x", "u3x", "msg_A3X", "req_A3X", (4, 90, 14000, 120), text="Rewriting."),
+        user("u4", "a2", "Commit it."), reply("a4", "u4", "msg_A4", "req_A4", (1, 10, 15000, 0), text="Done.")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tables = read_claude_code(tmp_path / "projects")
+    site = build_site(tables, tmp_path / "site")
+    page = (site.out / "runs" / f"{slug(SID)}.html").read_text(encoding="utf-8")
+    marked = re.findall(r'<li id="step-(\d+)" class="step[^"]*">(?:(?!</li>).)*class="fork"', page, flags=re.S)
+    steps = tables["steps"].sort("step")
+    assert marked == [str(steps.filter(pl.col("text") == "Looking at invoice.py.")["step"][0])]
+    assert "Rewriting." not in page and "1 rewound branch left from here" in page

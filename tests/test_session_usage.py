@@ -117,6 +117,8 @@ def test_every_reply_counts_whichever_branch_and_once_across_the_tree(tmp_path: 
     assert mine["off_branch_lines"] == 3 and mine["off_branch_reason"] == "abandoned branch: 2; missing parent: 1"
     steps = tables["steps"].filter(pl.col("run_id") == SID)
     assert "Actually, rewrite the module." not in steps["observation"].to_list()  # the steps follow the live branch
+    forked = steps.filter(pl.col("forks").fill_null(0) > 0)  # issue 45: where the rewound branch left (after a1b)
+    assert forked["text"].to_list() == ["(same reply, next block)"] and forked["forks"].to_list() == [1]
     assert steps.filter(pl.col("text") == "ok")["model"].to_list()[:2] == ["claude-sonnet-4-5-20250929",
                                                                           "claude-opus-4-1-20250805"]
     other = runs.filter(pl.col("run_id") == OTHER).row(0, named=True)

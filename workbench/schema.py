@@ -194,6 +194,8 @@ STEPS = Table(
         _n("cache_read_tokens", Int64, doc="of input_tokens, those read from the prompt cache"),
         _n("cache_creation_tokens", Int64, doc="of input_tokens, those written to the prompt cache"),
         _c("model", Utf8, doc="the model that made the step (coding-agent sessions)"),
+        _n("forks", Int64, doc="rewound branches that leave the session here (Claude Code): their messages are not "
+                               "steps"),
         _c("timestamp", Utf8, doc="ISO time of the line that made the step"),
         _c("error", Boolean, doc="the tool result is an error"),
         _c("orphan_result", Boolean, doc="a tool result whose call is missing from the log"),

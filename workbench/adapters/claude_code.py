@@ -492,6 +492,14 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines,
     by_uuid = {r.uuid: r for r in records if r.uuid is not None}
     main = [r for r in records if not r.rec.get("isSidechain") and _is_turn(r.rec)]
     live = _live_branch(main, parent_of)
+    # where a rewound branch leaves the live one: the live message each abandoned branch's first message follows
+    forks: dict[str, int] = {}
+    if live is not None:
+        for r in main:
+            if r.uuid is not None and r.uuid not in live and parent_of.get(r.uuid) in live and not r.is_result:
+                parent = parent_of[r.uuid]
+                assert parent is not None
+                forks[parent] = forks.get(parent, 0) + 1
     session = _Session(sid, None, first_line=main[0].line if main else records[0].line)
     side: dict[str, _Session] = {}
     out = [session]
@@ -534,6 +542,9 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines,
             if not bad.skip_invalid:
                 raise
             bad.skipped.append((str(r.file), r.line, str(err).split(f"{r.file}:{r.line}: ", 1)[-1]))
+        if target is session and r.uuid in forks and session.steps:  # the step where the session was rewound
+            last = session.steps[-1]
+            last["forks"] = last.get("forks", 0) + forks.pop(r.uuid)
     for s in out:
         s.meta.setdefault("project_dir", _project_dir(records[0].file))
     return [s for s in out if s.steps or s.comps or s.task is not None or s is session]

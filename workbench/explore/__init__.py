@@ -104,6 +104,7 @@ def _step_view(s: Mapping[str, Any]) -> dict[str, Any]:
             "observation": s.get("observation"), "blocked": bool(s.get("blocked")), "repeated": bool(s.get("repeated")),
             "error": bool(s.get("error")), "boundary_before": bool(s.get("boundary_before")),
             "observation_role": s.get("observation_role"),
+            "forks": int(s.get("forks") or 0),
             "tokens": {k: s[k] for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
                        if s.get(k) is not None}}
 
