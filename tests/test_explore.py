@@ -531,3 +531,43 @@ def test_a_run_page_marks_where_a_rewound_branch_left(tmp_path: Path) -> None:
     steps = tables["steps"].sort("step")
     assert marked == [str(steps.filter(pl.col("text") == "Looking at invoice.py.")["step"][0])]
     assert "Rewriting." not in page and "1 rewound branch left from here" in page
+
+
+@pytest.mark.slow
+def test_show_reads_in_an_untrusted_notebook(tmp_path: Path) -> None:
+    """Issue 45: an executed notebook opens untrusted (JupyterLab, GitHub, nbviewer), whose sanitizer strips styles
+    and scripts: every entry detail was dumped flat, and nbconvert's sanitizer printed the <style> as text. Rendered
+    as they render it (nbconvert's HTML exporter with sanitize_html), the cell shows each entry, its score and its
+    evidence with its source, as text, and none of the page's code; unsanitized, a script builds the page."""
+    import html as html_lib
+
+    import nbformat
+    from nbclient import NotebookClient
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "from workbench.datasets import load, derive_missing\n"
+        "from workbench.explore import show\n"
+        f"t = load({str(ROOT / 'data' / 'examples' / 'invoice_log.jsonl')!r})\n"
+        "derive_missing(t, wanted=('entries', 'scores'))\n"
+        "c = t['compactions'].sort('run_id', 'boundary').row(0, named=True)\n"
+        "show(t, c['run_id'], c['boundary'])")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nbformat.write(nb, tmp_path / "shown.ipynb")
+    sanitized, _ = HTMLExporter(sanitize_html=True).from_notebook_node(nb)
+    text = html_lib.unescape(re.sub(r"<[^>]+>", " ", sanitized))
+    tables = load(ROOT / "data" / "examples" / "invoice_log.jsonl")
+    derive_missing(tables, wanted=("entries", "scores"))
+    first = tables["compactions"].sort("run_id", "boundary").row(0, named=True)
+    view = compaction_view(tables, first["run_id"], first["boundary"], judge="lexical")
+    scored = [e for e in view["entries"] if e.score is not None and e.evidence]
+    assert scored, "no scored entry with evidence in the example's first compaction"
+    for e in scored:
+        assert e.text.strip() in text and f"score {e.score:.2f}" in text
+        assert e.evidence[0]["text"].strip().splitlines()[0] in text and e.evidence[0]["where"] in text
+    assert "font:" not in text and "setupEntries" not in text and "&lt;style" not in sanitized  # no code as text
+    trusted, _ = HTMLExporter().from_notebook_node(nb)
+    assert "var element = document.getElementById" in trusted and "WB_SCOPE" in trusted
+

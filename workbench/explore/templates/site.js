@@ -120,7 +120,8 @@
   if (table) { setupTable(table); }
   var scripts = document.getElementsByTagName("script");
   var here = scripts[scripts.length - 1];
-  var scope = (here && here.parentNode && here.parentNode.classList && here.parentNode.classList.contains("wb-explore")) ? here.parentNode : document;
+  var scope = window.WB_SCOPE  // a notebook output that built its page (explore.show) names its own root
+    || ((here && here.parentNode && here.parentNode.classList && here.parentNode.classList.contains("wb-explore")) ? here.parentNode : document);
   setupEntries(scope);
   setupEvidence(scope);
 })();
