@@ -571,3 +571,24 @@ def test_show_reads_in_an_untrusted_notebook(tmp_path: Path) -> None:
     trusted, _ = HTMLExporter().from_notebook_node(nb)
     assert "var element = document.getElementById" in trusted and "WB_SCOPE" in trusted
 
+
+
+def test_messages_render_markdown_and_code_fences_and_nothing_else(tmp_path: Path) -> None:
+    """Issue 45: code fences showed raw. An assistant message's Markdown renders (a fenced block is a code block, a
+    list a list); its raw HTML stays text and its links and images stay their text, so nothing loads from anywhere."""
+    from workbench.explore import markdown
+
+    message = ("Fixed it:\n\n```python\nprint(total)\n```\n\n- one\n- two\n\n<img src=x onerror=alert(1)> "
+               "[site](javascript:alert(1)) ![x](http://evil.example/x.png)")
+    out = str(markdown(message))
+    assert '<pre><code class="language-python">print(total)\n</code></pre>' in out and "<li>one</li>" in out
+    assert "&lt;img src=x onerror=alert(1)&gt;" in out and "<img" not in out and "<a " not in out
+    assert "![x](http://evil.example/x.png)" in out  # the text of an image, not an image
+    tables = load(ROOT / "data" / "examples" / "invoice_log.jsonl")
+    run = tables["runs"].row(0, named=True)
+    tables["steps"] = tables["steps"].with_columns(
+        pl.when((pl.col("run_id") == run["run_id"]) & (pl.col("step") == 0)).then(pl.lit(message))
+        .otherwise(pl.col("text")).alias("text"))
+    site = build_site(tables, tmp_path / "site", run_ids=[run["run_id"]])
+    page = (site.out / "runs" / f"{slug(run['run_id'])}.html").read_text(encoding="utf-8")
+    assert '<pre><code class="language-python">print(total)' in page and "<img" not in page

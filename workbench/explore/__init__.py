@@ -57,12 +57,41 @@ def score_colour(score: float | None) -> str:
     return f"hsl({hue}, 70%, 85%)"
 
 
+_MARKDOWN: Any = None
+
+
+def markdown(text: object) -> Any:
+    """A message's Markdown as HTML (CommonMark: paragraphs, lists, emphasis, code spans and fenced code blocks):
+    raw HTML in it is escaped, links and images are left as their text (a site loads nothing from anywhere), and
+    control and bidi characters are shown (:func:`visible`) first.
+
+    Parameters
+    ----------
+    text : object
+        The message (``None`` is empty).
+
+    Returns
+    -------
+    markupsafe.Markup
+        The HTML, safe to put in a page.
+    """
+    global _MARKDOWN
+    from markupsafe import Markup
+
+    if _MARKDOWN is None:
+        from markdown_it import MarkdownIt
+
+        _MARKDOWN = MarkdownIt("commonmark", {"html": False}).disable(["image", "link", "autolink"])
+    return Markup(_MARKDOWN.render(visible("" if text is None else str(text))))
+
+
 def _env() -> Any:
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["visible"] = visible
+    env.filters["markdown"] = markdown
     env.filters["colour"] = score_colour
     env.filters["fmt"] = lambda v, spec="": "" if v is None else format(v, spec)
     return env
@@ -597,5 +626,5 @@ def _js_string(text: str) -> str:
     return out
 
 
-__all__ = ["build_site", "CompactionDisplay", "compaction_view", "HORIZON", "MARKER", "SAFE_TAGS", "score_colour",
+__all__ = ["build_site", "CompactionDisplay", "compaction_view", "HORIZON", "markdown", "MARKER", "SAFE_TAGS", "score_colour",
            "select_runs", "show", "SiteReport", "slug", "visible"]
