@@ -1,0 +1,133 @@
+"""``workbench import`` of a large ``~/.claude/projects`` beside ccusage's session report on the same tree (issue 44):
+time, peak memory, and whether the token totals agree.
+
+The tree is synthesized from real captured lines (claude-code-log's ``dev-docs/messages/claude-code`` from its
+PyPI source package, passed as ``--lines``): each session is a chain of those lines' shapes, cycled, with fresh
+uuids, parent links, message ids and request ids, so every reply is unique and the tree is one live branch per
+session. ``--sessions`` sessions of ``--turns`` lines each, at each ``--scale``. Timed in child processes, peak
+memory from ``ru_maxrss``:
+
+  ccusage    ``ccusage claude session --json --offline`` (the reference, where ``--ccusage`` is given)
+  usage      the workbench's usage pass alone (``read_claude_code``: every table in memory, no Parquet)
+  import     ``workbench import TREE --out DIR`` (the tables written)
+
+Run: ``.venv/bin/python benchmarks/bench_session_import.py --lines DIR [--ccusage EXE] [--scale 1 4]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def templates(lines: Path) -> list[dict]:
+    """The user and assistant lines among the captured ones (their shapes, in file order)."""
+    out = []
+    for f in sorted(lines.rglob("*.jsonl")):
+        for text in f.read_text(encoding="utf-8").splitlines():
+            if text.strip():
+                rec = json.loads(text)
+                if rec.get("type") in ("user", "assistant") and isinstance(rec.get("message"), dict):
+                    out.append(rec)
+    return out
+
+
+def build(tree: Path, shapes: list[dict], sessions: int, turns: int) -> int:
+    """``sessions`` session files of ``turns`` lines; returns the bytes written."""
+    total = 0
+    project = tree / "projects" / "-home-dev-bench"
+    project.mkdir(parents=True)
+    for s in range(sessions):
+        sid = str(uuid.UUID(int=s + 1))
+        parent = None
+        rows = []
+        for t in range(turns):
+            rec = json.loads(json.dumps(shapes[t % len(shapes)]))
+            me = str(uuid.UUID(int=(s + 1) * 1_000_000 + t))
+            rec.update(sessionId=sid, uuid=me, parentUuid=parent, isSidechain=False,
+                       timestamp=f"2026-11-{1 + s % 28:02d}T10:{t // 60 % 60:02d}:{t % 60:02d}.000Z")
+            rec.pop("agentId", None)
+            if rec["type"] == "assistant":
+                rec["message"]["id"] = f"msg_{s}_{t}"
+                rec["requestId"] = f"req_{s}_{t}"
+            rows.append(json.dumps(rec, separators=(",", ":"), ensure_ascii=False))
+            parent = me
+        text = "\n".join(rows) + "\n"
+        (project / f"{sid}.jsonl").write_text(text, encoding="utf-8")
+        total += len(text.encode("utf-8"))
+    return total
+
+
+_WRAP = ("import resource, subprocess, sys, time\n"
+         "t0 = time.perf_counter()\n"
+         "done = subprocess.run(sys.argv[1:], capture_output=True, text=True, check=True)\n"
+         "sys.stdout.write(done.stdout)\n"
+         "print('@@', time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+    """(seconds, peak MiB, stdout) of ``cmd``, run under a wrapper process of its own (so the peak is this
+    command's, not the largest of every child so far)."""
+    done = subprocess.run([sys.executable, "-c", _WRAP, *cmd], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, cwd=ROOT, check=True)
+    body, _, tail = done.stdout.rpartition("@@ ")
+    seconds, peak = tail.split()
+    return float(seconds), int(peak) / 1024, body
+
+
+USAGE = r"""
+import json, sys, warnings
+warnings.simplefilter("ignore")
+from workbench.adapters.claude_code import read_claude_code
+runs = read_claude_code(sys.argv[1])["runs"]
+print(json.dumps({c: int(runs[f"usage_{c}_tokens"].sum()) for c in ("input", "output", "cache_read", "cache_creation")}))
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", required=True, help="captured Claude Code lines (a directory of *.jsonl)")
+    parser.add_argument("--ccusage", help="the ccusage executable (the reference)")
+    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--turns", type=int, default=400)
+    parser.add_argument("--scale", type=float, nargs="+", default=[1.0, 4.0])
+    args = parser.parse_args()
+    shapes = templates(Path(args.lines))
+    print("| scale | sessions | MB | ccusage s (MiB) | usage s (MiB) | import s (MiB) | usage / ccusage | "
+          "import / ccusage | totals equal |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for scale in args.scale:
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = Path(tmp) / "claude"
+            sessions = max(1, round(args.sessions * scale))
+            size = build(tree, shapes, sessions, args.turns)
+            ours_s, ours_mib, out = timed([sys.executable, "-c", USAGE, str(tree / "projects")])
+            ours = json.loads(out.strip().splitlines()[-1])
+            imp_s, imp_mib, _ = timed([sys.executable, "-m", "workbench.cli.main", "import", str(tree / "projects"),
+                                       "--out", str(Path(tmp) / "tables")])
+            ref = "-"
+            ratio_u = ratio_i = "-"
+            equal = "-"
+            if args.ccusage:
+                cc_s, cc_mib, cc_out = timed([args.ccusage, "claude", "session", "--json", "--offline"],
+                                             {"CLAUDE_CONFIG_DIR": str(tree)})
+                t = json.loads(cc_out)["totals"]
+                theirs = {"input": t["inputTokens"], "output": t["outputTokens"], "cache_read": t["cacheReadTokens"],
+                          "cache_creation": t["cacheCreationTokens"]}
+                ref = f"{cc_s:.2f} ({cc_mib:.0f})"
+                ratio_u, ratio_i = f"{ours_s / cc_s:.1f}x", f"{imp_s / cc_s:.1f}x"
+                equal = "yes" if theirs == ours else f"no: {theirs} vs {ours}"
+            print(f"| {scale:g} | {sessions} | {size / 1e6:.0f} | {ref} | {ours_s:.2f} ({ours_mib:.0f}) | "
+                  f"{imp_s:.2f} ({imp_mib:.0f}) | {ratio_u} | {ratio_i} | {equal} |")
+
+
+if __name__ == "__main__":
+    main()
