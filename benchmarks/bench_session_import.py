@@ -8,7 +8,7 @@ session. ``--sessions`` sessions of ``--turns`` lines each, at each ``--scale``.
 memory from ``ru_maxrss``:
 
   ccusage    ``ccusage claude session --json --offline`` (the reference, where ``--ccusage`` is given)
-  usage      the workbench's usage pass alone (``read_claude_code``: every table in memory, no Parquet)
+  usage      ``workbench usage TREE --out usage.csv`` (the usage pass alone: polars reads only the usage fields)
   import     ``workbench import TREE --out DIR`` (the tables written)
 
 Run: ``.venv/bin/python benchmarks/bench_session_import.py --lines DIR [--ccusage EXE] [--scale 1 4]``.
@@ -83,15 +83,6 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
     return float(seconds), int(peak) / 1024, body
 
 
-USAGE = r"""
-import json, sys, warnings
-warnings.simplefilter("ignore")
-from workbench.adapters.claude_code import read_claude_code
-runs = read_claude_code(sys.argv[1])["runs"]
-print(json.dumps({c: int(runs[f"usage_{c}_tokens"].sum()) for c in ("input", "output", "cache_read", "cache_creation")}))
-"""
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", required=True, help="captured Claude Code lines (a directory of *.jsonl)")
@@ -109,8 +100,13 @@ def main() -> None:
             tree = Path(tmp) / "claude"
             sessions = max(1, round(args.sessions * scale))
             size = build(tree, shapes, sessions, args.turns)
-            ours_s, ours_mib, out = timed([sys.executable, "-c", USAGE, str(tree / "projects")])
-            ours = json.loads(out.strip().splitlines()[-1])
+            ours_s, ours_mib, _ = timed([sys.executable, "-m", "workbench.cli.main", "usage", str(tree / "projects"),
+                                         "--out", str(Path(tmp) / "usage.csv")])
+            import polars as pl
+
+            sums = pl.read_csv(Path(tmp) / "usage.csv").select(
+                [f"usage_{c}_tokens" for c in ("input", "output", "cache_read", "cache_creation")]).sum().row(0)
+            ours = dict(zip(("input", "output", "cache_read", "cache_creation"), map(int, sums), strict=True))
             imp_s, imp_mib, _ = timed([sys.executable, "-m", "workbench.cli.main", "import", str(tree / "projects"),
                                        "--out", str(Path(tmp) / "tables")])
             ref = "-"

@@ -83,6 +83,8 @@ def bad_arguments(w: Path) -> list[tuple[str, list[str], str]]:
         ("explore --tau 2", ["explore", str(EXAMPLE), "--out", str(w / "site"), "--tau", "2"], "[0, 1]"),
         ("figures missing notebooks", ["figures", "--notebooks", str(w / "nope")], "no such directory"),
         ("figures bad --param", ["figures", "--notebooks", e, "--param", "1X=2"], "NAME=VALUE"),
+        ("usage of a missing path", ["usage", str(w / "nope")], "no such file or directory"),
+        ("usage --out .txt", ["usage", str(w), "--out", str(w / "u.txt")], ".csv or .parquet"),
         ("unknown verb", ["frobnicate"], "invalid choice"),
         ("missing required option", ["import", str(EXAMPLE)], "--out"),
     ]

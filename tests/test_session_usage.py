@@ -211,3 +211,36 @@ def test_session_cost_per_model_from_the_dated_table(tmp_path: Path) -> None:
     assert got["claude-opus-4-1-20250805"]["cache_creation_1h"] == 300
     assert not got["mystery-model-9"]["price_known"] and got["mystery-model-9"]["cost_usd"] == 0.0
     assert "no price for 'mystery-model-9'" in got["mystery-model-9"]["reason"]
+
+
+def test_the_fast_usage_pass_equals_the_count_by_hand_and_the_importer(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 44: `workbench usage` (a polars pass over only the usage fields) gives per session what the count written
+    here and the importer give, on the rewind / trimmed / resumed / untyped tree; its table prints per session."""
+    from workbench.adapters.usage import session_usage
+    from workbench.cli.main import main
+
+    home = tmp_path / "projects" / "-home-dev-shop"
+    first = write(home / f"{SID}.jsonl", [
+        reply("t1", "gone-0", "msg_T1", "req_T1", (3, 40, 9000, 100)),
+        user("u1", None, "Fix it."),
+        reply("a1", "u1", "msg_A1", "req_A1", (5, 120, 12000, 800)),
+        reply("a1b", "a1", "msg_A1", "req_A1", (5, 120, 12000, 800), text="(next block)"),
+        user("u3x", "a1b", "Rewrite."), reply("a3x", "u3x", "msg_A3X", "req_A3X", (4, 900, 14000, 1200)),
+        {**reply("n1", "a1b", "msg_N1", "req_N1", (1, 2, 3, 4)), "requestId": None},  # no request id: counted
+        reply("a4", "a1b", "msg_A4", "req_A4", (1, 50, 16000, 0), typed=False)])
+    second = write(home / f"{OTHER}.jsonl", [
+        {**reply("a1", "u1", "msg_A1", "req_A1", (5, 120, 12000, 800)), "sessionId": OTHER},
+        user("v1", "a1", "Continue.", sid=OTHER), reply("b1", "v1", "msg_B1", "req_B1", (7, 60, 17000, 300), sid=OTHER)])
+    got = session_usage(tmp_path / "projects")
+    fast = {r["session_id"]: {"in": r["usage_input_tokens"], "out": r["usage_output_tokens"],
+                              "read": r["usage_cache_read_tokens"], "made": r["usage_cache_creation_tokens"]}
+            for r in got.iter_rows(named=True)}
+    assert fast == by_hand([first, second])
+    with pytest.warns(TranscriptWarning):
+        runs = read_claude_code(tmp_path / "projects")["runs"]
+    assert fast == totals(runs)
+    assert got.filter(pl.col("session_id") == SID)["models"].to_list() == [["claude-sonnet-4-5-20250929"]]
+    assert main(["usage", str(tmp_path / "projects")]) == 0
+    out = capsys.readouterr().out
+    assert "total        2 session(s)" in out and f"{sum(v['read'] for v in fast.values()):,}" in out

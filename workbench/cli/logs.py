@@ -45,6 +45,11 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--project", help="sessions whose working directory or project directory name contains this")
     p.set_defaults(func=run_import)
 
+    p = verb(sub, "usage", "what Claude Code and Codex sessions spent: tokens per session, as ccusage counts them")
+    p.add_argument("path", help="a session file, ~/.claude/projects, ~/.codex/sessions, or a home with both")
+    p.add_argument("--out", help="write the per-session table here (.csv or .parquet; default: print it)")
+    p.set_defaults(func=run_usage)
+
     p = verb(sub, "export", "write a directory of tables back as trajectory JSONL")
     p.add_argument("dir", help="a workbench directory")
     p.add_argument("--format", default="jsonl", choices=["jsonl"], help="the trajectory JSONL format")
@@ -92,6 +97,33 @@ def _starting(doing: str, path: Path) -> None:
     size = input_bytes(path)
     if size >= ANNOUNCE_BYTES:
         print(f"{doing} {path} ({size / 1e6:.0f} MB) ...", file=sys.stderr, flush=True)
+
+
+def run_usage(args: argparse.Namespace) -> int:
+    from workbench.adapters.usage import USAGE_COLUMNS, session_usage
+
+    if args.out:
+        out_file("--out", args.out, (".csv", ".parquet"))
+    if not Path(args.path).exists():
+        raise SchemaError("no such file or directory, expected session files", file=args.path)
+    table = session_usage(args.path)
+    if args.out:
+        from workbench.atomic import atomic_write
+
+        flat = table.with_columns(table["models"].list.join(" "))
+        atomic_write(Path(args.out), (lambda tmp: flat.write_csv(tmp)) if args.out.endswith(".csv")
+                     else (lambda tmp: table.write_parquet(tmp)))
+        print(f"{args.out}: {table.height} session(s)")
+        return 0
+    names = {"usage_input_tokens": "input", "usage_output_tokens": "output", "usage_cache_read_tokens": "cache read",
+             "usage_cache_creation_tokens": "cache write", "usage_reasoning_tokens": "reasoning",
+             "usage_replies": "replies"}
+    print("client       session                                  " + "".join(f"{names[c]:>14}" for c in USAGE_COLUMNS))
+    for r in table.iter_rows(named=True):
+        print(f"{r['client']:<12} {str(r['session_id'])[:40]:<40} " + "".join(f"{r[c]:>14,}" for c in USAGE_COLUMNS))
+    totals = table.select(USAGE_COLUMNS).sum().row(0) if table.height else (0,) * len(USAGE_COLUMNS)
+    print(f"{'total':<12} {f'{table.height} session(s)':<40} " + "".join(f"{v:>14,}" for v in totals))
+    return 0
 
 
 def run_validate(args: argparse.Namespace) -> int:
