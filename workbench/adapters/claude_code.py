@@ -201,7 +201,8 @@ class _Session:
         row["output"] += counts["output_tokens"]
         row["cache_read"] += counts["cache_read_input_tokens"]
         row["cache_creation_1h"] += min(hour, counts["cache_creation_input_tokens"])
-        row["cache_creation_5m"] += counts["cache_creation_input_tokens"] - min(hour, counts["cache_creation_input_tokens"])
+        made = counts["cache_creation_input_tokens"]
+        row["cache_creation_5m"] += made - min(hour, made)
 
     def read(self, r: _Record) -> None:
         rec = r.rec
@@ -488,6 +489,7 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines,
     counts on the run it belongs to, whichever branch it is on, once per (message id, request id) in
     ``replies`` (shared by the whole tree)."""
     replies = set() if replies is None else replies
+    off_memo: dict[str, str] = {}  # message -> why it is off the followed branch
     parent_of = {r.uuid: r.parent for r in records if r.uuid is not None}
     by_uuid = {r.uuid: r for r in records if r.uuid is not None}
     main = [r for r in records if not r.rec.get("isSidechain") and _is_turn(r.rec)]
@@ -530,7 +532,7 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines,
             if counted:  # spend is spend: a reply off the followed branch still cost its tokens
                 session.spend(r.rec)
             if _kind(r.rec) in ("user", "assistant"):
-                why = _off_branch_reason(r.uuid, parent_of, live)
+                why = _off_branch_reason(r.uuid, parent_of, live, off_memo)
                 session.off_branch[why] = session.off_branch.get(why, 0) + 1
             if parent_of.get(r.uuid) in live and not r.is_result:
                 session.abandoned += 1  # the first message of a branch the session did not continue on
@@ -563,19 +565,32 @@ def _first_time(rec: dict[str, Any], replies: set[tuple[str, str]]) -> bool:
     return True
 
 
-def _off_branch_reason(uuid: str | None, parent_of: dict[str, str | None], live: set[str]) -> str:
+def _off_branch_reason(uuid: str | None, parent_of: dict[str, str | None], live: set[str],
+                       memo: dict[str, str]) -> str:
     """Why a message is off the followed branch: its ancestors reach the branch (an abandoned branch, a rewind),
     end at a parent the files do not hold (a missing parent: earlier lines trimmed or in a missing file), or at a
-    root the branch does not start from (another chain)."""
-    node, seen = uuid, set()
-    while node is not None and node not in seen:
+    root the branch does not start from (another chain). ``memo`` keeps the answer of every message walked, so a
+    long off-branch chain is walked once."""
+    node, path, walked = uuid, [], set()
+    reason = "another chain"  # a root the followed branch does not start from
+    while node is not None:
+        if node in memo:
+            reason = memo[node]
+            break
         if node in live:
-            return "abandoned branch"
-        seen.add(node)
+            reason = "abandoned branch"
+            break
         if node not in parent_of:
-            return "missing parent"
+            reason = "missing parent"
+            break
+        if node in walked:  # a cycle in the parent links
+            break
+        path.append(node)
+        walked.add(node)
         node = parent_of[node]
-    return "another chain"  # a root the followed branch does not start from
+    for n in path:
+        memo[n] = reason
+    return reason
 
 
 def _kind(rec: dict[str, Any]) -> Any:
