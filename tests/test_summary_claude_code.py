@@ -186,3 +186,11 @@ def test_the_clients_header_is_never_entry_text() -> None:
             "conversation is summarized below:\nThe user asked for a refactor of billing.\n\nPlease continue the "
             "conversation from where we left it off without asking the user any further questions.")
     assert [e.text for e in parse_any(text)] == ["The user asked for a refactor of billing."]
+
+
+def test_a_closing_fence_with_the_clients_full_stop_still_closes() -> None:
+    """The nesting rule (a tagged fence opens) must not read the client's ```. as a tagged opener: the sections after
+    it stay sections."""
+    text = ("Summary:\n1. **Primary Request and Intent**:\n   - Print it:\n```python\nprint(1)\n```.\n"
+            "2. **Key Technical Concepts**:\n   - fences\n")
+    assert sections(text) == ["Primary Request and Intent", "Key Technical Concepts"]

@@ -82,7 +82,7 @@ _HEADING = re.compile(r"^ {0,3}##[ \t]+(?P<title>.*?)[ \t]*#*[ \t]*$")
 _OTHER_HEADING = re.compile(r"^ {0,3}(#|#{3,6})([ \t]|$)")
 _BULLET = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,9}[.)])(?:[ \t]+(?P<body>.*))?$")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
-_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*(?P<info>[^`\s][^`]*?)?[ \t]*$")
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*(?P<info>[A-Za-z0-9_+#][^`]*?)?[ \t.]*$")  # "```." closes
 
 
 def _fence_depth(depth: int, line: str) -> int:
