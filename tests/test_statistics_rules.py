@@ -315,3 +315,20 @@ def test_the_coverage_study_smoke() -> None:
     hits = bench.cell(("mix", 8, 2, 50, truth))
     assert {"auroc/logit-t", "kappa/atanh-t", "accuracy/CR2-BM", "difference/CR2-BM", "null/wild-bootstrap"} <= set(hits)
     assert all(len(v) == 2 and set(v) <= {0.0, 1.0} for v in hits.values())
+
+
+def test_a_transformed_interval_at_the_bound_falls_back_to_the_plain_t() -> None:
+    """A leave-one-out kappa of 1 (or an AUROC of 1) is infinite on Fisher's z (or the logit): the transformed
+    interval would be a number of the transform's clipping, not of the data. It is the plain t, clipped, and says so."""
+    from scipy import stats
+
+    from workbench.bootstrap import AT_BOUND, interval
+
+    jk = np.array([1.0, 0.6, 0.7, 0.65])
+    iv = interval(0.72, np.zeros(0), 0.95, "atanh-t", jackknife=jk)
+    se = np.sqrt(3 / 4 * np.sum((jk - jk.mean()) ** 2))
+    half = stats.t.ppf(0.975, 3) * se
+    assert (iv.ci_low, iv.ci_high) == (pytest.approx(max(-1.0, 0.72 - half)), pytest.approx(min(1.0, 0.72 + half)))
+    assert iv.reason == AT_BOUND
+    inside = interval(0.72, np.zeros(0), 0.95, "atanh-t", jackknife=np.array([0.8, 0.6, 0.7, 0.65]))
+    assert inside.reason is None and inside.ci_high < 1.0

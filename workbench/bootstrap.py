@@ -304,6 +304,9 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
       range and is not symmetric near a bound. Chosen by ``benchmarks/bench_interval_coverage.py`` for the AUROC
       (94.2-94.9% at 8, 12 and 30 scenarios on two generators with unequal scenarios, where ``"t"`` gave
       92.7-94.3%) and for kappa (93.1-94.5%, where the percentile interval gave 87.8-92.4%).
+      When the estimate or a leave-one-out estimate lies at the bound (an AUROC of 1 without one scenario, a
+      kappa of 1), the transform sends it to infinity: the plain ``"t"`` interval, clipped, is given instead,
+      and ``reason`` says so (:data:`AT_BOUND`).
     * ``"cr2"``: for a mean only, :func:`cr2_mean` (Bell and McCaffrey's bias-reduced variance with their
       degrees of freedom).
 
@@ -344,8 +347,11 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
     else:
         lo, hi = _bounds(estimate, ok, level, method,
                          None if jackknife is None else np.asarray(jackknife, dtype=np.float64))
-    return Interval(float(estimate), lo, hi, int(len(b)), float(level), method, int(len(b) - len(ok)),
-                    interval_reason(lo, hi, n_clusters))
+    reason = interval_reason(lo, hi, n_clusters)
+    if reason is None and method in _SCALES and math.isfinite(lo) and \
+            _at_bound(method, float(estimate), None if jackknife is None else np.asarray(jackknife, dtype=np.float64)):
+        reason = AT_BOUND
+    return Interval(float(estimate), lo, hi, int(len(b)), float(level), method, int(len(b) - len(ok)), reason)
 
 
 def _bounds(estimate: float, boots: np.ndarray, level: float, method: str,
@@ -362,6 +368,10 @@ def _bounds(estimate: float, boots: np.ndarray, level: float, method: str,
             raise ValueError(f"method {method!r} needs the leave-one-cluster-out estimates (jackknife)")
         if not math.isfinite(estimate):
             return float("nan"), float("nan")
+        if _at_bound(method, estimate, jackknife):  # the transform's delta method breaks at the bound: plain t
+            lo, hi = _bounds(estimate, boots[:0], level, "t", jackknife)
+            low_end = 0.0 if method == "logit-t" else -1.0
+            return float(np.clip(lo, low_end, 1.0)), float(np.clip(hi, low_end, 1.0))
         to, back = _SCALES[method]
         lo, hi = _bounds(float(to(np.float64(estimate))), boots[:0], level, "t", to(jackknife))
         return float(back(lo)), float(back(hi))
@@ -506,6 +516,22 @@ def _cr2(values: ArrayLike | None, clusters: ArrayLike | None,
     lam = np.linalg.eigvalsh(gram)
     df = float(lam.sum() ** 2 / np.sum(lam**2))
     return est, se, df, g, int(n)
+
+
+#: the reason of a transformed interval that fell back to the plain t (an estimate at the statistic's bound)
+AT_BOUND = "a leave-one-scenario-out estimate at the statistic's bound: the plain t interval, clipped"
+
+
+def _at_bound(method: str, estimate: float, jackknife: np.ndarray | None) -> bool:
+    """Whether the estimate or a leave-one-out estimate lies at the bound of a transformed scale (an AUROC of 0 or
+    1, a kappa of -1 or 1), where the transform sends it to infinity and the interval spans the whole range."""
+    values = np.append(np.asarray([] if jackknife is None else jackknife, dtype=np.float64), estimate)
+    values = values[np.isfinite(values)]
+    if method == "logit-t":
+        return bool(np.any((values <= 1e-9) | (values >= 1 - 1e-9)))
+    if method == "atanh-t":
+        return bool(np.any(np.abs(values) >= 1 - 1e-9))
+    return False
 
 
 def resamples(metric: Callable[..., float], *arrays: ArrayLike, clusters: ArrayLike,
@@ -823,6 +849,6 @@ def auroc_ci(
                            method, level, iv.n_degenerate, units.n_units, n_missing, iv.reason)
 
 
-__all__ = ["as_generator", "auroc_ci", "bootstrap", "BootstrapResult", "complete_rows", "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT",
+__all__ = ["as_generator", "AT_BOUND", "auroc_ci", "bootstrap", "BootstrapResult", "complete_rows", "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT",
            "FEW_SCENARIOS", "Interval", "interval", "INTERVAL_COLUMNS", "INTERVAL_SCHEMA", "interval_reason",
            "make_units", "METHODS", "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "Units", "ZERO_WIDTH"]
