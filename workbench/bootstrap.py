@@ -303,7 +303,7 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
       z (a kappa) of the estimate and its jackknife values, transformed back: it stays inside the statistic's
       range and is not symmetric near a bound. Chosen by ``benchmarks/bench_interval_coverage.py`` for the AUROC
       (94.2-94.9% at 8, 12 and 30 scenarios on two generators with unequal scenarios, where ``"t"`` gave
-      92.7-94.3%) and for kappa (93.1-94.5%, where the percentile interval gave 87.8-92.4%).
+      92.7-94.3%) and for kappa (93.0-94.5%, where the percentile interval gave 87.8-92.4%).
       When the estimate or a leave-one-out estimate lies at the bound (an AUROC of 1 without one scenario, a
       kappa of 1), the transform sends it to infinity: the plain ``"t"`` interval, clipped, is given instead,
       and ``reason`` says so (:data:`AT_BOUND`).

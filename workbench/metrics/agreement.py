@@ -88,7 +88,7 @@ def _pair_statistics(pair: pl.DataFrame, clusters: Mapping[str, str] | None, *, 
                                            ("agreement", percent_agreement, "percentile"))]
 
 
-#: kappa's interval: the jackknife t on Fisher's z, chosen by benchmarks/bench_interval_coverage.py (93.1-94.5% at
+#: kappa's interval: the jackknife t on Fisher's z, chosen by benchmarks/bench_interval_coverage.py (93.0-94.5% at
 #: 8, 12 and 30 unequal scenarios on two generators, where the percentile interval gave 87.8-92.4%)
 KAPPA_METHOD = "atanh-t"
 
