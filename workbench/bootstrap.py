@@ -82,6 +82,27 @@ ZERO_WIDTH = ("zero width: every resample gives the same value (perfect separati
 FEW_SCENARIOS = "few scenarios: the interval may fall short of its level"
 
 
+def jackknife_se_of(leave_one_out: ArrayLike) -> float:
+    """The jackknife standard error of G leave-one-cluster-out estimates: ``sqrt((G - 1) / G * sum_g (jk_g -
+    mean jk)^2)`` (NaN for fewer than two); the one formula every ``"t"`` interval and p value uses.
+
+    Parameters
+    ----------
+    leave_one_out : array-like
+        The G estimates, each without one cluster.
+
+    Returns
+    -------
+    float
+        The standard error.
+    """
+    jk = np.asarray(leave_one_out, dtype=np.float64)
+    g = len(jk)
+    if g < 2:
+        return float("nan")
+    return math.sqrt((g - 1) / g * float(np.sum((jk - jk.mean()) ** 2)))
+
+
 def complete_rows(*arrays: ArrayLike, names: Sequence[str] = ()) -> tuple[list[np.ndarray], int]:
     """The rows of ``arrays`` where none is missing (NaN, or None in an object array), and how many were left out:
     the workbench's one rule for missing scores and labels (every statistic drops them, counts them in
@@ -382,7 +403,7 @@ def _bounds(estimate: float, boots: np.ndarray, level: float, method: str,
         g = len(jk)
         if g < 2 or not math.isfinite(estimate):
             return float("nan"), float("nan")
-        se = math.sqrt((g - 1) / g * float(np.sum((jk - jk.mean()) ** 2)))
+        se = jackknife_se_of(jk)
         from scipy import stats  # here, not at import: scipy.stats costs half a second of start-up
 
         half = float(stats.t.ppf(1.0 - alpha, g - 1)) * se
@@ -850,5 +871,5 @@ def auroc_ci(
 
 
 __all__ = ["as_generator", "AT_BOUND", "auroc_ci", "bootstrap", "BootstrapResult", "complete_rows", "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT",
-           "FEW_SCENARIOS", "Interval", "interval", "INTERVAL_COLUMNS", "INTERVAL_SCHEMA", "interval_reason",
+           "FEW_SCENARIOS", "Interval", "interval", "INTERVAL_COLUMNS", "INTERVAL_SCHEMA", "interval_reason", "jackknife_se_of",
            "make_units", "METHODS", "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "Units", "ZERO_WIDTH"]

@@ -22,7 +22,6 @@ comes from :mod:`workbench.bootstrap` resampling scenarios.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -635,20 +634,6 @@ def _optimism_corrected(s: np.ndarray, y: np.ndarray, c: np.ndarray, target: str
     return metric(s, y, tau) - float(np.mean(gaps))
 
 
-def _jackknife_t(estimate: float, leave_one_out: np.ndarray, level: float, n_clusters: int) -> tuple[float, float]:
-    """The cluster jackknife t interval of ``estimate`` from the spread of ``leave_one_out`` (its
-    leave-one-scenario-out values, or a proxy's), clipped to [0, 1]."""
-    from scipy import stats as st
-
-    jk = leave_one_out[np.isfinite(leave_one_out)]
-    if n_clusters < 2 or len(jk) < 2:
-        return float("nan"), float("nan")
-    g = len(jk)
-    se = math.sqrt((g - 1) / g * float(np.sum((jk - jk.mean()) ** 2)))
-    half = float(st.t.ppf(0.5 + level / 2, g - 1)) * se
-    return float(np.clip(estimate - half, 0, 1)), float(np.clip(estimate + half, 0, 1))
-
-
 def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, target: str = "precision",
                   value: float = 0.95, *, sjc_tau: float = 0.5, n_splits: int = 5, n_boot: int = DEFAULT_N_BOOT,
                   seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
@@ -714,7 +699,7 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
     improvement on cross-validation. JASA 78(382), 316-331 (optimism); Chernozhukov et al. (2018),
     Double/debiased machine learning, for cross-fitting.
     """
-    from workbench.bootstrap import interval_reason
+    from workbench.bootstrap import interval, interval_reason
 
     if target not in ("precision", "recall"):
         raise ValueError(f"target: expected 'precision' or 'recall', got {target!r}")
@@ -743,7 +728,8 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
         est = _optimism_corrected(s, y, c, target, value, n_splits, kind)
         at_tau = prec(tau) if kind == "precision" else rec(tau)  # tau held fixed: a smooth statistic
         loo = np.array([at_tau(s[c != g], y[c != g]) for g in groups]) if np.isfinite(est) else np.zeros(0)
-        lo, hi = _jackknife_t(est, loo, level, len(groups)) if np.isfinite(est) else (float("nan"), float("nan"))
+        iv = interval(est, np.zeros(0), level, "t", jackknife=loo, n_clusters=len(groups))
+        lo, hi = float(np.clip(iv.ci_low, 0, 1)), float(np.clip(iv.ci_high, 0, 1))  # a share: NaN stays NaN
         res = BootstrapResult(est, lo, hi, len(s), int(y.sum()), 0, "t", level, 0, len(groups), missing,
                               no_tau if not np.isfinite(tau) else interval_reason(lo, hi, len(groups), few=12))
         rows.insert(insert_at, row(f"{kind}_at_tau_oof", res))

@@ -35,7 +35,8 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, as_generator, bootstrap, cr2_p_value
+from workbench.bootstrap import (DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, as_generator, bootstrap, cr2_p_value,
+                                 jackknife_se_of)
 
 METRICS = ("acc", "pass_hat_k", "tokens")
 #: Which way is better for each metric: more successes, fewer tokens.
@@ -317,8 +318,7 @@ def jackknife_se(values: np.ndarray, clusters: np.ndarray) -> float:
         return float("nan")
     sums = np.bincount(inverse, weights=v, minlength=g)
     sizes = np.bincount(inverse, minlength=g).astype(np.float64)
-    jk = (v.sum() - sums) / (len(v) - sizes)
-    return math.sqrt((g - 1) / g * float(np.sum((jk - jk.mean()) ** 2)))
+    return jackknife_se_of((v.sum() - sums) / (len(v) - sizes))
 
 
 def simultaneous_interval(estimate: float, ci_low: float, ci_high: float, n_clusters: int, level: float,
