@@ -357,8 +357,9 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
         comps_here = by_run.get(rid, [])
         tokens = sum(int(run.get(k) or 0) for k in ("agent_tokens", "compressor_tokens"))
         rows.append({"run": run, "href": f"runs/{name}.html", "compactions": len(comps_here), "tokens": tokens})
-        marks = {c["step"]: {**c, "href": f"{name}/b{c['boundary']}.html",
-                             "tokens_after": count(c.get("committed_summary") or c.get("candidate_summary") or "")}
+        summary_tokens = {c["boundary"]: count(c.get("committed_summary") or c.get("candidate_summary") or "")
+                          for c in comps_here}
+        marks = {c["step"]: {**c, "href": f"{name}/b{c['boundary']}.html", "tokens_after": summary_tokens[c["boundary"]]}
                  for c in comps_here}
         links = [{"boundary": c["boundary"], "href": f"{name}/b{c['boundary']}.html", "compaction": c}
                  for c in comps_here]
@@ -375,7 +376,7 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
         for c in comps_here:
             view = compaction_view(sub, rid, c["boundary"], judge=judge, tau=tau, labels=labels, index=index,
                                    label_source=source)
-            data.add(run, c, view, f"runs/{name}/b{c['boundary']}.html")
+            data.add(run, c, view, f"runs/{name}/b{c['boundary']}.html", summary_tokens[c["boundary"]])
             _write(tmp / "runs" / name / f"b{c['boundary']}.html", env.get_template("compaction.html").render(
                 title=title, view=view, run_href=f"../{name}.html", root="../../",
                 entries_json=_entries_json(view)))
@@ -425,13 +426,13 @@ class _ViewData:
         for term in _terms(text):
             self.index.setdefault(term, {}).setdefault(kind, set()).add(row)
 
-    def add(self, run: Mapping[str, Any], c: Mapping[str, Any], view: Mapping[str, Any], href: str) -> None:
+    def add(self, run: Mapping[str, Any], c: Mapping[str, Any], view: Mapping[str, Any], href: str,
+            summary_tokens: int) -> None:
         entries = view["entries"]
         unsupported = sum(e.score is not None and e.score < self.tau for e in entries)
         scored = sum(e.score is not None for e in entries)
-        summary = c.get("committed_summary") or c.get("candidate_summary") or ""
         self.compactions.append([href, run["run_id"], c["boundary"], run.get("method"), run.get("budget"),
-                                 len(entries), scored, unsupported, c.get("pre_tokens"), count(summary)])
+                                 len(entries), scored, unsupported, c.get("pre_tokens"), summary_tokens])
         for e in entries:
             verdict = "" if e.score is None else ("supported" if e.score >= self.tau else "unsupported")
             self.entries.append([f"{href}#entry-{e.position}", run["run_id"], c["boundary"], e.position, e.section,
@@ -469,13 +470,19 @@ class _ViewData:
         _write(out / "manifest.js", _js("manifest", manifest))
 
 
-def _js(kind: str, value: Any, key: object = None) -> str:
-    """A data file: ``WB.load(kind, key, value)``, the JSON safe inside a script (``<``, ``>``, ``&``, U+2028/9
-    escaped)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+def _script_json(value: Any, **dumps: Any) -> str:
+    """``value`` as JSON that is safe inside a ``<script>`` element: ``<``, ``>``, ``&`` and U+2028/9 escaped (a
+    log's ``</script>`` cannot end the script). ``dumps``: :func:`json.dumps`'s options."""
+    text = json.dumps(value, **dumps)
     for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
                     ("\u2029", "\\u2029")):
         text = text.replace(ch, esc)
+    return text
+
+
+def _js(kind: str, value: Any, key: object = None) -> str:
+    """A data file: ``WB.load(kind, key, value)``, its JSON safe inside a script (:func:`_script_json`)."""
+    text = _script_json(value, ensure_ascii=False, separators=(",", ":"))
     return f"WB.load({json.dumps(kind)},{json.dumps(key)},{text});\n"
 
 
@@ -490,8 +497,7 @@ def _twin_ids(runs: pl.DataFrame, chosen: pl.DataFrame) -> set[str]:
 
 def _entries_json(view: Mapping[str, Any]) -> str:
     """The entries' ids in page order, as JSON safe inside a ``<script>`` element."""
-    text = json.dumps([e.entry_id for e in view["entries"]])
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return _script_json([e.entry_id for e in view["entries"]])
 
 
 def _write(path: Path, text: str) -> None:
@@ -592,7 +598,7 @@ class CompactionDisplay:
         return ("(function (element) {\n"
                 "  var host = element && element.jquery ? element[0] : element;\n"
                 "  var root = document.createElement('div');\n"
-                f"  root.innerHTML = {_js_string(self.data)};\n"
+                f"  root.innerHTML = {_script_json(self.data)};\n"
                 "  host.appendChild(root.firstChild);\n"
                 "  var tries = 0;\n"
                 "  (function hideCore() {  // once the output is in the page (JupyterLab attaches it after this runs)\n"
@@ -615,15 +621,6 @@ class CompactionDisplay:
 
     def _repr_html_(self) -> str:
         return self.core
-
-
-def _js_string(text: str) -> str:
-    """``text`` as a JavaScript string literal that is safe inside a ``<script>`` element."""
-    out = json.dumps(text)
-    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
-                    ("\u2029", "\\u2029")):
-        out = out.replace(ch, esc)
-    return out
 
 
 __all__ = ["build_site", "CompactionDisplay", "compaction_view", "HORIZON", "markdown", "MARKER", "SAFE_TAGS", "score_colour",
