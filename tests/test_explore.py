@@ -592,3 +592,18 @@ def test_messages_render_markdown_and_code_fences_and_nothing_else(tmp_path: Pat
     site = build_site(tables, tmp_path / "site", run_ids=[run["run_id"]])
     page = (site.out / "runs" / f"{slug(run['run_id'])}.html").read_text(encoding="utf-8")
     assert '<pre><code class="language-python">print(total)' in page and "<img" not in page
+
+
+def test_the_site_is_the_same_whatever_the_hash_seed(tmp_path: Path) -> None:
+    """The search index was written in set order: two builds of one log under two PYTHONHASHSEED values wrote the
+    same terms in another order. Every file of the site is now the same byte for byte."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; from workbench.datasets import load; from workbench.explore import build_site; "
+            f"build_site(load({str(ROOT / 'data' / 'examples' / 'invoice_log.jsonl')!r}), sys.argv[1])")
+    for seed in ("1", "2"):
+        subprocess.run([sys.executable, "-c", code, str(tmp_path / seed)], check=True, cwd=ROOT,
+                       env={**os.environ, "PYTHONHASHSEED": seed})
+    assert _tree(tmp_path / "1") == _tree(tmp_path / "2")

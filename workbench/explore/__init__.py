@@ -456,7 +456,7 @@ class _ViewData:
             _write(out / f"entries-{k:04d}.js", _js("entries", rows, k))
         _write(out / "compactions.js", _js("compactions", self.compactions))
         by_shard: dict[str, dict[str, dict[str, list[int]]]] = {}
-        for term, posts in self.index.items():
+        for term, posts in sorted(self.index.items()):  # terms came from sets: sorted, the bytes never vary
             by_shard.setdefault(_shard_key(term), {})[term] = {k: sorted(v) for k, v in posts.items()}
         (out / "search").mkdir()
         for key, terms in by_shard.items():
