@@ -244,3 +244,18 @@ def test_the_fast_usage_pass_equals_the_count_by_hand_and_the_importer(tmp_path:
     assert main(["usage", str(tmp_path / "projects")]) == 0
     out = capsys.readouterr().out
     assert "total        2 session(s)" in out and f"{sum(v['read'] for v in fast.values()):,}" in out
+
+
+def test_a_sub_agents_file_counts_in_its_sessions_row(tmp_path: Path) -> None:
+    """Sub-agent transcripts under SESSION/subagents/ belong to the session's project directory (as the importer
+    reads them): the fast pass named their project after the session and split the session in two rows."""
+    from workbench.adapters.usage import session_usage
+
+    project = tmp_path / "projects" / "-home-dev-shop"
+    write(project / f"{SID}.jsonl", [user("u1", None, "Fix it."),
+                                     reply("a1", "u1", "msg_A1", "req_A1", (5, 120, 12000, 800))])
+    write(project / SID / "subagents" / "agent-a7f3.jsonl", [
+        {**reply("s1", None, "msg_S1", "req_S1", (2, 30, 500, 40)), "isSidechain": True, "agentId": "a7f3"}])
+    got = session_usage(tmp_path / "projects")
+    assert got.height == 1 and got.row(0, named=True)["project_dir"] == "-home-dev-shop"
+    assert got.row(0, named=True)["usage_cache_read_tokens"] == 12000 + 500

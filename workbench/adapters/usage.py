@@ -58,7 +58,9 @@ def claude_code_usage(files: list[Path]) -> pl.DataFrame:
     keyed = rows.filter(pl.col("message_id").is_not_null() & pl.col("requestId").is_not_null())
     once = pl.concat([keyed.sort("order").unique(["message_id", "requestId"], keep="first", maintain_order=True),
                       rows.filter(pl.col("message_id").is_null() | pl.col("requestId").is_null())]).sort("order")
-    project = pl.col("file").str.replace(r"/[^/]+$", "").str.replace(r"/subagents$", "").str.replace(r".*/", "")
+    from workbench.adapters.claude_code import _project_dir
+
+    project = pl.col("file").replace_strict({str(f): _project_dir(f) for f in files}, return_dtype=pl.Utf8)
     return (once.with_columns(project.alias("project_dir"))
             .group_by("project_dir", "session_id", maintain_order=True)
             .agg(pl.col("input_tokens").fill_null(0).sum().alias("usage_input_tokens"),
