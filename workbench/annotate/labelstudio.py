@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from workbench.annotate.evaluation import NO_MATERIAL
 from workbench.annotate.store import check_annotator
 from workbench.annotate.views import DEFINITIONS, FIELDS, QUESTIONS, item_view
 from workbench.schema import SchemaError
@@ -117,17 +116,21 @@ def task_data(item: Mapping[str, Any], field: str = "support") -> dict[str, str]
     """
     if field not in TASK_DATA:
         raise ValueError(f"field: expected one of {sorted(TASK_DATA)}, got {field!r}")
-    blocks = {b.title: b.text for b in item_view(dict(item), field, question=False)}
     full = {k: "" if item.get(k) is None else str(item[k]) for k in ("item_id", "text", "section", "task")}
-    full["previous_summary"] = blocks["Previous summary"]
-    passages = item.get("evidence") or []
-    sources = item.get("evidence_sources") or []
-    full["evidence_text"] = "\n\n".join(
-        f"[{k + 1} of {len(passages)}] from {sources[k] if k < len(sources) else 'source not recorded'}\n{p}"
-        for k, p in enumerate(passages)) or "(no environment output was retrieved for this entry)"
-    if field == "correct":
-        material = item.get("evaluation") or []
-        full["evaluation_text"] = "\n\n".join(f"{m.get('name')}\n{m.get('text')}" for m in material) or NO_MATERIAL
+    evidence, material = [], []
+    for b in item_view(dict(item), field, question=False):  # the view's own words, its titles as headers here
+        if b.title == "Previous summary":
+            full["previous_summary"] = b.text
+        elif b.title == "Evidence":  # no passage: the view's notice
+            evidence.append(b.text)
+        elif b.kind == "evidence":  # "Evidence [1 of 2] from step 3, Read"
+            evidence.append(f"{b.title.removeprefix('Evidence ')}\n{b.text}")
+        elif b.title == "Evaluation material":  # none: the view's notice
+            material.append(b.text)
+        elif b.kind == "material":  # "Evaluation material: NAME"
+            material.append(f"{b.title.removeprefix('Evaluation material: ')}\n{b.text}")
+    full["evidence_text"] = "\n\n".join(evidence)
+    full["evaluation_text"] = "\n\n".join(material)
     return {k: full[k] for k in TASK_DATA[field]}
 
 
