@@ -166,7 +166,9 @@ def _format_of(path: str | os.PathLike[str], format: str | None) -> str:  # noqa
         if is_frank(path):
             return "frank"
         found = directory_formats(path)
-        return "sessions" if len(found) > 1 else sniff_directory(path)
+        if len(found) == 1:
+            return next(iter(found))
+        return "sessions" if found else sniff_directory(path)  # none: sniff_directory's error names the files
     if Path(path).is_dir() and format not in (*DIRECTORY_FORMATS, "frank"):
         raise SchemaError("is a directory; only --format claude-code or codex (a directory of sessions) or frank "
                           "(FRANK's files) read a directory", file=str(path))
