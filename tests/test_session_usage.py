@@ -244,6 +244,9 @@ def test_the_fast_usage_pass_equals_the_count_by_hand_and_the_importer(tmp_path:
     assert main(["usage", str(tmp_path / "projects")]) == 0
     out = capsys.readouterr().out
     assert "total        2 session(s)" in out and f"{sum(v['read'] for v in fast.values()):,}" in out
+    inside = tmp_path / "projects" / "-home-dev-shop" / "usage.csv"  # an output inside the input: refused
+    assert main(["usage", str(tmp_path / "projects"), "--out", str(inside)]) == 2 and not inside.exists()
+    assert "is inside the input" in capsys.readouterr().err
 
 
 def test_a_sub_agents_file_counts_in_its_sessions_row(tmp_path: Path) -> None:

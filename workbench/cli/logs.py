@@ -106,6 +106,10 @@ def run_usage(args: argparse.Namespace) -> int:
         out_file("--out", args.out, (".csv", ".parquet"))
     if not Path(args.path).exists():
         raise SchemaError("no such file or directory, expected session files", file=args.path)
+    if args.out:
+        from workbench.atomic import check_not_input
+
+        check_not_input(args.out, [args.path])  # the table never goes into the sessions it counts
     table = session_usage(args.path)
     if args.out:
         from workbench.atomic import atomic_write
