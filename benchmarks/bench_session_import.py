@@ -49,6 +49,7 @@ def build(tree: Path, shapes: list[dict], sessions: int, turns: int) -> int:
         sid = str(uuid.UUID(int=s + 1))
         parent = None
         rows = []
+        calls: dict[str, str] = {}  # a template's tool_use id -> the id it has in this session, latest
         for t in range(turns):
             rec = json.loads(json.dumps(shapes[t % len(shapes)]))
             me = str(uuid.UUID(int=(s + 1) * 1_000_000 + t))
@@ -58,12 +59,33 @@ def build(tree: Path, shapes: list[dict], sessions: int, turns: int) -> int:
             if rec["type"] == "assistant":
                 rec["message"]["id"] = f"msg_{s}_{t}"
                 rec["requestId"] = f"req_{s}_{t}"
+            _pair_tool_ids(rec, calls, f"{s}_{t}")
             rows.append(json.dumps(rec, separators=(",", ":"), ensure_ascii=False))
             parent = me
         text = "\n".join(rows) + "\n"
         (project / f"{sid}.jsonl").write_text(text, encoding="utf-8")
         total += len(text.encode("utf-8"))
     return total
+
+
+def _pair_tool_ids(rec: dict, calls: dict[str, str], turn: str) -> None:
+    """Give a line's tool calls fresh ids and answer each still-open call with the next tool result, so a
+    session's calls and results pair as a real session's do (the captured lines are examples, not one session:
+    they hold more results than calls). A result with no open call becomes the user's text of the same bytes."""
+    content = rec["message"].get("content")
+    for k, block in enumerate(content if isinstance(content, list) else []):
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+            fresh = f"toolu_{turn}_{k}"
+            calls[fresh] = fresh
+            block["id"] = fresh
+        elif block.get("type") == "tool_result" and calls:
+            block["tool_use_id"] = calls.pop(next(iter(calls)))
+        elif block.get("type") == "tool_result":
+            inner = block.get("content")
+            text = inner if isinstance(inner, str) else json.dumps(inner, ensure_ascii=False)
+            content[k] = {"type": "text", "text": text}
 
 
 _WRAP = ("import resource, subprocess, sys, time\n"

@@ -28,8 +28,8 @@ from typing import Any
 
 import polars as pl
 
-from workbench.adapters.claude_code import read_claude_code
-from workbench.adapters.codex import read_codex
+from workbench.adapters.claude_code import claude_code_runs, read_claude_code
+from workbench.adapters.codex import codex_runs, read_codex
 from workbench.adapters.frank import is_frank, read_frank
 from workbench.adapters.labelled_summaries import read_labelled_summaries
 from workbench.adapters.openai_chat import chat_to_run, openai_runs, read_openai_chat
@@ -161,6 +161,24 @@ def read_sessions(path: str | os.PathLike[str], *, bad: BadLines | None = None, 
             for name in names}
 
 
+def session_runs(path: str | os.PathLike[str], fmt: str, *, bad: BadLines | None = None, since: str | None = None,
+                 until: str | None = None, project: str | None = None, timings: dict[str, float] | None = None,
+                 ) -> Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]]:
+    """The runs of a session log, ``(first line, run, steps, compactions)``, one at a time: ``fmt``
+    ``claude-code`` or ``codex`` (a file or a directory), or ``sessions`` (a home with both: Claude Code's
+    files first, then Codex's, each run told apart by ``method``)."""
+    if fmt != "sessions":
+        reader = claude_code_runs if fmt == "claude-code" else codex_runs
+        yield from reader(path, bad=bad, since=since, until=until, project=project, timings=timings)
+        return
+    formats = directory_formats(path)
+    if not formats:
+        sniff_directory(path)  # the error naming the directory and its first file
+    for name, files in sorted(formats.items()):
+        reader = claude_code_runs if name == "claude-code" else codex_runs
+        yield from reader(path, bad=bad, since=since, until=until, project=project, files=files, timings=timings)
+
+
 def _format_of(path: str | os.PathLike[str], format: str | None) -> str:  # noqa: A002
     if Path(path).is_dir() and format in (None, "auto"):
         if is_frank(path):
@@ -185,7 +203,8 @@ def _format_of(path: str | os.PathLike[str], format: str | None) -> str:  # noqa
 
 def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None, format: str | None = None,  # noqa: A002
                *, entries: bool = False, replace: bool = False, bad: BadLines | None = None,
-               since: str | None = None, until: str | None = None, project: str | None = None) -> dict[str, int]:
+               since: str | None = None, until: str | None = None, project: str | None = None,
+               timings: dict[str, float] | None = None) -> dict[str, int]:
     """Read a log and write its tables as Parquet into ``out`` (``None``: only check it); returns row counts.
 
     JSONL formats (:data:`STREAMING`) are read one line at a time and written in bounded chunks,
@@ -194,7 +213,11 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     ``out`` only when the whole log was valid (an error names FILE:LINE and writes nothing). Session formats
     (:data:`DIRECTORY_FORMATS`) skip a file's half-written last line with a warning and record it in ``bad``;
     with ``bad.skip_invalid`` they skip and record every bad line; ``since``, ``until`` and ``project`` select
-    their sessions (:func:`workbench.adapters.claude_code.selected`).
+    their sessions (:func:`workbench.adapters.claude_code.selected`), and are read a group of files at a time
+    (:func:`session_runs`), so memory holds one session's lines and a chunk of rows, not the tree. ``timings``
+    (a dict) receives the seconds of each stage of a streamed import: ``scan`` (session ids in the files' bytes),
+    ``parse`` (lines read and runs built), ``tables`` (rows validated and spilled as Parquet parts), ``write``
+    (the parts streamed into the tables and moved into place).
     """
     from workbench.adapters.staging import stream_tables
     from workbench.entries import entries_table
@@ -208,17 +231,14 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     fmt = _format_of(path, format)
     derive = (lambda chunk: {"entries": entries_table(chunk["compactions"])}) if entries else None
     if fmt in STREAMING:
-        return stream_tables(path, STREAMING[fmt](path), out, replace=replace, derive=derive)
-    if fmt == "sessions":  # a home with both clients' sessions
-        tables = read_sessions(path, bad=bad, since=since, until=until, project=project)
-    elif fmt in DIRECTORY_FORMATS:
-        reader = read_claude_code if fmt == "claude-code" else read_codex
-        tables = reader(path, bad=bad, since=since, until=until, project=project)
-    elif since or until or project:
+        return stream_tables(path, STREAMING[fmt](path), out, replace=replace, derive=derive, timings=timings)
+    if fmt in DIRECTORY_FORMATS or fmt == "sessions":  # sessions: streamed a group of files at a time
+        runs = session_runs(path, fmt, bad=bad, since=since, until=until, project=project, timings=timings)
+        return stream_tables(path, runs, out, replace=replace, derive=derive, timings=timings)
+    if since or until or project:
         raise SchemaError(f"since, until and project select sessions of {' or '.join(DIRECTORY_FORMATS)} logs, not "
                           f"of a {fmt} log", file=str(path))
-    else:
-        tables = FORMATS[fmt](path)
+    tables = FORMATS[fmt](path)
     if derive is not None:
         tables.update(derive(tables))
     labels = tables.pop("labels", None) if fmt in LABELLED_FORMATS else None
@@ -258,4 +278,4 @@ def write_labelled_store(store: Path, tables: dict[str, pl.DataFrame], labels: p
 
 
 __all__ = ["directory_formats", "DIRECTORY_FORMATS", "FORMATS", "LABELLED_FORMATS", "STREAMING", "input_bytes", "chat_to_run", "import_log", "read_claude_code", "read_codex", "read_log",
-           "read_openai_chat", "read_sessions", "read_tau_bench", "read_trajectories", "sniff_directory", "sniff_format", "write_trajectories"]
+           "read_openai_chat", "read_sessions", "session_runs", "read_tau_bench", "read_trajectories", "sniff_directory", "sniff_format", "write_trajectories"]

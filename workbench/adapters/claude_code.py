@@ -55,17 +55,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from workbench.adapters.staging import RunTables
+from workbench.adapters.staging import collect_runs
 from workbench.adapters.trajectory import encode_args, widen_span
-from workbench.jsonl import BadLines, LogWarning, at_line, json_lines
+from workbench.jsonl import BadLines, LogWarning, json_lines
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
 
@@ -119,32 +121,27 @@ def _text(content: Any, where: str) -> str:
     raise SchemaError(field=where, expected="a string or a list of content blocks", got=describe_value(content))
 
 
-@dataclass(frozen=True)
 class _Record:
-    """One transcript line: where it is and what it says."""
+    """One transcript line: where it is, what it says, and what the tree walk asks of it (read once)."""
 
-    file: Path
-    line: int
-    rec: dict[str, Any]
+    __slots__ = ("file", "line", "rec", "uuid", "parent", "kind", "turn", "side", "is_result")
 
-    @property
-    def uuid(self) -> str | None:
-        u = self.rec.get("uuid")
-        return u if isinstance(u, str) else None
-
-    @property
-    def parent(self) -> str | None:
-        """The message this one follows: ``parentUuid``, or at a compaction's new root its ``logicalParentUuid``."""
-        for key in ("parentUuid", "logicalParentUuid"):
-            if isinstance(v := self.rec.get(key), str):
-                return v
-        return None
-
-    @property
-    def is_result(self) -> bool:
-        content = self.rec.get("message", {}).get("content") if isinstance(self.rec.get("message"), dict) else None
-        return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
-                                                 for b in content)
+    def __init__(self, file: Path, line: int, rec: dict[str, Any], kind: Any) -> None:
+        self.file, self.line, self.rec, self.kind = file, line, rec, kind
+        u = rec.get("uuid")
+        self.uuid: str | None = u if isinstance(u, str) else None
+        # the message this one follows: parentUuid, or at a compaction's new root its logicalParentUuid
+        up = rec.get("parentUuid")
+        if not isinstance(up, str):
+            up = rec.get("logicalParentUuid")
+        self.parent: str | None = up if isinstance(up, str) else None
+        self.turn = kind == "user" or kind == "assistant" or (kind == "system"
+                                                              and rec.get("subtype") == "compact_boundary")
+        self.side = bool(rec.get("isSidechain"))
+        msg = rec.get("message")
+        content = msg.get("content") if isinstance(msg, dict) else None
+        self.is_result = isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
+                                                           for b in content)
 
 
 @dataclass
@@ -207,7 +204,7 @@ class _Session:
     def read(self, r: _Record) -> None:
         rec = r.rec
         self.file = r.file
-        kind = _kind(rec)
+        kind = r.kind
         if kind is not None and rec.get("type") is None:  # an older client's line: said once per session
             if not self.untyped:
                 self.first_untyped = (str(r.file), r.line)
@@ -425,29 +422,114 @@ def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     ``project`` (a part of its working directory or project directory name) select sessions; ``files`` reads
     those files instead of every one below ``path`` (a home that also holds Codex sessions).
     """
+    return collect_runs(Path(path), claude_code_runs(path, bad=bad, since=since, until=until, project=project,
+                                                     files=files))
+
+
+def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
+                     until: str | None = None, project: str | None = None, files: Sequence[Path] | None = None,
+                     timings: dict[str, float] | None = None) -> Iterator[RunRows]:
+    """:func:`read_claude_code`'s runs one at a time, ``(first line, run, steps, compactions)``, in bounded memory.
+
+    The files are first scanned for the session ids their lines name (bytes only, no parsing); files that share
+    a session id are one group, and each group is read and built alone, so memory holds one group's lines, not
+    the tree's. Runs come group by group (groups in the order of their first file). A reply (message id +
+    request id) counts where it is first read. ``timings`` adds the seconds spent scanning (``scan``) and
+    reading and building runs (``parse``).
+    """
     bad = bad if bad is not None else BadLines()
+    clock = time.perf_counter()
+    groups = _file_groups(list(files) if files is not None else session_files(path))
+    if timings is not None:
+        timings["scan"] = timings.get("scan", 0.0) + time.perf_counter() - clock
+    replies: set[tuple[str, str]] = set()  # (message.id, requestId) counted anywhere in the tree: a resumed
+    for group in groups:                  # session's copies count where they first appear
+        clock = time.perf_counter()
+        runs = list(_group_runs(group, bad, replies, since, until, project))
+        if timings is not None:
+            timings["parse"] = timings.get("parse", 0.0) + time.perf_counter() - clock
+        for session in runs:
+            yield session.first_line, *session.finish()
+            for where, line, note in sorted(session.notes):
+                warnings.warn(f"{where}:{line}: {note}", TranscriptWarning, stacklevel=2)
+
+
+RunRows = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
+
+#: ``"sessionId": "..."`` in a line's bytes (the prescan that groups files; an id's escapes are kept as written)
+_SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def _session_ids(file: Path) -> set[bytes]:
+    """The session ids a file's lines name, found in its bytes block by block (no line is parsed). A quoted
+    ``\\"sessionId\\"`` inside a message's text is escaped in the line and is not found."""
+    found: set[bytes] = set()
+    with open(file, "rb") as fh:
+        rest = b""
+        while True:
+            block = fh.read(1 << 23)
+            buf = rest + block if rest else block
+            if block:
+                cut = buf.rfind(b"\n") + 1
+                buf, rest = buf[:cut], buf[cut:]
+            found.update(_SESSION_ID.findall(buf))
+            if not block:
+                return found
+
+
+def _file_groups(files: list[Path]) -> list[list[Path]]:
+    """The files in groups that share no session id with each other (a session written over several files, or
+    a resume that copied lines of another, is one group), each in the files' order, groups by their first
+    file."""
+    owner: dict[bytes, int] = {}  # session id -> the first file naming it
+    root = list(range(len(files)))  # union-find over file indices
+
+    def find(i: int) -> int:
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    for i, file in enumerate(files):
+        for sid in _session_ids(file):
+            j = owner.setdefault(sid, i)
+            a, b = find(i), find(j)
+            if a != b:
+                root[max(a, b)] = min(a, b)
+    groups: dict[int, list[Path]] = {}
+    for i, file in enumerate(files):
+        groups.setdefault(find(i), []).append(file)
+    return list(groups.values())
+
+
+def _group_runs(files: list[Path], bad: BadLines, replies: set[tuple[str, str]], since: str | None,
+                until: str | None, project: str | None) -> Iterator[_Session]:
+    """The selected runs of one group of files (every session they hold, each sub-agent a run)."""
     by_session: dict[tuple[str, str], list[_Record]] = {}  # (project directory, session id) -> its lines
     seen: dict[tuple[str, str, str], Path] = {}
-    for file in (files if files is not None else session_files(path)):
+    for file in files:
         last_sid: str | None = None
         project_dir = _project_dir(file)
-        for number, rec in json_lines(file, bad):
+        for number, rec in json_lines(file, bad, fast=True):
             try:
-                with at_line(file, number):
-                    sid = _session_of(rec, last_sid)
+                if not isinstance(rec, dict):
+                    raise SchemaError(expected="a JSON object (one transcript line)", got=describe_value(rec))
+                kind = _kind(rec)
+                sid = _session_of(rec, kind, last_sid)
             except SchemaError as err:
                 if not bad.skip_invalid:
-                    raise
-                bad.skipped.append((str(file), number, str(err).split(f"{file}:{number}: ", 1)[-1]))
+                    raise err.located(str(file), number) from None
+                bad.skipped.append((str(file), number, str(err)))
                 continue
             if sid is None:
                 continue
             last_sid = sid
-            r = _Record(file, number, rec)
+            r = _Record(file, number, rec, kind)
             if r.uuid is not None:
-                if seen.setdefault((project_dir, sid, r.uuid), file) != file:
+                if seen.setdefault((project_dir, sid, r.uuid), file) is not file:
                     continue  # the same message copied into a later file of the session (a resume)
             by_session.setdefault((project_dir, sid), []).append(r)
+    del seen
     projects: dict[str, list[tuple[str, Path]]] = {}  # session id -> (project directory, first file) of each
     for (project_dir, sid), records in by_session.items():
         projects.setdefault(sid, []).append((project_dir, records[0].file))
@@ -455,25 +537,19 @@ def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = Non
         if len(dirs) > 1:
             warnings.warn(f"session {sid} is under {len(dirs)} project directories ("
                           + ", ".join(str(f) for _, f in dirs) + "): imported as one run each, "
-                          + ", ".join(f"{d}/{sid}" for d, _ in dirs), TranscriptWarning, stacklevel=2)
-    builder = RunTables(Path(path))
-    replies: set[tuple[str, str]] = set()  # (message.id, requestId) counted anywhere in the tree: a resumed
-    for (project_dir, sid), records in by_session.items():  # session's copies count where they first appear
+                          + ", ".join(f"{d}/{sid}" for d, _ in dirs), TranscriptWarning, stacklevel=3)
+    for key in list(by_session):
+        project_dir, sid = key
+        records = by_session.pop(key)  # a session's lines are let go once its runs are built
         run_id = sid if len(projects[sid]) == 1 else f"{project_dir}/{sid}"
         for session in _sessions(run_id, records, bad, replies):
-            if not selected(session.meta, since, until, project):
-                continue
-            builder.add_run(session.first_line, *session.finish())
-            for where, line, note in sorted(session.notes):
-                warnings.warn(f"{where}:{line}: {note}", TranscriptWarning, stacklevel=2)
-    return builder.finish()
+            if selected(session.meta, since, until, project):
+                yield session
 
 
-def _session_of(rec: Any, last_sid: str | None) -> str | None:
-    """The session a line belongs to (None for a line that is no turn of any session, such as a title)."""
-    if not isinstance(rec, dict):
-        raise SchemaError(expected="a JSON object (one transcript line)", got=describe_value(rec))
-    kind = _kind(rec)
+def _session_of(rec: dict[str, Any], kind: Any, last_sid: str | None) -> str | None:
+    """The session a line (of type ``kind``) belongs to (None for a line that is no turn of any session, such as
+    a title)."""
     sid = rec.get("sessionId")
     if kind == "system" and sid is None:
         return last_sid  # a boundary written without the id belongs to the session it interrupts
@@ -492,7 +568,7 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines,
     off_memo: dict[str, str] = {}  # message -> why it is off the followed branch
     parent_of = {r.uuid: r.parent for r in records if r.uuid is not None}
     by_uuid = {r.uuid: r for r in records if r.uuid is not None}
-    main = [r for r in records if not r.rec.get("isSidechain") and _is_turn(r.rec)]
+    main = [r for r in records if r.turn and not r.side]
     live = _live_branch(main, parent_of)
     # where a rewound branch leaves the live one: the live message each abandoned branch's first message follows
     forks: dict[str, int] = {}
@@ -506,10 +582,10 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines,
     side: dict[str, _Session] = {}
     out = [session]
     for r in records:
-        if not _is_turn(r.rec):
+        if not r.turn:
             continue
-        counted = _kind(r.rec) == "assistant" and _first_time(r.rec, replies)
-        if r.rec.get("isSidechain"):
+        counted = r.kind == "assistant" and _first_time(r.rec, replies)
+        if r.side:
             agent = r.rec.get("agentId")
             key = f"{sid}/sidechain/{agent if isinstance(agent, str) and agent else _sidechain_root(r, by_uuid)}"
             if key not in side:
@@ -531,19 +607,20 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines,
         else:
             if counted:  # spend is spend: a reply off the followed branch still cost its tokens
                 session.spend(r.rec)
-            if _kind(r.rec) in ("user", "assistant"):
+            if r.kind in ("user", "assistant"):
                 why = _off_branch_reason(r.uuid, parent_of, live, off_memo)
                 session.off_branch[why] = session.off_branch.get(why, 0) + 1
             if parent_of.get(r.uuid) in live and not r.is_result:
                 session.abandoned += 1  # the first message of a branch the session did not continue on
             continue
         try:
-            with at_line(r.file, r.line):
-                target.read(r)
-        except SchemaError as err:
+            target.read(r)
+        except (SchemaError, RecursionError) as exc:  # named FILE:LINE (a record nested too deep to walk too)
+            err = exc if isinstance(exc, SchemaError) else SchemaError(
+                expected="JSON nested at most a few hundred levels deep", got="deeper nesting")
             if not bad.skip_invalid:
-                raise
-            bad.skipped.append((str(r.file), r.line, str(err).split(f"{r.file}:{r.line}: ", 1)[-1]))
+                raise err.located(str(r.file), r.line) from None
+            bad.skipped.append((str(r.file), r.line, str(err)))
         if target is session and r.uuid in forks and session.steps:  # the step where the session was rewound
             last = session.steps[-1]
             last["forks"] = last.get("forks", 0) + forks.pop(r.uuid)
@@ -603,11 +680,6 @@ def _kind(rec: dict[str, Any]) -> Any:
     return kind
 
 
-def _is_turn(rec: dict[str, Any]) -> bool:
-    kind = _kind(rec)
-    return kind in ("user", "assistant") or (kind == "system" and rec.get("subtype") == "compact_boundary")
-
-
 def _live_branch(main: list[_Record], parent_of: dict[str, str | None]) -> set[str] | None:
     """The uuids of the branch the session continued on: its last message's ancestors (through every line type,
     and ``logicalParentUuid`` at a compaction), plus the tool results of calls on it. None (every message is
@@ -628,7 +700,7 @@ def _live_branch(main: list[_Record], parent_of: dict[str, str | None]) -> set[s
 def _sidechain_root(r: _Record, by_uuid: dict[str, _Record]) -> str:
     """The uuid of the first line of the sidechain ``r`` belongs to (its id when it has no ``agentId``)."""
     node = r
-    while node.parent is not None and (up := by_uuid.get(node.parent)) is not None and up.rec.get("isSidechain"):
+    while node.parent is not None and (up := by_uuid.get(node.parent)) is not None and up.side:
         node = up
     return node.uuid or f"line{node.line}"
 
@@ -655,4 +727,4 @@ def selected(meta: dict[str, Any], since: str | None, until: str | None, project
     return True
 
 
-__all__ = ["read_claude_code", "selected", "session_files", "MODEL_USAGE", "TranscriptWarning", "USAGE_DEFINITION"]
+__all__ = ["claude_code_runs", "read_claude_code", "selected", "session_files", "MODEL_USAGE", "TranscriptWarning", "USAGE_DEFINITION"]

@@ -29,15 +29,16 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from workbench.adapters.claude_code import MODEL_USAGE, TranscriptWarning, selected, session_files
-from workbench.adapters.staging import RunTables
+from workbench.adapters.staging import collect_runs
 from workbench.adapters.trajectory import encode_args, widen_span
 from workbench.jsonl import BadLines, at_line, json_lines
 from workbench.validation import describe_value
@@ -149,7 +150,7 @@ def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], l
     models: list[str] = []
     by_model: dict[str, dict[str, int]] = {}
     current: str | None = None  # the model of the turns being read
-    for number, rec in json_lines(file, bad):
+    for number, rec in json_lines(file, bad, fast=True):
         first = first or number
         with at_line(file, number):
             if not isinstance(rec, dict) or not isinstance(rec.get("payload"), dict):
@@ -250,19 +251,29 @@ def read_codex(path: str | os.PathLike[str], *, bad: BadLines | None = None, sin
     and ``project`` select sessions as :func:`workbench.adapters.claude_code.read_claude_code` does; ``files``
     reads those files instead of every one below ``path``.
     """
+    return collect_runs(Path(path), codex_runs(path, bad=bad, since=since, until=until, project=project,
+                                               files=files))
+
+
+def codex_runs(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
+               until: str | None = None, project: str | None = None, files: Sequence[Path] | None = None,
+               timings: dict[str, float] | None = None,
+               ) -> Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]]:
+    """:func:`read_codex`'s runs one rollout at a time, ``(first line, run, steps, compactions)``; ``timings`` adds
+    the seconds spent reading and building them (``parse``)."""
     bad = bad if bad is not None else BadLines()
-    builder = RunTables(Path(path))
     where: dict[str, Path] = {}  # run id -> its rollout file
     for file in (files if files is not None else session_files(path, "*.jsonl")):
+        clock = time.perf_counter()
         run, steps, comps, first = _rollout(file, bad)
+        if timings is not None:
+            timings["parse"] = timings.get("parse", 0.0) + time.perf_counter() - clock
         if run["run_id"] in where:
             raise SchemaError(f"session {run['run_id']!r} is in two rollout files, {where[run['run_id']]} and this "
                               "one; import one of them (or move the other aside)", file=str(file), line=first)
         where[run["run_id"]] = file
-        if not selected(run, since, until, project):
-            continue
-        builder.add_run(first, run, steps, comps)
-    return builder.finish()
+        if selected(run, since, until, project):
+            yield first, run, steps, comps
 
 
-__all__ = ["read_codex", "USAGE_DEFINITION"]
+__all__ = ["codex_runs", "read_codex", "USAGE_DEFINITION"]

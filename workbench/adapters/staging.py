@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,8 @@ from workbench.schema import SchemaError
 from workbench.tables import TRAJECTORY_TABLES, move_into_place, rows_frame, sink_parts
 
 _CHUNK_RUNS = 2000  # a chunk of an adapter's rows: at most this many runs ...
-_CHUNK_ROWS = 50_000  # ... or rows of runs, steps and compactions together (bounds import memory)
+_CHUNK_ROWS = 50_000  # ... or rows of runs, steps and compactions together (bounds import memory) ...
+_CHUNK_TEXT = 8 << 20  # ... or characters of their texts (a coding session's tool results are kilobytes a step)
 
 
 @dataclass
@@ -47,6 +49,7 @@ class RunTables:
     counts: dict[str, int] = field(default_factory=dict)
     parts: dict[str, list[Path]] = field(default_factory=dict)
     pending: int = 0
+    pending_text: int = 0
 
     def add_run(self, number: int, run: dict[str, Any], steps: list[dict[str, Any]], compactions: list[dict[str, Any]]) -> None:
         where = (str(self.path), number)
@@ -70,7 +73,10 @@ class RunTables:
         self.rows["steps"].extend(steps)
         self.rows["compactions"].extend(compactions)
         self.pending += 1 + len(steps) + len(compactions)
-        if len(self.rows["runs"]) >= _CHUNK_RUNS or self.pending >= _CHUNK_ROWS:
+        self.pending_text += sum(_chars(row.get("observation")) + _chars(row.get("text")) + _chars(row.get("args"))
+                                 for row in steps)
+        self.pending_text += sum(_chars(row.get("candidate_summary")) for row in compactions)
+        if len(self.rows["runs"]) >= _CHUNK_RUNS or self.pending >= _CHUNK_ROWS or self.pending_text >= _CHUNK_TEXT:
             self.flush()
 
     def flush(self) -> None:
@@ -83,7 +89,7 @@ class RunTables:
         if self.derive is not None:
             chunk.update(self.derive(chunk))
         self.rows = {t: [] for t in TRAJECTORY_TABLES}
-        self.pending = 0
+        self.pending = self.pending_text = 0
         for name, frame in chunk.items():
             self.counts[name] = self.counts.get(name, 0) + frame.height
             if not self.keep:
@@ -123,6 +129,10 @@ class RunTables:
         return self.counts
 
 
+def _chars(value: Any) -> int:
+    return len(value) if isinstance(value, str) else 0
+
+
 def collect_runs(path: Path, runs: Iterable[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
                  ) -> dict[str, pl.DataFrame]:
     """An adapter's runs (``(line, run, steps, compactions)``) gathered into the tables, in memory."""
@@ -135,33 +145,50 @@ def collect_runs(path: Path, runs: Iterable[tuple[int, dict[str, Any], list[dict
 def stream_tables(path: Path, runs: Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
                   directory: str | os.PathLike[str] | None, *, replace: bool = False,
                   derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None,
-                  ) -> dict[str, int]:
+                  timings: dict[str, float] | None = None) -> dict[str, int]:
     """Read an adapter's runs (``(line, run, steps, compactions)``) in bounded chunks and write them as Parquet
     into ``directory`` -- or, with ``directory`` None, only validate them. Returns the row count per table.
 
     Memory is bounded by a chunk, not the log. Everything is written into a temporary sibling of
     ``directory`` and moved into place only when the whole log was valid, so an error (named
-    ``FILE:LINE``) leaves ``directory`` as it was, and no directory at all if it did not exist.
+    ``FILE:LINE``) leaves ``directory`` as it was, and no directory at all if it did not exist. ``timings`` adds
+    the seconds spent validating and spilling chunks (``tables``) and writing the tables (``write``).
     """
     if directory is None:
         builder = RunTables(path, keep=False, derive=derive)
-        for number, run, steps, comps in runs:
-            builder.add_run(number, run, steps, comps)
-        builder.flush()
+        _add_all(builder, runs, timings)
         return {name: builder.counts.get(name, 0) for name in dict.fromkeys([*TRAJECTORY_TABLES, *builder.counts])}
     directory = Path(directory)
     directory.parent.mkdir(parents=True, exist_ok=True)
     staging = make_staging(directory)  # (after removing what a SIGKILLed import left beside the same output)
     try:
         builder = RunTables(path, spill=staging / ".parts", derive=derive)
-        for number, run, steps, comps in runs:
-            builder.add_run(number, run, steps, comps)
+        _add_all(builder, runs, timings)
+        clock = time.perf_counter()
         counts = builder.finish_into(staging)
         shutil.rmtree(staging / ".parts", ignore_errors=True)
         move_into_place(staging, directory, replace=replace)
+        if timings is not None:
+            timings["write"] = timings.get("write", 0.0) + time.perf_counter() - clock
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return counts
+
+
+def _add_all(builder: RunTables, runs: Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
+             timings: dict[str, float] | None) -> None:
+    """Every run into ``builder`` (its last chunk flushed), the time spent in the builder added to
+    ``timings["tables"]``."""
+    spent = 0.0
+    for number, run, steps, comps in runs:
+        clock = time.perf_counter()
+        builder.add_run(number, run, steps, comps)
+        spent += time.perf_counter() - clock
+    clock = time.perf_counter()
+    builder.flush()
+    spent += time.perf_counter() - clock
+    if timings is not None:
+        timings["tables"] = timings.get("tables", 0.0) + spent
 
 
 __all__ = ["collect_runs", "RunTables", "stream_tables"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from typing import TYPE_CHECKING
@@ -43,6 +44,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--since", help="sessions (claude-code, codex) that end on or after this ISO date or time")
     p.add_argument("--until", help="sessions that start on or before this ISO date or time (2026-12-01 is its start)")
     p.add_argument("--project", help="sessions whose working directory or project directory name contains this")
+    p.add_argument("--timings", action="store_true", help="say on stderr how long each stage took (session logs and "
+                   "JSONL: scan, parse, tables, write)")
     p.set_defaults(func=run_import)
 
     p = verb(sub, "usage", "what Claude Code and Codex sessions spent: tokens per session, as ccusage counts them")
@@ -168,9 +171,14 @@ def run_import(args: argparse.Namespace) -> int:
         value = getattr(args, option)
         if value is not None and not _iso(value):
             raise UsageError(f"--{option}", "an ISO date or time (2026-11-20 or 2026-11-20T10:00)", repr(value))
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
     counted = adapters.import_log(path, out, args.format, entries=args.entries, replace=True, bad=bad,
-                                  since=args.since, until=args.until, project=args.project)
+                                  since=args.since, until=args.until, project=args.project, timings=timings)
     _report_bad(bad)
+    if args.timings:
+        stages = ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds in timings.items())
+        print(f"timings: {stages}{', ' if stages else ''}total {time.perf_counter() - clock:.2f} s", file=sys.stderr)
     counts = ", ".join(f"{n} {name}" for name, n in counted.items())
     print(f"{args.file} -> {out}/ ({counts})")
     return 0

@@ -1,0 +1,161 @@
+"""Session logs imported as a stream (issue 44): files grouped by the session ids in their bytes, read a group at
+a time, rows spilled in chunks bounded by their text, parts merged one at a time; lines parsed as JavaScript's
+JSON.parse reads them (what ccusage does), every other line by the strict reader. Each test names the defect or
+the rule it guards."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+from workbench import tables as tables_module
+from workbench.adapters import import_log
+from workbench.adapters.claude_code import _file_groups, read_claude_code
+from workbench.jsonl import BadLines, json_lines
+
+from .test_adapters_claude_code_tree import Transcript
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _session(sid: str, prefix: str, turns: int = 2) -> Transcript:
+    t = Transcript(sid=sid)
+    t.user(f"{prefix}-u0", f"task of {sid}")
+    for k in range(turns):
+        t.call(f"{prefix}-a{k}", f"{prefix}-t{k}", msg_id=f"msg-{prefix}-{k}", requestId=f"req-{prefix}-{k}")
+        t.result(f"{prefix}-r{k}", f"{prefix}-t{k}", f"out {k}")
+    return t
+
+
+def test_files_sharing_a_session_id_are_one_group_whatever_lies_between_them(tmp_path: Path) -> None:
+    """A session resumed into a later file (its lines copied there, with another session's after them) must be
+    read with that file: grouping by file alone split it into two runs of one id. By hand: a and c share s1, c and
+    d share s3, b shares nothing."""
+    proj = tmp_path / "projects" / "-home-dev-shop"
+    a = _session("s1", "a").write(proj / "a.jsonl")
+    b = _session("s2", "b").write(proj / "b.jsonl")
+    c = proj / "c.jsonl"
+    c.write_text(a.read_text() + "".join(json.dumps(r) + "\n" for r in _session("s3", "c").lines))
+    d = _session("s3", "d").write(proj / "d.jsonl")
+    # an id quoted inside a message's text is escaped in the line's bytes: it links nothing
+    e = Transcript(sid="s4")
+    e.user("e-u0", 'the log said {"sessionId": "s2"}')
+    e.write(proj / "e.jsonl")
+    assert _file_groups([a, b, c, d, proj / "e.jsonl"]) == [[a, c, d], [b], [proj / "e.jsonl"]]
+    runs = read_claude_code(tmp_path / "projects")["runs"]
+    assert sorted(runs["run_id"].to_list()) == ["s1", "s2", "s3", "s4"]
+    # s3's lines in c and d are one session's: 1 task + 2 calls each file, one chain per file
+    assert runs.filter(pl.col("run_id") == "s1")["steps"].item() == 2  # a's copy in c is read once
+
+
+def test_a_spaced_session_id_groups_as_a_compact_one(tmp_path: Path) -> None:
+    """Claude Code writes compact JSON, other writers `"sessionId": "x"`; both name the session."""
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    one.write_text('{"sessionId":"x","type":"user"}\n')
+    two.write_text('{"type": "user", "sessionId" :  "x"}\n')
+    assert _file_groups([one, two]) == [[one, two]]
+
+
+def test_the_fast_path_reads_a_repeated_key_as_json_parse_does_and_the_strict_path_refuses_it(tmp_path: Path) -> None:
+    """Session lines are parsed as JavaScript's JSON.parse (ccusage's reader) and Python's json.loads read them:
+    a key given twice keeps its last value; an integer past 64 bits is a double, as every number is in JavaScript.
+    A person's file (the strict default) still refuses the repeated key."""
+    f = tmp_path / "s.jsonl"
+    text = '{"type":"user","model":"first","model":"last","n":123456789012345678901234567890}\n'
+    f.write_text(text)
+    assert [r for _, r in json_lines(f, BadLines(), fast=True)] == [json.loads(text, parse_int=float)]
+    with pytest.raises(Exception, match="key 'model' twice"):
+        list(json_lines(f))
+
+
+@pytest.mark.parametrize("raw, expected", [
+    (b'\xef\xbb\xbf{"a": 1}\n{"b": 2}\n', [(1, {"a": 1}), (2, {"b": 2})]),  # a byte-order mark on line 1
+    (b'{"a": 1}\n\n   \n{"b": "\\ud83d\\ude00"}\n', [(1, {"a": 1}), (4, {"b": "\U0001F600"})]),  # blanks, a pair
+    (b'{"a": 1}\r\n{"b": 1e400}\n', [(1, {"a": 1}), (2, {"b": float("inf")})]),  # CRLF; a number past a double
+    (b'{"a": "\\ud800x"}\n', [(1, {"a": "\ufffdx"})]),  # a lone surrogate: U+FFFD, as the strict path does
+    (b'{"a": 1}\n{"b": ', [(1, {"a": 1})]),  # a half-written last line: skipped
+])
+def test_the_fast_path_gives_the_strict_readers_records_on_awkward_lines(tmp_path: Path, raw: bytes,
+                                                                          expected: list) -> None:
+    """Every line orjson refuses goes to the strict reader: its numbering, fallbacks and values are kept."""
+    f = tmp_path / "s.jsonl"
+    f.write_bytes(raw)
+    with pytest.warns() if b"\\ud800" in raw or raw.endswith(b'": ') else _no_warning():
+        got = list(json_lines(f, BadLines(), fast=True))
+    assert got == expected
+    assert got == list(json_lines(f, BadLines()))  # the strict path, line for line
+
+
+class _no_warning:
+    def __enter__(self) -> None:
+        import warnings
+
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc: object) -> None:
+        self._w.__exit__(*exc)
+
+
+def test_an_empty_session_file_is_named_on_the_fast_path_too(tmp_path: Path) -> None:
+    f = tmp_path / "s.jsonl"
+    f.write_bytes(b"")
+    with pytest.raises(Exception, match="an empty file"):
+        list(json_lines(f, BadLines(), fast=True))
+    f.write_bytes(b"\n\n")
+    with pytest.raises(Exception, match=r"s.jsonl:1: expected at least one JSON line, got an empty file"):
+        list(json_lines(f, BadLines(), fast=True))
+
+
+def test_a_streamed_import_writes_what_the_in_memory_reader_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The import streams sessions in chunks (here: a chunk every few hundred characters, parts merged one at a
+    time); its tables hold the rows the in-memory reader returns, in its order."""
+    from workbench.adapters import staging
+
+    monkeypatch.setattr(staging, "_CHUNK_TEXT", 200)
+    proj = tmp_path / "projects" / "-home-dev-shop"
+    for k in range(6):
+        _session(f"s{k}", f"p{k}", turns=3).write(proj / f"s{k}.jsonl")
+    counts = import_log(tmp_path / "projects", tmp_path / "out")
+    expected = read_claude_code(tmp_path / "projects")
+    for name in ("runs", "steps"):
+        got = pl.read_parquet(tmp_path / "out" / f"{name}.parquet")
+        assert got.height == counts[name] == expected[name].height
+        assert got.select(expected[name].columns).equals(expected[name]), name
+    assert len(list((tmp_path / "out").iterdir())) == 3  # no parts left behind
+
+
+def test_wide_rows_are_written_in_row_groups_of_bounded_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A coding session's steps are kilobytes each: 50,000 rows a row group held 250 MB in the writer."""
+    monkeypatch.setattr(tables_module, "_ROW_GROUP_BYTES", 1 << 20)
+    parts = []
+    for k in range(3):
+        part = tmp_path / f"part-{k}.parquet"
+        pl.DataFrame({"run_id": [f"r{k}"] * 2000, "step": list(range(2000)),
+                      "observation": [f"{k}-{i}-" + "x" * 4000 for i in range(2000)]}).write_parquet(part)
+        parts.append(part)
+    target = tmp_path / "steps.parquet"
+    tables_module.sink_parts("steps", parts, target)
+    meta = pq.ParquetFile(target).metadata
+    assert meta.num_rows == 6000
+    assert max(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)) < 3 << 20
+    assert pl.read_parquet(target).equals(pl.concat([pl.read_parquet(p) for p in parts]).select(
+        pl.read_parquet(target).columns))
+
+
+def test_import_says_its_stages_with_timings(tmp_path: Path) -> None:
+    proj = tmp_path / "projects" / "-home-dev-shop"
+    _session("s1", "a").write(proj / "a.jsonl")
+    done = subprocess.run([sys.executable, "-m", "workbench.cli.main", "import", str(tmp_path / "projects"), "--out",
+                           str(tmp_path / "out"), "--timings"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stderr.splitlines() if x.startswith("timings: "))
+    assert [part.split()[0] for part in line.removeprefix("timings: ").split(", ")] == \
+        ["scan", "parse", "tables", "write", "total"]
