@@ -351,6 +351,7 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
     pages, n_comp = 1, 0
     rows = []
     data = _ViewData(tau)
+    per_run = _PerRun(sub, labels)
     for run in chosen.to_dicts():
         rid = run["run_id"]
         name = slug(rid)
@@ -373,8 +374,9 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
         if comps_here:
             (tmp / "runs" / name).mkdir(exist_ok=True)
         data.add_steps(rid, f"runs/{name}.html", steps_by_run.get(rid, []))
+        mine, gold = per_run.tables(run) if comps_here else ({}, None)
         for c in comps_here:
-            view = compaction_view(sub, rid, c["boundary"], judge=judge, tau=tau, labels=labels, index=index,
+            view = compaction_view(mine, rid, c["boundary"], judge=judge, tau=tau, labels=gold, index=index,
                                    label_source=source)
             data.add(run, c, view, f"runs/{name}/b{c['boundary']}.html", summary_tokens[c["boundary"]])
             _write(tmp / "runs" / name / f"b{c['boundary']}.html", env.get_template("compaction.html").render(
@@ -484,6 +486,52 @@ def _js(kind: str, value: Any, key: object = None) -> str:
     """A data file: ``WB.load(kind, key, value)``, its JSON safe inside a script (:func:`_script_json`)."""
     text = _script_json(value, ensure_ascii=False, separators=(",", ":"))
     return f"WB.load({json.dumps(kind)},{json.dumps(key)},{text});\n"
+
+
+class _PerRun:
+    """The tables split by run once, so a compaction page reads its run's rows (a filter of every table per page
+    made a site's build time grow with the square of the log: 11,000 filters for 640 pages)."""
+
+    def __init__(self, sub: Mapping[str, pl.DataFrame], labels: pl.DataFrame | None) -> None:
+        self.sub, self.labels = sub, labels
+        self.parts: dict[str, dict[str, pl.DataFrame]] = {}
+        for name in ("compactions", "steps", "entries", "evidence"):
+            frame = sub.get(name)
+            if frame is not None and frame.height and "run_id" in frame.columns:
+                self.parts[name] = {k[0]: g for k, g in frame.partition_by("run_id", as_dict=True).items()}
+        entries = sub.get("entries")
+        owner = entries.select("entry_id", "run_id") if entries is not None and entries.height else None
+        for name, frame, key in (("scores", sub.get("scores"), "entry_id"), ("labels", labels, "item_id")):
+            if frame is not None and frame.height and owner is not None:
+                joined = frame.join(owner.rename({"entry_id": key}), on=key, how="inner")
+                self.parts[name] = {k[0]: g.drop("run_id") for k, g in joined.partition_by("run_id",
+                                                                                          as_dict=True).items()}
+        runs = sub["runs"]
+        self.twins: dict[Any, pl.DataFrame] = {}
+        if {"task_id", "method"} <= set(runs.columns):
+            plain = runs.filter(pl.col("method") == "no_compression")
+            self.twins = {k[0]: g for k, g in plain.partition_by("task_id", as_dict=True).items()}
+
+    def tables(self, run: Mapping[str, Any]) -> tuple[dict[str, pl.DataFrame], pl.DataFrame | None]:
+        """The tables :func:`compaction_view` reads, holding this run's rows (and those of its matched
+        uncompressed run, found as the view finds it), and the run's gold labels."""
+        rid = run["run_id"]
+        out = dict(self.sub)
+        for name, parts in self.parts.items():
+            if name != "labels":
+                out[name] = parts[rid] if rid in parts else self.sub[name].clear()
+        labels = self.labels
+        if "labels" in self.parts and labels is not None:
+            labels = self.parts["labels"].get(rid, labels.clear())
+        parts = [self.sub["runs"].filter(pl.col("run_id") == rid)]
+        twin = self.twins.get(run.get("task_id")) if run.get("task_id") is not None else None
+        if twin is not None and run.get("method") != "no_compression":
+            parts.append(twin)
+            if "steps" in self.parts:
+                out["steps"] = pl.concat([out["steps"], *(self.parts["steps"][t] for t in twin.get_column("run_id")
+                                                          if t in self.parts["steps"] and t != rid)])
+        out["runs"] = pl.concat(parts)
+        return out, labels
 
 
 def _twin_ids(runs: pl.DataFrame, chosen: pl.DataFrame) -> set[str]:
