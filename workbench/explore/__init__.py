@@ -523,14 +523,14 @@ class _PerRun:
         labels = self.labels
         if "labels" in self.parts and labels is not None:
             labels = self.parts["labels"].get(rid, labels.clear())
-        parts = [self.sub["runs"].filter(pl.col("run_id") == rid)]
+        rows = [self.sub["runs"].filter(pl.col("run_id") == rid)]
         twin = self.twins.get(run.get("task_id")) if run.get("task_id") is not None else None
         if twin is not None and run.get("method") != "no_compression":
-            parts.append(twin)
+            rows.append(twin)
             if "steps" in self.parts:
                 out["steps"] = pl.concat([out["steps"], *(self.parts["steps"][t] for t in twin.get_column("run_id")
                                                           if t in self.parts["steps"] and t != rid)])
-        out["runs"] = pl.concat(parts)
+        out["runs"] = pl.concat(rows)
         return out, labels
 
 
