@@ -11,7 +11,10 @@ memory from ``ru_maxrss``:
   usage      ``workbench usage TREE --out usage.csv`` (the usage pass alone: polars reads only the usage fields)
   import     ``workbench import TREE --out DIR`` (the tables written)
 
-Run: ``.venv/bin/python benchmarks/bench_session_import.py --lines DIR [--ccusage EXE] [--scale 1 4]``.
+``import`` runs with ``--timings`` and its stages are shown (scan, parse, tables, write); each command runs
+``--repeat`` times and the median is shown. The exponents fit log time and log peak memory against log bytes.
+
+Run: ``.venv/bin/python benchmarks/bench_session_import.py --lines DIR [--ccusage EXE] [--scale 1 10 100]``.
 """
 
 from __future__ import annotations
@@ -92,6 +95,7 @@ _WRAP = ("import resource, subprocess, sys, time\n"
          "t0 = time.perf_counter()\n"
          "done = subprocess.run(sys.argv[1:], capture_output=True, text=True, check=True)\n"
          "sys.stdout.write(done.stdout)\n"
+         "sys.stdout.write(''.join('!! ' + x + '\\n' for x in done.stderr.splitlines() if x.startswith('timings: ')))\n"
          "print('@@', time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
 
 
@@ -105,6 +109,14 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
     return float(seconds), int(peak) / 1024, body
 
 
+def median_run(cmd: list[str], env: dict[str, str] | None, repeat: int) -> tuple[float, float, str]:
+    """The median time of ``repeat`` runs of ``cmd`` (the first run also warms the page cache), the largest peak,
+    and the last run's output."""
+    runs = [timed(cmd, env) for _ in range(repeat)]
+    seconds = sorted(r[0] for r in runs)[len(runs) // 2]
+    return seconds, max(r[1] for r in runs), runs[-1][2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", required=True, help="captured Claude Code lines (a directory of *.jsonl)")
@@ -112,39 +124,58 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--turns", type=int, default=400)
     parser.add_argument("--scale", type=float, nargs="+", default=[1.0, 4.0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each command; the median is shown")
     args = parser.parse_args()
     shapes = templates(Path(args.lines))
     print("| scale | sessions | MB | ccusage s (MiB) | usage s (MiB) | import s (MiB) | usage / ccusage | "
-          "import / ccusage | totals equal |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "import / ccusage | import stages | totals equal |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    rows = []
     for scale in args.scale:
         with tempfile.TemporaryDirectory() as tmp:
             tree = Path(tmp) / "claude"
             sessions = max(1, round(args.sessions * scale))
             size = build(tree, shapes, sessions, args.turns)
-            ours_s, ours_mib, _ = timed([sys.executable, "-m", "workbench.cli.main", "usage", str(tree / "projects"),
-                                         "--out", str(Path(tmp) / "usage.csv")])
+            ours_s, ours_mib, _ = median_run([sys.executable, "-m", "workbench.cli.main", "usage",
+                                              str(tree / "projects"), "--out", str(Path(tmp) / "usage.csv")],
+                                             None, args.repeat)
             import polars as pl
 
             sums = pl.read_csv(Path(tmp) / "usage.csv").select(
                 [f"usage_{c}_tokens" for c in ("input", "output", "cache_read", "cache_creation")]).sum().row(0)
             ours = dict(zip(("input", "output", "cache_read", "cache_creation"), map(int, sums), strict=True))
-            imp_s, imp_mib, _ = timed([sys.executable, "-m", "workbench.cli.main", "import", str(tree / "projects"),
-                                       "--out", str(Path(tmp) / "tables")])
+            imp_s, imp_mib, imp_out = median_run([sys.executable, "-m", "workbench.cli.main", "import",
+                                                  str(tree / "projects"), "--out", str(Path(tmp) / "tables"),
+                                                  "--force", "--timings"], None, args.repeat)
+            stages = next((x.removeprefix("!! timings: ") for x in imp_out.splitlines() if x.startswith("!! ")), "")
             ref = "-"
             ratio_u = ratio_i = "-"
             equal = "-"
             if args.ccusage:
-                cc_s, cc_mib, cc_out = timed([args.ccusage, "claude", "session", "--json", "--offline"],
-                                             {"CLAUDE_CONFIG_DIR": str(tree)})
+                cc_s, cc_mib, cc_out = median_run([args.ccusage, "claude", "session", "--json", "--offline"],
+                                                  {"CLAUDE_CONFIG_DIR": str(tree)}, args.repeat)
                 t = json.loads(cc_out)["totals"]
                 theirs = {"input": t["inputTokens"], "output": t["outputTokens"], "cache_read": t["cacheReadTokens"],
                           "cache_creation": t["cacheCreationTokens"]}
                 ref = f"{cc_s:.2f} ({cc_mib:.0f})"
                 ratio_u, ratio_i = f"{ours_s / cc_s:.1f}x", f"{imp_s / cc_s:.1f}x"
                 equal = "yes" if theirs == ours else f"no: {theirs} vs {ours}"
+            rows.append((size, imp_s, imp_mib))
             print(f"| {scale:g} | {sessions} | {size / 1e6:.0f} | {ref} | {ours_s:.2f} ({ours_mib:.0f}) | "
-                  f"{imp_s:.2f} ({imp_mib:.0f}) | {ratio_u} | {ratio_i} | {equal} |")
+                  f"{imp_s:.2f} ({imp_mib:.0f}) | {ratio_u} | {ratio_i} | {stages} | {equal} |", flush=True)
+    if len(rows) > 1:
+        import math
+
+        lx = [math.log(r[0]) for r in rows]
+        mx = sum(lx) / len(lx)
+
+        def slope(ys: list[float]) -> float:
+            ly = [math.log(y) for y in ys]
+            my = sum(ly) / len(ly)
+            return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sum((a - mx) ** 2 for a in lx)
+
+        print(f"\nexponents against the tree's bytes: import time {slope([r[1] for r in rows]):.2f}, "
+              f"import peak memory {slope([r[2] for r in rows]):.2f} (1: linear, 0: flat)")
 
 
 if __name__ == "__main__":

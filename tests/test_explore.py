@@ -288,7 +288,7 @@ def test_a_failed_build_keeps_the_old_site_and_removes_only_its_own_staging(tmp_
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk went away")
 
-    monkeypatch.setattr(explore, "compaction_view", broken)
+    monkeypatch.setattr(explore.RunRows, "view", broken)  # a compaction page's content
     with pytest.raises(RuntimeError, match="disk went away"):
         build_site(tables, site)
     assert _tree(site) == before and sorted(p.name for p in tmp_path.iterdir()) == ["site"]
@@ -362,12 +362,12 @@ def test_a_second_explore_on_the_same_out_is_refused_while_the_first_runs(tmp_pa
         import time
         import workbench.explore as explore
         from workbench.datasets import derive_missing, load
-        real, slept = explore.compaction_view, []
+        real, slept = explore.RunRows.view, []
         def slowly(*a, **k):
             if not slept:  # the first page only: long enough for the second run to find the first at work
                 slept.append(time.sleep(2))
             return real(*a, **k)
-        explore.compaction_view = slowly
+        explore.RunRows.view = slowly
         tables = load({str(ROOT / "data" / "examples" / "claude-code")!r})
         derive_missing(tables)
         explore.build_site(tables, {str(site)!r}, limit=1)

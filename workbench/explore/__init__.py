@@ -149,79 +149,132 @@ def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: i
     comp = _rows(tables["compactions"], run_id=run_id, boundary=boundary)
     if not comp:
         raise ValueError(f"no compaction {boundary} in run {run_id!r}")
-    c = comp[0]
-    run_steps = sorted(_rows(steps, run_id=run_id), key=lambda s: s["step"])
-    start, end = c.get("span_start"), c.get("span_end")
-    replaced = [s for s in run_steps if (start is None or s["step"] >= start) and (end is None or s["step"] <= end)]
     if index is None:
         index = span_index(steps if steps is not None else schema.empty("steps"))
-    table_entries = sorted(_rows(tables.get("entries"), run_id=run_id, boundary=boundary), key=lambda e: e["position"])
-    carried: dict[str, tuple[int, int]] = {}
-    if table_entries:
-        from workbench.entries import entry_parts
-
-        parsed = [(e["entry_id"], e["position"], e["section"], e.get("role") or "", e["text"]) for e in table_entries]
-        for e in table_entries:
-            if e.get("carried_from"):
-                _, b, pos = entry_parts(e["carried_from"])
-                carried[e["entry_id"]] = (b, pos)
-    else:
-        from workbench.entries import entries_table
-
-        one = tables["compactions"].filter((pl.col("run_id") == run_id) & (pl.col("boundary") == boundary))
-        parsed = [(e["entry_id"], e["position"], e["section"], e["role"] or "", e["text"])
-                  for e in entries_table(one).iter_rows(named=True)]
-    # the evidence the judge request used: the judge's evidence table, else retrieved as the judge would
-    passages = _evidence_of(tables, run, c, parsed, index)
-    scores = tables.get("scores")
-    score_rows = {}
-    if scores is not None and scores.height and parsed:
-        chosen = scores.filter(pl.col("entry_id").is_in([p[0] for p in parsed]))
-        if "repeat" in chosen.columns:
-            chosen = chosen.filter(pl.col("repeat").fill_null(0) == 0)
-        if judge is not None:
-            chosen = chosen.filter(pl.col("judge") == judge)
-        score_rows = {r["entry_id"]: r for r in chosen.to_dicts()}
-    gold = {}
-    if labels is not None and labels.height:
-        gold = {r["item_id"]: r["value"] for r in labels.filter(pl.col("field") == "support").to_dicts()}
-    history_text = "\n".join(str(s.get(k) or "") for s in replaced for k in ("observation", "args", "text"))
-    history_text += "\n" + (c.get("retained_turn") or "")
-    views = []
-    for entry_id, position, section, role, text in parsed:
-        sr = score_rows.get(entry_id, {})
-        score = sr.get("score")
-        evidence = [{"evidence_id": p["evidence_id"], "step": p["step"], "where": p["source"], "text": p["text"]}
-                    for p in passages[entry_id]]
-        views.append(EntryView(entry_id, position, section, role, text, score,
-                               "" if score is None else ("kept" if score >= tau else "pruned"),
-                               sr.get("reason") or "", gold.get(entry_id, ""), evidence,
-                               [(i, i in history_text) for i in code_identifiers(text)], carried.get(entry_id)))
-    at = c.get("step")
-    after = [_step_view(s) for s in run_steps if at is not None and at <= s["step"] < at + horizon]
-    matched: list[dict[str, Any]] = []
-    if "method" in runs.columns and run.get("task_id") is not None and run.get("method") != "no_compression":
-        twin = runs.filter((pl.col("task_id") == run["task_id"]) & (pl.col("method") == "no_compression"))
-        if "replicate" in runs.columns and run.get("replicate") is not None:
-            twin = twin.filter(pl.col("replicate") == run["replicate"])
-        if twin.height and at is not None:
-            twin_id = twin.get_column("run_id")[0]
-            matched = [_step_view(s) for s in sorted(_rows(steps, run_id=twin_id), key=lambda s: s["step"])
-                       if at <= s["step"] < at + horizon]
-    return {"run": run, "compaction": c, "entries": views, "replaced": [_step_view(s) for s in replaced],
-            "after": after, "matched": matched, "tau": tau, "judge": judge, "horizon": horizon,
-            "scored": any(v.score is not None for v in views), "labelled": any(v.label for v in views),
-            "label_source": label_source}
+    rows = RunRows.of(tables, run, labels, judge)
+    return rows.view(comp[0], tables, judge=judge, tau=tau, horizon=horizon, index=index, label_source=label_source)
 
 
-def _evidence_of(tables: Mapping[str, pl.DataFrame], run: Mapping[str, Any], c: Mapping[str, Any],
+@dataclass
+class RunRows:
+    """One run's rows as a compaction page reads them: its steps in order, its entries by boundary, the chosen
+    judge's scores and the gold labels by entry, its evidence table, and the steps of its matched uncompressed
+    run. Read once per run (a polars filter per page cost milliseconds each, eleven per page)."""
+
+    run: dict[str, Any]
+    steps: list[dict[str, Any]]
+    entries: dict[int, list[dict[str, Any]]]
+    scores: dict[str, dict[str, Any]]
+    gold: dict[str, Any]
+    evidence: pl.DataFrame | None
+    matched: list[dict[str, Any]]
+    stored: dict[str, list[dict[str, Any]]] | None = None  # the evidence table's passages of every entry, read once
+    _requests: set[str] | None = None
+
+    def requests(self) -> set[str]:
+        """The request ids the evidence table holds passages of."""
+        if self._requests is None:
+            self._requests = set(self.evidence.get_column("request_id").to_list()) if self.evidence is not None \
+                else set()
+        return self._requests
+
+    @classmethod
+    def of(cls, tables: Mapping[str, pl.DataFrame], run: dict[str, Any], labels: pl.DataFrame | None,
+           judge: str | None) -> RunRows:
+        """The rows of ``run`` in ``tables`` (which may hold other runs' rows too)."""
+        run_id = run["run_id"]
+        runs, steps = tables["runs"], tables.get("steps")
+        entries: dict[int, list[dict[str, Any]]] = {}
+        for e in sorted(_rows(tables.get("entries"), run_id=run_id), key=lambda e: (e["boundary"], e["position"])):
+            entries.setdefault(e["boundary"], []).append(e)
+        score_rows: dict[str, dict[str, Any]] = {}
+        scores = tables.get("scores")
+        if scores is not None and scores.height and entries:
+            ids = [e["entry_id"] for rows in entries.values() for e in rows]
+            chosen = scores.filter(pl.col("entry_id").is_in(pl.Series(ids, dtype=pl.Utf8).implode()))
+            if "repeat" in chosen.columns:
+                chosen = chosen.filter(pl.col("repeat").fill_null(0) == 0)
+            if judge is not None:
+                chosen = chosen.filter(pl.col("judge") == judge)
+            score_rows = {r["entry_id"]: r for r in chosen.to_dicts()}
+        gold = {}
+        if labels is not None and labels.height:
+            gold = {r["item_id"]: r["value"] for r in labels.filter(pl.col("field") == "support").to_dicts()}
+        evidence = tables.get("evidence")
+        if evidence is not None and evidence.height:
+            evidence = evidence.filter(pl.col("run_id") == run_id) if "run_id" in evidence.columns else evidence
+        matched: list[dict[str, Any]] = []
+        if "method" in runs.columns and run.get("task_id") is not None and run.get("method") != "no_compression":
+            twin = runs.filter((pl.col("task_id") == run["task_id"]) & (pl.col("method") == "no_compression"))
+            if "replicate" in runs.columns and run.get("replicate") is not None:
+                twin = twin.filter(pl.col("replicate") == run["replicate"])
+            if twin.height:
+                matched = sorted(_rows(steps, run_id=twin.get_column("run_id")[0]), key=lambda s: s["step"])
+        return cls(run, sorted(_rows(steps, run_id=run_id), key=lambda s: s["step"]), entries, score_rows, gold,
+                   evidence, matched)
+
+    def view(self, c: dict[str, Any], tables: Mapping[str, pl.DataFrame], *, judge: str | None, tau: float,
+             horizon: int, index: Any, label_source: str) -> dict[str, Any]:
+        """:func:`compaction_view` of compaction ``c`` of this run (``tables``: its compactions, when the
+        entries table does not hold this compaction's entries)."""
+        from workbench.entries import request_id
+
+        run, run_id, boundary = self.run, self.run["run_id"], c["boundary"]
+        start, end = c.get("span_start"), c.get("span_end")
+        replaced = [s for s in self.steps if (start is None or s["step"] >= start) and (end is None or s["step"] <= end)]
+        table_entries = self.entries.get(boundary, [])
+        carried: dict[str, tuple[int, int]] = {}
+        if table_entries:
+            from workbench.entries import entry_parts
+
+            parsed = [(e["entry_id"], e["position"], e["section"], e.get("role") or "", e["text"])
+                      for e in table_entries]
+            for e in table_entries:
+                if e.get("carried_from"):
+                    _, b, pos = entry_parts(e["carried_from"])
+                    carried[e["entry_id"]] = (b, pos)
+        else:
+            from workbench.entries import entries_table
+
+            one = tables["compactions"].filter((pl.col("run_id") == run_id) & (pl.col("boundary") == boundary))
+            parsed = [(e["entry_id"], e["position"], e["section"], e["role"] or "", e["text"])
+                      for e in entries_table(one).iter_rows(named=True)]
+        # the evidence the judge request used: the judge's evidence table, else retrieved as the judge would
+        if self.evidence is not None and request_id(run_id, boundary) in self.requests():
+            if self.stored is None:  # every entry of the run at once
+                self.stored = entry_evidence(self.evidence, [e["entry_id"] for es in self.entries.values()
+                                                             for e in es])
+            passages = {p[0]: self.stored.get(p[0], []) for p in parsed}
+        else:
+            passages = _evidence_of(None, run, c, parsed, index)
+        history_text = "\n".join(str(s.get(k) or "") for s in replaced for k in ("observation", "args", "text"))
+        history_text += "\n" + (c.get("retained_turn") or "")
+        views = []
+        for entry_id, position, section, role, text in parsed:
+            sr = self.scores.get(entry_id, {})
+            score = sr.get("score")
+            evidence = [{"evidence_id": p["evidence_id"], "step": p["step"], "where": p["source"], "text": p["text"]}
+                        for p in passages[entry_id]]
+            views.append(EntryView(entry_id, position, section, role, text, score,
+                                   "" if score is None else ("kept" if score >= tau else "pruned"),
+                                   sr.get("reason") or "", self.gold.get(entry_id, ""), evidence,
+                                   [(i, i in history_text) for i in code_identifiers(text)], carried.get(entry_id)))
+        at = c.get("step")
+        after = [_step_view(s) for s in self.steps if at is not None and at <= s["step"] < at + horizon]
+        matched = [_step_view(s) for s in self.matched if at is not None and at <= s["step"] < at + horizon]
+        return {"run": run, "compaction": c, "entries": views, "replaced": [_step_view(s) for s in replaced],
+                "after": after, "matched": matched, "tau": tau, "judge": judge, "horizon": horizon,
+                "scored": any(v.score is not None for v in views), "labelled": any(v.label for v in views),
+                "label_source": label_source}
+
+
+def _evidence_of(evidence: pl.DataFrame | None, run: Mapping[str, Any], c: Mapping[str, Any],
                  parsed: Sequence[tuple[str, int, str, str, str]], index: Any) -> dict[str, list[dict[str, Any]]]:
-    """Each entry's evidence passages (:func:`workbench.evidence.entry_evidence`) from the tables' evidence table
-    when it holds this compaction's request, else from the request built here as the judge builds it."""
+    """Each entry's evidence passages (:func:`workbench.evidence.entry_evidence`) from the evidence table when it
+    holds this compaction's request, else from the request built here as the judge builds it."""
     from workbench.entries import request_id
 
     ids = [p[0] for p in parsed]
-    evidence = tables.get("evidence")
     rid = request_id(c["run_id"], c["boundary"])
     if evidence is None or not evidence.height or not (evidence.get_column("request_id") == rid).any():
         start, end = c.get("span_start"), c.get("span_end")
@@ -375,9 +428,10 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
             (tmp / "runs" / name).mkdir(exist_ok=True)
         data.add_steps(rid, f"runs/{name}.html", steps_by_run.get(rid, []))
         mine, gold = per_run.tables(run) if comps_here else ({}, None)
+        rows_here = RunRows.of(mine, run, gold, judge) if comps_here else None
         for c in comps_here:
-            view = compaction_view(mine, rid, c["boundary"], judge=judge, tau=tau, labels=gold, index=index,
-                                   label_source=source)
+            assert rows_here is not None
+            view = rows_here.view(c, mine, judge=judge, tau=tau, horizon=HORIZON, index=index, label_source=source)
             data.add(run, c, view, f"runs/{name}/b{c['boundary']}.html", summary_tokens[c["boundary"]])
             _write(tmp / "runs" / name / f"b{c['boundary']}.html", env.get_template("compaction.html").render(
                 title=title, view=view, run_href=f"../{name}.html", root="../../",
