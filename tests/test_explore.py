@@ -42,6 +42,8 @@ def test_visible_shows_control_and_format_characters() -> None:
     assert visible("a\x1b[31mb\tc\nd") == "a\\x1b[31mb\tc\nd"
     assert visible("INV-\u202e4301\u2066") == "INV-\\u202e4301\\u2066"
     assert visible(None) == "" and visible("plain €") == "plain €"
+    assert visible("two\nlines\twith a tab") == "two\nlines\twith a tab"  # newlines and tabs alone: as they are
+    assert visible("two\nlines\x07") == "two\nlines\\x07"
 
 
 def test_slugs_are_file_names_and_distinct() -> None:

@@ -67,6 +67,27 @@ def test_the_evidence_table_holds_what_each_request_sent_and_the_scores_point_in
         assert row["source"].startswith("retained turn" if row["step"] is None else f"step {row['step']} ")
 
 
+def test_a_requests_evidence_per_entry_is_what_was_sent_and_what_the_table_says(log_dir: Path, tmp_path: Path) -> None:
+    """The explorer reads a compaction's passages from its request when no evidence table holds it
+    (request_evidence, no table built a page): each entry's passages are the texts its request sent, best first,
+    with the evidence ids, steps and sources the judge's evidence table wrote for them."""
+    from workbench.evidence import request_evidence
+
+    judge_directory(log_dir, make_judge("lexical"), tmp_path / "s.parquet")
+    table = {r["evidence_id"]: r for r in pl.read_parquet(tmp_path / "s.evidence.parquet").iter_rows(named=True)}
+    requests = compaction_requests(load(log_dir))
+    assert requests
+    for cr in requests:
+        got = request_evidence(cr)
+        assert list(got) == list(cr.entry_ids)
+        for k, eid in enumerate(cr.entry_ids):
+            assert [p["text"] for p in got[eid]] == [cr.request.evidence[j] for j in cr.request.entry_evidence[k]]
+            for p in got[eid]:
+                row = table[p["evidence_id"]]
+                assert (p["step"], p["part"], p["source"], p["text"]) == (row["step"], row["part"], row["source"],
+                                                                           row["text"])
+
+
 def test_a_report_with_no_usable_answer_says_so() -> None:
     report = JudgeReport(Path("s.parquet"), "jev", scores=3, null_scores=3, requests=1, sent=1, cached=0,
                          failures={"HTTP 429: slow down": 1})

@@ -12,7 +12,7 @@ from __future__ import annotations
 def visible(value: object) -> str:
     """``value`` as text with every non-printable character but newline and tab shown as its escape."""
     text = "" if value is None else str(value)
-    if text.isprintable():
+    if text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable():  # (in C: most texts)
         return text
     out = []
     for ch in text:

@@ -256,20 +256,37 @@ def evidence_table(requests: Iterable[CompactionRequest]) -> pl.DataFrame:
         for k, picks in enumerate(req.entry_evidence):
             for rank, j in enumerate(picks):
                 served[j].append((cr.entry_ids[k], rank))
-        tools = dict(zip(cr.output_steps, cr.output_tools, strict=True)) if cr.output_tools else {}
-        for j, chunk_id in enumerate(req.evidence_ids):
-            step, part = chunk_step(chunk_id, cr.output_steps)
-            cols["evidence_id"].append(evidence_id(req.request_id, chunk_id))
+        for j, passage in enumerate(_passages(cr)):
+            for key, value in passage.items():
+                cols[key].append(value)
             cols["request_id"].append(req.request_id)
             cols["run_id"].append(cr.run_id)
             cols["boundary"].append(cr.boundary)
             cols["entry_ids"].append([e for e, _ in served[j]])
             cols["ranks"].append([r for _, r in served[j]])
-            cols["step"].append(step)
-            cols["part"].append(part)
-            cols["source"].append(describe_source(chunk_id, cr.output_steps, tools))
-            cols["text"].append(req.evidence[j])
     return pl.DataFrame(cols, schema=schema.table("evidence").polars_schema())
+
+
+def _passages(cr: CompactionRequest) -> list[dict[str, Any]]:
+    """Each evidence chunk of a request as a passage: ``evidence_id``, ``step``, ``part``, ``source``, ``text``."""
+    req = cr.request
+    tools = dict(zip(cr.output_steps, cr.output_tools, strict=True)) if cr.output_tools else {}
+    out = []
+    for j, chunk_id in enumerate(req.evidence_ids):
+        step, part = chunk_step(chunk_id, cr.output_steps)
+        out.append({"evidence_id": evidence_id(req.request_id, chunk_id), "step": step, "part": part,
+                    "source": describe_source(chunk_id, cr.output_steps, tools), "text": req.evidence[j]})
+    return out
+
+
+def request_evidence(cr: CompactionRequest) -> dict[str, list[dict[str, Any]]]:
+    """:func:`entry_evidence` of a request not written as a table yet: each of its entries' passages, best
+    first (what ``entry_evidence(evidence_table([cr]), cr.entry_ids)`` reads, without the table)."""
+    passages = _passages(cr)
+    out: dict[str, list[dict[str, Any]]] = {e: [] for e in cr.entry_ids}
+    for k, picks in enumerate(cr.request.entry_evidence):
+        out[cr.entry_ids[k]] = [passages[j] for j in picks]
+    return out
 
 
 def evidence_path(scores_path: str | os.PathLike[str]) -> Path:
@@ -304,4 +321,5 @@ def entry_evidence(evidence: pl.DataFrame | pl.LazyFrame, entry_ids: Sequence[st
 
 __all__ = ["RETRIEVAL_BATCH", "CompactionRequest", "JudgeRequest", "SpanIndex", "build_request", "chunk_step",
            "compaction_requests", "describe_source", "entry_evidence", "evidence_path", "evidence_table",
+           "request_evidence",
            "span_index", "span_outputs"]

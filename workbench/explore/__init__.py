@@ -33,7 +33,7 @@ from workbench import schema
 from workbench.atomic import replace_owned_dir
 from workbench.display import visible
 from workbench.errors import SelectionError
-from workbench.evidence import CompactionRequest, build_request, entry_evidence, evidence_table, span_index
+from workbench.evidence import CompactionRequest, build_request, entry_evidence, request_evidence, span_index
 from workbench.identifiers import code_identifiers
 from workbench.tokens import count
 
@@ -284,9 +284,9 @@ def _evidence_of(evidence: pl.DataFrame | None, run: Mapping[str, Any], c: Mappi
         request = build_request(task=run.get("task") or "", retained_turn=c.get("retained_turn") or "",
                                 previous_summary=c.get("previous_summary") or "", outputs=outputs,
                                 entries=[p[4] for p in parsed], request_id=rid)
-        evidence = evidence_table([CompactionRequest(c["run_id"], c["boundary"], tuple(ids), request,
-                                                     tuple(index.output_steps(c["run_id"], start, end)),
-                                                     tuple(index.output_tools(c["run_id"], start, end)))])
+        return request_evidence(CompactionRequest(c["run_id"], c["boundary"], tuple(ids), request,
+                                                  tuple(index.output_steps(c["run_id"], start, end)),
+                                                  tuple(index.output_tools(c["run_id"], start, end))))
     return entry_evidence(evidence, ids)
 
 
