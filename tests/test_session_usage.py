@@ -213,12 +213,22 @@ def test_session_cost_per_model_from_the_dated_table(tmp_path: Path) -> None:
     assert "no price for 'mystery-model-9'" in got["mystery-model-9"]["reason"]
 
 
-def test_the_fast_usage_pass_equals_the_count_by_hand_and_the_importer(tmp_path: Path,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 44: `workbench usage` (a polars pass over only the usage fields) gives per session what the count written
-    here and the importer give, on the rewind / trimmed / resumed / untyped tree; its table prints per session."""
+@pytest.mark.parametrize("processes", [False, True])
+def test_the_fast_usage_pass_equals_the_count_by_hand_and_the_importer(tmp_path: Path, processes: bool,
+                                                                      capsys: pytest.CaptureFixture[str],
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44: `workbench usage` (only the lines holding a usage key parsed; with ``processes`` the files
+    scanned by two worker processes, as a tree over 64 MB is) gives per session what the count written here and
+    the importer give, on the rewind / trimmed / resumed / untyped tree; its table prints per session. Lines that
+    name "usage" without being a reply (a tool result quoting a log line, a sub-agent's usage in a tool's result)
+    count nothing; a reply with a lone surrogate escape in its text counts."""
+    from workbench import usage_scan
     from workbench.adapters.usage import session_usage
     from workbench.cli.main import main
+
+    if processes:
+        monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 0)
+        monkeypatch.setattr(usage_scan.os, "cpu_count", lambda: 2)
 
     home = tmp_path / "projects" / "-home-dev-shop"
     first = write(home / f"{SID}.jsonl", [
@@ -228,7 +238,10 @@ def test_the_fast_usage_pass_equals_the_count_by_hand_and_the_importer(tmp_path:
         reply("a1b", "a1", "msg_A1", "req_A1", (5, 120, 12000, 800), text="(next block)"),
         user("u3x", "a1b", "Rewrite."), reply("a3x", "u3x", "msg_A3X", "req_A3X", (4, 900, 14000, 1200)),
         {**reply("n1", "a1b", "msg_N1", "req_N1", (1, 2, 3, 4)), "requestId": None},  # no request id: counted
-        reply("a4", "a1b", "msg_A4", "req_A4", (1, 50, 16000, 0), typed=False)])
+        reply("a4", "a1b", "msg_A4", "req_A4", (1, 50, 16000, 0), typed=False),
+        user("q1", "a4", json.dumps(reply("x", None, "msg_X", "req_X", (9, 9, 9, 9)))),  # a quoted reply line
+        {**user("q2", "q1", "done"), "toolUseResult": {"usage": {"input_tokens": 7, "output_tokens": 7}}},
+        reply("s1", "q2", "msg_S1", "req_S1", (2, 3, 4, 5), text="cut \ud83d here")])
     second = write(home / f"{OTHER}.jsonl", [
         {**reply("a1", "u1", "msg_A1", "req_A1", (5, 120, 12000, 800)), "sessionId": OTHER},
         user("v1", "a1", "Continue.", sid=OTHER), reply("b1", "v1", "msg_B1", "req_B1", (7, 60, 17000, 300), sid=OTHER)])

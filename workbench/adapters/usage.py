@@ -1,10 +1,10 @@
 """What coding-agent sessions spent, in one fast pass over their files (``workbench usage``): the usage columns
 of the importers (:mod:`workbench.adapters.claude_code`, :mod:`workbench.adapters.codex`) without the steps.
 
-Claude Code: polars reads every ``*.jsonl`` line's ``sessionId``, ``requestId``, ``message.id``, ``message.model``
-and ``message.usage`` only (``scan_ndjson`` with that schema: the rest of each line is skipped by its parser),
-keeps each (message id, request id) once in file order across the whole tree (a line without both counts on its
-own), and sums per session: ccusage's rule, and the importer's. Codex rollouts are read by their importer's usage
+Claude Code: only the lines holding a ``"usage"`` key are parsed (:mod:`workbench.usage_scan`: a tree of more
+than 64 MB is scanned by one process a core), their ``sessionId``, ``requestId``, ``message.id``,
+``message.model`` and ``message.usage`` read; each (message id, request id) is kept once in file order across the
+whole tree (a line without both counts on its own), and summed per session: ccusage's rule, and the importer's. Codex rollouts are read by their importer's usage
 rule (``token_count`` events). Lines that are not JSON, or whose fields have other types, are passed over; a
 session's totals are those of its readable lines.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -22,10 +23,6 @@ from workbench.schema import SchemaError
 USAGE_COLUMNS = ("usage_input_tokens", "usage_output_tokens", "usage_cache_read_tokens",
                  "usage_cache_creation_tokens", "usage_reasoning_tokens", "usage_replies")
 
-_USAGE = pl.Struct({"input_tokens": pl.Int64, "output_tokens": pl.Int64, "cache_read_input_tokens": pl.Int64,
-                    "cache_creation_input_tokens": pl.Int64})
-_SCHEMA: dict[str, pl.DataType] = {"type": pl.Utf8(), "sessionId": pl.Utf8(), "requestId": pl.Utf8(),
-           "message": pl.Struct({"id": pl.Utf8, "model": pl.Utf8, "role": pl.Utf8, "usage": _USAGE})}
 
 
 def claude_code_usage(files: list[Path]) -> pl.DataFrame:
@@ -42,36 +39,29 @@ def claude_code_usage(files: list[Path]) -> pl.DataFrame:
         One row per (project directory, session): ``client`` ``claude-code``, the usage columns of
         :data:`USAGE_COLUMNS` (reasoning 0) and ``models``.
     """
-    if not files:
-        return pl.DataFrame(schema={"client": pl.Utf8, "project_dir": pl.Utf8, "session_id": pl.Utf8,
-                                    **{c: pl.Int64 for c in USAGE_COLUMNS}, "models": pl.List(pl.Utf8)})
-    rows = (pl.scan_ndjson([str(f) for f in files], schema=_SCHEMA, ignore_errors=True, include_file_paths="file")
-            .with_row_index("order")
-            .filter(pl.col("message").struct.field("usage").is_not_null()
-                    & (pl.col("type").fill_null(pl.col("message").struct.field("role")) == "assistant")
-                    & pl.col("sessionId").is_not_null())
-            .select("order", "file", pl.col("sessionId").alias("session_id"), "requestId",
-                    pl.col("message").struct.field("id").alias("message_id"),
-                    pl.col("message").struct.field("model").alias("model"),
-                    pl.col("message").struct.field("usage").struct.unnest())
-            .collect())
-    keyed = rows.filter(pl.col("message_id").is_not_null() & pl.col("requestId").is_not_null())
-    once = pl.concat([keyed.sort("order").unique(["message_id", "requestId"], keep="first", maintain_order=True),
-                      rows.filter(pl.col("message_id").is_null() | pl.col("requestId").is_null())]).sort("order")
     from workbench.adapters.claude_code import _project_dir
+    from workbench.usage_scan import tree_replies
 
-    project = pl.col("file").replace_strict({str(f): _project_dir(f) for f in files}, return_dtype=pl.Utf8)
-    return (once.with_columns(project.alias("project_dir"))
-            .group_by("project_dir", "session_id", maintain_order=True)
-            .agg(pl.col("input_tokens").fill_null(0).sum().alias("usage_input_tokens"),
-                 pl.col("output_tokens").fill_null(0).sum().alias("usage_output_tokens"),
-                 pl.col("cache_read_input_tokens").fill_null(0).sum().alias("usage_cache_read_tokens"),
-                 pl.col("cache_creation_input_tokens").fill_null(0).sum().alias("usage_cache_creation_tokens"),
-                 pl.lit(0, dtype=pl.Int64).alias("usage_reasoning_tokens"),
-                 pl.len().cast(pl.Int64).alias("usage_replies"),
-                 pl.col("model").filter(pl.col("model").is_not_null() & (pl.col("model") != "<synthetic>"))
-                 .unique(maintain_order=True).alias("models"))
-            .select(pl.lit("claude-code").alias("client"), "project_dir", "session_id", *USAGE_COLUMNS, "models"))
+    seen: set[tuple[str, str]] = set()
+    sessions: dict[tuple[str, str], dict[str, Any]] = {}  # (project directory, session) -> its totals, in order
+    projects = [_project_dir(f) for f in files]
+    for index, _line, sid, request, message, model, fresh, output, read, made in tree_replies(files):
+        if request is not None and message is not None:  # a reply written over several lines counts once
+            if (message, request) in seen:
+                continue
+            seen.add((message, request))
+        row = sessions.setdefault((projects[index], sid), {c: 0 for c in USAGE_COLUMNS} | {"models": []})
+        row["usage_input_tokens"] += fresh
+        row["usage_output_tokens"] += output
+        row["usage_cache_read_tokens"] += read
+        row["usage_cache_creation_tokens"] += made
+        row["usage_replies"] += 1
+        if model is not None and model != "<synthetic>" and model not in row["models"]:
+            row["models"].append(model)
+    return pl.DataFrame([{"client": "claude-code", "project_dir": project, "session_id": sid, **row}
+                         for (project, sid), row in sessions.items()],
+                        schema={"client": pl.Utf8, "project_dir": pl.Utf8, "session_id": pl.Utf8,
+                                **{c: pl.Int64 for c in USAGE_COLUMNS}, "models": pl.List(pl.Utf8)}, orient="row")
 
 
 def session_usage(path: str | os.PathLike[str]) -> pl.DataFrame:
