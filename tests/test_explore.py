@@ -311,6 +311,18 @@ def test_the_page_shows_the_evidence_the_judge_stored() -> None:
     assert all(p["text"].startswith("ALTERED ") for e in altered["entries"] for p in e.evidence)
 
 
+def test_a_page_without_an_entries_table_shows_the_judges_scores() -> None:
+    """A page splits a summary into entries itself when the tables hold no entries table; the judge's scores of
+    those entries (read per run once the entries table is there) are still shown, each the scores table's own."""
+    tables = load(ROOT / "data" / "examples" / "claude-code")
+    derive_missing(tables)
+    comp = tables["compactions"].row(0, named=True)
+    view = compaction_view({k: v for k, v in tables.items() if k != "entries"}, comp["run_id"], comp["boundary"],
+                           judge="lexical")
+    table = {r["entry_id"]: r["score"] for r in tables["scores"].filter(pl.col("judge") == "lexical").to_dicts()}
+    assert view["entries"] and all(e.score == table[e.entry_id] for e in view["entries"])
+
+
 def test_no_other_command_replaces_what_it_did_not_make(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 39, the audit after explore: import never writes into the log it reads (a sessions directory); judge's
     scores and evidence never replace another table of the directory judged; a Label Studio export replaces only a

@@ -372,9 +372,8 @@ def _row_line(path: Path | None, row: int) -> str:
 
 def sink_parts(name: str, parts: Sequence[Path], target: Path) -> None:
     """Stream Parquet parts of table ``name`` into one file ``target`` (row groups of bounded bytes, one part in
-    memory at a time). Parts whose
-    columns differ (a column all null in one chunk, absent in another) are unified; columns come in
-    :func:`schema.column_order`."""
+    memory at a time). Parts whose columns differ (a column all null in one chunk, absent in another) are unified;
+    columns come in :func:`schema.column_order`."""
     unified: dict[str, pl.DataType] = {}
     columns = []
     for part in parts:

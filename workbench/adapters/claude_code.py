@@ -428,7 +428,7 @@ def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = Non
 
 def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
                      until: str | None = None, project: str | None = None, files: Sequence[Path] | None = None,
-                     timings: dict[str, float] | None = None) -> Iterator[RunRows]:
+                     timings: dict[str, float] | None = None) -> Iterator[_RunRows]:
     """:func:`read_claude_code`'s runs one at a time, ``(first line, run, steps, compactions)``, in bounded memory.
 
     The files are first scanned for the session ids their lines name (bytes only, no parsing); files that share
@@ -454,7 +454,7 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
                 warnings.warn(f"{where}:{line}: {note}", TranscriptWarning, stacklevel=2)
 
 
-RunRows = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
+_RunRows = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
 
 #: ``"sessionId": "..."`` in a line's bytes (the prescan that groups files; an id's escapes are kept as written)
 _SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"((?:[^"\\]|\\.)*)"')

@@ -168,6 +168,7 @@ class RunRows:
     gold: dict[str, Any]
     evidence: pl.DataFrame | None
     matched: list[dict[str, Any]]
+    unread: pl.DataFrame | None = None  # the judge's scores, when entries are split here and not read from a table
     stored: dict[str, list[dict[str, Any]]] | None = None  # the evidence table's passages of every entry, read once
     _requests: set[str] | None = None
 
@@ -188,15 +189,20 @@ class RunRows:
         for e in sorted(_rows(tables.get("entries"), run_id=run_id), key=lambda e: (e["boundary"], e["position"])):
             entries.setdefault(e["boundary"], []).append(e)
         score_rows: dict[str, dict[str, Any]] = {}
+        unread: pl.DataFrame | None = None  # scores of entries the entries table does not hold, read per page
         scores = tables.get("scores")
-        if scores is not None and scores.height and entries:
-            ids = [e["entry_id"] for rows in entries.values() for e in rows]
-            chosen = scores.filter(pl.col("entry_id").is_in(pl.Series(ids, dtype=pl.Utf8).implode()))
+        if scores is not None and scores.height:
+            chosen = scores
             if "repeat" in chosen.columns:
                 chosen = chosen.filter(pl.col("repeat").fill_null(0) == 0)
             if judge is not None:
                 chosen = chosen.filter(pl.col("judge") == judge)
-            score_rows = {r["entry_id"]: r for r in chosen.to_dicts()}
+            if entries:
+                ids = [e["entry_id"] for rows in entries.values() for e in rows]
+                chosen = chosen.filter(pl.col("entry_id").is_in(pl.Series(ids, dtype=pl.Utf8).implode()))
+                score_rows = {r["entry_id"]: r for r in chosen.to_dicts()}
+            else:
+                unread = chosen
         gold = {}
         if labels is not None and labels.height:
             gold = {r["item_id"]: r["value"] for r in labels.filter(pl.col("field") == "support").to_dicts()}
@@ -211,7 +217,7 @@ class RunRows:
             if twin.height:
                 matched = sorted(_rows(steps, run_id=twin.get_column("run_id")[0]), key=lambda s: s["step"])
         return cls(run, sorted(_rows(steps, run_id=run_id), key=lambda s: s["step"]), entries, score_rows, gold,
-                   evidence, matched)
+                   evidence, matched, unread)
 
     def view(self, c: dict[str, Any], tables: Mapping[str, pl.DataFrame], *, judge: str | None, tau: float,
              horizon: int, index: Any, label_source: str) -> dict[str, Any]:
@@ -249,9 +255,13 @@ class RunRows:
             passages = _evidence_of(None, run, c, parsed, index)
         history_text = "\n".join(str(s.get(k) or "") for s in replaced for k in ("observation", "args", "text"))
         history_text += "\n" + (c.get("retained_turn") or "")
+        scores = self.scores
+        if self.unread is not None and parsed:
+            ids = pl.Series([p[0] for p in parsed], dtype=pl.Utf8).implode()
+            scores = {r["entry_id"]: r for r in self.unread.filter(pl.col("entry_id").is_in(ids)).to_dicts()}
         views = []
         for entry_id, position, section, role, text in parsed:
-            sr = self.scores.get(entry_id, {})
+            sr = scores.get(entry_id, {})
             score = sr.get("score")
             evidence = [{"evidence_id": p["evidence_id"], "step": p["step"], "where": p["source"], "text": p["text"]}
                         for p in passages[entry_id]]
