@@ -120,7 +120,8 @@ def test_the_cli_writes_a_site_and_says_what_is_wrong(tmp_path: Path, capsys: py
 
 
 @pytest.mark.slow
-def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path) -> None:
+def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Testbed-like runs with scores and the hostile Claude Code session: index -> run -> compaction -> entry, the
     evidence shows, the legend is there, the hostile entry is text (no dialog, no element made from it)."""
     from playwright.sync_api import sync_playwright
@@ -132,6 +133,13 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path) -
     derive_missing(testbed, wanted=("entries", "scores"))
     sites = {"testbed": build_site(testbed, tmp_path / "testbed", method="prompting"),
              "sessions": build_site(_hostile_sessions(), tmp_path / "sessions")}
+    import workbench.explore as explore
+
+    monkeypatch.setattr(explore, "INDEX_SHARD_BYTES", 300)  # index shards split deep: a query walks down them
+    sites["split"] = build_site(testbed, tmp_path / "split", method="prompting")
+    monkeypatch.undo()
+    assert len(list((sites["split"].out / "data" / "search").iterdir())) > \
+        2 * len(list((sites["testbed"].out / "data" / "search").iterdir()))
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
@@ -193,6 +201,20 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path) -
             page.click("#csv")
         lines = Path(got.value.path()).read_text().splitlines()
         assert len(lines) == naming.height + 1 and all(ident in ln for ln in lines[1:])
+        # the same searches on a site whose index shards were split deep (a query walks down them; a short word
+        # reads the shards below its prefix, at most 24, and says when that is partial): the entries with a word
+        # starting with the query, counted here by the index's documented word rule
+        words = re.compile(r"[a-z0-9][a-z0-9_.$/-]*[a-z0-9]|[a-z0-9]")
+        for site, word in (("split", ident), ("split", ident[:3]), ("testbed", ident[:3])):
+            want = sum(any(t.startswith(word.lower()) for t in words.findall(text.lower()))
+                       for text in entries["text"].to_list())
+            page.goto("about:blank")  # (a new hash on the same page would not load it again)
+            page.goto((sites[site].out / "entries.html").as_uri() + f"#q={word}")
+            page.wait_for_function("() => document.querySelector('#count') && (document.querySelector('#count')"
+                                   f".textContent.includes('({want} entries)') || document.querySelector('#status')"
+                                   ".textContent.includes('first the index lists'))")
+            shown = int(re.search(r"\((\d+) entries\)", page.locator("#count").inner_text()).group(1))
+            assert shown == want or (site == "split" and word != ident and 0 < shown < want), (site, word, shown, want)
         page.screenshot(path=str(SHOTS / "explore_entries_search.png"))
         page.locator("#view tbody tr a").first.click()
         page.wait_for_selector("li.entry.selected")
@@ -309,6 +331,23 @@ def test_the_page_shows_the_evidence_the_judge_stored() -> None:
     tables["evidence"] = tables["evidence"].with_columns((pl.lit("ALTERED ") + pl.col("text")).alias("text"))
     altered = compaction_view(tables, comp["run_id"], comp["boundary"])
     assert all(p["text"].startswith("ALTERED ") for e in altered["entries"] for p in e.evidence)
+
+
+def test_the_search_index_splits_a_shard_that_grew_and_caps_a_terms_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 45: a query loaded the shard of its first two characters, which grows with the log (INV-4849's shard
+    "in" was 494 KB at the testbed's size, about 49 MB at 100x). A shard over its size is split by one more
+    character, and a term lists its first rows. By hand: weights 2+12+7 = 21 (in), 22 (ink), 24 (inv-1, inv-2):
+    "in" weighs 91 > 60, so it keeps "in" and splits into "ink" (22) and "inv" (48)."""
+    import workbench.explore as explore
+
+    monkeypatch.setattr(explore, "INDEX_SHARD_BYTES", 60)
+    monkeypatch.setattr(explore, "MAX_POSTINGS", 2)
+    index = {"in": {"e": {4}}, "ink": {"e": {3}}, "inv-1": {"e": {1}}, "inv-2": {"e": {2}}, "zz": {"e": {9, 7, 8}}}
+    assert explore.index_shards(index) == {
+        "in": {"t": {"in": {"e": [4]}}, "split": ["ink", "inv"]},
+        "ink": {"t": {"ink": {"e": [3]}}, "split": []},
+        "inv": {"t": {"inv-1": {"e": [1]}, "inv-2": {"e": [2]}}, "split": []},
+        "zz": {"t": {"zz": {"e": [7, 8], "more": 1}}, "split": []}}
 
 
 def test_a_page_without_an_entries_table_shows_the_judges_scores() -> None:

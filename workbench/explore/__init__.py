@@ -471,9 +471,57 @@ def _terms(text: str) -> set[str]:
     return {t for t in _TERM.findall(text.lower()) if len(t) >= 2}
 
 
-def _shard_key(term: str) -> str:
-    """The index shard a term lives in: its first two characters, as hex (a file name on every system)."""
-    return term[:2].encode("utf-8").hex()
+def _shard_key(prefix: str) -> str:
+    """The file name of the index shard of a term prefix: its UTF-8 bytes as hex (a name on every system)."""
+    return prefix.encode("utf-8").hex()
+
+
+#: bytes a search-index shard aims at: a shard whose terms hold more is split by one more character of its terms,
+#: so a query loads a bounded number of bytes whatever the log's size
+INDEX_SHARD_BYTES = 96 << 10
+#: rows listed per term and kind (entries, steps): a word in every entry would make its shard grow with the log
+MAX_POSTINGS = 2_000
+_INDEX_DEPTH = 24  # a prefix this long is not split again (terms sharing it stay in one shard)
+
+
+def index_shards(index: Mapping[str, Mapping[str, set[int]]]) -> dict[str, dict[str, Any]]:
+    """The search index as shards keyed by a prefix of their terms: ``{"t": {term: postings}, "split": [...]}``.
+
+    The roots are the terms' first two characters. A shard whose terms weigh more than :data:`INDEX_SHARD_BYTES`
+    keeps only the terms exactly as long as its prefix and names in ``split`` the prefixes one character longer
+    that hold the rest, each split again as it needs. A term's postings (``e``: entry rows, ``s``: step rows) are
+    its first :data:`MAX_POSTINGS` rows of each kind, with ``more`` when there were more."""
+    def body(posts: Mapping[str, set[int]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for kind, rows in sorted(posts.items()):
+            ordered = sorted(rows)
+            out[kind] = ordered[:MAX_POSTINGS]
+            if len(ordered) > MAX_POSTINGS:
+                out["more"] = 1
+        return out
+
+    def weight(term: str, posts: Mapping[str, set[int]]) -> int:
+        return len(term.encode("utf-8")) + 12 + sum(7 * min(len(rows), MAX_POSTINGS) for rows in posts.values())
+
+    shards: dict[str, dict[str, Any]] = {}
+    roots: dict[str, list[str]] = {}
+    for term in sorted(index):  # terms came from sets: sorted, the bytes never vary
+        roots.setdefault(term[:2], []).append(term)
+    todo = list(roots.items())
+    while todo:
+        prefix, terms = todo.pop()
+        deeper = [t for t in terms if len(t) > len(prefix)]
+        if (not deeper or len(terms) == 1 or len(prefix) >= _INDEX_DEPTH
+                or sum(weight(t, index[t]) for t in terms) <= INDEX_SHARD_BYTES):
+            shards[prefix] = {"t": {t: body(index[t]) for t in terms}, "split": []}
+            continue
+        children: dict[str, list[str]] = {}
+        for t in deeper:
+            children.setdefault(t[:len(prefix) + 1], []).append(t)
+        shards[prefix] = {"t": {t: body(index[t]) for t in terms if len(t) == len(prefix)},
+                          "split": sorted(children)}
+        todo.extend(children.items())
+    return shards
 
 
 class _ViewData:
@@ -521,18 +569,16 @@ class _ViewData:
         for k, rows in enumerate(shards):
             _write(out / f"entries-{k:04d}.js", _js("entries", rows, k))
         _write(out / "compactions.js", _js("compactions", self.compactions))
-        by_shard: dict[str, dict[str, dict[str, list[int]]]] = {}
-        for term, posts in sorted(self.index.items()):  # terms came from sets: sorted, the bytes never vary
-            by_shard.setdefault(_shard_key(term), {})[term] = {k: sorted(v) for k, v in posts.items()}
+        search = index_shards(self.index)
         (out / "search").mkdir()
-        for key, terms in by_shard.items():
-            _write(out / "search" / f"{key}.js", _js("index", terms, key))
+        for prefix, shard in search.items():
+            _write(out / "search" / f"{_shard_key(prefix)}.js", _js("index", shard, _shard_key(prefix)))
         step_shards = [self.steps[i:i + ENTRY_SHARD] for i in range(0, len(self.steps), ENTRY_SHARD)]
         for k, rows in enumerate(step_shards):
             _write(out / f"steps-{k:04d}.js", _js("steps", rows, k))
         manifest = {"entries": len(self.entries), "entry_shards": len(shards), "shard": ENTRY_SHARD,
                     "steps": len(self.steps), "step_shards": len(step_shards), "tau": self.tau,
-                    "index_shards": sorted(by_shard)}
+                    "index_shards": sorted(_shard_key(p) for p in search if len(p) == 2)}
         _write(out / "manifest.js", _js("manifest", manifest))
 
 

@@ -1,6 +1,7 @@
 // Compaction Workbench explorer: the entries and compactions views. Their rows come from data files loaded as
-// <script> elements (a browser does not fetch from file://): the entries in shards, the search index one shard per
-// term (its first two characters). Plain DOM, no library, no network; every value is set as text, never as HTML.
+// <script> elements (a browser does not fetch from file://): the entries in shards, the search index in shards by
+// a prefix of their terms (two characters, more where a shard grew past its size). Plain DOM, no library, no
+// network; every value is set as text, never as HTML.
 (function () {
   "use strict";
   var PAGE = 100;
@@ -66,27 +67,63 @@
   // search: every term (two characters or more) must match the start of an indexed term of the entry
   function terms(q) { return (q.toLowerCase().match(/[a-z0-9][a-z0-9_.$\/-]*[a-z0-9]|[a-z0-9]/g) || []).filter(function (t) { return t.length >= 2; }); }
   function hex(s) {
-    var out = "", bytes = unescape(encodeURIComponent(s.slice(0, 2)));
+    var out = "", bytes = unescape(encodeURIComponent(s));
     for (var i = 0; i < bytes.length; i++) { out += ("0" + bytes.charCodeAt(i).toString(16)).slice(-2); }
     return out;
   }
+  // a word's index shards: from its first two characters down its prefix while a shard says it was split; where
+  // the word ends at a split prefix, the shards below it, at most BELOW of them (a shorter word reads fewer
+  // terms: the status says the result may be partial). Each shard is bounded in bytes, so one query reads at
+  // most a few hundred kilobytes whatever the log's size.
+  var BELOW = 24;
   function search(q, done) {
     var words = terms(q);
     if (!words.length) { done(null, []); return; }
-    var left = words.length;
+    var found = {}, left = words.length;
+    state.partial = false;
     words.forEach(function (w) {
-      var key = hex(w);
-      if (state.manifest.index_shards.indexOf(key) < 0) { state.index[key] = {}; }
-      need("index:" + key, "data/search/" + key + ".js", function () { left -= 1; if (!left) { finish(); } });
+      found[w] = [];
+      if (state.manifest.index_shards.indexOf(hex(w.slice(0, 2))) < 0) { arrived(); return; }
+      walk(w, w.slice(0, 2), arrived);
     });
+    function arrived() { left -= 1; if (!left) { finish(); } }
+    function walk(w, prefix, then) {
+      var key = hex(prefix);
+      need("index:" + key, "data/search/" + key + ".js", function () {
+        found[w].push(key);
+        var split = state.index[key].split || [];
+        if (!split.length) { then(); return; }
+        if (prefix.length < w.length) {
+          var next = w.slice(0, prefix.length + 1);
+          if (split.indexOf(next) < 0) { then(); return; }  // no indexed term goes on with this character
+          walk(w, next, then);
+          return;
+        }
+        below(w, split.slice(), then);
+      });
+    }
+    function below(w, queue, then) {
+      if (!queue.length) { then(); return; }
+      if (found[w].length > BELOW) { state.partial = true; then(); return; }
+      var key = hex(queue.shift());
+      need("index:" + key, "data/search/" + key + ".js", function () {
+        found[w].push(key);
+        (state.index[key].split || []).forEach(function (c) { queue.push(c); });
+        below(w, queue, then);
+      });
+    }
     function finish() {
       var entries = null, steps = null;
       words.forEach(function (w) {
-        var shard = state.index[hex(w)] || {}, e = {}, s = {};
-        Object.keys(shard).forEach(function (t) {
-          if (t.indexOf(w) !== 0) { return; }
-          (shard[t].e || []).forEach(function (i) { e[i] = true; });
-          (shard[t].s || []).forEach(function (i) { s[i] = true; });
+        var e = {}, s = {};
+        found[w].forEach(function (key) {
+          var shard = state.index[key].t || {};
+          Object.keys(shard).forEach(function (t) {
+            if (t.indexOf(w) !== 0) { return; }
+            if (shard[t].more) { state.partial = true; }  // a term in more rows than the index lists
+            (shard[t].e || []).forEach(function (i) { e[i] = true; });
+            (shard[t].s || []).forEach(function (i) { s[i] = true; });
+          });
         });
         entries = entries === null ? e : keep(entries, e);
         steps = steps === null ? s : keep(steps, s);
@@ -122,6 +159,9 @@
       });
     });
     order(); state.page = 0; render(); renderSteps();
+    var PARTIAL = "a common or short word: the matches shown are the first the index lists; type more of it to see all";
+    if (status && state.hits && state.partial) { status.textContent = PARTIAL; }
+    else if (status && status.textContent === PARTIAL) { status.textContent = ""; }
     if (rows.length === 0 && status && state.manifest && !state.manifest.entries) { status.textContent = "no entries in this site"; }
   }
   function val(id) { var el = document.getElementById(id); return el ? el.value : ""; }
