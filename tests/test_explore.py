@@ -212,7 +212,7 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path,
             page.goto((sites[site].out / "entries.html").as_uri() + f"#q={word}")
             page.wait_for_function("() => document.querySelector('#count') && (document.querySelector('#count')"
                                    f".textContent.includes('({want} entries)') || document.querySelector('#status')"
-                                   ".textContent.includes('first the index lists'))")
+                                   ".textContent.includes('Partial: '))")
             shown = int(re.search(r"\((\d+) entries\)", page.locator("#count").inner_text()).group(1))
             assert shown == want or (site == "split" and word != ident and 0 < shown < want), (site, word, shown, want)
         page.screenshot(path=str(SHOTS / "explore_entries_search.png"))

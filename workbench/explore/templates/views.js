@@ -159,7 +159,7 @@
       });
     });
     order(); state.page = 0; render(); renderSteps();
-    var PARTIAL = "a common or short word: the matches shown are the first the index lists; type more of it to see all";
+    var PARTIAL = "Partial: a short or common word shows the first matches the index lists; type more of it to see all.";
     if (status && state.hits && state.partial) { status.textContent = PARTIAL; }
     else if (status && status.textContent === PARTIAL) { status.textContent = ""; }
     if (rows.length === 0 && status && state.manifest && !state.manifest.entries) { status.textContent = "no entries in this site"; }
