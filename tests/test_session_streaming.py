@@ -50,7 +50,6 @@ def test_files_sharing_a_session_id_are_one_group_whatever_lies_between_them(tmp
     assert _file_groups([a, b, c, d, proj / "e.jsonl"]) == [[a, c, d], [b], [proj / "e.jsonl"]]
     runs = read_claude_code(tmp_path / "projects")["runs"]
     assert sorted(runs["run_id"].to_list()) == ["s1", "s2", "s3", "s4"]
-    # s3's lines in c and d are one session's: 1 task + 2 calls each file, one chain per file
     assert runs.filter(pl.col("run_id") == "s1")["steps"].item() == 2  # a's copy in c is read once
 
 
