@@ -136,6 +136,7 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path,
     import workbench.explore as explore
 
     monkeypatch.setattr(explore, "INDEX_SHARD_BYTES", 300)  # index shards split deep: a query walks down them
+    monkeypatch.setattr(explore, "ENTRY_SHARD", 20)  # entries in more shards than the view loads at once
     sites["split"] = build_site(testbed, tmp_path / "split", method="prompting")
     monkeypatch.undo()
     assert len(list((sites["split"].out / "data" / "search").iterdir())) > \
@@ -215,6 +216,16 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path,
                                    ".textContent.includes('Partial: '))")
             shown = int(re.search(r"\((\d+) entries\)", page.locator("#count").inner_text()).group(1))
             assert shown == want or (site == "split" and word != ident and 0 < shown < want), (site, word, shown, want)
+        # the split site's view opened without a search shows its first shard and says so; load all shows every entry
+        page.goto((sites["split"].out / "entries.html").as_uri())
+        page.wait_for_selector("#load-all")
+        assert entries.height > 8 * 20  # more shards than the view loads at once
+        assert f"Showing 20 of {entries.height} entries" in page.locator("#status").inner_text()
+        assert "(20 entries)" in page.locator("#count").inner_text()
+        page.click("#load-all")
+        page.wait_for_function("() => document.querySelector('#count').textContent"
+                               f".includes('({entries.height} entries)')")
+        assert not page.locator("#load-all").count()
         page.screenshot(path=str(SHOTS / "explore_entries_search.png"))
         page.locator("#view tbody tr a").first.click()
         page.wait_for_selector("li.entry.selected")

@@ -8,7 +8,7 @@
   var table = document.getElementById("view");
   var kind = table ? table.getAttribute("data-view") : "";
   var status = document.getElementById("status");
-  var state = {manifest: null, entries: [], loaded: 0, compactions: null, index: {}, steps: {}, pending: {},
+  var state = {manifest: null, entries: [], loaded: 0, asked: {}, askedCount: 0, compactions: null, index: {}, steps: {}, pending: {},
                shown: [], page: 0, sort: null, asc: true, hits: null, stepHits: []};
   var WB = window.WB = {
     load: function (what, key, value) {
@@ -36,32 +36,61 @@
     state.pending[name] = [];
     waiting.forEach(function (f) { f(); });
   }
+  // a site of up to LOAD_ALL entry shards loads them all at once; a larger one loads its first shard, the shards a
+  // search's matches are in, and the rest when asked (so opening the view reads a bounded number of bytes)
+  var LOAD_ALL = 8;
   function start() {
     if (kind === "entries") {
-      for (var k = 0; k < state.manifest.entry_shards; k++) { script("data/entries-" + pad(k) + ".js"); }
-      if (!state.manifest.entry_shards) { entriesArrived(); }
+      var n = state.manifest.entry_shards;
+      for (var k = 0; k < (n <= LOAD_ALL ? n : 1); k++) { loadShard(k); }
+      if (!n) { entriesArrived(); }
     }
   }
+  function loadShard(k) {
+    if (state.asked[k]) { return; }
+    state.asked[k] = true; state.askedCount += 1;
+    script("data/entries-" + pad(k) + ".js");
+  }
+  function loadAll() { for (var k = 0; k < state.manifest.entry_shards; k++) { loadShard(k); } say(); }
   function pad(k) { return ("000" + k).slice(-4); }
   function allEntries() { return [].concat.apply([], state.entries.filter(function (x) { return x; })); }
   function entriesArrived() {
-    var rows = allEntries();
-    if (status) {
-      status.textContent = state.loaded < state.manifest.entry_shards
-        ? "loaded " + rows.length + " of " + state.manifest.entries + " entries…" : "";
-    }
-    if (state.loaded >= state.manifest.entry_shards) { fillChoices(rows); }
+    if (state.loaded >= state.askedCount) { fillChoices(allEntries()); }
     refresh();
+  }
+  // the status line: shards still loading, a site shown in part, a search whose matches are partial
+  var PARTIAL = "Partial: a short or common word shows the first matches the index lists; type more of it to see all.";
+  function say() {
+    if (!status || kind !== "entries" || !state.manifest) { return; }
+    status.textContent = "";
+    var have = allEntries().length;
+    if (state.loaded < state.askedCount) { status.textContent = "loaded " + have + " of " + state.manifest.entries + " entries…"; return; }
+    if (!state.manifest.entries) { status.textContent = "no entries in this site"; return; }
+    if (state.hits && state.partial) { status.textContent = PARTIAL; return; }
+    if (state.loaded < state.manifest.entry_shards && !state.hits) {
+      status.textContent = "Showing " + have + " of " + state.manifest.entries + " entries: sorting and filters apply to these; "
+        + "a search looks through all of them. ";
+      var all = document.createElement("button");
+      all.id = "load-all"; all.textContent = "load all " + state.manifest.entries;
+      all.onclick = loadAll;
+      status.appendChild(all);
+    }
   }
   function fillChoices(rows) {
     [["f-section", 4], ["f-role", 5], ["f-label", 7]].forEach(function (pair) {
       var select = document.getElementById(pair[0]);
-      if (!select || select.options.length > 1) { return; }
+      if (!select) { return; }
+      var chosen = select.value;  // (more shards arrived: the choices grow, the choice stays)
+      while (select.options.length > 1) { select.remove(1); }
       var seen = {};
       rows.forEach(function (r) { if (r[pair[1]]) { seen[r[pair[1]]] = true; } });
       Object.keys(seen).sort().forEach(function (v) {
         var o = document.createElement("option"); o.value = v; o.textContent = v; select.appendChild(o);
       });
+      if (chosen && !seen[chosen]) {
+        var o = document.createElement("option"); o.value = chosen; o.textContent = chosen; select.appendChild(o);
+      }
+      select.value = chosen;
     });
   }
   // search: every term (two characters or more) must match the start of an indexed term of the entry
@@ -144,7 +173,7 @@
       if (status) { status.textContent = ""; }
       order(); state.page = 0; render(); return;
     }
-    var rows = allEntries(), filters = {4: val("f-section"), 5: val("f-role"), 7: val("f-label")};
+    var filters = {4: val("f-section"), 5: val("f-role"), 7: val("f-label")};
     var verdict = val("f-verdict");
     state.shown = [];
     var base = 0;
@@ -158,11 +187,7 @@
         state.shown.push(r);
       });
     });
-    order(); state.page = 0; render(); renderSteps();
-    var PARTIAL = "Partial: a short or common word shows the first matches the index lists; type more of it to see all.";
-    if (status && state.hits && state.partial) { status.textContent = PARTIAL; }
-    else if (status && status.textContent === PARTIAL) { status.textContent = ""; }
-    if (rows.length === 0 && status && state.manifest && !state.manifest.entries) { status.textContent = "no entries in this site"; }
+    order(); state.page = 0; render(); renderSteps(); say();
   }
   function val(id) { var el = document.getElementById(id); return el ? el.value : ""; }
   function order() {
@@ -255,7 +280,11 @@
       clearTimeout(timer);
       timer = setTimeout(function () {
         if (kind !== "entries") { refresh(); return; }
-        search(q.value, function (entries, steps) { state.hits = entries; state.stepHits = steps; refresh(); });
+        search(q.value, function (entries, steps) {
+          state.hits = entries; state.stepHits = steps;
+          Object.keys(entries || {}).forEach(function (i) { loadShard(Math.floor(Number(i) / state.manifest.shard)); });
+          refresh();
+        });
       }, 150);
     });
     var fromHash = decodeURIComponent((location.hash || "").replace(/^#q=/, ""));
