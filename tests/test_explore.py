@@ -138,6 +138,8 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path,
     monkeypatch.setattr(explore, "INDEX_SHARD_BYTES", 300)  # index shards split deep: a query walks down them
     monkeypatch.setattr(explore, "ENTRY_SHARD", 20)  # entries in more shards than the view loads at once
     sites["split"] = build_site(testbed, tmp_path / "split", method="prompting")
+    monkeypatch.setattr(explore, "ENTRY_SHARD", 2)  # compactions in more shards than their view loads at once
+    sites["tiny"] = build_site(testbed, tmp_path / "tiny", method="prompting")
     monkeypatch.undo()
     assert len(list((sites["split"].out / "data" / "search").iterdir())) > \
         2 * len(list((sites["testbed"].out / "data" / "search").iterdir()))
@@ -226,6 +228,16 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path,
         page.wait_for_function("() => document.querySelector('#count').textContent"
                                f".includes('({entries.height} entries)')")
         assert not page.locator("#load-all").count()
+        n = sites["tiny"].compactions
+        assert n > 8 * 2
+        page.goto((sites["tiny"].out / "compactions.html").as_uri())
+        page.wait_for_selector("#load-all")
+        assert f"Showing 2 of {n} compactions" in page.locator("#status").inner_text()
+        page.click("#load-all")
+        page.wait_for_function(f"() => document.querySelector('#count').textContent.includes('({n} compactions)')")
+        page.goto((sites["testbed"].out / "entries.html").as_uri() + f"#q={ident}")  # back to the search
+        page.wait_for_function(f"() => (document.querySelector('#count') || {{}}).textContent "
+                               f"&& document.querySelector('#count').textContent.includes('({naming.height} entries)')")
         page.screenshot(path=str(SHOTS / "explore_entries_search.png"))
         page.locator("#view tbody tr a").first.click()
         page.wait_for_selector("li.entry.selected")

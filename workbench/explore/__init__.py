@@ -568,7 +568,9 @@ class _ViewData:
         shards = [self.entries[i:i + ENTRY_SHARD] for i in range(0, len(self.entries), ENTRY_SHARD)]
         for k, rows in enumerate(shards):
             _write(out / f"entries-{k:04d}.js", _js("entries", rows, k))
-        _write(out / "compactions.js", _js("compactions", self.compactions))
+        comp_shards = [self.compactions[i:i + ENTRY_SHARD] for i in range(0, len(self.compactions), ENTRY_SHARD)]
+        for k, rows in enumerate(comp_shards):
+            _write(out / f"compactions-{k:04d}.js", _js("compactions", rows, k))
         search = index_shards(self.index)
         (out / "search").mkdir()
         for prefix, shard in search.items():
@@ -577,6 +579,7 @@ class _ViewData:
         for k, rows in enumerate(step_shards):
             _write(out / f"steps-{k:04d}.js", _js("steps", rows, k))
         manifest = {"entries": len(self.entries), "entry_shards": len(shards), "shard": ENTRY_SHARD,
+                    "compactions": len(self.compactions), "compaction_shards": len(comp_shards),
                     "steps": len(self.steps), "step_shards": len(step_shards), "tau": self.tau,
                     "index_shards": sorted(_shard_key(p) for p in search if len(p) == 2)}
         _write(out / "manifest.js", _js("manifest", manifest))

@@ -8,13 +8,18 @@
   var table = document.getElementById("view");
   var kind = table ? table.getAttribute("data-view") : "";
   var status = document.getElementById("status");
-  var state = {manifest: null, entries: [], loaded: 0, asked: {}, askedCount: 0, compactions: null, index: {}, steps: {}, pending: {},
+  var state = {manifest: null, entries: [], loaded: 0, asked: {}, askedCount: 0, compactions: null, compShards: [],
+               index: {}, steps: {}, pending: {},
                shown: [], page: 0, sort: null, asc: true, hits: null, stepHits: []};
   var WB = window.WB = {
     load: function (what, key, value) {
       if (what === "manifest") { state.manifest = value; start(); }
       else if (what === "entries") { state.entries[key] = value; state.loaded += 1; entriesArrived(); }
-      else if (what === "compactions") { state.compactions = value; if (kind === "compactions") { refresh(); } }
+      else if (what === "compactions") {
+        state.compShards[key] = value; state.loaded += 1;
+        state.compactions = [].concat.apply([], state.compShards.filter(function (x) { return x; }));
+        if (kind === "compactions") { refresh(); }
+      }
       else if (what === "index") { state.index[key] = value; settle("index:" + key); }
       else if (what === "steps") { state.steps[key] = value; settle("steps:" + key); }
     }
@@ -36,22 +41,23 @@
     state.pending[name] = [];
     waiting.forEach(function (f) { f(); });
   }
-  // a site of up to LOAD_ALL entry shards loads them all at once; a larger one loads its first shard, the shards a
-  // search's matches are in, and the rest when asked (so opening the view reads a bounded number of bytes)
+  // a site of up to LOAD_ALL shards of a view's rows loads them all at once; a larger one loads its first shard,
+  // (entries) the shards a search's matches are in, and the rest when asked: opening a view reads bounded bytes
   var LOAD_ALL = 8;
+  function shards() { return kind === "entries" ? state.manifest.entry_shards : state.manifest.compaction_shards; }
+  function total() { return kind === "entries" ? state.manifest.entries : state.manifest.compactions; }
   function start() {
-    if (kind === "entries") {
-      var n = state.manifest.entry_shards;
-      for (var k = 0; k < (n <= LOAD_ALL ? n : 1); k++) { loadShard(k); }
-      if (!n) { entriesArrived(); }
-    }
+    if (kind !== "entries" && kind !== "compactions") { return; }
+    var n = shards();
+    for (var k = 0; k < (n <= LOAD_ALL ? n : 1); k++) { loadShard(k); }
+    if (!n) { if (kind === "entries") { entriesArrived(); } else { state.compactions = []; refresh(); } }
   }
   function loadShard(k) {
     if (state.asked[k]) { return; }
     state.asked[k] = true; state.askedCount += 1;
-    script("data/entries-" + pad(k) + ".js");
+    script("data/" + kind + "-" + pad(k) + ".js");
   }
-  function loadAll() { for (var k = 0; k < state.manifest.entry_shards; k++) { loadShard(k); } say(); }
+  function loadAll() { for (var k = 0; k < shards(); k++) { loadShard(k); } say(); }
   function pad(k) { return ("000" + k).slice(-4); }
   function allEntries() { return [].concat.apply([], state.entries.filter(function (x) { return x; })); }
   function entriesArrived() {
@@ -61,17 +67,17 @@
   // the status line: shards still loading, a site shown in part, a search whose matches are partial
   var PARTIAL = "Partial: a short or common word shows the first matches the index lists; type more of it to see all.";
   function say() {
-    if (!status || kind !== "entries" || !state.manifest) { return; }
+    if (!status || !state.manifest || (kind !== "entries" && kind !== "compactions")) { return; }
     status.textContent = "";
-    var have = allEntries().length;
-    if (state.loaded < state.askedCount) { status.textContent = "loaded " + have + " of " + state.manifest.entries + " entries…"; return; }
-    if (!state.manifest.entries) { status.textContent = "no entries in this site"; return; }
+    var have = kind === "entries" ? allEntries().length : (state.compactions || []).length;
+    if (state.loaded < state.askedCount) { status.textContent = "loaded " + have + " of " + total() + " " + kind + "…"; return; }
+    if (!total()) { status.textContent = "no " + kind + " in this site"; return; }
     if (state.hits && state.partial) { status.textContent = PARTIAL; return; }
-    if (state.loaded < state.manifest.entry_shards && !state.hits) {
-      status.textContent = "Showing " + have + " of " + state.manifest.entries + " entries: sorting and filters apply to these; "
-        + "a search looks through all of them. ";
+    if (state.loaded < shards() && !state.hits) {
+      status.textContent = "Showing " + have + " of " + total() + " " + kind + ": sorting and filters apply to these"
+        + (kind === "entries" ? "; a search looks through all of them. " : ". ");
       var all = document.createElement("button");
-      all.id = "load-all"; all.textContent = "load all " + state.manifest.entries;
+      all.id = "load-all"; all.textContent = "load all " + total();
       all.onclick = loadAll;
       status.appendChild(all);
     }
@@ -170,8 +176,7 @@
       state.shown = state.compactions.filter(function (r) {
         return !text || (r[1] + " " + (r[3] || "")).toLowerCase().indexOf(text) !== -1;
       });
-      if (status) { status.textContent = ""; }
-      order(); state.page = 0; render(); return;
+      order(); state.page = 0; render(); say(); return;
     }
     var filters = {4: val("f-section"), 5: val("f-role"), 7: val("f-label")};
     var verdict = val("f-verdict");
