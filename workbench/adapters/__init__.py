@@ -150,15 +150,10 @@ def read_sessions(path: str | os.PathLike[str], *, bad: BadLines | None = None, 
                   until: str | None = None, project: str | None = None) -> dict[str, pl.DataFrame]:
     """Every Claude Code and Codex session below a directory (a home with both), as one set of tables: each
     client's files read by its reader, the runs told apart by ``method`` (``claude_code``, ``codex``)."""
-    formats = directory_formats(path)
-    if not formats:
-        sniff_directory(path)  # the error naming the directory and its first file
-    parts = [(read_claude_code if fmt == "claude-code" else read_codex)(path, bad=bad, since=since, until=until,
-                                                                        project=project, files=files)
-             for fmt, files in sorted(formats.items())]
-    names = dict.fromkeys(name for part in parts for name in part)
-    return {name: pl.concat([part[name] for part in parts if name in part], how="diagonal_relaxed")
-            for name in names}
+    from workbench.adapters.staging import collect_runs
+
+    return collect_runs(Path(path), session_runs(path, "sessions", bad=bad, since=since, until=until,
+                                                 project=project))
 
 
 def session_runs(path: str | os.PathLike[str], fmt: str, *, bad: BadLines | None = None, since: str | None = None,
