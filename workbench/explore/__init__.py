@@ -565,24 +565,25 @@ class _ViewData:
 
     def write(self, out: Path) -> None:
         out.mkdir()
-        shards = [self.entries[i:i + ENTRY_SHARD] for i in range(0, len(self.entries), ENTRY_SHARD)]
-        for k, rows in enumerate(shards):
-            _write(out / f"entries-{k:04d}.js", _js("entries", rows, k))
-        comp_shards = [self.compactions[i:i + ENTRY_SHARD] for i in range(0, len(self.compactions), ENTRY_SHARD)]
-        for k, rows in enumerate(comp_shards):
-            _write(out / f"compactions-{k:04d}.js", _js("compactions", rows, k))
+        shards = {kind: _write_shards(out, kind, rows) for kind, rows in
+                  (("entries", self.entries), ("compactions", self.compactions), ("steps", self.steps))}
         search = index_shards(self.index)
         (out / "search").mkdir()
         for prefix, shard in search.items():
             _write(out / "search" / f"{_shard_key(prefix)}.js", _js("index", shard, _shard_key(prefix)))
-        step_shards = [self.steps[i:i + ENTRY_SHARD] for i in range(0, len(self.steps), ENTRY_SHARD)]
-        for k, rows in enumerate(step_shards):
-            _write(out / f"steps-{k:04d}.js", _js("steps", rows, k))
-        manifest = {"entries": len(self.entries), "entry_shards": len(shards), "shard": ENTRY_SHARD,
-                    "compactions": len(self.compactions), "compaction_shards": len(comp_shards),
-                    "steps": len(self.steps), "step_shards": len(step_shards), "tau": self.tau,
+        manifest = {"entries": len(self.entries), "entry_shards": shards["entries"], "shard": ENTRY_SHARD,
+                    "compactions": len(self.compactions), "compaction_shards": shards["compactions"],
+                    "steps": len(self.steps), "step_shards": shards["steps"], "tau": self.tau,
                     "index_shards": sorted(_shard_key(p) for p in search if len(p) == 2)}
         _write(out / "manifest.js", _js("manifest", manifest))
+
+
+def _write_shards(out: Path, kind: str, rows: Sequence[Any]) -> int:
+    """``rows`` as data files ``out/KIND-0000.js`` ... of :data:`ENTRY_SHARD` rows each; returns how many."""
+    shards = [rows[i:i + ENTRY_SHARD] for i in range(0, len(rows), ENTRY_SHARD)]
+    for k, part in enumerate(shards):
+        _write(out / f"{kind}-{k:04d}.js", _js(kind, part, k))
+    return len(shards)
 
 
 def _script_json(value: Any, **dumps: Any) -> str:
