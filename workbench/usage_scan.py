@@ -30,8 +30,20 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+def token_count(value: Any) -> int:
+    """A token count from a log (0 for anything that is not a positive integer): the importer's rule and this
+    pass's."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def line_kind(rec: dict[str, Any]) -> Any:
+    """A transcript line's ``type``; a line without one that carries a user's or an assistant's message (older
+    clients wrote replies so, and ccusage reads them) is of its message's role."""
+    kind = rec.get("type")
+    msg = rec.get("message")
+    if kind is None and isinstance(msg, dict) and msg.get("role") in ("user", "assistant"):
+        return msg["role"]
+    return kind
 
 
 def _parse(raw: bytes | memoryview) -> Any:
@@ -81,15 +93,14 @@ def _reply(rec: Any, index: int, line: int) -> tuple[Any, ...] | None:
     msg = rec.get("message")
     if not isinstance(msg, dict) or not isinstance(msg.get("usage"), dict):
         return None
-    kind = rec.get("type")
-    if (kind if isinstance(kind, str) else msg.get("role")) != "assistant":
+    if line_kind(rec) != "assistant":
         return None
     sid = _str(rec.get("sessionId"))
     if sid is None:
         return None
     usage = msg["usage"]
     return (index, line, sid, _str(rec.get("requestId")), _str(msg.get("id")), _str(msg.get("model")),
-            *(_count(usage.get(k)) for k in _COUNTS))
+            *(token_count(usage.get(k)) for k in _COUNTS))
 
 
 def _files_replies(batch: Sequence[tuple[str, int]]) -> list[tuple[Any, ...]]:
@@ -119,4 +130,4 @@ def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = 
     return sorted((r for part in parts for r in part), key=lambda r: (r[0], r[1]))
 
 
-__all__ = ["FIELDS", "PARALLEL_BYTES", "file_replies", "tree_replies"]
+__all__ = ["FIELDS", "PARALLEL_BYTES", "file_replies", "line_kind", "token_count", "tree_replies"]

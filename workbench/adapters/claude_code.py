@@ -68,6 +68,7 @@ import polars as pl
 from workbench.adapters.staging import collect_runs
 from workbench.adapters.trajectory import encode_args, widen_span
 from workbench.jsonl import BadLines, LogWarning, json_lines
+from workbench.usage_scan import line_kind, token_count
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
 
@@ -79,11 +80,6 @@ USAGE_DEFINITION = ("claude-code: every unique reply (message.id + requestId; a 
 
 #: the per-model usage counters of ``usage_by_model`` (both clients)
 MODEL_USAGE = ("input", "output", "cache_read", "cache_creation_5m", "cache_creation_1h", "reasoning")
-
-
-def _int(value: Any) -> int:
-    """A token count from a log (0 for anything that is not a non-negative integer)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 class TranscriptWarning(LogWarning):
@@ -183,7 +179,7 @@ class _Session:
         if usage is None:
             return
         self.spent["usage_replies"] = self.spent.get("usage_replies", 0) + 1
-        counts = {k: _int(usage.get(k)) for k in ("input_tokens", "output_tokens", "cache_read_input_tokens",
+        counts = {k: token_count(usage.get(k)) for k in ("input_tokens", "output_tokens", "cache_read_input_tokens",
                                                    "cache_creation_input_tokens")}
         for key, column in (("input_tokens", "usage_input_tokens"), ("output_tokens", "usage_output_tokens"),
                             ("cache_read_input_tokens", "usage_cache_read_tokens"),
@@ -191,7 +187,7 @@ class _Session:
             self.spent[column] = self.spent.get(column, 0) + counts[key]
         # per model, with the cache writes split into their 5-minute and 1-hour tiers where the log says which
         tiers = usage.get("cache_creation") if isinstance(usage.get("cache_creation"), dict) else {}
-        hour = _int(tiers.get("ephemeral_1h_input_tokens"))
+        hour = token_count(tiers.get("ephemeral_1h_input_tokens"))
         name = model if isinstance(model, str) and model else "(no model)"
         row = self.by_model.setdefault(name, dict.fromkeys(MODEL_USAGE, 0))
         row["input"] += counts["input_tokens"]
@@ -514,7 +510,7 @@ def _group_runs(files: list[Path], bad: BadLines, replies: set[tuple[str, str]],
             try:
                 if not isinstance(rec, dict):
                     raise SchemaError(expected="a JSON object (one transcript line)", got=describe_value(rec))
-                kind = _kind(rec)
+                kind = line_kind(rec)
                 sid = _session_of(rec, kind, last_sid)
             except SchemaError as err:
                 if not bad.skip_invalid:
@@ -668,16 +664,6 @@ def _off_branch_reason(uuid: str | None, parent_of: dict[str, str | None], live:
     for n in path:
         memo[n] = reason
     return reason
-
-
-def _kind(rec: dict[str, Any]) -> Any:
-    """A line's ``type``; a line without one that carries a user's or an assistant's message (older clients wrote
-    replies so, and ccusage reads them) is of its message's role."""
-    kind = rec.get("type")
-    msg = rec.get("message")
-    if kind is None and isinstance(msg, dict) and msg.get("role") in ("user", "assistant"):
-        return msg["role"]
-    return kind
 
 
 def _live_branch(main: list[_Record], parent_of: dict[str, str | None]) -> set[str] | None:
