@@ -164,18 +164,12 @@ def main() -> None:
             print(f"| {scale:g} | {sessions} | {size / 1e6:.0f} | {ref} | {ours_s:.2f} ({ours_mib:.0f}) | "
                   f"{imp_s:.2f} ({imp_mib:.0f}) | {ratio_u} | {ratio_i} | {stages} | {equal} |", flush=True)
     if len(rows) > 1:
-        import math
+        import numpy as np
 
-        lx = [math.log(r[0]) for r in rows]
-        mx = sum(lx) / len(lx)
-
-        def slope(ys: list[float]) -> float:
-            ly = [math.log(y) for y in ys]
-            my = sum(ly) / len(ly)
-            return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sum((a - mx) ** 2 for a in lx)
-
-        print(f"\nexponents against the tree's bytes: import time {slope([r[1] for r in rows]):.2f}, "
-              f"import peak memory {slope([r[2] for r in rows]):.2f} (1: linear, 0: flat)")
+        size = np.log([r[0] for r in rows])
+        time_k, memory_k = (np.polyfit(size, np.log([r[k] for r in rows]), 1)[0] for k in (1, 2))
+        print(f"\nexponents against the tree's bytes (slope of logs, as bench_scale.py fits them): import time "
+              f"{time_k:.2f}, import peak memory {memory_k:.2f} (1: linear, 0: flat)")
 
 
 if __name__ == "__main__":
