@@ -637,7 +637,8 @@ class _PerRun:
         labels = self.labels
         if "labels" in self.parts and labels is not None:
             labels = self.parts["labels"].get(rid, labels.clear())
-        rows = [self.sub["runs"].filter(pl.col("run_id") == rid)]
+        # the run's row made from its dict (a row of the runs table): a filter of every run per run grew with the square
+        rows = [pl.DataFrame([dict(run)], schema=self.sub["runs"].schema)]
         twin = self.twins.get(run.get("task_id")) if run.get("task_id") is not None else None
         if twin is not None and run.get("method") != "no_compression":
             rows.append(twin)
