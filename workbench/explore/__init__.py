@@ -227,7 +227,8 @@ class RunRows:
 
         run, run_id, boundary = self.run, self.run["run_id"], c["boundary"]
         start, end = c.get("span_start"), c.get("span_end")
-        replaced = [s for s in self.steps if (start is None or s["step"] >= start) and (end is None or s["step"] <= end)]
+        replaced = [s for s in self.steps
+                    if (start is None or s["step"] >= start) and (end is None or s["step"] <= end)]
         table_entries = self.entries.get(boundary, [])
         carried: dict[str, tuple[int, int]] = {}
         if table_entries:
