@@ -194,6 +194,17 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path,
         # issue 45: the entries view finds an identifier among every entry and step, sorts, downloads, and its rows
         # land on the entry; checked against the tables, not the page's own data
         entries = with_roles_of(testbed, sites["testbed"])
+        # a carried entry's panel links to the same entry in the previous summary, and the link opens it there
+        kept = entries.filter(pl.col("carried_from").is_not_null()).sort("entry_id").row(0, named=True)
+        _, previous, position = kept["carried_from"].rsplit("/", 2)
+        page.goto((sites["testbed"].out / "runs" / slug(kept["run_id"]) / f"b{kept['boundary']}.html").as_uri()
+                  + f"#entry-{kept['position']}")
+        link = page.locator(".entry-detail:visible a.carried")
+        assert link.get_attribute("href") == f"b{previous[1:]}.html#entry-{position[1:]}"
+        assert page.locator(".entry-detail:visible .quote").inner_text() == visible(kept["text"])
+        link.click()
+        page.wait_for_selector(f"li.entry.selected[id='entry-{position[1:]}']")
+        assert page.url.endswith(f"/b{previous[1:]}.html#entry-{position[1:]}")
         ident = "INV-" + re.search(r"INV-(\d{4})", " ".join(entries["text"].to_list())).group(1)
         naming = entries.filter(pl.col("text").str.contains(ident, literal=True))
         page.goto((sites["testbed"].out / "entries.html").as_uri() + f"#q={ident}")
@@ -576,8 +587,47 @@ def test_a_carried_entry_links_to_itself_in_the_previous_summary(tmp_path: Path,
     site = build_site(tables, tmp_path / "site", run_ids=[carried["run_id"]])
     page = (site.out / "runs" / slug(carried["run_id"]) / f"b{carried['boundary']}.html").read_text(encoding="utf-8")
     _, previous, position = carried["carried_from"].rsplit("/", 2)
-    link = f'href="b{previous[1:]}.html#entry-{position[1:]}"'
-    assert link in page and (site.out / "runs" / slug(carried["run_id"]) / f"b{previous[1:]}.html").exists()
+    positions = [int(p) for p in re.findall(r'<li class="entry[^"]*" id="entry-(\d+)"', page)]
+    panel = _details(page)["entries"][positions.index(carried["position"])]
+    assert panel[6] == [int(previous[1:]), int(position[1:])]  # what site.js links as bB.html#entry-P
+    before = (site.out / "runs" / slug(carried["run_id"]) / f"b{previous[1:]}.html").read_text(encoding="utf-8")
+    assert f'id="entry-{position[1:]}"' in before
+
+
+
+def test_a_pages_entry_panels_hold_each_entrys_evidence_and_each_passage_once(tmp_path: Path,
+                                                                            six_tasks: dict[str, pl.DataFrame]) -> None:
+    """Issue 45: each entry's panel was hidden HTML repeating the passages other entries cited (two thirds of a
+    page). The page's panel data gives every entry the passages, score and label the view holds, in order, and
+    writes a passage once."""
+    tables = six_tasks
+    comp = tables["compactions"].sort("run_id", "boundary").row(3, named=True)
+    site = build_site(tables, tmp_path / "site", run_ids=[comp["run_id"]])
+    page = (site.out / "runs" / slug(comp["run_id"]) / f"b{comp['boundary']}.html").read_text(encoding="utf-8")
+    data = _details(page)
+    from workbench.entries import with_roles
+
+    view = compaction_view({**tables, "entries": with_roles(tables["entries"])}, comp["run_id"], comp["boundary"],
+                           judge="lexical")
+    assert len(data["entries"]) == len(view["entries"]) > 0
+    assert len({tuple(p) for p in data["passages"]}) == len(data["passages"])
+    cited = 0
+    for e, panel in zip(view["entries"], data["entries"]):
+        assert panel[:2] == [e.section, e.role] and panel[5] == (e.label or "")
+        assert panel[2] == (None if e.score is None else f"{e.score:.3f}")
+        shown = [data["passages"][j] for j in panel[7]]
+        assert [p[2] for p in shown] == [visible(p["text"]) for p in e.evidence]
+        assert [p[0] for p in shown] == ["retained" if p["step"] is None else f"h-{p['step']}" for p in e.evidence]
+        cited += len(shown)
+    assert cited > len(data["passages"])  # passages cited by several entries, written once
+
+def _details(page: str) -> dict:
+    """The entry panel's data of a compaction page (the JSON site.js builds each entry's panel from)."""
+    import json
+
+    found = re.findall(r'<script type="application/json" class="wb-details"[^>]*>(.*?)</script>', page, flags=re.S)
+    assert len(found) == 1
+    return json.loads(found[0])
 
 
 

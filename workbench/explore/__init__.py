@@ -445,8 +445,7 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
             view = rows_here.view(c, mine, judge=judge, tau=tau, horizon=HORIZON, index=index, label_source=source)
             data.add(run, c, view, f"runs/{name}/b{c['boundary']}.html", summary_tokens[c["boundary"]])
             _write(tmp / "runs" / name / f"b{c['boundary']}.html", env.get_template("compaction.html").render(
-                title=title, view=view, run_href=f"../{name}.html", root="../../",
-                entries_json=_entries_json(view)))
+                title=title, view=view, run_href=f"../{name}.html", root="../../", details=details_json(view)))
             pages += 1
             n_comp += 1
     columns = [c for c in ("task_id", "project", "method", "budget", "model", "success", "steps") if c in runs.columns
@@ -659,9 +658,33 @@ def _twin_ids(runs: pl.DataFrame, chosen: pl.DataFrame) -> set[str]:
     return set(base.join(chosen.select(keys).unique(), on=keys).get_column("run_id").to_list())
 
 
-def _entries_json(view: Mapping[str, Any]) -> str:
-    """The entries' ids in page order, as JSON safe inside a ``<script>`` element."""
-    return _script_json([e.entry_id for e in view["entries"]])
+def details_json(view: Mapping[str, Any]) -> str:
+    """What a compaction page's entry panel shows on a click, as one JSON object safe inside a ``<script>``
+    element (site.js builds the panel from it as text nodes): ``passages``, each evidence passage of the page once
+    (``[anchor, source, text]``: anchor ``h-STEP`` or ``retained``), and ``entries`` in page order, each
+    ``[section, role, score, decision, reason, label, carried_from, passages, identifiers]`` (score to three
+    places as text or null; carried_from ``[boundary, position]`` or null; passages as indices into
+    ``passages``; identifiers ``[identifier, 1 if in the replaced history else 0]``). Every string is
+    :func:`visible` (control and bidi characters shown). A passage is written once however many entries cite it:
+    the panel of each entry was its own hidden HTML, two thirds of a page's bytes."""
+    passages: list[list[Any]] = []
+    seen: dict[tuple[Any, ...], int] = {}
+    entries = []
+    for e in view["entries"]:
+        cites = []
+        for p in e.evidence:
+            key = ("retained" if p["step"] is None else f"h-{p['step']}", visible(str(p["where"])),
+                   visible(str(p["text"])))
+            if key not in seen:
+                seen[key] = len(passages)
+                passages.append(list(key))
+            cites.append(seen[key])
+        entries.append([visible(e.section), e.role or "", None if e.score is None else format(e.score, ".3f"),
+                        e.decision, visible(e.reason) if e.reason else "", e.label or "",
+                        list(e.carried_from) if e.carried_from else None, cites,
+                        [[visible(i), int(sourced)] for i, sourced in e.identifiers]])
+    return _script_json({"tau": view["tau"], "passages": passages, "entries": entries}, ensure_ascii=False,
+                        separators=(",", ":"))
 
 
 def _write(path: Path, text: str) -> None:
@@ -701,7 +724,7 @@ def show(tables: Mapping[str, pl.DataFrame], run_id: str, compaction: int = 0, *
         judges = scores.get_column("judge").unique(maintain_order=True).to_list()
         judge = "lexical" if "lexical" in judges else judges[0]
     view = compaction_view(tables, run_id, compaction, judge=judge, tau=tau, labels=labels)
-    body = _env().get_template("compaction_body.html").render(view=view, run_href=None)
+    body = _env().get_template("compaction_body.html").render(view=view, run_href=None, details=details_json(view))
     css = (TEMPLATES / "site.css").read_text(encoding="utf-8")
     return CompactionDisplay(f"<div class='wb-explore'><style>{css}</style>{body}</div>", _safe_core(view),
                              (TEMPLATES / "site.js").read_text(encoding="utf-8"))

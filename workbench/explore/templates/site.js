@@ -52,26 +52,92 @@
     if (filter) { filter.addEventListener("input", applyFilter); }
     render();
   }
+  // An entry's panel (section, role, score, label, where it was carried from, evidence passages, identifiers) is
+  // built on its first click from the page's JSON (compaction_body.html's wb-details), every value as a text node.
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    if (text !== undefined && text !== null) { node.textContent = text; }
+    return node;
+  }
+  var LONG = 1500;  // a passage longer than this shows its start and unfolds (as the page's own long texts)
+  function longText(text) {
+    if (text.length <= LONG) { return el("pre", {}, text); }
+    var box = el("details", {"class": "long"}), head = el("summary");
+    head.appendChild(el("pre", {}, text.slice(0, LONG)));
+    head.appendChild(el("span", {"class": "more"}, "show all " + text.length + " characters"));
+    box.appendChild(head); box.appendChild(el("pre", {}, text));
+    return box;
+  }
+  function buildDetail(data, k, quote, pages) {
+    var e = data.entries[k];
+    var box = el("div", {"class": "entry-detail", id: "detail-" + k});
+    box.appendChild(el("p", {"class": "quote"}, quote));
+    var facts = el("dl", {"class": "facts"});
+    function fact(name, value) { facts.appendChild(el("dt", {}, name)); var dd = el("dd"); dd.appendChild(value); facts.appendChild(dd); }
+    function text(t) { return document.createTextNode(t); }
+    fact("section", text(e[0]));
+    fact("role", text(e[1] || "–"));
+    fact("score", text(e[2] !== null ? e[2] + " → " + e[3] + " at tau " + data.tau : "none" + (e[4] ? " (" + e[4] + ")" : "")));
+    fact("label", text(e[5] || "none"));
+    var where = e[6] ? "compaction " + e[6][0] + ", entry " + e[6][1] : "new in this summary";
+    fact("carried from", e[6] && pages ? el("a", {"class": "carried", href: "b" + e[6][0] + ".html#entry-" + e[6][1]}, where) : text(where));
+    box.appendChild(facts);
+    box.appendChild(el("h3", {}, "Evidence passages"));
+    if (e[7].length) {
+      var list = el("ol", {"class": "evidence"});
+      e[7].forEach(function (j) {
+        var p = data.passages[j], item = el("li");
+        item.appendChild(el("a", {href: "#" + p[0], "class": "source"}, p[1]));
+        item.appendChild(longText(p[2]));
+        list.appendChild(item);
+      });
+      box.appendChild(list);
+    } else { box.appendChild(el("p", {"class": "note"}, "No passage shares a word with this entry.")); }
+    box.appendChild(el("h3", {}, "Identifiers"));
+    if (e[8].length) {
+      var ids = el("ul", {"class": "ids"});
+      e[8].forEach(function (i) {
+        var item = el("li", {"class": i[1] ? "sourced" : "unsourced"});
+        item.appendChild(el("code", {}, i[0]));
+        item.appendChild(text(i[1] ? " in the replaced history" : " no source in the replaced history"));
+        ids.appendChild(item);
+      });
+      box.appendChild(ids);
+    } else { box.appendChild(el("p", {"class": "note"}, "None.")); }
+    return box;
+  }
   function setupEntries(root) {
     var entries = root.querySelectorAll("li.entry");
-    function select(el) {
-      Array.prototype.forEach.call(entries, function (e) { e.classList.remove("selected"); });
+    var source = root.querySelector("script.wb-details");
+    var panel = root.querySelector("#detail");
+    if (!source || !panel) { return; }
+    var data = JSON.parse(source.textContent), pages = source.hasAttribute("data-pages"), built = {};
+    function select(entry, k) {
+      Array.prototype.forEach.call(entries, function (x) { x.classList.remove("selected"); });
       Array.prototype.forEach.call(root.querySelectorAll(".entry-detail"), function (d) { d.hidden = true; });
-      el.classList.add("selected");
-      var detail = root.querySelector("#detail-" + el.getAttribute("data-entry"));
+      entry.classList.add("selected");
+      if (!built[k]) {
+        // the entry's text: the item's first node; its score and label follow as elements after one space
+        var first = entry.firstChild, quote = first && first.nodeType === 3 ? first.data : "";
+        if (first && first.nextSibling) { quote = quote.replace(/ $/, ""); }
+        built[k] = buildDetail(data, k, quote, pages);
+        panel.appendChild(built[k]);
+        setupEvidence(built[k], root);
+      }
+      built[k].hidden = false;
       var empty = root.querySelector("#detail-empty");
-      if (detail) { detail.hidden = false; }
       if (empty) { empty.hidden = true; }
     }
-    Array.prototype.forEach.call(entries, function (el) {
-      el.addEventListener("click", function () { select(el); });
-      el.addEventListener("keydown", function (ev) { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); select(el); } });
+    Array.prototype.forEach.call(entries, function (entry, k) {
+      entry.addEventListener("click", function () { select(entry, k); });
+      entry.addEventListener("keydown", function (ev) { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); select(entry, k); } });
     });
     // a stable link to an entry (page.html#entry-3, as the entries view links) opens it
     var wanted = (location.hash || "").slice(1);
     if (wanted.indexOf("entry-") === 0) {
-      var target = root.querySelector("[id='" + wanted.replace(/'/g, "") + "']");
-      if (target) { select(target); target.scrollIntoView({block: "center"}); }
+      var k = Array.prototype.indexOf.call(entries, root.querySelector("[id='" + wanted.replace(/'/g, "") + "']"));
+      if (k >= 0) { select(entries[k], k); entries[k].scrollIntoView({block: "center"}); }
     }
   }
   // An evidence link opens the step it cites in the replaced history, scrolls to it and marks the passage there
@@ -110,8 +176,8 @@
     var mark = markPassage(step, passage);
     (mark || step).scrollIntoView({block: "center"});
   }
-  function setupEvidence(root) {
-    Array.prototype.forEach.call(root.querySelectorAll("ol.evidence a.source"), function (link) {
+  function setupEvidence(box, root) {
+    Array.prototype.forEach.call(box.querySelectorAll("ol.evidence a.source"), function (link) {
       // after the link's own jump to the step (which :target highlights), so the passage is what stays in view
       link.addEventListener("click", function () { setTimeout(function () { openEvidence(link, root); }, 0); });
     });
@@ -123,5 +189,4 @@
   var scope = window.WB_SCOPE  // a notebook output that built its page (explore.show) names its own root
     || ((here && here.parentNode && here.parentNode.classList && here.parentNode.classList.contains("wb-explore")) ? here.parentNode : document);
   setupEntries(scope);
-  setupEvidence(scope);
 })();
