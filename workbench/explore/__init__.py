@@ -437,13 +437,13 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
         pages += 1
         if comps_here:
             (tmp / "runs" / name).mkdir(exist_ok=True)
-        data.add_steps(rid, f"runs/{name}.html", steps_by_run.get(rid, []))
+        data.add_steps(rid, f"runs/{name}", steps_by_run.get(rid, []))
         mine, gold = per_run.tables(run) if comps_here else ({}, None)
         rows_here = RunRows.of(mine, run, gold, judge) if comps_here else None
         for c in comps_here:
             assert rows_here is not None
             view = rows_here.view(c, mine, judge=judge, tau=tau, horizon=HORIZON, index=index, label_source=source)
-            data.add(run, c, view, f"runs/{name}/b{c['boundary']}.html", summary_tokens[c["boundary"]])
+            data.add(run, c, view, f"runs/{name}", summary_tokens[c["boundary"]])
             _write(tmp / "runs" / name / f"b{c['boundary']}.html", env.get_template("compaction.html").render(
                 title=title, view=view, run_href=f"../{name}.html", root="../../", details=details_json(view)))
             pages += 1
@@ -540,27 +540,27 @@ class _ViewData:
         for term in _terms(text):
             self.index.setdefault(term, {}).setdefault(kind, set()).add(row)
 
-    def add(self, run: Mapping[str, Any], c: Mapping[str, Any], view: Mapping[str, Any], href: str,
+    def add(self, run: Mapping[str, Any], c: Mapping[str, Any], view: Mapping[str, Any], pages: str,
             summary_tokens: int) -> None:
         entries = view["entries"]
         unsupported = sum(e.score is not None and e.score < self.tau for e in entries)
         scored = sum(e.score is not None for e in entries)
-        self.compactions.append([href, run["run_id"], c["boundary"], run.get("method"), run.get("budget"),
+        self.compactions.append([pages, run["run_id"], c["boundary"], run.get("method"), run.get("budget"),
                                  len(entries), scored, unsupported, c.get("pre_tokens"), summary_tokens])
         for e in entries:
             verdict = "" if e.score is None else ("supported" if e.score >= self.tau else "unsupported")
-            self.entries.append([f"{href}#entry-{e.position}", run["run_id"], c["boundary"], e.position, e.section,
+            self.entries.append([pages, run["run_id"], c["boundary"], e.position, e.section,
                                  e.role, None if e.score is None else round(float(e.score), 4), e.label,
                                  view.get("label_source") or "", verdict, visible(e.text)[:240]])
             self._post(e.text, "e", len(self.entries) - 1)
 
-    def add_steps(self, run_id: str, href: str, steps: Sequence[Mapping[str, Any]]) -> None:
+    def add_steps(self, run_id: str, pages: str, steps: Sequence[Mapping[str, Any]]) -> None:
         for st in steps:
             text = " ".join(str(st.get(k) or "") for k in ("tool", "args", "text", "observation"))
             if not text.strip():
                 continue
             first = next((ln for ln in visible(text).splitlines() if ln.strip()), "")
-            self.steps.append([f"{href}#step-{st['step']}", run_id, st["step"], st.get("tool") or "", first[:160]])
+            self.steps.append([pages, run_id, st["step"], st.get("tool") or "", first[:160]])
             self._post(text, "s", len(self.steps) - 1)
 
     def write(self, out: Path) -> None:
@@ -579,11 +579,30 @@ class _ViewData:
 
 
 def _write_shards(out: Path, kind: str, rows: Sequence[Any]) -> int:
-    """``rows`` as data files ``out/KIND-0000.js`` ... of :data:`ENTRY_SHARD` rows each; returns how many."""
+    """``rows`` as data files ``out/KIND-0000.js`` ... of :data:`ENTRY_SHARD` rows each (:func:`pack_rows`);
+    returns how many."""
     shards = [rows[i:i + ENTRY_SHARD] for i in range(0, len(rows), ENTRY_SHARD)]
     for k, part in enumerate(shards):
-        _write(out / f"{kind}-{k:04d}.js", _js(kind, part, k))
+        _write(out / f"{kind}-{k:04d}.js", _js(kind, pack_rows(part, shared=(8,) if kind == "entries" else ()), k))
     return len(shards)
+
+
+def pack_rows(rows: Sequence[Sequence[Any]], shared: Sequence[int] = ()) -> dict[str, Any]:
+    """A shard of view rows ``[pages, run_id, ...]`` (``pages``: the run's page path without ``.html``) written
+    without repeating what rows share: ``runs`` lists each ``[run_id, pages]`` once and a row starts with its index
+    there; each column in ``shared`` (the label source) lists its values once in ``values[col]`` and rows hold the
+    index. views.js unpacks a shard into the rows and makes each row's link from its run's pages (the run's page,
+    a compaction's ``/bB.html``, an entry's ``#entry-P``). The two repeated strings were 40% of an entry row."""
+    runs: dict[tuple[str, str], int] = {}
+    values: dict[int, dict[Any, int]] = {col: {} for col in shared}
+    packed = []
+    for r in rows:
+        row = [runs.setdefault((r[1], r[0]), len(runs)), *r[2:]]
+        for col in shared:
+            row[col - 1] = values[col].setdefault(r[col], len(values[col]))
+        packed.append(row)
+    return {"runs": [list(k) for k in runs], "values": {str(col): list(v) for col, v in values.items()},
+            "rows": packed}
 
 
 def _script_json(value: Any, **dumps: Any) -> str:

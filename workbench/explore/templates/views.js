@@ -11,8 +11,25 @@
   var state = {manifest: null, entries: [], loaded: 0, asked: {}, askedCount: 0, compactions: null, compShards: [],
                index: {}, steps: {}, pending: {},
                shown: [], page: 0, sort: null, asc: true, hits: null, stepHits: []};
+  // a shard of rows as the build packs it (explore.pack_rows): each row starts with its run's index in the
+  // shard's runs ([run id, the run's pages]); columns in values hold an index into their values. Unpacked into
+  // [link, run id, ...]: the link made from the run's pages as the build names them.
+  var LINK = {
+    entries: function (pages, r) { return pages + "/b" + r[2] + ".html#entry-" + r[3]; },
+    compactions: function (pages, r) { return pages + "/b" + r[2] + ".html"; },
+    steps: function (pages, r) { return pages + ".html#step-" + r[2]; }
+  };
+  function unpack(what, shard) {
+    return shard.rows.map(function (packed) {
+      var run = shard.runs[packed[0]], r = [null, run[0]].concat(packed.slice(1));
+      Object.keys(shard.values).forEach(function (col) { r[col] = shard.values[col][r[col]]; });
+      r[0] = LINK[what](run[1], r);
+      return r;
+    });
+  }
   var WB = window.WB = {
     load: function (what, key, value) {
+      if (LINK[what]) { value = unpack(what, value); }
       if (what === "manifest") { state.manifest = value; start(); }
       else if (what === "entries") { state.entries[key] = value; state.loaded += 1; entriesArrived(); }
       else if (what === "compactions") {
