@@ -22,7 +22,7 @@ import json
 import re
 import shutil
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -403,23 +403,24 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
         sub["steps"] = steps.filter(pl.col("run_id").is_in(keep | twins))
     index = span_index(sub["steps"]) if "steps" in sub else None
     comps = sub.get("compactions", pl.DataFrame(schema={"run_id": pl.Utf8, "boundary": pl.Int64}))
-    by_run = {r: sorted(g.to_dicts(), key=lambda c: c["boundary"]) for (r,), g in
-              comps.partition_by("run_id", as_dict=True).items()} if comps.height else {}
-    steps_by_run = {r: sorted(g.to_dicts(), key=lambda s: s["step"]) for (r,), g in
-                    sub["steps"].partition_by("run_id", as_dict=True).items()} if "steps" in sub and \
-        sub["steps"].height else {}
+    # each run's rows as frames, made Python rows one run at a time (rows of the whole log at once held gigabytes)
+    comp_frames = {r: g.sort("boundary") for (r,), g in comps.partition_by("run_id", as_dict=True).items()} \
+        if comps.height else {}
+    step_frames = {r: g.sort("step") for (r,), g in sub["steps"].partition_by("run_id", as_dict=True).items()} \
+        if "steps" in sub and sub["steps"].height else {}
     children: dict[str, list[str]] = {}
     if "parent_run_id" in runs.columns:
         for r in chosen.filter(pl.col("parent_run_id").is_not_null()).select("run_id", "parent_run_id").iter_rows():
             children.setdefault(r[1], []).append(r[0])
     pages, n_comp = 1, 0
     rows = []
-    data = _ViewData(tau)
+    data = _ViewData(tau, tmp / "data")
     per_run = _PerRun(sub, labels)
     for run in chosen.to_dicts():
         rid = run["run_id"]
         name = slug(rid)
-        comps_here = by_run.get(rid, [])
+        comps_here = comp_frames[rid].to_dicts() if rid in comp_frames else []
+        run_steps = step_frames[rid].to_dicts() if rid in step_frames else []
         tokens = sum(int(run.get(k) or 0) for k in ("agent_tokens", "compressor_tokens"))
         rows.append({"run": run, "href": f"runs/{name}.html", "compactions": len(comps_here), "tokens": tokens})
         summary_tokens = {c["boundary"]: count(c.get("committed_summary") or c.get("candidate_summary") or "")
@@ -432,12 +433,12 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
         parent = run.get("parent_run_id")
         parent_link = {"run_id": parent, "href": f"{slug(parent)}.html"} if parent and parent in keep else None
         _write(tmp / "runs" / f"{name}.html", env.get_template("run.html").render(
-            title=title, run=run, steps=[_step_view(s) for s in steps_by_run.get(rid, [])], marks=marks,
+            title=title, run=run, steps=[_step_view(s) for s in run_steps], marks=marks,
             compactions=links, children=kids, parent=parent_link, root="../"))
         pages += 1
         if comps_here:
             (tmp / "runs" / name).mkdir(exist_ok=True)
-        data.add_steps(rid, f"runs/{name}", steps_by_run.get(rid, []))
+        data.add_steps(rid, f"runs/{name}", run_steps)
         mine, gold = per_run.tables(run) if comps_here else ({}, None)
         rows_here = RunRows.of(mine, run, gold, judge) if comps_here else None
         for c in comps_here:
@@ -452,7 +453,7 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
                and runs.get_column(c).null_count() < runs.height]
     _write(tmp / "index.html", env.get_template("index.html").render(
         title=title, rows=rows, columns=columns, judge=judge, total=runs.height, root=""))
-    data.write(tmp / "data")
+    data.write()
     for page in ("entries", "compactions"):
         _write(tmp / f"{page}.html", env.get_template(f"{page}.html").render(title=title, judge=judge, tau=tau,
                                                                            root=""))
@@ -484,14 +485,14 @@ MAX_POSTINGS = 2_000
 _INDEX_DEPTH = 24  # a prefix this long is not split again (terms sharing it stay in one shard)
 
 
-def index_shards(index: Mapping[str, Mapping[str, set[int]]]) -> dict[str, dict[str, Any]]:
+def index_shards(index: Mapping[str, Mapping[str, Collection[int]]]) -> dict[str, dict[str, Any]]:
     """The search index as shards keyed by a prefix of their terms: ``{"t": {term: postings}, "split": [...]}``.
 
     The roots are the terms' first two characters. A shard whose terms weigh more than :data:`INDEX_SHARD_BYTES`
     keeps only the terms exactly as long as its prefix and names in ``split`` the prefixes one character longer
     that hold the rest, each split again as it needs. A term's postings (``e``: entry rows, ``s``: step rows) are
     its first :data:`MAX_POSTINGS` rows of each kind, with ``more`` when there were more."""
-    def body(posts: Mapping[str, set[int]]) -> dict[str, Any]:
+    def body(posts: Mapping[str, Collection[int]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for kind, rows in sorted(posts.items()):
             ordered = sorted(rows)
@@ -500,7 +501,7 @@ def index_shards(index: Mapping[str, Mapping[str, set[int]]]) -> dict[str, dict[
                 out["more"] = 1
         return out
 
-    def weight(term: str, posts: Mapping[str, set[int]]) -> int:
+    def weight(term: str, posts: Mapping[str, Collection[int]]) -> int:
         return len(term.encode("utf-8")) + 12 + sum(7 * min(len(rows), MAX_POSTINGS) for rows in posts.values())
 
     shards: dict[str, dict[str, Any]] = {}
@@ -526,33 +527,54 @@ def index_shards(index: Mapping[str, Mapping[str, set[int]]]) -> dict[str, dict[
 
 class _ViewData:
     """The rows of the site's entries and compactions views and the search index over entry text, identifiers and
-    step text, written as ``<script>`` data files (Chromium does not ``fetch`` from ``file://``): the views load
-    the entries in shards of :data:`ENTRY_SHARD`, a search loads one index shard per term."""
+    step text, written as ``<script>`` data files into ``out`` (Chromium does not ``fetch`` from ``file://``): the
+    views load the entries in shards of :data:`ENTRY_SHARD`, a search loads one index shard per term. A shard is
+    written as soon as it is full and a term keeps no more rows than the index lists (:data:`MAX_POSTINGS`), so
+    memory holds one shard of each view and the index's terms, not the log's rows."""
 
-    def __init__(self, tau: float) -> None:
-        self.tau = tau
-        self.entries: list[list[Any]] = []
-        self.compactions: list[list[Any]] = []
-        self.steps: list[list[Any]] = []
-        self.index: dict[str, dict[str, set[int]]] = {}  # term -> {"e": entry rows, "s": step rows}
+    def __init__(self, tau: float, out: Path) -> None:
+        self.tau, self.out = tau, out
+        out.mkdir()
+        self.rows: dict[str, list[list[Any]]] = {"entries": [], "compactions": [], "steps": []}  # the open shards
+        self.written = {kind: 0 for kind in self.rows}  # rows in shards already written
+        self.index: dict[str, dict[str, list[int]]] = {}  # term -> {"e": entry rows, "s": step rows}, ascending
+
+    def _append(self, kind: str, row: list[Any]) -> int:
+        """Add ``row`` to the ``kind`` view; its number in the view."""
+        rows = self.rows[kind]
+        rows.append(row)
+        number = self.written[kind] + len(rows) - 1
+        if len(rows) == ENTRY_SHARD:
+            self._flush(kind)
+        return number
+
+    def _flush(self, kind: str) -> None:
+        rows = self.rows[kind]
+        if rows:
+            k = self.written[kind] // ENTRY_SHARD
+            _write(self.out / f"{kind}-{k:04d}.js", _js(kind, pack_rows(rows, (8,) if kind == "entries" else ()), k))
+            self.written[kind] += len(rows)
+            self.rows[kind] = []
 
     def _post(self, text: str, kind: str, row: int) -> None:
         for term in _terms(text):
-            self.index.setdefault(term, {}).setdefault(kind, set()).add(row)
+            rows = self.index.setdefault(term, {}).setdefault(kind, [])
+            if len(rows) <= MAX_POSTINGS:  # one past the cap: enough to say there were more
+                rows.append(row)
 
     def add(self, run: Mapping[str, Any], c: Mapping[str, Any], view: Mapping[str, Any], pages: str,
             summary_tokens: int) -> None:
         entries = view["entries"]
         unsupported = sum(e.score is not None and e.score < self.tau for e in entries)
         scored = sum(e.score is not None for e in entries)
-        self.compactions.append([pages, run["run_id"], c["boundary"], run.get("method"), run.get("budget"),
-                                 len(entries), scored, unsupported, c.get("pre_tokens"), summary_tokens])
+        self._append("compactions", [pages, run["run_id"], c["boundary"], run.get("method"), run.get("budget"),
+                                     len(entries), scored, unsupported, c.get("pre_tokens"), summary_tokens])
         for e in entries:
             verdict = "" if e.score is None else ("supported" if e.score >= self.tau else "unsupported")
-            self.entries.append([pages, run["run_id"], c["boundary"], e.position, e.section,
-                                 e.role, None if e.score is None else round(float(e.score), 4), e.label,
-                                 view.get("label_source") or "", verdict, visible(e.text)[:240]])
-            self._post(e.text, "e", len(self.entries) - 1)
+            row = self._append("entries", [pages, run["run_id"], c["boundary"], e.position, e.section, e.role,
+                                           None if e.score is None else round(float(e.score), 4), e.label,
+                                           view.get("label_source") or "", verdict, visible(e.text)[:240]])
+            self._post(e.text, "e", row)
 
     def add_steps(self, run_id: str, pages: str, steps: Sequence[Mapping[str, Any]]) -> None:
         for st in steps:
@@ -560,31 +582,24 @@ class _ViewData:
             if not text.strip():
                 continue
             first = next((ln for ln in visible(text).splitlines() if ln.strip()), "")
-            self.steps.append([pages, run_id, st["step"], st.get("tool") or "", first[:160]])
-            self._post(text, "s", len(self.steps) - 1)
+            self._post(text, "s", self._append("steps", [pages, run_id, st["step"], st.get("tool") or "",
+                                                         first[:160]]))
 
-    def write(self, out: Path) -> None:
-        out.mkdir()
-        shards = {kind: _write_shards(out, kind, rows) for kind, rows in
-                  (("entries", self.entries), ("compactions", self.compactions), ("steps", self.steps))}
+    def write(self) -> None:
+        """Write the last shards, the search index and the manifest."""
+        for kind in self.rows:
+            self._flush(kind)
         search = index_shards(self.index)
-        (out / "search").mkdir()
+        (self.out / "search").mkdir()
         for prefix, shard in search.items():
-            _write(out / "search" / f"{_shard_key(prefix)}.js", _js("index", shard, _shard_key(prefix)))
-        manifest = {"entries": len(self.entries), "entry_shards": shards["entries"], "shard": ENTRY_SHARD,
-                    "compactions": len(self.compactions), "compaction_shards": shards["compactions"],
-                    "steps": len(self.steps), "step_shards": shards["steps"], "tau": self.tau,
+            _write(self.out / "search" / f"{_shard_key(prefix)}.js", _js("index", shard, _shard_key(prefix)))
+        count = self.written
+        manifest = {"entries": count["entries"], "entry_shards": -(-count["entries"] // ENTRY_SHARD),
+                    "shard": ENTRY_SHARD, "compactions": count["compactions"],
+                    "compaction_shards": -(-count["compactions"] // ENTRY_SHARD), "steps": count["steps"],
+                    "step_shards": -(-count["steps"] // ENTRY_SHARD), "tau": self.tau,
                     "index_shards": sorted(_shard_key(p) for p in search if len(p) == 2)}
-        _write(out / "manifest.js", _js("manifest", manifest))
-
-
-def _write_shards(out: Path, kind: str, rows: Sequence[Any]) -> int:
-    """``rows`` as data files ``out/KIND-0000.js`` ... of :data:`ENTRY_SHARD` rows each (:func:`pack_rows`);
-    returns how many."""
-    shards = [rows[i:i + ENTRY_SHARD] for i in range(0, len(rows), ENTRY_SHARD)]
-    for k, part in enumerate(shards):
-        _write(out / f"{kind}-{k:04d}.js", _js(kind, pack_rows(part, shared=(8,) if kind == "entries" else ()), k))
-    return len(shards)
+        _write(self.out / "manifest.js", _js("manifest", manifest))
 
 
 def pack_rows(rows: Sequence[Sequence[Any]], shared: Sequence[int] = ()) -> dict[str, Any]:
