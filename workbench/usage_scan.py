@@ -16,6 +16,7 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from pathlib import Path
 from typing import Any
 
 #: what each reply is: its file's index in the list scanned, its line, and what ccusage's count reads
@@ -130,4 +131,64 @@ def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = 
     return sorted((r for part in parts for r in part), key=lambda r: (r[0], r[1]))
 
 
-__all__ = ["FIELDS", "PARALLEL_BYTES", "file_replies", "line_kind", "token_count", "tree_replies"]
+#: the usage columns of a session, as the importers name them
+USAGE_COLUMNS = ("usage_input_tokens", "usage_output_tokens", "usage_cache_read_tokens",
+                 "usage_cache_creation_tokens", "usage_reasoning_tokens", "usage_replies")
+
+
+def claude_code_totals(files: Sequence[Path]) -> list[dict[str, Any]]:
+    """Per Claude Code session, in the order sessions first appear: ``client`` (``claude-code``),
+    ``project_dir``, ``session_id``, the :data:`USAGE_COLUMNS` (reasoning 0) and ``models``. Each (message id,
+    request id) counts once, where it is first read in ``files``' order (sorted paths); a reply without both
+    counts on its own: ccusage's rule, and the importer's."""
+    from workbench.logfiles import project_dir
+
+    seen: set[tuple[str, str]] = set()
+    sessions: dict[tuple[str, str], dict[str, Any]] = {}  # (project directory, session) -> its totals, in order
+    projects = [project_dir(Path(f)) for f in files]
+    for index, _line, sid, request, message, model, fresh, output, read, made in tree_replies(files):
+        if request is not None and message is not None:  # a reply written over several lines counts once
+            if (message, request) in seen:
+                continue
+            seen.add((message, request))
+        key = (projects[index], sid)
+        row = sessions.get(key)
+        if row is None:
+            row = sessions[key] = {"client": "claude-code", "project_dir": key[0], "session_id": sid,
+                                   **{c: 0 for c in USAGE_COLUMNS}, "models": []}
+        row["usage_input_tokens"] += fresh
+        row["usage_output_tokens"] += output
+        row["usage_cache_read_tokens"] += read
+        row["usage_cache_creation_tokens"] += made
+        row["usage_replies"] += 1
+        if model is not None and model != "<synthetic>" and model not in row["models"]:
+            row["models"].append(model)
+    return list(sessions.values())
+
+
+def usage_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """What every Claude Code and Codex session below ``path`` (a file, a projects or sessions directory, or a
+    home with both) spent, one dict per session (:func:`claude_code_totals`'s keys), Claude Code's first.
+    Claude Code's are counted without the table library; Codex rollouts by their importer's usage rule."""
+    from workbench.errors import SchemaError
+    from workbench.logfiles import directory_formats, sniff_format
+
+    p = Path(path)
+    if not p.exists():
+        raise SchemaError("no such file or directory, expected session files", file=str(p))
+    formats = directory_formats(p) if p.is_dir() else {sniff_format(p): [p]}
+    unknown = sorted(set(formats) - {"claude-code", "codex"})
+    if unknown:
+        raise SchemaError(f"not a Claude Code or Codex session ({unknown[0]})", file=str(p))
+    rows = claude_code_totals(formats.get("claude-code", []))
+    if formats.get("codex"):
+        from workbench.adapters.codex import read_codex
+
+        for run in read_codex(p, files=formats["codex"])["runs"].iter_rows(named=True):
+            rows.append({"client": "codex", "project_dir": None, "session_id": run["run_id"],
+                         **{c: int(run.get(c) or 0) for c in USAGE_COLUMNS}, "models": list(run.get("models") or [])})
+    return rows
+
+
+__all__ = ["claude_code_totals", "FIELDS", "PARALLEL_BYTES", "file_replies", "line_kind", "token_count",
+           "tree_replies", "usage_rows", "USAGE_COLUMNS"]

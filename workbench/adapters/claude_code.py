@@ -68,6 +68,7 @@ import polars as pl
 from workbench.adapters.staging import collect_runs
 from workbench.adapters.trajectory import encode_args, widen_span
 from workbench.jsonl import BadLines, LogWarning, json_lines
+from workbench.logfiles import project_dir as _project_dir
 from workbench.usage_scan import line_kind, token_count
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
@@ -689,14 +690,6 @@ def _sidechain_root(r: _Record, by_uuid: dict[str, _Record]) -> str:
     while node.parent is not None and (up := by_uuid.get(node.parent)) is not None and up.side:
         node = up
     return node.uuid or f"line{node.line}"
-
-
-def _project_dir(file: Path) -> str:
-    """The directory a session file lies in (``~/.claude/projects/<this>/``), above any ``subagents/``."""
-    parent = file.parent
-    if parent.name == "subagents":
-        parent = parent.parent.parent
-    return parent.name
 
 
 def selected(meta: dict[str, Any], since: str | None, until: str | None, project: str | None) -> bool:

@@ -17,12 +17,10 @@ from typing import Any
 
 import polars as pl
 
-from workbench.schema import SchemaError
+from workbench.usage_scan import USAGE_COLUMNS, claude_code_totals, usage_rows
 
-#: the columns of :func:`session_usage`, as the importers name them
-USAGE_COLUMNS = ("usage_input_tokens", "usage_output_tokens", "usage_cache_read_tokens",
-                 "usage_cache_creation_tokens", "usage_reasoning_tokens", "usage_replies")
-
+_SCHEMA: dict[str, Any] = {"client": pl.Utf8, "project_dir": pl.Utf8, "session_id": pl.Utf8, **{c: pl.Int64 for c in USAGE_COLUMNS},
+           "models": pl.List(pl.Utf8)}
 
 
 def claude_code_usage(files: list[Path]) -> pl.DataFrame:
@@ -37,37 +35,15 @@ def claude_code_usage(files: list[Path]) -> pl.DataFrame:
     -------
     polars.DataFrame
         One row per (project directory, session): ``client`` ``claude-code``, the usage columns of
-        :data:`USAGE_COLUMNS` (reasoning 0) and ``models``.
+        :data:`USAGE_COLUMNS` (reasoning 0) and ``models`` (:func:`workbench.usage_scan.claude_code_totals`).
     """
-    from workbench.adapters.claude_code import _project_dir
-    from workbench.usage_scan import tree_replies
-
-    seen: set[tuple[str, str]] = set()
-    sessions: dict[tuple[str, str], dict[str, Any]] = {}  # (project directory, session) -> its totals, in order
-    projects = [_project_dir(f) for f in files]
-    for index, _line, sid, request, message, model, fresh, output, read, made in tree_replies(files):
-        if request is not None and message is not None:  # a reply written over several lines counts once
-            if (message, request) in seen:
-                continue
-            seen.add((message, request))
-        row = sessions.setdefault((projects[index], sid), {c: 0 for c in USAGE_COLUMNS} | {"models": []})
-        row["usage_input_tokens"] += fresh
-        row["usage_output_tokens"] += output
-        row["usage_cache_read_tokens"] += read
-        row["usage_cache_creation_tokens"] += made
-        row["usage_replies"] += 1
-        if model is not None and model != "<synthetic>" and model not in row["models"]:
-            row["models"].append(model)
-    return pl.DataFrame([{"client": "claude-code", "project_dir": project, "session_id": sid, **row}
-                         for (project, sid), row in sessions.items()],
-                        schema={"client": pl.Utf8, "project_dir": pl.Utf8, "session_id": pl.Utf8,
-                                **{c: pl.Int64 for c in USAGE_COLUMNS}, "models": pl.List(pl.Utf8)}, orient="row")
+    return usage_table(claude_code_totals(files))
 
 
 def session_usage(path: str | os.PathLike[str]) -> pl.DataFrame:
     """What every Claude Code and Codex session below ``path`` (a file, a projects or sessions directory, or a home
     with both) spent: one row per session with ``client``, ``project_dir``, ``session_id``, the usage columns of
-    :data:`USAGE_COLUMNS` and ``models``.
+    :data:`USAGE_COLUMNS` and ``models`` (:func:`workbench.usage_scan.usage_rows` as a table).
 
     Parameters
     ----------
@@ -79,30 +55,12 @@ def session_usage(path: str | os.PathLike[str]) -> pl.DataFrame:
     polars.DataFrame
         One row per session, Claude Code's first.
     """
-    from workbench.adapters import directory_formats
-
-    p = Path(path)
-    if not p.exists():
-        raise SchemaError("no such file or directory, expected session files", file=str(p))
-    if p.is_dir():
-        formats = directory_formats(p)
-    else:
-        from workbench.adapters import sniff_format
-
-        formats = {sniff_format(p): [p]}
-    unknown = sorted(set(formats) - {"claude-code", "codex"})
-    if unknown:
-        raise SchemaError(f"not a Claude Code or Codex session ({unknown[0]})", file=str(p))
-    parts = [claude_code_usage(formats.get("claude-code", []))]
-    if formats.get("codex"):
-        from workbench.adapters.codex import read_codex
-
-        runs = read_codex(p, files=formats["codex"])["runs"]
-        parts.append(runs.select(pl.lit("codex").alias("client"), pl.lit(None, dtype=pl.Utf8).alias("project_dir"),
-                                 pl.col("run_id").alias("session_id"),
-                                 *[pl.col(c).cast(pl.Int64).fill_null(0) for c in USAGE_COLUMNS],
-                                 pl.col("models").cast(pl.List(pl.Utf8))))
-    return pl.concat(parts, how="vertical_relaxed")
+    return usage_table(usage_rows(path))
 
 
-__all__ = ["claude_code_usage", "session_usage", "USAGE_COLUMNS"]
+def usage_table(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """Rows of :func:`workbench.usage_scan.usage_rows` as :func:`session_usage`'s table."""
+    return pl.DataFrame(rows, schema=_SCHEMA, orient="row")
+
+
+__all__ = ["claude_code_usage", "session_usage", "usage_table", "USAGE_COLUMNS"]

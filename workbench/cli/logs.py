@@ -103,7 +103,7 @@ def _starting(doing: str, path: Path) -> None:
 
 
 def run_usage(args: argparse.Namespace) -> int:
-    from workbench.adapters.usage import USAGE_COLUMNS, session_usage
+    from workbench.usage_scan import USAGE_COLUMNS, usage_rows
 
     if args.out:
         out_file("--out", args.out, (".csv", ".parquet"))
@@ -113,10 +113,12 @@ def run_usage(args: argparse.Namespace) -> int:
         from workbench.atomic import check_not_input
 
         check_not_input(args.out, [args.path])  # the table never goes into the sessions it counts
-    table = session_usage(args.path)
+    rows = usage_rows(args.path)  # counted without the table library: the table is made only to be written
     if args.out:
+        from workbench.adapters.usage import usage_table
         from workbench.atomic import atomic_write
 
+        table = usage_table(rows)
         flat = table.with_columns(table["models"].list.join(" "))
         atomic_write(Path(args.out), (lambda tmp: flat.write_csv(tmp)) if args.out.endswith(".csv")
                      else (lambda tmp: table.write_parquet(tmp)))
@@ -126,10 +128,10 @@ def run_usage(args: argparse.Namespace) -> int:
              "usage_cache_creation_tokens": "cache write", "usage_reasoning_tokens": "reasoning",
              "usage_replies": "replies"}
     print("client       session                                  " + "".join(f"{names[c]:>14}" for c in USAGE_COLUMNS))
-    for r in table.iter_rows(named=True):
+    for r in rows:
         print(f"{r['client']:<12} {str(r['session_id'])[:40]:<40} " + "".join(f"{r[c]:>14,}" for c in USAGE_COLUMNS))
-    totals = table.select(USAGE_COLUMNS).sum().row(0) if table.height else (0,) * len(USAGE_COLUMNS)
-    print(f"{'total':<12} {f'{table.height} session(s)':<40} " + "".join(f"{v:>14,}" for v in totals))
+    totals = [sum(r[c] for r in rows) for c in USAGE_COLUMNS]
+    print(f"{'total':<12} {f'{len(rows)} session(s)':<40} " + "".join(f"{v:>14,}" for v in totals))
     return 0
 
 

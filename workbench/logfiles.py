@@ -1,0 +1,90 @@
+"""Which log a file or directory holds, read without the table library (``workbench usage`` starts in a tenth of
+a second): a log file's format from its first record (:func:`sniff_format`), a directory's session files by
+format (:func:`directory_formats`: Claude Code's ``~/.claude/projects``, Codex's ``~/.codex/sessions``, or a
+home with both), the bytes a log holds. :mod:`workbench.adapters` re-exports each."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import SchemaError
+from workbench.jsonl import BadLines, json_lines
+
+
+def sniff_format(path: str | os.PathLike[str]) -> str:
+    """Guess a log's format: ``tau-bench`` for a JSON list of runs with ``traj``; from the first JSONL
+    record, ``openai`` if it has ``messages``, ``labelled-summaries`` if it has ``summary`` and ``source_id``,
+    else ``trajectory``."""
+    import gzip
+
+    with (gzip.open(path, "rb") if Path(path).suffix == ".gz" else open(path, "rb")) as fh:
+        head = fh.read(4096).lstrip()
+    if head.startswith(b"[") and b'"traj"' in head:
+        return "tau-bench"
+    for _, record in json_lines(Path(path)):
+        if isinstance(record, dict) and "messages" in record:
+            return "openai"
+        if isinstance(record, dict) and "summary" in record and "source_id" in record:
+            return "labelled-summaries"
+        return session_format(record) or "trajectory"
+    return "trajectory"  # pragma: no cover - json_lines raises on an empty file
+
+
+def session_format(record: Any) -> str | None:
+    """``codex`` for a rollout line (``type`` and ``payload``), ``claude-code`` for a transcript line
+    (``sessionId``), None for anything else."""
+    if isinstance(record, dict) and "payload" in record and "type" in record:
+        return "codex"
+    if isinstance(record, dict) and "sessionId" in record:
+        return "claude-code"
+    return None
+
+
+def input_bytes(path: str | os.PathLike[str]) -> int:
+    """The bytes a log holds: a file's size, or the sizes of every file below a directory of sessions."""
+    p = Path(path)
+    return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+
+
+def sniff_directory(path: str | os.PathLike[str]) -> str:
+    """The session format of a directory, from the first record below it that says (its ``*.jsonl`` files in
+    order, bad lines passed over): ``claude-code`` (``~/.claude/projects``: lines with ``sessionId``) or ``codex``
+    (``~/.codex/sessions``: ``type`` and ``payload``); an error naming the directory and its first file when
+    no record says."""
+    files = sorted(f for f in Path(path).rglob("*.jsonl") if f.is_file())
+    if not files:
+        raise SchemaError("is a directory with no *.jsonl session files below it; expected a log file, or a "
+                          "directory of sessions (~/.claude/projects, ~/.codex/sessions)", file=str(path))
+    for file in files:
+        for _, record in json_lines(file, BadLines(skip_invalid=True)):
+            if (fmt := session_format(record)) is not None:
+                return fmt
+    raise SchemaError(f"its session files are neither Claude Code's (lines with sessionId) nor Codex's (lines "
+                      f"with type and payload); first read: {files[0]}", file=str(path))
+
+
+def directory_formats(path: str | os.PathLike[str]) -> dict[str, list[Path]]:
+    """The session files below a directory by format: each ``*.jsonl`` file's first record that says
+    (:func:`sniff_directory`'s rule), files in sorted order; a file no record of which says is left out (a
+    Claude Code file of titles only). A home holding ``.claude/projects`` and ``.codex/sessions`` has both."""
+    out: dict[str, list[Path]] = {}
+    for file in sorted(f for f in Path(path).rglob("*.jsonl") if f.is_file()):
+        for _, record in json_lines(file, BadLines(skip_invalid=True)):
+            if (fmt := session_format(record)) is not None:
+                out.setdefault(fmt, []).append(file)
+                break
+    return out
+
+
+def project_dir(file: Path) -> str:
+    """The directory a Claude Code session file lies in (``~/.claude/projects/<this>/``), above any
+    ``subagents/``."""
+    parent = file.parent
+    if parent.name == "subagents":
+        parent = parent.parent.parent
+    return parent.name
+
+
+__all__ = ["directory_formats", "input_bytes", "project_dir", "session_format", "sniff_directory", "sniff_format"]
