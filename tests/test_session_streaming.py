@@ -149,3 +149,99 @@ def test_import_says_its_stages_with_timings(tmp_path: Path) -> None:
     line = next(x for x in done.stderr.splitlines() if x.startswith("timings: "))
     assert [part.split()[0] for part in line.removeprefix("timings: ").split(", ")] == \
         ["scan", "parse", "tables", "write", "total"]
+
+
+def _many_groups(root: Path, bad_line: bool, cut: bool = True) -> list[Path]:
+    """Six groups of files (the resumed copy's file, a session under two project directories, a session before
+    2026-11-01 whose reply a later one copies), with a half-written last line and, with ``bad_line``, a line that
+    is no object in two of them."""
+    from .test_session_usage import OTHER, SID, reply, user, write
+
+    shop, two = root / "projects" / "-home-dev-shop", root / "projects" / "-home-dev-two"
+    old, new = "5d1c0a2e-3333-4a5b-9c8d-000000000003", "5d1c0a2e-4444-4a5b-9c8d-000000000004"
+    cut_id, third = "5d1c0a2e-5555-4a5b-9c8d-000000000005", "5d1c0a2e-6666-4a5b-9c8d-000000000006"
+    files = [
+        write(shop / f"{SID}.jsonl", [user("u1", None, "Fix it."), reply("a1", "u1", "msg_A1", "req_A1", (5, 120, 12000, 800)),
+                                      reply("a1b", "a1", "msg_A1", "req_A1", (5, 120, 12000, 800), text="next"),
+                                      reply("t1", "gone", "msg_T1", "req_T1", (3, 40, 9000, 100))]),
+        write(shop / f"{OTHER}.jsonl", [{**reply("a1", "u1", "msg_A1", "req_A1", (5, 120, 12000, 800)), "sessionId": OTHER},
+                                        user("v1", "a1", "Go on.", sid=OTHER),
+                                        reply("b1", "v1", "msg_B1", "req_B1", (7, 60, 17000, 300), sid=OTHER)]),
+        write(shop / f"{old}.jsonl", [user("o1", None, "Old.", sid=old, ts="2026-10-01T09:00:00.000Z"),
+                                      reply("p1", "o1", "msg_P1", "req_P1", (1, 10, 100, 10), sid=old,
+                                            ts="2026-10-01T09:00:01.000Z")]),
+        write(shop / f"{new}.jsonl", [{**reply("p1", "o1", "msg_P1", "req_P1", (1, 10, 100, 10)), "sessionId": new},
+                                      user("n1", "p1", "New.", sid=new),
+                                      reply("q1", "n1", "msg_Q1", "req_Q1", (2, 20, 200, 20), sid=new)]),
+        write(two / f"{third}.jsonl", [user("w1", None, "Elsewhere.", sid=third),
+                                       reply("x1", "w1", "msg_X1", "req_X1", (4, 40, 400, 40), sid=third)]),
+        write(two / f"{cut_id}.jsonl", [user("c1", None, "Cut.", sid=cut_id),
+                                        reply("d1", "c1", "msg_D1", "req_D1", (6, 60, 600, 60), sid=cut_id)]),
+        write(shop / f"{third}.jsonl", [user("w9", None, "Here too.", sid=third)]),
+    ]
+    if cut:
+        with open(files[5], "a") as fh:
+            fh.write('{"type":"assistant","sessionId":"' + cut_id + '","message":{"id"')  # a session being written
+    if bad_line:
+        for k in (1, 3):
+            with open(files[k], "a") as fh:
+                fh.write("[1, 2]\n")
+    return files
+
+
+def _read_all(root: Path, skip_invalid: bool, **options: str) -> tuple[dict[str, pl.DataFrame], list[str], BadLines]:
+    bad = BadLines(skip_invalid=skip_invalid)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tables = read_claude_code(root / "projects", bad=bad, **options)
+    return tables, sorted(f"{w.category.__name__}: {w.message}" for w in caught), bad
+
+
+def test_groups_read_by_worker_processes_give_what_one_process_gives(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tree above PARALLEL_BYTES is read a group per worker process; a reply copied into a later group (a resumed
+    session) must still count once, where it first appears, a reply of a session the date leaves out must still
+    not count again, and the warnings, skipped lines and first error must be the ones one process gives. The
+    totals are also the count written in test_session_usage (ccusage's rule)."""
+    from polars.testing import assert_frame_equal
+
+    from workbench.adapters import claude_code
+    from workbench.schema import SchemaError
+
+    from .test_session_usage import by_hand, totals
+
+    _many_groups(tmp_path / "ok", bad_line=False)
+    _many_groups(tmp_path / "bad", bad_line=True)
+    files = _many_groups(tmp_path / "clean", bad_line=False, cut=False)  # what by_hand reads (no cut line)
+    assert len(_file_groups(session_files_of(tmp_path / "ok"))) == 6
+    cases = [("ok", True, {}), ("ok", True, {"since": "2026-11-01"}), ("bad", True, {})]
+    alone = [_read_all(tmp_path / where, skip, **options) for where, skip, options in cases]
+    with pytest.raises(SchemaError) as first_error:
+        read_claude_code(tmp_path / "bad" / "projects")
+    monkeypatch.setattr(claude_code, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(claude_code.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(claude_code, "_group_runs", lambda *a, **k: pytest.fail("a group was read in this process"))
+    spawned = [_read_all(tmp_path / where, skip, **options) for where, skip, options in cases]
+    for (tables, said, bad), (tables2, said2, bad2) in zip(alone, spawned):
+        assert tables.keys() == tables2.keys()
+        for name in tables:
+            assert_frame_equal(tables[name], tables2[name])
+        assert said == said2 and any("project directories" in w for w in said)
+        assert bad.truncated == bad2.truncated and bad.skipped == bad2.skipped and bad.truncated
+    assert len(alone[2][2].skipped) == 2
+    runs = spawned[0][0]["runs"]
+    plain = runs.filter(~pl.col("run_id").str.contains("/"))  # a session under two directories is DIR/ID
+    expected = by_hand(files)
+    assert totals(plain) == {k: v for k, v in expected.items() if k in plain["run_id"].to_list()}
+    assert spawned[1][0]["runs"].height == runs.height - 1  # the October session left out ...
+    copied = spawned[1][0]["runs"].filter(pl.col("run_id") == "5d1c0a2e-4444-4a5b-9c8d-000000000004")
+    assert copied["usage_cache_read_tokens"].to_list() == [200]  # ... its reply, copied, not counted again
+    with pytest.raises(SchemaError) as error:
+        read_claude_code(tmp_path / "bad" / "projects")
+    assert str(error.value) == str(first_error.value) and "5d1c0a2e-2222" in str(error.value)
+
+
+def session_files_of(root: Path) -> list[Path]:
+    from workbench.adapters.claude_code import session_files
+
+    return session_files(root / "projects")

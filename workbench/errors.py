@@ -50,6 +50,11 @@ class SchemaError(ValueError):
             parts.append(what)
         return ": ".join(parts)
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...], dict[str, object]]:
+        """Pickled with its fields (an error raised in a worker process is raised again in the parent)."""
+        return (_schema_error, (self.detail, self.file, self.line, self.field, self.expected, self.got),
+                self.__dict__)
+
     def located(self, file: str | None = None, line: int | str | None = None) -> SchemaError:
         """The same error with a file and line filled in where they were unknown."""
         return SchemaError(
@@ -60,6 +65,11 @@ class SchemaError(ValueError):
             expected=self.expected,
             got=self.got,
         )
+
+
+def _schema_error(message: str | None, file: str | None, line: int | str | None, field: str | None,
+                  expected: str | None, got: str | None) -> SchemaError:
+    return SchemaError(message, file=file, line=line, field=field, expected=expected, got=got)
 
 
 class SelectionError(ValueError):

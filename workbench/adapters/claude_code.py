@@ -440,9 +440,14 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     if timings is not None:
         timings["scan"] = timings.get("scan", 0.0) + time.perf_counter() - clock
     replies: set[tuple[str, str]] = set()  # (message.id, requestId) counted anywhere in the tree: a resumed
-    for group in groups:                  # session's copies count where they first appear
+    read = _groups_read(groups, bad, since, until, project)  # session's copies count where they first appear
+    while True:
         clock = time.perf_counter()
-        runs = list(_group_runs(group, bad, replies, since, until, project))
+        got = next(read, None)
+        if got is None:
+            break
+        runs, spends = got
+        _count_spends(spends, replies)
         if timings is not None:
             timings["parse"] = timings.get("parse", 0.0) + time.perf_counter() - clock
         for session in runs:
@@ -452,6 +457,10 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
 
 
 _RunRows = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
+
+#: bytes of session files above which groups are read by worker processes, one a core (below, starting them
+#: costs more than they save)
+PARALLEL_BYTES = 64 << 20
 
 #: ``"sessionId": "..."`` in a line's bytes (the prescan that groups files; an id's escapes are kept as written)
 _SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -499,9 +508,11 @@ def _file_groups(files: list[Path]) -> list[list[Path]]:
     return list(groups.values())
 
 
-def _group_runs(files: list[Path], bad: BadLines, replies: set[tuple[str, str]], since: str | None,
-                until: str | None, project: str | None) -> Iterator[_Session]:
-    """The selected runs of one group of files (every session they hold, each sub-agent a run)."""
+def _group_runs(files: list[Path], bad: BadLines, since: str | None, until: str | None, project: str | None
+                ) -> tuple[list[_Session], list[tuple[_Session | None, dict[str, Any]]]]:
+    """The selected runs of one group of files (every session they hold, each sub-agent a run), their usage not
+    yet counted, and the replies to count (:func:`_count_spends`) in the order the sequential reading meets them
+    (a reply of a run not selected still marks its (message id, request id) as seen)."""
     by_session: dict[tuple[str, str], list[_Record]] = {}  # (project directory, session id) -> its lines
     seen: dict[tuple[str, str, str], Path] = {}
     for file in files:
@@ -535,13 +546,73 @@ def _group_runs(files: list[Path], bad: BadLines, replies: set[tuple[str, str]],
             warnings.warn(f"session {sid} is under {len(dirs)} project directories ("
                           + ", ".join(str(f) for _, f in dirs) + "): imported as one run each, "
                           + ", ".join(f"{d}/{sid}" for d, _ in dirs), TranscriptWarning, stacklevel=3)
+    chosen: list[_Session] = []
+    spends: list[tuple[_Session | None, dict[str, Any]]] = []
     for key in list(by_session):
         project_dir, sid = key
         records = by_session.pop(key)  # a session's lines are let go once its runs are built
         run_id = sid if len(projects[sid]) == 1 else f"{project_dir}/{sid}"
-        for session in _sessions(run_id, records, bad, replies):
-            if selected(session.meta, since, until, project):
-                yield session
+        mine: list[tuple[_Session, dict[str, Any]]] = []
+        runs = _sessions(run_id, records, bad, mine)
+        keep = {id(session) for session in runs if selected(session.meta, since, until, project)}
+        chosen.extend(session for session in runs if id(session) in keep)
+        spends.extend((target if id(target) in keep else None, reply) for target, reply in mine)
+    return chosen, spends
+
+
+def _group_job(files: list[Path], skip_invalid: bool, since: str | None, until: str | None, project: str | None
+               ) -> tuple[list[_Session], list[tuple[int, dict[str, Any]]], list[tuple[type[Warning], str]],
+                          BadLines, BaseException | None]:
+    """:func:`_group_runs` in a worker process: the runs, the replies to count (by the index of their run in the
+    runs, -1 for a run not selected), the warnings it gave, the lines it skipped, and the error that stopped it
+    (the parent raises it when it comes to this group, so the first error in the tree's order is the one said)."""
+    bad = BadLines(skip_invalid=skip_invalid)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            runs, spends = _group_runs(files, bad, since, until, project)
+        except Exception as err:  # noqa: BLE001 - raised again in the parent, in order
+            return [], [], [(w.category, str(w.message)) for w in caught], bad, err
+    where = {id(session): k for k, session in enumerate(runs)}
+    return (runs, [(where[id(t)] if t is not None else -1, reply) for t, reply in spends],
+            [(w.category, str(w.message)) for w in caught], bad, None)
+
+
+def _groups_read(groups: list[list[Path]], bad: BadLines, since: str | None, until: str | None,
+                 project: str | None) -> Iterator[tuple[list[_Session], list[tuple[_Session | None, dict[str, Any]]]]]:
+    """Each group's :func:`_group_runs`, in the groups' order: in this process, or, for a tree of more than
+    :data:`PARALLEL_BYTES` in more than one group on more than one core, in worker processes (one a core, a
+    few groups ahead), their warnings and skipped lines given here in the same order."""
+    workers = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1),
+                  len(groups))
+    if workers < 2 or sum(f.stat().st_size for g in groups for f in g) <= PARALLEL_BYTES:
+        for group in groups:
+            yield _group_runs(group, bad, since, until, project)
+        return
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        ahead: list[Future[Any]] = []
+        todo = iter(groups)
+        for group in todo:
+            ahead.append(pool.submit(_group_job, group, bad.skip_invalid, since, until, project))
+            if len(ahead) >= 2 * workers:
+                break
+        while ahead:
+            runs, spends, said, skipped, error = ahead.pop(0).result()
+            nxt = next(todo, None)
+            if nxt is not None:
+                ahead.append(pool.submit(_group_job, nxt, bad.skip_invalid, since, until, project))
+            for category, message in said:
+                warnings.warn(message, category, stacklevel=4)
+            bad.truncated.extend(skipped.truncated)
+            bad.skipped.extend(skipped.skipped)
+            if error is not None:
+                for future in ahead:
+                    future.cancel()
+                raise error
+            yield runs, [(runs[k] if k >= 0 else None, reply) for k, reply in spends]
 
 
 def _session_of(rec: dict[str, Any], kind: Any, last_sid: str | None) -> str | None:
@@ -555,13 +626,15 @@ def _session_of(rec: dict[str, Any], kind: Any, last_sid: str | None) -> str | N
     return sid if isinstance(sid, str) and sid else None
 
 
-def _sessions(sid: str, records: list[_Record], bad: BadLines,
-              replies: set[tuple[str, str]] | None = None) -> list[_Session]:
+def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tuple[_Session, dict[str, Any]]] | None
+              = None) -> list[_Session]:
     """The session's run (its live branch) and one run per sub-agent, in the order they start; ``sid`` is the
     run id (the session id, with its project directory in front when the id is under two). Every reply's usage
-    counts on the run it belongs to, whichever branch it is on, once per (message id, request id) in
-    ``replies`` (shared by the whole tree)."""
-    replies = set() if replies is None else replies
+    counts on the run it belongs to, whichever branch it is on, once per (message id, request id) across the
+    tree: each reply is appended to ``spends`` as (its run, :func:`_reply_of` the line), in line order, for the
+    caller to count in the tree's order (:func:`_count_spends`); without ``spends``, counted here, once per reply
+    in these records."""
+    deferred: list[tuple[_Session, dict[str, Any]]] = [] if spends is None else spends
     off_memo: dict[str, str] = {}  # message -> why it is off the followed branch
     parent_of = {r.uuid: r.parent for r in records if r.uuid is not None}
     by_uuid = {r.uuid: r for r in records if r.uuid is not None}
@@ -581,7 +654,7 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines,
     for r in records:
         if not r.turn:
             continue
-        counted = r.kind == "assistant" and _first_time(r.rec, replies)
+        counted = r.kind == "assistant"
         if r.side:
             agent = r.rec.get("agentId")
             key = f"{sid}/sidechain/{agent if isinstance(agent, str) and agent else _sidechain_root(r, by_uuid)}"
@@ -590,10 +663,10 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines,
                 out.append(side[key])
             target = side[key]
             if counted:
-                target.spend(r.rec)
+                deferred.append((target, _reply_of(r.rec)))
         elif live is None or r.uuid is None or r.uuid in live:
             if counted:
-                session.spend(r.rec)
+                deferred.append((session, _reply_of(r.rec)))
             target = session
             lost = r.rec.get("logicalParentUuid")
             if (live is not None and r.rec.get("subtype") == "compact_boundary" and isinstance(lost, str)
@@ -603,7 +676,7 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines,
                                       "imported with an empty replaced span"))
         else:
             if counted:  # spend is spend: a reply off the followed branch still cost its tokens
-                session.spend(r.rec)
+                deferred.append((session, _reply_of(r.rec)))
             if r.kind in ("user", "assistant"):
                 why = _off_branch_reason(r.uuid, parent_of, live, off_memo)
                 session.off_branch[why] = session.off_branch.get(why, 0) + 1
@@ -623,7 +696,25 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines,
             last["forks"] = last.get("forks", 0) + forks.pop(r.uuid)
     for s in out:
         s.meta.setdefault("project_dir", _project_dir(records[0].file))
+    if spends is None:
+        _count_spends(deferred, set())
     return [s for s in out if s.steps or s.comps or s.task is not None or s is session]
+
+
+def _reply_of(rec: dict[str, Any]) -> dict[str, Any]:
+    """What counting an assistant line's usage reads of it (:meth:`_Session.spend`, :func:`_first_time`): its
+    ``requestId`` and its message's ``id``, ``model`` and ``usage`` (small, to send from a worker process)."""
+    msg = rec.get("message")
+    return {"requestId": rec.get("requestId"),
+            "message": {k: msg[k] for k in ("id", "model", "usage") if k in msg} if isinstance(msg, dict) else None}
+
+
+def _count_spends(spends: Sequence[tuple[_Session | None, dict[str, Any]]], replies: set[tuple[str, str]]) -> None:
+    """Count each reply of ``spends`` on its run, in order, unless its (message id, request id) is in
+    ``replies`` (then remembered there); a reply of a run not selected (None) is only remembered."""
+    for target, reply in spends:
+        if _first_time(reply, replies) and target is not None:
+            target.spend(reply)
 
 
 def _first_time(rec: dict[str, Any], replies: set[tuple[str, str]]) -> bool:
