@@ -8,8 +8,13 @@ session. ``--sessions`` sessions of ``--turns`` lines each, at each ``--scale``.
 memory from ``ru_maxrss``:
 
   ccusage    ``ccusage claude session --json --offline`` (the reference, where ``--ccusage`` is given)
-  usage      ``workbench usage TREE --out usage.csv`` (the usage pass alone: polars reads only the usage fields)
-  import     ``workbench import TREE --out DIR`` (the tables written)
+  usage      ``workbench usage TREE`` (the usage pass alone, its report printed as ccusage prints its own: only
+             the lines holding a usage key parsed)
+  import     ``workbench import TREE --out DIR`` (the tables written; a tree above 64 MB read a group of files
+             per worker process)
+
+Peak memory is the largest one process reached (``ru_maxrss`` of the children): with worker processes the
+import's whole footprint is up to three such processes on two cores.
 
 ``import`` runs with ``--timings`` and its stages are shown (scan, parse, tables, write); each command runs
 ``--repeat`` times and the median is shown. The exponents fit log time and log peak memory against log bytes.
@@ -136,14 +141,11 @@ def main() -> None:
             tree = Path(tmp) / "claude"
             sessions = max(1, round(args.sessions * scale))
             size = build(tree, shapes, sessions, args.turns)
-            ours_s, ours_mib, _ = median_run([sys.executable, "-m", "workbench.cli.main", "usage",
-                                              str(tree / "projects"), "--out", str(Path(tmp) / "usage.csv")],
-                                             None, args.repeat)
-            import polars as pl
-
-            sums = pl.read_csv(Path(tmp) / "usage.csv").select(
-                [f"usage_{c}_tokens" for c in ("input", "output", "cache_read", "cache_creation")]).sum().row(0)
-            ours = dict(zip(("input", "output", "cache_read", "cache_creation"), map(int, sums), strict=True))
+            ours_s, ours_mib, report = median_run([sys.executable, "-m", "workbench.cli.main", "usage",
+                                                   str(tree / "projects")], None, args.repeat)
+            total = next(line for line in report.splitlines() if line.startswith("total "))
+            sums = [int(v.replace(",", "")) for v in total.split()[-6:-2]]  # input, output, cache read, write
+            ours = dict(zip(("input", "output", "cache_read", "cache_creation"), sums, strict=True))
             imp_s, imp_mib, imp_out = median_run([sys.executable, "-m", "workbench.cli.main", "import",
                                                   str(tree / "projects"), "--out", str(Path(tmp) / "tables"),
                                                   "--force", "--timings"], None, args.repeat)
