@@ -43,6 +43,117 @@ def rare_collections(threshold: int = 100_000) -> Iterator[None]:
         gc.set_threshold(*old)
 
 
+#: the code a worker process starts with: it takes the parent's ``sys.path`` from its input, then serves
+#: :func:`serve_worker` (so a worker never imports the caller's ``__main__``)
+_BOOT = ("import pickle, sys\n"
+         "sys.path[:] = pickle.load(sys.stdin.buffer)\n"
+         "from workbench.executors import serve_worker\n"
+         "serve_worker()\n")
+
+
+def serve_worker() -> None:
+    """A worker process's loop: read a pickled ``(function, args)`` from standard input, run it, write back a
+    pickled ``(True, result)`` or ``(False, exception)``, until the input ends. What the function prints goes
+    to standard error (standard output carries the answers)."""
+    import os
+    import pickle
+    import sys
+
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    jobs = sys.stdin.buffer
+    while True:
+        try:
+            fn, args = pickle.load(jobs)
+        except EOFError:
+            return
+        try:
+            answer: tuple[bool, Any] = (True, fn(*args))
+        except BaseException as exc:  # noqa: BLE001 - sent to the parent, which raises it
+            answer = (False, exc)
+        try:
+            data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # noqa: BLE001 - an answer that does not pickle is said as an error
+            data = pickle.dumps((False, RuntimeError(f"a worker's answer could not be sent: {exc!r}")))
+        answers.write(data)
+        answers.flush()
+
+
+class ProcessWorkers:
+    """Functions run in ``n`` worker processes, each started as ``python -c`` with this package (not forked, and
+    not multiprocessing's spawn, which imports the caller's ``__main__`` again in every worker: a user's script
+    without an ``if __name__ == "__main__"`` guard ran its own top level in each and broke the pool). A worker
+    takes one job at a time; :meth:`submit` returns a future, results are the function's (pickled back),
+    exceptions are raised from :meth:`Future.result`. The functions and their arguments must pickle (module-level
+    functions). Use as a context manager: leaving it stops the workers (those still running are killed)."""
+
+    def __init__(self, n: int) -> None:
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._procs: list[Any] = []
+        self._pool = ThreadPoolExecutor(max_workers=max(1, n))
+
+    def _proc(self) -> Any:
+        import pickle
+        import subprocess
+        import sys
+
+        proc = getattr(self._local, "proc", None)
+        if proc is None:
+            proc = subprocess.Popen([sys.executable, "-c", _BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            with self._lock:
+                self._procs.append(proc)
+            assert proc.stdin is not None
+            pickle.dump(list(sys.path), proc.stdin)
+            self._local.proc = proc
+        return proc
+
+    def _call(self, fn: Callable[..., R], args: tuple[Any, ...]) -> R:
+        import pickle
+
+        proc = self._proc()
+        pickle.dump((fn, args), proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        proc.stdin.flush()
+        try:
+            ok, value = pickle.load(proc.stdout)
+        except EOFError:
+            raise RuntimeError(f"a worker process stopped (exit code {proc.wait()})") from None
+        if ok:
+            return value
+        raise value
+
+    def submit(self, fn: Callable[..., R], *args: Any) -> Any:
+        """``fn(*args)`` in a worker process: a :class:`concurrent.futures.Future`."""
+        return self._pool.submit(self._call, fn, args)
+
+    def close(self) -> None:
+        """Stop the workers: jobs not started are cancelled, idle workers end, a busy one is killed."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            procs, self._procs = self._procs, []
+        for proc in procs:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+        for proc in procs:
+            try:
+                proc.wait(timeout=2)
+            except Exception:  # noqa: BLE001 - still busy with a job nobody waits for
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+
+    def __enter__(self) -> ProcessWorkers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def thread_map(fn: Callable[[T], R], items: Sequence[T], workers: int, *, on_stop: Callable[[], None] | None = None,
                what: str = "items") -> list[R]:
     """``[fn(x) for x in items]`` on up to ``workers`` threads, results in input order.
@@ -179,5 +290,5 @@ def shards(n: int, size: int) -> list[range]:
     return [range(start, min(n, start + size)) for start in range(0, n, size)]
 
 
-__all__ = ["CONNECT_TIMEOUT", "EXECUTORS", "ExecutorUnavailable", "rare_collections", "ray_imap", "ray_map",
+__all__ = ["CONNECT_TIMEOUT", "EXECUTORS", "ExecutorUnavailable", "ProcessWorkers", "serve_worker", "rare_collections", "ray_imap", "ray_map",
            "reachable", "shards", "thread_map"]

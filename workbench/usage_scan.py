@@ -14,8 +14,6 @@ import json
 import mmap
 import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -126,8 +124,10 @@ def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = 
         k = load.index(min(load))
         shares[k].append((paths[i], i))
         load[k] += sizes[i]
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-        parts = list(pool.map(_files_replies, [s for s in shares if s]))
+    from workbench.executors import ProcessWorkers
+
+    with ProcessWorkers(workers) as pool:
+        parts = [f.result() for f in [pool.submit(_files_replies, s) for s in shares if s]]
     return sorted((r for part in parts for r in part), key=lambda r: (r[0], r[1]))
 
 

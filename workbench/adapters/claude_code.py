@@ -170,32 +170,29 @@ class _Session:
     models: list[str] = field(default_factory=list)
     off_branch: dict[str, int] = field(default_factory=dict)  # reason -> messages off the followed branch
 
-    def spend(self, rec: dict[str, Any]) -> None:
-        """Count one reply's usage and model (the caller counts each reply once, whichever branch it is on)."""
-        msg: dict[str, Any] = rec["message"] if isinstance(rec.get("message"), dict) else {}
-        model = msg.get("model")
-        if isinstance(model, str) and model and model != "<synthetic>" and model not in self.models:
+    def spend(self, reply: _Reply) -> None:
+        """Count one reply's usage and model (:func:`_reply_of`; the caller counts each reply once, whichever
+        branch it is on)."""
+        _, model, usage = reply
+        if model is not None and model != "<synthetic>" and model not in self.models:
             self.models.append(model)
-        usage = msg.get("usage") if isinstance(msg.get("usage"), dict) else None
         if usage is None:
             return
-        self.spent["usage_replies"] = self.spent.get("usage_replies", 0) + 1
-        counts = {k: token_count(usage.get(k)) for k in ("input_tokens", "output_tokens", "cache_read_input_tokens",
-                                                   "cache_creation_input_tokens")}
-        for key, column in (("input_tokens", "usage_input_tokens"), ("output_tokens", "usage_output_tokens"),
-                            ("cache_read_input_tokens", "usage_cache_read_tokens"),
-                            ("cache_creation_input_tokens", "usage_cache_creation_tokens")):
-            self.spent[column] = self.spent.get(column, 0) + counts[key]
+        fresh, output, read, made, hour = usage
+        spent = self.spent
+        spent["usage_replies"] = spent.get("usage_replies", 0) + 1
+        spent["usage_input_tokens"] = spent.get("usage_input_tokens", 0) + fresh
+        spent["usage_output_tokens"] = spent.get("usage_output_tokens", 0) + output
+        spent["usage_cache_read_tokens"] = spent.get("usage_cache_read_tokens", 0) + read
+        spent["usage_cache_creation_tokens"] = spent.get("usage_cache_creation_tokens", 0) + made
         # per model, with the cache writes split into their 5-minute and 1-hour tiers where the log says which
-        tiers = usage.get("cache_creation") if isinstance(usage.get("cache_creation"), dict) else {}
-        hour = token_count(tiers.get("ephemeral_1h_input_tokens"))
-        name = model if isinstance(model, str) and model else "(no model)"
-        row = self.by_model.setdefault(name, dict.fromkeys(MODEL_USAGE, 0))
-        row["input"] += counts["input_tokens"]
-        row["output"] += counts["output_tokens"]
-        row["cache_read"] += counts["cache_read_input_tokens"]
-        row["cache_creation_1h"] += min(hour, counts["cache_creation_input_tokens"])
-        made = counts["cache_creation_input_tokens"]
+        row = self.by_model.get(model or "(no model)")
+        if row is None:
+            row = self.by_model[model or "(no model)"] = dict.fromkeys(MODEL_USAGE, 0)
+        row["input"] += fresh
+        row["output"] += output
+        row["cache_read"] += read
+        row["cache_creation_1h"] += min(hour, made)
         row["cache_creation_5m"] += made - min(hour, made)
 
     def read(self, r: _Record) -> None:
@@ -509,7 +506,7 @@ def _file_groups(files: list[Path]) -> list[list[Path]]:
 
 
 def _group_runs(files: list[Path], bad: BadLines, since: str | None, until: str | None, project: str | None
-                ) -> tuple[list[_Session], list[tuple[_Session | None, dict[str, Any]]]]:
+                ) -> tuple[list[_Session], list[tuple[_Session | None, _Reply]]]:
     """The selected runs of one group of files (every session they hold, each sub-agent a run), their usage not
     yet counted, and the replies to count (:func:`_count_spends`) in the order the sequential reading meets them
     (a reply of a run not selected still marks its (message id, request id) as seen)."""
@@ -547,12 +544,12 @@ def _group_runs(files: list[Path], bad: BadLines, since: str | None, until: str 
                           + ", ".join(str(f) for _, f in dirs) + "): imported as one run each, "
                           + ", ".join(f"{d}/{sid}" for d, _ in dirs), TranscriptWarning, stacklevel=3)
     chosen: list[_Session] = []
-    spends: list[tuple[_Session | None, dict[str, Any]]] = []
+    spends: list[tuple[_Session | None, _Reply]] = []
     for key in list(by_session):
         project_dir, sid = key
         records = by_session.pop(key)  # a session's lines are let go once its runs are built
         run_id = sid if len(projects[sid]) == 1 else f"{project_dir}/{sid}"
-        mine: list[tuple[_Session, dict[str, Any]]] = []
+        mine: list[tuple[_Session, _Reply]] = []
         runs = _sessions(run_id, records, bad, mine)
         keep = {id(session) for session in runs if selected(session.meta, since, until, project)}
         chosen.extend(session for session in runs if id(session) in keep)
@@ -561,7 +558,7 @@ def _group_runs(files: list[Path], bad: BadLines, since: str | None, until: str 
 
 
 def _group_job(files: list[Path], skip_invalid: bool, since: str | None, until: str | None, project: str | None
-               ) -> tuple[list[_Session], list[tuple[int, dict[str, Any]]], list[tuple[type[Warning], str]],
+               ) -> tuple[list[_Session], list[tuple[int, _Reply]], list[tuple[type[Warning], str]],
                           BadLines, BaseException | None]:
     """:func:`_group_runs` in a worker process: the runs, the replies to count (by the index of their run in the
     runs, -1 for a run not selected), the warnings it gave, the lines it skipped, and the error that stopped it
@@ -579,7 +576,7 @@ def _group_job(files: list[Path], skip_invalid: bool, since: str | None, until: 
 
 
 def _groups_read(groups: list[list[Path]], bad: BadLines, since: str | None, until: str | None,
-                 project: str | None) -> Iterator[tuple[list[_Session], list[tuple[_Session | None, dict[str, Any]]]]]:
+                 project: str | None) -> Iterator[tuple[list[_Session], list[tuple[_Session | None, _Reply]]]]:
     """Each group's :func:`_group_runs`, in the groups' order: in this process, or, for a tree of more than
     :data:`PARALLEL_BYTES` in more than one group on more than one core, in worker processes (one a core, a
     few groups ahead), their warnings and skipped lines given here in the same order."""
@@ -589,11 +586,10 @@ def _groups_read(groups: list[list[Path]], bad: BadLines, since: str | None, unt
         for group in groups:
             yield _group_runs(group, bad, since, until, project)
         return
-    from concurrent.futures import Future, ProcessPoolExecutor
-    from multiprocessing import get_context
+    from workbench.executors import ProcessWorkers
 
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-        ahead: list[Future[Any]] = []
+    with ProcessWorkers(workers) as pool:
+        ahead: list[Any] = []
         todo = iter(groups)
         for group in todo:
             ahead.append(pool.submit(_group_job, group, bad.skip_invalid, since, until, project))
@@ -626,15 +622,15 @@ def _session_of(rec: dict[str, Any], kind: Any, last_sid: str | None) -> str | N
     return sid if isinstance(sid, str) and sid else None
 
 
-def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tuple[_Session, dict[str, Any]]] | None
-              = None) -> list[_Session]:
+def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tuple[_Session, _Reply]] | None = None
+              ) -> list[_Session]:
     """The session's run (its live branch) and one run per sub-agent, in the order they start; ``sid`` is the
     run id (the session id, with its project directory in front when the id is under two). Every reply's usage
     counts on the run it belongs to, whichever branch it is on, once per (message id, request id) across the
     tree: each reply is appended to ``spends`` as (its run, :func:`_reply_of` the line), in line order, for the
     caller to count in the tree's order (:func:`_count_spends`); without ``spends``, counted here, once per reply
     in these records."""
-    deferred: list[tuple[_Session, dict[str, Any]]] = [] if spends is None else spends
+    deferred: list[tuple[_Session, _Reply]] = [] if spends is None else spends
     off_memo: dict[str, str] = {}  # message -> why it is off the followed branch
     parent_of = {r.uuid: r.parent for r in records if r.uuid is not None}
     by_uuid = {r.uuid: r for r in records if r.uuid is not None}
@@ -701,15 +697,35 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tupl
     return [s for s in out if s.steps or s.comps or s.task is not None or s is session]
 
 
-def _reply_of(rec: dict[str, Any]) -> dict[str, Any]:
+#: a reply as counting reads it (:func:`_reply_of`): its (message id, request id) or None, its model (a non-empty
+#: string) or None, and its usage (input, output, cache read, cache creation, of which the 1-hour tier) or None
+_Reply = tuple[tuple[str, str] | None, str | None, tuple[int, int, int, int, int] | None]
+
+
+def _reply_of(rec: dict[str, Any]) -> _Reply:
     """What counting an assistant line's usage reads of it (:meth:`_Session.spend`, :func:`_first_time`): its
-    ``requestId`` and its message's ``id``, ``model`` and ``usage`` (small, to send from a worker process)."""
+    message's ``id`` with its ``requestId`` (None unless both are strings), its message's ``model`` and its
+    ``usage`` counts (each a positive integer, else 0; the 1-hour cache-write tier from ``cache_creation``), small
+    enough to send from a worker process."""
     msg = rec.get("message")
-    return {"requestId": rec.get("requestId"),
-            "message": {k: msg[k] for k in ("id", "model", "usage") if k in msg} if isinstance(msg, dict) else None}
+    msg = msg if isinstance(msg, dict) else {}
+    mid, rid = msg.get("id"), rec.get("requestId")
+    model = msg.get("model")
+    usage = msg.get("usage")
+    if isinstance(usage, dict):
+        tiers = usage.get("cache_creation")
+        hour = token_count(tiers.get("ephemeral_1h_input_tokens")) if isinstance(tiers, dict) else 0
+        counts: tuple[int, int, int, int, int] | None = (
+            token_count(usage.get("input_tokens")), token_count(usage.get("output_tokens")),
+            token_count(usage.get("cache_read_input_tokens")), token_count(usage.get("cache_creation_input_tokens")),
+            hour)
+    else:
+        counts = None
+    return ((mid, rid) if isinstance(mid, str) and isinstance(rid, str) else None,
+            model if isinstance(model, str) and model else None, counts)
 
 
-def _count_spends(spends: Sequence[tuple[_Session | None, dict[str, Any]]], replies: set[tuple[str, str]]) -> None:
+def _count_spends(spends: Sequence[tuple[_Session | None, _Reply]], replies: set[tuple[str, str]]) -> None:
     """Count each reply of ``spends`` on its run, in order, unless its (message id, request id) is in
     ``replies`` (then remembered there); a reply of a run not selected (None) is only remembered."""
     for target, reply in spends:
@@ -717,16 +733,15 @@ def _count_spends(spends: Sequence[tuple[_Session | None, dict[str, Any]]], repl
             target.spend(reply)
 
 
-def _first_time(rec: dict[str, Any], replies: set[tuple[str, str]]) -> bool:
-    """Whether an assistant line's reply is counted here: its (message.id, requestId) not seen before in the tree
-    (then remembered); a line without both is counted (ccusage counts such lines one by one)."""
-    msg: dict[str, Any] = rec["message"] if isinstance(rec.get("message"), dict) else {}
-    mid, rid = msg.get("id"), rec.get("requestId")
-    if not (isinstance(mid, str) and isinstance(rid, str)):
+def _first_time(reply: _Reply, replies: set[tuple[str, str]]) -> bool:
+    """Whether a reply is counted here: its (message.id, requestId) not seen before in the tree (then
+    remembered); a line without both is counted (ccusage counts such lines one by one)."""
+    key = reply[0]
+    if key is None:
         return True
-    if (mid, rid) in replies:
+    if key in replies:
         return False
-    replies.add((mid, rid))
+    replies.add(key)
     return True
 
 

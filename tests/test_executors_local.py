@@ -1,0 +1,68 @@
+"""Worker processes started as ``python -c`` with this package (workbench.executors.ProcessWorkers): the session
+readers' parallel passes ran in multiprocessing's spawn pool, which imports the caller's ``__main__`` again in
+every worker, so a user's script without an ``if __name__ == "__main__"`` guard (or one piped to ``python -``)
+broke the pool on any tree above 64 MB."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.executors import ProcessWorkers
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _square_and_say(x: int) -> tuple[int, int]:
+    print("chatter on standard output")  # must not reach the answers
+    return x * x, os.getpid()
+
+
+def _refuse(x: int) -> int:
+    from workbench.errors import SchemaError
+
+    raise SchemaError(field="x", expected="an even number", got=str(x)).located("f.jsonl", x)
+
+
+def test_workers_answer_in_order_in_other_processes_and_raise_what_the_function_raised() -> None:
+    from workbench.errors import SchemaError
+
+    with ProcessWorkers(2) as pool:
+        futures = [pool.submit(_square_and_say, k) for k in range(6)]
+        answers = [f.result(timeout=60) for f in futures]
+        with pytest.raises(SchemaError) as err:
+            pool.submit(_refuse, 3).result(timeout=60)
+    assert [a for a, _ in answers] == [k * k for k in range(6)]
+    assert os.getpid() not in {pid for _, pid in answers} and len({pid for _, pid in answers}) <= 2
+    assert str(err.value) == "f.jsonl:3: field 'x': expected an even number, got 3" and err.value.line == 3
+
+
+@pytest.mark.parametrize("how", ["script", "stdin"])
+def test_a_script_without_a_main_guard_reads_a_large_tree_in_workers(tmp_path: Path, how: str) -> None:
+    """The usage pass and the import, in worker processes (the size threshold set to 0), from a script with no
+    main guard and from one piped to ``python -``: both used to stop with BrokenProcessPool."""
+    from .test_session_streaming import _many_groups
+
+    _many_groups(tmp_path / "tree", bad_line=False, cut=False)
+    code = ("import os, warnings\n"
+            "warnings.simplefilter('ignore')\n"
+            "from workbench import usage_scan\n"
+            "from workbench.adapters import claude_code, import_log\n"
+            "from workbench.adapters.usage import session_usage\n"
+            "usage_scan.PARALLEL_BYTES = claude_code.PARALLEL_BYTES = 0\n"
+            "claude_code.os.sched_getaffinity = lambda pid: {0, 1}\n"
+            "claude_code._group_runs = None  # in this process, a group read here fails\n"
+            f"rows = session_usage({str(tmp_path / 'tree' / 'projects')!r})\n"
+            f"counts = import_log({str(tmp_path / 'tree' / 'projects')!r}, {str(tmp_path / 'out')!r})\n"
+            "print('sessions', rows.height, 'runs', counts['runs'])\n")
+    script = tmp_path / "count.py"
+    script.write_text(code)
+    cmd = [sys.executable, str(script)] if how == "script" else [sys.executable, "-"]
+    done = subprocess.run(cmd, input=None if how == "script" else code, capture_output=True, text=True, cwd=tmp_path,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "sessions 6 runs 7"
