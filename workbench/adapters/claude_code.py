@@ -431,39 +431,26 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     request id) counts where it is first read. ``timings`` adds the seconds spent scanning (``scan``) and
     reading and building runs (``parse``).
     """
-    from contextlib import nullcontext
-
-    from workbench.executors import ProcessWorkers
-
     bad = bad if bad is not None else BadLines()
     clock = time.perf_counter()
-    paths = list(files) if files is not None else session_files(path)
-    cores = _cores()
-    parallel = cores >= 2 and len(paths) >= 2 and sum(f.stat().st_size for f in paths) > PARALLEL_BYTES
-    with ProcessWorkers(cores) if parallel else nullcontext() as pool:
-        groups = _file_groups(paths, pool)
+    groups = _file_groups(list(files) if files is not None else session_files(path))
+    if timings is not None:
+        timings["scan"] = timings.get("scan", 0.0) + time.perf_counter() - clock
+    replies: set[tuple[str, str]] = set()  # (message.id, requestId) counted anywhere in the tree: a resumed
+    read = _groups_read(groups, bad, since, until, project)  # session's copies count where they first appear
+    while True:
+        clock = time.perf_counter()
+        got = next(read, None)
+        if got is None:
+            break
+        runs, spends = got
+        _count_spends(spends, replies)
         if timings is not None:
-            timings["scan"] = timings.get("scan", 0.0) + time.perf_counter() - clock
-        replies: set[tuple[str, str]] = set()  # (message.id, requestId) counted anywhere in the tree: a resumed
-        read = _groups_read(groups, bad, since, until, project, pool)  # session's copies count where first seen
-        while True:
-            clock = time.perf_counter()
-            got = next(read, None)
-            if got is None:
-                break
-            runs, spends = got
-            _count_spends(spends, replies)
-            if timings is not None:
-                timings["parse"] = timings.get("parse", 0.0) + time.perf_counter() - clock
-            for session in runs:
-                yield session.first_line, *session.finish()
-                for where, line, note in sorted(session.notes):
-                    warnings.warn(f"{where}:{line}: {note}", TranscriptWarning, stacklevel=2)
-
-
-def _cores() -> int:
-    """The cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+            timings["parse"] = timings.get("parse", 0.0) + time.perf_counter() - clock
+        for session in runs:
+            yield session.first_line, *session.finish()
+            for where, line, note in sorted(session.notes):
+                warnings.warn(f"{where}:{line}: {note}", TranscriptWarning, stacklevel=2)
 
 
 _RunRows = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
@@ -493,27 +480,10 @@ def _session_ids(file: Path) -> set[bytes]:
                 return found
 
 
-def _ids_job(batch: list[tuple[int, Path]]) -> list[tuple[int, set[bytes]]]:
-    """:func:`_session_ids` of each ``(index, file)`` of ``batch``, in a worker process."""
-    return [(i, _session_ids(f)) for i, f in batch]
-
-
-def _file_groups(files: list[Path], pool: Any = None) -> list[list[Path]]:
+def _file_groups(files: list[Path]) -> list[list[Path]]:
     """The files in groups that share no session id with each other (a session written over several files, or
     a resume that copied lines of another, is one group), each in the files' order, groups by their first
-    file. ``pool`` (:class:`workbench.executors.ProcessWorkers`) scans the files in its workers, four batches
-    of about equal bytes."""
-    if pool is None:
-        ids = [_session_ids(f) for f in files]
-    else:
-        batches: list[list[tuple[int, Path]]] = [[] for _ in range(4)]
-        load = [0] * len(batches)
-        for i in sorted(range(len(files)), key=lambda i: -files[i].stat().st_size):  # largest first, to the lightest
-            k = load.index(min(load))
-            batches[k].append((i, files[i]))
-            load[k] += files[i].stat().st_size
-        found = dict(item for future in [pool.submit(_ids_job, b) for b in batches if b] for item in future.result())
-        ids = [found[i] for i in range(len(files))]
+    file."""
     owner: dict[bytes, int] = {}  # session id -> the first file naming it
     root = list(range(len(files)))  # union-find over file indices
 
@@ -523,8 +493,8 @@ def _file_groups(files: list[Path], pool: Any = None) -> list[list[Path]]:
             i = root[i]
         return i
 
-    for i, sids in enumerate(ids):
-        for sid in sorted(sids):
+    for i, file in enumerate(files):
+        for sid in _session_ids(file):
             j = owner.setdefault(sid, i)
             a, b = find(i), find(j)
             if a != b:
@@ -606,36 +576,39 @@ def _group_job(files: list[Path], skip_invalid: bool, since: str | None, until: 
 
 
 def _groups_read(groups: list[list[Path]], bad: BadLines, since: str | None, until: str | None,
-                 project: str | None, pool: Any = None
-                 ) -> Iterator[tuple[list[_Session], list[tuple[_Session | None, _Reply]]]]:
-    """Each group's :func:`_group_runs`, in the groups' order: in this process, or, given ``pool`` (a
-    :class:`workbench.executors.ProcessWorkers`: a tree of more than :data:`PARALLEL_BYTES` on more than one
-    core) and more than one group, in its worker processes, a few groups ahead, their warnings and skipped lines
-    given here in the same order."""
-    if pool is None or len(groups) < 2:
+                 project: str | None) -> Iterator[tuple[list[_Session], list[tuple[_Session | None, _Reply]]]]:
+    """Each group's :func:`_group_runs`, in the groups' order: in this process, or, for a tree of more than
+    :data:`PARALLEL_BYTES` in more than one group on more than one core, in worker processes (one a core, a
+    few groups ahead), their warnings and skipped lines given here in the same order."""
+    workers = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1),
+                  len(groups))
+    if workers < 2 or sum(f.stat().st_size for g in groups for f in g) <= PARALLEL_BYTES:
         for group in groups:
             yield _group_runs(group, bad, since, until, project)
         return
-    ahead: list[Any] = []
-    todo = iter(groups)
-    for group in todo:
-        ahead.append(pool.submit(_group_job, group, bad.skip_invalid, since, until, project))
-        if len(ahead) >= 4:  # two a worker on two cores: the next group waits while one is read
-            break
-    while ahead:
-        runs, spends, said, skipped, error = ahead.pop(0).result()
-        nxt = next(todo, None)
-        if nxt is not None:
-            ahead.append(pool.submit(_group_job, nxt, bad.skip_invalid, since, until, project))
-        for category, message in said:
-            warnings.warn(message, category, stacklevel=4)
-        bad.truncated.extend(skipped.truncated)
-        bad.skipped.extend(skipped.skipped)
-        if error is not None:
-            for future in ahead:
-                future.cancel()
-            raise error
-        yield runs, [(runs[k] if k >= 0 else None, reply) for k, reply in spends]
+    from workbench.executors import ProcessWorkers
+
+    with ProcessWorkers(workers) as pool:
+        ahead: list[Any] = []
+        todo = iter(groups)
+        for group in todo:
+            ahead.append(pool.submit(_group_job, group, bad.skip_invalid, since, until, project))
+            if len(ahead) >= 2 * workers:
+                break
+        while ahead:
+            runs, spends, said, skipped, error = ahead.pop(0).result()
+            nxt = next(todo, None)
+            if nxt is not None:
+                ahead.append(pool.submit(_group_job, nxt, bad.skip_invalid, since, until, project))
+            for category, message in said:
+                warnings.warn(message, category, stacklevel=4)
+            bad.truncated.extend(skipped.truncated)
+            bad.skipped.extend(skipped.skipped)
+            if error is not None:
+                for future in ahead:
+                    future.cancel()
+                raise error
+            yield runs, [(runs[k] if k >= 0 else None, reply) for k, reply in spends]
 
 
 def _session_of(rec: dict[str, Any], kind: Any, last_sid: str | None) -> str | None:
