@@ -3,6 +3,8 @@ fake API keys."""
 
 from __future__ import annotations
 
+import itertools
+
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,6 +112,22 @@ def _close_figures() -> Iterator[None]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The end-to-end tests (marked slow: a browser, kernels, subprocesses) first: with two workers stealing work,
-    a 40-second test that starts last keeps one worker busy after the other has finished everything else."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: file order within each group
+    """The end-to-end tests (marked slow: a browser, kernels, subprocesses) first in each worker's share: with
+    ``-n K --dist worksteal`` xdist gives worker j the j-th of K equal contiguous slices of this list to run in
+    order (and steals from the ends of the others' when idle). A 30-second test that starts last keeps one worker
+    busy after the other has finished everything else, and slow tests all in the first slice ran one after the
+    other on one worker: every K-th slow test (file order) heads each slice, the fast tests fill the rest."""
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")  # set by xdist in its workers
+    k = int(workers) if workers.isdigit() and int(workers) > 1 else 1
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    fast = iter([item for item in items if item.get_closest_marker("slow") is None])
+    ordered: list[pytest.Item] = []
+    for j in range(k):
+        size = (j + 1) * len(items) // k - j * len(items) // k
+        head = slow[j::k][:size]
+        ordered.extend(head)
+        ordered.extend(itertools.islice(fast, size - len(head)))
+    ordered.extend(fast)
+    placed = set(ordered)
+    ordered.extend(item for item in slow if item not in placed)  # (more slow tests than a slice holds)
+    items[:] = ordered
