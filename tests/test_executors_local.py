@@ -41,6 +41,13 @@ def test_workers_answer_in_order_in_other_processes_and_raise_what_the_function_
     assert str(err.value) == "f.jsonl:3: field 'x': expected an even number, got 3" and err.value.line == 3
 
 
+def test_a_worker_that_dies_is_said_and_replaced() -> None:
+    with ProcessWorkers(1) as pool:
+        with pytest.raises(RuntimeError, match=r"a worker process stopped \(exit code 3\)"):
+            pool.submit(os._exit, 3).result(timeout=60)
+        assert pool.submit(pow, 2, 10).result(timeout=60) == 1024
+
+
 @pytest.mark.parametrize("how", ["script", "stdin"])
 def test_a_script_without_a_main_guard_reads_a_large_tree_in_workers(tmp_path: Path, how: str) -> None:
     """The usage pass and the import, in worker processes (the size threshold set to 0), from a script with no

@@ -102,7 +102,7 @@ class ProcessWorkers:
         import sys
 
         proc = getattr(self._local, "proc", None)
-        if proc is None:
+        if proc is None or proc.poll() is not None:  # (a worker that died is replaced)
             proc = subprocess.Popen([sys.executable, "-c", _BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             with self._lock:
                 self._procs.append(proc)
