@@ -19,14 +19,12 @@ $(STAMP): pyproject.toml
 figures: $(STAMP)
 	$(BIN)/workbench figures
 
-# three workers on a two-core machine: a browser, a kernel or a server starting leaves a core idle that a third
-# worker fills (measured on two cores: 244 s with two workers, 227 s with three)
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 3 --dist worksteal tests
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal tests
 
 # the same without the end-to-end tests marked slow (notebooks, determinism across processes, two writers)
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -n 3 --dist worksteal -m "not slow" tests
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not slow" tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check --select F,E9 workbench tests tools benchmarks notebooks/*.py
