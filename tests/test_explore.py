@@ -66,8 +66,8 @@ def test_hostile_text_is_shown_as_text_and_nothing_is_remote(tmp_path: Path) -> 
         if path.is_file():
             body = path.read_text(encoding="utf-8")
             assert not re.search(r"(https?:)?//[A-Za-z0-9.-]+\.[a-z]{2,}", body), path.name
-    # the only scripts are the site's own: site.js on every page, the entry ids on a compaction page, and on the
-    # entries and compactions views their code and data files (each a file of the site)
+    # the only scripts are the site's own: site.js on every page, the entry panels' JSON on a compaction page, and
+    # on the entries and compactions views their code and data files (each a file of the site)
     for page in pages:
         compaction_page = page.parent.parent.name == "runs"
         html = page.read_text(encoding="utf-8")
