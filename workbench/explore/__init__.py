@@ -402,12 +402,6 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
         twins = _twin_ids(runs, chosen)
         sub["steps"] = steps.filter(pl.col("run_id").is_in(keep | twins))
     index = span_index(sub["steps"]) if "steps" in sub else None
-    comps = sub.get("compactions", pl.DataFrame(schema={"run_id": pl.Utf8, "boundary": pl.Int64}))
-    # each run's rows as frames, made Python rows one run at a time (rows of the whole log at once held gigabytes)
-    comp_frames = {r: g.sort("boundary") for (r,), g in comps.partition_by("run_id", as_dict=True).items()} \
-        if comps.height else {}
-    step_frames = {r: g.sort("step") for (r,), g in sub["steps"].partition_by("run_id", as_dict=True).items()} \
-        if "steps" in sub and sub["steps"].height else {}
     children: dict[str, list[str]] = {}
     if "parent_run_id" in runs.columns:
         for r in chosen.filter(pl.col("parent_run_id").is_not_null()).select("run_id", "parent_run_id").iter_rows():
@@ -416,11 +410,15 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
     rows = []
     data = _ViewData(tau, tmp / "data")
     per_run = _PerRun(sub, labels)
+    # each run's rows as Python rows one run at a time, from the frames _PerRun split by run (rows of the whole log
+    # at once held gigabytes)
+    comp_frames = per_run.parts.get("compactions", {})
+    step_frames = per_run.parts.get("steps", {})
     for run in chosen.to_dicts():
         rid = run["run_id"]
         name = slug(rid)
-        comps_here = comp_frames[rid].to_dicts() if rid in comp_frames else []
-        run_steps = step_frames[rid].to_dicts() if rid in step_frames else []
+        comps_here = comp_frames[rid].sort("boundary").to_dicts() if rid in comp_frames else []
+        run_steps = step_frames[rid].sort("step").to_dicts() if rid in step_frames else []
         tokens = sum(int(run.get(k) or 0) for k in ("agent_tokens", "compressor_tokens"))
         rows.append({"run": run, "href": f"runs/{name}.html", "compactions": len(comps_here), "tokens": tokens})
         summary_tokens = {c["boundary"]: count(c.get("committed_summary") or c.get("candidate_summary") or "")
