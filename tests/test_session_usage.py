@@ -246,7 +246,7 @@ def test_the_fast_usage_pass_equals_the_count_by_hand_and_the_importer(tmp_path:
 
     if processes:
         monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 0)
-        monkeypatch.setattr(usage_scan.os, "cpu_count", lambda: 2)
+        monkeypatch.setattr(usage_scan.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
 
     home = tmp_path / "projects" / "-home-dev-shop"
     first = write(home / f"{SID}.jsonl", [

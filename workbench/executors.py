@@ -43,6 +43,14 @@ def rare_collections(threshold: int = 100_000) -> Iterator[None]:
         gc.set_threshold(*old)
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one: a container limited to two
+    of a machine's cores has two, though ``os.cpu_count`` says all)."""
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 #: the code a worker process starts with: it takes the parent's ``sys.path`` from its input, then serves
 #: :func:`serve_worker` (so a worker never imports the caller's ``__main__``)
 _BOOT = ("import pickle, sys\n"
@@ -290,5 +298,5 @@ def shards(n: int, size: int) -> list[range]:
     return [range(start, min(n, start + size)) for start in range(0, n, size)]
 
 
-__all__ = ["CONNECT_TIMEOUT", "EXECUTORS", "ExecutorUnavailable", "ProcessWorkers", "serve_worker", "rare_collections", "ray_imap", "ray_map",
-           "reachable", "shards", "thread_map"]
+__all__ = ["CONNECT_TIMEOUT", "EXECUTORS", "ExecutorUnavailable", "ProcessWorkers", "rare_collections", "ray_imap",
+           "ray_map", "reachable", "serve_worker", "shards", "thread_map", "usable_cores"]

@@ -111,11 +111,13 @@ def _files_replies(batch: Sequence[tuple[str, int]]) -> list[tuple[Any, ...]]:
 
 def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = None) -> list[tuple[Any, ...]]:
     """The replies of every file, in file order then line order. A tree of at least :data:`PARALLEL_BYTES` is
-    scanned by ``workers`` processes (default: the machine's cores, at most 4), each a share of the files of
+    scanned by ``workers`` processes (default: the cores this process may use, at most 4), each a share of the files of
     about equal bytes."""
     paths = [os.fspath(f) for f in files]
     sizes = [os.path.getsize(p) for p in paths]
-    workers = workers if workers is not None else min(4, os.cpu_count() or 1)
+    from workbench.executors import ProcessWorkers, usable_cores
+
+    workers = workers if workers is not None else min(4, usable_cores())
     if workers <= 1 or sum(sizes) < PARALLEL_BYTES or len(paths) < 2:
         return _files_replies(list(zip(paths, range(len(paths)), strict=True)))
     shares: list[list[tuple[str, int]]] = [[] for _ in range(workers)]
@@ -124,8 +126,6 @@ def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = 
         k = load.index(min(load))
         shares[k].append((paths[i], i))
         load[k] += sizes[i]
-    from workbench.executors import ProcessWorkers
-
     with ProcessWorkers(workers) as pool:
         parts = [f.result() for f in [pool.submit(_files_replies, s) for s in shares if s]]
     return sorted((r for part in parts for r in part), key=lambda r: (r[0], r[1]))

@@ -580,14 +580,13 @@ def _groups_read(groups: list[list[Path]], bad: BadLines, since: str | None, unt
     """Each group's :func:`_group_runs`, in the groups' order: in this process, or, for a tree of more than
     :data:`PARALLEL_BYTES` in more than one group on more than one core, in worker processes (one a core, a
     few groups ahead), their warnings and skipped lines given here in the same order."""
-    workers = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1),
-                  len(groups))
+    from workbench.executors import ProcessWorkers, usable_cores
+
+    workers = min(usable_cores(), len(groups))
     if workers < 2 or sum(f.stat().st_size for g in groups for f in g) <= PARALLEL_BYTES:
         for group in groups:
             yield _group_runs(group, bad, since, until, project)
         return
-    from workbench.executors import ProcessWorkers
-
     with ProcessWorkers(workers) as pool:
         ahead: list[Any] = []
         todo = iter(groups)
