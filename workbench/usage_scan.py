@@ -20,7 +20,6 @@ from typing import Any
 #: what each reply is: its file's index in the list scanned, its line, and what ccusage's count reads
 FIELDS = ("file", "line", "session_id", "request_id", "message_id", "model", "input_tokens", "output_tokens",
           "cache_read_input_tokens", "cache_creation_input_tokens")
-_COUNTS = FIELDS[6:]
 #: bytes below which a tree is scanned in this process (starting workers costs more than it saves)
 PARALLEL_BYTES = 64 << 20
 
@@ -33,6 +32,13 @@ def token_count(value: Any) -> int:
     """A token count from a log (0 for anything that is not a positive integer): the importer's rule and this
     pass's."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def usage_counts(usage: dict[str, Any]) -> tuple[int, int, int, int]:
+    """A reply's ``usage`` object as (input, output, cache read, cache creation) tokens, each :func:`token_count`:
+    what ccusage sums, read the same by the importer and this pass."""
+    return (token_count(usage.get("input_tokens")), token_count(usage.get("output_tokens")),
+            token_count(usage.get("cache_read_input_tokens")), token_count(usage.get("cache_creation_input_tokens")))
 
 
 def line_kind(rec: dict[str, Any]) -> Any:
@@ -97,9 +103,8 @@ def _reply(rec: Any, index: int, line: int) -> tuple[Any, ...] | None:
     sid = _str(rec.get("sessionId"))
     if sid is None:
         return None
-    usage = msg["usage"]
     return (index, line, sid, _str(rec.get("requestId")), _str(msg.get("id")), _str(msg.get("model")),
-            *(token_count(usage.get(k)) for k in _COUNTS))
+            *usage_counts(msg["usage"]))
 
 
 def _files_replies(batch: Sequence[tuple[str, int]]) -> list[tuple[Any, ...]]:
@@ -191,4 +196,4 @@ def usage_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 
 __all__ = ["claude_code_totals", "FIELDS", "PARALLEL_BYTES", "file_replies", "line_kind", "token_count",
-           "tree_replies", "usage_rows", "USAGE_COLUMNS"]
+           "tree_replies", "usage_counts", "usage_rows", "USAGE_COLUMNS"]

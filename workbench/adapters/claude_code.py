@@ -69,7 +69,7 @@ from workbench.adapters.staging import collect_runs
 from workbench.adapters.trajectory import encode_args, widen_span
 from workbench.jsonl import BadLines, LogWarning, json_lines
 from workbench.logfiles import project_dir as _project_dir
-from workbench.usage_scan import line_kind, token_count
+from workbench.usage_scan import line_kind, token_count, usage_counts
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
 
@@ -714,10 +714,7 @@ def _reply_of(rec: dict[str, Any]) -> _Reply:
     if isinstance(usage, dict):
         tiers = usage.get("cache_creation")
         hour = token_count(tiers.get("ephemeral_1h_input_tokens")) if isinstance(tiers, dict) else 0
-        counts: tuple[int, int, int, int, int] | None = (
-            token_count(usage.get("input_tokens")), token_count(usage.get("output_tokens")),
-            token_count(usage.get("cache_read_input_tokens")), token_count(usage.get("cache_creation_input_tokens")),
-            hour)
+        counts: tuple[int, int, int, int, int] | None = (*usage_counts(usage), hour)
     else:
         counts = None
     return ((mid, rid) if isinstance(mid, str) and isinstance(rid, str) else None,
