@@ -621,15 +621,13 @@ def _session_of(rec: dict[str, Any], kind: Any, last_sid: str | None) -> str | N
     return sid if isinstance(sid, str) and sid else None
 
 
-def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tuple[_Session, _Reply]] | None = None
+def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tuple[_Session, _Reply]]
               ) -> list[_Session]:
     """The session's run (its live branch) and one run per sub-agent, in the order they start; ``sid`` is the
     run id (the session id, with its project directory in front when the id is under two). Every reply's usage
     counts on the run it belongs to, whichever branch it is on, once per (message id, request id) across the
     tree: each reply is appended to ``spends`` as (its run, :func:`_reply_of` the line), in line order, for the
-    caller to count in the tree's order (:func:`_count_spends`); without ``spends``, counted here, once per reply
-    in these records."""
-    deferred: list[tuple[_Session, _Reply]] = [] if spends is None else spends
+    caller to count in the tree's order (:func:`_count_spends`)."""
     off_memo: dict[str, str] = {}  # message -> why it is off the followed branch
     parent_of = {r.uuid: r.parent for r in records if r.uuid is not None}
     by_uuid = {r.uuid: r for r in records if r.uuid is not None}
@@ -658,10 +656,10 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tupl
                 out.append(side[key])
             target = side[key]
             if counted:
-                deferred.append((target, _reply_of(r.rec)))
+                spends.append((target, _reply_of(r.rec)))
         elif live is None or r.uuid is None or r.uuid in live:
             if counted:
-                deferred.append((session, _reply_of(r.rec)))
+                spends.append((session, _reply_of(r.rec)))
             target = session
             lost = r.rec.get("logicalParentUuid")
             if (live is not None and r.rec.get("subtype") == "compact_boundary" and isinstance(lost, str)
@@ -671,7 +669,7 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tupl
                                       "imported with an empty replaced span"))
         else:
             if counted:  # spend is spend: a reply off the followed branch still cost its tokens
-                deferred.append((session, _reply_of(r.rec)))
+                spends.append((session, _reply_of(r.rec)))
             if r.kind in ("user", "assistant"):
                 why = _off_branch_reason(r.uuid, parent_of, live, off_memo)
                 session.off_branch[why] = session.off_branch.get(why, 0) + 1
@@ -691,8 +689,6 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tupl
             last["forks"] = last.get("forks", 0) + forks.pop(r.uuid)
     for s in out:
         s.meta.setdefault("project_dir", _project_dir(records[0].file))
-    if spends is None:
-        _count_spends(deferred, set())
     return [s for s in out if s.steps or s.comps or s.task is not None or s is session]
 
 
