@@ -253,7 +253,7 @@ class RunRows:
                                                              for e in es])
             passages = {p[0]: self.stored.get(p[0], []) for p in parsed}
         else:
-            passages = _evidence_of(None, run, c, parsed, index)
+            passages = _evidence_of(run, c, parsed, index)
         history_text = "\n".join(str(s.get(k) or "") for s in replaced for k in ("observation", "args", "text"))
         history_text += "\n" + (c.get("retained_turn") or "")
         scores = self.scores
@@ -279,26 +279,24 @@ class RunRows:
                 "label_source": label_source}
 
 
-def _evidence_of(evidence: pl.DataFrame | None, run: Mapping[str, Any], c: Mapping[str, Any],
-                 parsed: Sequence[tuple[str, int, str, str, str]], index: Any) -> dict[str, list[dict[str, Any]]]:
-    """Each entry's evidence passages (:func:`workbench.evidence.entry_evidence`) from the evidence table when it
-    holds this compaction's request, else from the request built here as the judge builds it."""
+def _evidence_of(run: Mapping[str, Any], c: Mapping[str, Any], parsed: Sequence[tuple[str, int, str, str, str]],
+                 index: Any) -> dict[str, list[dict[str, Any]]]:
+    """Each entry's evidence passages (:func:`workbench.evidence.request_evidence`) from the request built here
+    as the judge builds it (for a compaction no evidence table holds)."""
     from workbench.entries import request_id
 
     ids = [p[0] for p in parsed]
     rid = request_id(c["run_id"], c["boundary"])
-    if evidence is None or not evidence.height or not (evidence.get_column("request_id") == rid).any():
-        start, end = c.get("span_start"), c.get("span_end")
-        outputs = index.outputs(c["run_id"], start, end)
-        if c.get("retained_turn"):
-            outputs.append(c["retained_turn"])
-        request = build_request(task=run.get("task") or "", retained_turn=c.get("retained_turn") or "",
-                                previous_summary=c.get("previous_summary") or "", outputs=outputs,
-                                entries=[p[4] for p in parsed], request_id=rid)
-        return request_evidence(CompactionRequest(c["run_id"], c["boundary"], tuple(ids), request,
-                                                  tuple(index.output_steps(c["run_id"], start, end)),
-                                                  tuple(index.output_tools(c["run_id"], start, end))))
-    return entry_evidence(evidence, ids)
+    start, end = c.get("span_start"), c.get("span_end")
+    outputs = index.outputs(c["run_id"], start, end)
+    if c.get("retained_turn"):
+        outputs.append(c["retained_turn"])
+    request = build_request(task=run.get("task") or "", retained_turn=c.get("retained_turn") or "",
+                            previous_summary=c.get("previous_summary") or "", outputs=outputs,
+                            entries=[p[4] for p in parsed], request_id=rid)
+    return request_evidence(CompactionRequest(c["run_id"], c["boundary"], tuple(ids), request,
+                                              tuple(index.output_steps(c["run_id"], start, end)),
+                                              tuple(index.output_tools(c["run_id"], start, end))))
 
 
 # ---------------------------------------------------------------------------
