@@ -102,7 +102,8 @@ class ProcessWorkers:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._procs: list[Any] = []
-        self._pool = ThreadPoolExecutor(max_workers=max(1, n))
+        self._n = max(1, n)
+        self._pool = ThreadPoolExecutor(max_workers=self._n)
 
     def _proc(self) -> Any:
         import pickle
@@ -132,6 +133,14 @@ class ProcessWorkers:
         if ok:
             return value
         raise value
+
+    def start(self, module: str | None = None) -> None:
+        """Start every worker now, each importing ``module``, without waiting (so that their start overlaps the
+        caller's own work; otherwise a worker starts at its first job)."""
+        import importlib
+
+        for _ in range(self._n):
+            self.submit(importlib.import_module, module or __name__)
 
     def submit(self, fn: Callable[..., R], *args: Any) -> Any:
         """``fn(*args)`` in a worker process: a :class:`concurrent.futures.Future`."""

@@ -33,6 +33,7 @@ from workbench.adapters.codex import codex_runs, read_codex
 from workbench.adapters.frank import is_frank, read_frank
 from workbench.adapters.labelled_summaries import read_labelled_summaries
 from workbench.adapters.openai_chat import chat_to_run, openai_runs, read_openai_chat
+from workbench.adapters.staging import Parts
 from workbench.adapters.tau_bench import read_tau_bench
 from workbench.adapters.trajectory import read_trajectories, trajectory_runs, write_trajectories
 from workbench.jsonl import BadLines
@@ -94,20 +95,30 @@ def read_sessions(path: str | os.PathLike[str], *, bad: BadLines | None = None, 
 
 def session_runs(path: str | os.PathLike[str], fmt: str, *, bad: BadLines | None = None, since: str | None = None,
                  until: str | None = None, project: str | None = None, timings: dict[str, float] | None = None,
-                 ) -> Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]]:
+                 spill: Path | None = None, derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None
+                 = None) -> Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]] | Parts]:
     """The runs of a session log, ``(first line, run, steps, compactions)``, one at a time: ``fmt``
     ``claude-code`` or ``codex`` (a file or a directory), or ``sessions`` (a home with both: Claude Code's
-    files first, then Codex's, each run told apart by ``method``)."""
+    files first, then Codex's, each run told apart by ``method``). A large Claude Code tree's steps and
+    compactions come as :class:`~workbench.adapters.staging.Parts` written under ``spill`` by worker processes
+    (:func:`~workbench.adapters.claude_code.claude_code_runs`, with ``derive``)."""
     if fmt != "sessions":
-        reader = claude_code_runs if fmt == "claude-code" else codex_runs
-        yield from reader(path, bad=bad, since=since, until=until, project=project, timings=timings)
+        if fmt == "claude-code":
+            yield from claude_code_runs(path, bad=bad, since=since, until=until, project=project, timings=timings,
+                                        spill=spill, derive=derive)
+        else:
+            yield from codex_runs(path, bad=bad, since=since, until=until, project=project, timings=timings)
         return
     formats = directory_formats(path)
     if not formats:
         sniff_directory(path)  # the error naming the directory and its first file
     for name, files in sorted(formats.items()):
-        reader = claude_code_runs if name == "claude-code" else codex_runs
-        yield from reader(path, bad=bad, since=since, until=until, project=project, files=files, timings=timings)
+        if name == "claude-code":
+            yield from claude_code_runs(path, bad=bad, since=since, until=until, project=project, files=files,
+                                        timings=timings, spill=spill, derive=derive)
+        else:
+            yield from codex_runs(path, bad=bad, since=since, until=until, project=project, files=files,
+                                  timings=timings)
 
 
 def _format_of(path: str | os.PathLike[str], format: str | None) -> str:  # noqa: A002
@@ -132,6 +143,18 @@ def _format_of(path: str | os.PathLike[str], format: str | None) -> str:  # noqa
     return fmt
 
 
+def _entries_of(chunk: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """The entries of a chunk's compactions (``import --entries``), runs in the order the log has them (as its
+    compactions are), so that the table does not depend on how the log was cut into chunks or batches; a function
+    of this module, so that a worker process can be given it."""
+    from workbench.entries import entries_table
+
+    entries = entries_table(chunk["compactions"])  # (runs sorted by id, each in boundary and position order)
+    runs = chunk["compactions"].select(pl.col("run_id").unique(maintain_order=True)).with_row_index("run_order")
+    return {"entries": entries.join(runs, on="run_id", how="left").sort("run_order", maintain_order=True)
+            .drop("run_order")}
+
+
 def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None, format: str | None = None,  # noqa: A002
                *, entries: bool = False, replace: bool = False, bad: BadLines | None = None,
                since: str | None = None, until: str | None = None, project: str | None = None,
@@ -151,7 +174,6 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     (the parts streamed into the tables and moved into place).
     """
     from workbench.adapters.staging import stream_tables
-    from workbench.entries import entries_table
     from workbench.tables import write_tables
 
     path = Path(path)
@@ -160,11 +182,14 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
 
         check_not_input(out, [path])
     fmt = _format_of(path, format)
-    derive = (lambda chunk: {"entries": entries_table(chunk["compactions"])}) if entries else None
+    derive = _entries_of if entries else None
     if fmt in STREAMING:
         return stream_tables(path, STREAMING[fmt](path), out, replace=replace, derive=derive, timings=timings)
     if fmt in DIRECTORY_FORMATS or fmt == "sessions":  # sessions: streamed a group of files at a time
-        runs = session_runs(path, fmt, bad=bad, since=since, until=until, project=project, timings=timings)
+        def runs(spill: Path | None) -> Iterator[Any]:
+            return session_runs(path, fmt, bad=bad, since=since, until=until, project=project, timings=timings,
+                                spill=spill, derive=derive)
+
         return stream_tables(path, runs, out, replace=replace, derive=derive, timings=timings)
     if since or until or project:
         raise SchemaError(f"since, until and project select sessions of {' or '.join(DIRECTORY_FORMATS)} logs, not "

@@ -58,14 +58,14 @@ import os
 import re
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from workbench.adapters.staging import collect_runs
+from workbench.adapters.staging import Parts, RunTables, collect_runs
 from workbench.adapters.trajectory import encode_args, widen_span
 from workbench.jsonl import BadLines, LogWarning, json_lines
 from workbench.logfiles import project_dir as _project_dir
@@ -169,6 +169,7 @@ class _Session:
     by_model: dict[str, dict[str, int]] = field(default_factory=dict)  # the same per model
     models: list[str] = field(default_factory=list)
     off_branch: dict[str, int] = field(default_factory=dict)  # reason -> messages off the followed branch
+    sizes: tuple[int, int] = (0, 0)  # (steps, compactions) handed over by close()
 
     def spend(self, reply: _Reply) -> None:
         """Count one reply's usage and model (:func:`_reply_of`; the caller counts each reply once, whichever
@@ -349,29 +350,42 @@ class _Session:
                                                   "not a compaction row, counted in unsummarized_boundaries"))
 
     def finish(self) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+        """The run's row, steps and compactions (:meth:`close`, then :meth:`run_row`)."""
+        steps, comps = self.close()
+        return self.run_row(), steps, comps
+
+    def close(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """End the session (a boundary still waiting is unsummarized; untyped lines are said) and hand over its
+        steps and compactions, each naming the run; the session keeps their counts, for :meth:`run_row`."""
         if self.boundary is not None:
             self._unsummarized()
             self.boundary = None
         if self.untyped:
             self.notes.append((*self.first_untyped, f"{self.untyped} line(s) without 'type' (an older client's) read by "
                                "their message's role, as ccusage reads them"))
+        steps, comps = self.steps, self.comps
+        for st in steps:
+            st["run_id"] = self.run_id
+        for c in comps:
+            c["run_id"] = self.run_id
+        self.sizes = (len(steps), len(comps))
+        self.steps, self.comps, self.calls, self.step_uuid = [], [], {}, {}
+        return steps, comps
+
+    def run_row(self) -> dict[str, Any]:
+        """The run's row, once the session is closed and its replies counted (:meth:`spend`)."""
         usage = {c: self.spent.get(c, 0) for c in ("usage_input_tokens", "usage_output_tokens",
                                                     "usage_cache_read_tokens", "usage_cache_creation_tokens",
                                                     "usage_replies")}
-        run = {"run_id": self.run_id, "task_id": self.run_id, "scenario_id": self.parent or self.run_id,
-               "method": "claude_code", "task": self.task,
-               "steps": len(self.steps), "compactions": len(self.comps), "parent_run_id": self.parent,
-               "unsummarized_boundaries": self.unsummarized, "abandoned_branches": self.abandoned, **self.meta,
-               "models": list(self.models), **usage, "usage_definition": USAGE_DEFINITION,
-               "usage_by_model": json.dumps(self.by_model, sort_keys=True) if self.by_model else None,
-               "off_branch_lines": sum(self.off_branch.values()),
-               "off_branch_reason": "; ".join(f"{reason}: {n}" for reason, n in sorted(self.off_branch.items()))
-               or None}
-        for st in self.steps:
-            st["run_id"] = self.run_id
-        for c in self.comps:
-            c["run_id"] = self.run_id
-        return run, self.steps, self.comps
+        return {"run_id": self.run_id, "task_id": self.run_id, "scenario_id": self.parent or self.run_id,
+                "method": "claude_code", "task": self.task,
+                "steps": self.sizes[0], "compactions": self.sizes[1], "parent_run_id": self.parent,
+                "unsummarized_boundaries": self.unsummarized, "abandoned_branches": self.abandoned, **self.meta,
+                "models": list(self.models), **usage, "usage_definition": USAGE_DEFINITION,
+                "usage_by_model": json.dumps(self.by_model, sort_keys=True) if self.by_model else None,
+                "off_branch_lines": sum(self.off_branch.values()),
+                "off_branch_reason": "; ".join(f"{reason}: {n}" for reason, n in sorted(self.off_branch.items()))
+                or None}
 
 
 def _preserved(meta: dict[str, Any]) -> tuple[str, str | None] | frozenset[str] | None:
@@ -422,7 +436,9 @@ def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = Non
 
 def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
                      until: str | None = None, project: str | None = None, files: Sequence[Path] | None = None,
-                     timings: dict[str, float] | None = None) -> Iterator[_RunRows]:
+                     timings: dict[str, float] | None = None, spill: Path | None = None,
+                     derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None,
+                     ) -> Iterator[_RunRows | Parts]:
     """:func:`read_claude_code`'s runs one at a time, ``(first line, run, steps, compactions)``, in bounded memory.
 
     The files are first scanned for the session ids their lines name (bytes only, no parsing); files that share
@@ -430,27 +446,149 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     the tree's. Runs come group by group (groups in the order of their first file). A reply (message id +
     request id) counts where it is first read. ``timings`` adds the seconds spent scanning (``scan``) and
     reading and building runs (``parse``).
+
+    A tree of more than :data:`PARALLEL_BYTES` is read by worker processes, one a core, a batch of groups each
+    (:func:`_batch_job`): a worker builds its groups' steps and compactions into validated tables (with
+    ``derive``'s, as :class:`~workbench.adapters.staging.RunTables` derives them) and writes them as Parquet
+    parts under ``spill`` (a temporary directory when None), which come as
+    :class:`~workbench.adapters.staging.Parts` after the batch's runs (rows with no steps or compactions). The
+    parent counts the replies in the tree's order and says the warnings, skipped lines and first error in the
+    order one process gives them; ``parse`` then includes the workers' building of tables.
     """
+    from workbench.executors import usable_cores
+
     bad = bad if bad is not None else BadLines()
+    listed = list(files) if files is not None else session_files(path)
+    workers = min(usable_cores(), len(listed))
+    if workers >= 2 and sum(f.stat().st_size for f in listed) > PARALLEL_BYTES:
+        yield from _parallel_runs(Path(path), listed, workers, bad, since, until, project, timings, spill, derive)
+        return
     clock = time.perf_counter()
-    groups = _file_groups(list(files) if files is not None else session_files(path))
+    groups = _file_groups(listed)
     if timings is not None:
         timings["scan"] = timings.get("scan", 0.0) + time.perf_counter() - clock
     replies: set[tuple[str, str]] = set()  # (message.id, requestId) counted anywhere in the tree: a resumed
-    read = _groups_read(groups, bad, since, until, project)  # session's copies count where they first appear
-    while True:
+    for group in groups:  # session's copies count where they first appear
         clock = time.perf_counter()
-        got = next(read, None)
-        if got is None:
-            break
-        runs, spends = got
+        runs, spends = _group_runs(group, bad, since, until, project)
         _count_spends(spends, replies)
         if timings is not None:
             timings["parse"] = timings.get("parse", 0.0) + time.perf_counter() - clock
         for session in runs:
             yield session.first_line, *session.finish()
-            for where, line, note in sorted(session.notes):
-                warnings.warn(f"{where}:{line}: {note}", TranscriptWarning, stacklevel=2)
+            _say_notes(session)
+
+
+def _say_notes(session: _Session) -> None:
+    for where, line, note in sorted(session.notes):
+        warnings.warn(f"{where}:{line}: {note}", TranscriptWarning, stacklevel=3)
+
+
+def _parallel_runs(path: Path, files: list[Path], workers: int, bad: BadLines, since: str | None, until: str | None,
+                   project: str | None, timings: dict[str, float] | None, spill: Path | None,
+                   derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None,
+                   ) -> Iterator[_RunRows | Parts]:
+    """:func:`claude_code_runs` with worker processes: they start (importing this module) while the files are
+    scanned here, then take batches of groups in order, a few batches ahead of the one counted here."""
+    import contextlib
+    import tempfile
+
+    from workbench.executors import ProcessWorkers
+
+    with contextlib.ExitStack() as stack:
+        pool = stack.enter_context(ProcessWorkers(workers))
+        pool.start(__name__)
+        if spill is None:  # the parts are read as they come, then removed with the directory
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="claude-code-"))
+        else:  # the parts stay until the caller has merged them, and removes ``spill``
+            spill.mkdir(parents=True, exist_ok=True)
+            tmp = tempfile.mkdtemp(prefix="claude-code-", dir=spill)
+        clock = time.perf_counter()
+        groups = _file_groups(files)
+        if timings is not None:
+            timings["scan"] = timings.get("scan", 0.0) + time.perf_counter() - clock
+        batches = _batches(groups, workers)
+        todo = iter(enumerate(batches))
+
+        def submit() -> Any:
+            nxt = next(todo, None)
+            if nxt is None:
+                return None
+            k, batch = nxt
+            return pool.submit(_batch_job, batch, bad.skip_invalid, since, until, project, str(path),
+                               str(Path(tmp) / f"batch-{k:06d}"), derive)
+
+        ahead = [f for f in (submit() for _ in range(2 * workers)) if f is not None]
+        replies: set[tuple[str, str]] = set()
+        while ahead:
+            clock = time.perf_counter()
+            done, parts = ahead.pop(0).result()
+            if (future := submit()) is not None:
+                ahead.append(future)
+            if timings is not None:
+                timings["parse"] = timings.get("parse", 0.0) + time.perf_counter() - clock
+            for runs, spends, said, skipped, error in done:
+                for category, message in said:
+                    warnings.warn(message, category, stacklevel=3)
+                bad.truncated.extend(skipped.truncated)
+                bad.skipped.extend(skipped.skipped)
+                if error is not None:
+                    for future in ahead:
+                        future.cancel()
+                    raise error
+                _count_spends([(runs[k] if k >= 0 else None, reply) for k, reply in spends], replies)
+                for session in runs:
+                    yield session.first_line, session.run_row(), [], []
+                    _say_notes(session)
+            yield parts
+
+
+def _batches(groups: list[list[Path]], workers: int) -> list[list[list[Path]]]:
+    """The groups, in order, in batches of about ``BATCH_BYTES`` of files (fewer bytes when the tree is small, so
+    that each worker has several batches)."""
+    sizes = [sum(f.stat().st_size for f in group) for group in groups]
+    target = max(BATCH_BYTES // 8, min(BATCH_BYTES, sum(sizes) // (8 * workers)))
+    batches: list[list[list[Path]]] = []
+    size = target
+    for group, n in zip(groups, sizes, strict=True):
+        if size >= target:
+            batches.append([])
+            size = 0
+        batches[-1].append(group)
+        size += n
+    return batches
+
+
+def _batch_job(groups: list[list[Path]], skip_invalid: bool, since: str | None, until: str | None,
+               project: str | None, where: str, out: str,
+               derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None,
+               ) -> tuple[list[tuple[list[_Session], list[tuple[int, _Reply]], list[tuple[type[Warning], str]],
+                                     BadLines, BaseException | None]], Parts]:
+    """A batch of groups in a worker process. For each group in order: its closed runs (their steps and
+    compactions handed over), the replies to count (by the index of their run in the runs, -1 for a run not
+    selected), the warnings it gave, the lines it skipped, and the error that stopped it (the last group read:
+    the parent raises it when it comes to this group, so the first error in the tree's order is the one said).
+    Then the steps and compactions of every group, validated and written as Parquet parts under ``out``."""
+    builder = RunTables(Path(where), spill=Path(out), derive=derive, with_runs=False)
+    done: list[tuple[list[_Session], list[tuple[int, _Reply]], list[tuple[type[Warning], str]], BadLines,
+                     BaseException | None]] = []
+    for files in groups:
+        bad = BadLines(skip_invalid=skip_invalid)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                runs, spends = _group_runs(files, bad, since, until, project)
+                for session in runs:
+                    builder.add_run(session.first_line, {"run_id": session.run_id}, *session.close())
+            except Exception as err:  # noqa: BLE001 - raised again in the parent, in order
+                done.append(([], [], [(w.category, str(w.message)) for w in caught], bad, err))
+                break
+        index = {id(session): k for k, session in enumerate(runs)}
+        done.append((runs, [(index[id(t)] if t is not None else -1, reply) for t, reply in spends],
+                     [(w.category, str(w.message)) for w in caught], bad, None))
+    builder.flush()
+    return done, Parts({name: parts for name, parts in builder.parts.items()},
+                       {name: n for name, n in builder.counts.items() if name != "runs"})
 
 
 _RunRows = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
@@ -458,6 +596,9 @@ _RunRows = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]
 #: bytes of session files above which groups are read by worker processes, one a core (below, starting them
 #: costs more than they save)
 PARALLEL_BYTES = 64 << 20
+
+#: bytes of session files a worker reads as one batch (:func:`_batch_job`), at most
+BATCH_BYTES = 64 << 20
 
 #: ``"sessionId": "..."`` in a line's bytes (the prescan that groups files; an id's escapes are kept as written)
 _SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -555,59 +696,6 @@ def _group_runs(files: list[Path], bad: BadLines, since: str | None, until: str 
         chosen.extend(session for session in runs if id(session) in keep)
         spends.extend((target if id(target) in keep else None, reply) for target, reply in mine)
     return chosen, spends
-
-
-def _group_job(files: list[Path], skip_invalid: bool, since: str | None, until: str | None, project: str | None
-               ) -> tuple[list[_Session], list[tuple[int, _Reply]], list[tuple[type[Warning], str]],
-                          BadLines, BaseException | None]:
-    """:func:`_group_runs` in a worker process: the runs, the replies to count (by the index of their run in the
-    runs, -1 for a run not selected), the warnings it gave, the lines it skipped, and the error that stopped it
-    (the parent raises it when it comes to this group, so the first error in the tree's order is the one said)."""
-    bad = BadLines(skip_invalid=skip_invalid)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            runs, spends = _group_runs(files, bad, since, until, project)
-        except Exception as err:  # noqa: BLE001 - raised again in the parent, in order
-            return [], [], [(w.category, str(w.message)) for w in caught], bad, err
-    where = {id(session): k for k, session in enumerate(runs)}
-    return (runs, [(where[id(t)] if t is not None else -1, reply) for t, reply in spends],
-            [(w.category, str(w.message)) for w in caught], bad, None)
-
-
-def _groups_read(groups: list[list[Path]], bad: BadLines, since: str | None, until: str | None,
-                 project: str | None) -> Iterator[tuple[list[_Session], list[tuple[_Session | None, _Reply]]]]:
-    """Each group's :func:`_group_runs`, in the groups' order: in this process, or, for a tree of more than
-    :data:`PARALLEL_BYTES` in more than one group on more than one core, in worker processes (one a core, a
-    few groups ahead), their warnings and skipped lines given here in the same order."""
-    from workbench.executors import ProcessWorkers, usable_cores
-
-    workers = min(usable_cores(), len(groups))
-    if workers < 2 or sum(f.stat().st_size for g in groups for f in g) <= PARALLEL_BYTES:
-        for group in groups:
-            yield _group_runs(group, bad, since, until, project)
-        return
-    with ProcessWorkers(workers) as pool:
-        ahead: list[Any] = []
-        todo = iter(groups)
-        for group in todo:
-            ahead.append(pool.submit(_group_job, group, bad.skip_invalid, since, until, project))
-            if len(ahead) >= 2 * workers:
-                break
-        while ahead:
-            runs, spends, said, skipped, error = ahead.pop(0).result()
-            nxt = next(todo, None)
-            if nxt is not None:
-                ahead.append(pool.submit(_group_job, nxt, bad.skip_invalid, since, until, project))
-            for category, message in said:
-                warnings.warn(message, category, stacklevel=4)
-            bad.truncated.extend(skipped.truncated)
-            bad.skipped.extend(skipped.skipped)
-            if error is not None:
-                for future in ahead:
-                    future.cancel()
-                raise error
-            yield runs, [(runs[k] if k >= 0 else None, reply) for k, reply in spends]
 
 
 def _session_of(rec: dict[str, Any], kind: Any, last_sid: str | None) -> str | None:

@@ -3,6 +3,9 @@
 :class:`RunTables` holds at most a chunk of rows; :func:`collect_runs` returns the tables in memory,
 :func:`stream_tables` spills each chunk as a Parquet part and streams the parts into one file per table in a
 temporary sibling of the output, moved into place only when the whole log was valid.
+
+An adapter that builds rows in worker processes yields :class:`Parts` among its runs: tables a worker already
+validated and wrote as Parquet parts, taken in the order they come, as rows are.
 """
 
 from __future__ import annotations
@@ -29,6 +32,19 @@ _CHUNK_TEXT = 8 << 20  # ... or characters of their texts (a coding session's to
 
 
 @dataclass
+class Parts:
+    """Rows an adapter's worker already gathered with a :class:`RunTables` of its own (validated chunk by chunk)
+    and spilled: each table's Parquet parts in order, and its row count. Their runs come as rows of their own
+    (with no steps or compactions), before or after; a run's uniqueness is checked where the runs are."""
+
+    parts: dict[str, list[Path]]
+    counts: dict[str, int]
+
+
+_RunItem = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
+
+
+@dataclass
 class RunTables:
     """Gathers an adapter's rows of runs, steps and compactions in bounded chunks, validated chunk by chunk.
 
@@ -36,19 +52,22 @@ class RunTables:
     chunk is written there as a Parquet part as soon as it is full, so memory stays bounded by a
     chunk whatever the log's size, and :meth:`finish_into` streams the parts into one Parquet file
     per table. With ``keep=False`` chunks are validated and counted, then dropped (``validate``).
-    ``derive`` maps a chunk's tables to more tables (the entries of its compactions).
+    ``derive`` maps a chunk's tables to more tables (the entries of its compactions). With ``with_runs=False``
+    (a worker's builder) the runs' rows are only checked, not kept: the rows of their steps and compactions are.
     """
 
     path: Path
     spill: Path | None = None
     keep: bool = True
     derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None
+    with_runs: bool = True
     chunks: dict[str, list[pl.DataFrame]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
     rows: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
     run_lines: dict[str, int] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     parts: dict[str, list[Path]] = field(default_factory=dict)
     pending: int = 0
+    pending_runs: int = 0
     pending_text: int = 0
 
     def add_run(self, number: int, run: dict[str, Any], steps: list[dict[str, Any]], compactions: list[dict[str, Any]]) -> None:
@@ -69,30 +88,50 @@ class RunTables:
                         expected=f"a unique (run_id, {key}) in run {run_id!r}", got=f"duplicate {key} {row[key]}",
                     )
                 seen.add(row[key])
-        self.rows["runs"].append(run)
+        if self.with_runs:
+            self.rows["runs"].append(run)
         self.rows["steps"].extend(steps)
         self.rows["compactions"].extend(compactions)
         self.pending += 1 + len(steps) + len(compactions)
+        self.pending_runs += 1
         self.pending_text += sum(_chars(row.get("observation")) + _chars(row.get("text")) + _chars(row.get("args"))
                                  for row in steps)
         self.pending_text += sum(_chars(row.get("candidate_summary")) for row in compactions)
-        if len(self.rows["runs"]) >= _CHUNK_RUNS or self.pending >= _CHUNK_ROWS or self.pending_text >= _CHUNK_TEXT:
+        if self.pending_runs >= _CHUNK_RUNS or self.pending >= _CHUNK_ROWS or self.pending_text >= _CHUNK_TEXT:
             self.flush()
 
+    def add_parts(self, written: Parts) -> None:
+        """Take tables a worker wrote (:class:`Parts`), after the rows gathered so far: spilled parts are merged
+        with this builder's own in :meth:`finish_into`; in memory they are read back as chunks."""
+        if any(self.rows.get(name) for name in written.parts):  # rows of the same table gathered before come first
+            self.flush()
+        for name, parts in written.parts.items():
+            self.counts[name] = self.counts.get(name, 0) + written.counts.get(name, 0)
+            if not self.keep:
+                continue
+            if self.spill is None:
+                self.chunks.setdefault(name, []).extend(pl.read_parquet(part) for part in parts)
+            else:
+                self.parts.setdefault(name, []).extend(parts)
+        for name in written.counts:
+            self.counts.setdefault(name, 0)
+
     def flush(self) -> None:
-        """Turn the rows gathered so far into a validated chunk (kept, spilled or dropped)."""
-        if not self.rows["runs"]:
+        """Turn the rows gathered so far into a validated chunk (kept, spilled or dropped). A table with no rows in
+        the chunk is counted, not kept: the tables' columns are those of their rows, however they were chunked."""
+        if not self.pending_runs:
             return
         streaming = self.spill is not None or not self.keep
+        names = TRAJECTORY_TABLES if self.with_runs else tuple(t for t in TRAJECTORY_TABLES if t != "runs")
         chunk = {name: validate(name, rows_frame(name, self.rows[name]), file=str(self.path)) if streaming
-                 else rows_frame(name, self.rows[name]) for name in TRAJECTORY_TABLES}  # in memory: validated whole
+                 else rows_frame(name, self.rows[name]) for name in names}  # in memory: validated whole
         if self.derive is not None:
             chunk.update(self.derive(chunk))
         self.rows = {t: [] for t in TRAJECTORY_TABLES}
-        self.pending = self.pending_text = 0
+        self.pending = self.pending_runs = self.pending_text = 0
         for name, frame in chunk.items():
             self.counts[name] = self.counts.get(name, 0) + frame.height
-            if not self.keep:
+            if not self.keep or frame.height == 0:
                 continue
             if self.spill is None:
                 self.chunks.setdefault(name, []).append(frame)
@@ -107,7 +146,8 @@ class RunTables:
         """The tables, in memory (each validated whole once more: keys across chunks)."""
         self.flush()
         out = {}
-        for name, parts in self.chunks.items():
+        for name in dict.fromkeys([*self.chunks, *self.counts]):
+            parts = self.chunks.get(name, [])
             frame = pl.concat(parts, how="diagonal_relaxed") if parts else schema.empty(name)
             out[name] = validate(name, frame, file=str(self.path))
         return out
@@ -117,7 +157,7 @@ class RunTables:
         the row counts. Parts whose columns differ (a column all null in one chunk) are unified first."""
         assert self.spill is not None, "finish_into needs a spill directory"
         self.flush()
-        names = list(dict.fromkeys([*TRAJECTORY_TABLES, *self.parts]))
+        names = list(dict.fromkeys([*TRAJECTORY_TABLES, *self.counts, *self.parts]))
         for name in names:
             target = staging / f"{name}.parquet"
             parts = self.parts.get(name, [])
@@ -133,16 +173,19 @@ def _chars(value: Any) -> int:
     return len(value) if isinstance(value, str) else 0
 
 
-def collect_runs(path: Path, runs: Iterable[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
-                 ) -> dict[str, pl.DataFrame]:
-    """An adapter's runs (``(line, run, steps, compactions)``) gathered into the tables, in memory."""
+def collect_runs(path: Path, runs: Iterable[_RunItem | Parts]) -> dict[str, pl.DataFrame]:
+    """An adapter's runs (``(line, run, steps, compactions)``, or :class:`Parts`) gathered into the tables, in
+    memory."""
     builder = RunTables(path)
-    for number, run, steps, comps in runs:
-        builder.add_run(number, run, steps, comps)
+    for item in runs:
+        if isinstance(item, Parts):
+            builder.add_parts(item)
+        else:
+            builder.add_run(*item)
     return builder.finish()
 
 
-def stream_tables(path: Path, runs: Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
+def stream_tables(path: Path, runs: Iterator[_RunItem | Parts] | Callable[[Path | None], Iterator[_RunItem | Parts]],
                   directory: str | os.PathLike[str] | None, *, replace: bool = False,
                   derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None,
                   timings: dict[str, float] | None = None) -> dict[str, int]:
@@ -152,21 +195,23 @@ def stream_tables(path: Path, runs: Iterator[tuple[int, dict[str, Any], list[dic
     Memory is bounded by a chunk, not the log. Everything is written into a temporary sibling of
     ``directory`` and moved into place only when the whole log was valid, so an error (named
     ``FILE:LINE``) leaves ``directory`` as it was, and no directory at all if it did not exist. ``timings`` adds
-    the seconds spent validating and spilling chunks (``tables``) and writing the tables (``write``).
+    the seconds spent validating and spilling chunks (``tables``) and writing the tables (``write``). ``runs`` may
+    be a function of a directory, where an adapter's workers write their :class:`Parts` (None: only validating).
     """
     if directory is None:
         builder = RunTables(path, keep=False, derive=derive)
-        _add_all(builder, runs, timings)
+        _add_all(builder, runs(None) if callable(runs) else runs, timings)
         return {name: builder.counts.get(name, 0) for name in dict.fromkeys([*TRAJECTORY_TABLES, *builder.counts])}
     directory = Path(directory)
     directory.parent.mkdir(parents=True, exist_ok=True)
     staging = make_staging(directory)  # (after removing what a SIGKILLed import left beside the same output)
     try:
         builder = RunTables(path, spill=staging / ".parts", derive=derive)
-        _add_all(builder, runs, timings)
+        _add_all(builder, runs(staging / ".workers") if callable(runs) else runs, timings)
         clock = time.perf_counter()
         counts = builder.finish_into(staging)
         shutil.rmtree(staging / ".parts", ignore_errors=True)
+        shutil.rmtree(staging / ".workers", ignore_errors=True)
         move_into_place(staging, directory, replace=replace)
         if timings is not None:
             timings["write"] = timings.get("write", 0.0) + time.perf_counter() - clock
@@ -175,14 +220,16 @@ def stream_tables(path: Path, runs: Iterator[tuple[int, dict[str, Any], list[dic
     return counts
 
 
-def _add_all(builder: RunTables, runs: Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]],
-             timings: dict[str, float] | None) -> None:
-    """Every run into ``builder`` (its last chunk flushed), the time spent in the builder added to
-    ``timings["tables"]``."""
+def _add_all(builder: RunTables, runs: Iterator[_RunItem | Parts], timings: dict[str, float] | None) -> None:
+    """Every run (and :class:`Parts`) into ``builder`` (its last chunk flushed), the time spent in the builder added
+    to ``timings["tables"]``."""
     spent = 0.0
-    for number, run, steps, comps in runs:
+    for item in runs:
         clock = time.perf_counter()
-        builder.add_run(number, run, steps, comps)
+        if isinstance(item, Parts):
+            builder.add_parts(item)
+        else:
+            builder.add_run(*item)
         spent += time.perf_counter() - clock
     clock = time.perf_counter()
     builder.flush()
@@ -191,4 +238,4 @@ def _add_all(builder: RunTables, runs: Iterator[tuple[int, dict[str, Any], list[
         timings["tables"] = timings.get("tables", 0.0) + spent
 
 
-__all__ = ["collect_runs", "RunTables", "stream_tables"]
+__all__ = ["collect_runs", "Parts", "RunTables", "stream_tables"]
