@@ -136,3 +136,31 @@ def test_byte_order_mark_and_missing_file(tmp_path: Path, capsys: pytest.Capture
     assert read_log(log)["runs"]["run_id"].to_list() == ["r0"]
     assert main(["validate", str(tmp_path / "nope.jsonl")]) == 2
     assert capsys.readouterr().err.strip() == f"workbench validate: {tmp_path / 'nope.jsonl'}: no such file, expected a log file"
+
+
+def test_args_text_is_what_json_dumps_writes_whatever_the_value_holds() -> None:
+    """encode_args writes most values with orjson, which is faster: its text must be json.dumps' (the reference)
+    for every kind of value a tool call's arguments hold, the awkward ones too: floats (orjson writes 1e-05 as
+    0.00001), integers beyond 64 bits, keys that are not strings, control characters, lone surrogates, line
+    separators, astral characters, deep nesting."""
+    import json
+    import random
+
+    from workbench.adapters.trajectory import encode_args
+
+    def reference(value: object) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+    awkward = [{"x": 1e-05}, [1e16, 0.1, -0.0], {"n": 2**64, "m": -2**63 - 1}, {1: "int key"}, {"s": "\ud800 lone"},
+               {"c": "".join(chr(i) for i in range(0x20)) + "\x7f\u0085\u2028\u2029\ufeff"}, {"e": "😀 é \U0010ffff"},
+               {"deep": json.loads("[" * 300 + "]" * 300)}, {"path": "a\\b\"c'd/e"}, [], {}, "text", 7, True, False]
+    rng = random.Random(44)
+    alphabet = [chr(i) for i in range(0x250)] + ["\u2028", "😀", "\ufeff", "\ud7ff", "\ue000", "\uffff"]
+    for _ in range(2000):
+        s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10)))
+        awkward.append({s: [s, rng.randint(-2**63, 2**63 - 1), None, {"k": s, "b": rng.random() < 0.5}]})
+    for value in awkward:
+        assert encode_args(value) == reference(value), value
+    assert encode_args(None) is None
+    with pytest.raises(ValueError):
+        encode_args({"x": float("nan")})  # as json.dumps with allow_nan=False

@@ -135,10 +135,15 @@ class _Record:
         self.turn = kind == "user" or kind == "assistant" or (kind == "system"
                                                               and rec.get("subtype") == "compact_boundary")
         self.side = bool(rec.get("isSidechain"))
-        msg = rec.get("message")
-        content = msg.get("content") if isinstance(msg, dict) else None
-        self.is_result = isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
-                                                           for b in content)
+        self.is_result = False
+        if kind == "user":  # (only a user's message carries tool results)
+            msg = rec.get("message")
+            content = msg.get("content") if isinstance(msg, dict) else None
+            if isinstance(content, list):
+                for b in content:
+                    if isinstance(b, dict) and b.get("type") == "tool_result":
+                        self.is_result = True
+                        break
 
 
 @dataclass
@@ -198,20 +203,25 @@ class _Session:
 
     def read(self, r: _Record) -> None:
         rec = r.rec
+        get = rec.get
         self.file = r.file
         kind = r.kind
-        if kind is not None and rec.get("type") is None:  # an older client's line: said once per session
+        if kind is not None and get("type") is None:  # an older client's line: said once per session
             if not self.untyped:
                 self.first_untyped = (str(r.file), r.line)
             self.untyped += 1
-        ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
-        if ts is not None:
-            widen_span(self.meta, ts)
-        for key, column in (("cwd", "project"), ("gitBranch", "git_branch")):
-            if isinstance(rec.get(key), str) and rec[key]:
-                self.meta.setdefault(column, rec[key])
-        if isinstance(rec.get("version"), str):
-            self.meta["client_version"] = rec["version"]
+        meta = self.meta
+        ts = get("timestamp")
+        if isinstance(ts, str):
+            widen_span(meta, ts)
+        else:
+            ts = None
+        if "project" not in meta and isinstance(v := get("cwd"), str) and v:
+            meta["project"] = v
+        if "git_branch" not in meta and isinstance(v := get("gitBranch"), str) and v:
+            meta["git_branch"] = v
+        if isinstance(v := get("version"), str):
+            meta["client_version"] = v
         before = len(self.steps)
         if kind == "user":
             self.user(r.line, rec)
@@ -406,17 +416,21 @@ def _step_text(step: dict[str, Any]) -> str:
 
 
 def _usage(step: dict[str, Any], usage: dict[str, Any]) -> None:
-    def count(key: str) -> int | None:
-        v = usage.get(key)
-        return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-    fresh, read, made = (count(k) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+    if not usage:
+        return
+    fresh, read, made, out = (_count_of(usage.get(k)) for k in ("input_tokens", "cache_read_input_tokens",
+                                                                 "cache_creation_input_tokens", "output_tokens"))
     if fresh is not None or read or made:
         step["input_tokens"] = (fresh or 0) + (read or 0) + (made or 0)  # the whole prompt, as Peak needs
         step["cache_read_tokens"] = read or 0
         step["cache_creation_tokens"] = made or 0
-    if count("output_tokens") is not None:
-        step["output_tokens"] = count("output_tokens")
+    if out is not None:
+        step["output_tokens"] = out
+
+
+def _count_of(v: Any) -> int | None:
+    """A count as the log has it (an integer, not a boolean), else None."""
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
