@@ -48,6 +48,28 @@ def test_a_worker_that_dies_is_said_and_replaced() -> None:
         assert pool.submit(pow, 2, 10).result(timeout=60) == 1024
 
 
+def test_workers_started_ahead_are_taken_once_for_their_count_and_stopped_otherwise() -> None:
+    """``workbench import`` starts the workers before its own imports (start_workers) and the reader takes them
+    (workers): the same processes must serve the reader, a pool started for another count must be stopped, not
+    left running, and a second take must start new ones."""
+    from workbench import executors
+
+    executors.start_workers(2)
+    pool = executors.workers(2)
+    with pool:
+        pids = {pool.submit(_square_and_say, k).result(timeout=60)[1] for k in range(4)}
+        started = {p.pid for p in pool._procs}
+        assert pids <= started and len(started) == 2  # no process beyond the two started ahead
+    assert all(p.poll() is not None for p in pool._procs) or not pool._procs
+    executors.start_workers(2)
+    ahead = executors._STARTED[-1]
+    procs = list(ahead._procs)
+    with executors.workers(3) as other:
+        assert other is not ahead and other.size == 3
+        assert all(p.wait(timeout=10) is not None for p in procs)  # the pool for two was stopped
+    assert executors.workers(2) is not pool and not executors._STARTED
+
+
 @pytest.mark.parametrize("how", ["script", "stdin"])
 def test_a_script_without_a_main_guard_reads_a_large_tree_in_workers(tmp_path: Path, how: str) -> None:
     """The usage pass and the import, in worker processes (the size threshold set to 0), from a script with no

@@ -273,6 +273,37 @@ def test_an_import_built_by_workers_writes_the_tables_one_process_writes(tmp_pat
     assert sorted(p.name for p in (tmp_path / "spawned").iterdir()) == sorted(p.name for p in (tmp_path / "alone").iterdir())
 
 
+def test_a_scan_shared_with_workers_groups_the_files_as_one_process_does(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above PARALLEL_BYTES the session-id scan is shared: workers take runs of files from the front while this
+    process takes them back from the end. The groups must be those of the scan in one process, whoever scanned
+    which file, and both sides must have scanned (this process slowed, so that the workers take some)."""
+    import time
+
+    from workbench.adapters import claude_code
+    from workbench.executors import ProcessWorkers
+
+    _many_groups(tmp_path, bad_line=False)
+    files = session_files_of(tmp_path)
+    alone = _file_groups(files)
+    here: list[Path] = []
+    scan_here = claude_code._session_ids
+
+    def slow(file: Path) -> set[bytes]:
+        here.append(file)
+        time.sleep(0.3)
+        return scan_here(file)
+
+    monkeypatch.setattr(claude_code, "SCAN_BYTES", 1)  # a run a file
+    monkeypatch.setattr(claude_code, "_session_ids", slow)
+    with ProcessWorkers(2) as pool:
+        pool.start("workbench.adapters.claude_code")
+        assert pool.submit(len, "ready").result(timeout=60) == 5  # (the workers are up)
+        shared = _file_groups(files, pool)
+    assert shared == alone and len(alone) == 6
+    assert 0 < len(here) < len(files) and files[-1] in here and files[0] not in here
+
+
 def session_files_of(root: Path) -> list[Path]:
     from workbench.adapters.claude_code import session_files
 

@@ -13,6 +13,11 @@ from workbench.errors import SchemaError
 from workbench.jsonl import BadLines, json_lines
 
 
+#: bytes of Claude Code session files above which an import reads them in worker processes, one a core (below,
+#: starting them costs more than they save)
+PARALLEL_BYTES = 64 << 20
+
+
 def sniff_format(path: str | os.PathLike[str]) -> str:
     """Guess a log's format: ``tau-bench`` for a JSON list of runs with ``traj``; from the first JSONL
     record, ``openai`` if it has ``messages``, ``labelled-summaries`` if it has ``summary`` and ``source_id``,
@@ -87,4 +92,4 @@ def project_dir(file: Path) -> str:
     return parent.name
 
 
-__all__ = ["directory_formats", "input_bytes", "project_dir", "session_format", "sniff_directory", "sniff_format"]
+__all__ = ["PARALLEL_BYTES", "directory_formats", "input_bytes", "project_dir", "session_format", "sniff_directory", "sniff_format"]

@@ -68,6 +68,7 @@ import polars as pl
 from workbench.adapters.staging import Parts, RunTables, collect_runs
 from workbench.adapters.trajectory import encode_args, widen_span
 from workbench.jsonl import BadLines, LogWarning, json_lines
+from workbench import logfiles
 from workbench.logfiles import project_dir as _project_dir
 from workbench.usage_scan import line_kind, token_count, usage_counts
 from workbench.validation import describe_value
@@ -507,10 +508,10 @@ def _parallel_runs(path: Path, files: list[Path], workers: int, bad: BadLines, s
     import contextlib
     import tempfile
 
-    from workbench.executors import ProcessWorkers
+    from workbench.executors import workers as worker_pool
 
     with contextlib.ExitStack() as stack:
-        pool = stack.enter_context(ProcessWorkers(workers))
+        pool = stack.enter_context(worker_pool(workers))  # (started already when the command started them)
         pool.start(__name__)
         if spill is None:  # the parts are read as they come, then removed with the directory
             tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="claude-code-"))
@@ -518,7 +519,7 @@ def _parallel_runs(path: Path, files: list[Path], workers: int, bad: BadLines, s
             spill.mkdir(parents=True, exist_ok=True)
             tmp = tempfile.mkdtemp(prefix="claude-code-", dir=spill)
         clock = time.perf_counter()
-        groups = _file_groups(files)
+        groups = _file_groups(files, pool)
         if timings is not None:
             timings["scan"] = timings.get("scan", 0.0) + time.perf_counter() - clock
         batches = _batches(groups, workers)
@@ -608,11 +609,14 @@ def _batch_job(groups: list[list[Path]], skip_invalid: bool, since: str | None, 
 _RunRows = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
 
 #: bytes of session files above which groups are read by worker processes, one a core (below, starting them
-#: costs more than they save)
-PARALLEL_BYTES = 64 << 20
+#: costs more than they save; the command line starts them early above the same size)
+PARALLEL_BYTES = logfiles.PARALLEL_BYTES
 
 #: bytes of session files a worker reads as one batch (:func:`_batch_job`), at most
 BATCH_BYTES = 64 << 20
+
+#: bytes of session files scanned for their session ids as one job (:func:`_scan`), about
+SCAN_BYTES = 16 << 20
 
 #: ``"sessionId": "..."`` in a line's bytes (the prescan that groups files; an id's escapes are kept as written)
 _SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -635,10 +639,35 @@ def _session_ids(file: Path) -> set[bytes]:
                 return found
 
 
-def _file_groups(files: list[Path]) -> list[list[Path]]:
+def _scan(files: list[Path], pool: Any = None) -> list[set[bytes]]:
+    """Each file's :func:`_session_ids`: here, or shared with ``pool``'s workers (a
+    :class:`~workbench.executors.ProcessWorkers`), which take runs of files from the front while this process
+    takes them from the back (a run a worker has not started is taken back), so none waits for another."""
+    if pool is None:
+        return [_session_ids(f) for f in files]
+    runs: list[list[Path]] = [[]]
+    size = 0
+    for f in files:  # runs of about SCAN_BYTES
+        if size >= SCAN_BYTES:
+            runs.append([])
+            size = 0
+        runs[-1].append(f)
+        size += f.stat().st_size
+    futures = [pool.submit(_scan, run) for run in runs]
+    found: list[list[set[bytes]] | None] = [None] * len(runs)
+    for k in reversed(range(len(runs))):
+        if futures[k].cancel():
+            found[k] = _scan(runs[k])
+    out: list[set[bytes]] = []
+    for mine, future in zip(found, futures, strict=True):
+        out.extend(mine if mine is not None else future.result())
+    return out
+
+
+def _file_groups(files: list[Path], pool: Any = None) -> list[list[Path]]:
     """The files in groups that share no session id with each other (a session written over several files, or
     a resume that copied lines of another, is one group), each in the files' order, groups by their first
-    file."""
+    file. ``pool``: workers that share the scan (:func:`_scan`)."""
     owner: dict[bytes, int] = {}  # session id -> the first file naming it
     root = list(range(len(files)))  # union-find over file indices
 
@@ -648,8 +677,8 @@ def _file_groups(files: list[Path]) -> list[list[Path]]:
             i = root[i]
         return i
 
-    for i, file in enumerate(files):
-        for sid in _session_ids(file):
+    for i, (file, ids) in enumerate(zip(files, _scan(files, pool), strict=True)):
+        for sid in ids:
             j = owner.setdefault(sid, i)
             a, b = find(i), find(j)
             if a != b:

@@ -155,11 +155,12 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    path = _log_path(args)
+    _start_workers(path, args.format)
     from workbench import adapters
     from workbench.jsonl import BadLines
     from workbench.tables import table_files
 
-    path = _log_path(args)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError("--out", "a directory", f"the file {args.out!r}")
@@ -184,6 +185,20 @@ def run_import(args: argparse.Namespace) -> int:
     counts = ", ".join(f"{n} {name}" for name, n in counted.items())
     print(f"{args.file} -> {out}/ ({counts})")
     return 0
+
+
+def _start_workers(path: Path, fmt: str | None) -> None:
+    """Start the worker processes a large Claude Code tree is read with before this command's own imports, so
+    that theirs overlap them (the reader takes them: workbench.adapters.claude_code.claude_code_runs)."""
+    if not path.is_dir() or fmt not in (None, "auto", "claude-code"):
+        return
+    from workbench.executors import start_workers, usable_cores
+    from workbench.logfiles import PARALLEL_BYTES, directory_formats
+
+    files = directory_formats(path).get("claude-code", [])
+    n = min(usable_cores(), len(files))
+    if n >= 2 and sum(f.stat().st_size for f in files) > PARALLEL_BYTES:
+        start_workers(n, "workbench.adapters.claude_code")
 
 
 def run_export(args: argparse.Namespace) -> int:
