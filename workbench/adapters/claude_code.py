@@ -380,7 +380,7 @@ class _Session:
         for c in comps:
             c["run_id"] = self.run_id
         self.sizes = (len(steps), len(comps))
-        self.steps, self.comps, self.calls, self.step_uuid = [], [], {}, {}
+        self.steps, self.comps, self.calls, self.step_uuid, self.usage_seen = [], [], {}, {}, set()
         return steps, comps
 
     def run_row(self) -> dict[str, Any]:
@@ -419,8 +419,8 @@ def _step_text(step: dict[str, Any]) -> str:
 def _usage(step: dict[str, Any], usage: dict[str, Any]) -> None:
     if not usage:
         return
-    fresh, read, made, out = (_count_of(usage.get(k)) for k in ("input_tokens", "cache_read_input_tokens",
-                                                                 "cache_creation_input_tokens", "output_tokens"))
+    fresh, read = _count_of(usage.get("input_tokens")), _count_of(usage.get("cache_read_input_tokens"))
+    made, out = _count_of(usage.get("cache_creation_input_tokens")), _count_of(usage.get("output_tokens"))
     if fresh is not None or read or made:
         step["input_tokens"] = (fresh or 0) + (read or 0) + (made or 0)  # the whole prompt, as Peak needs
         step["cache_read_tokens"] = read or 0
@@ -601,7 +601,10 @@ def _batch_job(groups: list[list[Path]], skip_invalid: bool, since: str | None, 
         index = {id(session): k for k, session in enumerate(runs)}
         done.append((runs, [(index[id(t)] if t is not None else -1, reply) for t, reply in spends],
                      [(w.category, str(w.message)) for w in caught], bad, None))
-    builder.flush()
+    try:
+        builder.flush()
+    except Exception as err:  # noqa: BLE001 - the last chunk's error, said after the batch's groups
+        done.append(([], [], [], BadLines(skip_invalid=skip_invalid), err))
     return done, Parts({name: parts for name, parts in builder.parts.items()},
                        {name: n for name, n in builder.counts.items() if name != "runs"})
 
