@@ -304,6 +304,34 @@ def test_a_scan_shared_with_workers_groups_the_files_as_one_process_does(tmp_pat
     assert 0 < len(here) < len(files) and files[-1] in here and files[0] not in here
 
 
+def test_the_import_command_starts_the_workers_early_and_the_reader_takes_those(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """``workbench import`` starts the workers before its own imports: the reader must read with that pool (not
+    start a second one and leave the first idle), and write what one process writes."""
+    from workbench import executors, logfiles
+    from workbench.adapters import claude_code
+    from workbench.cli.main import main
+
+    _many_groups(tmp_path / "tree", bad_line=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["import", str(tmp_path / "tree" / "projects"), "--out", str(tmp_path / "alone")]) == 0
+        started: list[executors.ProcessWorkers] = []
+        taken: list[executors.ProcessWorkers] = []
+        start, take = executors.start_workers, executors.workers
+        monkeypatch.setattr(executors, "start_workers", lambda n, module=None: (start(n, module),
+                                                                               started.append(executors._STARTED[-1])))
+        monkeypatch.setattr(executors, "workers", lambda n: taken.append(take(n)) or taken[-1])
+        monkeypatch.setattr(logfiles, "PARALLEL_BYTES", 0)
+        monkeypatch.setattr(claude_code, "PARALLEL_BYTES", 0)
+        monkeypatch.setattr(claude_code.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+        assert main(["import", str(tmp_path / "tree" / "projects"), "--out", str(tmp_path / "spawned")]) == 0
+    assert len(started) == 1 and taken == started and not executors._STARTED
+    for name in ("runs", "steps", "compactions"):
+        one = pl.read_parquet(tmp_path / "alone" / f"{name}.parquet")
+        assert one.equals(pl.read_parquet(tmp_path / "spawned" / f"{name}.parquet")), name
+
+
 def session_files_of(root: Path) -> list[Path]:
     from workbench.adapters.claude_code import session_files
 

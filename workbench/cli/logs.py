@@ -192,10 +192,17 @@ def _start_workers(path: Path, fmt: str | None) -> None:
     that theirs overlap them (the reader takes them: workbench.adapters.claude_code.claude_code_runs)."""
     if not path.is_dir() or fmt not in (None, "auto", "claude-code"):
         return
+    import warnings
+
     from workbench.executors import start_workers, usable_cores
     from workbench.logfiles import PARALLEL_BYTES, directory_formats
 
-    files = directory_formats(path).get("claude-code", [])
+    try:  # (what is wrong with the directory is said by the import itself, once)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            files = directory_formats(path).get("claude-code", [])
+    except (OSError, SchemaError):
+        return
     n = min(usable_cores(), len(files))
     if n >= 2 and sum(f.stat().st_size for f in files) > PARALLEL_BYTES:
         start_workers(n, "workbench.adapters.claude_code")
