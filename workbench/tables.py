@@ -372,8 +372,8 @@ def _row_line(path: Path | None, row: int) -> str:
 
 def sink_parts(name: str, parts: Sequence[Path], target: Path) -> None:
     """Stream Parquet parts of table ``name`` into one file ``target`` (row groups of bounded bytes, two parts in
-    memory at a time: the next is read while one is written). Parts whose columns differ (a column all null in one chunk, absent in another) are unified;
-    columns come in :func:`schema.column_order`."""
+    memory at a time: the next is read while one is written). Parts whose columns differ (a column all null in one
+    chunk, absent in another) are unified; columns come in :func:`schema.column_order`."""
     unified: dict[str, pl.DataType] = {}
     columns = []
     for part in parts:
@@ -383,9 +383,9 @@ def sink_parts(name: str, parts: Sequence[Path], target: Path) -> None:
             if col not in unified or unified[col] == pl.Null:
                 unified[col] = dtype
     order = schema.column_order(name, list(unified)) if name in schema.TABLES else list(unified)
-    import pyarrow.parquet as pq
-
     from concurrent.futures import ThreadPoolExecutor
+
+    import pyarrow.parquet as pq
 
     def read(k: int) -> pl.DataFrame:
         return pl.read_parquet(parts[k]).select([pl.col(c).cast(unified[c]) if c in columns[k]
