@@ -58,16 +58,19 @@ def test_workers_started_ahead_are_taken_once_for_their_count_and_stopped_otherw
     pool = executors.workers(2)
     with pool:
         pids = {pool.submit(_square_and_say, k).result(timeout=60)[1] for k in range(4)}
-        started = {p.pid for p in pool._procs}
-        assert pids <= started and len(started) == 2  # no process beyond the two started ahead
-    assert all(p.poll() is not None for p in pool._procs) or not pool._procs
+        procs = list(pool._procs)
+        assert pids <= {p.pid for p in procs} and len(procs) == 2  # no process beyond the two started ahead
+    assert all(p.poll() is not None for p in procs)  # stopped when the reader was done
     executors.start_workers(2)
     ahead = executors._STARTED[-1]
+    assert ahead.submit(len, "up").result(timeout=60) == 2
     procs = list(ahead._procs)
     with executors.workers(3) as other:
-        assert other is not ahead and other.size == 3
-        assert all(p.wait(timeout=10) is not None for p in procs)  # the pool for two was stopped
-    assert executors.workers(2) is not pool and not executors._STARTED
+        assert other is not ahead and other.size == 3 and not executors._STARTED
+        for proc in procs:  # the pool for two was stopped (one still running would time out here)
+            proc.wait(timeout=10)
+    with executors.workers(2) as fresh:
+        assert fresh is not pool and fresh is not ahead
 
 
 @pytest.mark.parametrize("how", ["script", "stdin"])
