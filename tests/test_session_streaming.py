@@ -267,6 +267,7 @@ def test_an_import_built_by_workers_writes_the_tables_one_process_writes(tmp_pat
         spawned = import_log(tree / "projects", tmp_path / "spawned", entries=True)
     assert len(_file_groups(session_files_of(tree))) == 11
     assert alone == spawned and alone["compactions"] == 10 and alone["entries"] > 10
+    assert list(spawned) == list(alone) == ["runs", "steps", "compactions", "entries"]  # the order the CLI says
     for name in alone:
         one = pl.read_parquet(tmp_path / "alone" / f"{name}.parquet")
         assert one.equals(pl.read_parquet(tmp_path / "spawned" / f"{name}.parquet")), name

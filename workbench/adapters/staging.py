@@ -166,7 +166,7 @@ class RunTables:
                 self.counts.setdefault(name, 0)
                 continue
             sink_parts(name, parts, target)
-        return self.counts
+        return {name: self.counts.get(name, 0) for name in names}  # (the trajectory tables first, in their order)
 
 
 def _chars(value: Any) -> int:
