@@ -4,7 +4,6 @@ fake API keys."""
 from __future__ import annotations
 
 import itertools
-
 import os
 from collections.abc import Iterator
 from pathlib import Path

@@ -63,9 +63,8 @@ def sniff_directory(path: str | os.PathLike[str]) -> str:
         raise SchemaError("is a directory with no *.jsonl session files below it; expected a log file, or a "
                           "directory of sessions (~/.claude/projects, ~/.codex/sessions)", file=str(path))
     for file in files:
-        for _, record in json_lines(file, BadLines(skip_invalid=True)):
-            if (fmt := session_format(record)) is not None:
-                return fmt
+        if (fmt := _file_format(file)) is not None:
+            return fmt
     raise SchemaError(f"its session files are neither Claude Code's (lines with sessionId) nor Codex's (lines "
                       f"with type and payload); first read: {files[0]}", file=str(path))
 
@@ -76,11 +75,18 @@ def directory_formats(path: str | os.PathLike[str]) -> dict[str, list[Path]]:
     Claude Code file of titles only). A home holding ``.claude/projects`` and ``.codex/sessions`` has both."""
     out: dict[str, list[Path]] = {}
     for file in sorted(f for f in Path(path).rglob("*.jsonl") if f.is_file()):
-        for _, record in json_lines(file, BadLines(skip_invalid=True)):
-            if (fmt := session_format(record)) is not None:
-                out.setdefault(fmt, []).append(file)
-                break
+        if (fmt := _file_format(file)) is not None:
+            out.setdefault(fmt, []).append(file)
     return out
+
+
+def _file_format(file: Path) -> str | None:
+    """A session file's format: that of its first record that says (:func:`session_format`; bad lines passed
+    over), None when none does."""
+    for _, record in json_lines(file, BadLines(skip_invalid=True)):
+        if (fmt := session_format(record)) is not None:
+            return fmt
+    return None
 
 
 def project_dir(file: Path) -> str:

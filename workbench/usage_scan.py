@@ -41,6 +41,17 @@ def usage_counts(usage: dict[str, Any]) -> tuple[int, int, int, int]:
             token_count(usage.get("cache_read_input_tokens")), token_count(usage.get("cache_creation_input_tokens")))
 
 
+def first_time(key: tuple[str, str] | None, seen: set[tuple[str, str]]) -> bool:
+    """Whether a reply counts here: its (message id, request id) ``key`` is not in ``seen`` (then it is added);
+    a reply without both (None) counts on its own. ccusage's rule, the importer's and this pass's."""
+    if key is None:
+        return True
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
+
+
 def line_kind(rec: dict[str, Any]) -> Any:
     """A transcript line's ``type``; a line without one that carries a user's or an assistant's message (older
     clients wrote replies so, and ccusage reads them) is of its message's role."""
@@ -152,10 +163,8 @@ def claude_code_totals(files: Sequence[Path]) -> list[dict[str, Any]]:
     sessions: dict[tuple[str, str], dict[str, Any]] = {}  # (project directory, session) -> its totals, in order
     projects = [project_dir(Path(f)) for f in files]
     for index, _line, sid, request, message, model, fresh, output, read, made in tree_replies(files):
-        if request is not None and message is not None:  # a reply written over several lines counts once
-            if (message, request) in seen:
-                continue
-            seen.add((message, request))
+        if not first_time((message, request) if message is not None and request is not None else None, seen):
+            continue  # a reply written over several lines (or copied by a resume) counts once
         key = (projects[index], sid)
         row = sessions.get(key)
         if row is None:
@@ -195,5 +204,5 @@ def usage_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return rows
 
 
-__all__ = ["claude_code_totals", "FIELDS", "PARALLEL_BYTES", "file_replies", "line_kind", "token_count",
+__all__ = ["claude_code_totals", "FIELDS", "PARALLEL_BYTES", "file_replies", "first_time", "line_kind", "token_count",
            "tree_replies", "usage_counts", "usage_rows", "USAGE_COLUMNS"]

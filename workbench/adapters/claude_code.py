@@ -70,7 +70,7 @@ from workbench.adapters.trajectory import encode_args, widen_span
 from workbench.jsonl import BadLines, LogWarning, json_lines
 from workbench import logfiles
 from workbench.logfiles import project_dir as _project_dir
-from workbench.usage_scan import line_kind, token_count, usage_counts
+from workbench.usage_scan import first_time, line_kind, token_count, usage_counts
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
 
@@ -563,16 +563,21 @@ def _batches(groups: list[list[Path]], workers: int) -> list[list[list[Path]]]:
     of the tree (at least an eighth of ``BATCH_BYTES``), so that the worker left with the last batch does not keep
     the other waiting long (against eighths: 6% less time on 1 GB, farm-bench)."""
     sizes = [sum(f.stat().st_size for f in group) for group in groups]
-    target = max(BATCH_BYTES // 8, min(BATCH_BYTES, sum(sizes) // (16 * workers)))
-    batches: list[list[list[Path]]] = []
+    return _runs_of(groups, sizes, max(BATCH_BYTES // 8, min(BATCH_BYTES, sum(sizes) // (16 * workers))))
+
+
+def _runs_of(items: list[Any], sizes: list[int], target: int) -> list[list[Any]]:
+    """``items`` cut, in order, into runs of consecutive items: a run is closed once it holds ``target`` bytes
+    (``sizes`` are the items' bytes)."""
+    runs: list[list[Any]] = []
     size = target
-    for group, n in zip(groups, sizes, strict=True):
+    for item, n in zip(items, sizes, strict=True):
         if size >= target:
-            batches.append([])
+            runs.append([])
             size = 0
-        batches[-1].append(group)
+        runs[-1].append(item)
         size += n
-    return batches
+    return runs
 
 
 def _batch_job(groups: list[list[Path]], skip_invalid: bool, since: str | None, until: str | None,
@@ -606,8 +611,7 @@ def _batch_job(groups: list[list[Path]], skip_invalid: bool, since: str | None, 
         builder.flush()
     except Exception as err:  # noqa: BLE001 - the last chunk's error, said after the batch's groups
         done.append(([], [], [], BadLines(skip_invalid=skip_invalid), err))
-    return done, Parts({name: parts for name, parts in builder.parts.items()},
-                       {name: n for name, n in builder.counts.items() if name != "runs"})
+    return done, Parts(dict(builder.parts), {name: n for name, n in builder.counts.items() if name != "runs"})
 
 
 _RunRows = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
@@ -649,14 +653,7 @@ def _scan(files: list[Path], pool: Any = None) -> list[set[bytes]]:
     takes them from the back (a run a worker has not started is taken back), so none waits for another."""
     if pool is None:
         return [_session_ids(f) for f in files]
-    runs: list[list[Path]] = [[]]
-    size = 0
-    for f in files:  # runs of about SCAN_BYTES
-        if size >= SCAN_BYTES:
-            runs.append([])
-            size = 0
-        runs[-1].append(f)
-        size += f.stat().st_size
+    runs = _runs_of(files, [f.stat().st_size for f in files], SCAN_BYTES)
     futures = [pool.submit(_scan, run) for run in runs]
     found: list[list[set[bytes]] | None] = [None] * len(runs)
     for k in reversed(range(len(runs))):
@@ -833,7 +830,7 @@ _Reply = tuple[tuple[str, str] | None, str | None, tuple[int, int, int, int, int
 
 
 def _reply_of(rec: dict[str, Any]) -> _Reply:
-    """What counting an assistant line's usage reads of it (:meth:`_Session.spend`, :func:`_first_time`): its
+    """What counting an assistant line's usage reads of it (:meth:`_Session.spend`, :func:`~workbench.usage_scan.first_time`): its
     message's ``id`` with its ``requestId`` (None unless both are strings), its message's ``model`` and its
     ``usage`` counts (each a positive integer, else 0; the 1-hour cache-write tier from ``cache_creation``), small
     enough to send from a worker process."""
@@ -856,20 +853,8 @@ def _count_spends(spends: Sequence[tuple[_Session | None, _Reply]], replies: set
     """Count each reply of ``spends`` on its run, in order, unless its (message id, request id) is in
     ``replies`` (then remembered there); a reply of a run not selected (None) is only remembered."""
     for target, reply in spends:
-        if _first_time(reply, replies) and target is not None:
+        if first_time(reply[0], replies) and target is not None:
             target.spend(reply)
-
-
-def _first_time(reply: _Reply, replies: set[tuple[str, str]]) -> bool:
-    """Whether a reply is counted here: its (message.id, requestId) not seen before in the tree (then
-    remembered); a line without both is counted (ccusage counts such lines one by one)."""
-    key = reply[0]
-    if key is None:
-        return True
-    if key in replies:
-        return False
-    replies.add(key)
-    return True
 
 
 def _off_branch_reason(uuid: str | None, parent_of: dict[str, str | None], live: set[str],

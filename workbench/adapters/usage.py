@@ -19,8 +19,8 @@ import polars as pl
 
 from workbench.usage_scan import USAGE_COLUMNS, claude_code_totals, usage_rows
 
-_SCHEMA: dict[str, Any] = {"client": pl.Utf8, "project_dir": pl.Utf8, "session_id": pl.Utf8, **{c: pl.Int64 for c in USAGE_COLUMNS},
-           "models": pl.List(pl.Utf8)}
+_SCHEMA: dict[str, Any] = {"client": pl.Utf8, "project_dir": pl.Utf8, "session_id": pl.Utf8,
+                           **{c: pl.Int64 for c in USAGE_COLUMNS}, "models": pl.List(pl.Utf8)}
 
 
 def claude_code_usage(files: list[Path]) -> pl.DataFrame:
