@@ -89,6 +89,30 @@ def _file_format(file: Path) -> str | None:
     return None
 
 
+def import_workers(path: str | os.PathLike[str]) -> int:
+    """How many worker processes an import of ``path`` will read Claude Code files with (0: none), guessed before
+    the import from the files' sizes and the first file that says its format, not by sorting every file by format
+    as the import does (the command line starts them early: workers the reader does not take are stopped at
+    exit). Whatever is wrong with the directory is left for the import to say."""
+    import warnings
+
+    from workbench.executors import usable_cores
+
+    p = Path(path)
+    if not p.is_dir():
+        return 0
+    try:
+        files = [f for f in p.rglob("*.jsonl") if f.is_file()]
+        n = min(usable_cores(), len(files))
+        if n < 2 or sum(f.stat().st_size for f in files) <= PARALLEL_BYTES:
+            return 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return n if sniff_directory(p) == "claude-code" else 0
+    except (OSError, SchemaError):
+        return 0
+
+
 def project_dir(file: Path) -> str:
     """The directory a Claude Code session file lies in (``~/.claude/projects/<this>/``), above any
     ``subagents/``."""
@@ -98,4 +122,4 @@ def project_dir(file: Path) -> str:
     return parent.name
 
 
-__all__ = ["PARALLEL_BYTES", "directory_formats", "input_bytes", "project_dir", "session_format", "sniff_directory", "sniff_format"]
+__all__ = ["PARALLEL_BYTES", "directory_formats", "import_workers", "input_bytes", "project_dir", "session_format", "sniff_directory", "sniff_format"]

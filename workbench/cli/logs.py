@@ -189,28 +189,12 @@ def run_import(args: argparse.Namespace) -> int:
 
 def _start_workers(path: Path, fmt: str | None) -> None:
     """Start the worker processes a large Claude Code tree is read with before this command's own imports, so
-    that theirs overlap them (the reader takes them: workbench.adapters.claude_code.claude_code_runs). A guess
-    from the files' sizes and the first that says its format, not the reader's exact sorting of every file by
-    format (which the import does once itself): workers the reader does not take are stopped at exit."""
-    if not path.is_dir() or fmt not in (None, "auto", "claude-code"):
-        return
-    import warnings
+    that theirs overlap them (the reader takes them: workbench.adapters.claude_code.claude_code_runs)."""
+    from workbench.executors import start_workers
+    from workbench.logfiles import import_workers
 
-    from workbench.executors import start_workers, usable_cores
-    from workbench.logfiles import PARALLEL_BYTES, sniff_directory
-
-    try:  # (what is wrong with the directory is said by the import itself, once)
-        files = [f for f in path.rglob("*.jsonl") if f.is_file()]
-        n = min(usable_cores(), len(files))
-        if n < 2 or sum(f.stat().st_size for f in files) <= PARALLEL_BYTES:
-            return
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            if sniff_directory(path) != "claude-code":
-                return
-    except (OSError, SchemaError):
-        return
-    start_workers(n, "workbench.adapters.claude_code")
+    if fmt in (None, "auto", "claude-code") and (n := import_workers(path)):
+        start_workers(n, "workbench.adapters.claude_code")
 
 
 def run_export(args: argparse.Namespace) -> int:
