@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.adapters import staging as tables_module
+from workbench import records
 from workbench.adapters import import_log, read_log
 from workbench.cli.main import main
 from workbench.entries import entries_table
@@ -33,7 +33,7 @@ def _log(tmp_path: Path, copies: int = 12) -> Path:
 
 @pytest.fixture
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tables_module, "_CHUNK_ROWS", 40)  # many chunks even for a small log
+    monkeypatch.setattr(records, "CHUNK_ROWS", 40)  # many chunks even for a small log
 
 
 def test_streamed_tables_equal_the_in_memory_ones(tmp_path: Path, small_chunks: None) -> None:

@@ -107,9 +107,9 @@ def test_an_empty_session_file_is_named_on_the_fast_path_too(tmp_path: Path) -> 
 def test_a_streamed_import_writes_what_the_in_memory_reader_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The import streams sessions in chunks (here: a chunk every few hundred characters, parts merged one at a
     time); its tables hold the rows the in-memory reader returns, in its order."""
-    from workbench.adapters import staging
+    from workbench import records
 
-    monkeypatch.setattr(staging, "_CHUNK_TEXT", 200)
+    monkeypatch.setattr(records, "CHUNK_TEXT", 200)
     proj = tmp_path / "projects" / "-home-dev-shop"
     for k in range(6):
         _session(f"s{k}", f"p{k}", turns=3).write(proj / f"s{k}.jsonl")
@@ -281,24 +281,24 @@ def test_a_scan_shared_with_workers_groups_the_files_as_one_process_does(tmp_pat
     which file, and both sides must have scanned (this process slowed, so that the workers take some)."""
     import time
 
-    from workbench.adapters import claude_code
+    from workbench import claude_sessions
     from workbench.executors import ProcessWorkers
 
     _many_groups(tmp_path, bad_line=False)
     files = session_files_of(tmp_path)
     alone = _file_groups(files)
     here: list[Path] = []
-    scan_here = claude_code._session_ids
+    scan_here = claude_sessions._session_ids
 
     def slow(file: Path) -> set[bytes]:
         here.append(file)
         time.sleep(0.3)
         return scan_here(file)
 
-    monkeypatch.setattr(claude_code, "SCAN_BYTES", 1)  # a run a file
-    monkeypatch.setattr(claude_code, "_session_ids", slow)
+    monkeypatch.setattr(claude_sessions, "SCAN_BYTES", 1)  # a run a file
+    monkeypatch.setattr(claude_sessions, "_session_ids", slow)
     with ProcessWorkers(2) as pool:
-        pool.start("workbench.adapters.claude_code")
+        pool.start("workbench.claude_sessions")
         assert pool.submit(len, "ready").result(timeout=60) == 5  # (the workers are up)
         shared = _file_groups(files, pool)
     assert shared == alone and len(alone) == 6
@@ -320,7 +320,8 @@ def test_the_import_command_starts_the_workers_early_and_the_reader_takes_those(
         started: list[executors.ProcessWorkers] = []
         taken: list[executors.ProcessWorkers] = []
         start, take = executors.start_workers, executors.workers
-        monkeypatch.setattr(executors, "start_workers", lambda n, module=None: (start(n, module),
+        modules: list[str | None] = []
+        monkeypatch.setattr(executors, "start_workers", lambda n, module=None: (start(n, module), modules.append(module),
                                                                                started.append(executors._STARTED[-1])))
         monkeypatch.setattr(executors, "workers", lambda n: taken.append(take(n)) or taken[-1])
         monkeypatch.setattr(logfiles, "PARALLEL_BYTES", 0)
@@ -328,6 +329,7 @@ def test_the_import_command_starts_the_workers_early_and_the_reader_takes_those(
         monkeypatch.setattr(claude_code.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
         assert main(["import", str(tmp_path / "tree" / "projects"), "--out", str(tmp_path / "spawned")]) == 0
     assert len(started) == 1 and taken == started and not executors._STARTED
+    assert modules == ["workbench.claude_sessions"]  # (the light module: no table library in a worker)
     for name in ("runs", "steps", "compactions"):
         one = pl.read_parquet(tmp_path / "alone" / f"{name}.parquet")
         assert one.equals(pl.read_parquet(tmp_path / "spawned" / f"{name}.parquet")), name
@@ -337,3 +339,15 @@ def session_files_of(root: Path) -> list[Path]:
     from workbench.adapters.claude_code import session_files
 
     return session_files(root / "projects")
+
+
+def test_the_import_workers_module_loads_no_table_library() -> None:
+    """A worker of a large import imports ``workbench.claude_sessions`` only (the CLI and the reader start it with
+    that module): no polars, numpy or pyarrow, each of which cost a worker half a second before it read a line."""
+    code = ("import sys, workbench.claude_sessions\n"
+            "print(sorted(m for m in ('polars', 'numpy', 'pyarrow') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip() == "[]"
+    from workbench.adapters import claude_code
+
+    assert claude_code._batch_job.__module__ == "workbench.claude_sessions"  # what the workers are sent

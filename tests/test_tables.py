@@ -169,3 +169,22 @@ def test_rows_of_keeps_what_a_semi_join_keeps_from_a_parquet_scan(tmp_path: Path
         got = rows_of(scan, keys).collect()
         assert got.equals(expected), (keys.columns, got)
     assert rows_of(scan, pairs).collect().get_column("x").to_list() == [0, 3, 6]
+
+
+def test_a_frame_built_from_columns_is_the_frame_built_from_the_rows() -> None:
+    """The import's workers hand their rows over as columns (``records.row_columns``); the frame made of them must be
+    the one polars makes of the rows themselves (``rows_frame``, which reads dicts): keys a row lacks, a column
+    all null, declared dtypes, a column the schema does not declare (inferred from every row, an int then a float),
+    and no rows at all."""
+    from workbench.records import row_columns
+    from workbench.tables import columns_frame, rows_frame
+
+    rows = [{"run_id": "r1", "step": 0, "tool": "Read", "args": '{"a":1}', "input_tokens": 10, "extra": 1},
+            {"run_id": "r1", "step": 1, "observation": "ok", "error": True, "timestamp": None, "extra": 2.5},
+            {"step": 2, "run_id": "r2", "text": "done", "output_tokens": 3, "model": None}]
+    for table, given in (("steps", rows), ("steps", [{k: v for k, v in r.items() if k != "extra"} for r in rows]),
+                         ("compactions", []), ("steps", [{"run_id": "r", "step": 0, "tool": None}])):
+        expected = rows_frame(table, given)
+        got = columns_frame(table, row_columns(given))
+        assert got.schema == expected.schema and got.equals(expected), (table, given)
+    assert rows_frame("steps", rows)["extra"].dtype == pl.Float64  # (the case is what it says)

@@ -3,7 +3,7 @@ before it loads any table (``workbench --help`` imports no polars)."""
 
 from __future__ import annotations
 
-__all__ = ["SchemaError", "SelectionError"]
+__all__ = ["describe_value", "SchemaError", "SelectionError"]
 
 
 class SchemaError(ValueError):
@@ -80,3 +80,23 @@ class SelectionError(ValueError):
     def __init__(self, what: str, expected: str, got: str) -> None:
         self.what, self.expected, self.got = what, expected, got
         super().__init__(f"{what}: expected {expected}, got {got}")
+
+
+def describe_value(value: object) -> str:
+    """A short description of a JSON value for an error message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, int):
+        return f"integer {value}"
+    if isinstance(value, float):
+        return f"number {value}"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"string {shown!r}"
+    if isinstance(value, list):
+        return f"a list of {len(value)} items"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from workbench.errors import describe_value
 from workbench.schema import Column, SchemaError, Table, table
 from workbench.vocabulary import LABEL_VALUES
 
@@ -37,26 +38,6 @@ def describe_dtype(dtype: pl.DataType) -> str:
     if isinstance(dtype, pl.List):
         return f"a list of {describe_dtype(dtype.inner)[2:]}s"  # type: ignore[arg-type]
     return str(dtype)
-
-
-def describe_value(value: object) -> str:
-    """A short description of a JSON value for an error message."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean {str(value).lower()}"
-    if isinstance(value, int):
-        return f"integer {value}"
-    if isinstance(value, float):
-        return f"number {value}"
-    if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return f"string {shown!r}"
-    if isinstance(value, list):
-        return f"a list of {len(value)} items"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
 
 
 def value_fits(dtype: pl.DataType, value: object) -> bool:

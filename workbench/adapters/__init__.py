@@ -95,17 +95,17 @@ def read_sessions(path: str | os.PathLike[str], *, bad: BadLines | None = None, 
 
 def session_runs(path: str | os.PathLike[str], fmt: str, *, bad: BadLines | None = None, since: str | None = None,
                  until: str | None = None, project: str | None = None, timings: dict[str, float] | None = None,
-                 spill: Path | None = None, derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None
-                 = None) -> Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]] | Parts]:
+                 spill: Path | None = None,
+                 ) -> Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]] | Parts]:
     """The runs of a session log, ``(first line, run, steps, compactions)``, one at a time: ``fmt``
     ``claude-code`` or ``codex`` (a file or a directory), or ``sessions`` (a home with both: Claude Code's
     files first, then Codex's, each run told apart by ``method``). A large Claude Code tree's steps and
     compactions come as :class:`~workbench.adapters.staging.Parts` written under ``spill`` by worker processes
-    (:func:`~workbench.adapters.claude_code.claude_code_runs`, with ``derive``)."""
+    (:func:`~workbench.adapters.claude_code.claude_code_runs`)."""
     if fmt != "sessions":
         if fmt == "claude-code":
             yield from claude_code_runs(path, bad=bad, since=since, until=until, project=project, timings=timings,
-                                        spill=spill, derive=derive)
+                                        spill=spill)
         else:
             yield from codex_runs(path, bad=bad, since=since, until=until, project=project, timings=timings)
         return
@@ -115,7 +115,7 @@ def session_runs(path: str | os.PathLike[str], fmt: str, *, bad: BadLines | None
     for name, files in sorted(formats.items()):
         if name == "claude-code":
             yield from claude_code_runs(path, bad=bad, since=since, until=until, project=project, files=files,
-                                        timings=timings, spill=spill, derive=derive)
+                                        timings=timings, spill=spill)
         else:
             yield from codex_runs(path, bad=bad, since=since, until=until, project=project, files=files,
                                   timings=timings)
@@ -188,7 +188,7 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     if fmt in DIRECTORY_FORMATS or fmt == "sessions":  # sessions: streamed a group of files at a time
         def runs(spill: Path | None) -> Iterator[Any]:
             return session_runs(path, fmt, bad=bad, since=since, until=until, project=project, timings=timings,
-                                spill=spill, derive=derive)
+                                spill=spill)
 
         return stream_tables(path, runs, out, replace=replace, derive=derive, timings=timings)
     if since or until or project:

@@ -4,8 +4,8 @@
 :func:`stream_tables` spills each chunk as a Parquet part and streams the parts into one file per table in a
 temporary sibling of the output, moved into place only when the whole log was valid.
 
-An adapter that builds rows in worker processes yields :class:`Parts` among its runs: tables a worker already
-validated and wrote as Parquet parts, taken in the order they come, as rows are.
+An adapter that builds rows in worker processes yields :class:`Parts` among its runs: chunks of rows a worker
+checked and wrote as columns, taken in the order they come, as rows are.
 """
 
 from __future__ import annotations
@@ -23,44 +23,39 @@ import polars as pl
 from workbench import schema
 from workbench.atomic import make_staging
 from workbench.validation import validate
-from workbench.schema import SchemaError
-from workbench.tables import TRAJECTORY_TABLES, move_into_place, rows_frame, sink_parts
-
-_CHUNK_RUNS = 2000  # a chunk of an adapter's rows: at most this many runs ...
-_CHUNK_ROWS = 50_000  # ... or rows of runs, steps and compactions together (bounds import memory) ...
-_CHUNK_TEXT = 8 << 20  # ... or characters of their texts (a coding session's tool results are kilobytes a step)
-
+from workbench.records import RowChunks
+from workbench.tables import TRAJECTORY_TABLES, columns_frame, move_into_place, rows_frame, sink_parts
 
 @dataclass
 class Parts:
-    """Rows an adapter's worker already gathered with a :class:`RunTables` of its own (validated chunk by chunk)
-    and spilled: each table's Parquet parts in order, and its row count. Their runs come as rows of their own
-    (with no steps or compactions), before or after; a run's uniqueness is checked where the runs are."""
+    """Rows an adapter's worker gathered and checked run by run (a :class:`~workbench.records.RowChunks` of its
+    own, with no table library) and wrote as chunks: each file a pickled ``{table: {column: values}}``, in order.
+    :meth:`RunTables.add_parts` turns each into a validated chunk, as it turns its own rows. Their runs come as
+    rows of their own (with no steps or compactions), before or after; a run's uniqueness is checked where the
+    runs are."""
 
-    parts: dict[str, list[Path]]
-    counts: dict[str, int]
+    chunks: list[Path]
 
 
 _RunItem = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
 
 
 @dataclass
-class RunTables:
+class RunTables(RowChunks):
     """Gathers an adapter's rows of runs, steps and compactions in bounded chunks, validated chunk by chunk.
 
     In memory (the default) :meth:`finish` returns the tables. With ``spill`` (a directory), every
     chunk is written there as a Parquet part as soon as it is full, so memory stays bounded by a
     chunk whatever the log's size, and :meth:`finish_into` streams the parts into one Parquet file
     per table. With ``keep=False`` chunks are validated and counted, then dropped (``validate``).
-    ``derive`` maps a chunk's tables to more tables (the entries of its compactions). With ``with_runs=False``
-    (a worker's builder) the runs' rows are only checked, not kept: the rows of their steps and compactions are.
+    ``derive`` maps a chunk's tables to more tables (the entries of its compactions). Rows are checked and cut
+    into chunks as :class:`~workbench.records.RowChunks` says.
     """
 
     path: Path
     spill: Path | None = None
     keep: bool = True
     derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None
-    with_runs: bool = True
     chunks: dict[str, list[pl.DataFrame]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
     rows: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
     run_lines: dict[str, int] = field(default_factory=dict)
@@ -70,65 +65,35 @@ class RunTables:
     pending_runs: int = 0
     pending_text: int = 0
 
-    def add_run(self, number: int, run: dict[str, Any], steps: list[dict[str, Any]], compactions: list[dict[str, Any]]) -> None:
-        where = (str(self.path), number)
-        run_id = run["run_id"]
-        if run_id in self.run_lines:
-            raise SchemaError(
-                file=where[0], line=number, field="run_id", expected="a unique run id",
-                got=f"duplicate {run_id!r} first seen at line {self.run_lines[run_id]}",
-            )
-        self.run_lines[run_id] = number
-        for rows, key, name in ((steps, "step", "steps"), (compactions, "boundary", "compactions")):
-            seen: set[int] = set()
-            for i, row in enumerate(rows):
-                if row[key] in seen:
-                    raise SchemaError(
-                        file=where[0], line=number, field=f"{name}[{i}].{key}",
-                        expected=f"a unique (run_id, {key}) in run {run_id!r}", got=f"duplicate {key} {row[key]}",
-                    )
-                seen.add(row[key])
-        if self.with_runs:
-            self.rows["runs"].append(run)
-        self.rows["steps"].extend(steps)
-        self.rows["compactions"].extend(compactions)
-        self.pending += 1 + len(steps) + len(compactions)
-        self.pending_runs += 1
-        self.pending_text += sum(_chars(row.get("observation")) + _chars(row.get("text")) + _chars(row.get("args"))
-                                 for row in steps)
-        self.pending_text += sum(_chars(row.get("candidate_summary")) for row in compactions)
-        if self.pending_runs >= _CHUNK_RUNS or self.pending >= _CHUNK_ROWS or self.pending_text >= _CHUNK_TEXT:
-            self.flush()
-
     def add_parts(self, written: Parts) -> None:
-        """Take tables a worker wrote (:class:`Parts`), after the rows gathered so far: spilled parts are merged
-        with this builder's own in :meth:`finish_into`; in memory they are read back as chunks."""
-        if any(self.rows.get(name) for name in written.parts):  # rows of the same table gathered before come first
+        """Take the chunks a worker wrote (:class:`Parts`), after the rows gathered so far, each validated and kept,
+        spilled or dropped as a chunk of this builder's own (with ``derive``'s tables); the chunk files are removed
+        once read."""
+        import pickle
+
+        if self.rows["steps"] or self.rows["compactions"]:  # rows of the same tables gathered before come first
             self.flush()
-        for name, parts in written.parts.items():
-            self.counts[name] = self.counts.get(name, 0) + written.counts.get(name, 0)
-            if not self.keep:
-                continue
-            if self.spill is None:
-                self.chunks.setdefault(name, []).extend(pl.read_parquet(part) for part in parts)
-            else:
-                self.parts.setdefault(name, []).extend(parts)
-        for name in written.counts:
-            self.counts.setdefault(name, 0)
+        for path in written.chunks:
+            with open(path, "rb") as fh:
+                columns: dict[str, dict[str, list[Any]]] = pickle.load(fh)
+            path.unlink()
+            self._take({name: columns_frame(name, cols) for name, cols in columns.items()})
 
     def flush(self) -> None:
         """Turn the rows gathered so far into a validated chunk (kept, spilled or dropped). A table with no rows in
         the chunk is counted, not kept: the tables' columns are those of their rows, however they were chunked."""
         if not self.pending_runs:
             return
-        streaming = self.spill is not None or not self.keep
-        names = TRAJECTORY_TABLES if self.with_runs else tuple(t for t in TRAJECTORY_TABLES if t != "runs")
-        chunk = {name: validate(name, rows_frame(name, self.rows[name]), file=str(self.path)) if streaming
-                 else rows_frame(name, self.rows[name]) for name in names}  # in memory: validated whole
+        rows = self.take_rows()
+        self._take({name: rows_frame(name, rows[name]) for name in TRAJECTORY_TABLES})
+
+    def _take(self, chunk: dict[str, pl.DataFrame]) -> None:
+        """One chunk's tables: validated (streaming; in memory they are validated whole at the end), with
+        ``derive``'s, counted, then kept, spilled as Parquet parts or dropped."""
+        if self.spill is not None or not self.keep:
+            chunk = {name: validate(name, frame, file=str(self.path)) for name, frame in chunk.items()}
         if self.derive is not None:
             chunk.update(self.derive(chunk))
-        self.rows = {t: [] for t in TRAJECTORY_TABLES}
-        self.pending = self.pending_runs = self.pending_text = 0
         for name, frame in chunk.items():
             self.counts[name] = self.counts.get(name, 0) + frame.height
             if not self.keep or frame.height == 0:
@@ -167,10 +132,6 @@ class RunTables:
                 continue
             sink_parts(name, parts, target)
         return {name: self.counts.get(name, 0) for name in names}  # (the trajectory tables first, in their order)
-
-
-def _chars(value: Any) -> int:
-    return len(value) if isinstance(value, str) else 0
 
 
 def collect_runs(path: Path, runs: Iterable[_RunItem | Parts]) -> dict[str, pl.DataFrame]:

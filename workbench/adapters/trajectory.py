@@ -26,11 +26,9 @@ import json
 import math
 import os
 from collections.abc import Iterator
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import orjson
 import polars as pl
 
 from workbench import schema
@@ -38,42 +36,10 @@ from workbench.validation import check_record, validate, value_fits
 from workbench.adapters.staging import collect_runs
 from workbench.atomic import atomic_write
 from workbench.jsonl import at_line, json_lines
+from workbench.records import encode_args, widen_span
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
 from workbench.tables import check_references
-
-
-def encode_args(value: Any) -> str | None:
-    """A tool call's arguments as compact JSON text: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"),
-    allow_nan=False)``. orjson writes the same text for strings, integers, booleans, nulls, lists and objects
-    with string keys, several times faster (a coding session's arguments hold whole files); a value holding a
-    float (orjson writes ``1e-05`` as ``0.00001``), a key that is not a string or an integer beyond 64 bits goes
-    to ``json``."""
-    if value is None:
-        return None
-    if not _holds_float(value):
-        try:
-            return orjson.dumps(value).decode()
-        except TypeError:  # (orjson.JSONEncodeError is one) a key that is not a string, an integer beyond 64 bits
-            pass
-    return _encode(value)
-
-
-def _holds_float(value: Any) -> bool:
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, float):
-            return True
-        if isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, (list, tuple)):
-            stack.extend(v)
-    return False
-
-
-#: ``json.dumps`` with encode_args' options, its encoder made once (``dumps`` with options makes one a call)
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
 def _check_finite(value: Any, field_name: str) -> None:
@@ -220,43 +186,6 @@ def _compaction_record(row: dict[str, Any]) -> dict[str, Any]:
     elif row.get("span_start") is not None or row.get("span_end") is not None:
         out.update({k: row[k] for k in ("span_start", "span_end") if row.get(k) is not None})
     return out
-
-
-def _instant(ts: str) -> Any:
-    """An ISO-8601 timestamp as a comparable instant (``Z`` read as UTC); the text itself when it does not parse."""
-    try:
-        t = datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return (1, ts)
-    return (0, t if t.tzinfo else t.replace(tzinfo=timezone.utc))
-
-
-def _before(a: str, b: str) -> bool:
-    """Whether timestamp ``a`` is an earlier instant than ``b``. Two UTC stamps of one layout (what a client writes
-    on every line: same length, ``Z`` at the end) compare as text, which is their time order; any other pair is
-    parsed (:func:`_instant`). The text path keeps a line's cost to a string comparison on an import's hot path."""
-    if len(a) == len(b) and a[-1:] == b[-1:] == "Z":
-        return a < b
-    return bool(_instant(a) < _instant(b))
-
-
-def widen_span(run: dict[str, Any], ts: str) -> None:
-    """Keep ``run``'s ``started_at`` the earliest and ``ended_at`` the latest timestamp seen.
-
-    A session file's lines are not always in time order (a resumed session, a sub-agent's lines): the first and
-    last line's times gave runs that ended before they started.
-
-    Parameters
-    ----------
-    run : dict
-        The run's fields, updated in place.
-    ts : str
-        A line's ISO-8601 timestamp.
-    """
-    if "started_at" not in run or _before(ts, run["started_at"]):
-        run["started_at"] = ts
-    if "ended_at" not in run or _before(run["ended_at"], ts):
-        run["ended_at"] = ts
 
 
 __all__ = ["encode_args", "read_trajectories", "trajectory_runs", "widen_span", "write_trajectories"]

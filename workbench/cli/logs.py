@@ -194,7 +194,7 @@ def _start_workers(path: Path, fmt: str | None) -> None:
     from workbench.logfiles import import_workers
 
     if fmt in (None, "auto", "claude-code") and (n := import_workers(path)):
-        start_workers(n, "workbench.adapters.claude_code")
+        start_workers(n, "workbench.claude_sessions")
 
 
 def run_export(args: argparse.Namespace) -> int:
