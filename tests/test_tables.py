@@ -183,7 +183,8 @@ def test_a_frame_built_from_columns_is_the_frame_built_from_the_rows() -> None:
             {"run_id": "r1", "step": 1, "observation": "ok", "error": True, "timestamp": None, "extra": 2.5},
             {"step": 2, "run_id": "r2", "text": "done", "output_tokens": 3, "model": None}]
     for table, given in (("steps", rows), ("steps", [{k: v for k, v in r.items() if k != "extra"} for r in rows]),
-                         ("compactions", []), ("steps", [{"run_id": "r", "step": 0, "tool": None}])):
+                         ("compactions", []), ("steps", [{"run_id": "r", "step": 0, "tool": None}]),
+                         ("steps", [{"run_id": "r", "step": 1.5}])):  # (rows_frame reads a float step as 1)
         expected = rows_frame(table, given)
         got = columns_frame(table, row_columns(given))
         assert got.schema == expected.schema and got.equals(expected), (table, given)

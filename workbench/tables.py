@@ -42,16 +42,19 @@ def rows_frame(table_name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
 
 def columns_frame(table_name: str, columns: dict[str, list[Any]]) -> pl.DataFrame:
     """:func:`rows_frame` of rows given as columns (:func:`~workbench.records.row_columns`): the same frame, built
-    column by column (half the time on a coding session's steps). A column the schema does not declare is
-    inferred as :func:`rows_frame` infers it, from its rows."""
+    column by column (half the time on a coding session's steps). A column the schema does not declare, or a value
+    not of its column's dtype, is read as :func:`rows_frame` reads it, from the rows."""
     if not columns or not any(columns.values()):
         return schema.empty(table_name)
     declared = schema.table(table_name).polars_schema(list(columns))
-    if len(declared) < len(columns):
-        names = list(columns)
-        return rows_frame(table_name, [dict(zip(names, values, strict=True)) for values in zip(*columns.values(),
-                                                                                                  strict=True)])
-    return pl.DataFrame(columns, schema={name: declared[name] for name in columns})
+    if len(declared) == len(columns):
+        try:
+            return pl.DataFrame(columns, schema={name: declared[name] for name in columns})
+        except (TypeError, pl.exceptions.PolarsError):  # a value not of its column's dtype: as the rows read
+            pass
+    names = list(columns)
+    return rows_frame(table_name, [dict(zip(names, values, strict=True)) for values in zip(*columns.values(),
+                                                                                              strict=True)])
 
 
 @overload

@@ -26,6 +26,7 @@ from workbench.validation import validate
 from workbench.records import RowChunks
 from workbench.tables import TRAJECTORY_TABLES, columns_frame, move_into_place, rows_frame, sink_parts
 
+
 @dataclass
 class Parts:
     """Rows an adapter's worker gathered and checked run by run (a :class:`~workbench.records.RowChunks` of its
