@@ -11,7 +11,8 @@ memory from ``ru_maxrss``:
   usage      ``workbench usage TREE`` (the usage pass alone, its report printed as ccusage prints its own: only
              the lines holding a usage key parsed)
   import     ``workbench import TREE --out DIR`` (the tables written; a tree above 64 MB read by worker
-             processes, which build a batch of groups' tables each)
+             processes, which build a batch of groups' rows each and hand them back as chunks of columns, for
+             the importing process to validate and write)
 
 Peak memory is the largest one process reached (``ru_maxrss`` of the children): with worker processes the
 import's whole footprint is up to three such processes on two cores.

@@ -243,10 +243,10 @@ def test_groups_read_by_worker_processes_give_what_one_process_gives(tmp_path: P
 
 def test_an_import_built_by_workers_writes_the_tables_one_process_writes(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Above PARALLEL_BYTES, workers build a batch of groups' steps, compactions and entries and write them as
-    Parquet parts, which the parent merges after its own runs: every table file must hold what the one-process
-    import writes, row for row and in the same order, over several batches (the example session with its
-    compactions, copied under other ids, and the six awkward groups)."""
+    """Above PARALLEL_BYTES, workers build a batch of groups' steps and compactions and hand them back as chunks of
+    columns, which the parent validates (deriving entries) and merges after its own runs: every table file must
+    hold what the one-process import writes, row for row and in the same order, over several batches (the example
+    session with its compactions, copied under other ids, and the six awkward groups)."""
     from workbench.adapters import claude_code
 
     tree = tmp_path / "tree"
