@@ -14,7 +14,7 @@ import polars as pl
 from workbench import schema
 from workbench.validation import check_record
 from workbench.adapters.staging import collect_runs
-from workbench.adapters.trajectory import encode_args
+from workbench.records import encode_args
 from workbench.jsonl import at_line, json_lines
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
