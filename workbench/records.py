@@ -1,5 +1,5 @@
-"""Rows and records as the log readers build them, with no table library (so that the worker processes an import
-reads a large session tree with start in a tenth of a second): a tool call's arguments as JSON text
+"""Rows and records as the log readers build them, with no table library (the worker processes of a large import
+load this module, not polars, and start in a tenth of a second): a tool call's arguments as JSON text
 (:func:`encode_args`), a run's time span (:func:`widen_span`), and runs' rows checked and cut into bounded chunks
 (:class:`RowChunks`, which :class:`~workbench.adapters.staging.RunTables` turns into validated tables)."""
 
@@ -145,6 +145,7 @@ class RowChunks:
         return rows
 
     def flush(self) -> None:
+        """Turn the rows gathered so far into a chunk (:meth:`take_rows`): what a chunk becomes is the subclass's."""
         raise NotImplementedError
 
 
