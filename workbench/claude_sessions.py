@@ -18,7 +18,7 @@ from typing import Any
 from workbench.errors import SchemaError, describe_value
 from workbench.jsonl import BadLines, LogWarning, json_lines
 from workbench.logfiles import project_dir as _project_dir
-from workbench.records import TRAJECTORY_TABLES, RowChunks, encode_args, row_columns, widen_span
+from workbench.records import RowChunks, encode_args, row_columns, widen_span
 from workbench.usage_scan import first_time, line_kind, token_count, usage_counts
 
 
@@ -427,15 +427,9 @@ class _ColumnChunks(RowChunks):
     ``out`` as a pickled ``{table: {column: values}}`` (:func:`~workbench.records.row_columns`), for the parent to
     validate (:class:`~workbench.adapters.staging.Parts`)."""
 
-    path: Path
     out: Path
     with_runs = False
-    rows: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
-    run_lines: dict[str, int] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
-    pending: int = 0
-    pending_runs: int = 0
-    pending_text: int = 0
 
     def flush(self) -> None:
         if not self.pending_runs:

@@ -6,6 +6,7 @@ load this module, not polars, and start in a tenth of a second): a tool call's a
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,11 @@ def widen_span(run: dict[str, Any], ts: str) -> None:
         run["ended_at"] = ts
 
 
+def _no_rows() -> dict[str, list[dict[str, Any]]]:
+    return {t: [] for t in TRAJECTORY_TABLES}
+
+
+@dataclass
 class RowChunks:
     """An adapter's rows of runs, steps and compactions gathered run by run and cut into chunks of at most
     :data:`CHUNK_RUNS` runs, :data:`CHUNK_ROWS` rows or :data:`CHUNK_TEXT` characters of text. A run's id must be
@@ -101,11 +107,11 @@ class RowChunks:
 
     path: Path
     with_runs = True
-    rows: dict[str, list[dict[str, Any]]]
-    run_lines: dict[str, int]
-    pending: int
-    pending_runs: int
-    pending_text: int
+    rows: dict[str, list[dict[str, Any]]] = field(init=False, default_factory=_no_rows)
+    run_lines: dict[str, int] = field(init=False, default_factory=dict)  # run id -> the line it was first read at
+    pending: int = field(init=False, default=0)  # rows, runs and characters of text gathered since the last chunk
+    pending_runs: int = field(init=False, default=0)
+    pending_text: int = field(init=False, default=0)
 
     def add_run(self, number: int, run: dict[str, Any], steps: list[dict[str, Any]],
                 compactions: list[dict[str, Any]]) -> None:
@@ -140,7 +146,7 @@ class RowChunks:
 
     def take_rows(self) -> dict[str, list[dict[str, Any]]]:
         """The rows gathered since the last chunk, handed over (the builder starts a new chunk)."""
-        rows, self.rows = self.rows, {t: [] for t in TRAJECTORY_TABLES}
+        rows, self.rows = self.rows, _no_rows()
         self.pending = self.pending_runs = self.pending_text = 0
         return rows
 

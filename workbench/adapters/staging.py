@@ -53,18 +53,12 @@ class RunTables(RowChunks):
     into chunks as :class:`~workbench.records.RowChunks` says.
     """
 
-    path: Path
     spill: Path | None = None
     keep: bool = True
     derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None
     chunks: dict[str, list[pl.DataFrame]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
-    rows: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
-    run_lines: dict[str, int] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     parts: dict[str, list[Path]] = field(default_factory=dict)
-    pending: int = 0
-    pending_runs: int = 0
-    pending_text: int = 0
 
     def add_parts(self, written: Parts) -> None:
         """Take the chunks a worker wrote (:class:`Parts`), after the rows gathered so far, each validated and kept,
