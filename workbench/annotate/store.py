@@ -8,10 +8,19 @@ wins while the history stays. Every write takes the store's exclusive lock (``la
 so two processes adding at once never lose or interleave a line.
 
 A batch (:meth:`AnnotationStore.add_many`: a Label Studio import, adjudicated labels) is all or nothing: before
-any line is appended, a journal (``labels/.journal.json``) records the size of every file the batch touches; it
-is removed once every line is on disk. A batch interrupted in between (SIGTERM, Ctrl-C, a full disk, a killed
-process) is rolled back -- at once when the process can, else by the next writer that opens the store -- and
-until then readers read each file only up to the size the journal records: nobody sees part of a batch.
+any line is appended, a journal (``labels/.journal.json``, never committed: ``.gitignore`` names it) records, for
+every label file the batch touches, its size before the batch, the bytes the batch will add, the file's identity
+(device and inode; a file the batch makes is made, empty, before the journal is written) and a SHA-256 of at most
+the last 64 KiB before that size. It is removed once every line is on disk. A batch interrupted in between
+(SIGTERM, Ctrl-C, a full disk, a killed process) is rolled back -- at once when the process can, else by the next
+writer that opens the store -- and until then readers read each file only up to the size the journal records:
+nobody sees part of a batch.
+
+The journal is checked before anything is rolled back: it may only name label files of its own store, by a plain
+name, that are the very files the batch made or appended to (same identity, no shorter than before, longer by at
+most what the batch added, the same bytes before its start). A journal that does not match -- hand-edited, copied
+from another clone, or overtaken by later writes -- rolls back nothing: writers refuse with an error naming the
+file and what to do (:class:`JournalMismatch`), and readers ignore its entries that do not match.
 
 The store, not its caller, stamps ``labeled_at``; annotator names are checked
 (:func:`check_annotator`), and values by the labels table's declaration. A crash in the middle of
@@ -22,9 +31,12 @@ clean line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
+import socket
+import stat
 import warnings
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
@@ -48,6 +60,16 @@ _ANNOTATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}")
 
 class TornLineWarning(UserWarning):
     """A label file ended in a partial line (a crash mid-write); the fragment was moved aside."""
+
+
+class JournalMismatch(schema.SchemaError):
+    """The store's batch journal names a file it may not roll back (outside the store, replaced, grown past the
+    batch, changed before the batch's start): nothing was rolled back and the journal was left for a person."""
+
+
+_JOURNAL_VERSION = 2
+_TAIL = 64 * 1024  # the bytes before a batch's start that the journal hashes
+_LABEL_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\.round[0-9]+\.jsonl")
 
 
 def check_annotator(name: object, *, reserved: bool = False) -> str:
@@ -123,29 +145,92 @@ class AnnotationStore:
         """Where a batch being written records the files it touches (present only while one is written)."""
         return self.dir / ".journal.json"
 
-    def _journal_sizes(self) -> dict[str, int | None] | None:
-        """file name -> its size before the batch being written (None: the batch created it); None: no batch."""
+    def _journal_entries(self) -> tuple[str, dict[str, dict[str, Any]]] | None:
+        """The journal of a batch being written (or interrupted): the ``labeled_at`` its labels carry, and file
+        name -> what it recorded of that file (``size`` before the batch, ``added``, ``created``, ``dev``/``ino``,
+        ``tail_sha256``); None: no batch. A journal that is
+        not this store's (not JSON, another version, a name that is not a plain label-file name, fields of the
+        wrong type) is a :class:`JournalMismatch`."""
         try:
             data = json.loads(self.journal.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
         except (ValueError, UnicodeDecodeError):  # written atomically, so never half; a hand-edited one is an error
-            raise schema.SchemaError("not the store's batch journal (JSON with 'sizes')", file=str(self.journal))
-        sizes = data.get("sizes") if isinstance(data, dict) else None
-        if not isinstance(sizes, dict):
-            raise schema.SchemaError("not the store's batch journal (JSON with 'sizes')", file=str(self.journal))
-        return sizes
+            raise self._refusal("is not JSON") from None
+        if not isinstance(data, dict) or data.get("version") != _JOURNAL_VERSION or \
+                not isinstance(data.get("files"), dict) or not isinstance(data.get("labeled_at"), str):
+            raise self._refusal(f"is not a batch journal of this version (JSON with 'version': {_JOURNAL_VERSION}, "
+                                "'labeled_at' and 'files')")
+        entries: dict[str, dict[str, Any]] = data["files"]
+        for name, entry in entries.items():
+            if not isinstance(name, str) or not _LABEL_FILE.fullmatch(name):
+                raise self._refusal(f"names {name!r}, which is not a label file of this store (a plain name "
+                                    "'<annotator>.round<R>.jsonl')")
+            fields = ("size", "added", "dev", "ino")
+            if not isinstance(entry, dict) or \
+                    not all(type(entry.get(k)) is int and entry[k] >= 0 for k in fields) or \
+                    not isinstance(entry.get("created"), bool) or not isinstance(entry.get("tail_sha256"), str):
+                raise self._refusal(f"records {name!r} without its size, added bytes, identity and checksum")
+        return data["labeled_at"], entries
+
+    def _refusal(self, what: str) -> JournalMismatch:
+        return JournalMismatch(f"the batch journal {what}; nothing was rolled back. Check the label files, then "
+                               "remove the journal to keep them as they are", file=str(self.journal))
+
+    def _journal_sizes(self) -> dict[str, int | None] | None:
+        """file name -> the size a reader reads it to while a batch is written (None: a file the batch made, read
+        as empty); None: no batch. Entries that do not match their file (:func:`_mismatch`, as a reader checks)
+        are left out: a stale journal hides nothing."""
+        try:
+            journal = self._journal_entries()
+        except JournalMismatch:
+            return None
+        if journal is None:
+            return None
+        stamp, entries = journal
+        return {name: (None if e["created"] else e["size"]) for name, e in entries.items()
+                if _mismatch(self.dir / name, e, stamp, checksum=False) is None}
 
     def _recover(self) -> None:
-        """Roll back a batch whose writer died (call under the lock): every file it touched back to its size."""
-        sizes = self._journal_sizes()
-        if sizes is None:
+        """Roll back a batch whose writer died (call under the lock): every file it touched back to its size, once
+        every entry is checked; else :class:`JournalMismatch` and nothing changes."""
+        journal = self._journal_entries()
+        if journal is None:
             return
-        removed = _roll_back(self.dir, sizes)
+        stamp, entries = journal
+        removed = self._roll_back(entries, stamp)
         self.journal.unlink()
         warnings.warn(f"{self.journal}: a batch of labels was interrupted (a killed import?); rolled back: "
-                      f"{removed} bytes removed from {len(sizes)} file(s), none of its labels kept",
+                      f"{removed} bytes removed from {len(entries)} file(s), none of its labels kept",
                       TornLineWarning, stacklevel=3)
+
+    def _roll_back(self, entries: dict[str, dict[str, Any]], stamp: str) -> int:
+        """Every file of a batch back to its size before it (a file the batch made is removed); the bytes removed.
+        Every entry is checked first (``stamp``: the batch's ``labeled_at``): one that does not match raises
+        :class:`JournalMismatch`, nothing removed."""
+        for name, entry in entries.items():
+            why = _mismatch(self.dir / name, entry, stamp, checksum=True)
+            if why is not None:
+                raise self._refusal(f"names {name}, which {why}")
+        removed = 0
+        for name, entry in entries.items():
+            path = self.dir / name
+            try:
+                now = path.lstat().st_size
+            except FileNotFoundError:
+                continue
+            if entry["created"]:
+                path.unlink()
+                removed += now
+            elif now > entry["size"]:
+                fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+                try:
+                    os.ftruncate(fd, entry["size"])
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                removed += now - entry["size"]
+        return removed
 
     def file_for(self, annotator: str, round: int) -> Path:  # noqa: A002 - the labels table's name
         return self.dir / f"{_safe_name(annotator)}.round{int(round)}.jsonl"
@@ -177,21 +262,23 @@ class AnnotationStore:
         payloads = {path: _lines(recs) for path, recs in by_file.items()}
         with self._lock():
             self._recover()
-            sizes: dict[str, int | None] = {}
-            for path in payloads:
-                _move_torn_tail(path)
-                sizes[path.name] = path.stat().st_size if path.exists() else None
-            from workbench.atomic import atomic_write
-
-            atomic_write(self.journal, lambda tmp: tmp.write_text(json.dumps({"sizes": sizes}), encoding="utf-8"),
-                         durable=True)
+            entries: dict[str, dict[str, Any]] = {}
             try:
+                for path, payload in payloads.items():
+                    _move_torn_tail(path)
+                    entries[path.name] = _entry_before(path, len(payload))
+                from workbench.atomic import atomic_write
+
+                journal = {"version": _JOURNAL_VERSION, "pid": os.getpid(), "host": socket.gethostname(),
+                           "labeled_at": now, "files": entries}
+                atomic_write(self.journal, lambda tmp: tmp.write_text(json.dumps(journal), encoding="utf-8"),
+                             durable=True)
                 for path, payload in payloads.items():
                     _append_bytes(path, payload, sync=len(payloads) <= _FSYNC_FILES)
                 if len(payloads) > _FSYNC_FILES:
                     os.sync()  # one flush of every file written, instead of one fsync each
             except BaseException:  # SIGTERM, Ctrl-C, a full disk: none of the batch stays
-                _roll_back(self.dir, sizes)
+                self._roll_back(entries, now)
                 self.journal.unlink(missing_ok=True)
                 raise
             self.journal.unlink()  # the batch is whole: from here on it is read
@@ -375,24 +462,74 @@ def _append_bytes(path: Path, payload: bytes, *, sync: bool) -> None:
         raise named(err, path) from None
 
 
-def _roll_back(directory: Path, sizes: dict[str, int | None]) -> int:
-    """Every file of a batch back to its size before it (a file the batch made is removed); the bytes removed."""
-    removed = 0
-    for name, size in sizes.items():
-        path = directory / name
-        if not path.exists():
-            continue
-        now = path.stat().st_size
-        if size is None:
-            path.unlink()
-            removed += now
-        elif now > size:
-            with open(path, "rb+") as fh:
-                fh.truncate(size)
-                fh.flush()
-                os.fsync(fh.fileno())
-            removed += now - size
-    return removed
+def _entry_before(path: Path, added: int) -> dict[str, Any]:
+    """What the journal records of ``path`` before a batch appends ``added`` bytes to it. A file the batch makes is
+    made here, empty, so that the journal can name its identity (a crash before the journal is written leaves an
+    empty label file, which reads as no labels)."""
+    created = not path.exists()
+    fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise schema.SchemaError("is not a regular file; a label file must be one", file=str(path))
+        size = info.st_size
+        start = max(0, size - _TAIL)
+        tail = os.pread(fd, size - start, start) if size else b""
+    finally:
+        os.close(fd)
+    return {"size": size, "added": added, "created": created, "dev": info.st_dev, "ino": info.st_ino,
+            "tail_sha256": hashlib.sha256(tail).hexdigest()}
+
+
+def _mismatch(path: Path, entry: dict[str, Any], stamp: str, *, checksum: bool) -> str | None:
+    """Why the journal's ``entry`` is not about ``path`` as it is now (None: it is, or the file is gone): another
+    file (identity), not a regular file, shorter than before the batch, longer than the batch can have made it,
+    lines after the batch's start that are not the batch's (every label of a batch carries its ``stamp``: labels
+    written later, or a later file given the same inode number, do not; a reader checks the first such line, a
+    roll-back every one), or (``checksum``, rolling back) other bytes before the batch's start."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError:  # a symbolic link (ELOOP), or unreadable
+        return "is not a regular file of the store"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "is not a regular file of the store"
+        if (info.st_dev, info.st_ino) != (entry["dev"], entry["ino"]):
+            return "is not the file the batch wrote (another file of that name replaced it)"
+        size, now = entry["size"], info.st_size
+        if now < size:
+            return f"is shorter ({now} bytes) than before the batch ({size})"
+        if now > size + entry["added"]:
+            return f"is longer ({now} bytes) than the batch can have made it ({size} + {entry['added']}): " \
+                   "labels were added after it"
+        # a reader looks at the first line after the start; rolling back, at every line and the bytes before it
+        added = os.pread(fd, now - size, size) if checksum else os.pread(fd, min(now - size, _TAIL), size)
+        if not _only_batch_lines(added if checksum else added[:added.find(b"\n") + 1], stamp):
+            return "holds labels after the batch's start that the batch did not write"
+        if checksum:
+            start = max(0, size - _TAIL)
+            if hashlib.sha256(os.pread(fd, size - start, start)).hexdigest() != entry["tail_sha256"]:
+                return "holds other bytes before the batch's start than when the batch began"
+        return None
+    finally:
+        os.close(fd)
+
+
+def _only_batch_lines(added: bytes, stamp: str) -> bool:
+    """Whether ``added`` (a file's bytes after a batch's start) holds only the batch's labels: whole lines stamped
+    ``stamp``, then at most a torn fragment of one more (a write the crash cut)."""
+    *whole, _fragment = added.split(b"\n")
+    for line in whole:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(record, dict) or record.get("labeled_at") != stamp:
+            return False
+    return True
 
 
 def _read_labels(path: Path, limit: int | None = None) -> pl.DataFrame:
@@ -438,4 +575,4 @@ def _move_torn_tail(path: Path) -> None:
                   f"{len(data) - keep} bytes to {side}", TornLineWarning, stacklevel=3)
 
 
-__all__ = ["AnnotationStore", "check_annotator", "TornLineWarning"]
+__all__ = ["AnnotationStore", "check_annotator", "JournalMismatch", "TornLineWarning"]
