@@ -35,7 +35,7 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.project import figures_dir, use_project_root
+from workbench.notebooks import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 figs = figures_dir(FIGURES, DATA, CLAUDE_CODE, CODEX, style=STYLE)

@@ -34,9 +34,9 @@ SEED: int = 0
 from workbench.annotate import AnnotationStore, label_widget, load_sample
 from workbench.annotate.sampling import sample_items
 from workbench.annotate import adjudicate_widget
-from workbench.atomic import write_jsonl
+from workbench._util.atomic import write_jsonl
 from workbench.datasets import ensure_default_testbed, load
-from workbench.project import use_project_root
+from workbench.notebooks import use_project_root
 
 # relative paths are the project's: JupyterLab starts the kernel in notebooks/, `workbench figures` in the root
 ROOT = use_project_root(chdir=True)

@@ -185,7 +185,7 @@ def test_a_full_disk_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     import errno
     import os
 
-    from workbench.atomic import atomic_write
+    from workbench._util.atomic import atomic_write
 
     def full(*_: object) -> int:
         raise OSError(errno.ENOSPC, "No space left on device")

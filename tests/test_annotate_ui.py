@@ -272,7 +272,7 @@ def test_terminal_ctrl_c_stops_at_once_and_keeps_labels(tmp_path: Path) -> None:
 
 def test_sample_file_round_trip_keeps_evaluation_material(tmp_path: Path) -> None:
     from workbench.annotate import load_sample
-    from workbench.atomic import write_jsonl
+    from workbench._util.atomic import write_jsonl
 
     item = _item(1, evaluation=[{"name": "gt_outputs", "text": "[\"1\"]"}], scenario_id="s01")
     write_jsonl([item], tmp_path / "s.jsonl")

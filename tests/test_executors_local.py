@@ -1,4 +1,4 @@
-"""Worker processes started as ``python -c`` with this package (workbench.executors.ProcessWorkers): the session
+"""Worker processes started as ``python -c`` with this package (workbench._util.executors.ProcessWorkers): the session
 readers' parallel passes ran in multiprocessing's spawn pool, which imports the caller's ``__main__`` again in
 every worker, so a user's script without an ``if __name__ == "__main__"`` guard (or one piped to ``python -``)
 broke the pool on any tree above 64 MB."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.executors import ProcessWorkers
+from workbench._util.executors import ProcessWorkers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,7 +52,7 @@ def test_workers_started_ahead_are_taken_once_for_their_count_and_stopped_otherw
     """``workbench import`` starts the workers before its own imports (start_workers) and the reader takes them
     (workers): the same processes must serve the reader, a pool started for another count must be stopped, not
     left running, and a second take must start new ones."""
-    from workbench import executors
+    from workbench._util import executors
 
     executors.start_workers(2)
     pool = executors.workers(2)

@@ -110,7 +110,7 @@ def test_a_bad_ray_address_is_one_line_naming_address_and_fails_at_once(tmp_path
     import time
 
     from workbench.cli.main import main
-    from workbench.executors import ExecutorUnavailable, reachable
+    from workbench._util.executors import ExecutorUnavailable, reachable
 
     started = time.monotonic()
     code = main(["simulate", "--out", str(tmp_path / "tb"), "--tasks", "2", "--runs", "1", "--budgets", "48",

@@ -11,7 +11,7 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.datasets import derive_missing, load
-from workbench.display import visible
+from workbench._util.untrusted import visible
 from workbench.explore import build_site, compaction_view, slug
 
 from .conftest import system_tool
@@ -481,7 +481,7 @@ def test_a_young_staging_directory_is_left_and_said(tmp_path: Path, caplog: pyte
     run may be writing it), and the message names it."""
     import logging
 
-    from workbench.atomic import make_staging, staging_prefix
+    from workbench._util.atomic import make_staging, staging_prefix
 
     out = tmp_path / "tables"
     young = tmp_path / f"{staging_prefix(out)}abc123"

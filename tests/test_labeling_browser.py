@@ -69,7 +69,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     import nbformat
 
     from workbench.notebooks import inject_parameters
-    from workbench.atomic import write_jsonl
+    from workbench._util.atomic import write_jsonl
 
     root = tmp_path_factory.mktemp("lab")
     (root / "notebooks").mkdir()

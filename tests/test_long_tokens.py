@@ -10,7 +10,7 @@ import subprocess
 import sys
 import textwrap
 
-from workbench.long_tokens import MAX_TOKEN_CHARS, bound_tokens
+from workbench._util.long_tokens import MAX_TOKEN_CHARS, bound_tokens
 
 
 def test_bound_tokens_equals_cutting_every_run_of_non_space() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from workbench.notebooks import selected_notebooks
-from workbench.project import figures_dir, find_root, is_project_data, use_project_root
+from workbench.notebooks import figures_dir, find_root, is_project_data, use_project_root
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def test_library_path_defaults_are_the_projects_not_the_working_directory(tmp_pa
     from workbench import plots
     from workbench.datasets import DEFAULT_TESTBED
     from workbench.plots.latex import export_table
-    from workbench.project import PROJECT_ROOT
+    from workbench.notebooks import PROJECT_ROOT
 
     monkeypatch.chdir(tmp_path)
     assert PROJECT_ROOT == ROOT and DEFAULT_TESTBED == ROOT / "data" / "testbed"

@@ -18,7 +18,7 @@ import pytest
 from workbench import tables as tables_module
 from workbench.adapters import import_log
 from workbench.adapters.claude_code import _file_groups, read_claude_code
-from workbench.jsonl import BadLines, json_lines
+from workbench._util.jsonl import BadLines, json_lines
 
 from .test_adapters_claude_code_tree import Transcript
 
@@ -282,7 +282,7 @@ def test_a_scan_shared_with_workers_groups_the_files_as_one_process_does(tmp_pat
     import time
 
     from workbench import claude_sessions
-    from workbench.executors import ProcessWorkers
+    from workbench._util.executors import ProcessWorkers
 
     _many_groups(tmp_path, bad_line=False)
     files = session_files_of(tmp_path)
@@ -309,7 +309,8 @@ def test_the_import_command_starts_the_workers_early_and_the_reader_takes_those(
                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """``workbench import`` starts the workers before its own imports: the reader must read with that pool (not
     start a second one and leave the first idle), and write what one process writes."""
-    from workbench import executors, logfiles
+    from workbench import logfiles
+    from workbench._util import executors
     from workbench.adapters import claude_code
     from workbench.cli.main import main
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import SchemaError, describe_value
-from workbench.jsonl import BadLines, LogWarning, json_lines
+from workbench._util.jsonl import BadLines, LogWarning, json_lines
 from workbench.logfiles import project_dir as _project_dir
 from workbench.records import RowChunks, encode_args, row_columns, widen_span
 from workbench.usage_scan import first_time, line_kind, token_count, usage_counts
@@ -469,7 +469,7 @@ def _session_ids(file: Path) -> set[bytes]:
 
 def _scan(files: list[Path], pool: Any = None) -> list[set[bytes]]:
     """Each file's :func:`_session_ids`: here, or shared with ``pool``'s workers (a
-    :class:`~workbench.executors.ProcessWorkers`), which take runs of files from the front while this process
+    :class:`~workbench._util.executors.ProcessWorkers`), which take runs of files from the front while this process
     takes them from the back (a run a worker has not started is taken back), so none waits for another."""
     if pool is None:
         return [_session_ids(f) for f in files]

@@ -19,7 +19,7 @@ import polars as pl
 
 from workbench import schema
 from workbench.frames import height
-from workbench.project import PROJECT_ROOT
+from workbench._util.project import PROJECT_ROOT
 from workbench.tables import check_references, read_table, table_file
 
 #: where the default testbed lives, whatever the current directory

@@ -150,7 +150,7 @@ def write_entries(directory: str | os.PathLike[str], *, batch_rows: int = 20_000
     import shutil
     import tempfile
 
-    from workbench.atomic import atomic_write
+    from workbench._util.atomic import atomic_write
     from workbench.tables import read_table, sink_parts
 
     directory = Path(directory)

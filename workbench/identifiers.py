@@ -24,7 +24,7 @@ Five rules, each named for what it serves:
   against the history a Claude Code or Codex summary replaced.
 
 :func:`find` applies any of them to one text. Every rule reads its text through
-:func:`workbench.long_tokens.bound_tokens`: a run of over 1,024 non-space characters is read as its first
+:func:`workbench._util.long_tokens.bound_tokens`: a run of over 1,024 non-space characters is read as its first
 1,024 (the patterns' look-arounds made one such run cost quadratic time); in text without such runs each rule
 finds exactly what it did before, OpenClaw's exactly what OpenClaw finds.
 """
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from workbench.long_tokens import bound_tokens
+from workbench._util.long_tokens import bound_tokens
 
 # ---------------------------------------------------------------------------
 # the rules

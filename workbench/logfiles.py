@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import SchemaError
-from workbench.jsonl import BadLines, json_lines
+from workbench._util.jsonl import BadLines, json_lines
 
 
 #: bytes of Claude Code session files above which an import reads them in worker processes, one a core (below,
@@ -96,7 +96,7 @@ def import_workers(path: str | os.PathLike[str]) -> int:
     exit). Whatever is wrong with the directory is left for the import to say."""
     import warnings
 
-    from workbench.executors import usable_cores
+    from workbench._util.executors import usable_cores
 
     p = Path(path)
     if not p.is_dir():

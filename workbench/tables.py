@@ -1,7 +1,7 @@
 """Table files: one file per table in a directory, Parquet or JSONL, validated on read and write.
 
 Every reader validates through ``validate`` and fails with
-``FILE:LINE: field 'x': expected ..., got ...``. Files are written through :func:`workbench.atomic.atomic_write`
+``FILE:LINE: field 'x': expected ..., got ...``. Files are written through :func:`workbench._util.atomic.atomic_write`
 (a file appears whole or not at all), and a directory of tables is written into a temporary sibling first,
 so a failed import writes nothing. :func:`read_table` with ``lazy=True`` opens a table checked a batch at a time;
 :class:`PartWriter` writes one table a part at a time. A directory's tables are loaded by
@@ -21,8 +21,8 @@ import polars as pl
 
 from workbench import schema
 from workbench.validation import check_record, describe_dtypes, validate
-from workbench.atomic import current_umask, make_staging, records_to_jsonl
-from workbench.jsonl import json_lines
+from workbench._util.atomic import current_umask, make_staging, records_to_jsonl
+from workbench._util.jsonl import json_lines
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
 from workbench.frames import rows_of, slices
@@ -293,10 +293,10 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
 def move_into_place(staging: Path, directory: Path, *, replace: bool) -> None:
     """Move the table files of ``staging`` into ``directory``; with ``replace``, remove its other table files.
 
-    The moves are one step for SIGTERM (:func:`workbench.atomic.uninterrupted`): a termination that arrives
+    The moves are one step for SIGTERM (:func:`workbench._util.atomic.uninterrupted`): a termination that arrives
     between two tables waits until the set is complete, so the directory never holds new compactions beside
     old runs and steps."""
-    from workbench.atomic import uninterrupted
+    from workbench._util.atomic import uninterrupted
 
     directory.mkdir(parents=True, exist_ok=True)
     files = [t for t in staging.iterdir() if t.is_file()]

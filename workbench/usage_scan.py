@@ -131,7 +131,7 @@ def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = 
     about equal bytes."""
     paths = [os.fspath(f) for f in files]
     sizes = [os.path.getsize(p) for p in paths]
-    from workbench.executors import ProcessWorkers, usable_cores
+    from workbench._util.executors import ProcessWorkers, usable_cores
 
     workers = workers if workers is not None else min(4, usable_cores())
     if workers <= 1 or sum(sizes) < PARALLEL_BYTES or len(paths) < 2:

@@ -36,7 +36,7 @@ from workbench.adapters.openai_chat import chat_to_run, openai_runs, read_openai
 from workbench.adapters.staging import Parts
 from workbench.adapters.tau_bench import read_tau_bench
 from workbench.adapters.trajectory import read_trajectories, trajectory_runs, write_trajectories
-from workbench.jsonl import BadLines
+from workbench._util.jsonl import BadLines
 from workbench.logfiles import directory_formats, input_bytes, sniff_directory, sniff_format
 from workbench.schema import SchemaError
 
@@ -178,7 +178,7 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
 
     path = Path(path)
     if out is not None:  # the tables never go into the log they are read from
-        from workbench.atomic import check_not_input
+        from workbench._util.atomic import check_not_input
 
         check_not_input(out, [path])
     fmt = _format_of(path, format)
@@ -225,7 +225,7 @@ def write_labelled_store(store: Path, tables: dict[str, pl.DataFrame], labels: p
     source and ``workbench label`` can add a person's labels to the same items."""
     from workbench.annotate.sampling import sample_items
     from workbench.annotate.store import AnnotationStore
-    from workbench.atomic import write_jsonl
+    from workbench._util.atomic import write_jsonl
 
     AnnotationStore(store).add_many(labels.drop("labeled_at", strict=False).to_dicts())
     ids = labels.get_column("item_id").unique(maintain_order=True).to_list()

@@ -66,7 +66,7 @@ from workbench import claude_sessions, logfiles
 from workbench.adapters.staging import Parts, collect_runs
 from workbench.claude_sessions import (MODEL_USAGE, USAGE_DEFINITION, TranscriptWarning, _batch_job, _count_spends,
                                        _file_groups, _group_runs, _runs_of, _say_notes, selected)
-from workbench.jsonl import BadLines
+from workbench._util.jsonl import BadLines
 from workbench.schema import SchemaError
 
 
@@ -117,7 +117,7 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     This process counts the replies in the tree's order and says the warnings, skipped lines and first error in
     the order one process gives them; ``parse`` then includes the workers' building of rows.
     """
-    from workbench.executors import usable_cores
+    from workbench._util.executors import usable_cores
 
     bad = bad if bad is not None else BadLines()
     listed = list(files) if files is not None else session_files(path)
@@ -150,7 +150,7 @@ def _parallel_runs(path: Path, files: list[Path], workers: int, bad: BadLines, s
     import contextlib
     import tempfile
 
-    from workbench.executors import workers as worker_pool
+    from workbench._util.executors import workers as worker_pool
 
     with contextlib.ExitStack() as stack:
         pool = stack.enter_context(worker_pool(workers))  # (started already when the command started them)

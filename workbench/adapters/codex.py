@@ -40,7 +40,7 @@ import polars as pl
 from workbench.adapters.claude_code import MODEL_USAGE, TranscriptWarning, selected, session_files
 from workbench.adapters.staging import collect_runs
 from workbench.records import encode_args, widen_span
-from workbench.jsonl import BadLines, at_line, json_lines
+from workbench._util.jsonl import BadLines, at_line, json_lines
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
 

@@ -67,7 +67,7 @@ def is_frank(path: str | os.PathLike[str]) -> bool:
 def _articles(path: Path) -> Iterator[dict[str, Any]]:
     compact = path / "articles.jsonl.gz"
     if compact.exists():
-        from workbench.jsonl import json_lines
+        from workbench._util.jsonl import json_lines
 
         for _, record in json_lines(compact):
             yield record

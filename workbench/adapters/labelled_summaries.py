@@ -50,7 +50,7 @@ import polars as pl
 
 from workbench import schema
 from workbench.entries import entry_id
-from workbench.jsonl import at_line, json_lines
+from workbench._util.jsonl import at_line, json_lines
 from workbench.schema import SchemaError
 from workbench.validation import describe_value
 from workbench.vocabulary import LABEL_VALUES

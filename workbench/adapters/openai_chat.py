@@ -15,7 +15,7 @@ from workbench import schema
 from workbench.validation import check_record
 from workbench.adapters.staging import collect_runs
 from workbench.records import encode_args
-from workbench.jsonl import at_line, json_lines
+from workbench._util.jsonl import at_line, json_lines
 from workbench.validation import describe_value
 from workbench.schema import SchemaError
 

@@ -21,7 +21,7 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
-from workbench.atomic import make_staging
+from workbench._util.atomic import make_staging
 from workbench.validation import validate
 from workbench.records import RowChunks
 from workbench.tables import TRAJECTORY_TABLES, columns_frame, move_into_place, rows_frame, sink_parts

@@ -34,8 +34,8 @@ import polars as pl
 from workbench import schema
 from workbench.validation import check_record, validate, value_fits
 from workbench.adapters.staging import collect_runs
-from workbench.atomic import atomic_write
-from workbench.jsonl import at_line, json_lines
+from workbench._util.atomic import atomic_write
+from workbench._util.jsonl import at_line, json_lines
 from workbench.records import encode_args, widen_span
 from workbench.validation import describe_value
 from workbench.schema import SchemaError

@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench.jsonl import json_lines
+from workbench._util.jsonl import json_lines
 from workbench.labels import latest_labels
 from workbench.schema import SchemaError
 from workbench.validation import check_label
@@ -72,7 +72,7 @@ def merge_adjudication(path: str | os.PathLike[str], requests: Iterable[dict[str
     checked: a value its field does not allow is an error naming FILE:LINE, and nothing is written), an undecided
     one stays undecided, and only new disagreements are added. Written atomically.
     """
-    from workbench.atomic import write_jsonl
+    from workbench._util.atomic import write_jsonl
 
     path = Path(path)
     requests = list(requests)
@@ -139,7 +139,7 @@ def decide(path: str | os.PathLike[str], item_id: str, field: str, *, value: str
     record as it was; returns the decision as a label-like record."""
     from datetime import datetime, timezone
 
-    from workbench.atomic import write_jsonl
+    from workbench._util.atomic import write_jsonl
 
     from workbench.annotate.store import check_annotator
 

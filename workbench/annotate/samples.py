@@ -34,7 +34,7 @@ def load_sample(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     list of dict
         Its items.
     """
-    from workbench.jsonl import json_lines
+    from workbench._util.jsonl import json_lines
 
     items = []
     for number, rec in json_lines(Path(path)):
@@ -47,7 +47,7 @@ def load_sample(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 def write_sample(items: Iterable[Mapping[str, Any]], path: str | os.PathLike[str]) -> Path:
     """Write a sample atomically (it appears whole or not at all)."""
-    from workbench.atomic import write_jsonl
+    from workbench._util.atomic import write_jsonl
 
     return write_jsonl((dict(i) for i in items), path)
 

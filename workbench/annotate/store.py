@@ -267,7 +267,7 @@ class AnnotationStore:
                 for path, payload in payloads.items():
                     _move_torn_tail(path)
                     entries[path.name] = _entry_before(path, len(payload))
-                from workbench.atomic import atomic_write
+                from workbench._util.atomic import atomic_write
 
                 journal = {"version": _JOURNAL_VERSION, "pid": os.getpid(), "host": socket.gethostname(),
                            "labeled_at": now, "files": entries}
@@ -329,7 +329,7 @@ class AnnotationStore:
         path = self.note_file_for(annotator, round)
         out: dict[str, str] = {}
         if path.exists():
-            from workbench.jsonl import BadLines, json_lines
+            from workbench._util.jsonl import BadLines, json_lines
 
             if not self.read_only:
                 with FileLock(str(path) + ".lock"):
@@ -349,7 +349,7 @@ class AnnotationStore:
         ``adjudicate`` and the adjudication widget find its items (their evidence, task and scenario) without
         being told; kept as a path relative to the store (a store moved with its samples still finds them).
         Returns whether the path was new. Written atomically, under the store's lock."""
-        from workbench.atomic import atomic_write
+        from workbench._util.atomic import atomic_write
 
         target = Path(os.path.relpath(Path(path).resolve(), self.root.resolve())).as_posix()
         with self._lock():
@@ -457,7 +457,7 @@ def _append_bytes(path: Path, payload: bytes, *, sync: bool) -> None:
         finally:
             os.close(fd)
     except OSError as err:  # a full disk: name the label file, not a write call
-        from workbench.atomic import named
+        from workbench._util.atomic import named
 
         raise named(err, path) from None
 

@@ -11,7 +11,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from workbench.display import visible
+from workbench._util.untrusted import visible
 from workbench.annotate.store import AnnotationStore
 
 from workbench.annotate.sessions import AdjudicationSession, LabelSession, _Walk
@@ -23,7 +23,7 @@ from workbench.annotate.views import FIELDS, item_view
 
 
 def _plain(value: object) -> str:
-    """Terminal-safe text: :func:`workbench.display.visible` (escape sequences, bidi overrides shown as \\xNN)."""
+    """Terminal-safe text: :func:`workbench._util.untrusted.visible` (escape sequences, bidi overrides shown as \\xNN)."""
     return visible(value)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.annotate.evaluation import NO_MATERIAL
-from workbench.display import visible
+from workbench._util.untrusted import visible
 
 
 #: label values per field, with the keyboard key for each (not JupyterLab command-mode keys)
@@ -117,7 +117,7 @@ _STYLE = {"entry": "background:#fff8dc; padding:.4em; border:1px solid #e0d8b0",
 
 def _escaped(text: str) -> str:
     """Escaped text whose identifier-like tokens (``INV-6237``, ``$600.00``) never break inside; longer ones may.
-    Control and bidi characters are shown first (:func:`workbench.display.visible`): U+202E in ``INV-\u202e4301``
+    Control and bidi characters are shown first (:func:`workbench._util.untrusted.visible`): U+202E in ``INV-\u202e4301``
     would make it read ``INV-1034``."""
     return _TOKEN.sub(lambda m: f'<span style="white-space: nowrap">{m.group(0)}</span>',
                       html.escape(visible(text), quote=True))

@@ -26,7 +26,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.atomic import check_owned_dir
+    from workbench._util.atomic import check_owned_dir
     from workbench.errors import SelectionError
     from workbench.datasets import derive_missing, load
     from workbench.explore import MARKER, build_site

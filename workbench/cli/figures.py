@@ -1,4 +1,4 @@
-"""``workbench figures``: execute every notebook and export the figures (:func:`workbench.notebooks.run_all`)."""
+"""``workbench figures``: execute every notebook and export the figures (:func:`workbench.notebooks._runner.run_all`)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from workbench.datasets import ensure_testbed
-    from workbench.notebooks import notebook_sources, parse_param, run_all, unknown_parameters
-    from workbench.project import find_root
+    from workbench.notebooks._runner import notebook_sources, parse_param, run_all, unknown_parameters
+    from workbench._util.project import find_root
 
     at_least("--timeout", args.timeout, 1)
     notebooks = existing_dir(args.notebooks, "directory of notebooks")

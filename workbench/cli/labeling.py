@@ -65,7 +65,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 def run_sample(args: argparse.Namespace) -> int:
     from workbench.annotate.sampling import sample_items
     from workbench.errors import SelectionError
-    from workbench.atomic import write_jsonl
+    from workbench._util.atomic import write_jsonl
     from workbench.datasets import load
 
     at_least("--n", args.n, 1)

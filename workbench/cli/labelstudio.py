@@ -47,7 +47,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 def run_export(args: argparse.Namespace) -> int:
     from workbench.annotate.labelstudio import check_export_paths, labeling_config, to_labelstudio
     from workbench.annotate.samples import load_sample
-    from workbench.atomic import atomic_write
+    from workbench._util.atomic import atomic_write
 
     out_file("--out", args.out, (".json",))
     config = Path(args.config) if args.config else Path(args.out).with_suffix(".xml")

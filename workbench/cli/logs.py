@@ -14,7 +14,7 @@ from workbench.errors import SchemaError
 from workbench.vocabulary import LOG_FORMATS, TABLE_NAMES
 
 if TYPE_CHECKING:
-    from workbench.jsonl import BadLines
+    from workbench._util.jsonl import BadLines
 
 #: the trajectory tables every log gives (workbench.tables.TRAJECTORY_TABLES)
 TRAJECTORY_TABLES = ("runs", "steps", "compactions")
@@ -110,13 +110,13 @@ def run_usage(args: argparse.Namespace) -> int:
     if not Path(args.path).exists():
         raise SchemaError("no such file or directory, expected session files", file=args.path)
     if args.out:
-        from workbench.atomic import check_not_input
+        from workbench._util.atomic import check_not_input
 
         check_not_input(args.out, [args.path])  # the table never goes into the sessions it counts
     rows = usage_rows(args.path)  # counted without the table library: the table is made only to be written
     if args.out:
         from workbench.adapters.usage import usage_table
-        from workbench.atomic import atomic_write
+        from workbench._util.atomic import atomic_write
 
         table = usage_table(rows)
         flat = table.with_columns(table["models"].list.join(" "))
@@ -137,7 +137,7 @@ def run_usage(args: argparse.Namespace) -> int:
 
 def run_validate(args: argparse.Namespace) -> int:
     from workbench import adapters
-    from workbench.jsonl import BadLines
+    from workbench._util.jsonl import BadLines
     from workbench.tables import read_table
 
     path = _log_path(args, "table file" if args.table else "log file")
@@ -158,7 +158,7 @@ def run_import(args: argparse.Namespace) -> int:
     path = _log_path(args)
     _start_workers(path, args.format)
     from workbench import adapters
-    from workbench.jsonl import BadLines
+    from workbench._util.jsonl import BadLines
     from workbench.tables import table_files
 
     out = Path(args.out)
@@ -190,7 +190,7 @@ def run_import(args: argparse.Namespace) -> int:
 def _start_workers(path: Path, fmt: str | None) -> None:
     """Start the worker processes a large Claude Code tree is read with before this command's own imports, so
     that theirs overlap them (the reader takes them: workbench.adapters.claude_code.claude_code_runs)."""
-    from workbench.executors import start_workers
+    from workbench._util.executors import start_workers
     from workbench.logfiles import import_workers
 
     if fmt in (None, "auto", "claude-code") and (n := import_workers(path)):

@@ -20,10 +20,10 @@ import warnings
 from collections.abc import Sequence
 
 from workbench.cli import explore, figures, judge, labeling, labelstudio, logs, simulate
-from workbench.atomic import OutputRefused
+from workbench._util.atomic import OutputRefused
 from workbench.cli.args import UsageError
-from workbench.executors import ExecutorUnavailable
-from workbench.jsonl import LogWarning
+from workbench._util.executors import ExecutorUnavailable
+from workbench._util.jsonl import LogWarning
 from workbench.errors import SchemaError
 
 #: the verb modules, in the order ``workbench --help`` lists them
@@ -124,7 +124,7 @@ class Terminated(BaseException):
 
 
 def _terminate(signum: int, frame: object) -> None:
-    from workbench.atomic import terminate
+    from workbench._util.atomic import terminate
 
     terminate(Terminated())  # held while a set of tables moves into place, raised right after
 

@@ -24,7 +24,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.progress import Progress
+    from workbench._util.progress import Progress
     from workbench.sim.dataset import DatasetConfig, build
     from workbench.sim.episode import POLICIES
     from workbench.tables import table_files

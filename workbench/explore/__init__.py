@@ -30,8 +30,8 @@ from typing import Any
 import polars as pl
 
 from workbench import schema
-from workbench.atomic import replace_owned_dir
-from workbench.display import visible
+from workbench._util.atomic import replace_owned_dir
+from workbench._util.untrusted import visible
 from workbench.errors import SelectionError
 from workbench.evidence import CompactionRequest, build_request, entry_evidence, request_evidence, span_index
 from workbench.identifiers import code_identifiers
@@ -347,7 +347,7 @@ def build_site(tables: Mapping[str, pl.DataFrame], out: str | Path, *, labels: p
 
     ``out`` is replaced only if this function made it (it holds :data:`MARKER`) or it is empty or absent; a file,
     any other directory, and a path that holds or lies inside one of ``inputs`` (the data the site is made from)
-    are refused with :class:`~workbench.atomic.OutputRefused` before anything is written.
+    are refused with :class:`~workbench._util.atomic.OutputRefused` before anything is written.
 
     ``labels`` are gold labels (:func:`workbench.labels.gold_labels`; default: those of the tables' own ``labels``
     table, if any); ``judge`` picks the scores shown (default: ``lexical`` when present, else the first judge in

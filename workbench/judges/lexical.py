@@ -21,7 +21,7 @@ so an entry whose identifiers and words all appear in the evidence scores about 
 and a plan with nothing observed scores about 0.08. The coefficients were set by hand,
 not fitted; the function is a transparent baseline, not a trained model.
 
-Identifiers and words are read from every text through :func:`workbench.long_tokens.bound_tokens` (a run of
+Identifiers and words are read from every text through :func:`workbench._util.long_tokens.bound_tokens` (a run of
 over 1,024 non-space characters is read as its first 1,024), so one long token costs linear time.
 """
 
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from workbench.judges.base import JudgeRequest, JudgeResult
-from workbench.long_tokens import bound_tokens
+from workbench._util.long_tokens import bound_tokens
 
 _ID = re.compile(r"[A-Za-z]*[-_]?\d[\w.\-/:]*")
 _WORD = re.compile(r"[A-Za-z][A-Za-z']{2,}")

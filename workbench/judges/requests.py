@@ -26,7 +26,7 @@ def _score_jobs(judge: SourceJudge, jobs: list[tuple[CompactionRequest, int]], c
 
     client = getattr(judge, "client", None)
     if concurrency > 1 and len(jobs) > 1 and client is not None:  # a judge that waits on a server
-        from workbench.executors import thread_map
+        from workbench._util.executors import thread_map
 
         # SIGTERM or Ctrl-C while waiting: stop sending, do not wait
         return thread_map(one, jobs, concurrency, on_stop=client.stop, what="judge requests")
@@ -36,7 +36,7 @@ def _score_jobs(judge: SourceJudge, jobs: list[tuple[CompactionRequest, int]], c
 def _score_shard(args: tuple[SourceJudge, list[tuple[CompactionRequest, int]], int]) -> tuple[list[JudgeResult], list[Any]]:
     """A Ray task: one shard of compactions scored by this worker's copy of the judge; returns the results and
     the requests its client made (for the driver's accounting)."""
-    from workbench.executors import rare_collections
+    from workbench._util.executors import rare_collections
 
     judge, jobs, concurrency = args
     with rare_collections():
@@ -65,7 +65,7 @@ def score_requests(
     whatever order they finish in. ``progress`` is called once per finished compaction.
 
     ``executor="ray"`` shards the compactions (``shard_size`` each; 64 shards by default) over a
-    Ray cluster (``address``; see :mod:`workbench.executors`): each worker scores its shard with
+    Ray cluster (``address``; see :mod:`workbench._util.executors`): each worker scores its shard with
     its own copy of the judge (and ``concurrency`` requests in flight), the driver gathers the rows
     in input order and the workers' requests into the judge client's accounting. The tables are
     identical to the local executor's for the same judge and cache.
@@ -73,7 +73,7 @@ def score_requests(
     # by compaction, then repeat: the rows come out in the same order however the runs are batched
     jobs = [(cr, r) for cr in requests for r in range(repeat, repeat + repeats)]
     if executor == "ray":
-        from workbench.executors import ray_map, shards
+        from workbench._util.executors import ray_map, shards
 
         pieces = shards(len(jobs), shard_size or max(1, -(-len(jobs) // 64)))
 

@@ -29,11 +29,11 @@ import polars as pl
 
 from workbench.entries import entries_table
 from workbench.evidence import compaction_requests, evidence_path, evidence_table
-from workbench.executors import rare_collections
+from workbench._util.executors import rare_collections
 from workbench.judges.base import SourceJudge
 from workbench.judges.requests import score_requests
 from workbench.llm.account import FAIL_FAST_AFTER, RunAccount
-from workbench.progress import Progress
+from workbench._util.progress import Progress
 from workbench.frames import batches_by_run, height, slices
 from workbench.tables import TRAJECTORY_TABLES, PartWriter
 from workbench.validation import validate
@@ -140,7 +140,7 @@ def judge_directory(
         if client is not None:
             stack.enter_context(client.running(account))
         if executor == "ray":  # each Ray task builds and scores a batch of runs: the whole work is sharded
-            from workbench.executors import ray_imap
+            from workbench._util.executors import ray_imap
 
             jobs = ((batch, judge, repeats, concurrency, tau, True) for batch in run_batches(tables, RAY_BATCH_RUNS))
             done: Iterator[_Batch] = ray_imap(_judge_batch, jobs, address=address)
@@ -177,9 +177,9 @@ def judge_directory(
 def check_scores_path(data: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:
     """The scores (and the evidence beside them) never replace another table of the directory judged: ``out`` may
     be its ``scores`` table (then the evidence is its ``evidence`` table) or any file outside it, not its steps
-    or runs (:class:`~workbench.atomic.OutputRefused` otherwise)."""
+    or runs (:class:`~workbench._util.atomic.OutputRefused` otherwise)."""
     from workbench import schema
-    from workbench.atomic import OutputRefused
+    from workbench._util.atomic import OutputRefused
 
     directory, target = Path(data).resolve(), Path(out).resolve()
     if target == directory or directory in target.parents and target.is_dir():

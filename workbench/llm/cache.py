@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from workbench.atomic import atomic_write
+from workbench._util.atomic import atomic_write
 
 
 def request_key(material: Any) -> str:

@@ -594,7 +594,7 @@ class LLMClient:
                 progress()
             return r
 
-        from workbench.executors import thread_map
+        from workbench._util.executors import thread_map
 
         # SIGTERM or Ctrl-C while waiting: stop sending, do not wait for the rest
         return thread_map(run, items, self.max_concurrency, on_stop=self.stop, what="requests")

@@ -19,7 +19,7 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from workbench.project import PROJECT_ROOT
+from workbench._util.project import PROJECT_ROOT
 
 #: where a figure goes when no directory is given: the project's gallery, whatever the working directory
 FIGURES = PROJECT_ROOT / "figures"

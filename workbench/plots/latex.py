@@ -32,7 +32,7 @@ from typing import Any
 import polars as pl
 
 from workbench.plots.names import DISPLAYED_COLUMNS, display_name
-from workbench.project import PROJECT_ROOT
+from workbench._util.project import PROJECT_ROOT
 
 TEXT_WIDTH = 345.0  # pt: \textwidth of LaTeX's article class at 10pt (letter and a4 paper alike)
 TABCOLSEP = 6.0  # pt, each side of every column
@@ -470,7 +470,7 @@ def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str |
     """
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
         raise ValueError(f"export_table: name {name!r} is not a file name (letters, digits, _ . -)")
-    from workbench.atomic import atomic_write
+    from workbench._util.atomic import atomic_write
     from workbench.frames import collected, height
 
     directory = Path(directory)

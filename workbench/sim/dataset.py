@@ -310,7 +310,7 @@ def simulate(cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None
     jobs = [(cfg, pairs, block) for block in blocks if block]
     parts: list[dict[str, list[dict[str, object]]]] = []
     if executor == "ray":
-        from workbench.executors import ray_map
+        from workbench._util.executors import ray_map
 
         n_jobs = max(1, min(cfg.tasks, 64))  # more shards than local workers: a cluster has more cores
         blocks = [list(range(k, cfg.tasks, n_jobs)) for k in range(n_jobs)]

@@ -55,7 +55,7 @@ def usable_cores() -> int:
 #: :func:`serve_worker` (so a worker never imports the caller's ``__main__``)
 _BOOT = ("import pickle, sys\n"
          "sys.path[:] = pickle.load(sys.stdin.buffer)\n"
-         "from workbench.executors import serve_worker\n"
+         "from workbench._util.executors import serve_worker\n"
          "serve_worker()\n")
 
 

@@ -82,7 +82,7 @@ class Analyses:
             True when every data parameter is the project's (the analysis runs and should call :meth:`ran`);
             otherwise False, with the analysis recorded as skipped.
         """
-        from workbench.project import is_project_data
+        from workbench._util.project import is_project_data
 
         if all(d is None or is_project_data(d) for d in data):
             return True
