@@ -14,7 +14,7 @@ import time
 
 import polars as pl
 
-from workbench import schema
+from workbench.tables import _schema as schema
 from workbench.datasets import load
 from workbench.evidence import span_index, span_outputs
 

@@ -46,7 +46,7 @@ import polars as pl
 from workbench import plots
 from workbench.adapters import read_log
 from workbench.datasets import derive_missing, load
-from workbench.frames import height
+from workbench.tables import height
 
 plots.use_style(STYLE)
 if DATA is not None:  # every table is scanned, and read below a batch of sessions at a time
@@ -70,7 +70,7 @@ else:
 # %%
 from workbench.entries import run_of_entry
 from workbench.sessions import SessionAnalyses, burden_totals, prompt_cache_means, token_medians
-from workbench.frames import batches_by_run
+from workbench.tables import batches_by_run
 
 analyses = SessionAnalyses(horizon=HORIZON, tau=TAU, encoding=ENCODING)
 frames = {name: tables[name] for name in ("runs", "steps", "compactions", "entries")}

@@ -39,7 +39,7 @@ import polars as pl
 
 from workbench import plots
 from workbench.datasets import ensure_default_testbed, load, need
-from workbench.frames import height, rows_of
+from workbench.tables import height, rows_of
 from workbench.notebooks import Analyses
 
 analyses = Analyses()  # what ran and what could not, for the run's summary

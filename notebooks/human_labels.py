@@ -42,7 +42,7 @@ from IPython.display import display
 
 from workbench import plots
 from workbench.datasets import NotApplicable, load, need
-from workbench.frames import height
+from workbench.tables import height
 
 plots.use_style(STYLE)
 pl.Config.set_tbl_rows(60)
@@ -182,7 +182,7 @@ display(williams)
 
 # %%
 from workbench.human_labels import entry_auroc, summary_auroc
-from workbench.labels import gold_labels
+from workbench.tables import gold_labels
 
 labels = tables.get("labels")
 if labels is not None and labels.height:

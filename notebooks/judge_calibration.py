@@ -46,7 +46,7 @@ from IPython.display import display
 from workbench import plots
 from workbench.annotate import AnnotationStore
 from workbench.datasets import NotApplicable, entry_clusters, ensure_default_testbed, load
-from workbench.frames import height, rows_of
+from workbench.tables import height, rows_of
 
 plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)
@@ -64,7 +64,7 @@ tables = load(data_dir, derive=True, names=(),
 
 # %%
 from workbench.calibration import labeled_scores
-from workbench.labels import gold_labels
+from workbench.tables import gold_labels
 
 labeled = labels.select(pl.col("item_id").alias("entry_id")).unique().lazy()  # their scores and scenarios
 scores = rows_of(tables["scores"], labeled).collect()

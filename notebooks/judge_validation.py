@@ -41,7 +41,7 @@ from IPython.display import display
 from workbench import plots
 from workbench.annotate import AnnotationStore
 from workbench.datasets import NotApplicable, entry_clusters, ensure_default_testbed, load
-from workbench.frames import height, rows_of
+from workbench.tables import height, rows_of
 from workbench.notebooks import Analyses
 
 plots.use_style(STYLE)
@@ -65,7 +65,7 @@ if HAVE:  # the runs; entries and scores lazily, for the columns read: only the 
     display({name: height(frame) for name, frame in tables.items()})
 
 # %%
-from workbench.labels import gold_labels
+from workbench.tables import gold_labels
 from workbench.metrics.agreement import agreement_table
 from workbench.metrics.discrimination import judge_table
 

@@ -41,7 +41,7 @@ from IPython.display import display
 
 from workbench import plots
 from workbench.datasets import NotApplicable, ensure_default_testbed, has_budget, load
-from workbench.frames import height
+from workbench.tables import height
 
 plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)

@@ -38,7 +38,7 @@ from IPython.display import display
 
 from workbench import plots
 from workbench.datasets import ensure_default_testbed, has_budget, load, need_outcomes, select_runs
-from workbench.frames import height
+from workbench.tables import height
 from workbench.notebooks import Analyses
 
 analyses = Analyses()  # what ran and what could not, for the run's summary

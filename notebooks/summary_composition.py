@@ -51,7 +51,7 @@ runs.height
 # %%
 from workbench.composition import CompositionCounts, support_from_scores
 from workbench.entries import run_of_entry
-from workbench.frames import batches_by_run
+from workbench.tables import batches_by_run
 
 sel = select_runs(tables, method="prompting", budget=BUDGET).select("run_id")
 # the selected runs' entries with their support, 500 runs at a time, counted for Tables 2, 9 and 10 as they pass:

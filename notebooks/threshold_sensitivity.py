@@ -60,10 +60,10 @@ runs.height
 import numpy as np
 
 from workbench.composition import support_from_scores
-from workbench.vocabulary import SECTIONS
+from workbench.tables import SECTIONS
 from workbench.sensitivity import ThresholdCounts, largest_change
 from workbench.entries import run_of_entry
-from workbench.frames import batches_by_run
+from workbench.tables import batches_by_run
 
 sel = select_runs(tables, method=single_method(tables, METHOD))
 setting = "budget" if has_budget(tables) else None

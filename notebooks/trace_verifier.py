@@ -37,7 +37,7 @@ import polars as pl
 
 from workbench import plots
 from workbench.datasets import ensure_default_testbed, load, need, select_runs
-from workbench.frames import height, rows_of
+from workbench.tables import height, rows_of
 
 plots.use_style(STYLE)
 pl.Config.set_tbl_rows(40)

@@ -131,7 +131,7 @@ def test_the_judges_auroc_against_the_majority_label_is_sklearns(imported: Path,
 
     from workbench.bootstrap import auroc_ci
     from workbench.datasets import entry_clusters, load
-    from workbench.labels import majority_labels
+    from workbench.tables import majority_labels
 
     assert main(["judge", str(imported), "--out", str(tmp_path / "s.parquet"), "--quiet"]) == 0
     tables = load(imported)
@@ -159,7 +159,7 @@ def test_the_judges_auroc_against_the_majority_label_is_sklearns(imported: Path,
 
 
 def test_a_tie_is_counted_not_broken() -> None:
-    from workbench.labels import majority_labels
+    from workbench.tables import majority_labels
 
     labels = pl.DataFrame({"item_id": ["x", "x", "y", "y", "y"], "annotator": ["a", "b", "a", "b", "c"],
                            "round": [1] * 5, "field": ["support"] * 5,

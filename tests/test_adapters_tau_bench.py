@@ -14,7 +14,7 @@ from workbench.adapters import read_log
 from workbench.adapters.tau_bench import read_tau_bench
 from workbench.cli.main import main
 from workbench.metrics import reliability
-from workbench.schema import SchemaError
+from workbench.tables._schema import SchemaError
 
 ROOT = Path(__file__).resolve().parents[1]
 

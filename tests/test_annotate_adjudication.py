@@ -14,7 +14,7 @@ from workbench.annotate import (
     AnnotationStore,
 )
 from workbench.cli.main import main
-from workbench.labels import gold_labels
+from workbench.tables import gold_labels
 
 from .conftest import labels_frame
 
@@ -315,7 +315,7 @@ def test_an_adjudicator_or_annotator_named_like_the_reserved_name_is_refused(tmp
     """Issue 39 item 11: 'adjudicated.' and 'adjudicated_' were accepted as people's names. Case-folded and stripped
     of punctuation, a name equal to a reserved one is refused, as a labeller and as an adjudicator."""
     from workbench.annotate.adjudication import decide
-    from workbench.schema import SchemaError
+    from workbench.tables._schema import SchemaError
 
     store = AnnotationStore(tmp_path / "store")
     for name in ("adjudicated.", "adjudicated_", "Adjudicated", "ADJUDICATED-", "adju.dicated"):

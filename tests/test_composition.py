@@ -98,7 +98,7 @@ def test_composition_counts_equal_the_whole_tables_on_the_testbed(
     """A small testbed's entries (scored and unscored) 37 runs at a time (batches_by_run) against each table on all
     at once."""
     from workbench.composition import CompositionCounts
-    from workbench.frames import batches_by_run
+    from workbench.tables import batches_by_run
 
     entries = support_from_scores(small_testbed["entries"], small_testbed["scores"])
     assert entries["supported"].null_count() and entries["supported"].sum()  # unscored and supported entries both

@@ -86,7 +86,7 @@ def test_williams_rows_are_franks_mm_correlation(frank: dict[str, pl.DataFrame])
 def test_entry_auroc_is_sklearns_and_a_small_group_says_why(frank: dict[str, pl.DataFrame]) -> None:
     from sklearn.metrics import roc_auc_score
 
-    from workbench.labels import gold_labels
+    from workbench.tables import gold_labels
 
     frame = summary_frame(frank["runs"], None, ["FactCC"])
     table = entry_auroc(gold_labels(frank["labels"]), frank["entries"], frank["scores"], frame, baselines=["FactCC"],

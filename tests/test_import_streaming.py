@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench import records
+from workbench.tables import _records as records
 from workbench.adapters import import_log, read_log
 from workbench.cli.main import main
 from workbench.entries import entries_table
@@ -133,7 +133,7 @@ def test_sigterm_between_two_table_moves_waits_until_the_set_is_in_place(tmp_pat
 
     from workbench.cli import main as cli_main
     from workbench.cli.main import main
-    from workbench import tables as tables_module
+    from workbench.tables import _files as tables_module
 
     out = tmp_path / "out"
     assert main(["import", str(EXAMPLE), "--out", str(out)]) == 0

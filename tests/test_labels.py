@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from workbench.labels import gold_labels
+from workbench.tables import gold_labels
 from workbench.metrics.discrimination import judge_table
 
 from .conftest import labels_frame
@@ -35,7 +35,7 @@ def test_gold_prefers_adjudicated_and_judge_table() -> None:
 
 
 def test_label_source_names_who_labelled() -> None:
-    from workbench.labels import label_source
+    from workbench.tables import label_source
 
     def frame(*annotators: str) -> pl.DataFrame:
         return pl.DataFrame({"item_id": ["e"] * len(annotators), "annotator": list(annotators),

@@ -46,7 +46,7 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
     from workbench.adapters.tau_bench import read_tau_bench
     from workbench.attribution import failures_by_scenario
     from workbench.composition import by_boundary, entries_by_section, persistence, section_counts, support_from_scores
-    from workbench.labels import gold_labels
+    from workbench.tables import gold_labels
     from workbench.metrics import reliability, reliability_by_k
     from workbench.metrics.discrimination import judge_table
     from workbench.metrics.tables import pass_vs_tokens

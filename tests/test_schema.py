@@ -5,9 +5,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from workbench import schema
-from workbench.validation import validate
-from workbench.schema import SchemaError
+from workbench.tables import _schema as schema
+from workbench.tables import validate
+from workbench.tables._schema import SchemaError
 
 
 def test_validate_frame_duplicate_key_and_values() -> None:
@@ -28,9 +28,10 @@ def test_validate_keeps_extra_and_ground_truth_columns() -> None:
 
 
 def test_the_light_name_lists_match_what_they_name() -> None:
-    """The command line offers formats and tables from workbench.vocabulary (so its help imports no polars); the
+    """The command line offers formats and tables from workbench.tables._vocabulary (so its help imports no polars); the
     lists are the readers' and the declarations' own names."""
-    from workbench import adapters, schema
-    from workbench.vocabulary import LOG_FORMATS, TABLE_NAMES
+    from workbench import adapters
+    from workbench.tables import _schema as schema
+    from workbench.tables import LOG_FORMATS, TABLE_NAMES
 
     assert LOG_FORMATS == tuple(adapters.FORMATS) and TABLE_NAMES == tuple(schema.TABLES)

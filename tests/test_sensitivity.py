@@ -109,7 +109,7 @@ def test_threshold_counts_batch_by_batch_equal_the_whole_frame_functions() -> No
 def test_batches_by_run_give_every_row_once_whatever_the_order() -> None:
     """Two frames of 40 runs; the second shuffled (its runs' rows scattered): batches of 7 runs hold each run's rows
     of both frames, every row exactly once, in the first frame's run order."""
-    from workbench.frames import batches_by_run
+    from workbench.tables import batches_by_run
 
     entries = pl.DataFrame({"run_id": [f"r{i // 5:02d}" for i in range(200)], "k": range(200)})
     scores = entries.with_columns((pl.col("k") * 10).alias("v")).sample(fraction=1.0, shuffle=True, seed=2)

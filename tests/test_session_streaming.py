@@ -15,7 +15,7 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from workbench import tables as tables_module
+from workbench.tables import _files as tables_module
 from workbench.adapters import import_log
 from workbench.adapters.claude_code import _file_groups, read_claude_code
 from workbench._util.jsonl import BadLines, json_lines
@@ -107,7 +107,7 @@ def test_an_empty_session_file_is_named_on_the_fast_path_too(tmp_path: Path) -> 
 def test_a_streamed_import_writes_what_the_in_memory_reader_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The import streams sessions in chunks (here: a chunk every few hundred characters, parts merged one at a
     time); its tables hold the rows the in-memory reader returns, in its order."""
-    from workbench import records
+    from workbench.tables import _records as records
 
     monkeypatch.setattr(records, "CHUNK_TEXT", 200)
     proj = tmp_path / "projects" / "-home-dev-shop"
@@ -206,7 +206,7 @@ def test_groups_read_by_worker_processes_give_what_one_process_gives(tmp_path: P
     from polars.testing import assert_frame_equal
 
     from workbench.adapters import claude_code
-    from workbench.schema import SchemaError
+    from workbench.tables._schema import SchemaError
 
     from .test_session_usage import by_hand, totals
 

@@ -162,7 +162,7 @@ def test_session_analyses_a_batch_at_a_time_are_the_functions_of_all_sessions(si
     from workbench.composition import entries_by_role, support_from_scores, unsupported_by_role
     from workbench.datasets import derive_missing
     from workbench.sessions import SessionAnalyses, compaction_timeline, identifier_share, prompt_cache
-    from workbench.frames import batches_by_run
+    from workbench.tables import batches_by_run
 
     parts = [load("claude-code"), load("codex")]
     t = {name: pl.concat([p[name] for p in parts], how="diagonal_relaxed") for name in parts[0]}
@@ -195,9 +195,9 @@ def test_session_analyses_a_batch_at_a_time_are_the_functions_of_all_sessions(si
 def test_session_analyses_name_a_compaction_of_a_session_the_runs_lack() -> None:
     """A scanned directory's references are checked a batch at a time: a compaction naming a session that is not
     among the runs is an error naming the table, the field and the unknown key (not a row of the batch)."""
-    from workbench.schema import SchemaError
+    from workbench.tables._schema import SchemaError
     from workbench.sessions import SessionAnalyses
-    from workbench.frames import batches_by_run
+    from workbench.tables import batches_by_run
 
     t = load("claude-code")
     comps = t["compactions"].with_columns(

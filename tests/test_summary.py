@@ -6,7 +6,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.vocabulary import SECTIONS
+from workbench.tables import SECTIONS
 from workbench.entries import entries_table
 from workbench.summary import headings, parse, prune, render
 

@@ -11,7 +11,7 @@ import pytest
 from workbench.adapters import read_log
 from workbench.datasets import load
 from workbench.tables import read_table, write_tables
-from workbench.schema import SchemaError
+from workbench.tables._schema import SchemaError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl"
 
@@ -74,7 +74,7 @@ def test_scan_table_names_the_bad_row_beyond_the_first_batch(tmp_path: Path, mon
                                                              batch_bytes: int) -> None:
     """Checked a batch at a time, an error still names the file's row (row 2,501 here: batches of 1,000; with
     3,000 bytes a batch, batches of about a hundred rows, which wide rows get)."""
-    from workbench import tables
+    from workbench.tables import _files as tables
     from workbench.tables import read_table
 
     monkeypatch.setattr(tables, "_CHECK_ROWS", 1000)
@@ -98,7 +98,7 @@ def test_scan_table_finds_a_key_repeated_in_another_batch(tmp_path: Path, monkey
                                                           hashes: int) -> None:
     """Batches of 1,000: row 2,400 repeats row 10's (run_id, step); rows 3,001-3,002 repeat each other. With 500
     hashes held at a time the 3,500 keys' hashes go through eight bucket files: the same answer."""
-    from workbench import tables
+    from workbench.tables import _files as tables
     from workbench.tables import read_table
 
     monkeypatch.setattr(tables, "_CHECK_ROWS", 1000)
@@ -156,7 +156,7 @@ def test_scan_table_checks_a_key_only_when_it_reads_all_of_it(tmp_path: Path) ->
 def test_rows_of_keeps_what_a_semi_join_keeps_from_a_parquet_scan(tmp_path: Path) -> None:
     """``rows_of`` against polars' own semi join on frames in memory: one key column and two, where each column's
     values occur in the keys but not every pair does (run a's boundary 2 is not asked), nulls and repeated keys."""
-    from workbench.frames import rows_of
+    from workbench.tables import rows_of
 
     rows = pl.DataFrame({"run_id": ["a", "a", "b", "b", "c", None, "a"], "boundary": [1, 2, 1, 2, 1, 1, 1],
                          "x": list(range(7))})
@@ -176,8 +176,8 @@ def test_a_frame_built_from_columns_is_the_frame_built_from_the_rows() -> None:
     the one polars makes of the rows themselves (``rows_frame``, which reads dicts): keys a row lacks, a column
     all null, declared dtypes, a column the schema does not declare (inferred from every row, an int then a float),
     and no rows at all."""
-    from workbench.records import row_columns
-    from workbench.tables import columns_frame, rows_frame
+    from workbench.tables import row_columns
+    from workbench.tables._files import columns_frame, rows_frame
 
     rows = [{"run_id": "r1", "step": 0, "tool": "Read", "args": '{"a":1}', "input_tokens": 10, "extra": 1},
             {"run_id": "r1", "step": 1, "observation": "ok", "error": True, "timestamp": None, "extra": 2.5},

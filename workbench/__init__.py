@@ -29,7 +29,7 @@ _EXPORTS = {"read_log": ("workbench.adapters", "read_log"), "auroc_ci": ("workbe
             "bootstrap_ci": ("workbench.bootstrap", "bootstrap"), "derive_missing": ("workbench.datasets", "derive_missing"),
             "load": ("workbench.datasets", "load"), "need": ("workbench.datasets", "need"), "efficiency": ("workbench.metrics", "efficiency"),
             "reliability": ("workbench.metrics", "reliability"), "parse": ("workbench.summary", "parse"),
-            "prune": ("workbench.summary", "prune"), "validate": ("workbench.validation", "validate")}
+            "prune": ("workbench.summary", "prune"), "validate": ("workbench.tables._validation", "validate")}
 
 
 def __getattr__(name: str) -> Any:

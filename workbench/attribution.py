@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from workbench.vocabulary import PATTERNS, SUPPORT_VALUES
+from workbench.tables._vocabulary import PATTERNS, SUPPORT_VALUES
 
 
 def failures_by_scenario(attributions: pl.DataFrame, runs: pl.DataFrame,

@@ -39,7 +39,7 @@ def labeled_scores(scores: pl.DataFrame, gold: pl.DataFrame, clusters: pl.DataFr
                    field: str = "support") -> pl.DataFrame:
     """One judge's usable scores joined with the gold labels of ``field`` and each entry's scenario.
 
-    ``scores`` (the scores table; repeat 0 when repeats exist), ``gold`` (:func:`workbench.labels.gold_labels`),
+    ``scores`` (the scores table; repeat 0 when repeats exist), ``gold`` (:func:`workbench.tables._labels.gold_labels`),
     ``clusters`` (:func:`workbench.datasets.entry_clusters`). Columns ``entry_id``, ``score``,
     ``label`` (True for the field's positive value; ``unsure`` labels left out), ``scenario_id``.
 
@@ -48,7 +48,7 @@ def labeled_scores(scores: pl.DataFrame, gold: pl.DataFrame, clusters: pl.DataFr
     scores : polars.DataFrame
         The scores table.
     gold : polars.DataFrame
-        Gold labels (:func:`workbench.labels.gold_labels`).
+        Gold labels (:func:`workbench.tables._labels.gold_labels`).
     clusters : polars.DataFrame
         Each entry's scenario (:func:`workbench.datasets.entry_clusters`).
     judge : str

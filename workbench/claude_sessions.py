@@ -18,7 +18,7 @@ from typing import Any
 from workbench.errors import SchemaError, describe_value
 from workbench._util.jsonl import BadLines, LogWarning, json_lines
 from workbench.logfiles import project_dir as _project_dir
-from workbench.records import RowChunks, encode_args, row_columns, widen_span
+from workbench.tables._records import RowChunks, encode_args, row_columns, widen_span
 from workbench.usage_scan import first_time, line_kind, token_count, usage_counts
 
 
@@ -424,7 +424,7 @@ def _batch_job(groups: list[list[Path]], skip_invalid: bool, since: str | None, 
 class _ColumnChunks(RowChunks):
     """A worker's rows of steps and compactions (its runs' rows go to the parent with their sessions), checked and
     cut into chunks as :class:`~workbench.adapters.staging.RunTables` cuts them; each chunk is written under
-    ``out`` as a pickled ``{table: {column: values}}`` (:func:`~workbench.records.row_columns`), for the parent to
+    ``out`` as a pickled ``{table: {column: values}}`` (:func:`~workbench.tables._records.row_columns`), for the parent to
     validate (:class:`~workbench.adapters.staging.Parts`)."""
 
     out: Path

@@ -14,7 +14,7 @@ import polars as pl
 from rapidfuzz import fuzz
 
 from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed
-from workbench.vocabulary import REASONING_SECTIONS, SECTIONS
+from workbench.tables._vocabulary import REASONING_SECTIONS, SECTIONS
 from workbench.summary import normalise
 
 REASONING = "Reasoning (Decisions + Open TODOs)"
@@ -468,7 +468,7 @@ def _persistence_table(counts: dict[tuple[int, bool], list[int]], matches: tuple
 
 
 class CompositionCounts:
-    """SJC Tables 2, 9 and 10 counted a batch of runs at a time (:func:`workbench.frames.batches_by_run`), so a
+    """SJC Tables 2, 9 and 10 counted a batch of runs at a time (:func:`workbench.tables._frames.batches_by_run`), so a
     log of any size is summarised in the memory of one batch; exact: the same tables as :func:`entries_by_section`,
     :func:`by_boundary` and :func:`persistence` on all the entries at once, as long as each batch holds whole runs.
 

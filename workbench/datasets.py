@@ -17,10 +17,10 @@ from typing import Any
 
 import polars as pl
 
-from workbench import schema
-from workbench.frames import height
+from workbench.tables import _schema as schema
+from workbench.tables._frames import height
 from workbench._util.project import PROJECT_ROOT
-from workbench.tables import check_references, read_table, table_file
+from workbench.tables._files import check_references, read_table, table_file
 
 #: where the default testbed lives, whatever the current directory
 DEFAULT_TESTBED = PROJECT_ROOT / "data" / "testbed"
@@ -111,7 +111,7 @@ def load(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, names: Sequence[str]
       entries and scores need not hold a large log's steps. A directory without a labels file gives the labels of
       its own annotation store (``DIR/annotations``, where ``workbench import`` puts a labelled import's labels).
     * ``columns``: a table -> the columns used (None: all); those tables come back as ``LazyFrame`` s, checked a
-      batch at a time (:func:`workbench.tables.read_table` with ``lazy``) and read again when a query collects
+      batch at a time (:func:`workbench.tables._files.read_table` with ``lazy``) and read again when a query collects
       them; with the runs among them, the eager tables' references are checked against the scan.
     * ``lazy``: every Parquet table opened as a plain scan (the verbs that read a batch at a time and validate
       each batch), JSONL ones read and validated.
@@ -122,7 +122,7 @@ def load(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, names: Sequence[str]
       Parquet, when nothing is to be derived), with ``run_columns`` only those of their columns (``run_id``
       always). By default the texts are read unless ``derive`` (an analysis reads none; the fact check, which
       cites the task, asks for them).
-    * ``need``: tables that must be there (a :class:`~workbench.schema.SchemaError` naming the directory); an
+    * ``need``: tables that must be there (a :class:`~workbench.tables._schema.SchemaError` naming the directory); an
       analysis's own requirement is :func:`need`'s :class:`NotApplicable`.
 
     Parameters
@@ -194,7 +194,7 @@ def _read_dir(path: Path, names: Sequence[str] | None, *, light_runs: bool = Fal
               run_columns: Sequence[str] | None = None) -> dict[str, pl.DataFrame]:
     """The named tables of a directory (every table when None), read whole and validated, their references
     checked. ``light_runs`` reads the runs without :data:`RUN_TEXTS` (from Parquet; checked as a lazy
-    :func:`~workbench.tables.read_table` checks columns), with ``run_columns`` only those of the runs' columns
+    :func:`~workbench.tables._files.read_table` checks columns), with ``run_columns`` only those of the runs' columns
     the file has (at 100x the testbed the runs without texts are still 154 MiB, their id, scenario, method and
     budget 40)."""
     wanted = tuple(schema.TABLES) if names is None else tuple(names)

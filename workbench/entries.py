@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import polars as pl
 
-from workbench import schema
+from workbench.tables import _schema as schema
 from workbench.summary import SCHEMAS, normalise, parse
 
 __all__ = ["entries_table", "entry_id", "entry_parts", "evidence_id", "request_id", "request_of_entry", "run_of_entry", "with_roles",
@@ -151,7 +151,7 @@ def write_entries(directory: str | os.PathLike[str], *, batch_rows: int = 20_000
     import tempfile
 
     from workbench._util.atomic import atomic_write
-    from workbench.tables import read_table, sink_parts
+    from workbench.tables._files import read_table, sink_parts
 
     directory = Path(directory)
     source = directory / "compactions.parquet"

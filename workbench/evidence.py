@@ -23,7 +23,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench import schema
+from workbench.tables import _schema as schema
 from workbench.entries import entries_table, evidence_id, request_id
 from workbench.retrieval import Evidence, retrieve, retrieve_many
 

@@ -19,7 +19,7 @@ Which identifiers of a summary have a source in what it replaced is
 :func:`workbench.composition.unsupported_by_role`.
 
 :class:`SessionAnalyses` runs all of them a batch of sessions at a time
-(:func:`workbench.frames.batches_by_run`), so a directory of any number of sessions fits in memory: the
+(:func:`workbench.tables._frames.batches_by_run`), so a directory of any number of sessions fits in memory: the
 per-compaction tables go to disk as they are made and come back as scans, and the entry counts are added up.
 """
 
@@ -268,7 +268,7 @@ class SessionAnalyses:
     """Every analysis of the coding-agent notebook, fed a batch of sessions at a time with :meth:`add`.
 
     A batch is a mapping of ``runs``, ``steps`` and ``compactions`` (and ``entries`` with their ``scores``, for the
-    judge's support) holding the same sessions, as :func:`workbench.frames.batches_by_run` yields them. Each batch
+    judge's support) holding the same sessions, as :func:`workbench.tables._frames.batches_by_run` yields them. Each batch
     gives its rows of the per-compaction tables, written to Parquet parts in a temporary directory; :meth:`table`
     scans them back (:data:`TABLES`). Each table is sorted as its function sorts it within a batch, and batches
     follow each other, so with one batch (up to its size in sessions) the tables are the functions' own. The
@@ -302,8 +302,8 @@ class SessionAnalyses:
         """Analyse one batch of sessions (see the class)."""
         from workbench.composition import entries_by_role, support_from_scores, unsupported_counts
 
-        from workbench.schema import SchemaError
-        from workbench.tables import check_references
+        from workbench.tables._schema import SchemaError
+        from workbench.tables._files import check_references
 
         try:  # a scanned directory's references are not checked when it is opened: each batch's are, here
             check_references(batch)

@@ -72,7 +72,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 
-from workbench.vocabulary import SECTIONS
+from workbench.tables._vocabulary import SECTIONS
 
 __all__ = ["ROLES", "SCHEMAS", "Entry", "Schema", "detect_schema",
            "headings", "normalise", "parse", "prune", "render",

@@ -19,7 +19,7 @@ import polars as pl
 
 from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap
 from workbench.metrics.success import reliability
-from workbench.frames import height
+from workbench.tables._frames import height
 
 # the boundary fact check lives with the identifier rules; these names keep their old import path
 __all__ = ["article_comparison", "verifier_cost", "continuation_burden", "defects_chosen_vs_rejected",

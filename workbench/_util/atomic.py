@@ -1,6 +1,6 @@
 """Atomic writing: a file appears whole, with the mode a plain ``open`` would give, or not at all.
 
-One writer for every file the workbench writes: table files (:mod:`workbench.tables`), the adapters' exports,
+One writer for every file the workbench writes: table files (:mod:`workbench.tables._files`), the adapters' exports,
 the entries table, samples and adjudication files (:func:`write_jsonl`) and the LLM response cache.
 """
 

@@ -22,7 +22,6 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
-EXECUTORS = ("local", "ray")
 
 
 @contextmanager
@@ -339,6 +338,6 @@ def shards(n: int, size: int) -> list[range]:
     return [range(start, min(n, start + size)) for start in range(0, n, size)]
 
 
-__all__ = ["CONNECT_TIMEOUT", "EXECUTORS", "ExecutorUnavailable", "ProcessWorkers", "rare_collections", "ray_imap",
+__all__ = ["CONNECT_TIMEOUT", "ExecutorUnavailable", "ProcessWorkers", "rare_collections", "ray_imap",
            "start_workers", "workers",
            "ray_map", "reachable", "serve_worker", "shards", "thread_map", "usable_cores"]

@@ -2,7 +2,7 @@
 
 Used by every JSONL adapter, the annotation store and the adjudication file. :func:`parse_json` rejects a key
 given twice, NaN and Infinity; :func:`json_lines` skips blank lines, drops a UTF-8 byte-order mark and turns
-every decoding or parsing problem into a :class:`~workbench.schema.SchemaError` naming the line.
+every decoding or parsing problem into a :class:`~workbench.tables._schema.SchemaError` naming the line.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ from workbench.adapters.tau_bench import read_tau_bench
 from workbench.adapters.trajectory import read_trajectories, trajectory_runs, write_trajectories
 from workbench._util.jsonl import BadLines
 from workbench.logfiles import directory_formats, input_bytes, sniff_directory, sniff_format
-from workbench.schema import SchemaError
+from workbench.tables._schema import SchemaError
 
 FORMATS: dict[str, Callable[[str | os.PathLike[str]], dict[str, pl.DataFrame]]] = {
     "trajectory": read_trajectories,
@@ -174,7 +174,7 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     (the parts streamed into the tables and moved into place).
     """
     from workbench.adapters.staging import stream_tables
-    from workbench.tables import write_tables
+    from workbench.tables._files import write_tables
 
     path = Path(path)
     if out is not None:  # the tables never go into the log they are read from

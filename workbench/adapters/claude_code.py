@@ -67,7 +67,7 @@ from workbench.adapters.staging import Parts, collect_runs
 from workbench.claude_sessions import (MODEL_USAGE, USAGE_DEFINITION, TranscriptWarning, _batch_job, _count_spends,
                                        _file_groups, _group_runs, _runs_of, _say_notes, selected)
 from workbench._util.jsonl import BadLines
-from workbench.schema import SchemaError
+from workbench.tables._schema import SchemaError
 
 
 def session_files(path: str | os.PathLike[str], pattern: str = "*.jsonl") -> list[Path]:

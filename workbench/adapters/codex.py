@@ -39,10 +39,10 @@ import polars as pl
 
 from workbench.adapters.claude_code import MODEL_USAGE, TranscriptWarning, selected, session_files
 from workbench.adapters.staging import collect_runs
-from workbench.records import encode_args, widen_span
+from workbench.tables._records import encode_args, widen_span
 from workbench._util.jsonl import BadLines, at_line, json_lines
-from workbench.validation import describe_value
-from workbench.schema import SchemaError
+from workbench.errors import describe_value
+from workbench.tables._schema import SchemaError
 
 _INJECTED = ("<environment_context>", "<user_instructions>", "<permissions", "# AGENTS.md")
 

@@ -48,12 +48,12 @@ from typing import Any
 
 import polars as pl
 
-from workbench import schema
+from workbench.tables import _schema as schema
 from workbench.entries import entry_id
 from workbench._util.jsonl import at_line, json_lines
-from workbench.schema import SchemaError
-from workbench.validation import describe_value
-from workbench.vocabulary import LABEL_VALUES
+from workbench.tables._schema import SchemaError
+from workbench.errors import describe_value
+from workbench.tables._vocabulary import LABEL_VALUES
 
 __all__ = ["FIELDS", "SECTION", "check_summary", "checked_records", "records_to_tables", "read_labelled_summaries",
            "run_column", "split_sentences"]
@@ -167,7 +167,7 @@ def check_summary(record: object) -> dict[str, Any]:
 
 
 def _check_label(label: object, i: int, n_sentences: int, seen: dict[tuple[int, str, str], int]) -> dict[str, Any]:
-    from workbench.annotate.store import check_annotator
+    from workbench.tables._vocabulary import check_annotator
 
     where = f"labels[{i}]"
     if not isinstance(label, dict):
@@ -259,8 +259,8 @@ def records_to_tables(records: Iterable[Mapping[str, Any]]) -> dict[str, pl.Data
                        "field": lab["field"], "value": lab["value"], "note": lab["note"]} for lab in r["labels"])
     if not runs:
         raise SchemaError("no labelled summaries", expected="at least one record")
-    from workbench.tables import rows_frame
-    from workbench.validation import validate
+    from workbench.tables._files import rows_frame
+    from workbench.tables._validation import validate
 
     frames = {"runs": rows_frame("runs", runs), "steps": rows_frame("steps", steps),
               "compactions": rows_frame("compactions", compactions), "entries": rows_frame("entries", entries)}

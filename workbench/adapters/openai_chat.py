@@ -11,13 +11,13 @@ from typing import Any
 
 import polars as pl
 
-from workbench import schema
-from workbench.validation import check_record
+from workbench.tables import _schema as schema
+from workbench.tables._validation import check_record
 from workbench.adapters.staging import collect_runs
-from workbench.records import encode_args
+from workbench.tables._records import encode_args
 from workbench._util.jsonl import at_line, json_lines
-from workbench.validation import describe_value
-from workbench.schema import SchemaError
+from workbench.errors import describe_value
+from workbench.tables._schema import SchemaError
 
 
 def _content_text(content: Any, where: str) -> str | None:

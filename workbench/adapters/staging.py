@@ -20,16 +20,16 @@ from typing import Any
 
 import polars as pl
 
-from workbench import schema
+from workbench.tables import _schema as schema
 from workbench._util.atomic import make_staging
-from workbench.validation import validate
-from workbench.records import RowChunks
-from workbench.tables import TRAJECTORY_TABLES, columns_frame, move_into_place, rows_frame, sink_parts
+from workbench.tables._validation import validate
+from workbench.tables._records import RowChunks
+from workbench.tables._files import TRAJECTORY_TABLES, columns_frame, move_into_place, rows_frame, sink_parts
 
 
 @dataclass
 class Parts:
-    """Rows an adapter's worker gathered and checked run by run (a :class:`~workbench.records.RowChunks` of its
+    """Rows an adapter's worker gathered and checked run by run (a :class:`~workbench.tables._records.RowChunks` of its
     own, with no table library) and wrote as chunks: each file a pickled ``{table: {column: values}}``, in order.
     :meth:`RunTables.add_parts` turns each into a validated chunk, as it turns its own rows. Their runs come as
     rows of their own (with no steps or compactions), before or after; a run's uniqueness is checked where the
@@ -50,7 +50,7 @@ class RunTables(RowChunks):
     chunk whatever the log's size, and :meth:`finish_into` streams the parts into one Parquet file
     per table. With ``keep=False`` chunks are validated and counted, then dropped (``validate``).
     ``derive`` maps a chunk's tables to more tables (the entries of its compactions). Rows are checked and cut
-    into chunks as :class:`~workbench.records.RowChunks` says.
+    into chunks as :class:`~workbench.tables._records.RowChunks` says.
     """
 
     spill: Path | None = None

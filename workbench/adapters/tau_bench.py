@@ -11,8 +11,8 @@ import polars as pl
 from workbench.adapters.openai_chat import chat_to_run, message_tokens
 from workbench.adapters.staging import RunTables
 from workbench._util.jsonl import json_error, parse_json
-from workbench.validation import describe_value
-from workbench.schema import SchemaError
+from workbench.errors import describe_value
+from workbench.tables._schema import SchemaError
 
 
 def is_success(reward: float) -> bool:

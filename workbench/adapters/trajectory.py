@@ -31,15 +31,15 @@ from typing import Any
 
 import polars as pl
 
-from workbench import schema
-from workbench.validation import check_record, validate, value_fits
+from workbench.tables import _schema as schema
+from workbench.tables._validation import check_record, validate, value_fits
 from workbench.adapters.staging import collect_runs
 from workbench._util.atomic import atomic_write
 from workbench._util.jsonl import at_line, json_lines
-from workbench.records import encode_args, widen_span
-from workbench.validation import describe_value
-from workbench.schema import SchemaError
-from workbench.tables import check_references
+from workbench.tables._records import encode_args, widen_span
+from workbench.errors import describe_value
+from workbench.tables._schema import SchemaError
+from workbench.tables._files import check_references
 
 
 def _check_finite(value: Any, field_name: str) -> None:

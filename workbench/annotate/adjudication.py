@@ -11,10 +11,10 @@ from typing import Any
 import polars as pl
 
 from workbench._util.jsonl import json_lines
-from workbench.labels import latest_labels
-from workbench.schema import SchemaError
-from workbench.validation import check_label
-from workbench.vocabulary import LABEL_VALUES
+from workbench.tables._labels import latest_labels
+from workbench.tables._schema import SchemaError
+from workbench.tables._validation import check_label
+from workbench.tables._vocabulary import LABEL_VALUES
 
 #: the annotator name under which adjudicated labels are stored (they win in ``labels.gold_labels``)
 ADJUDICATOR = "adjudicated"
@@ -97,7 +97,7 @@ def numbered_records(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, 
     record per (item, field), a decided ``value`` the field allows and a ``decided_by`` that is a person's name
     (the annotator rule) -- else ``SchemaError`` naming FILE:LINE. An empty file (``agree`` found no
     disagreement) has none."""
-    from workbench.annotate.store import check_annotator
+    from workbench.tables._vocabulary import check_annotator
 
     path = Path(path)
     records: list[tuple[int, dict[str, Any]]] = []
@@ -141,7 +141,7 @@ def decide(path: str | os.PathLike[str], item_id: str, field: str, *, value: str
 
     from workbench._util.atomic import write_jsonl
 
-    from workbench.annotate.store import check_annotator
+    from workbench.tables._vocabulary import check_annotator
 
     path = Path(path)
     check_annotator(adjudicator)  # a person: never a reserved name, nor one that only looks different

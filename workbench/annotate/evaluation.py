@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from workbench.schema import GROUND_TRUTH_PREFIX
+from workbench.tables._schema import GROUND_TRUTH_PREFIX
 
 #: what an item says when its run carries no evaluation material
 NO_MATERIAL = ("This log carries no evaluation material for the run (no gt_* fields): correctness cannot be "

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from workbench.annotate.store import check_annotator
+from workbench.tables._vocabulary import check_annotator
 from workbench.annotate.views import DEFINITIONS, FIELDS, QUESTIONS, item_view
-from workbench.schema import SchemaError
-from workbench.validation import describe_value
-from workbench.vocabulary import LABEL_VALUES
+from workbench.tables._schema import SchemaError
+from workbench.errors import describe_value
+from workbench.tables._vocabulary import LABEL_VALUES
 
 
 #: the task ``data`` a Label Studio task of each field carries: what that field's protocol shows the annotator
@@ -200,7 +200,7 @@ def judge_scores(path: str | os.PathLike[str], judge: str | None = None) -> tupl
     import polars as pl
 
     from workbench.errors import SelectionError
-    from workbench.tables import read_table
+    from workbench.tables._files import read_table
 
     table = read_table(path, "scores")
     judges = sorted(table["judge"].unique().to_list()) if table.height else []

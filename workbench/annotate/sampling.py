@@ -28,8 +28,8 @@ import polars as pl
 from workbench.annotate.evaluation import evaluation_material
 from workbench.bootstrap import Seed
 from workbench.errors import SelectionError
-from workbench.frames import collected, rows_of, slices
-from workbench.vocabulary import REASONING_SECTIONS
+from workbench.tables._frames import collected, rows_of, slices
+from workbench.tables._vocabulary import REASONING_SECTIONS
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 

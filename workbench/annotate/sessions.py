@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from workbench.annotate.store import AnnotationStore, check_annotator
+from workbench.annotate.store import AnnotationStore
+from workbench.tables._vocabulary import check_annotator
 
 from workbench.annotate.views import FIELDS
 

@@ -40,22 +40,19 @@ import stat
 import warnings
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 from filelock import FileLock
 
-from workbench import schema
-from workbench.validation import check_record
-from workbench.vocabulary import ANNOTATOR_RULE, LABEL_VALUES
-from workbench.vocabulary import RESERVED_ANNOTATORS as RESERVED
-from workbench.labels import latest_labels
-from workbench.tables import read_table
+from workbench.tables import _schema as schema
+from workbench.tables._validation import check_record
+from workbench.tables._vocabulary import LABEL_VALUES, check_annotator
+from workbench.tables._labels import latest_labels
+from workbench.tables._files import read_table
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-_ANNOTATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}")
 
 
 class TornLineWarning(UserWarning):
@@ -70,37 +67,6 @@ class JournalMismatch(schema.SchemaError):
 _JOURNAL_VERSION = 2
 _TAIL = 64 * 1024  # the bytes before a batch's start that the journal hashes
 _LABEL_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\.round[0-9]+\.jsonl")
-
-
-def check_annotator(name: object, *, reserved: bool = False) -> str:
-    """``name`` if it is a usable annotator name (letters, digits, ``_ . - @ +`` -- so an e-mail address from
-    Label Studio is one --, at most 128, starting with a letter or digit: no spaces, so ``"dan "`` is not a
-    second person, and no path characters; not one of :data:`RESERVED` unless ``reserved``, which only
-    adjudication passes); else ``SchemaError``."""
-    if not isinstance(name, str):
-        raise schema.SchemaError(field="annotator", expected=f"a name of {ANNOTATOR_RULE}", got=repr(name))
-    return _checked_name(name, reserved)
-
-
-@lru_cache(maxsize=1 << 14)
-def _checked_name(name: str, reserved: bool) -> str:
-    """:func:`check_annotator` of a string, remembered (an import checks the same few names a hundred thousand
-    times); a refusal raises and is not remembered."""
-    if not _ANNOTATOR.fullmatch(name):
-        raise schema.SchemaError(field="annotator", expected=f"a name of {ANNOTATOR_RULE}", got=repr(name))
-    if not reserved and _folded(name) in _RESERVED_FOLDED:  # "Adjudicated_" looks like "adjudicated" too
-        raise schema.SchemaError(field="annotator", expected="a person's name (not one the store reserves, nor "
-                                 f"one that differs from it only in case or punctuation: {', '.join(sorted(RESERVED))})",
-                                 got=repr(name))
-    return name
-
-
-def _folded(name: str) -> str:
-    """A name case-folded and stripped of punctuation: two names equal so are the same name to a reader."""
-    return "".join(c for c in name.casefold() if c.isalnum())
-
-
-_RESERVED_FOLDED = frozenset(_folded(r) for r in RESERVED)
 
 
 def _safe_name(annotator: str) -> str:
@@ -249,7 +215,7 @@ class AnnotationStore:
     def add_many(self, records: Iterable[dict[str, object]], *, adjudication: bool = False) -> int:
         """Append several labels as one batch: all of them or, if anything stops it, none (see the module
         docstring). Every record is checked before anything is written. Only ``adjudication`` may write under a
-        reserved name (:data:`RESERVED`)."""
+        reserved name (:data:`~workbench.tables.RESERVED_ANNOTATORS`)."""
         by_file: dict[Path, list[dict[str, object]]] = {}
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         for r in records:
@@ -575,4 +541,4 @@ def _move_torn_tail(path: Path) -> None:
                   f"{len(data) - keep} bytes to {side}", TornLineWarning, stacklevel=3)
 
 
-__all__ = ["AnnotationStore", "check_annotator", "JournalMismatch", "TornLineWarning"]
+__all__ = ["AnnotationStore", "JournalMismatch", "TornLineWarning"]

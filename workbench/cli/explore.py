@@ -38,14 +38,14 @@ def run(args: argparse.Namespace) -> int:
     check_owned_dir(args.out, MARKER, inputs=inputs)  # before any work: a refused --out costs nothing
     tables = load(args.data)
     if args.scores:
-        from workbench.tables import read_table
+        from workbench.tables._files import read_table
 
         tables["scores"] = read_table(args.scores, "scores")
     derive_missing(tables, wanted=("entries", "scores") if not args.scores else ("entries",))
     labels = None
     if args.labels:
         from workbench.annotate import AnnotationStore
-        from workbench.labels import gold_labels
+        from workbench.tables._labels import gold_labels
 
         if not (existing_dir(args.labels, "annotation store") / "labels").is_dir():
             raise UsageError("--labels", "an annotation store (a directory holding labels/, as workbench label "

@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
 def _judge(args: argparse.Namespace, tables: dict[str, Any], judge: SourceJudge) -> int:
     from workbench.judges.run import judge_directory
     from workbench.llm.account import FAIL_FAST_AFTER
-    from workbench.frames import height
+    from workbench.tables._frames import height
 
     if not args.quiet:  # said at once: building the requests (BM25 evidence) takes a while on a large log
         print(f"judge {judge.name}: {height(tables['compactions'])} compactions from {args.dir}"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from workbench.cli.args import UsageError, at_least, existing_dir, existing_file, out_file, verb
 from workbench.errors import SchemaError
-from workbench.vocabulary import ANNOTATOR_RULE
+from workbench.tables._vocabulary import ANNOTATOR_RULE
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -74,7 +74,7 @@ def run_sample(args: argparse.Namespace) -> int:
     tables = load(existing_dir(args.dir), names=("runs", "steps", "compactions", "entries", "evidence"), lazy=True,
                   need=("runs", "compactions"))
     if args.evidence:
-        from workbench.tables import read_table
+        from workbench.tables._files import read_table
 
         tables["evidence"] = read_table(existing_file(args.evidence, "evidence table"), "evidence", lazy=True)
     strata = tuple(s for s in args.strata.split(",") if s)
@@ -142,7 +142,7 @@ def run_agree(args: argparse.Namespace) -> int:
 
 def _name(option: str, name: str) -> None:
     """A person's name given to ``option`` follows the store's rule, else a usage error naming the option."""
-    from workbench.annotate.store import check_annotator
+    from workbench.tables._vocabulary import check_annotator
 
     try:
         check_annotator(name)

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 
 from workbench.cli.args import UsageError, existing_dir, existing_file, out_file, verb
 from workbench.errors import SchemaError
-from workbench.vocabulary import LOG_FORMATS, TABLE_NAMES
+from workbench.tables._vocabulary import LOG_FORMATS, TABLE_NAMES
 
 if TYPE_CHECKING:
     from workbench._util.jsonl import BadLines
 
-#: the trajectory tables every log gives (workbench.tables.TRAJECTORY_TABLES)
+#: the trajectory tables every log gives (workbench.tables._files.TRAJECTORY_TABLES)
 TRAJECTORY_TABLES = ("runs", "steps", "compactions")
 #: formats that read a directory (workbench.adapters.DIRECTORY_FORMATS, and FRANK's files)
 DIRECTORY_FORMATS = ("claude-code", "codex", "frank")
@@ -138,7 +138,7 @@ def run_usage(args: argparse.Namespace) -> int:
 def run_validate(args: argparse.Namespace) -> int:
     from workbench import adapters
     from workbench._util.jsonl import BadLines
-    from workbench.tables import read_table
+    from workbench.tables._files import read_table
 
     path = _log_path(args, "table file" if args.table else "log file")
     if args.table:
@@ -159,7 +159,7 @@ def run_import(args: argparse.Namespace) -> int:
     _start_workers(path, args.format)
     from workbench import adapters
     from workbench._util.jsonl import BadLines
-    from workbench.tables import table_files
+    from workbench.tables._files import table_files
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():

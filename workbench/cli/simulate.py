@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from workbench._util.progress import Progress
     from workbench.sim.dataset import DatasetConfig, build
     from workbench.sim.episode import POLICIES
-    from workbench.tables import table_files
+    from workbench.tables._files import table_files
 
     at_least("--tasks", args.tasks, 1)
     at_least("--runs", args.runs, 1)

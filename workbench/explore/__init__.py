@@ -29,7 +29,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench import schema
+from workbench.tables import _schema as schema
 from workbench._util.atomic import replace_owned_dir
 from workbench._util.untrusted import visible
 from workbench.errors import SelectionError
@@ -349,7 +349,7 @@ def build_site(tables: Mapping[str, pl.DataFrame], out: str | Path, *, labels: p
     any other directory, and a path that holds or lies inside one of ``inputs`` (the data the site is made from)
     are refused with :class:`~workbench._util.atomic.OutputRefused` before anything is written.
 
-    ``labels`` are gold labels (:func:`workbench.labels.gold_labels`; default: those of the tables' own ``labels``
+    ``labels`` are gold labels (:func:`workbench.tables._labels.gold_labels`; default: those of the tables' own ``labels``
     table, if any); ``judge`` picks the scores shown (default: ``lexical`` when present, else the first judge in
     the scores table).
     """
@@ -389,7 +389,7 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
         sub["entries"] = with_roles(sub["entries"])
     source = ""
     if labels is None and "labels" in tables and tables["labels"].height:
-        from workbench.labels import gold_labels, label_source
+        from workbench.tables._labels import gold_labels, label_source
 
         labels, source = gold_labels(tables["labels"]), label_source(tables["labels"])
     if scores is not None and "entries" in sub and scores.height:

@@ -21,7 +21,7 @@ from workbench import summary as summ
 from workbench.identifiers import opaque_identifiers, summary_includes
 from workbench.llm.chat import send_chat
 from workbench.llm.client import LLMClient
-from workbench.vocabulary import SECTIONS
+from workbench.tables._vocabulary import SECTIONS
 
 MAX_CHARS = 16_000
 

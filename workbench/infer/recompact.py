@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench import schema, tokens
-from workbench.validation import validate
+from workbench import tokens
+from workbench.tables import _schema as schema
+from workbench.tables._validation import validate
 from workbench.infer.compressor import OpenClawCompressor
 from workbench.fifo_replay import turn_text
 

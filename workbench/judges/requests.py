@@ -7,11 +7,11 @@ from typing import Any
 
 import polars as pl
 
-from workbench import schema
+from workbench.tables import _schema as schema
 from workbench.entries import evidence_id
 from workbench.evidence import CompactionRequest
 from workbench.judges.base import JudgeResult, SourceJudge
-from workbench.validation import validate
+from workbench.tables._validation import validate
 
 
 def _score_jobs(judge: SourceJudge, jobs: list[tuple[CompactionRequest, int]], concurrency: int,

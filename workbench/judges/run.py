@@ -13,7 +13,7 @@ Memory holds one batch of runs (:data:`JUDGE_BATCH_RUNS`), never the log: each t
 :func:`run_batches`), builds its requests from the entries table (SJC Appendix F evidence), scores them and writes
 the scores and the evidence the requests used (:func:`workbench.evidence.evidence_table`, at
 :func:`workbench.evidence.evidence_path` of ``out``) as validated Parquet parts
-(:class:`workbench.tables.PartWriter`); nothing appears at ``out`` until every batch is done.
+(:class:`workbench.tables._files.PartWriter`); nothing appears at ``out`` until every batch is done.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from workbench.judges.base import SourceJudge
 from workbench.judges.requests import score_requests
 from workbench.llm.account import FAIL_FAST_AFTER, RunAccount
 from workbench._util.progress import Progress
-from workbench.frames import batches_by_run, height, slices
-from workbench.tables import TRAJECTORY_TABLES, PartWriter
-from workbench.validation import validate
+from workbench.tables._frames import batches_by_run, height, slices
+from workbench.tables._files import TRAJECTORY_TABLES, PartWriter
+from workbench.tables._validation import validate
 
 #: the tables a judge run reads: the trajectory and, when the directory has one, its entries table
 JUDGE_TABLES = (*TRAJECTORY_TABLES, "entries")
@@ -178,7 +178,7 @@ def check_scores_path(data: str | os.PathLike[str], out: str | os.PathLike[str])
     """The scores (and the evidence beside them) never replace another table of the directory judged: ``out`` may
     be its ``scores`` table (then the evidence is its ``evidence`` table) or any file outside it, not its steps
     or runs (:class:`~workbench._util.atomic.OutputRefused` otherwise)."""
-    from workbench import schema
+    from workbench.tables import _schema as schema
     from workbench._util.atomic import OutputRefused
 
     directory, target = Path(data).resolve(), Path(out).resolve()
@@ -235,7 +235,7 @@ def _request_count(tables: Tables, judge: SourceJudge) -> int:
 def run_batches(tables: Tables, size: int) -> Iterator[dict[str, pl.DataFrame]]:
     """The trajectory tables of ``size`` runs at a time, each batch validated: memory holds a batch, not the log.
 
-    Runs come in the order they first appear in the compactions table (:func:`workbench.frames.batches_by_run`
+    Runs come in the order they first appear in the compactions table (:func:`workbench.tables._frames.batches_by_run`
     reads each table once for its ``run_id`` column, then each batch as a slice).
     """
     frames = {name: frame for name, frame in tables.items() if name in JUDGE_TABLES}

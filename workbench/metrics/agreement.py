@@ -19,7 +19,7 @@ import numpy.typing as npt
 import polars as pl
 
 from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap
-from workbench.labels import latest_labels
+from workbench.tables._labels import latest_labels
 
 
 def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike) -> float:

@@ -153,7 +153,7 @@ def judge_overhead(runs: pl.DataFrame | pl.LazyFrame, compactions: pl.DataFrame 
     SJC Table 5.
     """
     from workbench import tokens
-    from workbench.frames import slices
+    from workbench.tables._frames import slices
 
     runs = runs.lazy().filter(pl.col("method").is_in([method, reference])).collect()  # (lazy runs: these two)
     r = runs.filter(pl.col("method") == method)

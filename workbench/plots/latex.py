@@ -471,7 +471,7 @@ def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str |
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
         raise ValueError(f"export_table: name {name!r} is not a file name (letters, digits, _ . -)")
     from workbench._util.atomic import atomic_write
-    from workbench.frames import collected, height
+    from workbench.tables._frames import collected, height
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ from matplotlib.ticker import FuncFormatter
 
 from workbench.plots import _axes
 from workbench.plots.names import display_name
-from workbench.frames import collected, height
+from workbench.tables._frames import collected, height
 
 #: compactions (or sessions) up to which a figure draws and labels each one; past it, a figure of a whole
 #: directory of sessions draws their distribution (or their mean) in a frame of fixed size: a label per compaction

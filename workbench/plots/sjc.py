@@ -11,7 +11,7 @@ from matplotlib.axes import Axes
 from workbench.plots import _axes
 from workbench.plots.names import display_name
 from workbench.sensitivity import ThresholdCounts
-from workbench.vocabulary import PATTERNS
+from workbench.tables._vocabulary import PATTERNS
 
 
 def section_composition(table2: pl.DataFrame, ax: Axes | None = None) -> Axes:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from workbench import summary
-from workbench.vocabulary import SECTIONS
+from workbench.tables._vocabulary import SECTIONS
 from workbench.sim.agent import SimEntry, Turn
 from workbench.sim.world import Task
 

@@ -1,6 +1,6 @@
 """Build the default testbed dataset: every policy x budget x task x replicate, as workbench tables.
 
-Outputs (Parquet, schema of ``workbench.schema``): ``runs``, ``steps``, ``compactions``,
+Outputs (Parquet, schema of ``workbench.tables._schema``): ``runs``, ``steps``, ``compactions``,
 ``entries`` (with ground truth), ``candidates`` (every candidate at a verifier/oracle
 boundary with its defects and scores), ``scores`` (the lexical judge through the real
 retrieval + judge pipeline, on the ``prompting`` summaries) and the ``evidence`` its requests used, ``labels`` (two rounds of
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from workbench.tables import rows_frame, write_tables
+from workbench.tables._files import rows_frame, write_tables
 from workbench.metrics.usage import dependency
 from workbench.sim.agent import SimEntry
 from workbench.sim.compressor import CompressorConfig, in_text_order, render

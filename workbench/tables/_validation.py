@@ -1,8 +1,8 @@
 """Validation: the one path every reader takes from a file or a frame to a declared table.
 
-:func:`validate` casts a frame to the declared dtypes (:mod:`workbench.schema`) and checks keys, ranges, allowed
+:func:`validate` casts a frame to the declared dtypes (:mod:`workbench.tables._schema`) and checks keys, ranges, allowed
 values and label fields; :func:`check_record` does the same for one record of a line-by-line reader. Both fail
-with a :class:`~workbench.schema.SchemaError` that names the file, the line (or row), the field, what was
+with a :class:`~workbench.tables._schema.SchemaError` that names the file, the line (or row), the field, what was
 expected and what was found; :func:`describe_value` says what was found in words.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from workbench.errors import describe_value
-from workbench.schema import Column, SchemaError, Table, table
-from workbench.vocabulary import LABEL_VALUES
+from workbench.tables._schema import Column, SchemaError, Table, table
+from workbench.tables._vocabulary import LABEL_VALUES
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
@@ -264,5 +264,5 @@ def _cast_column(
     )
 
 
-__all__ = ["check_label", "check_record", "describe_dtype", "describe_dtypes", "describe_value", "is_timestamp",
+__all__ = ["check_label", "check_record", "describe_dtype", "describe_dtypes", "is_timestamp",
            "validate", "value_fits"]

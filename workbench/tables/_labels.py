@@ -1,6 +1,6 @@
 """Labels as the analyses use them: the latest label per annotator and round, and one gold label per item.
 
-Pure functions over the ``labels`` table (``workbench.schema``); the store that writes labels
+Pure functions over the ``labels`` table (``workbench.tables._schema``); the store that writes labels
 is :class:`workbench.annotate.AnnotationStore`.
 """
 

@@ -5,7 +5,7 @@ Every reader validates through ``validate`` and fails with
 (a file appears whole or not at all), and a directory of tables is written into a temporary sibling first,
 so a failed import writes nothing. :func:`read_table` with ``lazy=True`` opens a table checked a batch at a time;
 :class:`PartWriter` writes one table a part at a time. A directory's tables are loaded by
-:func:`workbench.datasets.load`; frame helpers are in :mod:`workbench.frames`.
+:func:`workbench.datasets.load`; frame helpers are in :mod:`workbench.tables._frames`.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from typing import Any, Literal, overload
 
 import polars as pl
 
-from workbench import schema
-from workbench.validation import check_record, describe_dtypes, validate
+from workbench.tables import _schema as schema
+from workbench.tables._validation import check_record, describe_dtypes, validate
 from workbench._util.atomic import current_umask, make_staging, records_to_jsonl
 from workbench._util.jsonl import json_lines
-from workbench.validation import describe_value
-from workbench.schema import SchemaError
-from workbench.frames import rows_of, slices
-from workbench.records import TRAJECTORY_TABLES, all_keys
+from workbench.errors import describe_value
+from workbench.tables._schema import SchemaError
+from workbench.tables._frames import rows_of, slices
+from workbench.tables._records import TRAJECTORY_TABLES, all_keys
 
 _ROW_GROUP = 50_000  # rows per Parquet row group of a streamed table, at most ...
 _ROW_GROUP_BYTES = 16 << 20  # ... and about this many bytes of data (a coding session's steps are kilobytes each)
@@ -41,7 +41,7 @@ def rows_frame(table_name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
 
 
 def columns_frame(table_name: str, columns: dict[str, list[Any]]) -> pl.DataFrame:
-    """:func:`rows_frame` of rows given as columns (:func:`~workbench.records.row_columns`): the same frame, built
+    """:func:`rows_frame` of rows given as columns (:func:`~workbench.tables._records.row_columns`): the same frame, built
     column by column (half the time on a coding session's steps). A column the schema does not declare, or a value
     not of its column's dtype, is read as :func:`rows_frame` reads it, from the rows."""
     if not columns or not any(columns.values()):

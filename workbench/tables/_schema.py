@@ -4,10 +4,10 @@ The data model is tidy: one row per run, step, compaction
 boundary, summary entry, judge score, label, attribution or cited rollout span.
 
 Columns are declared as data (name, dtype, required, nullable, allowed values); every
-reader goes through one path, :func:`workbench.validation.validate`, which casts a frame to
+reader goes through one path, :func:`workbench.tables._validation.validate`, which casts a frame to
 the declared dtypes and fails with a :class:`SchemaError` that names the file, the line
 (or row), the field, what was expected and what was found. The words the declarations
-allow (sections, patterns, label values) are :mod:`workbench.vocabulary`'s.
+allow (sections, patterns, label values) are :mod:`workbench.tables._vocabulary`'s.
 
 Ground truth that only synthetic data has (an entry's provenance, whether it is
 supported, the defect that damaged it ...) lives in optional columns whose names
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from workbench.errors import SchemaError
-from workbench.vocabulary import PATTERNS, SUPPORT_VALUES
+from workbench.tables._vocabulary import PATTERNS, SUPPORT_VALUES
 
 GROUND_TRUTH_PREFIX = "gt_"
 

@@ -1,5 +1,5 @@
 """Frame helpers: a table's rows a batch of runs or a slice at a time, the rows of chosen keys, and a lazy or eager
-frame counted or collected. Nothing here reads or writes files; :mod:`workbench.tables` does.
+frame counted or collected. Nothing here reads or writes files; :mod:`workbench.tables._files` does.
 """
 
 from __future__ import annotations

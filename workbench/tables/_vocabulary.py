@@ -7,6 +7,10 @@ Table 2; Appendix E.3); the failure patterns and support values of SJC Table 11 
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
+
+from workbench.errors import SchemaError
 
 #: The five section headings of OpenClaw's safeguard summary, in order (SJC Appendix E.3).
 SECTIONS: tuple[str, ...] = (
@@ -20,10 +24,6 @@ SECTIONS: tuple[str, ...] = (
 
 #: Reasoning entries in SJC's sense (Section 3.1, Table 2).
 REASONING_SECTIONS: tuple[str, ...] = ("Decisions", "Open TODOs")
-
-
-#: SJC's forward-looking sections, the ones pruning targets (Section 5: "open TODOs ... pending user asks").
-FORWARD_SECTIONS: tuple[str, ...] = ("Open TODOs", "Pending user asks")
 
 
 #: Failure patterns of SJC Appendix D / Table 11.
@@ -56,10 +56,44 @@ RESERVED_ANNOTATORS = frozenset({"adjudicated"})
 LOG_FORMATS: tuple[str, ...] = ("trajectory", "openai", "tau-bench", "claude-code", "codex", "labelled-summaries",
                                 "frank")
 
-#: the tables of ``workbench.schema`` (its ``TABLES``), by name
+#: the tables of ``workbench.tables._schema`` (its ``TABLES``), by name
 TABLE_NAMES: tuple[str, ...] = ("runs", "steps", "compactions", "entries", "scores", "evidence", "labels",
                                 "attributions", "rollouts", "candidates", "spans")
 
 
-__all__ = ["ANNOTATOR_RULE", "FORWARD_SECTIONS", "LABEL_VALUES", "LOG_FORMATS", "PATTERNS", "REASONING_SECTIONS",
+_ANNOTATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}")
+
+
+def check_annotator(name: object, *, reserved: bool = False) -> str:
+    """``name`` if it is a usable annotator name (letters, digits, ``_ . - @ +`` -- so an e-mail address from
+    Label Studio is one --, at most 128, starting with a letter or digit: no spaces, so ``"dan "`` is not a
+    second person, and no path characters; not one of :data:`RESERVED_ANNOTATORS` unless ``reserved``, which only
+    adjudication passes); else ``SchemaError``."""
+    if not isinstance(name, str):
+        raise SchemaError(field="annotator", expected=f"a name of {ANNOTATOR_RULE}", got=repr(name))
+    return _checked_name(name, reserved)
+
+
+@lru_cache(maxsize=1 << 14)
+def _checked_name(name: str, reserved: bool) -> str:
+    """:func:`check_annotator` of a string, remembered (an import checks the same few names a hundred thousand
+    times); a refusal raises and is not remembered."""
+    if not _ANNOTATOR.fullmatch(name):
+        raise SchemaError(field="annotator", expected=f"a name of {ANNOTATOR_RULE}", got=repr(name))
+    if not reserved and _folded(name) in _RESERVED_FOLDED:  # "Adjudicated_" looks like "adjudicated" too
+        raise SchemaError(field="annotator", expected="a person's name (not one the store reserves, nor "
+                                 f"one that differs from it only in case or punctuation: {', '.join(sorted(RESERVED_ANNOTATORS))})",
+                                 got=repr(name))
+    return name
+
+
+def _folded(name: str) -> str:
+    """A name case-folded and stripped of punctuation: two names equal so are the same name to a reader."""
+    return "".join(c for c in name.casefold() if c.isalnum())
+
+
+_RESERVED_FOLDED = frozenset(_folded(r) for r in RESERVED_ANNOTATORS)
+
+
+__all__ = ["ANNOTATOR_RULE", "check_annotator", "LABEL_VALUES", "LOG_FORMATS", "PATTERNS", "REASONING_SECTIONS",
            "RESERVED_ANNOTATORS", "SECTIONS", "SUPPORT_VALUES", "TABLE_NAMES"]
