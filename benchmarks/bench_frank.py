@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from workbench.adapters.frank import DEFAULT_METRICS
+from workbench.adapters import DEFAULT_METRICS
 from workbench.bootstrap import bootstrap
 from workbench.datasets import derive_missing, load
 from workbench.human_labels import correlation_intervals, correlation_table, summary_frame, summary_scores

@@ -128,7 +128,7 @@ def retrieval_only(data: Path) -> None:
 RAY_RUN = """
 import sys, time
 t0 = time.perf_counter()
-from workbench.adapters import read_log
+from workbench.adapters._read import read_log
 from workbench.judges import make_judge
 from workbench.judges.run import judge_directory
 

@@ -61,7 +61,7 @@ runs = tables["runs"]
 if "human_score" not in runs.columns or runs.get_column("human_score").null_count() == runs.height:
     raise NotApplicable("the correlation with human judgement needs a summary-level human score (the runs' "
                         "human_score: a labelled-summaries import's score field); these runs have none")
-from workbench.adapters.frank import DEFAULT_METRICS
+from workbench.adapters import DEFAULT_METRICS
 
 METRICS = [m for m in DEFAULT_METRICS if metric_column(m) in runs.columns] or [
     c.removeprefix("metric_") for c in runs.columns if c.startswith("metric_")]

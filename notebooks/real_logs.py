@@ -35,7 +35,7 @@ from workbench.notebooks import figures_dir, use_project_root
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 figs = figures_dir(FIGURES, TAU_BENCH, CLAUDE_FIXTURE, CLAUDE_RESULTS, CLAUDE_PROMPTS, style=STYLE)
 from workbench import plots
-from workbench.adapters.tau_bench import read_tau_bench
+from workbench.adapters import read_tau_bench
 from workbench.metrics import reliability_by_k
 from workbench.metrics.usage import efficiency_by_encoding
 
@@ -86,7 +86,7 @@ plots.export(fig, "real_taubench_fifo_out_of_window", figs);
 # ## Claude compaction summaries: the fact check
 
 # %%
-from workbench.adapters.claude_compaction import check_table, defang, load_fixture, load_full
+from workbench.adapters import check_table, defang, load_fixture, load_full
 from workbench.identifiers import claude_check
 
 claude = load_full(CLAUDE_RESULTS, CLAUDE_PROMPTS) if CLAUDE_RESULTS else load_fixture(CLAUDE_FIXTURE)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
-from workbench.adapters.claude_code import read_claude_code
+from workbench.adapters import read_claude_code
 
 SID = "5f0c1a2b-0000-4000-8000-00000000beef"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.adapters.claude_compaction import check_table, load_fixture
+from workbench.adapters import check_table, load_fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 

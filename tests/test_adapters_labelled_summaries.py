@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from workbench.adapters.labelled_summaries import read_labelled_summaries, split_sentences
+from workbench.adapters import read_labelled_summaries, split_sentences
 from workbench.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -227,7 +227,7 @@ def test_frank_imports_the_same_from_its_own_files_and_the_compact_copy() -> Non
     """The compact copy (data/benchmarks/frank) holds FRANK's two JSON files byte for byte and the articles'
     sentences and summaries; both give the same tables. FRANK's README counts: 2,246 summaries of 499 articles,
     969 one-sentence summaries labelled (77 XSum and 2 CNN/DM free of errors)."""
-    from workbench.adapters.frank import read_frank
+    from workbench.adapters import read_frank
 
     compact = read_frank(FRANK)
     assert compact["runs"].height == 2246 and compact["runs"]["scenario_id"].n_unique() == 499

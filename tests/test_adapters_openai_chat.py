@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from workbench.adapters import read_log
-from workbench.adapters.trajectory import write_trajectories
+from workbench.adapters import write_trajectories
 from workbench.tables import TRAJECTORY_TABLES
 from workbench.tables._schema import SchemaError
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from workbench.adapters import read_log
-from workbench.adapters.trajectory import write_trajectories
+from workbench.adapters import write_trajectories
 from workbench.datasets import load
 from workbench.tables import TRAJECTORY_TABLES, write_tables
 from workbench.cli.main import main
@@ -146,7 +146,7 @@ def test_args_text_is_what_json_dumps_writes_whatever_the_value_holds() -> None:
     import json
     import random
 
-    from workbench.adapters.trajectory import encode_args
+    from workbench.adapters._trajectory import encode_args
 
     def reference(value: object) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)

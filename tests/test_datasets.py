@@ -123,7 +123,7 @@ def test_importing_workbench_and_running_analyses_prints_nothing(tmp_path: Path)
 
     code = f"""
 import workbench
-from workbench.adapters import import_log
+from workbench.adapters._read import import_log
 from workbench.datasets import load, select_runs
 from workbench.composition import entries_by_section, support_from_scores
 from workbench.metrics import efficiency_by, reliability

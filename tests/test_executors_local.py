@@ -82,9 +82,9 @@ def test_a_script_without_a_main_guard_reads_a_large_tree_in_workers(tmp_path: P
     _many_groups(tmp_path / "tree", bad_line=False, cut=False)
     code = ("import os, warnings\n"
             "warnings.simplefilter('ignore')\n"
-            "from workbench import usage_scan\n"
-            "from workbench.adapters import claude_code, import_log\n"
-            "from workbench.adapters.usage import session_usage\n"
+            "from workbench.adapters import _usage_scan as usage_scan\n"
+            "from workbench.adapters import _claude_code as claude_code, import_log\n"
+            "from workbench.adapters._usage import session_usage\n"
             "usage_scan.PARALLEL_BYTES = claude_code.PARALLEL_BYTES = 0\n"
             "claude_code.os.sched_getaffinity = lambda pid: {0, 1}\n"
             "claude_code._group_runs = None  # in this process, a group read here fails\n"

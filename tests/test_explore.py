@@ -636,7 +636,7 @@ def test_a_run_page_marks_where_a_rewound_branch_left(tmp_path: Path) -> None:
     at (from the transcript's tree: the live message an abandoned branch's first message follows)."""
     import warnings
 
-    from workbench.adapters.claude_code import read_claude_code
+    from workbench.adapters import read_claude_code
 
     from .test_session_usage import SID, reply, user, write
 

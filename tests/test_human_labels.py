@@ -50,7 +50,7 @@ def test_summary_scores_by_hand_and_the_same_bits_in_any_row_order() -> None:
 
 def test_the_imported_tables_give_frank_table(frank: dict[str, pl.DataFrame]) -> None:
     """The workbench path (import, runs' metric columns) and FRANK's own files give the same table."""
-    from workbench.adapters.frank import DEFAULT_METRICS
+    from workbench.adapters import DEFAULT_METRICS
 
     frame = summary_frame(frank["runs"], None, DEFAULT_METRICS)
     mine = correlation_table(frame, DEFAULT_METRICS, datasets=(None, "cnndm", "bbc"))

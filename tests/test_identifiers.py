@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from workbench.identifiers import opaque_identifiers
-from workbench.adapters.claude_compaction import defang
+from workbench.adapters import defang
 from workbench.identifiers import claude_check as check
 from workbench.identifiers import summary_identifiers
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.adapters.tau_bench import read_tau_bench
+from workbench.adapters import read_tau_bench
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -42,8 +42,8 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
 
     from workbench import focus, identifiers, sensitivity, trace
     from workbench.sensitivity import decision_flips
-    from workbench.adapters.claude_compaction import check_table, load_fixture
-    from workbench.adapters.tau_bench import read_tau_bench
+    from workbench.adapters import check_table, load_fixture
+    from workbench.adapters import read_tau_bench
     from workbench.attribution import failures_by_scenario
     from workbench.composition import by_boundary, entries_by_section, persistence, section_counts, support_from_scores
     from workbench.tables import gold_labels

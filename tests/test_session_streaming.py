@@ -17,7 +17,7 @@ import pytest
 
 from workbench.tables import _files as tables_module
 from workbench.adapters import import_log
-from workbench.adapters.claude_code import _file_groups, read_claude_code
+from workbench.adapters._claude_code import _file_groups, read_claude_code
 from workbench._util.jsonl import BadLines, json_lines
 
 from .test_adapters_claude_code_tree import Transcript
@@ -205,7 +205,7 @@ def test_groups_read_by_worker_processes_give_what_one_process_gives(tmp_path: P
     totals are also the count written in test_session_usage (ccusage's rule)."""
     from polars.testing import assert_frame_equal
 
-    from workbench.adapters import claude_code
+    from workbench.adapters import _claude_code as claude_code
     from workbench.tables._schema import SchemaError
 
     from .test_session_usage import by_hand, totals
@@ -247,7 +247,7 @@ def test_an_import_built_by_workers_writes_the_tables_one_process_writes(tmp_pat
     columns, which the parent validates (deriving entries) and merges after its own runs: every table file must
     hold what the one-process import writes, row for row and in the same order, over several batches (the example
     session with its compactions, copied under other ids, and the six awkward groups)."""
-    from workbench.adapters import claude_code
+    from workbench.adapters import _claude_code as claude_code
 
     tree = tmp_path / "tree"
     _many_groups(tree, bad_line=False)
@@ -281,7 +281,7 @@ def test_a_scan_shared_with_workers_groups_the_files_as_one_process_does(tmp_pat
     which file, and both sides must have scanned (this process slowed, so that the workers take some)."""
     import time
 
-    from workbench import claude_sessions
+    from workbench.adapters import _claude_lines as claude_sessions
     from workbench._util.executors import ProcessWorkers
 
     _many_groups(tmp_path, bad_line=False)
@@ -298,7 +298,7 @@ def test_a_scan_shared_with_workers_groups_the_files_as_one_process_does(tmp_pat
     monkeypatch.setattr(claude_sessions, "SCAN_BYTES", 1)  # a run a file
     monkeypatch.setattr(claude_sessions, "_session_ids", slow)
     with ProcessWorkers(2) as pool:
-        pool.start("workbench.claude_sessions")
+        pool.start("workbench.adapters._claude_lines")
         assert pool.submit(len, "ready").result(timeout=60) == 5  # (the workers are up)
         shared = _file_groups(files, pool)
     assert shared == alone and len(alone) == 6
@@ -309,9 +309,9 @@ def test_the_import_command_starts_the_workers_early_and_the_reader_takes_those(
                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """``workbench import`` starts the workers before its own imports: the reader must read with that pool (not
     start a second one and leave the first idle), and write what one process writes."""
-    from workbench import logfiles
+    from workbench.adapters import _logfiles as logfiles
     from workbench._util import executors
-    from workbench.adapters import claude_code
+    from workbench.adapters import _claude_code as claude_code
     from workbench.cli.main import main
 
     _many_groups(tmp_path / "tree", bad_line=False)
@@ -330,25 +330,25 @@ def test_the_import_command_starts_the_workers_early_and_the_reader_takes_those(
         monkeypatch.setattr(claude_code.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
         assert main(["import", str(tmp_path / "tree" / "projects"), "--out", str(tmp_path / "spawned")]) == 0
     assert len(started) == 1 and taken == started and not executors._STARTED
-    assert modules == ["workbench.claude_sessions"]  # (the light module: no table library in a worker)
+    assert modules == ["workbench.adapters._claude_lines"]  # (the light module: no table library in a worker)
     for name in ("runs", "steps", "compactions"):
         one = pl.read_parquet(tmp_path / "alone" / f"{name}.parquet")
         assert one.equals(pl.read_parquet(tmp_path / "spawned" / f"{name}.parquet")), name
 
 
 def session_files_of(root: Path) -> list[Path]:
-    from workbench.adapters.claude_code import session_files
+    from workbench.adapters._claude_code import session_files
 
     return session_files(root / "projects")
 
 
 def test_the_import_workers_module_loads_no_table_library() -> None:
-    """A worker of a large import imports ``workbench.claude_sessions`` only (the CLI and the reader start it with
+    """A worker of a large import imports ``workbench.adapters._claude_lines`` only (the CLI and the reader start it with
     that module): no polars, numpy or pyarrow, each of which cost a worker half a second before it read a line."""
-    code = ("import sys, workbench.claude_sessions\n"
+    code = ("import sys, workbench.adapters._claude_lines\n"
             "print(sorted(m for m in ('polars', 'numpy', 'pyarrow') if m in sys.modules))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.strip() == "[]"
-    from workbench.adapters import claude_code
+    from workbench.adapters import _claude_code as claude_code
 
-    assert claude_code._batch_job.__module__ == "workbench.claude_sessions"  # what the workers are sent
+    assert claude_code._batch_job.__module__ == "workbench.adapters._claude_lines"  # what the workers are sent

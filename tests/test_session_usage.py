@@ -15,8 +15,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from workbench.adapters.claude_code import TranscriptWarning, read_claude_code
-from workbench.adapters.codex import read_codex
+from workbench.adapters._claude_code import TranscriptWarning, read_claude_code
+from workbench.adapters import read_codex
 
 SID, OTHER = "5d1c0a2e-1111-4a5b-9c8d-000000000001", "5d1c0a2e-2222-4a5b-9c8d-000000000002"
 
@@ -240,8 +240,8 @@ def test_the_fast_usage_pass_equals_the_count_by_hand_and_the_importer(tmp_path:
     the importer give, on the rewind / trimmed / resumed / untyped tree; its table prints per session. Lines that
     name "usage" without being a reply (a tool result quoting a log line, a sub-agent's usage in a tool's result)
     count nothing; a reply with a lone surrogate escape in its text counts."""
-    from workbench import usage_scan
-    from workbench.adapters.usage import session_usage
+    from workbench.adapters import _usage_scan as usage_scan
+    from workbench.adapters import session_usage
     from workbench.cli.main import main
 
     if processes:
@@ -283,7 +283,7 @@ def test_the_fast_usage_pass_equals_the_count_by_hand_and_the_importer(tmp_path:
 def test_a_sub_agents_file_counts_in_its_sessions_row(tmp_path: Path) -> None:
     """Sub-agent transcripts under SESSION/subagents/ belong to the session's project directory (as the importer
     reads them): the fast pass named their project after the session and split the session in two rows."""
-    from workbench.adapters.usage import session_usage
+    from workbench.adapters import session_usage
 
     project = tmp_path / "projects" / "-home-dev-shop"
     write(project / f"{SID}.jsonl", [user("u1", None, "Fix it."),

@@ -95,8 +95,8 @@ def codex_ids(sessions: Path) -> dict[str, str]:
 
 def workbench(projects: Path, client: str) -> dict[str, dict[str, int]]:
     """The workbench's usage per session (a session's runs summed: sub-agents roll up into it)."""
-    from workbench.adapters.claude_code import read_claude_code
-    from workbench.adapters.codex import read_codex
+    from workbench.adapters import read_claude_code
+    from workbench.adapters import read_codex
     from workbench.pricing import session_costs
 
     runs = (read_claude_code if client == "claude" else read_codex)(projects)["runs"]

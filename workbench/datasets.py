@@ -171,7 +171,7 @@ def load(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, names: Sequence[str]
 def _load_log(path: Path, wanted: tuple[str, ...] | None, columns: Mapping[str, Sequence[str] | None],
               derive: bool) -> dict[str, Any]:
     """A log read whole (:func:`workbench.adapters.read_log`), shaped as a directory's tables would be."""
-    from workbench.adapters.frank import is_frank
+    from workbench.adapters._frank import is_frank
 
     if path.resolve() == DEFAULT_TESTBED.resolve() or (path.is_dir() and not is_frank(path)
                                                         and not any(path.rglob("*.jsonl"))):
@@ -179,7 +179,7 @@ def _load_log(path: Path, wanted: tuple[str, ...] | None, columns: Mapping[str, 
                    if path.resolve() == DEFAULT_TESTBED.resolve() else "expected a directory written by "
                    "`workbench import` or `workbench simulate`, a log file, a directory of sessions, or FRANK's files")
         raise schema.SchemaError(f"no tables here (no runs.parquet or runs.jsonl); {made_by}", file=str(path))
-    from workbench.adapters import read_log
+    from workbench.adapters._read import read_log
 
     tables: dict[str, Any] = read_log(path)
     if derive:

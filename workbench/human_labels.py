@@ -42,7 +42,7 @@ FRANK_PUBLISHED = Path(__file__).resolve().parents[1] / "data" / "published" / "
 
 
 def metric_column(name: str) -> str:
-    """The run column an imported metric's scores are in (:mod:`workbench.adapters.labelled_summaries`).
+    """The run column an imported metric's scores are in (:mod:`workbench.adapters._labelled_summaries`).
 
     Parameters
     ----------
@@ -54,7 +54,7 @@ def metric_column(name: str) -> str:
     str
         Its column in the runs table.
     """
-    from workbench.adapters.labelled_summaries import run_column
+    from workbench.adapters._labelled_summaries import run_column
 
     return run_column("metric_", name)
 
@@ -158,7 +158,7 @@ def frank_frame(path: str | os.PathLike[str], metrics: Sequence[str] | None = No
     ----------
     FRANK, ``evaluation/evaluate.py``.
     """
-    from workbench.adapters.frank import DEFAULT_METRICS, read_json
+    from workbench.adapters._frank import DEFAULT_METRICS, read_json
 
     path = Path(path)
     metrics = tuple(metrics or DEFAULT_METRICS)

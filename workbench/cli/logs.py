@@ -95,7 +95,7 @@ def _log_path(args: argparse.Namespace, what: str = "log file") -> Path:
 
 
 def _starting(doing: str, path: Path) -> None:
-    from workbench.adapters import input_bytes
+    from workbench.adapters._read import input_bytes
 
     size = input_bytes(path)
     if size >= ANNOUNCE_BYTES:
@@ -103,7 +103,7 @@ def _starting(doing: str, path: Path) -> None:
 
 
 def run_usage(args: argparse.Namespace) -> int:
-    from workbench.usage_scan import USAGE_COLUMNS, usage_rows
+    from workbench.adapters import USAGE_COLUMNS, usage_rows
 
     if args.out:
         out_file("--out", args.out, (".csv", ".parquet"))
@@ -115,7 +115,7 @@ def run_usage(args: argparse.Namespace) -> int:
         check_not_input(args.out, [args.path])  # the table never goes into the sessions it counts
     rows = usage_rows(args.path)  # counted without the table library: the table is made only to be written
     if args.out:
-        from workbench.adapters.usage import usage_table
+        from workbench.adapters._usage import usage_table
         from workbench._util.atomic import atomic_write
 
         table = usage_table(rows)
@@ -136,7 +136,7 @@ def run_usage(args: argparse.Namespace) -> int:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from workbench import adapters
+    from workbench.adapters import _read as adapters
     from workbench._util.jsonl import BadLines
     from workbench.tables._files import read_table
 
@@ -157,7 +157,7 @@ def run_validate(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     path = _log_path(args)
     _start_workers(path, args.format)
-    from workbench import adapters
+    from workbench.adapters import _read as adapters
     from workbench._util.jsonl import BadLines
     from workbench.tables._files import table_files
 
@@ -189,16 +189,16 @@ def run_import(args: argparse.Namespace) -> int:
 
 def _start_workers(path: Path, fmt: str | None) -> None:
     """Start the worker processes a large Claude Code tree is read with before this command's own imports, so
-    that theirs overlap them (the reader takes them: workbench.adapters.claude_code.claude_code_runs)."""
+    that theirs overlap them (the reader takes them: workbench.adapters._claude_code.claude_code_runs)."""
     from workbench._util.executors import start_workers
-    from workbench.logfiles import import_workers
+    from workbench.adapters._logfiles import import_workers
 
     if fmt in (None, "auto", "claude-code") and (n := import_workers(path)):
-        start_workers(n, "workbench.claude_sessions")
+        start_workers(n, "workbench.adapters._claude_lines")
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from workbench import adapters
+    from workbench.adapters import _read as adapters
     from workbench.datasets import load
 
     out_file("--out", args.out, (".jsonl",))

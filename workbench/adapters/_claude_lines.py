@@ -1,5 +1,5 @@
 """Claude Code transcript lines read into sessions, with no table library: the core of
-:mod:`workbench.adapters.claude_code` (read that module's documentation for what is read and how), and what the
+:mod:`workbench.adapters._claude_code` (read that module's documentation for what is read and how), and what the
 worker processes of a large import run. A worker imports this module only, so it starts in a tenth of a second
 where one that imported the table library took half a second a process; it hands back its rows as chunks of
 columns (:func:`_batch_job`), which the importing process validates and writes."""
@@ -17,9 +17,9 @@ from typing import Any
 
 from workbench.errors import SchemaError, describe_value
 from workbench._util.jsonl import BadLines, LogWarning, json_lines
-from workbench.logfiles import project_dir as _project_dir
+from workbench.adapters._logfiles import project_dir as _project_dir
 from workbench.tables._records import RowChunks, encode_args, row_columns, widen_span
-from workbench.usage_scan import first_time, line_kind, token_count, usage_counts
+from workbench.adapters._usage_scan import first_time, line_kind, token_count, usage_counts
 
 
 #: how a Claude Code run's usage columns are counted (ccusage's definitions: its README and JSON output)
@@ -423,9 +423,9 @@ def _batch_job(groups: list[list[Path]], skip_invalid: bool, since: str | None, 
 @dataclass
 class _ColumnChunks(RowChunks):
     """A worker's rows of steps and compactions (its runs' rows go to the parent with their sessions), checked and
-    cut into chunks as :class:`~workbench.adapters.staging.RunTables` cuts them; each chunk is written under
+    cut into chunks as :class:`~workbench.adapters._staging.RunTables` cuts them; each chunk is written under
     ``out`` as a pickled ``{table: {column: values}}`` (:func:`~workbench.tables._records.row_columns`), for the parent to
-    validate (:class:`~workbench.adapters.staging.Parts`)."""
+    validate (:class:`~workbench.adapters._staging.Parts`)."""
 
     out: Path
     with_runs = False
@@ -650,7 +650,7 @@ _Reply = tuple[tuple[str, str] | None, str | None, tuple[int, int, int, int, int
 
 
 def _reply_of(rec: dict[str, Any]) -> _Reply:
-    """What counting an assistant line's usage reads of it (:meth:`_Session.spend`, :func:`~workbench.usage_scan.first_time`): its
+    """What counting an assistant line's usage reads of it (:meth:`_Session.spend`, :func:`~workbench.adapters._usage_scan.first_time`): its
     message's ``id`` with its ``requestId`` (None unless both are strings), its message's ``model`` and its
     ``usage`` counts (each a positive integer, else 0; the 1-hour cache-write tier from ``cache_creation``), small
     enough to send from a worker process."""

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import polars as pl
 
-from workbench.adapters.openai_chat import chat_to_run, message_tokens
-from workbench.adapters.staging import RunTables
+from workbench.adapters._openai_chat import chat_to_run, message_tokens
+from workbench.adapters._staging import RunTables
 from workbench._util.jsonl import json_error, parse_json
 from workbench.errors import describe_value
 from workbench.tables._schema import SchemaError

@@ -37,8 +37,9 @@ from typing import Any
 
 import polars as pl
 
-from workbench.adapters.claude_code import MODEL_USAGE, TranscriptWarning, selected, session_files
-from workbench.adapters.staging import collect_runs
+from workbench.adapters._claude_lines import MODEL_USAGE, TranscriptWarning, selected
+from workbench.adapters._logfiles import session_files
+from workbench.adapters._staging import collect_runs
 from workbench.tables._records import encode_args, widen_span
 from workbench._util.jsonl import BadLines, at_line, json_lines
 from workbench.errors import describe_value
@@ -248,7 +249,7 @@ def read_codex(path: str | os.PathLike[str], *, bad: BadLines | None = None, sin
 
     A file's half-written last line (a session still open) is skipped with a warning; with
     ``bad.skip_invalid`` every line that is not JSON is skipped and recorded in ``bad``. ``since``, ``until``
-    and ``project`` select sessions as :func:`workbench.adapters.claude_code.read_claude_code` does; ``files``
+    and ``project`` select sessions as :func:`workbench.adapters._claude_code.read_claude_code` does; ``files``
     reads those files instead of every one below ``path``.
     """
     return collect_runs(Path(path), codex_runs(path, bad=bad, since=since, until=until, project=project,

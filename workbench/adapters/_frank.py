@@ -8,7 +8,7 @@ line per article with its ``hash``, its ``article_lines`` and, for each annotate
 ``_lines``; ``tools/compact_frank.py`` makes it).
 
 Each annotated summary (article ``hash``, system ``model_name``) becomes one labelled summary
-(:mod:`workbench.adapters.labelled_summaries`): id ``MODEL:HASH``, source id the article's hash, source its
+(:mod:`workbench.adapters._labelled_summaries`): id ``MODEL:HASH``, source id the article's hash, source its
 ``article_lines`` (one passage each), sentences the summary's ``MODEL_lines``, score ``Factuality``, its
 ``dataset`` (cnndm or bbc) and ``split`` (valid or test), the published scores of every baseline metric as
 ``metrics`` and the error-type fields as ``meta``. A one-sentence summary's ``Factuality`` is a sentence label
@@ -116,7 +116,7 @@ def frank_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 
 def read_frank(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     """The tables of FRANK (:func:`frank_records` through the labelled-summaries checks and tables)."""
-    from workbench.adapters.labelled_summaries import check_summary, records_to_tables
+    from workbench.adapters._labelled_summaries import check_summary, records_to_tables
 
     checked = []
     for i, record in enumerate(frank_records(path)):

@@ -157,7 +157,7 @@ def claude_code_totals(files: Sequence[Path]) -> list[dict[str, Any]]:
     ``project_dir``, ``session_id``, the :data:`USAGE_COLUMNS` (reasoning 0) and ``models``. Each (message id,
     request id) counts once, where it is first read in ``files``' order (sorted paths); a reply without both
     counts on its own: ccusage's rule, and the importer's."""
-    from workbench.logfiles import project_dir
+    from workbench.adapters._logfiles import project_dir
 
     seen: set[tuple[str, str]] = set()
     sessions: dict[tuple[str, str], dict[str, Any]] = {}  # (project directory, session) -> its totals, in order
@@ -180,29 +180,5 @@ def claude_code_totals(files: Sequence[Path]) -> list[dict[str, Any]]:
     return list(sessions.values())
 
 
-def usage_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """What every Claude Code and Codex session below ``path`` (a file, a projects or sessions directory, or a
-    home with both) spent, one dict per session (:func:`claude_code_totals`'s keys), Claude Code's first.
-    Claude Code's are counted without the table library; Codex rollouts by their importer's usage rule."""
-    from workbench.errors import SchemaError
-    from workbench.logfiles import directory_formats, sniff_format
-
-    p = Path(path)
-    if not p.exists():
-        raise SchemaError("no such file or directory, expected session files", file=str(p))
-    formats = directory_formats(p) if p.is_dir() else {sniff_format(p): [p]}
-    unknown = sorted(set(formats) - {"claude-code", "codex"})
-    if unknown:
-        raise SchemaError(f"not a Claude Code or Codex session ({unknown[0]})", file=str(p))
-    rows = claude_code_totals(formats.get("claude-code", []))
-    if formats.get("codex"):
-        from workbench.adapters.codex import read_codex
-
-        for run in read_codex(p, files=formats["codex"])["runs"].iter_rows(named=True):
-            rows.append({"client": "codex", "project_dir": None, "session_id": run["run_id"],
-                         **{c: int(run.get(c) or 0) for c in USAGE_COLUMNS}, "models": list(run.get("models") or [])})
-    return rows
-
-
 __all__ = ["claude_code_totals", "FIELDS", "PARALLEL_BYTES", "file_replies", "first_time", "line_kind", "token_count",
-           "tree_replies", "usage_counts", "usage_rows", "USAGE_COLUMNS"]
+           "tree_replies", "usage_counts", "USAGE_COLUMNS"]

@@ -33,7 +33,7 @@ import polars as pl
 
 from workbench.tables import _schema as schema
 from workbench.tables._validation import check_record, validate, value_fits
-from workbench.adapters.staging import collect_runs
+from workbench.adapters._staging import collect_runs
 from workbench._util.atomic import atomic_write
 from workbench._util.jsonl import at_line, json_lines
 from workbench.tables._records import encode_args, widen_span

@@ -62,23 +62,13 @@ from typing import Any
 
 import polars as pl
 
-from workbench import claude_sessions, logfiles
-from workbench.adapters.staging import Parts, collect_runs
-from workbench.claude_sessions import (MODEL_USAGE, USAGE_DEFINITION, TranscriptWarning, _batch_job, _count_spends,
+from workbench.adapters import _claude_lines as claude_sessions
+from workbench.adapters import _logfiles as logfiles
+from workbench.adapters._logfiles import session_files
+from workbench.adapters._staging import Parts, collect_runs
+from workbench.adapters._claude_lines import (MODEL_USAGE, USAGE_DEFINITION, TranscriptWarning, _batch_job, _count_spends,
                                        _file_groups, _group_runs, _runs_of, _say_notes, selected)
 from workbench._util.jsonl import BadLines
-from workbench.tables._schema import SchemaError
-
-
-def session_files(path: str | os.PathLike[str], pattern: str = "*.jsonl") -> list[Path]:
-    """A file, or every ``pattern`` file below a directory (sorted)."""
-    p = Path(path)
-    if p.is_dir():
-        files = sorted(f for f in p.rglob(pattern) if f.is_file())
-        if not files:
-            raise SchemaError(f"no {pattern} session files below this directory", file=str(p))
-        return files
-    return [p]
 
 
 def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
@@ -109,11 +99,11 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     reading and building runs (``parse``).
 
     A tree of more than :data:`PARALLEL_BYTES` is read by worker processes, one a core, a batch of groups each
-    (:func:`~workbench.claude_sessions._batch_job`; a worker imports :mod:`workbench.claude_sessions` only, not
+    (:func:`~workbench.adapters._claude_lines._batch_job`; a worker imports :mod:`workbench.adapters._claude_lines` only, not
     the table library): a worker builds its groups' steps and compactions, checks them and writes them in chunks
     of columns under ``spill`` (a temporary directory when None), which come as
-    :class:`~workbench.adapters.staging.Parts` after the batch's runs (rows with no steps or compactions), for
-    the caller's :class:`~workbench.adapters.staging.RunTables` to validate and write as it does its own rows.
+    :class:`~workbench.adapters._staging.Parts` after the batch's runs (rows with no steps or compactions), for
+    the caller's :class:`~workbench.adapters._staging.RunTables` to validate and write as it does its own rows.
     This process counts the replies in the tree's order and says the warnings, skipped lines and first error in
     the order one process gives them; ``parse`` then includes the workers' building of rows.
     """
@@ -144,7 +134,7 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
 def _parallel_runs(path: Path, files: list[Path], workers: int, bad: BadLines, since: str | None, until: str | None,
                    project: str | None, timings: dict[str, float] | None, spill: Path | None,
                    ) -> Iterator[_RunRows | Parts]:
-    """:func:`claude_code_runs` with worker processes: they start (importing :mod:`workbench.claude_sessions`)
+    """:func:`claude_code_runs` with worker processes: they start (importing :mod:`workbench.adapters._claude_lines`)
     while the files are scanned here and with them, then take batches of groups in order, a few batches ahead of
     the one counted here."""
     import contextlib
@@ -214,8 +204,8 @@ _RunRows = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]
 #: costs more than they save; the command line starts them early above the same size)
 PARALLEL_BYTES = logfiles.PARALLEL_BYTES
 
-#: bytes of session files a worker reads as one batch (:func:`~workbench.claude_sessions._batch_job`), at most
+#: bytes of session files a worker reads as one batch (:func:`~workbench.adapters._claude_lines._batch_job`), at most
 BATCH_BYTES = 64 << 20
 
-__all__ = ["claude_code_runs", "read_claude_code", "selected", "session_files", "MODEL_USAGE", "TranscriptWarning",
+__all__ = ["claude_code_runs", "read_claude_code", "selected", "MODEL_USAGE", "TranscriptWarning",
            "USAGE_DEFINITION"]

@@ -1,7 +1,7 @@
 """Which log a file or directory holds, read without the table library (``workbench usage`` starts in a tenth of
 a second): a log file's format from its first record (:func:`sniff_format`), a directory's session files by
 format (:func:`directory_formats`: Claude Code's ``~/.claude/projects``, Codex's ``~/.codex/sessions``, or a
-home with both), the bytes a log holds. :mod:`workbench.adapters` re-exports each."""
+home with both), the bytes a log holds. :mod:`workbench.adapters` exports each."""
 
 from __future__ import annotations
 
@@ -122,4 +122,15 @@ def project_dir(file: Path) -> str:
     return parent.name
 
 
-__all__ = ["PARALLEL_BYTES", "directory_formats", "import_workers", "input_bytes", "project_dir", "session_format", "sniff_directory", "sniff_format"]
+def session_files(path: str | os.PathLike[str], pattern: str = "*.jsonl") -> list[Path]:
+    """A file, or every ``pattern`` file below a directory (sorted)."""
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(f for f in p.rglob(pattern) if f.is_file())
+        if not files:
+            raise SchemaError(f"no {pattern} session files below this directory", file=str(p))
+        return files
+    return [p]
+
+
+__all__ = ["PARALLEL_BYTES", "session_files", "directory_formats", "import_workers", "input_bytes", "project_dir", "session_format", "sniff_directory", "sniff_format"]

@@ -13,7 +13,7 @@ import polars as pl
 
 from workbench.tables import _schema as schema
 from workbench.tables._validation import check_record
-from workbench.adapters.staging import collect_runs
+from workbench.adapters._staging import collect_runs
 from workbench.tables._records import encode_args
 from workbench._util.jsonl import at_line, json_lines
 from workbench.errors import describe_value

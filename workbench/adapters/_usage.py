@@ -1,0 +1,75 @@
+"""What coding-agent sessions spent, in one fast pass over their files (``workbench usage``): the usage columns
+of the importers (:mod:`workbench.adapters._claude_code`, :mod:`workbench.adapters._codex`) without the steps.
+
+Claude Code: only the lines holding a ``"usage"`` key are parsed (:mod:`workbench.adapters._usage_scan`: a tree of more
+than 64 MB is scanned by one process a core), their ``sessionId``, ``requestId``, ``message.id``,
+``message.model`` and ``message.usage`` read; each (message id, request id) is kept once in file order across the
+whole tree (a line without both counts on its own), and summed per session: ccusage's rule, and the importer's. Codex rollouts are read by their importer's usage
+rule (``token_count`` events). Lines that are not JSON, or whose fields have other types, are passed over; a
+session's totals are those of its readable lines.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from workbench.adapters._usage_scan import USAGE_COLUMNS, claude_code_totals
+
+if TYPE_CHECKING:
+    import polars as pl
+
+
+def session_usage(path: str | os.PathLike[str]) -> pl.DataFrame:
+    """What every Claude Code and Codex session below ``path`` (a file, a projects or sessions directory, or a home
+    with both) spent: one row per session with ``client``, ``project_dir``, ``session_id``, the usage columns of
+    :data:`USAGE_COLUMNS` and ``models`` (:func:`usage_rows` as a table).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A session file or a directory of them.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per session, Claude Code's first.
+    """
+    return usage_table(usage_rows(path))
+
+
+def usage_table(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """Rows of :func:`usage_rows` as :func:`session_usage`'s table."""
+    import polars as pl
+
+    schema: dict[str, Any] = {"client": pl.Utf8, "project_dir": pl.Utf8, "session_id": pl.Utf8,
+                              **{c: pl.Int64 for c in USAGE_COLUMNS}, "models": pl.List(pl.Utf8)}
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def usage_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """What every Claude Code and Codex session below ``path`` (a file, a projects or sessions directory, or a
+    home with both) spent, one dict per session (:func:`claude_code_totals`'s keys), Claude Code's first.
+    Claude Code's are counted without the table library; Codex rollouts by their importer's usage rule."""
+    from workbench.adapters._logfiles import directory_formats, sniff_format
+    from workbench.errors import SchemaError
+
+    p = Path(path)
+    if not p.exists():
+        raise SchemaError("no such file or directory, expected session files", file=str(p))
+    formats = directory_formats(p) if p.is_dir() else {sniff_format(p): [p]}
+    unknown = sorted(set(formats) - {"claude-code", "codex"})
+    if unknown:
+        raise SchemaError(f"not a Claude Code or Codex session ({unknown[0]})", file=str(p))
+    rows = claude_code_totals(formats.get("claude-code", []))
+    if formats.get("codex"):
+        from workbench.adapters._codex import read_codex
+
+        for run in read_codex(p, files=formats["codex"])["runs"].iter_rows(named=True):
+            rows.append({"client": "codex", "project_dir": None, "session_id": run["run_id"],
+                         **{c: int(run.get(c) or 0) for c in USAGE_COLUMNS}, "models": list(run.get("models") or [])})
+    return rows
+
+
+__all__ = ["session_usage", "usage_rows", "usage_table"]
