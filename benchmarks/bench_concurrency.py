@@ -21,7 +21,7 @@ from http.server import ThreadingHTTPServer
 
 from workbench.adapters import read_log
 from workbench.judges import make_judge
-from workbench.evidence import compaction_requests
+from workbench.summaries import compaction_requests
 from workbench.judges.requests import score_requests
 
 

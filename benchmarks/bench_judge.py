@@ -96,10 +96,10 @@ def main() -> None:
 
 def retrieval_only(data: Path) -> None:
     """bm25s per compaction against the batched scorer, on each distinct (entries, outputs) once."""
-    from workbench.evidence import span_index
+    from workbench.summaries import span_index
     from tests.oracles import retrieve_bm25s  # the reference: a bm25s index per compaction
-    from workbench.retrieval import clear_caches, retrieve_many
-    from workbench.summary import parse
+    from workbench.summaries import clear_caches, retrieve_many
+    from workbench.summaries import parse
     from workbench.datasets import load
 
     tables = load(data)

@@ -16,7 +16,7 @@ import polars as pl
 
 from workbench.tables import _schema as schema
 from workbench.datasets import load
-from workbench.evidence import span_index, span_outputs
+from workbench.summaries import span_index, span_outputs
 
 
 def main(copies: int = 1) -> None:

@@ -68,7 +68,7 @@ else:
 # Every analysis below runs `SESSIONS_AT_A_TIME` sessions at a time: the tables of one row per compaction go to disk as they are made (each sorted as its function sorts it, within a batch), and the entries are counted as they pass, so a directory of any size fits in memory.
 
 # %%
-from workbench.entries import run_of_entry
+from workbench.summaries import run_of_entry
 from workbench.sessions import SessionAnalyses, burden_totals, prompt_cache_means, token_medians
 from workbench.tables import batches_by_run
 

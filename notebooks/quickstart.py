@@ -35,7 +35,7 @@ from workbench import plots
 from workbench.datasets import load, need_outcomes
 from workbench.composition import section_counts
 from workbench.metrics import efficiency_by, reliability
-from workbench.entries import entries_table
+from workbench.summaries import entries_table
 
 plots.use_style(STYLE)
 tables = load(DATA)  # a log file, a directory of sessions, or a workbench directory

@@ -87,7 +87,7 @@ plots.export(fig, "real_taubench_fifo_out_of_window", figs);
 
 # %%
 from workbench.adapters import check_table, defang, load_fixture, load_full
-from workbench.identifiers import claude_check
+from workbench.summaries import claude_check
 
 claude = load_full(CLAUDE_RESULTS, CLAUDE_PROMPTS) if CLAUDE_RESULTS else load_fixture(CLAUDE_FIXTURE)
 ct = check_table(claude)

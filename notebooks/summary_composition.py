@@ -50,7 +50,7 @@ runs.height
 
 # %%
 from workbench.composition import CompositionCounts, support_from_scores
-from workbench.entries import run_of_entry
+from workbench.summaries import run_of_entry
 from workbench.tables import batches_by_run
 
 sel = select_runs(tables, method="prompting", budget=BUDGET).select("run_id")

@@ -62,7 +62,7 @@ import numpy as np
 from workbench.composition import support_from_scores
 from workbench.tables import SECTIONS
 from workbench.sensitivity import ThresholdCounts, largest_change
-from workbench.entries import run_of_entry
+from workbench.summaries import run_of_entry
 from workbench.tables import batches_by_run
 
 sel = select_runs(tables, method=single_method(tables, METHOD))

@@ -62,7 +62,7 @@ steps = rows_of(tables["steps"].select("run_id", "step", "boundary_before", "blo
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
-from workbench.identifiers import fact_check_compactions
+from workbench.summaries import fact_check_compactions
 from workbench.tables import read_table, table_file
 from workbench.trace import (
     article_comparison,

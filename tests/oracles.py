@@ -1,7 +1,7 @@
 """Test oracles: the references the library's fast paths are held against, kept out of the library.
 
 ``retrieve_bm25s`` retrieves SJC Appendix F evidence with a ``bm25s`` index per compaction and ``get_scores`` per
-entry (what :func:`workbench.retrieval.retrieve_many` must equal); ``bm25_scores`` gives every passage's float32
+entry (what :func:`workbench.summaries._retrieval.retrieve_many` must equal); ``bm25_scores`` gives every passage's float32
 score as the batched scorer computes it, to hold against ``bm25s`` bit for bit. ``benchmarks/bench_judge.py``
 measures against ``retrieve_bm25s`` too.
 """
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from workbench.retrieval import (B, CHUNK_CHARS, K1, PASSAGE_CHARS, TOP_K, Evidence, _add_passages, _pooled, _query,
+from workbench.summaries._retrieval import (B, CHUNK_CHARS, K1, PASSAGE_CHARS, TOP_K, Evidence, _add_passages, _pooled, _query,
                                  _scores, _stop_words, _tokenize, chunk_outputs, passages)
 
 def retrieve_bm25s(

@@ -196,7 +196,7 @@ def test_each_summary_is_parsed_once_per_judge_run_with_tau(log_dir: Path, tmp_p
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     """With --tau the candidate summaries were parsed four times each (requests, pruning, its per-summary helper,
     the prune operator); once is enough. The pruning itself is checked against the scores by hand."""
-    from workbench import summary
+    from workbench.summaries import _grammar as summary
 
     calls: list[str] = []
     real = summary.parse
@@ -206,7 +206,7 @@ def test_each_summary_is_parsed_once_per_judge_run_with_tau(log_dir: Path, tmp_p
         return real(text, schema)
 
     monkeypatch.setattr(summary, "parse", counting)
-    for module in ("workbench.entries", "workbench.evidence", "workbench.judges.requests", "workbench.sjc"):
+    for module in ("workbench.summaries._entries", "workbench.summaries._evidence", "workbench.judges.requests", "workbench.summaries._prune"):
         if hasattr(__import__(module, fromlist=["x"]), "parse"):
             monkeypatch.setattr(f"{module}.parse", counting)
     assert main(["judge", str(log_dir), "--judge", "lexical", "--out", str(tmp_path / "s.parquet"), "--quiet",
@@ -244,7 +244,7 @@ def test_batches_read_tables_in_any_row_order(log_dir: Path, tmp_path: Path, mon
     in-memory requests."""
     from workbench.judges import run as judge_run
     from workbench.judges import make_judge
-    from workbench.evidence import compaction_requests
+    from workbench.summaries import compaction_requests
     from workbench.judges.requests import score_requests
     from workbench.datasets import load
 

@@ -9,7 +9,7 @@ import pytest
 
 from workbench.adapters import read_log
 from workbench.datasets import derive_missing, entry_clusters, has_budget, load, select_runs
-from workbench.summary import parse
+from workbench.summaries import parse
 from workbench.tables import write_tables
 
 ROOT = Path(__file__).resolve().parents[1]

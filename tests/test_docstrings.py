@@ -17,7 +17,7 @@ validate = pytest.importorskip("numpydoc.validate")
 #: the modules whose public functions compute a statistic, a table of statistics or their inputs
 STATISTICS = (
     "bootstrap", "calibration", "compare", "sensitivity", "metrics.agreement", "metrics.correlation",
-    "metrics.discrimination", "metrics.success", "metrics.usage", "metrics.tables", "sjc", "focus", "trace",
+    "metrics.discrimination", "metrics.success", "metrics.usage", "metrics.tables", "summaries._prune", "focus", "trace",
     "attribution", "coverage_study", "human_labels", "composition", "datasets")
 
 #: numpydoc's codes for a parameter or a return value left out, unknown, out of order or undescribed

@@ -11,7 +11,7 @@ import pytest
 
 from workbench.adapters import read_log
 from workbench.judges import make_judge
-from workbench.evidence import compaction_requests
+from workbench.summaries import compaction_requests
 from workbench.judges.requests import score_requests
 from workbench.llm.cache import DiskCache
 

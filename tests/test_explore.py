@@ -605,7 +605,7 @@ def test_a_pages_entry_panels_hold_each_entrys_evidence_and_each_passage_once(tm
     site = build_site(tables, tmp_path / "site", run_ids=[comp["run_id"]])
     page = (site.out / "runs" / slug(comp["run_id"]) / f"b{comp['boundary']}.html").read_text(encoding="utf-8")
     data = _details(page)
-    from workbench.entries import with_roles
+    from workbench.summaries import with_roles
 
     view = compaction_view({**tables, "entries": with_roles(tables["entries"])}, comp["run_id"], comp["boundary"],
                            judge="lexical")

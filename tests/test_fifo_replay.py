@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.identifiers import arg_identifiers
+from workbench.summaries import arg_identifiers
 from workbench.fifo_replay import replay_run
 
 

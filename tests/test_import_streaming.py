@@ -12,7 +12,7 @@ import pytest
 from workbench.tables import _records as records
 from workbench.adapters import import_log, read_log
 from workbench.cli.main import main
-from workbench.entries import entries_table
+from workbench.summaries import entries_table
 
 from .conftest import EXAMPLE
 
@@ -76,7 +76,7 @@ def test_a_bad_line_near_the_end_names_it_and_writes_nothing(tmp_path: Path, sma
 
 def test_entries_in_batches_equal_the_in_memory_extraction(tmp_path: Path) -> None:
     """Batches of 7 compactions cut runs apart: carried_from must still see each run's previous boundary."""
-    from workbench.entries import write_entries
+    from workbench.summaries import write_entries
 
     log = _log(tmp_path, copies=3)
     import_log(log, tmp_path / "d")

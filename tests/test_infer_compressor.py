@@ -8,7 +8,7 @@ from pathlib import Path
 from workbench.infer.compressor import OpenClawCompressor, build_messages, finalize, quality_check
 from workbench.llm import DiskCache, LLMClient, RetryPolicy
 from workbench.tables import SECTIONS
-from workbench.summary import headings, parse
+from workbench.summaries import headings, parse
 
 from .llm_server import FakeLLMServer
 

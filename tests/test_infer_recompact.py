@@ -15,7 +15,7 @@ TAU = ROOT / "data" / "real" / "tau-bench" / "gpt-4o-airline-subset.json"
 def test_compact_with_a_compressor_on_real_runs(tmp_path: Path) -> None:
     from workbench.infer import OpenClawCompressor, compact_with
     from workbench.llm import DiskCache, LLMClient, RetryPolicy
-    from workbench.identifiers import fact_check_compactions
+    from workbench.summaries import fact_check_compactions
 
     from .llm_server import FakeLLMServer
 

@@ -17,8 +17,8 @@ jevcompat_mock = pytest.importorskip("jevcompat.mock")
 
 from workbench.adapters import read_log  # noqa: E402
 from workbench.judges import make_judge  # noqa: E402
-from workbench.entries import entry_id  # noqa: E402
-from workbench.evidence import compaction_requests  # noqa: E402
+from workbench.summaries import entry_id  # noqa: E402
+from workbench.summaries import compaction_requests  # noqa: E402
 from workbench.judges.requests import score_requests  # noqa: E402
 from workbench.llm.cache import DiskCache  # noqa: E402
 

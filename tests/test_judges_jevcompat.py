@@ -85,7 +85,7 @@ def test_request_and_response_follow_the_official_sdk_contract(log_dir: Path) ->
     """Our body validates as the SDK's SystemOneRequest with ``state`` a JSON object (not a JSON string)."""
     from typesafe_sdk._schemas.models import SystemOneRequest, SystemOneResponse
 
-    from workbench.evidence import compaction_requests
+    from workbench.summaries import compaction_requests
     from workbench.datasets import load
 
     req = compaction_requests(load(log_dir))[0].request

@@ -40,7 +40,7 @@ def test_lexical_judge_separates_sourced_entries_on_the_testbed(small_testbed: d
     """Against ground truth the simulator knows (gt_supported), scored by sklearn: the baseline is a useful judge."""
     from sklearn.metrics import roc_auc_score
 
-    from workbench.evidence import compaction_requests
+    from workbench.summaries import compaction_requests
     from workbench.judges.requests import score_requests
 
     prompting = small_testbed["runs"].filter(pl.col("method") == "prompting").select("run_id")
@@ -57,8 +57,8 @@ def test_requests_take_each_span_from_the_steps_as_a_plain_filter_would() -> Non
     from pathlib import Path
 
     from workbench.adapters import read_log
-    from workbench.evidence import build_request, compaction_requests, span_outputs
-    from workbench.summary import parse
+    from workbench.summaries import build_request, compaction_requests, span_outputs
+    from workbench.summaries import parse
 
     t = read_log(Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl")
     comps = {(c["run_id"], c["boundary"]): c for c in t["compactions"].iter_rows(named=True)}

@@ -10,7 +10,7 @@ import pytest
 from workbench.adapters import import_log
 from workbench.judges import make_judge
 from workbench.judges import run as judge_run
-from workbench.evidence import compaction_requests
+from workbench.summaries import compaction_requests
 from workbench.judges.requests import score_requests
 from workbench.judges.run import JudgeReport, judge_directory
 from workbench.datasets import load
@@ -71,7 +71,7 @@ def test_a_requests_evidence_per_entry_is_what_was_sent_and_what_the_table_says(
     """The explorer reads a compaction's passages from its request when no evidence table holds it
     (request_evidence, no table built a page): each entry's passages are the texts its request sent, best first,
     with the evidence ids, steps and sources the judge's evidence table wrote for them."""
-    from workbench.evidence import request_evidence
+    from workbench.summaries import request_evidence
 
     judge_directory(log_dir, make_judge("lexical"), tmp_path / "s.parquet")
     table = {r["evidence_id"]: r for r in pl.read_parquet(tmp_path / "s.evidence.parquet").iter_rows(named=True)}

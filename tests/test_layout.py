@@ -213,7 +213,7 @@ def test_the_bootstrap_module_is_the_module() -> None:
 
 def test_issue_named_functions_keep_their_names() -> None:
     """Names other modules, notebooks and users' scripts rely on (earlier issues named them)."""
-    named = {"workbench.summary": ["parse", "prune"], "workbench.tokens": ["count"],
+    named = {"workbench.summaries._grammar": ["parse", "prune"], "workbench.tokens": ["count"],
              "workbench.metrics": ["reliability", "dependency", "efficiency_by"],
              "workbench.bootstrap": ["auroc_ci", "interval", "bootstrap"],
              "workbench.focus": ["citation_scores", "hoeffding_bound", "rollouts_needed"],

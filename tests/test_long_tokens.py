@@ -39,7 +39,7 @@ def test_a_quarter_megabyte_token_is_judged_and_its_identifiers_found_in_seconds
         import random, string
         from workbench.judges.base import JudgeRequest
         from workbench.judges.lexical import LexicalJudge
-        from workbench.identifiers import RULES, find
+        from workbench.summaries._identifiers import RULES, find
         rng = random.Random(0)
         letters = "".join(rng.choice(string.ascii_letters) for _ in range(256_000))
         hyphens = "-".join("".join(rng.choice(string.ascii_lowercase) for _ in range(4)) for _ in range(51_200))

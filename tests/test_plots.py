@@ -40,7 +40,8 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
     """Arguments for every plotting function, computed from a small simulated testbed and the real fixtures."""
     import numpy as np
 
-    from workbench import focus, identifiers, sensitivity, trace
+    from workbench import focus, sensitivity, trace
+    from workbench.summaries import _identifiers as identifiers
     from workbench.sensitivity import decision_flips
     from workbench.adapters import check_table, load_fixture
     from workbench.adapters import read_tau_bench

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.retrieval import chunk_outputs, passages, retrieve
+from workbench.summaries import chunk_outputs, passages, retrieve
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,7 +74,7 @@ def test_batched_bm25_equals_bm25s_index_per_compaction() -> None:
     import bm25s
     import numpy as np
 
-    from workbench.retrieval import passages, retrieve_many
+    from workbench.summaries import passages, retrieve_many
 
     from .oracles import bm25_scores, retrieve_bm25s
 
@@ -109,7 +109,7 @@ def test_batched_retrieval_on_the_example_log_equals_bm25s() -> None:
     import polars as pl
 
     from workbench.adapters import read_log
-    from workbench.evidence import compaction_requests, span_outputs
+    from workbench.summaries import compaction_requests, span_outputs
     from .oracles import retrieve_bm25s
 
     tables = read_log(ROOT / "data" / "examples" / "invoice_log.jsonl")

@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 from workbench import tokens
 from workbench.adapters import read_log
-from workbench.identifiers import find, identifier_sources
+from workbench.summaries import find, identifier_sources
 from workbench.sessions import after_compaction, compaction_overview
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,7 +143,7 @@ def test_unsupported_share_from_batch_counts_is_the_row_bootstrap() -> None:
     batched = unsupported_from_counts(pl.concat([unsupported_counts(part) for part in e.iter_slices(70)]),
                                       n_boot=400, seed=3)
     assert batched.equals(whole)
-    from workbench.entries import with_roles
+    from workbench.summaries import with_roles
 
     rows = with_roles(e).filter(pl.col("supported").is_not_null())
     for r in whole.iter_rows(named=True):

@@ -15,14 +15,14 @@ import polars as pl
 from workbench.tables import TRAJECTORY_TABLES
 from workbench.cli.main import main
 from workbench.judges.lexical import LexicalJudge
-from workbench.evidence import compaction_requests
+from workbench.summaries import compaction_requests
 from workbench.judges.requests import score_requests
 from workbench.sim.agent import Turn
 from workbench.sim.compressor import CompressorConfig, compress, in_text_order
 from workbench.sim.dataset import DatasetConfig, simulate
 from workbench.sim.episode import Episode, SimConfig, verifier_score
 from workbench.sim.world import Action, InvoiceEnv, check, make_tasks
-from workbench.summary import parse
+from workbench.summaries import parse
 
 TASKS = make_tasks(120, 0)
 

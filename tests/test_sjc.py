@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.sjc import keep_positions, prune_summary
-from workbench.summary import parse
+from workbench.summaries import keep_positions, prune_summary
+from workbench.summaries import parse
 
 
 def test_prune_summary_keeps_null_and_above_tau() -> None:

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.tables import SECTIONS
-from workbench.entries import entries_table
-from workbench.summary import headings, parse, prune, render
+from workbench.summaries import entries_table
+from workbench.summaries import headings, parse, prune, render
 
 SUMMARY = """## Decisions
 - Paid INV-104 ($120.50).
@@ -200,7 +200,7 @@ Summary:
 
 
 def test_claude_code_numbered_bold_items_are_sections_with_roles() -> None:
-    from workbench.summary import detect_schema
+    from workbench.summaries import detect_schema
 
     assert detect_schema(CLAUDE_CODE) == "claude_code"
     got = [(e.section, e.role, e.text) for e in parse(CLAUDE_CODE)]
@@ -216,7 +216,7 @@ def test_claude_code_numbered_bold_items_are_sections_with_roles() -> None:
 
 
 def test_free_text_paragraphs_and_bullets_are_entries() -> None:
-    from workbench.summary import detect_schema
+    from workbench.summaries import detect_schema
 
     text = "The user asked for X.\nIt wraps.\n\n- ran job 77\n- saw KeyError\n\n**Next steps:**\nRerun job 77.\n"
     assert detect_schema(text) == "free_text"
@@ -235,7 +235,7 @@ def test_schema_detected_on_the_fixtures_and_the_real_claude_summaries() -> None
     from pathlib import Path
 
     from workbench.adapters import read_log
-    from workbench.summary import detect_schema
+    from workbench.summaries import detect_schema
 
     root = Path(__file__).resolve().parents[1]
     with warnings.catch_warnings():

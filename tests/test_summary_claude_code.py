@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.summary import CLAUDE_SECTIONS, detect_schema, parse, prune
+from workbench.summaries._grammar import CLAUDE_SECTIONS, detect_schema, parse, prune
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claude_summaries"
 ALL = sorted(FIXTURES.glob("*.txt"))
@@ -176,7 +176,7 @@ def test_a_tagged_fence_inside_a_fence_nests() -> None:
 def test_the_clients_header_is_never_entry_text() -> None:
     """Issue 44: a short free-text summary on the header's own line was one entry that began with Claude Code's
     header sentence, which was then judged."""
-    from workbench.summary import parse as parse_any
+    from workbench.summaries import parse as parse_any
 
     text = ("This session is being continued from a previous conversation that ran out of context. Summary: the "
             "user asked for a plan.")

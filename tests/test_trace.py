@@ -10,7 +10,7 @@ from workbench.metrics.tables import pass_vs_tokens, results_table
 from workbench.sensitivity import (
     keep_rate_by_section,
 )
-from workbench.identifiers import fact_check
+from workbench.summaries import fact_check
 from workbench.sim.dataset import DatasetConfig, simulate
 from workbench.trace import (
     continuation_burden,

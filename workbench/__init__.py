@@ -28,8 +28,8 @@ def _package_version() -> str:
 _EXPORTS = {"read_log": ("workbench.adapters", "read_log"), "auroc_ci": ("workbench.bootstrap", "auroc_ci"),
             "bootstrap_ci": ("workbench.bootstrap", "bootstrap"), "derive_missing": ("workbench.datasets", "derive_missing"),
             "load": ("workbench.datasets", "load"), "need": ("workbench.datasets", "need"), "efficiency": ("workbench.metrics", "efficiency"),
-            "reliability": ("workbench.metrics", "reliability"), "parse": ("workbench.summary", "parse"),
-            "prune": ("workbench.summary", "prune"), "validate": ("workbench.tables._validation", "validate")}
+            "reliability": ("workbench.metrics", "reliability"), "parse": ("workbench.summaries._grammar", "parse"),
+            "prune": ("workbench.summaries._grammar", "prune"), "validate": ("workbench.tables._validation", "validate")}
 
 
 def __getattr__(name: str) -> Any:

@@ -15,7 +15,7 @@ from rapidfuzz import fuzz
 
 from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed
 from workbench.tables._vocabulary import REASONING_SECTIONS, SECTIONS
-from workbench.summary import normalise
+from workbench.summaries._grammar import normalise
 
 REASONING = "Reasoning (Decisions + Open TODOs)"
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -85,7 +85,7 @@ def section_counts(entries: pl.DataFrame) -> pl.DataFrame:
 def entries_by_role(entries: pl.DataFrame, supported: str = "supported") -> pl.DataFrame:
     """SJC Table 2's question for any compressor: entries and unsupported entries per role (and schema).
 
-    Roles come from each entry's schema (:func:`workbench.entries.with_roles`), so OpenClaw's
+    Roles come from each entry's schema (:func:`workbench.summaries._entries.with_roles`), so OpenClaw's
     Open TODOs and Claude Code's Pending Tasks are both ``forward``. Columns ``schema``,
     ``role``, ``entries``, ``unsupported``, ``unsupported_share`` (null without a ``supported`` column).
 
@@ -105,7 +105,7 @@ def entries_by_role(entries: pl.DataFrame, supported: str = "supported") -> pl.D
     ----------
     SJC Table 2.
     """
-    from workbench.entries import with_roles
+    from workbench.summaries._entries import with_roles
 
     e = with_roles(entries)
     has = supported in e.columns
@@ -173,7 +173,7 @@ def unsupported_counts(entries: pl.DataFrame, clusters: str = "scenario_id",
     polars.DataFrame
         ``schema``, ``role``, ``unit``, ``entries``, ``unsupported``.
     """
-    from workbench.entries import with_roles
+    from workbench.summaries._entries import with_roles
 
     e = with_roles(entries).filter(pl.col(supported).is_not_null())
     unit = pl.col(clusters).cast(pl.Utf8).fill_null(pl.col("entry_id")) if clusters in e.columns else pl.col("entry_id")

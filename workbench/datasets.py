@@ -311,7 +311,7 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
 
     * run columns ``peak_tokens``, ``dependency`` and ``agent_tokens`` where they are null,
       from the steps' token counts (FOCUS A.8; :func:`workbench.metrics.usage`);
-    * ``entries`` from the candidate summaries (:func:`workbench.entries.entries_table`);
+    * ``entries`` from the candidate summaries (:func:`workbench.summaries._entries.entries_table`);
     * lexical-judge ``scores`` for those entries (the offline default judge), and the ``evidence`` they used.
 
     The result maps each added table or filled column to a one-line description, so a
@@ -334,12 +334,12 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
     added = _fill_run_usage(tables)
     if "compactions" in tables:
         if "entries" not in tables and (wanted is None or {"entries", "scores"} & set(wanted)):
-            from workbench.entries import entries_table
+            from workbench.summaries._entries import entries_table
 
             tables["entries"] = entries_table(tables["compactions"])
             added["entries"] = f"{tables['entries'].height} entries parsed from the candidate summaries"
         if "scores" not in tables and (wanted is None or "scores" in wanted):
-            from workbench.evidence import compaction_requests, evidence_table
+            from workbench.summaries._evidence import compaction_requests, evidence_table
             from workbench.judges.lexical import LexicalJudge
             from workbench.judges.requests import score_requests
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from workbench import tokens
-from workbench.identifiers import IDENTIFIER, arg_identifiers
+from workbench.summaries._identifiers import IDENTIFIER, arg_identifiers
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ The SJC and TRACE questions asked of real sessions (``notebooks/agent_transcript
   session has no blocked calls, so an error result stands in for one.
 
 Which identifiers of a summary have a source in what it replaced is
-:func:`workbench.identifiers.identifier_sources`; entries by role with lexical support is
+:func:`workbench.summaries._identifiers.identifier_sources`; entries by role with lexical support is
 :func:`workbench.composition.entries_by_role`, its unsupported share with a session-bootstrap interval
 :func:`workbench.composition.unsupported_by_role`.
 
@@ -35,8 +35,8 @@ import polars as pl
 
 from workbench import tokens
 from workbench.bootstrap import DEFAULT_N_BOOT
-from workbench.identifiers import identifier_sources, replaced_history
-from workbench.summary import detect_schema, parse
+from workbench.summaries._identifiers import identifier_sources, replaced_history
+from workbench.summaries._grammar import detect_schema, parse
 from workbench.trace import continuation_burden
 
 __all__ = ["after_compaction", "burden_totals", "compaction_overview", "compaction_timeline", "identifier_share",
@@ -50,7 +50,7 @@ def compaction_overview(tables: dict[str, pl.DataFrame], *, summary: str = "comm
     context size, ``counted`` otherwise), ``counted_before`` (tokens of the task, the previous summary
     and the replaced steps: what a counter sees without the system prompt and tool definitions) and
     ``tokens_after`` (tokens of the summary), all counted with ``encoding``. ``history``: the compactions'
-    :func:`~workbench.identifiers.replaced_history`, when the caller has it already."""
+    :func:`~workbench.summaries._identifiers.replaced_history`, when the caller has it already."""
     comps, steps = tables["compactions"], tables["steps"]
     if history is None:
         history = replaced_history(comps, steps, tables.get("runs"))
@@ -256,7 +256,7 @@ def token_medians(overview: pl.DataFrame | pl.LazyFrame) -> dict[str, int]:
 
 
 def identifier_share(ids: pl.DataFrame) -> pl.DataFrame:
-    """Per compaction with identifiers (from :func:`workbench.identifiers.identifier_sources`): ``run_id``,
+    """Per compaction with identifiers (from :func:`workbench.summaries._identifiers.identifier_sources`): ``run_id``,
     ``boundary``, ``identifiers``, how many are ``sourced`` in the replaced history and ``kept`` beside it, and
     ``sourced_share``."""
     share = ids.group_by("run_id", "boundary").agg(pl.len().alias("identifiers"), pl.col("sourced").sum(),

@@ -49,7 +49,7 @@ from typing import Any
 import polars as pl
 
 from workbench.tables import _schema as schema
-from workbench.entries import entry_id
+from workbench.summaries._entries import entry_id
 from workbench._util.jsonl import at_line, json_lines
 from workbench.tables._schema import SchemaError
 from workbench.errors import describe_value

@@ -147,7 +147,7 @@ def _entries_of(chunk: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
     """The entries of a chunk's compactions (``import --entries``), runs in the order the log has them (as its
     compactions are), so that the table does not depend on how the log was cut into chunks or batches; a function
     of this module, so that a worker process can be given it."""
-    from workbench.entries import entries_table
+    from workbench.summaries._entries import entries_table
 
     entries = entries_table(chunk["compactions"])  # (runs sorted by id, each in boundary and position order)
     runs = chunk["compactions"].select(pl.col("run_id").unique(maintain_order=True)).with_row_index("run_order")

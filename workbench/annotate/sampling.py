@@ -226,7 +226,7 @@ def default_selection() -> pl.Expr:
 
 def selection_help(entries: pl.DataFrame | pl.LazyFrame) -> str:
     """What entries there are (sections and roles by schema), for a message that says which flag selects them."""
-    from workbench.entries import with_roles
+    from workbench.summaries._entries import with_roles
 
     have = with_roles(collected(entries.select(*(c for c in ("section", "role", "schema")
                                                    if c in entries.collect_schema()))))
@@ -293,8 +293,8 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     tuple of (list of dict, SampleReport)
         The items and what the draw took from where.
     """
-    from workbench.entries import entries_table
-    from workbench.evidence import entry_evidence
+    from workbench.summaries._entries import entries_table
+    from workbench.summaries._evidence import entry_evidence
 
     # the draw reads of the runs only what selects them and what an entry's stratum needs (a large log's runs table
     # is mostly texts and counts); the drawn runs' whole rows are read after
@@ -310,7 +310,7 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
             raise SelectionError(column, f"a {column} the runs have: {present or 'none'}", repr(asked))
         picked = picked.filter(pl.col(column) == asked)
     runs = picked.select("run_id", "scenario_id", "success").collect()
-    from workbench.entries import with_roles
+    from workbench.summaries._entries import with_roles
 
     source = tables.get("entries")
     base = source.lazy() if source is not None else entries_table(collected(tables["compactions"])).lazy()
@@ -365,7 +365,7 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     # only for data no judge has scored
     evidence = tables.get("evidence")
     if evidence is None:
-        from workbench.evidence import compaction_requests, evidence_table
+        from workbench.summaries._evidence import compaction_requests, evidence_table
 
         drawn_entries = rows_of(base, wanted).collect(engine="streaming")
         evidence = evidence_table(compaction_requests({"runs": drawn_runs, "steps": steps, "compactions": comps,

@@ -83,7 +83,7 @@ def run_sample(args: argparse.Namespace) -> int:
     if bad:
         raise UsageError("--strata", f"comma-separated names from {list(allowed)}", ", ".join(bad))
     roles = tuple(r for r in args.roles.split(",") if r) if args.roles else None
-    from workbench.summary import ROLES
+    from workbench.summaries._grammar import ROLES
 
     if roles is not None and (bad_roles := [r for r in roles if r not in ROLES]):
         raise UsageError("--roles", f"comma-separated roles from {list(ROLES)}", ", ".join(bad_roles))
@@ -100,7 +100,7 @@ def run_sample(args: argparse.Namespace) -> int:
         raise UsageError(f"--{err.what}", err.expected, err.got) from None
     if not items:
         from workbench.annotate.sampling import selection_help
-        from workbench.entries import entries_table
+        from workbench.summaries._entries import entries_table
 
         entries = tables.get("entries")
         if entries is None:

@@ -209,7 +209,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_entries(args: argparse.Namespace) -> int:
-    from workbench.entries import write_entries
+    from workbench.summaries._entries import write_entries
 
     directory = existing_dir(args.dir, "workbench directory")
     if not any((directory / f"compactions.{ext}").exists() for ext in ("parquet", "jsonl")):

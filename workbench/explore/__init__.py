@@ -33,8 +33,8 @@ from workbench.tables import _schema as schema
 from workbench._util.atomic import replace_owned_dir
 from workbench._util.untrusted import visible
 from workbench.errors import SelectionError
-from workbench.evidence import CompactionRequest, build_request, entry_evidence, request_evidence, span_index
-from workbench.identifiers import code_identifiers
+from workbench.summaries._evidence import CompactionRequest, build_request, entry_evidence, request_evidence, span_index
+from workbench.summaries._identifiers import code_identifiers
 from workbench.tokens import count
 
 HORIZON = 5  # steps after a compaction shown as "what came next" (TRACE's K)
@@ -223,7 +223,7 @@ class RunRows:
              horizon: int, index: Any, label_source: str) -> dict[str, Any]:
         """:func:`compaction_view` of compaction ``c`` of this run (``tables``: its compactions, when the
         entries table does not hold this compaction's entries)."""
-        from workbench.entries import request_id
+        from workbench.summaries._entries import request_id
 
         run, run_id, boundary = self.run, self.run["run_id"], c["boundary"]
         start, end = c.get("span_start"), c.get("span_end")
@@ -232,7 +232,7 @@ class RunRows:
         table_entries = self.entries.get(boundary, [])
         carried: dict[str, tuple[int, int]] = {}
         if table_entries:
-            from workbench.entries import entry_parts
+            from workbench.summaries._entries import entry_parts
 
             parsed = [(e["entry_id"], e["position"], e["section"], e.get("role") or "", e["text"])
                       for e in table_entries]
@@ -241,7 +241,7 @@ class RunRows:
                     _, b, pos = entry_parts(e["carried_from"])
                     carried[e["entry_id"]] = (b, pos)
         else:
-            from workbench.entries import entries_table
+            from workbench.summaries._entries import entries_table
 
             one = tables["compactions"].filter((pl.col("run_id") == run_id) & (pl.col("boundary") == boundary))
             parsed = [(e["entry_id"], e["position"], e["section"], e["role"] or "", e["text"])
@@ -281,9 +281,9 @@ class RunRows:
 
 def _evidence_of(run: Mapping[str, Any], c: Mapping[str, Any], parsed: Sequence[tuple[str, int, str, str, str]],
                  index: Any) -> dict[str, list[dict[str, Any]]]:
-    """Each entry's evidence passages (:func:`workbench.evidence.request_evidence`) from the request built here
+    """Each entry's evidence passages (:func:`workbench.summaries._evidence.request_evidence`) from the request built here
     as the judge builds it (for a compaction no evidence table holds)."""
-    from workbench.entries import request_id
+    from workbench.summaries._entries import request_id
 
     ids = [p[0] for p in parsed]
     rid = request_id(c["run_id"], c["boundary"])
@@ -384,7 +384,7 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
     sub = {name: (frame.filter(pl.col("run_id").is_in(keep)) if "run_id" in frame.columns else frame)
            for name, frame in tables.items() if isinstance(frame, pl.DataFrame)}
     if "entries" in sub and sub["entries"].height:
-        from workbench.entries import with_roles
+        from workbench.summaries._entries import with_roles
 
         sub["entries"] = with_roles(sub["entries"])
     source = ""

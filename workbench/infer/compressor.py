@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from workbench import summary as summ
-from workbench.identifiers import opaque_identifiers, summary_includes
+from workbench.summaries import _grammar as summ
+from workbench.summaries._identifiers import opaque_identifiers, summary_includes
 from workbench.llm.chat import send_chat
 from workbench.llm.client import LLMClient
 from workbench.tables._vocabulary import SECTIONS

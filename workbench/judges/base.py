@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from workbench import tokens
-from workbench.evidence import JudgeRequest
+from workbench.summaries._evidence import JudgeRequest
 
 if TYPE_CHECKING:  # a type only: building a request never loads the client
     from workbench.llm.client import Usage

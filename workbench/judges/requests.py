@@ -1,4 +1,4 @@
-"""Scoring judge requests (one per compaction, :mod:`workbench.evidence`) into a scores table, here or on Ray."""
+"""Scoring judge requests (one per compaction, :mod:`workbench.summaries._evidence`) into a scores table, here or on Ray."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 import polars as pl
 
 from workbench.tables import _schema as schema
-from workbench.entries import evidence_id
-from workbench.evidence import CompactionRequest
+from workbench.summaries._entries import evidence_id
+from workbench.summaries._evidence import CompactionRequest
 from workbench.judges.base import JudgeResult, SourceJudge
 from workbench.tables._validation import validate
 

@@ -11,8 +11,8 @@
 Memory holds one batch of runs (:data:`JUDGE_BATCH_RUNS`), never the log: each table is read once for its
 ``run_id`` column, then a batch reads only the rows between its runs' first and last (see
 :func:`run_batches`), builds its requests from the entries table (SJC Appendix F evidence), scores them and writes
-the scores and the evidence the requests used (:func:`workbench.evidence.evidence_table`, at
-:func:`workbench.evidence.evidence_path` of ``out``) as validated Parquet parts
+the scores and the evidence the requests used (:func:`workbench.summaries._evidence.evidence_table`, at
+:func:`workbench.summaries._evidence.evidence_path` of ``out``) as validated Parquet parts
 (:class:`workbench.tables._files.PartWriter`); nothing appears at ``out`` until every batch is done.
 """
 
@@ -27,8 +27,8 @@ from typing import Any
 
 import polars as pl
 
-from workbench.entries import entries_table
-from workbench.evidence import compaction_requests, evidence_path, evidence_table
+from workbench.summaries._entries import entries_table
+from workbench.summaries._evidence import compaction_requests, evidence_path, evidence_table
 from workbench._util.executors import rare_collections
 from workbench.judges.base import SourceJudge
 from workbench.judges.requests import score_requests
@@ -64,7 +64,7 @@ class JudgeReport:
     tau: float | None = None
     kept: int = 0
     pruned: int = 0
-    #: the evidence table the requests used (:func:`workbench.evidence.evidence_path` of ``out``)
+    #: the evidence table the requests used (:func:`workbench.summaries._evidence.evidence_path` of ``out``)
     evidence: Path | None = None
 
     @property
@@ -110,9 +110,9 @@ def judge_directory(
     ``data`` is a workbench directory (runs, steps, compactions, and entries when it has them) or its tables
     already opened (:func:`workbench.datasets.load` with ``lazy``); the entries judged are the entries table's (parsed from
     the candidate summaries when there is none). The evidence each request used is written beside ``out``
-    (:func:`workbench.evidence.evidence_path`). ``repeats`` asks every request that many times (SJC Section 5.4;
+    (:func:`workbench.summaries._evidence.evidence_path`). ``repeats`` asks every request that many times (SJC Section 5.4;
     a ``repeat`` column tells them apart); ``tau`` also counts what SJC pruning keeps (entries with score >= tau
-    or no usable answer, :func:`workbench.sjc.prune_compactions`); ``deadline`` bounds the whole run in seconds
+    or no usable answer, :func:`workbench.summaries._prune.prune_compactions`); ``deadline`` bounds the whole run in seconds
     (what is left then gets a null score with reason ``deadline``). ``executor="ray"`` shards each batch over a
     Ray cluster (``address``). ``progress`` draws a bar (or periodic lines) on standard error. ``fail_fast_after``
     unusable answers of one kind in a row, with none usable, stop the run (0: never). The deadline, the fail-fast

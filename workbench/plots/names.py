@@ -15,12 +15,12 @@ METHODS: dict[str, str] = {
     "no_compression": "No compression", "fifo": "FIFO", "prompting": "Prompting", "prompting_sjc": "Prompting + SJC",
     "verifier": "Verifier", "oracle": "Oracle", "claude_code": "Claude Code", "codex": "Codex",
 }
-#: the roles of summary entries (:data:`workbench.summary.ROLES`)
+#: the roles of summary entries (:data:`workbench.summaries._grammar.ROLES`)
 ROLES: dict[str, str] = {
     "history": "History", "forward": "Forward", "constraints": "Constraints", "identifiers": "Identifiers",
     "user_messages": "User messages", "other": "Other",
 }
-#: the summary schemas (:data:`workbench.summary.SCHEMAS`; ``claude_code`` is also a method, with the same words)
+#: the summary schemas (:data:`workbench.summaries._grammar.SCHEMAS`; ``claude_code`` is also a method, with the same words)
 SCHEMAS: dict[str, str] = {"openclaw": "OpenClaw", "claude_code": "Claude Code", "free_text": "Free text"}
 #: the labelled fields and their values
 FIELDS: dict[str, str] = {

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from workbench import summary
+from workbench.summaries import _grammar as summary
 from workbench.tables._vocabulary import SECTIONS
 from workbench.sim.agent import SimEntry, Turn
 from workbench.sim.world import Task
@@ -314,7 +314,7 @@ def _rewritten_constraint(task: Task, rng: np.random.Generator, invented: dict[s
 
 
 def render(entries: Sequence[SimEntry]) -> str:
-    """The summary text through :func:`workbench.summary.render`: five OpenClaw sections in order, ``None.`` for an
+    """The summary text through :func:`workbench.summaries._grammar.render`: five OpenClaw sections in order, ``None.`` for an
     empty one (every entry's text is a ``- `` bullet line)."""
     return summary.render({s: [e.text.removeprefix("- ") for e in entries if e.section == s] for s in SECTIONS})
 

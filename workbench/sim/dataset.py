@@ -28,7 +28,7 @@ from workbench.sim.agent import SimEntry
 from workbench.sim.compressor import CompressorConfig, in_text_order, render
 from workbench.sim.episode import POLICIES, Episode, EpisodeResult, SimConfig
 from workbench.sim.world import make_tasks, world_json
-from workbench.entries import entry_id
+from workbench.summaries._entries import entry_id
 
 DEFAULT_BUDGETS = (24, 48, 96)
 
@@ -221,8 +221,8 @@ def _score_rows(res: EpisodeResult) -> tuple[list[dict[str, object]], list[dict[
     the evidence rows its requests used (as ``workbench judge`` writes them beside its scores)."""
     from dataclasses import replace
 
-    from workbench.entries import evidence_id, request_id
-    from workbench.evidence import CompactionRequest, evidence_table
+    from workbench.summaries._entries import evidence_id, request_id
+    from workbench.summaries._evidence import CompactionRequest, evidence_table
     from workbench.judges.lexical import LexicalJudge
     from workbench.sim.judging import judge_request
 
@@ -344,7 +344,7 @@ def simulate(cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None
     for name, keys in order.items():
         if name in tables:
             tables[name] = tables[name].sort(keys)
-    from workbench.entries import entries_table
+    from workbench.summaries._entries import entries_table
 
     if "entries" in tables:  # carried_from by exact text, as for a real log
         carried = entries_table(tables["compactions"]).select("entry_id", "carried_from")

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 from workbench.judges.base import JudgeRequest, count_tokens
 from workbench.judges.lexical import LexicalJudge
-from workbench.evidence import build_request
+from workbench.summaries._evidence import build_request
 from workbench.sim.agent import SimEntry, Turn
 from workbench.sim.compressor import in_text_order, render
 from workbench.sim.world import Task
-from workbench.sjc import keep_positions
+from workbench.summaries._prune import keep_positions
 
 _JUDGE = LexicalJudge()
 

@@ -3,7 +3,7 @@ the evidence a request used kept as data.
 
 The span a summary replaced (:class:`SpanIndex`: each run's tool outputs and tools by step, for fast slicing), the
 request built from it (:class:`JudgeRequest`, :func:`build_request`: task, retained turn, previous summary, the
-entries, and the BM25 passages of :mod:`workbench.retrieval` pooled across entries), one request per compaction of
+entries, and the BM25 passages of :mod:`workbench.summaries._retrieval` pooled across entries), one request per compaction of
 a directory's tables (:func:`compaction_requests`, whose entries come from the entries table), and the
 ``evidence`` table (:func:`evidence_table`: one row per passage a request used, with the entries it served), which
 the judge writes beside its scores and which sampling, labeling and the explorer read instead of retrieving again
@@ -24,10 +24,10 @@ from typing import Any
 import polars as pl
 
 from workbench.tables import _schema as schema
-from workbench.entries import entries_table, evidence_id, request_id
-from workbench.retrieval import Evidence, retrieve, retrieve_many
+from workbench.summaries._entries import entries_table, evidence_id, request_id
+from workbench.summaries._retrieval import Evidence, retrieve, retrieve_many
 
-#: compactions whose evidence is retrieved together (:func:`workbench.retrieval.retrieve_many`): large enough that
+#: compactions whose evidence is retrieved together (:func:`workbench.summaries._retrieval.retrieve_many`): large enough that
 #: the array work dominates, small enough that its arrays stay a few megabytes
 RETRIEVAL_BATCH = 256
 
@@ -188,7 +188,7 @@ def _request(*, task: str, retained_turn: str, previous_summary: str, entries: S
 def _entries_by_compaction(tables: Mapping[str, pl.DataFrame], summary_column: str,
                            ) -> dict[tuple[str, int], list[tuple[str, str]]]:
     """(run, boundary) -> its entries' (id, text) in position order, from the entries table (made from the
-    compactions by :func:`workbench.entries.entries_table` when the tables have none)."""
+    compactions by :func:`workbench.summaries._entries.entries_table` when the tables have none)."""
     entries = tables.get("entries")
     if entries is None:
         entries = entries_table(tables["compactions"], summary_column=summary_column)
@@ -204,7 +204,7 @@ def compaction_requests(tables: Mapping[str, pl.DataFrame], *,
     """One judge request per compaction: task, retained turn, previous summary, BM25 evidence, entries.
 
     The entries are the entries table's (the one place summaries become entries); a directory without one gets
-    them from :func:`workbench.entries.entries_table`. Evidence comes from the observations of the compressed span
+    them from :func:`workbench.summaries._entries.entries_table`. Evidence comes from the observations of the compressed span
     and from the retained turn (SJC Appendix F); the task instruction comes from the run.
     """
     comps = tables["compactions"].sort("run_id", "boundary")
@@ -306,7 +306,7 @@ def entry_evidence(evidence: pl.DataFrame | pl.LazyFrame, entry_ids: Sequence[st
     out: dict[str, list[dict[str, Any]]] = {e: [] for e in wanted}
     if not wanted:
         return out
-    from workbench.entries import request_of_entry
+    from workbench.summaries._entries import request_of_entry
 
     requests = pl.DataFrame({"entry_id": wanted}).select(request_of_entry().alias("request_id")).unique()
     rows = evidence.lazy().filter(pl.col("request_id").is_in(requests.get_column("request_id").implode()))

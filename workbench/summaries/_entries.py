@@ -1,6 +1,6 @@
 """The entries table: every summary of a compactions table split into entries, in memory or streamed to disk.
 
-The grammar (what an entry is, per schema) is :mod:`workbench.summary`; this module only applies it to the
+The grammar (what an entry is, per schema) is :mod:`workbench.summaries._grammar`; this module only applies it to the
 rows of a compactions table (:func:`entries_table`) or a directory's compactions file (:func:`write_entries`),
 and fills roles in tables written before schemas existed (:func:`with_roles`).
 """
@@ -14,7 +14,7 @@ from typing import TypeVar
 import polars as pl
 
 from workbench.tables import _schema as schema
-from workbench.summary import SCHEMAS, normalise, parse
+from workbench.summaries._grammar import SCHEMAS, normalise, parse
 
 __all__ = ["entries_table", "entry_id", "entry_parts", "evidence_id", "request_id", "request_of_entry", "run_of_entry", "with_roles",
            "write_entries"]

@@ -1,7 +1,7 @@
 """Structured summaries: the grammar that splits them into entries, delete-only pruning, rendering.
 
-Applying it to a compactions table (the entries table, streamed to disk) is :mod:`workbench.entries`; the
-exact-identifier rules are :mod:`workbench.identifiers`.
+Applying it to a compactions table (the entries table, streamed to disk) is :mod:`workbench.summaries._entries`; the
+exact-identifier rules are :mod:`workbench.summaries._identifiers`.
 
 The host compressor of the source documents is OpenClaw's safeguard compaction
 (SJC Appendix E.3). Its summary has five level-2 headings, in order: ``## Decisions``,
