@@ -18,7 +18,7 @@ import time
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from workbench.bootstrap import auroc_ci, make_units, resample_counts
+from workbench.stats import auroc_ci, make_units, resample_counts
 
 
 def case(n: int, k: int, n_boot: int = 2_000, loop_slice: int = 500, *, rounded: bool = False) -> None:

@@ -7,7 +7,7 @@ Steps, each timed in this process (peak memory is the process's ``ru_maxrss`` af
   table    FRANK's table, every split and data set, its ten metrics and the judge's two aggregations
   ci       article-bootstrap intervals (2,000 resamples, the system means refitted in each) of every metric's and
            aggregation's partial Pearson correlation, test split, both data sets
-The reference for ``ci``: the engine's plain loop, ``workbench.bootstrap.bootstrap`` of ``partial_correlation``
+The reference for ``ci``: the engine's plain loop, ``workbench.stats._bootstrap.bootstrap`` of ``partial_correlation``
 over each resample's rows (what the intervals equal, tests/test_metrics_correlation.py), timed on a slice of the
 resamples and scaled; the ratio printed is loop time / vectorised time.
 Run from the project root: .venv/bin/python benchmarks/bench_frank.py
@@ -21,10 +21,10 @@ import time
 import numpy as np
 
 from workbench.adapters import DEFAULT_METRICS
-from workbench.bootstrap import bootstrap
+from workbench.stats import bootstrap
 from workbench.datasets import derive_missing, load
 from workbench.human_labels import correlation_intervals, correlation_table, summary_frame, summary_scores
-from workbench.metrics.correlation import partial_correlation
+from workbench.stats import partial_correlation
 
 FRANK = "data/benchmarks/frank"
 

@@ -13,7 +13,7 @@ import time
 import numpy as np
 import polars as pl
 
-from workbench.bootstrap import make_units, resample_counts
+from workbench.stats import make_units, resample_counts
 from workbench.sensitivity import sweep
 
 

@@ -1,4 +1,4 @@
-"""Coverage of the threshold rows of ``workbench.calibration.threshold_for`` for the true precision of the tau it
+"""Coverage of the threshold rows of ``workbench.stats._calibration.threshold_for`` for the true precision of the tau it
 reports (issue 42): the in-sample ``precision``, ``precision_at_tau_oof`` (the reported tau's precision with the
 optimism of choosing it removed) and ``precision_oof`` (the rule "choose tau on the other scenarios", which
 estimates another quantity).
@@ -23,7 +23,7 @@ ROWS = ("precision", "precision_at_tau_oof", "precision_oof")
 
 
 def cell(args: tuple[int, bool, int]) -> dict[str, float]:
-    from workbench.calibration import threshold_for
+    from workbench.stats import threshold_for
 
     g, unequal, trials = args
     pos, neg = stats.beta(5, 2), stats.beta(2, 4)

@@ -225,11 +225,11 @@ display(whole)
 # ## Calibration of the lexical judge on people's labels
 
 # %%
-from workbench.calibration import calibration_table, reliability_curve
+from workbench.stats import calibration_table, reliability_curve
 from workbench.datasets import entry_clusters
 
 if labels is not None and labels.height:
-    from workbench.calibration import labeled_scores
+    from workbench.stats import labeled_scores
 
     data = labeled_scores(tables["scores"], gold, entry_clusters(tables), judge="lexical")
     s, y, c = data["score"].to_numpy(), data["label"].to_numpy(), data["scenario_id"].to_numpy()

@@ -63,7 +63,7 @@ tables = load(data_dir, derive=True, names=(),
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
-from workbench.calibration import labeled_scores
+from workbench.stats import labeled_scores
 from workbench.tables import gold_labels
 
 labeled = labels.select(pl.col("item_id").alias("entry_id")).unique().lazy()  # their scores and scenarios
@@ -78,7 +78,7 @@ s, y, c = data["score"].to_numpy(), data["label"].to_numpy(), data["scenario_id"
 print(f"{data.height} labeled entries in {len(set(c))} scenarios, {int(y.sum())} positive")
 
 # %%
-from workbench.calibration import calibration_table, reliability_curve
+from workbench.stats import calibration_table, reliability_curve
 
 if HAVE:
     curve = reliability_curve(s, y, c, BINS, n_boot=N_BOOT, seed=SEED)
@@ -96,7 +96,7 @@ if HAVE:
 # **Figure (testbed, simulated annotators).** Share of entries labeled supported against the judge's mean score in each of ten equal-width bins (a score on a bin edge counts in the bin above it), with bin counts and 95% intervals: the union of the scenario-bootstrap percentile interval and the Wilson interval of the bin's entries, so a bin where every label agrees does not collapse to a point. The dotted diagonal is perfect calibration. The lexical judge's scores are not probabilities: most entries sit in the top bin, where the judge is overconfident (the supported share there is below the bin's mean score, the first table below gives both), and its mid-range scores (the forward-looking cue at 0.5) overstate how often such entries are supported.
 
 # %%
-from workbench.calibration import recalibration_table
+from workbench.stats import recalibration_table
 
 if HAVE:
     recal = recalibration_table(s, y, c, bins=BINS, n_boot=N_BOOT, seed=SEED)
@@ -110,7 +110,7 @@ if HAVE:
 # %%
 import numpy as np
 
-from workbench.calibration import threshold_for, threshold_sweep
+from workbench.stats import threshold_for, threshold_sweep
 
 if HAVE:
     chosen = threshold_for(s, y, c, TARGET, TARGET_VALUE, sjc_tau=TAU, n_boot=N_BOOT, seed=SEED)
@@ -128,7 +128,7 @@ if HAVE:
 # **Figure (testbed).** Precision of keeping entries scored at or above tau, recall of supported entries, and the fraction pruned, against tau, with 95% scenario-bootstrap bands; the solid line is the smallest tau whose precision reaches the target, the dotted one SJC's tau = 0.5. The table gives that tau with its interval and what it achieves: in-sample (optimistic, since tau was chosen to reach the target on these labels) and out of fold (each scenario judged by the tau chosen on the others), the honest estimate.
 
 # %%
-from workbench.calibration import paired_auroc_difference
+from workbench.stats import paired_auroc_difference
 
 if HAVE and OTHER_JUDGE:
     other = labeled_scores(scores, gold_labels(labels), clusters, judge=OTHER_JUDGE,

@@ -66,8 +66,8 @@ if HAVE:  # the runs; entries and scores lazily, for the columns read: only the 
 
 # %%
 from workbench.tables import gold_labels
-from workbench.metrics.agreement import agreement_table
-from workbench.metrics.discrimination import judge_table
+from workbench.stats import agreement_table
+from workbench.stats import judge_table
 
 if HAVE:
     labeled = labels.select(pl.col("item_id").alias("entry_id")).unique().lazy()  # the labeled entries only
@@ -103,7 +103,7 @@ if HAVE:
 # **Figure (testbed with simulated annotators; SJC Table 12).** AUROC of each judge against the gold labels for support and for correctness, with 95% intervals from 2,000 scenario-bootstrap resamples (method and measured coverage below); the red diamonds are Jev's published AUROCs on their own rows, support 0.905 and correctness 0.444. Provenance is separable, correctness much less so.
 
 # %%
-from workbench.coverage_study import interval_coverage
+from workbench.stats import interval_coverage
 
 if COVERAGE:
     coverage = interval_coverage((12, 30), trials=COVERAGE_TRIALS, n_boot=1000, seed=SEED)

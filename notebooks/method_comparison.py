@@ -54,7 +54,7 @@ runs = tables["runs"]
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
-from workbench.compare import compare_to_baseline
+from workbench.stats import compare_to_baseline
 
 methods = [m for m in runs["method"].unique(maintain_order=True).to_list() if m is not None]
 HAVE = BASELINE in methods and len(methods) > 1
@@ -83,7 +83,7 @@ else:
 # **Figure (testbed).** Each method minus the baseline on the chosen metric, per budget, paired on the same tasks and replicates. The bars are simultaneous 95% intervals for the whole family of comparisons (CR2 with Bell-McCaffrey degrees of freedom over the 12 task scenarios, Bonferroni over the comparisons), so a bar clear of 0 is a difference the adjusted test finds; the labels give the Holm-adjusted p. Holm rejects wherever Bonferroni does and occasionally more, so a bar may touch 0 beside a Holm p just under 0.05, never the reverse. Each comparison's own (unadjusted) 95% interval is in the table.
 
 # %%
-from workbench.compare import verdict as compare_verdict  # Holm's test and the metric's direction (fewer tokens wins)
+from workbench.stats import verdict as compare_verdict  # Holm's test and the metric's direction (fewer tokens wins)
 
 if HAVE and has_budget(tables):
     at = diffs.filter(pl.col("budget") == BUDGET)
@@ -99,7 +99,7 @@ if HAVE and has_budget(tables):
 # The probability that a run of a method does better than a run of the baseline on the same task (ties count half; 0.5 is no difference), averaged over tasks, with a 95% interval that resamples scenarios; and each method's performance profile at the chosen budget: the share of tasks whose success rate over their runs exceeds tau.
 
 # %%
-from workbench.compare import performance_profile, probability_of_improvement
+from workbench.stats import performance_profile, probability_of_improvement
 
 if HAVE:
     at_budget = runs.filter(pl.col("budget") == BUDGET) if has_budget(tables) else runs

@@ -34,7 +34,7 @@ figs = figures_dir(FIGURES, DATA, style=STYLE)
 from workbench import plots
 from workbench.datasets import load, need_outcomes
 from workbench.composition import section_counts
-from workbench.metrics import efficiency_by, reliability
+from workbench.stats import efficiency_by, reliability
 from workbench.summaries import entries_table
 
 plots.use_style(STYLE)

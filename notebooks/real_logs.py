@@ -36,8 +36,8 @@ use_project_root(chdir=True)  # relative parameters are the project's, however t
 figs = figures_dir(FIGURES, TAU_BENCH, CLAUDE_FIXTURE, CLAUDE_RESULTS, CLAUDE_PROMPTS, style=STYLE)
 from workbench import plots
 from workbench.adapters import read_tau_bench
-from workbench.metrics import reliability_by_k
-from workbench.metrics.usage import efficiency_by_encoding
+from workbench.stats import reliability_by_k
+from workbench.stats import efficiency_by_encoding
 
 plots.use_style(STYLE)
 tau = read_tau_bench(TAU_BENCH, domain="gpt-4o-airline")

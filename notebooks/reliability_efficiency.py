@@ -56,7 +56,7 @@ need_outcomes(runs, what="reliability (Acc, Pass^k) and its tables")
 height(runs)
 
 # %%
-from workbench.metrics.tables import judge_overhead, pass_vs_tokens, results_table
+from workbench.analyses.sjc import judge_overhead, pass_vs_tokens, results_table
 
 r = select_runs(tables, budget=BUDGET)
 K = int(min(3, r.group_by("method", "task_id").len().collect()["len"].min()))  # SJC: Pass3 over three runs
@@ -75,7 +75,7 @@ pvt
 
 # %%
 if has_budget(tables):
-    from workbench.metrics import reliability
+    from workbench.stats import reliability
 
     acc = reliability(runs, k=1, by=["method", "budget"], n_boot=N_BOOT, seed=SEED, method="percentile")  # in [0, 1]
     fig = plots.sjc.accuracy_by_budget(acc)
@@ -109,6 +109,6 @@ if analyses.for_the_project("FOCUS Table 1(a) as published", ["figures/focus_tab
 # **Figure (published; FOCUS Table 1a).** Accuracy against Dependency (10^6) of every method on AppWorld test_normal as published (gpt-4.1 agent and compressor), replotted from `data/published/focus_tables.csv`.
 
 # %%
-from workbench.metrics import efficiency_by
+from workbench.stats import efficiency_by
 
 efficiency_by(tables["steps"], runs, ["method", "budget"] if has_budget(tables) else ["method"])

@@ -129,7 +129,7 @@ def test_agree_gives_each_pairs_kappa_and_the_many_rater_statistics(imported: Pa
 def test_the_judges_auroc_against_the_majority_label_is_sklearns(imported: Path, tmp_path: Path) -> None:
     from sklearn.metrics import roc_auc_score
 
-    from workbench.bootstrap import auroc_ci
+    from workbench.stats import auroc_ci
     from workbench.datasets import entry_clusters, load
     from workbench.tables import majority_labels
 

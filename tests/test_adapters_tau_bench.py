@@ -13,7 +13,7 @@ import pytest
 from workbench.adapters import read_log
 from workbench.adapters import read_tau_bench
 from workbench.cli.main import main
-from workbench.metrics import reliability
+from workbench.stats import reliability
 from workbench.tables._schema import SchemaError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -62,7 +62,7 @@ def test_agree_compares_like_with_like_by_hand(tmp_path: Path, capsys: pytest.Ca
     assert "disagreements=2" in between[0]
     assert any("bob: not compared (labeled in round 1 only)" in x for x in out)
     assert any("round 2: not compared (only alice labeled round 2)" in x for x in out)
-    from workbench.metrics.agreement import agreement_pairs
+    from workbench.stats import agreement_pairs
 
     table, _ = agreement_pairs(store.labels(), {f"e{i}": f"s{i // 2}" for i in range(8)}, n_boot=200)
     kappa = table.filter((pl.col("comparison") == "between annotators") & (pl.col("statistic") == "kappa")).row(

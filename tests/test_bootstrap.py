@@ -7,8 +7,8 @@ import pytest
 import polars as pl
 from sklearn.metrics import roc_auc_score
 
-from workbench.bootstrap import auroc_ci, bootstrap, make_units, resample_counts
-from workbench.metrics.discrimination import auroc
+from workbench.stats import auroc_ci, bootstrap, make_units, resample_counts
+from workbench.stats import auroc
 
 
 def data(n: int = 300, k: int = 30, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -38,7 +38,7 @@ def test_vectorised_auroc_equals_loop_over_the_same_resamples() -> None:
 def test_both_numerator_paths_equal_the_loop(dense_units: int, monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib
 
-    module = importlib.import_module("workbench.bootstrap")  # the package exports a function of that name
+    module = importlib.import_module("workbench.stats._bootstrap")  # the package exports a function of that name
     monkeypatch.setattr(module, "_DENSE_UNITS", dense_units)
     s, y, c = data()
     s = np.round(s, 1)  # ties across and within scenarios
@@ -95,7 +95,7 @@ def test_bca_interval_is_finite_and_contains_estimate() -> None:
 
 
 def test_interval_percentile_by_hand_and_degenerate_resamples_left_out() -> None:
-    from workbench.bootstrap import interval
+    from workbench.stats import interval
 
     boots = np.arange(1, 101) / 100  # 0.01 ... 1.00
     iv = interval(0.5, np.append(boots, [np.nan, np.inf]), level=0.9)
@@ -123,7 +123,7 @@ def test_bca_matches_scipy_on_unclustered_data() -> None:
 
 
 def test_seed_takes_a_generator_and_an_int_seeds_default_rng() -> None:
-    from workbench.bootstrap import as_generator
+    from workbench.stats import as_generator
 
     s, y, c = data()
     by_int = auroc_ci(s, y, c, n_boot=200, seed=7)
@@ -136,7 +136,7 @@ def test_seed_takes_a_generator_and_an_int_seeds_default_rng() -> None:
 
 
 def test_population_auroc_of_the_coverage_model_matches_a_large_simulation() -> None:
-    from workbench.coverage_study import population_auroc
+    from workbench.stats import population_auroc
 
     rng = np.random.default_rng(5)
     k, per = 4000, 10
@@ -153,7 +153,7 @@ def test_default_interval_holds_its_level_at_12_and_30_scenarios(clusters: int) 
     percentile interval, the first default, covers about 92% at 12 and misses the bar. The default since issue
     42 is the jackknife t on the logit scale (chosen on unequal scenarios by benchmarks/bench_interval_coverage.py);
     on this equal-size generator it holds too."""
-    from workbench.coverage_study import interval_coverage
+    from workbench.stats import interval_coverage
 
     # the t intervals do not read the resamples (same coverage at n_boot 1 and 2,000): only the percentile
     # interval, asked for at 12 scenarios, pays for them
@@ -172,7 +172,7 @@ def test_t_interval_by_hand() -> None:
     """estimate +/- t(G-1) * sqrt((G-1)/G * sum (jk - mean)^2), with G = 4 jackknife values worked by hand."""
     from scipy.stats import t as student
 
-    from workbench.bootstrap import interval
+    from workbench.stats import interval
 
     jk = np.array([0.70, 0.74, 0.72, 0.76])
     se = np.sqrt(3 / 4 * np.sum((jk - 0.73) ** 2))  # sum of squares 0.002 -> se = sqrt(0.0015)
@@ -200,7 +200,7 @@ def test_make_units_numbers_a_polars_series_as_numpy_unique_does() -> None:
 
 def test_heterogeneous_population_auroc_matches_a_large_simulation() -> None:
     """Scenarios differing in offset and discrimination: the closed form against sklearn on 4,000 scenarios."""
-    from workbench.coverage_study import heterogeneous_population_auroc
+    from workbench.stats import heterogeneous_population_auroc
 
     rng = np.random.default_rng(6)
     k, per = 4000, 10
@@ -216,7 +216,7 @@ def test_default_interval_when_scenarios_differ_in_offset_and_discrimination() -
     """The held-out generator of the review (12 scenarios of 25, offset sd 0.6, discrimination N(1.2, 0.5),
     prevalence 0.55) and a harsher one (offset sd 1.0, discrimination sd 0.8): bias under 0.01 and coverage
     not told apart from 95% (Wilson interval of the rate reaches it)."""
-    from workbench.coverage_study import heterogeneous_coverage
+    from workbench.stats import heterogeneous_coverage
 
     cov = heterogeneous_coverage(((0.6, 0.5), (1.0, 0.8)), (12,), trials=300, seed=3)
     for r in cov.iter_rows(named=True):

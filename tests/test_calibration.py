@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from workbench.calibration import (
+from workbench.stats import (
     brier,
     calibration_table,
     ece,
@@ -78,7 +78,7 @@ def test_a_bin_where_every_label_agrees_keeps_a_wilson_interval() -> None:
 
 
 def test_debiased_squared_calibration_error_by_hand() -> None:
-    from workbench.calibration import squared_ce_debiased
+    from workbench.stats import squared_ce_debiased
 
     s = np.array([0.15, 0.15, 0.15, 0.15, 0.85, 0.85])
     y = np.array([0, 1, 0, 0, 1, 1])
@@ -108,7 +108,7 @@ def test_debiased_calibration_error_covers_its_truth(truth: str, scenarios: int)
     P(y) = s^2 (truth by numerical integration), beside the plug-in ECE's interval, which never covers 0."""
     from statsmodels.stats.proportion import proportion_confint
 
-    from workbench.calibration import debiased_calibration_error
+    from workbench.stats import debiased_calibration_error
 
     rng = np.random.default_rng(21 + scenarios)
     truth_value = _true_squared_ce(truth)
@@ -141,7 +141,7 @@ def test_no_tau_reaches_the_target_so_recall_is_missing_not_zero() -> None:
 
 def test_out_of_fold_calls_use_a_tau_chosen_without_the_scenario() -> None:
     """Hand case: two scenarios; the tau for precision 1 chosen on each is applied to the other."""
-    from workbench.calibration import out_of_fold_calls
+    from workbench.stats import out_of_fold_calls
 
     s = np.array([0.2, 0.5, 0.9, 0.3, 0.6, 0.8])
     y = np.array([0, 1, 1, 0, 0, 1])

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from workbench.compare import compare_to_baseline, paired_difference
+from workbench.stats import compare_to_baseline, paired_difference
 
 
 def runs_for(success_a: list[int], success_b: list[int], scenarios: list[str]) -> pl.DataFrame:
@@ -27,7 +27,7 @@ def test_difference_and_cross_checks_against_hand_computations() -> None:
     from scipy import stats
     from statsmodels.stats.contingency_tables import mcnemar
 
-    from workbench.compare import clustered_mcnemar_p
+    from workbench.stats import clustered_mcnemar_p
 
     rng = np.random.default_rng(0)
     n = 60
@@ -56,7 +56,7 @@ def test_one_scenario_gets_an_estimate_and_a_reason_not_a_crash() -> None:
     assert np.isnan(got["ci_low"]) and np.isnan(got["ci_high"]) and np.isnan(got["p_value"])
     assert "fewer than two scenarios: no interval" in got["reason"] and "GEE: fewer than two scenarios" in got["reason"]
     assert "p: fewer than two scenarios" in got["reason"]
-    from workbench.metrics import reliability
+    from workbench.stats import reliability
 
     rel = reliability(runs_for([1, 0], [1, 1], ["s0", "s0"]), k=1, by="method", n_boot=50).row(0, named=True)
     assert rel["acc"] == 0.5 and np.isnan(rel["acc_ci_low"]) and np.isnan(rel["acc_ci_high"])
@@ -81,7 +81,7 @@ def test_duplicate_pairing_keys_are_refused_with_the_column_that_differs() -> No
 
 
 def test_verdicts_follow_the_adjusted_test_and_the_metrics_direction() -> None:
-    from workbench.compare import verdict
+    from workbench.stats import verdict
 
     row = {"metric": "acc", "estimate": -0.146, "ci_low": -0.269, "ci_high": -0.022, "p_holm": 0.246}
     assert verdict(row) == "no difference found"  # the unadjusted interval excludes 0, Holm does not
@@ -218,7 +218,7 @@ def test_probability_of_improvement_is_the_mean_mann_whitney_share_per_task() ->
     """Per task, U / (n_a n_b) with ties counted half (scipy's Mann-Whitney U), averaged over tasks."""
     from scipy.stats import mannwhitneyu
 
-    from workbench.compare import probability_of_improvement
+    from workbench.stats import probability_of_improvement
 
     out = {("A", "t0"): [1, 0, 1], ("B", "t0"): [0, 0], ("A", "t1"): [1, 1], ("B", "t1"): [1, 0, 1],
            ("A", "t2"): [0, 0], ("B", "t2"): [1, 1], ("A", "t3"): [1], ("B", "t3"): [1]}
@@ -234,7 +234,7 @@ def test_probability_of_improvement_is_the_mean_mann_whitney_share_per_task() ->
 
 
 def test_performance_profile_by_hand() -> None:
-    from workbench.compare import performance_profile
+    from workbench.stats import performance_profile
 
     out = {("A", "t0"): [1, 1], ("A", "t1"): [1, 0], ("A", "t2"): [0, 0], ("A", "t3"): [1, 1]}
     runs = _runs(out, {"t0": "s0", "t1": "s0", "t2": "s1", "t3": "s1"})
@@ -252,7 +252,7 @@ def test_probability_of_improvement_interval_covers_the_truth(scenarios: int) ->
     probability of improvement is 0.5 + (p_a - p_b) / 2 per task, 0.55 over the population of scenarios."""
     from statsmodels.stats.proportion import proportion_confint
 
-    from workbench.compare import probability_of_improvement
+    from workbench.stats import probability_of_improvement
 
     rng = np.random.default_rng(7 + scenarios)
     trials, hits = 400, 0
@@ -276,7 +276,7 @@ def test_probability_of_improvement_interval_covers_the_truth(scenarios: int) ->
 def test_gee_is_left_out_with_its_reason_when_a_scenario_is_too_large(monkeypatch: pytest.MonkeyPatch) -> None:
     """60 pairs over 6 scenarios: 20 outcomes a scenario. With at most 19 the GEE is not fitted and says why; the
     paired difference and McNemar are still given."""
-    from workbench import compare
+    from workbench.stats import _compare as compare
 
     rng = np.random.default_rng(0)
     scen = [f"s{i % 6}" for i in range(60)]

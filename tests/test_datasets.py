@@ -126,7 +126,7 @@ import workbench
 from workbench.adapters._read import import_log
 from workbench.datasets import load, select_runs
 from workbench.composition import entries_by_section, support_from_scores
-from workbench.metrics import efficiency_by, reliability
+from workbench.stats import efficiency_by, reliability
 import_log({str(EXAMPLE)!r}, {str(tmp_path / 'd')!r})
 t = load({str(tmp_path / 'd')!r}, derive=True)
 entries_by_section(support_from_scores(t["entries"].collect(), t["scores"], 0.5) if hasattr(t["entries"], "collect")

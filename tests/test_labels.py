@@ -8,7 +8,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from workbench.tables import gold_labels
-from workbench.metrics.discrimination import judge_table
+from workbench.stats import judge_table
 
 from .conftest import labels_frame
 

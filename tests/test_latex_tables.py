@@ -192,8 +192,8 @@ def test_a_minimal_article_takes_two_tables_and_a_paper_style_figure(tmp_path: P
     box, a math minus (U+2212) in every negative number and never a hyphen, methods by their display names."""
     import matplotlib.pyplot as plt
 
-    from workbench.compare import compare_to_baseline
-    from workbench.metrics import reliability
+    from workbench.stats import compare_to_baseline
+    from workbench.stats import reliability
 
     runs = small_testbed["runs"]
     diffs = compare_to_baseline(runs, "prompting", "acc", by=("budget",), n_boot=200)

@@ -191,7 +191,7 @@ def test_public_surface_and_version() -> None:
 
 
 def test_no_package_attribute_shadows_a_submodule() -> None:
-    """``workbench.bootstrap`` was once the function, so ``workbench.bootstrap.interval`` raised AttributeError."""
+    """``workbench.stats._bootstrap`` was once the function, so ``workbench.stats._bootstrap.interval`` raised AttributeError."""
     import pkgutil
 
     import workbench
@@ -206,7 +206,7 @@ def test_no_package_attribute_shadows_a_submodule() -> None:
 
 
 def test_the_bootstrap_module_is_the_module() -> None:
-    out = subprocess.run([sys.executable, "-c", "import workbench.bootstrap as b; print(callable(b.interval))"],
+    out = subprocess.run([sys.executable, "-c", "import workbench.stats._bootstrap as b; print(callable(b.interval))"],
                          capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "True"
 
@@ -214,8 +214,8 @@ def test_the_bootstrap_module_is_the_module() -> None:
 def test_issue_named_functions_keep_their_names() -> None:
     """Names other modules, notebooks and users' scripts rely on (earlier issues named them)."""
     named = {"workbench.summaries._grammar": ["parse", "prune"], "workbench.tokens": ["count"],
-             "workbench.metrics": ["reliability", "dependency", "efficiency_by"],
-             "workbench.bootstrap": ["auroc_ci", "interval", "bootstrap"],
+             "workbench.stats": ["reliability", "dependency", "efficiency_by"],
+             "workbench.stats._bootstrap": ["auroc_ci", "interval", "bootstrap"],
              "workbench.focus": ["citation_scores", "hoeffding_bound", "rollouts_needed"],
              "workbench.annotate": ["AnnotationStore", "render_item_html"],
              "workbench.datasets": ["load", "need", "derive_missing", "select_runs", "entry_clusters", "ensure_testbed"],
@@ -269,7 +269,7 @@ def _is_submodule(name: str) -> bool:
 def test_the_import_check_finds_a_name_a_module_does_not_have() -> None:
     assert not _is_submodule("workbench.trace.fact_check_compactions") and not hasattr(
         importlib.import_module("workbench.trace"), "fact_check_compactions")
-    assert _is_submodule("workbench.metrics.success")
+    assert _is_submodule("workbench.stats._success")
 
 
 def test_the_license_is_an_spdx_expression_with_its_file() -> None:

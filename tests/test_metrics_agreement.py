@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from workbench.metrics.agreement import agreement_table, cohen_kappa, disagreements, percent_agreement
+from workbench.stats import agreement_table, cohen_kappa, disagreements, percent_agreement
 
 from .conftest import labels_frame
 

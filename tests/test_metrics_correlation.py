@@ -14,8 +14,8 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from workbench.bootstrap import bootstrap
-from workbench.metrics.correlation import (correlation_difference_ci, partial_correlation, partial_correlation_ci,
+from workbench.stats import bootstrap
+from workbench.stats import (correlation_difference_ci, partial_correlation, partial_correlation_ci,
                                            residualise, williams_test)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,7 +126,7 @@ def _clustered(seed: int = 1, articles: int = 40, decimals: int = 12) -> tuple[n
 @pytest.mark.parametrize("method", ["pearson", "spearman"])
 def test_the_vectorised_interval_resamples_what_the_engine_loop_resamples(method: str) -> None:
     """Each replicate refits the system means on the resampled rows: the weighted, vectorised replicates are the
-    engine's own loop over resampled rows (workbench.bootstrap.bootstrap of partial_correlation), bound for bound."""
+    engine's own loop over resampled rows (workbench.stats._bootstrap.bootstrap of partial_correlation), bound for bound."""
     x, y, c, cl = _clustered()
     loop = bootstrap(lambda a, b, s: partial_correlation(a, b, s, method).r, x, y, c, clusters=cl, n_boot=60, seed=9)
     fast = partial_correlation_ci(x, y, c, cl, method=method, n_boot=60, seed=9)
@@ -139,7 +139,7 @@ def test_weighted_ranks_are_scipys_ranks_of_the_repeated_rows() -> None:
     """A resample holds a row as many times as its article was drawn: the weighted mid-ranks are scipy's average
     ranks of the rows repeated (ties shared), row by row (a row drawn 0 times carries no weight, whatever its
     rank)."""
-    from workbench.metrics.correlation import _weighted_ranks
+    from workbench.stats._correlation import _weighted_ranks
 
     rng = np.random.default_rng(5)
     values = rng.integers(0, 6, size=(30, 25)).astype(float)  # many exact ties

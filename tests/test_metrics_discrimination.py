@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from workbench.metrics.discrimination import precision_recall_at
+from workbench.stats import precision_recall_at
 
 
 def test_precision_recall_at_tau_hand_computed() -> None:
@@ -19,8 +19,8 @@ def test_a_field_nobody_labelled_is_skipped_with_its_reason_not_an_index_error()
     input raised IndexError in auroc_ci. The empty field is a row with its reason; auroc_ci on no rows says so."""
     import polars as pl
 
-    from workbench.bootstrap import auroc_ci
-    from workbench.metrics.discrimination import judge_table
+    from workbench.stats import auroc_ci
+    from workbench.stats import judge_table
 
     scores = pl.DataFrame({"entry_id": ["a", "b", "c", "d"], "judge": ["lexical"] * 4, "score": [0.9, 0.2, 0.8, 0.1]})
     gold = pl.DataFrame({"item_id": ["a", "b", "c", "d"], "field": ["support"] * 4,

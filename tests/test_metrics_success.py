@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.metrics import (
+from workbench.stats import (
     pass_at_k,
     pass_hat_k,
     reliability,
@@ -91,7 +91,7 @@ def test_reliability_does_not_depend_on_row_order() -> None:
 
 
 def test_reliability_by_k_up_to_the_fewest_trials() -> None:
-    from workbench.metrics import reliability_by_k
+    from workbench.stats import reliability_by_k
 
     runs = runs_frame().filter(pl.col("method") == "A")  # t1 solved 3/3, t2 1/3
     got = reliability_by_k(runs)

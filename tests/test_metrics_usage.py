@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from workbench.metrics import (
+from workbench.stats import (
     Price,
     cost,
     cumulative_tokens,
@@ -39,7 +39,7 @@ def test_cost_and_cumulative_tokens() -> None:
 
 @pytest.mark.parametrize("lazy", [False, True], ids=["in memory", "scanned"])
 def test_efficiency_by_group_means_in_the_tables_units(lazy: bool) -> None:
-    from workbench.metrics import efficiency_by
+    from workbench.stats import efficiency_by
 
     steps = pl.DataFrame({"run_id": ["a", "a", "b", "c"], "input_tokens": [100, 300, 50, 1000],
                           "output_tokens": [10, 20, 5, 0]})
@@ -53,7 +53,7 @@ def test_efficiency_by_group_means_in_the_tables_units(lazy: bool) -> None:
 
 
 def test_efficiency_by_encoding_counts_each_tokenizers_columns() -> None:
-    from workbench.metrics.usage import efficiency_by_encoding
+    from workbench.stats import efficiency_by_encoding
 
     steps = pl.DataFrame({"run_id": ["a", "a", "b"], "tool": ["x", None, "y"],
                           "input_tokens": [100, 300, 50], "output_tokens": [10, 20, 5],
@@ -72,7 +72,7 @@ def test_judge_overhead_counts_every_compaction_of_the_method(monkeypatch: pytes
     """SJC Table 5 by hand: two judged runs, three compactions (one of a run of another method, ignored); the
     summary change is the mean of (committed - candidate) / candidate in o200k tokens counted one text at a time by
     the tiktoken encoding (the workbench's copy of its ranks); read one compaction at a time, the same table."""
-    from workbench.metrics import tables as metric_tables
+    from workbench.analyses.sjc import _results as metric_tables
     from workbench.tokens import encoding
 
     monkeypatch.setattr(metric_tables, "SUMMARY_ROWS", rows_at_a_time)

@@ -48,9 +48,9 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
     from workbench.attribution import failures_by_scenario
     from workbench.composition import by_boundary, entries_by_section, persistence, section_counts, support_from_scores
     from workbench.tables import gold_labels
-    from workbench.metrics import reliability, reliability_by_k
-    from workbench.metrics.discrimination import judge_table
-    from workbench.metrics.tables import pass_vs_tokens
+    from workbench.stats import reliability, reliability_by_k
+    from workbench.stats import judge_table
+    from workbench.analyses.sjc import pass_vs_tokens
     import warnings
 
     from workbench.adapters import read_log
@@ -78,8 +78,8 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
                                                            (1 - pl.col("score")).alias("score"))])
     flips = decision_flips(rep.join(entries.select("entry_id", "section"), on="entry_id"), 0.5, t["scores"],
                            by="section")
-    from workbench.calibration import labeled_scores, reliability_curve, threshold_sweep
-    from workbench.compare import compare_to_baseline, performance_profile
+    from workbench.stats import labeled_scores, reliability_curve, threshold_sweep
+    from workbench.stats import compare_to_baseline, performance_profile
     from workbench.composition import entries_by_role
     from workbench.datasets import entry_clusters
     from workbench.composition import unsupported_by_role

@@ -126,9 +126,9 @@ def test_unsupported_share_by_role_resamples_sessions() -> None:
 
 def test_unsupported_share_from_batch_counts_is_the_row_bootstrap() -> None:
     """The shares from clusters' counts, added up over batches that split sessions, are the generic row bootstrap's
-    (workbench.bootstrap.bootstrap of np.mean over the entries) to the bit; entries without support are left out."""
+    (workbench.stats._bootstrap.bootstrap of np.mean over the entries) to the bit; entries without support are left out."""
     import numpy as np
-    from workbench.bootstrap import bootstrap
+    from workbench.stats import bootstrap
     from workbench.composition import unsupported_by_role, unsupported_counts, unsupported_from_counts
 
     rng = np.random.default_rng(7)

@@ -10,8 +10,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from workbench.bootstrap import ONE_SCENARIO, auroc_ci
-from workbench.calibration import brier, ece, recalibrate, reliability_curve, threshold_for
+from workbench.stats import ONE_SCENARIO, auroc_ci
+from workbench.stats import brier, ece, recalibrate, reliability_curve, threshold_for
 
 
 def judged(n_scen: int = 10, per: int = 20, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -95,8 +95,8 @@ def test_ece_brier_and_recalibration_drop_missing_rows() -> None:
 def test_one_scenario_gives_no_interval_on_every_path() -> None:
     """Each of these printed a zero-width interval: kappa 0.584 [0.584, 0.584], the performance profile
     1.0 [1.0, 1.0], precision_at_sjc 0.344 [0.344, 0.344], AUROC 0.5 [0.5, 0.5]."""
-    from workbench.compare import performance_profile
-    from workbench.metrics.agreement import agreement_table
+    from workbench.stats import performance_profile
+    from workbench.stats import agreement_table
 
     s, y, _ = judged(1, 40)
     one = np.full(len(s), "s00")
@@ -137,7 +137,7 @@ def two_models() -> pl.DataFrame:
 
 def test_probability_of_improvement_refuses_to_pool_two_models_and_takes_by() -> None:
     """Two models were pooled: PoI 0.479 where the models give 0.458 and 0.500."""
-    from workbench.compare import performance_profile, probability_of_improvement
+    from workbench.stats import performance_profile, probability_of_improvement
 
     runs = two_models()
     with pytest.raises(ValueError, match=r"probability_of_improvement: .*they differ in \['model'\]"):
@@ -161,7 +161,7 @@ def test_probability_of_improvement_refuses_to_pool_two_models_and_takes_by() ->
 
 def test_bare_errors_are_one_line_saying_what_is_missing() -> None:
     """auroc_ci on empty input and compare_to_baseline with only the baseline raised IndexError."""
-    from workbench.compare import compare_to_baseline
+    from workbench.stats import compare_to_baseline
 
     with pytest.raises(ValueError, match="auroc_ci: no rows"):
         auroc_ci([], [], [])
@@ -197,7 +197,7 @@ def test_the_paired_t_standard_error_is_the_jackknife_not_cr1() -> None:
     recentred; and it differs from statsmodels' CR1 on unequal clusters."""
     import statsmodels.api as sm
 
-    from workbench.compare import jackknife_se
+    from workbench.stats import jackknife_se
 
     rng = np.random.default_rng(9)
     sizes = [3, 5, 8, 20, 2, 11, 4]
@@ -221,7 +221,7 @@ def test_the_paired_t_standard_error_is_the_jackknife_not_cr1() -> None:
 
 
 def test_a_p_value_without_spread_says_why() -> None:
-    from workbench.compare import paired_difference
+    from workbench.stats import paired_difference
 
     rows = []
     for t in range(8):
@@ -241,7 +241,7 @@ def test_cr2_equals_the_bell_mccaffrey_matrix_formulas() -> None:
     square roots (scipy.linalg.sqrtm) and the eigenvalues of G'G, against the closed form the code uses."""
     from scipy import linalg, stats
 
-    from workbench.bootstrap import cr2_mean, cr2_p_value
+    from workbench.stats import cr2_mean, cr2_p_value
 
     rng = np.random.default_rng(12)
     sizes = [2, 9, 4, 15, 3, 6]
@@ -280,7 +280,7 @@ def test_transformed_t_intervals_by_hand() -> None:
     """logit-t and atanh-t: the jackknife t interval of the transformed estimate, transformed back."""
     from scipy import stats
 
-    from workbench.bootstrap import interval
+    from workbench.stats import interval
 
     jk = np.array([0.80, 0.84, 0.78, 0.83, 0.81])
     est = 0.81
@@ -322,7 +322,7 @@ def test_a_transformed_interval_at_the_bound_falls_back_to_the_plain_t() -> None
     interval would be a number of the transform's clipping, not of the data. It is the plain t, clipped, and says so."""
     from scipy import stats
 
-    from workbench.bootstrap import AT_BOUND, interval
+    from workbench.stats import AT_BOUND, interval
 
     jk = np.array([1.0, 0.6, 0.7, 0.65])
     iv = interval(0.72, np.zeros(0), 0.95, "atanh-t", jackknife=jk)

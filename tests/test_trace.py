@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from workbench.composition import support_from_scores
-from workbench.metrics.tables import pass_vs_tokens, results_table
+from workbench.analyses.sjc import pass_vs_tokens, results_table
 from workbench.sensitivity import (
     keep_rate_by_section,
 )

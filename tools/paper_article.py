@@ -22,9 +22,9 @@ matplotlib.use("Agg")
 import polars as pl  # noqa: E402
 
 from workbench import plots  # noqa: E402
-from workbench.compare import compare_to_baseline  # noqa: E402
+from workbench.stats import compare_to_baseline  # noqa: E402
 from workbench.datasets import load  # noqa: E402
-from workbench.metrics import reliability  # noqa: E402
+from workbench.stats import reliability  # noqa: E402
 
 OUT = Path(sys.argv[1] if len(sys.argv) > 1 else "build/article")
 TABLES = Path("figures/tables")

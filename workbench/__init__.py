@@ -4,7 +4,7 @@ The names a notebook user needs, in one place::
 
     from workbench import load, read_log, derive_missing, need, parse, prune, reliability, auroc_ci
 
-``bootstrap_ci`` is :func:`workbench.bootstrap.bootstrap` (the module keeps its name: no attribute of the
+``bootstrap_ci`` is :func:`workbench.stats._bootstrap.bootstrap` (the module keeps its name: no attribute of the
 package shadows a submodule). Everything else lives in the module its name says (``workbench.trace``, ``workbench.focus``,
 ``workbench.judges`` ...); see the module map in the README.
 """
@@ -25,10 +25,10 @@ def _package_version() -> str:
 
 #: the package's names and where they live; each is imported when first used (``import workbench`` stays quick:
 #: the CLI's start-up and a notebook's first cell do not pay for scipy, polars and the adapters up front)
-_EXPORTS = {"read_log": ("workbench.adapters", "read_log"), "auroc_ci": ("workbench.bootstrap", "auroc_ci"),
-            "bootstrap_ci": ("workbench.bootstrap", "bootstrap"), "derive_missing": ("workbench.datasets", "derive_missing"),
-            "load": ("workbench.datasets", "load"), "need": ("workbench.datasets", "need"), "efficiency": ("workbench.metrics", "efficiency"),
-            "reliability": ("workbench.metrics", "reliability"), "parse": ("workbench.summaries._grammar", "parse"),
+_EXPORTS = {"read_log": ("workbench.adapters", "read_log"), "auroc_ci": ("workbench.stats._bootstrap", "auroc_ci"),
+            "bootstrap_ci": ("workbench.stats._bootstrap", "bootstrap"), "derive_missing": ("workbench.datasets", "derive_missing"),
+            "load": ("workbench.datasets", "load"), "need": ("workbench.datasets", "need"), "efficiency": ("workbench.stats", "efficiency"),
+            "reliability": ("workbench.stats", "reliability"), "parse": ("workbench.summaries._grammar", "parse"),
             "prune": ("workbench.summaries._grammar", "prune"), "validate": ("workbench.tables._validation", "validate")}
 
 

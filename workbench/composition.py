@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 from rapidfuzz import fuzz
 
-from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed
+from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed
 from workbench.tables._vocabulary import REASONING_SECTIONS, SECTIONS
 from workbench.summaries._grammar import normalise
 
@@ -185,7 +185,7 @@ def unsupported_from_counts(counts: pl.DataFrame, *, n_boot: int = DEFAULT_N_BOO
                             level: float = 0.95) -> pl.DataFrame:
     """:func:`unsupported_by_role` from :func:`unsupported_counts` (rows of the same unit added up).
 
-    The bootstrap is :func:`workbench.bootstrap.bootstrap`'s over the entries, computed from the clusters' sums:
+    The bootstrap is :func:`workbench.stats._bootstrap.bootstrap`'s over the entries, computed from the clusters' sums:
     the units are numbered in sorted order and drawn with the same generator, and a resample's share is its
     unsupported entries over its entries, the mean of its rows (both sums exact integers), so the interval is the
     same to the bit while the entries are never held.
@@ -206,7 +206,7 @@ def unsupported_from_counts(counts: pl.DataFrame, *, n_boot: int = DEFAULT_N_BOO
     polars.DataFrame
         :func:`unsupported_by_role`'s columns.
     """
-    from workbench.bootstrap import BootstrapResult, as_generator, interval, make_units, resample_counts
+    from workbench.stats._bootstrap import BootstrapResult, as_generator, interval, make_units, resample_counts
 
     summed = counts.group_by("schema", "role", "unit").agg(pl.col("entries", "unsupported").sum())
     rows = []

@@ -284,7 +284,7 @@ def _fill_run_usage(tables: dict[str, Any]) -> dict[str, str]:
     before = _null_counts(runs, targets)
     if not any(before.values()):
         return {}
-    from workbench.metrics.usage import efficiency
+    from workbench.stats._efficiency import efficiency
 
     eff = efficiency(tables["steps"].drop_nulls(["input_tokens", "output_tokens"]))
     fill = eff.lazy().select("run_id", pl.col("peak_tokens").cast(pl.Int64).alias("_peak_tokens"),
@@ -310,7 +310,7 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
     """Add to ``tables`` (in place) what an imported log lacks but can be derived offline; return what was added.
 
     * run columns ``peak_tokens``, ``dependency`` and ``agent_tokens`` where they are null,
-      from the steps' token counts (FOCUS A.8; :func:`workbench.metrics.usage`);
+      from the steps' token counts (FOCUS A.8; :func:`workbench.stats._efficiency`);
     * ``entries`` from the candidate summaries (:func:`workbench.summaries._entries.entries_table`);
     * lexical-judge ``scores`` for those entries (the offline default judge), and the ``evidence`` they used.
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from workbench.bootstrap import DEFAULT_N_BOOT, BootstrapResult, Seed, as_generator, bootstrap
+from workbench.stats._bootstrap import DEFAULT_N_BOOT, BootstrapResult, Seed, as_generator, bootstrap
 
 _DEPENDS = re.compile(r"depends\s*on\s*:?\s*(?P<list>.*)$", re.IGNORECASE)
 _SPAN = re.compile(r"\bs\s*_?\s*(\d+)\b", re.IGNORECASE)

@@ -3,7 +3,7 @@ placed in it with intervals (``notebooks/human_labels.py``).
 
 FRANK (Pagnoni, Balachandran and Tsvetkov, NAACL 2021) scores a metric by its partial correlation with the human
 ``Factuality`` of each summary, controlling for the system that wrote it
-(:func:`workbench.metrics.correlation.partial_correlation`), on the valid, test or all split of either or both
+(:func:`workbench.stats._correlation.partial_correlation`), on the valid, test or all split of either or both
 data sets. :func:`frank_table` computes that table from FRANK's own files; :func:`correlation_table` computes it
 for any summary frame (FRANK's metrics, the workbench's judges aggregated per summary, a user's own scores).
 
@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, BootstrapResult, Seed, auroc_ci
-from workbench.metrics.correlation import (PartialCorrelation, correlation_difference_ci, partial_correlation,
+from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, BootstrapResult, Seed, auroc_ci
+from workbench.stats._correlation import (PartialCorrelation, correlation_difference_ci, partial_correlation,
                                            partial_correlation_ci, williams_test)
 
 __all__ = ["AGGREGATIONS", "FRANK_PUBLISHED", "SPLITS", "choose_aggregation", "compare_with_published",

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import (DEFAULT_N_BOOT, INTERVAL_COLUMNS, Seed, Units, as_generator, interval, make_units,
+from workbench.stats._bootstrap import (DEFAULT_N_BOOT, INTERVAL_COLUMNS, Seed, Units, as_generator, interval, make_units,
                                  resample_counts)
 
 
@@ -65,7 +65,7 @@ def sweep(
     One row per (setting, tau): ``setting``, ``tau`` and the interval columns (``estimate`` is
     the fraction pruned, ``n`` the entries). Vectorised: per cluster, the number of entries
     below each tau (K x T) and its size; each resample's fraction is ``(w @ below) / (w @ size)``,
-    and each tau's interval comes from :func:`workbench.bootstrap.interval`. Every setting
+    and each tau's interval comes from :func:`workbench.stats._bootstrap.interval`. Every setting
     draws its resamples from the same stream when ``seed`` is an integer (a generator is advanced
     across settings instead).
 
@@ -88,7 +88,7 @@ def sweep(
     level : float, default 0.95
         Coverage of the band.
     method : {"percentile", "bca", "t"}, default "percentile"
-        The interval rule of :func:`workbench.bootstrap.interval`.
+        The interval rule of :func:`workbench.stats._bootstrap.interval`.
 
     Returns
     -------

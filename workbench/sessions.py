@@ -34,7 +34,7 @@ from pathlib import Path
 import polars as pl
 
 from workbench import tokens
-from workbench.bootstrap import DEFAULT_N_BOOT
+from workbench.stats._bootstrap import DEFAULT_N_BOOT
 from workbench.summaries._identifiers import identifier_sources, replaced_history
 from workbench.summaries._grammar import detect_schema, parse
 from workbench.trace import continuation_burden

@@ -17,8 +17,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap
-from workbench.metrics.success import reliability
+from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap
+from workbench.stats._success import reliability
 from workbench.tables._frames import height
 
 # the boundary fact check lives with the identifier rules; these names keep their old import path

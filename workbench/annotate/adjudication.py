@@ -196,7 +196,7 @@ class Prepared:
     """What :func:`prepare` did: the agreement report, the labels left out because no sample holds their items,
     and the adjudication file it added the new disagreements to; ``str()`` is ``workbench agree``'s printout."""
 
-    report: Any  # workbench.metrics.agreement.AgreementReport
+    report: Any  # workbench.stats._agreement.AgreementReport
     file: AdjudicationFile
     stray_labels: int = 0
     stray_items: int = 0
@@ -220,15 +220,15 @@ def prepare(store: str | os.PathLike[str], *, samples: Sequence[str | os.PathLik
 
     The labels (adjudicated ones left out) of the items the ``samples`` hold (default: the store's own samples,
     ``STORE/samples/*.jsonl``; every label when there are none); agreement per field
-    (:func:`workbench.metrics.agreement.agreement_report`, intervals resampling the items' ``scenario_id``; ``by``
+    (:func:`workbench.stats._agreement.agreement_report`, intervals resampling the items' ``scenario_id``; ``by``
     ``round`` or ``annotator`` keeps one kind of comparison); and each new disagreement, with every annotator's
     value and note and the sample's text, added to the adjudication file ``out`` (default
     ``STORE/adjudication.jsonl``; a record already there is never rewritten). A store without labels, or without
     labels of the samples' items, is an error naming it."""
     from workbench.annotate.samples import sample_clusters, sample_index
     from workbench.annotate.store import AnnotationStore
-    from workbench.bootstrap import DEFAULT_N_BOOT
-    from workbench.metrics.agreement import agreement_report, disagreements
+    from workbench.stats._bootstrap import DEFAULT_N_BOOT
+    from workbench.stats._agreement import agreement_report, disagreements
 
     store = Path(store)
     reader = AnnotationStore(store, read_only=True)  # reading takes no lock: a read-only store can be read
@@ -267,11 +267,11 @@ class Applied:
 def apply(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> Applied:
     """Add an adjudication file's decisions to the store as ``adjudicated`` labels, each once (``workbench
     adjudicate``). Each decision must answer a disagreement: the store's annotators' latest labels of its item and
-    field differ (:func:`workbench.metrics.agreement.disagreements`); a decision about an item and field they
+    field differ (:func:`workbench.stats._agreement.disagreements`); a decision about an item and field they
     never labelled, or labelled alike (it would override what they agreed on), is an error naming FILE:LINE, and
     nothing is added. A decision already in the store (same value and note) is not added again."""
     from workbench.annotate.store import AnnotationStore
-    from workbench.metrics.agreement import disagreements
+    from workbench.stats._agreement import disagreements
 
     decided = [(number, rec) for number, rec in numbered_records(path) if rec.get("value") is not None]
     target = AnnotationStore(store)

@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from workbench.annotate.evaluation import evaluation_material
-from workbench.bootstrap import Seed
+from workbench.stats._bootstrap import Seed
 from workbench.errors import SelectionError
 from workbench.tables._frames import collected, rows_of, slices
 from workbench.tables._vocabulary import REASONING_SECTIONS

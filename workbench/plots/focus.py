@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from workbench.plots import _axes, figure_size
 
 if TYPE_CHECKING:
-    from workbench.bootstrap import BootstrapResult
+    from workbench.stats._bootstrap import BootstrapResult
     from workbench.focus import UtilityHistogram
 
 

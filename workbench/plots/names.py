@@ -32,7 +32,7 @@ METRICS: dict[str, str] = {
     "acc": "Acc", "pass_hat_k": "Pass^k", "pass_at_k": "Pass@k", "tokens": "Tokens", "steps": "Steps",
     "peak_tokens": "Peak tokens", "dependency": "Dependency",
 }
-#: interval methods (``workbench.bootstrap.METHODS``) as a caption says them
+#: interval methods (``workbench.stats.INTERVAL_METHODS``) as a caption says them
 INTERVAL_METHODS: dict[str, str] = {
     "t": "cluster jackknife t", "logit-t": "cluster jackknife t on the logit scale",
     "atanh-t": "cluster jackknife t on Fisher's z", "cr2": "CR2, Bell-McCaffrey df",

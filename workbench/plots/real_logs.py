@@ -20,7 +20,7 @@ def pass_k_curves(passk: pl.DataFrame, source: str | None = None, ax: Axes | Non
     Parameters
     ----------
     passk : polars.DataFrame
-        :func:`workbench.metrics.reliability_by_k`.
+        :func:`workbench.stats.reliability_by_k`.
     source : str, optional
         The file the curve comes from, named in the title.
     ax : matplotlib.axes.Axes, optional

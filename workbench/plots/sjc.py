@@ -107,7 +107,7 @@ def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = 
     Parameters
     ----------
     table12 : polars.DataFrame
-        :func:`workbench.metrics.discrimination.judge_table`.
+        :func:`workbench.stats._discrimination.judge_table`.
     published : dict of str to float, optional
         Label field to a published AUROC, drawn as a point.
     published_label : str, default "Jev (SJC, published)"
@@ -279,7 +279,7 @@ def pass_vs_tokens(frame: pl.DataFrame, reference: str = "no_compression", ax: A
     Parameters
     ----------
     frame : polars.DataFrame
-        :func:`workbench.metrics.tables.pass_vs_tokens`.
+        :func:`workbench.analyses.sjc._results.pass_vs_tokens`.
     reference : str, default "no_compression"
         The uncompressed method, whose cost is the dotted line.
     ax : matplotlib.axes.Axes, optional
@@ -313,13 +313,13 @@ def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None 
     """Accuracy of each method at each budget (grouped bars), with its interval when ``frame`` has one.
 
     ``frame`` has ``method``, ``budget`` and ``value`` per row, as
-    :func:`workbench.metrics.reliability` by ``["method", "budget"]`` gives; with ``n_boot`` it
+    :func:`workbench.stats.reliability` by ``["method", "budget"]`` gives; with ``n_boot`` it
     also has ``{value}_ci_low`` / ``{value}_ci_high``, drawn as error bars.
 
     Parameters
     ----------
     frame : polars.DataFrame
-        :func:`workbench.metrics.reliability` by ``["method", "budget"]``.
+        :func:`workbench.stats.reliability` by ``["method", "budget"]``.
     value : str, default "acc"
         The statistic drawn.
     ax : matplotlib.axes.Axes, optional

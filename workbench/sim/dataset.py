@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from workbench.tables._files import rows_frame, write_tables
-from workbench.metrics.usage import dependency
+from workbench.stats._efficiency import dependency
 from workbench.sim.agent import SimEntry
 from workbench.sim.compressor import CompressorConfig, in_text_order, render
 from workbench.sim.episode import POLICIES, Episode, EpisodeResult, SimConfig

@@ -19,9 +19,9 @@ correlation with the human score, exceeds ``r13``, another metric's, given ``r23
 one-sided, ``t`` with ``n - 3`` degrees of freedom. It treats summaries as independent; when several summaries
 share an article, :func:`correlation_difference_ci` gives the article-bootstrap interval of ``r12 - r13`` beside it.
 
-Intervals resample the clusters (articles) with the one engine's counts (:func:`workbench.bootstrap.resample_counts`)
+Intervals resample the clusters (articles) with the one engine's counts (:func:`workbench.stats._bootstrap.resample_counts`)
 and refit the system adjustment in every resample (the whole estimator is bootstrapped): a resample with a cluster
-drawn twice holds its rows twice, exactly as :func:`workbench.bootstrap.bootstrap` over
+drawn twice holds its rows twice, exactly as :func:`workbench.stats._bootstrap.bootstrap` over
 :func:`partial_correlation` would see them (a test checks the replicates are the same), only without building each
 resample's rows.
 """
@@ -35,14 +35,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from workbench.bootstrap import DEFAULT_N_BOOT, BootstrapResult, Seed, as_generator, interval, make_units, \
+from workbench.stats._bootstrap import DEFAULT_N_BOOT, BootstrapResult, Seed, as_generator, interval, make_units, \
     resample_counts
 
-__all__ = ["METHODS", "PartialCorrelation", "correlation_difference_ci", "partial_correlation",
+__all__ = ["CORRELATION_METHODS", "PartialCorrelation", "correlation_difference_ci", "partial_correlation",
            "partial_correlation_ci", "residualise", "williams_test"]
 
 #: the correlations :func:`partial_correlation` takes
-METHODS = ("pearson", "spearman")
+CORRELATION_METHODS = ("pearson", "spearman")
 
 
 @dataclass(frozen=True)
@@ -146,8 +146,8 @@ def partial_correlation(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLi
     """
     from scipy import stats
 
-    if method not in METHODS:
-        raise ValueError(f"method: expected one of {list(METHODS)}, got {method!r}")
+    if method not in CORRELATION_METHODS:
+        raise ValueError(f"method: expected one of {list(CORRELATION_METHODS)}, got {method!r}")
     xs, ys, c = _complete(x, y, control)
     if len(xs) < 3:
         raise ValueError(f"partial correlation: {len(xs)} rows with both values; at least 3 are needed")

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap
+from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap
 from workbench.tables._labels import latest_labels
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, auroc_ci
+from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, auroc_ci
 
 #: label values that count as the positive class, per field
 POSITIVE: dict[str, str] = {"support": "supported", "correct": "correct"}
@@ -124,7 +124,7 @@ def judge_table(
     level : float, default 0.95
         Coverage of the intervals.
     method : {"logit-t", "t", "percentile", "bca"}, default "logit-t"
-        The interval rule of :func:`workbench.bootstrap.interval` (:func:`workbench.bootstrap.auroc_ci`'s default).
+        The interval rule of :func:`workbench.stats._bootstrap.interval` (:func:`workbench.stats._bootstrap.auroc_ci`'s default).
 
     Returns
     -------

@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 from scipy.stats import norm
 
-from workbench.bootstrap import DEFAULT_N_BOOT, Seed, as_generator, auroc_ci
+from workbench.stats._bootstrap import DEFAULT_N_BOOT, Seed, as_generator, auroc_ci
 
 #: the AUROC interval methods the study compares (``auroc_ci``'s default, ``logit-t``, last)
 METHODS = ("percentile", "bca", "t", "logit-t")

@@ -3,7 +3,7 @@
 Beyond the papers (SJC reports one tau and point estimates). Everything here works on one
 judge's scores of labeled entries: ``scores`` in [0, 1], binary ``labels`` (1 = the positive
 class, e.g. ``supported``) and ``clusters`` (each entry's task scenario), and every interval
-comes from :mod:`workbench.bootstrap` resampling scenarios.
+comes from :mod:`workbench.stats._bootstrap` resampling scenarios.
 
 * :func:`reliability_curve` -- per score bin the mean score and the observed positive rate
   with its interval (the reliability diagram);
@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, BootstrapResult, Seed, bootstrap
+from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, BootstrapResult, Seed, bootstrap
 
 ArrayLike = npt.ArrayLike
 STRATEGIES = ("uniform", "quantile")
@@ -61,7 +61,7 @@ def labeled_scores(scores: pl.DataFrame, gold: pl.DataFrame, clusters: pl.DataFr
     polars.DataFrame
         Columns ``entry_id``, ``score``, ``label``, ``scenario_id``.
     """
-    from workbench.metrics.discrimination import POSITIVE
+    from workbench.stats._discrimination import POSITIVE
 
     sc = scores.filter(pl.col("judge") == judge)
     if "repeat" in sc.columns:
@@ -76,9 +76,9 @@ def labeled_scores(scores: pl.DataFrame, gold: pl.DataFrame, clusters: pl.DataFr
 def _complete(scores: ArrayLike, labels: ArrayLike,
               clusters: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Scores, labels (as floats) and clusters of the rows with both a score and a label, and how many were left
-    out: the workbench's rule for missing values (:func:`workbench.bootstrap.complete_rows`). Scores must lie in
+    out: the workbench's rule for missing values (:func:`workbench.stats._bootstrap.complete_rows`). Scores must lie in
     [0, 1]; nothing left is a ``ValueError`` saying so."""
-    from workbench.bootstrap import complete_rows
+    from workbench.stats._bootstrap import complete_rows
 
     s = np.asarray(scores, dtype=np.float64)
     y_raw = np.asarray(labels)
@@ -699,7 +699,7 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
     improvement on cross-validation. JASA 78(382), 316-331 (optimism); Chernozhukov et al. (2018),
     Double/debiased machine learning, for cross-fitting.
     """
-    from workbench.bootstrap import interval, interval_reason
+    from workbench.stats._bootstrap import interval, interval_reason
 
     if target not in ("precision", "recall"):
         raise ValueError(f"target: expected 'precision' or 'recall', got {target!r}")
@@ -822,16 +822,16 @@ def paired_auroc_difference(scores_a: ArrayLike, scores_b: ArrayLike, labels: Ar
     level : float, default 0.95
         Coverage of the interval.
     method : {"t", "percentile", "bca"}, default "t"
-        The interval rule of :func:`workbench.bootstrap.interval`.
+        The interval rule of :func:`workbench.stats._bootstrap.interval`.
 
     Returns
     -------
     BootstrapResult
         AUROC(a) - AUROC(b) with its interval.
     """
-    from workbench.metrics.discrimination import auroc
+    from workbench.stats._discrimination import auroc
 
-    from workbench.bootstrap import complete_rows
+    from workbench.stats._bootstrap import complete_rows
 
     (a, b, y, c), missing = complete_rows(np.asarray(scores_a, dtype=np.float64), np.asarray(scores_b, dtype=np.float64),
                                           np.asarray(labels), np.asarray(clusters), names=("score a", "score b", "label"))

@@ -35,7 +35,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from workbench.bootstrap import (DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, as_generator, bootstrap, cr2_p_value,
+from workbench.stats._bootstrap import (DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, as_generator, bootstrap, cr2_p_value,
                                  jackknife_se_of)
 
 METRICS = ("acc", "pass_hat_k", "tokens")
@@ -186,7 +186,7 @@ def paired_difference(runs: pl.DataFrame, metric: str = "acc", *, a: str, b: str
     Columns: the ``by`` columns, ``metric``, ``a``, ``b``, the interval columns (``estimate`` is
     the mean paired difference, ``n`` the pairs; clusters are scenarios), ``n_clusters``,
     ``p_value`` (two-sided) and its ``df``: by default (``method="cr2"``) Bell and McCaffrey's bias-reduced
-    variance with their degrees of freedom (:func:`workbench.bootstrap.cr2_mean`), which
+    variance with their degrees of freedom (:func:`workbench.stats._bootstrap.cr2_mean`), which
     ``benchmarks/bench_interval_coverage.py`` chose (coverage 94.8-96.2% at 8, 12 and 30 unequal scenarios on
     two generators, null rejection 2.9-5.9% at 5%; the jackknife t it replaced: 92.9-95.0% and 4.4-6.4%);
     with ``method="t"`` the delete-one-scenario jackknife (CR3-type, :func:`jackknife_se`) t with clusters - 1
@@ -215,7 +215,7 @@ def paired_difference(runs: pl.DataFrame, metric: str = "acc", *, a: str, b: str
     level : float, default 0.95
         Coverage of the interval.
     method : {"cr2", "t", "percentile", "bca"}, default "cr2"
-        The interval rule (:func:`workbench.bootstrap.cr2_mean`, or :func:`workbench.bootstrap.interval`'s).
+        The interval rule (:func:`workbench.stats._bootstrap.cr2_mean`, or :func:`workbench.stats._bootstrap.interval`'s).
     cross_checks : bool, default True
         Also fit the clustered GEE and the clustered McNemar test (``acc`` only).
 
@@ -500,7 +500,7 @@ def probability_of_improvement(runs: pl.DataFrame, a: str, b: str, metric: str =
     level : float, default 0.95
         Coverage of the interval.
     method : {"t", "percentile", "bca"}, default "t"
-        The interval rule of :func:`workbench.bootstrap.interval`.
+        The interval rule of :func:`workbench.stats._bootstrap.interval`.
 
     Returns
     -------
@@ -554,7 +554,7 @@ def performance_profile(runs: pl.DataFrame, taus: Sequence[float] | np.ndarray =
     distribution, the mean over all runs of ``score > tau``. Columns: the ``by`` columns, ``tau``, ``scores``, the
     interval columns (``n`` the tasks or runs; ``reason`` for NaN bounds: fewer than two scenarios) with
     ``ci_method`` for the contract's ``method``, which the grouping by the agents' ``method`` would collide with
-    (as in :func:`workbench.metrics.reliability`). Runs that vary in another dimension within a profile (two runs
+    (as in :func:`workbench.stats.reliability`). Runs that vary in another dimension within a profile (two runs
     of one task and replicate: two models, say) are refused, naming the column: pass it in ``by``.
 
     Parameters
@@ -584,7 +584,7 @@ def performance_profile(runs: pl.DataFrame, taus: Sequence[float] | np.ndarray =
     Agarwal, R., Schwarzer, M., Castro, P. S., Courville, A. and Bellemare, M. G. (2021). Deep reinforcement
     learning at the edge of the statistical precipice. NeurIPS (rliable).
     """
-    from workbench.bootstrap import interval_reason, make_units, resample_counts
+    from workbench.stats._bootstrap import interval_reason, make_units, resample_counts
 
     if scores not in ("tasks", "runs"):
         raise ValueError(f"scores: expected 'tasks' or 'runs', got {scores!r}")

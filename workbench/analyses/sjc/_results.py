@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from workbench.metrics.success import reliability
+from workbench.stats._success import reliability
 
 UNCOMPRESSED = "no_compression"
 
@@ -91,7 +91,7 @@ def pass_vs_tokens(runs: pl.DataFrame | pl.LazyFrame, k: int = 3, by: Sequence[s
     ----------
     SJC Figure 2.
     """
-    from workbench.bootstrap import bootstrap
+    from workbench.stats._bootstrap import bootstrap
 
     names = runs.lazy().collect_schema().names()
     cols = [f"{r}_tokens" for r in roles if f"{r}_tokens" in names]

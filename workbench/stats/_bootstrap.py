@@ -40,7 +40,7 @@ ArrayLike = npt.ArrayLike
 Seed = int | np.random.Generator
 
 #: the interval methods :func:`interval` knows (``cr2``, for a mean, is :func:`cr2_mean`'s)
-METHODS = ("percentile", "bca", "t", "logit-t", "atanh-t", "cr2")
+INTERVAL_METHODS = ("percentile", "bca", "t", "logit-t", "atanh-t", "cr2")
 
 
 
@@ -306,7 +306,7 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
     """The ``level`` interval of ``estimate`` from its bootstrap resamples ``boots``.
 
     Non-finite resamples (degenerate: the metric was undefined there) are left out and
-    counted. ``method`` is one of :data:`METHODS`:
+    counted. ``method`` is one of :data:`INTERVAL_METHODS`:
 
     * ``"percentile"``: the ``alpha/2`` and ``1 - alpha/2`` quantiles (numpy's linear rule);
     * ``"bca"``: bias-corrected and accelerated (Efron 1987): the bias correction ``z0`` from
@@ -316,7 +316,7 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
       standard error ``se = sqrt((G - 1) / G * sum (jk_g - mean jk)^2)`` over the G
       leave-one-cluster-out estimates and Student's t with G - 1 degrees of freedom. With few
       clusters it holds its level where the percentile interval does not (measured in
-      :func:`workbench.coverage_study.interval_coverage`, the AUROC at 12 and 30 clusters of 25,
+      :func:`workbench.stats._coverage.interval_coverage`, the AUROC at 12 and 30 clusters of 25,
       1,000 trials: 95.4% and 95.5% against the percentile interval's 91.8% and 93.6%, in
       ``figures/tables/sjc_table12_interval_coverage.csv``).
       The resamples are not used; ``jackknife`` is required.
@@ -344,7 +344,7 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
     level : float, default 0.95
         Coverage of the two-sided interval.
     method : {"percentile", "bca", "t", "logit-t", "atanh-t"}, default "percentile"
-        The interval rule (:data:`METHODS`; ``"cr2"`` is :func:`cr2_mean`'s).
+        The interval rule (:data:`INTERVAL_METHODS`; ``"cr2"`` is :func:`cr2_mean`'s).
     jackknife : array-like, optional
         Leave-one-cluster-out estimates; required by ``"bca"`` and ``"t"``.
     n_clusters : int, optional
@@ -377,8 +377,8 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
 
 def _bounds(estimate: float, boots: np.ndarray, level: float, method: str,
             jackknife: np.ndarray | None) -> tuple[float, float]:
-    if method not in METHODS:
-        raise ValueError(f"method: expected one of {list(METHODS)}, got {method!r}")
+    if method not in INTERVAL_METHODS:
+        raise ValueError(f"method: expected one of {list(INTERVAL_METHODS)}, got {method!r}")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level: expected a number in (0, 1), got {level!r}")
     alpha = (1.0 - level) / 2.0
@@ -872,4 +872,4 @@ def auroc_ci(
 
 __all__ = ["as_generator", "AT_BOUND", "auroc_ci", "bootstrap", "BootstrapResult", "complete_rows", "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT",
            "FEW_SCENARIOS", "Interval", "interval", "INTERVAL_COLUMNS", "INTERVAL_SCHEMA", "interval_reason", "jackknife_se_of",
-           "make_units", "METHODS", "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "Units", "ZERO_WIDTH"]
+           "make_units", "INTERVAL_METHODS", "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "Units", "ZERO_WIDTH"]
