@@ -23,7 +23,7 @@ import numpy as np
 from workbench.adapters import DEFAULT_METRICS
 from workbench.stats import bootstrap
 from workbench.datasets import derive_missing, load
-from workbench.human_labels import correlation_intervals, correlation_table, summary_frame, summary_scores
+from workbench.analyses import correlation_intervals, correlation_table, summary_frame, summary_scores
 from workbench.stats import partial_correlation
 
 FRANK = "data/benchmarks/frank"

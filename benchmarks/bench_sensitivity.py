@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 
 from workbench.stats import make_units, resample_counts
-from workbench.sensitivity import sweep
+from workbench.analyses.sjc import sweep
 
 
 def main(n: int = 27_000, k: int = 90, n_boot: int = 2000, loop_slice: int = 100) -> None:

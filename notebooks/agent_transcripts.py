@@ -69,7 +69,7 @@ else:
 
 # %%
 from workbench.summaries import run_of_entry
-from workbench.sessions import SessionAnalyses, burden_totals, prompt_cache_means, token_medians
+from workbench.analyses import SessionAnalyses, burden_totals, prompt_cache_means, token_medians
 from workbench.tables import batches_by_run
 
 analyses = SessionAnalyses(horizon=HORIZON, tau=TAU, encoding=ENCODING)

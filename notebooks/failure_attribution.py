@@ -45,7 +45,7 @@ tables = load(ensure_default_testbed(DATA), derive=True, names=("attributions",)
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
-from workbench.attribution import failures_by_scenario, followed_entry_share
+from workbench.analyses.sjc import failures_by_scenario, followed_entry_share
 
 need(tables, "attributions", what="failure attribution")  # a log without them: the notebook is skipped, with why
 failed = rows_of(select_runs(tables, budget=BUDGET), tables["attributions"].select("run_id")).collect()

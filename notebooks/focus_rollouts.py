@@ -56,7 +56,7 @@ runs = tables["runs"]
 # %%
 import numpy as np
 
-from workbench.focus import (
+from workbench.analyses.focus import (
     bound_curves,
     citation_matrices,
     citation_scores,

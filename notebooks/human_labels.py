@@ -55,7 +55,7 @@ need(tables, "entries", "scores", what="judging summaries against human labels")
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
-from workbench.human_labels import metric_column, summary_frame, summary_scores
+from workbench.analyses import metric_column, summary_frame, summary_scores
 
 runs = tables["runs"]
 if "human_score" not in runs.columns or runs.get_column("human_score").null_count() == runs.height:
@@ -78,7 +78,7 @@ print(f"{frame.height} summaries of {frame['source_id'].n_unique()} sources by {
 # FRANK's protocol (`evaluation/evaluate.py`): a metric's score and `Factuality` are each replaced by their residuals after a least-squares fit on the system's one-hot indicators, then Pearson's and Spearman's correlations of the residuals, on split all, valid or test of both data sets or one. Missing metric values are dropped per metric (dependency entailment has 83, FEQA 4). Beside each number, FRANK's own from its data README (three decimals) and the difference.
 
 # %%
-from workbench.human_labels import AGGREGATIONS, compare_with_published, correlation_table
+from workbench.analyses import AGGREGATIONS, compare_with_published, correlation_table
 
 JUDGE_COLUMNS = [f"{j} ({a})" for j in JUDGES for a in AGGREGATIONS]
 ORDER = [*METRICS, *JUDGE_COLUMNS]
@@ -109,7 +109,7 @@ plots.export_table(table, "human_correlations", f"{figs}/tables",
 # A summary's judge score is the mean or the minimum of its sentences' scores; which is the headline is chosen on the valid split (the higher partial Pearson correlation) and the judges are reported on the test split. Intervals resample articles (the 4 or 5 summaries of one article are not independent) and refit the system adjustment in every resample.
 
 # %%
-from workbench.human_labels import choose_aggregation, correlation_intervals
+from workbench.analyses import choose_aggregation, correlation_intervals
 
 has_split = CHOOSE_SPLIT in frame.get_column("split").to_list()
 HEADLINE = {j: choose_aggregation(frame, j, split=CHOOSE_SPLIT) if has_split else "mean" for j in JUDGES}
@@ -139,7 +139,7 @@ plots.export_table(placed.select("metric", "n", "pearson", "pearson_low", "pears
 display(placed)
 
 # %%
-from workbench.human_labels import published_frank
+from workbench.analyses import published_frank
 
 published = published_frank().filter(pl.col("split") == report).select(
     "metric", "dataset", pl.col("pearson").alias("value"))
@@ -157,7 +157,7 @@ plots.export(fig, "human_partial_correlation_forest", figs)
 # FRANK's `mm-correlation` mode: on the summaries both scores have, every variable residualised on the system, Williams' one-sided test that the higher correlation exceeds the lower. It takes summaries as independent; an article's 4 or 5 summaries share it, so beside each test the article-bootstrap interval of the difference in correlation.
 
 # %%
-from workbench.human_labels import williams_table
+from workbench.analyses import williams_table
 
 williams = pl.concat([williams_table(frame, f"{j} ({HEADLINE[j]})", METRICS, split=report, n_boot=N_BOOT, seed=SEED)
                       for j in JUDGES])
@@ -181,7 +181,7 @@ display(williams)
 # A one-sentence summary's `Factuality` is a label of its sentence, the workbench's entry: `supported` if no annotator found an error (966 XSum summaries have one sentence, CNN/DM only 3). Each judge's sentence score and each baseline's summary score against it, per data set and per system, with intervals resampling articles; below, the summary-level AUROC of `Factuality == 1` (an approximation of TRUE's protocol, which needs FRANK's per-sentence file).
 
 # %%
-from workbench.human_labels import entry_auroc, summary_auroc
+from workbench.analyses import entry_auroc, summary_auroc
 from workbench.tables import gold_labels
 
 labels = tables.get("labels")

@@ -33,7 +33,7 @@ use_project_root(chdir=True)  # relative parameters are the project's, however t
 figs = figures_dir(FIGURES, DATA, style=STYLE)
 from workbench import plots
 from workbench.datasets import load, need_outcomes
-from workbench.composition import section_counts
+from workbench.analyses.sjc import section_counts
 from workbench.stats import efficiency_by, reliability
 from workbench.summaries import entries_table
 

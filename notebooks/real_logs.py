@@ -69,7 +69,7 @@ plots.export(fig, "real_taubench_pass_k", figs);
 # ## tau-bench: replaying the compaction trigger and FIFO
 
 # %%
-from workbench.fifo_replay import replay, replay_by_budget
+from workbench.analyses import replay, replay_by_budget
 
 by_budget = replay_by_budget(replay(steps, runs, BUDGETS))
 plots.export_table(by_budget, "real_taubench_fifo_replay", f"{figs}/tables", "FIFO replay on tau-bench")

@@ -49,7 +49,7 @@ runs = tables["runs"]
 runs.height
 
 # %%
-from workbench.composition import CompositionCounts, support_from_scores
+from workbench.analyses.sjc import CompositionCounts, support_from_scores
 from workbench.summaries import run_of_entry
 from workbench.tables import batches_by_run
 

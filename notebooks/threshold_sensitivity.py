@@ -59,9 +59,9 @@ runs.height
 # %%
 import numpy as np
 
-from workbench.composition import support_from_scores
+from workbench.analyses.sjc import support_from_scores
 from workbench.tables import SECTIONS
-from workbench.sensitivity import ThresholdCounts, largest_change
+from workbench.analyses.sjc import ThresholdCounts, largest_change
 from workbench.summaries import run_of_entry
 from workbench.tables import batches_by_run
 
@@ -110,7 +110,7 @@ keep
 # **Figure (testbed).** Share of each section's entries kept at tau: SJC's forward-looking sections (Open TODOs, Pending user asks) are pruned far more than exact identifiers.
 
 # %%
-from workbench.sensitivity import decision_flips
+from workbench.analyses.sjc import decision_flips
 from workbench.tables import read_table
 
 repeated = read_table(REPEATED_SCORES, "scores").lazy() if REPEATED_SCORES else tables["scores"]

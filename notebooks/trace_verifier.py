@@ -64,7 +64,7 @@ steps = rows_of(tables["steps"].select("run_id", "step", "boundary_before", "blo
 # %%
 from workbench.summaries import fact_check_compactions
 from workbench.tables import read_table, table_file
-from workbench.trace import (
+from workbench.analyses.trace import (
     article_comparison,
     defects_chosen_vs_rejected,
     post_compaction_burden,
@@ -123,7 +123,7 @@ both.group_by("silent_defect", maintain_order=True).agg(pl.len(), pl.col("verifi
 
 # %%
 from workbench.sim.dataset import DatasetConfig, simulate
-from workbench.trace import verifier_cost
+from workbench.analyses.trace import verifier_cost
 
 # the same tasks and replicates with the cheap verifier (one raw-history continuation shared by the candidates)
 # (at most the testbed's 120 tasks: the cheap setting is a simulation beside the log, not a copy of a large one)

@@ -267,7 +267,7 @@ def test_any_judge_scores_an_imported_labelled_directory(imported: Path, tmp_pat
     import json as _json
 
     from workbench.datasets import load
-    from workbench.human_labels import correlation_table, summary_frame, summary_scores
+    from workbench.analyses import correlation_table, summary_frame, summary_scores
 
     url = server.url + ("/v1" if judge == "openai" else "")  # type: ignore[attr-defined]
     assert main(["judge", str(imported), "--judge", judge, "--base-url", url, "--model", "local", "--cache",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.attribution import failures_by_scenario as table11
-from workbench.attribution import followed_entry_share
+from workbench.analyses.sjc import failures_by_scenario as table11
+from workbench.analyses.sjc import followed_entry_share
 
 
 def test_table11_counts_and_exclusion() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from workbench.composition import by_boundary, entries_by_section, match_next, persistence, support_from_scores
+from workbench.analyses.sjc import by_boundary, entries_by_section, match_next, persistence, support_from_scores
 
 
 def entries_frame() -> pl.DataFrame:
@@ -58,7 +58,7 @@ def test_support_from_scores_nulls_stay_null() -> None:
 
 
 def test_section_counts_most_first_ties_by_name() -> None:
-    from workbench.composition import section_counts
+    from workbench.analyses.sjc import section_counts
 
     got = section_counts(entries_frame())
     assert got.rows() == [("Decisions", 3), ("Open TODOs", 3), ("Exact identifiers", 1)]
@@ -67,7 +67,7 @@ def test_section_counts_most_first_ties_by_name() -> None:
 def test_composition_counts_over_batches_of_runs_hand_computed() -> None:
     """Run r (above) and a run s with an entry the judge left unscored, added as two batches: every share counts
     only entries with a support value, and each table is the hand count over both runs."""
-    from workbench.composition import CompositionCounts
+    from workbench.analyses.sjc import CompositionCounts
 
     s = pl.DataFrame([("s", 0, "Decisions", 0, "- Paid INV-9.", None), ("s", 0, "Open TODOs", 1, "- Call Bob.", True),
                       ("s", 1, "Open TODOs", 0, "- Call Bob.", False)],
@@ -97,7 +97,7 @@ def test_composition_counts_equal_the_whole_tables_on_the_testbed(
         small_testbed: dict[str, pl.DataFrame]) -> None:
     """A small testbed's entries (scored and unscored) 37 runs at a time (batches_by_run) against each table on all
     at once."""
-    from workbench.composition import CompositionCounts
+    from workbench.analyses.sjc import CompositionCounts
     from workbench.tables import batches_by_run
 
     entries = support_from_scores(small_testbed["entries"], small_testbed["scores"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from workbench.summaries import arg_identifiers
-from workbench.fifo_replay import replay_run
+from workbench.analyses import replay_run
 
 
 def test_replay_counts_boundaries_and_out_of_window_references() -> None:
@@ -26,7 +26,7 @@ def test_replay_counts_boundaries_and_out_of_window_references() -> None:
 
 
 def test_replay_by_budget_sums_runs_per_budget() -> None:
-    from workbench.fifo_replay import replay_by_budget
+    from workbench.analyses import replay_by_budget
 
     rep = pl.DataFrame({"run_id": ["a", "b", "a", "b"], "budget": [200, 200, 100, 100], "boundaries": [0, 2, 1, 3],
                         "actions_after": [0, 4, 2, 5], "refs": [0, 3, 1, 3], "out_of_window": [0, 1, 0, 2],

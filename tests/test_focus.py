@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from workbench.focus import (
+from workbench.analyses.focus import (
     event_batches,
     bound_curves,
     citation_matrices,
@@ -78,7 +78,7 @@ def test_error_against_truth_equals_the_binomial_mean_absolute_deviation() -> No
     """E|Bin(N, p)/N - p| computed exactly with scipy's binomial pmf; with one span the worst-span error is it."""
     from scipy.stats import binom
 
-    from workbench.focus import error_against_truth
+    from workbench.analyses.focus import error_against_truth
 
     spans = pl.DataFrame({"event_id": ["e"], "span_id": ["s"], "gt_rate": [0.3]})
     got = error_against_truth(spans, [1, 10, 40], draws=40_000, seed=3)
@@ -145,7 +145,7 @@ def test_curve_means_do_not_depend_on_the_number_of_threads() -> None:
     import subprocess
     import sys
 
-    code = ("import numpy as np, polars as pl; from workbench.focus import curve_means; "
+    code = ("import numpy as np, polars as pl; from workbench.analyses.focus import curve_means; "
             "rng = np.random.default_rng(3); n = np.tile([1, 2, 3, 5, 10], 40000); "
             "f = pl.DataFrame({'event_id': [str(i) for i in range(n.size)], 'n_rollouts': n, "
             "'max_error': rng.random(n.size) / n}); print(curve_means(f, 'max_error')['max_error'].to_numpy().tobytes().hex())")

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from workbench.human_labels import (choose_aggregation, correlation_table, entry_auroc, frank_table, summary_frame,
+from workbench.analyses import (choose_aggregation, correlation_table, entry_auroc, frank_table, summary_frame,
                                     summary_scores, williams_table)
 
 from .test_metrics_correlation import frank_method

@@ -148,7 +148,7 @@ def test_text_errors_reason_names_what_the_server_said(log_dir: Path, tmp_path: 
 def test_repeats_against_a_noisy_server_are_real_requests(log_dir: Path, tmp_path: Path) -> None:
     """SJC Section 5.4: with ``--repeats 3`` each request is asked three times (the repeat index is in the cache key),
     so a non-deterministic judge (``jevcompat mock --noise``) disagrees with itself and decisions can flip."""
-    from workbench.sensitivity import decision_flips
+    from workbench.analyses.sjc import decision_flips
 
     with mock("--noise", "1.5") as url:
         assert run(log_dir, tmp_path, url, "--repeats", "3") == 0
@@ -166,7 +166,7 @@ def test_threshold_notebook_draws_decision_flips_from_noisy_repeats(log_dir: Pat
     the exported table equals decision_flips computed here from the same files."""
     from workbench.datasets import derive_missing, load
     from workbench.notebooks import run_all
-    from workbench.sensitivity import decision_flips
+    from workbench.analyses.sjc import decision_flips
 
     with mock("--noise", "1.5") as url:
         assert run(log_dir, tmp_path, url, "--repeats", "4") == 0

@@ -198,7 +198,7 @@ def test_frank_table_reproduces_frank_evaluation_to_the_digit() -> None:
     """Every value of FRANK's table (all / valid / test x both / cnndm / bbc, its ten metrics) equals FRANK's
     method recomputed here with scikit-learn and scipy: Pearson and p-values to 1e-6, Spearman to 1e-4 (ranks of
     near-tied residuals depend on floating-point order); and the three-decimal table in FRANK's data README."""
-    from workbench.human_labels import compare_with_published, frank_table
+    from workbench.analyses import compare_with_published, frank_table
 
     got = frank_table(FRANK)
     want = _frank_oracle()

@@ -40,13 +40,15 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
     """Arguments for every plotting function, computed from a small simulated testbed and the real fixtures."""
     import numpy as np
 
-    from workbench import focus, sensitivity, trace
+    from workbench.analyses import focus
+    from workbench.analyses.sjc import _sensitivity as sensitivity
+    from workbench.analyses import trace
     from workbench.summaries import _identifiers as identifiers
-    from workbench.sensitivity import decision_flips
+    from workbench.analyses.sjc import decision_flips
     from workbench.adapters import check_table, load_fixture
     from workbench.adapters import read_tau_bench
-    from workbench.attribution import failures_by_scenario
-    from workbench.composition import by_boundary, entries_by_section, persistence, section_counts, support_from_scores
+    from workbench.analyses.sjc import failures_by_scenario
+    from workbench.analyses.sjc import by_boundary, entries_by_section, persistence, section_counts, support_from_scores
     from workbench.tables import gold_labels
     from workbench.stats import reliability, reliability_by_k
     from workbench.stats import judge_table
@@ -54,7 +56,7 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
     import warnings
 
     from workbench.adapters import read_log
-    from workbench.fifo_replay import replay, replay_by_budget
+    from workbench.analyses import replay, replay_by_budget
     from workbench.sim.annotators import simulate_annotation
 
     t["labels"] = simulate_annotation(t, n=60)
@@ -80,10 +82,10 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
                            by="section")
     from workbench.stats import labeled_scores, reliability_curve, threshold_sweep
     from workbench.stats import compare_to_baseline, performance_profile
-    from workbench.composition import entries_by_role
+    from workbench.analyses.sjc import entries_by_role
     from workbench.datasets import entry_clusters
-    from workbench.composition import unsupported_by_role
-    from workbench.sessions import (after_compaction, burden_totals, compaction_overview, compaction_timeline,
+    from workbench.analyses.sjc import unsupported_by_role
+    from workbench.analyses import (after_compaction, burden_totals, compaction_overview, compaction_timeline,
                                     prompt_cache)
 
     with warnings.catch_warnings():
@@ -194,7 +196,7 @@ def test_session_figures_of_a_whole_directory_stay_readable_past_many() -> None:
     overview = pl.DataFrame({"run_id": [f"s{i // 3}" for i in range(n)], "boundary": [i % 3 for i in range(n)],
                              "schema": ["claude_code"] * n, "tokens_before_from": ["log", "counted"] * (n // 2) + ["log"],
                              "tokens_before": [1000 + 37 * i for i in range(n)], "tokens_after": [100 + i for i in range(n)]})
-    from workbench.sessions import token_medians
+    from workbench.analyses import token_medians
 
     medians = token_medians(overview)
     assert medians == {"logged": int(np.median(np.array(overview.filter(pl.col("tokens_before_from") == "log")[
@@ -228,7 +230,7 @@ def test_session_figures_of_a_whole_directory_stay_readable_past_many() -> None:
     cache = pl.DataFrame({"run_id": [f"s{i}" for i in range(n) for _ in range(2)], "boundary": [0] * (2 * n),
                           "window": ["before", "after"] * n, "cache_read_tokens": rng.integers(0, 900, 2 * n),
                           "cache_creation_tokens": rng.integers(0, 90, 2 * n), "fresh_tokens": rng.integers(0, 50, 2 * n)})
-    from workbench.sessions import prompt_cache_means
+    from workbench.analyses import prompt_cache_means
 
     with pytest.raises(ValueError, match="pass means="):  # the figure draws what it is given, never averages
         fig.prompt_cache(cache.lazy())

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from workbench.sensitivity import (
+from workbench.analyses.sjc import (
     decision_flips,
     first_vs_later,
     keep_rate_by_section,
@@ -60,7 +60,7 @@ def test_decision_flips_by_section_hand_computed() -> None:
 
 
 def test_sweep_counts_equal_a_per_scenario_loop_with_ties_nulls_and_unsorted_taus() -> None:
-    from workbench.sensitivity import _below_per_unit
+    from workbench.analyses.sjc._sensitivity import _below_per_unit
 
     rng = np.random.default_rng(3)
     s = np.round(rng.random(500), 1)  # many ties, some exactly on a tau
@@ -78,7 +78,7 @@ def test_threshold_counts_batch_by_batch_equal_the_whole_frame_functions() -> No
     last bit of every bootstrap bound, and each section's histogram equals numpy's."""
     import numpy as np
 
-    from workbench.sensitivity import (ThresholdCounts, first_vs_later, keep_rate_by_section, score_distribution,
+    from workbench.analyses.sjc import (ThresholdCounts, first_vs_later, keep_rate_by_section, score_distribution,
                                        sweep)
 
     rng = np.random.default_rng(3)

@@ -212,7 +212,7 @@ def test_session_cost_per_model_from_the_dated_table(tmp_path: Path) -> None:
     a model without a price is said, not guessed. Hand computation with Anthropic's list prices (USD per million:
     Sonnet 4.5 3 / 15, cache read 0.30, writes 3.75 (5 min) and 6 (1 h); Opus 4.1 15 / 75 / 1.50 / 18.75 / 30);
     ccusage 20.0.24 gives the same costs on claude-code-log's sessions (tools/ccusage_compare.py)."""
-    from workbench.pricing import session_costs
+    from workbench.analyses import session_costs
 
     one_hour = reply("a2", "u1", "msg_A2", "req_A2", (10, 100, 1000, 400), model="claude-opus-4-1-20250805")
     one_hour["message"]["usage"]["cache_creation"] = {"ephemeral_5m_input_tokens": 100,

@@ -15,7 +15,7 @@ import pytest
 from workbench import tokens
 from workbench.adapters import read_log
 from workbench.summaries import find, identifier_sources
-from workbench.sessions import after_compaction, compaction_overview
+from workbench.analyses import after_compaction, compaction_overview
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -91,7 +91,7 @@ def test_compaction_timeline_and_prompt_cache_on_the_example_session() -> None:
     import warnings
 
     from workbench.adapters import read_log
-    from workbench.sessions import compaction_timeline, prompt_cache
+    from workbench.analyses import compaction_timeline, prompt_cache
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -109,7 +109,7 @@ def test_compaction_timeline_and_prompt_cache_on_the_example_session() -> None:
 
 
 def test_unsupported_share_by_role_resamples_sessions() -> None:
-    from workbench.composition import unsupported_by_role
+    from workbench.analyses.sjc import unsupported_by_role
 
     e = pl.DataFrame({"entry_id": [f"e{i}" for i in range(8)], "section": ["Current Work"] * 4 + ["Pending Tasks"] * 4,
                       "schema": ["claude_code"] * 8, "supported": [True, False, True, False, False, True, True, True],
@@ -129,7 +129,7 @@ def test_unsupported_share_from_batch_counts_is_the_row_bootstrap() -> None:
     (workbench.stats._bootstrap.bootstrap of np.mean over the entries) to the bit; entries without support are left out."""
     import numpy as np
     from workbench.stats import bootstrap
-    from workbench.composition import unsupported_by_role, unsupported_counts, unsupported_from_counts
+    from workbench.analyses.sjc import unsupported_by_role, unsupported_counts, unsupported_from_counts
 
     rng = np.random.default_rng(7)
     n = 300
@@ -159,9 +159,9 @@ def test_unsupported_share_from_batch_counts_is_the_row_bootstrap() -> None:
 def test_session_analyses_a_batch_at_a_time_are_the_functions_of_all_sessions(size: int) -> None:
     """Fed one, two or every session at a time (batches_by_run), SessionAnalyses gives the per-compaction rows of
     the functions run on all sessions at once (checked by hand above), and the same entry counts and intervals."""
-    from workbench.composition import entries_by_role, support_from_scores, unsupported_by_role
+    from workbench.analyses.sjc import entries_by_role, support_from_scores, unsupported_by_role
     from workbench.datasets import derive_missing
-    from workbench.sessions import SessionAnalyses, compaction_timeline, identifier_share, prompt_cache
+    from workbench.analyses import SessionAnalyses, compaction_timeline, identifier_share, prompt_cache
     from workbench.tables import batches_by_run
 
     parts = [load("claude-code"), load("codex")]
@@ -196,7 +196,7 @@ def test_session_analyses_name_a_compaction_of_a_session_the_runs_lack() -> None
     """A scanned directory's references are checked a batch at a time: a compaction naming a session that is not
     among the runs is an error naming the table, the field and the unknown key (not a row of the batch)."""
     from workbench.tables._schema import SchemaError
-    from workbench.sessions import SessionAnalyses
+    from workbench.analyses import SessionAnalyses
     from workbench.tables import batches_by_run
 
     t = load("claude-code")

@@ -5,14 +5,14 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from workbench.composition import support_from_scores
+from workbench.analyses.sjc import support_from_scores
 from workbench.analyses.sjc import pass_vs_tokens, results_table
-from workbench.sensitivity import (
+from workbench.analyses.sjc import (
     keep_rate_by_section,
 )
 from workbench.summaries import fact_check
 from workbench.sim.dataset import DatasetConfig, simulate
-from workbench.trace import (
+from workbench.analyses.trace import (
     continuation_burden,
     defects_chosen_vs_rejected,
     pass_pairs,
@@ -69,7 +69,7 @@ def test_article_comparison_pairs_published_with_testbed(small_testbed: dict[str
     chosen = small_testbed["runs"].filter(pl.col("method").is_in(["prompting", "verifier", "fifo"])).select("run_id")
     tables = {name: small_testbed[name].join(chosen, on="run_id", how="semi") for name in ("runs", "candidates")}
     published = pl.read_csv(Path(__file__).resolve().parents[1] / "data" / "published" / "text_numbers.csv")
-    from workbench.trace import article_comparison
+    from workbench.analyses.trace import article_comparison
 
     side = article_comparison(tables["runs"], tables["candidates"], published)
     acc = side.filter(pl.col("quantity") == "acc_summary_budget48").row(0, named=True)
@@ -81,7 +81,7 @@ def test_article_comparison_pairs_published_with_testbed(small_testbed: dict[str
 
 def test_post_compaction_burden_hand_computed() -> None:
     """Two compacted runs and their matched uncompressed runs; excess blocked/repeated per action worked by hand."""
-    from workbench.trace import post_compaction_burden
+    from workbench.analyses.trace import post_compaction_burden
 
     runs = pl.DataFrame({"run_id": ["r1", "b1", "r2", "b2"], "method": ["m", "no_compression"] * 2,
                          "task_id": ["t1", "t1", "t2", "t2"], "replicate": [0] * 4,
@@ -105,7 +105,7 @@ def test_post_compaction_burden_counts_a_step_after_each_boundary_it_follows(laz
     """Boundaries before steps 1 and 2 of one run, horizon 2: step 2 is k = 2 after the first and k = 1 after the
     second. Only step 2 is blocked, the baseline never: k = 1 has steps 1 and 2 (0 and 1 blocked, excess 0.5),
     k = 2 steps 2 and 3 (1 and 0: 0.5), each over two actions."""
-    from workbench.trace import post_compaction_burden
+    from workbench.analyses.trace import post_compaction_burden
 
     runs = pl.DataFrame({"run_id": ["r", "b"], "method": ["m", "no_compression"], "task_id": ["t", "t"],
                          "replicate": [0, 0], "scenario_id": ["s", "s"]})

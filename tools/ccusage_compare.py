@@ -97,7 +97,7 @@ def workbench(projects: Path, client: str) -> dict[str, dict[str, int]]:
     """The workbench's usage per session (a session's runs summed: sub-agents roll up into it)."""
     from workbench.adapters import read_claude_code
     from workbench.adapters import read_codex
-    from workbench.pricing import session_costs
+    from workbench.analyses import session_costs
 
     runs = (read_claude_code if client == "claude" else read_codex)(projects)["runs"]
     costs = session_costs(runs).group_by("run_id").agg(__import__("polars").col("cost_usd").sum())

@@ -28,7 +28,7 @@ def find_root(start: str | os.PathLike[str] | None = None) -> Path | None:
 
 #: the project this package belongs to (its source checkout): where the testbed, the published numbers and the
 #: gallery are, whatever the working directory
-PROJECT_ROOT: Path = find_root(Path(__file__).resolve().parent) or Path(__file__).resolve().parents[1]
+PROJECT_ROOT: Path = find_root(Path(__file__).resolve().parent) or Path(__file__).resolve().parents[2]
 
 
 def use_project_root(*, chdir: bool = False) -> Path:

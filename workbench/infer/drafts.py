@@ -1,8 +1,8 @@
 """FOCUS draft rollouts: plan sketches from a chat model, each citing the history spans it needs.
 
 The prompt asks for ``Step: ... | Depends on: [s_i, s_j]`` lines (FOCUS Section 4); the answers
-are parsed by :func:`workbench.focus.parse_rollout` into the ``rollouts`` table that
-:func:`workbench.focus.citation_scores` estimates utilities from.
+are parsed by :func:`workbench.analyses.focus.parse_rollout` into the ``rollouts`` table that
+:func:`workbench.analyses.focus.citation_scores` estimates utilities from.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from workbench.focus import parse_rollout
+from workbench.analyses.focus import parse_rollout
 from workbench.llm.chat import send_chat
 from workbench.llm.client import LLMClient
 

@@ -8,7 +8,7 @@ from workbench import tokens
 from workbench.tables import _schema as schema
 from workbench.tables._validation import validate
 from workbench.infer.compressor import OpenClawCompressor
-from workbench.fifo_replay import turn_text
+from workbench.analyses._fifo_replay import turn_text
 
 
 def compact_with(compressor: object, steps: pl.DataFrame, runs: pl.DataFrame, budget: int,

@@ -209,7 +209,7 @@ def entries_by_section(counts: pl.DataFrame, ax: Axes | None = None) -> Axes:
     Parameters
     ----------
     counts : polars.DataFrame
-        ``section`` and ``entries`` (:func:`workbench.composition.section_counts`).
+        ``section`` and ``entries`` (:func:`workbench.analyses.sjc._composition.section_counts`).
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 

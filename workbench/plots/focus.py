@@ -14,7 +14,7 @@ from workbench.plots import _axes, figure_size
 
 if TYPE_CHECKING:
     from workbench.stats._bootstrap import BootstrapResult
-    from workbench.focus import UtilityHistogram
+    from workbench.analyses.focus import UtilityHistogram
 
 
 def bound_curves(curves: pl.DataFrame, ax: Axes | None = None) -> Axes:
@@ -23,7 +23,7 @@ def bound_curves(curves: pl.DataFrame, ax: Axes | None = None) -> Axes:
     Parameters
     ----------
     curves : polars.DataFrame
-        :func:`workbench.focus.bound_curves`.
+        :func:`workbench.analyses.focus.bound_curves`.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -50,7 +50,7 @@ def utility_histogram(hist: UtilityHistogram, tau: float = 0.5, ax: Axes | None 
     Parameters
     ----------
     hist : UtilityHistogram
-        :func:`workbench.focus.utility_histogram`.
+        :func:`workbench.analyses.focus.utility_histogram`.
     tau : float, default 0.5
         The keep threshold, a dotted line.
     ax : matplotlib.axes.Axes, optional
@@ -80,22 +80,22 @@ def estimation_curves(stability: pl.DataFrame, error: pl.DataFrame, slope: Boots
                       ) -> tuple[Figure, tuple[Axes, Axes]]:
     """FOCUS Figure 5: (A) keep-set Jaccard against the N_max decision, (B) worst-span error against u* (log-log).
 
-    ``stability`` and ``error`` are the mean curves (:func:`workbench.focus.curve_means` of
-    :func:`workbench.focus.self_consistency_curves` and :func:`workbench.focus.error_against_truth`), ``slope``
-    :func:`workbench.focus.error_slope`, shown with its interval in panel B's title, ``published`` FOCUS's own
-    points (:func:`workbench.focus.published_draft_error`); ``ax``, when given, is the pair of axes for panels
+    ``stability`` and ``error`` are the mean curves (:func:`workbench.analyses.focus.curve_means` of
+    :func:`workbench.analyses.focus.self_consistency_curves` and :func:`workbench.analyses.focus.error_against_truth`), ``slope``
+    :func:`workbench.analyses.focus.error_slope`, shown with its interval in panel B's title, ``published`` FOCUS's own
+    points (:func:`workbench.analyses.focus.published_draft_error`); ``ax``, when given, is the pair of axes for panels
     A and B. Returns the figure and the two axes.
 
     Parameters
     ----------
     stability : polars.DataFrame
-        :func:`workbench.focus.curve_means` of the Jaccard curves.
+        :func:`workbench.analyses.focus.curve_means` of the Jaccard curves.
     error : polars.DataFrame
-        :func:`workbench.focus.curve_means` of the error against the truth.
+        :func:`workbench.analyses.focus.curve_means` of the error against the truth.
     slope : BootstrapResult, optional
-        :func:`workbench.focus.error_slope`, written on panel B.
+        :func:`workbench.analyses.focus.error_slope`, written on panel B.
     published : polars.DataFrame, optional
-        :func:`workbench.focus.published_draft_error`, drawn as crosses.
+        :func:`workbench.analyses.focus.published_draft_error`, drawn as crosses.
     ax : sequence of matplotlib.axes.Axes, optional
         Two Axes to draw on; a new figure when None.
 

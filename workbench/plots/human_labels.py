@@ -18,14 +18,14 @@ def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order:
                        title: str = "partial Pearson correlation with human Factuality") -> tuple[Any, Any]:
     """One panel per data set (``panels``, values of ``dataset``): each metric of ``order`` (top to bottom) at
     its estimate with its interval (``estimate``, ``ci_low``, ``ci_high`` of
-    :func:`workbench.human_labels.correlation_intervals`), the judges of ``judges`` in a colour of their own, and
+    :func:`workbench.analyses._human_labels.correlation_intervals`), the judges of ``judges`` in a colour of their own, and
     where ``published`` has the same metric and data set (``metric``, ``dataset``, ``value``), FRANK's number as a
     cross.
 
     Parameters
     ----------
     intervals : polars.DataFrame
-        :func:`workbench.human_labels.correlation_intervals` per data set.
+        :func:`workbench.analyses._human_labels.correlation_intervals` per data set.
     panels : sequence of str
         The data sets, a panel each.
     order : sequence of str
@@ -33,7 +33,7 @@ def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order:
     judges : sequence of str, default ()
         The metrics drawn as ours (highlighted).
     published : polars.DataFrame, optional
-        :func:`workbench.human_labels.published_frank`, drawn as points.
+        :func:`workbench.analyses._human_labels.published_frank`, drawn as points.
     title : str, default "partial Pearson correlation with human Factuality"
         The title.
 
@@ -82,12 +82,12 @@ def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order:
 def auroc_by_group(table: pl.DataFrame, group: str, *, scores: Sequence[str], ax: Axes | None = None,
                    title: str | None = None) -> Axes:
     """AUROC with its interval per value of ``group`` (one cluster of bars each), a bar per score of ``scores``
-    (:func:`workbench.human_labels.entry_auroc`'s columns); a group without an AUROC is left empty, chance at 0.5.
+    (:func:`workbench.analyses._human_labels.entry_auroc`'s columns); a group without an AUROC is left empty, chance at 0.5.
 
     Parameters
     ----------
     table : polars.DataFrame
-        :func:`workbench.human_labels.entry_auroc`.
+        :func:`workbench.analyses._human_labels.entry_auroc`.
     group : str
         The column whose values are the groups.
     scores : sequence of str

@@ -54,7 +54,7 @@ def fifo_out_of_window(by_budget: pl.DataFrame, ax: Axes | None = None) -> Axes:
     Parameters
     ----------
     by_budget : polars.DataFrame
-        The FIFO replay's sums per budget (:func:`workbench.fifo_replay.replay_by_budget`).
+        The FIFO replay's sums per budget (:func:`workbench.analyses._fifo_replay.replay_by_budget`).
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 

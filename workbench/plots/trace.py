@@ -16,7 +16,7 @@ def burden_curve(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
     Parameters
     ----------
     frame : polars.DataFrame
-        :func:`workbench.trace.post_compaction_burden`.
+        :func:`workbench.analyses.trace.post_compaction_burden`.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -50,7 +50,7 @@ def defects_chosen_rejected(frame: pl.DataFrame, ax: Axes | None = None) -> Axes
     Parameters
     ----------
     frame : polars.DataFrame
-        :func:`workbench.trace.defects_chosen_vs_rejected`.
+        :func:`workbench.analyses.trace.defects_chosen_vs_rejected`.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 

@@ -101,7 +101,7 @@ def entries_table(compactions: pl.DataFrame, *, summary_column: str = "candidate
     """One row per entry of every candidate summary (schema table ``entries``).
 
     ``carried_from`` names the entry of the run's previous boundary with the same
-    normalised text (exact match; ``workbench.composition`` adds fuzzy matching).
+    normalised text (exact match; ``workbench.analyses.sjc._composition`` adds fuzzy matching).
 
     Parameters
     ----------

@@ -15,8 +15,8 @@ The SJC and TRACE questions asked of real sessions (``notebooks/agent_transcript
 
 Which identifiers of a summary have a source in what it replaced is
 :func:`workbench.summaries._identifiers.identifier_sources`; entries by role with lexical support is
-:func:`workbench.composition.entries_by_role`, its unsupported share with a session-bootstrap interval
-:func:`workbench.composition.unsupported_by_role`.
+:func:`workbench.analyses.sjc._composition.entries_by_role`, its unsupported share with a session-bootstrap interval
+:func:`workbench.analyses.sjc._composition.unsupported_by_role`.
 
 :class:`SessionAnalyses` runs all of them a batch of sessions at a time
 (:func:`workbench.tables._frames.batches_by_run`), so a directory of any number of sessions fits in memory: the
@@ -37,7 +37,7 @@ from workbench import tokens
 from workbench.stats._bootstrap import DEFAULT_N_BOOT
 from workbench.summaries._identifiers import identifier_sources, replaced_history
 from workbench.summaries._grammar import detect_schema, parse
-from workbench.trace import continuation_burden
+from workbench.analyses.trace import continuation_burden
 
 __all__ = ["after_compaction", "burden_totals", "compaction_overview", "compaction_timeline", "identifier_share",
            "prompt_cache", "prompt_cache_means", "SessionAnalyses", "token_medians"]
@@ -273,7 +273,7 @@ class SessionAnalyses:
     scans them back (:data:`TABLES`). Each table is sorted as its function sorts it within a batch, and batches
     follow each other, so with one batch (up to its size in sessions) the tables are the functions' own. The
     entries are counted as they pass: :meth:`entries_by_role` and :meth:`unsupported_by_role` are those of all
-    entries at once (:func:`workbench.composition.unsupported_from_counts`). The replaced history of a compaction is
+    entries at once (:func:`workbench.analyses.sjc._composition.unsupported_from_counts`). The replaced history of a compaction is
     built once for the overview and the identifier check. Memory holds one batch, not the directory. Each batch's
     references are checked (a step or compaction of a session the runs lack, an entry of a compaction the
     compactions lack): a scanned directory's are not when it is opened.
@@ -300,7 +300,7 @@ class SessionAnalyses:
 
     def add(self, batch: Mapping[str, pl.DataFrame]) -> None:
         """Analyse one batch of sessions (see the class)."""
-        from workbench.composition import entries_by_role, support_from_scores, unsupported_counts
+        from workbench.analyses.sjc._composition import entries_by_role, support_from_scores, unsupported_counts
 
         from workbench.tables._schema import SchemaError
         from workbench.tables._files import check_references
@@ -351,7 +351,7 @@ class SessionAnalyses:
         return pl.scan_parquet(self._parts[name])
 
     def entries_by_role(self) -> pl.DataFrame:
-        """:func:`workbench.composition.entries_by_role` of every batch's entries (with ``supported``)."""
+        """:func:`workbench.analyses.sjc._composition.entries_by_role` of every batch's entries (with ``supported``)."""
         if not self._by_role:
             return pl.DataFrame(schema={"schema": pl.Utf8, "role": pl.Utf8, "entries": pl.UInt32,
                                         "unsupported": pl.UInt32, "unsupported_share": pl.Float64})
@@ -362,8 +362,8 @@ class SessionAnalyses:
             (pl.col("unsupported") / pl.col("entries")).alias("unsupported_share"))
 
     def unsupported_by_role(self, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0, level: float = 0.95) -> pl.DataFrame:
-        """:func:`workbench.composition.unsupported_by_role` of every batch's entries, clusters resampled."""
-        from workbench.composition import unsupported_from_counts
+        """:func:`workbench.analyses.sjc._composition.unsupported_by_role` of every batch's entries, clusters resampled."""
+        from workbench.analyses.sjc._composition import unsupported_from_counts
 
         counts = pl.concat(self._unit_counts) if self._unit_counts else pl.DataFrame(
             schema={"schema": pl.Utf8, "role": pl.Utf8, "unit": pl.Utf8, "entries": pl.Int64, "unsupported": pl.Int64})

@@ -38,7 +38,7 @@ SPLITS = ("all", "valid", "test")
 #: how a summary's sentence scores become the summary's score
 AGGREGATIONS = ("mean", "min")
 #: FRANK's numbers as its data README gives them (computed by FRANK's script from its two JSON files)
-FRANK_PUBLISHED = Path(__file__).resolve().parents[1] / "data" / "published" / "frank_correlations.csv"
+FRANK_PUBLISHED = Path(__file__).resolve().parents[2] / "data" / "published" / "frank_correlations.csv"
 
 
 def metric_column(name: str) -> str:
