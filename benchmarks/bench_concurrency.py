@@ -22,7 +22,7 @@ from http.server import ThreadingHTTPServer
 from workbench.adapters import read_log
 from workbench.judges import make_judge
 from workbench.summaries import compaction_requests
-from workbench.judges.requests import score_requests
+from workbench.judges import score_requests
 
 
 def serve(delay: float, port: "multiprocessing.Queue[int]") -> None:

@@ -130,7 +130,7 @@ import sys, time
 t0 = time.perf_counter()
 from workbench.adapters._read import read_log
 from workbench.judges import make_judge
-from workbench.judges.run import judge_directory
+from workbench.judges._run import judge_directory
 
 if "{executor}" == "ray":  # (the local reference runs without Ray, whose idle processes would share its cores)
     import ray
@@ -139,7 +139,7 @@ if "{executor}" == "ray":  # (the local reference runs without Ray, whose idle p
 
     @ray.remote
     def warm():  # every worker imports the package before the clock starts (one warm-up task warms one worker)
-        import workbench.judges.run, workbench.judges.lexical  # noqa: F401
+        import workbench.judges._run, workbench.judges._lexical  # noqa: F401
         time.sleep(0.5)
 
     ray.get([warm.remote() for _ in range(4 * {n})])

@@ -1,6 +1,6 @@
 """Judge-request spans: each compaction's observations taken from the steps table.
 
-Reference, in the same run: :func:`workbench.judges.requests.span_outputs`, which filters the
+Reference, in the same run: :func:`workbench.judges._requests.span_outputs`, which filters the
 run's steps per compaction (what request building did before). Against it, :func:`span_index`
 built once and bisected per compaction. Both must give the same lists. Prints both times and the
 ratio on the testbed (``data/testbed``; generated when missing) replicated ``--copies`` times.

@@ -206,7 +206,7 @@ def test_each_summary_is_parsed_once_per_judge_run_with_tau(log_dir: Path, tmp_p
         return real(text, schema)
 
     monkeypatch.setattr(summary, "parse", counting)
-    for module in ("workbench.summaries._entries", "workbench.summaries._evidence", "workbench.judges.requests", "workbench.summaries._prune"):
+    for module in ("workbench.summaries._entries", "workbench.summaries._evidence", "workbench.judges._requests", "workbench.summaries._prune"):
         if hasattr(__import__(module, fromlist=["x"]), "parse"):
             monkeypatch.setattr(f"{module}.parse", counting)
     assert main(["judge", str(log_dir), "--judge", "lexical", "--out", str(tmp_path / "s.parquet"), "--quiet",
@@ -222,7 +222,7 @@ def test_judging_in_batches_of_runs_gives_the_same_scores(log_dir: Path, tmp_pat
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A large log is judged a batch of runs at a time (bounded memory); the scores and --tau counts are those of
     one batch."""
-    from workbench.judges import run as judge_run
+    from workbench.judges import _run as judge_run
 
     assert main(["judge", str(log_dir), "--judge", "lexical", "--out", str(tmp_path / "one.parquet"), "--quiet",
                  "--tau", "0.5"]) == 0
@@ -242,10 +242,10 @@ def test_batches_read_tables_in_any_row_order(log_dir: Path, tmp_path: Path, mon
     """A batch reads the rows between its runs' first and last row: with each table in another order (steps
     shuffled, runs reversed) every run still gets all of its rows, and the scores are those of the library's
     in-memory requests."""
-    from workbench.judges import run as judge_run
+    from workbench.judges import _run as judge_run
     from workbench.judges import make_judge
     from workbench.summaries import compaction_requests
-    from workbench.judges.requests import score_requests
+    from workbench.judges import score_requests
     from workbench.datasets import load
 
     tables = load(log_dir)

@@ -12,8 +12,8 @@ import pytest
 from workbench.adapters import read_log
 from workbench.judges import make_judge
 from workbench.summaries import compaction_requests
-from workbench.judges.requests import score_requests
-from workbench.llm.cache import DiskCache
+from workbench.judges import score_requests
+from workbench.llm import DiskCache
 
 from .conftest import EXAMPLE
 
@@ -70,8 +70,8 @@ def test_directory_judged_on_ray_batch_by_batch_equals_local(local_ray: None, tm
     import polars as pl
     from jevcompat.mock import Running
 
-    from workbench.judges import run as judge_run
-    from workbench.judges.run import judge_directory
+    from workbench.judges import _run as judge_run
+    from workbench.judges import judge_directory
 
     monkeypatch.setattr(judge_run, "RAY_BATCH_RUNS", 1)
     tables = read_log(EXAMPLE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 
-from workbench.infer.compressor import OpenClawCompressor, build_messages, finalize, quality_check
+from workbench.infer import OpenClawCompressor, build_messages, finalize, quality_check
 from workbench.llm import DiskCache, LLMClient, RetryPolicy
 from workbench.tables import SECTIONS
 from workbench.summaries import headings, parse

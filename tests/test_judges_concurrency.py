@@ -19,8 +19,8 @@ from workbench.adapters import read_log  # noqa: E402
 from workbench.judges import make_judge  # noqa: E402
 from workbench.summaries import entry_id  # noqa: E402
 from workbench.summaries import compaction_requests  # noqa: E402
-from workbench.judges.requests import score_requests  # noqa: E402
-from workbench.llm.cache import DiskCache  # noqa: E402
+from workbench.judges import score_requests  # noqa: E402
+from workbench.llm import DiskCache  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,8 +10,9 @@ import pytest
 
 from workbench.datasets import load
 from workbench.cli.main import main
-from workbench.judges import JudgeRequest, split_request
-from workbench.judges.jev import JevJudge
+from workbench.judges import split_request
+from workbench.summaries import JudgeRequest
+from workbench.judges import JevJudge
 from workbench.llm import DiskCache, LLMClient, RetryPolicy
 
 from .conftest import KEY

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.judges import JudgeRequest
-from workbench.judges.lexical import LexicalJudge, features, probability
+from workbench.summaries import JudgeRequest
+from workbench.judges import LexicalJudge, features, probability
 
 
 def request(entries: tuple[str, ...] = ("- Paid INV-104 ($120.50).", "- Will email the client next.")) -> JudgeRequest:
@@ -41,7 +41,7 @@ def test_lexical_judge_separates_sourced_entries_on_the_testbed(small_testbed: d
     from sklearn.metrics import roc_auc_score
 
     from workbench.summaries import compaction_requests
-    from workbench.judges.requests import score_requests
+    from workbench.judges import score_requests
 
     prompting = small_testbed["runs"].filter(pl.col("method") == "prompting").select("run_id")
     t = {name: small_testbed[name].join(prompting, on="run_id", how="semi") for name in ("runs", "steps", "compactions")}

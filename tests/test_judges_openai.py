@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.judges import JudgeRequest
-from workbench.judges.openai import OpenAIJudge, yes_probability
+from workbench.summaries import JudgeRequest
+from workbench.judges import OpenAIJudge, yes_probability
 from workbench.llm import DiskCache, LLMClient, RetryPolicy
 
 from .conftest import KEY

@@ -9,10 +9,10 @@ import pytest
 
 from workbench.adapters import import_log
 from workbench.judges import make_judge
-from workbench.judges import run as judge_run
+from workbench.judges import _run as judge_run
 from workbench.summaries import compaction_requests
-from workbench.judges.requests import score_requests
-from workbench.judges.run import JudgeReport, judge_directory
+from workbench.judges import score_requests
+from workbench.judges import JudgeReport, judge_directory
 from workbench.datasets import load
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "examples" / "invoice_log.jsonl"

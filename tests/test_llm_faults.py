@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from workbench.cli.main import main
-from workbench.judges import JudgeRequest
-from workbench.judges.jev import JevJudge
-from workbench.judges.openai import OpenAIJudge
+from workbench.summaries import JudgeRequest
+from workbench.judges import JevJudge
+from workbench.judges import OpenAIJudge
 from workbench.llm import DiskCache, LLMClient, RetryPolicy
-from workbench.llm.account import RunAccount
+from workbench.llm import RunAccount
 
 from .conftest import EXAMPLE, KEY
 from .llm_server import FakeLLMServer
@@ -236,7 +236,7 @@ def test_a_password_in_the_base_url_travels_but_is_never_stored(server: FakeLLMS
 
 
 def test_redact_url_keeps_host_port_and_path() -> None:
-    from workbench.llm.client import redact_url
+    from workbench.llm import redact_url
 
     assert redact_url("http://u:p%40ss@[::1]:8000/v1") == "http://[::1]:8000/v1"
     assert redact_url("https://token@api.example.org/v1?x=1") == "https://api.example.org/v1?x=1"

@@ -37,8 +37,8 @@ def test_a_quarter_megabyte_token_is_judged_and_its_identifiers_found_in_seconds
     every identifier rule on 256 KB of hyphen-joined words."""
     program = textwrap.dedent('''
         import random, string
-        from workbench.judges.base import JudgeRequest
-        from workbench.judges.lexical import LexicalJudge
+        from workbench.judges._base import JudgeRequest
+        from workbench.judges._lexical import LexicalJudge
         from workbench.summaries._identifiers import RULES, find
         rng = random.Random(0)
         letters = "".join(rng.choice(string.ascii_letters) for _ in range(256_000))

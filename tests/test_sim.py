@@ -14,9 +14,9 @@ import polars as pl
 
 from workbench.tables import TRAJECTORY_TABLES
 from workbench.cli.main import main
-from workbench.judges.lexical import LexicalJudge
+from workbench.judges import LexicalJudge
 from workbench.summaries import compaction_requests
-from workbench.judges.requests import score_requests
+from workbench.judges import score_requests
 from workbench.sim.agent import Turn
 from workbench.sim.compressor import CompressorConfig, compress, in_text_order
 from workbench.sim.dataset import DatasetConfig, simulate

@@ -20,7 +20,7 @@ import polars as pl
 from workbench.tables import _schema as schema
 from workbench.tables._frames import height
 from workbench._util.project import PROJECT_ROOT
-from workbench.tables._files import check_references, read_table, table_file
+from workbench.tables._files import check_references, open_tables, read_table, table_file
 
 #: where the default testbed lives, whatever the current directory
 DEFAULT_TESTBED = PROJECT_ROOT / "data" / "testbed"
@@ -156,7 +156,7 @@ def load(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, names: Sequence[str]
     if not path.is_dir() or table_file(path, "runs") is None:
         return _load_log(path, wanted, columns, derive)
     if lazy:
-        tables: dict[str, Any] = _open_dir(path, wanted or tuple(schema.TABLES))
+        tables: dict[str, Any] = open_tables(path, wanted or tuple(schema.TABLES), need=())
     elif columns or derive:
         tables = _analysis_tables(path, wanted, columns, derive, run_texts, run_columns)
     else:
@@ -219,17 +219,6 @@ def _read_dir(path: Path, names: Sequence[str] | None, *, light_runs: bool = Fal
         else:
             out[name] = read_table(file, name)
     check_references(out, files)
-    return out
-
-
-def _open_dir(path: Path, names: Sequence[str]) -> dict[str, pl.DataFrame | pl.LazyFrame]:
-    """The named tables of a directory, Parquet ones opened as plain scans (read when and as far as a query needs
-    them), JSONL ones read and validated."""
-    out: dict[str, pl.DataFrame | pl.LazyFrame] = {}
-    for name in names:
-        file = table_file(path, name)
-        if file is not None:
-            out[name] = pl.scan_parquet(file) if file.suffix == ".parquet" else read_table(file, name)
     return out
 
 
@@ -340,8 +329,8 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
             added["entries"] = f"{tables['entries'].height} entries parsed from the candidate summaries"
         if "scores" not in tables and (wanted is None or "scores" in wanted):
             from workbench.summaries._evidence import compaction_requests, evidence_table
-            from workbench.judges.lexical import LexicalJudge
-            from workbench.judges.requests import score_requests
+            from workbench.judges._lexical import LexicalJudge
+            from workbench.judges._requests import score_requests
 
             requests = compaction_requests(tables)
             tables["scores"], _ = score_requests(requests, LexicalJudge())

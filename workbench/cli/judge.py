@@ -1,4 +1,4 @@
-"""``workbench judge``: score every summary entry of a directory (:func:`workbench.judges.run.judge_directory`)."""
+"""``workbench judge``: score every summary entry of a directory (:func:`workbench.judges._run.judge_directory`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.cli.args import UsageError, executor_options, existing_dir, verb
 
 if TYPE_CHECKING:
-    from workbench.judges.base import SourceJudge
+    from workbench.judges._base import SourceJudge
 
 
 def add(sub: argparse._SubParsersAction) -> None:
@@ -69,7 +69,7 @@ def check_base_url(url: str) -> None:
     """An http(s) URL with a host (``http://127.0.0.1:8000/v1``, ``http://[::1]:8000/v1``); else UsageError."""
     from urllib.parse import urlsplit
 
-    from workbench.llm.client import redact_url
+    from workbench.llm._client import redact_url
 
     expected = "an http(s) URL with a host, such as http://127.0.0.1:8000/v1 or http://[::1]:8000/v1"
     try:
@@ -86,9 +86,9 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.monotonic()  # --deadline is the whole run's: reading the directory counts too
     from workbench.judges import make_judge
-    from workbench.llm.client import MissingKey
+    from workbench.llm._client import MissingKey
     from workbench.datasets import load
-    from workbench.judges.run import JUDGE_TABLES, check_scores_path
+    from workbench.judges._run import JUDGE_TABLES, check_scores_path
 
     check(args)
     check_scores_path(args.dir, args.out)  # before any work: the scores never replace another table
@@ -114,8 +114,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _judge(args: argparse.Namespace, tables: dict[str, Any], judge: SourceJudge) -> int:
-    from workbench.judges.run import judge_directory
-    from workbench.llm.account import FAIL_FAST_AFTER
+    from workbench.judges._run import judge_directory
+    from workbench.llm._account import FAIL_FAST_AFTER
     from workbench.tables._frames import height
 
     if not args.quiet:  # said at once: building the requests (BM25 evidence) takes a while on a large log

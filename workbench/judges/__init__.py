@@ -1,71 +1,47 @@
-"""Source judges behind one protocol: lexical (offline default), jev (decision API), openai (logprobs)."""
+"""Source judges behind one protocol (:class:`SourceJudge`): the offline lexical judge (``_lexical``, the
+default), Jev's decision API (``_jev``) and any OpenAI-compatible chat model (``_openai``), built by name with
+:func:`make_judge`; requests scored here or on Ray (``_requests``), and a whole directory judged with its scores and
+evidence written (``_run``: :func:`judge_directory`, what ``workbench judge`` runs)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from workbench.judges.base import SOURCE_QUESTION, JudgeRequest, JudgeResult, SourceJudge, split_request
-from workbench.judges.lexical import LexicalJudge
+from workbench._util.lazy import attach
 
-JUDGES = ("lexical", "jev", "openai")
+__all__ = [
+    "answer_of", "build_body", "check_answers", "count_tokens", "DATA_NOTE", "entry_question", "features", "JevJudge",
+    "JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_TABLES", "JudgeReport", "JudgeResult", "JUDGES", "LexicalFeatures",
+    "LexicalJudge", "make_judge", "messages_for", "OpenAIJudge", "probability", "RAY_BATCH_RUNS", "ROUTES",
+    "run_batches", "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge", "Sources", "split_request", "Tables",
+    "usable_logprob", "usable_probability", "yes_probability"
+]
 
+__getattr__, __dir__ = attach(__name__, {
+    "_base": [
+        "count_tokens", "DATA_NOTE", "entry_question", "JudgeResult", "SOURCE_QUESTION", "SourceJudge", "split_request",
+        "usable_probability"
+    ],
+    "_jev": ["answer_of", "build_body", "check_answers", "JevJudge", "ROUTES"],
+    "_lexical": ["features", "LexicalFeatures", "LexicalJudge", "probability", "Sources"],
+    "_make": ["JUDGES", "make_judge"],
+    "_openai": ["messages_for", "OpenAIJudge", "score_of", "usable_logprob", "yes_probability"],
+    "_requests": ["score_requests"],
+    "_run": [
+        "JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_TABLES", "JudgeReport", "RAY_BATCH_RUNS", "run_batches", "Tables"
+    ],
+}, public=__all__)
 
-def make_judge(
-    name: str,
-    *,
-    model: str | None = None,
-    base_url: str | None = None,
-    cache: str | Path | None = None,
-    max_concurrency: int = 4,
-    context_tokens: int | None = None,
-    api_key_env: str | None = None,
-    timeout: float | None = None,
-    max_attempts: int | None = None,
-    refresh: bool = False,
-    offline: bool = False,
-) -> SourceJudge:
-    """Build a judge by name; the network judges share the cached, retrying client layer.
-
-    ``timeout`` is the limit of one attempt in seconds (body included), ``max_attempts`` the
-    attempts per request, ``max_concurrency`` the requests in flight at once; ``refresh``
-    ignores cached answers, ``offline`` sends nothing (see :class:`workbench.llm.LLMClient`).
-    """
-    if name == "lexical":
-        return LexicalJudge()
-    from workbench.llm import DiskCache, LLMClient, RetryPolicy
-
-    disk = DiskCache(cache) if cache is not None else None
-    retry = RetryPolicy()
-    if timeout is not None:
-        retry.deadline = timeout
-    if max_attempts is not None:
-        retry.max_attempts = max_attempts
-    if name == "jev":
-        from workbench.judges.jev import ROUTES, JevJudge
-
-        route = "openrouter" if base_url and "openrouter" in base_url else "typesafe"
-        default_base, path, env = ROUTES[route]
-        client = LLMClient(base_url or default_base, api_key_env=api_key_env or env, cache=disk, retry=retry,
-                           max_concurrency=max_concurrency, refresh=refresh, offline=offline)
-        judge = JevJudge(client, path=path)
-        if model:
-            judge.model = model
-        if context_tokens:
-            judge.context_tokens = context_tokens
-        return judge
-    if name == "openai":
-        from workbench.judges.openai import OpenAIJudge
-
-        client = LLMClient(base_url or "https://api.openai.com/v1", api_key_env=api_key_env or "OPENAI_API_KEY",
-                           cache=disk, retry=retry, max_concurrency=max_concurrency, refresh=refresh, offline=offline)
-        judge_o = OpenAIJudge(client)
-        if model:
-            judge_o.model = model
-        if context_tokens:
-            judge_o.context_tokens = context_tokens
-        return judge_o
-    raise ValueError(f"judge: expected one of {list(JUDGES)}, got {name!r}")
-
-
-__all__ = ["JUDGES", "SOURCE_QUESTION", "JudgeRequest", "JudgeResult", "LexicalJudge", "SourceJudge",
-           "make_judge", "split_request"]
+if TYPE_CHECKING:
+    from workbench.judges._base import (
+        count_tokens, DATA_NOTE, entry_question, JudgeResult, SOURCE_QUESTION, SourceJudge, split_request,
+        usable_probability
+    )
+    from workbench.judges._jev import (answer_of, build_body, check_answers, JevJudge, ROUTES)
+    from workbench.judges._lexical import (features, LexicalFeatures, LexicalJudge, probability, Sources)
+    from workbench.judges._make import (JUDGES, make_judge)
+    from workbench.judges._openai import (messages_for, OpenAIJudge, score_of, usable_logprob, yes_probability)
+    from workbench.judges._requests import (score_requests)
+    from workbench.judges._run import (
+        JUDGE_BATCH_RUNS, judge_directory, JUDGE_TABLES, JudgeReport, RAY_BATCH_RUNS, run_batches, Tables
+    )

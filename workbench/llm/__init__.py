@@ -1,7 +1,34 @@
-"""Shared client plumbing for judges, compressors and draft models: cache, retries, concurrency, accounting."""
+"""Transport for everything that talks to a model: the on-disk cache (``_cache``), the retrying, deadline-bound,
+concurrency-bounded client (``_client``: :class:`LLMClient`), a run's limits and accounting (``_account``:
+:class:`RunAccount`) and one chat-completions call (``_chat``). Judges, compressors and draft models share it."""
 
-from workbench.llm.account import RunAccount
-from workbench.llm.cache import DiskCache, request_key
-from workbench.llm.client import LLMClient, MissingKey, RequestFailed, RetryPolicy, Usage
+from __future__ import annotations
 
-__all__ = ["DiskCache", "LLMClient", "MissingKey", "RequestFailed", "RetryPolicy", "RunAccount", "Usage", "request_key"]
+from typing import TYPE_CHECKING
+
+from workbench._util.lazy import attach
+
+__all__ = [
+    "DiskCache", "error_message", "essentials", "FAIL_FAST_AFTER", "is_loopback", "LLMClient", "MissingKey",
+    "not_an_answer", "parse_retry_after", "redact_url", "REFUSED_GRACE", "request_key", "RequestFailed", "RETRY_STATUS",
+    "RetryPolicy", "RunAccount", "send_chat", "unreachable", "Usage"
+]
+
+__getattr__, __dir__ = attach(__name__, {
+    "_account": ["FAIL_FAST_AFTER", "RunAccount"],
+    "_cache": ["DiskCache", "request_key"],
+    "_chat": ["essentials", "send_chat"],
+    "_client": [
+        "error_message", "is_loopback", "LLMClient", "MissingKey", "not_an_answer", "parse_retry_after", "redact_url",
+        "REFUSED_GRACE", "RequestFailed", "RETRY_STATUS", "RetryPolicy", "unreachable", "Usage"
+    ],
+}, public=__all__)
+
+if TYPE_CHECKING:
+    from workbench.llm._account import (FAIL_FAST_AFTER, RunAccount)
+    from workbench.llm._cache import (DiskCache, request_key)
+    from workbench.llm._chat import (essentials, send_chat)
+    from workbench.llm._client import (
+        error_message, is_loopback, LLMClient, MissingKey, not_an_answer, parse_retry_after, redact_url, REFUSED_GRACE,
+        RequestFailed, RETRY_STATUS, RetryPolicy, unreachable, Usage
+    )

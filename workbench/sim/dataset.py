@@ -223,7 +223,7 @@ def _score_rows(res: EpisodeResult) -> tuple[list[dict[str, object]], list[dict[
 
     from workbench.summaries._entries import evidence_id, request_id
     from workbench.summaries._evidence import CompactionRequest, evidence_table
-    from workbench.judges.lexical import LexicalJudge
+    from workbench.judges._lexical import LexicalJudge
     from workbench.sim.judging import judge_request
 
     judge = LexicalJudge()

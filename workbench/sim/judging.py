@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from workbench.judges.base import JudgeRequest, count_tokens
-from workbench.judges.lexical import LexicalJudge
+from workbench.judges._base import JudgeRequest, count_tokens
+from workbench.judges._lexical import LexicalJudge
 from workbench.summaries._evidence import build_request
 from workbench.sim.agent import SimEntry, Turn
 from workbench.sim.compressor import in_text_order, render

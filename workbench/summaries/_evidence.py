@@ -7,7 +7,7 @@ entries, and the BM25 passages of :mod:`workbench.summaries._retrieval` pooled a
 a directory's tables (:func:`compaction_requests`, whose entries come from the entries table), and the
 ``evidence`` table (:func:`evidence_table`: one row per passage a request used, with the entries it served), which
 the judge writes beside its scores and which sampling, labeling and the explorer read instead of retrieving again
-(:func:`entry_evidence`). Scoring the requests is :mod:`workbench.judges.requests`.
+(:func:`entry_evidence`). Scoring the requests is :mod:`workbench.judges._requests`.
 """
 
 from __future__ import annotations

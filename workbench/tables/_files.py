@@ -340,6 +340,38 @@ def table_file(directory: str | os.PathLike[str], name: str) -> Path | None:
     return None
 
 
+def open_tables(directory: str | os.PathLike[str], names: Sequence[str], *,
+                need: Sequence[str] = ("runs",)) -> dict[str, pl.DataFrame | pl.LazyFrame]:
+    """The named tables of a table directory, Parquet ones opened as plain scans (read when and as far as a query
+    needs them), JSONL ones read and validated: what a verb that reads a batch at a time and validates each batch
+    opens (the judge, the loader's ``lazy``).
+
+    Parameters
+    ----------
+    directory : str or os.PathLike
+        A directory written by ``workbench import`` or ``workbench simulate``.
+    names : sequence of str
+        The tables to open; those the directory lacks are left out.
+    need : sequence of str, default ("runs",)
+        Tables that must be there: a :class:`~workbench.errors.SchemaError` naming the directory otherwise.
+
+    Returns
+    -------
+    dict of str to polars.DataFrame or polars.LazyFrame
+        Table name to its scan (Parquet) or validated frame (JSONL).
+    """
+    out: dict[str, pl.DataFrame | pl.LazyFrame] = {}
+    for name in names:
+        file = table_file(directory, name)
+        if file is not None:
+            out[name] = pl.scan_parquet(file) if file.suffix == ".parquet" else read_table(file, name)
+    missing = [name for name in need if name not in out]
+    if missing:
+        raise SchemaError(f"no {missing[0]} table ({missing[0]}.parquet or {missing[0]}.jsonl); expected a directory "
+                          "written by `workbench import` or `workbench simulate`", file=str(directory))
+    return out
+
+
 def table_files(directory: str | os.PathLike[str]) -> list[Path]:
     """The table files in ``directory`` (any declared table, Parquet or JSONL); none when it is not a directory."""
     directory = Path(directory)
@@ -471,5 +503,5 @@ class PartWriter:
         self.discard()
 
 
-__all__ = ["check_references", "move_into_place", "PartWriter", "read_table", "RowNames", "rows_frame", "sink_parts",
+__all__ = ["check_references", "move_into_place", "open_tables", "PartWriter", "read_table", "RowNames", "rows_frame", "sink_parts",
            "table_file", "table_files", "TRAJECTORY_TABLES", "write_tables"]

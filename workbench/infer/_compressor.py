@@ -19,8 +19,8 @@ from typing import Any
 
 from workbench.summaries import _grammar as summ
 from workbench.summaries._identifiers import opaque_identifiers, summary_includes
-from workbench.llm.chat import send_chat
-from workbench.llm.client import LLMClient
+from workbench.llm._chat import send_chat
+from workbench.llm._client import LLMClient
 from workbench.tables._vocabulary import SECTIONS
 
 MAX_CHARS = 16_000

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from workbench.judges.base import (
+from workbench.judges._base import (
     JudgeRequest,
     JudgeResult,
     count_tokens,
@@ -32,7 +32,7 @@ from workbench.judges.base import (
     split_request,
     usable_probability,
 )
-from workbench.llm.client import LLMClient, RequestFailed
+from workbench.llm._client import LLMClient, RequestFailed
 
 ROUTES = {
     "typesafe": ("https://api.typesafe.ai", "/v1/systemone", "TYPESAFE_API_KEY"),

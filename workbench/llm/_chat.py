@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from workbench.llm.client import LLMClient, RequestFailed, not_an_answer, parse_retry_after, unreachable
+from workbench.llm._client import LLMClient, RequestFailed, not_an_answer, parse_retry_after, unreachable
 
 
 def send_chat(client: LLMClient, body: dict[str, Any]) -> tuple[Any, int, int]:

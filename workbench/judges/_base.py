@@ -25,7 +25,7 @@ from workbench import tokens
 from workbench.summaries._evidence import JudgeRequest
 
 if TYPE_CHECKING:  # a type only: building a request never loads the client
-    from workbench.llm.client import Usage
+    from workbench.llm._client import Usage
 
 #: The SJC source question (Appendix F), asked about each entry.
 SOURCE_QUESTION = (

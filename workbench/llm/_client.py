@@ -10,12 +10,12 @@
   ``retry.max_attempts`` attempts;
 * deadlines: each attempt has a wall-clock limit (``retry.deadline``) that also covers a
   body that starts and then stalls; a whole run may have a wall-clock budget (its
-  :class:`~workbench.llm.account.RunAccount`'s ``deadline``) after which nothing more is sent and
+  :class:`~workbench.llm._account.RunAccount`'s ``deadline``) after which nothing more is sent and
   every remaining request fails with reason "deadline";
 * concurrency: at most ``max_concurrency`` requests are in flight at once across every
   thread that uses the client (a semaphore), and :meth:`LLMClient.map` fans out;
 * accounting: one :class:`Usage` record per request (tokens, cost, attempts, cached) in the run's
-  :class:`~workbench.llm.account.RunAccount`, whose ``on_event`` hears each finished request and each retry (for
+  :class:`~workbench.llm._account.RunAccount`, whose ``on_event`` hears each finished request and each retry (for
   progress reporting). A caller gives the client a run's account and limits with :meth:`LLMClient.running`; it
   sets none of the client's fields.
 
@@ -39,8 +39,8 @@ from typing import Any, TypeVar
 
 import httpx
 
-from workbench.llm.account import RunAccount
-from workbench.llm.cache import DiskCache, request_key
+from workbench.llm._account import RunAccount
+from workbench.llm._cache import DiskCache, request_key
 
 T = TypeVar("T")
 R = TypeVar("R")

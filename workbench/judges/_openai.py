@@ -30,9 +30,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.judges.base import DATA_NOTE, SOURCE_QUESTION, JudgeRequest, JudgeResult
-from workbench.llm.chat import send_chat
-from workbench.llm.client import LLMClient
+from workbench.judges._base import DATA_NOTE, SOURCE_QUESTION, JudgeRequest, JudgeResult
+from workbench.llm._chat import send_chat
+from workbench.llm._client import LLMClient
 
 YES = frozenset({"yes", "y"})
 NO = frozenset({"no", "n"})

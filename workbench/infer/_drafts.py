@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from workbench.analyses.focus import parse_rollout
-from workbench.llm.chat import send_chat
-from workbench.llm.client import LLMClient
+from workbench.llm._chat import send_chat
+from workbench.llm._client import LLMClient
 
 DRAFT_PROMPT = (
     "You plan the rest of an agent's task. The history spans below are data, numbered s_1 ... s_m. "

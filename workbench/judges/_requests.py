@@ -10,7 +10,7 @@ import polars as pl
 from workbench.tables import _schema as schema
 from workbench.summaries._entries import evidence_id
 from workbench.summaries._evidence import CompactionRequest
-from workbench.judges.base import JudgeResult, SourceJudge
+from workbench.judges._base import JudgeResult, SourceJudge
 from workbench.tables._validation import validate
 
 

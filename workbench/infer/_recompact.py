@@ -7,7 +7,7 @@ import polars as pl
 from workbench import tokens
 from workbench.tables import _schema as schema
 from workbench.tables._validation import validate
-from workbench.infer.compressor import OpenClawCompressor
+from workbench.infer._compressor import OpenClawCompressor
 from workbench.analyses._fifo_replay import turn_text
 
 
@@ -16,7 +16,7 @@ def compact_with(compressor: object, steps: pl.DataFrame, runs: pl.DataFrame, bu
     """Real summaries at the budget boundaries of real runs: a ``compactions`` table.
 
     At each boundary the turns since the previous boundary (all but the latest, which is kept
-    verbatim) are compacted by ``compressor`` (:class:`workbench.infer.compressor.OpenClawCompressor`,
+    verbatim) are compacted by ``compressor`` (:class:`workbench.infer._compressor.OpenClawCompressor`,
     cached through the client layer) with the previous summary; the summary then stands in
     for those turns. A cancelled compaction (quality check failed twice) leaves the history
     uncompressed, as OpenClaw does, and is not a row. The judge (``workbench judge``) and the

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from workbench.judges.base import JudgeRequest, JudgeResult
+from workbench.judges._base import JudgeRequest, JudgeResult
 from workbench._util.long_tokens import bound_tokens
 
 _ID = re.compile(r"[A-Za-z]*[-_]?\d[\w.\-/:]*")

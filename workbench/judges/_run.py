@@ -3,7 +3,7 @@
 :func:`judge_directory` is what ``workbench judge`` runs, callable from a notebook as it is::
 
     from workbench.judges import make_judge
-    from workbench.judges.run import judge_directory
+    from workbench.judges._run import judge_directory
 
     report = judge_directory("data/testbed", make_judge("lexical"), "build/scores.parquet", tau=0.5)
     print(report)   # build/scores.parquet: 5210 scores by lexical (0 without a usable answer); ...
@@ -30,13 +30,14 @@ import polars as pl
 from workbench.summaries._entries import entries_table
 from workbench.summaries._evidence import compaction_requests, evidence_path, evidence_table
 from workbench._util.executors import rare_collections
-from workbench.judges.base import SourceJudge
-from workbench.judges.requests import score_requests
-from workbench.llm.account import FAIL_FAST_AFTER, RunAccount
+from workbench.judges._base import SourceJudge
+from workbench.judges._requests import score_requests
+from workbench.llm._account import FAIL_FAST_AFTER, RunAccount
 from workbench._util.progress import Progress
 from workbench.tables._frames import batches_by_run, height, slices
-from workbench.tables._files import TRAJECTORY_TABLES, PartWriter
+from workbench.tables._files import TRAJECTORY_TABLES, PartWriter, open_tables, table_file
 from workbench.tables._validation import validate
+from workbench.errors import SchemaError
 
 #: the tables a judge run reads: the trajectory and, when the directory has one, its entries table
 JUDGE_TABLES = (*TRAJECTORY_TABLES, "entries")
@@ -91,6 +92,25 @@ class JudgeReport:
         return "\n".join(self.lines())
 
 
+def _open(path: Path) -> Tables:
+    """The tables a judge reads: a table directory's opened as scans (:func:`~workbench.tables.open_tables`), a
+    log's read whole (:func:`~workbench.adapters.read_log`)."""
+    need = ("runs", "compactions")
+    if path.is_dir() and table_file(path, "runs") is not None:
+        return open_tables(path, JUDGE_TABLES, need=need)
+    from workbench.adapters import is_frank, read_log
+
+    if path.is_dir() and not is_frank(path) and not any(path.rglob("*.jsonl")):
+        raise SchemaError("no tables here (no runs.parquet or runs.jsonl); expected a directory written by `workbench "
+                          "import` or `workbench simulate`, a log file, a directory of sessions, or FRANK's files",
+                          file=str(path))
+    tables = {name: frame for name, frame in read_log(path).items() if name in JUDGE_TABLES}
+    missing = [name for name in need if name not in tables]
+    if missing:
+        raise SchemaError(f"no {missing[0]} in this log; expected a log with compactions", file=str(path))
+    return tables
+
+
 def judge_directory(
     data: str | os.PathLike[str] | Tables,
     judge: SourceJudge,
@@ -108,7 +128,7 @@ def judge_directory(
     """Score every summary entry of a directory's compactions with ``judge``; write the scores table to ``out``.
 
     ``data`` is a workbench directory (runs, steps, compactions, and entries when it has them) or its tables
-    already opened (:func:`workbench.datasets.load` with ``lazy``); the entries judged are the entries table's (parsed from
+    already opened (:func:`workbench.tables.open_tables`); the entries judged are the entries table's (parsed from
     the candidate summaries when there is none). The evidence each request used is written beside ``out``
     (:func:`workbench.summaries._evidence.evidence_path`). ``repeats`` asks every request that many times (SJC Section 5.4;
     a ``repeat`` column tells them apart); ``tau`` also counts what SJC pruning keeps (entries with score >= tau
@@ -116,14 +136,12 @@ def judge_directory(
     (what is left then gets a null score with reason ``deadline``). ``executor="ray"`` shards each batch over a
     Ray cluster (``address``). ``progress`` draws a bar (or periodic lines) on standard error. ``fail_fast_after``
     unusable answers of one kind in a row, with none usable, stop the run (0: never). The deadline, the fail-fast
-    limit and the progress reach the judge's client as one :class:`~workbench.llm.account.RunAccount`
-    (:meth:`~workbench.llm.client.LLMClient.running`), which also holds the run's accounting.
+    limit and the progress reach the judge's client as one :class:`~workbench.llm._account.RunAccount`
+    (:meth:`~workbench.llm._client.LLMClient.running`), which also holds the run's accounting.
     """
     if isinstance(data, (str, os.PathLike)):
-        from workbench.datasets import load
-
         check_scores_path(data, out)
-        data = load(data, names=JUDGE_TABLES, lazy=True, need=("runs", "compactions"))
+        data = _open(Path(data))
     tables = data
     client = getattr(judge, "client", None)
     by_request = client is not None and executor == "local"  # a Ray worker's requests are not seen here

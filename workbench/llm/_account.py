@@ -2,8 +2,8 @@
 
 A :class:`RunAccount` holds the run's limits (a deadline in seconds for the whole run, how many unusable answers
 of one kind in a row stop it, who hears each finished request) and what the run did (one
-:class:`~workbench.llm.client.Usage` per request, the attempts that reached the network).
-:meth:`workbench.llm.client.LLMClient.running` gives the client an account for the duration of a run; a Ray
+:class:`~workbench.llm._client.Usage` per request, the attempts that reached the network).
+:meth:`workbench.llm._client.LLMClient.running` gives the client an account for the duration of a run; a Ray
 worker's requests join the driver's account with :meth:`RunAccount.add`.
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from workbench.llm.client import Usage
+    from workbench.llm._client import Usage
 
 __all__ = ["FAIL_FAST_AFTER", "RunAccount"]
 
