@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from workbench.annotate.labelstudio import from_labelstudio
+from workbench.annotate import from_labelstudio
 from workbench.cli.main import main as cli
 
 

@@ -13,9 +13,9 @@ import sys
 import tempfile
 import time
 
-from workbench.sim.dataset import DatasetConfig, build
-from workbench.sim.episode import POLICIES, Episode, SimConfig
-from workbench.sim.world import make_tasks
+from workbench.sim import DatasetConfig, build
+from workbench.sim import POLICIES, Episode, SimConfig
+from workbench.sim import make_tasks
 
 
 def episodes_per_second(policy: str, budget: int, tasks: list, reps: int = 2) -> float:

@@ -32,7 +32,7 @@ SEED: int = 0
 
 # %% jupyter={"source_hidden": true}
 from workbench.annotate import AnnotationStore, label_widget, load_sample
-from workbench.annotate.sampling import sample_items
+from workbench.annotate import sample_items
 from workbench.annotate import adjudicate_widget
 from workbench._util.atomic import write_jsonl
 from workbench.datasets import ensure_default_testbed, load

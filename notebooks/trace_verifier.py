@@ -122,7 +122,7 @@ both.group_by("silent_defect", maintain_order=True).agg(pl.len(), pl.col("verifi
 # **Figure (testbed).** Verifier scores of the chosen summaries, split by whether the fact check at the boundary finds a silent defect (an unsourced number or a dropped id): the two distributions overlap, the verifier cannot tell them apart, the fact check can.
 
 # %%
-from workbench.sim.dataset import DatasetConfig, simulate
+from workbench.sim import DatasetConfig, simulate
 from workbench.analyses.trace import verifier_cost
 
 # the same tasks and replicates with the cheap verifier (one raw-history continuation shared by the candidates)

@@ -30,7 +30,7 @@ KEY = "sk-test-SECRET-4242"
 
 @pytest.fixture(scope="session")
 def _small_testbed() -> dict[str, pl.DataFrame]:
-    from workbench.sim.dataset import DatasetConfig, simulate
+    from workbench.sim import DatasetConfig, simulate
 
     return simulate(DatasetConfig(tasks=24, runs=2, budgets=(48,), n_rollouts=6), workers=1)
 

@@ -226,8 +226,8 @@ def test_the_labeling_workflow_runs_from_the_library_without_the_cli(tmp_path: P
     """Issue 40: agreement, the adjudication file and adding decisions lived in the CLI; a notebook now calls
     annotate.adjudication.prepare and apply, and sample_items refuses a method the runs lack (it drew nothing)."""
     from workbench.annotate import AnnotationStore, sample_items, write_sample
-    from workbench.annotate.adjudication import apply, decide, prepare
-    from workbench.annotate.sampling import SelectionError
+    from workbench.annotate import apply, decide, prepare
+    from workbench.annotate._sampling import SelectionError
     from workbench.datasets import load
 
     from .conftest import EXAMPLE
@@ -261,14 +261,14 @@ def test_two_adjudicators_at_once_lose_no_decision(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from workbench.annotate.adjudication import merge_adjudication, read_adjudication
+    from workbench.annotate import merge_adjudication, read_adjudication
 
     path = tmp_path / "adjudication.jsonl"
     merge_adjudication(path, ({"item_id": f"e{i}", "field": "support", "labels": [], "allowed": ["supported"],
                                "value": None} for i in range(30)))
     code = """
 import sys
-from workbench.annotate.adjudication import decide
+from workbench.annotate._adjudication import decide
 for rnd in range(8):  # many writes each, so the two processes overlap for certain
     for i in range(int(sys.argv[2]), 30, 2):
         decide(sys.argv[1], f"e{i}", "support", value="supported", note=f"pass {rnd}", adjudicator=sys.argv[3])
@@ -314,7 +314,7 @@ def test_a_decision_is_checked_against_the_disagreement_it_answers(tmp_path: Pat
 def test_an_adjudicator_or_annotator_named_like_the_reserved_name_is_refused(tmp_path: Path) -> None:
     """Issue 39 item 11: 'adjudicated.' and 'adjudicated_' were accepted as people's names. Case-folded and stripped
     of punctuation, a name equal to a reserved one is refused, as a labeller and as an adjudicator."""
-    from workbench.annotate.adjudication import decide
+    from workbench.annotate import decide
     from workbench.tables._schema import SchemaError
 
     store = AnnotationStore(tmp_path / "store")

@@ -72,8 +72,8 @@ def test_the_config_shows_the_question_definitions_evidence_and_material() -> No
     committed export's from_name/to_name are the config's names."""
     import json
 
-    from workbench.annotate.labelstudio import labeling_config
-    from workbench.annotate.views import DEFINITIONS, QUESTIONS
+    from workbench.annotate import labeling_config
+    from workbench.annotate import DEFINITIONS, QUESTIONS
 
     support, correct = labeling_config("support"), labeling_config("correct")
     item = {"item_id": "e1", "text": "- x", "evidence": ["p"], "evidence_sources": ["step 3, Read"]}

@@ -12,7 +12,7 @@ from workbench.annotate import (
     sample_entries,
 )
 from workbench.cli.main import main
-from workbench.sim.world import make_tasks
+from workbench.sim import make_tasks
 
 
 def test_sample_balanced_seeded_and_honest_about_short_strata() -> None:
@@ -87,7 +87,7 @@ def test_sample_cli_items_hide_scores_and_outcomes(tmp_path: Path) -> None:
 
 def test_tau_bench_items_carry_its_ground_truth_and_others_say_none(tmp_path: Path) -> None:
     from workbench.adapters import read_log
-    from workbench.annotate.evaluation import evaluation_material
+    from workbench.annotate import evaluation_material
 
     path = Path(__file__).resolve().parents[1] / "data" / "real" / "tau-bench" / "gpt-4o-airline-subset.json"
     raw = json.loads(path.read_text())[0]
@@ -103,7 +103,7 @@ def test_tau_bench_items_carry_its_ground_truth_and_others_say_none(tmp_path: Pa
 
 def test_sample_from_lazy_tables_equals_the_eager_one(tmp_path: Path) -> None:
     """``workbench sample`` opens Parquet lazily (only the drawn entries' texts, compactions and steps are read)."""
-    from workbench.annotate.sampling import sample_items
+    from workbench.annotate import sample_items
     from workbench.datasets import load
 
     d = tmp_path / "tb"
@@ -115,7 +115,7 @@ def test_sample_from_lazy_tables_equals_the_eager_one(tmp_path: Path) -> None:
     b, rb = sample_items(lazy, 25, seed=4)
     assert a == b and ra == rb and len(a) == 25
     # the draw is stream_sample's over every reasoning entry with its run's outcome, whatever the row order
-    from workbench.annotate.sampling import entries_with_outcome, stream_sample
+    from workbench.annotate import entries_with_outcome, stream_sample
 
     every = entries_with_outcome(eager["entries"], eager["runs"]).filter(
         pl.col("section").is_in(["Decisions", "Open TODOs"]))
@@ -141,7 +141,7 @@ def test_stream_sample_keys_are_keyed_blake2b_and_each_item_is_equally_likely() 
 
     import numpy as np
 
-    from workbench.annotate.sampling import item_keys, stream_sample
+    from workbench.annotate import item_keys, stream_sample
 
     key = hashlib.blake2b(b"e7", digest_size=8, key=(3).to_bytes(16, "little", signed=True)).digest()
     assert item_keys(["e7"], 3)[0] == int.from_bytes(key, "little")
@@ -159,7 +159,7 @@ def test_stream_sample_is_the_same_under_every_pythonhashseed(tmp_path: Path) ->
     import subprocess
     import sys
 
-    code = ("import polars as pl; from workbench.annotate.sampling import stream_sample; "
+    code = ("import polars as pl; from workbench.annotate._sampling import stream_sample; "
             "f = pl.DataFrame({'entry_id': [f'e{i}' for i in range(500)], 'section': ['a', 'b'] * 250}); "
             "print(stream_sample(f, 12, ('section',), 5)[0]['entry_id'].to_list())")
     outs = {subprocess.run([sys.executable, "-c", code], env={**__import__("os").environ, "PYTHONHASHSEED": h},
@@ -169,7 +169,7 @@ def test_stream_sample_is_the_same_under_every_pythonhashseed(tmp_path: Path) ->
 
 def test_sample_keeps_each_ids_first_row_in_id_order() -> None:
     """An id given twice is one item, its first row (by hand: b's first row says x, a's says y)."""
-    from workbench.annotate.sampling import sample_entries
+    from workbench.annotate import sample_entries
 
     items = pl.DataFrame({"entry_id": ["b", "a", "b", "a", "c"], "section": ["Decisions"] * 5,
                           "outcome": ["x", "y", "z", "w", "v"]})
@@ -182,7 +182,7 @@ def test_sample_shows_the_evidence_the_judge_stored_and_retrieves_only_without_i
     """Issue 40: sampling retrieved BM25 passages again ("the passages the judge would see"), so a change of
     retrieval between judging and sampling showed annotators other evidence than the judge saw. The stored
     evidence is what an item shows: a passage altered in the judge's evidence table shows altered."""
-    from workbench.annotate.sampling import sample_items
+    from workbench.annotate import sample_items
     from workbench.datasets import load
 
     d = tmp_path / "log"

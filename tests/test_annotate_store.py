@@ -66,7 +66,7 @@ def test_corrupt_label_file_names_the_line(tmp_path: Path) -> None:
 
 
 def test_torn_last_line_is_moved_aside_and_the_next_label_starts_clean(tmp_path: Path) -> None:
-    from workbench.annotate.store import TornLineWarning
+    from workbench.annotate import TornLineWarning
 
     store = AnnotationStore(tmp_path)
     store.add(item_id="e1", annotator="alice", round=1, field="support", value="supported")
@@ -158,7 +158,7 @@ def test_a_read_only_store_can_be_read_and_nothing_is_repaired(tmp_path: Path,
     """Before: agree on a read-only mount failed creating a lock file (and would have moved a torn tail aside).
     Reading takes no lock and repairs nothing: no file is created or changed, a torn tail is skipped and reported.
     (Checked by the files, not by mode bits: the tests run as root, whom a read-only mode does not stop.)"""
-    from workbench.annotate.store import TornLineWarning
+    from workbench.annotate import TornLineWarning
     from workbench.cli.main import main
 
     store = AnnotationStore(tmp_path / "store")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from workbench.annotate import AnnotationStore
-from workbench.annotate.store import JournalMismatch, TornLineWarning
+from workbench.annotate import JournalMismatch, TornLineWarning
 from workbench.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # A child that starts a batch and is killed (SIGKILL: no clean-up) after writing half of the batch's first file.
 _CRASHING_BATCH = """
 import os, signal, sys
-import workbench.annotate.store as st
+import workbench.annotate._store as st
 real = st._append_bytes
 def half_then_killed(path, payload, *, sync):
     real(path, payload[: len(payload) // 2], sync=True)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from workbench.annotate import AnnotationStore, label_widget, render_item_html, terminal_label
-from workbench.annotate.evaluation import NO_MATERIAL
-from workbench.annotate.views import QUESTIONS, item_view
+from workbench.annotate import NO_MATERIAL
+from workbench.annotate import QUESTIONS, item_view
 
 XSS = "<img src=x onerror=alert(1)>"
 ROOT = Path(__file__).resolve().parents[1]

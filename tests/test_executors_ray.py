@@ -93,7 +93,7 @@ def test_directory_judged_on_ray_batch_by_batch_equals_local(local_ray: None, tm
 
 
 def test_simulate_on_ray_equals_local(local_ray: None) -> None:
-    from workbench.sim.dataset import DatasetConfig, simulate
+    from workbench.sim import DatasetConfig, simulate
 
     cfg = DatasetConfig(tasks=6, runs=2, budgets=(48,), policies=("prompting", "no_compression"), seed=3)
     local = simulate(cfg, workers=1)

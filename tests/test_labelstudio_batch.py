@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 
 from workbench.annotate import AnnotationStore
-from workbench.annotate.store import TornLineWarning
+from workbench.annotate import TornLineWarning
 from workbench.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,11 +17,11 @@ from workbench.cli.main import main
 from workbench.judges import LexicalJudge
 from workbench.summaries import compaction_requests
 from workbench.judges import score_requests
-from workbench.sim.agent import Turn
-from workbench.sim.compressor import CompressorConfig, compress, in_text_order
-from workbench.sim.dataset import DatasetConfig, simulate
-from workbench.sim.episode import Episode, SimConfig, verifier_score
-from workbench.sim.world import Action, InvoiceEnv, check, make_tasks
+from workbench.sim import Turn
+from workbench.sim import CompressorConfig, compress, in_text_order
+from workbench.sim import DatasetConfig, simulate
+from workbench.sim import Episode, SimConfig, verifier_score
+from workbench.sim import Action, InvoiceEnv, check, make_tasks
 from workbench.summaries import parse
 
 TASKS = make_tasks(120, 0)

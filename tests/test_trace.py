@@ -11,7 +11,7 @@ from workbench.analyses.sjc import (
     keep_rate_by_section,
 )
 from workbench.summaries import fact_check
-from workbench.sim.dataset import DatasetConfig, simulate
+from workbench.sim import DatasetConfig, simulate
 from workbench.analyses.trace import (
     continuation_burden,
     defects_chosen_vs_rejected,

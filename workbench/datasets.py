@@ -56,7 +56,7 @@ def ensure_testbed(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, tasks: int
     pathlib.Path
         ``path``.
     """
-    from workbench.sim.dataset import DatasetConfig, build
+    from workbench.sim._dataset import DatasetConfig, build
 
     path = Path(path)
     if (path / "runs.parquet").exists():
@@ -205,7 +205,7 @@ def _read_dir(path: Path, names: Sequence[str] | None, *, light_runs: bool = Fal
     for name in wanted:
         file = table_file(path, name)
         if file is None and name == "labels" and (path / STORE / "labels").is_dir():
-            from workbench.annotate.store import AnnotationStore
+            from workbench.annotate._store import AnnotationStore
 
             out[name] = AnnotationStore(path / STORE, read_only=True).labels()  # the directory's own store
             continue

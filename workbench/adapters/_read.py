@@ -223,8 +223,8 @@ def write_labelled_store(store: Path, tables: dict[str, pl.DataFrame], labels: p
     with the labelled entries as a sample (``store/samples/labelled.jsonl``: each item's text, evidence and
     ``scenario_id``, the source the summary came from), so ``workbench agree STORE`` clusters its intervals by
     source and ``workbench label`` can add a person's labels to the same items."""
-    from workbench.annotate.sampling import sample_items
-    from workbench.annotate.store import AnnotationStore
+    from workbench.annotate._sampling import sample_items
+    from workbench.annotate._store import AnnotationStore
     from workbench._util.atomic import write_jsonl
 
     AnnotationStore(store).add_many(labels.drop("labeled_at", strict=False).to_dicts())

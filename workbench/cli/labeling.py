@@ -63,7 +63,7 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run_sample(args: argparse.Namespace) -> int:
-    from workbench.annotate.sampling import sample_items
+    from workbench.annotate._sampling import sample_items
     from workbench.errors import SelectionError
     from workbench._util.atomic import write_jsonl
     from workbench.datasets import load
@@ -90,7 +90,7 @@ def run_sample(args: argparse.Namespace) -> int:
     sections = tuple(x.strip() for x in args.sections.split(",") if x.strip()) if args.sections else "auto"
     only_ids = None
     if args.ids:
-        from workbench.annotate.samples import load_sample
+        from workbench.annotate._samples import load_sample
 
         only_ids = [item["item_id"] for item in load_sample(existing_file(args.ids, "earlier sample (.jsonl)"))]
     try:
@@ -99,7 +99,7 @@ def run_sample(args: argparse.Namespace) -> int:
     except SelectionError as err:  # the library says what was asked and what there is; the option is ours
         raise UsageError(f"--{err.what}", err.expected, err.got) from None
     if not items:
-        from workbench.annotate.sampling import selection_help
+        from workbench.annotate._sampling import selection_help
         from workbench.summaries._entries import entries_table
 
         entries = tables.get("entries")
@@ -129,7 +129,7 @@ def run_label(args: argparse.Namespace) -> int:
 
 
 def run_agree(args: argparse.Namespace) -> int:
-    from workbench.annotate.adjudication import prepare
+    from workbench.annotate._adjudication import prepare
 
     at_least("--n-boot", args.n_boot, 1)
     if args.out:
@@ -151,7 +151,7 @@ def _name(option: str, name: str) -> None:
 
 
 def run_adjudicate(args: argparse.Namespace) -> int:
-    from workbench.annotate.adjudication import apply
+    from workbench.annotate._adjudication import apply
 
     path = existing_file(args.file, "adjudication file (.jsonl)")
     if args.decide:
@@ -164,9 +164,9 @@ def run_adjudicate(args: argparse.Namespace) -> int:
 
 def _decide(path: Path, args: argparse.Namespace) -> None:
     """The terminal adjudication of every field with open disagreements (or ``--field``'s)."""
-    from workbench.annotate.adjudication import read_adjudication
-    from workbench.annotate.samples import sample_index
-    from workbench.annotate.terminal import terminal_adjudicate
+    from workbench.annotate._adjudication import read_adjudication
+    from workbench.annotate._samples import sample_index
+    from workbench.annotate._terminal import terminal_adjudicate
 
     if not args.adjudicator:
         raise UsageError("--adjudicator", f"a name with --decide ({ANNOTATOR_RULE})", "none")

@@ -1,5 +1,5 @@
 """``workbench labelstudio export | import``: a sample as a Label Studio project (tasks and labeling config) and a
-Label Studio JSON export back into the annotation store (:mod:`workbench.annotate.labelstudio`)."""
+Label Studio JSON export back into the annotation store (:mod:`workbench.annotate._labelstudio`)."""
 
 from __future__ import annotations
 
@@ -45,8 +45,8 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from workbench.annotate.labelstudio import check_export_paths, labeling_config, to_labelstudio
-    from workbench.annotate.samples import load_sample
+    from workbench.annotate._labelstudio import check_export_paths, labeling_config, to_labelstudio
+    from workbench.annotate._samples import load_sample
     from workbench._util.atomic import atomic_write
 
     out_file("--out", args.out, (".json",))
@@ -63,7 +63,7 @@ def run_export(args: argparse.Namespace) -> int:
     items = load_sample(existing_file(args.sample, "sample (.jsonl)"))
     scores, judge = None, "judge"
     if args.predictions is not None:
-        from workbench.annotate.labelstudio import judge_scores
+        from workbench.annotate._labelstudio import judge_scores
         from workbench.errors import SelectionError
 
         try:
@@ -84,8 +84,8 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     from workbench.annotate import AnnotationStore
-    from workbench.annotate.labelstudio import read_labelstudio, read_users
-    from workbench.annotate.samples import load_sample
+    from workbench.annotate._labelstudio import read_labelstudio, read_users
+    from workbench.annotate._samples import load_sample
 
     at_least("--round", args.round, 1)
     path = existing_file(args.export, "Label Studio export (.json)")

@@ -1,4 +1,4 @@
-"""``workbench simulate``: generate the invoice testbed (:func:`workbench.sim.dataset.build`)."""
+"""``workbench simulate``: generate the invoice testbed (:func:`workbench.sim._dataset.build`)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from workbench._util.progress import Progress
-    from workbench.sim.dataset import DatasetConfig, build
-    from workbench.sim.episode import POLICIES
+    from workbench.sim._dataset import DatasetConfig, build
+    from workbench.sim._episode import POLICIES
     from workbench.tables._files import table_files
 
     at_least("--tasks", args.tasks, 1)

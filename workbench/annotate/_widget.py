@@ -1,5 +1,5 @@
 """The JupyterLab labeling and adjudication widget (:func:`label_widget`, :func:`adjudicate_widget`): the item view
-(:mod:`workbench.annotate.views`) above keys that act on the session (:mod:`workbench.annotate.sessions`)."""
+(:mod:`workbench.annotate._item_views`) above keys that act on the session (:mod:`workbench.annotate._walks`)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from workbench.annotate.store import AnnotationStore
+from workbench.annotate._store import AnnotationStore
 
-from workbench.annotate.sessions import AdjudicationSession, LabelSession, _Walk
-from workbench.annotate.views import DEFINITIONS, FIELDS, QUESTIONS, render_item_html
+from workbench.annotate._walks import AdjudicationSession, LabelSession, _Walk
+from workbench.annotate._item_views import DEFINITIONS, FIELDS, QUESTIONS, render_item_html
 
 
 # ---------------------------------------------------------------------------

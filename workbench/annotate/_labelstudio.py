@@ -18,7 +18,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from workbench.tables._vocabulary import check_annotator
-from workbench.annotate.views import DEFINITIONS, FIELDS, QUESTIONS, item_view
+from workbench.annotate._item_views import DEFINITIONS, FIELDS, QUESTIONS, item_view
 from workbench.tables._schema import SchemaError
 from workbench.errors import describe_value
 from workbench.tables._vocabulary import LABEL_VALUES
@@ -98,12 +98,12 @@ def check_export_paths(tasks: str | os.PathLike[str], config: str | os.PathLike[
 
 def task_data(item: Mapping[str, Any], field: str = "support") -> dict[str, str]:
     """What a task of ``field`` shows of one sample ``item``, in the words of every other interface
-    (:func:`workbench.annotate.views.item_view`): the keys of :data:`TASK_DATA` and no other.
+    (:func:`workbench.annotate._item_views.item_view`): the keys of :data:`TASK_DATA` and no other.
 
     Parameters
     ----------
     item : mapping
-        A sample item (:func:`workbench.annotate.samples.load_sample`).
+        A sample item (:func:`workbench.annotate._samples.load_sample`).
     field : {"support", "correct"}
         The field the project labels; only ``correct`` shows the evaluation material.
 

@@ -1,5 +1,5 @@
 """The terminal labeler and adjudicator (:func:`terminal_label`, :func:`terminal_adjudicate`): the item view
-(:mod:`workbench.annotate.views`) as lines with control characters shown as ``\\xNN``, paged, driven by keys."""
+(:mod:`workbench.annotate._item_views`) as lines with control characters shown as ``\\xNN``, paged, driven by keys."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from workbench._util.untrusted import visible
-from workbench.annotate.store import AnnotationStore
+from workbench.annotate._store import AnnotationStore
 
-from workbench.annotate.sessions import AdjudicationSession, LabelSession, _Walk
-from workbench.annotate.views import FIELDS, item_view
+from workbench.annotate._walks import AdjudicationSession, LabelSession, _Walk
+from workbench.annotate._item_views import FIELDS, item_view
 
 
 # ---------------------------------------------------------------------------

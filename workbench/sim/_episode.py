@@ -26,12 +26,11 @@ from functools import lru_cache
 import numpy as np
 
 from workbench import tokens
-from workbench.sim.agent import MAX_STEPS, Context, ScriptedAgent, SimEntry, Turn
-from workbench.sim.compressor import Candidate, CompressorConfig, compress, in_text_order, render
-from workbench.sim.world import Action, EnvState, InvoiceEnv, Task, check
+from workbench.sim._agent import MAX_STEPS, Context, ScriptedAgent, SimEntry, Turn
+from workbench.sim._rule_compressor import Candidate, CompressorConfig, compress, in_text_order, render
+from workbench.sim._world import Action, EnvState, InvoiceEnv, Task, check
 
 POLICIES = ("no_compression", "fifo", "prompting", "prompting_sjc", "verifier", "oracle")
-SUMMARY_POLICIES = ("prompting", "prompting_sjc", "verifier", "oracle")
 _UNIT = re.compile(r"INV-\d+|\d+(?:\.\d+)?")
 
 
@@ -215,7 +214,7 @@ class Episode:
                       in_text_order(cands[0].entries), span_turns=span)
         spent = jtoks = 0
         if policy == "prompting_sjc":
-            from workbench.sim.judging import judge_candidate
+            from workbench.sim._judging import judge_candidate
 
             kept, scores, jtoks = judge_candidate(self.task, previous, span, retained, bd.committed, cfg.tau)
             bd.judge_scores = scores
@@ -297,4 +296,4 @@ def verifier_score(task: Task, task_index: int, replicate: int, env_state: EnvSt
 
 
 __all__ = ["action_text", "Boundary", "context_tokens", "context_units", "Episode", "EpisodeResult", "POLICIES",
-           "SimConfig", "StepRecord", "SUMMARY_POLICIES", "units", "verifier_score"]
+           "SimConfig", "StepRecord", "units", "verifier_score"]

@@ -171,17 +171,6 @@ def _locked(path: Path) -> Any:
     return FileLock(str(path) + ".lock")
 
 
-def adjudicated_labels(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The filled-in adjudication file as label records (annotator ``adjudicated``, round 0).
-
-    Records whose ``value`` is still null are skipped (not yet decided); a record without
-    string ``item_id`` and ``field``, with a value its field does not declare ("maybe" for
-    ``support``), a second record of one item and field, or a ``decided_by`` that is no person's name, is an error
-    naming its line, and nothing is returned.
-    """
-    return [_as_label(rec) for _, rec in numbered_records(path) if rec.get("value") is not None]
-
-
 def _as_label(rec: dict[str, Any]) -> dict[str, Any]:
     return {"item_id": rec["item_id"], "annotator": ADJUDICATOR, "round": 0, "field": rec["field"],
             "value": str(rec["value"]), "note": rec.get("note")}
@@ -225,8 +214,8 @@ def prepare(store: str | os.PathLike[str], *, samples: Sequence[str | os.PathLik
     value and note and the sample's text, added to the adjudication file ``out`` (default
     ``STORE/adjudication.jsonl``; a record already there is never rewritten). A store without labels, or without
     labels of the samples' items, is an error naming it."""
-    from workbench.annotate.samples import sample_clusters, sample_index
-    from workbench.annotate.store import AnnotationStore
+    from workbench.annotate._samples import sample_clusters, sample_index
+    from workbench.annotate._store import AnnotationStore
     from workbench.stats._bootstrap import DEFAULT_N_BOOT
     from workbench.stats._agreement import agreement_report, disagreements
 
@@ -270,7 +259,7 @@ def apply(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> Applie
     field differ (:func:`workbench.stats._agreement.disagreements`); a decision about an item and field they
     never labelled, or labelled alike (it would override what they agreed on), is an error naming FILE:LINE, and
     nothing is added. A decision already in the store (same value and note) is not added again."""
-    from workbench.annotate.store import AnnotationStore
+    from workbench.annotate._store import AnnotationStore
     from workbench.stats._agreement import disagreements
 
     decided = [(number, rec) for number, rec in numbered_records(path) if rec.get("value") is not None]
@@ -294,5 +283,5 @@ def apply(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> Applie
     return Applied(n, already)
 
 
-__all__ = ["adjudicated_labels", "adjudication_requests", "AdjudicationFile", "ADJUDICATOR", "Applied", "apply",
+__all__ = ["adjudication_requests", "AdjudicationFile", "ADJUDICATOR", "Applied", "apply",
            "decide", "merge_adjudication", "numbered_records", "prepare", "Prepared", "read_adjudication"]

@@ -24,10 +24,10 @@ import polars as pl
 
 from workbench.tables._files import rows_frame, write_tables
 from workbench.stats._efficiency import dependency
-from workbench.sim.agent import SimEntry
-from workbench.sim.compressor import CompressorConfig, in_text_order, render
-from workbench.sim.episode import POLICIES, Episode, EpisodeResult, SimConfig
-from workbench.sim.world import make_tasks, world_json
+from workbench.sim._agent import SimEntry
+from workbench.sim._rule_compressor import CompressorConfig, in_text_order, render
+from workbench.sim._episode import POLICIES, Episode, EpisodeResult, SimConfig
+from workbench.sim._world import make_tasks, world_json
 from workbench.summaries._entries import entry_id
 
 DEFAULT_BUDGETS = (24, 48, 96)
@@ -224,7 +224,7 @@ def _score_rows(res: EpisodeResult) -> tuple[list[dict[str, object]], list[dict[
     from workbench.summaries._entries import evidence_id, request_id
     from workbench.summaries._evidence import CompactionRequest, evidence_table
     from workbench.judges._lexical import LexicalJudge
-    from workbench.sim.judging import judge_request
+    from workbench.sim._judging import judge_request
 
     judge = LexicalJudge()
     rid = run_id(res.policy, res.budget, res.task.task_id, res.replicate)
@@ -361,7 +361,7 @@ def build(out: str | Path, cfg: DatasetConfig = DatasetConfig(), *, workers: int
           progress: Callable[[int], None] | None = None, executor: str = "local",
           address: str | None = None) -> dict[str, pl.DataFrame]:
     """Simulate, score, sample and annotate; write everything to ``out``."""
-    from workbench.sim.annotators import simulate_annotation
+    from workbench.sim._annotators import simulate_annotation
 
     tables = simulate(cfg, workers=workers, progress=progress, executor=executor, address=address)
     if "prompting" in cfg.policies:

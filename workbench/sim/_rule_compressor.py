@@ -25,8 +25,8 @@ import numpy as np
 
 from workbench.summaries import _grammar as summary
 from workbench.tables._vocabulary import SECTIONS
-from workbench.sim.agent import SimEntry, Turn
-from workbench.sim.world import Task
+from workbench.sim._agent import SimEntry, Turn
+from workbench.sim._world import Task
 
 VISIBLE = ("dropped_amount", "dropped_paid", "dropped_filed")
 SILENT = ("dropped_id", "misremembered_amount")

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from workbench.judges._base import JudgeRequest, count_tokens
 from workbench.judges._lexical import LexicalJudge
 from workbench.summaries._evidence import build_request
-from workbench.sim.agent import SimEntry, Turn
-from workbench.sim.compressor import in_text_order, render
-from workbench.sim.world import Task
+from workbench.sim._agent import SimEntry, Turn
+from workbench.sim._rule_compressor import in_text_order, render
+from workbench.sim._world import Task
 from workbench.summaries._prune import keep_positions
 
 _JUDGE = LexicalJudge()

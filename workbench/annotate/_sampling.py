@@ -25,7 +25,7 @@ from typing import Literal, TypeVar
 import numpy as np
 import polars as pl
 
-from workbench.annotate.evaluation import evaluation_material
+from workbench.annotate._evaluation import evaluation_material
 from workbench.stats._bootstrap import Seed
 from workbench.errors import SelectionError
 from workbench.tables._frames import collected, rows_of, slices

@@ -1,6 +1,6 @@
 """Sample files: the items a person labels, written once and read by every labeling interface.
 
-A sample is JSON lines, one item per line (``item_id``, ``text`` and what :func:`workbench.annotate.sampling.
+A sample is JSON lines, one item per line (``item_id``, ``text`` and what :func:`workbench.annotate._sampling.
 sample_items` attaches: section, task, previous summary, evidence with sources, ``scenario_id``, evaluation
 material). ``workbench sample``, the labeling notebook and a labelled-summaries import write them
 (:func:`write_sample`); ``workbench label``, the widget, Label Studio's export and agreement read them
@@ -67,7 +67,7 @@ def store_samples(store: str | os.PathLike[str]) -> list[Path]:
     list of pathlib.Path
         The sample files, each once.
     """
-    from workbench.annotate.store import AnnotationStore
+    from workbench.annotate._store import AnnotationStore
 
     own = sorted((Path(store) / "samples").glob("*.jsonl"))
     kept = [p for p in AnnotationStore(store, read_only=True).kept_samples() if p.is_file()]

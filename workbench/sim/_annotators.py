@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from workbench.annotate.sampling import entries_with_outcome, sample_entries
+from workbench.annotate._sampling import entries_with_outcome, sample_entries
 
 
 def simulate_annotation(tables: dict[str, pl.DataFrame], *, n: int = 300, error: float = 0.02, seed: int = 0,

@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from workbench.annotate.store import AnnotationStore
+from workbench.annotate._store import AnnotationStore
 from workbench.tables._vocabulary import check_annotator
 
-from workbench.annotate.views import FIELDS
+from workbench.annotate._item_views import FIELDS
 
 
 # ---------------------------------------------------------------------------
@@ -210,7 +210,7 @@ class AdjudicationSession(_Walk):
 
     def __init__(self, path: str | os.PathLike[str], field: str = "support", *, adjudicator: str,
                  items: Sequence[dict[str, Any]] | Mapping[str, dict[str, Any]] | None = None) -> None:
-        from workbench.annotate.adjudication import read_adjudication
+        from workbench.annotate._adjudication import read_adjudication
 
         check_annotator(adjudicator)
         self.path, self.adjudicator = Path(path), adjudicator
@@ -230,17 +230,17 @@ class AdjudicationSession(_Walk):
         return f"adjudicator {self.adjudicator} · field {self.field}"
 
     def _save(self, item_id: str, value: str, note: str | None) -> dict[str, object]:
-        from workbench.annotate.adjudication import decide
+        from workbench.annotate._adjudication import decide
 
         return decide(self.path, item_id, self.field, value=value, note=note, adjudicator=self.adjudicator)
 
     def _save_note(self, item_id: str, note: str) -> None:
-        from workbench.annotate.adjudication import decide
+        from workbench.annotate._adjudication import decide
 
         decide(self.path, item_id, self.field, value=None, note=note, adjudicator=self.adjudicator)
 
     def _retract(self, item_id: str) -> None:
-        from workbench.annotate.adjudication import decide
+        from workbench.annotate._adjudication import decide
 
         decide(self.path, item_id, self.field, value=None, note=None, adjudicator=self.adjudicator, retract=True)
 

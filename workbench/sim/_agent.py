@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.sim.world import Action, Observation, Task
+from workbench.sim._world import Action, Observation, Task
 
 MAX_STEPS = 50
 

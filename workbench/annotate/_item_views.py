@@ -1,9 +1,9 @@
 """What an annotator sees of one item, decided once for every interface: :func:`item_view` (the entry, its
 section, the task, the previous summary, every evidence passage in full with its source, the question worded as in
-``annotations/PROTOCOL.md``, and for ``correct`` the evaluation material, ``workbench.annotate.evaluation``), and
+``annotations/PROTOCOL.md``, and for ``correct`` the evaluation material, ``workbench.annotate._evaluation``), and
 :func:`render_item_html`, which escapes every piece of it (``html.escape`` with quotes) into ``<pre>`` blocks. The
-JupyterLab widget (:mod:`workbench.annotate.widget`), the terminal (:mod:`workbench.annotate.terminal`) and Label
-Studio's interface (:mod:`workbench.annotate.labelstudio`) show this view."""
+JupyterLab widget (:mod:`workbench.annotate._widget`), the terminal (:mod:`workbench.annotate._terminal`) and Label
+Studio's interface (:mod:`workbench.annotate._labelstudio`) show this view."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.annotate.evaluation import NO_MATERIAL
+from workbench.annotate._evaluation import NO_MATERIAL
 from workbench._util.untrusted import visible
 
 
@@ -31,7 +31,6 @@ QUESTIONS: dict[str, str] = {
     "correct": ("Would following the entry violate an evaluation check of the task, as the evaluation material "
                 "states it?"),
 }
-SOURCE_QUESTION_FOR_LABELERS = QUESTIONS["support"]  # its earlier name
 
 #: what each value means, as annotations/PROTOCOL.md defines it (shown under the question in every interface)
 DEFINITIONS: dict[str, dict[str, str]] = {
@@ -134,5 +133,4 @@ def render_item_html(item: dict[str, Any], field: str = "support", *, question: 
     return "\n".join(parts)
 
 
-__all__ = ["Block", "DEFINITIONS", "definitions_text", "FIELDS", "item_view", "QUESTIONS", "render_item_html",
-           "SOURCE_QUESTION_FOR_LABELERS"]
+__all__ = ["Block", "DEFINITIONS", "definitions_text", "FIELDS", "item_view", "QUESTIONS", "render_item_html"]

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-TOOLS = ("list_invoices", "get_invoice", "pay_invoice", "file_report", "finish")
 
 
 @dataclass(frozen=True)
@@ -246,4 +245,4 @@ def check(task: Task, state: EnvState) -> str | None:
 
 
 __all__ = ["Action", "check", "EnvState", "Invoice", "InvoiceEnv", "make_tasks", "Observation", "Scenario",
-           "SCENARIOS", "Task", "TOOLS", "world_json"]
+           "SCENARIOS", "Task", "world_json"]
