@@ -123,7 +123,7 @@ def test_importing_workbench_and_running_analyses_prints_nothing(tmp_path: Path)
 
     code = f"""
 import workbench
-from workbench.adapters._read import import_log
+from workbench.datasets import import_log
 from workbench.datasets import load, select_runs
 from workbench.analyses.sjc._composition import entries_by_section, support_from_scores
 from workbench.stats import efficiency_by, reliability

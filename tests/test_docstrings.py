@@ -19,7 +19,8 @@ STATISTICS = (
     "stats._bootstrap", "stats._calibration", "stats._compare", "analyses.sjc._sensitivity", "stats._agreement",
     "stats._correlation", "stats._discrimination", "stats._success", "stats._efficiency", "analyses.sjc._results",
     "summaries._prune", "analyses.focus", "analyses.trace", "analyses.sjc._attribution", "stats._coverage",
-    "analyses._human_labels", "analyses.sjc._composition", "datasets")
+    "analyses._human_labels", "analyses.sjc._composition", "datasets._load", "datasets._selection",
+    "datasets._guards", "datasets._testbed")
 
 #: numpydoc's codes for a parameter or a return value left out, unknown, out of order or undescribed
 REQUIRED = {"GL08", "PR01", "PR02", "PR03", "PR07", "PR10", "RT01", "RT03", "SS01"}

@@ -10,7 +10,8 @@ import polars as pl
 import pytest
 
 from workbench.tables import _records as records
-from workbench.adapters import import_log, read_log
+from workbench.adapters import read_log
+from workbench.datasets import import_log
 from workbench.cli.main import main
 from workbench.summaries import entries_table
 

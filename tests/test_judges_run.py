@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.adapters import import_log
+from workbench.datasets import import_log
 from workbench.judges import make_judge
 from workbench.judges import _run as judge_run
 from workbench.summaries import compaction_requests

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from workbench.tables import _files as tables_module
-from workbench.adapters import import_log
+from workbench.datasets import import_log
 from workbench.adapters._claude_code import _file_groups, read_claude_code
 from workbench._util.jsonl import BadLines, json_lines
 

@@ -170,7 +170,7 @@ def test_codex_usage_comes_from_token_count_events(tmp_path: Path) -> None:
 
 def test_a_home_holding_claude_and_codex_sessions_imports_both(tmp_path: Path) -> None:
     """A directory holding .claude/projects and .codex/sessions imported only the Claude sessions, silently."""
-    from workbench.adapters import import_log
+    from workbench.datasets import import_log
 
     home = tmp_path / "home"
     write(home / ".claude" / "projects" / "-home-dev-shop" / f"{SID}.jsonl",

@@ -24,7 +24,7 @@ from workbench._util.lazy import attach
 __all__ = [
     "ANNOTATOR", "BASELINE_METRICS", "chat_to_run", "check_summary", "check_table", "checked_records",
     "claude_code_runs", "codex_runs", "collect_runs", "defang", "DEFAULT_METRICS", "directory_formats",
-    "DIRECTORY_FORMATS", "FIELDS", "FORMATS", "frank_records", "import_log", "input_bytes", "is_frank", "is_success",
+    "DIRECTORY_FORMATS", "FIELDS", "FORMATS", "frank_records", "input_bytes", "is_frank", "is_success",
     "LABELLED_FORMATS", "load_fixture", "load_full", "message_text", "message_tokens", "openai_runs", "Parts",
     "project_dir", "read_claude_code", "read_codex", "read_frank", "read_json", "read_labelled_summaries", "read_log",
     "read_openai_chat", "read_sessions", "read_tau_bench", "read_trajectories", "records_to_tables", "run_column",
@@ -51,8 +51,7 @@ __getattr__, __dir__ = attach(__name__, {
     ],
     "_openai_chat": ["chat_to_run", "message_text", "message_tokens", "openai_runs", "read_openai_chat"],
     "_read": [
-        "DIRECTORY_FORMATS", "FORMATS", "import_log", "LABELLED_FORMATS", "read_log", "read_sessions", "session_runs",
-        "STREAMING"
+        "DIRECTORY_FORMATS", "FORMATS", "LABELLED_FORMATS", "read_log", "read_sessions", "session_runs", "STREAMING"
     ],
     "_staging": ["collect_runs", "Parts", "RunTables", "stream_tables"],
     "_tau_bench": ["is_success", "read_tau_bench"],
@@ -80,7 +79,7 @@ if TYPE_CHECKING:
         chat_to_run, message_text, message_tokens, openai_runs, read_openai_chat
     )
     from workbench.adapters._read import (
-        DIRECTORY_FORMATS, FORMATS, import_log, LABELLED_FORMATS, read_log, read_sessions, session_runs, STREAMING
+        DIRECTORY_FORMATS, FORMATS, LABELLED_FORMATS, read_log, read_sessions, session_runs, STREAMING
     )
     from workbench.adapters._staging import (collect_runs, Parts, RunTables, stream_tables)
     from workbench.adapters._tau_bench import (is_success, read_tau_bench)

@@ -136,7 +136,7 @@ def run_usage(args: argparse.Namespace) -> int:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from workbench.adapters import _read as adapters
+    from workbench import datasets
     from workbench._util.jsonl import BadLines
     from workbench.tables._files import read_table
 
@@ -147,7 +147,7 @@ def run_validate(args: argparse.Namespace) -> int:
         return 0
     _starting("validating", path)
     bad = BadLines(skip_invalid=args.skip_invalid)
-    counted = adapters.import_log(path, None, args.format, bad=bad)
+    counted = datasets.import_log(path, None, args.format, bad=bad)
     _report_bad(bad)
     counts = ", ".join(f"{counted.get(t, 0)} {t}" for t in TRAJECTORY_TABLES)
     print(f"{path}: ok ({counts})")
@@ -157,7 +157,7 @@ def run_validate(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     path = _log_path(args)
     _start_workers(path, args.format)
-    from workbench.adapters import _read as adapters
+    from workbench import datasets
     from workbench._util.jsonl import BadLines
     from workbench.tables._files import table_files
 
@@ -176,7 +176,7 @@ def run_import(args: argparse.Namespace) -> int:
             raise UsageError(f"--{option}", "an ISO date or time (2026-11-20 or 2026-11-20T10:00)", repr(value))
     timings: dict[str, float] = {}
     clock = time.perf_counter()
-    counted = adapters.import_log(path, out, args.format, entries=args.entries, replace=True, bad=bad,
+    counted = datasets.import_log(path, out, args.format, entries=args.entries, replace=True, bad=bad,
                                   since=args.since, until=args.until, project=args.project, timings=timings)
     _report_bad(bad)
     if args.timings:
@@ -198,7 +198,7 @@ def _start_workers(path: Path, fmt: str | None) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from workbench.adapters import _read as adapters
+    from workbench import adapters
     from workbench.datasets import load
 
     out_file("--out", args.out, (".jsonl",))

@@ -1,11 +1,9 @@
 """Where the notebooks' data comes from: the default testbed or a user's directory.
 
 Loading never writes: :func:`load` (the one loader) reads a directory or a log as it is and fails, saying how to
-make one, when it holds no tables. Generating is its own call, :func:`ensure_testbed` (or :func:`ensure_default_testbed`, which a
-notebook calls on its ``DATA`` so that only the default testbed is ever made on demand). :func:`derive_missing`
-adds, explicitly, what an imported log lacks and the analyses need. Messages go to the ``workbench`` logger:
-what was generated at INFO, what was derived or skipped at WARNING (shown in a notebook's output).
-"""
+make one, when it holds no tables. :func:`derive_missing` adds, explicitly, what an imported log lacks and the
+analyses need. Messages go to the ``workbench`` logger: what was derived or skipped at WARNING (shown in a
+notebook's output)."""
 
 from __future__ import annotations
 
@@ -19,78 +17,18 @@ import polars as pl
 
 from workbench.tables import _schema as schema
 from workbench.tables._frames import height
-from workbench._util.project import PROJECT_ROOT
 from workbench.tables._files import check_references, open_tables, read_table, table_file
-
-#: where the default testbed lives, whatever the current directory
-DEFAULT_TESTBED = PROJECT_ROOT / "data" / "testbed"
-
-log = logging.getLogger(__name__)
+from workbench.datasets._guards import _null_counts
+from workbench.datasets._testbed import DEFAULT_TESTBED
 
 
-class NotApplicable(ValueError):
-    """Raised by a notebook whose analysis needs what the data does not have (a ``success`` column, budgets,
-    methods): ``workbench figures`` reports it as skipped with this reason, not as a failure."""
-
-
-def ensure_testbed(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, tasks: int | None = None,
-                   runs: int | None = None, seed: int = 0) -> Path:
-    """Generate the default testbed into ``path`` unless it is already there (``runs.parquet`` present).
-
-    ``WORKBENCH_TESTBED_TASKS`` / ``WORKBENCH_TESTBED_RUNS`` override the size (a smaller
-    testbed for quick checks); the defaults are the issue's 120 tasks x 4 runs.
-
-    Parameters
-    ----------
-    path : str or os.PathLike, default the project's data/testbed
-        The testbed directory.
-    tasks : int, optional
-        Tasks to simulate (the default size otherwise).
-    runs : int, optional
-        Runs per task.
-    seed : int, default 0
-        Seed of the simulation.
-
-    Returns
-    -------
-    pathlib.Path
-        ``path``.
-    """
-    from workbench.sim._dataset import DatasetConfig, build
-
-    path = Path(path)
-    if (path / "runs.parquet").exists():
-        return path
-    tasks = tasks or int(os.environ.get("WORKBENCH_TESTBED_TASKS", "120"))
-    runs = runs or int(os.environ.get("WORKBENCH_TESTBED_RUNS", "4"))
-    log.info("generating the testbed (%d tasks x %d runs) into %s ...", tasks, runs, path)
-    build(path, DatasetConfig(tasks=tasks, runs=runs, seed=seed))
-    return path
-
-
-def ensure_default_testbed(data: str | os.PathLike[str]) -> Path:
-    """``data`` as a path, after generating the default testbed there when ``data`` names it and it is missing;
-    any other directory is left as it is (a typo in ``DATA`` is an error when loading, never a new testbed).
-
-    Parameters
-    ----------
-    data : str or os.PathLike
-        The data directory a notebook was given.
-
-    Returns
-    -------
-    pathlib.Path
-        ``data`` as a path.
-    """
-    path = Path(data)
-    if path.resolve() == DEFAULT_TESTBED.resolve():
-        ensure_testbed(path)
-    return path
+log = logging.getLogger("workbench.datasets")
 
 
 #: a directory's own annotation store (a labelled-summaries import writes its labels there): its ``labels`` table
 #: when the directory has no labels file
 STORE = "annotations"
+
 
 #: the runs' long texts (the task's instruction, the simulated world): no analysis reads them, and at 100x the
 #: testbed they are most of the runs table's 820 MiB
@@ -288,11 +226,6 @@ def _fill_run_usage(tables: dict[str, Any]) -> dict[str, str]:
             for col, n_before in before.items() if n_before > after[col]}
 
 
-def _null_counts(runs: pl.DataFrame | pl.LazyFrame, columns: Sequence[str]) -> dict[str, int]:
-    """Each column's null count in the runs, by one query (a streaming pass when they are lazy)."""
-    if not columns:
-        return {}
-    return runs.lazy().select(pl.col(c).null_count() for c in columns).collect(engine="streaming").row(0, named=True)
 
 
 def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) -> dict[str, str]:
@@ -341,169 +274,4 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
     return added
 
 
-def select_runs(tables: Mapping[str, Any], *, method: str | None = None,
-                budget: int | None = None) -> pl.DataFrame | pl.LazyFrame:
-    """The runs of one method at one budget, as the single-setting analyses use them (a ``LazyFrame`` when the
-    runs are scanned: :func:`load` with ``columns={"runs": ...}``).
-
-    A dimension the runs do not carry (no budgets, as in imported logs; no method) is not filtered, and a log
-    with a single method of its own (``claude_code``, ``codex``) is taken whole whatever ``method`` asks. Asking
-    for a method or budget the runs do have, but not that one, raises :class:`NotApplicable` (a ``ValueError``)
-    naming what there is, instead of returning nothing.
-
-    Parameters
-    ----------
-    tables : mapping of str to polars.DataFrame
-        The loaded tables.
-    method : str, optional
-        The method.
-    budget : int, optional
-        The budget.
-
-    Returns
-    -------
-    polars.DataFrame or polars.LazyFrame
-        The selected runs.
-    """
-    runs = tables["runs"]
-    columns = runs.collect_schema().names()
-    if method is not None and "method" in columns:
-        methods = _values(runs, "method")
-        if method in methods:
-            runs = runs.filter(pl.col("method") == method)
-        elif len(methods) > 1:
-            raise NotApplicable(f"no run has method {method!r}; the runs have {methods}")
-    if budget is not None and has_budget(tables):
-        budgets = _values(runs, "budget")
-        if budget not in budgets:
-            raise NotApplicable(f"no run has budget {budget!r}; the runs have {budgets}")
-        runs = runs.filter(pl.col("budget") == budget)
-    return runs
-
-
-def single_method(tables: Mapping[str, Any], wanted: str = "prompting") -> str | None:
-    """The method a one-method analysis reads (threshold sensitivity: the compacting policy's scores): ``wanted``
-    when the runs have it; None (every run) when they do not and carry no budget, as an imported log whose methods
-    are its own (a labelled benchmark's summarisation systems, a coding agent); otherwise :class:`NotApplicable`
-    naming the methods there are.
-
-    Parameters
-    ----------
-    tables : mapping of str to polars.DataFrame
-        The loaded tables.
-    wanted : str, default "prompting"
-        The method asked for.
-
-    Returns
-    -------
-    str or None
-        The method to read, or None for every run.
-    """
-    runs = tables["runs"]
-    if "method" not in runs.collect_schema().names():
-        return None
-    methods = _values(runs, "method")
-    if wanted in methods:
-        return wanted
-    if not has_budget(tables):
-        return None
-    raise NotApplicable(f"no run has method {wanted!r}; the runs have {methods}")
-
-
-def _values(runs: pl.DataFrame | pl.LazyFrame, column: str) -> list[Any]:
-    """The distinct non-null values of a run column, sorted (one streaming pass when the runs are lazy)."""
-    values = runs.lazy().select(pl.col(column).unique()).collect(engine="streaming").to_series()
-    return sorted(v for v in values.to_list() if v is not None)
-
-
-def has_budget(tables: Mapping[str, Any]) -> bool:
-    """Whether the runs carry a context budget (the testbed does; imported logs usually do not).
-
-    Parameters
-    ----------
-    tables : mapping of str to polars.DataFrame
-        The loaded tables.
-
-    Returns
-    -------
-    bool
-        Whether ``runs`` has a non-null ``budget``.
-    """
-    runs = tables["runs"]
-    if "budget" not in runs.collect_schema().names():
-        return False
-    nulls, n = runs.lazy().select(pl.col("budget").null_count(), pl.len()).collect(engine="streaming").row(0)
-    return nulls < n
-
-
-def entry_clusters(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    """Each entry's task scenario (``entry_id``, ``scenario_id``): the clusters every entry-level interval resamples.
-
-    ``scenario_id`` is null for an entry whose run has none. Lazy entries (:func:`load` with
-    ``columns``) are read for these two columns only.
-
-    Parameters
-    ----------
-    tables : dict of str to polars.DataFrame
-        The loaded tables (``entries`` and ``runs``).
-
-    Returns
-    -------
-    polars.DataFrame
-        ``entry_id``, ``scenario_id``.
-    """
-    entries, runs = tables["entries"], tables["runs"]
-    clusters = (entries.select("entry_id", "run_id")
-                .join((runs.lazy() if isinstance(entries, pl.LazyFrame) else runs).select("run_id", "scenario_id"),
-                      on="run_id")
-                .select("entry_id", "scenario_id"))
-    return clusters.collect(engine="streaming") if isinstance(clusters, pl.LazyFrame) else clusters
-
-
-def need(tables: Mapping[str, Any], *names: str, what: str = "this analysis") -> None:
-    """The one guard: raise :class:`NotApplicable` (a notebook's analysis is skipped, with this reason) unless every
-    named table is present and not empty.
-
-    Parameters
-    ----------
-    tables : mapping of str to polars.DataFrame
-        The loaded tables.
-    *names : str
-        The tables the analysis needs.
-    what : str, default "this analysis"
-        The analysis, for the message.
-
-    Raises
-    ------
-    NotApplicable
-        Naming the missing or empty tables.
-    """
-    missing = [n for n in names if n not in tables or height(tables[n]) == 0]
-    if missing:
-        raise NotApplicable(f"{what} needs the table(s) {missing}, which this data directory does not have")
-
-
-def need_outcomes(runs: pl.DataFrame | pl.LazyFrame, what: str = "this analysis") -> None:
-    """Raise :class:`NotApplicable` when no run has an outcome (``success``), as in imported coding-agent
-    sessions: Acc, Pass^k and every comparison of methods need one. Lazy runs are counted by one query.
-
-    Parameters
-    ----------
-    runs : polars.DataFrame or polars.LazyFrame
-        The runs table.
-    what : str, default "this analysis"
-        The analysis, for the message.
-
-    Raises
-    ------
-    NotApplicable
-        When no run has a ``success`` value.
-    """
-    n = height(runs)
-    if "success" not in runs.collect_schema().names() or _null_counts(runs, ["success"])["success"] == n:
-        raise NotApplicable(f"{what} needs run outcomes (a success column); these {n} runs have none")
-
-
-__all__ = ["DEFAULT_TESTBED", "derive_missing", "ensure_default_testbed", "ensure_testbed", "entry_clusters",
-           "has_budget", "load", "log", "need", "need_outcomes", "NotApplicable", "RUN_TEXTS", "select_runs",
-           "single_method", "STORE"]
+__all__ = ["derive_missing", "load", "RUN_TEXTS", "STORE"]

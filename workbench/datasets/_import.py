@@ -1,0 +1,111 @@
+"""Importing a log: read it (:func:`workbench.adapters.read_log`, or a session tree a batch at a time) and write its
+tables as Parquet into a directory, with a labelled import's labels in the directory's own annotation store
+(``DIR/annotations``). What ``workbench import`` runs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench._util.jsonl import BadLines
+from workbench.tables._schema import SchemaError
+
+from workbench.adapters._read import (DIRECTORY_FORMATS, FORMATS, LABELLED_FORMATS, STREAMING, _format_of,
+                                      session_runs)
+
+
+def _entries_of(chunk: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """The entries of a chunk's compactions (``import --entries``), runs in the order the log has them (as its
+    compactions are), so that the table does not depend on how the log was cut into chunks or batches; a function
+    of this module, so that a worker process can be given it."""
+    from workbench.summaries._entries import entries_table
+
+    entries = entries_table(chunk["compactions"])  # (runs sorted by id, each in boundary and position order)
+    runs = chunk["compactions"].select(pl.col("run_id").unique(maintain_order=True)).with_row_index("run_order")
+    return {"entries": entries.join(runs, on="run_id", how="left").sort("run_order", maintain_order=True)
+            .drop("run_order")}
+
+
+def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None, format: str | None = None,  # noqa: A002
+               *, entries: bool = False, replace: bool = False, bad: BadLines | None = None,
+               since: str | None = None, until: str | None = None, project: str | None = None,
+               timings: dict[str, float] | None = None) -> dict[str, int]:
+    """Read a log and write its tables as Parquet into ``out`` (``None``: only check it); returns row counts.
+
+    JSONL formats (:data:`STREAMING`) are read one line at a time and written in bounded chunks,
+    so memory does not grow with the log; the others are read whole (their logs are small).
+    ``entries`` adds the entries table, extracted chunk by chunk. Either way the tables appear in
+    ``out`` only when the whole log was valid (an error names FILE:LINE and writes nothing). Session formats
+    (:data:`DIRECTORY_FORMATS`) skip a file's half-written last line with a warning and record it in ``bad``;
+    with ``bad.skip_invalid`` they skip and record every bad line; ``since``, ``until`` and ``project`` select
+    their sessions (:func:`workbench.adapters._claude_code.selected`), and are read a group of files at a time
+    (:func:`session_runs`), so memory holds one session's lines and a chunk of rows, not the tree. ``timings``
+    (a dict) receives the seconds of each stage of a streamed import: ``scan`` (session ids in the files' bytes),
+    ``parse`` (lines read and runs built), ``tables`` (rows validated and spilled as Parquet parts), ``write``
+    (the parts streamed into the tables and moved into place).
+    """
+    from workbench.adapters._staging import stream_tables
+    from workbench.tables._files import write_tables
+
+    path = Path(path)
+    if out is not None:  # the tables never go into the log they are read from
+        from workbench._util.atomic import check_not_input
+
+        check_not_input(out, [path])
+    fmt = _format_of(path, format)
+    derive = _entries_of if entries else None
+    if fmt in STREAMING:
+        return stream_tables(path, STREAMING[fmt](path), out, replace=replace, derive=derive, timings=timings)
+    if fmt in DIRECTORY_FORMATS or fmt == "sessions":  # sessions: streamed a group of files at a time
+        def runs(spill: Path | None) -> Iterator[Any]:
+            return session_runs(path, fmt, bad=bad, since=since, until=until, project=project, timings=timings,
+                                spill=spill)
+
+        return stream_tables(path, runs, out, replace=replace, derive=derive, timings=timings)
+    if since or until or project:
+        raise SchemaError(f"since, until and project select sessions of {' or '.join(DIRECTORY_FORMATS)} logs, not "
+                          f"of a {fmt} log", file=str(path))
+    tables = FORMATS[fmt](path)
+    if derive is not None:
+        tables.update(derive(tables))
+    labels = tables.pop("labels", None) if fmt in LABELLED_FORMATS else None
+    if out is not None:
+        store = None
+        if labels is not None and labels.height:
+            _check_new_store(Path(out) / "annotations")
+            store = lambda staging: _write_labelled_store(staging / "annotations", tables, labels)  # noqa: E731
+        write_tables(tables, out, replace=replace, stage=store)
+    counts = {name: frame.height for name, frame in tables.items()}
+    if labels is not None:
+        counts["labels"] = labels.height
+    return counts
+
+
+def _check_new_store(store: Path) -> None:
+    """An import writes its labels into a new annotation store only: one that holds labels (a person's, or an
+    earlier import's) is never added to or replaced."""
+    if store.exists() and any(store.rglob("*.jsonl")):
+        raise SchemaError("holds labels already; import into a new directory (the labels people added there are "
+                          "never replaced)", file=str(store))
+
+
+def _write_labelled_store(store: Path, tables: dict[str, pl.DataFrame], labels: pl.DataFrame) -> None:
+    """The labels of a labelled-summaries import as an annotation store (``store/labels/ANNOTATOR.round1.jsonl``),
+    with the labelled entries as a sample (``store/samples/labelled.jsonl``: each item's text, evidence and
+    ``scenario_id``, the source the summary came from), so ``workbench agree STORE`` clusters its intervals by
+    source and ``workbench label`` can add a person's labels to the same items."""
+    from workbench.annotate._sampling import sample_items
+    from workbench.annotate._store import AnnotationStore
+    from workbench._util.atomic import write_jsonl
+
+    AnnotationStore(store).add_many(labels.drop("labeled_at", strict=False).to_dicts())
+    ids = labels.get_column("item_id").unique(maintain_order=True).to_list()
+    items, _ = sample_items(tables, len(ids), strata=(), sections=None, only_ids=ids)
+    write_jsonl(items, store / "samples" / "labelled.jsonl")
+
+
+__all__ = ["import_log"]
