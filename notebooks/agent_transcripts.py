@@ -93,7 +93,7 @@ plots.export_table(overview, "transcripts_compactions", f"{figs}/tables",
 overview.head(TABLE_ROWS).collect()
 
 # %%
-fig = plots.sessions.compaction_tokens(overview, medians=token_medians(overview))
+fig = plots.coding_agents.compaction_tokens(overview, medians=token_medians(overview))
 plots.export(fig, "transcripts_tokens_before_after", figs);
 
 # %% [markdown]
@@ -106,7 +106,7 @@ plots.export(fig, "transcripts_tokens_before_after", figs);
 timeline = analyses.table("timeline")
 plots.export_table(timeline, "transcripts_compaction_timeline", f"{figs}/tables",
                    "Each compaction: minutes since its session started", max_rows=TABLE_ROWS)
-fig = plots.sessions.compaction_timeline(timeline)
+fig = plots.coding_agents.compaction_timeline(timeline)
 plots.export(fig, "transcripts_compactions_over_time", figs);
 
 # %% [markdown]
@@ -117,7 +117,7 @@ cache = analyses.table("prompt_cache")
 plots.export_table(cache, "transcripts_prompt_cache", f"{figs}/tables",
                    "Prompt tokens of the call before and after each compaction: cache read, cache written, fresh",
                    max_rows=TABLE_ROWS)
-fig = plots.sessions.prompt_cache(cache, means=prompt_cache_means(cache))
+fig = plots.coding_agents.prompt_cache(cache, means=prompt_cache_means(cache))
 plots.export(fig, "transcripts_prompt_cache", figs);
 cache.head(TABLE_ROWS).collect()
 
@@ -134,14 +134,14 @@ plots.export_table(by_role, "transcripts_entries_by_role", f"{figs}/tables",
 by_role
 
 # %%
-fig = plots.sessions.entries_by_role(by_role)
+fig = plots.coding_agents.entries_by_role(by_role)
 plots.export(fig, "transcripts_entries_by_role", figs);
 
 # %%
 shares = analyses.unsupported_by_role(n_boot=N_BOOT, seed=SEED)
 plots.export_table(shares, "transcripts_unsupported_by_role", f"{figs}/tables",
                    f"Unsupported share per role (lexical score < {TAU}), 95% interval resampling sessions")
-fig = plots.sessions.unsupported_by_role(shares)
+fig = plots.coding_agents.unsupported_by_role(shares)
 plots.export(fig, "transcripts_unsupported_by_role", figs);
 shares
 
@@ -176,7 +176,7 @@ plots.export_table(after, "transcripts_after_compaction", f"{figs}/tables",
 after.head(TABLE_ROWS).collect()
 
 # %%
-fig = plots.sessions.burden_before_after(burden_totals(after))
+fig = plots.coding_agents.burden_before_after(burden_totals(after))
 plots.export(fig, "transcripts_burden_before_after", figs);
 
 # %% [markdown]

@@ -11,7 +11,7 @@ import pytest
 
 from workbench.cli.main import main
 from workbench.datasets import derive_missing, load
-from workbench._util.untrusted import visible
+from workbench.explore import visible
 from workbench.explore import build_site, compaction_view, slug
 
 from .conftest import system_tool
@@ -133,7 +133,7 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path,
     derive_missing(testbed, wanted=("entries", "scores"))
     sites = {"testbed": build_site(testbed, tmp_path / "testbed", method="prompting"),
              "sessions": build_site(_hostile_sessions(), tmp_path / "sessions")}
-    import workbench.explore as explore
+    import workbench.explore._site as explore
 
     monkeypatch.setattr(explore, "INDEX_SHARD_BYTES", 300)  # index shards split deep: a query walks down them
     monkeypatch.setattr(explore, "ENTRY_SHARD", 20)  # entries in more shards than the view loads at once
@@ -372,7 +372,7 @@ def test_the_search_index_splits_a_shard_that_grew_and_caps_a_terms_rows(monkeyp
     "in" was 494 KB at the testbed's size, about 49 MB at 100x). A shard over its size is split by one more
     character, and a term lists its first rows. By hand: weights 2+12+7 = 21 (in), 22 (ink), 24 (inv-1, inv-2):
     "in" weighs 91 > 60, so it keeps "in" and splits into "ink" (22) and "inv" (48)."""
-    import workbench.explore as explore
+    import workbench.explore._site as explore
 
     monkeypatch.setattr(explore, "INDEX_SHARD_BYTES", 60)
     monkeypatch.setattr(explore, "MAX_POSTINGS", 2)

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from workbench import plots
-from workbench.plots.latex import SIZES, TEXT_WIDTH, _total, columns_for, format_number, format_p
+from workbench.plots._latex import SIZES, TEXT_WIDTH, _total, columns_for, format_number, format_p
 
 from .conftest import system_tool
 
@@ -158,7 +158,7 @@ def test_a_reason_column_prints_only_when_a_row_has_a_reason() -> None:
     row fills it (the testbed's Table 12, where every AUROC exists, prints as it did)."""
     import polars as pl
 
-    from workbench.plots.latex import to_latex
+    from workbench.plots import to_latex
 
     rows = pl.DataFrame({"judge": ["lexical", "lexical"], "estimate": [0.9, 0.6], "reason": [None, None]},
                         schema_overrides={"reason": pl.Utf8})
@@ -170,14 +170,14 @@ def test_a_reason_column_prints_only_when_a_row_has_a_reason() -> None:
 def test_less_than_and_bars_print_as_themselves_in_a_plain_article() -> None:
     """In a plain ``article`` (OT1 encoding) a bare ``<`` prints as an inverted exclamation mark: p-values read
     ``¡0.001`` in the Williams and comparison tables. They are escaped with the text commands LaTeX defines."""
-    from workbench.plots.latex import tex_escape
+    from workbench.plots._latex import tex_escape
 
     assert tex_escape("<0.001 | a>b") == r"\textless{}0.001 \textbar{} a\textgreater{}b"
 
 
 def test_the_readme_names_the_packages_the_tables_ask_for() -> None:
     """The .tex header and the README said different things (booktabs vs booktabs,array): one list for both."""
-    from workbench.plots.latex import PACKAGES, PREAMBLE_COMMENT
+    from workbench.plots._latex import PACKAGES, PREAMBLE_COMMENT
 
     packages = r"\usepackage{" + ",".join(PACKAGES) + "}"
     assert packages in PREAMBLE_COMMENT and packages in (ROOT / "README.md").read_text(encoding="utf-8")

@@ -100,7 +100,7 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
         "calibration.threshold_curve": (threshold_sweep(ls, ly, lc, [0.2, 0.5, 0.8], n_boot=20), 0.8),
         "compare.forest": (compare_to_baseline(runs, "prompting", "acc", by=("budget",), n_boot=20),),
         "compare.performance_profile": (performance_profile(runs, [0.0, 0.5, 1.0], n_boot=20),),
-        "entries_by_section": (section_counts(entries),),
+        "sjc.entries_by_section": (section_counts(entries),),
         "sjc.decision_flips": (flips,),
         "sjc.section_composition": (entries_by_section(entries),),
         "sjc.unsupported_by_boundary": (by_boundary(entries, max_boundary=3),),
@@ -127,12 +127,12 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
         "real_logs.fifo_out_of_window": (replay_by_budget(replay(tau_bench["steps"], tau_bench["runs"], [2048])),),
         "real_logs.claude_fact_check": (check_table(load_fixture(ROOT / "data" / "real" / "claude-compaction" /
                                                                  "fixture.json")),),
-        "sessions.compaction_tokens": (compaction_overview(sessions),),
-        "sessions.entries_by_role": (entries_by_role(entries),),
-        "sessions.burden_before_after": (burden_totals(after_compaction(sessions["steps"], sessions["compactions"])),),
-        "sessions.compaction_timeline": (compaction_timeline(claude["runs"], claude["compactions"]),),
-        "sessions.prompt_cache": (prompt_cache(claude["steps"], claude["compactions"]),),
-        "sessions.unsupported_by_role": (unsupported_by_role(entries, n_boot=20),),
+        "coding_agents.compaction_tokens": (compaction_overview(sessions),),
+        "coding_agents.entries_by_role": (entries_by_role(entries),),
+        "coding_agents.burden_before_after": (burden_totals(after_compaction(sessions["steps"], sessions["compactions"])),),
+        "coding_agents.compaction_timeline": (compaction_timeline(claude["runs"], claude["compactions"]),),
+        "coding_agents.prompt_cache": (prompt_cache(claude["steps"], claude["compactions"]),),
+        "coding_agents.unsupported_by_role": (unsupported_by_role(entries, n_boot=20),),
     }
 
 
@@ -141,8 +141,8 @@ def _figure_functions() -> list[str]:
 
     from workbench import plots
 
-    names = ["entries_by_section"]
-    for module in (plots.sjc, plots.focus, plots.trace, plots.real_logs, plots.sessions, plots.calibration,
+    names: list[str] = []
+    for module in (plots.sjc, plots.focus, plots.trace, plots.real_logs, plots.coding_agents, plots.calibration,
                    plots.compare):
         short = module.__name__.rsplit(".", 1)[1]
         names += [f"{short}.{n}" for n, f in inspect.getmembers(module, inspect.isfunction)
@@ -190,7 +190,7 @@ def test_session_figures_of_a_whole_directory_stay_readable_past_many() -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from workbench.plots import sessions as fig
+    from workbench.plots import coding_agents as fig
 
     n = fig.MANY + 5
     overview = pl.DataFrame({"run_id": [f"s{i // 3}" for i in range(n)], "boundary": [i % 3 for i in range(n)],

@@ -48,7 +48,7 @@ def test_library_path_defaults_are_the_projects_not_the_working_directory(tmp_pa
 
     from workbench import plots
     from workbench.datasets import DEFAULT_TESTBED
-    from workbench.plots.latex import export_table
+    from workbench.plots import export_table
     from workbench.notebooks import PROJECT_ROOT
 
     monkeypatch.chdir(tmp_path)

@@ -193,7 +193,7 @@ def prompt_cache(steps: pl.DataFrame, compactions: pl.DataFrame) -> pl.DataFrame
 
 def burden_totals(after: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """Calls, repeated calls and errors summed over every compaction, per window (``before`` then ``after``), from
-    :func:`after_compaction`: what :func:`workbench.plots.sessions.burden_before_after` draws as shares.
+    :func:`after_compaction`: what :func:`workbench.plots.coding_agents.burden_before_after` draws as shares.
 
     Parameters
     ----------

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 
-from workbench.plots import _axes
+from workbench.plots._style import _axes
 
 
 def reliability_diagram(curve: pl.DataFrame, title: str | None = None, ax: Axes | None = None) -> Axes:

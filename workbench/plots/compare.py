@@ -6,8 +6,8 @@ import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 
-from workbench.plots import _axes
-from workbench.plots.names import display_name
+from workbench.plots._style import _axes
+from workbench.plots._names import display_name
 
 
 def forest(diffs: pl.DataFrame, group: str | None = "budget", ax: Axes | None = None) -> Axes:

@@ -10,7 +10,7 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from workbench.plots import _axes, figure_size
+from workbench.plots._style import _axes, figure_size
 
 if TYPE_CHECKING:
     from workbench.stats._bootstrap import BootstrapResult

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 
-from workbench.plots import _axes, figure_size
+from workbench.plots._style import _axes, figure_size
 
 
 def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order: Sequence[str],

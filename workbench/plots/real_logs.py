@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 
-from workbench.plots import _axes
+from workbench.plots._style import _axes
 
 
 def pass_k_curves(passk: pl.DataFrame, source: str | None = None, ax: Axes | None = None) -> Axes:

@@ -8,8 +8,8 @@ import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 
-from workbench.plots import _axes
-from workbench.plots.names import display_name
+from workbench.plots._style import _axes
+from workbench.plots._names import display_name
 from workbench.analyses.sjc._sensitivity import ThresholdCounts
 from workbench.tables._vocabulary import PATTERNS
 
@@ -352,7 +352,7 @@ def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None 
     ax.set_ylabel({"acc": "accuracy (share of runs\nthat complete the task)"}.get(value, value))
     if bounds:
         method = frame.get_column("ci_method")[0] if "ci_method" in frame.columns else ""
-        from workbench.plots.names import INTERVAL_METHODS
+        from workbench.plots._names import INTERVAL_METHODS
 
         ax.text(1.0, -0.3, f"error bars: 95% intervals over task scenarios ({INTERVAL_METHODS.get(method, method)})",
                 transform=ax.transAxes, ha="right", va="top", fontsize=7, color="0.3")
@@ -395,6 +395,28 @@ def decision_flips(flips: pl.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-__all__ = ["accuracy_by_budget", "attribution_bars", "auroc_intervals", "decision_flips", "keep_rates",
+def entries_by_section(counts: pl.DataFrame, ax: Axes | None = None) -> Axes:
+    """Bar chart of entries per section (columns ``section``, ``entries``), SJC Table 2's first column.
+
+    Parameters
+    ----------
+    counts : polars.DataFrame
+        ``section`` and ``entries`` (:func:`workbench.analyses.sjc._composition.section_counts`).
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
+    fig, ax = _axes(ax)
+    ax.barh(counts.get_column("section").to_list()[::-1], counts.get_column("entries").to_list()[::-1], color="C0")
+    ax.set_xlabel("entries")
+    ax.set_title("Summary entries by section")
+    return ax
+
+
+__all__ = ["entries_by_section", "accuracy_by_budget", "attribution_bars", "auroc_intervals", "decision_flips", "keep_rates",
            "pass_vs_tokens", "persistence_curves", "pruned_vs_tau", "score_histograms", "section_composition",
            "unsupported_by_boundary"]

@@ -6,8 +6,8 @@ import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 
-from workbench.plots import _axes
-from workbench.plots.names import display_name
+from workbench.plots._style import _axes
+from workbench.plots._names import display_name
 
 
 def burden_curve(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
@@ -36,7 +36,7 @@ def burden_curve(frame: pl.DataFrame, ax: Axes | None = None) -> Axes:
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel("steps after the compaction")
     ax.set_ylabel("excess per action\nover the uncompressed run")
-    from workbench.plots.names import INTERVAL_METHODS
+    from workbench.plots._names import INTERVAL_METHODS
 
     method = frame.get_column("method")[0] if "method" in frame.columns and frame.height else ""
     ax.legend(title=f"error bars: 95% intervals over scenarios ({INTERVAL_METHODS.get(method, method)})".replace(" ()", ""),

@@ -3,7 +3,7 @@
 A results frame holds what an analysis computed (``estimate, ci_low, ci_high, n, n_boot, level,
 method``, raw p-values); a table in a write-up holds fewer columns under words, an interval under one header
 (``0.71 [0.65, 0.77]``), p-values as ``<0.001``, methods, roles and fields by their display names
-(:mod:`workbench.plots.names`), a ``\\label`` to refer to. Numbers are set in siunitx ``S`` columns, so they align
+(:mod:`workbench.plots._names`), a ``\\label`` to refer to. Numbers are set in siunitx ``S`` columns, so they align
 on the decimal point and a negative one prints a math minus (``-0.146`` beside ``+0.815``: the text hyphen is
 narrower than a plus and broke the alignment); an interval is three such columns joined by its brackets. The
 preamble the tables need is :data:`PACKAGES` (``booktabs,array,siunitx``). :func:`to_latex` then fits the result
@@ -31,7 +31,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench.plots.names import DISPLAYED_COLUMNS, display_name
+from workbench.plots._names import DISPLAYED_COLUMNS, display_name
 from workbench._util.project import PROJECT_ROOT
 
 TEXT_WIDTH = 345.0  # pt: \textwidth of LaTeX's article class at 10pt (letter and a4 paper alike)

@@ -4,7 +4,7 @@ Methods, summary schemas and roles, label fields and metrics are stored as ids (
 ``user_messages``, ``pass_hat_k``); a paper prints words. :func:`display_name` maps an id to its words, and an id
 that is not in the table to itself with its underscores as spaces (a method a user's own log names), so nothing
 prints raw (``no\\_compression`` in a LaTeX cell). Column headers have their own table,
-:data:`workbench.plots.latex.HEADERS`; :mod:`workbench.plots.latex` prints the cells of the columns in
+:data:`workbench.plots._latex.HEADERS`; :mod:`workbench.plots._latex` prints the cells of the columns in
 :data:`DISPLAYED_COLUMNS` with these names, and the figure functions label methods, roles and fields with them.
 """
 

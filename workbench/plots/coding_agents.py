@@ -11,8 +11,8 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter
 
-from workbench.plots import _axes
-from workbench.plots.names import display_name
+from workbench.plots._style import _axes
+from workbench.plots._names import display_name
 from workbench.tables._frames import collected, height
 
 #: compactions (or sessions) up to which a figure draws and labels each one; past it, a figure of a whole

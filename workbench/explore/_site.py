@@ -1,0 +1,414 @@
+"""The static site ``workbench explore`` writes: an index of runs, a page per run and per compaction, entry pages and a search index in shards, all opening from disk (no server, no network); written into a temporary sibling and moved into place, replacing only a directory that holds :data:`MARKER`."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench._util.atomic import replace_owned_dir
+from workbench._util.untrusted import visible
+from workbench.errors import SelectionError
+from workbench.summaries._evidence import span_index
+from workbench.tokens import count
+from workbench.explore._views import HORIZON, TEMPLATES, RunRows, _env, _script_json, _step_view, details_json, slug
+
+
+MARKER = ".workbench-explore"  # written into every site; only a directory holding it is ever replaced
+
+
+@dataclass(frozen=True)
+class SiteReport:
+    """What :func:`build_site` wrote."""
+
+    out: Path
+    runs: int
+    compactions: int
+    pages: int
+    bytes: int
+    seconds: float
+
+    def __str__(self) -> str:
+        return (f"{self.out / 'index.html'}: {self.runs} runs, {self.compactions} compactions, {self.pages} pages, "
+                f"{self.bytes / 1e6:.1f} MB in {self.seconds:.1f}s")
+
+
+def runs_to_show(runs: pl.DataFrame, *, run_ids: Sequence[str] | None = None, method: str | None = None,
+                budget: int | None = None, limit: int | None = None) -> pl.DataFrame:
+    """The runs a site shows: those named, of a method, at a budget, the first ``limit`` (in table order)."""
+    sel = runs
+    if run_ids:
+        missing = sorted(set(run_ids) - set(runs.get_column("run_id").to_list()))
+        if missing:
+            raise SelectionError("runs", "ids of runs in the data", f"{missing[0]!r}, which no run has")
+        sel = sel.filter(pl.col("run_id").is_in(list(run_ids)))
+    if method is not None:
+        if "method" not in sel.columns or not (sel.get_column("method") == method).any():
+            raise SelectionError("method", "a method of the runs", f"{method!r}, which no run has")
+        sel = sel.filter(pl.col("method") == method)
+    if budget is not None:
+        if "budget" not in sel.columns or not (sel.get_column("budget") == budget).any():
+            raise SelectionError("budget", "a budget of the runs", f"{budget}, which no run has")
+        sel = sel.filter(pl.col("budget") == budget)
+    return sel.head(limit) if limit is not None else sel
+
+
+def build_site(tables: Mapping[str, pl.DataFrame], out: str | Path, *, labels: pl.DataFrame | None = None,
+               judge: str | None = None, tau: float = 0.5, run_ids: Sequence[str] | None = None,
+               method: str | None = None, budget: int | None = None, limit: int | None = None,
+               title: str = "compactions", inputs: Sequence[str | Path] = ()) -> SiteReport:
+    """Write the site for ``tables`` under ``out`` (replaced whole: written to a sibling, then moved into place).
+
+    ``out`` is replaced only if this function made it (it holds :data:`MARKER`) or it is empty or absent; a file,
+    any other directory, and a path that holds or lies inside one of ``inputs`` (the data the site is made from)
+    are refused with :class:`~workbench._util.atomic.OutputRefused` before anything is written.
+
+    ``labels`` are gold labels (:func:`workbench.tables._labels.gold_labels`; default: those of the tables' own ``labels``
+    table, if any); ``judge`` picks the scores shown (default: ``lexical`` when present, else the first judge in
+    the scores table).
+    """
+    t0 = time.perf_counter()
+    out = Path(out)
+    tables = {name: frame for name, frame in tables.items() if isinstance(frame, pl.DataFrame)}  # (a log's extras)
+    runs = tables["runs"]
+    chosen = runs_to_show(runs, run_ids=run_ids, method=method, budget=budget, limit=limit)
+    scores = tables.get("scores")
+    if judge is None and scores is not None and scores.height:
+        judges = scores.get_column("judge").unique(maintain_order=True).to_list()
+        judge = "lexical" if "lexical" in judges else judges[0]
+    env = _env()
+    counts: dict[str, int] = {}
+
+    def write(tmp: Path) -> None:
+        counts.update(_write_site(tmp, env, tables, chosen, runs, scores, labels, judge, tau, title))
+
+    out = replace_owned_dir(out, MARKER, write, inputs=inputs, made_by="workbench explore")
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    return SiteReport(out, counts["runs"], counts["compactions"], counts["pages"], size, time.perf_counter() - t0)
+
+
+def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen: pl.DataFrame, runs: pl.DataFrame,
+                scores: pl.DataFrame | None, labels: pl.DataFrame | None, judge: str | None, tau: float,
+                title: str) -> dict[str, int]:
+    """Write the site's pages into the empty directory ``tmp``; the counts :class:`SiteReport` gives."""
+    (tmp / "runs").mkdir(parents=True)
+    for asset in ("site.css", "site.js", "views.js"):
+        shutil.copy(TEMPLATES / asset, tmp / asset)
+    keep = set(chosen.get_column("run_id").to_list())
+    sub = {name: (frame.filter(pl.col("run_id").is_in(keep)) if "run_id" in frame.columns else frame)
+           for name, frame in tables.items() if isinstance(frame, pl.DataFrame)}
+    if "entries" in sub and sub["entries"].height:
+        from workbench.summaries._entries import with_roles
+
+        sub["entries"] = with_roles(sub["entries"])
+    source = ""
+    if labels is None and "labels" in tables and tables["labels"].height:
+        from workbench.tables._labels import gold_labels, label_source
+
+        labels, source = gold_labels(tables["labels"]), label_source(tables["labels"])
+    if scores is not None and "entries" in sub and scores.height:
+        sub["scores"] = scores.join(sub["entries"].select("entry_id"), on="entry_id", how="semi")
+    sub["runs"] = runs  # matched uncompressed runs and parents may lie outside the selection
+    steps = tables.get("steps")
+    if steps is not None:
+        twins = _twin_ids(runs, chosen)
+        sub["steps"] = steps.filter(pl.col("run_id").is_in(keep | twins))
+    index = span_index(sub["steps"]) if "steps" in sub else None
+    children: dict[str, list[str]] = {}
+    if "parent_run_id" in runs.columns:
+        for r in chosen.filter(pl.col("parent_run_id").is_not_null()).select("run_id", "parent_run_id").iter_rows():
+            children.setdefault(r[1], []).append(r[0])
+    pages, n_comp = 1, 0
+    rows = []
+    data = _ViewData(tau, tmp / "data")
+    per_run = _PerRun(sub, labels)
+    # each run's rows as Python rows one run at a time, from the frames _PerRun split by run (rows of the whole log
+    # at once held gigabytes)
+    comp_frames = per_run.parts.get("compactions", {})
+    step_frames = per_run.parts.get("steps", {})
+    for run in chosen.to_dicts():
+        rid = run["run_id"]
+        name = slug(rid)
+        comps_here = comp_frames[rid].sort("boundary").to_dicts() if rid in comp_frames else []
+        run_steps = step_frames[rid].sort("step").to_dicts() if rid in step_frames else []
+        tokens = sum(int(run.get(k) or 0) for k in ("agent_tokens", "compressor_tokens"))
+        rows.append({"run": run, "href": f"runs/{name}.html", "compactions": len(comps_here), "tokens": tokens})
+        summary_tokens = {c["boundary"]: count(c.get("committed_summary") or c.get("candidate_summary") or "")
+                          for c in comps_here}
+        marks = {c["step"]: {**c, "href": f"{name}/b{c['boundary']}.html", "tokens_after": summary_tokens[c["boundary"]]}
+                 for c in comps_here}
+        links = [{"boundary": c["boundary"], "href": f"{name}/b{c['boundary']}.html", "compaction": c}
+                 for c in comps_here]
+        kids = [{"run_id": k, "href": f"{slug(k)}.html"} for k in children.get(rid, []) if k in keep]
+        parent = run.get("parent_run_id")
+        parent_link = {"run_id": parent, "href": f"{slug(parent)}.html"} if parent and parent in keep else None
+        _write(tmp / "runs" / f"{name}.html", env.get_template("run.html").render(
+            title=title, run=run, steps=[_step_view(s) for s in run_steps], marks=marks,
+            compactions=links, children=kids, parent=parent_link, root="../"))
+        pages += 1
+        if comps_here:
+            (tmp / "runs" / name).mkdir(exist_ok=True)
+        data.add_steps(rid, f"runs/{name}", run_steps)
+        mine, gold = per_run.tables(run) if comps_here else ({}, None)
+        rows_here = RunRows.of(mine, run, gold, judge) if comps_here else None
+        for c in comps_here:
+            assert rows_here is not None
+            view = rows_here.view(c, mine, judge=judge, tau=tau, horizon=HORIZON, index=index, label_source=source)
+            data.add(run, c, view, f"runs/{name}", summary_tokens[c["boundary"]])
+            _write(tmp / "runs" / name / f"b{c['boundary']}.html", env.get_template("compaction.html").render(
+                title=title, view=view, run_href=f"../{name}.html", root="../../", details=details_json(view)))
+            pages += 1
+            n_comp += 1
+    columns = [c for c in ("task_id", "project", "method", "budget", "model", "success", "steps") if c in runs.columns
+               and runs.get_column(c).null_count() < runs.height]
+    _write(tmp / "index.html", env.get_template("index.html").render(
+        title=title, rows=rows, columns=columns, judge=judge, total=runs.height, root=""))
+    data.write()
+    for page in ("entries", "compactions"):
+        _write(tmp / f"{page}.html", env.get_template(f"{page}.html").render(title=title, judge=judge, tau=tau,
+                                                                           root=""))
+        pages += 1
+    return {"runs": len(rows), "compactions": n_comp, "pages": pages}
+
+
+#: entries per data shard of the entries view (a shard is one ``<script>``: bounded bytes whatever the log's size)
+ENTRY_SHARD = 5_000
+
+
+_TERM = re.compile(r"[a-z0-9][a-z0-9_.$/-]*[a-z0-9]|[a-z0-9]")
+
+
+def _terms(text: str) -> set[str]:
+    """The search terms of a text: lower-cased words and identifiers (``inv-4849``, ``src/app.py``), two
+    characters or more, trailing punctuation off."""
+    return {t for t in _TERM.findall(text.lower()) if len(t) >= 2}
+
+
+def _shard_key(prefix: str) -> str:
+    """The file name of the index shard of a term prefix: its UTF-8 bytes as hex (a name on every system)."""
+    return prefix.encode("utf-8").hex()
+
+
+#: bytes a search-index shard aims at: a shard whose terms hold more is split by one more character of its terms,
+#: so a query loads a bounded number of bytes whatever the log's size
+INDEX_SHARD_BYTES = 96 << 10
+
+
+#: rows listed per term and kind (entries, steps): a word in every entry would make its shard grow with the log
+MAX_POSTINGS = 2_000
+
+
+_INDEX_DEPTH = 24  # a prefix this long is not split again (terms sharing it stay in one shard)
+
+
+def index_shards(index: Mapping[str, Mapping[str, Collection[int]]]) -> dict[str, dict[str, Any]]:
+    """The search index as shards keyed by a prefix of their terms: ``{"t": {term: postings}, "split": [...]}``.
+
+    The roots are the terms' first two characters. A shard whose terms weigh more than :data:`INDEX_SHARD_BYTES`
+    keeps only the terms exactly as long as its prefix and names in ``split`` the prefixes one character longer
+    that hold the rest, each split again as it needs. A term's postings (``e``: entry rows, ``s``: step rows) are
+    its first :data:`MAX_POSTINGS` rows of each kind, with ``more`` when there were more."""
+    def body(posts: Mapping[str, Collection[int]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for kind, rows in sorted(posts.items()):
+            ordered = sorted(rows)
+            out[kind] = ordered[:MAX_POSTINGS]
+            if len(ordered) > MAX_POSTINGS:
+                out["more"] = 1
+        return out
+
+    def weight(term: str, posts: Mapping[str, Collection[int]]) -> int:
+        return len(term.encode("utf-8")) + 12 + sum(7 * min(len(rows), MAX_POSTINGS) for rows in posts.values())
+
+    shards: dict[str, dict[str, Any]] = {}
+    roots: dict[str, list[str]] = {}
+    for term in sorted(index):  # terms came from sets: sorted, the bytes never vary
+        roots.setdefault(term[:2], []).append(term)
+    todo = list(roots.items())
+    while todo:
+        prefix, terms = todo.pop()
+        deeper = [t for t in terms if len(t) > len(prefix)]
+        if (not deeper or len(terms) == 1 or len(prefix) >= _INDEX_DEPTH
+                or sum(weight(t, index[t]) for t in terms) <= INDEX_SHARD_BYTES):
+            shards[prefix] = {"t": {t: body(index[t]) for t in terms}, "split": []}
+            continue
+        children: dict[str, list[str]] = {}
+        for t in deeper:
+            children.setdefault(t[:len(prefix) + 1], []).append(t)
+        shards[prefix] = {"t": {t: body(index[t]) for t in terms if len(t) == len(prefix)},
+                          "split": sorted(children)}
+        todo.extend(children.items())
+    return shards
+
+
+class _ViewData:
+    """The rows of the site's entries and compactions views and the search index over entry text, identifiers and
+    step text, written as ``<script>`` data files into ``out`` (Chromium does not ``fetch`` from ``file://``): the
+    views load the entries in shards of :data:`ENTRY_SHARD`, a search loads one index shard per term. A shard is
+    written as soon as it is full and a term keeps no more rows than the index lists (:data:`MAX_POSTINGS`), so
+    memory holds one shard of each view and the index's terms, not the log's rows."""
+
+    def __init__(self, tau: float, out: Path) -> None:
+        self.tau, self.out = tau, out
+        out.mkdir()
+        self.rows: dict[str, list[list[Any]]] = {"entries": [], "compactions": [], "steps": []}  # the open shards
+        self.written = {kind: 0 for kind in self.rows}  # rows in shards already written
+        self.index: dict[str, dict[str, list[int]]] = {}  # term -> {"e": entry rows, "s": step rows}, ascending
+
+    def _append(self, kind: str, row: list[Any]) -> int:
+        """Add ``row`` to the ``kind`` view; its number in the view."""
+        rows = self.rows[kind]
+        rows.append(row)
+        number = self.written[kind] + len(rows) - 1
+        if len(rows) == ENTRY_SHARD:
+            self._flush(kind)
+        return number
+
+    def _flush(self, kind: str) -> None:
+        rows = self.rows[kind]
+        if rows:
+            k = self.written[kind] // ENTRY_SHARD
+            _write(self.out / f"{kind}-{k:04d}.js", _js(kind, pack_rows(rows, (8,) if kind == "entries" else ()), k))
+            self.written[kind] += len(rows)
+            self.rows[kind] = []
+
+    def _post(self, text: str, kind: str, row: int) -> None:
+        for term in _terms(text):
+            rows = self.index.setdefault(term, {}).setdefault(kind, [])
+            if len(rows) <= MAX_POSTINGS:  # one past the cap: enough to say there were more
+                rows.append(row)
+
+    def add(self, run: Mapping[str, Any], c: Mapping[str, Any], view: Mapping[str, Any], pages: str,
+            summary_tokens: int) -> None:
+        entries = view["entries"]
+        unsupported = sum(e.score is not None and e.score < self.tau for e in entries)
+        scored = sum(e.score is not None for e in entries)
+        self._append("compactions", [pages, run["run_id"], c["boundary"], run.get("method"), run.get("budget"),
+                                     len(entries), scored, unsupported, c.get("pre_tokens"), summary_tokens])
+        for e in entries:
+            verdict = "" if e.score is None else ("supported" if e.score >= self.tau else "unsupported")
+            row = self._append("entries", [pages, run["run_id"], c["boundary"], e.position, e.section, e.role,
+                                           None if e.score is None else round(float(e.score), 4), e.label,
+                                           view.get("label_source") or "", verdict, visible(e.text)[:240]])
+            self._post(e.text, "e", row)
+
+    def add_steps(self, run_id: str, pages: str, steps: Sequence[Mapping[str, Any]]) -> None:
+        for st in steps:
+            text = " ".join(str(st.get(k) or "") for k in ("tool", "args", "text", "observation"))
+            if not text.strip():
+                continue
+            first = next((ln for ln in visible(text).splitlines() if ln.strip()), "")
+            self._post(text, "s", self._append("steps", [pages, run_id, st["step"], st.get("tool") or "",
+                                                         first[:160]]))
+
+    def write(self) -> None:
+        """Write the last shards, the search index and the manifest."""
+        for kind in self.rows:
+            self._flush(kind)
+        search = index_shards(self.index)
+        (self.out / "search").mkdir()
+        for prefix, shard in search.items():
+            _write(self.out / "search" / f"{_shard_key(prefix)}.js", _js("index", shard, _shard_key(prefix)))
+        count = self.written
+        manifest = {"entries": count["entries"], "entry_shards": -(-count["entries"] // ENTRY_SHARD),
+                    "shard": ENTRY_SHARD, "compactions": count["compactions"],
+                    "compaction_shards": -(-count["compactions"] // ENTRY_SHARD), "steps": count["steps"],
+                    "step_shards": -(-count["steps"] // ENTRY_SHARD), "tau": self.tau,
+                    "index_shards": sorted(_shard_key(p) for p in search if len(p) == 2)}
+        _write(self.out / "manifest.js", _js("manifest", manifest))
+
+
+def pack_rows(rows: Sequence[Sequence[Any]], shared: Sequence[int] = ()) -> dict[str, Any]:
+    """A shard of view rows ``[pages, run_id, ...]`` (``pages``: the run's page path without ``.html``) written
+    without repeating what rows share: ``runs`` lists each ``[run_id, pages]`` once and a row starts with its index
+    there; each column in ``shared`` (the label source) lists its values once in ``values[col]`` and rows hold the
+    index. views.js unpacks a shard into the rows and makes each row's link from its run's pages (the run's page,
+    a compaction's ``/bB.html``, an entry's ``#entry-P``). The two repeated strings were 40% of an entry row."""
+    runs: dict[tuple[str, str], int] = {}
+    values: dict[int, dict[Any, int]] = {col: {} for col in shared}
+    packed = []
+    for r in rows:
+        row = [runs.setdefault((r[1], r[0]), len(runs)), *r[2:]]
+        for col in shared:
+            row[col - 1] = values[col].setdefault(r[col], len(values[col]))
+        packed.append(row)
+    return {"runs": [list(k) for k in runs], "values": {str(col): list(v) for col, v in values.items()},
+            "rows": packed}
+
+
+
+
+def _js(kind: str, value: Any, key: object = None) -> str:
+    """A data file: ``WB.load(kind, key, value)``, its JSON safe inside a script (:func:`_script_json`)."""
+    text = _script_json(value, ensure_ascii=False, separators=(",", ":"))
+    return f"WB.load({json.dumps(kind)},{json.dumps(key)},{text});\n"
+
+
+class _PerRun:
+    """The tables split by run once, so a compaction page reads its run's rows (a filter of every table per page
+    made a site's build time grow with the square of the log: 11,000 filters for 640 pages)."""
+
+    def __init__(self, sub: Mapping[str, pl.DataFrame], labels: pl.DataFrame | None) -> None:
+        self.sub, self.labels = sub, labels
+        self.parts: dict[str, dict[str, pl.DataFrame]] = {}
+        for name in ("compactions", "steps", "entries", "evidence"):
+            frame = sub.get(name)
+            if frame is not None and frame.height and "run_id" in frame.columns:
+                self.parts[name] = {k[0]: g for k, g in frame.partition_by("run_id", as_dict=True).items()}
+        entries = sub.get("entries")
+        owner = entries.select("entry_id", "run_id") if entries is not None and entries.height else None
+        for name, frame, key in (("scores", sub.get("scores"), "entry_id"), ("labels", labels, "item_id")):
+            if frame is not None and frame.height and owner is not None:
+                joined = frame.join(owner.rename({"entry_id": key}), on=key, how="inner")
+                self.parts[name] = {k[0]: g.drop("run_id") for k, g in joined.partition_by("run_id",
+                                                                                          as_dict=True).items()}
+        runs = sub["runs"]
+        self.twins: dict[Any, pl.DataFrame] = {}
+        if {"task_id", "method"} <= set(runs.columns):
+            plain = runs.filter(pl.col("method") == "no_compression")
+            self.twins = {k[0]: g for k, g in plain.partition_by("task_id", as_dict=True).items()}
+
+    def tables(self, run: Mapping[str, Any]) -> tuple[dict[str, pl.DataFrame], pl.DataFrame | None]:
+        """The tables :func:`compaction_view` reads, holding this run's rows (and those of its matched
+        uncompressed run, found as the view finds it), and the run's gold labels."""
+        rid = run["run_id"]
+        out = dict(self.sub)
+        for name, parts in self.parts.items():
+            if name != "labels":
+                out[name] = parts[rid] if rid in parts else self.sub[name].clear()
+        labels = self.labels
+        if "labels" in self.parts and labels is not None:
+            labels = self.parts["labels"].get(rid, labels.clear())
+        # the run's row made from its dict (a row of the runs table): a filter of every run per run grew with the square
+        rows = [pl.DataFrame([dict(run)], schema=self.sub["runs"].schema)]
+        twin = self.twins.get(run.get("task_id")) if run.get("task_id") is not None else None
+        if twin is not None and run.get("method") != "no_compression":
+            rows.append(twin)
+            if "steps" in self.parts:
+                out["steps"] = pl.concat([out["steps"], *(self.parts["steps"][t] for t in twin.get_column("run_id")
+                                                          if t in self.parts["steps"] and t != rid)])
+        out["runs"] = pl.concat(rows)
+        return out, labels
+
+
+def _twin_ids(runs: pl.DataFrame, chosen: pl.DataFrame) -> set[str]:
+    """Run ids of the uncompressed runs matched to the chosen ones (same task and replicate)."""
+    if not {"task_id", "method"} <= set(runs.columns):
+        return set()
+    base = runs.filter(pl.col("method") == "no_compression")
+    keys = ["task_id", "replicate"] if "replicate" in runs.columns else ["task_id"]
+    return set(base.join(chosen.select(keys).unique(), on=keys).get_column("run_id").to_list())
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
+__all__ = ["build_site", "index_shards", "MARKER", "pack_rows", "runs_to_show", "SiteReport"]
