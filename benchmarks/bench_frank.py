@@ -8,7 +8,7 @@ Steps, each timed in this process (peak memory is the process's ``ru_maxrss`` af
   ci       article-bootstrap intervals (2,000 resamples, the system means refitted in each) of every metric's and
            aggregation's partial Pearson correlation, test split, both data sets
 The reference for ``ci``: the engine's plain loop, ``workbench.stats._bootstrap.bootstrap`` of ``partial_correlation``
-over each resample's rows (what the intervals equal, tests/test_metrics_correlation.py), timed on a slice of the
+over each resample's rows (what the intervals equal, tests/stats/test_metrics_correlation.py), timed on a slice of the
 resamples and scaled; the ratio printed is loop time / vectorised time.
 Run from the project root: .venv/bin/python benchmarks/bench_frank.py
 """

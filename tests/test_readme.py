@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .llm_server import FakeLLMServer
+from tests.llm_server import FakeLLMServer
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -58,7 +58,7 @@ def test_the_tour_runs_as_printed(tmp_path: Path) -> None:
                 assert port, "jevcompat mock did not start"
                 jev_port = port.group(1)
                 continue
-            if argv[0].endswith("jupyter"):  # JupyterLab waits for a person: tests/test_labeling_browser.py drives it
+            if argv[0].endswith("jupyter"):  # JupyterLab waits for a person: tests/annotate/test_labeling_browser.py drives it
                 assert argv[1:] == ["lab", "notebooks/labeling.ipynb"] and (work / argv[2]).exists()
                 continue
             argv = [a.replace("127.0.0.1:8787", f"127.0.0.1:{jev_port}")

@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.test_import_sessions import claude_home
+from tests.adapters.test_import_sessions import claude_home
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,7 +12,7 @@ metric, and ``n`` counts the rows used.
 For category labels the least-squares fit on the indicators is the system's mean, so the residuals are each
 value minus its system's mean (:func:`residualise`); a 2-D ``control`` is fitted by least squares with an
 intercept (``numpy.linalg.lstsq``). Both are checked against scikit-learn's ``LinearRegression`` on
-``OneHotEncoder`` columns, FRANK's own code, in ``tests/test_metrics_correlation.py``.
+``OneHotEncoder`` columns, FRANK's own code, in ``tests/stats/test_metrics_correlation.py``.
 
 The Williams test (Williams 1959; Graham and Baldwin 2014 for metric evaluation) asks whether ``r12``, a metric's
 correlation with the human score, exceeds ``r13``, another metric's, given ``r23``, the two metrics' correlation:

@@ -13,7 +13,7 @@ task uses its own n (its estimator stays unbiased for that task), so a task with
 does not weigh more; a task with fewer than k trials has no Pass^k and is an error naming it.
 ``acc`` is the mean success over all runs and ``acc_std``
 the standard deviation, across replicates, of the per-replicate accuracy (SJC Table 3's
-subscript). Checked against brute force over run subsets in ``tests/test_metrics_reliability.py``.
+subscript). Checked against brute force over run subsets in ``tests/stats/test_metrics_success.py``.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ The host compressor of the source documents is OpenClaw's safeguard compaction
 ``## Open TODOs``, ``## Constraints/Rules``, ``## Pending user asks``,
 ``## Exact identifiers``. An *entry* is each bullet line under a heading (SJC Appendix F).
 
-How each kind of line is treated (every rule has a test in ``tests/test_summary.py``):
+How each kind of line is treated (every rule has a test in ``tests/summaries/test_summary.py``):
 
 * ``- x``, ``* x``, ``+ x`` and numbered items ``1. x`` / ``1) x`` at an indent of 0 or 1
   spaces start an entry. A bullet with no text after its marker is not an entry.
@@ -34,7 +34,7 @@ Other compressors (:data:`SCHEMAS`, chosen by :func:`detect_schema` or by name).
 headings (``##`` lines and bold-only lines, when present, name sections); a paragraph is an entry too.
 Claude Code's compaction summary (``claude_code``; every shape below has a fixture in
 ``tests/fixtures/claude_summaries/``, whose README says where it was seen, and a test in
-``tests/test_summary_claude_code.py``):
+``tests/summaries/test_summary_claude_code.py``):
 
 * Only the model's summary proper is read: the client's header (``This session is being continued ...``),
   the model's ``Analysis:`` part (or ``<analysis>`` tags) up to ``Summary:`` (or ``<summary>``), and the

@@ -1,0 +1,286 @@
+"""Human-labelled summaries as a first-class input: a hand-written file with three annotators imports into tables
+and an annotation store, `workbench agree` gives each pair's kappa (sklearn's) and Fleiss' kappa and
+Krippendorff's alpha (by hand), the judge's AUROC against the majority label is sklearn's; every bad record is a
+FILE:LINE error that writes nothing; FRANK imports from its own files and from the compact copy alike."""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from workbench.adapters import read_labelled_summaries, split_sentences
+from workbench.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "fixtures" / "labelled_summaries" / "three_annotators.jsonl"
+FRANK = ROOT / "data" / "benchmarks" / "frank"
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("ls") / "d"
+    assert main(["import", str(FIXTURE), "--format", "labelled-summaries", "--out", str(out)]) == 0
+    return out
+
+
+def test_the_sentence_splitter_follows_its_documented_rule() -> None:
+    assert split_sentences("The company sold 12,000 cars. Mr. Haddad will close the Porto factory.") == [
+        "The company sold 12,000 cars.", "Mr. Haddad will close the Porto factory."]
+    assert split_sentences('He said "no." Then he left! Did J. R. R. Tolkien write it? Yes') == [
+        'He said "no."', "Then he left!", "Did J. R. R. Tolkien write it?", "Yes"]
+    assert split_sentences("no end here") == ["no end here"] and split_sentences("  ") == []
+    assert split_sentences("Version 2.5 shipped. 40 percent rose.") == ["Version 2.5 shipped.", "40 percent rose."]
+
+
+def test_a_labelled_file_becomes_the_workbench_tables(imported: Path) -> None:
+    records = [json.loads(line) for line in FIXTURE.read_text().splitlines()]
+    runs = pl.read_parquet(imported / "runs.parquet")
+    assert runs.get_column("run_id").to_list() == [r["id"] for r in records]
+    assert runs.get_column("scenario_id").to_list() == [r["source_id"] for r in records]
+    assert runs.get_column("method").to_list() == [r["system"] for r in records]
+    assert runs.get_column("human_score").to_list() == [r["score"] for r in records]
+    assert runs.filter(pl.col("run_id") == "a4-pgn")["metric_my_metric"].item() == 0.2
+    assert runs.filter(pl.col("run_id") == "a4-pgn")["meta_annotated_on"].item() == "2026-11-30"
+    steps = pl.read_parquet(imported / "steps.parquet")
+    assert steps.filter(pl.col("run_id") == "a1-pgn").height == 1  # a string source is one passage
+    assert steps.filter(pl.col("run_id") == "a1-bart")["observation"].to_list() == records[0]["source"]
+    entries = pl.read_parquet(imported / "entries.parquet")
+    assert entries.filter(pl.col("run_id") == "a4-pgn").sort("position")["text"].to_list() == [
+        "The company sold 12,000 cars.", "Mr. Haddad will close the Porto factory."]  # split by the rule
+    assert entries.height == sum(max(lab["sentence"] for lab in r["labels"]) + 1 for r in records)
+    store = imported / "annotations"
+    assert sorted(p.name for p in (store / "labels").glob("*.jsonl")) == ["w1.round1.jsonl", "w2.round1.jsonl",
+                                                                           "w3.round1.jsonl"]
+    sample = [json.loads(line) for line in (store / "samples" / "labelled.jsonl").read_text().splitlines()]
+    assert {i["item_id"]: i["scenario_id"] for i in sample} == {
+        e: e.split("-")[0] for e in entries.get_column("entry_id").to_list()}
+    from workbench.datasets import load
+
+    labels = load(imported, names=("labels",))["labels"]  # the directory's own store is its labels table
+    assert labels.height == sum(len(r["labels"]) for r in records)
+
+
+def _pairs_by_hand(records: list[dict]) -> dict[tuple[str, str], tuple[list[str], list[str]]]:
+    values: dict[str, dict[str, str]] = {}
+    for r in records:
+        for lab in r["labels"]:
+            values.setdefault(lab["annotator"], {})[f"{r['id']}/b0/e{lab['sentence']}"] = lab["value"]
+    out = {}
+    for a, b in combinations(sorted(values), 2):
+        shared = sorted(set(values[a]) & set(values[b]))
+        out[(a, b)] = ([values[a][i] for i in shared], [values[b][i] for i in shared])
+    return out
+
+
+def _fleiss_by_hand(matrix: list[list[str]]) -> float:
+    cats = sorted({v for row in matrix for v in row})
+    n = len(matrix[0])
+    counts = np.array([[row.count(c) for c in cats] for row in matrix], dtype=float)
+    p_i = (np.sum(counts ** 2, axis=1) - n) / (n * (n - 1))
+    p_j = counts.sum(axis=0) / counts.sum()
+    return float((p_i.mean() - np.sum(p_j ** 2)) / (1 - np.sum(p_j ** 2)))
+
+
+def _alpha_by_hand(units: list[list[str]]) -> float:
+    """Krippendorff's nominal alpha from the coincidence matrix: 1 - (n - 1) D_o / D_e."""
+    cats = sorted({v for u in units for v in u})
+    o = np.zeros((len(cats), len(cats)))
+    for u in units:
+        if len(u) < 2:
+            continue
+        for i, a in enumerate(u):
+            for j, b in enumerate(u):
+                if i != j:
+                    o[cats.index(a), cats.index(b)] += 1 / (len(u) - 1)
+    n_c = o.sum(axis=1)
+    n = n_c.sum()
+    observed = o.sum() - np.trace(o)
+    expected = (n_c.sum() ** 2 - np.sum(n_c ** 2)) / (n - 1)
+    return float(1 - observed / expected)
+
+
+def test_agree_gives_each_pairs_kappa_and_the_many_rater_statistics(imported: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    records = [json.loads(line) for line in FIXTURE.read_text().splitlines()]
+    assert main(["agree", str(imported / "annotations"), "--n-boot", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "intervals resample scenarios" in out  # the import's sample gives each item its source
+    for (a, b), (va, vb) in _pairs_by_hand(records).items():
+        line = next(x for x in out.splitlines() if f"round 1: {a} vs {b}:" in x)
+        assert f"n={len(va)} kappa={cohen_kappa_score(va, vb):.3f}" in line, line
+    by_item: dict[str, list[str]] = {}
+    for r in records:
+        for lab in r["labels"]:
+            by_item.setdefault(f"{r['id']}/{lab['sentence']}", []).append(lab["value"])
+    complete = [v for v in by_item.values() if len(v) == 3]
+    line = next(x for x in out.splitlines() if "all annotators" in x)
+    assert f"3 annotators, n={len(by_item)} ({len(complete)} labelled by all)" in line
+    assert f"fleiss kappa={_fleiss_by_hand(complete):.3f}" in line, line
+    assert f"krippendorff alpha={_alpha_by_hand(list(by_item.values())):.3f}" in line, line
+
+
+def test_the_judges_auroc_against_the_majority_label_is_sklearns(imported: Path, tmp_path: Path) -> None:
+    from sklearn.metrics import roc_auc_score
+
+    from workbench.stats import auroc_ci
+    from workbench.datasets import entry_clusters, load
+    from workbench.tables import majority_labels
+
+    assert main(["judge", str(imported), "--out", str(tmp_path / "s.parquet"), "--quiet"]) == 0
+    tables = load(imported)
+    majority = majority_labels(tables["labels"])
+    by_hand = {}
+    for r in (json.loads(line) for line in FIXTURE.read_text().splitlines()):
+        votes: dict[int, list[str]] = {}
+        for lab in r["labels"]:
+            if lab["value"] != "unsure":
+                votes.setdefault(lab["sentence"], []).append(lab["value"])
+        for s, v in votes.items():
+            top = max(v.count("supported"), v.count("unsupported"))
+            tied = v.count("supported") == v.count("unsupported")
+            by_hand[f"{r['id']}/b0/e{s}"] = None if tied else ("supported" if v.count("supported") == top
+                                                                else "unsupported")
+    assert dict(majority.select("item_id", "value").iter_rows()) == by_hand
+    assert majority.filter(pl.col("tied")).height == 0  # three annotators, or two agreeing where one was unsure
+    scores = pl.read_parquet(tmp_path / "s.parquet")
+    data = (majority.drop_nulls("value").join(scores, left_on="item_id", right_on="entry_id")
+            .join(entry_clusters({**tables, "scores": scores}), left_on="item_id", right_on="entry_id").sort("item_id"))
+    y = (data["value"] == "supported").to_numpy()
+    result = auroc_ci(data["score"].to_numpy(), y, data["scenario_id"].to_numpy(), n_boot=300, seed=0)
+    assert result.estimate == pytest.approx(roc_auc_score(y, data["score"].to_numpy()), abs=1e-12)
+    assert result.n_clusters == 4 and result.ci_low <= result.estimate <= result.ci_high
+
+
+def test_a_tie_is_counted_not_broken() -> None:
+    from workbench.tables import majority_labels
+
+    labels = pl.DataFrame({"item_id": ["x", "x", "y", "y", "y"], "annotator": ["a", "b", "a", "b", "c"],
+                           "round": [1] * 5, "field": ["support"] * 5,
+                           "value": ["supported", "unsupported", "supported", "supported", "unsupported"],
+                           "note": [None] * 5, "labeled_at": ["2026-01-01T00:00:00"] * 5})
+    got = majority_labels(labels).to_dicts()
+    assert got == [{"item_id": "x", "value": None, "votes": 1, "annotators": 2, "tied": True},
+                   {"item_id": "y", "value": "supported", "votes": 2, "annotators": 3, "tied": False}]
+
+
+BAD = [
+    ({"id": "s1", "source_id": "a", "summary": "x."}, "field 'source': expected a value (required)"),
+    ({"id": "s1", "source_id": "a", "source": ["p"], "summary": "One. Two.",
+      "labels": [{"sentence": 2, "annotator": "w1", "value": "supported"}]},
+     "field 'labels[0].sentence': expected the index of one of the summary's 2 sentence(s) (0 to 1), got integer 2"),
+    ({"id": "s1", "source_id": "a", "source": ["p"], "summary": "One.",
+      "labels": [{"sentence": 0, "annotator": "w1", "value": "true"}]},
+     "field 'labels[0].value': expected one of ['supported', 'unsupported', 'unsure'] (field 'support'), got string 'true'"),
+    ({"id": "s1", "source_id": "a", "source": ["p"], "summary": "One.", "lables": []},
+     "field 'lables': expected one of the fields"),
+    ({"id": "s1", "source_id": "a", "source": [], "summary": "One."}, "field 'source': expected some source text"),
+    ({"id": "s1", "source_id": "a", "source": "p", "summary": "One.", "score": "high"},
+     "field 'score': expected a finite number"),
+    ({"id": "s1", "source_id": "a", "source": "p", "summary": "One.",
+      "labels": [{"sentence": 0, "annotator": "w 1", "value": "supported"}]}, "field 'labels[0].annotator'"),
+    ({"id": "s1", "source_id": "a", "source": "p", "summary": "One.",
+      "labels": [{"sentence": 0, "annotator": "w1", "value": "supported"},
+                 {"sentence": 0, "annotator": "w1", "value": "unsupported"}]},
+     "field 'labels[1]': expected one label per sentence, annotator and field, got a second support label of "
+     "sentence 0 by 'w1' (the first is labels[0])"),
+]
+
+
+@pytest.mark.parametrize("record,message", BAD, ids=[m.split(":")[0].split("'")[1] for _, m in BAD])
+def test_a_bad_record_is_a_file_line_error_and_nothing_is_written(tmp_path: Path, record: dict, message: str,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    good = FIXTURE.read_text().splitlines()[0]
+    path = tmp_path / "in.jsonl"
+    path.write_text(good + "\n" + json.dumps(record) + "\n")
+    assert main(["import", str(path), "--format", "labelled-summaries", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:2: {message}" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_duplicate_ids_name_both_lines_and_a_store_with_labels_is_never_added_to(tmp_path: Path,
+                                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    line = FIXTURE.read_text().splitlines()[0]
+    path = tmp_path / "dup.jsonl"
+    path.write_text(line + "\n" + line + "\n")
+    with pytest.raises(Exception, match=r"dup.jsonl:2: field 'id': expected an id no other record has, got "
+                                        r"'a1-bart', the id of line 1"):
+        read_labelled_summaries(path)
+    out = tmp_path / "out"
+    (out / "annotations" / "labels").mkdir(parents=True)
+    mine = out / "annotations" / "labels" / "me.round1.jsonl"
+    mine.write_text('{"item_id": "x", "annotator": "me", "round": 1, "field": "support", "value": "supported"}\n')
+    assert main(["import", str(FIXTURE), "--out", str(out)]) == 2  # the format is sniffed
+    assert "holds labels already" in capsys.readouterr().err
+    assert sorted(p.name for p in out.rglob("*") if p.is_file()) == ["me.round1.jsonl"]
+
+
+@pytest.mark.slow
+def test_frank_imports_the_same_from_its_own_files_and_the_compact_copy() -> None:
+    """The compact copy (data/benchmarks/frank) holds FRANK's two JSON files byte for byte and the articles'
+    sentences and summaries; both give the same tables. FRANK's README counts: 2,246 summaries of 499 articles,
+    969 one-sentence summaries labelled (77 XSum and 2 CNN/DM free of errors)."""
+    from workbench.adapters import read_frank
+
+    compact = read_frank(FRANK)
+    assert compact["runs"].height == 2246 and compact["runs"]["scenario_id"].n_unique() == 499
+    labels = compact["labels"].join(compact["runs"].select(pl.col("run_id"), "subset"),
+                                    left_on=pl.col("item_id").str.replace(r"/b0/e0$", ""), right_on="run_id")
+    counts = dict(labels.filter(pl.col("value") == "supported").group_by("subset").len().iter_rows())
+    assert labels.height == 969 and counts == {"bbc": 77, "cnndm": 2}
+    shared = ROOT.parent / "shared" / "data" / "human-labels" / "frank"
+    if not shared.is_dir():
+        pytest.skip("FRANK's own files are not beside the project (../shared/data/human-labels/frank)")
+    original = read_frank(shared)
+    for name, frame in compact.items():
+        assert frame.equals(original[name]), name
+
+
+def test_a_gzip_file_reads_as_its_lines_and_a_cut_one_is_named(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    import gzip
+
+    whole = tmp_path / "ls.jsonl.gz"
+    whole.write_bytes(gzip.compress(FIXTURE.read_bytes()))
+    assert read_labelled_summaries(whole)["entries"].equals(read_labelled_summaries(FIXTURE)["entries"])
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(whole.read_bytes()[:200])
+    assert main(["import", str(cut), "--format", "labelled-summaries", "--out", str(tmp_path / "o")]) == 2
+    assert f"{cut}:1: expected a whole gzip-compressed file, got EOFError" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("judge", ["openai", "jev"])
+def test_any_judge_scores_an_imported_labelled_directory(imported: Path, tmp_path: Path, server: object,
+                                                         api_keys: None, judge: str) -> None:
+    """Issue 41: ``workbench judge --judge openai|jev`` on a labelled-summaries import, unchanged, against the
+    loopback server that speaks both protocols: every sentence of the entries table is scored, each request
+    carries the sentences as data and the article's passages as evidence, and the judge gets its own rows in the
+    human-label table."""
+    import json as _json
+
+    from workbench.datasets import load
+    from workbench.analyses import correlation_table, summary_frame, summary_scores
+
+    url = server.url + ("/v1" if judge == "openai" else "")  # type: ignore[attr-defined]
+    assert main(["judge", str(imported), "--judge", judge, "--base-url", url, "--model", "local", "--cache",
+                 str(tmp_path / "cache"), "--out", str(tmp_path / "s.parquet"), "--quiet"]) == 0
+    scores = pl.read_parquet(tmp_path / "s.parquet")
+    entries = pl.read_parquet(imported / "entries.parquet")
+    assert sorted(scores["entry_id"].to_list()) == sorted(entries["entry_id"].to_list())
+    assert scores["score"].null_count() == 0 and set(scores["judge"]) == {judge}
+    sent = _json.dumps([r.body for r in server.requests])  # type: ignore[attr-defined]
+    for text in entries["text"].to_list():
+        assert _json.dumps(text)[1:-1] in sent  # each sentence went as (JSON-encoded) data
+    assert "Winds reached 70 miles per hour." in sent  # an article passage, as evidence
+    tables = load(imported)
+    frame = summary_frame(tables["runs"], summary_scores(tables["entries"], scores))
+    table = correlation_table(frame, [f"{judge} (mean)", f"{judge} (min)"], splits=("all",))
+    assert table.height == 2 and (table["n"] == 8).all()

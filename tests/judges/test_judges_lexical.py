@@ -1,0 +1,77 @@
+"""The lexical judge's features and its fixed function."""
+
+from __future__ import annotations
+
+
+import polars as pl
+
+from workbench.summaries import JudgeRequest
+from workbench.judges import LexicalJudge, features, probability
+
+
+def request(entries: tuple[str, ...] = ("- Paid INV-104 ($120.50).", "- Will email the client next.")) -> JudgeRequest:
+    return JudgeRequest(task="Settle group G7.", retained_turn="paid INV-307", previous_summary="",
+                        evidence=("INV-104: amount 120.50",), entries=entries, request_id="r/b0")
+
+
+def test_lexical_features_by_their_definitions() -> None:
+    f = features("- Paid INV-104 ($120.50).", "INV-104: amount 120.50, paid")
+    assert f.n_ids == 2 and f.id_overlap == 1.0 and f.word_overlap == 1.0 and not f.cue  # INV-104 and 120.50 found
+    half = features("- Paid INV-104 and INV-999.", "INV-104 paid")
+    assert half.n_ids == 2 and half.id_overlap == 0.5  # one of the two ids has a source
+    g = features("- Will email the client next.", "INV-104: amount 120.50")
+    assert g.cue and g.n_ids == 0 and g.word_overlap == 0.0
+
+
+def test_lexical_probability_moves_the_right_way() -> None:
+    """Properties of the fixed function, not its coefficients: more sourced ids or words raise the score, a
+    forward-looking cue lowers it, every score is a probability."""
+    base = features("- Paid INV-104 and INV-999.", "INV-104 paid")
+    better = features("- Paid INV-104 and INV-999.", "INV-104 INV-999 paid")
+    cued = features("- Will pay INV-104 and INV-999.", "INV-104 INV-999 paid")
+    assert probability(better) > probability(base)
+    assert probability(cued) < probability(better)
+    assert all(0.0 < probability(x) < 1.0 for x in (base, better, cued))
+    res = LexicalJudge().score(request())
+    assert res.scores[0] > res.scores[1]  # type: ignore[operator]
+
+
+def test_lexical_judge_separates_sourced_entries_on_the_testbed(small_testbed: dict[str, pl.DataFrame]) -> None:
+    """Against ground truth the simulator knows (gt_supported), scored by sklearn: the baseline is a useful judge."""
+    from sklearn.metrics import roc_auc_score
+
+    from workbench.summaries import compaction_requests
+    from workbench.judges import score_requests
+
+    prompting = small_testbed["runs"].filter(pl.col("method") == "prompting").select("run_id")
+    t = {name: small_testbed[name].join(prompting, on="run_id", how="semi") for name in ("runs", "steps", "compactions")}
+    scores, _ = score_requests(compaction_requests(t), LexicalJudge())
+    joined = scores.join(small_testbed["entries"].select("entry_id", "gt_supported"), on="entry_id")
+    assert joined.height > 200
+    assert roc_auc_score(joined["gt_supported"], joined["score"]) > 0.8
+
+
+def test_requests_take_each_span_from_the_steps_as_a_plain_filter_would() -> None:
+    """compaction_requests bisects per-run step lists built once; span_outputs filters the steps table per
+    compaction. Same evidence for every compaction of the example log, including the retained turn."""
+    from pathlib import Path
+
+    from workbench.adapters import read_log
+    from workbench.summaries import build_request, compaction_requests, span_outputs
+    from workbench.summaries import parse
+
+    t = read_log(Path(__file__).resolve().parents[2] / "data" / "examples" / "invoice_log.jsonl")
+    comps = {(c["run_id"], c["boundary"]): c for c in t["compactions"].iter_rows(named=True)}
+    tasks = dict(t["runs"].select("run_id", "task").iter_rows())
+    got = compaction_requests(t)
+    assert len(got) == len(comps) == 8
+    for req in got:
+        c = comps[(req.run_id, req.boundary)]
+        outputs = span_outputs(t["steps"], c["run_id"], c["span_start"], c["span_end"])
+        outputs += [c["retained_turn"]] if c["retained_turn"] else []
+        assert outputs, "the example's spans have observations"
+        want = build_request(task=tasks[c["run_id"]] or "", retained_turn=c["retained_turn"] or "",
+                             previous_summary=c["previous_summary"] or "", outputs=outputs,
+                             entries=[e.text for e in parse(c["candidate_summary"])],
+                             request_id=f"{c['run_id']}/b{c['boundary']}")
+        assert req.request == want

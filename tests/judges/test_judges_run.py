@@ -1,0 +1,104 @@
+"""The directory judge (what ``workbench judge`` runs), called as a notebook would call it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from workbench.datasets import import_log
+from workbench.judges import make_judge
+from workbench.judges import _run as judge_run
+from workbench.summaries import compaction_requests
+from workbench.judges import score_requests
+from workbench.judges import JudgeReport, judge_directory
+from workbench.datasets import load
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "examples" / "invoice_log.jsonl"
+
+
+@pytest.fixture
+def log_dir(tmp_path: Path) -> Path:
+    import_log(EXAMPLE, tmp_path / "log")
+    return tmp_path / "log"
+
+
+def test_judge_directory_writes_the_scores_of_the_in_memory_requests(log_dir: Path, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(judge_run, "JUDGE_BATCH_RUNS", 1)  # a batch a run: the same scores as one batch
+    report = judge_directory(log_dir, make_judge("lexical"), tmp_path / "s.parquet", tau=0.5)
+    expected, _ = score_requests(compaction_requests(load(log_dir)), make_judge("lexical"))
+    got = pl.read_parquet(tmp_path / "s.parquet")
+    assert got.sort("entry_id").equals(expected.sort("entry_id")) and report.scores == got.height == 61
+    kept = got.filter(pl.col("score").is_null() | (pl.col("score") >= 0.5)).height  # SJC: keep >= tau or no answer
+    assert (report.kept, report.pruned) == (kept, 61 - kept)
+    assert str(report).splitlines() == [
+        f"{tmp_path / 's.parquet'}: 61 scores by lexical (0 without a usable answer); "
+        f"{report.requests} requests, 0 sent, 0 answered from cache, 0 failed",
+        f"{tmp_path / 's.evidence.parquet'}: the evidence passages the requests used",
+        f"tau=0.5: {kept} entries kept, {61 - kept} pruned"]
+    assert not report.nothing_usable
+
+
+def test_the_evidence_table_holds_what_each_request_sent_and_the_scores_point_into_it(log_dir: Path,
+                                                                                       tmp_path: Path) -> None:
+    """Issue 40: the evidence a judge used is data (one row per passage of a request), so sampling and the
+    explorer read it instead of retrieving again; checked against the in-memory requests, passage by passage."""
+    judge_directory(log_dir, make_judge("lexical"), tmp_path / "s.parquet")
+    evidence = pl.read_parquet(tmp_path / "s.evidence.parquet")
+    scores = pl.read_parquet(tmp_path / "s.parquet")
+    requests = compaction_requests(load(log_dir))
+    by_id = {r["evidence_id"]: r for r in evidence.iter_rows(named=True)}
+    assert evidence.height == sum(len(cr.request.evidence) for cr in requests) == len(by_id)
+    for cr in requests:
+        for k, eid in enumerate(cr.entry_ids):
+            shown = [cr.request.evidence[j] for j in cr.request.entry_evidence[k]]
+            listed = scores.filter(pl.col("entry_id") == eid).get_column("evidence_ids").to_list()[0]
+            assert [by_id[i]["text"] for i in listed] == shown  # the scores' ids, best first, name what was sent
+            for rank, i in enumerate(listed):
+                row = by_id[i]
+                assert dict(zip(row["entry_ids"], row["ranks"], strict=True))[eid] == rank
+                assert row["request_id"] == f"{cr.run_id}/b{cr.boundary}" and row["run_id"] == cr.run_id
+    steps = load(log_dir)["steps"]
+    observation = {(r, s): o for r, s, o in steps.select("run_id", "step", "observation").iter_rows()}
+    for row in evidence.iter_rows(named=True):  # each passage is a piece of the output of the step it names
+        assert row["step"] is None or row["text"] in observation[(row["run_id"], row["step"])]
+        assert row["source"].startswith("retained turn" if row["step"] is None else f"step {row['step']} ")
+
+
+def test_a_requests_evidence_per_entry_is_what_was_sent_and_what_the_table_says(log_dir: Path, tmp_path: Path) -> None:
+    """The explorer reads a compaction's passages from its request when no evidence table holds it
+    (request_evidence, no table built a page): each entry's passages are the texts its request sent, best first,
+    with the evidence ids, steps and sources the judge's evidence table wrote for them."""
+    from workbench.summaries import request_evidence
+
+    judge_directory(log_dir, make_judge("lexical"), tmp_path / "s.parquet")
+    table = {r["evidence_id"]: r for r in pl.read_parquet(tmp_path / "s.evidence.parquet").iter_rows(named=True)}
+    requests = compaction_requests(load(log_dir))
+    assert requests
+    for cr in requests:
+        got = request_evidence(cr)
+        assert list(got) == list(cr.entry_ids)
+        for k, eid in enumerate(cr.entry_ids):
+            assert [p["text"] for p in got[eid]] == [cr.request.evidence[j] for j in cr.request.entry_evidence[k]]
+            for p in got[eid]:
+                row = table[p["evidence_id"]]
+                assert (p["step"], p["part"], p["source"], p["text"]) == (row["step"], row["part"], row["source"],
+                                                                           row["text"])
+
+
+def test_a_report_with_no_usable_answer_says_so() -> None:
+    report = JudgeReport(Path("s.parquet"), "jev", scores=3, null_scores=3, requests=1, sent=1, cached=0,
+                         failures={"HTTP 429: slow down": 1})
+    assert report.nothing_usable and report.failed == 1
+    assert str(report).endswith("1 requests, 1 sent, 0 answered from cache, 1 failed (HTTP 429: slow down: 1)")
+
+
+def test_a_directory_without_compactions_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    from workbench.tables._schema import SchemaError
+
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SchemaError, match=r"no tables here \(no runs.parquet or runs.jsonl\)"):
+        judge_directory(tmp_path / "empty", make_judge("lexical"), tmp_path / "s.parquet")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]

@@ -1,0 +1,105 @@
+"""Notebooks give the same outputs however they are run: from the project root or from ``notebooks/`` (nbconvert,
+JupyterLab), with papermill, and a user's own data never writes into the tracked gallery."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.notebooks import selected_notebooks
+from workbench.notebooks import figures_dir, find_root, is_project_data, use_project_root
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_root_is_found_from_the_root_from_notebooks_and_not_outside(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    assert find_root(ROOT) == find_root(ROOT / "notebooks") == find_root(ROOT / "data" / "examples") == ROOT
+    assert find_root(tmp_path) is None
+    monkeypatch.chdir(ROOT / "notebooks")
+    assert use_project_root() == ROOT and Path.cwd() == ROOT / "notebooks"  # asked, it finds; it moves nothing
+    assert use_project_root(chdir=True) == ROOT and Path.cwd() == ROOT  # a notebook asks to move
+    monkeypatch.chdir(tmp_path)
+    assert use_project_root(chdir=True) == tmp_path  # outside a project: where it was
+
+
+def test_only_the_projects_own_data_writes_the_gallery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    assert is_project_data(None) and is_project_data("data/testbed") and is_project_data(ROOT / "data" / "real")
+    assert not is_project_data(tmp_path / "cc") and not is_project_data("build/cc")
+    assert figures_dir(None, "data/testbed") == ROOT / "figures"
+    assert figures_dir(None, None, "data/examples/claude-code") == ROOT / "figures"
+    assert figures_dir(None, "data/testbed", tmp_path / "my-sessions") == ROOT / "build" / "figures" / "my-sessions"
+    assert figures_dir("somewhere", tmp_path / "my-sessions") == Path("somewhere")
+    monkeypatch.chdir(ROOT / "notebooks")  # from below the root (nbconvert's kernel): the same places
+    assert figures_dir(None, "../data/testbed") == ROOT / "figures" and is_project_data("../data/testbed")
+
+
+def test_library_path_defaults_are_the_projects_not_the_working_directory(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 40: plots.FIGURES was Path("figures") and export_table's default "figures/tables", wherever the
+    process stood; both are the project's gallery now, and the testbed's place is the same project's."""
+    import inspect
+
+    from workbench import plots
+    from workbench.datasets import DEFAULT_TESTBED
+    from workbench.plots import export_table
+    from workbench.notebooks import PROJECT_ROOT
+
+    monkeypatch.chdir(tmp_path)
+    assert PROJECT_ROOT == ROOT and DEFAULT_TESTBED == ROOT / "data" / "testbed"
+    assert plots.FIGURES == ROOT / "figures"
+    assert inspect.signature(export_table).parameters["directory"].default == ROOT / "figures" / "tables"
+
+
+def _copy_project(tmp_path: Path) -> Path:
+    copy = tmp_path / "project"
+    for part in ("notebooks", "data/examples", "data/published"):
+        shutil.copytree(ROOT / part, copy / part)
+    shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
+    return copy
+
+
+@pytest.mark.slow
+def test_nbconvert_from_notebooks_and_papermill_with_your_data(tmp_path: Path) -> None:
+    copy = _copy_project(tmp_path)
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    tracked = {p.relative_to(copy) for p in copy.rglob("*") if p.is_file()}
+    # nbconvert from the project root: agent_transcripts reads the committed session fixtures, writes the gallery
+    subprocess.run([str(bin_dir / "jupyter"), "nbconvert", "--to", "notebook", "--execute",
+                    "notebooks/agent_transcripts.ipynb", "--output", str(tmp_path / "a.ipynb")], cwd=copy, env=env,
+                   check=True, capture_output=True, timeout=600)
+    pngs = sorted((copy / "figures").glob("transcripts_*.png"))
+    assert len(pngs) >= 5
+    for png in pngs:  # the same bytes `workbench figures` committed
+        assert png.read_bytes() == (ROOT / "figures" / png.name).read_bytes(), png.name
+    # nbconvert as its documentation runs it, from notebooks/ (where it starts the kernel): the notebook still reads
+    # and writes the project's paths, and the copy it leaves there (quickstart.nbconvert.ipynb) is not a notebook
+    # `workbench figures` runs
+    subprocess.run([str(bin_dir / "jupyter"), "nbconvert", "--to", "notebook", "--execute", "quickstart.ipynb"],
+                   cwd=copy / "notebooks", env=env, check=True, capture_output=True, timeout=600)
+    left = copy / "notebooks" / "quickstart.nbconvert.ipynb"
+    assert left.exists() and left not in selected_notebooks(copy / "notebooks")
+    assert len(selected_notebooks(copy / "notebooks")) == len(selected_notebooks(ROOT / "notebooks"))
+    made = copy / "figures" / "quickstart_entries_by_section.png"
+    assert made.read_bytes() == (ROOT / "figures" / "quickstart_entries_by_section.png").read_bytes()
+    assert not (copy / "notebooks" / "figures").exists() and not (copy / "notebooks" / "data").exists()
+    # papermill, a log of one's own: the figures go under build/figures/<its name>, the gallery is untouched
+    mine = tmp_path / "elsewhere" / "mine.jsonl"
+    mine.parent.mkdir()
+    shutil.copy(ROOT / "data" / "examples" / "invoice_log.jsonl", mine)
+    before = {p.name: p.read_bytes() for p in (copy / "figures").rglob("*") if p.is_file()}
+    subprocess.run([str(bin_dir / "papermill"), "notebooks/quickstart.ipynb", str(tmp_path / "p.ipynb"),
+                    "-p", "DATA", str(mine)], cwd=copy, env=env, check=True, capture_output=True, timeout=600)
+    assert (copy / "build" / "figures" / "mine.jsonl" / "quickstart_entries_by_section.png").exists()
+    assert {p.name: p.read_bytes() for p in (copy / "figures").rglob("*") if p.is_file()} == before  # untouched
+    # nothing was written outside figures/ and build/ (no second testbed, no notebooks/figures/)
+    stray = {p.relative_to(copy) for p in copy.rglob("*") if p.is_file()} - tracked
+    stray.discard(left.relative_to(copy))
+    assert not [p for p in stray if p.parts[0] not in ("figures", "build")], sorted(map(str, stray))[:10]
