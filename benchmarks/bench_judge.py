@@ -128,9 +128,8 @@ def retrieval_only(data: Path) -> None:
 RAY_RUN = """
 import sys, time
 t0 = time.perf_counter()
-from workbench.adapters._read import read_log
-from workbench.judges import make_judge
-from workbench.judges._run import judge_directory
+from workbench.adapters import read_log
+from workbench.judges import judge_directory, make_judge
 
 if "{executor}" == "ray":  # (the local reference runs without Ray, whose idle processes would share its cores)
     import ray
@@ -139,7 +138,7 @@ if "{executor}" == "ray":  # (the local reference runs without Ray, whose idle p
 
     @ray.remote
     def warm():  # every worker imports the package before the clock starts (one warm-up task warms one worker)
-        import workbench.judges._run, workbench.judges._lexical  # noqa: F401
+        from workbench.judges import LexicalJudge, judge_directory  # noqa: F401
         time.sleep(0.5)
 
     ray.get([warm.remote() for _ in range(4 * {n})])

@@ -32,9 +32,8 @@ SEED: int = 0
 
 # %% jupyter={"source_hidden": true}
 from workbench.annotate import AnnotationStore, label_widget, load_sample
-from workbench.annotate import sample_items
+from workbench.annotate import sample_items, write_sample
 from workbench.annotate import adjudicate_widget
-from workbench._util.atomic import write_jsonl
 from workbench.datasets import ensure_default_testbed, load
 from workbench.notebooks import use_project_root
 
@@ -43,7 +42,7 @@ ROOT = use_project_root(chdir=True)
 sample_path = ROOT / SAMPLE
 if not sample_path.exists():
     drawn, report = sample_items(load(ensure_default_testbed(ROOT / DATA)), N, ("section", "outcome"), SEED)
-    write_jsonl(drawn, sample_path)
+    write_sample(drawn, sample_path)
     print(f"{sample_path}: {report.message()}")
 items = load_sample(sample_path)
 if MODE == "adjudicate":

@@ -192,7 +192,7 @@ def test_public_surface_and_version() -> None:
 
 
 def test_no_package_attribute_shadows_a_submodule() -> None:
-    """``workbench.stats._bootstrap`` was once the function, so ``workbench.stats._bootstrap.interval`` raised AttributeError."""
+    """``workbench.bootstrap`` was once the function, so ``workbench.bootstrap.interval`` raised AttributeError."""
     import pkgutil
 
     import workbench
@@ -233,6 +233,9 @@ def test_every_workbench_name_a_notebook_benchmark_or_tool_imports_exists() -> N
     for path in [*NOTEBOOKS, *sorted((ROOT / "benchmarks").glob("*.py")), *sorted((ROOT / "tools").glob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "workbench":
+                if any(part.startswith("_") for part in node.module.split(".")):  # issue 58: the facades only
+                    missing.append(f"{path.name}: {node.module} is private; import from its package")
+                    continue
                 module = importlib.import_module(node.module)
                 for alias in node.names:
                     if _is_submodule(f"{node.module}.{alias.name}"):
@@ -339,3 +342,138 @@ def test_plots_only_draw_what_they_are_given() -> None:
             if node.func.attr in banned or (numpy_call and node.func.attr in ("histogram", "bincount", "unique")):
                 found.append(f"{path.name}:{node.lineno}: .{node.func.attr}(")
     assert not found, found
+
+
+# ---------------------------------------------------------------------------
+# the package rules (issue 58): one package per domain, each __init__ a lazy name map, no import up a layer
+
+#: the layers, lowest first; a package may import its own layer's top-level modules and any package below it, never
+#: one above (judges and infer share a layer and import neither of each other)
+LAYERS: list[tuple[str, ...]] = [("errors", "tokens"), ("_util",), ("tables",), ("summaries",), ("adapters",),
+                                 ("stats",), ("analyses",), ("llm",), ("judges", "infer"), ("annotate",), ("sim",),
+                                 ("datasets",), ("explore",), ("plots",), ("notebooks",), ("cli",)]
+LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
+
+
+def _package_of(path: Path) -> str:
+    """The top-level package (or module) of the workbench a file belongs to."""
+    parts = path.relative_to(PACKAGE).parts
+    return parts[0] if len(parts) > 1 else parts[0].removesuffix(".py")
+
+
+def package_edges() -> dict[tuple[str, str], set[str]]:
+    """(package, package it imports) -> the files that import it, at the top or inside a function."""
+    edges: dict[tuple[str, str], set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = _package_of(path)
+        if source == "__init__":
+            continue
+        for module in imported_modules(path):
+            parts = module.split(".")
+            if parts[0] != "workbench" or len(parts) < 2 or parts[1] == source:
+                continue
+            target = parts[1] if parts[1] in LAYER else None
+            if target is not None:
+                edges.setdefault((source, target), set()).add(path.relative_to(PACKAGE).as_posix())
+    return edges
+
+
+def test_every_package_and_top_level_module_has_a_layer() -> None:
+    found = {_package_of(p) for p in PACKAGE.rglob("*.py")} - {"__init__"}
+    assert found == set(LAYER), (sorted(found - set(LAYER)), sorted(set(LAYER) - found))
+    assert len([p for p in PACKAGE.glob("*.py") if p.name != "__init__.py"]) <= 8  # a handful of top-level modules
+
+
+def test_no_package_imports_a_package_above_it() -> None:
+    up = {f"{a} -> {b}": sorted(files) for (a, b), files in package_edges().items() if LAYER[b] >= LAYER[a]}
+    assert not up, up
+
+
+def test_the_package_rule_finds_an_import_up_a_layer(tmp_path: Path) -> None:
+    """The rule's own check: an import of the loader from the statistics would be one."""
+    path = tmp_path / "x.py"
+    path.write_text("def f():\n    from workbench.datasets import load\n")
+    assert "workbench.datasets" in imported_modules(path)
+    assert LAYER["datasets"] > LAYER["stats"]
+
+
+def _init_statements(path: Path) -> list[str]:
+    """What a package __init__ holds beyond a docstring, imports, ``__all__``, the lazy map and the type checker's
+    imports: each a line naming it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    extra = []
+    for i, node in enumerate(tree.body):
+        if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            if names <= {"__all__", "__getattr__", "__dir__"}:
+                continue
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING" and \
+                all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in node.body):
+            continue
+        extra.append(f"line {node.lineno}: {ast.unparse(node).splitlines()[0]}")
+    return extra
+
+
+@pytest.mark.parametrize("path", sorted(p for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE),
+                         ids=lambda p: p.parent.relative_to(PACKAGE).as_posix())
+def test_every_package_init_is_a_lazy_name_map_without_logic(path: Path) -> None:
+    assert not _init_statements(path), _init_statements(path)
+
+
+def test_the_init_rule_finds_logic(tmp_path: Path) -> None:
+    path = tmp_path / "__init__.py"
+    path.write_text('"""A package."""\nfrom x import y\n__all__ = ["y"]\nJUDGES = ("a",)\ndef make(): pass\n')
+    assert _init_statements(path) == ["line 4: JUDGES = ('a',)", "line 5: def make():"]
+
+
+def test_importing_every_package_loads_no_table_or_array_library() -> None:
+    """A package's facade costs nothing: importing every one of them (as ``workbench --help``, a worker or a
+    notebook's first line does) loads no polars, numpy or scipy."""
+    packages = sorted({".".join(p.parent.relative_to(ROOT).parts) for p in PACKAGE.rglob("__init__.py")})
+    assert len(packages) > 15
+    code = (f"import sys\nfor m in {packages!r}: __import__(m)\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'polars', 'numpy', 'scipy', 'pyarrow'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+
+
+def test_no_two_modules_share_a_stem_outside_plots_and_cli() -> None:
+    """One meaning per name: "sessions" once named four modules. ``plots/`` and ``cli/`` mirror the analyses' names
+    on purpose."""
+    stems: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if path.name in ("__init__.py", "__main__.py") or rel.parts[0] in ("plots", "cli"):
+            continue
+        stems.setdefault(path.stem.lstrip("_"), []).append(rel.as_posix())
+    shared = {stem: paths for stem, paths in stems.items() if len(paths) > 1}
+    assert not shared, shared
+
+
+def test_no_two_public_functions_share_a_name_with_different_signatures() -> None:
+    """``explore.select_runs`` and ``datasets.select_runs`` once took different arguments. A figure of ``plots``
+    takes the name of the analysis whose result it draws, on purpose."""
+    import inspect
+
+    seen: dict[str, tuple[str, str]] = {}
+    clashes = []
+    packages = sorted({".".join(p.parent.relative_to(ROOT).parts) for p in PACKAGE.rglob("__init__.py")})
+    for name in packages:
+        if name.startswith("workbench.plots"):
+            continue
+        package = importlib.import_module(name)
+        for attr in getattr(package, "__all__", ()):
+            value = getattr(package, attr)
+            if not inspect.isfunction(value):
+                continue
+            signature = str(inspect.signature(value))
+            where = f"{value.__module__}.{value.__name__}"
+            if attr in seen and seen[attr][0] != where and seen[attr][1] != signature:
+                clashes.append(f"{attr}: {seen[attr][0]}{seen[attr][1]} and {where}{signature}")
+            seen.setdefault(attr, (where, signature))
+    assert not clashes, clashes

@@ -11,11 +11,11 @@ from workbench._util.lazy import attach
 
 __all__ = [
     "Action", "action_text", "attribute", "Beliefs", "Boundary", "build", "Candidate", "check", "compress",
-    "CompressorConfig", "Context", "context_tokens", "context_units", "DatasetConfig", "DEFAULT_BUDGETS",
-    "draft_rollouts", "EnvState", "Episode", "EpisodeResult", "in_text_order", "Invoice", "InvoiceEnv",
-    "judge_candidate", "judge_request", "make_tasks", "MAX_STEPS", "Observation", "POLICIES", "read_beliefs", "render",
-    "run_id", "Scenario", "SCENARIOS", "ScriptedAgent", "SILENT", "SimConfig", "SimEntry", "simulate",
-    "simulate_annotation", "StepRecord", "Task", "Turn", "units", "verifier_score", "VISIBLE", "world_json",
+    "CompressorConfig", "Context", "context_tokens", "context_units", "DatasetConfig", "DEFAULT_BUDGETS", "EnvState",
+    "Episode", "EpisodeResult", "in_text_order", "Invoice", "InvoiceEnv", "judge_candidate", "judge_request",
+    "make_tasks", "MAX_STEPS", "Observation", "POLICIES", "read_beliefs", "render_entries", "run_id", "Scenario",
+    "SCENARIOS", "ScriptedAgent", "SILENT", "SimConfig", "SimEntry", "simulate", "simulate_annotation",
+    "simulated_rollouts", "StepRecord", "Task", "Turn", "units", "verifier_score", "VISIBLE", "world_json",
     "write_dataset"
 ]
 
@@ -23,7 +23,7 @@ __getattr__, __dir__ = attach(__name__, {
     "_agent": ["Beliefs", "Context", "MAX_STEPS", "read_beliefs", "ScriptedAgent", "SimEntry", "Turn"],
     "_annotators": ["simulate_annotation"],
     "_dataset": [
-        "attribute", "build", "DatasetConfig", "DEFAULT_BUDGETS", "draft_rollouts", "run_id", "simulate",
+        "attribute", "build", "DatasetConfig", "DEFAULT_BUDGETS", "run_id", "simulate", "simulated_rollouts",
         "write_dataset"
     ],
     "_episode": [
@@ -31,7 +31,9 @@ __getattr__, __dir__ = attach(__name__, {
         "SimConfig", "StepRecord", "units", "verifier_score"
     ],
     "_judging": ["judge_candidate", "judge_request"],
-    "_rule_compressor": ["Candidate", "compress", "CompressorConfig", "in_text_order", "render", "SILENT", "VISIBLE"],
+    "_rule_compressor": [
+        "Candidate", "compress", "CompressorConfig", "in_text_order", "render_entries", "SILENT", "VISIBLE"
+    ],
     "_world": [
         "Action", "check", "EnvState", "Invoice", "InvoiceEnv", "make_tasks", "Observation", "Scenario", "SCENARIOS",
         "Task", "world_json"
@@ -42,7 +44,7 @@ if TYPE_CHECKING:
     from workbench.sim._agent import (Beliefs, Context, MAX_STEPS, read_beliefs, ScriptedAgent, SimEntry, Turn)
     from workbench.sim._annotators import (simulate_annotation)
     from workbench.sim._dataset import (
-        attribute, build, DatasetConfig, DEFAULT_BUDGETS, draft_rollouts, run_id, simulate, write_dataset
+        attribute, build, DatasetConfig, DEFAULT_BUDGETS, run_id, simulate, simulated_rollouts, write_dataset
     )
     from workbench.sim._episode import (
         action_text, Boundary, context_tokens, context_units, Episode, EpisodeResult, POLICIES, SimConfig, StepRecord,
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
     )
     from workbench.sim._judging import (judge_candidate, judge_request)
     from workbench.sim._rule_compressor import (
-        Candidate, compress, CompressorConfig, in_text_order, render, SILENT, VISIBLE
+        Candidate, compress, CompressorConfig, in_text_order, render_entries, SILENT, VISIBLE
     )
     from workbench.sim._world import (
         Action, check, EnvState, Invoice, InvoiceEnv, make_tasks, Observation, Scenario, SCENARIOS, Task, world_json

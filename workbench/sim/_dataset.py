@@ -25,7 +25,7 @@ import polars as pl
 from workbench.tables._files import rows_frame, write_tables
 from workbench.stats._efficiency import dependency
 from workbench.sim._agent import SimEntry
-from workbench.sim._rule_compressor import CompressorConfig, in_text_order, render
+from workbench.sim._rule_compressor import CompressorConfig, in_text_order, render_entries
 from workbench.sim._episode import POLICIES, Episode, EpisodeResult, SimConfig
 from workbench.sim._world import make_tasks, world_json
 from workbench.summaries._entries import entry_id
@@ -89,9 +89,9 @@ def _episode_rows(res: EpisodeResult) -> dict[str, list[dict[str, object]]]:
         committed = bd.committed
         comps.append({
             "run_id": rid, "boundary": bd.boundary, "step": bd.step, "span_start": bd.span[0],
-            "span_end": bd.span[1], "previous_summary": render(in_text_order(bd.previous)) if bd.previous else None,
-            "retained_turn": bd.retained.render(), "candidate_summary": render(cand),
-            "committed_summary": render(committed),
+            "span_end": bd.span[1], "previous_summary": render_entries(in_text_order(bd.previous)) if bd.previous else None,
+            "retained_turn": bd.retained.render(), "candidate_summary": render_entries(cand),
+            "committed_summary": render_entries(committed),
             "gt_visible_defects": bd.candidates[bd.chosen].visible_defects,
             "gt_silent_defects": bd.candidates[bd.chosen].silent_defects,
         })
@@ -178,7 +178,7 @@ def attribute(res: EpisodeResult, rid: str) -> dict[str, object]:
 # simulated FOCUS drafts
 
 
-def draft_rollouts(res: EpisodeResult, rid: str, n_rollouts: int, seed: int) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+def simulated_rollouts(res: EpisodeResult, rid: str, n_rollouts: int, seed: int) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     """Simulated plan-sketch citations at each boundary of a run (FOCUS Eq. 8 data).
 
     Spans are the raw action-observation steps in context just before the boundary. A
@@ -269,7 +269,7 @@ def _job(args: tuple[DatasetConfig, list[tuple[str, int]], list[int]]) -> dict[s
                     rows.setdefault("evidence", []).extend(used)
                 if policy == "prompting" and budget == cfg.rollout_budget:
                     rid = run_id(policy, budget, tasks[ti].task_id, rep)
-                    spans, cites = draft_rollouts(res, rid, cfg.n_rollouts, cfg.seed)
+                    spans, cites = simulated_rollouts(res, rid, cfg.n_rollouts, cfg.seed)
                     rows.setdefault("spans", []).extend(spans)
                     rows.setdefault("rollouts", []).extend(cites)
     return rows
@@ -371,5 +371,5 @@ def build(out: str | Path, cfg: DatasetConfig = DatasetConfig(), *, workers: int
     return tables
 
 
-__all__ = ["attribute", "build", "DatasetConfig", "DEFAULT_BUDGETS", "draft_rollouts", "run_id", "simulate",
+__all__ = ["attribute", "build", "DatasetConfig", "DEFAULT_BUDGETS", "simulated_rollouts", "run_id", "simulate",
            "write_dataset"]

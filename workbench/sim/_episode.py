@@ -27,7 +27,7 @@ import numpy as np
 
 from workbench import tokens
 from workbench.sim._agent import MAX_STEPS, Context, ScriptedAgent, SimEntry, Turn
-from workbench.sim._rule_compressor import Candidate, CompressorConfig, compress, in_text_order, render
+from workbench.sim._rule_compressor import Candidate, CompressorConfig, compress, in_text_order, render_entries
 from workbench.sim._world import Action, EnvState, InvoiceEnv, Task, check
 
 POLICIES = ("no_compression", "fifo", "prompting", "prompting_sjc", "verifier", "oracle")
@@ -166,7 +166,7 @@ class Episode:
         boundaries: list[Boundary] = []
         committed_at: list[int] = []
         fifo = rollout_steps = comp_tokens = judge_tokens = 0
-        summary_text: str | None = render(in_text_order(ctx.summary)) if ctx.summary else None
+        summary_text: str | None = render_entries(in_text_order(ctx.summary)) if ctx.summary else None
         current = -1
         step = start_step
         while step < max_steps and not env.state.finished:
@@ -185,7 +185,7 @@ class Episode:
                     judge_tokens += jtoks
                     ctx.summary = bd.committed
                     ctx.turns = [bd.retained]
-                    summary_text = render(in_text_order(bd.committed))
+                    summary_text = render_entries(in_text_order(bd.committed))
                     current = len(boundaries) - 1
             action = self.agent.act(ctx, rng)
             obs = env.step(action)
@@ -207,9 +207,9 @@ class Episode:
         previous = list(ctx.summary) if ctx.summary else None
         n = cfg.n_candidates if policy in ("verifier", "oracle") else 1
         cands = self._candidates(previous, span, b, n)
-        prev_text = render(in_text_order(previous)) if previous else ""
+        prev_text = render_entries(in_text_order(previous)) if previous else ""
         span_text = "\n".join(t.render() for t in span)
-        ctoks = sum(_tok(prev_text) + _tok(span_text) + _tok(render(in_text_order(c.entries))) for c in cands)
+        ctoks = sum(_tok(prev_text) + _tok(span_text) + _tok(render_entries(in_text_order(c.entries))) for c in cands)
         bd = Boundary(b, step, (span[0].step, span[-1].step), previous, retained, cands, 0,
                       in_text_order(cands[0].entries), span_turns=span)
         spent = jtoks = 0

@@ -8,7 +8,7 @@ from workbench.judges._base import JudgeRequest, count_tokens
 from workbench.judges._lexical import LexicalJudge
 from workbench.summaries._evidence import build_request
 from workbench.sim._agent import SimEntry, Turn
-from workbench.sim._rule_compressor import in_text_order, render
+from workbench.sim._rule_compressor import in_text_order, render_entries
 from workbench.sim._world import Task
 from workbench.summaries._prune import keep_positions
 
@@ -19,7 +19,7 @@ def judge_request(task: Task, previous: Sequence[SimEntry] | None, span: Sequenc
                   entries: Sequence[SimEntry]) -> JudgeRequest:
     """The SJC request at a boundary: BM25 evidence from the span's outputs and the retained turn."""
     return build_request(task=task.instruction(), retained_turn=retained.render(),
-                         previous_summary=render(in_text_order(previous)) if previous else "",
+                         previous_summary=render_entries(in_text_order(previous)) if previous else "",
                          outputs=[t.observation.text for t in span] + [retained.render()],
                          entries=[e.text for e in entries])
 

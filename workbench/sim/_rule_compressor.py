@@ -313,7 +313,7 @@ def _rewritten_constraint(task: Task, rng: np.random.Generator, invented: dict[s
     return options[int(rng.integers(len(options)))]
 
 
-def render(entries: Sequence[SimEntry]) -> str:
+def render_entries(entries: Sequence[SimEntry]) -> str:
     """The summary text through :func:`workbench.summaries._grammar.render`: five OpenClaw sections in order, ``None.`` for an
     empty one (every entry's text is a ``- `` bullet line)."""
     return summary.render({s: [e.text.removeprefix("- ") for e in entries if e.section == s] for s in SECTIONS})
@@ -324,4 +324,4 @@ def in_text_order(entries: Sequence[SimEntry]) -> list[SimEntry]:
     return [e for s in SECTIONS for e in entries if e.section == s]
 
 
-__all__ = ["Candidate", "compress", "CompressorConfig", "in_text_order", "render", "SILENT", "VISIBLE"]
+__all__ = ["Candidate", "compress", "CompressorConfig", "in_text_order", "render_entries", "SILENT", "VISIBLE"]
