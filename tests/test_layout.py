@@ -477,3 +477,15 @@ def test_no_two_public_functions_share_a_name_with_different_signatures() -> Non
                 clashes.append(f"{attr}: {seen[attr][0]}{seen[attr][1]} and {where}{signature}")
             seen.setdefault(attr, (where, signature))
     assert not clashes, clashes
+
+
+def test_the_layer_walk_counts_in_the_layers_stated_here() -> None:
+    """tools/layer_walk.py (the closing note's walk) counts returns to a higher layer in this order."""
+    spec = importlib.util.spec_from_file_location("layer_walk", ROOT / "tools" / "layer_walk.py")
+    assert spec is not None and spec.loader is not None
+    walk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(walk)
+    assert walk.LAYERS == LAYERS
+    assert walk.layer_of("stats/_bootstrap.py") == LAYER["stats"] and walk.layer_of("bootstrap.py") == LAYER["stats"]
+    assert walk.summary({("tables/_files.py", "cli/main.py"): 3, ("cli/main.py", "tables/_files.py"): 1}) == {
+        "files": 2, "pairs": 2, "returns": 1, "return_calls": 3, "up": ["tables/_files.py -> cli/main.py"]}

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from workbench._util.lazy import attach
 
 __all__ = [
-    "ANNOTATOR", "BASELINE_METRICS", "chat_to_run", "check_summary", "check_table", "checked_records",
+    "ANNOTATOR", "BASELINE_METRICS", "chat_to_run", "check_summary", "check_table", "checked_records", "chunk_entries",
     "claude_code_runs", "codex_runs", "collect_runs", "defang", "DEFAULT_METRICS", "directory_formats",
     "DIRECTORY_FORMATS", "FIELDS", "FORMATS", "frank_records", "input_bytes", "is_frank", "is_success",
     "LABELLED_FORMATS", "load_fixture", "load_full", "message_text", "message_tokens", "openai_runs", "Parts",
@@ -53,7 +53,7 @@ __getattr__, __dir__ = attach(__name__, {
     "_read": [
         "DIRECTORY_FORMATS", "FORMATS", "LABELLED_FORMATS", "read_log", "read_sessions", "session_runs", "STREAMING"
     ],
-    "_staging": ["collect_runs", "Parts", "RunTables", "stream_tables"],
+    "_staging": ["chunk_entries", "collect_runs", "Parts", "RunTables", "stream_tables"],
     "_tau_bench": ["is_success", "read_tau_bench"],
     "_trajectory": ["read_trajectories", "trajectory_runs", "write_trajectories"],
     "_usage": ["session_usage", "usage_rows", "usage_table"],
@@ -81,7 +81,7 @@ if TYPE_CHECKING:
     from workbench.adapters._read import (
         DIRECTORY_FORMATS, FORMATS, LABELLED_FORMATS, read_log, read_sessions, session_runs, STREAMING
     )
-    from workbench.adapters._staging import (collect_runs, Parts, RunTables, stream_tables)
+    from workbench.adapters._staging import (chunk_entries, collect_runs, Parts, RunTables, stream_tables)
     from workbench.adapters._tau_bench import (is_success, read_tau_bench)
     from workbench.adapters._trajectory import (read_trajectories, trajectory_runs, write_trajectories)
     from workbench.adapters._usage import (session_usage, usage_rows, usage_table)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
@@ -141,7 +141,14 @@ def collect_runs(path: Path, runs: Iterable[_RunItem | Parts]) -> dict[str, pl.D
     return builder.finish()
 
 
-def stream_tables(path: Path, runs: Iterator[_RunItem | Parts] | Callable[[Path | None], Iterator[_RunItem | Parts]],
+class SpilledRuns(Protocol):
+    """An adapter's runs as a function of the directory its workers write their :class:`Parts` into (``spill``;
+    None: only validating), as :func:`stream_tables` takes them."""
+
+    def __call__(self, *, spill: Path | None) -> Iterator[_RunItem | Parts]: ...
+
+
+def stream_tables(path: Path, runs: Iterator[_RunItem | Parts] | SpilledRuns,
                   directory: str | os.PathLike[str] | None, *, replace: bool = False,
                   derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None,
                   timings: dict[str, float] | None = None) -> dict[str, int]:
@@ -152,18 +159,18 @@ def stream_tables(path: Path, runs: Iterator[_RunItem | Parts] | Callable[[Path 
     ``directory`` and moved into place only when the whole log was valid, so an error (named
     ``FILE:LINE``) leaves ``directory`` as it was, and no directory at all if it did not exist. ``timings`` adds
     the seconds spent validating and spilling chunks (``tables``) and writing the tables (``write``). ``runs`` may
-    be a function of a directory, where an adapter's workers write their :class:`Parts` (None: only validating).
+    be a function of a directory, where an adapter's workers write their :class:`Parts` (:class:`SpilledRuns`).
     """
     if directory is None:
         builder = RunTables(path, keep=False, derive=derive)
-        _add_all(builder, runs(None) if callable(runs) else runs, timings)
+        _add_all(builder, runs(spill=None) if callable(runs) else runs, timings)
         return {name: builder.counts.get(name, 0) for name in dict.fromkeys([*TRAJECTORY_TABLES, *builder.counts])}
     directory = Path(directory)
     directory.parent.mkdir(parents=True, exist_ok=True)
     staging = make_staging(directory)  # (after removing what a SIGKILLed import left beside the same output)
     try:
         builder = RunTables(path, spill=staging / ".parts", derive=derive)
-        _add_all(builder, runs(staging / ".workers") if callable(runs) else runs, timings)
+        _add_all(builder, runs(spill=staging / ".workers") if callable(runs) else runs, timings)
         clock = time.perf_counter()
         counts = builder.finish_into(staging)
         shutil.rmtree(staging / ".parts", ignore_errors=True)
@@ -193,5 +200,16 @@ def _add_all(builder: RunTables, runs: Iterator[_RunItem | Parts], timings: dict
     if timings is not None:
         timings["tables"] = timings.get("tables", 0.0) + spent
 
+def chunk_entries(chunk: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """The entries of a chunk's compactions (``import --entries``), runs in the order the log has them (as its
+    compactions are), so that the table does not depend on how the log was cut into chunks or batches; a function
+    of a module, so that a worker process can be given it."""
+    from workbench.summaries._entries import entries_table
 
-__all__ = ["collect_runs", "Parts", "RunTables", "stream_tables"]
+    entries = entries_table(chunk["compactions"])  # (runs sorted by id, each in boundary and position order)
+    runs = chunk["compactions"].select(pl.col("run_id").unique(maintain_order=True)).with_row_index("run_order")
+    return {"entries": entries.join(runs, on="run_id", how="left").sort("run_order", maintain_order=True)
+            .drop("run_order")}
+
+
+__all__ = ["chunk_entries", "collect_runs", "Parts", "RunTables", "stream_tables"]

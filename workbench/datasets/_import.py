@@ -5,29 +5,17 @@ tables as Parquet into a directory, with a labelled import's labels in the direc
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
 from workbench._util.jsonl import BadLines
 from workbench.tables._schema import SchemaError
 
+from workbench.adapters._staging import chunk_entries
 from workbench.adapters._read import (DIRECTORY_FORMATS, FORMATS, LABELLED_FORMATS, STREAMING, _format_of,
                                       session_runs)
-
-
-def _entries_of(chunk: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
-    """The entries of a chunk's compactions (``import --entries``), runs in the order the log has them (as its
-    compactions are), so that the table does not depend on how the log was cut into chunks or batches; a function
-    of this module, so that a worker process can be given it."""
-    from workbench.summaries._entries import entries_table
-
-    entries = entries_table(chunk["compactions"])  # (runs sorted by id, each in boundary and position order)
-    runs = chunk["compactions"].select(pl.col("run_id").unique(maintain_order=True)).with_row_index("run_order")
-    return {"entries": entries.join(runs, on="run_id", how="left").sort("run_order", maintain_order=True)
-            .drop("run_order")}
 
 
 def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None, format: str | None = None,  # noqa: A002
@@ -57,14 +45,11 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
 
         check_not_input(out, [path])
     fmt = _format_of(path, format)
-    derive = _entries_of if entries else None
+    derive = chunk_entries if entries else None
     if fmt in STREAMING:
         return stream_tables(path, STREAMING[fmt](path), out, replace=replace, derive=derive, timings=timings)
     if fmt in DIRECTORY_FORMATS or fmt == "sessions":  # sessions: streamed a group of files at a time
-        def runs(spill: Path | None) -> Iterator[Any]:
-            return session_runs(path, fmt, bad=bad, since=since, until=until, project=project, timings=timings,
-                                spill=spill)
-
+        runs = partial(session_runs, path, fmt, bad=bad, since=since, until=until, project=project, timings=timings)
         return stream_tables(path, runs, out, replace=replace, derive=derive, timings=timings)
     if since or until or project:
         raise SchemaError(f"since, until and project select sessions of {' or '.join(DIRECTORY_FORMATS)} logs, not "
