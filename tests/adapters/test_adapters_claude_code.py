@@ -18,7 +18,7 @@ from workbench.adapters import read_log
 from workbench.adapters import sniff_format
 from workbench.adapters._claude_code import TranscriptWarning
 from workbench.cli.main import main
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 
 from tests.conftest import assert_cli_round_trip
 

@@ -10,7 +10,7 @@ import pytest
 from workbench.adapters import read_log
 from workbench.adapters import write_trajectories
 from workbench.tables import TRAJECTORY_TABLES
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 
 
 def chat_run(**extra: object) -> dict[str, object]:

@@ -14,7 +14,7 @@ from workbench.adapters import read_log
 from workbench.adapters import read_tau_bench
 from workbench.cli.main import main
 from workbench.stats import reliability
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 
 ROOT = Path(__file__).resolve().parents[2]
 

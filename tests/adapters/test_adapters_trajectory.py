@@ -12,7 +12,7 @@ from workbench.adapters import write_trajectories
 from workbench.datasets import load
 from workbench.tables import TRAJECTORY_TABLES, write_tables
 from workbench.cli.main import main
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 
 from tests.conftest import assert_cli_round_trip
 

@@ -206,7 +206,7 @@ def test_groups_read_by_worker_processes_give_what_one_process_gives(tmp_path: P
     from polars.testing import assert_frame_equal
 
     from workbench.adapters import _claude_code as claude_code
-    from workbench.tables._schema import SchemaError
+    from workbench.errors import SchemaError
 
     from tests.adapters.test_session_usage import by_hand, totals
 

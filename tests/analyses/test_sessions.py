@@ -195,7 +195,7 @@ def test_session_analyses_a_batch_at_a_time_are_the_functions_of_all_sessions(si
 def test_session_analyses_name_a_compaction_of_a_session_the_runs_lack() -> None:
     """A scanned directory's references are checked a batch at a time: a compaction naming a session that is not
     among the runs is an error naming the table, the field and the unknown key (not a row of the batch)."""
-    from workbench.tables._schema import SchemaError
+    from workbench.errors import SchemaError
     from workbench.analyses import SessionAnalyses
     from workbench.tables import batches_by_run
 

@@ -315,7 +315,7 @@ def test_an_adjudicator_or_annotator_named_like_the_reserved_name_is_refused(tmp
     """Issue 39 item 11: 'adjudicated.' and 'adjudicated_' were accepted as people's names. Case-folded and stripped
     of punctuation, a name equal to a reserved one is refused, as a labeller and as an adjudicator."""
     from workbench.annotate import decide
-    from workbench.tables._schema import SchemaError
+    from workbench.errors import SchemaError
 
     store = AnnotationStore(tmp_path / "store")
     for name in ("adjudicated.", "adjudicated_", "Adjudicated", "ADJUDICATED-", "adju.dicated"):

@@ -39,7 +39,7 @@ def test_label_studio_round_trip(tmp_path: Path) -> None:
 def test_label_studio_import_checks_values_and_keeps_nothing_of_a_bad_export(tmp_path: Path) -> None:
     import pytest
 
-    from workbench.tables._schema import SchemaError
+    from workbench.errors import SchemaError
 
     def task(choice: str, *, when: str = "2020-01-01T00:00:00Z") -> dict[str, object]:
         return {"data": {"item_id": "e1"}, "annotations": [{"completed_by": {"email": "eve@example.org"},

@@ -59,7 +59,7 @@ def test_corrupt_label_file_names_the_line(tmp_path: Path) -> None:
     store.add(item_id="e1", annotator="x", round=1, field="support", value="supported")
     with open(store.file_for("x", 1), "a") as fh:
         fh.write('{"item_id": "e2", "annotator": "x"\n')
-    from workbench.tables._schema import SchemaError
+    from workbench.errors import SchemaError
 
     with pytest.raises(SchemaError, match=r"x.round1.jsonl:2: "):
         store.labels()
@@ -89,7 +89,7 @@ def test_torn_last_line_is_moved_aside_and_the_next_label_starts_clean(tmp_path:
 
 
 def test_store_stamps_labeled_at_and_checks_annotator_names(tmp_path: Path) -> None:
-    from workbench.tables._schema import SchemaError
+    from workbench.errors import SchemaError
 
     store = AnnotationStore(tmp_path)
     store.add_many([{"item_id": "e1", "annotator": "bob", "round": 1, "field": "support", "value": "supported",
@@ -127,7 +127,7 @@ def test_a_complete_last_record_without_its_newline_is_kept(tmp_path: Path) -> N
 def test_nobody_labels_under_the_adjudicators_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """'adjudicated' labels win outright in the gold set: only `workbench adjudicate` may write them."""
     from workbench.cli.main import main
-    from workbench.tables._schema import SchemaError
+    from workbench.errors import SchemaError
 
     store = AnnotationStore(tmp_path)
     for name in ("adjudicated", "Adjudicated"):

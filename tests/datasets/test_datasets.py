@@ -77,7 +77,7 @@ def test_load_derive_with_columns_gives_lazy_checked_tables(tmp_path: Path, capl
     """``columns``: those tables come back lazy with those columns (the eager tables' columns, row for row), whether
     they were on disk or derived; a bad value in a scanned column is an error naming the file's row."""
     from workbench.datasets import load
-    from workbench.tables._schema import SchemaError
+    from workbench.errors import SchemaError
 
     write_tables(read_log(EXAMPLE), tmp_path / "d")
     cols = {"entries": ("entry_id", "section"), "scores": ("entry_id", "score")}
@@ -104,7 +104,7 @@ def test_load_derive_with_columns_gives_lazy_checked_tables(tmp_path: Path, capl
 
 def test_loading_a_directory_without_tables_is_an_error_that_writes_nothing(tmp_path: Path) -> None:
     from workbench.datasets import DEFAULT_TESTBED, load
-    from workbench.tables._schema import SchemaError
+    from workbench.errors import SchemaError
 
     (tmp_path / "mine").mkdir()
     with pytest.raises(SchemaError, match="no tables here .*expected a directory written by `workbench import`"):
@@ -163,7 +163,7 @@ def test_load_derive_can_scan_the_runs_and_still_checks_what_refers_to_them(tmp_
     """``columns={"runs": ...}``: the runs come back as a scan; select_runs and has_budget answer on it what
     polars' own filter of the file answers; an eager table naming a run the file lacks is an error naming its row."""
     from workbench.datasets import NotApplicable, load
-    from workbench.tables._schema import SchemaError
+    from workbench.errors import SchemaError
 
     write_tables(read_log(EXAMPLE), tmp_path / "d")
     on_disk = pl.read_parquet(tmp_path / "d" / "runs.parquet")

@@ -96,7 +96,7 @@ def test_a_report_with_no_usable_answer_says_so() -> None:
 
 
 def test_a_directory_without_compactions_is_refused_before_anything_is_written(tmp_path: Path) -> None:
-    from workbench.tables._schema import SchemaError
+    from workbench.errors import SchemaError
 
     (tmp_path / "empty").mkdir()
     with pytest.raises(SchemaError, match=r"no tables here \(no runs.parquet or runs.jsonl\)"):

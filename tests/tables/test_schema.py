@@ -7,7 +7,7 @@ import pytest
 
 from workbench.tables import _schema as schema
 from workbench.tables import validate
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 
 
 def test_validate_frame_duplicate_key_and_values() -> None:

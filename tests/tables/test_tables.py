@@ -11,7 +11,7 @@ import pytest
 from workbench.adapters import read_log
 from workbench.datasets import load
 from workbench.tables import read_table, write_tables
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "examples" / "invoice_log.jsonl"
 

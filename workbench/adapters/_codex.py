@@ -43,7 +43,7 @@ from workbench.adapters._staging import collect_runs
 from workbench.tables._records import encode_args, widen_span
 from workbench._util.jsonl import BadLines, at_line, json_lines
 from workbench.errors import describe_value
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 
 _INJECTED = ("<environment_context>", "<user_instructions>", "<permissions", "# AGENTS.md")
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 
 __all__ = ["ANNOTATOR", "BASELINE_METRICS", "DEFAULT_METRICS", "frank_records", "is_frank", "read_frank",
            "read_json"]

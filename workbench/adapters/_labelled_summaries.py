@@ -51,7 +51,7 @@ import polars as pl
 from workbench.tables import _schema as schema
 from workbench.summaries._entries import entry_id
 from workbench._util.jsonl import at_line, json_lines
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 from workbench.errors import describe_value
 from workbench.tables._vocabulary import LABEL_VALUES
 

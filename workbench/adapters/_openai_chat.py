@@ -17,7 +17,7 @@ from workbench.adapters._staging import collect_runs
 from workbench.tables._records import encode_args
 from workbench._util.jsonl import at_line, json_lines
 from workbench.errors import describe_value
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 
 
 def _content_text(content: Any, where: str) -> str | None:

@@ -38,7 +38,7 @@ from workbench.adapters._tau_bench import read_tau_bench
 from workbench.adapters._trajectory import read_trajectories, trajectory_runs, write_trajectories
 from workbench._util.jsonl import BadLines
 from workbench.adapters._logfiles import directory_formats, input_bytes, sniff_directory, sniff_format
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 
 FORMATS: dict[str, Callable[[str | os.PathLike[str]], dict[str, pl.DataFrame]]] = {
     "trajectory": read_trajectories,

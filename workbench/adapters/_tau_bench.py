@@ -12,7 +12,7 @@ from workbench.adapters._openai_chat import chat_to_run, message_tokens
 from workbench.adapters._staging import RunTables
 from workbench._util.jsonl import json_error, parse_json
 from workbench.errors import describe_value
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 
 
 def is_success(reward: float) -> bool:

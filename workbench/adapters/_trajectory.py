@@ -38,7 +38,7 @@ from workbench._util.atomic import atomic_write
 from workbench._util.jsonl import at_line, json_lines
 from workbench.tables._records import encode_args, widen_span
 from workbench.errors import describe_value
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 from workbench.tables._files import check_references
 
 

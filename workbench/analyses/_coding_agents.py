@@ -302,7 +302,7 @@ class SessionAnalyses:
         """Analyse one batch of sessions (see the class)."""
         from workbench.analyses.sjc._composition import entries_by_role, support_from_scores, unsupported_counts
 
-        from workbench.tables._schema import SchemaError
+        from workbench.errors import SchemaError
         from workbench.tables._files import check_references
 
         try:  # a scanned directory's references are not checked when it is opened: each batch's are, here

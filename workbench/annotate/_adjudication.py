@@ -12,7 +12,7 @@ import polars as pl
 
 from workbench._util.jsonl import json_lines
 from workbench.tables._labels import latest_labels
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 from workbench.tables._validation import check_label
 from workbench.tables._vocabulary import LABEL_VALUES
 

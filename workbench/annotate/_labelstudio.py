@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape
 
 from workbench.tables._vocabulary import check_annotator
 from workbench.annotate._item_views import DEFINITIONS, FIELDS, QUESTIONS, item_view
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 from workbench.errors import describe_value
 from workbench.tables._vocabulary import LABEL_VALUES
 

@@ -46,7 +46,20 @@ def load_sample(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 
 def write_sample(items: Iterable[Mapping[str, Any]], path: str | os.PathLike[str]) -> Path:
-    """Write a sample atomically (it appears whole or not at all)."""
+    """Write a sample atomically (it appears whole or not at all).
+
+    Parameters
+    ----------
+    items : iterable of mapping
+        The sample's items, one JSON line each (what :func:`sample_items` draws).
+    path : str or os.PathLike
+        The sample file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+    """
     from workbench._util.atomic import write_jsonl
 
     return write_jsonl((dict(i) for i in items), path)

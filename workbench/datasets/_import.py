@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from workbench._util.jsonl import BadLines
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 
 from workbench.adapters._staging import chunk_entries
 from workbench.adapters._read import (DIRECTORY_FORMATS, FORMATS, LABELLED_FORMATS, STREAMING, _format_of,

@@ -24,7 +24,7 @@ from workbench.tables._validation import check_record, describe_dtypes, validate
 from workbench._util.atomic import current_umask, make_staging, records_to_jsonl
 from workbench._util.jsonl import json_lines
 from workbench.errors import describe_value
-from workbench.tables._schema import SchemaError
+from workbench.errors import SchemaError
 from workbench.tables._frames import rows_of, slices
 from workbench.tables._records import TRAJECTORY_TABLES, all_keys
 
