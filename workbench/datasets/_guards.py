@@ -1,4 +1,5 @@
-"""What an analysis needs of the data: :func:`need` and :func:`need_outcomes` raise :class:`NotApplicable` with the reason, which ``workbench figures`` and papermill report as a skip, not a failure."""
+"""What an analysis needs of the data: :func:`need` and :func:`need_outcomes` raise :class:`NotApplicable` with the
+reason, which ``workbench figures`` and papermill report as a skip, not a failure."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Choosing runs: by method, budget and ids (:func:`select_runs`), the one method of a log (:func:`single_method`), whether runs have budgets, and the clusters (task scenarios) of entries."""
+"""Choosing runs: by method, budget and ids (:func:`select_runs`), the one method of a log (:func:`single_method`),
+whether runs have budgets, and the clusters (task scenarios) of entries."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Where the default testbed lives, and generating it: explicit (:func:`ensure_testbed`), or on demand for the default path only (:func:`ensure_default_testbed`, which a notebook calls on its ``DATA``)."""
+"""Where the default testbed lives, and generating it: explicit (:func:`ensure_testbed`), or on demand for the default
+path only (:func:`ensure_default_testbed`, which a notebook calls on its ``DATA``)."""
 
 from __future__ import annotations
 

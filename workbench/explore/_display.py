@@ -1,4 +1,5 @@
-"""The compaction view in a notebook cell (:func:`show`): an HTML core that needs no JavaScript (what an untrusted notebook shows) and, where scripts run, the same interactive panel as the site."""
+"""The compaction view in a notebook cell (:func:`show`): an HTML core that needs no JavaScript (what an untrusted
+notebook shows) and, where scripts run, the same interactive panel as the site."""
 
 from __future__ import annotations
 

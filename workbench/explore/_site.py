@@ -1,4 +1,6 @@
-"""The static site ``workbench explore`` writes: an index of runs, a page per run and per compaction, entry pages and a search index in shards, all opening from disk (no server, no network); written into a temporary sibling and moved into place, replacing only a directory that holds :data:`MARKER`."""
+"""The static site ``workbench explore`` writes: an index of runs, a page per run and per compaction, entry pages and a
+search index in shards, all opening from disk (no server, no network); written into a temporary sibling and moved
+into place, replacing only a directory that holds :data:`MARKER`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""What one compaction looks like, for the site and a notebook alike: its summary's entries with their scores, labels and evidence, the replaced history, the retained turn and what came next (:func:`compaction_view`), a run's rows read once (:class:`RunRows`), and the Markdown and colours every view uses.
+"""What one compaction looks like, for the site and a notebook alike: its summary's entries with their scores, labels
+and evidence, the replaced history, the retained turn and what came next (:func:`compaction_view`), a run's rows read
+once (:class:`RunRows`), and the Markdown and colours every view uses.
 
-Every string from a log is shown as text: Jinja2 autoescapes it, and control and format characters (ANSI escapes, bidi overrides) are made visible as ``\\xNN``."""
+Every string from a log is shown as text: Jinja2 autoescapes it, and control and format characters (ANSI escapes,
+bidi overrides) are made visible as ``\\xNN``."""
 
 from __future__ import annotations
 
