@@ -85,7 +85,7 @@ def test_a_script_without_a_main_guard_reads_a_large_tree_in_workers(tmp_path: P
             "from workbench.adapters import _usage_scan as usage_scan\n"
             "from workbench.adapters import _claude_code as claude_code\n"
             "from workbench.datasets import import_log\n"
-            "from workbench.adapters._usage import session_usage\n"
+            "from workbench.adapters import session_usage\n"
             "usage_scan.PARALLEL_BYTES = claude_code.PARALLEL_BYTES = 0\n"
             "claude_code.os.sched_getaffinity = lambda pid: {0, 1}\n"
             "claude_code._group_runs = None  # in this process, a group read here fails\n"

@@ -37,9 +37,9 @@ def test_a_quarter_megabyte_token_is_judged_and_its_identifiers_found_in_seconds
     every identifier rule on 256 KB of hyphen-joined words."""
     program = textwrap.dedent('''
         import random, string
-        from workbench.judges._base import JudgeRequest
-        from workbench.judges._lexical import LexicalJudge
-        from workbench.summaries._identifiers import RULES, find
+        from workbench.summaries import JudgeRequest
+        from workbench.judges import LexicalJudge
+        from workbench.summaries import RULES, find
         rng = random.Random(0)
         letters = "".join(rng.choice(string.ascii_letters) for _ in range(256_000))
         hyphens = "-".join("".join(rng.choice(string.ascii_lowercase) for _ in range(4)) for _ in range(51_200))

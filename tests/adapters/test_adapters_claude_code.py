@@ -16,7 +16,7 @@ import pytest
 
 from workbench.adapters import read_log
 from workbench.adapters import sniff_format
-from workbench.adapters._claude_code import TranscriptWarning
+from workbench.adapters import TranscriptWarning
 from workbench.cli.main import main
 from workbench.errors import SchemaError
 

@@ -146,7 +146,7 @@ def test_args_text_is_what_json_dumps_writes_whatever_the_value_holds() -> None:
     import json
     import random
 
-    from workbench.adapters._trajectory import encode_args
+    from workbench.tables import encode_args
 
     def reference(value: object) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)

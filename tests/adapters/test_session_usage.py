@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from workbench.adapters._claude_code import TranscriptWarning, read_claude_code
+from workbench.adapters import TranscriptWarning, read_claude_code
 from workbench.adapters import read_codex
 
 SID, OTHER = "5d1c0a2e-1111-4a5b-9c8d-000000000001", "5d1c0a2e-2222-4a5b-9c8d-000000000002"

@@ -227,7 +227,7 @@ def test_the_labeling_workflow_runs_from_the_library_without_the_cli(tmp_path: P
     annotate.adjudication.prepare and apply, and sample_items refuses a method the runs lack (it drew nothing)."""
     from workbench.annotate import AnnotationStore, sample_items, write_sample
     from workbench.annotate import apply, decide, prepare
-    from workbench.annotate._sampling import SelectionError
+    from workbench.errors import SelectionError
     from workbench.datasets import load
 
     from tests.conftest import EXAMPLE
@@ -268,7 +268,7 @@ def test_two_adjudicators_at_once_lose_no_decision(tmp_path: Path) -> None:
                                "value": None} for i in range(30)))
     code = """
 import sys
-from workbench.annotate._adjudication import decide
+from workbench.annotate import decide
 for rnd in range(8):  # many writes each, so the two processes overlap for certain
     for i in range(int(sys.argv[2]), 30, 2):
         decide(sys.argv[1], f"e{i}", "support", value="supported", note=f"pass {rnd}", adjudicator=sys.argv[3])

@@ -159,7 +159,7 @@ def test_stream_sample_is_the_same_under_every_pythonhashseed(tmp_path: Path) ->
     import subprocess
     import sys
 
-    code = ("import polars as pl; from workbench.annotate._sampling import stream_sample; "
+    code = ("import polars as pl; from workbench.annotate import stream_sample; "
             "f = pl.DataFrame({'entry_id': [f'e{i}' for i in range(500)], 'section': ['a', 'b'] * 250}); "
             "print(stream_sample(f, 12, ('section',), 5)[0]['entry_id'].to_list())")
     outs = {subprocess.run([sys.executable, "-c", code], env={**__import__("os").environ, "PYTHONHASHSEED": h},

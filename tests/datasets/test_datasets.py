@@ -125,7 +125,7 @@ def test_importing_workbench_and_running_analyses_prints_nothing(tmp_path: Path)
 import workbench
 from workbench.datasets import import_log
 from workbench.datasets import load, select_runs
-from workbench.analyses.sjc._composition import entries_by_section, support_from_scores
+from workbench.analyses.sjc import entries_by_section, support_from_scores
 from workbench.stats import efficiency_by, reliability
 import_log({str(EXAMPLE)!r}, {str(tmp_path / 'd')!r})
 t = load({str(tmp_path / 'd')!r}, derive=True)

@@ -201,7 +201,7 @@ def test_a_notebook_that_does_not_apply_is_skipped_with_its_reason(tmp_path: Pat
     (tmp_path / "nbs").mkdir()
     nbformat.write(nb, tmp_path / "nbs" / "a.ipynb")
     part = nbformat.v4.new_notebook()  # one that runs in part: each analysis says what it did
-    part.cells = [nbformat.v4.new_code_cell("from workbench.notebooks._runner import Analyses\nanalyses = Analyses()\n"
+    part.cells = [nbformat.v4.new_code_cell("from workbench.notebooks import Analyses\nanalyses = Analyses()\n"
                                             "analyses.ran('Table 3')\nanalyses.skipped('Table 5', 'no judge runs')\n"
                                             "_ = analyses.for_the_project('the bound', ['figures/b.png'], '/elsewhere')")]
     part.metadata["kernelspec"] = nb.metadata["kernelspec"]

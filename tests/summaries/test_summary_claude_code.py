@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.summaries._grammar import CLAUDE_SECTIONS, detect_schema, parse, prune
+from workbench.summaries import CLAUDE_SECTIONS, detect_schema, parse, prune
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "claude_summaries"
 ALL = sorted(FIXTURES.glob("*.txt"))

@@ -12,16 +12,16 @@ from workbench._util.lazy import attach
 
 __all__ = [
     "arg_identifiers", "build_request", "Chunk", "CHUNK_CHARS", "chunk_outputs", "chunk_step", "claude_check",
-    "clear_caches", "CODE", "code_identifiers", "compaction_requests", "CompactionRequest", "DEFAULT_TAU",
-    "describe_source", "detect_schema", "entries_table", "Entry", "entry_evidence", "entry_id", "entry_parts",
-    "Evidence", "evidence_id", "evidence_path", "evidence_table", "fact_check", "fact_check_compactions", "FactCheck",
-    "find", "headings", "IDENTIFIER", "identifier_sources", "JudgeRequest", "keep_positions", "LAST_MESSAGES",
-    "MAX_IDENTIFIERS", "NETWORK", "normalise", "opaque_identifiers", "OPENCLAW", "openclaw_identifiers", "parse",
-    "Passage", "PASSAGE_CHARS", "passages", "prune", "prune_compactions", "prune_summary", "PruneResult", "render",
-    "replaced_history", "request_evidence", "request_id", "request_of_entry", "RETRIEVAL_BATCH", "retrieve",
-    "retrieve_many", "ROLES", "RULES", "run_of_entry", "Schema", "SCHEMAS", "section_name", "span_index",
-    "span_outputs", "SpanIndex", "summary_identifiers", "summary_includes", "SummaryCheck", "TOP_K", "with_roles",
-    "write_entries"
+    "CLAUDE_SECTIONS", "clear_caches", "CODE", "code_identifiers", "compaction_requests", "CompactionRequest",
+    "DEFAULT_TAU", "describe_source", "detect_schema", "entries_table", "Entry", "entry_evidence", "entry_id",
+    "entry_parts", "Evidence", "evidence_id", "evidence_path", "evidence_table", "fact_check", "fact_check_compactions",
+    "FactCheck", "find", "headings", "IDENTIFIER", "identifier_sources", "JudgeRequest", "keep_positions",
+    "LAST_MESSAGES", "MAX_IDENTIFIERS", "NETWORK", "normalise", "opaque_identifiers", "OPENCLAW",
+    "openclaw_identifiers", "parse", "Passage", "PASSAGE_CHARS", "passages", "prune", "prune_compactions",
+    "prune_summary", "PruneResult", "render", "replaced_history", "request_evidence", "request_id", "request_of_entry",
+    "RETRIEVAL_BATCH", "retrieve", "retrieve_many", "ROLES", "RULES", "run_of_entry", "Schema", "SCHEMAS",
+    "section_name", "span_index", "span_outputs", "SpanIndex", "summary_identifiers", "summary_includes",
+    "SummaryCheck", "TOP_K", "with_roles", "write_entries"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -35,8 +35,8 @@ __getattr__, __dir__ = attach(__name__, {
         "span_outputs", "SpanIndex"
     ],
     "_grammar": [
-        "detect_schema", "Entry", "headings", "normalise", "parse", "prune", "render", "ROLES", "Schema", "SCHEMAS",
-        "section_name"
+        "CLAUDE_SECTIONS", "detect_schema", "Entry", "headings", "normalise", "parse", "prune", "render", "ROLES",
+        "Schema", "SCHEMAS", "section_name"
     ],
     "_identifiers": [
         "arg_identifiers", "claude_check", "CODE", "code_identifiers", "fact_check", "fact_check_compactions",
@@ -62,7 +62,8 @@ if TYPE_CHECKING:
         SpanIndex
     )
     from workbench.summaries._grammar import (
-        detect_schema, Entry, headings, normalise, parse, prune, render, ROLES, Schema, SCHEMAS, section_name
+        CLAUDE_SECTIONS, detect_schema, Entry, headings, normalise, parse, prune, render, ROLES, Schema, SCHEMAS,
+        section_name
     )
     from workbench.summaries._identifiers import (
         arg_identifiers, claude_check, CODE, code_identifiers, fact_check, fact_check_compactions, FactCheck, find,

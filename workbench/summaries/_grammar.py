@@ -74,7 +74,7 @@ from typing import NamedTuple
 
 from workbench.tables._vocabulary import SECTIONS
 
-__all__ = ["ROLES", "SCHEMAS", "Entry", "Schema", "detect_schema",
+__all__ = ["CLAUDE_SECTIONS", "ROLES", "SCHEMAS", "Entry", "Schema", "detect_schema",
            "headings", "normalise", "parse", "prune", "render",
            "section_name"]
 

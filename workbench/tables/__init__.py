@@ -16,23 +16,25 @@ from workbench._util.lazy import attach
 __all__ = [
     "all_keys", "ANNOTATOR_RULE", "ATTRIBUTIONS", "batches_by_run", "CANDIDATES", "check_annotator", "check_label",
     "check_record", "check_references", "CHUNK_ROWS", "CHUNK_RUNS", "CHUNK_TEXT", "collected", "Column", "column_order",
-    "COMPACTIONS", "describe_dtype", "describe_dtypes", "empty", "encode_args", "ENTRIES", "EVIDENCE", "gold_labels",
-    "GROUND_TRUTH_PREFIX", "height", "is_timestamp", "label_source", "LABEL_VALUES", "LABELS", "latest_labels",
-    "LOG_FORMATS", "majority_labels", "move_into_place", "PartWriter", "PATTERNS", "read_table", "REASONING_SECTIONS",
-    "RESERVED_ANNOTATORS", "ROLLOUTS", "row_columns", "RowChunks", "RowNames", "rows_frame", "rows_of", "RUNS",
-    "SCORES", "SECTIONS", "sink_parts", "slices", "SPANS", "STEPS", "SUPPORT_VALUES", "Table", "table", "table_file",
-    "table_files", "TABLE_NAMES", "TABLES", "TRAJECTORY_TABLES", "validate", "value_fits", "widen_span", "write_tables"
+    "columns_frame", "COMPACTIONS", "describe_dtype", "describe_dtypes", "empty", "encode_args", "ENTRIES", "EVIDENCE",
+    "gold_labels", "GROUND_TRUTH_PREFIX", "height", "is_timestamp", "label_source", "LABEL_VALUES", "LABELS",
+    "latest_labels", "LOG_FORMATS", "majority_labels", "move_into_place", "open_tables", "PartWriter", "PATTERNS",
+    "read_table", "REASONING_SECTIONS", "RESERVED_ANNOTATORS", "ROLLOUTS", "row_columns", "RowChunks", "RowNames",
+    "rows_frame", "rows_of", "RUNS", "SCORES", "SECTIONS", "sink_parts", "slices", "SPANS", "STEPS", "SUPPORT_VALUES",
+    "Table", "table", "table_file", "table_files", "TABLE_NAMES", "TABLES", "TRAJECTORY_TABLES", "validate",
+    "value_fits", "widen_span", "write_tables"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
     "_files": [
-        "check_references", "move_into_place", "PartWriter", "read_table", "RowNames", "rows_frame", "sink_parts",
-        "table_file", "table_files", "TRAJECTORY_TABLES", "write_tables"
+        "check_references", "columns_frame", "move_into_place", "open_tables", "PartWriter", "read_table", "RowNames",
+        "rows_frame", "sink_parts", "table_file", "table_files", "write_tables"
     ],
     "_frames": ["batches_by_run", "collected", "height", "rows_of", "slices"],
     "_labels": ["gold_labels", "label_source", "latest_labels", "majority_labels"],
     "_records": [
-        "all_keys", "CHUNK_ROWS", "CHUNK_RUNS", "CHUNK_TEXT", "encode_args", "row_columns", "RowChunks", "widen_span"
+        "all_keys", "CHUNK_ROWS", "CHUNK_RUNS", "CHUNK_TEXT", "encode_args", "row_columns", "RowChunks",
+        "TRAJECTORY_TABLES", "widen_span"
     ],
     "_schema": [
         "ATTRIBUTIONS", "CANDIDATES", "Column", "column_order", "COMPACTIONS", "empty", "ENTRIES", "EVIDENCE",
@@ -49,13 +51,13 @@ __getattr__, __dir__ = attach(__name__, {
 
 if TYPE_CHECKING:
     from workbench.tables._files import (
-        check_references, move_into_place, PartWriter, read_table, RowNames, rows_frame, sink_parts, table_file,
-        table_files, TRAJECTORY_TABLES, write_tables
+        check_references, columns_frame, move_into_place, open_tables, PartWriter, read_table, RowNames, rows_frame,
+        sink_parts, table_file, table_files, write_tables
     )
     from workbench.tables._frames import (batches_by_run, collected, height, rows_of, slices)
     from workbench.tables._labels import (gold_labels, label_source, latest_labels, majority_labels)
     from workbench.tables._records import (
-        all_keys, CHUNK_ROWS, CHUNK_RUNS, CHUNK_TEXT, encode_args, row_columns, RowChunks, widen_span
+        all_keys, CHUNK_ROWS, CHUNK_RUNS, CHUNK_TEXT, encode_args, row_columns, RowChunks, TRAJECTORY_TABLES, widen_span
     )
     from workbench.tables._schema import (
         ATTRIBUTIONS, CANDIDATES, Column, column_order, COMPACTIONS, empty, ENTRIES, EVIDENCE, GROUND_TRUTH_PREFIX,

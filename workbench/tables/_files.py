@@ -503,5 +503,5 @@ class PartWriter:
         self.discard()
 
 
-__all__ = ["check_references", "move_into_place", "open_tables", "PartWriter", "read_table", "RowNames", "rows_frame", "sink_parts",
+__all__ = ["check_references", "columns_frame", "move_into_place", "open_tables", "PartWriter", "read_table", "RowNames", "rows_frame", "sink_parts",
            "table_file", "table_files", "TRAJECTORY_TABLES", "write_tables"]

@@ -172,5 +172,5 @@ def row_columns(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
     return {key: [row.get(key) for row in rows] for key in all_keys(rows)}
 
 
-__all__ = ["all_keys", "CHUNK_ROWS", "CHUNK_RUNS", "CHUNK_TEXT", "encode_args", "RowChunks", "row_columns",
+__all__ = ["all_keys", "TRAJECTORY_TABLES", "CHUNK_ROWS", "CHUNK_RUNS", "CHUNK_TEXT", "encode_args", "RowChunks", "row_columns",
            "widen_span"]
