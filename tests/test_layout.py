@@ -489,3 +489,52 @@ def test_the_layer_walk_counts_in_the_layers_stated_here() -> None:
     assert walk.layer_of("stats/_bootstrap.py") == LAYER["stats"] and walk.layer_of("bootstrap.py") == LAYER["stats"]
     assert walk.summary({("tables/_files.py", "cli/main.py"): 3, ("cli/main.py", "tables/_files.py"): 1}) == {
         "files": 2, "pairs": 2, "returns": 1, "return_calls": 3, "up": ["tables/_files.py -> cli/main.py"]}
+
+
+#: names a private module lists in its __all__ that its package keeps internal: the session cores' own constants,
+#: generic words of the OpenAI judge's prompt, the LaTeX exporter's layout helpers
+INTERNAL = {
+    "adapters._codex": {"USAGE_DEFINITION"}, "adapters._logfiles": {"PARALLEL_BYTES", "import_workers"},
+    "adapters._claude_lines": {"MODEL_USAGE", "selected", "USAGE_DEFINITION"},
+    "adapters._usage_scan": {"claude_code_totals", "FIELDS", "file_replies", "first_time", "line_kind",
+                             "PARALLEL_BYTES", "token_count", "tree_replies", "usage_counts"},
+    "judges._jev": {"token_count"}, "judges._openai": {"NO", "YES", "SYSTEM", "answer_word"},
+    "plots._latex": {"Column", "columns_for", "format_number", "format_p", "header", "HEADERS", "is_p_column",
+                     "MIN_WRAP", "PACKAGES", "PREAMBLE_COMMENT", "SISETUP", "SIZES", "TABCOLSEP", "tex_escape",
+                     "tex_label", "TEXT_WIDTH", "text_width"},
+    "plots._names": {"DISPLAY_NAMES", "DISPLAYED_COLUMNS", "FIELDS", "INTERVAL_METHODS", "METHODS", "METRICS", "ROLES",
+                     "SCHEMAS"},
+}
+
+
+def _defined_public(path: Path) -> set[str]:
+    """The names a module lists in ``__all__`` and defines itself (not those it imports to pass on)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    defined: set[str] = set()
+    listed: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {t.id for t in targets if isinstance(t, ast.Name)}
+            if "__all__" in names and node.value is not None:
+                listed = set(ast.literal_eval(node.value))
+            defined |= names
+    return listed & defined
+
+
+@pytest.mark.parametrize("path", sorted(p for p in PACKAGE.rglob("_*.py") if not p.name.startswith("__")
+                                        and not p.parent.name == "_util"),
+                         ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_a_package_exports_every_public_name_of_its_private_modules(path: Path) -> None:
+    """A rebuilt lazy map once dropped ``tables.TRAJECTORY_TABLES``: what a private module declares public, its
+    package exports (the same object), unless the package keeps it internal (:data:`INTERNAL`)."""
+    rel = path.relative_to(PACKAGE).with_suffix("")
+    package = importlib.import_module(".".join(("workbench", *rel.parts[:-1])))
+    key = ".".join(rel.parts[-2:])
+    public = _defined_public(path) - INTERNAL.get(key, set())
+    missing = sorted(public - set(package.__all__))
+    assert not missing, f"{package.__name__} does not export {missing} of {rel.name}"
+    module = importlib.import_module(".".join(("workbench", *rel.parts)))
+    assert all(getattr(package, n) is getattr(module, n) for n in public)
