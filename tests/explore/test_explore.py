@@ -733,3 +733,22 @@ def test_the_site_is_the_same_whatever_the_hash_seed(tmp_path: Path) -> None:
         subprocess.run([sys.executable, "-c", code, str(tmp_path / seed)], check=True, cwd=ROOT,
                        env={**os.environ, "PYTHONHASHSEED": seed})
     assert _tree(tmp_path / "1") == _tree(tmp_path / "2")
+
+
+@pytest.mark.parametrize("name", ["*", "[abc]", "?"])
+def test_an_output_named_like_a_pattern_removes_no_other_runs_work(tmp_path: Path, name: str) -> None:
+    """Issue 57 item 8: ``explore --out '*'`` passed its name to a glob unescaped when it cleared what a killed run
+    left, and so deleted every other output's temporary directories (another run's work in progress among them).
+    Only this output's own leftovers go."""
+    others = [tmp_path / ".site.partial-abcd1234", tmp_path / ".site.old-0123456789ab", tmp_path / ".a.partial-zz",
+              tmp_path / ".b.old-x"]
+    for d in others:
+        d.mkdir()
+        (d / "work.txt").write_text("another run's")
+    mine = tmp_path / f".{name}.partial-k3x9_q2z"  # a killed run of this very output
+    mine.mkdir()
+    out = tmp_path / name
+    assert main(["explore", str(ROOT / "data" / "examples" / "claude-code"), "--out", str(out), "--limit", "1"]) == 0
+    assert (out / "index.html").exists()
+    assert all((d / "work.txt").read_text() == "another run's" for d in others)
+    assert not mine.exists()

@@ -6,8 +6,10 @@ the entries table, samples and adjudication files (:func:`write_jsonl`) and the 
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -160,7 +162,7 @@ def clean_stale_staging(output: Path, *, older_than: float = STALE_AFTER) -> lis
 
     removed, young = [], []
     now = time.time()
-    for sibling in output.parent.glob(staging_prefix(output) + "*"):
+    for sibling in output.parent.glob(glob.escape(staging_prefix(output)) + "*"):  # a name may hold * ? [ ]
         try:
             if not sibling.is_dir() or sibling.is_symlink():
                 continue
@@ -267,8 +269,11 @@ def _remove_leftovers(out: Path) -> None:
     import logging
     import shutil
 
-    left = [p for kind in ("partial", "old") for p in out.parent.glob(f".{out.name}.{kind}-*")
-            if p.is_dir() and not p.is_symlink()]
+    # exactly the names _replace_locked makes (mkdtemp's suffix, 12 hex digits), the output's name taken literally:
+    # ``--out '*'`` once removed every other output's leftovers, and a run still at work's
+    made = re.compile(rf"\.{re.escape(out.name)}\.(partial-[a-z0-9_]{{8}}|old-[0-9a-f]{{12}})")
+    left = [p for p in out.parent.glob(f".{glob.escape(out.name)}.*-*")
+            if made.fullmatch(p.name) and p.is_dir() and not p.is_symlink()]
     for p in left:
         shutil.rmtree(p, ignore_errors=True)
     if left:
