@@ -359,3 +359,24 @@ def test_the_tours_own_labels_validate_the_judge(tmp_path: Path) -> None:
     correct = table.filter(pl.col("field") == "correct")
     assert correct["estimate"].null_count() == correct.height and "no correct labels" in correct["reason"][0], correct
     assert table.filter(pl.col("field") == "support")["estimate"].null_count() == 0
+
+
+def test_figures_refuses_to_write_executed_copies_over_the_sources(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 57 item 9: ``workbench figures --build notebooks`` wrote each executed copy (outputs, an injected
+    parameters cell) over its source. A build directory that is the notebooks' own, however it is spelled, is
+    refused before anything runs, and the sources stay as they were, to the byte."""
+    nbdir = tmp_path / "nbs"
+    nbdir.mkdir()
+    (tmp_path / "tb").mkdir()
+    (tmp_path / "tb" / "runs.parquet").write_bytes(b"")  # the testbed counts as present: nothing is generated
+    _notebook(nbdir / "a.ipynb", "assert X == 1")
+    before = (nbdir / "a.ipynb").read_bytes()
+    for build in (nbdir, tmp_path / "nbs" / ".." / "nbs"):
+        code = main(["figures", "--notebooks", str(nbdir), "--build", str(build), "--timeout", "60",
+                     "--data", str(tmp_path / "tb"), "--param", "X=2"])
+        err = capsys.readouterr().err
+        assert code == 2, err
+        assert "is the notebooks' own directory" in err and len(err.strip().splitlines()) == 1
+        assert (nbdir / "a.ipynb").read_bytes() == before
+        assert sorted(p.name for p in nbdir.iterdir()) == ["a.ipynb"]

@@ -177,8 +177,15 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
     Kernels start in ``cwd`` (the current directory: the project root for ``workbench
     figures``). ``parameters`` are injected after the ``parameters`` cell (papermill's
     convention); ``names`` restricts the run to some notebooks (and is the only way to run an
-    :data:`INTERACTIVE` one). Executed copies (with outputs) go to ``build``; the sources are never modified.
+    :data:`INTERACTIVE` one). Executed copies (with outputs) go to ``build``; the sources are never modified: a
+    ``build`` that is the notebooks' own directory is refused (:class:`~workbench._util.atomic.OutputRefused`).
     """
+    if Path(build).resolve() == Path(notebooks).resolve():
+        from workbench._util.atomic import OutputRefused
+
+        raise OutputRefused(build, f"is the notebooks' own directory ({notebooks}): the executed copies, with their "
+                                   "outputs and injected parameters, would replace the sources; name another "
+                                   "directory (the default is build/notebooks)")
     paths = selected_notebooks(notebooks, names)
     report = RunReport(build)
     if not paths:
