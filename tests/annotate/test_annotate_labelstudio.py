@@ -297,3 +297,84 @@ def test_the_tours_adjudication_finds_the_sample_the_labels_were_given_on(tmp_pa
     assert first["evidence"][0].splitlines()[0][:40] in out.out and first["task"][:40] in out.out, out.out[:2000]
     assert "no environment output was retrieved" not in out.out and "warning" not in out.err
     assert "1 adjudicated label(s) added" in out.out
+
+
+def _real_export() -> list[dict]:
+    """data/examples/labelstudio/export-expanded.json: a real Label Studio snapshot export (users expanded)."""
+    import json
+
+    return json.loads((ROOT / "data" / "examples" / "labelstudio" / "export-expanded.json").read_text())
+
+
+def test_a_control_renamed_for_one_annotator_is_counted_and_named_not_dropped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 57 item 10: with one annotator's control renamed (``from_name: "factuality"``), their labels vanished,
+    counted neither as skipped nor as unlabelled. Every result the import does not take is counted, by control."""
+    import json
+
+    from workbench.cli.main import main
+
+    export = _real_export()
+    renamed = 0
+    people = sorted({str(a["completed_by"]["email"]) for t in export for a in t["annotations"]})
+    for task in export:
+        for ann in task["annotations"]:
+            if ann["completed_by"]["email"] == people[0]:
+                for res in ann["result"]:
+                    if res.get("from_name") == "support" and res.get("type") == "choices":
+                        res["from_name"] = "factuality"
+                        renamed += 1
+    assert renamed > 0
+    path = tmp_path / "renamed.json"
+    path.write_text(json.dumps(export))
+    assert main(["labelstudio", "import", str(path), "--store", str(tmp_path / "store")]) == 0
+    out = capsys.readouterr().out
+    assert f"{renamed} result(s) not taken as labels (factuality (choices): {renamed})" in out
+
+
+def test_an_export_with_a_byte_order_mark_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 57 item 21: an export saved by a Windows tool, with a UTF-8 BOM, was refused as 'not JSON'."""
+    import json
+
+    from workbench.cli.main import main
+
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(_real_export()).encode("utf-8"))
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps(_real_export()))
+    assert main(["labelstudio", "import", str(plain), "--store", str(tmp_path / "a")]) == 0
+    expected = capsys.readouterr().out.replace(str(tmp_path / "a"), "STORE")
+    assert main(["labelstudio", "import", str(path), "--store", str(tmp_path / "b")]) == 0
+    assert capsys.readouterr().out.replace(str(tmp_path / "b"), "STORE") == expected
+
+
+def test_a_lone_surrogate_item_id_is_a_located_error_and_a_notes_is_replaced(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 57 item 21: an ``item_id`` of ``"\\ud800"`` (JSON allows the escape; no file can hold it as UTF-8)
+    was an internal UnicodeEncodeError. It is an error naming the task; a note cut inside a character keeps its
+    text, the broken character replaced by U+FFFD and said."""
+    import json
+
+    from workbench.annotate import AnnotationStore
+    from workbench.cli.main import main
+
+    export = _real_export()
+    export[1]["data"]["item_id"] = "e\ud800x"
+    path = tmp_path / "id.json"
+    path.write_text(json.dumps(export))  # json escapes the surrogate: the file is valid UTF-8 JSON
+    assert main(["labelstudio", "import", str(path), "--store", str(tmp_path / "s1")]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: field '[1].data.item_id': expected the sample's item id (valid Unicode)" in err
+    assert "lone UTF-16 surrogate" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "s1" / "labels").exists() or not list((tmp_path / "s1" / "labels").glob("*.jsonl"))
+
+    export = _real_export()
+    task = next(t for t in export if any(a["result"] and not a.get("was_cancelled") for a in t["annotations"]))
+    ann = next(a for a in task["annotations"] if a["result"] and not a.get("was_cancelled"))
+    ann["result"].append({"type": "textarea", "from_name": "note", "to_name": "entry",
+                          "value": {"text": ["cut here: \ud83d"]}})
+    path.write_text(json.dumps(export))
+    assert main(["labelstudio", "import", str(path), "--store", str(tmp_path / "s2")]) == 0
+    assert "1 note(s) held a lone UTF-16 surrogate" in capsys.readouterr().err
+    notes = AnnotationStore(tmp_path / "s2", read_only=True).labels()["note"].to_list()
+    assert any(n is not None and n.endswith("cut here: \ufffd") for n in notes)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -222,7 +223,10 @@ class LabelStudioImport:
     ``cancelled``: skipped (cancelled) annotations, never labels; ``unlabeled``: tasks nobody annotated;
     ``notes``: labels that carry a note; ``bare_ids``: Label Studio user ids the export names without the user
     (named ``ls-user-ID``: a plain JSON export, and no users file); ``without_field``: user ids whose asked-for
-    field (e-mail, or first and last names) is empty, named by the other one."""
+    field (e-mail, or first and last names) is empty, named by the other one; ``not_taken``: the results of
+    annotations that are neither a label of a field the store knows nor the note, counted by control name and
+    type (a control renamed for one annotator, ``factuality`` for ``support``, is counted here, not lost).
+    ``replaced``: notes whose lone UTF-16 surrogates were replaced by U+FFFD."""
 
     records: list[dict[str, Any]]
     cancelled: int = 0
@@ -230,6 +234,15 @@ class LabelStudioImport:
     notes: int = 0
     bare_ids: tuple[int, ...] = ()
     without_field: tuple[int, ...] = ()
+    not_taken: dict[str, int] = dataclasses.field(default_factory=dict)
+    replaced: int = 0
+
+    def not_taken_text(self) -> str:
+        """The results not taken, for a summary line: ``"15 result(s) not taken (factuality (choices): 15)"``."""
+        if not self.not_taken:
+            return "0 result(s) not taken"
+        parts = ", ".join(f"{name}: {n}" for name, n in sorted(self.not_taken.items(), key=lambda kv: (-kv[1], kv[0])))
+        return f"{sum(self.not_taken.values())} result(s) not taken as labels ({parts})"
 
 
 def read_users(users: Any, where: str = "users") -> dict[int, dict[str, Any]]:
@@ -347,13 +360,18 @@ def read_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
     seen: dict[tuple[str, str, str], tuple[str, str]] = {}  # (item, annotator, field) -> (value, where it was)
     bare: set[int] = set()
     without: set[int] = set()
-    cancelled = unlabeled = 0
+    cancelled = unlabeled = replaced = 0
+    not_taken: dict[str, int] = {}
     for t_index, task in enumerate(export):
         _kind(task, dict, f"[{t_index}]", "a task (an object)")
         data = _kind(task.get("data") or {}, dict, f"[{t_index}].data", "an object")
         item_id = data.get("item_id")
         if not isinstance(item_id, str):
             raise SchemaError(field=f"[{t_index}].data.item_id", expected="the sample's item id", got=repr(item_id))
+        if not _is_unicode(item_id):
+            raise SchemaError(field=f"[{t_index}].data.item_id", expected="the sample's item id (valid Unicode)",
+                              got=f"{item_id.encode('utf-8', 'backslashreplace').decode('ascii', 'replace')!r}, "
+                                  "which holds a lone UTF-16 surrogate")
         annotations = _kind(task.get("annotations") or [], list, f"[{t_index}].annotations", "a list of annotations")
         unlabeled += not any(isinstance(a, dict) and not a.get("was_cancelled") for a in annotations)
         for a_index, ann in enumerate(annotations):
@@ -371,13 +389,21 @@ def read_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
             where = f"[{t_index}].annotations[{a_index}].result"
             results = _kind(ann.get("result") or [], list, where, "a list of results")
             note = _note(results)
+            if note is not None and not _is_unicode(note):
+                note, replaced = _SURROGATE.sub("\ufffd", note), replaced + 1
             for r_index, res in enumerate(results):
-                if not isinstance(res, dict) or res.get("type") != "choices":
+                kind = res.get("type") if isinstance(res, dict) else None
+                name = res.get("from_name") if isinstance(res, dict) else None
+                if kind != "choices":
+                    if not (kind == "textarea" and name == NOTE):  # the note is taken, as the label's note
+                        not_taken[f"{name} ({kind})"] = not_taken.get(f"{name} ({kind})", 0) + 1
                     continue
                 field = res.get("from_name")
                 value = _kind(res.get("value") or {}, dict, f"{where}[{r_index}].value", "an object")
                 choices = _kind(value.get("choices") or [], list, f"{where}[{r_index}].value.choices",
                                 "a list of choices")
+                if not (field in FIELDS and choices):
+                    not_taken[f"{name} ({kind})"] = not_taken.get(f"{name} ({kind})", 0) + 1
                 if field in FIELDS and choices:
                     if len(choices) != 1 or choices[0] not in LABEL_VALUES[field]:
                         raise SchemaError(field=f"[{t_index}].annotations.result.{field}",
@@ -393,7 +419,20 @@ def read_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
                     records.append({"item_id": item_id, "annotator": str(who), "round": round, "field": field,
                                     "value": str(choices[0]), "note": note})  # the store stamps labeled_at
     return LabelStudioImport(records, cancelled, unlabeled, sum(r["note"] is not None for r in records),
-                             tuple(sorted(bare)), tuple(sorted(without)))
+                             tuple(sorted(bare)), tuple(sorted(without)), not_taken, replaced)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _is_unicode(text: str) -> bool:
+    """Whether ``text`` is valid Unicode (JSON's ``\\ud800`` escapes can make a lone surrogate, which no file
+    can hold as UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotator: str | None = None,  # noqa: A002

@@ -90,7 +90,7 @@ def run_import(args: argparse.Namespace) -> int:
     at_least("--round", args.round, 1)
     path = existing_file(args.export, "Label Studio export (.json)")
     try:
-        export = json.loads(path.read_text(encoding="utf-8"))
+        export = json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (Windows tools) is not content
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise SchemaError(f"not JSON ({err})", file=str(path)) from None
     except RecursionError:
@@ -103,7 +103,7 @@ def run_import(args: argparse.Namespace) -> int:
     if args.annotators:
         users_path = existing_file(args.annotators, "Label Studio users file (.json, from GET /api/users)")
         try:
-            users = read_users(json.loads(users_path.read_text(encoding="utf-8")), "(top level)")
+            users = read_users(json.loads(users_path.read_text(encoding="utf-8-sig")), "(top level)")
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise SchemaError(f"not JSON ({err})", file=str(users_path)) from None
         except SchemaError as err:
@@ -129,7 +129,10 @@ def run_import(args: argparse.Namespace) -> int:
     print(f"{n} label(s) from {len(people)} annotator(s) ({named or 'none'}) added to {args.store}, round {args.round} "
           f"(one batch: all of them, or none had it been stopped); {already} already in the store as they are; "
           f"{found.notes} with a note; {found.cancelled} skipped annotation(s) (not labels); {found.unlabeled} "
-          "task(s) without an annotation")
+          f"task(s) without an annotation; {found.not_taken_text()}")
+    if found.replaced:
+        print(f"warning: {found.replaced} note(s) held a lone UTF-16 surrogate (text cut inside a character), "
+              "replaced by U+FFFD", file=sys.stderr)
     if found.bare_ids:
         ids = ", ".join(map(str, found.bare_ids[:5])) + (" ..." if len(found.bare_ids) > 5 else "")
         print(f"warning: --annotator-from {args.annotator_from}: the export names {len(found.bare_ids)} annotator(s) "
