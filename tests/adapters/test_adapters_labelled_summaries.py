@@ -284,3 +284,19 @@ def test_any_judge_scores_an_imported_labelled_directory(imported: Path, tmp_pat
     frame = summary_frame(tables["runs"], summary_scores(tables["entries"], scores))
     table = correlation_table(frame, [f"{judge} (mean)", f"{judge} (min)"], splits=("all",))
     assert table.height == 2 and (table["n"] == 8).all()
+
+
+def test_a_labelled_record_without_its_summary_is_named_as_one(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 57 item 21: a labelled-summaries record that lacks ``summary`` was sniffed as a trajectory, and the
+    error named ``run_id``, a field the user's format does not have. It is read as labelled summaries, and the
+    error names the missing field."""
+    from workbench.cli.main import main
+
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"id": "a1", "source_id": "s1", "system": "bart", "source": ["The cat sat."], "labels": [], '
+                    '"score": 1.0}\n')
+    assert main(["import", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:1: field 'summary': expected a value (required), got nothing" in err
+    assert "run_id" not in err and not (tmp_path / "out").exists()
