@@ -293,3 +293,24 @@ def test_a_sub_agents_file_counts_in_its_sessions_row(tmp_path: Path) -> None:
     got = session_usage(tmp_path / "projects")
     assert got.height == 1 and got.row(0, named=True)["project_dir"] == "-home-dev-shop"
     assert got.row(0, named=True)["usage_cache_read_tokens"] == 12000 + 500
+
+
+def test_usage_csv_never_starts_a_formula(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 57 item 3: a session id or project directory starting with ``=``, ``+``, ``-`` or ``@`` went into
+    ``workbench usage --out x.csv`` as it was, a formula to a spreadsheet. Text cells get a leading apostrophe
+    (OWASP); the counts stay numbers; the Parquet output keeps the ids exactly."""
+    import csv
+
+    import polars as pl
+
+    from workbench.cli.main import main
+
+    sid = "=HYPERLINK(1)"
+    write(tmp_path / "projects" / "@-home-dev" / "s.jsonl",
+          [user("u1", None, "hi", sid=sid), reply("a1", "u1", "m1", "r1", (3, 4, 5, 6), sid=sid)])
+    assert main(["usage", str(tmp_path / "projects"), "--out", str(tmp_path / "u.csv")]) == 0
+    rows = list(csv.DictReader((tmp_path / "u.csv").read_text().splitlines()))
+    assert [(r["session_id"], r["project_dir"]) for r in rows] == [("'" + sid, "'@-home-dev")]
+    assert rows[0]["usage_input_tokens"] == "3"
+    assert main(["usage", str(tmp_path / "projects"), "--out", str(tmp_path / "u.parquet")]) == 0
+    assert pl.read_parquet(tmp_path / "u.parquet").select("session_id", "project_dir").row(0) == (sid, "@-home-dev")

@@ -752,3 +752,54 @@ def test_an_output_named_like_a_pattern_removes_no_other_runs_work(tmp_path: Pat
     assert (out / "index.html").exists()
     assert all((d / "work.txt").read_text() == "another run's" for d in others)
     assert not mine.exists()
+
+
+@pytest.mark.slow
+def test_the_explorers_csv_never_starts_a_formula_and_a_malformed_hash_breaks_nothing(tmp_path: Path) -> None:
+    """Issue 57 items 3 and 19, in Chromium: an entry whose text starts like a formula (``=HYPERLINK(...)``) went
+    into "download CSV" unchanged, and a malformed ``#q=%E0%A4%A`` threw URIError and stopped the CSV button.
+    The download prefixes the cell with an apostrophe (OWASP), the page shows the text as it is, numbers stay
+    numbers, and the page opened with a broken hash still searches and downloads."""
+    from playwright.sync_api import sync_playwright
+
+    executable = system_tool("chromium", "chromium-browser", install="chromium")
+    formula = '=HYPERLINK("http://example.invalid/x","click")'
+    tables = load(ROOT / "data" / "examples" / "claude-code")
+    comps = tables["compactions"].sort("run_id", "boundary")
+    first = comps.row(0, named=True)
+    text = first["candidate_summary"].replace("2. **Key Technical Concepts**:",
+                                              f"2. **Key Technical Concepts**:\n{formula}", 1)
+    assert text != first["candidate_summary"]
+    tables["compactions"] = comps.with_columns(
+        pl.when((pl.col("run_id") == first["run_id"]) & (pl.col("boundary") == first["boundary"]))
+        .then(pl.lit(text)).otherwise(pl.col("candidate_summary")).alias("candidate_summary"))
+    for name in ("entries", "scores", "evidence"):
+        tables.pop(name, None)
+    derive_missing(tables, wanted=("entries", "scores"))
+    site = build_site(tables, tmp_path / "site")
+    errors: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        page = browser.new_page(accept_downloads=True)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto((site.out / "entries.html").as_uri() + "#q=%E0%A4%A")
+        page.wait_for_function("() => (document.querySelector('#count') || {}).textContent")
+        assert page.locator("#q").input_value() == "%E0%A4%A"  # taken as typed, not thrown
+        page.fill("#q", "hyperlink")
+        page.wait_for_function("() => document.querySelector('#count').textContent.includes('(1 entries)')")
+        assert formula in page.locator("#view tbody").inner_text()  # the page shows the text unchanged
+        with page.expect_download() as got:
+            page.click("#csv")
+        downloaded = Path(got.value.path()).read_text(encoding="utf-8")
+        browser.close()
+    assert not errors, errors
+    import csv
+
+    rows = list(csv.reader(downloaded.splitlines()))
+    header, row = rows[0], rows[1]
+    assert len(rows) == 2
+    cell = next(c for c in row if formula in c)
+    assert cell.startswith("'" + formula)
+    assert all(not cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in row)
+    score = row[header.index(next(h for h in header if "score" in h.lower()))]
+    float(score)  # a number stays a number

@@ -252,3 +252,17 @@ def test_a_row_without_an_interval_prints_its_estimate_alone() -> None:
     rows = [line for line in plots.to_latex(frame).splitlines() if line.endswith(r"\\")][1:]
     assert rows == [r"lexical (min) & 0.126 & 0.074 & 0.179 &  \\",
                     r"Bleu & \multicolumn{1}{S[table-format=1.3]@{\hphantom{\ [}}}{0.055} & \multicolumn{3}{l}{} \\"]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_tables_csv_never_starts_a_formula_and_its_tex_shows_the_text(tmp_path: Path, lazy: bool) -> None:
+    """Issue 57 item 3: the notebooks' CSV tables are opened in spreadsheets. A text cell that starts with = + - @,
+    tab or CR gets a leading apostrophe (OWASP); numbers, negative ones too, stay numbers; the LaTeX shows the
+    text itself."""
+    frame = pl.DataFrame({"method": ["=cmd|' /C calc'!A0", "+plus", "-minus", "@at", "\ttab", "plain"],
+                          "difference": [-0.169, 0.2, -1.0, 0.0, 1.5, -2.25]})
+    csv, tex = plots.export_table(frame.lazy() if lazy else frame, "cells", tmp_path, "Cells")
+    back = pl.read_csv(csv)
+    assert back["method"].to_list() == ["'=cmd|' /C calc'!A0", "'+plus", "'-minus", "'@at", "'\ttab", "plain"]
+    assert back["difference"].to_list() == frame["difference"].to_list()
+    assert "+plus" in tex.read_text() and "'+plus" not in tex.read_text()

@@ -118,8 +118,10 @@ def run_usage(args: argparse.Namespace) -> int:
         from workbench.adapters._usage import usage_table
         from workbench._util.atomic import atomic_write
 
+        from workbench._util.spreadsheet import neutralised
+
         table = usage_table(rows)
-        flat = table.with_columns(table["models"].list.join(" "))
+        flat = neutralised(table.with_columns(table["models"].list.join(" ")))  # a CSV people open
         atomic_write(Path(args.out), (lambda tmp: flat.write_csv(tmp)) if args.out.endswith(".csv")
                      else (lambda tmp: table.write_parquet(tmp)))
         print(f"{args.out}: {table.height} session(s)")

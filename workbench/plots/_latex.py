@@ -484,10 +484,13 @@ def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str |
                    formats=formats, intervals=intervals, keys=keys, width=width)
     csv_path = directory / f"{name}.csv"
     tex_path = directory / f"{name}.tex"
-    if isinstance(frame, pl.LazyFrame):
-        atomic_write(csv_path, lambda tmp: frame.sink_csv(tmp, engine="streaming"))
+    from workbench._util.spreadsheet import neutralised
+
+    cells = neutralised(frame)  # a CSV people open: a text cell never starts a formula
+    if isinstance(cells, pl.LazyFrame):
+        atomic_write(csv_path, lambda tmp: cells.sink_csv(tmp, engine="streaming"))
     else:
-        atomic_write(csv_path, frame.write_csv)
+        atomic_write(csv_path, cells.write_csv)
     atomic_write(tex_path, lambda tmp: tmp.write_text(tex, encoding="utf-8"))
     return [csv_path, tex_path]
 

@@ -272,7 +272,13 @@
   function csv() {
     var heads = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) { return th.textContent; });
     var cols = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) { return Number(th.getAttribute("data-col")); });
-    var quote = function (v) { var s = String(v === null || v === undefined ? "" : v); return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s; };
+    // a text cell that starts like a formula (= + - @ tab CR) gets a leading apostrophe, as OWASP recommends for
+    // CSV that people open in a spreadsheet; numbers stay numbers, and the table on the page is unchanged
+    var quote = function (v) {
+      var s = String(v === null || v === undefined ? "" : v);
+      if (typeof v === "string" && /^[=+\-@\t\r]/.test(s)) { s = "'" + s; }
+      return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+    };
     var lines = [heads.concat(["link"]).map(quote).join(",")];
     state.shown.forEach(function (r) { lines.push(cols.map(function (c) { return quote(r[c]); }).concat([quote(r[0])]).join(",")); });
     var blob = new Blob([lines.join("\n") + "\n"], {type: "text/csv"});
@@ -309,7 +315,8 @@
         });
       }, 150);
     });
-    var fromHash = decodeURIComponent((location.hash || "").replace(/^#q=/, ""));
+    var rawHash = (location.hash || "").replace(/^#q=/, ""), fromHash = rawHash;
+    try { fromHash = decodeURIComponent(rawHash); } catch (e) { fromHash = rawHash; }  // "%E0": not UTF-8; as typed
     if (location.hash.indexOf("#q=") === 0 && fromHash) { q.value = fromHash; }
   }
   var button = document.getElementById("csv");
