@@ -803,3 +803,30 @@ def test_the_explorers_csv_never_starts_a_formula_and_a_malformed_hash_breaks_no
     assert all(not cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in row)
     score = row[header.index(next(h for h in header if "score" in h.lower()))]
     float(score)  # a number stays a number
+
+
+def test_explore_out_dot_writes_an_empty_current_directory_and_replaces_its_own_site(tmp_path: Path) -> None:
+    """Issue 57 item 19: ``explore --out .`` in an empty directory was refused as 'a directory this command did not
+    write' (its temporary sibling was made inside it, '.' having no name), and in a site of its own an internal
+    ValueError. Now '.' is the directory by its name; a directory of someone else's is still refused."""
+    import subprocess
+    import sys
+
+    here = tmp_path / "empty"
+    here.mkdir()
+    cmd = [sys.executable, "-m", "workbench.cli.main", "explore", str(ROOT / "data" / "examples" / "claude-code"),
+           "--out", ".", "--limit", "1"]
+    for _ in range(2):  # an empty directory, then its own site again
+        done = subprocess.run(cmd, cwd=here, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert (here / "index.html").exists() and (here / ".workbench-explore").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]  # nothing left beside it
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    done = subprocess.run(cmd, cwd=other, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "did not write" in done.stderr and "internal error" not in done.stderr
+    assert sorted(p.name for p in other.iterdir()) == ["notes.txt"]
+    done = subprocess.run([*cmd[:-4], "--out", "/", "--limit", "1"], cwd=other, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "the file system's root" in done.stderr

@@ -216,7 +216,10 @@ def check_owned_dir(out: str | os.PathLike[str], marker: str, *,
     command writes into every directory it makes); never a file, a symbolic link, an input, a directory that
     holds an input or one inside an input. Anything else raises :class:`OutputRefused`: the command only ever
     replaces what it made, and there is no force option."""
-    out = Path(out)
+    given = out
+    out = Path(os.path.abspath(out))  # "." and "..": the directory by its own name, written beside itself
+    if not out.name:
+        raise OutputRefused(given, "is the file system's root; name a new or empty directory")
     if out.is_symlink():
         raise OutputRefused(out, "is a symbolic link; name a new directory (or one this command wrote)")
     check_not_input(out, inputs)
