@@ -80,9 +80,8 @@ def split_sentences(text: str) -> list[str]:
     out: list[str] = []
     start = 0
     for m in _END.finditer(text):
-        before = text[start:m.start()].rstrip("\"'”’)]")
-        word = re.search(r"(\S+)[.!?]$", before)
-        if word and ((len(word.group(1)) == 1 and word.group(1).isalpha()) or word.group(1) in ABBREVIATIONS):
+        word = _word_before(text, start, m.start())
+        if (len(word) == 1 and word.isalpha()) or word in ABBREVIATIONS:
             continue
         piece = text[start:m.start()].strip() + text[m.start():m.end()].strip()
         if piece.strip():
@@ -92,6 +91,21 @@ def split_sentences(text: str) -> list[str]:
     if rest:
         out.append(rest)
     return out
+
+
+def _word_before(text: str, start: int, end: int) -> str:
+    """The word a sentence end at ``end`` follows (``Dr`` of ``... Dr.``): the non-space run before the final
+    ``.``, ``!`` or ``?`` of ``text[start:end]`` (closing quotes and brackets stripped), read backwards from the
+    end, so that a run of abbreviations ("Dr. Dr. Dr. ...", where ``start`` stays put) costs linear time, not
+    the whole text again at every candidate end."""
+    while end > start and text[end - 1] in "\"'”’)]":
+        end -= 1
+    if end - start < 2 or text[end - 1] not in ".!?":
+        return ""
+    first = end - 1
+    while first > start and not text[first - 1].isspace():
+        first -= 1
+    return text[first:end - 1]
 
 
 def _text(value: object, field: str) -> str:
