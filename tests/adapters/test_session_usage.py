@@ -314,3 +314,28 @@ def test_usage_csv_never_starts_a_formula(tmp_path: Path, capsys: pytest.Capture
     assert rows[0]["usage_input_tokens"] == "3"
     assert main(["usage", str(tmp_path / "projects"), "--out", str(tmp_path / "u.parquet")]) == 0
     assert pl.read_parquet(tmp_path / "u.parquet").select("session_id", "project_dir").row(0) == (sid, "@-home-dev")
+
+
+@pytest.mark.parametrize("bad", [10**30, -5, 2.5])
+def test_a_codex_count_out_of_range_is_a_located_error_of_its_line(tmp_path: Path, bad: object,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 57 item 15: a token_count of 10**30 was an internal error in import and usage, and one negative count
+    refused the whole home naming 'row 1' and another field. The rollout's file and line, the field, what a count
+    may be; exit 2, nothing written; the other rollout of the home is not blamed."""
+    from workbench.cli.main import main
+
+    home = tmp_path / "sessions" / "2026" / "11" / "02"
+    meta = {"timestamp": "2026-11-02T10:00:00.000Z", "type": "session_meta", "payload": {"id": "s-good", "cwd": "/w"}}
+    write(home / "rollout-a.jsonl", [meta, token_count("2026-11-02T10:00:01.000Z", None, (10, 0, 5, 0))])
+    wrong = token_count("2026-11-02T10:00:02.000Z", None, (10, 0, 5, 0))
+    wrong["payload"]["info"]["last_token_usage"]["output_tokens"] = bad
+    bad_file = write(home / "rollout-b.jsonl", [{**meta, "payload": {"id": "s-bad", "cwd": "/w"}},
+                                                 token_count("2026-11-02T10:00:01.000Z", None, (1, 0, 1, 0)), wrong])
+    for argv in (["usage", str(tmp_path / "sessions")],
+                 ["import", str(tmp_path / "sessions"), "--out", str(tmp_path / "out")]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"{bad_file}:3: field 'payload.info.last_token_usage.output_tokens': expected a count of tokens" \
+            in err, err
+        assert "internal error" not in err and "row 1" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()

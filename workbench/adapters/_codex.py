@@ -55,15 +55,24 @@ _USAGE_KEYS = (("input_tokens", "usage_input_tokens"), ("cached_input_tokens", "
                ("output_tokens", "usage_output_tokens"), ("reasoning_output_tokens", "usage_reasoning_tokens"))
 
 
-def _counts(value: Any) -> dict[str, int] | None:
+#: the largest token count a line may give (2**53: exact in every JSON reader; no session comes near it)
+MAX_COUNT = 2**53
+
+
+def _counts(value: Any, where: str) -> dict[str, int] | None:
     """A token_count usage object's four counters (0 where absent; ``cache_read_input_tokens`` is an older name of
-    the cached input), None when it is not an object."""
+    the cached input), None when it is not an object. A counter that is negative, fractional or beyond
+    :data:`MAX_COUNT` is a :class:`SchemaError` naming the field (``where`` and the key): 10**30 was an internal
+    overflow error, and a negative count failed a whole home's table at 'row 1'."""
     if not isinstance(value, dict):
         return None
     def count(*keys: str) -> int:
         for k in keys:
             v = value.get(k)
             if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v:
+                if v < 0 or v > MAX_COUNT or v != int(v):
+                    raise SchemaError(field=f"{where}.{k}", expected=f"a count of tokens: a whole number from 0 to "
+                                      f"{MAX_COUNT:,}", got=describe_value(v))
                 return int(v)
         return 0
     return {"input_tokens": count("input_tokens"),
@@ -76,7 +85,8 @@ def _spend(run: dict[str, Any], payload: dict[str, Any], previous: dict[str, int
     """Add one token_count event's delta to ``run`` (and to ``model``'s row of ``by_model``); returns the
     cumulative totals it carried (or ``previous``)."""
     info: dict[str, Any] = payload["info"] if isinstance(payload.get("info"), dict) else {}
-    last, total = _counts(info.get("last_token_usage")), _counts(info.get("total_token_usage"))
+    last = _counts(info.get("last_token_usage"), "payload.info.last_token_usage")
+    total = _counts(info.get("total_token_usage"), "payload.info.total_token_usage")
     delta = last
     if delta is None and total is not None:
         delta = {k: max(v - (previous or {}).get(k, 0), 0) for k, v in total.items()}
