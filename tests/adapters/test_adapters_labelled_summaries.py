@@ -320,3 +320,33 @@ def test_a_run_of_abbreviations_is_one_sentence_and_the_rule_holds_around_it() -
         assert split_sentences(text) == want, text
     many = "Dr. " * 16_000 + "Smith left. Then."
     assert split_sentences(many) == [many[:-len(" Then.")], "Then."]
+
+
+def _record(i: int, **extra: object) -> dict:
+    return {"id": f"r{i}", "source_id": f"s{i}", "system": "bart", "source": ["The cat sat on the mat."],
+            "summary": "The cat sat.", "score": 1.0, **extra}
+
+
+@pytest.mark.parametrize(("records", "line", "field", "said"), [
+    ([_record(1, metrics={"a b": 0.1, "a-b": 0.2})], 1, "metrics.a-b", "'a-b' and 'a b', both column metric_a_b"),
+    ([_record(1, metrics={"a b": 0.1}), _record(2, metrics={"a-b": 0.2})], 2, "metrics.a-b",
+     "'a-b' and 'a b' of line 1, both column metric_a_b"),
+    ([_record(1, metrics={"": 0.1})], 1, "metrics.", "expected a name with a letter or digit"),
+    ([_record(1, meta={"!!!": "x"})], 1, "meta.!!!", "expected a name with a letter or digit"),
+    ([_record(1, meta={"k": 3}), _record(2, meta={"k": "three"})], 2, "meta.k", "expected a number, as on line 1"),
+    ([_record(1, score=10**400)], 1, "score", "expected a finite number, got integer 1000000000"),
+    ([_record(1, metrics={"m": -(10**400)})], 1, "metrics.m", "expected a number or null"),
+])
+def test_metric_and_meta_names_and_values_that_would_be_lost_are_located_errors(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], records: list, line: int, field: str, said: str) -> None:
+    """Issue 57 item 12: 'a b' and 'a-b' collapsed into one column (a value lost); '' and '!!!' both became
+    'metric_'; a meta field that is a number in one record and text in another became text silently; a 400-digit
+    score was an internal OverflowError. Each is FILE:LINE, the field, what was expected; exit 2; nothing written."""
+    from workbench.cli.main import main
+
+    path = tmp_path / "mine.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["import", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:{line}: field '{field}'" in err and said in err, err
+    assert len(err.strip().splitlines()) == 1 and "internal error" not in err and not (tmp_path / "out").exists()

@@ -108,6 +108,24 @@ def _word_before(text: str, start: int, end: int) -> str:
     return text[first:end - 1]
 
 
+def _finite(value: object, *, nan: bool = False) -> bool:
+    """Whether ``value`` is a number a float holds (a 400-digit integer is not: ``float`` overflows); NaN counts
+    as missing where ``nan``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        number = float(value)
+    except OverflowError:
+        return False
+    return math.isfinite(number) or (nan and number != number)
+
+
+def _short(value: object) -> str:
+    """A value as an error shows it, a long number cut (a 400-digit score)."""
+    text = describe_value(value)
+    return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"
+
+
 def _text(value: object, field: str) -> str:
     if not isinstance(value, str):
         raise SchemaError(field=field, expected="text", got=describe_value(value))
@@ -150,8 +168,8 @@ def check_summary(record: object) -> dict[str, Any]:
     if system is not None:
         _text(system, "system")
     score = record.get("score")
-    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score)):
-        raise SchemaError(field="score", expected="a finite number", got=describe_value(score))
+    if score is not None and not _finite(score):
+        raise SchemaError(field="score", expected="a finite number", got=_short(score))
     for name in ("split", "dataset"):
         if record.get(name) is not None:
             _text(record[name], name)
@@ -159,15 +177,27 @@ def check_summary(record: object) -> dict[str, Any]:
     if not isinstance(metrics, dict):
         raise SchemaError(field="metrics", expected="an object of metric name -> number", got=describe_value(metrics))
     for name, value in metrics.items():
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise SchemaError(field=f"metrics.{name}", expected="a number or null", got=describe_value(value))
+        if value is not None and not _finite(value, nan=True):
+            raise SchemaError(field=f"metrics.{name}", expected="a number or null", got=_short(value))
     meta = record.get("meta") or {}
     if not isinstance(meta, dict):
         raise SchemaError(field="meta", expected="an object of name -> value", got=describe_value(meta))
     for name, value in meta.items():
-        if value is not None and not isinstance(value, (str, int, float, bool)):
-            raise SchemaError(field=f"meta.{name}", expected="a text, number, boolean or null",
-                              got=describe_value(value))
+        if value is not None and not (isinstance(value, (str, bool)) or _finite(value, nan=True)):
+            raise SchemaError(field=f"meta.{name}", expected="a text, number, boolean or null", got=_short(value))
+        if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+            raise SchemaError(field=f"meta.{name}", expected="a whole number within 64 bits", got=_short(value))
+    for group, prefix, names in (("metrics", "metric_", metrics), ("meta", "meta_", meta)):
+        columns: dict[str, str] = {}
+        for name in names:
+            column = run_column(prefix, name)
+            if column == prefix:
+                raise SchemaError(field=f"{group}.{name}", expected=f"a name with a letter or digit (it becomes the run "
+                                  f"column {prefix}NAME)", got=repr(name))
+            if column in columns:
+                raise SchemaError(field=f"{group}.{name}", expected="a name whose run column no other name shares",
+                                  got=f"{name!r} and {columns[column]!r}, both column {column}")
+            columns[column] = name
     labels = record.get("labels") or []
     if not isinstance(labels, list):
         raise SchemaError(field="labels", expected="a list of labels", got=describe_value(labels))
@@ -223,6 +253,8 @@ def checked_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[st
     both lines."""
     path = Path(path)
     first: dict[str, int] = {}
+    columns: dict[str, tuple[str, int]] = {}  # run column -> the metric or meta name that made it, and its line
+    kinds: dict[str, tuple[str, int]] = {}  # meta name -> the kind of its values (number, boolean, text), and a line
     for number, raw in json_lines(path):
         with at_line(path, number):
             record = check_summary(raw)
@@ -230,6 +262,21 @@ def checked_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[st
                 raise SchemaError(field="id", expected="an id no other record has",
                                   got=f"{record['id']!r}, the id of line {first[record['id']]}")
             first[record["id"]] = number
+            for group, prefix in (("metrics", "metric_"), ("meta", "meta_")):
+                for name in record[group]:
+                    column = run_column(prefix, name)
+                    made = columns.setdefault(column, (name, number))
+                    if made[0] != name:
+                        raise SchemaError(field=f"{group}.{name}", expected="a name whose run column no other name "
+                                          "shares", got=f"{name!r} and {made[0]!r} of line {made[1]}, both column "
+                                          f"{column}")
+            for name, value in record["meta"].items():
+                if value is not None:
+                    kind = "boolean" if isinstance(value, bool) else "text" if isinstance(value, str) else "number"
+                    had = kinds.setdefault(name, (kind, number))
+                    if had[0] != kind:
+                        raise SchemaError(field=f"meta.{name}", expected=f"a {had[0]}, as on line {had[1]} (one "
+                                          "kind per field)", got=_short(value))
         yield number, record
 
 
