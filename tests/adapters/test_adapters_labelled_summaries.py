@@ -350,3 +350,69 @@ def test_metric_and_meta_names_and_values_that_would_be_lost_are_located_errors(
     err = capsys.readouterr().err
     assert f"{path}:{line}: field '{field}'" in err and said in err, err
     assert len(err.strip().splitlines()) == 1 and "internal error" not in err and not (tmp_path / "out").exists()
+
+
+def _tiny_frank(root: Path) -> dict[str, object]:
+    """A FRANK directory in FRANK's own layout: one article, two systems, their scores."""
+    article = {"hash": "h1", "article_lines": ["The council met on Monday.", "It approved the budget."],
+               "bart": "The council approved the budget.", "bart_lines": ["The council approved the budget."],
+               "pgn": "The council met.", "pgn_lines": ["The council met."]}
+    annotations = [{"hash": "h1", "model_name": m, "dataset": "cnndm", "Factuality": 1.0, "split": "test",
+                    "GramE": 0.0} for m in ("bart", "pgn")]
+    scores = [{"hash": "h1", "model_name": m, "Bleu": 0.1, "FactCC": 0.5} for m in ("bart", "pgn")]
+    return {"articles": [article], "annotations": annotations, "scores": scores}
+
+
+def _write_frank(root: Path, parts: dict[str, object]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "human_annotations.json").write_text(json.dumps(parts["annotations"]))
+    (root / "baseline_factuality_metrics_outputs.json").write_text(json.dumps(parts["scores"]))
+    folder = root / "articles-wbertscore-json"
+    folder.mkdir(exist_ok=True)
+    for i, article in enumerate(parts["articles"]):  # type: ignore[arg-type]
+        (folder / f"a{i}.json").write_text(json.dumps(article))
+    return root
+
+
+@pytest.mark.parametrize(("case", "where", "field"), [
+    ("annotations not a list", "human_annotations.json:(top level)", "(top level)"),
+    ("an annotation not an object", "human_annotations.json:record 2", "(record)"),
+    ("a score without its system", "baseline_factuality_metrics_outputs.json:record 1", "model_name"),
+    ("a score given twice", "baseline_factuality_metrics_outputs.json:record 3", "hash"),
+    ("an article without its lines", "a0.json:(top level)", "article_lines"),
+    ("an article given twice", "a1.json:(top level)", "hash"),
+    ("a system that is a list", "human_annotations.json:record 1", "model_name"),
+    ("Factuality 2.0", "human_annotations.json:record 1", "Factuality"),
+])
+def test_a_malformed_frank_file_is_a_located_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str,
+                                                   where: str, field: str) -> None:
+    """Issue 57 item 13: seven malformed shapes of FRANK's files were internal errors (KeyError, AttributeError,
+    TypeError), Factuality 2.0 was accepted, and an article given twice kept the last silently. Each names the
+    file, the record and the field (exit 2, nothing written); the intact directory imports."""
+    from workbench.cli.main import main
+
+    parts = _tiny_frank(tmp_path)
+    assert main(["import", str(_write_frank(tmp_path / "ok", parts)), "--format", "frank",
+                 "--out", str(tmp_path / "ok-out")]) == 0
+    capsys.readouterr()
+    if case == "annotations not a list":
+        parts["annotations"] = {"records": parts["annotations"]}
+    elif case == "an annotation not an object":
+        parts["annotations"] = [parts["annotations"][0], "pgn"]  # type: ignore[index]
+    elif case == "a score without its system":
+        del parts["scores"][0]["model_name"]  # type: ignore[index]
+    elif case == "a score given twice":
+        parts["scores"] = [*parts["scores"], parts["scores"][0]]  # type: ignore[misc]
+    elif case == "an article without its lines":
+        del parts["articles"][0]["article_lines"]  # type: ignore[index]
+    elif case == "an article given twice":
+        parts["articles"] = [parts["articles"][0], {**parts["articles"][0], "bart": "Other."}]  # type: ignore[index]
+    elif case == "a system that is a list":
+        parts["annotations"][0]["model_name"] = ["bart"]  # type: ignore[index]
+    else:
+        parts["annotations"][0]["Factuality"] = 2.0  # type: ignore[index]
+    bad = _write_frank(tmp_path / "bad", parts)
+    assert main(["import", str(bad), "--format", "frank", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{where}: field '{field}'" in err and "internal error" not in err, err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()

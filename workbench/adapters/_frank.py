@@ -28,7 +28,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench.errors import SchemaError
+from workbench.errors import SchemaError, describe_value
 
 __all__ = ["ANNOTATOR", "BASELINE_METRICS", "DEFAULT_METRICS", "frank_records", "is_frank", "read_frank",
            "read_json"]
@@ -64,45 +64,87 @@ def is_frank(path: str | os.PathLike[str]) -> bool:
     return p.is_dir() and any((p / f"human_annotations.json{s}").exists() for s in ("", ".gz"))
 
 
-def _articles(path: Path) -> Iterator[dict[str, Any]]:
+def _articles(path: Path) -> Iterator[tuple[str, int | str, Any]]:
+    """(file, line or record, article) for every article of the directory, compact or FRANK's own."""
     compact = path / "articles.jsonl.gz"
     if compact.exists():
         from workbench._util.jsonl import json_lines
 
-        for _, record in json_lines(compact):
-            yield record
+        for number, record in json_lines(compact):
+            yield str(compact), number, record
         return
     folder = path / "articles-wbertscore-json"
     if not folder.is_dir():
         raise SchemaError("no articles (articles-wbertscore-json/ or articles.jsonl.gz); expected FRANK's files",
                           file=str(path))
     for file in sorted(folder.glob("*.json")):
-        yield read_json(file)
+        yield str(file), "(top level)", read_json(file)
+
+
+def _check(ok: bool, file: str, line: int | str, field: str, expected: str, got: object) -> None:
+    """A malformed FRANK file as a located error (file, record, field), never an internal one."""
+    if not ok:
+        raise SchemaError(file=file, line=line, field=field, expected=expected,
+                          got=got if isinstance(got, str) else describe_value(got))
+
+
+def _records(path: Path, name: str, what: str) -> list[dict[str, Any]]:
+    """One of FRANK's two JSON files: a list of objects, each checked to be one."""
+    data = read_json(path / name)
+    _check(isinstance(data, list), str(path / name), "(top level)", "(top level)", f"a list of {what}", data)
+    for i, record in enumerate(data):
+        _check(isinstance(record, dict), str(path / name), f"record {i + 1}", "(record)", f"{what[:-1]} (an object)",
+               record)
+    return data
 
 
 def frank_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """FRANK's annotated summaries as labelled-summaries records (see the module docstring), in the order of
-    ``human_annotations.json``."""
+    ``human_annotations.json``. A malformed file -- a record that is not an object, a missing or non-text
+    ``hash`` or ``model_name``, an article without its lines, an article or a score given twice, a ``Factuality``
+    outside 0 to 1 -- is an error naming the file, the record and the field."""
     path = Path(path)
-    annotations = read_json(path / "human_annotations.json")
-    scores = read_json(path / "baseline_factuality_metrics_outputs.json")
-    metrics = {(r["hash"], r["model_name"]): {m: r.get(m) for m in BASELINE_METRICS if m in r} for r in scores}
-    articles = {a["hash"]: a for a in _articles(path)}
+    annotations = _records(path, "human_annotations.json", "annotations")
+    scores = _records(path, "baseline_factuality_metrics_outputs.json", "metric scores")
+    metrics: dict[tuple[str, str], dict[str, Any]] = {}
+    score_file = str(path / "baseline_factuality_metrics_outputs.json")
+    for i, r in enumerate(scores):
+        for field in ("hash", "model_name"):
+            _check(isinstance(r.get(field), str), score_file, f"record {i + 1}", field, "a text", r.get(field))
+        key = (r["hash"], r["model_name"])
+        _check(key not in metrics, score_file, f"record {i + 1}", "hash", "one score record per article and system",
+               f"{key[1]} on {key[0]!r} again")
+        metrics[key] = {m: r.get(m) for m in BASELINE_METRICS if m in r}
+    articles: dict[str, Any] = {}
+    seen: dict[str, str] = {}
+    for file, line, article in _articles(path):
+        _check(isinstance(article, dict), file, line, "(article)", "an article (an object)", article)
+        _check(isinstance(article.get("hash"), str), file, line, "hash", "the article's hash (a text)",
+               article.get("hash"))
+        lines = article.get("article_lines")
+        _check(isinstance(lines, list) and all(isinstance(x, str) for x in lines), file, line, "article_lines",
+               "the article's sentences (a list of texts)", lines)
+        _check(article["hash"] not in articles, file, line, "hash", "each article once",
+               f"{article['hash']!r}, also at {seen.get(article['hash'])}")
+        articles[article["hash"]] = article
+        seen[article["hash"]] = f"{file}:{line}"
+    annotation_file = str(path / "human_annotations.json")
     for i, ann in enumerate(annotations):
-        where = f"human_annotations.json record {i + 1}"
-        key = (ann.get("hash"), ann.get("model_name"))
-        article = articles.get(key[0])
-        if article is None:
-            raise SchemaError(file=str(path), line=where, field="hash", expected="an article of the articles",
-                              got=repr(key[0]))
-        model = key[1]
+        where = f"record {i + 1}"
+        for field in ("hash", "model_name"):
+            _check(isinstance(ann.get(field), str), annotation_file, where, field, "a text", ann.get(field))
+        key = (ann["hash"], ann["model_name"])
+        _check(key[0] in articles, annotation_file, where, "hash", "an article of the articles", repr(key[0]))
+        article, model = articles[key[0]], key[1]
         lines = article.get(f"{model}_lines")
-        if not isinstance(lines, list) or model not in article:
-            raise SchemaError(file=str(path), line=where, field="model_name",
-                              expected=f"a system whose summary ({model}, {model}_lines) the article holds",
-                              got=repr(model))
+        _check(isinstance(lines, list) and isinstance(article.get(model), str), annotation_file, where, "model_name",
+               f"a system whose summary ({model}, {model}_lines) the article holds", repr(model))
         sentences = [s for s in lines if isinstance(s, str) and s.strip()]
         factuality = ann.get("Factuality")
+        _check(factuality is None or (isinstance(factuality, (int, float)) and not isinstance(factuality, bool)
+                                      and 0 <= factuality <= 1),
+               annotation_file, where, "Factuality", "a number from 0 to 1 (the share of annotators who found no "
+               "error)", factuality)
         record: dict[str, Any] = {
             "id": f"{model}:{key[0]}", "source_id": key[0], "system": model, "source": article["article_lines"],
             "summary": article[model], "sentences": sentences, "score": factuality, "split": ann.get("split"),
@@ -123,5 +165,5 @@ def read_frank(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
         try:
             checked.append(check_summary(record))
         except SchemaError as err:
-            raise err.located(str(path), f"human_annotations.json record {i + 1}") from None
+            raise err.located(str(Path(path) / "human_annotations.json"), f"record {i + 1}") from None
     return records_to_tables(checked)
