@@ -41,11 +41,42 @@ def test_workers_answer_in_order_in_other_processes_and_raise_what_the_function_
     assert str(err.value) == "f.jsonl:3: field 'x': expected an even number, got 3" and err.value.line == 3
 
 
+def _killed() -> None:
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 def test_a_worker_that_dies_is_said_and_replaced() -> None:
+    """Issue 57 item 20: a worker killed by ``kill -9`` was an internal error ('this is a bug'). The error says the
+    worker was killed, by what, and that the outputs were not moved into place; a worker that exits says its code."""
+    from workbench._util.executors import WorkerStopped
+
     with ProcessWorkers(1) as pool:
-        with pytest.raises(RuntimeError, match=r"a worker process stopped \(exit code 3\)"):
+        with pytest.raises(WorkerStopped, match=r"a worker process exited with code 3 in the middle of its job"):
             pool.submit(os._exit, 3).result(timeout=60)
+        with pytest.raises(WorkerStopped, match=r"was killed by SIGKILL \(kill -9, or the kernel's out-of-memory "
+                                                r"killer\).*not moved into place"):
+            pool.submit(_killed).result(timeout=60)
         assert pool.submit(pow, 2, 10).result(timeout=60) == 1024
+
+
+def test_the_command_line_says_a_killed_worker_is_not_a_bug(monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """What a verb prints when a worker of its was killed: the worker's fate, exit 1, no 'this is a bug'."""
+    import signal
+
+    from workbench._util.executors import WorkerStopped
+    from workbench.cli import logs
+    from workbench.cli.main import main
+
+    def killed(args: object) -> int:
+        raise WorkerStopped(-signal.SIGKILL)
+
+    monkeypatch.setattr(logs, "run_import", killed)
+    assert main(["import", "data/examples/invoice_log.jsonl", "--out", "unused"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("workbench import: a worker process was killed by SIGKILL") and "bug" not in err
 
 
 def test_workers_started_ahead_are_taken_once_for_their_count_and_stopped_otherwise() -> None:

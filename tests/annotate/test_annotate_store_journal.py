@@ -162,3 +162,41 @@ def test_the_journal_is_never_committed() -> None:
     done = subprocess.run(["git", "check-ignore", "-q", "annotations/labels/.journal.json"], cwd=ROOT)
     assert done.returncode == 0
     assert os.path.isdir(ROOT / "annotations" / "labels")
+
+
+def test_a_writer_says_who_holds_the_lock_waits_a_bounded_time_and_goes_on_once_the_holder_is_killed(
+        tmp_path: Path) -> None:
+    """Issue 57 item 20: a writer waited without limit and without a word while another process held
+    ``labels/.store.lock``. It says who holds it (pid, host, since when), gives up after the bound naming the holder
+    again with nothing written, and once the holder is killed (SIGKILL: the kernel lets go of the lock) the next
+    writer goes on. Real processes."""
+    import signal
+    import socket
+
+    store = tmp_path / "annotations"
+    AnnotationStore(store).add(item_id="e0", annotator="amy", round=1, field="support", value="supported")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom pathlib import Path\nfrom workbench.annotate._store import "
+         f"_StoreLock\nwith _StoreLock(Path({str(store / 'labels' / '.store.lock')!r})):\n"
+         "    print('held', flush=True)\n    time.sleep(120)\n"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        env = {**os.environ, "WORKBENCH_LOCK_WAIT": "2"}
+        cmd = [sys.executable, "-m", "workbench.cli.main", "labelstudio", "import", str(export(tmp_path)),
+               "--store", str(store)]
+        done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        who = f"process {holder.pid} on {socket.gethostname()}"
+        assert done.returncode == 2, done.stderr
+        assert f"waiting for {who}" in done.stderr and f"the store is locked by {who}" in done.stderr
+        assert "nothing was written" in done.stderr and "internal error" not in done.stderr
+        assert labels_of(store, "zed@example.org") == []
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=30)
+        done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert labels_of(store, "zed@example.org") == ["x1"] and labels_of(store, "amy") == ["e0"]
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+        if holder.stdout is not None:
+            holder.stdout.close()

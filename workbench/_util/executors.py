@@ -86,6 +86,27 @@ def serve_worker() -> None:
         answers.flush()
 
 
+class WorkerStopped(RuntimeError):
+    """A worker process ended in the middle of a job: killed (``kill -9``, the kernel's out-of-memory killer) or
+    exited. Not a bug of the job: the command says what happened and that its outputs were not moved into place."""
+
+    def __init__(self, returncode: int) -> None:
+        import signal
+
+        self.returncode = returncode
+        if returncode < 0:
+            try:
+                name = signal.Signals(-returncode).name
+            except ValueError:
+                name = f"signal {-returncode}"
+            how = f"was killed by {name}" + (" (kill -9, or the kernel's out-of-memory killer)"
+                                               if name == "SIGKILL" else "")
+        else:
+            how = f"exited with code {returncode}"
+        super().__init__(f"a worker process {how} in the middle of its job; the outputs being written were not "
+                         "moved into place (run the command again)")
+
+
 class ProcessWorkers:
     """Functions run in ``n`` worker processes, each started as ``python -c`` with this package (not forked, and
     not multiprocessing's spawn, which imports the caller's ``__main__`` again in every worker: a user's script
@@ -129,7 +150,7 @@ class ProcessWorkers:
         try:
             ok, value = pickle.load(proc.stdout)
         except EOFError:
-            raise RuntimeError(f"a worker process stopped (exit code {proc.wait()})") from None
+            raise WorkerStopped(proc.wait()) from None
         if ok:
             return value
         raise value
@@ -338,6 +359,6 @@ def shards(n: int, size: int) -> list[range]:
     return [range(start, min(n, start + size)) for start in range(0, n, size)]
 
 
-__all__ = ["CONNECT_TIMEOUT", "ExecutorUnavailable", "ProcessWorkers", "rare_collections", "ray_imap",
+__all__ = ["WorkerStopped", "CONNECT_TIMEOUT", "ExecutorUnavailable", "ProcessWorkers", "rare_collections", "ray_imap",
            "start_workers", "workers",
            "ray_map", "reachable", "serve_worker", "shards", "thread_map", "usable_cores"]

@@ -101,10 +101,11 @@ class AnnotationStore:
             for file in sorted(self.dir.glob("*.jsonl")):
                 _move_torn_tail(file)
 
-    def _lock(self) -> FileLock:
-        """The store's one lock, held around every write and every repair."""
+    def _lock(self) -> _StoreLock:
+        """The store's one lock, held around every write and every repair (:class:`_StoreLock`: it says who holds
+        it while a writer waits, and waits at most :data:`LOCK_WAIT` seconds)."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        return FileLock(str(self.dir / ".store.lock"))
+        return _StoreLock(self.dir / ".store.lock")
 
     @property
     def journal(self) -> Path:
@@ -386,6 +387,66 @@ class AnnotationStore:
             (pl.col("annotator") == annotator) & (pl.col("field") == field)))
         return {r["item_id"]: r for r in latest.iter_rows(named=True)}
 
+#: seconds a writer waits for another process's hold on the store's lock before it gives up, saying who holds it
+#: (``WORKBENCH_LOCK_WAIT`` sets another bound)
+LOCK_WAIT = 600.0
+
+
+class LockWaitWarning(UserWarning):
+    """A writer is waiting for the store's lock, which another process holds (said once, naming it)."""
+
+
+class _StoreLock:
+    """The store's lock (``labels/.store.lock``, ``flock``: the kernel lets go of it when its process dies, however
+    it dies), and beside it ``labels/.store.lock.holder`` naming who took it (pid, host, since when). A writer
+    that finds it held says so once, naming the holder, and gives up after :data:`LOCK_WAIT` seconds with an error
+    that names the holder again; nothing is written."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.holder = path.with_name(path.name + ".holder")
+        self.lock = FileLock(str(path))
+
+    def __enter__(self) -> _StoreLock:
+        import time
+        from filelock import Timeout
+
+        bound = float(os.environ.get("WORKBENCH_LOCK_WAIT", LOCK_WAIT))
+        started, said = time.monotonic(), False
+        while True:
+            try:
+                self.lock.acquire(timeout=0.5 if said else 0.2)
+                break
+            except Timeout:
+                waited = time.monotonic() - started
+                if waited >= bound:
+                    raise schema.SchemaError(f"the store is locked by {self._who()} and was not let go of in "
+                                             f"{bound:.0f} s; nothing was written. Try again when that process "
+                                             "has finished (or stop it)", file=str(self.path)) from None
+                if not said:
+                    warnings.warn(f"{self.path}: waiting for {self._who()} to finish writing (at most {bound:.0f} s)",
+                                  LockWaitWarning, stacklevel=3)
+                    said = True
+        try:
+            self.holder.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                               "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}),
+                                   encoding="utf-8")
+        except OSError:  # a read-only or full disk: the lock still holds; only its name is not said
+            pass
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
+
+    def _who(self) -> str:
+        """The process holding the lock as its holder file names it (it may be gone by now)."""
+        try:
+            held = json.loads(self.holder.read_text(encoding="utf-8"))
+            return f"process {int(held['pid'])} on {held['host']} (since {held['since']})"
+        except (OSError, ValueError, KeyError, TypeError):
+            return "another process"
+
+
 def _torn_bytes(path: Path) -> int:
     """How many bytes after the last newline a writer would move aside (0: none, or a whole record)."""
     if not path.exists() or path.stat().st_size == 0:
@@ -541,4 +602,4 @@ def _move_torn_tail(path: Path) -> None:
                   f"{len(data) - keep} bytes to {side}", TornLineWarning, stacklevel=3)
 
 
-__all__ = ["AnnotationStore", "JournalMismatch", "TornLineWarning"]
+__all__ = ["AnnotationStore", "JournalMismatch", "LOCK_WAIT", "LockWaitWarning", "TornLineWarning"]

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from workbench.cli import explore, figures, judge, labeling, labelstudio, logs, simulate
 from workbench._util.atomic import OutputRefused
 from workbench.cli.args import UsageError
-from workbench._util.executors import ExecutorUnavailable
+from workbench._util.executors import ExecutorUnavailable, WorkerStopped
 from workbench._util.jsonl import LogWarning
 from workbench.errors import SchemaError
 
@@ -75,6 +75,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{verb}: interrupted", file=sys.stderr)
         return 130
+    except WorkerStopped as err:  # killed from outside (kill -9, out of memory): not a bug of ours
+        print(f"{verb}: {err}", file=sys.stderr)
+        return 1
     except Terminated as err:
         if getattr(err, "after_step", False):  # held until the new outputs were in place
             print(f"{verb}: terminated (SIGTERM) just after the new outputs were moved into place: they are whole",
