@@ -25,11 +25,12 @@ __all__ = [
     "AnnotationStore", "Applied", "apply", "Block", "check_export_paths", "decide", "DEFAULT_SELECTION",
     "default_selection", "DEFINITIONS", "definitions_text", "entries_with_outcome", "evaluation_material", "FIELDS",
     "from_labelstudio", "item_keys", "item_lines", "item_view", "JournalMismatch", "judge_scores", "JUDGE_SHOWN",
-    "label_widget", "labeling_config", "LabelSession", "LabelStudioImport", "load_sample", "merge_adjudication",
-    "NO_MATERIAL", "NOTE", "numbered_records", "prepare", "Prepared", "QUESTIONS", "read_adjudication",
-    "read_labelstudio", "read_users", "render_item_html", "SAMPLE_BATCH_ROWS", "sample_clusters", "sample_entries",
-    "sample_index", "sample_items", "SampleReport", "selection_help", "store_samples", "stream_sample", "TASK_DATA",
-    "task_data", "terminal_adjudicate", "terminal_label", "to_labelstudio", "TornLineWarning", "write_sample"
+    "label_widget", "labeling_config", "LabelSession", "LabelStudioImport", "load_sample", "LOCK_WAIT",
+    "LockWaitWarning", "merge_adjudication", "NO_MATERIAL", "NOTE", "numbered_records", "prepare", "Prepared",
+    "QUESTIONS", "read_adjudication", "read_labelstudio", "read_users", "render_item_html", "SAMPLE_BATCH_ROWS",
+    "sample_clusters", "sample_entries", "sample_index", "sample_items", "SampleReport", "selection_help",
+    "store_samples", "stream_sample", "TASK_DATA", "task_data", "terminal_adjudicate", "terminal_label",
+    "to_labelstudio", "TornLineWarning", "write_sample"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -48,7 +49,7 @@ __getattr__, __dir__ = attach(__name__, {
         "DEFAULT_SELECTION", "default_selection", "entries_with_outcome", "item_keys", "SAMPLE_BATCH_ROWS",
         "sample_entries", "sample_items", "SampleReport", "selection_help", "stream_sample"
     ],
-    "_store": ["AnnotationStore", "JournalMismatch", "TornLineWarning"],
+    "_store": ["AnnotationStore", "JournalMismatch", "LOCK_WAIT", "LockWaitWarning", "TornLineWarning"],
     "_terminal": ["item_lines", "terminal_adjudicate", "terminal_label"],
     "_walks": ["AdjudicationSession", "LabelSession"],
     "_widget": ["adjudicate_widget", "label_widget"],
@@ -72,7 +73,9 @@ if TYPE_CHECKING:
         DEFAULT_SELECTION, default_selection, entries_with_outcome, item_keys, SAMPLE_BATCH_ROWS, sample_entries,
         sample_items, SampleReport, selection_help, stream_sample
     )
-    from workbench.annotate._store import (AnnotationStore, JournalMismatch, TornLineWarning)
+    from workbench.annotate._store import (
+        AnnotationStore, JournalMismatch, LOCK_WAIT, LockWaitWarning, TornLineWarning
+    )
     from workbench.annotate._terminal import (item_lines, terminal_adjudicate, terminal_label)
     from workbench.annotate._walks import (AdjudicationSession, LabelSession)
     from workbench.annotate._widget import (adjudicate_widget, label_widget)
