@@ -102,3 +102,31 @@ def test_a_directory_without_compactions_is_refused_before_anything_is_written(t
     with pytest.raises(SchemaError, match=r"no tables here \(no runs.parquet or runs.jsonl\)"):
         judge_directory(tmp_path / "empty", make_judge("lexical"), tmp_path / "s.parquet")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]
+
+
+@pytest.mark.parametrize("theirs", ["notes.txt", "table.parquet", "empty-rows.jsonl"])
+def test_the_judge_never_writes_its_evidence_over_a_file_it_did_not_make(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], theirs: str) -> None:
+    """Issue 57 item 17: ``OUT.evidence.parquet`` replaced a file of that name that the judge did not make. Such a
+    file (text, another table, a JSONL of other records) is refused, untouched, before anything is judged; the
+    judge's own evidence from an earlier run is replaced as before."""
+    from workbench.cli.main import main
+
+    import_log(EXAMPLE, tmp_path / "log")
+    out = tmp_path / "s.parquet"
+    beside = tmp_path / "s.evidence.parquet"
+    if theirs == "notes.txt":
+        beside.write_text("my notes")
+    elif theirs == "table.parquet":
+        pl.DataFrame({"run": ["a"], "value": [1.0]}).write_parquet(beside)
+    else:
+        beside.write_text('{"id": 1, "text": "not evidence"}\n')
+    before = beside.read_bytes()
+    assert main(["judge", str(tmp_path / "log"), "--judge", "lexical", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"its evidence would replace {beside}, which is not an evidence table the judge wrote" in err
+    assert beside.read_bytes() == before and not out.exists()
+    beside.unlink()
+    for _ in range(2):  # the judge's own evidence, replaced by a second run
+        assert main(["judge", str(tmp_path / "log"), "--judge", "lexical", "--out", str(out)]) == 0
+    assert pl.read_parquet(beside).height > 0

@@ -206,6 +206,32 @@ def check_scores_path(data: str | os.PathLike[str], out: str | os.PathLike[str])
         if path.parent == directory and path.stem in schema.TABLES and path.stem != own:
             raise OutputRefused(out, f"would replace the {path.stem} table of {data}; the scores go to "
                                      f"{Path(data) / 'scores.parquet'} or a file of their own")
+    beside = evidence_path(target)
+    if beside.exists() and not _holds_evidence(beside):
+        raise OutputRefused(out, f"its evidence would replace {beside}, which is not an evidence table the judge "
+                                 "wrote; move that file or name another scores file")
+
+
+def _holds_evidence(path: Path) -> bool:
+    """Whether ``path`` is an evidence table (a judge's earlier run), by its columns: Parquet's schema, or the keys
+    of a JSONL file's first record; anything unreadable is not."""
+    import json
+
+    from workbench.tables import _schema as schema
+
+    keys = {c.name for c in schema.table("evidence").columns if not c.nullable}
+    try:
+        if path.stat().st_size == 0:  # nothing to lose
+            return True
+        if path.suffix == ".parquet":
+            names = set(pl.read_parquet_schema(path))
+        else:
+            with open(path, encoding="utf-8") as fh:
+                first = json.loads(fh.readline() or "{}")
+            names = set(first) if isinstance(first, dict) else set()
+    except (OSError, ValueError, pl.exceptions.PolarsError):
+        return False
+    return keys <= names
 
 
 @dataclass(frozen=True)
