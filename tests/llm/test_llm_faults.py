@@ -285,3 +285,25 @@ def test_slow_headers_do_not_outlast_the_run_deadline(server: FakeLLMServer, tmp
         res = judge.score(request(1))
     took = time.monotonic() - started
     assert res.scores == [None] and took < 1.3, (took, res.reasons)
+
+
+
+def test_a_request_sent_through_connections_another_timeout_dropped_is_a_failed_attempt(
+        server: FakeLLMServer) -> None:
+    """Issue 57 item 2: when an attempt's time runs out, the client drops its connections, closing the shared SDK
+    (and httpx) client while other threads may still send through it; their send then raised httpx's
+    ``RuntimeError: Cannot send a request, as the client has been closed.``, which ended 3 of 6 runs as an internal
+    error with nothing written. It is a failed attempt, retried on new connections. httpx's own closed client,
+    sending to the loopback server: no mock."""
+    import httpx
+
+    from workbench.llm import LLMClient, RequestFailed
+
+    client = LLMClient(server.url, api_key_env="WORKBENCH_TEST_KEY")
+    dropped = httpx.Client()
+    dropped.close()  # what _drop_connections did to the client this request had taken
+    with pytest.raises(RequestFailed, match="the connection was closed under this request") as err:
+        client._bounded(lambda: dropped.post(f"{server.url}/chat/completions", json={}))
+    assert err.value.retryable
+    with pytest.raises(ValueError, match="other"):  # any other error of a send is the send's own, as before
+        client._bounded(lambda: (_ for _ in ()).throw(ValueError("other")))

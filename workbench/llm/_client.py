@@ -511,7 +511,13 @@ class LLMClient:
                 self._drop_connections()
                 raise RequestFailed(f"timed out after {limit:g}s (the answer never finished)", retryable=True)
         if "error" in box:
-            raise box["error"]
+            error = box["error"]
+            if isinstance(error, RuntimeError) and "client has been closed" in str(error):
+                # another attempt's time ran out and the client's connections were dropped (_drop_connections)
+                # while this one was being sent through them: a failed attempt, tried again on new connections
+                raise RequestFailed("the connection was closed under this request (another request timed out)",
+                                    retryable=True) from None
+            raise error
         return box["value"]
 
     def _drop_connections(self) -> None:
