@@ -21,13 +21,13 @@ SHOTS = ROOT / "build" / "screenshots"
 HOSTILE = "- <img src=x onerror=alert(1)> \x1b[31mred\x1b[0m INV-\u202e4301 </script><script>alert(2)</script>"
 
 
-def _hostile_sessions() -> dict[str, pl.DataFrame]:
-    """The committed Claude Code fixture with a hostile entry added to its first summary (entries and scores
-    derived again from the changed summary)."""
+def _hostile_sessions(entry: str = f"   {HOSTILE}") -> dict[str, pl.DataFrame]:
+    """The committed Claude Code fixture with a hostile entry (a line ``entry``) added to its first summary (entries
+    and scores derived again from the changed summary)."""
     tables = load(ROOT / "data" / "examples" / "claude-code")
     comps = tables["compactions"].sort("run_id", "boundary")
     first = comps.row(0, named=True)
-    text = first["candidate_summary"].replace("2. **Key Technical Concepts**:", f"2. **Key Technical Concepts**:\n   {HOSTILE}", 1)
+    text = first["candidate_summary"].replace("2. **Key Technical Concepts**:", f"2. **Key Technical Concepts**:\n{entry}", 1)
     assert text != first["candidate_summary"], "the fixture's section heading moved"
     tables["compactions"] = comps.with_columns(
         pl.when((pl.col("run_id") == first["run_id"]) & (pl.col("boundary") == first["boundary"]))
@@ -764,18 +764,7 @@ def test_the_explorers_csv_never_starts_a_formula_and_a_malformed_hash_breaks_no
 
     executable = system_tool("chromium", "chromium-browser", install="chromium")
     formula = '=HYPERLINK("http://example.invalid/x","click")'
-    tables = load(ROOT / "data" / "examples" / "claude-code")
-    comps = tables["compactions"].sort("run_id", "boundary")
-    first = comps.row(0, named=True)
-    text = first["candidate_summary"].replace("2. **Key Technical Concepts**:",
-                                              f"2. **Key Technical Concepts**:\n{formula}", 1)
-    assert text != first["candidate_summary"]
-    tables["compactions"] = comps.with_columns(
-        pl.when((pl.col("run_id") == first["run_id"]) & (pl.col("boundary") == first["boundary"]))
-        .then(pl.lit(text)).otherwise(pl.col("candidate_summary")).alias("candidate_summary"))
-    for name in ("entries", "scores", "evidence"):
-        tables.pop(name, None)
-    derive_missing(tables, wanted=("entries", "scores"))
+    tables = _hostile_sessions(formula)
     site = build_site(tables, tmp_path / "site")
     errors: list[str] = []
     with sync_playwright() as pw:
