@@ -238,7 +238,7 @@ class LabelStudioImport:
     replaced: int = 0
 
     def not_taken_text(self) -> str:
-        """The results not taken, for a summary line: ``"15 result(s) not taken (factuality (choices): 15)"``."""
+        """The results not taken, for a summary line: ``"15 result(s) not taken as labels (factuality (choices): 15)"``."""
         if not self.not_taken:
             return "0 result(s) not taken"
         parts = ", ".join(f"{name}: {n}" for name, n in sorted(self.not_taken.items(), key=lambda kv: (-kv[1], kv[0])))
