@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 import dataclasses
 from dataclasses import dataclass
@@ -361,7 +362,7 @@ def read_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
     bare: set[int] = set()
     without: set[int] = set()
     cancelled = unlabeled = replaced = 0
-    not_taken: dict[str, int] = {}
+    not_taken: Counter[str] = Counter()
     for t_index, task in enumerate(export):
         _kind(task, dict, f"[{t_index}]", "a task (an object)")
         data = _kind(task.get("data") or {}, dict, f"[{t_index}].data", "an object")
@@ -393,33 +394,32 @@ def read_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
                 note, replaced = _SURROGATE.sub("\ufffd", note), replaced + 1
             for r_index, res in enumerate(results):
                 kind = res.get("type") if isinstance(res, dict) else None
-                name = res.get("from_name") if isinstance(res, dict) else None
-                if kind != "choices":
-                    if not (kind == "textarea" and name == NOTE):  # the note is taken, as the label's note
-                        not_taken[f"{name} ({kind})"] = not_taken.get(f"{name} ({kind})", 0) + 1
+                field = res.get("from_name") if isinstance(res, dict) else None
+                if kind == "textarea" and field == NOTE:
+                    continue  # the note: taken, as every label's of this annotation
+                choices = []
+                if kind == "choices":
+                    value = _kind(res.get("value") or {}, dict, f"{where}[{r_index}].value", "an object")
+                    choices = _kind(value.get("choices") or [], list, f"{where}[{r_index}].value.choices",
+                                    "a list of choices")
+                if field not in FIELDS or not choices:  # another control, or none chosen: counted, not lost
+                    not_taken[f"{field} ({kind})"] += 1
                     continue
-                field = res.get("from_name")
-                value = _kind(res.get("value") or {}, dict, f"{where}[{r_index}].value", "an object")
-                choices = _kind(value.get("choices") or [], list, f"{where}[{r_index}].value.choices",
-                                "a list of choices")
-                if not (field in FIELDS and choices):
-                    not_taken[f"{name} ({kind})"] = not_taken.get(f"{name} ({kind})", 0) + 1
-                if field in FIELDS and choices:
-                    if len(choices) != 1 or choices[0] not in LABEL_VALUES[field]:
-                        raise SchemaError(field=f"[{t_index}].annotations.result.{field}",
-                                          expected=f"one of {list(LABEL_VALUES[field])}", got=repr(choices))
-                    key, here = (item_id, str(who), field), f"{where}[{r_index}]"
-                    if key in seen:  # the same person twice on one item (a task duplicated in the project?)
-                        if seen[key][0] != choices[0]:
-                            raise SchemaError(field=here, expected=f"one {field} label per item and annotator",
-                                              got=f"{choices[0]!r} by {who!r} for item {item_id!r}, who said "
-                                                  f"{seen[key][0]!r} at {seen[key][1]}")
-                        continue  # the same label again: one label
-                    seen[key] = (str(choices[0]), here)
-                    records.append({"item_id": item_id, "annotator": str(who), "round": round, "field": field,
-                                    "value": str(choices[0]), "note": note})  # the store stamps labeled_at
+                if len(choices) != 1 or choices[0] not in LABEL_VALUES[field]:
+                    raise SchemaError(field=f"[{t_index}].annotations.result.{field}",
+                                      expected=f"one of {list(LABEL_VALUES[field])}", got=repr(choices))
+                key, here = (item_id, str(who), field), f"{where}[{r_index}]"
+                if key in seen:  # the same person twice on one item (a task duplicated in the project?)
+                    if seen[key][0] != choices[0]:
+                        raise SchemaError(field=here, expected=f"one {field} label per item and annotator",
+                                          got=f"{choices[0]!r} by {who!r} for item {item_id!r}, who said "
+                                              f"{seen[key][0]!r} at {seen[key][1]}")
+                    continue  # the same label again: one label
+                seen[key] = (str(choices[0]), here)
+                records.append({"item_id": item_id, "annotator": str(who), "round": round, "field": field,
+                                "value": str(choices[0]), "note": note})  # the store stamps labeled_at
     return LabelStudioImport(records, cancelled, unlabeled, sum(r["note"] is not None for r in records),
-                             tuple(sorted(bare)), tuple(sorted(without)), not_taken, replaced)
+                             tuple(sorted(bare)), tuple(sorted(without)), dict(not_taken), replaced)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
