@@ -115,8 +115,7 @@ def frank_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
         _check(key not in metrics, score_file, f"record {i + 1}", "hash", "one score record per article and system",
                f"{key[1]} on {key[0]!r} again")
         metrics[key] = {m: r.get(m) for m in BASELINE_METRICS if m in r}
-    articles: dict[str, Any] = {}
-    seen: dict[str, str] = {}
+    articles: dict[str, tuple[dict[str, Any], str]] = {}  # hash -> the article, and where it was read
     for file, line, article in _articles(path):
         _check(isinstance(article, dict), file, line, "(article)", "an article (an object)", article)
         _check(isinstance(article.get("hash"), str), file, line, "hash", "the article's hash (a text)",
@@ -125,9 +124,8 @@ def frank_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
         _check(isinstance(lines, list) and all(isinstance(x, str) for x in lines), file, line, "article_lines",
                "the article's sentences (a list of texts)", lines)
         _check(article["hash"] not in articles, file, line, "hash", "each article once",
-               f"{article['hash']!r}, also at {seen.get(article['hash'])}")
-        articles[article["hash"]] = article
-        seen[article["hash"]] = f"{file}:{line}"
+               f"{article['hash']!r}, also at {articles.get(article['hash'], (None, ''))[1]}")
+        articles[article["hash"]] = (article, f"{file}:{line}")
     annotation_file = str(path / "human_annotations.json")
     for i, ann in enumerate(annotations):
         where = f"record {i + 1}"
@@ -135,8 +133,8 @@ def frank_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
             _check(isinstance(ann.get(field), str), annotation_file, where, field, "a text", ann.get(field))
         key = (ann["hash"], ann["model_name"])
         _check(key[0] in articles, annotation_file, where, "hash", "an article of the articles", repr(key[0]))
-        article, model = articles[key[0]], key[1]
-        lines = article.get(f"{model}_lines")
+        article, model = articles[key[0]][0], key[1]
+        lines: Any = article.get(f"{model}_lines")  # checked to be a list just below
         _check(isinstance(lines, list) and isinstance(article.get(model), str), annotation_file, where, "model_name",
                f"a system whose summary ({model}, {model}_lines) the article holds", repr(model))
         sentences = [s for s in lines if isinstance(s, str) and s.strip()]
