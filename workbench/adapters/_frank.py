@@ -134,10 +134,10 @@ def frank_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
         key = (ann["hash"], ann["model_name"])
         _check(key[0] in articles, annotation_file, where, "hash", "an article of the articles", repr(key[0]))
         article, model = articles[key[0]][0], key[1]
-        lines: Any = article.get(f"{model}_lines")  # checked to be a list just below
-        _check(isinstance(lines, list) and isinstance(article.get(model), str), annotation_file, where, "model_name",
-               f"a system whose summary ({model}, {model}_lines) the article holds", repr(model))
-        sentences = [s for s in lines if isinstance(s, str) and s.strip()]
+        summary_lines: Any = article.get(f"{model}_lines")  # a list, or the check below refuses it
+        _check(isinstance(summary_lines, list) and isinstance(article.get(model), str), annotation_file, where,
+               "model_name", f"a system whose summary ({model}, {model}_lines) the article holds", repr(model))
+        sentences = [s for s in summary_lines if isinstance(s, str) and s.strip()]
         factuality = ann.get("Factuality")
         _check(factuality is None or (isinstance(factuality, (int, float)) and not isinstance(factuality, bool)
                                       and 0 <= factuality <= 1),
