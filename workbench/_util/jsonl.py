@@ -33,14 +33,28 @@ class BadLines:
     skip_invalid: bool = False
     truncated: list[tuple[str, int, str]] = field(default_factory=list)
     skipped: list[tuple[str, int, str]] = field(default_factory=list)
+    #: files and directories that could not be read, each ``(path, reason)``, once (with ``skip_invalid``)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+    def cannot_read(self, path: str, reason: str) -> None:
+        """Count ``path`` as unreadable (once however often it is met)."""
+        if (path, reason) not in self.unreadable:
+            self.unreadable.append((path, reason))
 
     def summary(self, first: int = 5) -> str | None:
-        """One line with the count of skipped lines and the first few locations (None when nothing was)."""
-        if not self.skipped:
-            return None
-        where = "; ".join(f"{f}:{n}: {why}" for f, n, why in self.skipped[:first])
-        more = f" (and {len(self.skipped) - first} more)" if len(self.skipped) > first else ""
-        return f"skipped {len(self.skipped)} invalid line(s) (--skip-invalid): {where}{more}"
+        """One line with the count of skipped files and lines and the first few locations (None when nothing
+        was skipped)."""
+        parts = []
+        if self.unreadable:
+            where = "; ".join(f"{f}: {why}" for f, why in self.unreadable[:first])
+            more = f" (and {len(self.unreadable) - first} more)" if len(self.unreadable) > first else ""
+            parts.append(f"skipped {len(self.unreadable)} unreadable file(s) or directories (--skip-invalid): "
+                         f"{where}{more}")
+        if self.skipped:
+            where = "; ".join(f"{f}:{n}: {why}" for f, n, why in self.skipped[:first])
+            more = f" (and {len(self.skipped) - first} more)" if len(self.skipped) > first else ""
+            parts.append(f"skipped {len(self.skipped)} invalid line(s) (--skip-invalid): {where}{more}")
+        return "; ".join(parts) or None
 
 
 class DuplicateKey(ValueError):
@@ -98,6 +112,47 @@ def at_line(path: str | os.PathLike[str], number: int) -> Iterator[None]:
                           got="deeper nesting") from None
 
 
+#: the longest line a log may have, in bytes, unless ``WORKBENCH_MAX_LINE_BYTES`` (or an importer's
+#: ``--max-line-bytes``) says otherwise: a longer line is an error naming it (with ``skip_invalid``, skipped and
+#: counted), and is passed over without being held in memory
+MAX_LINE_BYTES = 64 << 20
+LINE_BOUND_ENV = "WORKBENCH_MAX_LINE_BYTES"
+
+
+def max_line_bytes() -> int:
+    """The line bound in force: ``WORKBENCH_MAX_LINE_BYTES`` when set, else :data:`MAX_LINE_BYTES`."""
+    value = os.environ.get(LINE_BOUND_ENV, "").strip()
+    if not value:
+        return MAX_LINE_BYTES
+    if not value.isdigit() or int(value) < 1:
+        raise SchemaError(field=LINE_BOUND_ENV, expected="a whole number of bytes, at least 1", got=repr(value))
+    return int(value)
+
+
+def line_too_long(path: str | os.PathLike[str], number: int, limit: int) -> SchemaError:
+    """The error for a line longer than the bound: where it is, the bound, and how to raise it."""
+    return SchemaError(file=str(path), line=number,
+                       expected=f"a line of at most {limit:,} bytes (--max-line-bytes or {LINE_BOUND_ENV} raises "
+                                "the bound; --skip-invalid skips the line)",
+                       got="a longer line")
+
+
+def bounded_lines(fh: Any, limit: int) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, the line's bytes with its end) of a binary file, read in buffered blocks; a line longer than
+    ``limit`` bytes (its end not counted) comes as None, its bytes passed over, never held. Linear in the file's
+    size whatever its lines are (a file of NUL bytes is one long line)."""
+    readline = fh.readline
+    number = 0
+    while raw := readline(limit + 1):
+        number += 1
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            while (rest := readline(1 << 20)) and not rest.endswith(b"\n"):
+                pass
+            yield number, None
+            continue
+        yield number, raw
+
+
 def json_lines(path: Path, bad: BadLines | None = None, *, fast: bool = False) -> Iterator[tuple[int, Any]]:
     """Yield (line number, parsed JSON) for each non-blank line, failing with the line's number.
 
@@ -107,7 +162,10 @@ def json_lines(path: Path, bad: BadLines | None = None, *, fast: bool = False) -
     :class:`LogWarning`, and with ``bad.skip_invalid`` every line that is not JSON is skipped and counted.
     A ``.gz`` file is read through gzip (line numbers are the decompressed text's).
 
-    ``fast`` (session logs, gigabytes of lines written by a client, not by a person) maps the file and parses each
+    A line longer than :func:`max_line_bytes` (64 MiB) is an error naming it, or with ``bad.skip_invalid``
+    skipped and counted; its bytes are passed over, never held.
+
+    ``fast`` (session logs, gigabytes of lines written by a client, not by a person) parses each
     line with orjson, as JavaScript's ``JSON.parse`` reads it (ccusage's reading): a key given twice keeps its
     last value and an integer beyond 64 bits is read as a float. Every line orjson refuses (not JSON, a byte-order
     mark, bytes that are not UTF-8, a lone surrogate escape, a number too large for a double, nesting deeper than
@@ -118,7 +176,7 @@ def json_lines(path: Path, bad: BadLines | None = None, *, fast: bool = False) -
     if not path.exists():
         raise SchemaError("no such file", file=str(path))
     if fast and path.suffix != ".gz" and path.stat().st_size > 0:
-        yield from _mapped_lines(path, bad)
+        yield from _fast_lines(path, bad)
         return
     any_line = False
     if path.suffix == ".gz":  # a gzip-compressed file of JSON lines (a benchmark kept compact), read as it streams
@@ -127,8 +185,13 @@ def json_lines(path: Path, bad: BadLines | None = None, *, fast: bool = False) -
         opened: Any = gzip.open(path, "rb")
     else:
         opened = open(path, "rb")
+    limit = max_line_bytes()
     with opened as fh:
-        for number, raw in _numbered(fh, path):
+        for number, raw in _numbered(fh, path, limit):
+            if raw is None:
+                _long_line(path, number, limit, bad)
+                any_line = True
+                continue
             record = _strict_line(path, number, raw, bad)
             if record is _BLANK:
                 continue
@@ -137,6 +200,14 @@ def json_lines(path: Path, bad: BadLines | None = None, *, fast: bool = False) -
                 yield number, record
     if not any_line:
         raise SchemaError(file=str(path), line=1, expected="at least one JSON line", got="an empty file")
+
+
+def _long_line(path: Path, number: int, limit: int, bad: BadLines | None) -> None:
+    """A line over the bound: counted in ``bad`` with ``skip_invalid``, else the error."""
+    if bad is not None and bad.skip_invalid:
+        bad.skipped.append((str(path), number, f"a line longer than {limit:,} bytes"))
+        return
+    raise line_too_long(path, number, limit)
 
 
 _BLANK, _SKIPPED = object(), object()  # what _strict_line returns for a blank line and a line it skipped
@@ -178,37 +249,32 @@ def _strict_line(path: Path, number: int, raw: bytes, bad: BadLines | None) -> A
     return record
 
 
-def _mapped_lines(path: Path, bad: BadLines | None) -> Iterator[tuple[int, Any]]:
-    """:func:`json_lines`' fast path: the file mapped, each line parsed by orjson in place (no copy of the file,
-    no line decoded twice), each line orjson refuses handed to :func:`_strict_line`."""
-    import mmap
-
+def _fast_lines(path: Path, bad: BadLines | None) -> Iterator[tuple[int, Any]]:
+    """:func:`json_lines`' fast path: buffered blocks (a file that shrinks while it is read just ends early; a
+    memory map of it would kill the process with SIGBUS), each line parsed by orjson, each line orjson refuses
+    handed to :func:`_strict_line`."""
     import orjson
 
     loads, error = orjson.loads, orjson.JSONDecodeError
+    limit = max_line_bytes()
     any_line = False
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        view = memoryview(mm)
-        try:
-            size, pos, number, find = len(mm), 0, 0, mm.find
-            while pos < size:
-                end = find(b"\n", pos)
-                stop = size if end < 0 else end + 1
-                number += 1
-                try:
-                    record = loads(view[pos:stop])
-                except error:
-                    record = _strict_line(path, number, bytes(view[pos:stop]), bad)
-                    if record is _BLANK:
-                        pos = stop
-                        continue
-                    if record is _SKIPPED:
-                        any_line, pos = True, stop
-                        continue
-                any_line, pos = True, stop
-                yield number, record
-        finally:
-            view.release()
+    with open(path, "rb", buffering=1 << 20) as fh:
+        for number, raw in bounded_lines(fh, limit):
+            if raw is None:
+                _long_line(path, number, limit, bad)
+                any_line = True
+                continue
+            try:
+                record = loads(raw)
+            except error:
+                record = _strict_line(path, number, raw, bad)
+                if record is _BLANK:
+                    continue
+                if record is _SKIPPED:
+                    any_line = True
+                    continue
+            any_line = True
+            yield number, record
     if not any_line:
         raise SchemaError(file=str(path), line=1, expected="at least one JSON line", got="an empty file")
 
@@ -240,12 +306,12 @@ def _without_lone_surrogates(value: Any) -> tuple[Any, int]:
     return value, 0
 
 
-def _numbered(fh: Any, path: Path) -> Iterator[tuple[int, bytes]]:
-    """(line number, raw line) of an open file; a gzip stream that is cut short or not gzip at all is an error
-    naming the file and the line it broke at."""
+def _numbered(fh: Any, path: Path, limit: int) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, raw line or None when longer than ``limit``: :func:`bounded_lines`) of an open file; a gzip
+    stream that is cut short or not gzip at all is an error naming the file and the line it broke at."""
     number = 0
     try:
-        for number, raw in enumerate(fh, start=1):
+        for number, raw in bounded_lines(fh, limit):
             yield number, raw
     except (EOFError, OSError) as exc:  # gzip.BadGzipFile is an OSError
         if path.suffix != ".gz":
@@ -258,5 +324,5 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
 
-__all__ = ["at_line", "BadLines", "DuplicateKey", "json_error", "json_lines", "LogWarning", "parse_json",
-           "unique_keys"]
+__all__ = ["at_line", "BadLines", "bounded_lines", "DuplicateKey", "json_error", "json_lines", "line_too_long",
+           "LINE_BOUND_ENV", "LogWarning", "MAX_LINE_BYTES", "max_line_bytes", "parse_json", "unique_keys"]

@@ -110,7 +110,7 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     from workbench._util.executors import usable_cores
 
     bad = bad if bad is not None else BadLines()
-    listed = list(files) if files is not None else session_files(path)
+    listed = list(files) if files is not None else session_files(path, bad=bad)
     workers = min(usable_cores(), len(listed))
     if workers >= 2 and sum(f.stat().st_size for f in listed) > PARALLEL_BYTES:
         yield from _parallel_runs(Path(path), listed, workers, bad, since, until, project, timings, spill)

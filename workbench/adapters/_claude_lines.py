@@ -452,16 +452,28 @@ _SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 def _session_ids(file: Path) -> set[bytes]:
     """The session ids a file's lines name, found in its bytes block by block (no line is parsed). A quoted
-    ``\\"sessionId\\"`` inside a message's text is escaped in the line and is not found."""
+    ``\\"sessionId\\"`` inside a message's text is escaped in the line and is not found; a line over the line
+    bound is passed over."""
+    from workbench._util.jsonl import max_line_bytes
+
+    limit = max_line_bytes()
     found: set[bytes] = set()
     with open(file, "rb") as fh:
         rest = b""
+        skipping = False  # inside a line over the line bound: its bytes are passed over (the reading names it)
         while True:
             block = fh.read(1 << 23)
+            if skipping:
+                cut = block.find(b"\n")
+                if cut < 0 and block:
+                    continue
+                skipping, block = False, block[cut + 1:]
             buf = rest + block if rest else block
             if block:
                 cut = buf.rfind(b"\n") + 1
                 buf, rest = buf[:cut], buf[cut:]
+                if len(rest) > limit:  # never more than the bound held: the scan stays linear
+                    rest, skipping = b"", True
             found.update(_SESSION_ID.findall(buf))
             if not block:
                 return found

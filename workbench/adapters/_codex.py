@@ -274,7 +274,7 @@ def codex_runs(path: str | os.PathLike[str], *, bad: BadLines | None = None, sin
     the seconds spent reading and building them (``parse``)."""
     bad = bad if bad is not None else BadLines()
     where: dict[str, Path] = {}  # run id -> its rollout file
-    for file in (files if files is not None else session_files(path, "*.jsonl")):
+    for file in (files if files is not None else session_files(path, "*.jsonl", bad)):
         clock = time.perf_counter()
         run, steps, comps, first = _rollout(file, bad)
         if timings is not None:

@@ -53,14 +53,47 @@ def input_bytes(path: str | os.PathLike[str]) -> int:
     return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
 
 
-def sniff_directory(path: str | os.PathLike[str]) -> str:
+def tree_files(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: BadLines | None = None) -> list[Path]:
+    """Every ``pattern`` file below the directory ``path`` (symbolic links to directories are not followed), sorted.
+
+    A directory that cannot be listed or a file that cannot be opened (its permissions) is an error naming it;
+    with ``bad.skip_invalid`` it is left out and counted in ``bad`` (:meth:`BadLines.cannot_read`), so the run
+    says how many it skipped.
+    """
+    import fnmatch
+
+    def unreadable(where: str, err: OSError) -> None:
+        reason = err.strerror or type(err).__name__
+        if bad is None or not bad.skip_invalid:
+            raise SchemaError(f"cannot be read ({reason}); --skip-invalid skips what cannot be read and counts it",
+                              file=where)
+        bad.cannot_read(where, reason)
+
+    found: list[Path] = []
+    for root, _dirs, names in os.walk(path, onerror=lambda err: unreadable(str(err.filename), err)):
+        for name in names:
+            if not fnmatch.fnmatchcase(name, pattern):
+                continue
+            file = Path(root, name)
+            if not file.is_file():  # a FIFO, a socket, a link to nothing
+                continue
+            try:
+                os.close(os.open(file, os.O_RDONLY | os.O_NONBLOCK))
+            except OSError as err:
+                unreadable(str(file), err)
+                continue
+            found.append(file)
+    return sorted(found)
+
+
+def sniff_directory(path: str | os.PathLike[str], bad: BadLines | None = None) -> str:
     """The session format of a directory, from the first record below it that says (its ``*.jsonl`` files in
     order, bad lines passed over): ``claude-code`` (``~/.claude/projects``: lines with ``sessionId``) or ``codex``
     (``~/.codex/sessions``: ``type`` and ``payload``); an error naming the directory and its first file when
     no record says."""
-    files = sorted(f for f in Path(path).rglob("*.jsonl") if f.is_file())
+    files = tree_files(path, "*.jsonl", bad)
     if not files:
-        raise SchemaError("is a directory with no *.jsonl session files below it; expected a log file, or a "
+        raise SchemaError("is a directory with no *.jsonl session files below it that can be read; expected a log file, or a "
                           "directory of sessions (~/.claude/projects, ~/.codex/sessions)", file=str(path))
     for file in files:
         if (fmt := _file_format(file)) is not None:
@@ -69,12 +102,13 @@ def sniff_directory(path: str | os.PathLike[str]) -> str:
                       f"with type and payload); first read: {files[0]}", file=str(path))
 
 
-def directory_formats(path: str | os.PathLike[str]) -> dict[str, list[Path]]:
+def directory_formats(path: str | os.PathLike[str], bad: BadLines | None = None) -> dict[str, list[Path]]:
     """The session files below a directory by format: each ``*.jsonl`` file's first record that says
     (:func:`sniff_directory`'s rule), files in sorted order; a file no record of which says is left out (a
-    Claude Code file of titles only). A home holding ``.claude/projects`` and ``.codex/sessions`` has both."""
+    Claude Code file of titles only). A home holding ``.claude/projects`` and ``.codex/sessions`` has both. What
+    cannot be read is an error, or skipped and counted with ``bad.skip_invalid`` (:func:`tree_files`)."""
     out: dict[str, list[Path]] = {}
-    for file in sorted(f for f in Path(path).rglob("*.jsonl") if f.is_file()):
+    for file in tree_files(path, "*.jsonl", bad):
         if (fmt := _file_format(file)) is not None:
             out.setdefault(fmt, []).append(file)
     return out
@@ -122,15 +156,16 @@ def project_dir(file: Path) -> str:
     return parent.name
 
 
-def session_files(path: str | os.PathLike[str], pattern: str = "*.jsonl") -> list[Path]:
-    """A file, or every ``pattern`` file below a directory (sorted)."""
+def session_files(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: BadLines | None = None) -> list[Path]:
+    """A file, or every ``pattern`` file below a directory (sorted; what cannot be read as :func:`tree_files`
+    says)."""
     p = Path(path)
     if p.is_dir():
-        files = sorted(f for f in p.rglob(pattern) if f.is_file())
+        files = tree_files(p, pattern, bad)
         if not files:
             raise SchemaError(f"no {pattern} session files below this directory", file=str(p))
         return files
     return [p]
 
 
-__all__ = ["PARALLEL_BYTES", "session_files", "directory_formats", "import_workers", "input_bytes", "project_dir", "session_format", "sniff_directory", "sniff_format"]
+__all__ = ["PARALLEL_BYTES", "session_files", "tree_files", "directory_formats", "import_workers", "input_bytes", "project_dir", "session_format", "sniff_directory", "sniff_format"]

@@ -109,9 +109,9 @@ def session_runs(path: str | os.PathLike[str], fmt: str, *, bad: BadLines | None
         else:
             yield from codex_runs(path, bad=bad, since=since, until=until, project=project, timings=timings)
         return
-    formats = directory_formats(path)
+    formats = directory_formats(path, bad)
     if not formats:
-        sniff_directory(path)  # the error naming the directory and its first file
+        sniff_directory(path, bad)  # the error naming the directory and its first file
     for name, files in sorted(formats.items()):
         if name == "claude-code":
             yield from claude_code_runs(path, bad=bad, since=since, until=until, project=project, files=files,
@@ -121,14 +121,14 @@ def session_runs(path: str | os.PathLike[str], fmt: str, *, bad: BadLines | None
                                   timings=timings)
 
 
-def _format_of(path: str | os.PathLike[str], format: str | None) -> str:  # noqa: A002
+def _format_of(path: str | os.PathLike[str], format: str | None, bad: BadLines | None = None) -> str:  # noqa: A002
     if Path(path).is_dir() and format in (None, "auto"):
         if is_frank(path):
             return "frank"
-        found = directory_formats(path)
+        found = directory_formats(path, bad)
         if len(found) == 1:
             return next(iter(found))
-        return "sessions" if found else sniff_directory(path)  # none: sniff_directory's error names the files
+        return "sessions" if found else sniff_directory(path, bad)  # none: sniff_directory's error names the files
     if Path(path).is_dir() and format not in (*DIRECTORY_FORMATS, "frank"):
         raise SchemaError("is a directory; only --format claude-code or codex (a directory of sessions) or frank "
                           "(FRANK's files) read a directory", file=str(path))

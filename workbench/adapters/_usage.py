@@ -20,6 +20,8 @@ from workbench.adapters._usage_scan import USAGE_COLUMNS, claude_code_totals
 if TYPE_CHECKING:
     import polars as pl
 
+    from workbench._util.jsonl import BadLines
+
 
 def session_usage(path: str | os.PathLike[str]) -> pl.DataFrame:
     """What every Claude Code and Codex session below ``path`` (a file, a projects or sessions directory, or a home
@@ -48,25 +50,27 @@ def usage_table(rows: list[dict[str, Any]]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
-def usage_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> list[dict[str, Any]]:
     """What every Claude Code and Codex session below ``path`` (a file, a projects or sessions directory, or a
     home with both) spent, one dict per session (:func:`claude_code_totals`'s keys), Claude Code's first.
-    Claude Code's are counted without the table library; Codex rollouts by their importer's usage rule."""
+    Claude Code's are counted without the table library; Codex rollouts by their importer's usage rule. A file or
+    directory that cannot be read, or a line over the line bound, is an error naming it; with ``bad.skip_invalid``
+    it is skipped and counted in ``bad``."""
     from workbench.adapters._logfiles import directory_formats, sniff_format
     from workbench.errors import SchemaError
 
     p = Path(path)
     if not p.exists():
         raise SchemaError("no such file or directory, expected session files", file=str(p))
-    formats = directory_formats(p) if p.is_dir() else {sniff_format(p): [p]}
+    formats = directory_formats(p, bad) if p.is_dir() else {sniff_format(p): [p]}
     unknown = sorted(set(formats) - {"claude-code", "codex"})
     if unknown:
         raise SchemaError(f"not a Claude Code or Codex session ({unknown[0]})", file=str(p))
-    rows = claude_code_totals(formats.get("claude-code", []))
+    rows = claude_code_totals(formats.get("claude-code", []), bad)
     if formats.get("codex"):
         from workbench.adapters._codex import read_codex
 
-        for run in read_codex(p, files=formats["codex"])["runs"].iter_rows(named=True):
+        for run in read_codex(p, files=formats["codex"], bad=bad)["runs"].iter_rows(named=True):
             rows.append({"client": "codex", "project_dir": None, "session_id": run["run_id"],
                          **{c: int(run.get(c) or 0) for c in USAGE_COLUMNS}, "models": list(run.get("models") or [])})
     return rows

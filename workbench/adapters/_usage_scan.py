@@ -1,21 +1,25 @@
 """The replies of Claude Code transcript files, found in their bytes: ``workbench usage``'s pass over a tree.
 
-Only lines that hold a ``"usage"`` key are parsed (orjson, on the mapped file: a tool result's kilobytes are
-never decoded), and of those only assistant replies with a usage object and a session id are kept, each as a
+Only lines that hold a ``"usage"`` key are parsed (orjson, the file read in buffered blocks: a tool result's
+kilobytes are never decoded; a file that shrinks while it is read ends early, where a memory map would kill the
+process with SIGBUS), and of those only assistant replies with a usage object and a session id are kept, each as a
 tuple :data:`FIELDS`. A quoted ``\\"usage\\"`` inside a message's text is escaped in the line and is not a key.
 A line orjson refuses is read by Python's ``json`` (a lone surrogate escape) or passed over (not JSON), as the
-usage pass documents. The module imports nothing heavy, so the processes that scan a large tree in parallel
+usage pass documents. A line longer than the line bound (64 MiB, :func:`~workbench._util.jsonl.max_line_bytes`) is
+an error naming it, or with ``skip_invalid`` skipped and counted. The module imports nothing heavy, so the processes that scan a large tree in parallel
 start in milliseconds.
 """
 
 from __future__ import annotations
 
 import json
-import mmap
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workbench._util.jsonl import BadLines
 
 #: what each reply is: its file's index in the list scanned, its line, and what ccusage's count reads
 FIELDS = ("file", "line", "session_id", "request_id", "message_id", "model", "input_tokens", "output_tokens",
@@ -74,30 +78,26 @@ def _parse(raw: bytes | memoryview) -> Any:
             return None
 
 
-def file_replies(path: str, index: int) -> list[tuple[Any, ...]]:
-    """The replies of one transcript file, in line order (tuples of :data:`FIELDS`)."""
+def file_replies(path: str, index: int, skipped: list[tuple[str, int, str]] | None = None) -> list[tuple[Any, ...]]:
+    """The replies of one transcript file, in line order (tuples of :data:`FIELDS`). A line over the line bound is
+    an error naming it, or, given ``skipped``, passed over and added to it as ``(file, line, reason)``."""
+    from workbench._util.jsonl import bounded_lines, line_too_long, max_line_bytes
+
     out: list[tuple[Any, ...]] = []
-    if os.path.getsize(path) == 0:
-        return out
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        view = memoryview(mm)
-        try:
-            size, find = len(mm), mm.find
-            start = 3 if mm[:3] == b"\xef\xbb\xbf" else 0  # a byte-order mark is not content
-            line = 0
-            while start < size:
-                end = find(b"\n", start)
-                if end < 0:
-                    end = size
-                line += 1
-                if find(b'"usage"', start, end) >= 0:
-                    rec = _parse(view[start:end])
-                    reply = _reply(rec, index, line)
-                    if reply is not None:
-                        out.append(reply)
-                start = end + 1
-        finally:
-            view.release()
+    limit = max_line_bytes()
+    with open(path, "rb", buffering=1 << 20) as fh:
+        for line, raw in bounded_lines(fh, limit):
+            if raw is None:
+                if skipped is None:
+                    raise line_too_long(path, line, limit)
+                skipped.append((path, line, f"a line longer than {limit:,} bytes"))
+                continue
+            if b'"usage"' in raw:
+                if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]  # a byte-order mark is not content
+                reply = _reply(_parse(raw), index, line)
+                if reply is not None:
+                    out.append(reply)
     return out
 
 
@@ -118,24 +118,31 @@ def _reply(rec: Any, index: int, line: int) -> tuple[Any, ...] | None:
             *usage_counts(msg["usage"]))
 
 
-def _files_replies(batch: Sequence[tuple[str, int]]) -> list[tuple[Any, ...]]:
+def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False
+                   ) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, str]]]:
     out: list[tuple[Any, ...]] = []
+    skipped: list[tuple[str, int, str]] | None = [] if skip_invalid else None
     for path, index in batch:
-        out.extend(file_replies(path, index))
-    return out
+        out.extend(file_replies(path, index, skipped))
+    return out, skipped or []
 
 
-def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = None) -> list[tuple[Any, ...]]:
+def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = None,
+                 bad: BadLines | None = None) -> list[tuple[Any, ...]]:
     """The replies of every file, in file order then line order. A tree of at least :data:`PARALLEL_BYTES` is
     scanned by ``workers`` processes (default: the cores this process may use, at most 4), each a share of the files of
-    about equal bytes."""
+    about equal bytes. With ``bad.skip_invalid`` a line over the line bound is skipped and counted in ``bad``."""
     paths = [os.fspath(f) for f in files]
     sizes = [os.path.getsize(p) for p in paths]
     from workbench._util.executors import ProcessWorkers, usable_cores
 
     workers = workers if workers is not None else min(4, usable_cores())
+    skip = bad is not None and bad.skip_invalid
     if workers <= 1 or sum(sizes) < PARALLEL_BYTES or len(paths) < 2:
-        return _files_replies(list(zip(paths, range(len(paths)), strict=True)))
+        replies, skipped = _files_replies(list(zip(paths, range(len(paths)), strict=True)), skip)
+        if bad is not None:
+            bad.skipped.extend(skipped)
+        return replies
     shares: list[list[tuple[str, int]]] = [[] for _ in range(workers)]
     load = [0] * workers
     for i in sorted(range(len(paths)), key=lambda i: -sizes[i]):  # largest first, each to the lightest share
@@ -143,8 +150,10 @@ def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = 
         shares[k].append((paths[i], i))
         load[k] += sizes[i]
     with ProcessWorkers(workers) as pool:
-        parts = [f.result() for f in [pool.submit(_files_replies, s) for s in shares if s]]
-    return sorted((r for part in parts for r in part), key=lambda r: (r[0], r[1]))
+        parts = [f.result() for f in [pool.submit(_files_replies, s, skip) for s in shares if s]]
+    if bad is not None:
+        bad.skipped.extend(sorted((s for _, skipped in parts for s in skipped), key=lambda s: (paths.index(s[0]), s[1])))
+    return sorted((r for part, _ in parts for r in part), key=lambda r: (r[0], r[1]))
 
 
 #: the usage columns of a session, as the importers name them
@@ -152,7 +161,7 @@ USAGE_COLUMNS = ("usage_input_tokens", "usage_output_tokens", "usage_cache_read_
                  "usage_cache_creation_tokens", "usage_reasoning_tokens", "usage_replies")
 
 
-def claude_code_totals(files: Sequence[Path]) -> list[dict[str, Any]]:
+def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None) -> list[dict[str, Any]]:
     """Per Claude Code session, in the order sessions first appear: ``client`` (``claude-code``),
     ``project_dir``, ``session_id``, the :data:`USAGE_COLUMNS` (reasoning 0) and ``models``. Each (message id,
     request id) counts once, where it is first read in ``files``' order (sorted paths); a reply without both
@@ -162,7 +171,7 @@ def claude_code_totals(files: Sequence[Path]) -> list[dict[str, Any]]:
     seen: set[tuple[str, str]] = set()
     sessions: dict[tuple[str, str], dict[str, Any]] = {}  # (project directory, session) -> its totals, in order
     projects = [project_dir(Path(f)) for f in files]
-    for index, _line, sid, request, message, model, fresh, output, read, made in tree_replies(files):
+    for index, _line, sid, request, message, model, fresh, output, read, made in tree_replies(files, bad=bad):
         if not first_time((message, request) if message is not None and request is not None else None, seen):
             continue  # a reply written over several lines (or copied by a resume) counts once
         key = (projects[index], sid)

@@ -31,6 +31,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", default="auto", choices=["auto", *LOG_FORMATS], help="log format")
     p.add_argument("--table", choices=sorted(TABLE_NAMES), help="validate a single table file instead of a log")
     _skip_invalid_option(p)
+    _line_bound_option(p)
     p.set_defaults(func=run_validate)
 
     p = verb(sub, "import", "load a trajectory log into Parquet tables")
@@ -41,6 +42,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true", help="replace the tables already in --out (the whole set: "
                    "tables the new log does not have are removed, never mixed with another log's)")
     _skip_invalid_option(p)
+    _line_bound_option(p)
     p.add_argument("--since", help="sessions (claude-code, codex) that end on or after this ISO date or time")
     p.add_argument("--until", help="sessions that start on or before this ISO date or time (2026-12-01 is its start)")
     p.add_argument("--project", help="sessions whose working directory or project directory name contains this")
@@ -51,6 +53,10 @@ def add(sub: argparse._SubParsersAction) -> None:
     p = verb(sub, "usage", "what Claude Code and Codex sessions spent: tokens per session, as ccusage counts them")
     p.add_argument("path", help="a session file, ~/.claude/projects, ~/.codex/sessions, or a home with both")
     p.add_argument("--out", help="write the per-session table here (.csv or .parquet; default: print it)")
+    p.add_argument("--skip-invalid", dest="skip_invalid", action="store_true",
+                   help="skip files and directories that cannot be read and lines over the line bound, count them "
+                        "and name the first few, instead of stopping at the first")
+    _line_bound_option(p)
     p.set_defaults(func=run_usage)
 
     p = verb(sub, "export", "write a directory of tables back as trajectory JSONL")
@@ -68,6 +74,29 @@ def _skip_invalid_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--skip-invalid", dest="skip_invalid", action="store_true",
                    help="session logs (claude-code, codex): skip every bad line, count them and name the first few, "
                         "instead of stopping at the first (a half-written last line is always skipped, with a warning)")
+
+
+def _line_bound_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-line-bytes", dest="max_line_bytes", type=_positive_bytes, default=None, metavar="N",
+                   help="the longest line a log may have, in bytes (default 64 MiB, or WORKBENCH_MAX_LINE_BYTES): a "
+                        "longer line is an error naming it, or skipped and counted with --skip-invalid")
+
+
+def _positive_bytes(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of bytes, at least 1, got {text!r}")
+    return int(text)
+
+
+def _apply_line_bound(args: argparse.Namespace) -> None:
+    """``--max-line-bytes`` for this process and the worker processes it starts (they read the environment)."""
+    import os
+
+    from workbench._util.jsonl import LINE_BOUND_ENV, max_line_bytes
+
+    if getattr(args, "max_line_bytes", None) is not None:
+        os.environ[LINE_BOUND_ENV] = str(args.max_line_bytes)
+    max_line_bytes()  # a malformed WORKBENCH_MAX_LINE_BYTES is named before anything is read
 
 
 def _report_bad(bad: BadLines) -> None:
@@ -103,8 +132,10 @@ def _starting(doing: str, path: Path) -> None:
 
 
 def run_usage(args: argparse.Namespace) -> int:
+    from workbench._util.jsonl import BadLines
     from workbench.adapters import USAGE_COLUMNS, usage_rows
 
+    _apply_line_bound(args)
     if args.out:
         out_file("--out", args.out, (".csv", ".parquet"))
     if not Path(args.path).exists():
@@ -113,7 +144,9 @@ def run_usage(args: argparse.Namespace) -> int:
         from workbench._util.atomic import check_not_input
 
         check_not_input(args.out, [args.path])  # the table never goes into the sessions it counts
-    rows = usage_rows(args.path)  # counted without the table library: the table is made only to be written
+    bad = BadLines(skip_invalid=args.skip_invalid)
+    rows = usage_rows(args.path, bad)  # counted without the table library: the table is made only to be written
+    _report_bad(bad)
     if args.out:
         from workbench.adapters._usage import usage_table
         from workbench._util.atomic import atomic_write
@@ -142,6 +175,7 @@ def run_validate(args: argparse.Namespace) -> int:
     from workbench._util.jsonl import BadLines
     from workbench.tables._files import read_table
 
+    _apply_line_bound(args)
     path = _log_path(args, "table file" if args.table else "log file")
     if args.table:
         frame = read_table(path, args.table)
@@ -157,6 +191,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    _apply_line_bound(args)
     path = _log_path(args)
     _start_workers(path, args.format)
     from workbench import datasets

@@ -44,7 +44,7 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
         from workbench._util.atomic import check_not_input
 
         check_not_input(out, [path])
-    fmt = _format_of(path, format)
+    fmt = _format_of(path, format, bad)
     derive = chunk_entries if entries else None
     if fmt in STREAMING:
         return stream_tables(path, STREAMING[fmt](path), out, replace=replace, derive=derive, timings=timings)
