@@ -4,13 +4,14 @@ reading it replaced, in the same run.
 Two parts:
 
 1. **The common path.** A session file of ordinary lines (about 2 KB each, every tenth a reply with ``usage``) is
-   read both ways: every line parsed by orjson (the importer's fast JSON lines), and only the lines holding
-   ``"usage"`` (``workbench usage``'s pass). The reference is the old reading: the file mapped, each line a
-   ``memoryview`` slice handed to orjson. Printed: both times and the ratio new / reference.
-2. **One long line.** A file that is one line of N MB (``--long-mb``; the issue's probe was 1 GB) is read by the
-   bounded reader with the default 64 MiB bound: the time and the peak memory (``ru_maxrss``) of a child process,
-   against a plain ``fh.read()`` of the same file in another child (what the whole file costs to hold once).
-   Before the bound this path re-joined a growing buffer (quadratic time) and held the line several times over.
+   counted by :func:`workbench.adapters.usage_rows` (``workbench usage``'s pass: buffered blocks, every line
+   bounded, the lines holding ``"usage"`` parsed by orjson). The reference is the old pass's reading alone: the
+   file mapped, each usage line a ``memoryview`` slice handed to orjson (no totals, no format sniffing, so the
+   ratio is an upper bound on what the new reading costs). Printed: both times and the ratio new / reference.
+2. **One long line.** ``workbench usage`` on a directory holding one session and a file that is one line of N MB
+   (``--long-mb``; the issue's probe was 1 GB, and a crash's NUL-filled file is the same): the time and the peak
+   memory (``ru_maxrss``) of the child process, against a child that only ``fh.read()``-s the same file (what
+   holding the line once costs). Before the bound the line was held whole, several times over.
 
 Run from the project root: .venv/bin/python benchmarks/bench_line_reading.py [--mb 200] [--long-mb 1024]
 """
@@ -29,24 +30,26 @@ from pathlib import Path
 
 import orjson
 
-from workbench._util.jsonl import bounded_lines, max_line_bytes
+from workbench.adapters import usage_rows
 
 
 def session_file(path: Path, mb: int) -> None:
     text = "word " * 380
-    reply = {"type": "assistant", "sessionId": "s", "requestId": "r", "message": {
-        "id": "m", "model": "claude-x", "role": "assistant", "content": [{"type": "text", "text": text}],
-        "usage": {"input_tokens": 5, "output_tokens": 7}}}
-    user = {"type": "user", "sessionId": "s", "message": {"role": "user", "content": text}}
-    lines = [json.dumps(reply if i % 10 == 0 else user) + "\n" for i in range(10)]
-    block = "".join(lines).encode()
-    with open(path, "wb") as fh:
-        for _ in range(mb * 2**20 // len(block)):
+    user = json.dumps({"type": "user", "sessionId": "s", "message": {"role": "user", "content": text}}) + "\n"
+    with open(path, "w", encoding="utf-8") as fh:
+        k = written = 0
+        while written < mb * 2**20:
+            reply = {"type": "assistant", "sessionId": "s", "requestId": f"r{k}", "message": {
+                "id": f"m{k}", "model": "claude-x", "role": "assistant", "content": [{"type": "text", "text": text}],
+                "usage": {"input_tokens": 5, "output_tokens": 7}}}
+            block = json.dumps(reply) + "\n" + user * 9
             fh.write(block)
+            written += len(block)
+            k += 1
 
 
-def mapped(path: Path, usage_only: bool) -> int:
-    """The old reading: mapped file, memoryview slices to orjson."""
+def mapped(path: Path) -> int:
+    """The old reading: mapped file, each usage line a memoryview slice to orjson."""
     n = 0
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         view = memoryview(mm)
@@ -54,23 +57,11 @@ def mapped(path: Path, usage_only: bool) -> int:
         while pos < size:
             end = find(b"\n", pos)
             stop = size if end < 0 else end + 1
-            if not usage_only or find(b'"usage"', pos, stop) >= 0:
+            if find(b'"usage"', pos, stop) >= 0:
                 orjson.loads(view[pos:stop])
                 n += 1
             pos = stop
         view.release()
-    return n
-
-
-def buffered(path: Path, usage_only: bool) -> int:
-    """The new reading: buffered blocks, each line bounded, bytes to orjson."""
-    n = 0
-    limit = max_line_bytes()
-    with open(path, "rb", buffering=1 << 20) as fh:
-        for _number, raw in bounded_lines(fh, limit):
-            if raw is not None and (not usage_only or b'"usage"' in raw):
-                orjson.loads(raw)
-                n += 1
     return n
 
 
@@ -84,15 +75,16 @@ def best(fn, *args, repeat: int = 3) -> float:  # noqa: ANN001
 
 
 CHILD = """
-import resource, sys, time
-from workbench._util.jsonl import bounded_lines, max_line_bytes
+import resource, subprocess, sys, time
 started = time.perf_counter()
-with open(sys.argv[1], "rb", buffering=1 << 20) as fh:
-    if sys.argv[2] == "bounded":
-        lines = sum(1 for _ in bounded_lines(fh, max_line_bytes()))
-    else:
-        lines = len(fh.read())
-print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+if sys.argv[2] == "usage":
+    subprocess.run([sys.argv[3], "usage", sys.argv[1]], check=True, capture_output=True)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+else:
+    with open(sys.argv[1] + "/long.jsonl", "rb") as fh:
+        held = len(fh.read())
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(time.perf_counter() - started, peak // 1024)
 """
 
 
@@ -104,24 +96,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp, "session.jsonl")
         session_file(path, args.mb)
-        print(f"1. a {args.mb} MB session file of ~2 KB lines")
-        print(f"   {'lines parsed':<14} {'buffered':>10} {'mapped (ref)':>13} {'ratio':>7}")
-        for what, usage_only in (("every line", False), ("usage lines", True)):
-            assert buffered(path, usage_only) == mapped(path, usage_only)
-            new, ref = best(buffered, path, usage_only), best(mapped, path, usage_only)
-            print(f"   {what:<14} {new:>9.3f}s {ref:>12.3f}s {new / ref:>6.2f}x", flush=True)
+        print(f"1. a {args.mb} MB session file of ~2 KB lines, its usage lines counted")
+        rows = usage_rows(path)
+        assert rows[0]["usage_replies"] == mapped(path)
+        new, ref = best(usage_rows, path), best(mapped, path)
+        print(f"   usage_rows {new:.3f}s, mapped reading (ref) {ref:.3f}s, ratio {new / ref:.2f}x", flush=True)
         path.unlink()
-        long = Path(tmp, "long.jsonl")
-        with open(long, "wb") as fh:
+        home = Path(tmp, "projects", "p")
+        home.mkdir(parents=True)
+        session_file(home / "session.jsonl", 1)
+        with open(home / "long.jsonl", "wb") as fh:
             chunk = b"a" * 2**20
             for _ in range(args.long_mb):
                 fh.write(chunk)
-        print(f"2. one line of {args.long_mb} MB, bound {max_line_bytes() / 2**20:g} MiB")
-        for how in ("bounded", "read"):
-            out = subprocess.run([sys.executable, "-c", CHILD, str(long), how], capture_output=True, text=True,
-                                 check=True, env={**os.environ})
+        print(f"2. `workbench usage` beside one line of {args.long_mb} MB (bound 64 MiB)")
+        workbench = str(Path(sys.executable).parent / "workbench")
+        for how in ("usage", "read"):
+            out = subprocess.run([sys.executable, "-c", CHILD, str(home), how, workbench], capture_output=True,
+                                 text=True, check=True, env={**os.environ})
             seconds, peak = out.stdout.split()
-            label = "bounded reader" if how == "bounded" else "fh.read() (ref)"
+            label = "workbench usage" if how == "usage" else "fh.read() (ref)"
             print(f"   {label:<16} {float(seconds):>7.2f}s  peak {int(peak):>6} MB", flush=True)
 
 

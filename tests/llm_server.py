@@ -2,7 +2,8 @@
 
 Tests queue behaviours (``ok``, ``429``, ``("retry_after", s)``, ``500``, ``stall``, ``slow_headers``, ``never``,
 ``reset``, ``("delay", s)``, ``echo_headers``, ``("huge", bytes)``, ``invalid_json``, ``html``,
-``("redirect", status, location)``, ``values`` ...); each request takes the next behaviour (``ok`` when the queue is empty) and is
+``("redirect", status, location)``, ``("chunked", bytes)``, ``("raw", body)``, ``("model", name)``, ``dribble``,
+``values`` ...); each request takes the next behaviour (``ok`` when the queue is empty) and is
 recorded with its headers and body, so tests can check what travelled on the wire.
 Nothing here mocks the SDK: the openai client and httpx talk real HTTP to it.
 """
@@ -41,6 +42,10 @@ class FakeLLMServer:
     #: requests being handled now, and the most at once (to see a client's concurrency)
     active: int = 0
     max_active: int = 0
+    #: seconds between the bytes of a ``dribble`` answer
+    dribble_seconds: float = 0.2
+    #: bytes of a ``chunked`` body written before the client stopped reading
+    chunked_written: int = 0
     #: set when the server closes: a stalled body then ends at once, so no handler outlives a test
     released: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -124,6 +129,42 @@ class FakeLLMServer:
                        content_type="text/html; charset=utf-8")
         elif isinstance(behaviour, tuple) and behaviour[0] == "redirect":  # 30x to another address
             self._send(h, behaviour[1], b"", {"Location": behaviour[2]}, content_type="text/plain")
+        elif isinstance(behaviour, tuple) and behaviour[0] == "chunked":  # a usable answer padded to n bytes,
+            # sent chunked (no Content-Length) 64 KiB at a time until the client stops reading
+            text = self._payload(h.path, body, None)
+            head, pad, tail = text[:-1] + b', "padding": "', b"x" * 65536, b'"}'
+            h.send_response(200)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Transfer-Encoding", "chunked")
+            h.end_headers()
+            try:
+                for piece in [head, *[pad] * (int(behaviour[1]) // len(pad)), tail]:
+                    h.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    with self.lock:
+                        self.chunked_written += len(piece)
+                h.wfile.write(b"0\r\n\r\n")
+            except OSError:
+                pass
+        elif isinstance(behaviour, tuple) and behaviour[0] == "raw":  # these bytes as a 200 JSON answer
+            self._send(h, 200, behaviour[1])
+        elif isinstance(behaviour, tuple) and behaviour[0] == "model":  # a usable answer naming this model
+            payload = json.loads(self._payload(h.path, body, None))
+            payload["model"] = behaviour[1]
+            self._send(h, 200, json.dumps(payload).encode())
+        elif behaviour == "dribble":  # the status line a byte every dribble_seconds, never done; ends at once when the
+            # client hangs up
+            import select
+
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: " + b"a" * 100_000
+            for i in range(len(head)):
+                readable, _, _ = select.select([h.connection], [], [], self.dribble_seconds)
+                if self.released.is_set() or readable and not h.connection.recv(1, 0x02):  # MSG_PEEK: hung up
+                    return
+                try:
+                    h.wfile.write(head[i:i + 1])
+                    h.wfile.flush()
+                except OSError:
+                    return
         elif behaviour == "500":
             self._send(h, 500, b'{"error": "boom"}')
         elif behaviour == "invalid_json":

@@ -75,8 +75,8 @@ def test_clean_every_entry_scored_and_rerun_from_cache(log_dir: Path, tmp_path: 
         first = capsys.readouterr().out
         assert run(log_dir, tmp_path, url) == 0
         second = capsys.readouterr().out
-    assert "8 requests, 5 sent, 3 answered from cache, 0 failed" in first
-    assert "8 requests, 0 sent, 8 answered from cache, 0 failed" in second
+    assert "8 requests, 5 sent, 3 answered from cache (made by 'jevcompat-mock-0.1'), 0 failed" in first
+    assert "8 requests, 0 sent, 8 answered from cache (made by 'jevcompat-mock-0.1'), 0 failed" in second
     again = pl.read_parquet(tmp_path / "scores.parquet")
     assert again.equals(pl.read_parquet(tmp_path / "scores.parquet")) and again["score"].equals(clean_scores["score"])
 

@@ -29,7 +29,7 @@ __all__ = [
     "project_dir", "read_claude_code", "read_codex", "read_frank", "read_json", "read_labelled_summaries", "read_log",
     "read_openai_chat", "read_sessions", "read_tau_bench", "read_trajectories", "records_to_tables", "run_column",
     "RunTables", "SECTION", "session_files", "session_format", "session_runs", "session_usage", "sniff_directory",
-    "sniff_format", "split_sentences", "stream_tables", "STREAMING", "trajectory_runs", "TranscriptWarning",
+    "sniff_format", "split_sentences", "stream_tables", "STREAMING", "trajectory_runs", "TranscriptWarning", "tree_files",
     "USAGE_COLUMNS", "usage_rows", "usage_table", "write_trajectories"
 ]
 
@@ -47,7 +47,7 @@ __getattr__, __dir__ = attach(__name__, {
     ],
     "_logfiles": [
         "directory_formats", "input_bytes", "project_dir", "session_files", "session_format", "sniff_directory",
-        "sniff_format"
+        "sniff_format", "tree_files"
     ],
     "_openai_chat": ["chat_to_run", "message_text", "message_tokens", "openai_runs", "read_openai_chat"],
     "_read": [
@@ -73,7 +73,8 @@ if TYPE_CHECKING:
         split_sentences
     )
     from workbench.adapters._logfiles import (
-        directory_formats, input_bytes, project_dir, session_files, session_format, sniff_directory, sniff_format
+        directory_formats, input_bytes, project_dir, session_files, session_format, sniff_directory, sniff_format,
+        tree_files
     )
     from workbench.adapters._openai_chat import (
         chat_to_run, message_text, message_tokens, openai_runs, read_openai_chat

@@ -63,6 +63,14 @@ def check(args: argparse.Namespace) -> None:
         raise UsageError("--offline", "not together with --refresh", "both")
     if args.base_url is not None:
         check_base_url(args.base_url)
+    if args.judge != "lexical" and args.cache:
+        cache = Path(args.cache)
+        for path in (cache, *cache.parents):  # a file where the cache or one of its parents should be
+            if path.exists():
+                if not path.is_dir():
+                    raise UsageError("--cache", "a directory (made when missing)", f"{args.cache!r}, where {path} "
+                                     "is a file")
+                break
 
 
 def check_base_url(url: str) -> None:

@@ -13,7 +13,8 @@ __all__ = [
     "answer_of", "build_body", "check_answers", "count_tokens", "DATA_NOTE", "entry_question", "features", "JevJudge",
     "JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_TABLES", "JudgeReport", "JudgeResult", "JUDGES", "LexicalFeatures",
     "LexicalJudge", "make_judge", "messages_for", "OpenAIJudge", "probability", "RAY_BATCH_RUNS", "ROUTES",
-    "run_batches", "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge", "Sources", "split_request", "Tables",
+    "run_batches", "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge", "Sources", "split_request",
+    "system_one_essentials", "Tables",
     "usable_logprob", "usable_probability", "yes_probability"
 ]
 
@@ -22,7 +23,7 @@ __getattr__, __dir__ = attach(__name__, {
         "count_tokens", "DATA_NOTE", "entry_question", "JudgeResult", "SOURCE_QUESTION", "SourceJudge", "split_request",
         "usable_probability"
     ],
-    "_jev": ["answer_of", "build_body", "check_answers", "JevJudge", "ROUTES"],
+    "_jev": ["answer_of", "build_body", "check_answers", "JevJudge", "ROUTES", "system_one_essentials"],
     "_lexical": ["features", "LexicalFeatures", "LexicalJudge", "probability", "Sources"],
     "_make": ["JUDGES", "make_judge"],
     "_openai": ["messages_for", "OpenAIJudge", "score_of", "usable_logprob", "yes_probability"],
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
         count_tokens, DATA_NOTE, entry_question, JudgeResult, SOURCE_QUESTION, SourceJudge, split_request,
         usable_probability
     )
-    from workbench.judges._jev import (answer_of, build_body, check_answers, JevJudge, ROUTES)
+    from workbench.judges._jev import (answer_of, build_body, check_answers, JevJudge, ROUTES, system_one_essentials)
     from workbench.judges._lexical import (features, LexicalFeatures, LexicalJudge, probability, Sources)
     from workbench.judges._make import (JUDGES, make_judge)
     from workbench.judges._openai import (messages_for, OpenAIJudge, score_of, usable_logprob, yes_probability)

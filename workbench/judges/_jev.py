@@ -32,7 +32,7 @@ from workbench.judges._base import (
     split_request,
     usable_probability,
 )
-from workbench.llm._client import LLMClient, RequestFailed
+from workbench.llm._client import LLMClient, RequestFailed, token_count
 
 ROUTES = {
     "typesafe": ("https://api.typesafe.ai", "/v1/systemone", "TYPESAFE_API_KEY"),
@@ -60,6 +60,8 @@ class JevJudge:
     context_tokens: int = 32_000
     name: str = "jev"
     split_log: list[int] = field(default_factory=list)  # number of sub-requests per request
+    #: the question's wording and the request's shape: part of every cache key, raised when either changes
+    PROMPT_VERSION = "sjc-source-1"
 
     def _size(self, request: JudgeRequest) -> int:
         return count_tokens(json.dumps(build_body(self.model, request), ensure_ascii=False))
@@ -79,8 +81,8 @@ class JevJudge:
         for indices, sub in groups:
             body = build_body(self.model, sub)
             # everything that decides the answer, never the key
-            material = {"judge": self.name, "route": self.route, "base_url": self.client.public_url,
-                        "path": self.path, "body": body, "repeat": repeat}
+            material = {"judge": self.name, "prompt_version": self.PROMPT_VERSION, "route": self.route,
+                        "base_url": self.client.public_url, "path": self.path, "body": body, "repeat": repeat}
             names = [f"e{local}" for local in range(len(indices))]
             response, usage = self.client.cached_call(material, partial(self._send, body),
                                                       check=partial(check_answers, names=names))
@@ -98,21 +100,26 @@ class JevJudge:
     def _send(self, body: dict[str, object]) -> tuple[object, int, int]:
         data = self.client.post_json(self.path, body)
         if not isinstance(data, dict):
-            raise RequestFailed("the response is not a JSON object", retryable=True)
-        usage: dict[str, Any] = data["usage"] if isinstance(data.get("usage"), dict) else {}
-        return data, token_count(usage.get("input_tokens")), token_count(usage.get("output_tokens"))
+            raise RequestFailed("unusable answer: the response is not a JSON object", retryable=True, unusable=True)
+        questions = body["questions"]
+        kept = system_one_essentials(data, list(questions) if isinstance(questions, dict) else [])
+        usage = kept["usage"]
+        return kept, token_count(usage.get("input_tokens")), token_count(usage.get("output_tokens"))
 
 
-def token_count(value: object) -> int:
-    """A usage count as the contract has it (an integer); a float that is a whole number is read as one,
-    anything else (missing, fractional, negative) counts 0 -- usage never decides a score."""
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return max(value, 0)
-    if isinstance(value, float) and value.is_integer() and value >= 0:
-        return int(value)
-    return 0
+def system_one_essentials(data: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """What the judge reads of a System One answer, and nothing else (what is cached): the answers to the questions
+    asked (each one's ``type`` and ``noul``), the ``model`` it names and the token usage. Answers nobody asked for
+    and extra fields (however deeply nested) are dropped."""
+    answers = data.get("answers")
+    kept: dict[str, Any] = {"model": data.get("model") if isinstance(data.get("model"), str) else None}
+    if isinstance(answers, dict):
+        kept["answers"] = {name: ({k: answers[name][k] for k in ("type", "noul") if k in answers[name]}
+                                  if isinstance(answers[name], dict) else answers[name])
+                           for name in names if name in answers}
+    usage = data.get("usage")
+    kept["usage"] = {k: usage.get(k) for k in ("input_tokens", "output_tokens")} if isinstance(usage, dict) else {}
+    return kept
 
 
 def answer_of(body: object, name: str) -> tuple[float | None, str | None]:
@@ -138,4 +145,4 @@ def check_answers(body: object, names: list[str]) -> str | None:
     return None
 
 
-__all__ = ["answer_of", "build_body", "check_answers", "JevJudge", "ROUTES", "token_count"]
+__all__ = ["answer_of", "build_body", "check_answers", "JevJudge", "ROUTES", "system_one_essentials"]

@@ -101,6 +101,9 @@ class OpenAIJudge:
     model: str = "gpt-4.1-mini"
     context_tokens: int = 128_000
     name: str = "openai"
+    #: the prompt's wording (SYSTEM, the question, the data block) and the request's shape: part of every cache
+    #: key, raised when either changes
+    PROMPT_VERSION = "sjc-source-1"
 
     def score(self, request: JudgeRequest, repeat: int = 0) -> JudgeResult:
         """One request per entry, at most ``client.max_concurrency`` in flight; ``repeat`` > 0 asks again."""
@@ -111,8 +114,8 @@ class OpenAIJudge:
         def one(i: int) -> tuple[int, Any, Any]:
             body = {"model": self.model, "messages": messages_for(request, request.entries[i]), "max_tokens": 1,
                     "temperature": 0, "logprobs": True, "top_logprobs": 20}
-            material = {"judge": self.name, "base_url": self.client.public_url, "path": "/chat/completions",
-                        "body": body, "repeat": repeat}
+            material = {"judge": self.name, "prompt_version": self.PROMPT_VERSION, "base_url": self.client.public_url,
+                        "path": "/chat/completions", "body": body, "repeat": repeat}
             response, usage = self.client.cached_call(material, lambda: send_chat(self.client, body),
                                                       check=lambda b: score_of(b)[1])
             return i, response, usage

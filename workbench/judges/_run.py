@@ -67,6 +67,16 @@ class JudgeReport:
     pruned: int = 0
     #: the evidence table the requests used (:func:`workbench.summaries._evidence.evidence_path` of ``out``)
     evidence: Path | None = None
+    #: attempts that reached the network (a request retried after a timeout is one request sent, two attempts)
+    attempts: int | None = None
+    #: the models the answers say made them: those read from the cache, those sent now (name -> answers)
+    cached_models: dict[str, int] = field(default_factory=dict)
+    sent_models: dict[str, int] = field(default_factory=dict)
+    #: usable answers the cache could not store (kept all the same), and the first reason
+    uncached: int = 0
+    uncached_reason: str | None = None
+    #: cache entries that did not match their request or their checksum: not served, asked again
+    mismatched: int = 0
 
     @property
     def failed(self) -> int:
@@ -79,9 +89,22 @@ class JudgeReport:
 
     def lines(self) -> list[str]:
         reasons = ", ".join(f"{reason}: {n}" for reason, n in self.failures.items())
+        attempts = f" ({self.attempts} attempts)" if self.attempts is not None and self.attempts != self.sent else ""
+        by = f" (made by {_names(self.cached_models)})" if self.cached_models else ""
         out = [f"{self.out}: {self.scores} scores by {self.judge} ({self.null_scores} without a usable answer); "
-               f"{self.requests} requests, {self.sent} sent, {self.cached} answered from cache, {self.failed} failed"
-               + (f" ({reasons})" if reasons else "")]
+               f"{self.requests} requests, {self.sent} sent{attempts}, {self.cached} answered from cache{by}, "
+               f"{self.failed} failed" + (f" ({reasons})" if reasons else "")]
+        stale = {m: n for m, n in self.cached_models.items() if m not in self.sent_models}
+        if self.sent_models and stale:
+            out.append(f"warning: the server now says its answers are made by {_names(self.sent_models)}, but "
+                       f"{sum(stale.values())} answers read from the cache were made by {_names(stale)}: the scores "
+                       "mix models (--refresh asks everything again)")
+        if self.uncached:
+            out.append(f"warning: {self.uncached} answers could not be stored in the cache ({self.uncached_reason}); "
+                       "they are in the scores, and a re-run asks them again")
+        if self.mismatched:
+            out.append(f"warning: {self.mismatched} cache entries did not match their request or their checksum "
+                       "(edited, or written by another program): not used, asked again")
         if self.evidence is not None:
             out.append(f"{self.evidence}: the evidence passages the requests used")
         if self.tau is not None:
@@ -90,6 +113,11 @@ class JudgeReport:
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
+
+
+def _names(models: dict[str, int]) -> str:
+    shown = [f"{name!r}" + (f" ({n})" if len(models) > 1 else "") for name, n in list(models.items())[:3]]
+    return ", ".join(shown) + (f" and {len(models) - 3} more" if len(models) > 3 else "")
 
 
 def _open(path: Path) -> Tables:
@@ -186,10 +214,19 @@ def judge_directory(
     usages = account.usages
     failed = account.failures()
     n_requests = len(usages) if client is not None else int(pl.concat(accounts).get_column("requests").sum())
+    from collections import Counter
+
+    uncached = [u.uncached for u in usages if u.uncached]
+    cache = getattr(client, "cache", None)
     return JudgeReport(out=written, judge=judge.name, scores=n_scores, null_scores=n_null, requests=n_requests,
                        sent=sum(1 for u in usages if not u.cached and u.attempts),
                        cached=sum(1 for u in usages if u.cached), failures=dict(failed.most_common()), tau=tau,
-                       kept=kept, pruned=pruned, evidence=written_evidence)
+                       kept=kept, pruned=pruned, evidence=written_evidence,
+                       attempts=sum(u.attempts for u in usages if not u.cached),
+                       cached_models=dict(Counter(u.model for u in usages if u.cached and u.model).most_common()),
+                       sent_models=dict(Counter(u.model for u in usages if not u.cached and u.model).most_common()),
+                       uncached=len(uncached), uncached_reason=uncached[0] if uncached else None,
+                       mismatched=getattr(cache, "mismatched", 0))
 
 
 def check_scores_path(data: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:

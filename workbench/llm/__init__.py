@@ -9,26 +9,29 @@ from typing import TYPE_CHECKING
 from workbench._util.lazy import attach
 
 __all__ = [
-    "DiskCache", "error_message", "essentials", "FAIL_FAST_AFTER", "is_loopback", "LLMClient", "MissingKey",
-    "not_an_answer", "parse_retry_after", "redact_url", "REFUSED_GRACE", "request_key", "RequestFailed", "RETRY_STATUS",
-    "RetryPolicy", "RunAccount", "send_chat", "unreachable", "Usage"
+    "DiskCache", "error_message", "essentials", "FAIL_FAST_AFTER", "is_loopback", "LLMClient", "MAX_ANSWER_DEPTH",
+    "MissingKey", "nesting_depth", "not_an_answer", "parse_retry_after", "redact_url", "REFUSED_GRACE",
+    "reported_model", "request_key", "RequestFailed", "response_digest", "RETRY_STATUS", "RetryPolicy", "RunAccount",
+    "send_chat", "token_count", "unreachable", "Usage"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
     "_account": ["FAIL_FAST_AFTER", "RunAccount"],
-    "_cache": ["DiskCache", "request_key"],
+    "_cache": ["DiskCache", "request_key", "response_digest"],
     "_chat": ["essentials", "send_chat"],
     "_client": [
-        "error_message", "is_loopback", "LLMClient", "MissingKey", "not_an_answer", "parse_retry_after", "redact_url",
-        "REFUSED_GRACE", "RequestFailed", "RETRY_STATUS", "RetryPolicy", "unreachable", "Usage"
+        "error_message", "is_loopback", "LLMClient", "MAX_ANSWER_DEPTH", "MissingKey", "nesting_depth", "not_an_answer",
+        "parse_retry_after", "redact_url", "REFUSED_GRACE", "reported_model", "RequestFailed", "RETRY_STATUS",
+        "RetryPolicy", "token_count", "unreachable", "Usage"
     ],
 }, public=__all__)
 
 if TYPE_CHECKING:
     from workbench.llm._account import (FAIL_FAST_AFTER, RunAccount)
-    from workbench.llm._cache import (DiskCache, request_key)
+    from workbench.llm._cache import (DiskCache, request_key, response_digest)
     from workbench.llm._chat import (essentials, send_chat)
     from workbench.llm._client import (
-        error_message, is_loopback, LLMClient, MissingKey, not_an_answer, parse_retry_after, redact_url, REFUSED_GRACE,
-        RequestFailed, RETRY_STATUS, RetryPolicy, unreachable, Usage
+        error_message, is_loopback, LLMClient, MAX_ANSWER_DEPTH, MissingKey, nesting_depth, not_an_answer,
+        parse_retry_after, redact_url, REFUSED_GRACE, reported_model, RequestFailed, RETRY_STATUS, RetryPolicy,
+        token_count, unreachable, Usage
     )

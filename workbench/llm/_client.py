@@ -109,6 +109,10 @@ class Usage:
     error: str | None = None
     #: why each retry happened (status, timeout, unusable answer), in order
     retries: tuple[str, ...] = ()
+    #: the model the answer says made it (its ``model`` field), when it says
+    model: str | None = None
+    #: why a usable answer could not be stored in the cache (a read-only cache): it is kept all the same
+    uncached: str | None = None
 
 
 @dataclass
@@ -165,6 +169,49 @@ def error_message(raw: bytes, key: str | None = None, limit: int = 160) -> str:
     if key:
         text = text.replace(key, "***")
     return text[:limit] + ("..." if len(text) > limit else "")
+
+
+#: the deepest nesting of JSON arrays and objects an answer may have; an API's answer is a few levels deep, and a
+#: deeper one (a 200k-deep array) is an unusable answer, never a crash of the run
+MAX_ANSWER_DEPTH = 64
+
+
+def nesting_depth(value: Any, limit: int = MAX_ANSWER_DEPTH) -> int:
+    """How deeply ``value``'s lists and dicts nest (a scalar: 0), counted without recursion and stopping at
+    ``limit + 1``."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        elif not isinstance(item, list):
+            continue
+        depth += 1
+        if depth > limit:
+            return depth
+        deepest = max(deepest, depth)
+        stack.extend((v, depth) for v in item if isinstance(v, (list, dict)))
+    return deepest
+
+
+def token_count(value: object) -> int:
+    """A usage count as APIs give it (an integer); a float that is a whole number is read as one, anything else
+    (missing, text, fractional, negative, a nested value) counts 0 -- usage never decides a score or ends a run."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    return 0
+
+
+def reported_model(stored: Any) -> str | None:
+    """The model a stored answer says made it (``body.model``), or None."""
+    body = stored.get("body") if isinstance(stored, dict) else None
+    model = body.get("model") if isinstance(body, dict) else None
+    return model[:200] if isinstance(model, str) else None
 
 
 #: seconds a run keeps trying a server it cannot connect to (a local server still starting) before it stops
@@ -371,8 +418,8 @@ class LLMClient:
                      check: Callable[[Any], str | None] | None) -> tuple[Any, Usage]:
         if self.cache is not None and (not self.refresh or key in self._written):
             hit = self.cache.get(key)
-            if hit is not None and (check is None or check(hit.get("body")) is None):
-                return hit, self._finish(Usage(key, True, 0, *self._tokens(hit)))
+            if isinstance(hit, dict) and (check is None or check(hit.get("body")) is None):
+                return hit, self._finish(Usage(key, True, 0, *self._tokens(hit), model=reported_model(hit)))
         if self.offline:
             return None, self._finish(Usage(key, False, 0, error="not in cache"))
         if key in self._failed_now:  # an identical request failed in this run: not asked twice, not cached
@@ -391,13 +438,15 @@ class LLMClient:
                 return self._failed(key, halt, attempt, started, retries, unusable)
             attempt += 1
             try:
-                with self._in_flight:
-                    halt = self._halted()  # the signal may have come while this request waited for a slot
-                    if halt is not None:
-                        return self._failed(key, halt, attempt - 1, started, retries, unusable)
-                    with self._lock:
-                        self.account.sent += 1
-                    response, n_in, n_out = self._bounded(send)
+                halt = self._slot()  # a slot of max_concurrency, held until this attempt's sending ends
+                if halt is not None:
+                    return self._failed(key, halt, attempt - 1, started, retries, unusable)
+                with self._lock:
+                    self.account.sent += 1
+                response, n_in, n_out = self._bounded(send)  # gives the slot back when the sending ends
+                if nesting_depth(response) > MAX_ANSWER_DEPTH:
+                    raise RequestFailed(f"unusable answer: JSON nested deeper than {MAX_ANSWER_DEPTH} levels",
+                                        retryable=True, unusable=True)
                 reason = check(response) if check is not None else None
                 if reason is not None:
                     unusable = ({"body": response, "input_tokens": n_in, "output_tokens": n_out}, reason)
@@ -429,12 +478,15 @@ class LLMClient:
             self._usable += 1
             self._streak = ("", 0)
         stored = {"body": self._scrub(response), "input_tokens": n_in, "output_tokens": n_out}
+        not_stored = None
         if self.cache is not None:
-            self.cache.put(key, stored, material)
-            self._written.add(key)
+            not_stored = self.cache.put(key, stored, material)  # a cache that cannot be written loses no answer
+            if not_stored is None:
+                self._written.add(key)
         usage = Usage(key, False, attempt, n_in, n_out,
                       (n_in * self.price_in_per_million + n_out * self.price_out_per_million) / 1e6,
-                      time.perf_counter() - started, retries=tuple(retries))
+                      time.perf_counter() - started, retries=tuple(retries), model=reported_model(stored),
+                      uncached=not_stored)
         return stored, self._finish(usage)
 
     # -- faults: a stop, a server that answers nothing usable, one that asks to wait, one that never finishes --
@@ -483,10 +535,26 @@ class LLMClient:
                 self._tripped = (f"stopped after {n} unusable answers in a row and none usable ({kind}): the server "
                                  "answers nothing usable (--no-fail-fast to keep asking)")
 
+    def _slot(self) -> str | None:
+        """Take one of the ``max_concurrency`` slots (None), waiting while all are taken; or why nothing may be
+        sent now (a stop, the deadline, fail fast), without a slot. :meth:`_bounded` gives the slot back."""
+        while not self._in_flight.acquire(timeout=0.05):
+            remaining = self._remaining()
+            if remaining is not None and remaining <= 0:
+                return "deadline"
+            if (halt := self._halted()) is not None:
+                return halt
+        halt = self._halted()  # the signal may have come while this request waited for a slot
+        if halt is not None:
+            self._in_flight.release()
+        return halt
+
     def _bounded(self, send: Callable[[], T]) -> T:
         """``send()`` within the attempt's time, whatever the server does (a status line sent one byte at a time
         never trips httpx's per-read timeout): run in a daemon thread, abandoned when the time is up or the client
-        stops. The abandoned thread ends when its socket does; it holds nothing the run needs."""
+        stops. The thread gives back the slot :meth:`_slot` took when its sending ends, not when it is abandoned:
+        an abandoned attempt still holds a connection, so it still counts against ``max_concurrency`` until the
+        connection is closed (:meth:`_drop_connections` closes it at once)."""
         limit = self.attempt_timeout()
         box: dict[str, Any] = {}
         done = threading.Event()
@@ -498,6 +566,7 @@ class LLMClient:
                 box["error"] = exc
             finally:
                 done.set()
+                self._in_flight.release()
 
         threading.Thread(target=run, daemon=True, name="workbench-request").start()
         remaining = self._remaining()
@@ -670,6 +739,9 @@ class LLMClient:
             return json.loads(raw)  # NaN / Infinity are read: the judges' strict checks decide what they mean
         except (json.JSONDecodeError, UnicodeDecodeError):  # JSON promised, but cut or garbled: may be transient
             raise RequestFailed("the response is not valid JSON", status=status, retryable=True) from None
+        except RecursionError:  # a 200k-deep array: no API answers so
+            raise RequestFailed(f"unusable answer: JSON nested deeper than {MAX_ANSWER_DEPTH} levels", status=status,
+                                retryable=True, unusable=True) from None
 
     # -- accounting -----------------------------------------------------------
 
@@ -678,6 +750,6 @@ class LLMClient:
         return self.account.summary()
 
 
-__all__ = ["error_message", "is_loopback", "LLMClient", "MissingKey", "not_an_answer", "parse_retry_after",
-           "redact_url", "REFUSED_GRACE", "RequestFailed", "unreachable",
-           "RETRY_STATUS", "RetryPolicy", "Usage"]
+__all__ = ["error_message", "is_loopback", "LLMClient", "MAX_ANSWER_DEPTH", "MissingKey", "nesting_depth",
+           "not_an_answer", "parse_retry_after", "redact_url", "REFUSED_GRACE", "reported_model", "RequestFailed",
+           "token_count", "unreachable", "RETRY_STATUS", "RetryPolicy", "Usage"]
