@@ -46,6 +46,13 @@ class DiskCache:
         self.mismatched = 0
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The directory only (a Ray worker's copy counts its own mismatches; a lock does not travel)."""
+        return {"directory": self.directory}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["directory"])  # type: ignore[misc]
+
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
