@@ -218,7 +218,7 @@ def test_duplicate_ids_name_both_lines_and_a_store_with_labels_is_never_added_to
     mine = out / "annotations" / "labels" / "me.round1.jsonl"
     mine.write_text('{"item_id": "x", "annotator": "me", "round": 1, "field": "support", "value": "supported"}\n')
     assert main(["import", str(FIXTURE), "--out", str(out)]) == 2  # the format is sniffed
-    assert "holds labels already" in capsys.readouterr().err
+    assert "holds labels made on the log imported there before" in capsys.readouterr().err
     assert sorted(p.name for p in out.rglob("*") if p.is_file()) == ["me.round1.jsonl"]
 
 

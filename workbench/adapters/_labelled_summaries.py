@@ -33,7 +33,7 @@ The tables: each summary is a run (``run_id`` = ``id``, ``task_id`` = ``scenario
 = ``system``, ``subset`` = ``dataset``, ``split``, ``human_score`` = ``score``); each source passage a step (tool
 ``source``, its text the observation: the history the summary replaced, which the judges retrieve evidence from);
 the summary a compaction at boundary 0 replacing every step; each sentence an entry (section ``Summary``, role
-``other``); the labels a ``labels`` table, which ``workbench import`` writes into the annotation store at
+``other``, schema ``given``: the input gave it, and no verb splits the summary again, so label ids stay valid); the labels a ``labels`` table, which ``workbench import`` writes into the annotation store at
 ``DIR/annotations`` under each annotator's own name.
 """
 
@@ -55,12 +55,14 @@ from workbench.errors import SchemaError
 from workbench.errors import describe_value
 from workbench.tables._vocabulary import LABEL_VALUES
 
-__all__ = ["FIELDS", "SECTION", "check_summary", "checked_records", "records_to_tables", "read_labelled_summaries",
+__all__ = ["FIELDS", "GIVEN", "SECTION", "check_summary", "checked_records", "records_to_tables", "read_labelled_summaries",
            "run_column", "split_sentences"]
 
 #: the fields a record may have
 FIELDS = ("id", "source_id", "system", "source", "summary", "sentences", "labels", "score", "split", "dataset",
           "metrics", "meta")
+#: the ``schema`` of entries the input gave (its sentences): kept as they are by every verb, never split again
+GIVEN = "given"
 #: the section every sentence stands under
 SECTION = "Summary"
 _LABEL_FIELDS = ("sentence", "annotator", "value", "note", "field")
@@ -314,7 +316,7 @@ def records_to_tables(records: Iterable[Mapping[str, Any]]) -> dict[str, pl.Data
                             "span_end": len(passages) - 1, "candidate_summary": r["summary"],
                             "committed_summary": r["summary"]})
         entries.extend({"entry_id": entry_id(rid, 0, k), "run_id": rid, "boundary": 0, "section": SECTION,
-                        "position": k, "text": text, "role": "other", "schema": "free_text"}
+                        "position": k, "text": text, "role": "other", "schema": GIVEN}
                        for k, text in enumerate(r["sentences"]))
         labels.extend({"item_id": entry_id(rid, 0, lab["sentence"]), "annotator": lab["annotator"], "round": 1,
                        "field": lab["field"], "value": lab["value"], "note": lab["note"]} for lab in r["labels"])

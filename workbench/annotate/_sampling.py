@@ -213,6 +213,7 @@ DEFAULT_SELECTION: dict[str, tuple[str, tuple[str, ...]]] = {
     "openclaw": ("section", REASONING_SECTIONS),
     "claude_code": ("role", ("history", "forward")),
     "free_text": ("role", ("other",)),
+    "given": ("role", ("other",)),  # a labelled summary's own sentences: every one
 }
 
 

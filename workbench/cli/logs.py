@@ -251,6 +251,12 @@ def run_entries(args: argparse.Namespace) -> int:
     directory = existing_dir(args.dir, "workbench directory")
     if not any((directory / f"compactions.{ext}").exists() for ext in ("parquet", "jsonl")):
         raise SchemaError("no compactions table (compactions.parquet or .jsonl)", file=str(directory))
+    from workbench.summaries._entries import given_entries
+
+    if (given := given_entries(directory)) is not None:
+        print(f"{args.dir}: {given} entries, as the log gave them (a labelled summary's own sentences): kept, "
+              "never split again")
+        return 0
     n = write_entries(directory)  # in batches: memory bounded by a batch, not the log
     print(f"{args.dir}/entries.parquet: {n} entries")
     return 0

@@ -44,6 +44,7 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
         from workbench._util.atomic import check_not_input
 
         check_not_input(out, [path])
+        _check_new_store(Path(out) / "annotations")  # labels made on another log never meet this one's entries
     fmt = _format_of(path, format, bad)
     derive = chunk_entries if entries else None
     if fmt in STREAMING:
@@ -55,13 +56,12 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
         raise SchemaError(f"since, until and project select sessions of {' or '.join(DIRECTORY_FORMATS)} logs, not "
                           f"of a {fmt} log", file=str(path))
     tables = FORMATS[fmt](path)
-    if derive is not None:
+    if derive is not None and "entries" not in tables:  # entries the log gives (its sentences) are never re-split
         tables.update(derive(tables))
     labels = tables.pop("labels", None) if fmt in LABELLED_FORMATS else None
     if out is not None:
         store = None
         if labels is not None and labels.height:
-            _check_new_store(Path(out) / "annotations")
             store = lambda staging: _write_labelled_store(staging / "annotations", tables, labels)  # noqa: E731
         write_tables(tables, out, replace=replace, stage=store)
     counts = {name: frame.height for name, frame in tables.items()}
@@ -74,8 +74,10 @@ def _check_new_store(store: Path) -> None:
     """An import writes its labels into a new annotation store only: one that holds labels (a person's, or an
     earlier import's) is never added to or replaced."""
     if store.exists() and any(store.rglob("*.jsonl")):
-        raise SchemaError("holds labels already; import into a new directory (the labels people added there are "
-                          "never replaced)", file=str(store))
+        raise SchemaError(f"holds labels made on the log imported there before (their ids would name this log's "
+                          f"entries); import into a new directory, or keep them elsewhere first (mv {store} "
+                          f"{store.parent.name}-labels) and import again: labels are never replaced",
+                          file=str(store))
 
 
 def _write_labelled_store(store: Path, tables: dict[str, pl.DataFrame], labels: pl.DataFrame) -> None:

@@ -21,7 +21,8 @@ ROLES: dict[str, str] = {
     "user_messages": "User messages", "other": "Other",
 }
 #: the summary schemas (:data:`workbench.summaries._grammar.SCHEMAS`; ``claude_code`` is also a method, with the same words)
-SCHEMAS: dict[str, str] = {"openclaw": "OpenClaw", "claude_code": "Claude Code", "free_text": "Free text"}
+SCHEMAS: dict[str, str] = {"openclaw": "OpenClaw", "claude_code": "Claude Code", "free_text": "Free text",
+                           "given": "Given sentences"}
 #: the labelled fields and their values
 FIELDS: dict[str, str] = {
     "support": "Support", "correct": "Correct", "supported": "Supported", "unsupported": "Unsupported",

@@ -14,7 +14,7 @@ __all__ = [
     "arg_identifiers", "build_request", "Chunk", "CHUNK_CHARS", "chunk_outputs", "chunk_step", "claude_check",
     "CLAUDE_SECTIONS", "clear_caches", "CODE", "code_identifiers", "compaction_requests", "CompactionRequest",
     "DEFAULT_TAU", "describe_source", "detect_schema", "entries_table", "Entry", "entry_evidence", "entry_id",
-    "entry_parts", "Evidence", "evidence_id", "evidence_path", "evidence_table", "fact_check", "fact_check_compactions",
+    "entry_parts", "Evidence", "evidence_id", "given_entries", "evidence_path", "evidence_table", "fact_check", "fact_check_compactions",
     "FactCheck", "find", "headings", "IDENTIFIER", "identifier_sources", "JudgeRequest", "keep_positions",
     "LAST_MESSAGES", "MAX_IDENTIFIERS", "NETWORK", "normalise", "opaque_identifiers", "OPENCLAW",
     "openclaw_identifiers", "parse", "Passage", "PASSAGE_CHARS", "passages", "prune", "prune_compactions",
@@ -26,8 +26,8 @@ __all__ = [
 
 __getattr__, __dir__ = attach(__name__, {
     "_entries": [
-        "entries_table", "entry_id", "entry_parts", "evidence_id", "request_id", "request_of_entry", "run_of_entry",
-        "with_roles", "write_entries"
+        "entries_table", "entry_id", "entry_parts", "evidence_id", "given_entries", "request_id", "request_of_entry",
+        "run_of_entry", "with_roles", "write_entries"
     ],
     "_evidence": [
         "build_request", "chunk_step", "compaction_requests", "CompactionRequest", "describe_source", "entry_evidence",
@@ -53,7 +53,7 @@ __getattr__, __dir__ = attach(__name__, {
 
 if TYPE_CHECKING:
     from workbench.summaries._entries import (
-        entries_table, entry_id, entry_parts, evidence_id, request_id, request_of_entry, run_of_entry, with_roles,
+        entries_table, entry_id, entry_parts, evidence_id, given_entries, request_id, request_of_entry, run_of_entry, with_roles,
         write_entries
     )
     from workbench.summaries._evidence import (

@@ -16,7 +16,7 @@ import polars as pl
 from workbench.tables import _schema as schema
 from workbench.summaries._grammar import SCHEMAS, normalise, parse
 
-__all__ = ["entries_table", "entry_id", "entry_parts", "evidence_id", "request_id", "request_of_entry", "run_of_entry", "with_roles",
+__all__ = ["entries_table", "entry_id", "entry_parts", "evidence_id", "given_entries", "request_id", "request_of_entry", "run_of_entry", "with_roles",
            "write_entries"]
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -137,6 +137,19 @@ def entries_table(compactions: pl.DataFrame, *, summary_column: str = "candidate
     return pl.DataFrame(rows, schema=columns) if rows else pl.DataFrame(schema=columns)
 
 
+def given_entries(directory: str | os.PathLike[str]) -> int | None:
+    """How many entries ``directory``'s entries table holds when the log gave them (a labelled summary's
+    sentences, schema ``given``), else None: such entries are never split again (labels name them by id)."""
+    from workbench.tables._files import table_file
+
+    path = table_file(Path(directory), "entries")
+    if path is None:
+        return None
+    frame = (pl.scan_parquet(path) if path.suffix == ".parquet" else pl.scan_ndjson(path)).select("schema")
+    counts = frame.select(pl.len().alias("n"), (pl.col("schema") == "given").sum().alias("given")).collect()
+    return int(counts["n"][0]) if counts["given"][0] else None
+
+
 def write_entries(directory: str | os.PathLike[str], *, batch_rows: int = 20_000) -> int:
     """Extract the entries of ``directory``'s compactions into ``directory/entries.parquet``; returns their number.
 
@@ -145,8 +158,11 @@ def write_entries(directory: str | os.PathLike[str], *, batch_rows: int = 20_000
     the log. Rows come run by run in the compactions' order (the in-memory :func:`entries_table`
     sorts by run id; the rows are the same). A directory whose compactions do not keep each run's
     rows together, or that has them only as JSONL, is done in memory. The file appears whole or
-    not at all.
+    not at all. Entries the log gave (:func:`given_entries`) are kept as they are: their number is returned.
     """
+    given = given_entries(directory)
+    if given is not None:
+        return given
     import shutil
     import tempfile
 
