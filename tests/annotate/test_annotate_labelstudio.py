@@ -83,13 +83,18 @@ def test_the_config_shows_the_question_definitions_evidence_and_material() -> No
     predicted = to_labelstudio([item], {"e1": 0.7}, judge="lexical")
     assert config_variables(labeling_config("support", predictions=True)) == set(predicted[0]["data"]) - {"item_id"}
     assert "$evaluation_text" in correct and "$evaluation_text" not in support
-    assert QUESTIONS["support"] in support and all(f"{v}: " in support for v in DEFINITIONS["support"])
+    # the question is the task's own (issue 59): SJC's for an agent log's entry, the data set's when it states one
+    assert '<Text name="question" value="$question"/>' in support and all(f"{v}: " in support
+                                                                          for v in DEFINITIONS["support"])
+    assert tasks[0]["data"]["question"] == QUESTIONS["support"]
+    own = to_labelstudio([{**item, "question": "Is every fact of the sentence in the article?"}])
+    assert own[0]["data"]["question"] == "Is every fact of the sentence in the article?"
     assert tasks[0]["data"]["evidence_text"] == "[1 of 1] from step 3, Read\np"
     names = _config_names(support)
     assert names["Choices"] == {"support"} and "entry" in names["Text"]
     export = json.loads(FIXTURE.read_text())
-    for task in export:
-        assert set(task["data"]) >= config_variables(support)
+    for task in export:  # exported by Label Studio before tasks carried their question
+        assert set(task["data"]) >= config_variables(support) - {"question"}
         for ann in task["annotations"]:
             for res in ann["result"]:
                 assert res["from_name"] in names["Choices"] | names["TextArea"] and res["to_name"] in names["Text"]
@@ -129,7 +134,9 @@ def test_labelstudio_export_and_import_round_trip_a_samples_labels(tmp_path: Pat
     tasks = json.loads((tmp_path / "tasks.json").read_text())
     plain, expanded = (json.loads((REAL / n).read_text()) for n in ("export.json", "export-expanded.json"))
     users = {u["id"]: u for u in json.loads((REAL / "users.json").read_text())}
-    assert [t["data"] for t in tasks] == [t["data"] for t in plain] == [t["data"] for t in expanded]
+    # the fixture was exported before tasks carried their question (issue 59): the rest is the same
+    assert [{k: v for k, v in t["data"].items() if k != "question"} for t in tasks] == [t["data"] for t in plain] \
+        == [t["data"] for t in expanded]
     assert {type(a["completed_by"]) for t in plain for a in t["annotations"]} == {int}
     store = tmp_path / "store"
     assert main(["labelstudio", "import", str(REAL / "export.json"), "--store", str(store),
@@ -180,8 +187,8 @@ def test_a_support_task_holds_no_ground_truth_and_predictions_are_opt_in(tmp_pat
     assert main(["labelstudio", "export", str(sample), "--out", str(tmp_path / "t.json")]) == 0
     raw = (tmp_path / "t.json").read_text()
     (task,) = json.loads(raw)
-    assert set(task) == {"data"} and set(task["data"]) == {"item_id", "text", "section", "task", "previous_summary",
-                                                           "evidence_text"}
+    assert set(task) == {"data"} and set(task["data"]) == {"item_id", "question", "text", "section", "task",
+                                                           "previous_summary", "evidence_text"}
     assert "ground truth" not in raw and "paid $120.50" not in raw and "fabricated" not in raw and "s1" not in raw
     assert task["data"]["previous_summary"] == "(none: first compaction)"  # as the terminal says, not a blank
     assert main(["labelstudio", "export", str(sample), "--field", "correct", "--out", str(tmp_path / "c.json")]) == 0

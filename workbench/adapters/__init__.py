@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING
 from workbench._util.lazy import attach
 
 __all__ = [
-    "ANNOTATOR", "BASELINE_METRICS", "chat_to_run", "check_summary", "check_table", "checked_records", "chunk_entries",
+    "ANNOTATOR", "BASELINE_METRICS", "RELEASE", "chat_to_run", "check_header", "check_summary", "check_table", "checked_records", "chunk_entries",
     "claude_code_runs", "codex_runs", "collect_runs", "defang", "DEFAULT_METRICS", "directory_formats",
     "DIRECTORY_FORMATS", "FIELDS", "FORMATS", "frank_records", "input_bytes", "is_frank", "is_success",
     "LABELLED_FORMATS", "load_fixture", "load_full", "message_text", "message_tokens", "openai_runs", "Parts",
     "project_dir", "read_claude_code", "read_codex", "read_frank", "read_json", "read_labelled_summaries", "read_log",
     "read_openai_chat", "read_sessions", "read_tau_bench", "read_trajectories", "records_to_tables", "run_column",
-    "RunTables", "SECTION", "session_files", "session_format", "session_runs", "session_usage", "sniff_directory",
+    "RunTables", "GIVEN", "HEADER_FIELDS", "SECTION", "session_files", "session_format", "session_runs", "session_usage", "sniff_directory",
     "sniff_format", "split_sentences", "stream_tables", "STREAMING", "trajectory_runs", "TranscriptWarning", "tree_files",
     "USAGE_COLUMNS", "usage_rows", "usage_table", "write_trajectories"
 ]
@@ -39,11 +39,12 @@ __getattr__, __dir__ = attach(__name__, {
     "_claude_lines": ["TranscriptWarning"],
     "_codex": ["codex_runs", "read_codex"],
     "_frank": [
-        "ANNOTATOR", "BASELINE_METRICS", "DEFAULT_METRICS", "frank_records", "is_frank", "read_frank", "read_json"
+        "ANNOTATOR", "BASELINE_METRICS", "DEFAULT_METRICS", "frank_records", "is_frank", "read_frank", "read_json",
+        "RELEASE"
     ],
     "_labelled_summaries": [
-        "check_summary", "checked_records", "FIELDS", "read_labelled_summaries", "records_to_tables", "run_column",
-        "SECTION", "split_sentences"
+        "check_header", "check_summary", "checked_records", "FIELDS", "GIVEN", "HEADER_FIELDS", "read_labelled_summaries",
+        "records_to_tables", "run_column", "SECTION", "split_sentences"
     ],
     "_logfiles": [
         "directory_formats", "input_bytes", "project_dir", "session_files", "session_format", "sniff_directory",
@@ -66,11 +67,11 @@ if TYPE_CHECKING:
     from workbench.adapters._claude_lines import (TranscriptWarning)
     from workbench.adapters._codex import (codex_runs, read_codex)
     from workbench.adapters._frank import (
-        ANNOTATOR, BASELINE_METRICS, DEFAULT_METRICS, frank_records, is_frank, read_frank, read_json
+        ANNOTATOR, BASELINE_METRICS, DEFAULT_METRICS, frank_records, is_frank, read_frank, read_json, RELEASE
     )
     from workbench.adapters._labelled_summaries import (
-        check_summary, checked_records, FIELDS, read_labelled_summaries, records_to_tables, run_column, SECTION,
-        split_sentences
+        check_header, check_summary, checked_records, FIELDS, GIVEN, HEADER_FIELDS, read_labelled_summaries,
+        records_to_tables, run_column, SECTION, split_sentences
     )
     from workbench.adapters._logfiles import (
         directory_formats, input_bytes, project_dir, session_files, session_format, sniff_directory, sniff_format,

@@ -30,9 +30,12 @@ import polars as pl
 
 from workbench.errors import SchemaError, describe_value
 
-__all__ = ["ANNOTATOR", "BASELINE_METRICS", "DEFAULT_METRICS", "frank_records", "is_frank", "read_frank",
+__all__ = ["ANNOTATOR", "RELEASE", "BASELINE_METRICS", "DEFAULT_METRICS", "frank_records", "is_frank", "read_frank",
            "read_json"]
 
+#: what the runs' ``meta_release`` says of every summary read from FRANK's files: the published numbers (its
+#: correlation table) are FRANK's on these rows, and on no other data
+RELEASE = "FRANK"
 #: the annotator FRANK's sentence labels are stored under
 ANNOTATOR = "frank"
 #: the ten metrics FRANK's evaluation script reports by default (``evaluation/evaluate.py``)
@@ -147,7 +150,7 @@ def frank_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
             "id": f"{model}:{key[0]}", "source_id": key[0], "system": model, "source": article["article_lines"],
             "summary": article[model], "sentences": sentences, "score": factuality, "split": ann.get("split"),
             "dataset": ann.get("dataset"), "metrics": metrics.get(key, {}),
-            "meta": {k: v for k, v in ann.items() if k not in _KEYS}}
+            "meta": {**{k: v for k, v in ann.items() if k not in _KEYS}, "release": RELEASE}}
         if len(sentences) == 1 and factuality is not None:
             record["labels"] = [{"sentence": 0, "annotator": ANNOTATOR,
                                  "value": "supported" if factuality == 1 else "unsupported"}]

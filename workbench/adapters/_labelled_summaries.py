@@ -9,7 +9,16 @@ One JSON object per line (a ``.jsonl`` file, or ``.jsonl.gz``)::
      "sentences": ["...", "..."],
      "labels": [{"sentence": 0, "annotator": "w1", "value": "supported", "note": "...", "field": "support"}],
      "score": 0.67, "split": "test", "dataset": "cnndm",
-     "metrics": {"BertScore P Art": 0.91, "FactCC": null}, "meta": {"GramE": 1.0}}
+     "metrics": {"BertScore P Art": 0.91, "FactCC": null}, "meta": {"GramE": 1.0},
+     "human": {"faithful": 0.67, "factual": 1},
+     "spans": [{"sentence": 1, "start": 4, "end": 9, "annotator": "w1", "type": "EntE"}]}
+
+An optional first line, the header, says what the file's fields mean for the whole file::
+
+    {"header": {"question": "Is every fact of this sentence stated in the article?",
+                "targets": {"faithful": {"direction": "higher", "description": "share of workers ..."},
+                            "factual": {"direction": "higher"}},
+                "metrics": {"FactCC": {"direction": "higher"}, "perplexity": {"direction": "lower"}}}}
 
 * ``id`` (text, unique in the file), ``source_id`` (text: the source the summary was written from; the unit every
   interval resamples), ``source`` (a text, one passage; or a list of texts, one passage each) and ``summary``
@@ -22,9 +31,19 @@ One JSON object per line (a ``.jsonl`` file, or ``.jsonl.gz``)::
   ``annotator`` (a name the annotation store accepts), ``value`` (in the labels vocabulary of ``field``: for
   ``support``, the default field, ``supported``, ``unsupported`` or ``unsure``), optional ``note``. One label per
   (sentence, annotator, field).
-* ``score`` (a finite number): a summary-level human score (FRANK's ``Factuality``); ``split``, ``dataset``
-  (text); ``metrics`` (name -> number or null: published per-summary metric scores, run columns ``metric_NAME``);
-  ``meta`` (name -> text, number, boolean or null: anything else to keep, run columns ``meta_NAME``).
+* ``score`` (a finite number): a summary-level human score (FRANK's ``Factuality``), the run column
+  ``human_score``; ``human`` (name -> number or null): more summary-level human targets, run columns
+  ``human_NAME`` (the notebooks' ``TARGET``); ``split``, ``dataset`` (text); ``metrics`` (name -> number or null:
+  published per-summary metric scores, run columns ``metric_NAME``); ``meta`` (name -> text, number, boolean or
+  null: anything else to keep, run columns ``meta_NAME``).
+* ``spans``: character spans annotators marked in a sentence: ``sentence``, ``start`` and ``end`` (0-based
+  characters of that sentence, ``start < end <= len``), ``annotator``, optional ``type``; the ``label_spans``
+  table (with the marked text).
+* The header (optional, first line): ``question``, the text annotators answered (it goes with every label of
+  the file, the labelers show it, and labels that answered different questions are never pooled); ``targets``
+  and ``metrics``, name -> ``{"direction": "higher" | "lower", "description": text}`` (the ``variables``
+  table). With a header, every ``human`` name must be one of its targets, and a metric it declares says which
+  way is better. A file without one imports as before (``score`` is ``human_score``, the question SJC's).
 
 Any other field is an error (a misspelt ``lables`` would otherwise drop every label silently). Each bad record is
 a ``FILE:LINE: field 'x': expected ..., got ...`` error, and nothing is written unless the whole file is good.
@@ -55,12 +74,16 @@ from workbench.errors import SchemaError
 from workbench.errors import describe_value
 from workbench.tables._vocabulary import LABEL_VALUES
 
-__all__ = ["FIELDS", "GIVEN", "SECTION", "check_summary", "checked_records", "records_to_tables", "read_labelled_summaries",
+__all__ = ["FIELDS", "GIVEN", "HEADER_FIELDS", "SECTION", "check_header", "check_summary", "checked_records", "records_to_tables", "read_labelled_summaries",
            "run_column", "split_sentences"]
 
 #: the fields a record may have
 FIELDS = ("id", "source_id", "system", "source", "summary", "sentences", "labels", "score", "split", "dataset",
-          "metrics", "meta")
+          "metrics", "meta", "human", "spans")
+#: the fields of the optional header line, and of each variable it declares
+HEADER_FIELDS = ("question", "targets", "metrics")
+_VARIABLE_FIELDS = ("direction", "description")
+_SPAN_FIELDS = ("sentence", "start", "end", "annotator", "type")
 #: the ``schema`` of entries the input gave (its sentences): kept as they are by every verb, never split again
 GIVEN = "given"
 #: the section every sentence stands under
@@ -200,6 +223,19 @@ def check_summary(record: object) -> dict[str, Any]:
                 raise SchemaError(field=f"{group}.{name}", expected="a name whose run column no other name shares",
                                   got=f"{name!r} and {columns[column]!r}, both column {column}")
             columns[column] = name
+    human = record.get("human") or {}
+    if not isinstance(human, dict):
+        raise SchemaError(field="human", expected="an object of target name -> number or null", got=describe_value(human))
+    for name, value in human.items():
+        if value is not None and not _finite(value):
+            raise SchemaError(field=f"human.{name}", expected="a finite number or null", got=_short(value))
+        if run_column("human_", name) in ("human_", "human_score"):
+            raise SchemaError(field=f"human.{name}", expected="a name with a letter or digit, other than 'score' "
+                              "(the score field is human_score)", got=repr(name))
+    spans = record.get("spans") or []
+    if not isinstance(spans, list):
+        raise SchemaError(field="spans", expected="a list of spans", got=describe_value(spans))
+    checked_spans = [_check_span(span, i, sentences) for i, span in enumerate(spans)]
     labels = record.get("labels") or []
     if not isinstance(labels, list):
         raise SchemaError(field="labels", expected="a list of labels", got=describe_value(labels))
@@ -209,7 +245,82 @@ def check_summary(record: object) -> dict[str, Any]:
         checked.append(_check_label(label, i, len(sentences), seen))
     return {"id": rid, "source_id": record["source_id"], "system": system, "passages": passages,
             "summary": summary, "sentences": list(sentences), "labels": checked, "score": score,
-            "split": record.get("split"), "dataset": record.get("dataset"), "metrics": metrics, "meta": meta}
+            "split": record.get("split"), "dataset": record.get("dataset"), "metrics": metrics, "meta": meta,
+            "human": human, "spans": checked_spans}
+
+
+def _check_span(span: object, i: int, sentences: list[str]) -> dict[str, Any]:
+    from workbench.tables._vocabulary import check_annotator
+
+    where = f"spans[{i}]"
+    if not isinstance(span, dict):
+        raise SchemaError(field=where, expected="an object with sentence, start, end and annotator",
+                          got=describe_value(span))
+    unknown = [k for k in span if k not in _SPAN_FIELDS]
+    if unknown:
+        raise SchemaError(field=f"{where}.{unknown[0]}", expected=f"one of {list(_SPAN_FIELDS)}", got="an unknown field")
+    sentence = span.get("sentence")
+    if isinstance(sentence, bool) or not isinstance(sentence, int) or not 0 <= sentence < len(sentences):
+        raise SchemaError(field=f"{where}.sentence", expected=f"the index of one of the summary's {len(sentences)} "
+                          f"sentence(s) (0 to {len(sentences) - 1})", got=describe_value(sentence))
+    size = len(sentences[sentence])
+    start, end = span.get("start"), span.get("end")
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= size:
+            raise SchemaError(field=f"{where}.{name}", expected=f"a character offset in sentence {sentence} (0 to "
+                              f"{size})", got=describe_value(value))
+    if not start < end:  # type: ignore[operator]
+        raise SchemaError(field=where, expected="start before end", got=f"start {start}, end {end}")
+    try:
+        annotator = check_annotator(span.get("annotator"))
+    except SchemaError as err:
+        raise SchemaError(field=f"{where}.annotator", expected=err.expected, got=err.got) from None
+    kind = span.get("type")
+    if kind is not None:
+        _text(kind, f"{where}.type")
+    return {"sentence": sentence, "start": start, "end": end, "annotator": annotator, "type": kind,
+            "text": sentences[sentence][start:end]}
+
+
+def check_header(raw: object) -> dict[str, Any]:
+    """The header line checked (SchemaError names the field): ``question`` (text or None), ``targets`` and
+    ``metrics`` (name -> ``{"direction", "description"}``)."""
+    header = raw.get("header") if isinstance(raw, dict) else None
+    if not isinstance(header, dict) or len(raw) != 1:  # type: ignore[arg-type]
+        raise SchemaError(field="header", expected="a line {\"header\": {...}} and nothing else",
+                          got=describe_value(raw))
+    unknown = [k for k in header if k not in HEADER_FIELDS]
+    if unknown:
+        raise SchemaError(field=f"header.{unknown[0]}", expected=f"one of {list(HEADER_FIELDS)}", got="an unknown field")
+    question = header.get("question")
+    if question is not None and not (isinstance(question, str) and question.strip()):
+        raise SchemaError(field="header.question", expected="the text annotators answered", got=describe_value(question))
+    out: dict[str, Any] = {"question": question}
+    for group in ("targets", "metrics"):
+        declared = header.get(group) or {}
+        if not isinstance(declared, dict):
+            raise SchemaError(field=f"header.{group}", expected="an object of name -> {direction, description}",
+                              got=describe_value(declared))
+        checked = {}
+        for name, spec in declared.items():
+            where = f"header.{group}.{name}"
+            spec = {} if spec is None else spec
+            if not isinstance(spec, dict):
+                raise SchemaError(field=where, expected="an object {direction, description}", got=describe_value(spec))
+            extra = [k for k in spec if k not in _VARIABLE_FIELDS]
+            if extra:
+                raise SchemaError(field=f"{where}.{extra[0]}", expected=f"one of {list(_VARIABLE_FIELDS)}",
+                                  got="an unknown field")
+            direction = spec.get("direction")
+            if direction not in (None, "higher", "lower"):
+                raise SchemaError(field=f"{where}.direction", expected="'higher' or 'lower' (which way is better)",
+                                  got=describe_value(direction))
+            description = spec.get("description")
+            if description is not None:
+                _text(description, f"{where}.description")
+            checked[name] = {"direction": direction, "description": description}
+        out[group] = checked
+    return out
 
 
 def _check_label(label: object, i: int, n_sentences: int, seen: dict[tuple[int, str, str], int]) -> dict[str, Any]:
@@ -257,9 +368,24 @@ def checked_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[st
     first: dict[str, int] = {}
     columns: dict[str, tuple[str, int]] = {}  # run column -> the metric or meta name that made it, and its line
     kinds: dict[str, tuple[str, int]] = {}  # meta name -> the kind of its values (number, boolean, text), and a line
+    header: dict[str, Any] | None = None
     for number, raw in json_lines(path):
         with at_line(path, number):
+            if isinstance(raw, dict) and "header" in raw:
+                if first or header is not None:
+                    raise SchemaError(field="header", expected="the header on the first line only",
+                                      got="a second header" if header is not None else "a header after the summaries")
+                header = check_header(raw)
+                yield number, {"header": header}
+                continue
             record = check_summary(raw)
+            if header is not None:
+                declared = header["targets"]
+                unknown = [name for name in record["human"] if name not in declared]
+                if unknown:
+                    raise SchemaError(field=f"human.{unknown[0]}", expected=f"a target the header declares "
+                                      f"({sorted(declared) or 'none'})", got=repr(unknown[0]))
+                record["question"] = header["question"]
             if record["id"] in first:
                 raise SchemaError(field="id", expected="an id no other record has",
                                   got=f"{record['id']!r}, the id of line {first[record['id']]}")
@@ -283,8 +409,8 @@ def checked_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[st
 
 
 def read_labelled_summaries(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
-    """The tables of a labelled-summaries file (runs, steps, compactions, entries, labels); see the module
-    docstring."""
+    """The tables of a labelled-summaries file (runs, steps, compactions, entries, labels, and with spans or a
+    header ``label_spans`` and ``variables``); see the module docstring."""
     return records_to_tables(record for _, record in checked_records(path))
 
 
@@ -296,19 +422,29 @@ def run_column(prefix: str, name: str) -> str:
 
 def records_to_tables(records: Iterable[Mapping[str, Any]]) -> dict[str, pl.DataFrame]:
     """Checked records (:func:`checked_records`) as the workbench's tables, validated by their declarations.
-    ``metrics`` become run columns ``metric_NAME`` and ``meta`` ``meta_NAME`` (non-word characters as ``_``)."""
+    ``metrics`` become run columns ``metric_NAME``, ``meta`` ``meta_NAME`` and ``human`` ``human_NAME`` (non-word
+    characters as ``_``); a header record (``{"header": ...}``, first) gives every label its question and the
+    ``variables`` table."""
+    header: dict[str, Any] | None = None
+    spans: list[dict[str, Any]] = []
     runs: list[dict[str, Any]] = []
     steps: list[dict[str, Any]] = []
     compactions: list[dict[str, Any]] = []
     entries: list[dict[str, Any]] = []
     labels: list[dict[str, Any]] = []
     for r in records:
+        if "header" in r:
+            header = r["header"]
+            continue
         rid, passages = r["id"], r["passages"]
         run = {"run_id": rid, "task_id": r["source_id"], "scenario_id": r["source_id"], "method": r["system"],
                "subset": r["dataset"], "split": r["split"], "human_score": None if r["score"] is None
                else float(r["score"]), "steps": len(passages), "compactions": 1}
         run.update({run_column("metric_", k): None if v is None else float(v) for k, v in r["metrics"].items()})
         run.update({run_column("meta_", k): v for k, v in r["meta"].items()})
+        run.update({run_column("human_", k): None if v is None else float(v) for k, v in r.get("human", {}).items()})
+        if r.get("question"):
+            run["question"] = r["question"]
         runs.append(run)
         steps.extend({"run_id": rid, "step": i, "tool": "source", "observation": text, "observation_role": "tool"}
                      for i, text in enumerate(passages))
@@ -319,7 +455,10 @@ def records_to_tables(records: Iterable[Mapping[str, Any]]) -> dict[str, pl.Data
                         "position": k, "text": text, "role": "other", "schema": GIVEN}
                        for k, text in enumerate(r["sentences"]))
         labels.extend({"item_id": entry_id(rid, 0, lab["sentence"]), "annotator": lab["annotator"], "round": 1,
-                       "field": lab["field"], "value": lab["value"], "note": lab["note"]} for lab in r["labels"])
+                       "field": lab["field"], "value": lab["value"], "note": lab["note"],
+                       "question": r.get("question")} for lab in r["labels"])
+        spans.extend({"item_id": entry_id(rid, 0, sp["sentence"]), "annotator": sp["annotator"], "start": sp["start"],
+                      "end": sp["end"], "type": sp["type"], "text": sp["text"]} for sp in r.get("spans", []))
     if not runs:
         raise SchemaError("no labelled summaries", expected="at least one record")
     from workbench.tables._files import rows_frame
@@ -329,4 +468,11 @@ def records_to_tables(records: Iterable[Mapping[str, Any]]) -> dict[str, pl.Data
               "compactions": rows_frame("compactions", compactions), "entries": rows_frame("entries", entries)}
     out = {name: validate(name, frame) for name, frame in frames.items()}
     out["labels"] = validate("labels", rows_frame("labels", labels)) if labels else schema.empty("labels")
+    if spans:
+        out["label_spans"] = validate("label_spans", rows_frame("label_spans", spans))
+    if header is not None and (header["targets"] or header["metrics"]):
+        variables = [{"name": name, "kind": kind, "column": run_column(prefix, name), **spec}
+                     for group, kind, prefix in (("targets", "target", "human_"), ("metrics", "metric", "metric_"))
+                     for name, spec in header[group].items()]
+        out["variables"] = validate("variables", rows_frame("variables", variables))
     return out

@@ -20,8 +20,8 @@ PARALLEL_BYTES = 64 << 20
 
 def sniff_format(path: str | os.PathLike[str]) -> str:
     """Guess a log's format: ``tau-bench`` for a JSON list of runs with ``traj``; from the first JSONL
-    record, ``openai`` if it has ``messages``, ``labelled-summaries`` if it has ``source_id`` (and ``summary``, or
-    no ``run_id``), else ``trajectory``."""
+    record, ``openai`` if it has ``messages``, ``labelled-summaries`` if it is a labelled-summaries header or has
+    ``source_id`` (and ``summary``, or no ``run_id``), else ``trajectory``."""
     import gzip
 
     with (gzip.open(path, "rb") if Path(path).suffix == ".gz" else open(path, "rb")) as fh:
@@ -31,7 +31,8 @@ def sniff_format(path: str | os.PathLike[str]) -> str:
     for _, record in json_lines(Path(path)):
         if isinstance(record, dict) and "messages" in record:
             return "openai"
-        if isinstance(record, dict) and "source_id" in record and ("summary" in record or "run_id" not in record):
+        if isinstance(record, dict) and (set(record) == {"header"} or "source_id" in record
+                                         and ("summary" in record or "run_id" not in record)):
             return "labelled-summaries"  # without its summary too: then that reader names the missing field
         return session_format(record) or "trajectory"
     return "trajectory"  # pragma: no cover - json_lines raises on an empty file

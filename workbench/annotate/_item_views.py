@@ -49,6 +49,14 @@ DEFINITIONS: dict[str, dict[str, str]] = {
 }
 
 
+def item_question(item: Mapping[str, Any], field: str = "support") -> str:
+    """The question an annotator answers for ``item``: the data set's own (a labelled-summaries header's
+    ``question``, carried by each sample item) for ``support``, else the protocol's (:data:`QUESTIONS`: SJC's agent
+    question for logs)."""
+    own = item.get("question") if field == "support" else None
+    return own if isinstance(own, str) and own.strip() else QUESTIONS[field]
+
+
 def definitions_text(field: str) -> str:
     """The field's values and their meanings, one line each."""
     return "\n".join(f"{value}: {meaning}" for value, meaning in DEFINITIONS[field].items())
@@ -87,7 +95,8 @@ def item_view(item: dict[str, Any], field: str = "support", *, question: bool = 
         for m in material:
             blocks.append(Block(f"Evaluation material: {m.get('name')}", _str(m.get("text")), "material"))
     if question:
-        blocks.append(Block(f"Question ({field})", QUESTIONS[field] + "\n\n" + definitions_text(field), "question"))
+        blocks.append(Block(f"Question ({field})", item_question(item, field) + "\n\n" + definitions_text(field),
+                            "question"))
     return blocks
 
 
@@ -133,4 +142,5 @@ def render_item_html(item: dict[str, Any], field: str = "support", *, question: 
     return "\n".join(parts)
 
 
-__all__ = ["Block", "DEFINITIONS", "definitions_text", "FIELDS", "item_view", "QUESTIONS", "render_item_html"]
+__all__ = ["Block", "DEFINITIONS", "definitions_text", "FIELDS", "item_question", "item_view", "QUESTIONS",
+           "render_item_html"]

@@ -20,7 +20,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from workbench.tables._vocabulary import check_annotator
-from workbench.annotate._item_views import DEFINITIONS, FIELDS, QUESTIONS, item_view
+from workbench.annotate._item_views import DEFINITIONS, FIELDS, QUESTIONS, item_question, item_view
 from workbench.errors import SchemaError
 from workbench.errors import describe_value
 from workbench.tables._vocabulary import LABEL_VALUES
@@ -29,8 +29,9 @@ from workbench.tables._vocabulary import LABEL_VALUES
 #: the task ``data`` a Label Studio task of each field carries: what that field's protocol shows the annotator
 #: (``annotate.views.item_view``) and the item id that brings the label back; never a score or ground truth
 TASK_DATA: dict[str, tuple[str, ...]] = {
-    "support": ("item_id", "text", "section", "task", "previous_summary", "evidence_text"),
-    "correct": ("item_id", "text", "section", "task", "previous_summary", "evidence_text", "evaluation_text"),
+    "support": ("item_id", "question", "text", "section", "task", "previous_summary", "evidence_text"),
+    "correct": ("item_id", "question", "text", "section", "task", "previous_summary", "evidence_text",
+                "evaluation_text"),
 }
 #: the data key that says, in a task exported with judge scores, that the judge's view is shown
 JUDGE_SHOWN = "judge_shown"
@@ -47,8 +48,7 @@ def labeling_config(field: str = "support", *, predictions: bool = False) -> str
     the entry (``$judge_shown``)."""
     if field not in FIELDS:
         raise ValueError(f"field: expected one of {sorted(FIELDS)}, got {field!r}")
-    q = escape(QUESTIONS[field], {'"': "&quot;"})
-    blocks = ["<View>", f'  <Header value="Question ({field})"/>', f'  <Text name="question" value="{q}"/>']
+    blocks = ["<View>", f'  <Header value="Question ({field})"/>', '  <Text name="question" value="$question"/>']
     blocks += [f'  <Text name="def_{v}" value="{escape(f"{v}: {m}", {chr(34): "&quot;"})}"/>'
                for v, m in DEFINITIONS[field].items()]
     blocks += [f'  <Choices name="{field}" toName="entry" choice="single" showInline="true" required="true">']
@@ -112,13 +112,14 @@ def task_data(item: Mapping[str, Any], field: str = "support") -> dict[str, str]
     Returns
     -------
     dict of str to str
-        The task's ``data``: ``item_id``, ``text``, ``section``, ``task``, ``previous_summary`` ("(none: first
+        The task's ``data``: ``item_id``, ``question`` (the data set's own, else the protocol's), ``text``, ``section``, ``task``, ``previous_summary`` ("(none: first
         compaction)" when empty, as the terminal says), ``evidence_text`` (every passage numbered under its source)
         and, for ``correct``, ``evaluation_text``.
     """
     if field not in TASK_DATA:
         raise ValueError(f"field: expected one of {sorted(TASK_DATA)}, got {field!r}")
     full = {k: "" if item.get(k) is None else str(item[k]) for k in ("item_id", "text", "section", "task")}
+    full["question"] = item_question(item, field)  # the data set's own question, or the protocol's
     evidence, material = [], []
     for b in item_view(dict(item), field, question=False):  # the view's own words, its titles as headers here
         if b.title == "Previous summary":
@@ -416,8 +417,11 @@ def read_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
                                               f"{seen[key][0]!r} at {seen[key][1]}")
                     continue  # the same label again: one label
                 seen[key] = (str(choices[0]), here)
+                asked = data.get("question")  # the data set's own question, which the task showed
                 records.append({"item_id": item_id, "annotator": str(who), "round": round, "field": field,
-                                "value": str(choices[0]), "note": note})  # the store stamps labeled_at
+                                "value": str(choices[0]), "note": note,  # the store stamps labeled_at
+                                **({"question": asked} if isinstance(asked, str) and asked != QUESTIONS[field]
+                                   else {})})
     return LabelStudioImport(records, cancelled, unlabeled, sum(r["note"] is not None for r in records),
                              tuple(sorted(bare)), tuple(sorted(without)), dict(not_taken), replaced)
 

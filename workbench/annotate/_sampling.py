@@ -251,8 +251,9 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     Each item: ``item_id``, ``text``, ``section``, ``task``, ``previous_summary``, ``evidence``
     (the BM25 passages the judge saw, best first: the tables' ``evidence`` table, which the judge writes beside its
     scores; retrieved once here, as the judge would, for data no judge has scored) with ``evidence_sources``, ``run_id``, ``boundary``,
-    ``scenario_id`` (the cluster of agreement intervals) and ``evaluation`` (the material a
-    ``correct`` label is given with, shown only for that field) -- and nothing a blind labeler
+    ``scenario_id`` (the cluster of agreement intervals), ``evaluation`` (the material a
+    ``correct`` label is given with, shown only for that field) and, when the runs state one, ``question`` (the
+    data set's own question, which the labelers show instead of SJC's) -- and nothing a blind labeler
     must not see: no judge score, no run outcome.
 
     The draw is :func:`stream_sample`'s: one streaming pass over the entries' ids and strata, holding at most
@@ -383,7 +384,8 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
                       "previous_summary": comp_rows[key].get("previous_summary") or "",
                       "evidence": [p["text"] for p in used], "evidence_sources": [p["source"] for p in used],
                       "run_id": row["run_id"], "boundary": row["boundary"], "scenario_id": row.get("scenario_id"),
-                      "evaluation": evaluation_material(run_rows[row["run_id"]], text, observations.get(key, []))})
+                      "evaluation": evaluation_material(run_rows[row["run_id"]], text, observations.get(key, [])),
+                      **({"question": q} if (q := run_rows[row["run_id"]].get("question")) else {})})
     return items, report
 
 

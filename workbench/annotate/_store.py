@@ -203,12 +203,15 @@ class AnnotationStore:
         return self.dir / f"{_safe_name(annotator)}.round{int(round)}.jsonl"
 
     def add(self, *, item_id: str, annotator: str, round: int, field: str, value: str | None,  # noqa: A002
-            note: str | None = None) -> dict[str, object]:
-        """Append one label; returns the record written."""
+            note: str | None = None, question: str | None = None) -> dict[str, object]:
+        """Append one label; returns the record written. ``question``: the data set's own question the annotator
+        answered (kept with the label; None, SJC's agent question, is not written)."""
         check_annotator(annotator)
-        record = {"item_id": str(item_id), "annotator": annotator, "round": int(round), "field": str(field),
-                  "value": None if value is None else str(value), "note": note,
-                  "labeled_at": datetime.now(timezone.utc).isoformat(timespec="microseconds")}
+        record: dict[str, object] = {"item_id": str(item_id), "annotator": annotator, "round": int(round),
+                                     "field": str(field), "value": None if value is None else str(value), "note": note,
+                                     "labeled_at": datetime.now(timezone.utc).isoformat(timespec="microseconds")}
+        if question is not None:
+            record["question"] = question
         check_record(schema.LABELS, record)
         self._append(self.file_for(annotator, round), [record])
         return record

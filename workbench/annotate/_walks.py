@@ -186,8 +186,10 @@ class LabelSession(_Walk):
         return f"annotator {self.annotator} · round {self.round} · field {self.field}"
 
     def _save(self, item_id: str, value: str, note: str | None) -> dict[str, object]:
+        item = self.items[self.ids.index(item_id)]
+        own = item.get("question") if self.field == "support" else None  # the data set's question, kept with it
         return self.store.add(item_id=item_id, annotator=self.annotator, round=self.round, field=self.field,
-                              value=value, note=note)
+                              value=value, note=note, question=own if isinstance(own, str) and own.strip() else None)
 
     def _save_note(self, item_id: str, note: str) -> None:
         self.store.add_note(item_id=item_id, annotator=self.annotator, round=self.round, field=self.field, note=note)

@@ -13,7 +13,7 @@ from typing import Any
 from workbench.annotate._store import AnnotationStore
 
 from workbench.annotate._walks import AdjudicationSession, LabelSession, _Walk
-from workbench.annotate._item_views import DEFINITIONS, FIELDS, QUESTIONS, render_item_html
+from workbench.annotate._item_views import DEFINITIONS, FIELDS, QUESTIONS, item_question, render_item_html
 
 
 # ---------------------------------------------------------------------------
@@ -40,10 +40,10 @@ def _split_epoch(text: str) -> tuple[int, str]:
     return (int(bits, 2) if bits else 0), text[m.end():]
 
 
-def _question_html(field: str) -> str:
+def _question_html(field: str, question: str | None = None) -> str:
     items = "".join(f"<li><b>{html.escape(v)}</b>: {html.escape(m)}</li>" for v, m in DEFINITIONS[field].items())
     return (f'<div class="wb-question" style="font-family: sans-serif; line-height: 1.3">'
-            f'<b>Question ({html.escape(field)}):</b> {html.escape(QUESTIONS[field])}'
+            f'<b>Question ({html.escape(field)}):</b> {html.escape(question or QUESTIONS[field])}'
             f'<ul style="margin: .2em 0 0 0; padding-left: 1.4em; font-size: 12px">{items}</ul></div>')
 
 
@@ -76,6 +76,7 @@ def _widget(session: _Walk) -> Any:
             body = f"<p><b>{html.escape(session.end_message())}</b></p>"
         else:
             body = render_item_html(item, field, question=False)
+            question.value = _question_html(field, item_question(item, field))  # the data set's own question
         frame.children = (w.HTML(body),)  # a new element: its scroll box starts at the top
         for child in old:
             child.close()

@@ -446,6 +446,9 @@ def agreement_report(labels: pl.DataFrame, clusters: Mapping[str, str] | None = 
     AgreementReport
         The tables, the comparisons not made, and what the intervals resample.
     """
+    from workbench.tables._labels import one_question
+
+    one_question(labels)  # agreement between answers to different questions means nothing
     table, skipped = agreement_pairs(labels, clusters or None, n_boot=n_boot, seed=seed)
     multi = None
     if by is not None:

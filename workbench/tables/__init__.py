@@ -17,11 +17,11 @@ __all__ = [
     "all_keys", "ANNOTATOR_RULE", "ATTRIBUTIONS", "batches_by_run", "CANDIDATES", "check_annotator", "check_label",
     "check_record", "check_references", "CHUNK_ROWS", "CHUNK_RUNS", "CHUNK_TEXT", "collected", "Column", "column_order",
     "columns_frame", "COMPACTIONS", "describe_dtype", "describe_dtypes", "empty", "encode_args", "ENTRIES", "EVIDENCE",
-    "gold_labels", "GROUND_TRUTH_PREFIX", "height", "is_timestamp", "label_source", "LABEL_VALUES", "LABELS",
-    "latest_labels", "LOG_FORMATS", "majority_labels", "move_into_place", "open_tables", "PartWriter", "PATTERNS",
+    "gold_labels", "GROUND_TRUTH_PREFIX", "LABEL_SPANS", "height", "is_timestamp", "label_source", "LABEL_VALUES", "LABELS",
+    "latest_labels", "LOG_FORMATS", "majority_labels", "one_question", "move_into_place", "open_tables", "PartWriter", "PATTERNS",
     "read_table", "REASONING_SECTIONS", "RESERVED_ANNOTATORS", "ROLLOUTS", "row_columns", "RowChunks", "RowNames",
     "rows_frame", "rows_of", "RUNS", "SCORES", "SECTIONS", "sink_parts", "slices", "SPANS", "STEPS", "SUPPORT_VALUES",
-    "Table", "table", "table_file", "table_files", "TABLE_NAMES", "TABLES", "TRAJECTORY_TABLES", "validate",
+    "Table", "table", "table_file", "table_files", "TABLE_NAMES", "TABLES", "TRAJECTORY_TABLES", "validate", "VARIABLES",
     "value_fits", "widen_span", "write_tables"
 ]
 
@@ -31,14 +31,15 @@ __getattr__, __dir__ = attach(__name__, {
         "rows_frame", "sink_parts", "table_file", "table_files", "write_tables"
     ],
     "_frames": ["batches_by_run", "collected", "height", "rows_of", "slices"],
-    "_labels": ["gold_labels", "label_source", "latest_labels", "majority_labels"],
+    "_labels": ["gold_labels", "label_source", "latest_labels", "majority_labels", "one_question"],
     "_records": [
         "all_keys", "CHUNK_ROWS", "CHUNK_RUNS", "CHUNK_TEXT", "encode_args", "row_columns", "RowChunks",
         "TRAJECTORY_TABLES", "widen_span"
     ],
     "_schema": [
         "ATTRIBUTIONS", "CANDIDATES", "Column", "column_order", "COMPACTIONS", "empty", "ENTRIES", "EVIDENCE",
-        "GROUND_TRUTH_PREFIX", "LABELS", "ROLLOUTS", "RUNS", "SCORES", "SPANS", "STEPS", "Table", "table", "TABLES"
+        "GROUND_TRUTH_PREFIX", "LABEL_SPANS", "LABELS", "ROLLOUTS", "RUNS", "SCORES", "SPANS", "STEPS", "Table", "table",
+        "TABLES", "VARIABLES"
     ],
     "_validation": [
         "check_label", "check_record", "describe_dtype", "describe_dtypes", "is_timestamp", "validate", "value_fits"
@@ -55,13 +56,13 @@ if TYPE_CHECKING:
         sink_parts, table_file, table_files, write_tables
     )
     from workbench.tables._frames import (batches_by_run, collected, height, rows_of, slices)
-    from workbench.tables._labels import (gold_labels, label_source, latest_labels, majority_labels)
+    from workbench.tables._labels import (gold_labels, label_source, latest_labels, majority_labels, one_question)
     from workbench.tables._records import (
         all_keys, CHUNK_ROWS, CHUNK_RUNS, CHUNK_TEXT, encode_args, row_columns, RowChunks, TRAJECTORY_TABLES, widen_span
     )
     from workbench.tables._schema import (
-        ATTRIBUTIONS, CANDIDATES, Column, column_order, COMPACTIONS, empty, ENTRIES, EVIDENCE, GROUND_TRUTH_PREFIX,
-        LABELS, ROLLOUTS, RUNS, SCORES, SPANS, STEPS, Table, table, TABLES
+        ATTRIBUTIONS, CANDIDATES, Column, column_order, COMPACTIONS, empty, ENTRIES, EVIDENCE, GROUND_TRUTH_PREFIX, LABEL_SPANS,
+        LABELS, ROLLOUTS, RUNS, SCORES, SPANS, STEPS, Table, table, TABLES, VARIABLES
     )
     from workbench.tables._validation import (
         check_label, check_record, describe_dtype, describe_dtypes, is_timestamp, validate, value_fits

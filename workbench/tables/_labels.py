@@ -21,6 +21,25 @@ def latest_labels(labels: pl.DataFrame) -> pl.DataFrame:
             .drop("_order"))
 
 
+def one_question(labels: pl.DataFrame) -> str | None:
+    """The question every label of ``labels`` answered (None: SJC's agent question, the protocol's), per field;
+    a :class:`~workbench.errors.SchemaError` when labels of one field answered different questions: pooling them
+    (agreement, gold labels, a judge's validation) would mix two questions' answers."""
+    from workbench.errors import SchemaError
+
+    if "question" not in labels.columns or not labels.height:
+        return None
+    asked = labels.select("field", pl.col("question").fill_null("")).unique().sort("field", "question")
+    for (field,), group in asked.group_by("field", maintain_order=True):
+        if group.height > 1:
+            shown = [q or "SJC's agent question (none stated)" for q in group.get_column("question").to_list()]
+            raise SchemaError(field="question", expected="one question per field: labels that answered different "
+                              "questions are never pooled (keep them in separate stores)",
+                              got=f"{group.height} questions for {field!r}: " + "; ".join(repr(q[:80]) for q in shown))
+    questions = [q for q in asked.get_column("question").unique().to_list() if q]
+    return questions[0] if len(questions) == 1 else None
+
+
 def gold_labels(labels: pl.DataFrame, *, prefer: Sequence[str] = ("adjudicated",)) -> pl.DataFrame:
     """One label per (item, field): the adjudicated one if any, else the latest round's majority.
 
@@ -38,6 +57,7 @@ def gold_labels(labels: pl.DataFrame, *, prefer: Sequence[str] = ("adjudicated",
     polars.DataFrame
         ``item_id``, ``field``, ``value``.
     """
+    one_question(labels)  # never a majority of answers to different questions
     latest = latest_labels(labels)
     pref = latest.filter(pl.col("annotator").is_in(list(prefer)))
     rest = latest.join(pref.select("item_id", "field"), on=["item_id", "field"], how="anti")
@@ -96,4 +116,4 @@ def label_source(labels: pl.DataFrame) -> str:
     return text + (", adjudicated" if "adjudicated" in names else "")
 
 
-__all__ = ["gold_labels", "label_source", "latest_labels", "majority_labels"]
+__all__ = ["gold_labels", "label_source", "latest_labels", "majority_labels", "one_question"]

@@ -171,6 +171,8 @@ RUNS = Table(
         _c("split", Utf8, doc="the benchmark split the summary belongs to (valid, test ...)"),
         _c("human_score", Float64, doc="a summary-level human score (FRANK: Factuality, the share of error-free "
                                        "sentences)"),
+        _c("question", Utf8, doc="the question annotators answered about the run's entries (a labelled-summaries "
+                                 "header's); null = SJC's agent question"),
     ),
     key=("run_id",),
     doc="one row per agent run",
@@ -297,6 +299,8 @@ LABELS = Table(
         Column("value", Utf8, required=True, nullable=True, doc="one of LABEL_VALUES[field]; null = skipped"),
         _c("note", Utf8),
         _c("labeled_at", Utf8, doc="ISO-8601 UTC timestamp, written by the store", timestamp=True),
+        _c("question", Utf8, doc="the question the annotator answered, as the data set states it; null = SJC's "
+                                 "agent question (an environment output as the entry's source)"),
     ),
     key=(),  # append-only history: the latest label per (item, annotator, round, field) wins
     doc="one row per label an annotator gave",
@@ -357,10 +361,38 @@ SPANS = Table(
     doc="one row per candidate span at a compaction event (the universe the rollouts cite from)",
 )
 
+LABEL_SPANS = Table(
+    "label_spans",
+    (
+        _key("item_id", doc="the labelled entry (entries.entry_id)"),
+        _key("annotator"),
+        _key("start", Int64, minimum=0, doc="first character of the span in the entry's text (0-based)"),
+        _key("end", Int64, minimum=0, doc="one past its last character"),
+        _c("type", Utf8, doc="what the annotator found there (an error type), where the data says"),
+        _c("text", Utf8, doc="the entry's text from start to end"),
+    ),
+    key=("item_id", "annotator", "start", "end"),
+    doc="one row per span an annotator marked in a labelled entry (a labelled-summaries file's spans)",
+)
+
+VARIABLES = Table(
+    "variables",
+    (
+        _key("name", doc="the name the data gives it"),
+        Column("kind", Utf8, required=True, nullable=False, values=("target", "metric"),
+               doc="a human target or a metric"),
+        _key("column", doc="the runs column that holds it (human_NAME, metric_NAME; score: human_score)"),
+        _c("direction", Utf8, values=("higher", "lower"), doc="which way is better (more faithful, more factual)"),
+        _c("description", Utf8, doc="what it measures, in the data's words"),
+    ),
+    key=("name", "kind"),
+    doc="one row per human target and metric a labelled-summaries header declares, with its direction",
+)
+
 TABLES: dict[str, Table] = {
     t.name: t
     for t in (RUNS, STEPS, COMPACTIONS, ENTRIES, SCORES, EVIDENCE, LABELS, ATTRIBUTIONS, ROLLOUTS, CANDIDATES,
-              SPANS)
+              SPANS, LABEL_SPANS, VARIABLES)
 }
 
 
@@ -388,4 +420,4 @@ def empty(table_name: str) -> pl.DataFrame:
 
 
 __all__ = ["ATTRIBUTIONS", "CANDIDATES", "Column", "column_order", "COMPACTIONS", "empty", "ENTRIES", "EVIDENCE",
-           "GROUND_TRUTH_PREFIX", "LABELS", "ROLLOUTS", "RUNS", "SCORES", "SPANS", "STEPS", "Table", "table", "TABLES"]
+           "GROUND_TRUTH_PREFIX", "LABEL_SPANS", "LABELS", "ROLLOUTS", "RUNS", "SCORES", "SPANS", "STEPS", "Table", "table", "TABLES", "VARIABLES"]

@@ -58,7 +58,7 @@ LOG_FORMATS: tuple[str, ...] = ("trajectory", "openai", "tau-bench", "claude-cod
 
 #: the tables of ``workbench.tables._schema`` (its ``TABLES``), by name
 TABLE_NAMES: tuple[str, ...] = ("runs", "steps", "compactions", "entries", "scores", "evidence", "labels",
-                                "attributions", "rollouts", "candidates", "spans")
+                                "attributions", "rollouts", "candidates", "spans", "label_spans", "variables")
 
 
 _ANNOTATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}")
