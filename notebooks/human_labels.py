@@ -14,17 +14,18 @@
 # ---
 
 # %% [markdown]
-# # Judges against real human labels: FRANK reproduced, the workbench's judges placed in it
+# # Judges against human labels: correlations, intervals, Williams tests, AUROC and calibration
 #
-# Every other notebook's AUROC, kappa and calibration is computed on labels the testbed's simulator wrote. Here the labels are people's: FRANK (Pagnoni, Balachandran and Tsvetkov, NAACL 2021; MIT; the article and summary text is CNN/DailyMail's and the BBC's), 2,246 summaries of 499 news articles by 9 systems, each with the share of its sentences that three annotators found free of factual errors (`Factuality`). FRANK's evaluation, the partial correlation of a metric's per-summary score with `Factuality` controlling for the system, is reproduced from FRANK's own score file; the lexical judge (run offline on every summary sentence against the article it came from, as on any compaction) takes its place in that table with what FRANK does not publish: article-bootstrap intervals, Williams tests against each baseline, AUROC against sentence labels, calibration. FRANK's "no error" covers every error type (grammar, coreference, discourse links too), so it is broader than "supported by the source": read every number below with that in mind.
+# Every other notebook's AUROC, kappa and calibration is computed on labels the testbed's simulator wrote. Here the labels are people's. Each summary's human target (`TARGET`) is compared with every metric the data ships and with the workbench's judges (the lexical judge runs offline on every summary sentence against its source, as on any compaction; `SCORES` adds another judge's): correlations, plain and controlling for the system, on the summaries every compared score has (paired); intervals that resample sources; Williams tests; AUROC against sentence labels; calibration.
 #
-# `DATA` is FRANK by default (the project's compact copy, read in memory); point it at any `workbench import --format labelled-summaries` (or `frank`) directory to run the same analyses on your own labelled summaries.
+# `DATA` is FRANK by default (Pagnoni, Balachandran and Tsvetkov, NAACL 2021; MIT; the project's compact copy, read in memory), and on FRANK its published table is reproduced first. Point `DATA` at any `workbench import --format labelled-summaries` (or `frank`) directory to run the same analyses on your own labelled summaries: every sentence printed below is computed from the data the notebook ran on.
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mydir`)
 from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
 DATA: str = "data/benchmarks/frank"   # FRANK's files, or a directory written by workbench import (labelled summaries)
 SCORES: Optional[str] = None       # a scores table of another judge (workbench judge DATA --judge openai --out S.parquet)
+TARGET: str = "human_score"     # the human target: a runs column (human_score is the labelled-summaries score field)
 REPORT_SPLIT: str = "test"      # the split the judges are reported on (FRANK: choose on valid, report on test)
 CHOOSE_SPLIT: str = "valid"     # the split the headline aggregation (mean or min over sentences) is chosen on
 N_BOOT: int = 2000
@@ -36,7 +37,7 @@ STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's
 from workbench.notebooks import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA, SCORES, style=STYLE)
+figs = figures_dir(FIGURES, DATA, SCORES, style=STYLE, TARGET=None if TARGET == "human_score" else TARGET)
 import polars as pl
 from IPython.display import display
 
@@ -55,38 +56,54 @@ need(tables, "entries", "scores", what="judging summaries against human labels")
 {name: height(frame) for name, frame in tables.items()}
 
 # %%
-from workbench.analyses import metric_column, summary_frame, summary_scores
+from workbench.analyses import AGGREGATIONS, metric_column, summary_frame, summary_scores
 
 runs = tables["runs"]
-if "human_score" not in runs.columns or runs.get_column("human_score").null_count() == runs.height:
-    raise NotApplicable("the correlation with human judgement needs a summary-level human score (the runs' "
-                        "human_score: a labelled-summaries import's score field); these runs have none")
-from workbench.adapters import DEFAULT_METRICS
+if TARGET not in runs.columns or runs.get_column(TARGET).null_count() == runs.height:
+    raise NotApplicable(f"the correlation with human judgement needs a summary-level human target (TARGET = "
+                        f"{TARGET!r}, a runs column: human_score is a labelled-summaries import's score field); these "
+                        "runs have none")
+from workbench.adapters import DEFAULT_METRICS, RELEASE
 
 METRICS = [m for m in DEFAULT_METRICS if metric_column(m) in runs.columns] or [
     c.removeprefix("metric_") for c in runs.columns if c.startswith("metric_")]
 aggregated = summary_scores(tables["entries"], tables["scores"])
-frame = summary_frame(runs, aggregated, METRICS)
+frame = summary_frame(runs, aggregated, METRICS, targets=[TARGET]).rename({TARGET: "_target"}) \
+    if TARGET != "human_score" else summary_frame(runs, aggregated, METRICS)
+HUMAN = "_target" if TARGET != "human_score" else "human_score"
 JUDGES = sorted(aggregated.get_column("judge").unique().to_list())
-DATASETS = [None, *sorted(d for d in frame.get_column("dataset").unique().to_list() if d is not None)]
-print(f"{frame.height} summaries of {frame['source_id'].n_unique()} sources by {frame['system'].n_unique()} systems; "
-      f"metrics {METRICS}; judges {JUDGES}")
+subsets = sorted(d for d in frame.get_column("dataset").unique().to_list() if d is not None)
+DATASETS = [None, *subsets] if len(subsets) > 1 else [None]  # one data set: its panel would repeat "all"
+IS_FRANK = "meta_release" in runs.columns and runs.get_column("meta_release").unique().to_list() == [RELEASE]
+sentences = tables["entries"].group_by("run_id").len()
+ONE_SENTENCE = bool(sentences.height) and int(sentences.get_column("len").max()) == 1
+AGGREGATES = ("mean",) if ONE_SENTENCE else AGGREGATIONS  # one sentence a summary: its minimum is its mean
+print(f"{frame.height} summaries of {frame['source_id'].n_unique()} sources by {frame['system'].n_unique()} systems"
+      f"{f' in {len(subsets)} data sets' if len(subsets) > 1 else ''}; target {TARGET}; metrics {METRICS or 'none'}; "
+      f"judges {JUDGES}" + ("; FRANK's release: its published table is reproduced below" if IS_FRANK else ""))
 
 # %% [markdown]
-# ## FRANK's table, reproduced
+# ## Correlations with the human target, and a published table reproduced
 #
-# FRANK's protocol (`evaluation/evaluate.py`): a metric's score and `Factuality` are each replaced by their residuals after a least-squares fit on the system's one-hot indicators, then Pearson's and Spearman's correlations of the residuals, on split all, valid or test of both data sets or one. Missing metric values are dropped per metric (dependency entailment has 83, FEQA 4). Beside each number, FRANK's own from its data README (three decimals) and the difference.
+# The partial correlations follow FRANK's protocol (`evaluation/evaluate.py`): a score and the human target are each replaced by their residuals after a least-squares fit on the system's one-hot indicators, then Pearson's and Spearman's correlations of the residuals, per split and data set. Every row of one split and data set uses the same summaries, those every compared score has (`n`; `n_missing` counts the others), so the rows can be compared with each other. The plain correlations (Pearson, Spearman, Kendall's tau-b) are computed on the same rows.
+#
+# A published table is reproduced as published: each metric on its own rows (missing values dropped per metric). On FRANK's release, FRANK's own numbers from its data README (three decimals) stand beside the computed ones; on any other data no published number is shown.
 
 # %%
-from workbench.analyses import AGGREGATIONS, compare_with_published, correlation_table
+from workbench.analyses import compare_with_published, correlation_table
 
-JUDGE_COLUMNS = [f"{j} ({a})" for j in JUDGES for a in AGGREGATIONS]
+JUDGE_COLUMNS = [f"{j} ({a})" for j in JUDGES for a in AGGREGATES]
 ORDER = [*METRICS, *JUDGE_COLUMNS]
-table = correlation_table(frame, ORDER, splits=("all", "valid", "test"), datasets=DATASETS)
-reproduced = compare_with_published(table)
-if reproduced.height:
+present = {s for s in frame.get_column("split").unique().to_list() if s is not None}
+SPLITS = ["all", *(s for s in ("valid", "test") if s in present), *sorted(present - {"valid", "test"})]
+table = correlation_table(frame, ORDER, splits=SPLITS, datasets=DATASETS, human=HUMAN)  # paired
+plain = correlation_table(frame, ORDER, splits=SPLITS, datasets=DATASETS, human=HUMAN, control=None)
+if IS_FRANK and METRICS:
+    reproduced = compare_with_published(correlation_table(frame, METRICS, splits=SPLITS, datasets=DATASETS,
+                                                          human=HUMAN, paired=False))
     worst = max(reproduced["pearson_difference"].abs().max(), reproduced["spearman_difference"].abs().max())
-    print(f"{reproduced.height} published numbers; largest absolute difference {worst:.4f} (they are rounded to 0.001)")
+    print(f"FRANK's table: {reproduced.height} published numbers reproduced (each metric on its own rows); largest "
+          f"absolute difference {worst:.4f} (they are rounded to 0.001)")
     plots.export_table(reproduced.select("split", "dataset", "metric", "n", "pearson", "pearson_published",
                                          "spearman", "spearman_published"),
                        "human_frank_reproduced", f"{figs}/tables",
@@ -97,29 +114,40 @@ if reproduced.height:
                        formats={"pearson": ".3f", "pearson_published": ".3f", "spearman": ".3f",
                                 "spearman_published": ".3f"}, keys=["split", "dataset"])
     display(reproduced)
-plots.export_table(table, "human_correlations", f"{figs}/tables",
-                   "Partial Pearson and Spearman correlation with the human score (controlling for the system) of "
-                   "every metric and judge aggregation, per split and data set, with p-values as FRANK reports them",
-                   formats={"pearson": ".3f", "spearman": ".3f", "pearson_p": ".2g", "spearman_p": ".2g"},
-                   keys=["split", "dataset"])
+else:
+    print("no published table belongs to this data: nothing is reproduced")
+report = REPORT_SPLIT if REPORT_SPLIT in SPLITS else "all"
+for frame_, name, what in ((table, "human_correlations", "Partial Pearson and Spearman correlation (controlling for "
+                            "the system)"), (plain, "human_plain_correlations", "Plain Pearson, Spearman and Kendall "
+                            "correlation")):
+    shown = frame_.filter(pl.col("split") == report)
+    n_rows = shown.group_by("dataset").agg(pl.col("n").first(), pl.col("n_missing").first())
+    counts = "; ".join(f"{d}: {n} summaries, {m} without every score" for d, n, m in n_rows.sort("dataset").iter_rows())
+    plots.export_table(shown, name, f"{figs}/tables",
+                       f"{what} with {TARGET} of every metric and judge aggregation on the {report} split, every "
+                       f"row of a data set on the same summaries ({counts})",
+                       columns=["dataset", "metric", "pearson", "pearson_p", "spearman", "spearman_p",
+                                *(["kendall"] if name == "human_plain_correlations" else [])],
+                       formats={"pearson": ".3f", "spearman": ".3f", "kendall": ".3f", "pearson_p": ".2g",
+                                "spearman_p": ".2g"}, keys=["dataset"])
 
 # %% [markdown]
 # ## The judges in the table, with intervals
 #
-# A summary's judge score is the mean or the minimum of its sentences' scores; which is the headline is chosen on the valid split (the higher partial Pearson correlation) and the judges are reported on the test split. Intervals resample articles (the 4 or 5 summaries of one article are not independent) and refit the system adjustment in every resample.
+# A summary's judge score is the mean or the minimum of its sentences' scores (only the mean when every summary has one sentence); which is the headline is chosen on `CHOOSE_SPLIT` (the higher partial Pearson correlation) and the judges are reported on `REPORT_SPLIT`. Intervals resample sources (the summaries of one source are not independent) and refit the system adjustment in every resample.
 
 # %%
 from workbench.analyses import choose_aggregation, correlation_intervals
 
 has_split = CHOOSE_SPLIT in frame.get_column("split").to_list()
-HEADLINE = {j: choose_aggregation(frame, j, split=CHOOSE_SPLIT) if has_split else "mean" for j in JUDGES}
+HEADLINE = {j: choose_aggregation(frame, j, split=CHOOSE_SPLIT, human=HUMAN) if has_split and len(AGGREGATES) > 1
+            else "mean" for j in JUDGES}
 print({j: f"{a} (chosen on {CHOOSE_SPLIT})" if has_split else f"{a} (no {CHOOSE_SPLIT} split: the mean)"
        for j, a in HEADLINE.items()})
-report = REPORT_SPLIT if REPORT_SPLIT in frame.get_column("split").to_list() else "all"
 forest = pl.concat([correlation_intervals(frame, ORDER, split=report, dataset=d, correlations=("pearson",),
-                                          n_boot=N_BOOT, seed=SEED) for d in DATASETS])
-spearman = correlation_intervals(frame, JUDGE_COLUMNS, split=report, correlations=("spearman",), n_boot=N_BOOT,
-                                 seed=SEED)
+                                          human=HUMAN, n_boot=N_BOOT, seed=SEED) for d in DATASETS])
+spearman = correlation_intervals(frame, JUDGE_COLUMNS, split=report, correlations=("spearman",), human=HUMAN,
+                                 n_boot=N_BOOT, seed=SEED)
 placed = (table.filter((pl.col("split") == report) & (pl.col("dataset") == "both"))
           .join(forest.filter(pl.col("dataset") == "both").select("metric", pl.col("ci_low").alias("pearson_low"),
                                                                   pl.col("ci_high").alias("pearson_high")),
@@ -130,8 +158,8 @@ placed = (table.filter((pl.col("split") == report) & (pl.col("dataset") == "both
 plots.export_table(placed.select("metric", "n", "pearson", "pearson_low", "pearson_high", "spearman", "spearman_low",
                                  "spearman_high", "headline"),
                    "human_judges_placed", f"{figs}/tables",
-                   f"Partial correlations with the human score on the {report} split, both data sets: the baselines "
-                   "and the judges' mean and minimum over sentences, with 95% article-bootstrap intervals",
+                   f"Partial correlations with {TARGET} on the {report} split, every data set: the baselines "
+                   f"and the judges' {' and '.join(AGGREGATES)} over sentences, with 95% intervals resampling sources",
                    columns=["metric", "n", "pearson", "spearman", "headline"],
                    rename={"n": "Summaries", "pearson": "Pearson [95%]", "spearman": "Spearman [95%]"},
                    intervals={"pearson": ("pearson_low", "pearson_high"), "spearman": ("spearman_low", "spearman_high")},
@@ -142,25 +170,37 @@ display(placed)
 from workbench.analyses import published_frank
 
 published = published_frank().filter(pl.col("split") == report).select(
-    "metric", "dataset", pl.col("pearson").alias("value"))
-fig = plots.human_labels.correlation_forest(forest, panels=[d or "both" for d in DATASETS], order=ORDER,
-                                            judges=JUDGE_COLUMNS, published=published if published.height else None,
-                                            title=f"partial Pearson correlation with the human score ({report} split)")
+    "metric", "dataset", pl.col("pearson").alias("value")) if IS_FRANK else None  # FRANK's numbers: on FRANK only
+whole_name = "both" if len(subsets) == 2 else "all data sets" if len(subsets) > 2 else (subsets or ["all"])[0]
+shown_forest = forest.with_columns(pl.col("dataset").replace("both", whole_name))
+n_used = table.filter((pl.col("split") == report) & (pl.col("dataset") == "both")).get_column("n").max()
+fig = plots.human_labels.correlation_forest(shown_forest, panels=[d or whole_name for d in DATASETS], order=ORDER,
+                                            judges=JUDGE_COLUMNS,
+                                            published=published if published is not None and published.height else None,
+                                            title=f"partial Pearson correlation with {TARGET} ({report} split, "
+                                                  f"{n_used} summaries with every score)")
 plots.export(fig, "human_partial_correlation_forest", figs)
-
-# %% [markdown]
-# **Figure (FRANK, people's labels).** Each metric's partial Pearson correlation with `Factuality` on the test split (controlling for the system), with its 95% interval resampling articles, for both data sets and each alone; the judges' rows in orange, FRANK's published numbers as crosses where its README gives them (test split, both data sets). On FRANK the lexical judge correlates about as well as the reference-based scores overall and better than them on CNN/DM, and clearly less than BERTScore against the article and FactCC. Reference-based scores (BLEU, METEOR, ROUGE) compare with the reference summary, not the article; BERTScore-Art, FactCC, QAGS, FEQA and dependency entailment, like the lexical judge, compare with the article.
+both = forest.filter((pl.col("dataset") == "both") & pl.col("estimate").is_not_nan())
+ranked = both.sort("estimate", descending=True, nulls_last=True).drop_nulls("estimate").get_column("metric").to_list()
+print(f"Figure: each score's partial Pearson correlation with {TARGET} on the {report} split (controlling for the "
+      f"system), with its 95% interval resampling sources, for {'every data set and each alone' if len(DATASETS) > 1 else 'the data'}; "
+      f"judges' rows in orange" + ("; FRANK's published numbers as crosses (its README's table)" if IS_FRANK else "")
+      + (f". Highest: {ranked[0]!r}; the judges rank " + ", ".join(
+          f"{j} {ranked.index(j) + 1} of {len(ranked)}" for j in JUDGE_COLUMNS if j in ranked) if ranked else
+          ". No score has a correlation here (too few summaries with every score)")
+      + (f"; no estimate for {', '.join(repr(m) for m in ORDER if m not in ranked)} (too few summaries with it)"
+         if ranked and len(ranked) < len(ORDER) else "") + ".")
 
 # %% [markdown]
 # ## Williams tests against each baseline
 #
-# FRANK's `mm-correlation` mode: on the summaries both scores have, every variable residualised on the system, Williams' one-sided test that the higher correlation exceeds the lower. It takes summaries as independent; an article's 4 or 5 summaries share it, so beside each test the article-bootstrap interval of the difference in correlation.
+# FRANK's `mm-correlation` mode: on the summaries both scores have, every variable residualised on the system, Williams' one-sided test that the higher correlation exceeds the lower. It takes summaries as independent; the summaries of one source share it, so beside each test the interval of the difference in correlation resampling sources.
 
 # %%
 from workbench.analyses import williams_table
 
-williams = pl.concat([williams_table(frame, f"{j} ({HEADLINE[j]})", METRICS, split=report, n_boot=N_BOOT, seed=SEED)
-                      for j in JUDGES])
+williams = pl.concat([williams_table(frame, f"{j} ({HEADLINE[j]})", METRICS, split=report, human=HUMAN,
+                                     n_boot=N_BOOT, seed=SEED) for j in JUDGES])
 plots.export_table(williams.select("metric", "baseline", "n", "r_metric", "r_baseline", "higher", "p", "difference",
                                    "ci_low", "ci_high"),
                    "human_williams", f"{figs}/tables",
@@ -178,7 +218,7 @@ display(williams)
 # %% [markdown]
 # ## AUROC against sentence labels
 #
-# A one-sentence summary's `Factuality` is a label of its sentence, the workbench's entry: `supported` if no annotator found an error (966 XSum summaries have one sentence, CNN/DM only 3). Each judge's sentence score and each baseline's summary score against it, per data set and per system, with intervals resampling articles; below, the summary-level AUROC of `Factuality == 1` (an approximation of TRUE's protocol, which needs FRANK's per-sentence file).
+# Sentence labels (people's `support` labels of the entries; on FRANK, a one-sentence summary's `Factuality` is the label of its sentence: `supported` if no annotator found an error). Each judge's sentence score and, for one-sentence summaries, each baseline's summary score against them, per data set and per system, with intervals resampling sources; below, the summary-level AUROC of the target `== 1` (an approximation of TRUE's protocol).
 
 # %%
 from workbench.analyses import entry_auroc, summary_auroc
@@ -210,16 +250,21 @@ if labels is not None and labels.height:
     plots.export(fig, "human_entry_auroc_by_system", figs)
 else:
     print("no sentence labels in DATA: entry-level AUROC skipped")
-whole = summary_auroc(frame, [*METRICS, *JUDGE_COLUMNS], by=("dataset",), n_boot=N_BOOT, seed=SEED)
+whole = summary_auroc(frame, [*METRICS, *JUDGE_COLUMNS], by=("dataset",), human=HUMAN, n_boot=N_BOOT, seed=SEED)
 plots.export_table(whole, "human_summary_auroc", f"{figs}/tables",
-                   "AUROC of each score against Factuality = 1 (no sentence in error), per data set, 95% intervals "
-                   "resampling articles: an approximation of TRUE's protocol",
+                   f"AUROC of each score against {TARGET} = 1, per data set, 95% intervals resampling sources: an "
+                   "approximation of TRUE's protocol",
                    columns=["dataset", "score", "estimate", "n", "positives"],
                    intervals={"estimate": ("ci_low", "ci_high")}, formats={"estimate": ".3f"}, keys=["dataset"])
 display(whole)
 
-# %% [markdown]
-# **Figure (FRANK, XSum).** AUROC of the judge's sentence score and of two article-based baselines against people's sentence labels, per system, with 95% intervals resampling articles; chance is the dotted line. XSum summaries are single, highly abstractive sentences: most have an error (889 of 966), and an error there is often an invented fact phrased in words the article does not use, which a lexical overlap judge can only see as low overlap.
+# %%
+if labels is not None and labels.height:
+    counted = gold.filter(pl.col("field") == "support").get_column("value").value_counts().sort("value")
+    said = ", ".join(f"{n} {v}" for v, n in counted.iter_rows())
+    print(f"Figure: AUROC of each judge's sentence score{' and of ' + ', '.join(repr(s) for s in shown if s not in JUDGES) if len(shown) > len(JUDGES) else ''} "
+          f"against people's sentence labels ({said}), per system, with 95% intervals resampling sources; chance "
+          "is the dotted line; a system with fewer than 5 labels of a class has no point.")
 
 # %% [markdown]
 # ## Calibration of the lexical judge on people's labels
@@ -242,5 +287,11 @@ if labels is not None and labels.height:
                        "plug-in ECE and the debiased calibration error; 95% intervals resampling articles")
     display(calibration)
 
-# %% [markdown]
-# **Figure (FRANK).** The share of sentences people found free of errors against the lexical judge's mean score per bin, with 95% intervals: on people's labels the judge's score is far from a probability. All but three of these sentences are XSum's, and people found an error in 92% of them, while the judge puts most of them between 0.4 and 0.7: its score ranks sentences a little (the AUROC above) and overstates how often one is free of errors at every level.
+# %%
+if labels is not None and labels.height:
+    share = float(y.mean())
+    middle = float(((s >= 0.4) & (s <= 0.7)).mean())
+    print(f"Figure: the share of the {len(y)} labelled sentences people found supported against the lexical judge's "
+          f"mean score per bin, with 95% intervals resampling sources. People found {share:.0%} of them supported; the "
+          f"judge puts {middle:.0%} of them between 0.4 and 0.7; its Brier score is "
+          f"{float(calibration.filter(pl.col('statistic') == 'brier').get_column('estimate')[0]):.3f}.")

@@ -39,7 +39,8 @@ STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's
 from workbench.notebooks import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA, style=STYLE)
+figs = figures_dir(FIGURES, DATA, LABELS, style=STYLE, JUDGE=None if JUDGE == "lexical" else JUDGE,
+                   FIELD=None if FIELD == "support" else FIELD)
 import polars as pl
 from IPython.display import display
 

@@ -92,3 +92,131 @@ def test_import_force_never_leaves_another_logs_labels_beside_new_entries(own_fi
         assert refused.returncode == 2 and "holds labels made on the log imported there before" in refused.stderr
         assert f"mv {out / 'annotations'}" in refused.stderr
         assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+# -- a file with a header: its question, two targets with directions, spans, a metric with missing values ------
+
+OWN = ROOT / "tests" / "fixtures" / "labelled_summaries" / "own_header.jsonl"
+
+
+@pytest.fixture(scope="module")
+def own_import(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("own") / "own"
+    done = run("import", str(OWN), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def _fixture() -> tuple[dict, list[dict]]:
+    lines = [json.loads(line) for line in OWN.read_text(encoding="utf-8").splitlines()]
+    return lines[0]["header"], lines[1:]
+
+
+def test_a_header_gives_the_question_the_targets_their_directions_and_the_spans(own_import: Path) -> None:
+    """Issue 59: the format had one human target, no direction, no spans and no question of its own. Every value
+    here is read back against the file itself."""
+    header, records = _fixture()
+    variables = pl.read_parquet(own_import / "variables.parquet")
+    assert {(r["name"], r["kind"], r["direction"]) for r in variables.iter_rows(named=True)} == {
+        *((n, "target", v["direction"]) for n, v in header["targets"].items()),
+        *((n, "metric", v["direction"]) for n, v in header["metrics"].items())}
+    runs = pl.read_parquet(own_import / "runs.parquet").sort("run_id")
+    by_id = {r["id"]: r for r in records}
+    for row in runs.iter_rows(named=True):
+        assert row["human_faithful"] == by_id[row["run_id"]]["human"]["faithful"]
+        assert row["human_factual"] == by_id[row["run_id"]]["human"]["factual"]  # None stays missing
+        assert row["question"] == header["question"]
+    spans = pl.read_parquet(own_import / "label_spans.parquet").sort("item_id")
+    want = sorted((f"{r['id']}/b0/e{s['sentence']}", s["annotator"], r["sentences"][s["sentence"]][s["start"]:s["end"]])
+                  for r in records for s in r.get("spans", []))
+    assert list(zip(spans["item_id"], spans["annotator"], spans["text"], strict=True)) == want
+    assert [t for *_, t in want] == ["3 million", "this winter"]
+    labels = [json.loads(line) for f in (own_import / "annotations" / "labels").glob("*.jsonl")
+              for line in f.read_text().splitlines()]
+    assert len(labels) == sum(len(r["labels"]) for r in records) and {lab["question"] for lab in labels} == {
+        header["question"]}
+    sample = [json.loads(line) for line in (own_import / "annotations" / "samples" / "labelled.jsonl").read_text()
+              .splitlines()]
+    assert {item["question"] for item in sample} == {header["question"]}
+
+
+def test_a_target_the_header_does_not_declare_is_a_located_error(tmp_path: Path) -> None:
+    lines = OWN.read_text(encoding="utf-8").splitlines()
+    bad = json.loads(lines[2])
+    bad["human"]["faithfull"] = 0.5
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join([lines[0], lines[1], json.dumps(bad)]) + "\n", encoding="utf-8")
+    done = run("import", str(path), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2 and not (tmp_path / "out").exists()
+    assert "bad.jsonl:3: field 'human.faithfull': expected a target the header declares (['factual', 'faithful'])" \
+        in done.stderr
+
+
+def test_labels_that_answered_different_questions_are_never_pooled(own_import: Path, tmp_path: Path) -> None:
+    """The imported workers answered the file's question; a person who then labels the same entries with SJC's
+    agent question (the store's default) may not be pooled with them: agree stops and says why."""
+    import shutil
+
+    from workbench.annotate import AnnotationStore
+
+    store = tmp_path / "store"
+    shutil.copytree(own_import / "annotations", store)
+    item = json.loads((store / "samples" / "labelled.jsonl").read_text().splitlines()[0])["item_id"]
+    AnnotationStore(store).add(item_id=item, annotator="me", round=1, field="support", value="supported")
+    done = run("agree", str(store))
+    assert done.returncode == 2, done.stdout
+    assert "one question per field" in done.stderr and "Is every fact in this sentence stated" in done.stderr
+
+
+def test_comparison_tables_are_paired_by_default_and_say_what_they_left_out() -> None:
+    """Issue 59: the judge was scored on every row and the metrics on theirs, in one table, with n_missing 0.
+    Hand-counted on the fixture: of the 8 summaries, 'entail' misses 2, so every paired row uses the same 6 and
+    says 2 are missing; unpaired, 'rouge' uses its own 8. Plain correlations against scipy on the same rows."""
+    from scipy import stats
+
+    from workbench.analyses import correlation_table
+
+    _, records = _fixture()
+    frame = pl.DataFrame({"run_id": [r["id"] for r in records], "source_id": [r["source_id"] for r in records],
+                          "system": [r["system"] for r in records], "dataset": [r["dataset"] for r in records],
+                          "split": [r["split"] for r in records],
+                          "faithful": [r["human"]["faithful"] for r in records],
+                          "rouge": [r["metrics"]["rouge"] for r in records],
+                          "entail": [r["metrics"]["entail"] for r in records]}, strict=False)
+    paired = correlation_table(frame, ["rouge", "entail"], splits=("all",), human="faithful", control=None)
+    assert paired.get_column("n").to_list() == [6, 6] and paired.get_column("n_missing").to_list() == [2, 2]
+    own = correlation_table(frame, ["rouge", "entail"], splits=("all",), human="faithful", control=None,
+                            paired=False)
+    assert own.get_column("n").to_list() == [8, 6] and own.get_column("n_missing").to_list() == [0, 2]
+    both = frame.drop_nulls(["rouge", "entail", "faithful"])
+    x, y = both["rouge"].to_numpy(), both["faithful"].to_numpy()
+    row = paired.row(0, named=True)
+    assert row["pearson"] == pytest.approx(stats.pearsonr(x, y)[0], abs=1e-12)
+    assert row["spearman"] == pytest.approx(stats.spearmanr(x, y)[0], abs=1e-12)
+    assert row["kendall"] == pytest.approx(stats.kendalltau(x, y)[0], abs=1e-12)
+    assert row["kendall_p"] == pytest.approx(stats.kendalltau(x, y)[1], abs=1e-12)
+
+
+def test_franks_plain_correlations_are_scipys_on_each_metrics_own_rows() -> None:
+    """A release that ships per-summary metric scores beside human scores must give its plain correlation table:
+    FRANK's plain Pearson and Spearman of every metric with Factuality, each on its own rows as published tables
+    drop missing values, computed independently with scipy from the release's score file."""
+    import gzip
+
+    from scipy import stats
+
+    from workbench.analyses import correlation_table, frank_frame
+
+    release = ROOT / "data" / "benchmarks" / "frank"
+    human = {(r["hash"], r["model_name"]): r["Factuality"]
+             for r in json.load(gzip.open(release / "human_annotations.json.gz"))}
+    scores = json.load(gzip.open(release / "baseline_factuality_metrics_outputs.json.gz"))
+    table = correlation_table(frank_frame(release), ["BertScore P Art", "FactCC", "Dep Entail"], splits=("all",),
+                              control=None, paired=False)
+    for row in table.iter_rows(named=True):
+        pairs = [(s[row["metric"]], human[(s["hash"], s["model_name"])]) for s in scores
+                 if s.get(row["metric"]) is not None and (s["hash"], s["model_name"]) in human]
+        x, y = map(list, zip(*pairs, strict=True))
+        assert row["n"] == len(pairs)
+        assert row["pearson"] == pytest.approx(stats.pearsonr(x, y)[0], abs=1e-10)
+        assert row["spearman"] == pytest.approx(stats.spearmanr(x, y)[0], abs=1e-10)

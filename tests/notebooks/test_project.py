@@ -3,6 +3,8 @@ JupyterLab), with papermill, and a user's own data never writes into the tracked
 
 from __future__ import annotations
 
+import json
+
 import os
 import shutil
 import subprocess
@@ -25,7 +27,7 @@ def test_the_root_is_found_from_the_root_from_notebooks_and_not_outside(tmp_path
     assert use_project_root() == ROOT and Path.cwd() == ROOT / "notebooks"  # asked, it finds; it moves nothing
     assert use_project_root(chdir=True) == ROOT and Path.cwd() == ROOT  # a notebook asks to move
     monkeypatch.chdir(tmp_path)
-    assert use_project_root(chdir=True) == tmp_path  # outside a project: where it was
+    assert use_project_root(chdir=True) == ROOT  # outside a project: the checkout the package belongs to (issue 59)
 
 
 def test_only_the_projects_own_data_writes_the_gallery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -34,7 +36,15 @@ def test_only_the_projects_own_data_writes_the_gallery(tmp_path: Path, monkeypat
     assert not is_project_data(tmp_path / "cc") and not is_project_data("build/cc")
     assert figures_dir(None, "data/testbed") == ROOT / "figures"
     assert figures_dir(None, None, "data/examples/claude-code") == ROOT / "figures"
-    assert figures_dir(None, "data/testbed", tmp_path / "my-sessions") == ROOT / "build" / "figures" / "my-sessions"
+    mine = figures_dir(None, "data/testbed", tmp_path / "my-sessions")
+    assert mine.parent == ROOT / "build" / "figures" and mine.name.startswith("my-sessions-")
+    assert json.loads((mine / "inputs.json").read_text())["data"] == [str(ROOT / "data" / "testbed"),
+                                                                      str(tmp_path / "my-sessions")]
+    assert figures_dir(None, "data/testbed", tmp_path / "my-sessions") == mine  # the same inputs: the same place
+    # issue 59: another labels store, or another target on the same data, never overwrites these results
+    assert figures_dir(None, "data/testbed", tmp_path / "my-sessions", tmp_path / "my-labels") != mine
+    targeted = figures_dir(None, "data/testbed", TARGET="factual")
+    assert targeted != ROOT / "figures" and json.loads((targeted / "inputs.json").read_text())["TARGET"] == "factual"
     assert figures_dir("somewhere", tmp_path / "my-sessions") == Path("somewhere")
     monkeypatch.chdir(ROOT / "notebooks")  # from below the root (nbconvert's kernel): the same places
     assert figures_dir(None, "../data/testbed") == ROOT / "figures" and is_project_data("../data/testbed")
@@ -97,9 +107,23 @@ def test_nbconvert_from_notebooks_and_papermill_with_your_data(tmp_path: Path) -
     before = {p.name: p.read_bytes() for p in (copy / "figures").rglob("*") if p.is_file()}
     subprocess.run([str(bin_dir / "papermill"), "notebooks/quickstart.ipynb", str(tmp_path / "p.ipynb"),
                     "-p", "DATA", str(mine)], cwd=copy, env=env, check=True, capture_output=True, timeout=600)
-    assert (copy / "build" / "figures" / "mine.jsonl" / "quickstart_entries_by_section.png").exists()
+    assert [p.parent.name.startswith("mine.jsonl-") for p in
+            (copy / "build" / "figures").glob("*/quickstart_entries_by_section.png")] == [True]
     assert {p.name: p.read_bytes() for p in (copy / "figures").rglob("*") if p.is_file()} == before  # untouched
     # nothing was written outside figures/ and build/ (no second testbed, no notebooks/figures/)
     stray = {p.relative_to(copy) for p in copy.rglob("*") if p.is_file()} - tracked
     stray.discard(left.relative_to(copy))
     assert not [p for p in stray if p.parts[0] not in ("figures", "build")], sorted(map(str, stray))[:10]
+
+
+def test_papermill_from_another_directory_reads_the_projects_default_data(tmp_path: Path) -> None:
+    """Issue 59: ``papermill /path/to/notebooks/quickstart.ipynb out.ipynb`` run outside the project stopped with
+    "data/examples/invoice_log.jsonl: no such file": a relative parameter now means the project's, from anywhere."""
+    import sys
+
+    papermill = Path(sys.executable).parent / "papermill"
+    done = subprocess.run([str(papermill), str(ROOT / "notebooks" / "quickstart.ipynb"), str(tmp_path / "out.ipynb"),
+                           "-p", "FIGURES", str(tmp_path / "figs")], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-800:]
+    assert (tmp_path / "figs" / "quickstart_entries_by_section.png").exists()

@@ -1,12 +1,14 @@
 """Where the project is, so a notebook gives the same outputs however it is run.
 
 JupyterLab and ``jupyter nbconvert`` start a notebook's kernel in ``notebooks/``, ``workbench figures`` and
-papermill in the directory they are called from. A notebook's parameters are paths relative to the project
-root (``data/testbed``, ``figures``): a notebook asks :func:`use_project_root` with ``chdir=True`` to make that so
+papermill in the directory they are called from. The rule: a notebook's parameters are paths relative to the
+project root -- the project around the working directory, or, outside any project (papermill run from ``/tmp``),
+the checkout this package belongs to. A notebook asks :func:`use_project_root` with ``chdir=True`` to make that so
 wherever its kernel started (nothing in the library changes the working directory unless asked), and
-:func:`figures_dir` decides where a notebook writes: the tracked gallery ``figures/`` only when every data
-parameter is the project's own data (under ``data/``), otherwise ``build/figures/<name of the data>/``, so a
-user's own sessions never overwrite the gallery. :data:`PROJECT_ROOT` is the one project root every library
+:func:`figures_dir` decides where a notebook writes, under the same root: the tracked gallery ``figures/`` only
+when every input is the project's own data (under ``data/``), otherwise
+``build/figures/<name of the data>-<hash of every input>/`` with an ``inputs.json`` saying what they were, so a
+user's own data never overwrites the gallery and results of different inputs never overwrite each other. :data:`PROJECT_ROOT` is the one project root every library
 default resolves against (the testbed's place, the gallery).
 """
 
@@ -32,7 +34,8 @@ PROJECT_ROOT: Path = find_root(Path(__file__).resolve().parent) or Path(__file__
 
 
 def use_project_root(*, chdir: bool = False) -> Path:
-    """The project root of the working directory (:func:`find_root`; the working directory outside a project).
+    """The project root of the working directory (:func:`find_root`); outside a project, the checkout this package
+    belongs to (:data:`PROJECT_ROOT`), or the working directory for an installed package.
     With ``chdir`` (what a notebook asks for in its first cell) the process moves there, so every relative
     parameter (``DATA``, ``FIGURES``, ``data/published/...``) means the same thing from ``notebooks/``, from the
     root or from a subdirectory; without it nothing changes.
@@ -47,7 +50,7 @@ def use_project_root(*, chdir: bool = False) -> Path:
     pathlib.Path
         The project root.
     """
-    root = find_root() or Path.cwd()
+    root = find_root() or (PROJECT_ROOT if (PROJECT_ROOT / "notebooks").is_dir() else Path.cwd())
     if chdir:
         os.chdir(root)
     return root
@@ -62,12 +65,14 @@ def is_project_data(path: str | os.PathLike[str] | None) -> bool:
 
 
 def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike[str] | None,
-                style: str = "gallery") -> Path:
+                style: str = "gallery", **inputs: object) -> Path:
     """Where a notebook writes its figures (and ``tables/`` under it): ``figures`` when it is given; else the
     tracked ``figures/`` of the project root (:func:`use_project_root`) when every data parameter is the project's
-    own (:func:`is_project_data`), else its ``build/figures/<name of the first other data>/``. A ``style`` other than
-    the gallery's (``paper``) never writes into the gallery: the project's data goes to ``build/figures/<style>/``,
-    other data to ``build/figures/<its name>/<style>/``.
+    own (:func:`is_project_data`) and no other input is given, else
+    ``build/figures/<name of the first other data>-<hash>/``, the hash of every data path (resolved) and every
+    ``inputs`` value that is not None (a target, a judge: what decides the results besides the data), with those
+    inputs in its ``inputs.json``. A ``style`` other than the gallery's (``paper``) never writes into the gallery: the
+    project's data goes to ``build/figures/<style>/``, other inputs to ``build/figures/<name>-<hash>/<style>/``.
 
     Parameters
     ----------
@@ -77,6 +82,8 @@ def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike
         The notebook's data parameters.
     style : str, default "gallery"
         The figure style.
+    **inputs : object
+        Other inputs that decide the results (None: the default, not counted).
 
     Returns
     -------
@@ -85,11 +92,23 @@ def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike
     """
     if figures is not None:
         return Path(figures)
+    import hashlib
+    import json
+
     other = [Path(d) for d in data if d is not None and not is_project_data(d)]
+    given = {name: value for name, value in sorted(inputs.items()) if value is not None}
     root = use_project_root()
-    if not other:
+    if not other and not given:
         return root / "figures" if style == "gallery" else root / "build" / "figures" / style
-    place = root / "build" / "figures" / (other[0].resolve().name or "data")
+    said = {"data": [None if d is None else str(Path(d).resolve()) for d in data],
+            **{k: str(v) for k, v in given.items()}}
+    key = hashlib.sha256(json.dumps(said, sort_keys=True).encode("utf-8")).hexdigest()[:8]
+    name = (other[0].resolve().name if other else "data") or "data"
+    place = root / "build" / "figures" / f"{name}-{key}"
+    place.mkdir(parents=True, exist_ok=True)
+    manifest = place / "inputs.json"
+    if not manifest.exists():
+        manifest.write_text(json.dumps(said, indent=1) + "\n", encoding="utf-8")
     return place if style == "gallery" else place / style
 
 

@@ -92,10 +92,11 @@ def summary_scores(entries: pl.DataFrame | pl.LazyFrame, scores: pl.DataFrame | 
 
 
 def summary_frame(runs: pl.DataFrame | pl.LazyFrame, aggregated: pl.DataFrame | None = None,
-                  metrics: Sequence[str] = ()) -> pl.DataFrame:
+                  metrics: Sequence[str] = (), targets: Sequence[str] = ()) -> pl.DataFrame:
     """One row per summary: ``run_id``, ``source_id`` (the cluster), ``system``, ``dataset``, ``split``,
-    ``human_score``, a column per named imported metric (under its own name) and, from :func:`summary_scores`,
-    ``JUDGE (mean)`` and ``JUDGE (min)`` per judge. Sorted by run id.
+    ``human_score``, each other human target of ``targets`` (a runs column, under its own name), a column per named
+    imported metric (under its own name) and, from :func:`summary_scores`, ``JUDGE (mean)`` and ``JUDGE (min)``
+    per judge. Sorted by run id.
 
     Parameters
     ----------
@@ -105,6 +106,8 @@ def summary_frame(runs: pl.DataFrame | pl.LazyFrame, aggregated: pl.DataFrame | 
         :func:`summary_scores` of its entries.
     metrics : sequence of str, default ()
         Imported metrics to carry.
+    targets : sequence of str, default ()
+        Other runs columns to carry as human targets.
 
     Returns
     -------
@@ -116,6 +119,7 @@ def summary_frame(runs: pl.DataFrame | pl.LazyFrame, aggregated: pl.DataFrame | 
             (pl.col("subset") if "subset" in have else pl.lit(None, pl.Utf8)).alias("dataset"),
             (pl.col("split") if "split" in have else pl.lit(None, pl.Utf8)).alias("split"),
             (pl.col("human_score") if "human_score" in have else pl.lit(None, pl.Float64)).alias("human_score")]
+    cols += [pl.col(t).cast(pl.Float64) for t in targets if t != "human_score"]
     cols += [pl.col(metric_column(m)).cast(pl.Float64).alias(m) for m in metrics]
     frame = runs.lazy().select(cols).collect()
     if aggregated is not None and aggregated.height:
@@ -183,11 +187,17 @@ def frank_frame(path: str | os.PathLike[str], metrics: Sequence[str] | None = No
 
 def correlation_table(frame: pl.DataFrame, metrics: Sequence[str], *, splits: Sequence[str] = SPLITS,
                       datasets: Sequence[str | None] = (None,), human: str = "human_score",
-                      control: str = "system") -> pl.DataFrame:
-    """FRANK's table for ``frame`` (:func:`summary_frame` or :func:`frank_frame`): per split, data set (None:
-    both) and metric, the partial Pearson and Spearman correlations with ``human`` controlling for ``control``,
-    their p-values and the summaries used (rows missing the metric are dropped per metric, as FRANK's script
-    does). Columns ``split, dataset, metric, n, pearson, pearson_p, spearman, spearman_p``.
+                      control: str | None = "system", paired: bool = True) -> pl.DataFrame:
+    """Each metric's correlation with ``human`` per split and data set (None: every data set), on the rows where
+    every compared score exists (``paired``, the default) or on each metric's own rows (``paired=False``: how a
+    published table such as FRANK's drops missing values, metric by metric).
+
+    With ``control`` (a column; FRANK's is the system) the correlations are partial Pearson and Spearman, each
+    variable residualised on ``control`` (FRANK's protocol); with ``control=None`` they are plain Pearson, Spearman
+    and Kendall's tau-b (``kendall`` is null for a partial correlation: no reference exists for it here). Columns
+    ``split, dataset, metric, n, n_missing, pearson, pearson_p, spearman, spearman_p, kendall, kendall_p,
+    control, paired``; ``n`` counts the rows used and ``n_missing`` the rows of the subset left out (the metric's
+    own missing values, and when paired every other metric's and the human score's).
 
     Parameters
     ----------
@@ -198,11 +208,13 @@ def correlation_table(frame: pl.DataFrame, metrics: Sequence[str], *, splits: Se
     splits : sequence of str, default ("all", "valid", "test")
         The splits.
     datasets : sequence of str or None, default (None,)
-        The data sets; None for both.
+        The data sets; None for all.
     human : str, default "human_score"
-        The human judgement column.
-    control : str, default "system"
-        The category controlled for.
+        The human judgement column (the target).
+    control : str or None, default "system"
+        The category controlled for; None for plain correlations.
+    paired : bool, default True
+        Every row of one (split, dataset) on the same summaries.
 
     Returns
     -------
@@ -211,20 +223,41 @@ def correlation_table(frame: pl.DataFrame, metrics: Sequence[str], *, splits: Se
 
     References
     ----------
-    FRANK, section 6 and ``evaluation/evaluate.py``.
+    FRANK, section 6 and ``evaluation/evaluate.py`` (partial, ``paired=False``).
     """
+    from workbench.stats._correlation import plain_correlation
+
     rows = []
     for split in splits:
         for dataset in datasets:
             part = _subset(frame, split, dataset)
+            target = _finite(part.get_column(human))
+            ok = {m: _finite(part.get_column(m)) & target for m in metrics}
+            if control is not None:
+                known = part.get_column(control).is_not_null().to_numpy()
+                ok = {m: keep & known for m, keep in ok.items()}
+            common = np.logical_and.reduce(list(ok.values())) if ok else target
             for m in metrics:
-                x, y, c = part.get_column(m).to_numpy(), part.get_column(human).to_numpy(), part.get_column(control)
-                p, s = _partial(x, y, c.to_numpy(), "pearson"), _partial(x, y, c.to_numpy(), "spearman")
-                rows.append({"split": split, "dataset": dataset or "both", "metric": m, "n": p.n,
-                             "pearson": p.r, "pearson_p": p.p, "spearman": s.r, "spearman_p": s.p})
+                keep = common if paired else ok[m]
+                x, y = part.get_column(m).to_numpy()[keep], part.get_column(human).to_numpy()[keep]
+                if control is None:
+                    p, s, k = (plain_correlation(x, y, how) for how in ("pearson", "spearman", "kendall"))
+                else:
+                    c = part.get_column(control).to_numpy()[keep]
+                    p, s, k = _partial(x, y, c, "pearson"), _partial(x, y, c, "spearman"), None
+                rows.append({"split": split, "dataset": dataset or "both", "metric": m, "n": int(keep.sum()),
+                             "n_missing": part.height - int(keep.sum()), "pearson": p.r, "pearson_p": p.p,
+                             "spearman": s.r, "spearman_p": s.p, "kendall": None if k is None else k.r,
+                             "kendall_p": None if k is None else k.p, "control": control, "paired": paired})
     return pl.DataFrame(rows, schema={"split": pl.Utf8, "dataset": pl.Utf8, "metric": pl.Utf8, "n": pl.Int64,
-                                      "pearson": pl.Float64, "pearson_p": pl.Float64, "spearman": pl.Float64,
-                                      "spearman_p": pl.Float64})
+                                      "n_missing": pl.Int64, "pearson": pl.Float64, "pearson_p": pl.Float64,
+                                      "spearman": pl.Float64, "spearman_p": pl.Float64, "kendall": pl.Float64,
+                                      "kendall_p": pl.Float64, "control": pl.Utf8, "paired": pl.Boolean})
+
+
+def _finite(column: pl.Series) -> np.ndarray:
+    """Where a numeric column holds a finite value (null and NaN are missing)."""
+    return np.isfinite(column.cast(pl.Float64).fill_null(float("nan")).to_numpy())
 
 
 def _partial(x: np.ndarray, y: np.ndarray, control: np.ndarray, method: str = "pearson") -> PartialCorrelation:
@@ -246,7 +279,8 @@ def frank_table(path: str | os.PathLike[str], *, splits: Sequence[str] = SPLITS,
                 metrics: Sequence[str] | None = None) -> pl.DataFrame:
     """FRANK's published evaluation from its own files (FRANK's ``evaluation/evaluate.py``
     ``human_metric_correlation``: partial correlation with ``Factuality`` controlling for ``model_name``) for
-    every split and data set: :func:`correlation_table` of :func:`frank_frame`. ``metrics`` defaults to the ten
+    every split and data set: :func:`correlation_table` of :func:`frank_frame`, unpaired (each metric on its own
+    rows, as the published table is). ``metrics`` defaults to the ten
     FRANK's script reports; any other metric column of the score file on request.
 
     Parameters
@@ -272,7 +306,7 @@ def frank_table(path: str | os.PathLike[str], *, splits: Sequence[str] = SPLITS,
     frame = frank_frame(path, metrics)
     return correlation_table(frame, [c for c in frame.columns if c not in
                                      ("run_id", "source_id", "system", "dataset", "split", "human_score")],
-                             splits=splits, datasets=datasets)
+                             splits=splits, datasets=datasets, paired=False)  # as FRANK's script: per metric
 
 
 def published_frank() -> pl.DataFrame:

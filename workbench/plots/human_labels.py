@@ -15,12 +15,15 @@ from workbench.plots._style import _axes, figure_size
 
 def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order: Sequence[str],
                        judges: Sequence[str] = (), published: pl.DataFrame | None = None,
-                       title: str = "partial Pearson correlation with human Factuality") -> tuple[Any, Any]:
+                       title: str = "partial Pearson correlation with human Factuality",
+                       published_label: str = "FRANK's published number", unit: str = "sources") -> tuple[Any, Any]:
     """One panel per data set (``panels``, values of ``dataset``): each metric of ``order`` (top to bottom) at
     its estimate with its interval (``estimate``, ``ci_low``, ``ci_high`` of
     :func:`workbench.analyses._human_labels.correlation_intervals`), the judges of ``judges`` in a colour of their own, and
-    where ``published`` has the same metric and data set (``metric``, ``dataset``, ``value``), FRANK's number as a
-    cross.
+    where ``published`` has the same metric and data set (``metric``, ``dataset``, ``value``), the published number
+    as a cross (``published_label`` in the legend: pass it only for the data it was published on). An interval is
+    drawn as a line with end ticks and the estimate as a dot, so an estimate outside a percentile interval (a few
+    summaries) is shown as it is.
 
     Parameters
     ----------
@@ -36,6 +39,10 @@ def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order:
         :func:`workbench.analyses._human_labels.published_frank`, drawn as points.
     title : str, default "partial Pearson correlation with human Factuality"
         The title.
+    published_label : str, default "FRANK's published number"
+        The legend's words for the crosses.
+    unit : str, default "sources"
+        What the intervals resample (the x label).
 
     Returns
     -------
@@ -54,17 +61,19 @@ def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order:
                 continue
             colour = "C3" if metric in judges else "C0"
             lo, hi = r["ci_low"], r["ci_high"]
-            ax.errorbar([r["estimate"]], [y], xerr=[[r["estimate"] - lo], [hi - r["estimate"]]], fmt="o",
-                        color=colour, capsize=2, markersize=4)
+            if lo is not None and hi is not None:  # drawn as a line: a percentile interval of a few summaries
+                ax.hlines(y, lo, hi, color=colour, lw=1.2)  # may leave the estimate outside it
+                ax.plot([lo, hi], [y, y], "|", color=colour, markersize=5)
+            ax.plot([r["estimate"]], [y], "o", color=colour, markersize=4)
         if published is not None:
             pub = {r["metric"]: r["value"] for r in published.filter(pl.col("dataset") == panel).iter_rows(named=True)}
             xs = [(pub[m], y) for y, m in zip(ys, order, strict=True) if m in pub]
             if xs:
                 ax.plot([x for x, _ in xs], [y for _, y in xs], "x", color="black", markersize=6, zorder=3,
-                        label="FRANK's published number")
+                        label=published_label)
         ax.axvline(0, color="grey", lw=0.8)
         ax.set_title(panel, fontsize=9)
-        ax.set_xlabel("r (95% article-bootstrap interval)", fontsize=8)
+        ax.set_xlabel(f"r (95% interval resampling {unit})", fontsize=8)
     axes[0][0].set_yticks(ys)
     axes[0][0].set_yticklabels(order, fontsize=8)
     for label in axes[0][0].get_yticklabels():
@@ -72,7 +81,7 @@ def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order:
             label.set_color("C3")
     handles = [h for ax in axes[0] for h in ax.get_legend_handles_labels()[0]][:1]
     if handles:
-        fig.legend(handles, ["FRANK's published number"], loc="lower center", ncols=1, fontsize=8,
+        fig.legend(handles, [published_label], loc="lower center", ncols=1, fontsize=8,
                    bbox_to_anchor=(0.5, -0.02))
     fig.suptitle(title, fontsize=10)
     fig.tight_layout(rect=(0, 0.04 if handles else 0, 1, 1))

@@ -24,7 +24,7 @@ __all__ = [
     "interval_coverage", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se", "jackknife_se_of",
     "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores", "make_units", "METRICS",
     "multi_rater_agreement", "ONE_SCENARIO", "out_of_fold_calls", "paired_auroc_difference", "paired_difference",
-    "partial_correlation", "partial_correlation_ci", "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak",
+    "partial_correlation", "partial_correlation_ci", "plain_correlation", "PLAIN_METHODS", "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak",
     "percent_agreement", "performance_profile", "population_auroc", "POSITIVE", "precision_recall_at", "Price",
     "probability_of_improvement", "recalibrate", "recalibration_table", "reliability", "reliability_by_k",
     "reliability_curve", "resample_counts", "resamples", "residualise", "Seed", "simultaneous_interval",
@@ -54,7 +54,7 @@ __getattr__, __dir__ = attach(__name__, {
     ],
     "_correlation": [
         "correlation_difference_ci", "CORRELATION_METHODS", "partial_correlation", "partial_correlation_ci",
-        "PartialCorrelation", "residualise", "williams_test"
+        "PartialCorrelation", "plain_correlation", "PLAIN_METHODS", "residualise", "williams_test"
     ],
     "_coverage": ["heterogeneous_coverage", "heterogeneous_population_auroc", "interval_coverage", "population_auroc"],
     "_discrimination": ["auroc", "judge_table", "POSITIVE", "precision_recall_at"],
@@ -85,7 +85,7 @@ if TYPE_CHECKING:
         paired_difference, performance_profile, probability_of_improvement, simultaneous_interval, verdict
     )
     from workbench.stats._correlation import (
-        correlation_difference_ci, CORRELATION_METHODS, partial_correlation, partial_correlation_ci, PartialCorrelation,
+        correlation_difference_ci, CORRELATION_METHODS, partial_correlation, partial_correlation_ci, PartialCorrelation, plain_correlation, PLAIN_METHODS,
         residualise, williams_test
     )
     from workbench.stats._coverage import (

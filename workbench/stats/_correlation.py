@@ -38,7 +38,7 @@ import numpy.typing as npt
 from workbench.stats._bootstrap import DEFAULT_N_BOOT, BootstrapResult, Seed, as_generator, interval, make_units, \
     resample_counts
 
-__all__ = ["CORRELATION_METHODS", "PartialCorrelation", "correlation_difference_ci", "partial_correlation",
+__all__ = ["plain_correlation", "PLAIN_METHODS", "CORRELATION_METHODS", "PartialCorrelation", "correlation_difference_ci", "partial_correlation",
            "partial_correlation_ci", "residualise", "williams_test"]
 
 #: the correlations :func:`partial_correlation` takes
@@ -156,6 +156,42 @@ def partial_correlation(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLi
         return PartialCorrelation(float("nan"), float("nan"), len(xs), method)
     res = stats.pearsonr(rx, ry) if method == "pearson" else stats.spearmanr(rx, ry)
     return PartialCorrelation(float(res[0]), float(res[1]), len(xs), method)
+
+
+#: the plain correlations :func:`plain_correlation` computes (Kendall's is tau-b, ties counted)
+PLAIN_METHODS = ("pearson", "spearman", "kendall")
+
+
+def plain_correlation(x: npt.ArrayLike, y: npt.ArrayLike, method: str = "pearson") -> PartialCorrelation:
+    """The plain correlation of ``x`` and ``y`` on the rows where both are finite: Pearson's r, Spearman's rho or
+    Kendall's tau-b with its two-sided p-value, as :mod:`scipy.stats` gives them (``pearsonr``, ``spearmanr``,
+    ``kendalltau``). Fewer than 3 such rows, or a constant variable, give NaN with the rows counted.
+
+    Parameters
+    ----------
+    x, y : array_like
+        The two variables (NaN where missing).
+    method : {"pearson", "spearman", "kendall"}
+        The correlation.
+
+    Returns
+    -------
+    PartialCorrelation
+        ``r``, ``p``, ``n`` and ``method`` (the same record as a partial correlation's, with nothing controlled).
+    """
+    from scipy import stats
+
+    if method not in PLAIN_METHODS:
+        raise ValueError(f"method: expected one of {PLAIN_METHODS}, got {method!r}")
+    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    keep = np.isfinite(a) & np.isfinite(b)
+    a, b = a[keep], b[keep]
+    n = int(keep.sum())
+    if n < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return PartialCorrelation(float("nan"), float("nan"), n, method)
+    fn = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}[method]
+    r, p = fn(a, b)
+    return PartialCorrelation(float(r), float(p), n, method)
 
 
 def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, float]:
