@@ -173,12 +173,13 @@ published = published_frank().filter(pl.col("split") == report).select(
     "metric", "dataset", pl.col("pearson").alias("value")) if IS_FRANK else None  # FRANK's numbers: on FRANK only
 whole_name = "both" if len(subsets) == 2 else "all data sets" if len(subsets) > 2 else (subsets or ["all"])[0]
 shown_forest = forest.with_columns(pl.col("dataset").replace("both", whole_name))
-n_used = table.filter((pl.col("split") == report) & (pl.col("dataset") == "both")).get_column("n").max()
+ns = forest.filter(pl.col("dataset") == "both").get_column("n")
+span = f"{ns.min()}" if ns.min() == ns.max() else f"{ns.min()} to {ns.max()}"
 fig = plots.human_labels.correlation_forest(shown_forest, panels=[d or whole_name for d in DATASETS], order=ORDER,
                                             judges=JUDGE_COLUMNS,
                                             published=published if published is not None and published.height else None,
-                                            title=f"partial Pearson correlation with {TARGET} ({report} split, "
-                                                  f"{n_used} summaries with every score)")
+                                            title=f"partial Pearson correlation with {TARGET} ({report} split; each "
+                                                  f"score on the summaries that have it: {span})")
 plots.export(fig, "human_partial_correlation_forest", figs)
 both = forest.filter((pl.col("dataset") == "both") & pl.col("estimate").is_not_nan())
 ranked = both.sort("estimate", descending=True, nulls_last=True).drop_nulls("estimate").get_column("metric").to_list()

@@ -204,7 +204,7 @@ def test_a_home_holding_claude_and_codex_sessions_imports_both(tmp_path: Path) -
             "print('polars loaded' if 'polars' in sys.modules else 'polars not loaded')")
     shown = subprocess.run([sys.executable, "-c", code, str(home / ".claude")], capture_output=True, text=True,
                            check=True).stdout
-    assert "total        1 session(s)" in shown and f"{12000:,}" in shown and "polars not loaded" in shown
+    assert "total (1 session)" in shown and f"{12000:,}" in shown and "polars not loaded" in shown
 
 
 def test_session_cost_per_model_from_the_dated_table(tmp_path: Path) -> None:
@@ -274,7 +274,7 @@ def test_the_fast_usage_pass_equals_the_count_by_hand_and_the_importer(tmp_path:
     assert got.filter(pl.col("session_id") == SID)["models"].to_list() == [["claude-sonnet-4-5-20250929"]]
     assert main(["usage", str(tmp_path / "projects")]) == 0
     out = capsys.readouterr().out
-    assert "total        2 session(s)" in out and f"{sum(v['read'] for v in fast.values()):,}" in out
+    assert "total (2 sessions)" in out and f"{sum(v['read'] for v in fast.values()):,}" in out
     inside = tmp_path / "projects" / "-home-dev-shop" / "usage.csv"  # an output inside the input: refused
     assert main(["usage", str(tmp_path / "projects"), "--out", str(inside)]) == 2 and not inside.exists()
     assert "is inside the input" in capsys.readouterr().err

@@ -42,12 +42,12 @@ def session_usage(path: str | os.PathLike[str]) -> pl.DataFrame:
 
 
 def usage_table(rows: list[dict[str, Any]]) -> pl.DataFrame:
-    """Rows of :func:`usage_rows` as :func:`session_usage`'s table."""
+    """Rows of :func:`usage_rows` as :func:`session_usage`'s table (their ``parts`` left out)."""
     import polars as pl
 
     schema: dict[str, Any] = {"client": pl.Utf8, "project_dir": pl.Utf8, "session_id": pl.Utf8,
                               **{c: pl.Int64 for c in USAGE_COLUMNS}, "models": pl.List(pl.Utf8)}
-    return pl.DataFrame(rows, schema=schema, orient="row")
+    return pl.DataFrame([{k: r[k] for k in schema} for r in rows], schema=schema, orient="row")
 
 
 def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> list[dict[str, Any]]:
@@ -70,9 +70,20 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
     if formats.get("codex"):
         from workbench.adapters._codex import read_codex
 
+        import json
+
+        from workbench.adapters._usage_scan import utc_day
+
         for run in read_codex(p, files=formats["codex"], bad=bad)["runs"].iter_rows(named=True):
+            by_model = json.loads(run.get("usage_by_model") or "{}")
+            day = utc_day(run.get("started_at"))  # a rollout's usage is dated by its start (no per-event split)
+            parts = [{"day": day, "model": model, "input": int(u.get("input", 0)), "output": int(u.get("output", 0)),
+                      "cache_read": int(u.get("cache_read", 0)), "cache_creation_5m": int(u.get("cache_creation_5m", 0)),
+                      "cache_creation_1h": int(u.get("cache_creation_1h", 0)), "replies": 0}
+                     for model, u in sorted(by_model.items())]
             rows.append({"client": "codex", "project_dir": None, "session_id": run["run_id"],
-                         **{c: int(run.get(c) or 0) for c in USAGE_COLUMNS}, "models": list(run.get("models") or [])})
+                         **{c: int(run.get(c) or 0) for c in USAGE_COLUMNS}, "models": list(run.get("models") or []),
+                         "parts": parts})
     return rows
 
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 #: what each reply is: its file's index in the list scanned, its line, and what ccusage's count reads
 FIELDS = ("file", "line", "session_id", "request_id", "message_id", "model", "input_tokens", "output_tokens",
-          "cache_read_input_tokens", "cache_creation_input_tokens")
+          "cache_read_input_tokens", "cache_creation_input_tokens", "cache_creation_1h_tokens", "timestamp")
 #: bytes below which a tree is scanned in this process (starting workers costs more than it saves)
 PARALLEL_BYTES = 64 << 20
 
@@ -114,8 +114,10 @@ def _reply(rec: Any, index: int, line: int) -> tuple[Any, ...] | None:
     sid = _str(rec.get("sessionId"))
     if sid is None:
         return None
+    tiers = msg["usage"].get("cache_creation")
+    hour = token_count(tiers.get("ephemeral_1h_input_tokens")) if isinstance(tiers, dict) else 0
     return (index, line, sid, _str(rec.get("requestId")), _str(msg.get("id")), _str(msg.get("model")),
-            *usage_counts(msg["usage"]))
+            *usage_counts(msg["usage"]), hour, _str(rec.get("timestamp")))
 
 
 def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False
@@ -163,22 +165,25 @@ USAGE_COLUMNS = ("usage_input_tokens", "usage_output_tokens", "usage_cache_read_
 
 def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None) -> list[dict[str, Any]]:
     """Per Claude Code session, in the order sessions first appear: ``client`` (``claude-code``),
-    ``project_dir``, ``session_id``, the :data:`USAGE_COLUMNS` (reasoning 0) and ``models``. Each (message id,
-    request id) counts once, where it is first read in ``files``' order (sorted paths); a reply without both
-    counts on its own: ccusage's rule, and the importer's."""
+    ``project_dir``, ``session_id``, the :data:`USAGE_COLUMNS` (reasoning 0), ``models`` and ``parts``: the same
+    counts per (UTC day of the reply's timestamp, model), each a dict with ``day``, ``model``, ``input``,
+    ``output``, ``cache_read``, ``cache_creation_5m``, ``cache_creation_1h`` and ``replies`` (what a cost and a
+    ``--by day`` view need). Each (message id, request id) counts once, where it is first read in ``files``' order
+    (sorted paths); a reply without both counts on its own: ccusage's rule, and the importer's."""
     from workbench.adapters._logfiles import project_dir
 
     seen: set[tuple[str, str]] = set()
     sessions: dict[tuple[str, str], dict[str, Any]] = {}  # (project directory, session) -> its totals, in order
     projects = [project_dir(Path(f)) for f in files]
-    for index, _line, sid, request, message, model, fresh, output, read, made in tree_replies(files, bad=bad):
+    for index, _line, sid, request, message, model, fresh, output, read, made, hour, stamp in tree_replies(
+            files, bad=bad):
         if not first_time((message, request) if message is not None and request is not None else None, seen):
             continue  # a reply written over several lines (or copied by a resume) counts once
         key = (projects[index], sid)
         row = sessions.get(key)
         if row is None:
             row = sessions[key] = {"client": "claude-code", "project_dir": key[0], "session_id": sid,
-                                   **{c: 0 for c in USAGE_COLUMNS}, "models": []}
+                                   **{c: 0 for c in USAGE_COLUMNS}, "models": [], "parts": {}}
         row["usage_input_tokens"] += fresh
         row["usage_output_tokens"] += output
         row["usage_cache_read_tokens"] += read
@@ -186,8 +191,33 @@ def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None) -> li
         row["usage_replies"] += 1
         if model is not None and model != "<synthetic>" and model not in row["models"]:
             row["models"].append(model)
+        part = row["parts"].setdefault((utc_day(stamp), model), [0, 0, 0, 0, 0, 0])
+        for k, v in enumerate((fresh, output, read, made - min(hour, made), min(hour, made), 1)):
+            part[k] += v
+    for row in sessions.values():
+        row["parts"] = [{"day": day, "model": model, **dict(zip(PART_COUNTS, counts, strict=True))}
+                        for (day, model), counts in row["parts"].items()]
     return list(sessions.values())
 
 
-__all__ = ["claude_code_totals", "FIELDS", "PARALLEL_BYTES", "file_replies", "first_time", "line_kind", "token_count",
+#: the counts of a session's part (one UTC day and model)
+PART_COUNTS = ("input", "output", "cache_read", "cache_creation_5m", "cache_creation_1h", "replies")
+
+
+def utc_day(stamp: str | None) -> str | None:
+    """The UTC date (``2026-11-02``) of an ISO timestamp as logs write it (``...Z`` or with an offset), or None."""
+    if not stamp:
+        return None
+    from datetime import datetime, timezone
+
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.astimezone(timezone.utc).date().isoformat()
+
+
+__all__ = ["claude_code_totals", "FIELDS", "PARALLEL_BYTES", "PART_COUNTS", "file_replies", "utc_day", "first_time", "line_kind", "token_count",
            "tree_replies", "usage_counts", "USAGE_COLUMNS"]

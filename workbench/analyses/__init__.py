@@ -16,7 +16,7 @@ __all__ = [
     "compaction_timeline", "compare_with_published", "correlation_intervals", "correlation_table", "entry_auroc",
     "focus", "frank_frame", "FRANK_PUBLISHED", "frank_table", "identifier_share", "metric_column", "ModelPrice",
     "price_of", "PRICES", "PRICES_AS_OF", "prompt_cache", "prompt_cache_means", "published_frank", "replay",
-    "replay_by_budget", "replay_run", "ReplayResult", "session_costs", "SessionAnalyses", "sjc", "SPLITS",
+    "replay_by_budget", "replay_run", "ReplayResult", "part_cost", "session_costs", "SessionAnalyses", "sjc", "SPLITS",
     "summary_auroc", "summary_frame", "summary_scores", "token_medians", "trace", "turn_text", "williams_table"
 ]
 
@@ -31,7 +31,7 @@ __getattr__, __dir__ = attach(__name__, {
         "entry_auroc", "frank_frame", "FRANK_PUBLISHED", "frank_table", "metric_column", "published_frank", "SPLITS",
         "summary_auroc", "summary_frame", "summary_scores", "williams_table"
     ],
-    "_pricing": ["ModelPrice", "price_of", "PRICES", "PRICES_AS_OF", "session_costs"],
+    "_pricing": ["ModelPrice", "part_cost", "price_of", "PRICES", "PRICES_AS_OF", "session_costs"],
 }, modules=["focus", "sjc", "trace"], public=__all__)
 
 if TYPE_CHECKING:
@@ -45,5 +45,5 @@ if TYPE_CHECKING:
         frank_frame, FRANK_PUBLISHED, frank_table, metric_column, published_frank, SPLITS, summary_auroc, summary_frame,
         summary_scores, williams_table
     )
-    from workbench.analyses._pricing import (ModelPrice, price_of, PRICES, PRICES_AS_OF, session_costs)
+    from workbench.analyses._pricing import (ModelPrice, part_cost, price_of, PRICES, PRICES_AS_OF, session_costs)
     from workbench.analyses import focus, sjc, trace

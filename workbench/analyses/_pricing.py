@@ -14,8 +14,10 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
 
 #: the day the table was last checked
 PRICES_AS_OF = "2026-12-02"
@@ -73,6 +75,21 @@ def price_of(model: str, prices: Mapping[str, ModelPrice] = PRICES) -> ModelPric
     return prices.get(base)
 
 
+def part_cost(model: str | None, counts: Mapping[str, int], prices: Mapping[str, ModelPrice] = PRICES
+              ) -> float | None:
+    """USD for ``counts`` (``input``, ``output``, ``cache_read``, ``cache_creation_5m``, ``cache_creation_1h``) of
+    ``model``; None when the table has no price for it (never 0: a sum must not undercount without saying so),
+    except that no tokens cost nothing whatever the model (Claude Code's ``<synthetic>`` replies)."""
+    if not any(counts.get(k, 0) for k in ("input", "output", "cache_read", "cache_creation_5m", "cache_creation_1h")):
+        return 0.0
+    price = price_of(model, prices) if model else None
+    if price is None:
+        return None
+    return (counts.get("input", 0) * price.input + counts.get("output", 0) * price.output
+            + counts.get("cache_read", 0) * price.cache_read + counts.get("cache_creation_5m", 0) * price.cache_write_5m
+            + counts.get("cache_creation_1h", 0) * price.cache_write_1h) / 1e6
+
+
 def session_costs(runs: pl.DataFrame, prices: Mapping[str, ModelPrice] = PRICES) -> pl.DataFrame:
     """The cost of every run per model, from its ``usage_by_model``.
 
@@ -89,6 +106,8 @@ def session_costs(runs: pl.DataFrame, prices: Mapping[str, ModelPrice] = PRICES)
         One row per (``run_id``, ``model``): the token counts, ``cost_usd`` (0 when the price is unknown),
         ``price_known`` and ``reason`` (which model has no price); a run without usage has no rows.
     """
+    import polars as pl
+
     rows = []
     if "usage_by_model" not in runs.columns:
         raise ValueError("session_costs: the runs have no usage_by_model column (import Claude Code or Codex "
@@ -114,4 +133,4 @@ def session_costs(runs: pl.DataFrame, prices: Mapping[str, ModelPrice] = PRICES)
     return pl.DataFrame(rows, schema=schema)
 
 
-__all__ = ["ModelPrice", "PRICES", "PRICES_AS_OF", "price_of", "session_costs"]
+__all__ = ["ModelPrice", "part_cost", "PRICES", "PRICES_AS_OF", "price_of", "session_costs"]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.cli.args import UsageError, existing_dir, existing_file, out_file, verb
+from typing import Any
 from workbench.errors import SchemaError
 from workbench.tables._vocabulary import LOG_FORMATS, TABLE_NAMES
 
@@ -53,6 +54,10 @@ def add(sub: argparse._SubParsersAction) -> None:
     p = verb(sub, "usage", "what Claude Code and Codex sessions spent: tokens per session, as ccusage counts them")
     p.add_argument("path", help="a session file, ~/.claude/projects, ~/.codex/sessions, or a home with both")
     p.add_argument("--out", help="write the per-session table here (.csv or .parquet; default: print it)")
+    p.add_argument("--by", choices=["session", "day", "model", "project"], default="session",
+                   help="one row per session (default), per UTC day of the replies (ccusage daily --timezone UTC), "
+                        "per model, or per project directory")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON (cost null where a model has no price)")
     p.add_argument("--skip-invalid", dest="skip_invalid", action="store_true",
                    help="skip files and directories that cannot be read and lines over the line bound, count them "
                         "and name the first few, instead of stopping at the first")
@@ -99,6 +104,41 @@ def _apply_line_bound(args: argparse.Namespace) -> None:
     max_line_bytes()  # a malformed WORKBENCH_MAX_LINE_BYTES is named before anything is read
 
 
+class _PointToSkip:
+    """A context: a bad line of a log, read without ``--skip-invalid``, is an error that says the option exists."""
+
+    def __init__(self, args: argparse.Namespace, sessions: bool = True) -> None:
+        self.skip = getattr(args, "skip_invalid", False) or not sessions  # the option reads session logs only
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, err: BaseException | None, tb: object) -> None:
+        if isinstance(err, SchemaError) and not self.skip and err.line is not None and err.file:
+            raise SchemaError(f"{err}; --skip-invalid skips every bad line, counts them and names the first few") \
+                from None
+
+
+def _sessions(path: Path, fmt: str) -> bool:
+    """Whether ``path`` is read as session logs (what --skip-invalid applies to)."""
+    if fmt in ("claude-code", "codex"):
+        return True
+    if fmt != "auto":
+        return False
+    from workbench.adapters._logfiles import session_format
+
+    if path.is_dir():
+        return True
+    try:
+        from workbench._util.jsonl import BadLines, json_lines
+
+        for _, record in json_lines(path, BadLines(skip_invalid=True)):
+            return session_format(record) is not None
+    except (OSError, SchemaError):
+        return False
+    return False
+
+
 def _report_bad(bad: BadLines) -> None:
     line = bad.summary()
     if line:
@@ -133,7 +173,7 @@ def _starting(doing: str, path: Path) -> None:
 
 def run_usage(args: argparse.Namespace) -> int:
     from workbench._util.jsonl import BadLines
-    from workbench.adapters import USAGE_COLUMNS, usage_rows
+    from workbench.adapters import usage_rows
 
     _apply_line_bound(args)
     if args.out:
@@ -145,7 +185,8 @@ def run_usage(args: argparse.Namespace) -> int:
 
         check_not_input(args.out, [args.path])  # the table never goes into the sessions it counts
     bad = BadLines(skip_invalid=args.skip_invalid)
-    rows = usage_rows(args.path, bad)  # counted without the table library: the table is made only to be written
+    with _PointToSkip(args):
+        rows = usage_rows(args.path, bad)  # counted without the table library: the table is made only to be written
     _report_bad(bad)
     if args.out:
         from workbench.adapters._usage import usage_table
@@ -159,15 +200,98 @@ def run_usage(args: argparse.Namespace) -> int:
                      else (lambda tmp: table.write_parquet(tmp)))
         print(f"{args.out}: {table.height} session(s)")
         return 0
-    names = {"usage_input_tokens": "input", "usage_output_tokens": "output", "usage_cache_read_tokens": "cache read",
-             "usage_cache_creation_tokens": "cache write", "usage_reasoning_tokens": "reasoning",
-             "usage_replies": "replies"}
-    print("client       session                                  " + "".join(f"{names[c]:>14}" for c in USAGE_COLUMNS))
-    for r in rows:
-        print(f"{r['client']:<12} {str(r['session_id'])[:40]:<40} " + "".join(f"{r[c]:>14,}" for c in USAGE_COLUMNS))
-    totals = [sum(r[c] for r in rows) for c in USAGE_COLUMNS]
-    print(f"{'total':<12} {f'{len(rows)} session(s)':<40} " + "".join(f"{v:>14,}" for v in totals))
+    view = usage_view(rows, args.by)
+    if args.json:
+        import json
+
+        print(json.dumps(view, indent=1))
+        return 0
+    print_usage(view, args.by)
     return 0
+
+
+#: the token columns of a usage view, with their headers
+_TOKENS = (("input", "input"), ("output", "output"), ("cache_read", "cache read"), ("cache_write", "cache write"))
+
+
+def usage_view(rows: list[dict[str, Any]], by: str = "session") -> list[dict[str, Any]]:
+    """The usage rows (:func:`workbench.adapters.usage_rows`) per session, UTC day, model or project: tokens
+    (``cache_write``: both cache-write tiers), ``cost_usd`` from the project's price table (None when a model in it
+    has no price: unknown, never 0) and ``unpriced`` (those models)."""
+    from workbench.analyses._pricing import part_cost
+
+    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for r in rows:
+        if by == "session" and not r.get("parts"):  # a session that spent nothing is still a session
+            groups[(r["client"], r["session_id"])] = {
+                "client": r["client"], "session_id": r["session_id"], "project_dir": r["project_dir"], "day": None,
+                "models": list(r.get("models") or []), **{k: 0 for k, _ in _TOKENS}, "replies": 0, "cost_usd": 0.0,
+                "unpriced": []}
+        for part in r.get("parts", []):
+            if by == "session":
+                key: tuple[Any, ...] = (r["client"], r["session_id"])
+                head = {"client": r["client"], "session_id": r["session_id"], "project_dir": r["project_dir"]}
+            elif by == "day":
+                key, head = (part["day"],), {"day": part["day"]}
+            elif by == "model":
+                key, head = (part["model"],), {"model": part["model"]}
+            else:
+                key, head = (r["project_dir"] or f"({r['client']})",), {"project_dir": r["project_dir"] or
+                                                                            f"({r['client']})"}
+            g = groups.setdefault(key, {**head, **({"day": None, "models": []} if by == "session" else {}),
+                                        **{k: 0 for k, _ in _TOKENS}, "replies": 0, "cost_usd": 0.0,
+                                        "unpriced": []})
+            g["input"] += part["input"]
+            g["output"] += part["output"]
+            g["cache_read"] += part["cache_read"]
+            g["cache_write"] += part["cache_creation_5m"] + part["cache_creation_1h"]
+            g["replies"] += part["replies"]
+            if by == "session":
+                if part["day"] and (g["day"] is None or part["day"] < g["day"]):
+                    g["day"] = part["day"]  # the session's first day
+                if part["model"] and part["model"] != "<synthetic>" and part["model"] not in g["models"]:
+                    g["models"].append(part["model"])
+            cost = part_cost(part["model"], part)
+            if cost is None:
+                if part["model"] not in g["unpriced"]:
+                    g["unpriced"].append(part["model"])
+            elif g["cost_usd"] is not None:
+                g["cost_usd"] += cost
+            if g["unpriced"]:
+                g["cost_usd"] = None
+    out = list(groups.values())
+    return sorted(out, key=lambda g: str(g.get("day") or g.get("model") or g.get("project_dir") or "")) \
+        if by != "session" else out
+
+
+def print_usage(view: list[dict[str, Any]], by: str) -> None:
+    """The view as a table with a total line; a cost the price table cannot give is ``unknown`` and the total says
+    how many rows lack one."""
+    from workbench.analyses._pricing import PRICES_AS_OF
+
+    first = {"session": ("client", "session"), "day": ("day",), "model": ("model",), "project": ("project",)}[by]
+    keys = {"session": ("client", "session_id"), "day": ("day",), "model": ("model",), "project": ("project_dir",)}[by]
+    widths = [max([len(h), *(len(str(g[k])) for g in view)]) for h, k in zip(first, keys, strict=True)]
+    extra = ["day", "models"] if by == "session" else []
+    line = "  ".join(f"{h:<{w}}" for h, w in zip(first, widths, strict=True))
+    line += "".join(f"  {h:<10}" if h == "day" else f"  {h:<24}" for h in extra)
+    print(line + "".join(f"{h:>14}" for _, h in _TOKENS) + f"{'cost USD':>12}")
+    for g in view:
+        row = "  ".join(f"{str(g[k]):<{w}}" for k, w in zip(keys, widths, strict=True))
+        if by == "session":
+            row += f"  {str(g['day'] or '-'):<10}  {','.join(g['models'])[:24]:<24}"
+        cost = "unknown" if g["cost_usd"] is None else f"{g['cost_usd']:.2f}"
+        print(row + "".join(f"{g[k]:>14,}" for k, _ in _TOKENS) + f"{cost:>12}")
+    known = sum(g["cost_usd"] for g in view if g["cost_usd"] is not None)
+    unknown = [g for g in view if g["cost_usd"] is None]
+    label = f"total ({len(view)} {by if by != 'session' else 'session'}{'s' if len(view) != 1 else ''})"
+    pad = sum(widths) + 2 * (len(widths) - 1) + (38 if by == "session" else 0)
+    print(f"{label:<{pad}}" + "".join(f"{sum(g[k] for g in view):>14,}" for k, _ in _TOKENS)
+          + f"{known:>12.2f}")
+    if unknown:
+        models = sorted({m for g in unknown for m in g["unpriced"] if m})
+        print(f"cost unknown for {len(unknown)} row(s): no price for {', '.join(models) or 'a model without a name'} "
+              f"in the table of {PRICES_AS_OF}; the total counts only the priced rows")
 
 
 def run_validate(args: argparse.Namespace) -> int:
@@ -183,7 +307,8 @@ def run_validate(args: argparse.Namespace) -> int:
         return 0
     _starting("validating", path)
     bad = BadLines(skip_invalid=args.skip_invalid)
-    counted = datasets.import_log(path, None, args.format, bad=bad)
+    with _PointToSkip(args, _sessions(path, args.format)):
+        counted = datasets.import_log(path, None, args.format, bad=bad)
     _report_bad(bad)
     counts = ", ".join(f"{counted.get(t, 0)} {t}" for t in TRAJECTORY_TABLES)
     print(f"{path}: ok ({counts})")
@@ -213,8 +338,9 @@ def run_import(args: argparse.Namespace) -> int:
             raise UsageError(f"--{option}", "an ISO date or time (2026-11-20 or 2026-11-20T10:00)", repr(value))
     timings: dict[str, float] = {}
     clock = time.perf_counter()
-    counted = datasets.import_log(path, out, args.format, entries=args.entries, replace=True, bad=bad,
-                                  since=args.since, until=args.until, project=args.project, timings=timings)
+    with _PointToSkip(args, _sessions(path, args.format)):
+        counted = datasets.import_log(path, out, args.format, entries=args.entries, replace=True, bad=bad,
+                                      since=args.since, until=args.until, project=args.project, timings=timings)
     _report_bad(bad)
     if args.timings:
         stages = ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds in timings.items())
