@@ -125,9 +125,9 @@ def test_usage_and_import_read_past_a_nul_filled_file_within_the_bound(nul_home:
     sessions) counts the session's two replies; import, which reads every file of the tree, names the file's line
     1, and with --skip-invalid reads the session. The bounded reader's peak memory on a 1 GB line is measured in
     benchmarks/bench_line_reading.py."""
-    usage = _run("usage", str(nul_home), "--max-line-bytes", "65536")
+    usage = _run("usage", str(nul_home), "--max-line-bytes", "65536", "--json")
     assert usage.returncode == 0, usage.stderr
-    assert "total        1 session(s)" in usage.stdout and usage.stdout.rstrip().endswith("2")
+    assert [r["replies"] for r in json.loads(usage.stdout)] == [2]
     out = nul_home.parent / "out"
     imported = _run("import", str(nul_home), "--out", str(out), "--max-line-bytes", "65536")
     assert imported.returncode == 2 and "crash.jsonl:1: expected a line of at most 65,536 bytes" in imported.stderr
@@ -206,5 +206,5 @@ def test_unreadable_files_and_directories_are_named_or_skipped_and_counted(locke
         assert skipped.returncode == 0, skipped.stderr
         assert "skipped 2 unreadable file(s) or directories (--skip-invalid)" in skipped.stderr
         assert "projects/closed" in skipped.stderr and "secret.jsonl" in skipped.stderr
-    assert "total        4 session(s)" in _run("usage", str(locked_home), "--skip-invalid", as_user=True).stdout
+    assert len(json.loads(_run("usage", str(locked_home), "--skip-invalid", "--json", as_user=True).stdout)) == 4
     assert "4 runs" in skipped.stdout
