@@ -25,7 +25,9 @@ DATA: Optional[str] = None   # a directory of imported tables; when set, CLAUDE_
 CLAUDE_CODE: Optional[str] = "data/examples/claude-code"   # a Claude Code session file or directory (None to skip)
 CODEX: Optional[str] = "data/examples/codex"               # a Codex rollout file or directory (None to skip)
 HORIZON: int = 5        # steps after (and before) each compaction, TRACE's K
-TAU: float = 0.5          # lexical score below which an entry is unsupported (SJC Section 3)
+TAU: float = 0.5          # score below which an entry is unsupported (SJC Section 3)
+SCORES: Optional[str] = None   # a scores table of your own judge (workbench judge DIR --out S.parquet); None: lexical, offline
+JUDGE: Optional[str] = None    # the judge of SCORES whose scores are used (None: its only judge)
 ENCODING: str = "o200k_base"
 N_BOOT: int = 2000      # bootstrap resamples of the interval over sessions
 SEED: int = 0
@@ -38,7 +40,7 @@ STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's
 from workbench.notebooks import figures_dir, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
-figs = figures_dir(FIGURES, DATA, CLAUDE_CODE, CODEX, style=STYLE)
+figs = figures_dir(FIGURES, DATA, CLAUDE_CODE, CODEX, SCORES, style=STYLE, JUDGE=JUDGE)
 import warnings
 
 import polars as pl
@@ -62,6 +64,17 @@ else:
         print(w.message)
     tables = {name: pl.concat([p[name] for p in parts], how="diagonal_relaxed") for name in parts[0]}
     print(derive_missing(tables))
+if SCORES:  # the user's own judge instead of the lexical scores derived offline
+    from workbench.tables import read_table
+
+    own = read_table(SCORES, "scores")
+    judges = sorted(own.get_column("judge").unique().to_list())
+    if JUDGE is None and len(judges) != 1:
+        raise ValueError(f"SCORES holds the judges {judges}: set JUDGE to one of them")
+    chosen = JUDGE or judges[0]
+    tables["scores"] = own.filter(pl.col("judge") == chosen).select(tables["scores"].collect_schema().names())
+    print(f"scores: judge {chosen!r} from {SCORES} ({height(tables['scores'])} entries); "
+          "read 'lexical judge' below as this judge")
 {name: height(frame) for name, frame in tables.items()}
 
 # %% [markdown]

@@ -26,8 +26,8 @@ JUDGE: str = "lexical"          # the judge to calibrate
 OTHER_JUDGE: Optional[str] = None         # a second judge in the scores table, compared on the same entries
 FIELD: str = "support"          # the label field: support or correct
 LABELS: Optional[str] = None              # an AnnotationStore root with real labels (default: DATA's labels table)
-TARGET: str = "precision"       # choose tau for a target precision (or recall)
-TARGET_VALUE: float = 0.95
+TAU_TARGET: str = "precision"   # choose tau for a target precision (or recall); TARGET means the human target elsewhere
+TAU_TARGET_VALUE: float = 0.95
 TAU: float = 0.5                  # SJC's threshold, reported beside the chosen one
 BINS: int = 10
 SEED: int = 0
@@ -114,9 +114,9 @@ import numpy as np
 from workbench.stats import threshold_for, threshold_sweep
 
 if HAVE:
-    chosen = threshold_for(s, y, c, TARGET, TARGET_VALUE, sjc_tau=TAU, n_boot=N_BOOT, seed=SEED)
+    chosen = threshold_for(s, y, c, TAU_TARGET, TAU_TARGET_VALUE, sjc_tau=TAU, n_boot=N_BOOT, seed=SEED)
     plots.export_table(chosen, f"calibration_threshold_{JUDGE}_{FIELD}", f"{figs}/tables",
-                       f"tau reaching {TARGET} {TARGET_VALUE}, with intervals, beside SJC's tau; precision and "
+                       f"tau reaching {TAU_TARGET} {TAU_TARGET_VALUE}, with intervals, beside SJC's tau; precision and "
                        "recall in-sample (optimistic: tau was chosen on the same labels) and out of fold "
                        "(tau chosen without each scenario)")
     sweep = threshold_sweep(s, y, c, np.linspace(0, 1, 41), n_boot=min(N_BOOT, 500), seed=SEED)

@@ -94,13 +94,17 @@ published = pl.read_csv("data/published/text_numbers.csv")
 jev = dict(published.filter(pl.col("quantity").is_in(["auroc_support_jev", "auroc_correct_source_score"]))
            .select(pl.col("quantity").replace({"auroc_support_jev": "support", "auroc_correct_source_score": "correct"}),
                    "value").iter_rows())
+from workbench.notebooks import is_project_data
+
+ON_TESTBED = is_project_data(DATA) and LABELS is None  # SJC's numbers stand beside the gallery's figure only
 if HAVE:
-    fig = plots.sjc.auroc_intervals(table12, jev)
+    fig = plots.sjc.auroc_intervals(table12, jev if ON_TESTBED else None,
+                                    published_label="Jev on SJC's data (published)")
     plots.export(fig, "sjc_table12_auroc", figs)
     analyses.ran("SJC Table 12: AUROC of each judge")
 
 # %% [markdown]
-# **Figure (testbed with simulated annotators; SJC Table 12).** AUROC of each judge against the gold labels for support and for correctness, with 95% intervals from 2,000 scenario-bootstrap resamples (method and measured coverage below); the red diamonds are Jev's published AUROCs on their own rows, support 0.905 and correctness 0.444. Provenance is separable, correctness much less so.
+# **Figure (SJC Table 12).** AUROC of each judge against the gold labels for support and for correctness, with 95% intervals from scenario-bootstrap resamples (method and measured coverage below); each row says how many entries and positives it has. On the project's testbed (simulated annotators) the red diamonds are Jev's published AUROCs on SJC's own data, support 0.905 and correctness 0.444, on rows of their own; on any other data no published number is drawn.
 
 # %%
 from workbench.stats import interval_coverage

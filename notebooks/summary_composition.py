@@ -23,6 +23,7 @@
 from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
 DATA: str = "data/testbed"      # a workbench directory: the default testbed, or `workbench import` output
 JUDGE: str = "lexical"          # the judge whose scores are analysed
+METHOD: Optional[str] = "prompting"   # the runs' method analysed (the testbed's SJC compressor); None: every run
 TAU: float = 0.5                  # SJC's threshold
 BUDGET: int = 48                # the testbed budget the single-budget analyses use
 FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
@@ -53,7 +54,7 @@ from workbench.analyses.sjc import CompositionCounts, support_from_scores
 from workbench.summaries import run_of_entry
 from workbench.tables import batches_by_run
 
-sel = select_runs(tables, method="prompting", budget=BUDGET).select("run_id")
+sel = select_runs(tables, method=METHOD, budget=BUDGET).select("run_id")
 # the selected runs' entries with their support, 500 runs at a time, counted for Tables 2, 9 and 10 as they pass:
 # the tables below come from the counts (the same as from all entries at once), so a log of any size fits
 counts = CompositionCounts(max_boundary=5, max_d=4)
@@ -76,7 +77,7 @@ fig = plots.sjc.section_composition(table2)
 plots.export(fig, "sjc_table2_composition", figs);
 
 # %% [markdown]
-# **Figure (testbed; SJC Table 2).** Summary entries per section of the `prompting` summaries, split into entries the source judge scores as supported (score >= tau) and unsupported; the label is the unsupported share. SJC's forward-looking sections (Open TODOs and Pending user asks) carry most of the unsupported entries; Constraints/Rules mixes task restatements (unsupported) with rules the summaries carry over, and Exact identifiers are almost all supported.
+# **Figure (testbed; SJC Table 2).** Summary entries per section of the `METHOD` summaries (`prompting` on the testbed), split into entries the source judge scores as supported (score >= tau) and unsupported; the label is the unsupported share. SJC's forward-looking sections (Open TODOs and Pending user asks) carry most of the unsupported entries; Constraints/Rules mixes task restatements (unsupported) with rules the summaries carry over, and Exact identifiers are almost all supported.
 
 # %%
 table9 = counts.by_boundary()

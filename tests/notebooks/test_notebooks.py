@@ -381,3 +381,22 @@ def test_figures_refuses_to_write_executed_copies_over_the_sources(tmp_path: Pat
         assert "is the notebooks' own directory" in err and len(err.strip().splitlines()) == 1
         assert (nbdir / "a.ipynb").read_bytes() == before
         assert sorted(p.name for p in nbdir.iterdir()) == ["a.ipynb"]
+
+
+@pytest.mark.slow
+def test_the_coding_agent_notebook_takes_the_users_scores(tmp_path: Path) -> None:
+    """Issue 59: the coding-agent notebook recomputed lexical scores whatever the user had. Given a scores table of
+    a judge of one's own that finds no source for anything (every score 0), every role is 100% unsupported."""
+    data = tmp_path / "cc"
+    assert main(["import", str(ROOT / "data" / "examples" / "claude-code"), "--out", str(data), "--entries"]) == 0
+    entries = pl.read_parquet(data / "entries.parquet")
+    scores = tmp_path / "mine.parquet"
+    pl.DataFrame({"entry_id": entries["entry_id"], "judge": ["mine"] * entries.height, "repeat": [0] * entries.height,
+                  "score": [0.0] * entries.height}).write_parquet(scores)
+    figs = tmp_path / "figs"
+    report = run_all(ROOT / "notebooks", tmp_path / "build", timeout=300, cwd=ROOT,
+                     parameters={"DATA": str(data), "SCORES": str(scores), "FIGURES": str(figs), "N_BOOT": 50},
+                     names=["agent_transcripts"])
+    assert report.exit_code == 0, str(report)
+    roles = pl.read_csv(figs / "tables" / "transcripts_entries_by_role.csv")
+    assert roles["entries"].sum() == entries.height and (roles["unsupported"] == roles["entries"]).all()

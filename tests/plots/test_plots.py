@@ -283,3 +283,21 @@ def test_the_paper_style_sets_computer_modern_at_the_articles_width_and_embeds_i
     ax = plots.entries_by_section(counts)  # the gallery's figures keep their own sizes
     assert tuple(ax.figure.get_size_inches()) == (5.0, 3.2)
     plt.close(ax.figure)
+
+
+def test_the_auroc_figure_holds_every_interval_and_says_n_and_positives() -> None:
+    """Issue 59: the judge-validation figure's axis started at 0.3 and cut an interval's lower end without a mark,
+    and n (7, with 2 positives) was not shown. A small labelled sample's interval reaching 0.05 is now whole, and
+    each row names its n and positives; an estimate outside its percentile interval is drawn, not an error."""
+    import matplotlib.pyplot as plt
+
+    from workbench import plots
+
+    table = pl.DataFrame({"judge": ["lexical", "mine"], "field": ["support", "support"], "estimate": [0.6, 0.9],
+                          "ci_low": [0.05, 0.92], "ci_high": [0.98, 1.0], "n": [7, 7], "n_pos": [2, 2]})
+    ax = plots.sjc.auroc_intervals(table)
+    low, high = ax.get_xlim()
+    assert low <= 0.05 and high >= 1.0
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["lexical / Support (n=7, 2 positive)", "mine / Support (n=7, 2 positive)"]
+    plt.close(ax.figure)

@@ -102,7 +102,9 @@ def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = 
     """SJC Table 12: AUROC with 95% scenario-bootstrap intervals per judge and label field.
 
     ``published`` maps a label field (``support``, ``correct``) to a published AUROC; each is
-    drawn as a point on a row of its own, ``published_label / field``, beside the measured rows.
+    drawn as a point on a row of its own, ``published_label / field``, beside the measured rows: pass it only for
+    the data it was published on. Each measured row says its ``n`` and positives (``n_pos``); the x axis holds
+    every interval whole.
 
     Parameters
     ----------
@@ -121,17 +123,21 @@ def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = 
         The Axes drawn on.
     """
     t = table12.drop_nulls("estimate")
-    rows = [(f"{j} / {display_name(f)}", e, lo, hi) for j, f, e, lo, hi in
-            t.select("judge", "field", "estimate", "ci_low", "ci_high").iter_rows()]
+    counts = [f" (n={n}, {p} positive)" if n is not None and p is not None else "" for n, p in
+              t.select(pl.col("n") if "n" in t.columns else pl.lit(None).alias("n"),
+                       pl.col("n_pos") if "n_pos" in t.columns else pl.lit(None).alias("n_pos")).iter_rows()]
+    rows = [(f"{j} / {display_name(f)}{c}", e, lo, hi) for (j, f, e, lo, hi), c in
+            zip(t.select("judge", "field", "estimate", "ci_low", "ci_high").iter_rows(), counts, strict=True)]
     pub = [(f"{published_label} / {display_name(field)}", value) for field, value in (published or {}).items()]
     fig, ax = _axes(ax, (5.5, 1.4 + 0.45 * (len(rows) + len(pub))))
     labels = [r[0] for r in rows] + [p[0] for p in pub]
     y = np.arange(len(labels))[::-1]  # first row on top
     est = np.array([r[1] for r in rows])
     lo, hi = np.array([r[2] for r in rows]), np.array([r[3] for r in rows])
-    if rows:
-        ax.errorbar(est, y[:len(rows)], xerr=[est - lo, hi - est], fmt="o", capsize=3,
-                    label="measured (95% CI over scenarios)")
+    if rows:  # an interval as a line with end ticks, the estimate as a dot (a percentile interval may miss it)
+        ax.hlines(y[:len(rows)], lo, hi, color="C0", lw=1.2)
+        ax.plot(np.r_[lo, hi], np.r_[y[:len(rows)], y[:len(rows)]], "|", color="C0", markersize=7)
+        ax.plot(est, y[:len(rows)], "o", color="C0", label="measured (95% CI over scenarios)")
     if pub:
         ax.plot([p[1] for p in pub], y[len(rows):], "D", color="C3", label="published (point estimate)")
         for (_, value), yy in zip(pub, y[len(rows):], strict=True):
@@ -141,7 +147,8 @@ def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = 
     ax.axvline(0.5, color="grey", lw=0.8)
     ax.set_yticks(y, labels)
     ax.set_xlabel("AUROC")
-    ax.set_xlim(0.3, 1.0)
+    shown = [v for v in (*lo, *hi, *est, *(p[1] for p in pub)) if v is not None and np.isfinite(v)]
+    ax.set_xlim(min(0.3, min(shown, default=0.3) - 0.03), max(1.0, max(shown, default=1.0) + 0.02))  # every interval
     return ax
 
 
