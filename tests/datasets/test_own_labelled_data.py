@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -220,3 +221,35 @@ def test_franks_plain_correlations_are_scipys_on_each_metrics_own_rows() -> None
         assert row["n"] == len(pairs)
         assert row["pearson"] == pytest.approx(stats.pearsonr(x, y)[0], abs=1e-10)
         assert row["spearman"] == pytest.approx(stats.spearmanr(x, y)[0], abs=1e-10)
+
+
+def test_auroc_tables_are_paired_by_default_and_match_sklearn() -> None:
+    """Issue 59: an AUROC table put a score on all its rows beside another on fewer. ``summary_auroc`` of the
+    fixture's 'factual == 1' (7 summaries have it): paired, 'rouge' and 'entail' both use the 5 summaries that
+    have both (hand count), each equal to sklearn's AUROC on those rows; unpaired, 'rouge' uses its 7."""
+    from sklearn.metrics import roc_auc_score
+
+    from workbench.analyses import summary_auroc
+
+    _, records = _fixture()
+    frame = pl.DataFrame({"run_id": [r["id"] for r in records], "source_id": [r["source_id"] for r in records],
+                          "dataset": [r["dataset"] for r in records], "split": [r["split"] for r in records],
+                          "factual": [r["human"]["factual"] for r in records],
+                          "rouge": [r["metrics"]["rouge"] for r in records],
+                          "entail": [r["metrics"]["entail"] for r in records]}, strict=False)
+    paired = summary_auroc(frame, ["rouge", "entail"], human="factual", by=(), n_boot=50)
+    assert paired.get_column("n").to_list() == [5, 5] and paired.get_column("n_missing").to_list() == [2, 2]
+    own = summary_auroc(frame, ["rouge", "entail"], human="factual", by=(), n_boot=50, paired=False)
+    assert own.get_column("n").to_list() == [7, 5]
+    # large enough for an AUROC (5 of each class): 40 summaries, a metric missing on every fourth
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 40).astype(float)
+    big = pl.DataFrame({"run_id": [f"r{i}" for i in range(40)], "source_id": [f"a{i // 2}" for i in range(40)],
+                        "dataset": ["d"] * 40, "split": ["test"] * 40, "factual": y,
+                        "a": y + rng.normal(0, 1, 40), "b": [None if i % 4 == 0 else float(v) for i, v in
+                                                            enumerate(y + rng.normal(0, 2, 40))]}, strict=False)
+    table = summary_auroc(big, ["a", "b"], human="factual", by=(), n_boot=50)
+    both = big.drop_nulls(["a", "b"])
+    assert table.get_column("n").to_list() == [30, 30]
+    for row in table.iter_rows(named=True):
+        assert row["estimate"] == pytest.approx(roc_auc_score(both["factual"] == 1, both[row["score"]]), abs=1e-12)

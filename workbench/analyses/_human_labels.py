@@ -496,23 +496,27 @@ MIN_CLASS = 5
 
 
 def _auroc_rows(data: pl.DataFrame, score_columns: Sequence[str], label: str, by: Sequence[str], *,
-                clusters: str, n_boot: int, seed: Seed, level: float) -> list[dict[str, object]]:
+                clusters: str, n_boot: int, seed: Seed, level: float, paired: bool = True) -> list[dict[str, object]]:
+    """Each score's AUROC per group: on the items every score has (``paired``) or on each score's own."""
     rows: list[dict[str, object]] = []
     groups = [((), data)] if not by else sorted(data.group_by(list(by), maintain_order=True), key=lambda g: str(g[0]))
     for key, part in groups:
+        every = pl.all_horizontal([pl.col(c).is_not_null() & pl.col(c).is_not_nan() for c in score_columns]) \
+            if score_columns else pl.lit(True)
         for col in score_columns:
-            keep = part.filter(pl.col(col).is_not_null() & pl.col(col).is_not_nan())
+            own = pl.col(col).is_not_null() & pl.col(col).is_not_nan()
+            keep = part.filter(every if paired else own)
             y = keep.get_column(label).to_numpy().astype(bool)
             row = {**dict(zip(by, key, strict=True)), "score": col, "positives": int(y.sum()), "reason": None}
             if min(int(y.sum()), int((~y).sum())) < MIN_CLASS:
                 rows.append({**row, "estimate": None, "ci_low": None, "ci_high": None, "n": keep.height,
-                             "n_boot": n_boot, "level": level, "method": None,
+                             "n_missing": part.height - keep.height, "n_boot": n_boot, "level": level, "method": None,
                              "reason": f"{int(y.sum())} positive and {int((~y).sum())} negative: an AUROC needs at "
                                        f"least {MIN_CLASS} of each"})
                 continue
             res = auroc_ci(keep.get_column(col).to_numpy(), y, keep.get_column(clusters).to_numpy(), n_boot=n_boot,
                            seed=seed, level=level)
-            rows.append({**row, **res.row()})
+            rows.append({**row, **res.row(), "n_missing": part.height - keep.height})
     return rows
 
 
@@ -524,12 +528,13 @@ def _auroc_frame(rows: list[dict[str, object]], by: Sequence[str]) -> pl.DataFra
 
 def entry_auroc(gold: pl.DataFrame, entries: pl.DataFrame, scores: pl.DataFrame, frame: pl.DataFrame, *,
                 baselines: Sequence[str] = (), by: Sequence[str] = ("dataset",), one_sentence_only: bool = True,
-                n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
+                n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95, paired: bool = True) -> pl.DataFrame:
     """AUROC of each judge's sentence score (and, for one-sentence summaries, each baseline's summary score) against
     the sentences' gold ``support`` labels (``supported`` the positive class; ``unsure`` and ties left out), per
     group of ``by`` (columns of ``frame``), with intervals resampling the summaries' sources (articles). A group
-    with fewer than :data:`MIN_CLASS` items of either class gets no AUROC, and says why. Columns: the groups,
-    ``score``, the interval columns, ``positives`` and ``reason``.
+    with fewer than :data:`MIN_CLASS` items of either class gets no AUROC, and says why. Every score of a group
+    is computed on the sentences every score has (``paired``; ``n_missing`` counts the others), or with
+    ``paired=False`` on its own. Columns: the groups, ``score``, the interval columns, ``positives`` and ``reason``.
 
     Parameters
     ----------
@@ -553,6 +558,8 @@ def entry_auroc(gold: pl.DataFrame, entries: pl.DataFrame, scores: pl.DataFrame,
         Seed of the resampling.
     level : float, default 0.95
         Coverage of the intervals.
+    paired : bool, default True
+        Every score on the same sentences.
 
     Returns
     -------
@@ -574,16 +581,17 @@ def entry_auroc(gold: pl.DataFrame, entries: pl.DataFrame, scores: pl.DataFrame,
     data = data.join(frame.select("run_id", "source_id", *(c for c in by if c not in ("run_id",)), *baselines),
                      on="run_id").sort("entry_id")
     rows = _auroc_rows(data, [*judges, *baselines], "label", by, clusters="source_id", n_boot=n_boot, seed=seed,
-                       level=level)
+                       level=level, paired=paired)
     return _auroc_frame(rows, by)
 
 
 def summary_auroc(frame: pl.DataFrame, metrics: Sequence[str], *, by: Sequence[str] = ("dataset",),
                   split: str = "all", human: str = "human_score", n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
-                  level: float = 0.95) -> pl.DataFrame:
+                  level: float = 0.95, paired: bool = True) -> pl.DataFrame:
     """AUROC of each metric against ``human == 1`` (a summary with no sentence in error), per group of ``by``, with
     intervals resampling articles: an approximation of TRUE's protocol (Honovich et al. 2022, which labels a
-    summary by per-sentence majorities of FRANK's sentence file, not in this data).
+    summary by per-sentence majorities of FRANK's sentence file, not in this data). Every metric of a group on the
+    summaries every metric has (``paired``, with ``n_missing``), or each on its own (``paired=False``).
 
     Parameters
     ----------
@@ -616,7 +624,7 @@ def summary_auroc(frame: pl.DataFrame, metrics: Sequence[str], *, by: Sequence[s
     part = _subset(frame, split, None).filter(pl.col(human).is_not_null()).with_columns(
         (pl.col(human) == 1).alias("_consistent"))
     return _auroc_frame(_auroc_rows(part, metrics, "_consistent", by, clusters="source_id", n_boot=n_boot,
-                                    seed=seed, level=level), by)
+                                    seed=seed, level=level, paired=paired), by)
 
 
 def compare_with_published(table: pl.DataFrame, published: pl.DataFrame | None = None) -> pl.DataFrame:
