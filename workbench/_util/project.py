@@ -58,7 +58,18 @@ def use_project_root(*, chdir: bool = False) -> Path:
 
 def is_project_data(path: str | os.PathLike[str] | None) -> bool:
     """Whether ``path`` is absent or the project's own data (under ``data/`` of the project root,
-    :func:`use_project_root`: the testbed, the examples, the real-log fixtures)."""
+    :func:`use_project_root`: the testbed, the examples, the real-log fixtures).
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        A notebook's data parameter.
+
+    Returns
+    -------
+    bool
+        True for None or a path under the project's ``data/``.
+    """
     if path is None:
         return True
     return Path(path).resolve().is_relative_to((use_project_root() / "data").resolve())

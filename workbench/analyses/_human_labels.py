@@ -611,6 +611,8 @@ def summary_auroc(frame: pl.DataFrame, metrics: Sequence[str], *, by: Sequence[s
         Seed of the resampling.
     level : float, default 0.95
         Coverage of the intervals.
+    paired : bool, default True
+        Every metric on the same summaries.
 
     Returns
     -------

@@ -128,7 +128,9 @@ def _sessions(path: Path, fmt: str) -> bool:
     from workbench.adapters._logfiles import session_format
 
     if path.is_dir():
-        return True
+        from workbench.adapters._frank import is_frank
+
+        return not is_frank(path)  # a directory of sessions, not FRANK's files
     try:
         from workbench._util.jsonl import BadLines, json_lines
 
