@@ -71,6 +71,12 @@ aggregated = summary_scores(tables["entries"], tables["scores"])
 frame = summary_frame(runs, aggregated, METRICS, targets=[TARGET]).rename({TARGET: "_target"}) \
     if TARGET != "human_score" else summary_frame(runs, aggregated, METRICS)
 HUMAN = "_target" if TARGET != "human_score" else "human_score"
+from workbench.analyses import oriented
+
+frame, LOWER = oriented(frame, tables.get("variables"), METRICS)  # a lower-is-better metric, negated: higher is better
+if LOWER:
+    print(f"{LOWER}: lower is better (the data's header says so), so their scores are negated below: for every score, "
+          "higher is better")
 JUDGES = sorted(aggregated.get_column("judge").unique().to_list())
 subsets = sorted(d for d in frame.get_column("dataset").unique().to_list() if d is not None)
 DATASETS = [None, *subsets] if len(subsets) > 1 else [None]  # one data set: its panel would repeat "all"

@@ -253,3 +253,21 @@ def test_auroc_tables_are_paired_by_default_and_match_sklearn() -> None:
     assert table.get_column("n").to_list() == [30, 30]
     for row in table.iter_rows(named=True):
         assert row["estimate"] == pytest.approx(roc_auc_score(both["factual"] == 1, both[row["score"]]), abs=1e-12)
+
+
+def test_a_lower_is_better_metric_is_negated_so_higher_is_better_everywhere(own_import: Path) -> None:
+    """The header declares each metric's direction (issue 59); the analyses read every score as higher-is-better.
+    With 'entail' declared lower-is-better here, its AUROC against the same labels becomes one minus the raw one
+    (sklearn on the raw scores), and 'rouge' (higher) is untouched."""
+    from sklearn.metrics import roc_auc_score
+
+    from workbench.analyses import oriented
+
+    variables = pl.read_parquet(own_import / "variables.parquet").with_columns(
+        pl.when(pl.col("name") == "entail").then(pl.lit("lower")).otherwise(pl.col("direction")).alias("direction"))
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 30)
+    frame = pl.DataFrame({"rouge": rng.normal(size=30), "entail": y + rng.normal(size=30)})
+    turned, lower = oriented(frame, variables, ["rouge", "entail"])
+    assert lower == ["entail"] and turned["rouge"].equals(frame["rouge"])
+    assert roc_auc_score(y, turned["entail"]) == pytest.approx(1 - roc_auc_score(y, frame["entail"]), abs=1e-12)

@@ -266,3 +266,30 @@ def test_a_tables_csv_never_starts_a_formula_and_its_tex_shows_the_text(tmp_path
     assert back["method"].to_list() == ["'=cmd|' /C calc'!A0", "'+plus", "'-minus", "'@at", "'\ttab", "plain"]
     assert back["difference"].to_list() == frame["difference"].to_list()
     assert "+plus" in tex.read_text() and "'+plus" not in tex.read_text()
+
+
+@pytest.mark.slow
+def test_the_tables_of_a_users_own_labelled_data_fit_and_say_only_words(tmp_path: Path) -> None:
+    """Issue 59: the human-labels tables on a user's import were a page too long, with rows of nan at n = 0 and
+    Python's True/False. On the hand-made file with a header (two targets, missing metric values, its own question)
+    every table the notebook writes compiles, fits the article column, and holds neither."""
+    from workbench.cli.main import main
+    from workbench.notebooks import run_all
+
+    data = tmp_path / "own"
+    assert main(["import", str(ROOT / "tests" / "fixtures" / "labelled_summaries" / "own_header.jsonl"),
+                 "--out", str(data)]) == 0
+    figs = tmp_path / "figs"
+    report = run_all(ROOT / "notebooks", tmp_path / "build", timeout=300, cwd=ROOT,
+                     parameters={"DATA": str(data), "FIGURES": str(figs), "N_BOOT": 50, "TARGET": "human_faithful"},
+                     names=["human_labels"])
+    assert report.exit_code == 0, str(report)
+    tables = sorted((figs / "tables").glob("*.tex"))
+    assert len(tables) >= 6
+    for path in tables:
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"\b(True|False|nan)\b", text), path.name
+        assert "FRANK" not in text, path.name
+        shutil.copy(path, tmp_path / path.name)
+    log = _compile("\n".join(f"\\input{{{p.name}}}\\clearpage" for p in tables), tmp_path)
+    assert _overfull(log) == [] and "Float too large" not in log

@@ -30,7 +30,7 @@ from workbench.stats._correlation import (PartialCorrelation, correlation_differ
                                            partial_correlation_ci, williams_test)
 
 __all__ = ["AGGREGATIONS", "FRANK_PUBLISHED", "SPLITS", "choose_aggregation", "compare_with_published",
-           "correlation_intervals", "correlation_table", "entry_auroc", "frank_frame", "frank_table", "metric_column",
+           "correlation_intervals", "correlation_table", "entry_auroc", "frank_frame", "frank_table", "metric_column", "oriented",
            "published_frank", "summary_auroc", "summary_frame", "summary_scores", "williams_table"]
 
 #: the splits FRANK's script evaluates (``--split``)
@@ -128,6 +128,33 @@ def summary_frame(runs: pl.DataFrame | pl.LazyFrame, aggregated: pl.DataFrame | 
                 "run_id", *(pl.col(a).alias(f"{judge} ({a})") for a in AGGREGATIONS))
             frame = frame.join(part, on="run_id", how="left", maintain_order="left")
     return frame.sort("run_id")
+
+
+def oriented(frame: pl.DataFrame, variables: pl.DataFrame | None, metrics: Sequence[str]) -> tuple[pl.DataFrame,
+                                                                                                   list[str]]:
+    """``frame`` with every metric of ``metrics`` that the data declares lower-is-better (its ``variables`` table,
+    ``direction == "lower"``) negated, so that a higher score means better for every score (an AUROC of 0.2 is then
+    a bad metric, not a good one read backwards), and the metrics negated.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        A :func:`summary_frame`.
+    variables : polars.DataFrame, optional
+        The ``variables`` table of a labelled-summaries import (None: no directions declared).
+    metrics : sequence of str
+        The metric columns of ``frame``.
+
+    Returns
+    -------
+    tuple of (polars.DataFrame, list of str)
+        The oriented frame and the metrics it negated.
+    """
+    if variables is None or not variables.height:
+        return frame, []
+    lower = [name for name, kind, direction in variables.select("name", "kind", "direction").iter_rows()
+             if kind == "metric" and direction == "lower" and name in metrics]
+    return frame.with_columns([-pl.col(m) for m in lower]), lower
 
 
 def _subset(frame: pl.DataFrame, split: str, dataset: str | None) -> pl.DataFrame:

@@ -66,10 +66,13 @@ def format_p(p: float | None) -> str:
 
 
 def format_number(value: object) -> str:
-    """Integers as they are; floats to three decimals, one above 100, none (thousands separated) above 1000."""
+    """Integers as they are; floats to three decimals, one above 100, none (thousands separated) above 1000;
+    booleans in words (``yes``, ``no``), as a paper prints them."""
     if value is None:
         return "--"
-    if isinstance(value, bool) or not isinstance(value, float):
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if not isinstance(value, float):
         return str(value)
     if not math.isfinite(value):
         return "--"
@@ -234,7 +237,8 @@ def columns_for(frame: pl.DataFrame, *, columns: Sequence[str] | None = None, re
         fmt = formats.get(name)
         if isinstance(fmt, str):
             spec = fmt
-            fmt = lambda v, spec=spec: "--" if v is None else format(v, spec)  # noqa: E731
+            fmt = lambda v, spec=spec: (  # noqa: E731 - missing, NaN and infinity print as "--", never "nan"
+                "--" if v is None or isinstance(v, float) and not math.isfinite(v) else format(v, spec))
         cell = fmt or (format_p if is_p_column(name) else format_number)
         values = frame.get_column(name).to_list()
         numeric = frame.schema[name].is_numeric()
