@@ -150,16 +150,17 @@ HEADLINE = {j: choose_aggregation(frame, j, split=CHOOSE_SPLIT, human=HUMAN) if 
             else "mean" for j in JUDGES}
 print({j: f"{a} (chosen on {CHOOSE_SPLIT})" if has_split else f"{a} (no {CHOOSE_SPLIT} split: the mean)"
        for j, a in HEADLINE.items()})
+# the table's intervals: paired, as its estimates; the figure's: paired too, except on FRANK's release, whose
+# figure stands beside FRANK's published numbers and so puts each score on its own summaries, as they were published
+intervals = correlation_intervals(frame, ORDER, split=report, human=HUMAN, n_boot=N_BOOT, seed=SEED)
 forest = pl.concat([correlation_intervals(frame, ORDER, split=report, dataset=d, correlations=("pearson",),
-                                          human=HUMAN, n_boot=N_BOOT, seed=SEED) for d in DATASETS])
-spearman = correlation_intervals(frame, JUDGE_COLUMNS, split=report, correlations=("spearman",), human=HUMAN,
-                                 n_boot=N_BOOT, seed=SEED)
+                                          human=HUMAN, n_boot=N_BOOT, seed=SEED, paired=not IS_FRANK)
+                    for d in DATASETS])
+bounds = {kind: intervals.filter(pl.col("correlation") == kind).select(
+    "metric", pl.col("ci_low").alias(f"{kind}_low"), pl.col("ci_high").alias(f"{kind}_high"))
+    for kind in ("pearson", "spearman")}
 placed = (table.filter((pl.col("split") == report) & (pl.col("dataset") == "both"))
-          .join(forest.filter(pl.col("dataset") == "both").select("metric", pl.col("ci_low").alias("pearson_low"),
-                                                                  pl.col("ci_high").alias("pearson_high")),
-                on="metric", how="left")
-          .join(spearman.select("metric", pl.col("ci_low").alias("spearman_low"),
-                                pl.col("ci_high").alias("spearman_high")), on="metric", how="left")
+          .join(bounds["pearson"], on="metric", how="left").join(bounds["spearman"], on="metric", how="left")
           .with_columns(pl.col("metric").is_in([f"{j} ({a})" for j, a in HEADLINE.items()]).alias("headline")))
 plots.export_table(placed.select("metric", "n", "pearson", "pearson_low", "pearson_high", "spearman", "spearman_low",
                                  "spearman_high", "headline"),
@@ -181,11 +182,12 @@ whole_name = "both" if len(subsets) == 2 else "all data sets" if len(subsets) > 
 shown_forest = forest.with_columns(pl.col("dataset").replace("both", whole_name))
 ns = forest.filter(pl.col("dataset") == "both").get_column("n")
 span = f"{ns.min()}" if ns.min() == ns.max() else f"{ns.min()} to {ns.max()}"
+on_rows = "each score on the summaries that have it" if IS_FRANK else "every score on the summaries that have all"
 fig = plots.human_labels.correlation_forest(shown_forest, panels=[d or whole_name for d in DATASETS], order=ORDER,
                                             judges=JUDGE_COLUMNS,
                                             published=published if published is not None and published.height else None,
-                                            title=f"partial Pearson correlation with {TARGET} ({report} split; each "
-                                                  f"score on the summaries that have it: {span})")
+                                            title=f"partial Pearson correlation with {TARGET} ({report} split; "
+                                                  f"{on_rows}: {span})")
 plots.export(fig, "human_partial_correlation_forest", figs)
 both = forest.filter((pl.col("dataset") == "both") & pl.col("estimate").is_not_nan())
 ranked = both.sort("estimate", descending=True, nulls_last=True).drop_nulls("estimate").get_column("metric").to_list()

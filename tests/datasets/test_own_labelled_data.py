@@ -271,3 +271,34 @@ def test_a_lower_is_better_metric_is_negated_so_higher_is_better_everywhere(own_
     turned, lower = oriented(frame, variables, ["rouge", "entail"])
     assert lower == ["entail"] and turned["rouge"].equals(frame["rouge"])
     assert roc_auc_score(y, turned["entail"]) == pytest.approx(1 - roc_auc_score(y, frame["entail"]), abs=1e-12)
+
+
+def test_correlation_intervals_are_paired_by_default() -> None:
+    """The intervals of the judges-placed table and the forest put every score on the same summaries: 60 summaries
+    by 3 systems, 'b' missing on every fifth, so both scores use the 48 that have both; each estimate is the
+    Pearson correlation of the residuals from each system's mean (FRANK's protocol, by hand with numpy)."""
+    from workbench.analyses import correlation_intervals
+
+    rng = np.random.default_rng(11)
+    n = 60
+    system = np.array(["s1", "s2", "s3"])[np.arange(n) % 3]
+    human = rng.normal(size=n)
+    frame = pl.DataFrame({"run_id": [f"r{i}" for i in range(n)], "source_id": [f"a{i // 3}" for i in range(n)],
+                          "system": system, "dataset": ["d"] * n, "split": ["test"] * n, "human_score": human,
+                          "a": human + rng.normal(size=n),
+                          "b": [None if i % 5 == 0 else float(v) for i, v in enumerate(human + rng.normal(0, 2, n))]},
+                         strict=False)
+    paired = correlation_intervals(frame, ["a", "b"], split="test", correlations=("pearson",), n_boot=50)
+    assert paired.get_column("n").to_list() == [48, 48] and paired.get_column("n_missing").to_list() == [12, 12]
+    rows = frame.drop_nulls("b")
+
+    def residuals(col: str) -> np.ndarray:
+        values = rows[col].to_numpy()
+        means = {s: values[rows["system"].to_numpy() == s].mean() for s in ("s1", "s2", "s3")}
+        return values - np.array([means[s] for s in rows["system"].to_list()])
+
+    for row in paired.iter_rows(named=True):
+        by_hand = np.corrcoef(residuals(row["metric"]), residuals("human_score"))[0, 1]
+        assert row["estimate"] == pytest.approx(by_hand, abs=1e-12)
+    own = correlation_intervals(frame, ["a", "b"], split="test", correlations=("pearson",), n_boot=50, paired=False)
+    assert own.get_column("n").to_list() == [60, 48]

@@ -358,11 +358,13 @@ def published_frank() -> pl.DataFrame:
 def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split: str = "test",
                           dataset: str | None = None, correlations: Sequence[str] = ("pearson", "spearman"),
                           human: str = "human_score", control: str = "system", clusters: str = "source_id",
-                          n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
+                          n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95,
+                          paired: bool = True) -> pl.DataFrame:
     """Each metric's partial Pearson and Spearman correlation with an interval that resamples ``clusters``
     (articles) and refits the system adjustment in every resample (:func:`partial_correlation_ci`): columns
     ``split, dataset, metric, correlation`` and the interval columns (``estimate, ci_low, ci_high, n, n_boot,
-    level, method``).
+    level, method, n_missing``). Every metric on the summaries that have every metric of ``metrics`` and the human
+    score (``paired``, as :func:`correlation_table`), or each on its own (``paired=False``, as a published table).
 
     Parameters
     ----------
@@ -388,6 +390,8 @@ def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split:
         Seed of the resampling.
     level : float, default 0.95
         Coverage of the intervals.
+    paired : bool, default True
+        Every metric on the same summaries.
 
     Returns
     -------
@@ -395,6 +399,12 @@ def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split:
         One row per (metric, correlation) with the columns above.
     """
     part = _subset(frame, split, dataset)
+    total = part.height
+    if paired:
+        keep = _finite(part.get_column(human)) & part.get_column(control).is_not_null().to_numpy()
+        for m in metrics:
+            keep &= _finite(part.get_column(m))
+        part = part.filter(pl.Series(keep))
     rows = []
     for m in metrics:
         for kind in correlations:
@@ -406,6 +416,8 @@ def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split:
             except ValueError:  # fewer than 3 summaries with both values
                 row = {"estimate": None, "ci_low": None, "ci_high": None, "n": _pairs(x, y),
                        "n_boot": n_boot, "level": level, "method": "percentile"}
+            used = row["n"]
+            row["n_missing"] = total - (used if isinstance(used, int) else 0)  # every summary of the subset not used
             rows.append({"split": split, "dataset": dataset or "both", "metric": m, "correlation": kind, **row})
     return pl.DataFrame(rows, schema={"split": pl.Utf8, "dataset": pl.Utf8, "metric": pl.Utf8,
                                       "correlation": pl.Utf8, **INTERVAL_SCHEMA})
