@@ -68,9 +68,7 @@ from workbench.adapters import DEFAULT_METRICS, RELEASE
 METRICS = [m for m in DEFAULT_METRICS if metric_column(m) in runs.columns] or [
     c.removeprefix("metric_") for c in runs.columns if c.startswith("metric_")]
 aggregated = summary_scores(tables["entries"], tables["scores"])
-frame = summary_frame(runs, aggregated, METRICS, targets=[TARGET]).rename({TARGET: "_target"}) \
-    if TARGET != "human_score" else summary_frame(runs, aggregated, METRICS)
-HUMAN = "_target" if TARGET != "human_score" else "human_score"
+frame = summary_frame(runs, aggregated, METRICS, targets=[TARGET])  # the target under its own name
 from workbench.analyses import oriented
 
 frame, LOWER = oriented(frame, tables.get("variables"), METRICS)  # a lower-is-better metric, negated: higher is better
@@ -102,11 +100,11 @@ JUDGE_COLUMNS = [f"{j} ({a})" for j in JUDGES for a in AGGREGATES]
 ORDER = [*METRICS, *JUDGE_COLUMNS]
 present = {s for s in frame.get_column("split").unique().to_list() if s is not None}
 SPLITS = ["all", *(s for s in ("valid", "test") if s in present), *sorted(present - {"valid", "test"})]
-table = correlation_table(frame, ORDER, splits=SPLITS, datasets=DATASETS, human=HUMAN)  # paired
-plain = correlation_table(frame, ORDER, splits=SPLITS, datasets=DATASETS, human=HUMAN, control=None)
+table = correlation_table(frame, ORDER, splits=SPLITS, datasets=DATASETS, human=TARGET)  # paired
+plain = correlation_table(frame, ORDER, splits=SPLITS, datasets=DATASETS, human=TARGET, control=None)
 if IS_FRANK and METRICS:
     reproduced = compare_with_published(correlation_table(frame, METRICS, splits=SPLITS, datasets=DATASETS,
-                                                          human=HUMAN, paired=False))
+                                                          human=TARGET, paired=False))
     worst = max(reproduced["pearson_difference"].abs().max(), reproduced["spearman_difference"].abs().max())
     print(f"FRANK's table: {reproduced.height} published numbers reproduced (each metric on its own rows); largest "
           f"absolute difference {worst:.4f} (they are rounded to 0.001)")
@@ -146,15 +144,15 @@ for frame_, name, what in ((table, "human_correlations", "Partial Pearson and Sp
 from workbench.analyses import choose_aggregation, correlation_intervals
 
 has_split = CHOOSE_SPLIT in frame.get_column("split").to_list()
-HEADLINE = {j: choose_aggregation(frame, j, split=CHOOSE_SPLIT, human=HUMAN) if has_split and len(AGGREGATES) > 1
+HEADLINE = {j: choose_aggregation(frame, j, split=CHOOSE_SPLIT, human=TARGET) if has_split and len(AGGREGATES) > 1
             else "mean" for j in JUDGES}
 print({j: f"{a} (chosen on {CHOOSE_SPLIT})" if has_split else f"{a} (no {CHOOSE_SPLIT} split: the mean)"
        for j, a in HEADLINE.items()})
 # the table's intervals: paired, as its estimates; the figure's: paired too, except on FRANK's release, whose
 # figure stands beside FRANK's published numbers and so puts each score on its own summaries, as they were published
-intervals = correlation_intervals(frame, ORDER, split=report, human=HUMAN, n_boot=N_BOOT, seed=SEED)
+intervals = correlation_intervals(frame, ORDER, split=report, human=TARGET, n_boot=N_BOOT, seed=SEED)
 forest = pl.concat([correlation_intervals(frame, ORDER, split=report, dataset=d, correlations=("pearson",),
-                                          human=HUMAN, n_boot=N_BOOT, seed=SEED, paired=not IS_FRANK)
+                                          human=TARGET, n_boot=N_BOOT, seed=SEED, paired=not IS_FRANK)
                     for d in DATASETS])
 bounds = {kind: intervals.filter(pl.col("correlation") == kind).select(
     "metric", pl.col("ci_low").alias(f"{kind}_low"), pl.col("ci_high").alias(f"{kind}_high"))
@@ -208,7 +206,7 @@ print(f"Figure: each score's partial Pearson correlation with {TARGET} on the {r
 # %%
 from workbench.analyses import williams_table
 
-williams = pl.concat([williams_table(frame, f"{j} ({HEADLINE[j]})", METRICS, split=report, human=HUMAN,
+williams = pl.concat([williams_table(frame, f"{j} ({HEADLINE[j]})", METRICS, split=report, human=TARGET,
                                      n_boot=N_BOOT, seed=SEED) for j in JUDGES])
 plots.export_table(williams.select("metric", "baseline", "n", "r_metric", "r_baseline", "higher", "p", "difference",
                                    "ci_low", "ci_high"),
@@ -259,7 +257,7 @@ if labels is not None and labels.height:
     plots.export(fig, "human_entry_auroc_by_system", figs)
 else:
     print("no sentence labels in DATA: entry-level AUROC skipped")
-whole = summary_auroc(frame, [*METRICS, *JUDGE_COLUMNS], by=("dataset",), human=HUMAN, n_boot=N_BOOT, seed=SEED)
+whole = summary_auroc(frame, [*METRICS, *JUDGE_COLUMNS], by=("dataset",), human=TARGET, n_boot=N_BOOT, seed=SEED)
 plots.export_table(whole, "human_summary_auroc", f"{figs}/tables",
                    f"AUROC of each score against {TARGET} = 1, per data set, 95% intervals resampling sources: an "
                    "approximation of TRUE's protocol",

@@ -105,15 +105,7 @@ class FakeLLMServer:
         elif isinstance(behaviour, tuple) and behaviour[0] == "retry_after":  # 429 asking for a long wait
             self._send(h, 429, b'{"error": "slow down"}', {"Retry-After": str(behaviour[1])})
         elif behaviour == "slow_headers":  # the status line and headers one byte every 0.25 s, never done
-            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: " + b"a" * 10_000
-            for i in range(len(head)):
-                if self.released.wait(0.25):
-                    return
-                try:
-                    h.wfile.write(head[i:i + 1])
-                    h.wfile.flush()
-                except OSError:
-                    return
+            self._drip(h, 10_000, lambda: self.released.wait(0.25))
         elif behaviour == "echo_headers":  # a usable answer that also echoes the request's headers
             payload = json.loads(self._payload(h.path, body, None))
             payload["echo"] = {k: v for k, v in h.headers.items()}
@@ -155,16 +147,11 @@ class FakeLLMServer:
             # client hangs up
             import select
 
-            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: " + b"a" * 100_000
-            for i in range(len(head)):
+            def hung_up() -> bool:
                 readable, _, _ = select.select([h.connection], [], [], self.dribble_seconds)
-                if self.released.is_set() or readable and not h.connection.recv(1, 0x02):  # MSG_PEEK: hung up
-                    return
-                try:
-                    h.wfile.write(head[i:i + 1])
-                    h.wfile.flush()
-                except OSError:
-                    return
+                return self.released.is_set() or bool(readable) and not h.connection.recv(1, 0x02)  # MSG_PEEK
+
+            self._drip(h, 100_000, hung_up)
         elif behaviour == "500":
             self._send(h, 500, b'{"error": "boom"}')
         elif behaviour == "invalid_json":
@@ -195,6 +182,20 @@ class FakeLLMServer:
         else:
             values = behaviour if isinstance(behaviour, dict) else None
             self._send(h, 200, self._payload(h.path, body, values))
+
+    @staticmethod
+    def _drip(h: BaseHTTPRequestHandler, pad: int, stop: Any) -> None:
+        """A status line and headers padded to ``pad`` bytes, written a byte at a time, never finished: before each
+        byte ``stop()`` waits and says whether to give up (the server closing, the client gone)."""
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: " + b"a" * pad
+        for i in range(len(head)):
+            if stop():
+                return
+            try:
+                h.wfile.write(head[i:i + 1])
+                h.wfile.flush()
+            except OSError:
+                return
 
     @staticmethod
     def _send(h: BaseHTTPRequestHandler, status: int, payload: bytes, headers: dict[str, str] | None = None,

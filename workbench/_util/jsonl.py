@@ -44,16 +44,17 @@ class BadLines:
     def summary(self, first: int = 5) -> str | None:
         """One line with the count of skipped files and lines and the first few locations (None when nothing
         was skipped)."""
+        def listed(what: str, count: int, places: list[str]) -> str:
+            more = f" (and {count - first} more)" if count > first else ""
+            return f"skipped {count} {what} (--skip-invalid): {'; '.join(places)}{more}"
+
         parts = []
         if self.unreadable:
-            where = "; ".join(f"{f}: {why}" for f, why in self.unreadable[:first])
-            more = f" (and {len(self.unreadable) - first} more)" if len(self.unreadable) > first else ""
-            parts.append(f"skipped {len(self.unreadable)} unreadable file(s) or directories (--skip-invalid): "
-                         f"{where}{more}")
+            parts.append(listed("unreadable file(s) or directories", len(self.unreadable),
+                                [f"{f}: {why}" for f, why in self.unreadable[:first]]))
         if self.skipped:
-            where = "; ".join(f"{f}:{n}: {why}" for f, n, why in self.skipped[:first])
-            more = f" (and {len(self.skipped) - first} more)" if len(self.skipped) > first else ""
-            parts.append(f"skipped {len(self.skipped)} invalid line(s) (--skip-invalid): {where}{more}")
+            parts.append(listed("invalid line(s)", len(self.skipped),
+                                [f"{f}:{n}: {why}" for f, n, why in self.skipped[:first]]))
         return "; ".join(parts) or None
 
 
@@ -189,7 +190,7 @@ def json_lines(path: Path, bad: BadLines | None = None, *, fast: bool = False) -
     with opened as fh:
         for number, raw in _numbered(fh, path, limit):
             if raw is None:
-                _long_line(path, number, limit, bad)
+                long_line(path, number, limit, bad)
                 any_line = True
                 continue
             record = _strict_line(path, number, raw, bad)
@@ -202,7 +203,7 @@ def json_lines(path: Path, bad: BadLines | None = None, *, fast: bool = False) -
         raise SchemaError(file=str(path), line=1, expected="at least one JSON line", got="an empty file")
 
 
-def _long_line(path: Path, number: int, limit: int, bad: BadLines | None) -> None:
+def long_line(path: str | os.PathLike[str], number: int, limit: int, bad: BadLines | None) -> None:
     """A line over the bound: counted in ``bad`` with ``skip_invalid``, else the error."""
     if bad is not None and bad.skip_invalid:
         bad.skipped.append((str(path), number, f"a line longer than {limit:,} bytes"))
@@ -261,7 +262,7 @@ def _fast_lines(path: Path, bad: BadLines | None) -> Iterator[tuple[int, Any]]:
     with open(path, "rb", buffering=1 << 20) as fh:
         for number, raw in bounded_lines(fh, limit):
             if raw is None:
-                _long_line(path, number, limit, bad)
+                long_line(path, number, limit, bad)
                 any_line = True
                 continue
             try:
@@ -324,5 +325,5 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
 
-__all__ = ["at_line", "BadLines", "bounded_lines", "DuplicateKey", "json_error", "json_lines", "line_too_long",
+__all__ = ["at_line", "BadLines", "bounded_lines", "DuplicateKey", "json_error", "json_lines", "line_too_long", "long_line",
            "LINE_BOUND_ENV", "LogWarning", "MAX_LINE_BYTES", "max_line_bytes", "parse_json", "unique_keys"]

@@ -249,9 +249,25 @@ def check_summary(record: object) -> dict[str, Any]:
             "human": human, "spans": checked_spans}
 
 
-def _check_span(span: object, i: int, sentences: list[str]) -> dict[str, Any]:
+def _sentence_index(value: object, where: str, n_sentences: int) -> int:
+    """A label's or span's ``sentence``: the index of one of the summary's sentences, else the error naming it."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n_sentences:
+        raise SchemaError(field=f"{where}.sentence", expected=f"the index of one of the summary's {n_sentences} "
+                          f"sentence(s) (0 to {n_sentences - 1})", got=describe_value(value))
+    return value
+
+
+def _annotator(value: object, where: str) -> str:
+    """A label's or span's ``annotator``, checked as the annotation store checks names, the error naming the field."""
     from workbench.tables._vocabulary import check_annotator
 
+    try:
+        return check_annotator(value)
+    except SchemaError as err:
+        raise SchemaError(field=f"{where}.annotator", expected=err.expected, got=err.got) from None
+
+
+def _check_span(span: object, i: int, sentences: list[str]) -> dict[str, Any]:
     where = f"spans[{i}]"
     if not isinstance(span, dict):
         raise SchemaError(field=where, expected="an object with sentence, start, end and annotator",
@@ -259,10 +275,7 @@ def _check_span(span: object, i: int, sentences: list[str]) -> dict[str, Any]:
     unknown = [k for k in span if k not in _SPAN_FIELDS]
     if unknown:
         raise SchemaError(field=f"{where}.{unknown[0]}", expected=f"one of {list(_SPAN_FIELDS)}", got="an unknown field")
-    sentence = span.get("sentence")
-    if isinstance(sentence, bool) or not isinstance(sentence, int) or not 0 <= sentence < len(sentences):
-        raise SchemaError(field=f"{where}.sentence", expected=f"the index of one of the summary's {len(sentences)} "
-                          f"sentence(s) (0 to {len(sentences) - 1})", got=describe_value(sentence))
+    sentence = _sentence_index(span.get("sentence"), where, len(sentences))
     size = len(sentences[sentence])
     start, end = span.get("start"), span.get("end")
     for name, value in (("start", start), ("end", end)):
@@ -271,10 +284,7 @@ def _check_span(span: object, i: int, sentences: list[str]) -> dict[str, Any]:
                               f"{size})", got=describe_value(value))
     if not start < end:  # type: ignore[operator]
         raise SchemaError(field=where, expected="start before end", got=f"start {start}, end {end}")
-    try:
-        annotator = check_annotator(span.get("annotator"))
-    except SchemaError as err:
-        raise SchemaError(field=f"{where}.annotator", expected=err.expected, got=err.got) from None
+    annotator = _annotator(span.get("annotator"), where)
     kind = span.get("type")
     if kind is not None:
         _text(kind, f"{where}.type")
@@ -324,8 +334,6 @@ def check_header(raw: object) -> dict[str, Any]:
 
 
 def _check_label(label: object, i: int, n_sentences: int, seen: dict[tuple[int, str, str], int]) -> dict[str, Any]:
-    from workbench.tables._vocabulary import check_annotator
-
     where = f"labels[{i}]"
     if not isinstance(label, dict):
         raise SchemaError(field=where, expected="an object with sentence, annotator and value",
@@ -334,10 +342,7 @@ def _check_label(label: object, i: int, n_sentences: int, seen: dict[tuple[int, 
     if unknown:
         raise SchemaError(field=f"{where}.{unknown[0]}", expected=f"one of {list(_LABEL_FIELDS)}",
                           got="an unknown field")
-    sentence = label.get("sentence")
-    if isinstance(sentence, bool) or not isinstance(sentence, int) or not 0 <= sentence < n_sentences:
-        raise SchemaError(field=f"{where}.sentence", expected=f"the index of one of the summary's {n_sentences} "
-                          f"sentence(s) (0 to {n_sentences - 1})", got=describe_value(sentence))
+    sentence = _sentence_index(label.get("sentence"), where, n_sentences)
     field = label.get("field", "support")
     if field not in LABEL_VALUES:
         raise SchemaError(field=f"{where}.field", expected=f"one of {list(LABEL_VALUES)}", got=describe_value(field))
@@ -345,10 +350,7 @@ def _check_label(label: object, i: int, n_sentences: int, seen: dict[tuple[int, 
     if value not in LABEL_VALUES[field]:
         raise SchemaError(field=f"{where}.value", expected=f"one of {list(LABEL_VALUES[field])} (field {field!r})",
                           got=describe_value(value))
-    try:
-        annotator = check_annotator(label.get("annotator"))
-    except SchemaError as err:
-        raise SchemaError(field=f"{where}.annotator", expected=err.expected, got=err.got) from None
+    annotator = _annotator(label.get("annotator"), where)
     note = label.get("note")
     if note is not None:
         _text(note, f"{where}.note")

@@ -72,15 +72,13 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
 
         import json
 
-        from workbench.adapters._usage_scan import utc_day
+        from workbench.adapters._usage_scan import PART_COUNTS, utc_day
 
         for run in read_codex(p, files=formats["codex"], bad=bad)["runs"].iter_rows(named=True):
             by_model = json.loads(run.get("usage_by_model") or "{}")
             day = utc_day(run.get("started_at"))  # a rollout's usage is dated by its start (no per-event split)
-            parts = [{"day": day, "model": model, "input": int(u.get("input", 0)), "output": int(u.get("output", 0)),
-                      "cache_read": int(u.get("cache_read", 0)), "cache_creation_5m": int(u.get("cache_creation_5m", 0)),
-                      "cache_creation_1h": int(u.get("cache_creation_1h", 0)), "replies": 0}
-                     for model, u in sorted(by_model.items())]
+            parts = [{"day": day, "model": model, **{k: int(u.get(k, 0)) for k in PART_COUNTS if k != "replies"},
+                      "replies": 0} for model, u in sorted(by_model.items())]
             rows.append({"client": "codex", "project_dir": None, "session_id": run["run_id"],
                          **{c: int(run.get(c) or 0) for c in USAGE_COLUMNS}, "models": list(run.get("models") or []),
                          "parts": parts})

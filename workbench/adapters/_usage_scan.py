@@ -78,19 +78,17 @@ def _parse(raw: bytes | memoryview) -> Any:
             return None
 
 
-def file_replies(path: str, index: int, skipped: list[tuple[str, int, str]] | None = None) -> list[tuple[Any, ...]]:
+def file_replies(path: str, index: int, bad: BadLines | None = None) -> list[tuple[Any, ...]]:
     """The replies of one transcript file, in line order (tuples of :data:`FIELDS`). A line over the line bound is
-    an error naming it, or, given ``skipped``, passed over and added to it as ``(file, line, reason)``."""
-    from workbench._util.jsonl import bounded_lines, line_too_long, max_line_bytes
+    an error naming it, or with ``bad.skip_invalid`` passed over and counted in ``bad``."""
+    from workbench._util.jsonl import bounded_lines, long_line, max_line_bytes
 
     out: list[tuple[Any, ...]] = []
     limit = max_line_bytes()
     with open(path, "rb", buffering=1 << 20) as fh:
         for line, raw in bounded_lines(fh, limit):
             if raw is None:
-                if skipped is None:
-                    raise line_too_long(path, line, limit)
-                skipped.append((path, line, f"a line longer than {limit:,} bytes"))
+                long_line(path, line, limit, bad)
                 continue
             if b'"usage"' in raw:
                 if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
@@ -122,11 +120,13 @@ def _reply(rec: Any, index: int, line: int) -> tuple[Any, ...] | None:
 
 def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False
                    ) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, str]]]:
+    from workbench._util.jsonl import BadLines
+
     out: list[tuple[Any, ...]] = []
-    skipped: list[tuple[str, int, str]] | None = [] if skip_invalid else None
+    bad = BadLines(skip_invalid=skip_invalid)
     for path, index in batch:
-        out.extend(file_replies(path, index, skipped))
-    return out, skipped or []
+        out.extend(file_replies(path, index, bad))
+    return out, bad.skipped
 
 
 def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = None,

@@ -83,8 +83,11 @@ def part_cost(model: str | None, counts: Mapping[str, int], prices: Mapping[str,
     if not any(counts.get(k, 0) for k in ("input", "output", "cache_read", "cache_creation_5m", "cache_creation_1h")):
         return 0.0
     price = price_of(model, prices) if model else None
-    if price is None:
-        return None
+    return None if price is None else _priced(price, counts)
+
+
+def _priced(price: ModelPrice, counts: Mapping[str, int]) -> float:
+    """USD for ``counts`` at ``price`` (per million tokens of each kind)."""
     return (counts.get("input", 0) * price.input + counts.get("output", 0) * price.output
             + counts.get("cache_read", 0) * price.cache_read + counts.get("cache_creation_5m", 0) * price.cache_write_5m
             + counts.get("cache_creation_1h", 0) * price.cache_write_1h) / 1e6
@@ -119,10 +122,7 @@ def session_costs(runs: pl.DataFrame, prices: Mapping[str, ModelPrice] = PRICES)
             price = price_of(model, prices)
             counts = {k: int(u.get(k, 0)) for k in ("input", "output", "cache_read", "cache_creation_5m",
                                                      "cache_creation_1h", "reasoning")}
-            cost = 0.0 if price is None else (
-                counts["input"] * price.input + counts["output"] * price.output
-                + counts["cache_read"] * price.cache_read + counts["cache_creation_5m"] * price.cache_write_5m
-                + counts["cache_creation_1h"] * price.cache_write_1h) / 1e6
+            cost = 0.0 if price is None else _priced(price, counts)
             rows.append({"run_id": run_id, "model": model, **counts, "cost_usd": cost,
                          "price_known": price is not None,
                          "reason": None if price is not None else f"no price for {model!r} in the table of "

@@ -125,20 +125,16 @@ def _sessions(path: Path, fmt: str) -> bool:
         return True
     if fmt != "auto":
         return False
-    from workbench.adapters._logfiles import session_format
-
     if path.is_dir():
         from workbench.adapters._frank import is_frank
 
         return not is_frank(path)  # a directory of sessions, not FRANK's files
-    try:
-        from workbench._util.jsonl import BadLines, json_lines
+    from workbench.adapters._logfiles import _file_format
 
-        for _, record in json_lines(path, BadLines(skip_invalid=True)):
-            return session_format(record) is not None
+    try:
+        return _file_format(path) is not None  # the first record that says is a session's
     except (OSError, SchemaError):
         return False
-    return False
 
 
 def _report_bad(bad: BadLines) -> None:
@@ -274,20 +270,21 @@ def print_usage(view: list[dict[str, Any]], by: str) -> None:
     first = {"session": ("client", "session"), "day": ("day",), "model": ("model",), "project": ("project",)}[by]
     keys = {"session": ("client", "session_id"), "day": ("day",), "model": ("model",), "project": ("project_dir",)}[by]
     widths = [max([len(h), *(len(str(g[k])) for g in view)]) for h, k in zip(first, keys, strict=True)]
-    extra = ["day", "models"] if by == "session" else []
+    extra = (("day", 10), ("models", 24)) if by == "session" else ()
     line = "  ".join(f"{h:<{w}}" for h, w in zip(first, widths, strict=True))
-    line += "".join(f"  {h:<10}" if h == "day" else f"  {h:<24}" for h in extra)
+    line += "".join(f"  {h:<{w}}" for h, w in extra)
     print(line + "".join(f"{h:>14}" for _, h in _TOKENS) + f"{'cost USD':>12}")
     for g in view:
         row = "  ".join(f"{str(g[k]):<{w}}" for k, w in zip(keys, widths, strict=True))
         if by == "session":
-            row += f"  {str(g['day'] or '-'):<10}  {','.join(g['models'])[:24]:<24}"
+            row += "".join(f"  {str(v)[:w]:<{w}}" for v, (_, w) in zip((g["day"] or "-", ",".join(g["models"])), extra,
+                                                                    strict=True))
         cost = "unknown" if g["cost_usd"] is None else f"{g['cost_usd']:.2f}"
         print(row + "".join(f"{g[k]:>14,}" for k, _ in _TOKENS) + f"{cost:>12}")
     known = sum(g["cost_usd"] for g in view if g["cost_usd"] is not None)
     unknown = [g for g in view if g["cost_usd"] is None]
     label = f"total ({len(view)} {by if by != 'session' else 'session'}{'s' if len(view) != 1 else ''})"
-    pad = sum(widths) + 2 * (len(widths) - 1) + (38 if by == "session" else 0)
+    pad = sum(widths) + 2 * (len(widths) - 1) + sum(2 + w for _, w in extra)
     print(f"{label:<{pad}}" + "".join(f"{sum(g[k] for g in view):>14,}" for k, _ in _TOKENS)
           + f"{known:>12.2f}")
     if unknown:
