@@ -37,9 +37,10 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, use_project_root
+from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
+skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
 figs = figures_dir(FIGURES, DATA, CLAUDE_CODE, CODEX, SCORES, style=STYLE, JUDGE=JUDGE)
 import warnings
 
@@ -73,8 +74,8 @@ if SCORES:  # the user's own judge instead of the lexical scores derived offline
         raise ValueError(f"SCORES holds the judges {judges}: set JUDGE to one of them")
     chosen = JUDGE or judges[0]
     tables["scores"] = own.filter(pl.col("judge") == chosen).select(tables["scores"].collect_schema().names())
-    print(f"scores: judge {chosen!r} from {SCORES} ({height(tables['scores'])} entries); "
-          "read 'lexical judge' below as this judge")
+    print(f"scores: judge {chosen!r} from {SCORES} ({height(tables['scores'])} entries)")
+JUDGE_NAME = chosen if SCORES else "lexical"  # the judge whose scores every table and caption below names
 {name: height(frame) for name, frame in tables.items()}
 
 # %% [markdown]
@@ -138,31 +139,33 @@ cache.head(TABLE_ROWS).collect()
 # **Figure (coding-agent sessions).** The prompt of the last call before each compaction and of the first call after it, stacked by what the prompt cache served (blue), what had to be written to it (orange) and what was sent fresh (green). Before a compaction the cache serves almost the whole history; after it, only what stayed the same (the system prompt): the summary and everything after are written anew. Logs that do not record the cache's share (Codex) have no bars.
 
 # %% [markdown]
-# ## Entries by role, and which roles the lexical judge finds unsupported (SJC Table 2's question)
+# ## Entries by role, and which roles the source judge finds unsupported (SJC Table 2's question)
+#
+# The judge is the offline lexical one, or the one of `SCORES` when given: every table names it (`JUDGE_NAME`).
 
 # %%
 by_role = analyses.entries_by_role()
 plots.export_table(by_role, "transcripts_entries_by_role", f"{figs}/tables",
-                   f"Entries per role and schema; unsupported = lexical score < {TAU}")
+                   f"Entries per role and schema; unsupported = {JUDGE_NAME} score < {TAU}")
 by_role
 
 # %%
-fig = plots.coding_agents.entries_by_role(by_role)
+fig = plots.coding_agents.entries_by_role(by_role, judge=JUDGE_NAME)
 plots.export(fig, "transcripts_entries_by_role", figs);
 
 # %%
 shares = analyses.unsupported_by_role(n_boot=N_BOOT, seed=SEED)
 plots.export_table(shares, "transcripts_unsupported_by_role", f"{figs}/tables",
-                   f"Unsupported share per role (lexical score < {TAU}), 95% interval resampling sessions")
-fig = plots.coding_agents.unsupported_by_role(shares)
+                   f"Unsupported share per role ({JUDGE_NAME} score < {TAU}), 95% interval resampling sessions")
+fig = plots.coding_agents.unsupported_by_role(shares, judge=JUDGE_NAME)
 plots.export(fig, "transcripts_unsupported_by_role", figs);
 shares
 
 # %% [markdown]
-# **Figure (coding-agent summaries).** The share of each role's entries that the lexical judge finds no source for, with a 95% percentile interval that resamples whole sessions (a session's entries are not independent); with a handful of sessions the intervals are wide, as they should be.
+# **Figure (coding-agent summaries).** The share of each role's entries that the source judge (`JUDGE_NAME`) finds no source for, with a 95% percentile interval that resamples whole sessions (a session's entries are not independent); with a handful of sessions the intervals are wide, as they should be.
 
 # %% [markdown]
-# **Figure (coding-agent summaries).** Entries of every summary by the role its section plays (Claude Code's Pending Tasks and Optional Next Step are forward-looking, its Files and Code Sections identifiers; free-text summaries have no sections, so every paragraph or bullet is `other`), split by whether the offline lexical judge finds a source for it in the replaced history (red: score below `TAU`).
+# **Figure (coding-agent summaries).** Entries of every summary by the role its section plays (Claude Code's Pending Tasks and Optional Next Step are forward-looking, its Files and Code Sections identifiers; free-text summaries have no sections, so every paragraph or bullet is `other`), split by whether the source judge (`JUDGE_NAME`) finds a source for it in the replaced history (red: score below `TAU`).
 
 # %% [markdown]
 # ## Identifiers with and without a source in the replaced history

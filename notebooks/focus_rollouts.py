@@ -31,9 +31,10 @@ EVENTS_AT_A_TIME: int = 5000      # compaction events whose rollouts are analyse
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, use_project_root
+from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
+skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
 figs = figures_dir(FIGURES, DATA, style=STYLE)
 import polars as pl
 

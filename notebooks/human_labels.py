@@ -34,9 +34,10 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, use_project_root
+from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
+skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
 figs = figures_dir(FIGURES, DATA, SCORES, style=STYLE, TARGET=None if TARGET == "human_score" else TARGET)
 import polars as pl
 from IPython.display import display

@@ -30,9 +30,10 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, use_project_root
+from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
+skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
 figs = figures_dir(FIGURES, TAU_BENCH, CLAUDE_FIXTURE, CLAUDE_RESULTS, CLAUDE_PROMPTS, style=STYLE)
 from workbench import plots
 from workbench.adapters import read_tau_bench

@@ -169,6 +169,35 @@ def test_labels_that_answered_different_questions_are_never_pooled(own_import: P
     assert "one question per field" in done.stderr and "Is every fact in this sentence stated" in done.stderr
 
 
+def test_every_labeler_asks_the_data_sets_question_with_no_word_of_the_agent_protocol(own_import: Path,
+                                                                                      tmp_path: Path) -> None:
+    """Issue 59: the labelers showed the file's question, but under it SJC's definitions ("an environment output (a
+    tool result) ... establishes"). The terminal, the widget and a Label Studio export of a sample of the
+    hand-made file define the values as the answers to the file's own question; SJC's wording appears in none."""
+    from workbench.annotate import item_lines, OWN_DEFINITIONS
+    from workbench.annotate._widget import _question_html
+
+    header, _ = _fixture()
+    sample, tasks = tmp_path / "s.jsonl", tmp_path / "tasks.json"
+    assert run("sample", str(own_import), "--n", "4", "--out", str(sample)).returncode == 0
+    assert run("labelstudio", "export", str(sample), "--out", str(tasks)).returncode == 0
+    item = json.loads(sample.read_text().splitlines()[0])
+    shown = {"terminal": " ".join(" ".join(item_lines(item, "support", 400)).split()),
+             "widget": _question_html("support", item),
+             "label studio": tasks.with_suffix(".xml").read_text()}
+    for where, text in shown.items():
+        assert header["question"] in text or where == "label studio", where  # Label Studio shows $question
+        assert OWN_DEFINITIONS["supported"] in text, where
+        assert "tool result" not in text and "environment output" not in text, where
+    assert json.loads(tasks.read_text())[0]["data"]["question"] == header["question"]
+    mixed = tmp_path / "mixed.jsonl"  # one item of the agent protocol beside the file's: one interface cannot fit
+    agent = dict(item, item_id="run/b0/e9")
+    agent.pop("question")
+    mixed.write_text(sample.read_text() + json.dumps(agent) + "\n")
+    done = run("labelstudio", "export", str(mixed), "--out", str(tmp_path / "m.json"))
+    assert done.returncode == 2 and "items that all ask the same question" in done.stderr, done.stderr
+
+
 def test_comparison_tables_are_paired_by_default_and_say_what_they_left_out() -> None:
     """Issue 59: the judge was scored on every row and the metrics on theirs, in one table, with n_missing 0.
     Hand-counted on the fixture: of the 8 summaries, 'entail' misses 2, so every paired row uses the same 6 and

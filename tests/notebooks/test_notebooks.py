@@ -221,6 +221,67 @@ def test_a_notebook_that_does_not_apply_is_skipped_with_its_reason(tmp_path: Pat
 
 
 @pytest.mark.slow
+def test_a_part_that_does_not_apply_is_skipped_by_the_kernel_under_any_executor(tmp_path: Path) -> None:
+    """Issue 59: NotApplicable raised in a cell failed papermill and nbconvert (only ``workbench figures`` called it a
+    skip). Run here as nbconvert runs a notebook (nbclient, errors not allowed): the raising cell ends there without
+    an error, the rest of its part is empty, the next ``# part:`` runs, a cell's value is still shown, a parameters
+    cell starts afresh, and any other exception is still an error."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    cells = ["from workbench.notebooks import skip_when_not_applicable\nskip_when_not_applicable()\nran = []",
+             "ran.append(1)\n6 * 7",
+             "from workbench.datasets import NotApplicable\nran.append(2)\n"
+             "raise NotApplicable('no run has a success column')\nran.append('after the raise')",
+             "ran.append('rest of the skipped part')",
+             "# part: the second analysis\nran.append(3)\nran",
+             "# Parameters\nran.append(4)\nraise NotApplicable('again')",
+             "ran.append('skipped again')",
+             "# part: last\nran"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    NotebookClient(nb, timeout=60, kernel_name="python3").execute()
+    shown = [[o.get("data", {}).get("text/plain", o.get("text", "")) for o in c.outputs] for c in nb.cells]
+    assert shown[1] == ["42"]
+    assert shown[2] == ["skipped: the notebook (no run has a success column)"]
+    assert shown[3] == [] and shown[6] == []
+    assert shown[4] == ["[1, 2, 3]"]
+    assert shown[5] == ["skipped: the notebook (again)"]
+    assert shown[7] == ["[1, 2, 3, 4]"]
+    failing = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cells[0]),
+                                               nbformat.v4.new_code_cell("1 / 0")])
+    failing.metadata["kernelspec"] = nb.metadata["kernelspec"]
+    with pytest.raises(CellExecutionError, match="ZeroDivisionError"):
+        NotebookClient(failing, timeout=60, kernel_name="python3").execute()
+
+
+@pytest.mark.slow
+def test_papermill_from_elsewhere_skips_a_notebook_the_data_cannot_serve(tmp_path: Path) -> None:
+    """Issue 59: ``summary_composition`` on a labelled import (its default METHOD is the testbed's) stopped papermill
+    with ``NotApplicable``. Run from a directory outside the project, it now succeeds, says why it did nothing, and
+    writes no figure; with ``-p METHOD None`` it analyses every run."""
+    import subprocess
+    import sys
+
+    papermill = Path(sys.executable).with_name("papermill")
+    data, figs, away = tmp_path / "own", tmp_path / "figs", tmp_path / "away"
+    away.mkdir()
+    assert main(["import", str(ROOT / "tests" / "fixtures" / "labelled_summaries" / "own_header.jsonl"),
+                 "--out", str(data)]) == 0
+    for method, name in ((None, "skip"), ("None", "all")):
+        extra = ["-p", "METHOD", method] if method else []
+        out = subprocess.run([str(papermill), str(ROOT / "notebooks" / "summary_composition.ipynb"), f"{name}.ipynb",
+                              "-p", "DATA", str(data), "-p", "FIGURES", str(figs / name), *extra],
+                             capture_output=True, text=True, cwd=away, timeout=600)
+        assert out.returncode == 0, out.stderr[-2000:]
+    executed = nbformat.read(away / "skip.ipynb", as_version=4)
+    printed = [o.get("data", {}).get("text/plain", "") for c in executed.cells for o in c.get("outputs", [])]
+    assert "skipped: the notebook (no run has method 'prompting'; the runs have ['bart', 'pegasus'])" in printed
+    assert not (figs / "skip").exists() or not any((figs / "skip").rglob("*.png"))
+    assert (figs / "all" / "tables" / "sjc_table2_entries_by_section.csv").exists()
+
+
+@pytest.mark.slow
 def test_the_kernels_own_log_is_kept_aside_and_shown_only_when_a_notebook_fails(
         tmp_path: Path, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
     """CI once failed because ipykernel logged a shutdown traceback to stderr after a notebook that ran.
@@ -400,3 +461,5 @@ def test_the_coding_agent_notebook_takes_the_users_scores(tmp_path: Path) -> Non
     assert report.exit_code == 0, str(report)
     roles = pl.read_csv(figs / "tables" / "transcripts_entries_by_role.csv")
     assert roles["entries"].sum() == entries.height and (roles["unsupported"] == roles["entries"]).all()
+    tex = (figs / "tables" / "transcripts_unsupported_by_role.tex").read_text()
+    assert "(mine score" in tex and "lexical" not in tex  # the tables name the judge that scored

@@ -24,9 +24,10 @@ __all__ = [
     "adjudicate_widget", "adjudication_requests", "AdjudicationFile", "AdjudicationSession", "ADJUDICATOR",
     "AnnotationStore", "Applied", "apply", "Block", "check_export_paths", "decide", "DEFAULT_SELECTION",
     "default_selection", "DEFINITIONS", "definitions_text", "entries_with_outcome", "evaluation_material", "FIELDS",
-    "from_labelstudio", "item_keys", "item_lines", "item_question", "item_view", "JournalMismatch", "judge_scores", "JUDGE_SHOWN",
+    "from_labelstudio", "has_own_question", "item_definitions", "item_keys", "item_lines", "item_question", "item_view", "JournalMismatch", "judge_scores", "JUDGE_SHOWN",
     "label_widget", "labeling_config", "LabelSession", "LabelStudioImport", "load_sample", "LOCK_WAIT",
-    "LockWaitWarning", "merge_adjudication", "NO_MATERIAL", "NOTE", "numbered_records", "prepare", "Prepared",
+    "LockWaitWarning", "merge_adjudication", "NO_MATERIAL", "NOTE", "numbered_records", "OWN_DEFINITIONS", "prepare",
+    "Prepared",
     "QUESTIONS", "read_adjudication", "read_labelstudio", "read_users", "render_item_html", "SAMPLE_BATCH_ROWS",
     "sample_clusters", "sample_entries", "sample_index", "sample_items", "SampleReport", "selection_help",
     "store_samples", "stream_sample", "TASK_DATA", "task_data", "terminal_adjudicate", "terminal_label",
@@ -40,8 +41,8 @@ __getattr__, __dir__ = attach(__name__, {
     ],
     "_evaluation": ["evaluation_material", "NO_MATERIAL"],
     "_item_views": [
-        "Block", "DEFINITIONS", "definitions_text", "FIELDS", "item_question", "item_view", "QUESTIONS",
-        "render_item_html"
+        "Block", "DEFINITIONS", "definitions_text", "FIELDS", "has_own_question", "item_definitions", "item_question",
+        "item_view", "OWN_DEFINITIONS", "QUESTIONS", "render_item_html"
     ],
     "_labelstudio": [
         "check_export_paths", "from_labelstudio", "judge_scores", "JUDGE_SHOWN", "labeling_config", "LabelStudioImport",
@@ -65,7 +66,8 @@ if TYPE_CHECKING:
     )
     from workbench.annotate._evaluation import (evaluation_material, NO_MATERIAL)
     from workbench.annotate._item_views import (
-        Block, DEFINITIONS, definitions_text, FIELDS, item_question, item_view, QUESTIONS, render_item_html
+        Block, DEFINITIONS, definitions_text, FIELDS, has_own_question, item_definitions, item_question, item_view,
+        OWN_DEFINITIONS, QUESTIONS, render_item_html
     )
     from workbench.annotate._labelstudio import (
         check_export_paths, from_labelstudio, judge_scores, JUDGE_SHOWN, labeling_config, LabelStudioImport, NOTE,

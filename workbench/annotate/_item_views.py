@@ -49,17 +49,38 @@ DEFINITIONS: dict[str, dict[str, str]] = {
 }
 
 
+#: what each value means when the data set asks its own question (a labelled-summaries header's ``question``):
+#: the answer to that question, with none of the agent protocol's wording about tool results
+OWN_DEFINITIONS: dict[str, str] = {
+    "supported": "yes: the answer to the question above is yes for this entry.",
+    "unsupported": "no: the answer to the question above is no for this entry.",
+    "unsure": "the material shown is not enough to decide; use sparingly and add a note.",
+}
+
+
+def has_own_question(item: Mapping[str, Any], field: str = "support") -> bool:
+    """Whether ``item`` carries its data set's own question for ``field`` (only ``support`` can have one)."""
+    own = item.get("question") if field == "support" else None
+    return isinstance(own, str) and bool(own.strip())
+
+
+def item_definitions(item: Mapping[str, Any], field: str = "support") -> dict[str, str]:
+    """What each value of ``field`` means for ``item``: :data:`OWN_DEFINITIONS` under a data set's own question,
+    else the protocol's (:data:`DEFINITIONS`)."""
+    return OWN_DEFINITIONS if has_own_question(item, field) else DEFINITIONS[field]
+
+
 def item_question(item: Mapping[str, Any], field: str = "support") -> str:
     """The question an annotator answers for ``item``: the data set's own (a labelled-summaries header's
     ``question``, carried by each sample item) for ``support``, else the protocol's (:data:`QUESTIONS`: SJC's agent
     question for logs)."""
-    own = item.get("question") if field == "support" else None
-    return own if isinstance(own, str) and own.strip() else QUESTIONS[field]
+    return str(item["question"]) if has_own_question(item, field) else QUESTIONS[field]
 
 
-def definitions_text(field: str) -> str:
-    """The field's values and their meanings, one line each."""
-    return "\n".join(f"{value}: {meaning}" for value, meaning in DEFINITIONS[field].items())
+def definitions_text(field: str, item: Mapping[str, Any] | None = None) -> str:
+    """The field's values and their meanings, one line each (for ``item``: :func:`item_definitions`)."""
+    meanings = item_definitions(item, field) if item is not None else DEFINITIONS[field]
+    return "\n".join(f"{value}: {meaning}" for value, meaning in meanings.items())
 
 
 @dataclass(frozen=True)
@@ -95,7 +116,7 @@ def item_view(item: dict[str, Any], field: str = "support", *, question: bool = 
         for m in material:
             blocks.append(Block(f"Evaluation material: {m.get('name')}", _str(m.get("text")), "material"))
     if question:
-        blocks.append(Block(f"Question ({field})", item_question(item, field) + "\n\n" + definitions_text(field),
+        blocks.append(Block(f"Question ({field})", item_question(item, field) + "\n\n" + definitions_text(field, item),
                             "question"))
     return blocks
 
@@ -142,5 +163,6 @@ def render_item_html(item: dict[str, Any], field: str = "support", *, question: 
     return "\n".join(parts)
 
 
-__all__ = ["Block", "DEFINITIONS", "definitions_text", "FIELDS", "item_question", "item_view", "QUESTIONS",
+__all__ = ["Block", "DEFINITIONS", "definitions_text", "FIELDS", "has_own_question", "item_definitions",
+           "item_question", "item_view", "OWN_DEFINITIONS", "QUESTIONS",
            "render_item_html"]

@@ -20,7 +20,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from workbench.tables._vocabulary import check_annotator
-from workbench.annotate._item_views import DEFINITIONS, FIELDS, QUESTIONS, item_question, item_view
+from workbench.annotate._item_views import DEFINITIONS, FIELDS, item_question, item_view, OWN_DEFINITIONS, QUESTIONS
 from workbench.errors import SchemaError
 from workbench.errors import describe_value
 from workbench.tables._vocabulary import LABEL_VALUES
@@ -39,18 +39,20 @@ JUDGE_SHOWN = "judge_shown"
 NOTE = "note"
 
 
-def labeling_config(field: str = "support", *, predictions: bool = False) -> str:
+def labeling_config(field: str = "support", *, predictions: bool = False, own_question: bool = False) -> str:
     """The Label Studio labeling interface (XML) for one field (one field per project): the question and the
     protocol's definitions first, then the choices and a note, then the entry and its section, the task, the
     previous summary, the evidence passages with their sources and, for ``correct``, the evaluation material.
     Every shown value comes from the task's ``data`` (Label Studio escapes ``Text`` values); the fixed texts are
     escaped here. ``predictions``: the interface of a task list exported with judge scores, which says so above
-    the entry (``$judge_shown``)."""
+    the entry (``$judge_shown``). ``own_question``: the tasks ask their data set's own question (a labelled-summaries
+    header's), so the values are defined as its answers (:data:`~workbench.annotate.OWN_DEFINITIONS`), not by the
+    agent protocol's tool results."""
     if field not in FIELDS:
         raise ValueError(f"field: expected one of {sorted(FIELDS)}, got {field!r}")
     blocks = ["<View>", f'  <Header value="Question ({field})"/>', '  <Text name="question" value="$question"/>']
     blocks += [f'  <Text name="def_{v}" value="{escape(f"{v}: {m}", {chr(34): "&quot;"})}"/>'
-               for v, m in DEFINITIONS[field].items()]
+               for v, m in (OWN_DEFINITIONS if own_question and field == "support" else DEFINITIONS[field]).items()]
     blocks += [f'  <Choices name="{field}" toName="entry" choice="single" showInline="true" required="true">']
     blocks += [f'    <Choice value="{v}"/>' for v, _ in FIELDS[field]]
     blocks += ["  </Choices>",
@@ -92,7 +94,8 @@ def check_export_paths(tasks: str | os.PathLike[str], config: str | os.PathLike[
         if not ours:
             raise OutputRefused(t, "exists and is not a task list an export wrote; name a new file")
     c = Path(config)
-    ours_xml = {labeling_config(f, predictions=p) for f in FIELDS for p in (False, True)}
+    ours_xml = {labeling_config(f, predictions=p, own_question=o) for f in FIELDS for p in (False, True)
+                for o in (False, True)}
     if c.exists() and c.read_text(encoding="utf-8", errors="replace") not in ours_xml:
         raise OutputRefused(c, "exists and is not a labeling interface an export wrote; name a new file "
                                "(--config)")

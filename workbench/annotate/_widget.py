@@ -6,14 +6,15 @@ from __future__ import annotations
 import html
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from workbench.annotate._store import AnnotationStore
 
 from workbench.annotate._walks import AdjudicationSession, LabelSession, _Walk
-from workbench.annotate._item_views import DEFINITIONS, FIELDS, QUESTIONS, item_question, render_item_html
+from workbench.annotate._item_views import (DEFINITIONS, FIELDS, item_definitions, item_question, QUESTIONS,
+                                            render_item_html)
 
 
 # ---------------------------------------------------------------------------
@@ -40,10 +41,13 @@ def _split_epoch(text: str) -> tuple[int, str]:
     return (int(bits, 2) if bits else 0), text[m.end():]
 
 
-def _question_html(field: str, question: str | None = None) -> str:
-    items = "".join(f"<li><b>{html.escape(v)}</b>: {html.escape(m)}</li>" for v, m in DEFINITIONS[field].items())
+def _question_html(field: str, item: Mapping[str, Any] | None = None) -> str:
+    """The question (the item's data set's own, else the protocol's) and what each value means under it."""
+    meanings = item_definitions(item, field) if item is not None else DEFINITIONS[field]
+    question = item_question(item, field) if item is not None else QUESTIONS[field]
+    items = "".join(f"<li><b>{html.escape(v)}</b>: {html.escape(m)}</li>" for v, m in meanings.items())
     return (f'<div class="wb-question" style="font-family: sans-serif; line-height: 1.3">'
-            f'<b>Question ({html.escape(field)}):</b> {html.escape(question or QUESTIONS[field])}'
+            f'<b>Question ({html.escape(field)}):</b> {html.escape(question)}'
             f'<ul style="margin: .2em 0 0 0; padding-left: 1.4em; font-size: 12px">{items}</ul></div>')
 
 
@@ -76,7 +80,7 @@ def _widget(session: _Walk) -> Any:
             body = f"<p><b>{html.escape(session.end_message())}</b></p>"
         else:
             body = render_item_html(item, field, question=False)
-            question.value = _question_html(field, item_question(item, field))  # the data set's own question
+            question.value = _question_html(field, item)  # the data set's own question
         frame.children = (w.HTML(body),)  # a new element: its scroll box starts at the top
         for child in old:
             child.close()

@@ -73,7 +73,13 @@ def run_export(args: argparse.Namespace) -> int:
     tasks = to_labelstudio(items, scores, judge=judge, field=args.field, tau=args.tau)
     text = json.dumps(tasks, ensure_ascii=False, indent=1)
     atomic_write(Path(args.out), lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    xml = labeling_config(args.field, predictions=scores is not None)
+    from workbench.annotate import has_own_question
+
+    own = [has_own_question(item, args.field) for item in items]
+    if any(own) and not all(own):
+        raise UsageError("sample", "items that all ask the same question (a sample of one data set)",
+                         f"{sum(own)} of {len(own)} items with their data set's own question")
+    xml = labeling_config(args.field, predictions=scores is not None, own_question=all(own) and bool(own))
     atomic_write(config, lambda tmp: tmp.write_text(xml, encoding="utf-8"))
     shown = (f"; {sum('predictions' in t for t in tasks)} with {judge}'s score as a prediction (not blind)"
              if scores is not None else " (blind: no score, no ground truth)")

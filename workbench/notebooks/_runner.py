@@ -28,6 +28,11 @@ INTERACTIVE = frozenset({"labeling"})
 ANALYSIS_MIME = "application/vnd.workbench.analysis+json"
 
 
+#: What a skip record calls the cells before a notebook's first ``# part:`` (:mod:`workbench.notebooks._skip`):
+#: a notebook whose first part was skipped is reported as skipped, with the reason.
+FIRST_PART = "the notebook"
+
+
 class Analyses:
     """What a notebook's analyses did, said in its outputs so a run's summary can list it.
 
@@ -255,7 +260,12 @@ def _run_one(path: Path, build: Path, root: Path, *, timeout: int,
         shutil.rmtree(sockets, ignore_errors=True)
         _report_kernel_log(kernel_log, status == "failed")
     nbformat.write(nb, build / path.name)
-    return NotebookRun(path.stem, status, time.perf_counter() - started, detail, tuple(analyses_of(nb)))
+    records = analyses_of(nb)
+    whole = [a for a in records if a["analysis"] == FIRST_PART and a["status"] == "skipped"]
+    if status == "ran" and whole:  # the kernel skipped the notebook's first part (skip_when_not_applicable)
+        status, detail = "skipped", whole[0]["reason"]
+        records = [a for a in records if a is not whole[0]]
+    return NotebookRun(path.stem, status, time.perf_counter() - started, detail, tuple(records))
 
 
 def _execute_off_main_thread(client: Any, stderr: Any) -> None:
@@ -385,6 +395,6 @@ def inject_parameters(nb: object, parameters: dict[str, object]) -> None:
     raise ValueError("notebook has no cell tagged 'parameters'")
 
 
-__all__ = ["ANALYSIS_MIME", "Analyses", "analyses_of", "inject_parameters", "INTERACTIVE", "log",
+__all__ = ["ANALYSIS_MIME", "Analyses", "analyses_of", "FIRST_PART", "inject_parameters", "INTERACTIVE", "log",
            "notebook_parameters", "notebook_sources", "NotebookRun", "parse_param", "run_all",
            "RunReport", "selected_notebooks", "unknown_parameters"]

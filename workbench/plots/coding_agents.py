@@ -107,8 +107,8 @@ def compaction_tokens(overview: Frame, medians: dict[str, int] | None = None, ax
     return ax
 
 
-def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None) -> Axes:
-    """Summary entries per role and schema, the lexically unsupported part in red
+def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None, *, judge: str = "lexical") -> Axes:
+    """Summary entries per role and schema, the part the judge finds unsupported in red
     (:func:`workbench.analyses.sjc._composition.entries_by_role` with a ``supported`` column).
 
     Parameters
@@ -117,6 +117,8 @@ def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None) -> Axes:
         :func:`workbench.analyses.sjc._composition.entries_by_role` with a ``supported`` column.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
+    judge : str, default "lexical"
+        The judge whose scores decided support, named in the legend.
 
     Returns
     -------
@@ -129,7 +131,7 @@ def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None) -> Axes:
     unsupported = rows["unsupported"].to_numpy() if "unsupported" in rows.columns else np.zeros(rows.height)
     supported = rows["entries"].to_numpy() - unsupported
     y = np.arange(rows.height)[::-1]
-    ax.barh(y, supported, color="C0", label="supported (lexical judge)")
+    ax.barh(y, supported, color="C0", label=f"supported ({judge} judge)")
     ax.barh(y, unsupported, left=supported, color="C3", label="unsupported")
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_xlabel("entries")
@@ -288,7 +290,7 @@ def prompt_cache(cache: Frame, means: pl.DataFrame | None = None, ax: Axes | Non
     return ax
 
 
-def unsupported_by_role(shares: pl.DataFrame, ax: Axes | None = None) -> Axes:
+def unsupported_by_role(shares: pl.DataFrame, ax: Axes | None = None, *, judge: str = "lexical") -> Axes:
     """The unsupported share of each role's entries with its interval
     (:func:`workbench.analyses.sjc._composition.unsupported_by_role`), one row per schema and role; a role whose entries come
     from one session is marked as having no interval.
@@ -299,6 +301,8 @@ def unsupported_by_role(shares: pl.DataFrame, ax: Axes | None = None) -> Axes:
         :func:`workbench.analyses.sjc._composition.unsupported_by_role`.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
+    judge : str, default "lexical"
+        The judge whose scores decided support, named on the axis.
 
     Returns
     -------
@@ -319,7 +323,7 @@ def unsupported_by_role(shares: pl.DataFrame, ax: Axes | None = None) -> Axes:
     ax.set_yticks(y, [f"{display_name(s)}: {display_name(r)} (n={n})" for s, r, n in zip(rows["schema"], rows["role"], rows["entries"], strict=True)],
                   fontsize=8)
     ax.set_xlim(-0.02, 1.02)
-    ax.set_xlabel("unsupported share (lexical judge), 95% interval over sessions")
+    ax.set_xlabel(f"unsupported share ({judge} judge), 95% interval over sessions")
     return ax
 
 
