@@ -25,7 +25,7 @@
 from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
 DATA: str = "data/benchmarks/frank"   # FRANK's files, or a directory written by workbench import (labelled summaries)
 SCORES: Optional[str] = None       # a scores table of another judge (workbench judge DATA --judge openai --out S.parquet)
-TARGET: str = "human_score"     # the human target: a runs column (human_score is the labelled-summaries score field)
+TARGET: Optional[str] = None    # the human target (a runs column); None: human_score, else the header's first target
 REPORT_SPLIT: str = "test"      # the split the judges are reported on (FRANK: choose on valid, report on test)
 CHOOSE_SPLIT: str = "valid"     # the split the headline aggregation (mean or min over sentences) is chosen on
 N_BOOT: int = 2000
@@ -38,7 +38,7 @@ from workbench.notebooks import figures_dir, skip_when_not_applicable, use_proje
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
-figs = figures_dir(FIGURES, DATA, SCORES, style=STYLE, TARGET=None if TARGET == "human_score" else TARGET)
+figs = figures_dir(FIGURES, DATA, SCORES, style=STYLE, TARGET=TARGET)
 import polars as pl
 from IPython.display import display
 
@@ -60,10 +60,16 @@ need(tables, "entries", "scores", what="judging summaries against human labels")
 from workbench.analyses import AGGREGATIONS, metric_column, summary_frame, summary_scores
 
 runs = tables["runs"]
-if TARGET not in runs.columns or runs.get_column(TARGET).null_count() == runs.height:
-    raise NotApplicable(f"the correlation with human judgement needs a summary-level human target (TARGET = "
-                        f"{TARGET!r}, a runs column: human_score is a labelled-summaries import's score field); these "
-                        "runs have none")
+declared = [] if tables.get("variables") is None else [
+    r["column"] for r in tables["variables"].iter_rows(named=True) if r["kind"] == "target"]
+present = [c for c in ["human_score", *declared] if c in runs.columns and runs.get_column(c).null_count() < runs.height]
+if TARGET is None and present:
+    TARGET = present[0]
+    if len(present) > 1:
+        print(f"TARGET = {TARGET!r}, the first of the data's human targets {present} (-p TARGET NAME for another)")
+if TARGET is None or TARGET not in present:
+    raise NotApplicable(f"the correlation with human judgement needs a summary-level human target (TARGET = {TARGET!r}"
+                        f"); these runs have {present or 'none'} (a labelled-summaries file's score or human fields)")
 from workbench.adapters import DEFAULT_METRICS, RELEASE
 
 METRICS = [m for m in DEFAULT_METRICS if metric_column(m) in runs.columns] or [

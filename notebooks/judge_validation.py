@@ -51,8 +51,11 @@ analyses = Analyses()  # what ran and what could not, for the run's summary
 # the labels first: without them nothing below but the (data-independent) coverage study applies, and nothing is
 # derived or scored for it
 data = ensure_default_testbed(DATA)
-labels = AnnotationStore(LABELS).labels() if LABELS else load(data, names=("labels",)).get("labels")
+theirs = load(data, names=("labels",)).get("labels")  # the data's own labels (a labelled import's workers)
+labels = AnnotationStore(LABELS).labels() if LABELS else theirs
 HAVE = labels is not None and labels.height > 0
+# your labels next to the data's: agreement pools both (each annotator a side); the judge is validated on yours
+pooled = labels if not LABELS or theirs is None or not HAVE else pl.concat([theirs, labels], how="diagonal_relaxed")
 NO_LABELS = (f"no labels in {DATA}" + (f" or {LABELS}" if LABELS else "") + ": label a sample (workbench sample, "
              "workbench label) and set LABELS")
 COVERAGE = analyses.for_the_project("coverage of the AUROC intervals (simulation)",
@@ -71,15 +74,17 @@ from workbench.stats import agreement_table
 from workbench.stats import judge_table
 
 if HAVE:
-    labeled = labels.select(pl.col("item_id").alias("entry_id")).unique().lazy()  # the labeled entries only
+    labeled = pooled.select(pl.col("item_id").alias("entry_id")).unique().lazy()  # the labeled entries only
     scores = rows_of(tables["scores"], labeled).collect()
     clusters = entry_clusters({**tables, "entries": rows_of(tables["entries"], labeled)})
 else:
     analyses.skipped("agreement between annotation rounds", NO_LABELS)
     analyses.skipped("SJC Table 12: AUROC of each judge", NO_LABELS)
 if HAVE:
-    agree = agreement_table(labels, dict(zip(clusters["entry_id"], clusters["scenario_id"].fill_null("?"))), n_boot=N_BOOT, seed=SEED)
-    plots.export_table(agree, "sjc_appG_agreement", f"{figs}/tables", "Agreement between annotation rounds")
+    SIDES = "round" if pooled.get_column("round").n_unique() > 1 else "annotator"  # one round: annotators
+    agree = agreement_table(pooled, dict(zip(clusters["entry_id"], clusters["scenario_id"].fill_null("?"))),
+                            by=SIDES, n_boot=N_BOOT, seed=SEED)
+    plots.export_table(agree, "sjc_appG_agreement", f"{figs}/tables", f"Agreement between annotation {SIDES}s")
     display(agree)
     analyses.ran("agreement between annotation rounds")
 

@@ -276,16 +276,34 @@ def test_the_tables_of_a_users_own_labelled_data_fit_and_say_only_words(tmp_path
     from workbench.cli.main import main
     from workbench.notebooks import run_all
 
-    data = tmp_path / "own"
+    import json
+
+    from workbench.annotate import AnnotationStore
+
+    data, mine = tmp_path / "own", tmp_path / "mine"
     assert main(["import", str(ROOT / "tests" / "fixtures" / "labelled_summaries" / "own_header.jsonl"),
                  "--out", str(data)]) == 0
+    assert main(["sample", str(data), "--n", "6", "--out", str(tmp_path / "s.jsonl")]) == 0
+    store = AnnotationStore(mine)  # one's own labels, beside the workers' the file brought
+    for k, line in enumerate((tmp_path / "s.jsonl").read_text().splitlines()):
+        item = json.loads(line)
+        store.add(item_id=item["item_id"], annotator="me", round=1, field="support",
+                  value=("supported", "unsupported")[k % 2], question=item["question"])
     figs = tmp_path / "figs"
     report = run_all(ROOT / "notebooks", tmp_path / "build", timeout=300, cwd=ROOT,
-                     parameters={"DATA": str(data), "FIGURES": str(figs), "N_BOOT": 50, "TARGET": "human_faithful"},
-                     names=["human_labels"])
-    assert report.exit_code == 0, str(report)
+                     parameters={"DATA": str(data), "FIGURES": str(figs), "N_BOOT": 50, "LABELS": str(mine)},
+                     names=["human_labels", "judge_validation"])
+    assert report.exit_code == 0 and not report.names("skipped"), str(report)
+    agreement = pl.read_csv(figs / "tables" / "sjc_appG_agreement.csv")  # mine next to each worker's
+    assert {(a, b) for a, b in agreement.select("a", "b").iter_rows()} == {
+        ("me", "worker1"), ("me", "worker2"), ("worker1", "worker2")}
+    import nbformat
+
+    printed = "".join(o.get("text", "") for c in nbformat.read(tmp_path / "build" / "human_labels.ipynb", 4).cells
+                      for o in c.get("outputs", []))
+    assert "TARGET = 'human_faithful', the first of the data's human targets" in printed  # no TARGET given
     tables = sorted((figs / "tables").glob("*.tex"))
-    assert len(tables) >= 6
+    assert len(tables) >= 8
     for path in tables:
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"\b(True|False|nan)\b", text), path.name

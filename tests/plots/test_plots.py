@@ -282,6 +282,8 @@ def test_the_paper_style_sets_computer_modern_at_the_articles_width_and_embeds_i
     assert plt.rcParams["font.family"] == ["sans-serif"] and not changed, sorted(changed)[:5]
     ax = plots.entries_by_section(counts)  # the gallery's figures keep their own sizes
     assert tuple(ax.figure.get_size_inches()) == (5.0, 3.2)
+    import matplotlib.pyplot as plt
+
     plt.close(ax.figure)
 
 
@@ -300,4 +302,26 @@ def test_the_auroc_figure_holds_every_interval_and_says_n_and_positives() -> Non
     assert low <= 0.05 and high >= 1.0
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels == ["lexical / Support (n=7, 2 positive)", "mine / Support (n=7, 2 positive)"]
+    import matplotlib.pyplot as plt
+
+    plt.close(ax.figure)
+
+
+def test_an_auroc_figure_with_no_estimate_says_so_without_a_legend_warning() -> None:
+    """A user's small data set: no group had enough labels of each class, so no bar; matplotlib warned that the
+    legend had no artists, and the figure was an empty frame. Now it says why it is empty, with no warning."""
+    import warnings
+
+    from workbench.plots.human_labels import auroc_by_group
+
+    table = pl.DataFrame({"dataset": ["news"], "score": ["lexical"], "estimate": [None], "ci_low": [None],
+                          "ci_high": [None]}, schema_overrides={"estimate": pl.Float64, "ci_low": pl.Float64,
+                                                                 "ci_high": pl.Float64})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ax = auroc_by_group(table, "dataset", scores=["lexical"])
+    assert ax.get_legend() is None
+    assert [t.get_text() for t in ax.texts] == ["no AUROC: too few labels of each class"]
+    import matplotlib.pyplot as plt
+
     plt.close(ax.figure)

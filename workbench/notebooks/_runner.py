@@ -385,7 +385,8 @@ def inject_parameters(nb: object, parameters: dict[str, object]) -> None:
     """Append assignments after the cell tagged ``parameters`` (papermill's convention)."""
     import nbformat
 
-    lines = "\n".join(f"{k} = {v!r}" for k, v in parameters.items())
+    lines = "\n".join(["# Parameters injected by workbench figures",  # as papermill's: it starts a notebook afresh
+                       *(f"{k} = {v!r}" for k, v in parameters.items())])
     cells = nb.cells  # type: ignore[attr-defined]
     for index, cell in enumerate(cells):
         if "parameters" in cell.get("metadata", {}).get("tags", []):

@@ -114,6 +114,7 @@ def auroc_by_group(table: pl.DataFrame, group: str, *, scores: Sequence[str], ax
     groups = sorted(table.get_column(group).unique().to_list())
     fig, ax = _axes(ax, (max(5.0, 0.9 * len(groups) + 2.0), 3.4))
     width = 0.8 / max(1, len(scores))
+    drawn = False
     for k, score in enumerate(scores):
         part = {r[group]: r for r in table.filter(pl.col("score") == score).iter_rows(named=True)}
         xs, est, lo, hi = [], [], [], []
@@ -125,13 +126,19 @@ def auroc_by_group(table: pl.DataFrame, group: str, *, scores: Sequence[str], ax
             est.append(r["estimate"])
             lo.append(r["estimate"] - r["ci_low"])
             hi.append(r["ci_high"] - r["estimate"])
-        ax.bar(xs, est, width=width * 0.9, yerr=[lo, hi], capsize=2, label=score, color=f"C{k}")
+        if xs:
+            ax.bar(xs, est, width=width * 0.9, yerr=[lo, hi], capsize=2, label=score, color=f"C{k}")
+            drawn = True
     ax.axhline(0.5, color="grey", ls=":", lw=0.8)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, fontsize=8, rotation=20)
     ax.set_ylim(0, 1)
     ax.set_ylabel("AUROC (95% interval)")
-    ax.legend(fontsize=7, ncols=min(3, len(scores)), loc="upper left")
+    if drawn:
+        ax.legend(fontsize=7, ncols=min(3, len(scores)), loc="upper left")
+    else:  # too few labels of a class in every group: say so rather than draw an empty frame
+        ax.text(0.5, 0.5, "no AUROC: too few labels of each class", transform=ax.transAxes, ha="center",
+                va="center", fontsize=8, color="0.4")
     if title:
         ax.set_title(title, fontsize=9)
     return ax
