@@ -302,8 +302,6 @@ def test_the_auroc_figure_holds_every_interval_and_says_n_and_positives() -> Non
     assert low <= 0.05 and high >= 1.0
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels == ["lexical / Support (n=7, 2 positive)", "mine / Support (n=7, 2 positive)"]
-    import matplotlib.pyplot as plt
-
     plt.close(ax.figure)
 
 
