@@ -25,7 +25,7 @@ def test_kappa_and_agreement_equal_sklearn() -> None:
 def test_agreement_table_and_disagreements() -> None:
     labels = labels_frame()
     t = agreement_table(labels, {f"e{i:03d}": f"s{i % 10}" for i in range(200)}, n_boot=300)
-    assert t.columns == ["field", "a", "b", "statistic", "disagreements", "estimate", "ci_low", "ci_high", "n",
+    assert t.columns == ["field", "a", "b", "statistic", "disagreements", "n_skipped", "estimate", "ci_low", "ci_high", "n",
                          "n_boot", "level", "method", "n_missing", "reason"]
     row = t.filter(pl.col("statistic") == "kappa").row(0, named=True)
     wide = labels.pivot(on="round", index="item_id", values="value")

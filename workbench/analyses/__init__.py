@@ -14,10 +14,11 @@ from workbench._util.lazy import attach
 __all__ = [
     "after_compaction", "AGGREGATIONS", "burden_totals", "choose_aggregation", "compaction_overview",
     "compaction_timeline", "compare_with_published", "correlation_intervals", "correlation_table", "entry_auroc",
-    "focus", "frank_frame", "FRANK_PUBLISHED", "frank_table", "identifier_share", "metric_column", "oriented", "ModelPrice",
-    "price_of", "PRICES", "PRICES_AS_OF", "prompt_cache", "prompt_cache_means", "published_frank", "replay",
-    "replay_by_budget", "replay_run", "ReplayResult", "part_cost", "session_costs", "SessionAnalyses", "sjc", "SPLITS",
-    "summary_auroc", "summary_frame", "summary_scores", "token_medians", "trace", "turn_text", "williams_table"
+    "focus", "frank_frame", "FRANK_PUBLISHED", "frank_table", "FRANK_WILLIAMS", "identifier_share", "metric_column",
+    "ModelPrice", "oriented", "part_cost", "price_of", "PRICES", "PRICES_AS_OF", "prompt_cache", "prompt_cache_means",
+    "published_frank", "replay", "replay_by_budget", "replay_run", "ReplayResult", "session_costs", "SessionAnalyses",
+    "sjc", "SPLITS", "summary_auroc", "summary_frame", "summary_scores", "token_medians", "trace", "turn_text",
+    "williams_table"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -28,8 +29,8 @@ __getattr__, __dir__ = attach(__name__, {
     "_fifo_replay": ["replay", "replay_by_budget", "replay_run", "ReplayResult", "turn_text"],
     "_human_labels": [
         "AGGREGATIONS", "choose_aggregation", "compare_with_published", "correlation_intervals", "correlation_table",
-        "entry_auroc", "frank_frame", "FRANK_PUBLISHED", "frank_table", "metric_column", "oriented", "published_frank",
-        "SPLITS", "summary_auroc", "summary_frame", "summary_scores", "williams_table"
+        "entry_auroc", "frank_frame", "FRANK_PUBLISHED", "frank_table", "FRANK_WILLIAMS", "metric_column", "oriented",
+        "published_frank", "SPLITS", "summary_auroc", "summary_frame", "summary_scores", "williams_table"
     ],
     "_pricing": ["ModelPrice", "part_cost", "price_of", "PRICES", "PRICES_AS_OF", "session_costs"],
 }, modules=["focus", "sjc", "trace"], public=__all__)
@@ -41,9 +42,9 @@ if TYPE_CHECKING:
     )
     from workbench.analyses._fifo_replay import (replay, replay_by_budget, replay_run, ReplayResult, turn_text)
     from workbench.analyses._human_labels import (
-        AGGREGATIONS, choose_aggregation, compare_with_published, correlation_intervals, correlation_table, entry_auroc,
-        frank_frame, FRANK_PUBLISHED, frank_table, metric_column, oriented, published_frank, SPLITS, summary_auroc, summary_frame,
-        summary_scores, williams_table
+        AGGREGATIONS, choose_aggregation, compare_with_published, correlation_intervals, correlation_table,
+        entry_auroc, frank_frame, FRANK_PUBLISHED, frank_table, FRANK_WILLIAMS, metric_column, oriented,
+        published_frank, SPLITS, summary_auroc, summary_frame, summary_scores, williams_table
     )
     from workbench.analyses._pricing import (ModelPrice, part_cost, price_of, PRICES, PRICES_AS_OF, session_costs)
     from workbench.analyses import focus, sjc, trace

@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, BootstrapResult, Seed, auroc_ci
-from workbench.stats._correlation import (PartialCorrelation, correlation_difference_ci, partial_correlation,
-                                           partial_correlation_ci, williams_test)
+from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, auroc_ci
+from workbench.stats._correlation import (ALTERNATIVES, PartialCorrelation, correlation_difference_ci,
+                                           partial_correlation, partial_correlation_ci, williams_test)
 
-__all__ = ["AGGREGATIONS", "FRANK_PUBLISHED", "SPLITS", "choose_aggregation", "compare_with_published",
+__all__ = ["AGGREGATIONS", "FRANK_PUBLISHED", "FRANK_WILLIAMS", "SPLITS", "choose_aggregation", "compare_with_published",
            "correlation_intervals", "correlation_table", "entry_auroc", "frank_frame", "frank_table", "metric_column", "oriented",
            "published_frank", "summary_auroc", "summary_frame", "summary_scores", "williams_table"]
 
@@ -426,13 +426,18 @@ def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split:
 def williams_table(frame: pl.DataFrame, metric: str, baselines: Sequence[str], *, split: str = "test",
                    dataset: str | None = None, human: str = "human_score", control: str = "system",
                    clusters: str = "source_id", n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
-                   level: float = 0.95) -> pl.DataFrame:
-    """``metric`` against each baseline as FRANK's ``mm-correlation`` mode does it: on the summaries both have,
-    every variable residualised on the system, Williams' one-sided test that the higher partial Pearson
-    correlation exceeds the lower (``higher`` names which), and beside it the article-bootstrap interval of
-    ``r(metric) - r(baseline)`` (the Williams test takes summaries as independent; an article's share it).
-    Columns ``split, dataset, metric, baseline, n, r_metric, r_baseline, r_between, higher, t, p,
-    difference, ci_low, ci_high, n_boot, level``.
+                   level: float = 0.95, alternative: str = "two-sided") -> pl.DataFrame:
+    """``metric`` against each baseline on the summaries both have, every variable residualised on the system (FRANK's
+    ``mm-correlation`` mode): Williams' test of ``r(metric) - r(baseline)`` (``t``, ``p``; it takes summaries as
+    independent and normal), and beside it the article-clustered test and interval of the same difference
+    (:func:`~workbench.stats.correlation_difference_ci`: ``p_cluster``, ``difference``, ``ci_low``, ``ci_high``),
+    which holds its size when summaries share an article.
+
+    ``alternative`` is declared, never taken from the data: ``"two-sided"``, ``"greater"`` (the metric's correlation
+    exceeds the baseline's) or ``"less"``. ``"frank"`` is FRANK's published protocol: one-sided that the higher of
+    the two correlations exceeds the lower, the direction chosen from the data (``higher`` names it); its p is not
+    at its nominal level under a true null. Columns ``split, dataset, metric, baseline, n, r_metric, r_baseline,
+    r_between, higher, alternative, t, p, p_cluster, difference, ci_low, ci_high, n_boot, level, n_missing``.
 
     Parameters
     ----------
@@ -458,6 +463,8 @@ def williams_table(frame: pl.DataFrame, metric: str, baselines: Sequence[str], *
         Seed of the resampling.
     level : float, default 0.95
         Coverage of the intervals.
+    alternative : {"two-sided", "greater", "less", "frank"}, default "two-sided"
+        The alternative of both tests (see above).
 
     Returns
     -------
@@ -468,6 +475,8 @@ def williams_table(frame: pl.DataFrame, metric: str, baselines: Sequence[str], *
     ----------
     Williams (1959); Graham and Baldwin (2014); FRANK ``evaluation/evaluate.py`` (``mm-correlation``).
     """
+    if alternative not in (*ALTERNATIVES, FRANK_WILLIAMS):
+        raise ValueError(f"alternative: expected one of {[*ALTERNATIVES, FRANK_WILLIAMS]}, got {alternative!r}")
     part = _subset(frame, split, dataset)
     rows = []
     for b in baselines:
@@ -478,22 +487,34 @@ def williams_table(frame: pl.DataFrame, metric: str, baselines: Sequence[str], *
         xm, xb = both.get_column(metric).to_numpy(), both.get_column(b).to_numpy()
         r_m, r_b, r_mb = _partial(xm, y, c).r, _partial(xb, y, c).r, _partial(xm, xb, c).r
         higher = metric if r_m >= r_b else b
+        # FRANK's protocol tests the higher against the lower, one-sided; otherwise metric - baseline as declared
+        first_is_metric, how = (r_m >= r_b, "greater") if alternative == FRANK_WILLIAMS else (True, alternative)
         if both.height > 3 and np.isfinite([r_m, r_b, r_mb]).all():
-            t, p = williams_test(max(r_m, r_b), min(r_m, r_b), r_mb, both.height)
-            diff = correlation_difference_ci(xm, xb, y, c, both.get_column(clusters).to_numpy(), n_boot=n_boot,
-                                             seed=seed, level=level)
+            r1, r2 = (r_m, r_b) if first_is_metric else (r_b, r_m)
+            t, p = williams_test(r1, r2, r_mb, both.height, alternative=how)
+            x1, x2 = (xm, xb) if first_is_metric else (xb, xm)
+            diff = correlation_difference_ci(x1, x2, y, c, both.get_column(clusters).to_numpy(), n_boot=n_boot,
+                                             seed=seed, level=level, alternative=how)
+            estimate, low, high = (diff.estimate, diff.ci_low, diff.ci_high) if first_is_metric else (
+                -diff.estimate, -diff.ci_high, -diff.ci_low)  # the table's difference is always metric - baseline
+            p_cluster = diff.p_value
         else:  # too few summaries for the test
-            t = p = float("nan")
-            diff = BootstrapResult(float("nan"), float("nan"), float("nan"), both.height, None, n_boot, "percentile")
+            t = p = p_cluster = estimate = low = high = float("nan")
         rows.append({"split": split, "dataset": dataset or "both", "metric": metric, "baseline": b,
                      "n": both.height, "r_metric": r_m, "r_baseline": r_b, "r_between": r_mb, "higher": higher,
-                     "t": t, "p": p, "difference": diff.estimate, "ci_low": diff.ci_low, "ci_high": diff.ci_high,
-                     "n_boot": n_boot, "level": level})
+                     "alternative": alternative, "t": t, "p": p, "p_cluster": p_cluster, "difference": estimate,
+                     "ci_low": low, "ci_high": high, "n_boot": n_boot, "level": level,
+                     "n_missing": part.height - both.height})
     return pl.DataFrame(rows, schema={"split": pl.Utf8, "dataset": pl.Utf8, "metric": pl.Utf8, "baseline": pl.Utf8,
                                       "n": pl.Int64, "r_metric": pl.Float64, "r_baseline": pl.Float64,
-                                      "r_between": pl.Float64, "higher": pl.Utf8, "t": pl.Float64, "p": pl.Float64,
+                                      "r_between": pl.Float64, "higher": pl.Utf8, "alternative": pl.Utf8,
+                                      "t": pl.Float64, "p": pl.Float64, "p_cluster": pl.Float64,
                                       "difference": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
-                                      "n_boot": pl.Int64, "level": pl.Float64})
+                                      "n_boot": pl.Int64, "level": pl.Float64, "n_missing": pl.Int64})
+
+
+#: :func:`williams_table`'s FRANK protocol: one-sided, the higher correlation first (chosen from the data)
+FRANK_WILLIAMS = "frank"
 
 
 def choose_aggregation(frame: pl.DataFrame, judge: str, *, split: str = "valid", human: str = "human_score",

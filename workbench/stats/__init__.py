@@ -14,32 +14,34 @@ from typing import TYPE_CHECKING
 from workbench._util.lazy import attach
 
 __all__ = [
-    "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "as_generator", "AT_BOUND", "auroc",
-    "auroc_ci", "bin_edges", "bin_index", "bootstrap", "BootstrapResult", "brier", "BrierDecomposition",
-    "calibration_table", "clustered_mcnemar_p", "cohen_kappa", "compare_to_baseline", "complete_rows",
-    "correlation_difference_ci", "CORRELATION_METHODS", "cost", "cr2_mean", "cr2_p_value", "cumulative_tokens",
-    "debiased_calibration_error", "DEFAULT_N_BOOT", "dependency", "disagreements", "ece", "efficiency", "efficiency_by",
-    "efficiency_by_encoding", "FEW_SCENARIOS", "fleiss_kappa", "GEE_MAX_CLUSTER", "heterogeneous_coverage",
-    "heterogeneous_population_auroc", "HIGHER_IS_BETTER", "Interval", "interval", "INTERVAL_COLUMNS",
+    "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "ALTERNATIVES", "as_generator",
+    "AT_BOUND", "auroc", "auroc_ci", "bin_edges", "bin_index", "binary_labels", "bootstrap", "BootstrapResult",
+    "brier", "BrierDecomposition", "calibration_table", "clustered_mcnemar_p", "cohen_kappa", "compare_to_baseline",
+    "complete_rows", "correlation_difference_ci", "CORRELATION_INTERVALS", "CORRELATION_METHODS",
+    "CorrelationDifference", "cost", "cr2_mean", "cr2_p_value", "cumulative_tokens", "debiased_calibration_error",
+    "DEFAULT_N_BOOT", "dependency", "disagreements", "ece", "efficiency", "efficiency_by", "efficiency_by_encoding",
+    "FEW_SCENARIOS", "fleiss_kappa", "GEE_MAX_CLUSTER", "gold_classes", "heterogeneous_coverage",
+    "heterogeneous_population_auroc", "HIGHER_IS_BETTER", "interval", "Interval", "INTERVAL_COLUMNS",
     "interval_coverage", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se", "jackknife_se_of",
-    "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores", "make_units", "METRICS",
-    "multi_rater_agreement", "ONE_SCENARIO", "out_of_fold_calls", "paired_auroc_difference", "paired_difference",
-    "partial_correlation", "partial_correlation_ci", "plain_correlation", "PLAIN_METHODS", "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak",
-    "percent_agreement", "performance_profile", "population_auroc", "POSITIVE", "precision_recall_at", "Price",
-    "probability_of_improvement", "recalibrate", "recalibration_table", "reliability", "reliability_by_k",
-    "reliability_curve", "resample_counts", "resamples", "residualise", "Seed", "simultaneous_interval",
-    "squared_ce_debiased", "STRATEGIES", "threshold_for", "threshold_sweep", "Units", "verdict", "williams_test",
-    "ZERO_WIDTH"
+    "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores", "labelled_pairs", "make_units", "METRICS",
+    "multi_rater_agreement", "NEGATIVE", "NOT_A_CLASS", "ONE_SCENARIO", "out_of_fold_calls", "paired_auroc_difference",
+    "paired_difference", "partial_correlation", "partial_correlation_ci", "PartialCorrelation", "pass_at_k",
+    "pass_hat_k", "peak", "percent_agreement", "performance_profile", "plain_correlation", "PLAIN_METHODS",
+    "population_auroc", "POSITIVE", "precision_recall_at", "Price", "probability_of_improvement", "recalibrate",
+    "recalibration_table", "reliability", "reliability_by_k", "reliability_curve", "resample_counts", "resamples",
+    "residualise", "Seed", "simultaneous_interval", "squared_ce_debiased", "STRATEGIES", "threshold_for",
+    "threshold_sweep", "Units", "verdict", "williams_test", "ZERO_WIDTH"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
     "_agreement": [
         "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "cohen_kappa", "disagreements",
-        "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "multi_rater_agreement", "percent_agreement"
+        "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "labelled_pairs", "multi_rater_agreement",
+        "percent_agreement"
     ],
     "_bootstrap": [
-        "as_generator", "AT_BOUND", "auroc_ci", "bootstrap", "BootstrapResult", "complete_rows", "cr2_mean",
-        "cr2_p_value", "DEFAULT_N_BOOT", "FEW_SCENARIOS", "Interval", "interval", "INTERVAL_COLUMNS",
+        "as_generator", "AT_BOUND", "auroc_ci", "binary_labels", "bootstrap", "BootstrapResult", "complete_rows",
+        "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT", "FEW_SCENARIOS", "interval", "Interval", "INTERVAL_COLUMNS",
         "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se_of", "make_units", "ONE_SCENARIO",
         "resample_counts", "resamples", "Seed", "Units", "ZERO_WIDTH"
     ],
@@ -53,11 +55,14 @@ __getattr__, __dir__ = attach(__name__, {
         "paired_difference", "performance_profile", "probability_of_improvement", "simultaneous_interval", "verdict"
     ],
     "_correlation": [
-        "correlation_difference_ci", "CORRELATION_METHODS", "partial_correlation", "partial_correlation_ci",
-        "PartialCorrelation", "plain_correlation", "PLAIN_METHODS", "residualise", "williams_test"
+        "ALTERNATIVES", "correlation_difference_ci", "CORRELATION_INTERVALS", "CORRELATION_METHODS",
+        "CorrelationDifference", "partial_correlation", "partial_correlation_ci", "PartialCorrelation",
+        "plain_correlation", "PLAIN_METHODS", "residualise", "williams_test"
     ],
     "_coverage": ["heterogeneous_coverage", "heterogeneous_population_auroc", "interval_coverage", "population_auroc"],
-    "_discrimination": ["auroc", "judge_table", "POSITIVE", "precision_recall_at"],
+    "_discrimination": [
+        "auroc", "gold_classes", "judge_table", "NEGATIVE", "NOT_A_CLASS", "POSITIVE", "precision_recall_at"
+    ],
     "_efficiency": [
         "cost", "cumulative_tokens", "dependency", "efficiency", "efficiency_by", "efficiency_by_encoding", "peak",
         "Price"
@@ -68,12 +73,13 @@ __getattr__, __dir__ = attach(__name__, {
 if TYPE_CHECKING:
     from workbench.stats._agreement import (
         agreement_pairs, agreement_report, agreement_table, AgreementReport, cohen_kappa, disagreements, fleiss_kappa,
-        KAPPA_METHOD, krippendorff_alpha, multi_rater_agreement, percent_agreement
+        KAPPA_METHOD, krippendorff_alpha, labelled_pairs, multi_rater_agreement, percent_agreement
     )
     from workbench.stats._bootstrap import (
-        as_generator, AT_BOUND, auroc_ci, bootstrap, BootstrapResult, complete_rows, cr2_mean, cr2_p_value,
-        DEFAULT_N_BOOT, FEW_SCENARIOS, Interval, interval, INTERVAL_COLUMNS, INTERVAL_METHODS, interval_reason,
-        INTERVAL_SCHEMA, jackknife_se_of, make_units, ONE_SCENARIO, resample_counts, resamples, Seed, Units, ZERO_WIDTH
+        as_generator, AT_BOUND, auroc_ci, binary_labels, bootstrap, BootstrapResult, complete_rows, cr2_mean,
+        cr2_p_value, DEFAULT_N_BOOT, FEW_SCENARIOS, interval, Interval, INTERVAL_COLUMNS, INTERVAL_METHODS,
+        interval_reason, INTERVAL_SCHEMA, jackknife_se_of, make_units, ONE_SCENARIO, resample_counts, resamples, Seed,
+        Units, ZERO_WIDTH
     )
     from workbench.stats._calibration import (
         bin_edges, bin_index, brier, BrierDecomposition, calibration_table, debiased_calibration_error, ece,
@@ -85,13 +91,16 @@ if TYPE_CHECKING:
         paired_difference, performance_profile, probability_of_improvement, simultaneous_interval, verdict
     )
     from workbench.stats._correlation import (
-        correlation_difference_ci, CORRELATION_METHODS, partial_correlation, partial_correlation_ci, PartialCorrelation, plain_correlation, PLAIN_METHODS,
-        residualise, williams_test
+        ALTERNATIVES, correlation_difference_ci, CORRELATION_INTERVALS, CORRELATION_METHODS, CorrelationDifference,
+        partial_correlation, partial_correlation_ci, PartialCorrelation, plain_correlation, PLAIN_METHODS, residualise,
+        williams_test
     )
     from workbench.stats._coverage import (
         heterogeneous_coverage, heterogeneous_population_auroc, interval_coverage, population_auroc
     )
-    from workbench.stats._discrimination import (auroc, judge_table, POSITIVE, precision_recall_at)
+    from workbench.stats._discrimination import (
+        auroc, gold_classes, judge_table, NEGATIVE, NOT_A_CLASS, POSITIVE, precision_recall_at
+    )
     from workbench.stats._efficiency import (
         cost, cumulative_tokens, dependency, efficiency, efficiency_by, efficiency_by_encoding, peak, Price
     )

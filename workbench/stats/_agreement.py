@@ -22,8 +22,38 @@ from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bo
 from workbench.tables._labels import latest_labels
 
 
+def labelled_pairs(a: npt.ArrayLike, b: npt.ArrayLike, what: str = "labels") -> tuple[np.ndarray, np.ndarray, int]:
+    """The positions where both label sequences hold a label, as text, and how many were left out.
+
+    A null or NaN label is a *skipped* one (the labels schema's null value): it is never a category, and the item it
+    belongs to is left out of the pair's comparison and counted.
+
+    Parameters
+    ----------
+    a, b : array-like
+        Two annotators' labels of the same items, in the same order.
+    what : str, default "labels"
+        The caller's name, for the error.
+
+    Returns
+    -------
+    tuple
+        The two arrays of labels as text, without the skipped positions, and the number of positions left out.
+    """
+    x, y = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
+    if x.shape != y.shape:
+        raise ValueError(f"{what}: lengths differ ({len(x)} != {len(y)})")
+    keep = np.array([not _skipped(u) and not _skipped(v) for u, v in zip(x, y, strict=True)], dtype=bool)
+    return x[keep].astype(str), y[keep].astype(str), int((~keep).sum())
+
+
+def _skipped(value: object) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
 def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
-    """Cohen's kappa of two label sequences over the union of their categories.
+    """Cohen's kappa of two label sequences over the union of their categories; an item either sequence skipped
+    (null or NaN) is left out (:func:`labelled_pairs`).
 
     Parameters
     ----------
@@ -39,11 +69,9 @@ def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     ----------
     Cohen, J. (1960). A coefficient of agreement for nominal scales. Educ. Psychol. Meas. 20(1), 37-46.
     """
-    x, y = np.asarray(a).astype(str), np.asarray(b).astype(str)
-    if x.shape != y.shape:
-        raise ValueError(f"cohen_kappa: lengths differ ({len(x)} != {len(y)})")
+    x, y, _ = labelled_pairs(a, b, "cohen_kappa")
     if len(x) == 0:
-        raise ValueError("cohen_kappa: no items")
+        raise ValueError("cohen_kappa: no item labelled by both")
     cats, inv = np.unique(np.concatenate([x, y]), return_inverse=True)
     xi, yi = inv[: len(x)], inv[len(x):]
     k = len(cats)
@@ -58,7 +86,8 @@ def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
 
 
 def percent_agreement(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
-    """The share of items on which two label sequences agree (compared as text).
+    """The share of items on which two label sequences agree (compared as text); an item either sequence skipped
+    (null or NaN) is left out (:func:`labelled_pairs`).
 
     Parameters
     ----------
@@ -70,16 +99,17 @@ def percent_agreement(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     float
         Equal labels over items, in [0, 1].
     """
-    x, y = np.asarray(a).astype(str), np.asarray(b).astype(str)
+    x, y, _ = labelled_pairs(a, b, "percent_agreement")
     if len(x) == 0:
-        raise ValueError("percent_agreement: no items")
+        raise ValueError("percent_agreement: no item labelled by both")
     return float(np.mean(x == y))
 
 
 def _pair_statistics(pair: pl.DataFrame, clusters: Mapping[str, str] | None, *, n_boot: int, seed: Seed,
                      level: float) -> list[dict[str, object]]:
-    """Kappa and agreement of one compared pair (columns ``item_id``, ``value``, ``value_b``): ``statistic``,
-    ``disagreements`` and the interval columns, resampling ``clusters`` (item -> scenario; else the item)."""
+    """Kappa and agreement of one compared pair (columns ``item_id``, ``value``, ``value_b``, skipped items already
+    left out): ``statistic``, ``disagreements`` and the interval columns, resampling ``clusters`` (item ->
+    scenario; else the item)."""
     va, vb = pair.get_column("value").to_numpy(), pair.get_column("value_b").to_numpy()
     cl = np.array([(clusters or {}).get(i, i) for i in pair.get_column("item_id").to_list()])
     return [{"statistic": statistic, "disagreements": int((va != vb).sum()),
@@ -105,7 +135,8 @@ def agreement_table(
     """Kappa and percent agreement per field for every pair of rounds (or annotators).
 
     ``labels`` in the labels-table schema; the latest label per (item, annotator, round,
-    field) counts. Items labeled by both sides of a pair are compared. One row per (field,
+    field) counts. Items labeled by both sides of a pair are compared; an item one side skipped (a null value) is
+    left out and counted in ``n_skipped`` (``unsure`` is a label: two sides agreeing on it agree). One row per (field,
     pair, ``statistic``) where ``statistic`` is ``kappa`` (Cohen's, equal to
     ``statsmodels.stats.inter_rater.cohens_kappa``) or ``agreement`` (share of equal labels),
     with ``disagreements`` and the interval columns; intervals resample ``clusters`` (item ->
@@ -145,18 +176,24 @@ def agreement_table(
             for s2 in sides[i + 1:]:
                 a = f.filter(pl.col("_side") == s1).group_by("item_id", maintain_order=True).agg(pl.col("value").last())
                 b = f.filter(pl.col("_side") == s2).group_by("item_id", maintain_order=True).agg(pl.col("value").last())
-                pair = a.join(b, on="item_id", suffix="_b").sort("item_id")
+                pair, skipped = _both_labelled(a.join(b, on="item_id", suffix="_b").sort("item_id"))
                 if pair.height == 0:
                     continue
-                rows += [{"field": field, "a": s1, "b": s2, **r}
+                rows += [{"field": field, "a": s1, "b": s2, "n_skipped": skipped, **r}
                          for r in _pair_statistics(pair, clusters, n_boot=n_boot, seed=seed, level=level)]
     return pl.DataFrame(rows, schema={"field": pl.Utf8, "a": pl.Utf8, "b": pl.Utf8, "statistic": pl.Utf8,
-                                      "disagreements": pl.Int64, **INTERVAL_SCHEMA})
+                                      "disagreements": pl.Int64, "n_skipped": pl.Int64, **INTERVAL_SCHEMA})
+
+
+def _both_labelled(pair: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    """The items of a joined pair both sides labelled, and how many one side skipped (a null value)."""
+    both = pair.filter(pl.col("value").is_not_null() & pl.col("value_b").is_not_null())
+    return both, pair.height - both.height
 
 
 _PAIR_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "field": pl.Utf8, "comparison": pl.Utf8, "group": pl.Utf8, "a": pl.Utf8, "b": pl.Utf8, "statistic": pl.Utf8,
-    "disagreements": pl.Int64, **INTERVAL_SCHEMA}
+    "disagreements": pl.Int64, "n_skipped": pl.Int64, **INTERVAL_SCHEMA}
 _SKIP_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "field": pl.Utf8, "comparison": pl.Utf8, "group": pl.Utf8, "reason": pl.Utf8}
 
@@ -203,12 +240,14 @@ def agreement_pairs(
     def compare(field: str, comparison: str, group: str, f: pl.DataFrame, col: str, s1: str, s2: str) -> None:
         a = f.filter(pl.col(col) == s1).select("item_id", "value")
         b = f.filter(pl.col(col) == s2).select("item_id", pl.col("value").alias("value_b"))
-        pair = a.join(b, on="item_id").sort("item_id")
+        pair, n_skipped = _both_labelled(a.join(b, on="item_id").sort("item_id"))
         if pair.height == 0:
-            skipped.append({"field": field, "comparison": comparison, "group": group,
-                            "reason": f"{s1} and {s2} share no labeled item"})
+            why = f"{s1} and {s2} share no labeled item" + (f" ({n_skipped} shared, skipped by one)" if n_skipped
+                                                            else "")
+            skipped.append({"field": field, "comparison": comparison, "group": group, "reason": why})
             return
-        rows.extend({"field": field, "comparison": comparison, "group": group, "a": s1, "b": s2, **r}
+        rows.extend({"field": field, "comparison": comparison, "group": group, "a": s1, "b": s2,
+                     "n_skipped": n_skipped, **r}
                     for r in _pair_statistics(pair, clusters, n_boot=n_boot, seed=seed, level=level))
 
     for field in sorted(latest.get_column("field").unique().to_list()):
@@ -249,7 +288,7 @@ def disagreements(labels: pl.DataFrame, *, by: str = "round") -> pl.DataFrame:
     polars.DataFrame
         One row per (item, field) whose latest labels differ.
     """
-    latest = latest_labels(labels)
+    latest = latest_labels(labels).filter(pl.col("value").is_not_null())  # a skip is no label: never a disagreement
     grouped = latest.group_by("item_id", "field", maintain_order=True).agg(
         pl.col("value").n_unique().alias("_k"),
         pl.concat_str([pl.col(by).cast(pl.Utf8), pl.lit("="), pl.col("value")]).alias("values"))
@@ -402,7 +441,8 @@ class AgreementReport:
             stat = {r["statistic"]: r for r in pair.iter_rows(named=True)}
             ag, ka = stat["agreement"], stat["kappa"]
             what = f"{group}: round {a} vs round {b}" if comparison == "within annotator" else f"{group}: {a} vs {b}"
-            out.append(f"{field:<10} {comparison:<18} {what}: n={ag['n']} kappa={ka['estimate']:.3f} "
+            left = f" ({ag['n_skipped']} skipped by one side, left out)" if ag["n_skipped"] else ""
+            out.append(f"{field:<10} {comparison:<18} {what}: n={ag['n']}{left} kappa={ka['estimate']:.3f} "
                        f"[{ka['ci_low']:.3f}, {ka['ci_high']:.3f}] agreement={ag['estimate']:.3f} "
                        f"[{ag['ci_low']:.3f}, {ag['ci_high']:.3f}] disagreements={ag['disagreements']}")
         for row in self.skipped.iter_rows(named=True):
@@ -460,5 +500,5 @@ def agreement_report(labels: pl.DataFrame, clusters: Mapping[str, str] | None = 
 
 
 __all__ = ["agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "cohen_kappa",
-           "disagreements", "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "multi_rater_agreement",
-           "percent_agreement"]
+           "disagreements", "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "labelled_pairs",
+           "multi_rater_agreement", "percent_agreement"]

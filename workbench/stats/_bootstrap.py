@@ -103,6 +103,42 @@ def jackknife_se_of(leave_one_out: ArrayLike) -> float:
     return math.sqrt((g - 1) / g * float(np.sum((jk - jk.mean()) ** 2)))
 
 
+def binary_labels(labels: ArrayLike, what: str = "labels") -> np.ndarray:
+    """Binary labels as 1.0 / 0.0, a missing one (None, NaN) as NaN for :func:`complete_rows` to leave out and count.
+
+    Accepted: booleans, and the numbers 0 and 1 (also as 0.0 / 1.0). Anything else (a 2, a text label) is a
+    ``ValueError`` naming the value: a label outside the two classes is never binarised silently.
+
+    Parameters
+    ----------
+    labels : array-like
+        The labels.
+    what : str, default "labels"
+        The caller's name, for the error.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float labels: 1.0, 0.0 or NaN (missing).
+    """
+    arr = np.asarray(labels)
+    if arr.dtype.kind == "b":
+        return arr.astype(np.float64)
+    if arr.dtype.kind in "iuf":
+        out = arr.astype(np.float64)
+    else:
+        out = np.array([np.nan if v is None or (isinstance(v, float) and math.isnan(v)) else
+                        (float(v) if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating))
+                         else math.inf) for v in arr.ravel()], dtype=np.float64)
+    bad = ~np.isnan(out) & (out != 0.0) & (out != 1.0)
+    if bad.any():
+        first = arr.ravel()[int(np.flatnonzero(bad)[0])]
+        first = first.item() if isinstance(first, np.generic) else first  # 2, not np.int64(2)
+        raise ValueError(f"{what}: expected binary labels (booleans or 0/1; a missing one is None or NaN), got "
+                         f"{first!r} ({int(bad.sum())} such value(s))")
+    return out
+
+
 def complete_rows(*arrays: ArrayLike, names: Sequence[str] = ()) -> tuple[list[np.ndarray], int]:
     """The rows of ``arrays`` where none is missing (NaN, or None in an object array), and how many were left out:
     the workbench's one rule for missing scores and labels (every statistic drops them, counts them in
@@ -809,7 +845,7 @@ def auroc_ci(
     scores : array-like
         Judge scores, higher meaning more likely positive; NaN rows are dropped.
     labels : array-like
-        Binary labels aligned with ``scores``.
+        Binary labels aligned with ``scores`` (:func:`binary_labels`: booleans or 0/1; None or NaN is missing).
     clusters : array-like
         The cluster (task scenario) of each row.
     n_boot : int, default DEFAULT_N_BOOT
@@ -834,7 +870,7 @@ def auroc_ci(
     Radiology 143(1), 29-36 (the Mann-Whitney form); SJC Appendix G (intervals over scenarios).
     """
     s = np.asarray(scores, dtype=np.float64)
-    y_in = np.asarray(labels)
+    y_in = binary_labels(labels, "auroc_ci")
     c = np.asarray(clusters)
     if not (len(s) == len(y_in) == len(c)):
         raise ValueError(f"auroc_ci: scores, labels and clusters differ in length ({len(s)}, {len(y_in)}, {len(c)})")
@@ -871,5 +907,5 @@ def auroc_ci(
 
 
 __all__ = ["as_generator", "AT_BOUND", "auroc_ci", "bootstrap", "BootstrapResult", "complete_rows", "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT",
-           "FEW_SCENARIOS", "Interval", "interval", "INTERVAL_COLUMNS", "INTERVAL_SCHEMA", "interval_reason", "jackknife_se_of",
+           "binary_labels", "FEW_SCENARIOS", "Interval", "interval", "INTERVAL_COLUMNS", "INTERVAL_SCHEMA", "interval_reason", "jackknife_se_of",
            "make_units", "INTERVAL_METHODS", "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "Units", "ZERO_WIDTH"]

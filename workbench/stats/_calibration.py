@@ -829,12 +829,12 @@ def paired_auroc_difference(scores_a: ArrayLike, scores_b: ArrayLike, labels: Ar
     BootstrapResult
         AUROC(a) - AUROC(b) with its interval.
     """
+    from workbench.stats._bootstrap import binary_labels, complete_rows
     from workbench.stats._discrimination import auroc
 
-    from workbench.stats._bootstrap import complete_rows
-
     (a, b, y, c), missing = complete_rows(np.asarray(scores_a, dtype=np.float64), np.asarray(scores_b, dtype=np.float64),
-                                          np.asarray(labels), np.asarray(clusters), names=("score a", "score b", "label"))
+                                          binary_labels(labels, "paired_auroc_difference"), np.asarray(clusters),
+                                          names=("score a", "score b", "label"))
     return bootstrap(lambda yy, aa, bb: auroc(aa, yy) - auroc(bb, yy), y.astype(np.float64).astype(bool), a, b,
                      clusters=c, n_boot=n_boot, seed=seed, level=level, method=method, n_missing=missing)
 

@@ -168,7 +168,12 @@ def clustered_mcnemar_p(x_a: np.ndarray, x_b: np.ndarray, clusters: np.ndarray) 
     Durkalski, V. L., Palesch, Y. Y., Lipsitz, S. R. and Rust, P. F. (2003). Analysis of clustered matched-pair
     data. Statistics in Medicine 22(15), 2417-2428.
     """
-    a, b = np.asarray(x_a).astype(bool), np.asarray(x_b).astype(bool)
+    from workbench.stats._bootstrap import binary_labels
+
+    a_in, b_in = binary_labels(x_a, "clustered_mcnemar_p"), binary_labels(x_b, "clustered_mcnemar_p")
+    if np.isnan(a_in).any() or np.isnan(b_in).any():
+        raise ValueError("clustered_mcnemar_p: a missing outcome; pass only the pairs both methods have")
+    a, b = a_in.astype(bool), b_in.astype(bool)
     labels, inverse = np.unique(np.asarray(clusters), return_inverse=True)
     d = np.bincount(inverse, weights=(a & ~b).astype(float), minlength=len(labels)) - \
         np.bincount(inverse, weights=(~a & b).astype(float), minlength=len(labels))
@@ -193,7 +198,8 @@ def paired_difference(runs: pl.DataFrame, metric: str = "acc", *, a: str, b: str
     degrees of freedom, for ``acc`` ``gee_coef`` / ``gee_p`` and ``mcnemar_p`` (both clustered by scenario; see the
     module docstring; ``cross_checks=False`` skips them), and ``reason``: why a value is missing (fewer than
     two scenarios: an estimate without interval or p; a GEE that cannot be fitted), else null. A group where
-    the methods share no pair is left out. Two runs of one method with the same pairing key (another
+    the methods share no pair is left out; a pair with a missing outcome is left out of its group and counted in
+    ``n_missing`` (a group whose every pair misses one is a row with that reason). Two runs of one method with the same pairing key (another
     dimension such as a model) are an error naming the column that tells them apart.
 
     Parameters
@@ -235,13 +241,22 @@ def paired_difference(runs: pl.DataFrame, metric: str = "acc", *, a: str, b: str
     groups = both.partition_by(keys, as_dict=True, maintain_order=True) if keys else {(): both}
     rows = []
     for group_key, g in groups.items():
-        pairs = _pairs(g, metric, a, b, k)
-        if not pairs.height:
-            continue
-        diff = pairs["x_a"].to_numpy() - pairs["x_b"].to_numpy()
-        clusters = pairs["scenario_id"].cast(pl.Utf8).to_numpy()
-        res = bootstrap(np.mean, diff, clusters=clusters, n_boot=n_boot, seed=seed, level=level, method=method)
+        shared = _pairs(g, metric, a, b, k)
+        # a pair with a missing outcome (null or NaN) is left out and counted in n_missing
+        pairs = shared.filter(*(pl.col(c).is_not_null() & pl.col(c).cast(pl.Float64).is_not_nan()
+                                for c in ("x_a", "x_b")))
+        missing = shared.height - pairs.height
         row: dict[str, object] = dict(zip(keys, group_key, strict=True))
+        if not pairs.height:
+            if shared.height:  # shared pairs, every one missing an outcome: said, not an opaque error
+                rows.append({**row, "metric": metric, "a": a, "b": b, "n": 0, "n_missing": missing,
+                             "n_boot": n_boot, "level": level, "method": method,
+                             "reason": f"every one of the {missing} shared pairs misses an outcome"})
+            continue
+        diff = pairs["x_a"].to_numpy().astype(np.float64) - pairs["x_b"].to_numpy().astype(np.float64)
+        clusters = pairs["scenario_id"].cast(pl.Utf8).to_numpy()
+        res = bootstrap(np.mean, diff, clusters=clusters, n_boot=n_boot, seed=seed, level=level, method=method,
+                        n_missing=missing)
         row.update(metric=metric, a=a, b=b, **res.row(), n_clusters=res.n_clusters)
         if method == "cr2":
             p_value, df, p_why = cr2_p_value(diff, clusters)

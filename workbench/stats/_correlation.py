@@ -15,9 +15,10 @@ intercept (``numpy.linalg.lstsq``). Both are checked against scikit-learn's ``Li
 ``OneHotEncoder`` columns, FRANK's own code, in ``tests/stats/test_metrics_correlation.py``.
 
 The Williams test (Williams 1959; Graham and Baldwin 2014 for metric evaluation) asks whether ``r12``, a metric's
-correlation with the human score, exceeds ``r13``, another metric's, given ``r23``, the two metrics' correlation:
-one-sided, ``t`` with ``n - 3`` degrees of freedom. It treats summaries as independent; when several summaries
-share an article, :func:`correlation_difference_ci` gives the article-bootstrap interval of ``r12 - r13`` beside it.
+correlation with the human score, differs from ``r13``, another metric's, given ``r23``, the two metrics'
+correlation: ``t`` with ``n - 3`` degrees of freedom, in a direction the caller declares (FRANK: one-sided, the
+higher first). It treats summaries as independent and normal; when several summaries share an article,
+:func:`correlation_difference_ci` gives the article-clustered test and interval of ``r12 - r13`` beside it.
 
 Intervals resample the clusters (articles) with the one engine's counts (:func:`workbench.stats._bootstrap.resample_counts`)
 and refit the system adjustment in every resample (the whole estimator is bootstrapped): a resample with a cluster
@@ -38,8 +39,9 @@ import numpy.typing as npt
 from workbench.stats._bootstrap import DEFAULT_N_BOOT, BootstrapResult, Seed, as_generator, interval, make_units, \
     resample_counts
 
-__all__ = ["plain_correlation", "PLAIN_METHODS", "CORRELATION_METHODS", "PartialCorrelation", "correlation_difference_ci", "partial_correlation",
-           "partial_correlation_ci", "residualise", "williams_test"]
+__all__ = ["ALTERNATIVES", "CORRELATION_INTERVALS", "CORRELATION_METHODS", "correlation_difference_ci",
+           "CorrelationDifference", "partial_correlation", "partial_correlation_ci", "PartialCorrelation",
+           "plain_correlation", "PLAIN_METHODS", "residualise", "williams_test"]
 
 #: the correlations :func:`partial_correlation` takes
 CORRELATION_METHODS = ("pearson", "spearman")
@@ -194,25 +196,34 @@ def plain_correlation(x: npt.ArrayLike, y: npt.ArrayLike, method: str = "pearson
     return PartialCorrelation(float(r), float(p), n, method)
 
 
-def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, float]:
-    """Williams' t for whether correlation ``r12`` exceeds ``r13`` when both share variable 1 and ``r23`` is the
+def williams_test(r12: float, r13: float, r23: float, n: int, *,
+                  alternative: str = "two-sided") -> tuple[float, float]:
+    """Williams' t for whether correlation ``r12`` differs from ``r13`` when both share variable 1 and ``r23`` is the
     correlation of variables 2 and 3 (Williams 1959, as Graham and Baldwin 2014 and FRANK use it); returns
-    ``(t, p)`` with the one-sided ``p = 1 - T.cdf(t, n - 3)``. The caller states the direction: ``r12 < r13`` is
-    an error, as are ``n <= 3`` and correlations outside [-1, 1].
+    ``(t, p)`` with ``t`` of sign ``r12 - r13`` and ``n - 3`` degrees of freedom. The caller declares the direction
+    (``alternative``): ``"two-sided"``, ``"greater"`` (``r12 > r13``, FRANK's one-sided ``p = 1 - T.cdf(t, n - 3)``
+    when the larger correlation is passed first) or ``"less"``; it is never taken from the data here. ``n <= 3``
+    and correlations outside [-1, 1] are errors.
+
+    The test assumes independent, normal rows. Summaries that share an article, or heavy-tailed scores, make it
+    reject a true null far more often than its level (``benchmarks/bench_correlation_tests.py``);
+    :func:`correlation_difference_ci` is the article-clustered test.
 
     Parameters
     ----------
     r12, r13 : float
-        The two correlations sharing variable 1; ``r12 >= r13``.
+        The two correlations sharing variable 1, in the order of the alternative.
     r23 : float
         The correlation of variables 2 and 3.
     n : int
         The rows behind the correlations (more than 3).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The alternative hypothesis about ``r12 - r13``.
 
     Returns
     -------
     tuple of float
-        Williams' ``t`` and its one-sided ``p``.
+        Williams' ``t`` and its ``p``.
 
     References
     ----------
@@ -224,15 +235,16 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
     for name, r in (("r12", r12), ("r13", r13), ("r23", r23)):
         if not (isinstance(r, (int, float, np.floating)) and -1.0 <= float(r) <= 1.0):
             raise ValueError(f"williams_test: {name} must be a correlation in [-1, 1], got {r!r}")
-    if r12 < r13:
-        raise ValueError(f"williams_test: r12 ({r12:.4f}) < r13 ({r13:.4f}); the test asks whether r12 exceeds "
-                         "r13: pass the larger correlation as r12")
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative: expected one of {list(ALTERNATIVES)}, got {alternative!r}")
     if n <= 3:
         raise ValueError(f"williams_test: n must be larger than 3, got {n}")
     k = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
     denominator = math.sqrt(2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3)
     t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / denominator
-    return float(t), float(1.0 - stats.t.cdf(t, df=n - 3))
+    p = {"two-sided": 2 * stats.t.sf(abs(t), df=n - 3), "greater": 1.0 - stats.t.cdf(t, df=n - 3),
+         "less": stats.t.cdf(t, df=n - 3)}[alternative]
+    return float(t), float(p)
 
 
 # ---------------------------------------------------------------------------
@@ -301,11 +313,15 @@ def _row_weights(clusters: npt.ArrayLike, n_boot: int, seed: Seed) -> tuple[np.n
 
 def partial_correlation_ci(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLike, clusters: npt.ArrayLike, *,
                            method: str = "pearson", n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
-                           level: float = 0.95) -> BootstrapResult:
-    """:func:`partial_correlation` with a percentile interval that resamples ``clusters`` (FRANK's articles: the
-    summaries of one article are not independent) and refits the system means in every resample. Category
-    ``control`` only. Rows with a missing value are dropped first; with fewer than two clusters the bounds are
-    NaN (nothing to resample).
+                           level: float = 0.95, interval_method: str = "atanh-t") -> BootstrapResult:
+    """:func:`partial_correlation` with an interval over ``clusters`` (FRANK's articles: the summaries of one article
+    are not independent) that refits the system means in every resample or leave-one-cluster-out sample. Category
+    ``control`` only. Rows with a missing value are dropped first and counted in ``n_missing``; with fewer than two
+    clusters the bounds are NaN (nothing to resample).
+
+    ``interval_method`` is :data:`CORRELATION_INTERVALS`' rule: ``"percentile"`` of the cluster bootstrap, or
+    ``"atanh-t"``, the delete-one-cluster jackknife t on Fisher's z, transformed back (see
+    ``benchmarks/interval_coverage.md`` for what each covers).
 
     Parameters
     ----------
@@ -323,25 +339,46 @@ def partial_correlation_ci(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.Arra
         Seed of the resampling.
     level : float, default 0.95
         Coverage of the interval.
+    interval_method : {"atanh-t", "percentile"}, default "atanh-t"
+        The interval rule.
 
     Returns
     -------
     BootstrapResult
-        The partial correlation with its percentile interval.
+        The partial correlation with its interval.
     """
     xs, ys, c, cl = _complete(x, y, control, clusters=clusters)
     estimate = partial_correlation(xs, ys, c, method).r
     codes = _category_codes(c, "partial_correlation_ci")
     return _cluster_interval(estimate, lambda w: _replicates(xs, ys, codes, w, method), cl, len(xs), n_boot=n_boot,
-                             seed=seed, level=level)
+                             seed=seed, level=level, n_missing=len(np.asarray(x)) - len(xs),
+                             method=_checked(interval_method, CORRELATION_INTERVALS))
+
+
+@dataclass(frozen=True)
+class CorrelationDifference(BootstrapResult):
+    """:class:`~workbench.stats.BootstrapResult` of a difference of correlations with its test: ``t`` and
+    ``p_value`` under ``alternative`` (the difference is the first correlation minus the second, as passed)."""
+
+    t: float = float("nan")
+    p_value: float = float("nan")
+    alternative: str = "two-sided"
 
 
 def correlation_difference_ci(x1: npt.ArrayLike, x2: npt.ArrayLike, y: npt.ArrayLike, control: npt.ArrayLike,
                               clusters: npt.ArrayLike, *, method: str = "pearson", n_boot: int = DEFAULT_N_BOOT,
-                              seed: Seed = 0, level: float = 0.95) -> BootstrapResult:
+                              seed: Seed = 0, level: float = 0.95, alternative: str = "two-sided",
+                              interval_method: str = "t") -> CorrelationDifference:
     """The partial correlation of ``x1`` with ``y`` minus that of ``x2`` with ``y``, on the rows where all three
-    exist, with a percentile interval resampling ``clusters`` (both correlations from the same resamples): the
-    article-aware companion of :func:`williams_test`.
+    exist, with an interval and a test over ``clusters`` (both correlations from the same resamples or
+    leave-one-cluster-out samples): the article-aware companion of :func:`williams_test`, which takes summaries as
+    independent and normal.
+
+    The test is the delete-one-cluster jackknife t of the difference with G - 1 degrees of freedom (G clusters),
+    in the direction the caller declares (``alternative``; never chosen from the data); its interval is the same t
+    (``interval_method="t"``), or the cluster bootstrap's percentile interval (``"percentile"``, the interval before
+    issue 60). ``benchmarks/bench_correlation_tests.py`` measures its size on clustered, non-normal null pairs
+    beside Williams'.
 
     Parameters
     ----------
@@ -361,12 +398,20 @@ def correlation_difference_ci(x1: npt.ArrayLike, x2: npt.ArrayLike, y: npt.Array
         Seed of the resampling.
     level : float, default 0.95
         Coverage of the interval.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The alternative of the test: the first correlation differs from, exceeds, or falls short of the second.
+    interval_method : {"t", "percentile"}, default "t"
+        The interval rule.
 
     Returns
     -------
-    BootstrapResult
-        The difference of the two partial correlations with its interval.
+    CorrelationDifference
+        The difference of the two partial correlations with its interval, ``t`` and ``p_value``.
     """
+    from scipy import stats
+
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative: expected one of {list(ALTERNATIVES)}, got {alternative!r}")
     a, ys, c, cl, b = _complete(x1, y, control, x2, clusters=clusters)
     estimate = partial_correlation(a, ys, c, method).r - partial_correlation(b, ys, c, method).r
     codes = _category_codes(c, "correlation_difference_ci")
@@ -374,7 +419,39 @@ def correlation_difference_ci(x1: npt.ArrayLike, x2: npt.ArrayLike, y: npt.Array
     def difference(w: np.ndarray) -> np.ndarray:  # both correlations from the same resamples
         return _replicates(a, ys, codes, w, method) - _replicates(b, ys, codes, w, method)
 
-    return _cluster_interval(estimate, difference, cl, len(a), n_boot=n_boot, seed=seed, level=level)
+    res = _cluster_interval(estimate, difference, cl, len(a), n_boot=n_boot, seed=seed, level=level,
+                            n_missing=len(np.asarray(x1)) - len(a),
+                            method=_checked(interval_method, ("t", "percentile")))
+    jk = difference(_jackknife_weights(cl)) if res.n_clusters > 1 else np.array([])
+    t, p = float("nan"), float("nan")
+    if len(jk) > 1 and np.isfinite(jk).all() and np.isfinite(estimate):
+        g = len(jk)
+        se = float(np.sqrt((g - 1) / g * np.sum((jk - jk.mean()) ** 2)))
+        if se > 0:
+            t = estimate / se
+            p = float({"two-sided": 2 * stats.t.sf(abs(t), g - 1), "greater": stats.t.sf(t, g - 1),
+                       "less": stats.t.cdf(t, g - 1)}[alternative])
+    return CorrelationDifference(res.estimate, res.ci_low, res.ci_high, res.n, res.n_pos, res.n_boot, res.method,
+                                 res.level, res.n_degenerate, res.n_clusters, res.n_missing, res.reason, t=t,
+                                 p_value=p, alternative=alternative)
+
+
+#: the alternatives of a test of two correlations (the difference is the first minus the second, as passed)
+ALTERNATIVES = ("two-sided", "greater", "less")
+#: the interval rules of :func:`partial_correlation_ci`
+CORRELATION_INTERVALS = ("percentile", "atanh-t")
+
+
+def _checked(value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ValueError(f"interval_method: expected one of {list(allowed)}, got {value!r}")
+    return value
+
+
+def _jackknife_weights(clusters: np.ndarray) -> np.ndarray:
+    """(G, n) row weights of the G leave-one-cluster-out samples: 0 for the left-out cluster's rows, else 1."""
+    units = make_units(np.asarray(clusters).astype(str))
+    return (units.row_unit[None, :] != np.arange(units.n_units)[:, None]).astype(np.float64)
 
 
 def _category_codes(control: np.ndarray, who: str) -> np.ndarray:
@@ -385,11 +462,18 @@ def _category_codes(control: np.ndarray, who: str) -> np.ndarray:
 
 
 def _cluster_interval(estimate: float, replicates: Callable[[np.ndarray], np.ndarray], clusters: np.ndarray, n: int,
-                      *, n_boot: int, seed: Seed, level: float) -> BootstrapResult:
-    """The percentile interval of ``estimate`` from ``replicates(weights)`` over resamples of ``clusters`` (each
-    row's weight its cluster's count in the resample); NaN bounds with fewer than two clusters."""
+                      *, n_boot: int, seed: Seed, level: float, n_missing: int = 0,
+                      method: str = "percentile") -> BootstrapResult:
+    """The ``method`` interval of ``estimate`` from ``replicates(weights)`` over resamples of ``clusters`` (each
+    row's weight its cluster's count in the resample), and for a t interval over the leave-one-cluster-out samples;
+    NaN bounds with fewer than two clusters. ``n_missing``: the rows the caller left out for a missing value."""
     weights, n_clusters = _row_weights(clusters, n_boot, seed)
     boots = replicates(weights) if n_clusters > 1 else np.full(n_boot, np.nan)
-    iv = interval(estimate, boots, level, "percentile", n_clusters=n_clusters)
-    return BootstrapResult(estimate, iv.ci_low, iv.ci_high, n, None, n_boot, "percentile", level, iv.n_degenerate,
-                           n_clusters, reason=iv.reason)
+    jk = None if method == "percentile" else (
+        replicates(_jackknife_weights(clusters)) if n_clusters > 1 else np.full(1, np.nan))  # one cluster: NaN
+    iv = interval(estimate, boots, level, method, jackknife=jk, n_clusters=n_clusters)
+    low, high = iv.ci_low, iv.ci_high
+    if method == "t" and np.isfinite(low):  # a difference of two correlations lies in [-2, 2]
+        low, high = max(low, -2.0), min(high, 2.0)
+    return BootstrapResult(estimate, low, high, n, None, n_boot, method, level, iv.n_degenerate,
+                           n_clusters, n_missing, reason=iv.reason)

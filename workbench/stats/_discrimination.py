@@ -19,6 +19,40 @@ from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, au
 
 #: label values that count as the positive class, per field
 POSITIVE: dict[str, str] = {"support": "supported", "correct": "correct"}
+#: label values that count as the negative class, per field (``unsure`` and a skip are neither: left out, counted)
+NEGATIVE: dict[str, str] = {"support": "unsupported", "correct": "incorrect"}
+#: label values that are no class: left out of an AUROC, precision and recall, and counted in ``n_skipped``
+NOT_A_CLASS = ("unsure",)
+
+
+def gold_classes(values: pl.Series, field: str) -> tuple[np.ndarray, np.ndarray]:
+    """Gold label values of ``field`` as binary classes: (1.0 for the positive value, 0.0 for the negative, NaN for
+    ``unsure`` or a skip) and the mask of the rows left out. A value outside the field's vocabulary is a
+    ``ValueError`` naming it.
+
+    Parameters
+    ----------
+    values : polars.Series
+        The gold labels' values.
+    field : str
+        The labelled field (``support``, ``correct``).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The classes (float, NaN where left out) and the left-out mask.
+    """
+    if field not in POSITIVE:
+        raise ValueError(f"field: expected one of {sorted(POSITIVE)}, got {field!r}")
+    known = {POSITIVE[field]: 1.0, NEGATIVE[field]: 0.0}
+    out = np.full(len(values), np.nan)
+    for i, v in enumerate(values.to_list()):
+        if v in known:
+            out[i] = known[v]
+        elif v is not None and v not in NOT_A_CLASS:
+            raise ValueError(f"gold {field} labels: expected {sorted([*known, *NOT_A_CLASS])} or null (skipped), "
+                             f"got {v!r}")
+    return out, np.isnan(out)
 
 
 def auroc(scores: npt.ArrayLike, labels: npt.ArrayLike) -> float:
@@ -29,7 +63,8 @@ def auroc(scores: npt.ArrayLike, labels: npt.ArrayLike) -> float:
     scores : array-like
         Scores, higher meaning more likely positive.
     labels : array-like
-        Binary labels aligned with ``scores``.
+        Binary labels aligned with ``scores``: booleans or 0/1 (anything else is a ``ValueError`` naming it). A row
+        with a missing label (None, NaN) or score (NaN) is left out.
 
     Returns
     -------
@@ -45,8 +80,11 @@ def auroc(scores: npt.ArrayLike, labels: npt.ArrayLike) -> float:
     ----------
     Hanley, J. A. and McNeil, B. J. (1982). Radiology 143(1), 29-36.
     """
-    s = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(labels).astype(bool)
+    from workbench.stats._bootstrap import binary_labels, complete_rows
+
+    (s, y_in), _ = complete_rows(np.asarray(scores, dtype=np.float64), binary_labels(labels, "auroc"),
+                                 names=("score", "label"))
+    y = y_in.astype(bool)
     n_pos, n_neg = int(y.sum()), int((~y).sum())
     if n_pos == 0 or n_neg == 0:
         raise ValueError("auroc: labels hold one class only")
@@ -64,7 +102,7 @@ def precision_recall_at(scores: npt.ArrayLike, labels: npt.ArrayLike, tau: float
     scores : array-like
         Scores.
     labels : array-like
-        Binary labels aligned with ``scores``.
+        Binary labels aligned with ``scores`` (booleans or 0/1; a missing label or score leaves its row out).
     tau : float, default 0.5
         Scores at or above tau are called positive.
 
@@ -73,8 +111,11 @@ def precision_recall_at(scores: npt.ArrayLike, labels: npt.ArrayLike, tau: float
     tuple of float
         ``(precision, recall)``, NaN where undefined.
     """
-    s = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(labels).astype(bool)
+    from workbench.stats._bootstrap import binary_labels, complete_rows
+
+    (s, y_in), _ = complete_rows(np.asarray(scores, dtype=np.float64), binary_labels(labels, "precision_recall_at"),
+                                 names=("score", "label"))
+    y = y_in.astype(bool)
     called = s >= tau
     precision = float(y[called].mean()) if called.any() else float("nan")
     recall = float(called[y].mean()) if y.any() else float("nan")
@@ -96,7 +137,9 @@ def judge_table(
     """SJC Table 12: AUROC of each judge against gold labels, scenario-bootstrap CIs.
 
     ``scores``: ``entry_id``, ``judge``, ``score`` (null = no usable answer, left out and
-    counted in ``n_null``); ``gold``: ``item_id``, ``field``, ``value``; ``clusters``: entry
+    counted in ``n_null``); ``gold``: ``item_id``, ``field``, ``value`` (an ``unsure`` or null value is no class:
+    left out and counted in ``n_skipped``, as :func:`~workbench.stats.labeled_scores` and the entry AUROC leave it
+    out; a value outside the field's vocabulary is a ``ValueError``); ``clusters``: entry
     id -> scenario (a mapping, or a frame with ``entry_id`` and ``scenario_id``).
 
     One row per (judge, field): the interval columns (``estimate`` is the AUROC, ``n`` the
@@ -148,11 +191,13 @@ def judge_table(
             d = js.join(g, on="entry_id").join(cl, on="entry_id", how="left")
             n_null = d.get_column("score").null_count()
             d = d.drop_nulls("score")
-            y = (d.get_column("value") == POSITIVE.get(field, "yes")).to_numpy()
+            classes, left_out = gold_classes(d.get_column("value"), field)
+            d, y = d.filter(pl.Series(~left_out)), classes[~left_out].astype(bool)
             s = d.get_column("score").to_numpy()
             row: dict[str, object] = {"judge": judge, "field": field, "estimate": None, "ci_low": None,
                                       "ci_high": None, "n": d.height, "n_boot": n_boot, "level": level,
-                                      "method": method, "n_pos": int(y.sum()), "n_null": n_null, "reason": None}
+                                      "method": method, "n_pos": int(y.sum()), "n_null": n_null,
+                                      "n_skipped": int(left_out.sum()), "reason": None}
             if not d.height:  # a field nobody labelled (the tour labels support only): skipped, with why
                 row.update(reason=f"no {field} labels of entries this judge scored")
                 rows.append(row)
@@ -168,9 +213,9 @@ def judge_table(
             row.update(tau=tau, precision=p, recall=rc)
             rows.append(row)
     return pl.DataFrame(rows, schema={"judge": pl.Utf8, "field": pl.Utf8, **INTERVAL_SCHEMA, "n_pos": pl.Int64,
-                                      "n_null": pl.Int64, "n_degenerate": pl.Int64, "n_clusters": pl.Int64,
+                                      "n_null": pl.Int64, "n_skipped": pl.Int64, "n_degenerate": pl.Int64, "n_clusters": pl.Int64,
                                       "tau": pl.Float64, "precision": pl.Float64, "recall": pl.Float64,
                                       "reason": pl.Utf8})
 
 
-__all__ = ["auroc", "judge_table", "POSITIVE", "precision_recall_at"]
+__all__ = ["auroc", "gold_classes", "judge_table", "NEGATIVE", "NOT_A_CLASS", "POSITIVE", "precision_recall_at"]

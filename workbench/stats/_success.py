@@ -104,8 +104,9 @@ def reliability(
     A task with fewer than ``k`` runs in a group is an error naming it. With ``n_boot`` each
     of the three also gets a scenario interval (tasks resampled by ``scenario_id``, a task
     without one its own cluster): ``acc_ci_low`` / ``acc_ci_high`` and likewise for
-    ``pass_hat_k`` and ``pass_at_k``, with ``n_boot``, ``level`` and ``ci_method`` (not ``method``, which
-    names the agents' policies). The default interval, ``"cr2"``, is Bell and McCaffrey's bias-reduced cluster
+    ``pass_hat_k`` and ``pass_at_k``, with ``n_boot``, ``level``, ``ci_method`` (not ``method``, which
+    names the agents' policies) and ``reason`` (why a statistic's interval is NaN or of zero width, by name; null
+    when every interval is one). The default interval, ``"cr2"``, is Bell and McCaffrey's bias-reduced cluster
     variance with their degrees of freedom (:func:`workbench.stats._bootstrap.cr2_mean`; acc from its scenarios'
     success and run counts), clipped to [0, 1] as every share is: ``benchmarks/bench_interval_coverage.py``
     chose it (accuracy covered 92.9-93.9% at 8, 12 and 30 unequal scenarios on two generators, where the
@@ -222,6 +223,7 @@ def _intervals(per_task: pl.DataFrame, keys: list[str], n_boot: int, seed: int, 
         hat, at = g.get_column("_hat").to_numpy(), g.get_column("_at").to_numpy()
         cl = g.get_column("_scen").to_numpy()
         row: dict[str, object] = dict(zip(keys, key, strict=True))
+        reasons: list[str] = []
         for name, metric, arrays in (("acc", lambda cc, nn: cc.sum() / nn.sum(), (c, n)),
                                      ("pass_hat_k", np.mean, (hat,)), ("pass_at_k", np.mean, (at,))):
             if method == "cr2" and name == "acc":  # the share of runs: its scenarios' successes and runs
@@ -232,7 +234,9 @@ def _intervals(per_task: pl.DataFrame, keys: list[str], n_boot: int, seed: int, 
             # a share lies in [0, 1]: the t interval's symmetric bounds are clipped there (NaN stays NaN)
             row[f"{name}_ci_low"], row[f"{name}_ci_high"] = float(np.clip(res.ci_low, 0.0, 1.0)), \
                 float(np.clip(res.ci_high, 0.0, 1.0))
-        row.update(n_boot=n_boot, level=level, ci_method=method)
+            if res.reason:  # a NaN or zero-width interval says why, as every interval result does
+                reasons.append(f"{name}: {res.reason}")
+        row.update(n_boot=n_boot, level=level, ci_method=method, reason="; ".join(reasons) or None)
         rows.append(row)
     return pl.DataFrame(rows)
 

@@ -43,7 +43,9 @@ def one_question(labels: pl.DataFrame) -> str | None:
 def gold_labels(labels: pl.DataFrame, *, prefer: Sequence[str] = ("adjudicated",)) -> pl.DataFrame:
     """One label per (item, field): the adjudicated one if any, else the latest round's majority.
 
-    Returns ``item_id``, ``field``, ``value``. Annotators named in ``prefer`` win outright.
+    Returns ``item_id``, ``field``, ``value``. Annotators named in ``prefer`` win outright. A skipped label (a null
+    value) is no vote: an item only skipped has no gold label, and skips never outvote labels. ``unsure`` is a
+    vote like any value (the AUROC tables and calibration leave an ``unsure`` gold label out, and count it).
 
     Parameters
     ----------
@@ -58,7 +60,7 @@ def gold_labels(labels: pl.DataFrame, *, prefer: Sequence[str] = ("adjudicated",
         ``item_id``, ``field``, ``value``.
     """
     one_question(labels)  # never a majority of answers to different questions
-    latest = latest_labels(labels)
+    latest = latest_labels(labels).filter(pl.col("value").is_not_null())  # each one's latest; a skip is no vote
     pref = latest.filter(pl.col("annotator").is_in(list(prefer)))
     rest = latest.join(pref.select("item_id", "field"), on=["item_id", "field"], how="anti")
     max_round = rest.group_by("item_id", "field", maintain_order=True).agg(pl.col("round").max().alias("_r"))

@@ -1,0 +1,149 @@
+"""Issue 60, items 1, 4 and 6: one rule for skipped, ``unsure`` and missing labels, and labels checked at each public
+entry. A skipped label (null) is left out of the item's comparison and counted, never a category; ``unsure`` is a
+category in agreement but no class in AUROC tables; a label outside the vocabulary is an error naming it. Every
+number is checked against scikit-learn or statsmodels on the rows that remain."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn.metrics import cohen_kappa_score, roc_auc_score
+
+from workbench.stats import (agreement_pairs, agreement_report, agreement_table, auroc, auroc_ci, cohen_kappa,
+                             disagreements, judge_table, percent_agreement)
+from workbench.tables import gold_labels
+
+# 17 items both rounds labelled alike (both classes and an unsure), and 3 the second round skipped
+_BOTH = ["supported"] * 9 + ["unsupported"] * 7 + ["unsure"]
+ROUND_1 = _BOTH + ["supported", "unsupported", "supported"]
+ROUND_2: list[str | None] = _BOTH + [None, None, None]
+
+
+def _labels(*rounds: list[str | None], annotator: str = "ann") -> pl.DataFrame:
+    rows = [{"item_id": f"i{i:02d}", "annotator": annotator, "round": r, "field": "support", "value": v,
+             "note": None, "labeled_at": f"2026-01-0{r}T00:00:00+00:00"}
+            for r, values in enumerate(rounds, start=1) for i, v in enumerate(values)]
+    return pl.DataFrame(rows, schema={"item_id": pl.Utf8, "annotator": pl.Utf8, "round": pl.Int64, "field": pl.Utf8,
+                                      "value": pl.Utf8, "note": pl.Utf8, "labeled_at": pl.Utf8})
+
+
+def test_a_skipped_label_is_left_out_and_counted_never_a_category() -> None:
+    """The audit's case: two rounds agreeing on all 17 items both labelled were reported as kappa 0.739, n = 20."""
+    assert cohen_kappa_score(_BOTH, _BOTH) == 1.0
+    assert cohen_kappa(ROUND_1, ROUND_2) == 1.0 and percent_agreement(ROUND_1, ROUND_2) == 1.0
+    assert cohen_kappa(ROUND_1, [*_BOTH, np.nan, np.nan, np.nan]) == 1.0  # NaN is a skip too
+    table = agreement_table(_labels(ROUND_1, ROUND_2), n_boot=50)
+    kappa = table.filter(pl.col("statistic") == "kappa").row(0, named=True)
+    assert (kappa["estimate"], kappa["n"], kappa["n_skipped"], kappa["disagreements"]) == (1.0, 17, 3, 0)
+    pairs, _ = agreement_pairs(_labels(ROUND_1, ROUND_2), n_boot=50)
+    assert pairs.filter(pl.col("statistic") == "kappa").select("estimate", "n", "n_skipped").row(0) == (1.0, 17, 3)
+    report = str(agreement_report(_labels(ROUND_1, ROUND_2), by="round", n_boot=50))
+    assert "n=17 (3 skipped by one side, left out) kappa=1.000" in report
+    assert disagreements(_labels(ROUND_1, ROUND_2)).height == 0  # a skip is no disagreement
+
+
+def test_unsure_stays_a_category_in_agreement() -> None:
+    """Two annotators agreeing on ``unsure`` agree (the decision after the developers' read): kappa is sklearn's on
+    the labels as given."""
+    a = ["supported", "unsure", "unsupported", "unsure", "supported", "unsupported"]
+    b = ["supported", "unsure", "unsupported", "supported", "supported", "unsure"]
+    assert cohen_kappa(a, b) == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
+
+
+def test_gold_labels_let_no_skip_vote_and_judge_table_leaves_unsure_out() -> None:
+    """``judge_table`` counted ``unsure`` gold labels as negatives (AUROC 0.8 where ``entry_auroc`` gives 1.0), and
+    when skipped votes outnumbered real ones ``gold_labels`` returned null and ``judge_table`` raised TypeError."""
+    values = ["supported", "supported", "unsupported", "unsupported", "unsure"]
+    scores = [0.9, 0.8, 0.2, 0.1, 0.95]
+    labels = _labels(values)
+    skips = pl.concat([_labels([None] * 5, annotator=name) for name in ("b", "c")])
+    gold = gold_labels(pl.concat([labels, skips]))  # two skips and one label per item: the label is the gold
+    assert gold.get_column("value").to_list() == values
+    frame = pl.DataFrame({"entry_id": [f"i{i:02d}" for i in range(5)], "judge": "j", "repeat": 0, "score": scores})
+    row = judge_table(frame, gold, {f"i{i:02d}": f"s{i}" for i in range(5)}, fields=("support",),
+                      n_boot=50).row(0, named=True)
+    kept = [i for i, v in enumerate(values) if v != "unsure"]
+    assert row["estimate"] == roc_auc_score([values[i] == "supported" for i in kept], [scores[i] for i in kept])
+    assert (row["estimate"], row["n"], row["n_pos"], row["n_skipped"]) == (1.0, 4, 2, 1)
+    only_skips = gold_labels(skips)  # an item only skipped has no gold label at all
+    assert only_skips.height == 0
+
+
+def test_a_gold_value_outside_the_vocabulary_is_an_error_naming_it() -> None:
+    gold = pl.DataFrame({"item_id": ["a", "b"], "field": ["support", "support"], "value": ["supported", "maybe"]})
+    frame = pl.DataFrame({"entry_id": ["a", "b"], "judge": ["j", "j"], "repeat": [0, 0], "score": [0.2, 0.4]})
+    with pytest.raises(ValueError, match=r"gold support labels: expected .* got 'maybe'"):
+        judge_table(frame, gold, {"a": "s", "b": "t"}, fields=("support",), n_boot=10)
+
+
+def test_auroc_leaves_a_missing_label_out_and_refuses_a_third_class() -> None:
+    """``auroc()`` counted a NaN label as positive (0.8 where sklearn on the labelled rows gives 0.889), and took
+    0/1/2 as binary without a word."""
+    scores = np.array([0.1, 0.4, 0.35, 0.8, 0.7, 0.2, 0.9])
+    labels = np.array([0, 0, 1, 1, 1, 0, np.nan])
+    kept = ~np.isnan(labels)
+    want = roc_auc_score(labels[kept], scores[kept])
+    assert auroc(scores, labels) == pytest.approx(want, abs=1e-12)
+    assert auroc(scores, [0, 0, 1, 1, 1, 0, None]) == pytest.approx(want, abs=1e-12)
+    result = auroc_ci(scores, labels, np.arange(7) % 4, n_boot=50)
+    assert result.estimate == pytest.approx(want, abs=1e-12) and (result.n, result.n_missing) == (6, 1)
+    for bad, shown in (([0, 0, 1, 2, 1, 0, 1], "2"), (["no", "no", "yes", "yes", "yes", "no", "no"], "'no'")):
+        with pytest.raises(ValueError, match=f"expected binary labels .* got {shown}"):
+            auroc(scores, bad)
+        with pytest.raises(ValueError, match=f"expected binary labels .* got {shown}"):
+            auroc_ci(scores, bad, np.arange(7), n_boot=10)
+
+
+def _paired_runs(missing: int) -> pl.DataFrame:
+    """Methods a and b on 12 tasks in 6 scenarios, one replicate; the first ``missing`` of a's outcomes null."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for t in range(12):
+        for m in ("a", "b"):
+            ok = bool(rng.random() < (0.7 if m == "a" else 0.5))
+            rows.append({"task_id": f"t{t}", "replicate": 0, "scenario_id": f"s{t % 6}", "method": m,
+                         "success": None if m == "a" and t < missing else ok})
+    return pl.DataFrame(rows, schema={"task_id": pl.Utf8, "replicate": pl.Int64, "scenario_id": pl.Utf8,
+                                      "method": pl.Utf8, "success": pl.Boolean})
+
+
+@pytest.mark.parametrize("cross_checks", [True, False])
+def test_paired_difference_leaves_a_missing_outcome_out_and_counts_it(cross_checks: bool) -> None:
+    """A missing outcome raised an opaque statsmodels error, or gave an unflagged NaN without the cross-checks."""
+    from workbench.stats import paired_difference
+
+    runs = _paired_runs(missing=2)
+    row = paired_difference(runs, "acc", a="a", b="b", by=(), n_boot=50, cross_checks=cross_checks).row(0, named=True)
+    wide = runs.pivot("method", index=["task_id"], values="success").drop_nulls()
+    want = float((wide["a"].cast(pl.Int64) - wide["b"].cast(pl.Int64)).mean())
+    assert (row["n"], row["n_missing"]) == (10, 2) and row["estimate"] == pytest.approx(want, abs=1e-12)
+    assert np.isfinite(row["ci_low"]) and np.isfinite(row["p_value"])
+    every = paired_difference(_paired_runs(missing=12), "acc", a="a", b="b", by=(), n_boot=50,
+                              cross_checks=cross_checks).row(0, named=True)
+    assert every["n"] == 0 and every["n_missing"] == 12 and "misses an outcome" in every["reason"]
+
+
+def test_partial_correlation_ci_counts_the_rows_it_leaves_out() -> None:
+    from workbench.stats import correlation_difference_ci, partial_correlation_ci
+
+    rng = np.random.default_rng(1)
+    x, y = rng.normal(size=40), rng.normal(size=40)
+    x[[3, 7]] = np.nan
+    y[11] = np.nan
+    control, clusters = np.repeat(["p", "q"], 20), np.arange(40) // 4
+    res = partial_correlation_ci(x, y, control, clusters, n_boot=50)
+    assert (res.n, res.n_missing) == (37, 3)
+    diff = correlation_difference_ci(x, rng.normal(size=40), y, control, clusters, n_boot=50)
+    assert (diff.n, diff.n_missing) == (37, 3)
+
+
+def test_reliability_intervals_say_why_they_are_nan_or_of_zero_width() -> None:
+    from workbench.stats import reliability
+
+    runs = pl.DataFrame({"task_id": ["a", "a", "b", "b"], "replicate": [0, 1, 0, 1], "success": [True] * 4,
+                         "scenario_id": ["s1", "s1", "s2", "s2"]})
+    row = reliability(runs, k=1, n_boot=50).row(0, named=True)
+    assert row["acc_ci_low"] == row["acc_ci_high"] == 1.0 and row["reason"].startswith("acc: zero width")
+    one = reliability(runs.with_columns(pl.lit("s1").alias("scenario_id")), k=1, n_boot=50).row(0, named=True)
+    assert np.isnan(one["acc_ci_low"]) and "acc: fewer than two scenarios" in one["reason"]
