@@ -9,7 +9,13 @@ Two generators of its own, written here and sharing nothing with ``workbench.sta
   Beta(1, 12), method success with a scenario effect N(0, 1) on the logit scale;
 * ``lognormal``: scenario sizes exp(N(log 15, 0.8)) (at least 4); the base rate falls with size (logit
   0.8 - 0.4 log(size / 15) + N(0, 0.7)), judge offset N(0, 1.0) and discrimination N(1.0, 0.8), annotator error
-  Beta(1, 8), scenario effect N(0, 1.4).
+  Beta(1, 8), scenario effect N(0, 1.4);
+* ``polarised`` (issue 60's third, of another design): 70% of scenarios of 4 rows and 30% of 40 (a 10x spread);
+  base rates Beta(0.6, 0.6), so most scenarios are nearly all positive or all negative; the judge discriminates
+  less in large scenarios (1.6 - 0.5 log(size / 4) + N(0, 0.3)) and its scores are rounded to one decimal (most
+  scores tied); annotator error Beta(2, 10), higher, and the two annotators err together within a scenario
+  (the second copies the first's error with probability 0.5); method success with a scenario effect from a
+  Student t(3).
 
 Each truth is the population value of the same pooled statistic (rows of scenarios drawn with their sizes), found
 once by Monte Carlo on 40,000 scenarios. Statistics and intervals (the workbench's default first):
@@ -45,7 +51,7 @@ from scipy import stats
 from scipy.special import expit, logit
 
 SIZES = (8, 12, 30)
-GENERATORS = ("mix", "lognormal")
+GENERATORS = ("mix", "lognormal", "polarised")
 
 
 # ---------------------------------------------------------------------------
@@ -67,6 +73,11 @@ def scenarios(kind: str, g: int, rng: np.random.Generator) -> Scenarios:
         sizes = np.where(rng.random(g) < 0.2, 60, 12)
         return Scenarios(sizes, logit(rng.beta(4, 3, g)), rng.normal(0, 0.6, g), rng.normal(1.2, 0.5, g),
                          rng.beta(1, 12, g), rng.normal(0, 1.0, g))
+    if kind == "polarised":
+        sizes = np.where(rng.random(g) < 0.3, 40, 4)
+        return Scenarios(sizes, logit(np.clip(rng.beta(0.6, 0.6, g), 0.01, 0.99)), rng.normal(0, 0.8, g),
+                         1.6 - 0.5 * np.log(sizes / 4) + rng.normal(0, 0.3, g), rng.beta(2, 10, g),
+                         rng.standard_t(3, g))
     sizes = np.maximum(4, np.round(np.exp(rng.normal(math.log(15), 0.8, g)))).astype(int)
     return Scenarios(sizes, 0.8 - 0.4 * np.log(sizes / 15) + rng.normal(0, 0.7, g), rng.normal(0, 1.0, g),
                      rng.normal(1.0, 0.8, g), rng.beta(1, 8, g), rng.normal(0, 1.4, g))
@@ -89,6 +100,9 @@ def draw(kind: str, g: int, rng: np.random.Generator, delta: float = 0.4) -> Dra
     score = expit(sc.offset[c] + sc.disc[c] * truth + rng.normal(0, 1, c.size))
     flip_a = rng.random(c.size) < sc.error[c]
     flip_b = rng.random(c.size) < sc.error[c]
+    if kind == "polarised":
+        score = np.round(score, 1)  # one decimal: most scores tied
+        flip_b = np.where(rng.random(c.size) < 0.5, flip_a, flip_b)  # the annotators err together
     task = rng.normal(0, 0.5, c.size)  # a task effect shared by both methods
     sa = rng.random(c.size) < expit(0.3 + sc.effect[c] + task + delta)
     sb = rng.random(c.size) < expit(0.3 + sc.effect[c] + task)
@@ -125,6 +139,7 @@ def truths(kind: str, seed: int = 12345) -> dict[str, float]:
     rng = np.random.default_rng(seed)
     d = draw(kind, 40_000, rng)
     return {"auroc": auroc(d.score, d.label), "kappa": kappa(d.label, d.label_b),
+            "agreement": float(np.mean(d.label == d.label_b)),
             "accuracy": float(d.success_a.mean()),
             "difference": float(d.success_a.mean() - d.success_b.mean())}
 
@@ -224,6 +239,13 @@ def one_trial(kind: str, g: int, seed: int, n_boot: int) -> dict[str, tuple[floa
     out["kappa/t"] = t_from_jackknife(k_est, k_jk)
     lib = bootstrap(cohen_kappa, a.astype(int), b.astype(int), clusters=c, n_boot=1, method=KAPPA_METHOD)
     out["kappa/atanh-t"] = (lib.ci_low, lib.ci_high)  # the library's default since this study
+    # percent agreement (issue 60): the percentile interval (the default before) and the logit-t
+    from workbench.stats import percent_agreement
+
+    for how in ("percentile", "logit-t"):
+        res = bootstrap(percent_agreement, a.astype(int), b.astype(int), clusters=c, n_boot=n_boot, seed=seed,
+                        method=how)
+        out[f"agreement/{how}"] = (res.ci_low, res.ci_high)
     # accuracy: the library's reliability (t by default) on runs of one method, one run per task
     runs = pl.DataFrame({"method": "A", "task_id": [f"t{i}" for i in range(len(c))], "replicate": 0,
                          "scenario_id": [f"s{k}" for k in c], "success": d.success_a, "budget": 0})
@@ -265,7 +287,8 @@ def cell(args: tuple[str, int, int, int, dict[str, float]]) -> dict[str, list[fl
     kind, g, trials, n_boot, truth = args
     hits: dict[str, list[float]] = {}
     for i in range(trials):
-        for name, (lo, hi) in one_trial(kind, g, 1_000_000 * g + i + (0 if kind == "mix" else 500_000), n_boot).items():
+        for name, (lo, hi) in one_trial(kind, g, 1_000_000 * g + i + 500_000 * GENERATORS.index(kind),
+                                        n_boot).items():
             stat = name.split("/")[0]
             if stat == "null":
                 hits.setdefault(name, []).append(lo)

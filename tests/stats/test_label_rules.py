@@ -147,3 +147,26 @@ def test_reliability_intervals_say_why_they_are_nan_or_of_zero_width() -> None:
     assert row["acc_ci_low"] == row["acc_ci_high"] == 1.0 and row["reason"].startswith("acc: zero width")
     one = reliability(runs.with_columns(pl.lit("s1").alias("scenario_id")), k=1, n_boot=50).row(0, named=True)
     assert np.isnan(one["acc_ci_low"]) and "acc: fewer than two scenarios" in one["reason"]
+
+
+def test_the_calibration_errors_interval_never_lies_wholly_below_zero() -> None:
+    """Issue 60: in about 1% of calibrated samples the debiased squared calibration error's interval lay entirely
+    below 0, which a squared error cannot be. Seed 3 is such a sample (scores drawn uniform, labels drawn with the
+    score as probability: a calibrated judge on 12 unequal scenarios): its t interval, recomputed by hand from the
+    leave-one-scenario-out estimates, lies below 0; the result's bounds are clipped to 0 with a reason."""
+    from scipy import stats
+
+    from workbench.stats import debiased_calibration_error, squared_ce_debiased
+
+    rng = np.random.default_rng(3)
+    c = np.repeat(np.arange(12), rng.integers(3, 30, 12))
+    s = rng.random(len(c))
+    y = rng.random(len(c)) < s
+    est = squared_ce_debiased(s, y)
+    jk = np.array([squared_ce_debiased(s[c != g], y[c != g]) for g in range(12)])
+    se = np.sqrt(11 / 12 * np.sum((jk - jk.mean()) ** 2))
+    high = est + stats.t.ppf(0.975, 11) * se
+    assert high < 0  # the unclipped interval: wholly below 0
+    res = debiased_calibration_error(s, y, c)
+    assert res.estimate == pytest.approx(est, abs=1e-12) and (res.ci_low, res.ci_high) == (0.0, 0.0)
+    assert "bounds below 0 set to 0" in res.reason
