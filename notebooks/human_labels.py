@@ -63,11 +63,10 @@ runs = tables["runs"]
 declared = [] if tables.get("variables") is None else [
     r["column"] for r in tables["variables"].iter_rows(named=True) if r["kind"] == "target"]
 present = [c for c in ["human_score", *declared] if c in runs.columns and runs.get_column(c).null_count() < runs.height]
-if TARGET is None and present:
-    TARGET = present[0]
-    if len(present) > 1:
-        print(f"TARGET = {TARGET!r}, the first of the data's human targets {present} (-p TARGET NAME for another)")
-if TARGET is None or TARGET not in present:
+HUMAN = TARGET or (present[0] if present else None)  # the target used below: TARGET, else the data's first
+if TARGET is None and len(present) > 1:
+    print(f"TARGET = {HUMAN!r}, the first of the data's human targets {present} (-p TARGET NAME for another)")
+if HUMAN is None or HUMAN not in present:
     raise NotApplicable(f"the correlation with human judgement needs a summary-level human target (TARGET = {TARGET!r}"
                         f"); these runs have {present or 'none'} (a labelled-summaries file's score or human fields)")
 from workbench.adapters import DEFAULT_METRICS, RELEASE
@@ -75,7 +74,7 @@ from workbench.adapters import DEFAULT_METRICS, RELEASE
 METRICS = [m for m in DEFAULT_METRICS if metric_column(m) in runs.columns] or [
     c.removeprefix("metric_") for c in runs.columns if c.startswith("metric_")]
 aggregated = summary_scores(tables["entries"], tables["scores"])
-frame = summary_frame(runs, aggregated, METRICS, targets=[TARGET])  # the target under its own name
+frame = summary_frame(runs, aggregated, METRICS, targets=[HUMAN])  # the target under its own name
 from workbench.analyses import oriented
 
 frame, LOWER = oriented(frame, tables.get("variables"), METRICS)  # a lower-is-better metric, negated: higher is better
@@ -90,7 +89,7 @@ sentences = tables["entries"].group_by("run_id").len()
 ONE_SENTENCE = bool(sentences.height) and int(sentences.get_column("len").max()) == 1
 AGGREGATES = ("mean",) if ONE_SENTENCE else AGGREGATIONS  # one sentence a summary: its minimum is its mean
 print(f"{frame.height} summaries of {frame['source_id'].n_unique()} sources by {frame['system'].n_unique()} systems"
-      f"{f' in {len(subsets)} data sets' if len(subsets) > 1 else ''}; target {TARGET}; metrics {METRICS or 'none'}; "
+      f"{f' in {len(subsets)} data sets' if len(subsets) > 1 else ''}; target {HUMAN}; metrics {METRICS or 'none'}; "
       f"judges {JUDGES}" + ("; FRANK's release: its published table is reproduced below" if IS_FRANK else ""))
 
 # %% [markdown]
@@ -107,11 +106,11 @@ JUDGE_COLUMNS = [f"{j} ({a})" for j in JUDGES for a in AGGREGATES]
 ORDER = [*METRICS, *JUDGE_COLUMNS]
 present = {s for s in frame.get_column("split").unique().to_list() if s is not None}
 SPLITS = ["all", *(s for s in ("valid", "test") if s in present), *sorted(present - {"valid", "test"})]
-table = correlation_table(frame, ORDER, splits=SPLITS, datasets=DATASETS, human=TARGET)  # paired
-plain = correlation_table(frame, ORDER, splits=SPLITS, datasets=DATASETS, human=TARGET, control=None)
+table = correlation_table(frame, ORDER, splits=SPLITS, datasets=DATASETS, human=HUMAN)  # paired
+plain = correlation_table(frame, ORDER, splits=SPLITS, datasets=DATASETS, human=HUMAN, control=None)
 if IS_FRANK and METRICS:
     reproduced = compare_with_published(correlation_table(frame, METRICS, splits=SPLITS, datasets=DATASETS,
-                                                          human=TARGET, paired=False))
+                                                          human=HUMAN, paired=False))
     worst = max(reproduced["pearson_difference"].abs().max(), reproduced["spearman_difference"].abs().max())
     print(f"FRANK's table: {reproduced.height} published numbers reproduced (each metric on its own rows); largest "
           f"absolute difference {worst:.4f} (they are rounded to 0.001)")
@@ -135,7 +134,7 @@ for frame_, name, what in ((table, "human_correlations", "Partial Pearson and Sp
     n_rows = shown.group_by("dataset").agg(pl.col("n").first(), pl.col("n_missing").first())
     counts = "; ".join(f"{d}: {n} summaries, {m} without every score" for d, n, m in n_rows.sort("dataset").iter_rows())
     plots.export_table(shown, name, f"{figs}/tables",
-                       f"{what} with {TARGET} of every metric and judge aggregation on the {report} split, every "
+                       f"{what} with {HUMAN} of every metric and judge aggregation on the {report} split, every "
                        f"row of a data set on the same summaries ({counts})",
                        columns=["dataset", "metric", "pearson", "pearson_p", "spearman", "spearman_p",
                                 *(["kendall"] if name == "human_plain_correlations" else [])],
@@ -151,15 +150,15 @@ for frame_, name, what in ((table, "human_correlations", "Partial Pearson and Sp
 from workbench.analyses import choose_aggregation, correlation_intervals
 
 has_split = CHOOSE_SPLIT in frame.get_column("split").to_list()
-HEADLINE = {j: choose_aggregation(frame, j, split=CHOOSE_SPLIT, human=TARGET) if has_split and len(AGGREGATES) > 1
+HEADLINE = {j: choose_aggregation(frame, j, split=CHOOSE_SPLIT, human=HUMAN) if has_split and len(AGGREGATES) > 1
             else "mean" for j in JUDGES}
 print({j: f"{a} (chosen on {CHOOSE_SPLIT})" if has_split else f"{a} (no {CHOOSE_SPLIT} split: the mean)"
        for j, a in HEADLINE.items()})
 # the table's intervals: paired, as its estimates; the figure's: paired too, except on FRANK's release, whose
 # figure stands beside FRANK's published numbers and so puts each score on its own summaries, as they were published
-intervals = correlation_intervals(frame, ORDER, split=report, human=TARGET, n_boot=N_BOOT, seed=SEED)
+intervals = correlation_intervals(frame, ORDER, split=report, human=HUMAN, n_boot=N_BOOT, seed=SEED)
 forest = pl.concat([correlation_intervals(frame, ORDER, split=report, dataset=d, correlations=("pearson",),
-                                          human=TARGET, n_boot=N_BOOT, seed=SEED, paired=not IS_FRANK)
+                                          human=HUMAN, n_boot=N_BOOT, seed=SEED, paired=not IS_FRANK)
                     for d in DATASETS])
 bounds = {kind: intervals.filter(pl.col("correlation") == kind).select(
     "metric", pl.col("ci_low").alias(f"{kind}_low"), pl.col("ci_high").alias(f"{kind}_high"))
@@ -170,7 +169,7 @@ placed = (table.filter((pl.col("split") == report) & (pl.col("dataset") == "both
 plots.export_table(placed.select("metric", "n", "pearson", "pearson_low", "pearson_high", "spearman", "spearman_low",
                                  "spearman_high", "headline"),
                    "human_judges_placed", f"{figs}/tables",
-                   f"Partial correlations with {TARGET} on the {report} split, every data set: the baselines "
+                   f"Partial correlations with {HUMAN} on the {report} split, every data set: the baselines "
                    f"and the judges' {' and '.join(AGGREGATES)} over sentences, with 95% intervals resampling sources",
                    columns=["metric", "n", "pearson", "spearman", "headline"],
                    rename={"n": "Summaries", "pearson": "Pearson [95%]", "spearman": "Spearman [95%]"},
@@ -191,12 +190,12 @@ on_rows = "each score on the summaries that have it" if IS_FRANK else "every sco
 fig = plots.human_labels.correlation_forest(shown_forest, panels=[d or whole_name for d in DATASETS], order=ORDER,
                                             judges=JUDGE_COLUMNS,
                                             published=published if published is not None and published.height else None,
-                                            title=f"partial Pearson correlation with {TARGET} ({report} split; "
+                                            title=f"partial Pearson correlation with {HUMAN} ({report} split; "
                                                   f"{on_rows}: {span})")
 plots.export(fig, "human_partial_correlation_forest", figs)
 both = forest.filter((pl.col("dataset") == "both") & pl.col("estimate").is_not_nan())
 ranked = both.sort("estimate", descending=True, nulls_last=True).drop_nulls("estimate").get_column("metric").to_list()
-print(f"Figure: each score's partial Pearson correlation with {TARGET} on the {report} split (controlling for the "
+print(f"Figure: each score's partial Pearson correlation with {HUMAN} on the {report} split (controlling for the "
       f"system), with its 95% interval resampling sources, for {'every data set and each alone' if len(DATASETS) > 1 else 'the data'}; "
       f"judges' rows in orange" + ("; FRANK's published numbers as crosses (its README's table)" if IS_FRANK else "")
       + (f". Highest: {ranked[0]!r}; the judges rank " + ", ".join(
@@ -213,7 +212,7 @@ print(f"Figure: each score's partial Pearson correlation with {TARGET} on the {r
 # %%
 from workbench.analyses import williams_table
 
-williams = pl.concat([williams_table(frame, f"{j} ({HEADLINE[j]})", METRICS, split=report, human=TARGET,
+williams = pl.concat([williams_table(frame, f"{j} ({HEADLINE[j]})", METRICS, split=report, human=HUMAN,
                                      n_boot=N_BOOT, seed=SEED) for j in JUDGES])
 plots.export_table(williams.select("metric", "baseline", "n", "r_metric", "r_baseline", "p", "p_cluster", "difference",
                                    "ci_low", "ci_high"),
@@ -264,9 +263,9 @@ if labels is not None and labels.height:
     plots.export(fig, "human_entry_auroc_by_system", figs)
 else:
     print("no sentence labels in DATA: entry-level AUROC skipped")
-whole = summary_auroc(frame, [*METRICS, *JUDGE_COLUMNS], by=("dataset",), human=TARGET, n_boot=N_BOOT, seed=SEED)
+whole = summary_auroc(frame, [*METRICS, *JUDGE_COLUMNS], by=("dataset",), human=HUMAN, n_boot=N_BOOT, seed=SEED)
 plots.export_table(whole, "human_summary_auroc", f"{figs}/tables",
-                   f"AUROC of each score against {TARGET} = 1, per data set, 95% intervals resampling sources: an "
+                   f"AUROC of each score against {HUMAN} = 1, per data set, 95% intervals resampling sources: an "
                    "approximation of TRUE's protocol",
                    columns=["dataset", "score", "estimate", "n", "positives"],
                    intervals={"estimate": ("ci_low", "ci_high")}, formats={"estimate": ".3f"}, keys=["dataset"])

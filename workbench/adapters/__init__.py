@@ -9,6 +9,7 @@
 | ``codex`` | :func:`read_codex` | Codex CLI rollouts (a file or a directory) |
 | ``labelled-summaries`` | :func:`read_labelled_summaries` | human-labelled summaries, one per line |
 | ``frank`` | :func:`read_frank` | the FRANK benchmark's directory (FRANK's files, or the compact copy) |
+| ``who-and-when`` | :func:`read_who_and_when` | Who&When's labelled failure logs (the release's folders, or the compact copy) |
 
 :func:`read_log` sniffs the format when it is not given (:func:`sniff_format`, :func:`sniff_directory`);
 :func:`load_fixture` and :func:`load_full` load the Claude compaction data set; :func:`session_usage` is what
@@ -22,15 +23,17 @@ from typing import TYPE_CHECKING
 from workbench._util.lazy import attach
 
 __all__ = [
-    "ANNOTATOR", "BASELINE_METRICS", "RELEASE", "chat_to_run", "check_header", "check_summary", "check_table", "checked_records", "chunk_entries",
-    "claude_code_runs", "codex_runs", "collect_runs", "defang", "DEFAULT_METRICS", "directory_formats",
-    "DIRECTORY_FORMATS", "FIELDS", "FORMATS", "frank_records", "input_bytes", "is_frank", "is_success",
-    "LABELLED_FORMATS", "load_fixture", "load_full", "message_text", "message_tokens", "openai_runs", "Parts",
-    "project_dir", "read_claude_code", "read_codex", "read_frank", "read_json", "read_labelled_summaries", "read_log",
-    "read_openai_chat", "read_sessions", "read_tau_bench", "read_trajectories", "records_to_tables", "run_column",
-    "RunTables", "GIVEN", "HEADER_FIELDS", "SECTION", "session_files", "session_format", "session_runs", "session_usage", "sniff_directory",
-    "sniff_format", "split_sentences", "stream_tables", "STREAMING", "trajectory_runs", "TranscriptWarning", "tree_files",
-    "USAGE_COLUMNS", "usage_rows", "usage_table", "write_trajectories"
+    "ANNOTATOR", "BASELINE_METRICS", "BENCHMARK_DIRECTORIES", "chat_to_run", "check_header", "check_summary",
+    "check_table", "checked_records", "chunk_entries", "claude_code_runs", "codex_runs", "collect_runs", "defang",
+    "DEFAULT_METRICS", "directory_formats", "DIRECTORY_FORMATS", "FAILURE_ANNOTATOR", "FAILURE_QUESTION", "FIELDS",
+    "FORMATS", "frank_records", "GIVEN", "HEADER_FIELDS", "input_bytes", "is_frank", "is_success", "is_who_and_when",
+    "LABELLED_FORMATS", "load_fixture", "load_full", "message_text", "message_tokens", "normalised_agent",
+    "openai_runs", "Parts", "project_dir", "read_claude_code", "read_codex", "read_frank", "read_json",
+    "read_labelled_summaries", "read_log", "read_openai_chat", "read_sessions", "read_tau_bench", "read_trajectories",
+    "read_who_and_when", "records_to_tables", "RELEASE", "run_column", "RunTables", "SECTION", "session_files",
+    "session_format", "session_runs", "session_usage", "sniff_directory", "sniff_format", "split_sentences",
+    "stream_tables", "STREAMING", "SUBSETS", "trajectory_runs", "TranscriptWarning", "tree_files", "USAGE_COLUMNS",
+    "usage_rows", "usage_table", "WHO_AND_WHEN", "who_and_when_logs", "write_trajectories"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -52,11 +55,16 @@ __getattr__, __dir__ = attach(__name__, {
     ],
     "_openai_chat": ["chat_to_run", "message_text", "message_tokens", "openai_runs", "read_openai_chat"],
     "_read": [
-        "DIRECTORY_FORMATS", "FORMATS", "LABELLED_FORMATS", "read_log", "read_sessions", "session_runs", "STREAMING"
+        "BENCHMARK_DIRECTORIES", "DIRECTORY_FORMATS", "FORMATS", "LABELLED_FORMATS", "read_log", "read_sessions",
+        "session_runs", "STREAMING"
     ],
     "_staging": ["chunk_entries", "collect_runs", "Parts", "RunTables", "stream_tables"],
     "_tau_bench": ["is_success", "read_tau_bench"],
     "_trajectory": ["read_trajectories", "trajectory_runs", "write_trajectories"],
+    "_who_and_when": [
+        "FAILURE_ANNOTATOR", "FAILURE_QUESTION", "is_who_and_when", "normalised_agent", "read_who_and_when", "SUBSETS",
+        "WHO_AND_WHEN", "who_and_when_logs"
+    ],
     "_usage": ["session_usage", "usage_rows", "usage_table"],
     "_usage_scan": ["USAGE_COLUMNS"],
 }, public=__all__)
@@ -81,10 +89,15 @@ if TYPE_CHECKING:
         chat_to_run, message_text, message_tokens, openai_runs, read_openai_chat
     )
     from workbench.adapters._read import (
-        DIRECTORY_FORMATS, FORMATS, LABELLED_FORMATS, read_log, read_sessions, session_runs, STREAMING
+        BENCHMARK_DIRECTORIES, DIRECTORY_FORMATS, FORMATS, LABELLED_FORMATS, read_log, read_sessions, session_runs,
+        STREAMING
     )
     from workbench.adapters._staging import (chunk_entries, collect_runs, Parts, RunTables, stream_tables)
     from workbench.adapters._tau_bench import (is_success, read_tau_bench)
     from workbench.adapters._trajectory import (read_trajectories, trajectory_runs, write_trajectories)
+    from workbench.adapters._who_and_when import (
+        FAILURE_ANNOTATOR, FAILURE_QUESTION, is_who_and_when, normalised_agent, read_who_and_when, SUBSETS,
+        WHO_AND_WHEN, who_and_when_logs
+    )
     from workbench.adapters._usage import (session_usage, usage_rows, usage_table)
     from workbench.adapters._usage_scan import (USAGE_COLUMNS)

@@ -9,6 +9,7 @@
 | ``codex`` | :mod:`~workbench.adapters._codex` | Codex CLI rollouts (a file or a directory) |
 | ``labelled-summaries`` | :mod:`~workbench.adapters._labelled_summaries` | human-labelled summaries, one per line |
 | ``frank`` | :mod:`~workbench.adapters._frank` | the FRANK benchmark's directory (FRANK's files, or the compact copy) |
+| ``who-and-when`` | :mod:`~workbench.adapters._who_and_when` | Who&When's failure logs with their labels (a directory) |
 
 :mod:`~workbench.adapters._claude_compaction` loads the Claude compaction data set (summaries with
 the history they replaced), which is not a trajectory log; :mod:`~workbench.adapters._staging` gathers an
@@ -36,6 +37,7 @@ from workbench.adapters._openai_chat import chat_to_run, openai_runs, read_opena
 from workbench.adapters._staging import Parts
 from workbench.adapters._tau_bench import read_tau_bench
 from workbench.adapters._trajectory import read_trajectories, trajectory_runs, write_trajectories
+from workbench.adapters._who_and_when import is_who_and_when, read_who_and_when
 from workbench._util.jsonl import BadLines
 from workbench.adapters._logfiles import directory_formats, input_bytes, sniff_directory, sniff_format
 from workbench.errors import SchemaError
@@ -48,12 +50,15 @@ FORMATS: dict[str, Callable[[str | os.PathLike[str]], dict[str, pl.DataFrame]]] 
     "codex": read_codex,
     "labelled-summaries": read_labelled_summaries,
     "frank": read_frank,
+    "who-and-when": read_who_and_when,
 }
 
 #: formats whose logs may be a directory of session files
 DIRECTORY_FORMATS = ("claude-code", "codex")
 #: formats that are human-labelled summaries: their ``labels`` go into the annotation store at ``DIR/annotations``
-LABELLED_FORMATS = ("labelled-summaries", "frank")
+LABELLED_FORMATS = ("labelled-summaries", "frank", "who-and-when")
+#: formats whose input is one directory (not a directory of sessions)
+BENCHMARK_DIRECTORIES = ("frank", "who-and-when")
 
 
 def read_log(path: str | os.PathLike[str], format: str | None = None) -> dict[str, pl.DataFrame]:  # noqa: A002
@@ -125,16 +130,21 @@ def _format_of(path: str | os.PathLike[str], format: str | None, bad: BadLines |
     if Path(path).is_dir() and format in (None, "auto"):
         if is_frank(path):
             return "frank"
+        if is_who_and_when(path):
+            return "who-and-when"
         found = directory_formats(path, bad)
         if len(found) == 1:
             return next(iter(found))
         return "sessions" if found else sniff_directory(path, bad)  # none: sniff_directory's error names the files
-    if Path(path).is_dir() and format not in (*DIRECTORY_FORMATS, "frank"):
-        raise SchemaError("is a directory; only --format claude-code or codex (a directory of sessions) or frank "
-                          "(FRANK's files) read a directory", file=str(path))
+    if Path(path).is_dir() and format not in (*DIRECTORY_FORMATS, *BENCHMARK_DIRECTORIES):
+        raise SchemaError("is a directory; only --format claude-code or codex (a directory of sessions), frank "
+                          "(FRANK's files) or who-and-when (its failure logs) read a directory", file=str(path))
     if format == "frank" and not Path(path).is_dir():
         raise SchemaError("expected FRANK's directory (human_annotations.json, baseline_factuality_metrics_"
                           "outputs.json, the articles)", file=str(path))
+    if format == "who-and-when" and not Path(path).is_dir():
+        raise SchemaError("expected Who&When's directory (Algorithm-Generated/ and Hand-Crafted/, or a folder of "
+                          "*.json failure logs)", file=str(path))
     if not Path(path).exists():
         raise SchemaError("no such file", file=str(path))
     fmt = sniff_format(path) if format in (None, "auto") else format
@@ -143,5 +153,5 @@ def _format_of(path: str | os.PathLike[str], format: str | None, bad: BadLines |
     return fmt
 
 
-__all__ = ["directory_formats", "DIRECTORY_FORMATS", "FORMATS", "LABELLED_FORMATS", "STREAMING", "input_bytes", "chat_to_run", "read_claude_code", "read_codex", "read_log",
+__all__ = ["BENCHMARK_DIRECTORIES", "directory_formats", "DIRECTORY_FORMATS", "FORMATS", "LABELLED_FORMATS", "STREAMING", "input_bytes", "chat_to_run", "read_claude_code", "read_codex", "read_log",
            "read_openai_chat", "read_sessions", "session_runs", "read_tau_bench", "read_trajectories", "sniff_directory", "sniff_format", "write_trajectories"]

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 #: the trajectory tables every log gives (workbench.tables._files.TRAJECTORY_TABLES)
 TRAJECTORY_TABLES = ("runs", "steps", "compactions")
-#: formats that read a directory (workbench.adapters.DIRECTORY_FORMATS, and FRANK's files)
-DIRECTORY_FORMATS = ("claude-code", "codex", "frank")
+#: formats that read a directory (workbench.adapters.DIRECTORY_FORMATS, FRANK's files, Who&When's logs)
+DIRECTORY_FORMATS = ("claude-code", "codex", "frank", "who-and-when")
 
 #: inputs at least this large say what is being done before the work starts (smaller ones finish within a second)
 ANNOUNCE_BYTES = 5_000_000

@@ -90,6 +90,8 @@ def _write_labelled_store(store: Path, tables: dict[str, pl.DataFrame], labels: 
     from workbench._util.atomic import write_jsonl
 
     AnnotationStore(store).add_many(labels.drop("labeled_at", strict=False).to_dicts())
+    if "entries" not in tables:  # failure labels (Who&When) name runs, not entries: no sample to label further
+        return
     ids = labels.get_column("item_id").unique(maintain_order=True).to_list()
     items, _ = sample_items(tables, len(ids), strata=(), sections=None, only_ids=ids)
     write_jsonl(items, store / "samples" / "labelled.jsonl")

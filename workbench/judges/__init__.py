@@ -1,7 +1,8 @@
 """Source judges behind one protocol (:class:`SourceJudge`): the offline lexical judge (``_lexical``, the
 default), Jev's decision API (``_jev``) and any OpenAI-compatible chat model (``_openai``), built by name with
 :func:`make_judge`; requests scored here or on Ray (``_requests``), and a whole directory judged with its scores and
-evidence written (``_run``: :func:`judge_directory`, what ``workbench judge`` runs)."""
+evidence written (``_run``: :func:`judge_directory`, what ``workbench judge`` runs). Beside them, failure attributors
+behind their own protocol (``_attributors``: :class:`Attributor`; offline baselines that need no model)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,20 @@ from typing import TYPE_CHECKING
 from workbench._util.lazy import attach
 
 __all__ = [
-    "answer_of", "build_body", "check_answers", "count_tokens", "DATA_NOTE", "entry_question", "features", "JevJudge",
-    "JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_TABLES", "JudgeReport", "JudgeResult", "JUDGES", "LexicalFeatures",
-    "LexicalJudge", "make_judge", "messages_for", "OpenAIJudge", "probability", "RAY_BATCH_RUNS", "ROUTES",
-    "run_batches", "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge", "Sources", "split_request",
-    "system_one_essentials", "Tables",
-    "usable_logprob", "usable_probability", "yes_probability"
+    "answer_of", "Attribution", "Attributor", "build_body", "check_answers", "count_tokens", "DATA_NOTE",
+    "entry_question", "ERROR_PATTERN", "failure_logs", "FailureLog", "FailureStep", "features", "FirstError",
+    "JevJudge", "JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_TABLES", "JudgeReport", "JudgeResult", "JUDGES",
+    "LastStep", "LexicalFeatures", "LexicalJudge", "make_judge", "messages_for", "MostActive", "OpenAIJudge",
+    "PositionPrior", "predict", "PREDICTION_COLUMNS", "probability", "RAY_BATCH_RUNS", "ROUTES", "run_batches",
+    "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge", "Sources", "split_request",
+    "system_one_essentials", "Tables", "usable_logprob", "usable_probability", "yes_probability"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
+    "_attributors": [
+        "Attribution", "Attributor", "ERROR_PATTERN", "failure_logs", "FailureLog", "FailureStep", "FirstError",
+        "LastStep", "MostActive", "PositionPrior", "predict", "PREDICTION_COLUMNS"
+    ],
     "_base": [
         "count_tokens", "DATA_NOTE", "entry_question", "JudgeResult", "SOURCE_QUESTION", "SourceJudge", "split_request",
         "usable_probability"
@@ -45,4 +51,8 @@ if TYPE_CHECKING:
     from workbench.judges._requests import (score_requests)
     from workbench.judges._run import (
         JUDGE_BATCH_RUNS, judge_directory, JUDGE_TABLES, JudgeReport, RAY_BATCH_RUNS, run_batches, Tables
+    )
+    from workbench.judges._attributors import (
+        Attribution, Attributor, ERROR_PATTERN, failure_logs, FailureLog, FailureStep, FirstError, LastStep,
+        MostActive, PositionPrior, predict, PREDICTION_COLUMNS
     )

@@ -15,14 +15,15 @@ from workbench._util.lazy import attach
 
 __all__ = [
     "all_keys", "ANNOTATOR_RULE", "ATTRIBUTIONS", "batches_by_run", "CANDIDATES", "check_annotator", "check_label",
-    "check_record", "check_references", "CHUNK_ROWS", "CHUNK_RUNS", "CHUNK_TEXT", "collected", "Column", "column_order",
-    "columns_frame", "COMPACTIONS", "describe_dtype", "describe_dtypes", "empty", "encode_args", "ENTRIES", "EVIDENCE",
-    "gold_labels", "GROUND_TRUTH_PREFIX", "LABEL_SPANS", "height", "is_timestamp", "label_source", "LABEL_VALUES", "LABELS",
-    "latest_labels", "LOG_FORMATS", "majority_labels", "one_question", "move_into_place", "open_tables", "PartWriter", "PATTERNS",
-    "read_table", "REASONING_SECTIONS", "RESERVED_ANNOTATORS", "ROLLOUTS", "row_columns", "RowChunks", "RowNames",
-    "rows_frame", "rows_of", "RUNS", "SCORES", "SECTIONS", "sink_parts", "slices", "SPANS", "STEPS", "SUPPORT_VALUES",
-    "Table", "table", "table_file", "table_files", "TABLE_NAMES", "TABLES", "TRAJECTORY_TABLES", "validate", "VARIABLES",
-    "value_fits", "widen_span", "write_tables"
+    "check_record", "check_references", "CHUNK_ROWS", "CHUNK_RUNS", "CHUNK_TEXT", "collected", "Column",
+    "column_order", "columns_frame", "COMPACTIONS", "describe_dtype", "describe_dtypes", "empty", "encode_args",
+    "ENTRIES", "EVIDENCE", "gold_labels", "GROUND_TRUTH_PREFIX", "height", "is_timestamp", "label_source",
+    "LABEL_SPANS", "LABEL_VALUES", "LABELS", "latest_labels", "LOG_FORMATS", "majority_labels", "move_into_place",
+    "one_question", "OPEN_LABEL_FIELDS", "open_tables", "PartWriter", "PATTERNS", "read_table", "REASONING_SECTIONS",
+    "RESERVED_ANNOTATORS", "ROLLOUTS", "row_columns", "RowChunks", "RowNames", "rows_frame", "rows_of", "RUNS",
+    "SCORES", "SECTIONS", "sink_parts", "slices", "SPANS", "STEPS", "SUPPORT_VALUES", "table", "Table", "table_file",
+    "table_files", "TABLE_NAMES", "TABLES", "TRAJECTORY_TABLES", "validate", "value_fits", "VARIABLES", "widen_span",
+    "write_tables"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -45,8 +46,8 @@ __getattr__, __dir__ = attach(__name__, {
         "check_label", "check_record", "describe_dtype", "describe_dtypes", "is_timestamp", "validate", "value_fits"
     ],
     "_vocabulary": [
-        "ANNOTATOR_RULE", "check_annotator", "LABEL_VALUES", "LOG_FORMATS", "PATTERNS", "REASONING_SECTIONS",
-        "RESERVED_ANNOTATORS", "SECTIONS", "SUPPORT_VALUES", "TABLE_NAMES"
+        "ANNOTATOR_RULE", "check_annotator", "LABEL_VALUES", "LOG_FORMATS", "OPEN_LABEL_FIELDS", "PATTERNS",
+        "REASONING_SECTIONS", "RESERVED_ANNOTATORS", "SECTIONS", "SUPPORT_VALUES", "TABLE_NAMES"
     ],
 }, public=__all__)
 
@@ -68,6 +69,6 @@ if TYPE_CHECKING:
         check_label, check_record, describe_dtype, describe_dtypes, is_timestamp, validate, value_fits
     )
     from workbench.tables._vocabulary import (
-        ANNOTATOR_RULE, check_annotator, LABEL_VALUES, LOG_FORMATS, PATTERNS, REASONING_SECTIONS, RESERVED_ANNOTATORS,
-        SECTIONS, SUPPORT_VALUES, TABLE_NAMES
+        ANNOTATOR_RULE, check_annotator, LABEL_VALUES, LOG_FORMATS, OPEN_LABEL_FIELDS, PATTERNS, REASONING_SECTIONS,
+        RESERVED_ANNOTATORS, SECTIONS, SUPPORT_VALUES, TABLE_NAMES
     )

@@ -173,6 +173,10 @@ RUNS = Table(
                                        "sentences)"),
         _c("question", Utf8, doc="the question annotators answered about the run's entries (a labelled-summaries "
                                  "header's); null = SJC's agent question"),
+        # what a labelled failure log carries (workbench import --format who-and-when)
+        _c("reference_answer", Utf8, doc="the task's reference answer (Who&When: GAIA's or AssistantBench's); "
+                                         "shown only to an attributor told to use it"),
+        _c("level", Utf8, doc="the task's difficulty level as the benchmark gives it"),
     ),
     key=("run_id",),
     doc="one row per agent run",
@@ -201,6 +205,11 @@ STEPS = Table(
         _c("timestamp", Utf8, doc="ISO time of the line that made the step"),
         _c("error", Boolean, doc="the tool result is an error"),
         _c("orphan_result", Boolean, doc="a tool result whose call is missing from the log"),
+        # multi-agent logs (Who&When): who took the step
+        _c("agent", Utf8, doc="the agent that took the step, normalised (Magentic-One's 'Orchestrator (thought)' "
+                              "is 'Orchestrator')"),
+        _c("agent_raw", Utf8, doc="the agent as the log names it (a CaptainAgent message's name, a Magentic-One "
+                                  "message's role)"),
     ),
     key=("run_id", "step"),
     references=((("run_id",), "runs"),),
@@ -295,8 +304,10 @@ LABELS = Table(
         _key("item_id"),
         _key("annotator"),
         _key("round", Int64, minimum=0),
-        _key("field", doc="one of LABEL_VALUES: support, correct, pattern, entry_support"),
-        Column("value", Utf8, required=True, nullable=True, doc="one of LABEL_VALUES[field]; null = skipped"),
+        _key("field", doc="one of LABEL_VALUES: support, correct, pattern, entry_support, and the open fields of a "
+                          "failure label: agent, step, reason"),
+        Column("value", Utf8, required=True, nullable=True, doc="one of LABEL_VALUES[field] (any text for an open "
+                                                                "field); null = skipped"),
         _c("note", Utf8),
         _c("labeled_at", Utf8, doc="ISO-8601 UTC timestamp, written by the store", timestamp=True),
         _c("question", Utf8, doc="the question the annotator answered, as the data set states it; null = SJC's "

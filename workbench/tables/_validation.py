@@ -15,7 +15,7 @@ import polars as pl
 
 from workbench.errors import describe_value
 from workbench.tables._schema import Column, SchemaError, Table, table
-from workbench.tables._vocabulary import LABEL_VALUES
+from workbench.tables._vocabulary import LABEL_VALUES, OPEN_LABEL_FIELDS
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
@@ -124,6 +124,11 @@ def check_label(field_name: object, value: object, prefix: str = "") -> None:
         raise SchemaError(field=prefix + "field", expected=f"one of {list(LABEL_VALUES)}",
                           got=describe_value(field_name))
     allowed = LABEL_VALUES[str(field_name)]
+    if str(field_name) in OPEN_LABEL_FIELDS:  # any text (a failure label's agent, step, reason)
+        if value is not None and not isinstance(value, str):
+            raise SchemaError(field=prefix + "value", expected=f"for field '{field_name}' text",
+                              got=describe_value(value))
+        return
     if value is not None and value not in allowed:
         raise SchemaError(field=prefix + "value", expected=f"for field '{field_name}' one of {list(allowed)}",
                           got=describe_value(value))

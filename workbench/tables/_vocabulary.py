@@ -40,7 +40,13 @@ LABEL_VALUES: dict[str, tuple[str, ...]] = {
     "correct": ("correct", "incorrect", "unsure"),
     "pattern": PATTERNS,
     "entry_support": SUPPORT_VALUES,
+    # a failure label (Who&When's): which agent's step decided the failure, and why; any text (open fields)
+    "agent": (),
+    "step": (),
+    "reason": (),
 }
+#: the label fields whose values are any text (a failure label's agent, 0-based step and reason)
+OPEN_LABEL_FIELDS: tuple[str, ...] = ("agent", "step", "reason")
 
 
 
@@ -54,7 +60,7 @@ RESERVED_ANNOTATORS = frozenset({"adjudicated"})
 #: the log formats ``workbench import`` reads (``workbench.adapters.FORMATS`` has a reader for each): named here so
 #: the command line can offer them without importing the readers
 LOG_FORMATS: tuple[str, ...] = ("trajectory", "openai", "tau-bench", "claude-code", "codex", "labelled-summaries",
-                                "frank")
+                                "frank", "who-and-when")
 
 #: the tables of ``workbench.tables._schema`` (its ``TABLES``), by name
 TABLE_NAMES: tuple[str, ...] = ("runs", "steps", "compactions", "entries", "scores", "evidence", "labels",
@@ -95,5 +101,5 @@ def _folded(name: str) -> str:
 _RESERVED_FOLDED = frozenset(_folded(r) for r in RESERVED_ANNOTATORS)
 
 
-__all__ = ["ANNOTATOR_RULE", "check_annotator", "LABEL_VALUES", "LOG_FORMATS", "PATTERNS", "REASONING_SECTIONS",
+__all__ = ["ANNOTATOR_RULE", "check_annotator", "LABEL_VALUES", "OPEN_LABEL_FIELDS", "LOG_FORMATS", "PATTERNS", "REASONING_SECTIONS",
            "RESERVED_ANNOTATORS", "SECTIONS", "SUPPORT_VALUES", "TABLE_NAMES"]
