@@ -179,3 +179,16 @@ def test_import_on_the_command_line_and_bad_logs_are_located_errors(tmp_path: Pa
     (folder / "2.json").write_text(json.dumps({**log, "history": [{"role": "A", "content": 3}]}))
     with pytest.raises(Exception, match=r"2\.json.*history\[0\]\.content.*text"):
         read_who_and_when(tmp_path / "mine")
+
+
+def test_a_uniform_guess_within_k_steps_by_hand() -> None:
+    """A log of 14 steps labelled 12: within +-1 a guess has steps 11-13, 3 of 14; within +-20 every step. At k = 0
+    the share is random_baseline's step accuracy (1 / steps)."""
+    from workbench.analyses import random_within
+
+    gold = _toy()
+    table = random_within(gold.filter(pl.col("run_id") == "b"), ks=(0, 1, 20))
+    overall = dict(table.filter(pl.col("subset") == "overall").select("k", "estimate").iter_rows())
+    assert overall == pytest.approx({0: 1 / 14, 1: 3 / 14, 20: 1.0})
+    edge = random_within(gold.filter(pl.col("run_id") == "c"), ks=(1,))  # step 0 of 4: steps 0 and 1
+    assert edge.filter(pl.col("subset") == "overall")["estimate"][0] == pytest.approx(2 / 4)

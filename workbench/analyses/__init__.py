@@ -15,11 +15,12 @@ from workbench._util.lazy import attach
 __all__ = [
     "after_compaction", "AGGREGATIONS", "attribution_accuracy", "burden_totals", "choose_aggregation",
     "compaction_overview", "compaction_timeline", "compare_attributors", "compare_with_published",
-    "correlation_intervals", "correlation_table", "decisive_after_compaction", "entry_auroc", "failure_gold", "focus", "frank_frame", "FRANK_PUBLISHED", "frank_table", "FRANK_WILLIAMS", "identifier_share",
-    "metric_column", "ModelPrice", "oriented", "OVERALL", "part_cost", "price_of",
-    "PRICES", "PRICES_AS_OF", "prompt_cache", "prompt_cache_means", "published_frank", "random_baseline", "replay",
-    "replay_by_budget", "replay_run", "ReplayResult", "session_costs", "SessionAnalyses", "sjc", "SPLITS",
-    "summary_auroc", "summary_frame", "summary_scores", "token_medians", "trace", "turn_text", "williams_table"
+    "correlation_intervals", "correlation_table", "decisive_after_compaction", "entry_auroc", "failure_gold", "focus",
+    "frank_frame", "FRANK_PUBLISHED", "frank_table", "FRANK_WILLIAMS", "identifier_share", "metric_column",
+    "ModelPrice", "oriented", "OVERALL", "part_cost", "price_of", "PRICES", "PRICES_AS_OF", "prompt_cache",
+    "prompt_cache_means", "published_frank", "random_baseline", "random_within", "replay", "replay_by_budget",
+    "replay_run", "ReplayResult", "session_costs", "SessionAnalyses", "sjc", "SPLITS", "summary_auroc",
+    "summary_frame", "summary_scores", "testbed_gold", "token_medians", "trace", "turn_text", "williams_table"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -28,8 +29,8 @@ __getattr__, __dir__ = attach(__name__, {
         "prompt_cache", "prompt_cache_means", "SessionAnalyses", "token_medians"
     ],
     "_failure_attribution": [
-        "attribution_accuracy", "compare_attributors", "decisive_after_compaction", "failure_gold",
-        "OVERALL", "random_baseline"
+        "attribution_accuracy", "compare_attributors", "decisive_after_compaction", "failure_gold", "OVERALL",
+        "random_baseline", "random_within", "testbed_gold"
     ],
     "_fifo_replay": ["replay", "replay_by_budget", "replay_run", "ReplayResult", "turn_text"],
     "_human_labels": [
@@ -54,6 +55,6 @@ if TYPE_CHECKING:
     from workbench.analyses._pricing import (ModelPrice, part_cost, price_of, PRICES, PRICES_AS_OF, session_costs)
     from workbench.analyses import focus, sjc, trace
     from workbench.analyses._failure_attribution import (
-        attribution_accuracy, compare_attributors, decisive_after_compaction, failure_gold, OVERALL,
-        random_baseline
+        attribution_accuracy, compare_attributors, decisive_after_compaction, failure_gold, OVERALL, random_baseline,
+        random_within, testbed_gold
     )

@@ -14,8 +14,9 @@ which agent's step decided a failed run, checked against what people found.
   with Bell and McCaffrey's CR2 interval clustered by question (45 questions appear in both Who&When subsets).
 * :func:`compare_attributors`: two attributors on the same logs, the paired difference in accuracy with its CR2
   interval and p, and the clustered McNemar p (Durkalski et al. 2003).
-* :func:`decisive_after_compaction`: on runs with compactions (the testbed), the share of decisive steps within k
-  steps after a compaction.
+* :func:`testbed_gold` and :func:`decisive_after_compaction`: on runs whose ground truth is known (the testbed's
+  failed runs, the decisive step the one whose action carried out the failing summary entry), the same evaluation,
+  and the share of decisive steps within k steps after a compaction.
 """
 
 from __future__ import annotations
@@ -66,6 +67,33 @@ def failure_gold(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
                     "n_agents_raw").sort("subset", "run_id"))
 
 
+def testbed_gold(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """:func:`failure_gold`'s frame for runs whose ground truth is known (the testbed's attributions): the decisive
+    step is the step whose action carried out the failing summary entry (``action_step``), the agent is the one
+    agent of the run (null: these runs have one), the subset the run's method.
+
+    Parameters
+    ----------
+    tables : dict of str to polars.DataFrame
+        ``attributions``, ``runs`` and ``steps``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The columns of :func:`failure_gold`.
+    """
+    att = tables["attributions"].drop_nulls("action_step").select(
+        "run_id", pl.col("action_step").cast(pl.Int64).alias("step"), pl.col("pattern").alias("reason"))
+    runs = tables["runs"].select("run_id", pl.col("method").fill_null("all").alias("subset"),
+                                 pl.col("scenario_id").fill_null(pl.col("run_id")).alias("question_id"))
+    per_run = tables["steps"].group_by("run_id").agg(pl.len().alias("n_steps"))
+    return (att.join(runs, on="run_id").join(per_run, on="run_id")
+            .with_columns(pl.lit(None, dtype=pl.Utf8).alias("agent"), pl.lit(1, dtype=pl.UInt32).alias("n_agents"),
+                          pl.lit(1, dtype=pl.UInt32).alias("n_agents_raw"))
+            .select("run_id", "subset", "question_id", "agent", "step", "reason", "n_steps", "n_agents",
+                    "n_agents_raw").sort("subset", "run_id"))
+
+
 def random_baseline(gold: pl.DataFrame, *, agents: str = "raw") -> pl.DataFrame:
     """The expected accuracy (%) of a uniform guess per subset and overall: ``agent_accuracy`` = mean of 1 / distinct
     agents, ``step_accuracy`` = mean of 1 / steps (Zhang et al. 2025, Table 1's Random row).
@@ -91,6 +119,34 @@ def random_baseline(gold: pl.DataFrame, *, agents: str = "raw") -> pl.DataFrame:
              "step_accuracy": 100.0 * float(np.mean(1.0 / p["n_steps"].to_numpy().astype(np.float64))),
              "agents": agents}
             for p in parts if p.height]
+    return pl.DataFrame(rows)
+
+
+def random_within(gold: pl.DataFrame, ks: Sequence[int] = range(6)) -> pl.DataFrame:
+    """The expected step accuracy within +-k of a uniform guess over each log's steps, per subset and overall: the
+    mean over logs of (steps within k of the labelled one) / (steps). At k = 0 it is :func:`random_baseline`'s step
+    accuracy (as a share).
+
+    Parameters
+    ----------
+    gold : polars.DataFrame
+        :func:`failure_gold`.
+    ks : sequence of int, default 0..5
+        The tolerances.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``subset``, ``k``, ``estimate``.
+    """
+    rows = []
+    for k in ks:
+        within = ((pl.min_horizontal(pl.col("step") + k, pl.col("n_steps").cast(pl.Int64) - 1)
+                   - pl.max_horizontal(pl.col("step") - k, pl.lit(0)) + 1) / pl.col("n_steps")).alias("p")
+        shares = gold.with_columns(within)
+        for (subset,), part in shares.group_by("subset", maintain_order=True):
+            rows.append({"subset": subset, "k": int(k), "estimate": float(np.mean(part["p"].to_numpy()))})
+        rows.append({"subset": OVERALL, "k": int(k), "estimate": float(np.mean(shares["p"].to_numpy()))})
     return pl.DataFrame(rows)
 
 
@@ -215,11 +271,13 @@ def compare_attributors(gold: pl.DataFrame, predictions: pl.DataFrame, a: str, b
     return pl.DataFrame(rows)
 
 
-def decisive_after_compaction(decisive: pl.DataFrame, compactions: pl.DataFrame, ks: Sequence[int] = range(6)
-                              ) -> pl.DataFrame:
+def decisive_after_compaction(decisive: pl.DataFrame, compactions: pl.DataFrame, ks: Sequence[int] = range(6), *,
+                              steps: pl.DataFrame | None = None) -> pl.DataFrame:
     """The share of decisive steps that come within ``k`` steps after a compaction (the compaction's ``step`` is
     the first step that sees its summary: a decisive step ``d`` with ``0 <= d - step <= k`` for some compaction of
-    its run counts), for each k; runs without a compaction count as not after one.
+    its run counts), for each k; runs without a compaction count as not after one. With ``steps`` (``run_id``,
+    ``step`` of every step of the same runs) the share of *all* their steps within k after a compaction is given
+    beside it (``share_of_steps``): what the decisive steps' share would be if failures fell on any step alike.
 
     Parameters
     ----------
@@ -229,24 +287,33 @@ def decisive_after_compaction(decisive: pl.DataFrame, compactions: pl.DataFrame,
         ``run_id`` and ``step`` of every compaction.
     ks : sequence of int, default 0..5
         The windows.
+    steps : polars.DataFrame, optional
+        Every step of the runs, for the share of all steps.
 
     Returns
     -------
     polars.DataFrame
-        ``k``, ``runs``, ``after_compaction`` (count) and ``share``.
+        ``k``, ``runs``, ``after_compaction`` (count), ``share`` and, with ``steps``, ``share_of_steps``.
     """
-    pairs = decisive.select("run_id", pl.col("step").alias("d")).join(
-        compactions.select("run_id", pl.col("step").alias("c")), on="run_id", how="left")
-    gap = (pl.col("d") - pl.col("c"))
+    def within(points: pl.DataFrame, k: int) -> pl.DataFrame:
+        pairs = points.select("run_id", pl.col("step").alias("d"), pl.int_range(pl.len()).alias("_i")).join(
+            compactions.select("run_id", pl.col("step").alias("c")), on="run_id", how="left")
+        gap = pl.col("d") - pl.col("c")
+        return pairs.with_columns(((gap >= 0) & (gap <= k)).fill_null(False).alias("w")).group_by("_i").agg(
+            pl.col("w").any())
+
     rows = []
     for k in ks:
-        within = pairs.with_columns(((gap >= 0) & (gap <= k)).fill_null(False).alias("w")).group_by("run_id").agg(
-            pl.col("w").any())
-        n = within.height
-        hit = int(within["w"].sum())
-        rows.append({"k": int(k), "runs": n, "after_compaction": hit, "share": hit / n if n else float("nan")})
+        hits = within(decisive, int(k))
+        n, hit = hits.height, int(hits["w"].sum())
+        row: dict[str, object] = {"k": int(k), "runs": n, "after_compaction": hit,
+                                  "share": hit / n if n else float("nan")}
+        if steps is not None:
+            every = within(steps, int(k))
+            row["share_of_steps"] = float(np.mean(every["w"].to_numpy())) if every.height else float("nan")
+        rows.append(row)
     return pl.DataFrame(rows)
 
 
 __all__ = ["attribution_accuracy", "compare_attributors", "decisive_after_compaction", "failure_gold", "OVERALL",
-           "random_baseline"]
+           "random_baseline", "random_within", "testbed_gold"]

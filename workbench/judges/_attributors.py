@@ -177,8 +177,8 @@ PREDICTION_COLUMNS: dict[str, pl.DataType] = {
     "run_id": pl.Utf8(), "attributor": pl.Utf8(), "with_reference": pl.Boolean(), "agent": pl.Utf8(),
     "step": pl.Int64(), "reason": pl.Utf8()}
 def failure_logs(tables: dict[str, pl.DataFrame], *, with_reference: bool = False) -> list[FailureLog]:
-    """Every run of ``tables`` as an attributor sees it (steps in order); the reference answer only when
-    ``with_reference``.
+    """Every run of ``tables`` as an attributor sees it (steps in order, each step's text followed by its
+    observation where the log has one); the reference answer only when ``with_reference``.
 
     Parameters
     ----------
@@ -202,7 +202,7 @@ def failure_logs(tables: dict[str, pl.DataFrame], *, with_reference: bool = Fals
         reference = row.get("reference_answer") if with_reference else None
         logs.append(FailureLog(row["run_id"], row.get("task") or "", tuple(
             FailureStep(int(s["step"]), s.get("agent") or "", s.get("agent_raw") or s.get("agent") or "",
-                        s.get("text") or "") for s in rows), reference))
+                        "\n".join(t for t in (s.get("text"), s.get("observation")) if t)) for s in rows), reference))
     return logs
 
 

@@ -57,7 +57,7 @@ class Analyses:
         """
         self._record({"analysis": name, "status": "ran", "reason": ""})
 
-    def skipped(self, name: str, reason: str) -> None:
+    def skipped(self, name: str, reason: str, *, part: bool = False) -> None:
         """Record that analysis ``name`` did not run, and why.
 
         Parameters
@@ -66,8 +66,11 @@ class Analyses:
             The analysis.
         reason : str
             Why it cannot apply, and what would make it apply.
+        part : bool, default False
+            ``name`` is a notebook part the kernel skipped (:func:`~workbench.notebooks.skip_when_not_applicable`):
+            a notebook whose records are all skips, one of them a part's, is reported as skipped.
         """
-        self._record({"analysis": name, "status": "skipped", "reason": reason})
+        self._record({"analysis": name, "status": "skipped", "reason": reason, **({"part": "yes"} if part else {})})
 
     def for_the_project(self, name: str, outputs: Sequence[str], *data: str | os.PathLike[str] | None) -> bool:
         """Whether to run analysis ``name``, whose outputs do not depend on the data: only on the project's own.
@@ -115,14 +118,15 @@ def analyses_of(nb: object) -> list[dict[str, str]]:
     Returns
     -------
     list of dict
-        ``analysis``, ``status`` (``ran`` or ``skipped``) and ``reason`` of each record.
+        ``analysis``, ``status`` (``ran`` or ``skipped``), ``reason`` and ``part`` (``yes`` for a notebook part the
+        kernel skipped, :func:`~workbench.notebooks.skip_when_not_applicable`; else empty) of each record.
     """
     found = []
     for cell in nb.cells:  # type: ignore[attr-defined]
         for out in cell.get("outputs", []):
             record = out.get("data", {}).get(ANALYSIS_MIME) if out.get("output_type") == "display_data" else None
             if isinstance(record, dict):
-                found.append({k: str(record.get(k, "")) for k in ("analysis", "status", "reason")})
+                found.append({k: str(record.get(k, "")) for k in ("analysis", "status", "reason", "part")})
     return found
 
 
@@ -261,10 +265,13 @@ def _run_one(path: Path, build: Path, root: Path, *, timeout: int,
         _report_kernel_log(kernel_log, status == "failed")
     nbformat.write(nb, build / path.name)
     records = analyses_of(nb)
-    whole = [a for a in records if a["analysis"] == FIRST_PART and a["status"] == "skipped"]
-    if status == "ran" and whole:  # the kernel skipped the notebook's first part (skip_when_not_applicable)
-        status, detail = "skipped", whole[0]["reason"]
-        records = [a for a in records if a is not whole[0]]
+    if status == "ran" and records and all(a["status"] == "skipped" for a in records) and any(
+            a.get("part") for a in records):
+        # the kernel skipped a part (skip_when_not_applicable) and nothing said it ran: the notebook did nothing
+        status = "skipped"
+        detail = "; ".join(a["reason"] if a["analysis"] == FIRST_PART else f"{a['analysis']}: {a['reason']}"
+                           for a in records)
+        records = []
     return NotebookRun(path.stem, status, time.perf_counter() - started, detail, tuple(records))
 
 

@@ -39,7 +39,7 @@ class _State:
 
     def skip(self, err: BaseException) -> None:
         self.reason = str(err)
-        self.analyses.skipped(self.part, self.reason)
+        self.analyses.skipped(self.part, self.reason, part=True)
 
     def lines(self, lines: list[str]) -> list[str]:
         """IPython's cleanup transform: a cell of a skipped part becomes empty; a part or parameters cell ends it."""

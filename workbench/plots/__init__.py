@@ -1,7 +1,7 @@
 """Drawing: one function per figure, each taking precomputed results and an optional ``ax``, returning the Axes it
 drew on (a figure of several panels: ``(fig, axes)``), as seaborn, pingouin and rliable do; a module per analysis
-(``sjc``, ``focus``, ``trace``, ``calibration``, ``compare``, ``real_logs``, ``coding_agents``, ``human_labels``: the
-analyses' names, on purpose).
+(``sjc``, ``focus``, ``trace``, ``calibration``, ``compare``, ``real_logs``, ``coding_agents``, ``human_labels``,
+``failure_attribution``: the analyses' names, on purpose).
 
 Nothing here computes beyond layout, and nothing changes matplotlib's global style on import: call
 :func:`set_style` (notebooks do, once; ``_style``) and :func:`export` to write a figure to ``figures/NAME.pdf`` and
@@ -17,6 +17,7 @@ from workbench._util.lazy import attach
 
 __all__ = [
     "calibration", "coding_agents", "compare", "display_name", "entries_by_section", "export", "export_table",
+    "failure_attribution",
     "figure_size", "FIGURES", "focus", "human_labels", "PAPER", "PAPER_WIDTHS", "real_logs", "set_style", "sjc",
     "STYLE", "STYLES", "to_latex", "trace", "use_style"
 ]
@@ -28,7 +29,8 @@ __getattr__, __dir__ = attach(__name__, {
         "export", "figure_size", "FIGURES", "PAPER", "PAPER_WIDTHS", "set_style", "STYLE", "STYLES", "use_style"
     ],
     "sjc": ["entries_by_section"],
-}, modules=["calibration", "coding_agents", "compare", "focus", "human_labels", "real_logs", "sjc", "trace"], public=__all__)
+}, modules=["calibration", "coding_agents", "compare", "failure_attribution", "focus", "human_labels", "real_logs",
+            "sjc", "trace"], public=__all__)
 
 if TYPE_CHECKING:
     from workbench.plots._latex import (export_table, to_latex)
@@ -37,4 +39,5 @@ if TYPE_CHECKING:
         export, figure_size, FIGURES, PAPER, PAPER_WIDTHS, set_style, STYLE, STYLES, use_style
     )
     from workbench.plots.sjc import (entries_by_section)
-    from workbench.plots import calibration, coding_agents, compare, focus, human_labels, real_logs, sjc, trace
+    from workbench.plots import (calibration, coding_agents, compare, failure_attribution, focus, human_labels,
+                                 real_logs, sjc, trace)
