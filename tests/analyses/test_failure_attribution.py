@@ -192,3 +192,35 @@ def test_a_uniform_guess_within_k_steps_by_hand() -> None:
     assert overall == pytest.approx({0: 1 / 14, 1: 3 / 14, 20: 1.0})
     edge = random_within(gold.filter(pl.col("run_id") == "c"), ks=(1,))  # step 0 of 4: steps 0 and 1
     assert edge.filter(pl.col("subset") == "overall")["estimate"][0] == pytest.approx(2 / 4)
+
+
+def test_the_testbeds_ground_truth_in_the_same_shape() -> None:
+    """A failed testbed run's decisive step is the step whose action carried out the failing entry; a run without
+    one (a failure unrelated to the summary has no action step) is left out."""
+    from workbench.analyses import testbed_gold
+
+    tables = {"attributions": pl.DataFrame({"run_id": ["r1", "r2"], "action_step": [4, None],
+                                            "pattern": ["RC", "unrelated"]}),
+              "runs": pl.DataFrame({"run_id": ["r1", "r2"], "method": ["prompting"] * 2, "scenario_id": ["s1", "s2"]}),
+              "steps": pl.DataFrame({"run_id": ["r1"] * 6 + ["r2"] * 3, "step": [*range(6), *range(3)]})}
+    gold = testbed_gold(tables)
+    assert gold.select("run_id", "subset", "question_id", "step", "n_steps").rows() == [
+        ("r1", "prompting", "s1", 4, 6)]
+
+
+def test_the_explorer_never_shows_a_reference_answer(tmp_path: Path) -> None:
+    """The logs hold each question's reference answer (GAIA's, AssistantBench's): imported into the runs table, never
+    written into the explorer's pages (a distinctive one is checked, on the run whose log holds it)."""
+    log = _logs("Algorithm-Generated")[0]
+    answer = "THE-REFERENCE-ANSWER-0001"
+    folder = tmp_path / "ww" / "Algorithm-Generated"
+    folder.mkdir(parents=True)
+    (folder / "1.json").write_text(json.dumps({**{k: v for k, v in log.items() if k != "file"},
+                                               "ground_truth": answer}))
+    data, site = tmp_path / "imported", tmp_path / "site"
+    assert main(["import", str(tmp_path / "ww"), "--out", str(data)]) == 0
+    assert pl.read_parquet(data / "runs.parquet")["reference_answer"].to_list() == [answer]
+    assert main(["explore", str(data), "--out", str(site)]) == 0
+    pages = [p.read_text(encoding="utf-8", errors="replace") for p in site.rglob("*") if p.is_file()]
+    assert any("exitcode: 0 (execution succeeded)" in page for page in pages)  # the log's steps are shown
+    assert not any(answer in page for page in pages)

@@ -38,17 +38,12 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import polars as pl
-
-    from workbench._util.atomic import atomic_write
     from workbench.cli.judge import check_base_url
     from workbench.datasets import load
-    from workbench.judges._attributors import PREDICTION_COLUMNS, failure_logs
-    from workbench.judges._llm_attributors import PROTOCOLS, make_attributor
+    from workbench.judges._llm_attributors import PROTOCOLS, attribute_directory, make_attributor
     from workbench.llm._client import MissingKey
 
-    out = Path(args.out)
-    if out.suffix not in (".parquet", ".jsonl", ".ndjson"):
+    if Path(args.out).suffix not in (".parquet", ".jsonl", ".ndjson"):
         raise UsageError("--out", "a .parquet or .jsonl file name", repr(args.out))
     for name in ("concurrency", "max_attempts"):
         if getattr(args, name) < 1:
@@ -66,7 +61,6 @@ def run(args: argparse.Namespace) -> int:
                                  max_attempts=args.max_attempts, with_reference=args.with_reference,
                                  context_tokens=args.context_tokens, offline=args.offline)
     tables = load(existing_dir(args.dir), names=("steps",), need=("runs", "steps"))
-    logs = failure_logs({name: tables[name] for name in ("runs", "steps")}, with_reference=args.with_reference)
     client = getattr(attributor, "client", None)
     if client is not None:
         try:
@@ -76,26 +70,10 @@ def run(args: argparse.Namespace) -> int:
                   "needs none; --offline uses only the cache)", file=sys.stderr)
             return 2
     try:
-        results = (list(client.map(lambda log: (log, attributor.attribute(log)), logs)) if client is not None
-                   else [(log, attributor.attribute(log)) for log in logs])
+        print(attribute_directory(tables, attributor, args.out, with_reference=args.with_reference))
     finally:
         if client is not None:
             client.close()
-    rows = [{"run_id": log.run_id, "attributor": attributor.name, "with_reference": bool(args.with_reference),
-             "agent": a.agent, "step": a.step, "reason": a.reason} for log, a in results]
-    frame = pl.DataFrame(rows, schema=PREDICTION_COLUMNS).sort("run_id")
-    atomic_write(out, (lambda tmp: frame.write_parquet(tmp)) if out.suffix == ".parquet"
-                 else (lambda tmp: frame.write_ndjson(tmp)))
-    named = frame.filter(pl.col("agent").is_not_null() & pl.col("step").is_not_null()).height
-    sent = ""
-    if client is not None:
-        usage = getattr(attributor, "usage", [])
-        attempts = sum(getattr(u, "attempts", 0) for u in usage)
-        cached = sum(1 for u in usage if getattr(u, "cached", False))
-        sent = f"; {len(usage)} requests ({cached} from the cache, {attempts} attempts)"
-    print(f"{out}: {frame.height} runs attributed by {attributor.name}"
-          f"{' with the reference answer' if args.with_reference else ''}; {named} name an agent and a step of the "
-          f"log, {frame.height - named} miss one (see reason){sent}")
     return 0
 
 

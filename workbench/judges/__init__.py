@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 from workbench._util.lazy import attach
 
 __all__ = [
-    "answer_of", "Attribution", "Attributor", "build_body", "check_answers", "count_tokens", "DATA_NOTE",
-    "entry_question", "ERROR_PATTERN", "failure_logs", "FailureLog", "FailureStep", "features", "FirstError",
-    "fitted_steps", "JevJudge", "JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_TABLES", "JudgeReport", "JudgeResult",
-    "JUDGES", "LastStep", "LexicalFeatures", "LexicalJudge", "LLMAttributor", "make_attributor", "make_judge",
-    "messages_for", "MostActive", "OpenAIJudge", "PositionPrior", "predict", "PREDICTION_COLUMNS", "probability",
-    "PROTOCOLS", "RAY_BATCH_RUNS", "read_answer", "ROUTES", "run_batches", "score_of", "score_requests",
-    "SOURCE_QUESTION", "SourceJudge", "Sources", "split_request", "system_one_essentials", "Tables", "usable_logprob",
-    "usable_probability", "yes_probability"
+    "answer_of", "attribute_directory", "Attribution", "AttributionReport", "Attributor", "build_body",
+    "check_answers", "count_tokens", "DATA_NOTE", "entry_question", "ERROR_PATTERN", "failure_logs", "FailureLog",
+    "FailureStep", "features", "FirstError", "fitted_steps", "JevJudge", "JUDGE_BATCH_RUNS", "judge_directory",
+    "JUDGE_TABLES", "JudgeReport", "JudgeResult", "JUDGES", "LastStep", "LexicalFeatures", "LexicalJudge",
+    "LLMAttributor", "make_attributor", "make_judge", "messages_for", "MostActive", "OpenAIJudge", "PositionPrior",
+    "predict", "PREDICTION_COLUMNS", "probability", "PROTOCOLS", "RAY_BATCH_RUNS", "read_answer", "ROUTES",
+    "run_batches", "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge", "Sources", "split_request",
+    "system_one_essentials", "Tables", "usable_logprob", "usable_probability", "yes_probability"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -33,7 +33,8 @@ __getattr__, __dir__ = attach(__name__, {
     "_jev": ["answer_of", "build_body", "check_answers", "JevJudge", "ROUTES", "system_one_essentials"],
     "_lexical": ["features", "LexicalFeatures", "LexicalJudge", "probability", "Sources"],
     "_llm_attributors": [
-        "fitted_steps", "LLMAttributor", "make_attributor", "PROTOCOLS", "read_answer"
+        "attribute_directory", "AttributionReport", "fitted_steps", "LLMAttributor", "make_attributor", "PROTOCOLS",
+        "read_answer"
     ],
     "_make": ["JUDGES", "make_judge"],
     "_openai": ["messages_for", "OpenAIJudge", "score_of", "usable_logprob", "yes_probability"],
@@ -61,5 +62,5 @@ if TYPE_CHECKING:
         MostActive, PositionPrior, predict, PREDICTION_COLUMNS
     )
     from workbench.judges._llm_attributors import (
-        fitted_steps, LLMAttributor, make_attributor, PROTOCOLS, read_answer
+        attribute_directory, AttributionReport, fitted_steps, LLMAttributor, make_attributor, PROTOCOLS, read_answer
     )

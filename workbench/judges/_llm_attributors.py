@@ -274,4 +274,71 @@ def make_attributor(name: str, *, model: str | None = None, base_url: str | None
     return attributor
 
 
-__all__ = ["fitted_steps", "LLMAttributor", "make_attributor", "PROTOCOLS", "read_answer"]
+@dataclass(frozen=True)
+class AttributionReport:
+    """What :func:`attribute_directory` did; ``str(report)`` is ``workbench attribute``'s closing line."""
+
+    out: str
+    attributor: str
+    with_reference: bool
+    runs: int
+    named: int
+    requests: int = 0
+    cached: int = 0
+    attempts: int = 0
+
+    def __str__(self) -> str:
+        sent = (f"; {self.requests} requests ({self.cached} from the cache, {self.attempts} attempts)"
+                if self.requests else "")
+        return (f"{self.out}: {self.runs} runs attributed by {self.attributor}"
+                f"{' with the reference answer' if self.with_reference else ''}; {self.named} name an agent and a "
+                f"step of the log, {self.runs - self.named} miss one (see reason){sent}")
+
+
+def attribute_directory(tables: dict[str, Any], attributor: Any, out: str, *,
+                        with_reference: bool = False) -> AttributionReport:
+    """Every run of ``tables`` (``runs``, ``steps``) attributed, written to ``out`` (.parquet or .jsonl) as the
+    predictions table (:data:`~workbench.judges.PREDICTION_COLUMNS`), atomically; an LLM attributor's runs go
+    ``client.max_concurrency`` at a time.
+
+    Parameters
+    ----------
+    tables : dict
+        ``runs`` and ``steps``.
+    attributor : Attributor
+        The attributor (:func:`make_attributor`).
+    out : str
+        The predictions file.
+    with_reference : bool, default False
+        Build the logs with their reference answers (the attributor sends them only when set to).
+
+    Returns
+    -------
+    AttributionReport
+        The counts.
+    """
+    from pathlib import Path
+
+    import polars as pl
+
+    from workbench._util.atomic import atomic_write
+    from workbench.judges._attributors import PREDICTION_COLUMNS, failure_logs
+
+    logs = failure_logs({name: tables[name] for name in ("runs", "steps")}, with_reference=with_reference)
+    client = getattr(attributor, "client", None)
+    results = (client.map(lambda log: (log, attributor.attribute(log)), logs) if client is not None
+               else [(log, attributor.attribute(log)) for log in logs])
+    rows = [{"run_id": log.run_id, "attributor": attributor.name, "with_reference": bool(with_reference),
+             "agent": a.agent, "step": a.step, "reason": a.reason} for log, a in results]
+    frame = pl.DataFrame(rows, schema=PREDICTION_COLUMNS).sort("run_id")
+    path = Path(out)
+    atomic_write(path, (lambda tmp: frame.write_parquet(tmp)) if path.suffix == ".parquet"
+                 else (lambda tmp: frame.write_ndjson(tmp)))
+    usage = getattr(attributor, "usage", [])
+    return AttributionReport(str(out), attributor.name, with_reference, frame.height,
+                             frame.filter(pl.col("agent").is_not_null() & pl.col("step").is_not_null()).height,
+                             len(usage), sum(1 for u in usage if u.cached), sum(u.attempts for u in usage))
+
+
+__all__ = ["attribute_directory", "AttributionReport", "fitted_steps", "LLMAttributor", "make_attributor",
+           "PROTOCOLS", "read_answer"]
