@@ -84,7 +84,7 @@ def test_adjudicate_rejects_values_the_field_does_not_declare(tmp_path: Path,
     rows[1]["field"] = "mood"
     adj.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert main(["adjudicate", str(adj), "--store", str(tmp_path)]) == 2
-    assert "field 'field': expected one of ['support', 'correct', 'pattern', 'entry_support'], got string 'mood'" in \
+    assert "field 'field': expected one of ['support', 'correct', 'pattern', 'entry_support', 'agent', 'step', 'reason'], got string 'mood'" in \
         capsys.readouterr().err
 
 

@@ -223,12 +223,10 @@ def test_a_notebook_that_does_not_apply_is_skipped_with_its_reason(tmp_path: Pat
 @pytest.mark.slow
 def test_a_part_that_does_not_apply_is_skipped_by_the_kernel_under_any_executor(tmp_path: Path) -> None:
     """Issue 59: NotApplicable raised in a cell failed papermill and nbconvert (only ``workbench figures`` called it a
-    skip). Run here as nbconvert runs a notebook (nbclient, errors not allowed): the raising cell ends there without
-    an error, the rest of its part is empty, the next ``# part:`` runs, a cell's value is still shown, a parameters
-    cell starts afresh, and any other exception is still an error."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
+    skip). Executed by nbclient with errors not allowed (what nbconvert does; ``run_all`` drives it and stops the
+    kernel it starts): the raising cell ends there without an error, the rest of its part is empty, the next
+    ``# part:`` runs, a cell's value is still shown, a parameters cell starts afresh, and any other exception is
+    still an error."""
     cells = ["from workbench.notebooks import skip_when_not_applicable\nskip_when_not_applicable()\nran = []",
              "ran.append(1)\n6 * 7",
              "from workbench.datasets import NotApplicable\nran.append(2)\n"
@@ -238,21 +236,26 @@ def test_a_part_that_does_not_apply_is_skipped_by_the_kernel_under_any_executor(
              "# Parameters\nran.append(4)\nraise NotApplicable('again')",
              "ran.append('skipped again')",
              "# part: last\nran"]
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    NotebookClient(nb, timeout=60, kernel_name="python3").execute()
-    shown = [[o.get("data", {}).get("text/plain", o.get("text", "")) for o in c.outputs] for c in nb.cells]
+    spec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (tmp_path / "nbs").mkdir()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells], metadata={"kernelspec": spec})
+    nbformat.write(nb, tmp_path / "nbs" / "a.ipynb")
+    failing = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cells[0]), nbformat.v4.new_code_cell("1 / 0")],
+                                       metadata={"kernelspec": spec})
+    nbformat.write(failing, tmp_path / "nbs" / "b.ipynb")
+    report = run_all(tmp_path / "nbs", tmp_path / "build", timeout=60)
+    # a: no error (its two skips are its only records, so the summary calls it skipped, with both reasons)
+    assert [(r.name, r.status) for r in report.runs] == [("a", "skipped"), ("b", "failed")], str(report)
+    assert report.runs[0].detail == "no run has a success column; again"
+    assert "ZeroDivisionError" in report.runs[1].detail
+    executed = nbformat.read(tmp_path / "build" / "a.ipynb", as_version=4)
+    shown = [[o.get("data", {}).get("text/plain", o.get("text", "")) for o in c.outputs] for c in executed.cells]
     assert shown[1] == ["42"]
     assert shown[2] == ["skipped: the notebook (no run has a success column)"]
     assert shown[3] == [] and shown[6] == []
     assert shown[4] == ["[1, 2, 3]"]
     assert shown[5] == ["skipped: the notebook (again)"]
     assert shown[7] == ["[1, 2, 3, 4]"]
-    failing = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cells[0]),
-                                               nbformat.v4.new_code_cell("1 / 0")])
-    failing.metadata["kernelspec"] = nb.metadata["kernelspec"]
-    with pytest.raises(CellExecutionError, match="ZeroDivisionError"):
-        NotebookClient(failing, timeout=60, kernel_name="python3").execute()
 
 
 @pytest.mark.slow

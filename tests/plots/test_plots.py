@@ -48,6 +48,7 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
     from workbench.adapters import check_table, load_fixture
     from workbench.adapters import read_tau_bench
     from workbench.analyses.sjc import failures_by_scenario
+    from workbench.analyses import attribution_accuracy, random_within
     from workbench.analyses.sjc import by_boundary, entries_by_section, persistence, section_counts, support_from_scores
     from workbench.tables import gold_labels
     from workbench.stats import reliability, reliability_by_k
@@ -95,6 +96,12 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
 
     lab = labeled_scores(t["scores"], gold_labels(t["labels"]), entry_clusters(t), judge="lexical")
     ls, ly, lc = lab["score"].to_numpy(), lab["label"].to_numpy(), lab["scenario_id"].to_numpy()
+    gold = pl.DataFrame({"run_id": ["a", "b", "c", "d"], "subset": ["s"] * 4, "question_id": ["q1", "q1", "q2", "q3"],
+                         "agent": ["X", "Y", "X", "Z"], "step": [1, 5, 0, 3], "reason": [""] * 4,
+                         "n_steps": [6, 7, 4, 5], "n_agents": [2, 2, 2, 3], "n_agents_raw": [2, 2, 2, 3]})
+    guesses = pl.DataFrame({"run_id": ["a", "b", "c", "d"], "attributor": ["p"] * 4, "with_reference": [False] * 4,
+                            "agent": ["X", "X", "X", "Z"], "step": [1, 4, 2, 3], "reason": [""] * 4})
+    accuracy = attribution_accuracy(gold, guesses, ks=range(3))
     return {
         "calibration.reliability_diagram": (reliability_curve(ls, ly, lc, 5, n_boot=20),),
         "calibration.threshold_curve": (threshold_sweep(ls, ly, lc, [0.2, 0.5, 0.8], n_boot=20), 0.8),
@@ -133,6 +140,8 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
         "coding_agents.compaction_timeline": (compaction_timeline(claude["runs"], claude["compactions"]),),
         "coding_agents.prompt_cache": (prompt_cache(claude["steps"], claude["compactions"]),),
         "coding_agents.unsupported_by_role": (unsupported_by_role(entries, n_boot=20),),
+        "failure_attribution.accuracy_panels": (accuracy, {"s": (0.3, 0.1)}, ["s"]),  # four toy failed runs
+        "failure_attribution.step_tolerance": (accuracy, "s", random_within(gold, range(3))),
     }
 
 
@@ -143,7 +152,7 @@ def _figure_functions() -> list[str]:
 
     names: list[str] = []
     for module in (plots.sjc, plots.focus, plots.trace, plots.real_logs, plots.coding_agents, plots.calibration,
-                   plots.compare):
+                   plots.compare, plots.failure_attribution):
         short = module.__name__.rsplit(".", 1)[1]
         names += [f"{short}.{n}" for n, f in inspect.getmembers(module, inspect.isfunction)
                   if f.__module__ == module.__name__ and not n.startswith("_")]
@@ -166,7 +175,7 @@ def test_every_figure_function_draws_from_library_results_into_a_given_ax(
             fn = getattr(fn, part)
         params = list(inspect.signature(fn).parameters.values())  # type: ignore[arg-type]
         assert params[-1].name == "ax" and params[-1].default is None, f"{name}: ax=None is not the last keyword"
-        n_axes = 2 if name == "focus.estimation_curves" else 1
+        n_axes = 2 if name in ("focus.estimation_curves", "failure_attribution.accuracy_panels") else 1
         fig, axes = plt.subplots(1, n_axes)
         given = list(axes) if n_axes > 1 else axes
         out = fn(*a, ax=given)  # type: ignore[operator]

@@ -311,9 +311,10 @@ def test_the_coverage_study_smoke() -> None:
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     bench.check_kappa_resamples()
-    truth = {"auroc": 0.7, "kappa": 0.7, "accuracy": 0.6, "difference": 0.07}
-    hits = bench.cell(("mix", 8, 2, 50, truth))
-    assert {"auroc/logit-t", "kappa/atanh-t", "accuracy/CR2-BM", "difference/CR2-BM", "null/wild-bootstrap"} <= set(hits)
+    truth = {"auroc": 0.7, "kappa": 0.7, "agreement": 0.85, "accuracy": 0.6, "difference": 0.07}
+    hits = bench.cell(("polarised", 8, 2, 50, truth))  # the third generator (issue 60)
+    assert {"auroc/logit-t", "kappa/atanh-t", "agreement/percentile", "agreement/logit-t", "accuracy/CR2-BM",
+            "difference/CR2-BM", "null/wild-bootstrap"} <= set(hits)
     assert all(len(v) == 2 and set(v) <= {0.0, 1.0} for v in hits.values())
 
 

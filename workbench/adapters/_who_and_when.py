@@ -149,8 +149,18 @@ def _check(record: Any, where: str) -> tuple[list[dict[str, Any]], int]:
 
 
 def read_who_and_when(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
-    """The tables of a Who&When directory (see the module's description): runs, steps, an empty compactions table
-    and the failure labels."""
+    """The tables of a Who&When directory (see the module's description).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The release's folder, the compact copy, or a folder of logs in the same shape.
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        ``runs``, ``steps``, an empty ``compactions`` and the failure ``labels``.
+    """
     from workbench.tables._schema import empty
 
     runs: list[dict[str, Any]] = []

@@ -107,7 +107,7 @@ def compaction_tokens(overview: Frame, medians: dict[str, int] | None = None, ax
     return ax
 
 
-def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None, *, judge: str = "lexical") -> Axes:
+def entries_by_role(by_role: pl.DataFrame, *, judge: str = "lexical", ax: Axes | None = None) -> Axes:
     """Summary entries per role and schema, the part the judge finds unsupported in red
     (:func:`workbench.analyses.sjc._composition.entries_by_role` with a ``supported`` column).
 
@@ -115,10 +115,10 @@ def entries_by_role(by_role: pl.DataFrame, ax: Axes | None = None, *, judge: str
     ----------
     by_role : polars.DataFrame
         :func:`workbench.analyses.sjc._composition.entries_by_role` with a ``supported`` column.
-    ax : matplotlib.axes.Axes, optional
-        The Axes to draw on; a new figure when None.
     judge : str, default "lexical"
         The judge whose scores decided support, named in the legend.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
 
     Returns
     -------
@@ -290,7 +290,7 @@ def prompt_cache(cache: Frame, means: pl.DataFrame | None = None, ax: Axes | Non
     return ax
 
 
-def unsupported_by_role(shares: pl.DataFrame, ax: Axes | None = None, *, judge: str = "lexical") -> Axes:
+def unsupported_by_role(shares: pl.DataFrame, *, judge: str = "lexical", ax: Axes | None = None) -> Axes:
     """The unsupported share of each role's entries with its interval
     (:func:`workbench.analyses.sjc._composition.unsupported_by_role`), one row per schema and role; a role whose entries come
     from one session is marked as having no interval.
@@ -299,10 +299,10 @@ def unsupported_by_role(shares: pl.DataFrame, ax: Axes | None = None, *, judge: 
     ----------
     shares : polars.DataFrame
         :func:`workbench.analyses.sjc._composition.unsupported_by_role`.
-    ax : matplotlib.axes.Axes, optional
-        The Axes to draw on; a new figure when None.
     judge : str, default "lexical"
         The judge whose scores decided support, named on the axis.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
 
     Returns
     -------

@@ -14,8 +14,8 @@ from matplotlib.figure import Figure
 from workbench.plots._style import _axes, figure_size
 
 
-def accuracy_panels(accuracy: pl.DataFrame, random: Mapping[str, tuple[float, float]], *,
-                    subsets: Sequence[str]) -> tuple[Figure, np.ndarray]:
+def accuracy_panels(accuracy: pl.DataFrame, random: Mapping[str, tuple[float, float]], subsets: Sequence[str],
+                    ax: Sequence[Axes] | None = None) -> tuple[Figure, Sequence[Axes]]:
     """Agent-level (left) and exact step-level (right) accuracy of every attributor, one row of points per
     attributor and a colour per subset, each with its interval; the dotted marks are a uniform guess's expected
     accuracy per subset (``random``: subset -> (agent, step), shares).
@@ -28,16 +28,22 @@ def accuracy_panels(accuracy: pl.DataFrame, random: Mapping[str, tuple[float, fl
         Each subset's expected agent and step accuracy of a uniform guess (shares, not %).
     subsets : sequence of str
         The subsets drawn, in order.
+    ax : sequence of two matplotlib.axes.Axes, optional
+        The two panels to draw on; a new figure when None.
 
     Returns
     -------
-    tuple of (matplotlib.figure.Figure, numpy.ndarray of Axes)
+    tuple of (matplotlib.figure.Figure, sequence of Axes)
         The figure and its two panels.
     """
     import matplotlib.pyplot as plt
 
     names = list(dict.fromkeys(accuracy.get_column("attributor").to_list()))
-    fig, axes = plt.subplots(1, 2, figsize=figure_size((7.2, 0.8 + 0.45 * len(names) * len(subsets))), sharey=True)
+    if ax is None:
+        fig, axes = plt.subplots(1, 2, figsize=figure_size((7.2, 0.8 + 0.45 * len(names) * len(subsets))),
+                                 sharey=True)
+    else:
+        axes, fig = ax, ax[0].figure
     y_of = {(a, s): i * (len(subsets) + 1) + j for i, a in enumerate(names) for j, s in enumerate(subsets)}
     for ax, (what, k, title, r) in zip(axes, (("agent", None, "agent level", 0), ("step", 0, "step level (exact)", 1)),
                                        strict=True):
@@ -58,12 +64,13 @@ def accuracy_panels(accuracy: pl.DataFrame, random: Mapping[str, tuple[float, fl
     axes[0].set_yticks(centres, names, fontsize=8)
     axes[0].invert_yaxis()
     axes[1].legend(fontsize=7, loc="lower right", title="dotted: a uniform guess", title_fontsize=7)
-    fig.tight_layout()
+    if ax is None:
+        fig.tight_layout()
     return fig, axes
 
 
-def step_tolerance(accuracy: pl.DataFrame, *, subset: str, ax: Axes | None = None,
-                   guess: pl.DataFrame | None = None) -> Axes:
+def step_tolerance(accuracy: pl.DataFrame, subset: str, guess: pl.DataFrame | None = None,
+                   ax: Axes | None = None) -> Axes:
     """Step-level accuracy within +-k steps of the labelled step, against k, one line per attributor with its
     interval as a band; ``guess`` (:func:`workbench.analyses._failure_attribution.random_within`) adds a uniform
     guess's expected accuracy as a dashed grey line.
@@ -74,10 +81,10 @@ def step_tolerance(accuracy: pl.DataFrame, *, subset: str, ax: Axes | None = Non
         :func:`workbench.analyses._failure_attribution.attribution_accuracy` with several ``k``.
     subset : str
         The subset drawn (or ``overall``).
-    ax : matplotlib.axes.Axes, optional
-        The Axes to draw on; a new figure when None.
     guess : polars.DataFrame, optional
         A uniform guess's accuracy per subset and k.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
 
     Returns
     -------
