@@ -39,14 +39,17 @@ def accuracy_panels(accuracy: pl.DataFrame, random: Mapping[str, tuple[float, fl
     import matplotlib.pyplot as plt
 
     names = list(dict.fromkeys(accuracy.get_column("attributor").to_list()))
+    axes: list[Axes]
     if ax is None:
-        fig, axes = plt.subplots(1, 2, figsize=figure_size((7.2, 0.8 + 0.45 * len(names) * len(subsets))),
+        fig, pair = plt.subplots(1, 2, figsize=figure_size((7.2, 0.8 + 0.45 * len(names) * len(subsets))),
                                  sharey=True)
+        axes = list(pair)
     else:
-        axes, fig = ax, ax[0].figure
+        axes = list(ax)
+        fig = axes[0].figure  # type: ignore[assignment]
     y_of = {(a, s): i * (len(subsets) + 1) + j for i, a in enumerate(names) for j, s in enumerate(subsets)}
-    for ax, (what, k, title, r) in zip(axes, (("agent", None, "agent level", 0), ("step", 0, "step level (exact)", 1)),
-                                       strict=True):
+    for panel, (what, k, title, r) in zip(axes, (("agent", None, "agent level", 0),
+                                                 ("step", 0, "step level (exact)", 1)), strict=True):
         part = accuracy.filter((pl.col("level_of") == what)
                                & (pl.col("k").is_null() if k is None else pl.col("k") == k))
         for j, subset in enumerate(subsets):
@@ -54,11 +57,11 @@ def accuracy_panels(accuracy: pl.DataFrame, random: Mapping[str, tuple[float, fl
             ys = [y_of[(a, subset)] for a in rows["attributor"]]
             est = rows["estimate"].to_numpy()
             err = np.vstack([est - rows["ci_low"].to_numpy(), rows["ci_high"].to_numpy() - est])
-            ax.errorbar(est, ys, xerr=np.nan_to_num(err), fmt="o", color=f"C{j}", capsize=2, label=subset)
+            panel.errorbar(est, ys, xerr=np.nan_to_num(err), fmt="o", color=f"C{j}", capsize=2, label=subset)
             if subset in random:
-                ax.axvline(random[subset][r], color=f"C{j}", ls=":", lw=1)
-        ax.set_title(title, fontsize=9)
-        ax.set_xlim(-0.02, 1.02)
+                panel.axvline(random[subset][r], color=f"C{j}", ls=":", lw=1)
+        panel.set_title(title, fontsize=9)
+        panel.set_xlim(-0.02, 1.02)
     fig.supxlabel("accuracy (95% interval over questions)", fontsize=9)
     centres = [y_of[(a, subsets[0])] + (len(subsets) - 1) / 2 for a in names]  # each attributor's rows' middle
     axes[0].set_yticks(centres, names, fontsize=8)
