@@ -170,3 +170,31 @@ def test_the_calibration_errors_interval_never_lies_wholly_below_zero() -> None:
     res = debiased_calibration_error(s, y, c)
     assert res.estimate == pytest.approx(est, abs=1e-12) and (res.ci_low, res.ci_high) == (0.0, 0.0)
     assert "bounds below 0 set to 0" in res.reason
+
+
+def test_the_out_of_fold_threshold_row_never_gives_a_zero_width_interval_off_a_bound() -> None:
+    """Issue 60, item 2 (in part): the corrected precision at the reported tau got a zero-width interval whenever
+    every scenario left out gave the same precision, and those intervals never held the truth. Seed 0 of this
+    generator is such a sample: recomputed by hand, the precision at the reported tau is 1 with each of the 8
+    scenarios left out, while the corrected estimate is 0.958. The row now has no interval, and says why; a row
+    whose estimate and every left-out value sit on the same bound (recall 1 everywhere) keeps [1, 1]."""
+    from workbench.stats import threshold_for
+
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(3, 30, 8)
+    c = np.repeat(np.arange(8), sizes)
+    y = rng.random(len(c)) < rng.beta(4, 2, 8)[c]
+    s = np.clip(np.round(0.5 * y + 0.5 * rng.random(len(c)), 1), 0, 1)
+    table = {r["statistic"]: r for r in threshold_for(s, y, c, "precision", 0.95, n_boot=20).to_dicts()}
+    tau = table["tau"]["estimate"]
+    loo = [float(y[(c != g) & (s >= tau)].mean()) for g in range(8)]
+    assert loo == [1.0] * 8
+    row = table["precision_at_tau_oof"]
+    assert 0 < row["estimate"] < 1 and np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    assert row["reason"].startswith("no interval: precision at the reported tau is 1 with every scenario left out")
+    sep = np.random.default_rng(0)
+    c2 = np.repeat(np.arange(10), 12)
+    y2 = sep.random(len(c2)) < 0.6
+    s2 = np.where(y2, 0.6 + 0.4 * sep.random(len(c2)), 0.4 * sep.random(len(c2)))
+    recall = {r["statistic"]: r for r in threshold_for(s2, y2, c2, n_boot=20).to_dicts()}["recall_at_tau_oof"]
+    assert (recall["estimate"], recall["ci_low"], recall["ci_high"]) == (1.0, 1.0, 1.0)

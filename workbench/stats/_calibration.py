@@ -663,7 +663,9 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
       This estimates what the reported tau achieves on new scenarios: ``benchmarks/bench_threshold_coverage.py``
       measured its interval holding the reported tau's true precision in 94.4-95.4% of samples at 8, 12 and 30
       equal scenarios and 91.5%, 93.7%, 94.4% at unequal ones (the in-sample row: 85.5-91.9%); below 12
-      scenarios its ``reason`` says "few scenarios";
+      scenarios its ``reason`` says "few scenarios". When every scenario left out gives the same value at the
+      reported tau and the estimate is not that bound, there is no interval (NaN bounds, the reason says so):
+      a zero-width interval there never held the truth (issue 60's audit);
     * ``precision_oof`` and ``recall_oof``: another quantity -- the precision and recall of the *rule* "choose
       tau on the other scenarios, apply it here" (:func:`out_of_fold_calls`: each scenario judged by the tau its
       fold's training scenarios chose, so several taus), with the cluster jackknife t interval clipped to
@@ -739,8 +741,17 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
         loo = np.array([at_tau(s[c != g], y[c != g]) for g in groups]) if np.isfinite(est) else np.zeros(0)
         iv = interval(est, np.zeros(0), level, "t", jackknife=loo, n_clusters=len(groups))
         lo, hi = float(np.clip(iv.ci_low, 0, 1)), float(np.clip(iv.ci_high, 0, 1))  # a share: NaN stays NaN
-        res = BootstrapResult(est, lo, hi, len(s), int(y.sum()), 0, "t", level, 0, len(groups), missing,
-                              no_tau if not np.isfinite(tau) else interval_reason(lo, hi, len(groups), few=12))
+        why = no_tau if not np.isfinite(tau) else interval_reason(lo, hi, len(groups), few=12)
+        at_bound = est in (0.0, 1.0) and bool(np.all(loo == est))  # every scenario agrees on a bound: a fact
+        if np.isfinite(tau) and np.isfinite(lo) and lo == hi and not at_bound:
+            # every scenario left out gives the same value at the reported tau, but not the corrected estimate's
+            # bound: the jackknife has no spread to measure, and a zero-width interval around the corrected
+            # estimate never held its truth (issue 60's audit: 24-38% of these rows at 8-30 scenarios, among them
+            # 0.0 [0.0, 0.0] where the in-sample precision was 1.0). No interval, said, rather than a false one.
+            lo = hi = float("nan")
+            why = (f"no interval: {kind} at the reported tau is {loo[0]:.3g} with every scenario left out in turn, "
+                   "so the jackknife measures no spread; the estimate's uncertainty is not known here")
+        res = BootstrapResult(est, lo, hi, len(s), int(y.sum()), 0, "t", level, 0, len(groups), missing, why)
         rows.insert(insert_at, row(f"{kind}_at_tau_oof", res))
         insert_at += 1
     calls = out_of_fold_calls(s, y, c, target, value, n_splits)  # 1 called positive, 0 not, NaN no tau there
