@@ -79,8 +79,10 @@ class Attributor(Protocol):
         ...
 
 
-def _at(log: FailureLog, step: int, why: str) -> Attribution:
-    return Attribution(log.steps[step].agent, step, why)
+def _at(log: FailureLog, position: int, why: str) -> Attribution:
+    """The step at ``position`` in the log (its own ``index``, the number the labels use) and its agent."""
+    step = log.steps[position]
+    return Attribution(step.agent, step.index, why)
 
 
 def _empty(log: FailureLog) -> Attribution | None:
@@ -108,10 +110,10 @@ class FirstError:
     def attribute(self, log: FailureLog) -> Attribution:
         if (none := _empty(log)) is not None:
             return none
-        for step in log.steps[1:]:
+        for position, step in enumerate(log.steps[1:], start=1):
             found = ERROR_PATTERN.search(step.text)
             if found:
-                return _at(log, step.index, f"its text says {found.group(0)!r}")
+                return _at(log, position, f"its text says {found.group(0)!r}")
         return _at(log, len(log.steps) - 1, "no step signals an error: the last step")
 
 
@@ -176,6 +178,8 @@ class PositionPrior:
 PREDICTION_COLUMNS: dict[str, pl.DataType] = {
     "run_id": pl.Utf8(), "attributor": pl.Utf8(), "with_reference": pl.Boolean(), "agent": pl.Utf8(),
     "step": pl.Int64(), "reason": pl.Utf8()}
+
+
 def failure_logs(tables: dict[str, pl.DataFrame], *, with_reference: bool = False) -> list[FailureLog]:
     """Every run of ``tables`` as an attributor sees it (steps in order, each step's text followed by its
     observation where the log has one); the reference answer only when ``with_reference``.
