@@ -210,7 +210,8 @@ class LLMAttributor:
             else:
                 return Attribution(None, None, f"steps {lo} to {hi}: the answer is neither first nor second "
                                                f"({text[:60]!r})")
-        return Attribution(log.steps[lo].agent, lo, f"the search ends at step {lo}")
+        found = log.steps[lo]
+        return Attribution(found.agent, found.index, f"the search ends at step {found.index}")
 
 
 def _content(body: Any) -> tuple[str | None, str | None]:
