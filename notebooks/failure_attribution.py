@@ -143,11 +143,14 @@ for subset, rows in by_subset.items():  # the position prior is learnt on the ot
         prior = PositionPrior.fit(other["step"].to_list(), other["n_steps"].to_list(), name="position prior")
         mine = set(rows["run_id"].to_list())
         predictions.append(predict(prior, [log for log in logs if log.run_id in mine]))
-if PREDICTIONS:
-    from workbench.judges import PREDICTION_COLUMNS
-    from workbench.tables import read_table
+if PREDICTIONS:  # an attributor's predictions (workbench attribute --out): the LLM rows
+    from workbench.judges import read_predictions
 
-    predictions.append(read_table(PREDICTIONS).select(list(PREDICTION_COLUMNS)).cast(PREDICTION_COLUMNS))
+    given = read_predictions(PREDICTIONS)
+    taken = {p["attributor"][0] for p in predictions}  # a name the notebook's own attributors use: marked as given
+    predictions.append(given.with_columns(pl.when(pl.col("attributor").is_in(taken))
+                                          .then(pl.col("attributor") + " (PREDICTIONS)")
+                                          .otherwise(pl.col("attributor")).alias("attributor")))
 predictions = pl.concat(predictions)
 accuracy = attribution_accuracy(gold, predictions, ks=range(K_MAX + 1))
 SUBSETS = list(by_subset)

@@ -224,3 +224,17 @@ def test_the_explorer_never_shows_a_reference_answer(tmp_path: Path) -> None:
     pages = [p.read_text(encoding="utf-8", errors="replace") for p in site.rglob("*") if p.is_file()]
     assert any("exitcode: 0 (execution succeeded)" in page for page in pages)  # the log's steps are shown
     assert not any(answer in page for page in pages)
+
+
+def test_a_run_predicted_twice_by_one_attributor_is_refused_and_a_predictions_file_is_checked(tmp_path: Path) -> None:
+    from workbench.judges import read_predictions
+
+    gold = _toy()
+    twice = pl.DataFrame({"run_id": ["a", "a"], "attributor": ["p", "p"], "with_reference": [False, False],
+                          "agent": ["X", "X"], "step": [1, 1], "reason": ["", ""]})
+    with pytest.raises(ValueError, match="predicted twice by one attributor"):
+        attribution_accuracy(gold, twice)
+    bad = tmp_path / "p.jsonl"
+    bad.write_text(json.dumps({"run_id": "a", "attributor": "p", "with_reference": False, "agent": "X"}) + "\n")
+    with pytest.raises(Exception, match=r"p\.jsonl: field 'step'"):
+        read_predictions(bad)

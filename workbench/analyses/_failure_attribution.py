@@ -193,6 +193,12 @@ def attribution_accuracy(gold: pl.DataFrame, predictions: pl.DataFrame, *, ks: S
         agents), then ``estimate`` (a share), ``ci_low``, ``ci_high``, ``n``, ``n_clusters``, ``method``, ``level``,
         ``reason``, and ``n_missing`` (labelled logs the attributor gave no prediction for: misses).
     """
+    twice = predictions.group_by("run_id", "attributor", "with_reference").len().filter(pl.col("len") > 1)
+    if twice.height:
+        first = twice.row(0, named=True)
+        raise ValueError(f"attribution_accuracy: {twice.height} run(s) predicted twice by one attributor (run "
+                         f"{first['run_id']!r}, attributor {first['attributor']!r}): give each attributor a name of "
+                         "its own")
     rows: list[dict[str, object]] = []
     wanted = [("agent", None), *(("step", k) for k in ks)]
     for (name, ref), preds in predictions.group_by("attributor", "with_reference", maintain_order=True):

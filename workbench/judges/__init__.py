@@ -16,15 +16,15 @@ __all__ = [
     "FailureStep", "features", "FirstError", "fitted_steps", "JevJudge", "JUDGE_BATCH_RUNS", "judge_directory",
     "JUDGE_TABLES", "JudgeReport", "JudgeResult", "JUDGES", "LastStep", "LexicalFeatures", "LexicalJudge",
     "LLMAttributor", "make_attributor", "make_judge", "messages_for", "MostActive", "OpenAIJudge", "PositionPrior",
-    "predict", "PREDICTION_COLUMNS", "probability", "PROTOCOLS", "RAY_BATCH_RUNS", "read_answer", "ROUTES",
-    "run_batches", "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge", "Sources", "split_request",
-    "system_one_essentials", "Tables", "usable_logprob", "usable_probability", "yes_probability"
+    "predict", "PREDICTION_COLUMNS", "probability", "PROTOCOLS", "RAY_BATCH_RUNS", "read_answer", "read_predictions",
+    "ROUTES", "run_batches", "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge", "Sources",
+    "split_request", "system_one_essentials", "Tables", "usable_logprob", "usable_probability", "yes_probability"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
     "_attributors": [
         "Attribution", "Attributor", "ERROR_PATTERN", "failure_logs", "FailureLog", "FailureStep", "FirstError",
-        "LastStep", "MostActive", "PositionPrior", "predict", "PREDICTION_COLUMNS"
+        "LastStep", "MostActive", "PositionPrior", "predict", "PREDICTION_COLUMNS", "read_predictions"
     ],
     "_base": [
         "count_tokens", "DATA_NOTE", "entry_question", "JudgeResult", "SOURCE_QUESTION", "SourceJudge", "split_request",
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     )
     from workbench.judges._attributors import (
         Attribution, Attributor, ERROR_PATTERN, failure_logs, FailureLog, FailureStep, FirstError, LastStep,
-        MostActive, PositionPrior, predict, PREDICTION_COLUMNS
+        MostActive, PositionPrior, predict, PREDICTION_COLUMNS, read_predictions
     )
     from workbench.judges._llm_attributors import (
         attribute_directory, AttributionReport, fitted_steps, LLMAttributor, make_attributor, PROTOCOLS, read_answer

@@ -19,6 +19,7 @@ are. An attributor that cannot say (a run with no step) gives
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -210,6 +211,43 @@ def failure_logs(tables: dict[str, pl.DataFrame], *, with_reference: bool = Fals
     return logs
 
 
+def read_predictions(path: str | os.PathLike[str]) -> pl.DataFrame:
+    """A predictions table written by ``workbench attribute --out`` (.parquet or .jsonl), checked: every column of
+    :data:`PREDICTION_COLUMNS` present and of its type, else a :class:`~workbench.errors.SchemaError` naming the
+    file and the column.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+
+    Returns
+    -------
+    polars.DataFrame
+        The predictions, in :data:`PREDICTION_COLUMNS`' order.
+    """
+    from pathlib import Path
+
+    from workbench.errors import SchemaError
+
+    p = Path(path)
+    if not p.is_file():
+        raise SchemaError("no such file", file=str(p))
+    try:
+        frame = pl.read_parquet(p) if p.suffix == ".parquet" else pl.read_ndjson(p)
+    except Exception as err:  # noqa: BLE001 - any reader error is this file's
+        raise SchemaError(f"not a predictions table ({type(err).__name__}: {err})", file=str(p)) from None
+    for name, dtype in PREDICTION_COLUMNS.items():
+        if name not in frame.columns:
+            raise SchemaError(field=name, expected=f"a column of a predictions table ({list(PREDICTION_COLUMNS)})",
+                              got="no such column", file=str(p))
+        try:
+            frame = frame.with_columns(pl.col(name).cast(dtype, strict=True))
+        except pl.exceptions.PolarsError:
+            raise SchemaError(field=name, expected=str(dtype), got=str(frame.schema[name]), file=str(p)) from None
+    return frame.select(list(PREDICTION_COLUMNS))
+
+
 def predict(attributor: Attributor, logs: Iterable[FailureLog]) -> pl.DataFrame:
     """``attributor`` on every log: a predictions table (:data:`PREDICTION_COLUMNS`).
 
@@ -235,4 +273,4 @@ def predict(attributor: Attributor, logs: Iterable[FailureLog]) -> pl.DataFrame:
 
 
 __all__ = ["Attribution", "Attributor", "ERROR_PATTERN", "failure_logs", "FailureLog", "FailureStep", "FirstError",
-           "LastStep", "MostActive", "PositionPrior", "predict", "PREDICTION_COLUMNS"]
+           "LastStep", "MostActive", "PositionPrior", "predict", "PREDICTION_COLUMNS", "read_predictions"]
