@@ -40,15 +40,25 @@ def labelled_pairs(a: npt.ArrayLike, b: npt.ArrayLike, what: str = "labels") -> 
     tuple
         The two arrays of labels as text, without the skipped positions, and the number of positions left out.
     """
-    x, y = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
+    # a list may mix text with None or NaN (numpy would make NaN the text "nan"): kept as objects; an array as it is
+    x, y = (v if isinstance(v, np.ndarray) else np.asarray(v, dtype=object) for v in (a, b))
     if x.shape != y.shape:
         raise ValueError(f"{what}: lengths differ ({len(x)} != {len(y)})")
-    keep = np.array([not _skipped(u) and not _skipped(v) for u, v in zip(x, y, strict=True)], dtype=bool)
+    keep = ~(_skipped(x) | _skipped(y))
+    if keep.all():  # the usual case (a bootstrap's every resample): no copy
+        return x.astype(str), y.astype(str), 0
     return x[keep].astype(str), y[keep].astype(str), int((~keep).sum())
 
 
-def _skipped(value: object) -> bool:
-    return value is None or (isinstance(value, float) and np.isnan(value))
+def _skipped(values: np.ndarray) -> np.ndarray:
+    """Where ``values`` holds a skip: NaN in a float array, None or NaN in an object array; none in text or
+    integers. Elementwise in numpy (no Python loop: a bootstrap calls this once per resample)."""
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    if values.dtype.kind == "O":
+        with np.errstate(invalid="ignore"):
+            return np.asarray((values == None) | (values != values), dtype=bool)  # noqa: E711 - elementwise
+    return np.zeros(values.shape, dtype=bool)
 
 
 def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
