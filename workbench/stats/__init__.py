@@ -14,30 +14,31 @@ from typing import TYPE_CHECKING
 from workbench._util.lazy import attach
 
 __all__ = [
-    "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "ALTERNATIVES", "as_generator",
-    "AT_BOUND", "auroc", "auroc_ci", "bin_edges", "bin_index", "binary_labels", "bootstrap", "BootstrapResult",
-    "brier", "BrierDecomposition", "calibration_table", "clustered_mcnemar_p", "cohen_kappa", "compare_to_baseline",
-    "complete_rows", "correlation_difference_ci", "CORRELATION_INTERVALS", "CORRELATION_METHODS",
-    "CorrelationDifference", "cost", "cr2_mean", "cr2_p_value", "cumulative_tokens", "debiased_calibration_error",
-    "DEFAULT_N_BOOT", "dependency", "disagreements", "ece", "efficiency", "efficiency_by", "efficiency_by_encoding",
-    "FEW_SCENARIOS", "fleiss_kappa", "GEE_MAX_CLUSTER", "gold_classes", "heterogeneous_coverage",
-    "heterogeneous_population_auroc", "HIGHER_IS_BETTER", "interval", "Interval", "INTERVAL_COLUMNS",
-    "interval_coverage", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se", "jackknife_se_of",
-    "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores", "labelled_pairs", "make_units", "METRICS",
-    "multi_rater_agreement", "NEGATIVE", "NOT_A_CLASS", "ONE_SCENARIO", "out_of_fold_calls", "paired_auroc_difference",
-    "paired_difference", "partial_correlation", "partial_correlation_ci", "PartialCorrelation", "pass_at_k",
-    "pass_hat_k", "peak", "percent_agreement", "performance_profile", "plain_correlation", "PLAIN_METHODS",
-    "population_auroc", "POSITIVE", "precision_recall_at", "Price", "probability_of_improvement", "recalibrate",
-    "recalibration_table", "reliability", "reliability_by_k", "reliability_curve", "resample_counts", "resamples",
-    "residualise", "Seed", "simultaneous_interval", "squared_ce_debiased", "STRATEGIES", "threshold_for",
-    "threshold_sweep", "Units", "verdict", "williams_test", "ZERO_WIDTH"
+    "AGREEMENT_METHOD", "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "ALTERNATIVES",
+    "as_generator", "AT_BOUND", "auroc", "auroc_ci", "bin_edges", "bin_index", "binary_labels", "bootstrap",
+    "BootstrapResult", "brier", "BrierDecomposition", "calibration_table", "clustered_mcnemar_p", "cohen_kappa",
+    "compare_to_baseline", "complete_rows", "correlation_difference_ci", "CORRELATION_INTERVALS",
+    "CORRELATION_METHODS", "CorrelationDifference", "cost", "cr2_mean", "cr2_p_value", "cumulative_tokens",
+    "debiased_calibration_error", "DEFAULT_N_BOOT", "dependency", "disagreements", "ece", "efficiency",
+    "efficiency_by", "efficiency_by_encoding", "FEW_SCENARIOS", "fleiss_kappa", "GEE_MAX_CLUSTER", "gold_classes",
+    "heterogeneous_coverage", "heterogeneous_population_auroc", "HIGHER_IS_BETTER", "interval", "Interval",
+    "INTERVAL_COLUMNS", "interval_coverage", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se",
+    "jackknife_se_of", "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores", "labelled_pairs",
+    "make_units", "METRICS", "multi_rater_agreement", "NEGATIVE", "NOT_A_CLASS", "ONE_SCENARIO", "out_of_fold_calls",
+    "paired_auroc_difference", "paired_difference", "partial_correlation", "partial_correlation_ci",
+    "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak", "percent_agreement", "performance_profile",
+    "plain_correlation", "PLAIN_METHODS", "population_auroc", "POSITIVE", "precision_recall_at", "Price",
+    "probability_of_improvement", "recalibrate", "recalibration_table", "reliability", "reliability_by_k",
+    "reliability_curve", "resample_counts", "resamples", "residualise", "Seed", "simultaneous_interval",
+    "squared_ce_debiased", "STRATEGIES", "threshold_for", "threshold_sweep", "Units", "verdict", "williams_test",
+    "ZERO_WIDTH"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
     "_agreement": [
-        "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "cohen_kappa", "disagreements",
-        "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "labelled_pairs", "multi_rater_agreement",
-        "percent_agreement"
+        "AGREEMENT_METHOD", "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "cohen_kappa",
+        "disagreements", "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "labelled_pairs",
+        "multi_rater_agreement", "percent_agreement"
     ],
     "_bootstrap": [
         "as_generator", "AT_BOUND", "auroc_ci", "binary_labels", "bootstrap", "BootstrapResult", "complete_rows",
@@ -72,8 +73,9 @@ __getattr__, __dir__ = attach(__name__, {
 
 if TYPE_CHECKING:
     from workbench.stats._agreement import (
-        agreement_pairs, agreement_report, agreement_table, AgreementReport, cohen_kappa, disagreements, fleiss_kappa,
-        KAPPA_METHOD, krippendorff_alpha, labelled_pairs, multi_rater_agreement, percent_agreement
+        AGREEMENT_METHOD, agreement_pairs, agreement_report, agreement_table, AgreementReport, cohen_kappa,
+        disagreements, fleiss_kappa, KAPPA_METHOD, krippendorff_alpha, labelled_pairs, multi_rater_agreement,
+        percent_agreement
     )
     from workbench.stats._bootstrap import (
         as_generator, AT_BOUND, auroc_ci, binary_labels, bootstrap, BootstrapResult, complete_rows, cr2_mean,
