@@ -133,6 +133,10 @@ def test_two_attributors_compared_on_the_same_logs() -> None:
     assert (row["accuracy_a"], row["accuracy_b"], row["estimate"]) == pytest.approx((0.75, 0.5, 0.25))
     assert row["mcnemar_p"] == pytest.approx(clustered_mcnemar_p(np.array([1, 1, 1, 0]), np.array([0, 0, 1, 1]),
                                                                  np.array(["q1", "q1", "q2", "q3"])))
+    assert row["n_missing"] == 0
+    fewer = compare_attributors(gold, preds.filter(~((pl.col("attributor") == "q") & (pl.col("run_id") == "d"))),
+                                "p", "q").filter(pl.col("subset") == "overall").row(0, named=True)
+    assert (fewer["n"], fewer["n_missing"]) == (3, 1)  # d: predicted by p only, left out of the pairs
 
 
 def test_offline_attributors_name_a_step_of_the_log_and_a_miss_is_never_an_error(tables: dict) -> None:

@@ -246,7 +246,8 @@ def compare_attributors(gold: pl.DataFrame, predictions: pl.DataFrame, a: str, b
     -------
     polars.DataFrame
         ``subset``, ``a``, ``b``, ``level_of``, ``k``, ``accuracy_a``, ``accuracy_b``, ``estimate`` (a - b),
-        ``ci_low``, ``ci_high``, ``n``, ``n_clusters``, ``p_value``, ``mcnemar_p``, ``reason``.
+        ``ci_low``, ``ci_high``, ``n``, ``n_clusters``, ``n_missing`` (labelled logs one of the two did not
+        predict: left out of the pairs), ``p_value``, ``mcnemar_p``, ``reason``.
     """
     from workbench.stats._bootstrap import cr2_mean, cr2_p_value
     from workbench.stats._compare import clustered_mcnemar_p
@@ -269,10 +270,12 @@ def compare_attributors(gold: pl.DataFrame, predictions: pl.DataFrame, a: str, b
         diff = xa - xb
         res = cr2_mean(diff, cl, level=level)
         p, _, why = cr2_p_value(diff, cl)
+        labelled = gold if subset == OVERALL else gold.filter(pl.col("subset") == subset)
         rows.append({"subset": subset, "a": a, "b": b, "level_of": level_of, "k": k,
                      "accuracy_a": float(xa.mean()), "accuracy_b": float(xb.mean()), "estimate": res.estimate,
                      "ci_low": res.ci_low, "ci_high": res.ci_high, "n": res.n, "n_clusters": res.n_clusters,
-                     "p_value": p, "mcnemar_p": clustered_mcnemar_p(xa, xb, cl),
+                     "n_missing": labelled.height - part.height, "p_value": p,
+                     "mcnemar_p": clustered_mcnemar_p(xa, xb, cl),
                      "reason": "; ".join(r for r in (res.reason, why) if r) or None})
     return pl.DataFrame(rows)
 
