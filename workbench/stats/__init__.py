@@ -24,11 +24,11 @@ __all__ = [
     "heterogeneous_coverage", "heterogeneous_population_auroc", "HIGHER_IS_BETTER", "interval", "Interval",
     "INTERVAL_COLUMNS", "interval_coverage", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se",
     "jackknife_se_of", "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores", "labelled_pairs",
-    "make_units", "METRICS", "multi_rater_agreement", "NEGATIVE", "NOT_A_CLASS", "ONE_SCENARIO", "out_of_fold_calls",
-    "paired_auroc_difference", "paired_difference", "partial_correlation", "partial_correlation_ci",
-    "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak", "percent_agreement", "performance_profile",
-    "plain_correlation", "PLAIN_METHODS", "population_auroc", "POSITIVE", "precision_recall_at", "Price",
-    "probability_of_improvement", "recalibrate", "recalibration_table", "reliability", "reliability_by_k",
+    "make_units", "METRICS", "missing_mask", "multi_rater_agreement", "NEGATIVE", "NOT_A_CLASS", "ONE_SCENARIO",
+    "out_of_fold_calls", "paired_auroc_difference", "paired_difference", "partial_correlation",
+    "partial_correlation_ci", "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak", "percent_agreement",
+    "performance_profile", "plain_correlation", "PLAIN_METHODS", "population_auroc", "POSITIVE", "precision_recall_at",
+    "Price", "probability_of_improvement", "recalibrate", "recalibration_table", "reliability", "reliability_by_k",
     "reliability_curve", "resample_counts", "resamples", "residualise", "Seed", "simultaneous_interval",
     "squared_ce_debiased", "STRATEGIES", "threshold_for", "threshold_sweep", "Units", "verdict", "williams_test",
     "ZERO_WIDTH"
@@ -42,9 +42,9 @@ __getattr__, __dir__ = attach(__name__, {
     ],
     "_bootstrap": [
         "as_generator", "AT_BOUND", "auroc_ci", "binary_labels", "bootstrap", "BootstrapResult", "complete_rows",
-        "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT", "FEW_SCENARIOS", "interval", "Interval", "INTERVAL_COLUMNS",
-        "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se_of", "make_units", "ONE_SCENARIO",
-        "resample_counts", "resamples", "Seed", "Units", "ZERO_WIDTH"
+        "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT", "FEW_SCENARIOS", "Interval", "interval", "INTERVAL_COLUMNS",
+        "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se_of", "make_units", "missing_mask",
+        "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "Units", "ZERO_WIDTH"
     ],
     "_calibration": [
         "bin_edges", "bin_index", "brier", "BrierDecomposition", "calibration_table", "debiased_calibration_error",
@@ -79,9 +79,9 @@ if TYPE_CHECKING:
     )
     from workbench.stats._bootstrap import (
         as_generator, AT_BOUND, auroc_ci, binary_labels, bootstrap, BootstrapResult, complete_rows, cr2_mean,
-        cr2_p_value, DEFAULT_N_BOOT, FEW_SCENARIOS, interval, Interval, INTERVAL_COLUMNS, INTERVAL_METHODS,
-        interval_reason, INTERVAL_SCHEMA, jackknife_se_of, make_units, ONE_SCENARIO, resample_counts, resamples, Seed,
-        Units, ZERO_WIDTH
+        cr2_p_value, DEFAULT_N_BOOT, FEW_SCENARIOS, Interval, interval, INTERVAL_COLUMNS, INTERVAL_METHODS,
+        interval_reason, INTERVAL_SCHEMA, jackknife_se_of, make_units, missing_mask, ONE_SCENARIO, resample_counts,
+        resamples, Seed, Units, ZERO_WIDTH
     )
     from workbench.stats._calibration import (
         bin_edges, bin_index, brier, BrierDecomposition, calibration_table, debiased_calibration_error, ece,

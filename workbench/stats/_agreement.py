@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap
+from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, bootstrap, missing_mask
 from workbench.tables._labels import latest_labels
 
 
@@ -44,21 +44,10 @@ def labelled_pairs(a: npt.ArrayLike, b: npt.ArrayLike, what: str = "labels") -> 
     x, y = (v if isinstance(v, np.ndarray) else np.asarray(v, dtype=object) for v in (a, b))
     if x.shape != y.shape:
         raise ValueError(f"{what}: lengths differ ({len(x)} != {len(y)})")
-    keep = ~(_skipped(x) | _skipped(y))
+    keep = ~(missing_mask(x) | missing_mask(y))
     if keep.all():  # the usual case (a bootstrap's every resample): no copy
         return x.astype(str), y.astype(str), 0
     return x[keep].astype(str), y[keep].astype(str), int((~keep).sum())
-
-
-def _skipped(values: np.ndarray) -> np.ndarray:
-    """Where ``values`` holds a skip: NaN in a float array, None or NaN in an object array; none in text or
-    integers. Elementwise in numpy (no Python loop: a bootstrap calls this once per resample)."""
-    if values.dtype.kind == "f":
-        return np.isnan(values)
-    if values.dtype.kind == "O":
-        with np.errstate(invalid="ignore"):
-            return np.asarray((values == None) | (values != values), dtype=bool)  # noqa: E711 - elementwise
-    return np.zeros(values.shape, dtype=bool)
 
 
 def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike) -> float:

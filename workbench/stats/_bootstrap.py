@@ -139,6 +139,28 @@ def binary_labels(labels: ArrayLike, what: str = "labels") -> np.ndarray:
     return out
 
 
+def missing_mask(values: np.ndarray) -> np.ndarray:
+    """Where ``values`` misses a value: NaN in a float array, None or NaN in an object array; nothing in text,
+    integers or booleans. Elementwise in numpy, no Python loop (a bootstrap may call it once per resample).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One array.
+
+    Returns
+    -------
+    numpy.ndarray
+        A boolean mask, True where a value is missing.
+    """
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    if values.dtype.kind == "O":
+        with np.errstate(invalid="ignore"):
+            return np.asarray((values == None) | (values != values), dtype=bool)  # noqa: E711 - elementwise
+    return np.zeros(values.shape, dtype=bool)
+
+
 def complete_rows(*arrays: ArrayLike, names: Sequence[str] = ()) -> tuple[list[np.ndarray], int]:
     """The rows of ``arrays`` where none is missing (NaN, or None in an object array), and how many were left out:
     the workbench's one rule for missing scores and labels (every statistic drops them, counts them in
@@ -162,10 +184,7 @@ def complete_rows(*arrays: ArrayLike, names: Sequence[str] = ()) -> tuple[list[n
         raise ValueError(f"{' and '.join(names) or 'arrays'} differ in length ({', '.join(str(len(a)) for a in arrs)})")
     keep = np.ones(n, dtype=bool)
     for a in arrs:
-        if a.dtype.kind == "f":
-            keep &= ~np.isnan(a)
-        elif a.dtype.kind == "O":
-            keep &= np.array([v is not None and not (isinstance(v, float) and math.isnan(v)) for v in a], dtype=bool)
+        keep &= ~missing_mask(a)
     dropped = int(n - keep.sum())
     if n and not keep.any():
         raise ValueError(f"every one of the {n} rows misses a value ({' or '.join(names) or 'a value'}): nothing "
@@ -908,4 +927,4 @@ def auroc_ci(
 
 __all__ = ["as_generator", "AT_BOUND", "auroc_ci", "bootstrap", "BootstrapResult", "complete_rows", "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT",
            "binary_labels", "FEW_SCENARIOS", "Interval", "interval", "INTERVAL_COLUMNS", "INTERVAL_SCHEMA", "interval_reason", "jackknife_se_of",
-           "make_units", "INTERVAL_METHODS", "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "Units", "ZERO_WIDTH"]
+           "make_units", "INTERVAL_METHODS", "missing_mask", "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "Units", "ZERO_WIDTH"]
