@@ -15,10 +15,11 @@ __all__ = [
     "check_answers", "count_tokens", "DATA_NOTE", "entry_question", "ERROR_PATTERN", "failure_logs", "FailureLog",
     "FailureStep", "features", "FirstError", "fitted_steps", "JevJudge", "JUDGE_BATCH_RUNS", "judge_directory",
     "JUDGE_TABLES", "JudgeReport", "JudgeResult", "JUDGES", "LastStep", "LexicalFeatures", "LexicalJudge",
-    "LLMAttributor", "make_attributor", "make_judge", "messages_for", "MostActive", "OpenAIJudge", "PositionPrior",
-    "predict", "PREDICTION_COLUMNS", "probability", "PROTOCOLS", "RAY_BATCH_RUNS", "read_answer", "read_predictions",
-    "ROUTES", "run_batches", "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge", "Sources",
-    "split_request", "system_one_essentials", "Tables", "usable_logprob", "usable_probability", "yes_probability"
+    "LLMAttributor", "make_attributor", "make_judge", "messages_for", "model_client", "MostActive", "OPENAI_BASE_URL",
+    "OpenAIJudge", "PositionPrior", "predict", "PREDICTION_COLUMNS", "probability", "PROTOCOLS", "RAY_BATCH_RUNS",
+    "read_answer", "read_predictions", "ROUTES", "run_batches", "score_of", "score_requests", "SOURCE_QUESTION",
+    "SourceJudge", "Sources", "split_request", "system_one_essentials", "Tables", "usable_logprob",
+    "usable_probability", "yes_probability"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -36,7 +37,9 @@ __getattr__, __dir__ = attach(__name__, {
         "attribute_directory", "AttributionReport", "fitted_steps", "LLMAttributor", "make_attributor", "PROTOCOLS",
         "read_answer"
     ],
-    "_make": ["JUDGES", "make_judge"],
+    "_make": [
+        "JUDGES", "make_judge", "model_client", "OPENAI_BASE_URL"
+    ],
     "_openai": ["messages_for", "OpenAIJudge", "score_of", "usable_logprob", "yes_probability"],
     "_requests": ["score_requests"],
     "_run": [
@@ -51,7 +54,9 @@ if TYPE_CHECKING:
     )
     from workbench.judges._jev import (answer_of, build_body, check_answers, JevJudge, ROUTES, system_one_essentials)
     from workbench.judges._lexical import (features, LexicalFeatures, LexicalJudge, probability, Sources)
-    from workbench.judges._make import (JUDGES, make_judge)
+    from workbench.judges._make import (
+        JUDGES, make_judge, model_client, OPENAI_BASE_URL
+    )
     from workbench.judges._openai import (messages_for, OpenAIJudge, score_of, usable_logprob, yes_probability)
     from workbench.judges._requests import (score_requests)
     from workbench.judges._run import (

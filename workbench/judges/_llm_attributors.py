@@ -257,16 +257,11 @@ def make_attributor(name: str, *, model: str | None = None, base_url: str | None
         return offline_ones[name]
     if name not in PROTOCOLS:
         raise ValueError(f"attributor: expected one of {[*offline_ones, *PROTOCOLS]}, got {name!r}")
-    from workbench.llm import DiskCache, LLMClient, RetryPolicy
+    from workbench.judges._make import OPENAI_BASE_URL, model_client
 
-    retry = RetryPolicy()
-    if timeout is not None:
-        retry.deadline = timeout
-    if max_attempts is not None:
-        retry.max_attempts = max_attempts
-    client = LLMClient(base_url or "https://api.openai.com/v1", api_key_env=api_key_env or "OPENAI_API_KEY",
-                       cache=DiskCache(cache) if cache else None, retry=retry, max_concurrency=max_concurrency,
-                       offline=offline)
+    client = model_client(base_url or OPENAI_BASE_URL, api_key_env or "OPENAI_API_KEY", cache=cache or None,
+                          max_concurrency=max_concurrency, timeout=timeout, max_attempts=max_attempts,
+                          offline=offline)
     attributor = LLMAttributor(client, name, with_reference=with_reference)
     if model:
         attributor.model = model

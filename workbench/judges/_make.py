@@ -4,9 +4,13 @@ the network ones sharing the cached, retrying client layer."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.judges._base import SourceJudge
 from workbench.judges._lexical import LexicalJudge
+
+if TYPE_CHECKING:
+    from workbench.llm import LLMClient
 
 JUDGES = ("lexical", "jev", "openai")
 
@@ -33,21 +37,16 @@ def make_judge(
     """
     if name == "lexical":
         return LexicalJudge()
-    from workbench.llm import DiskCache, LLMClient, RetryPolicy
+    from functools import partial
 
-    disk = DiskCache(cache) if cache is not None else None
-    retry = RetryPolicy()
-    if timeout is not None:
-        retry.deadline = timeout
-    if max_attempts is not None:
-        retry.max_attempts = max_attempts
+    client_for = partial(model_client, cache=cache, max_concurrency=max_concurrency, timeout=timeout,
+                         max_attempts=max_attempts, refresh=refresh, offline=offline)
     if name == "jev":
         from workbench.judges._jev import ROUTES, JevJudge
 
         route = "openrouter" if base_url and "openrouter" in base_url else "typesafe"
         default_base, path, env = ROUTES[route]
-        client = LLMClient(base_url or default_base, api_key_env=api_key_env or env, cache=disk, retry=retry,
-                           max_concurrency=max_concurrency, refresh=refresh, offline=offline)
+        client = client_for(base_url or default_base, api_key_env or env)
         judge = JevJudge(client, path=path)
         if model:
             judge.model = model
@@ -57,8 +56,7 @@ def make_judge(
     if name == "openai":
         from workbench.judges._openai import OpenAIJudge
 
-        client = LLMClient(base_url or "https://api.openai.com/v1", api_key_env=api_key_env or "OPENAI_API_KEY",
-                           cache=disk, retry=retry, max_concurrency=max_concurrency, refresh=refresh, offline=offline)
+        client = client_for(base_url or OPENAI_BASE_URL, api_key_env or "OPENAI_API_KEY")
         judge_o = OpenAIJudge(client)
         if model:
             judge_o.model = model
@@ -68,4 +66,47 @@ def make_judge(
     raise ValueError(f"judge: expected one of {list(JUDGES)}, got {name!r}")
 
 
-__all__ = ["JUDGES", "make_judge"]
+def model_client(base_url: str, api_key_env: str, *, cache: str | Path | None = None, max_concurrency: int = 4,
+                 timeout: float | None = None, max_attempts: int | None = None, refresh: bool = False,
+                 offline: bool = False) -> LLMClient:
+    """The cached, retrying client every network judge and attributor talks through.
+
+    Parameters
+    ----------
+    base_url : str
+        The server root.
+    api_key_env : str
+        The environment variable holding the key (none needed on loopback).
+    cache : str or pathlib.Path, optional
+        The response cache directory; no cache when None.
+    max_concurrency : int, default 4
+        Requests in flight at once.
+    timeout : float, optional
+        The limit of one attempt in seconds, body included.
+    max_attempts : int, optional
+        Attempts per request.
+    refresh : bool, default False
+        Ignore cached answers.
+    offline : bool, default False
+        Send nothing: answer from the cache only.
+
+    Returns
+    -------
+    workbench.llm.LLMClient
+        The client.
+    """
+    from workbench.llm import DiskCache, LLMClient, RetryPolicy
+
+    retry = RetryPolicy()
+    if timeout is not None:
+        retry.deadline = timeout
+    if max_attempts is not None:
+        retry.max_attempts = max_attempts
+    return LLMClient(base_url, api_key_env=api_key_env, cache=DiskCache(cache) if cache is not None else None,
+                     retry=retry, max_concurrency=max_concurrency, refresh=refresh, offline=offline)
+
+
+#: the OpenAI-compatible server a judge or attributor asks when no base URL is given
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+__all__ = ["JUDGES", "make_judge", "model_client", "OPENAI_BASE_URL"]
