@@ -18,7 +18,7 @@ __all__ = [
     "LLMAttributor", "make_attributor", "make_judge", "messages_for", "model_client", "MostActive", "OPENAI_BASE_URL",
     "OpenAIJudge", "PositionPrior", "predict", "PREDICTION_COLUMNS", "probability", "PROTOCOLS", "RAY_BATCH_RUNS",
     "read_answer", "read_predictions", "ROUTES", "run_batches", "score_of", "score_requests", "SOURCE_QUESTION",
-    "SourceJudge", "Sources", "split_request", "system_one_essentials", "Tables", "usable_logprob",
+    "SourceJudge", "Sources", "split_request", "step_tokens", "system_one_essentials", "Tables", "usable_logprob",
     "usable_probability", "yes_probability"
 ]
 
@@ -35,7 +35,7 @@ __getattr__, __dir__ = attach(__name__, {
     "_lexical": ["features", "LexicalFeatures", "LexicalJudge", "probability", "Sources"],
     "_llm_attributors": [
         "attribute_directory", "AttributionReport", "fitted_steps", "LLMAttributor", "make_attributor", "PROTOCOLS",
-        "read_answer"
+        "read_answer", "step_tokens"
     ],
     "_make": [
         "JUDGES", "make_judge", "model_client", "OPENAI_BASE_URL"
@@ -67,5 +67,6 @@ if TYPE_CHECKING:
         MostActive, PositionPrior, predict, PREDICTION_COLUMNS, read_predictions
     )
     from workbench.judges._llm_attributors import (
-        attribute_directory, AttributionReport, fitted_steps, LLMAttributor, make_attributor, PROTOCOLS, read_answer
+        attribute_directory, AttributionReport, fitted_steps, LLMAttributor, make_attributor, PROTOCOLS, read_answer,
+        step_tokens
     )

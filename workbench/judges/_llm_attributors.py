@@ -48,14 +48,25 @@ def _data(log: FailureLog, steps: list[dict[str, Any]], with_reference: bool) ->
     return json.dumps(payload, ensure_ascii=False, indent=1)
 
 
-def fitted_steps(log: FailureLog, first: int, last: int, context_tokens: int) -> list[dict[str, Any]]:
-    """Steps ``first..last`` of ``log`` as ``{step, agent, text}``, each text cut to the same number of tokens when
-    together they would exceed ``context_tokens`` (the module's context rule)."""
+def step_tokens(log: FailureLog) -> list[list[int]]:
+    """Each step's text as o200k_base tokens (the encoding the project ships: nothing downloaded), encoded once per
+    log: step-by-step and binary search fit many ranges of the same steps."""
     from workbench.tokens import encoding
 
-    enc = encoding("o200k_base")  # the encoding the project ships: nothing downloaded
+    enc = encoding("o200k_base")
+    return [enc.encode(s.text, disallowed_special=()) for s in log.steps]
+
+
+def fitted_steps(log: FailureLog, first: int, last: int, context_tokens: int,
+                 tokens: list[list[int]] | None = None) -> list[dict[str, Any]]:
+    """Steps ``first..last`` of ``log`` as ``{step, agent, text}``, each text cut to the same number of tokens when
+    together they would exceed ``context_tokens`` (the module's context rule); ``tokens``: :func:`step_tokens` of the
+    log, when the caller has them."""
+    from workbench.tokens import encoding
+
+    enc = encoding("o200k_base")
     chosen = log.steps[first:last + 1]
-    tokens = [enc.encode(s.text, disallowed_special=()) for s in chosen]
+    tokens = (tokens if tokens is not None else step_tokens(log))[first:last + 1]
     budget = max(16, (context_tokens - 2_000) // max(1, len(chosen)))  # 2,000 tokens for the question and prompt
     cut = sum(len(t) for t in tokens) > context_tokens - 2_000
     out = []
@@ -162,23 +173,24 @@ class LLMAttributor:
     def attribute(self, log: FailureLog) -> Attribution:
         if not log.steps:
             return Attribution(None, None, "the run has no step")
+        tokens = step_tokens(log)
         if self.protocol == "all-at-once":
-            return self._all_at_once(log)
+            return self._all_at_once(log, tokens)
         if self.protocol == "step-by-step":
-            return self._step_by_step(log)
-        return self._binary_search(log)
+            return self._step_by_step(log, tokens)
+        return self._binary_search(log, tokens)
 
-    def _all_at_once(self, log: FailureLog) -> Attribution:
-        data = _data(log, fitted_steps(log, 0, len(log.steps) - 1, self.context_tokens), self.with_reference)
+    def _all_at_once(self, log: FailureLog, tokens: list[list[int]]) -> Attribution:
+        data = _data(log, fitted_steps(log, 0, len(log.steps) - 1, self.context_tokens, tokens), self.with_reference)
         user = (f"<data>\n{data}\n</data>\n\n{_NOTE}\nThe run failed. Which agent's step decided the failure? Answer "
                 'with one JSON object: {"agent": one of data.agents, "step": the step number, "reason": one '
                 "sentence}.")
         text, why = self._ask(log, user, 300)
         return read_answer(text, log) if text is not None else Attribution(None, None, f"no answer: {why}")
 
-    def _step_by_step(self, log: FailureLog) -> Attribution:
+    def _step_by_step(self, log: FailureLog, tokens: list[list[int]]) -> Attribution:
         for i, step in enumerate(log.steps):
-            data = _data(log, fitted_steps(log, 0, i, self.context_tokens), self.with_reference)
+            data = _data(log, fitted_steps(log, 0, i, self.context_tokens, tokens), self.with_reference)
             user = (f"<data>\n{data}\n</data>\n\n{_NOTE}\nThe run failed. The log is shown up to step {i}. Is step "
                     f"{i} (by {step.agent_raw}) the decisive error? Answer yes or no first, then one sentence why.")
             text, why = self._ask(log, user, 80)
@@ -191,11 +203,11 @@ class LLMAttributor:
                 return Attribution(None, None, f"step {i}: the answer is neither yes nor no ({text[:60]!r})")
         return Attribution(None, None, "no step was judged the decisive error")
 
-    def _binary_search(self, log: FailureLog) -> Attribution:
+    def _binary_search(self, log: FailureLog, tokens: list[list[int]]) -> Attribution:
         lo, hi = 0, len(log.steps) - 1
         while lo < hi:
             mid = (lo + hi) // 2
-            data = _data(log, fitted_steps(log, lo, hi, self.context_tokens), self.with_reference)
+            data = _data(log, fitted_steps(log, lo, hi, self.context_tokens, tokens), self.with_reference)
             user = (f"<data>\n{data}\n</data>\n\n{_NOTE}\nThe run failed, and its decisive error lies among steps "
                     f"{lo} to {hi} shown. Is it in steps {lo} to {mid} (answer: first) or in steps {mid + 1} to {hi} "
                     "(answer: second)? Answer first or second, then one sentence why.")
@@ -337,4 +349,4 @@ def attribute_directory(tables: dict[str, Any], attributor: Any, out: str, *,
 
 
 __all__ = ["attribute_directory", "AttributionReport", "fitted_steps", "LLMAttributor", "make_attributor",
-           "PROTOCOLS", "read_answer"]
+           "PROTOCOLS", "read_answer", "step_tokens"]
