@@ -304,22 +304,24 @@ def decisive_after_compaction(decisive: pl.DataFrame, compactions: pl.DataFrame,
     polars.DataFrame
         ``k``, ``runs``, ``after_compaction`` (count), ``share`` and, with ``steps``, ``share_of_steps``.
     """
-    def within(points: pl.DataFrame, k: int) -> pl.DataFrame:
-        pairs = points.select("run_id", pl.col("step").alias("d"), pl.int_range(pl.len()).alias("_i")).join(
-            compactions.select("run_id", pl.col("step").alias("c")), on="run_id", how="left")
-        gap = pl.col("d") - pl.col("c")
-        return pairs.with_columns(((gap >= 0) & (gap <= k)).fill_null(False).alias("w")).group_by("_i").agg(
-            pl.col("w").any())
+    def nearest(points: pl.DataFrame) -> np.ndarray:
+        """Each point's steps since the latest compaction at or before it (-1: none): within k is 0 <= gap <= k."""
+        gaps = points.select("run_id", pl.col("step").alias("d"), pl.int_range(pl.len()).alias("_i")).join(
+            compactions.select("run_id", pl.col("step").alias("c")), on="run_id", how="left").with_columns(
+            pl.when(pl.col("d") >= pl.col("c")).then(pl.col("d") - pl.col("c")).alias("gap"))
+        return gaps.group_by("_i").agg(pl.col("gap").min().fill_null(-1)).sort("_i")["gap"].to_numpy()
 
+    decisive_gap = nearest(decisive)
+    step_gap = nearest(steps) if steps is not None else None
     rows = []
     for k in ks:
-        hits = within(decisive, int(k))
-        n, hit = hits.height, int(hits["w"].sum())
+        hits = (decisive_gap >= 0) & (decisive_gap <= k)
+        n, hit = len(hits), int(hits.sum())
         row: dict[str, object] = {"k": int(k), "runs": n, "after_compaction": hit,
                                   "share": hit / n if n else float("nan")}
-        if steps is not None:
-            every = within(steps, int(k))
-            row["share_of_steps"] = float(np.mean(every["w"].to_numpy())) if every.height else float("nan")
+        if step_gap is not None:
+            every = (step_gap >= 0) & (step_gap <= k)
+            row["share_of_steps"] = float(np.mean(every)) if len(every) else float("nan")
         rows.append(row)
     return pl.DataFrame(rows)
 

@@ -424,10 +424,10 @@ def correlation_difference_ci(x1: npt.ArrayLike, x2: npt.ArrayLike, y: npt.Array
     def difference(w: np.ndarray) -> np.ndarray:  # both correlations from the same resamples
         return _replicates(a, ys, codes, w, method) - _replicates(b, ys, codes, w, method)
 
+    jk = difference(_jackknife_weights(cl)) if len(np.unique(cl.astype(str))) > 1 else np.array([])
     res = _cluster_interval(estimate, difference, cl, len(a), n_boot=n_boot, seed=seed, level=level,
                             n_missing=len(np.asarray(x1)) - len(a),
-                            method=_checked(interval_method, ("t", "percentile")))
-    jk = difference(_jackknife_weights(cl)) if res.n_clusters > 1 else np.array([])
+                            method=_checked(interval_method, ("t", "percentile")), jackknife=jk)
     t, p = float("nan"), float("nan")
     if len(jk) > 1 and np.isfinite(jk).all() and np.isfinite(estimate):
         g = len(jk)
@@ -468,14 +468,16 @@ def _category_codes(control: np.ndarray, who: str) -> np.ndarray:
 
 def _cluster_interval(estimate: float, replicates: Callable[[np.ndarray], np.ndarray], clusters: np.ndarray, n: int,
                       *, n_boot: int, seed: Seed, level: float, n_missing: int = 0,
-                      method: str = "percentile") -> BootstrapResult:
+                      method: str = "percentile", jackknife: np.ndarray | None = None) -> BootstrapResult:
     """The ``method`` interval of ``estimate`` from ``replicates(weights)`` over resamples of ``clusters`` (each
     row's weight its cluster's count in the resample), and for a t interval over the leave-one-cluster-out samples;
-    NaN bounds with fewer than two clusters. ``n_missing``: the rows the caller left out for a missing value."""
+    NaN bounds with fewer than two clusters. ``n_missing``: the rows the caller left out for a missing value;
+    ``jackknife``: the leave-one-cluster-out values, when the caller computed them already."""
     weights, n_clusters = _row_weights(clusters, n_boot, seed)
     boots = replicates(weights) if n_clusters > 1 else np.full(n_boot, np.nan)
     jk = None if method == "percentile" else (
-        replicates(_jackknife_weights(clusters)) if n_clusters > 1 else np.full(1, np.nan))  # one cluster: NaN
+        np.full(1, np.nan) if n_clusters < 2 else jackknife if jackknife is not None  # one cluster: NaN
+        else replicates(_jackknife_weights(clusters)))
     iv = interval(estimate, boots, level, method, jackknife=jk, n_clusters=n_clusters)
     low, high = iv.ci_low, iv.ci_high
     if method == "t" and np.isfinite(low):  # a difference of two correlations lies in [-2, 2]
