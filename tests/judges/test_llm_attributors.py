@@ -122,3 +122,11 @@ def test_workbench_attribute_writes_the_notebooks_predictions(server: FakeLLMSer
     assert main(["attribute", str(data), "--attributor", "last-step", "--with-reference",
                  "--out", str(tmp_path / "x.jsonl")]) == 2
     assert "--with-reference" in capsys.readouterr().err
+    runs = (data / "runs.parquet").read_bytes()  # never written over: a table of the directory, a file of another
+    assert main(["attribute", str(data), "--attributor", "last-step", "--out", str(data / "runs.parquet")]) == 2
+    assert "would replace the runs table" in capsys.readouterr().err and (data / "runs.parquet").read_bytes() == runs
+    other = tmp_path / "notes.jsonl"
+    other.write_text('{"mine": 1}\n')
+    assert main(["attribute", str(data), "--attributor", "last-step", "--out", str(other)]) == 2
+    assert "not a predictions table" in capsys.readouterr().err and other.read_text() == '{"mine": 1}\n'
+    assert main(["attribute", str(data), "--attributor", "last-step", "--out", str(tmp_path / "l.jsonl")]) == 0

@@ -40,7 +40,8 @@ def add(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from workbench.cli.judge import check_base_url
     from workbench.datasets import load
-    from workbench.judges._llm_attributors import PROTOCOLS, attribute_directory, make_attributor
+    from workbench.judges._llm_attributors import (PROTOCOLS, attribute_directory, check_predictions_path,
+                                                   make_attributor)
     from workbench.llm._client import MissingKey
 
     if Path(args.out).suffix not in (".parquet", ".jsonl", ".ndjson"):
@@ -50,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--{name.replace('_', '-')}", "an integer >= 1", repr(getattr(args, name)))
     if args.base_url is not None:
         check_base_url(args.base_url)
+    check_predictions_path(existing_dir(args.dir), args.out)  # before any work: nothing it did not write is replaced
     if args.with_reference and args.attributor not in PROTOCOLS:
         raise UsageError("--with-reference", f"with an LLM protocol ({', '.join(PROTOCOLS)}): the offline "
                          "attributors read no reference answer", f"--attributor {args.attributor}")

@@ -12,14 +12,14 @@ from workbench._util.lazy import attach
 
 __all__ = [
     "answer_of", "attribute_directory", "Attribution", "AttributionReport", "Attributor", "build_body",
-    "check_answers", "count_tokens", "DATA_NOTE", "entry_question", "ERROR_PATTERN", "failure_logs", "FailureLog",
-    "FailureStep", "features", "FirstError", "fitted_steps", "JevJudge", "JUDGE_BATCH_RUNS", "judge_directory",
-    "JUDGE_TABLES", "JudgeReport", "JudgeResult", "JUDGES", "LastStep", "LexicalFeatures", "LexicalJudge",
-    "LLMAttributor", "make_attributor", "make_judge", "messages_for", "model_client", "MostActive", "OPENAI_BASE_URL",
-    "OpenAIJudge", "PositionPrior", "predict", "PREDICTION_COLUMNS", "probability", "PROTOCOLS", "RAY_BATCH_RUNS",
-    "read_answer", "read_predictions", "ROUTES", "run_batches", "score_of", "score_requests", "SOURCE_QUESTION",
-    "SourceJudge", "Sources", "split_request", "step_tokens", "system_one_essentials", "Tables", "usable_logprob",
-    "usable_probability", "yes_probability"
+    "check_answers", "check_predictions_path", "count_tokens", "DATA_NOTE", "entry_question", "ERROR_PATTERN",
+    "failure_logs", "FailureLog", "FailureStep", "features", "FirstError", "fitted_steps", "JevJudge",
+    "JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_TABLES", "JudgeReport", "JudgeResult", "JUDGES", "LastStep",
+    "LexicalFeatures", "LexicalJudge", "LLMAttributor", "make_attributor", "make_judge", "messages_for",
+    "model_client", "MostActive", "OPENAI_BASE_URL", "OpenAIJudge", "PositionPrior", "predict", "PREDICTION_COLUMNS",
+    "probability", "PROTOCOLS", "RAY_BATCH_RUNS", "read_answer", "read_predictions", "ROUTES", "run_batches",
+    "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge", "Sources", "split_request", "step_tokens",
+    "system_one_essentials", "Tables", "usable_logprob", "usable_probability", "yes_probability"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -34,8 +34,8 @@ __getattr__, __dir__ = attach(__name__, {
     "_jev": ["answer_of", "build_body", "check_answers", "JevJudge", "ROUTES", "system_one_essentials"],
     "_lexical": ["features", "LexicalFeatures", "LexicalJudge", "probability", "Sources"],
     "_llm_attributors": [
-        "attribute_directory", "AttributionReport", "fitted_steps", "LLMAttributor", "make_attributor", "PROTOCOLS",
-        "read_answer", "step_tokens"
+        "attribute_directory", "AttributionReport", "check_predictions_path", "fitted_steps", "LLMAttributor",
+        "make_attributor", "PROTOCOLS", "read_answer", "step_tokens"
     ],
     "_make": [
         "JUDGES", "make_judge", "model_client", "OPENAI_BASE_URL"
@@ -67,6 +67,6 @@ if TYPE_CHECKING:
         MostActive, PositionPrior, predict, PREDICTION_COLUMNS, read_predictions
     )
     from workbench.judges._llm_attributors import (
-        attribute_directory, AttributionReport, fitted_steps, LLMAttributor, make_attributor, PROTOCOLS, read_answer,
-        step_tokens
+        attribute_directory, AttributionReport, check_predictions_path, fitted_steps, LLMAttributor, make_attributor,
+        PROTOCOLS, read_answer, step_tokens
     )

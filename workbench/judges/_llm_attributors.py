@@ -20,6 +20,7 @@ request fits: long Magentic-One logs (130 steps) stay one request, every step pr
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -303,6 +304,38 @@ class AttributionReport:
                 f"step of the log, {self.runs - self.named} miss one (see reason){sent}")
 
 
+def check_predictions_path(data: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:
+    """The predictions never replace what ``workbench attribute`` did not write: ``out`` may not be the directory
+    attributed or one of its tables, and a file already there must be a predictions table (an earlier run's);
+    :class:`~workbench._util.atomic.OutputRefused` otherwise, before anything is read or sent.
+
+    Parameters
+    ----------
+    data : str or os.PathLike
+        The directory attributed.
+    out : str or os.PathLike
+        The predictions file.
+    """
+    from pathlib import Path
+
+    from workbench._util.atomic import OutputRefused
+    from workbench.errors import SchemaError
+    from workbench.judges._attributors import read_predictions
+    from workbench.tables import _schema as schema
+
+    directory, target = Path(data).resolve(), Path(out).resolve()
+    if target == directory or target.is_dir():
+        raise OutputRefused(out, "is a directory; expected a predictions file (.parquet or .jsonl)")
+    if target.parent == directory and target.stem in schema.TABLES:
+        raise OutputRefused(out, f"would replace the {target.stem} table of {data}; name a file of its own")
+    if target.exists():
+        try:
+            read_predictions(target)
+        except SchemaError:
+            raise OutputRefused(out, "exists and is not a predictions table an earlier run wrote; name another "
+                                     "file") from None
+
+
 def attribute_directory(tables: dict[str, Any], attributor: Any, out: str, *,
                         with_reference: bool = False) -> AttributionReport:
     """Every run of ``tables`` (``runs``, ``steps``) attributed, written to ``out`` (.parquet or .jsonl) as the
@@ -348,5 +381,5 @@ def attribute_directory(tables: dict[str, Any], attributor: Any, out: str, *,
                              len(usage), sum(1 for u in usage if u.cached), sum(u.attempts for u in usage))
 
 
-__all__ = ["attribute_directory", "AttributionReport", "fitted_steps", "LLMAttributor", "make_attributor",
-           "PROTOCOLS", "read_answer", "step_tokens"]
+__all__ = ["attribute_directory", "AttributionReport", "check_predictions_path", "fitted_steps", "LLMAttributor",
+           "make_attributor", "PROTOCOLS", "read_answer", "step_tokens"]
