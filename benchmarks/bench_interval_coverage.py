@@ -205,8 +205,17 @@ def wild_cluster_p(values: np.ndarray, cluster: np.ndarray, rng: np.random.Gener
     return float((1 + np.sum(np.abs(tb) >= abs(t0))) / (reps + 1))
 
 
-def one_trial(kind: str, g: int, seed: int, n_boot: int) -> dict[str, tuple[float, float]]:
-    """Every candidate interval (and null p) of one draw."""
+#: the library's default of each statistic (``--defaults-only`` computes these alone)
+DEFAULTS = ("auroc/logit-t", "kappa/atanh-t", "agreement/logit-t", "accuracy/CR2-BM", "difference/CR2-BM",
+            "null/CR2-BM")
+
+
+def one_trial(kind: str, g: int, seed: int, n_boot: int, defaults_only: bool = False
+              ) -> dict[str, tuple[float, float]]:
+    """Every candidate interval (and null p) of one draw; the defaults alone with ``defaults_only`` (the same
+    draws, so their values equal the full run's)."""
+    if defaults_only:
+        return _defaults(kind, g, seed)
     from workbench.stats import as_generator, auroc_ci, bootstrap, make_units, resample_counts
     from workbench.stats import paired_difference
     from workbench.stats import KAPPA_METHOD, cohen_kappa
@@ -283,12 +292,47 @@ def one_trial(kind: str, g: int, seed: int, n_boot: int) -> dict[str, tuple[floa
     return out
 
 
-def cell(args: tuple[str, int, int, int, dict[str, float]]) -> dict[str, list[float]]:
-    kind, g, trials, n_boot, truth = args
+def _defaults(kind: str, g: int, seed: int) -> dict[str, tuple[float, float]]:
+    """The library's default intervals of one draw (``one_trial``'s draws, in the same order)."""
+    import polars as pl
+
+    from workbench.stats import (AGREEMENT_METHOD, KAPPA_METHOD, auroc_ci, bootstrap, cohen_kappa, paired_difference,
+                                 percent_agreement, reliability)
+
+    rng = np.random.default_rng(seed)
+    d = draw(kind, g, rng)
+    c = d.cluster
+    out: dict[str, tuple[float, float]] = {}
+    r = auroc_ci(d.score, d.label, c, n_boot=1)
+    out["auroc/logit-t"] = (r.ci_low, r.ci_high)
+    a, b = d.label.astype(int), d.label_b.astype(int)
+    lib = bootstrap(cohen_kappa, a, b, clusters=c, n_boot=1, method=KAPPA_METHOD)
+    out["kappa/atanh-t"] = (lib.ci_low, lib.ci_high)
+    res = bootstrap(percent_agreement, a, b, clusters=c, n_boot=1, method=AGREEMENT_METHOD)
+    out["agreement/logit-t"] = (res.ci_low, res.ci_high)
+    runs = pl.DataFrame({"method": "A", "task_id": [f"t{i}" for i in range(len(c))], "replicate": 0,
+                         "scenario_id": [f"s{k}" for k in c], "success": d.success_a, "budget": 0})
+    rel = reliability(runs, k=1, by=("method",), n_boot=1, seed=seed).row(0, named=True)
+    out["accuracy/CR2-BM"] = (rel["acc_ci_low"], rel["acc_ci_high"])
+    both = pl.concat([runs, runs.with_columns(pl.lit("B").alias("method"), pl.Series("success", d.success_b))])
+    row = paired_difference(both, a="A", b="B", by=(), n_boot=1, cross_checks=False).row(0, named=True)
+    out["difference/CR2-BM"] = (row["ci_low"], row["ci_high"])
+    n0 = draw(kind, g, rng, delta=0.0)
+    frame = {"task_id": [f"t{i}" for i in range(len(n0.cluster))], "replicate": 0,
+             "scenario_id": [f"s{k}" for k in n0.cluster]}
+    both0 = pl.concat([pl.DataFrame({"method": "A", **frame, "success": n0.success_a}),
+                       pl.DataFrame({"method": "B", **frame, "success": n0.success_b})])
+    p = paired_difference(both0, a="A", b="B", by=(), n_boot=1, cross_checks=False)["p_value"][0]
+    out["null/CR2-BM"] = (float(p < 0.05), float("nan"))
+    return out
+
+
+def cell(args: tuple[str, int, int, int, dict[str, float], bool]) -> dict[str, list[float]]:
+    kind, g, trials, n_boot, truth, defaults_only = args
     hits: dict[str, list[float]] = {}
     for i in range(trials):
         for name, (lo, hi) in one_trial(kind, g, 1_000_000 * g + i + 500_000 * GENERATORS.index(kind),
-                                        n_boot).items():
+                                        n_boot, defaults_only).items():
             stat = name.split("/")[0]
             if stat == "null":
                 hits.setdefault(name, []).append(lo)
@@ -323,16 +367,19 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=2000, help="trials per cell (generator x scenarios)")
     parser.add_argument("--n-boot", type=int, default=1000, help="resamples of the percentile intervals")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    parser.add_argument("--defaults-only", action="store_true",
+                        help="the library's default intervals alone (the acceptance run; a few minutes)")
     args = parser.parse_args()
     start = time.perf_counter()
     check_kappa_resamples()
     truth = {kind: truths(kind) for kind in GENERATORS}
-    jobs = [(kind, g, args.trials, args.n_boot, truth[kind]) for kind in GENERATORS for g in SIZES]
+    jobs = [(kind, g, args.trials, args.n_boot, truth[kind], args.defaults_only) for kind in GENERATORS for g in SIZES]
     with ProcessPoolExecutor(args.jobs) as pool:
         results = dict(zip([(k, g) for k, g, *_ in jobs], pool.map(cell, jobs), strict=True))
     names = list(next(iter(results.values())))
     print(f"Coverage of 95% intervals ({args.trials} trials a cell; Wilson 95% Monte Carlo interval), "
-          f"{args.n_boot} resamples for percentile intervals; null rows: rejection rate at 5%.")
+          + ("the library's defaults only" if args.defaults_only else
+             f"{args.n_boot} resamples for percentile intervals") + "; null rows: rejection rate at 5%.")
     for kind in GENERATORS:
         print(f"\ngenerator {kind}: truth " + ", ".join(f"{k} {v:.4f}" for k, v in truth[kind].items()))
         print("| interval | " + " | ".join(f"{g} scenarios" for g in SIZES) + " |")

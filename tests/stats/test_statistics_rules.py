@@ -312,10 +312,14 @@ def test_the_coverage_study_smoke() -> None:
     spec.loader.exec_module(bench)
     bench.check_kappa_resamples()
     truth = {"auroc": 0.7, "kappa": 0.7, "agreement": 0.85, "accuracy": 0.6, "difference": 0.07}
-    hits = bench.cell(("polarised", 8, 2, 50, truth))  # the third generator (issue 60)
+    hits = bench.cell(("polarised", 8, 2, 50, truth, False))  # the third generator (issue 60)
     assert {"auroc/logit-t", "kappa/atanh-t", "agreement/percentile", "agreement/logit-t", "accuracy/CR2-BM",
             "difference/CR2-BM", "null/wild-bootstrap"} <= set(hits)
     assert all(len(v) == 2 and set(v) <= {0.0, 1.0} for v in hits.values())
+    # the acceptance run's --defaults-only computes the defaults alone, on the same draws: the same intervals
+    full, fast = bench.one_trial("mix", 8, 3, 20), bench.one_trial("mix", 8, 3, 20, defaults_only=True)
+    assert set(fast) == set(bench.DEFAULTS)
+    assert all(np.allclose(fast[k], full[k], equal_nan=True) for k in fast)
 
 
 def test_a_transformed_interval_at_the_bound_falls_back_to_the_plain_t() -> None:

@@ -16,22 +16,23 @@ from workbench._util.lazy import attach
 __all__ = [
     "AGREEMENT_METHOD", "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "ALTERNATIVES",
     "as_generator", "AT_BOUND", "auroc", "auroc_ci", "bin_edges", "bin_index", "binary_labels", "bootstrap",
-    "BootstrapResult", "brier", "BrierDecomposition", "calibration_table", "clustered_mcnemar_p", "cohen_kappa",
-    "compare_to_baseline", "complete_rows", "correlation_difference_ci", "CORRELATION_INTERVALS",
-    "CORRELATION_METHODS", "CorrelationDifference", "cost", "cr2_mean", "cr2_p_value", "cumulative_tokens",
-    "debiased_calibration_error", "DEFAULT_N_BOOT", "dependency", "disagreements", "ece", "efficiency",
-    "efficiency_by", "efficiency_by_encoding", "FEW_SCENARIOS", "fleiss_kappa", "GEE_MAX_CLUSTER", "gold_classes",
-    "heterogeneous_coverage", "heterogeneous_population_auroc", "HIGHER_IS_BETTER", "interval", "Interval",
-    "INTERVAL_COLUMNS", "interval_coverage", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se",
-    "jackknife_se_of", "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores", "labelled_pairs",
-    "make_units", "METRICS", "missing_mask", "multi_rater_agreement", "NEGATIVE", "NOT_A_CLASS", "ONE_SCENARIO",
-    "out_of_fold_calls", "paired_auroc_difference", "paired_difference", "partial_correlation",
-    "partial_correlation_ci", "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak", "percent_agreement",
-    "performance_profile", "plain_correlation", "PLAIN_METHODS", "population_auroc", "POSITIVE", "precision_recall_at",
-    "Price", "probability_of_improvement", "recalibrate", "recalibration_table", "reliability", "reliability_by_k",
-    "reliability_curve", "resample_counts", "resamples", "residualise", "Seed", "simultaneous_interval",
-    "squared_ce_debiased", "STRATEGIES", "threshold_for", "threshold_sweep", "Units", "verdict", "williams_test",
-    "ZERO_WIDTH"
+    "BootstrapResult", "brier", "BrierDecomposition", "calibration_table", "CE_INTERVAL_METHODS",
+    "clustered_mcnemar_p", "cohen_kappa", "compare_to_baseline", "complete_rows", "correlation_difference_ci",
+    "CORRELATION_INTERVALS", "CORRELATION_METHODS", "CorrelationDifference", "cost", "cr2_mean", "cr2_p_value",
+    "cumulative_tokens", "debiased_calibration_error", "DEFAULT_N_BOOT", "dependency", "disagreements", "ece",
+    "efficiency", "efficiency_by", "efficiency_by_encoding", "FEW_SCENARIOS", "fleiss_kappa", "GEE_MAX_CLUSTER",
+    "gold_classes", "HEAVY_TAILS", "heterogeneous_coverage", "heterogeneous_population_auroc", "HIGHER_IS_BETTER",
+    "interval", "Interval", "INTERVAL_COLUMNS", "interval_coverage", "INTERVAL_METHODS", "interval_reason",
+    "INTERVAL_SCHEMA", "jackknife_se", "jackknife_se_of", "judge_table", "KAPPA_METHOD", "krippendorff_alpha",
+    "labeled_scores", "labelled_pairs", "make_units", "METRICS", "missing_mask", "multi_rater_agreement", "NEGATIVE",
+    "NOT_A_CLASS", "ONE_SCENARIO", "out_of_fold_calls", "paired_auroc_difference", "paired_difference",
+    "partial_correlation", "partial_correlation_ci", "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak",
+    "percent_agreement", "performance_profile", "plain_correlation", "PLAIN_METHODS", "population_auroc", "POSITIVE",
+    "precision_recall_at", "Price", "probability_of_improvement", "recalibrate", "recalibration_table", "reliability",
+    "reliability_by_k", "reliability_curve", "resample_counts", "resamples", "residual_kurtosis", "residualise",
+    "Seed", "selection_bootstrap", "simultaneous_interval", "squared_ce_debiased", "STRATEGIES",
+    "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "threshold_for", "threshold_sweep",
+    "unified_interval", "Units", "verdict", "williams_test", "ZERO_WIDTH"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -47,9 +48,11 @@ __getattr__, __dir__ = attach(__name__, {
         "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "Units", "ZERO_WIDTH"
     ],
     "_calibration": [
-        "bin_edges", "bin_index", "brier", "BrierDecomposition", "calibration_table", "debiased_calibration_error",
-        "ece", "labeled_scores", "out_of_fold_calls", "paired_auroc_difference", "recalibrate", "recalibration_table",
-        "reliability_curve", "squared_ce_debiased", "STRATEGIES", "threshold_for", "threshold_sweep"
+        "bin_edges", "bin_index", "brier", "BrierDecomposition", "calibration_table", "CE_INTERVAL_METHODS",
+        "debiased_calibration_error", "ece", "labeled_scores", "out_of_fold_calls", "paired_auroc_difference",
+        "recalibrate", "recalibration_table", "reliability_curve", "selection_bootstrap", "squared_ce_debiased",
+        "STRATEGIES", "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "threshold_for",
+        "threshold_sweep", "unified_interval"
     ],
     "_compare": [
         "clustered_mcnemar_p", "compare_to_baseline", "GEE_MAX_CLUSTER", "HIGHER_IS_BETTER", "jackknife_se", "METRICS",
@@ -57,8 +60,8 @@ __getattr__, __dir__ = attach(__name__, {
     ],
     "_correlation": [
         "ALTERNATIVES", "correlation_difference_ci", "CORRELATION_INTERVALS", "CORRELATION_METHODS",
-        "CorrelationDifference", "partial_correlation", "partial_correlation_ci", "PartialCorrelation",
-        "plain_correlation", "PLAIN_METHODS", "residualise", "williams_test"
+        "CorrelationDifference", "HEAVY_TAILS", "partial_correlation", "partial_correlation_ci", "PartialCorrelation",
+        "plain_correlation", "PLAIN_METHODS", "residual_kurtosis", "residualise", "williams_test"
     ],
     "_coverage": ["heterogeneous_coverage", "heterogeneous_population_auroc", "interval_coverage", "population_auroc"],
     "_discrimination": [
@@ -84,9 +87,10 @@ if TYPE_CHECKING:
         resamples, Seed, Units, ZERO_WIDTH
     )
     from workbench.stats._calibration import (
-        bin_edges, bin_index, brier, BrierDecomposition, calibration_table, debiased_calibration_error, ece,
-        labeled_scores, out_of_fold_calls, paired_auroc_difference, recalibrate, recalibration_table, reliability_curve,
-        squared_ce_debiased, STRATEGIES, threshold_for, threshold_sweep
+        bin_edges, bin_index, brier, BrierDecomposition, calibration_table, CE_INTERVAL_METHODS,
+        debiased_calibration_error, ece, labeled_scores, out_of_fold_calls, paired_auroc_difference, recalibrate,
+        recalibration_table, reliability_curve, selection_bootstrap, squared_ce_debiased, STRATEGIES,
+        TAU_INTERVAL_METHODS, TAU_MIN_ENTRIES, TAU_MIN_SCENARIOS, threshold_for, threshold_sweep, unified_interval
     )
     from workbench.stats._compare import (
         clustered_mcnemar_p, compare_to_baseline, GEE_MAX_CLUSTER, HIGHER_IS_BETTER, jackknife_se, METRICS,
@@ -94,8 +98,8 @@ if TYPE_CHECKING:
     )
     from workbench.stats._correlation import (
         ALTERNATIVES, correlation_difference_ci, CORRELATION_INTERVALS, CORRELATION_METHODS, CorrelationDifference,
-        partial_correlation, partial_correlation_ci, PartialCorrelation, plain_correlation, PLAIN_METHODS, residualise,
-        williams_test
+        HEAVY_TAILS, partial_correlation, partial_correlation_ci, PartialCorrelation, plain_correlation, PLAIN_METHODS,
+        residual_kurtosis, residualise, williams_test
     )
     from workbench.stats._coverage import (
         heterogeneous_coverage, heterogeneous_population_auroc, interval_coverage, population_auroc

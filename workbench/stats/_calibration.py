@@ -22,6 +22,7 @@ comes from :mod:`workbench.stats._bootstrap` resampling scenarios.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -336,14 +337,81 @@ def squared_ce_debiased(scores: ArrayLike, labels: ArrayLike, bins: int = 10, st
     return float(total)
 
 
+#: the interval of :func:`debiased_calibration_error`: the default ``"unified"`` and the earlier ``"t"`` (its bounds
+#: below 0 set to 0), kept by name
+CE_INTERVAL_METHODS = ("unified", "t")
+
+
+def unified_interval(estimate: float, se: float, df: float, level: float = 0.95) -> tuple[float, float]:
+    """Feldman and Cousins' (1998) unified interval for a quantity that cannot be negative, from an estimate that
+    can be: the likelihood-ratio ordering of a normal mean bounded at 0, its t(df) quantile standing in for the
+    normal's (the estimate in standard errors is scaled by ``z / t`` before the construction, the interval by
+    ``t / z`` after). Far from 0 it is ``estimate +/- t * se``; near 0 it turns one-sided by itself, so a truth of
+    0 is covered at the level (the t interval with its bounds set to 0 covers it at ``1 - (1 - level) / 2``), and
+    it is never empty or wholly below 0.
+
+    Parameters
+    ----------
+    estimate : float
+        The estimate (may be negative).
+    se : float
+        Its standard error.
+    df : float
+        Degrees of freedom of its t quantile.
+    level : float, default 0.95
+        Coverage.
+
+    Returns
+    -------
+    tuple of float
+        (low, high), both >= 0; NaN where ``se`` is not positive and finite.
+
+    References
+    ----------
+    Feldman, G. J. and Cousins, R. D. (1998). Unified approach to the classical statistical analysis of small
+    signals. Physical Review D 57(7), 3873-3889.
+    """
+    from scipy.optimize import brentq
+    from scipy.special import ndtr
+    from scipy.stats import norm
+    from scipy.stats import t as student_t
+
+    if not (np.isfinite(estimate) and np.isfinite(se) and se > 0 and df > 0):
+        return float("nan"), float("nan")
+    z, t = float(norm.ppf(0.5 + level / 2)), float(student_t.ppf(0.5 + level / 2, df))
+    x0 = estimate / se * z / t
+
+    def acceptance(theta: float) -> tuple[float, float]:
+        """The region [x1, x2] of X ~ N(theta, 1) accepted at ``level``, ordered by the likelihood ratio
+        f(x | theta) / f(x | max(x, 0)): with d the ratio's cut in standard deviations, x2 = theta + d, and x1 =
+        theta - d where that is >= 0, else the root of the ratio's linear left side, (theta^2 - d^2) / (2 theta)."""
+        if theta <= 0:
+            return -math.inf, float(norm.ppf(level))
+
+        def left(d: float) -> float:
+            return theta - d if d <= theta else (theta * theta - d * d) / (2 * theta)
+        d = brentq(lambda d: ndtr(d) - ndtr(left(d) - theta) - level, 1e-12, 40.0, xtol=1e-12)
+        return left(d), theta + d
+
+    top = max(x0, 0.0) + 2 * z + 10.0
+    low = 0.0 if acceptance(0.0)[1] >= x0 else brentq(lambda th: acceptance(th)[1] - x0, 0.0, top, xtol=1e-10)
+    high = brentq(lambda th: acceptance(th)[0] - x0, 1e-9, top, xtol=1e-10)
+    scale = se * t / z
+    return float(low * scale), float(high * scale)
+
+
 def debiased_calibration_error(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, bins: int = 10,
-                               strategy: str = "uniform", *, level: float = 0.95) -> BootstrapResult:
-    """:func:`squared_ce_debiased` with the cluster jackknife t interval over scenarios (jackknife standard error,
-    t with G - 1 df), the interval that covers a calibrated judge's 0: measured in the tests at about 97% at
-    12 scenarios and 95% at a known miscalibration, where the plug-in ECE's percentile interval covers 0 never
-    and its truth 85% of the time. A bound below 0 is set to 0 and ``reason`` says so (a squared error is not
-    negative; before, about 1% of calibrated samples had an interval wholly below 0). The square root of estimate
-    and bounds (clipped at 0) is the RMS calibration error, in the units of a probability.
+                               strategy: str = "uniform", *, level: float = 0.95,
+                               interval_method: str = "unified") -> BootstrapResult:
+    """:func:`squared_ce_debiased` with an interval from the cluster jackknife over scenarios that respects 0.
+
+    The default interval (``interval_method="unified"``) is :func:`unified_interval` on the jackknife standard error
+    with G - 1 degrees of freedom: a squared error is not negative, and near 0 the interval turns one-sided, so it
+    covers a calibrated judge's 0 at its level. Issue 60's audit found the earlier interval (``"t"``: the jackknife
+    t interval with its bounds below 0 set to 0) covering that 0 in 98.4-98.6% of samples (too wide: its lower
+    tail can never miss) and, before the bound, wholly below 0 in about 1% of them. The square root of estimate
+    and bounds (clipped at 0) is the RMS calibration error, in the units of a probability. The plug-in ECE's
+    percentile interval never covers a calibrated judge's 0.
 
     Parameters
     ----------
@@ -359,19 +427,32 @@ def debiased_calibration_error(scores: ArrayLike, labels: ArrayLike, clusters: A
         Bin strategy (:func:`bin_edges`).
     level : float, default 0.95
         Coverage of the interval.
+    interval_method : {"unified", "t"}, default "unified"
+        :data:`CE_INTERVAL_METHODS`.
 
     Returns
     -------
     BootstrapResult
-        The debiased squared calibration error with its cluster jackknife t interval.
+        The debiased squared calibration error with its interval.
 
     References
     ----------
     Kumar, A., Liang, P. and Ma, T. (2019). Verified uncertainty calibration. NeurIPS.
     """
+    if interval_method not in CE_INTERVAL_METHODS:
+        raise ValueError(f"interval_method: expected one of {CE_INTERVAL_METHODS}, got {interval_method!r}")
     s, y, c, missing = _complete(scores, labels, clusters)
     res = bootstrap(lambda a, b: squared_ce_debiased(a, b, bins, strategy), s, y, clusters=c,
                     n_boot=0, seed=0, level=level, method="t", n_missing=missing)
+    if interval_method == "unified":
+        from scipy.stats import t as student_t
+
+        df = res.n_clusters - 1
+        se = (res.ci_high - res.estimate) / float(student_t.ppf(0.5 + level / 2, df)) if df > 0 else float("nan")
+        if not (np.isfinite(se) and se > 0):
+            return res  # no spread (or no interval): the t interval's own reason says why
+        low, high = unified_interval(res.estimate, se, df, level)
+        return replace(res, ci_low=low, ci_high=high, method="unified")
     if not (np.isfinite(res.ci_low) and res.ci_low < 0):
         return res
     # the squared error itself is not negative (its debiased estimate can be): the bounds below 0 are set to 0, so
@@ -643,9 +724,134 @@ def _optimism_corrected(s: np.ndarray, y: np.ndarray, c: np.ndarray, target: str
     return metric(s, y, tau) - float(np.mean(gaps))
 
 
+#: the interval of the reported tau's precision and recall (``threshold_for``'s ``*_at_tau_oof`` rows): the
+#: default ``"selection-bootstrap"`` and the earlier ``"jackknife"`` (kept by name)
+TAU_INTERVAL_METHODS = ("selection-bootstrap", "jackknife")
+#: the fewest entries kept (precision) or labelled positive (recall), and the fewest scenarios among them, below
+#: which the reported tau's precision or recall gets no interval (issue 60: in every generator of the coverage study
+#: the rows under it covered 0-60% whatever the method; a tau that keeps a handful of entries is a fluke of the
+#: sample's top scores)
+TAU_MIN_ENTRIES, TAU_MIN_SCENARIOS = 20, 5
+
+
+def _weighted_curves(s: np.ndarray, y: np.ndarray, w: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For rows sorted by ``s`` (ascending) and weights ``w`` (R, n), at each distinct score: precision and recall
+    of calling ``score >= tau`` positive under each row of weights, and whether the score occurs there (weight > 0).
+    Returns (taus, precision (R, J), recall (R, J), present (R, J))."""
+    taus, first = np.unique(s, return_index=True)
+    pos_above = np.cumsum((w * y)[:, ::-1], axis=1)[:, ::-1][:, first]
+    n_above = np.cumsum(w[:, ::-1], axis=1)[:, ::-1][:, first]
+    present = (n_above - np.concatenate([n_above[:, 1:], np.zeros((len(w), 1))], axis=1)) > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = pos_above / n_above
+        recall = pos_above / pos_above[:, :1]
+    return taus, precision, recall, present
+
+
+def _pick_tau(precision: np.ndarray, recall: np.ndarray, present: np.ndarray, target: str,
+              value: float) -> np.ndarray:
+    """Index of each row's tau as :func:`_tau_for` picks it (the smallest present tau reaching the precision, the
+    largest reaching the recall); -1 where none does."""
+    ok = ((precision if target == "precision" else recall) >= value) & present
+    if target == "precision":
+        return np.where(ok.any(axis=1), ok.argmax(axis=1), -1)
+    last = ok.shape[1] - 1 - ok[:, ::-1].argmax(axis=1)
+    return np.where(ok.any(axis=1), last, -1)
+
+
+def selection_bootstrap(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, target: str = "precision",
+                        value: float = 0.95, n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0,
+                        level: float = 0.95) -> dict[str, tuple[float, float, float, int]]:
+    """The reported tau's precision and recall, the optimism of choosing it removed, with the interval of
+    :func:`threshold_for`'s ``*_at_tau_oof`` rows (before its rule for a tau that keeps too few entries).
+
+    The whole selection is bootstrapped: in each scenario resample tau is chosen again, and the optimism is the
+    metric at that tau in the resample less the metric at the same tau on the sample (Efron 1983's bootstrap
+    optimism), on the logit scale. The estimate is the sample's metric at its own tau less the mean optimism; the
+    interval is the estimate +/- t(G - 1) times the optimism's standard deviation, transformed back.
+
+    Parameters
+    ----------
+    scores : array-like
+        Judge scores, with no missing value.
+    labels : array-like
+        Binary labels aligned with ``scores``.
+    clusters : array-like
+        The task scenario of each row (what is resampled).
+    target : {"precision", "recall"}, default "precision"
+        What tau must reach.
+    value : float, default 0.95
+        The level it must reach.
+    n_boot : int, default DEFAULT_N_BOOT
+        Scenario resamples.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the resampling.
+    level : float, default 0.95
+        Coverage of the interval.
+
+    Returns
+    -------
+    dict
+        ``{"precision": (estimate, low, high, resamples with no tau), "recall": (...)}``; NaN where the sample has
+        no tau, and NaN bounds where every resample's tau achieves on the sample what it does in the resample, off
+        a bound.
+
+    References
+    ----------
+    Efron, B. (1983). Estimating the error rate of a prediction rule: improvement on cross-validation. JASA
+    78(382), 316-331.
+    """
+    from scipy.special import expit
+    from scipy.stats import t as student_t
+
+    from workbench.stats._bootstrap import as_generator, make_units, resample_counts
+
+    s, y, c = np.asarray(scores, dtype=np.float64), np.asarray(labels, dtype=np.float64), np.asarray(clusters)
+    order = np.argsort(s, kind="stable")
+    s, y, c = s[order], y[order], c[order]
+    units = make_units(c)
+    _, p0, r0, present0 = _weighted_curves(s, y, np.ones((1, len(s))))
+    j0 = int(_pick_tau(p0, r0, present0, target, value)[0])
+    counts = resample_counts(units, n_boot, as_generator(seed))  # (R, G)
+    eps = 1e-4
+
+    def lgt(p: np.ndarray) -> np.ndarray:
+        q = np.clip(p, eps, 1 - eps)
+        return np.log(q / (1 - q))
+
+    gaps: dict[str, list[np.ndarray]] = {"precision": [], "recall": []}
+    for start in range(0, n_boot, 200):  # (200, n) weights at a time
+        w = counts[start:start + 200][:, units.row_unit].astype(np.float64)
+        _, pb, rb, presb = _weighted_curves(s, y, w)
+        jb = _pick_tau(pb, rb, presb, target, value)
+        ok = jb >= 0
+        rows, cols = np.flatnonzero(ok), jb[ok]
+        for kind, boot, sample in (("precision", pb, p0[0]), ("recall", rb, r0[0])):
+            gap = lgt(boot[rows, cols]) - lgt(sample[cols])
+            gaps[kind].append(gap[np.isfinite(gap)])
+    t = student_t.ppf(0.5 + level / 2, units.n_units - 1) if units.n_units > 1 else float("nan")
+    out = {}
+    for kind, sample in (("precision", p0[0]), ("recall", r0[0])):
+        g = np.concatenate(gaps[kind])
+        if j0 < 0 or g.size < 2 or not np.isfinite(sample[j0]):
+            out[kind] = (float("nan"), float("nan"), float("nan"), n_boot - g.size)
+            continue
+        if np.all(g == 0):  # every resample's tau achieves what it does on the sample: no spread measured
+            at = float(sample[j0])  # at a bound (recall 1 everywhere) that is a fact; elsewhere no interval
+            out[kind] = (at, at, at, n_boot - g.size) if at in (0.0, 1.0) else (at, float("nan"), float("nan"),
+                                                                                n_boot - g.size)
+            continue
+        centre = float(lgt(sample[j0:j0 + 1])[0] - g.mean())
+        half = float(t * g.std(ddof=1))
+        out[kind] = (float(expit(centre)), float(expit(centre - half)), float(expit(centre + half)),
+                     n_boot - g.size)
+    return out
+
+
 def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, target: str = "precision",
                   value: float = 0.95, *, sjc_tau: float = 0.5, n_splits: int = 5, n_boot: int = DEFAULT_N_BOOT,
-                  seed: Seed = 0, level: float = 0.95) -> pl.DataFrame:
+                  seed: Seed = 0, level: float = 0.95, tau_interval: str = "selection-bootstrap") -> pl.DataFrame:
     """The tau that reaches ``target`` >= ``value`` on the labels, with intervals, beside SJC's tau.
 
     For ``precision`` the smallest tau whose precision (of calling ``score >= tau`` positive)
@@ -655,17 +861,19 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
     * ``tau``: the tau chosen on all the labels (its interval: the tau each scenario resample picks);
     * ``precision`` and ``recall``: in-sample, at that tau on the same labels. Optimistic: tau was chosen to
       reach the target there (at target 0.85 the chosen tau's true precision falls short in most samples);
-    * ``precision_at_tau_oof`` and ``recall_at_tau_oof``: the reported tau's precision and recall with the
-      optimism of choosing it removed (in-sample less the mean over scenario folds of what a tau chosen on the
-      training folds reaches there minus what it reaches on the held-out fold; Efron 1983), with a t interval
-      around it whose standard error is the cluster jackknife's of the metric at the reported tau held fixed
-      (the jackknife of the whole selection is unreliable: tau jumps between score values), clipped to [0, 1].
-      This estimates what the reported tau achieves on new scenarios: ``benchmarks/bench_threshold_coverage.py``
-      measured its interval holding the reported tau's true precision in 94.4-95.4% of samples at 8, 12 and 30
-      equal scenarios and 91.5%, 93.7%, 94.4% at unequal ones (the in-sample row: 85.5-91.9%); below 12
-      scenarios its ``reason`` says "few scenarios". When every scenario left out gives the same value at the
-      reported tau and the estimate is not that bound, there is no interval (NaN bounds, the reason says so):
-      a zero-width interval there never held the truth (issue 60's audit);
+    * ``precision_at_tau_oof`` and ``recall_at_tau_oof``: what the reported tau achieves on new scenarios. By
+      default (``tau_interval="selection-bootstrap"``) the whole selection is bootstrapped: in each scenario
+      resample tau is chosen again, and the optimism of choosing it is the metric there less the metric at that
+      tau on the sample (on the logit scale; Efron 1983). The estimate is the in-sample metric less the mean
+      optimism, its interval the estimate +/- t(G - 1) times the optimism's standard deviation, transformed
+      back. Issue 60's audit found the earlier interval (``tau_interval="jackknife"``: optimism removed by
+      cross-validation over scenario folds, and the cluster jackknife of the metric at the reported tau held
+      fixed) holding the truth in 44-58% of samples at target 0.95: it ignores that tau moves with the sample.
+      When the reported tau keeps fewer than :data:`TAU_MIN_ENTRIES` entries (recall: positives) or fewer than
+      :data:`TAU_MIN_SCENARIOS` scenarios among them, there is no interval (NaN bounds, the reason says so):
+      there every method of the coverage study held the truth in at most 60% of samples -- the tau is a fluke of
+      the sample's top scores. ``benchmarks/bench_threshold_coverage.py`` reports the coverage; below 12
+      scenarios the ``reason`` says "few scenarios";
     * ``precision_oof`` and ``recall_oof``: another quantity -- the precision and recall of the *rule* "choose
       tau on the other scenarios, apply it here" (:func:`out_of_fold_calls`: each scenario judged by the tau its
       fold's training scenarios chose, so several taus), with the cluster jackknife t interval clipped to
@@ -698,6 +906,8 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
         Seed of the resampling.
     level : float, default 0.95
         Coverage of the intervals.
+    tau_interval : {"selection-bootstrap", "jackknife"}, default "selection-bootstrap"
+        The interval of the ``*_at_tau_oof`` rows (:data:`TAU_INTERVAL_METHODS`).
 
     Returns
     -------
@@ -735,7 +945,28 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
     groups = np.unique(c)
     no_tau = "no tau reaches the target on these labels"
     insert_at = 3
-    for kind in ("precision", "recall"):  # the reported tau, optimism removed; jackknife over scenarios
+    if tau_interval not in TAU_INTERVAL_METHODS:
+        raise ValueError(f"tau_interval: expected one of {TAU_INTERVAL_METHODS}, got {tau_interval!r}")
+    boot = (selection_bootstrap(s, y, c, target, value, n_boot, seed, level)
+            if tau_interval == "selection-bootstrap" and np.isfinite(tau) else {})
+    kept = s >= tau if np.isfinite(tau) else np.zeros(len(s), dtype=bool)
+    for kind in ("precision", "recall"):  # the reported tau, optimism removed
+        if tau_interval == "selection-bootstrap":
+            est, lo, hi, n_none = boot.get(kind, (float("nan"),) * 3 + (0,))
+            why = no_tau if not np.isfinite(tau) else interval_reason(lo, hi, len(groups), few=12)
+            support = kept if kind == "precision" else (y == 1)
+            n_support, n_scen = int(support.sum()), len(np.unique(c[support]))
+            if np.isfinite(tau) and (n_support < TAU_MIN_ENTRIES or n_scen < TAU_MIN_SCENARIOS):
+                lo = hi = float("nan")
+                what = "entries" if kind == "precision" else "positives"
+                why = (f"no interval: the reported tau's {kind} rests on {n_support} {what} from {n_scen} "
+                       f"scenario(s) (fewer than {TAU_MIN_ENTRIES} or {TAU_MIN_SCENARIOS}); there no interval held "
+                       "its truth (the tau is a fluke of the top scores)")
+            res = BootstrapResult(est, lo, hi, len(s), int(y.sum()), n_boot, "selection-bootstrap", level, n_none,
+                                  len(groups), missing, why)
+            rows.insert(insert_at, row(f"{kind}_at_tau_oof", res))
+            insert_at += 1
+            continue
         est = _optimism_corrected(s, y, c, target, value, n_splits, kind)
         at_tau = prec(tau) if kind == "precision" else rec(tau)  # tau held fixed: a smooth statistic
         loo = np.array([at_tau(s[c != g], y[c != g]) for g in groups]) if np.isfinite(est) else np.zeros(0)
@@ -862,4 +1093,6 @@ def paired_auroc_difference(scores_a: ArrayLike, scores_b: ArrayLike, labels: Ar
 __all__ = ["bin_edges", "bin_index", "brier", "BrierDecomposition", "calibration_table",
            "debiased_calibration_error", "ece", "labeled_scores", "out_of_fold_calls", "paired_auroc_difference",
            "recalibrate", "recalibration_table", "reliability_curve", "squared_ce_debiased", "STRATEGIES",
+           "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "CE_INTERVAL_METHODS",
+           "unified_interval", "selection_bootstrap",
            "threshold_for", "threshold_sweep"]
