@@ -33,14 +33,14 @@ import time
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from workbench.adapters._claude_lines import MODEL_USAGE, TranscriptWarning, selected
 from workbench.adapters._logfiles import session_files
-from workbench.adapters._staging import collect_runs
 from workbench.tables._records import encode_args, widen_span
+
+if TYPE_CHECKING:  # the usage pass reads rollouts without the table library (codex_runs)
+    import polars as pl
 from workbench._util.jsonl import BadLines, at_line, json_lines
 from workbench.errors import describe_value
 from workbench.errors import SchemaError
@@ -150,7 +150,10 @@ def _compacted(p: dict[str, Any]) -> tuple[str, str | None]:
     return summary, "\n\n".join(texts) or None
 
 
-def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], int]:
+def _rollout(file: Path, bad: BadLines | None = None, usage_only: bool = False
+             ) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], int]:
+    """One rollout's run, steps and compactions, and its first line. ``usage_only``: the run's identity, span,
+    models and usage alone (every line still read and checked), no steps or compactions -- the usage pass."""
     run: dict[str, Any] = {"run_id": file.stem, "method": "codex", "task": None}
     steps: list[dict[str, Any]] = []
     comps: list[dict[str, Any]] = []
@@ -185,6 +188,8 @@ def _rollout(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], l
                     models.append(current)
             elif kind == "event_msg" and p.get("type") == "token_count":
                 totals = _spend(run, p, totals, by_model, current)
+            elif usage_only:
+                continue
             elif kind == "compacted":
                 summary, kept = _compacted(p)
                 if not summary:
@@ -262,21 +267,24 @@ def read_codex(path: str | os.PathLike[str], *, bad: BadLines | None = None, sin
     and ``project`` select sessions as :func:`workbench.adapters._claude_code.read_claude_code` does; ``files``
     reads those files instead of every one below ``path``.
     """
+    from workbench.adapters._staging import collect_runs
+
     return collect_runs(Path(path), codex_runs(path, bad=bad, since=since, until=until, project=project,
                                                files=files))
 
 
 def codex_runs(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
                until: str | None = None, project: str | None = None, files: Sequence[Path] | None = None,
-               timings: dict[str, float] | None = None,
+               timings: dict[str, float] | None = None, usage_only: bool = False,
                ) -> Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]]:
     """:func:`read_codex`'s runs one rollout at a time, ``(first line, run, steps, compactions)``; ``timings`` adds
-    the seconds spent reading and building them (``parse``)."""
+    the seconds spent reading and building them (``parse``); ``usage_only`` reads each run's usage and no steps
+    (``workbench usage``)."""
     bad = bad if bad is not None else BadLines()
     where: dict[str, Path] = {}  # run id -> its rollout file
     for file in (files if files is not None else session_files(path, "*.jsonl", bad)):
         clock = time.perf_counter()
-        run, steps, comps, first = _rollout(file, bad)
+        run, steps, comps, first = _rollout(file, bad, usage_only)
         if timings is not None:
             timings["parse"] = timings.get("parse", 0.0) + time.perf_counter() - clock
         if run["run_id"] in where:

@@ -61,6 +61,41 @@ def tree_files(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: BadL
     with ``bad.skip_invalid`` it is left out and counted in ``bad`` (:meth:`BadLines.cannot_read`), so the run
     says how many it skipped.
     """
+    return [file for file, _size, _fmt in tree_listing(path, pattern, bad)]
+
+
+#: bytes of a session file read to decide its format from its first line (a longer first line: the file is parsed)
+HEAD_BYTES = 64 << 10
+
+
+def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: BadLines | None = None,
+                 *, formats: bool = False) -> list[tuple[Path, int, str | None]]:
+    """One walk of a session tree: every ``pattern`` file below ``path`` as (path, size, format), sorted by path.
+
+    The walk lists each directory once (``os.scandir``: a file's type from the listing, its size from one
+    ``stat``) and opens each file once, to check it can be read. With ``formats`` that open also reads the file's
+    first line (at most :data:`HEAD_BYTES`) and decides its format from it (:func:`session_format`, as orjson reads
+    it); a file whose first line does not say (a title line, a blank or broken line, a longer line) is read as
+    :func:`directory_formats` always read it, record by record until one says. Without ``formats`` the format is
+    None. What cannot be listed or opened is an error naming it, or with ``bad.skip_invalid`` left out and
+    counted (:func:`tree_files`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The directory.
+    pattern : str, default "*.jsonl"
+        The file names to list (``fnmatch``).
+    bad : BadLines, optional
+        Where what cannot be read is counted (with ``skip_invalid``).
+    formats : bool, default False
+        Decide each file's session format.
+
+    Returns
+    -------
+    list of tuple
+        (path, size in bytes, format or None), sorted by path.
+    """
     import fnmatch
 
     def unreadable(where: str, err: OSError) -> None:
@@ -70,21 +105,61 @@ def tree_files(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: BadL
                               file=where)
         bad.cannot_read(where, reason)
 
-    found: list[Path] = []
-    for root, _dirs, names in os.walk(path, onerror=lambda err: unreadable(str(err.filename), err)):
-        for name in names:
-            if not fnmatch.fnmatchcase(name, pattern):
-                continue
-            file = Path(root, name)
-            if not file.is_file():  # a FIFO, a socket, a link to nothing
-                continue
+    found: list[tuple[Path, int, str | None]] = []
+    stack = [os.fspath(path)]
+    while stack:  # os.walk's order does not matter: the listing is sorted
+        top = stack.pop()
+        try:
+            with os.scandir(top) as listing:
+                entries = list(listing)
+        except OSError as err:
+            unreadable(str(err.filename or top), err)
+            continue
+        for entry in entries:
             try:
-                os.close(os.open(file, os.O_RDONLY | os.O_NONBLOCK))
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                    continue
+                if not fnmatch.fnmatchcase(entry.name, pattern) or not entry.is_file():
+                    continue  # a FIFO, a socket, a link to nothing
+                size = entry.stat().st_size
+            except OSError:
+                continue  # gone since it was listed
+            try:
+                fd = os.open(entry.path, os.O_RDONLY | os.O_NONBLOCK)
             except OSError as err:
-                unreadable(str(file), err)
+                unreadable(entry.path, err)
                 continue
-            found.append(file)
-    return sorted(found)
+            fmt = None
+            try:
+                if formats:
+                    fmt = _head_format(fd)
+            finally:
+                os.close(fd)
+            file = Path(entry.path)
+            if formats and fmt is None:
+                fmt = _file_format(file)  # the first line does not say: read as before, record by record
+            found.append((file, size, fmt))
+    # sorted as sorted(paths) sorts them (part by part), by strings whose separators sort first: a tenth of the cost
+    found.sort(key=lambda row: str(row[0]).replace(os.sep, "\0"))
+    return found
+
+
+def _head_format(fd: int) -> str | None:
+    """The session format the first line of the open file ``fd`` says (orjson's reading), or None when it does not
+    say or cannot be read so (blank, not JSON, a byte-order mark, longer than :data:`HEAD_BYTES`)."""
+    import orjson
+
+    head = os.read(fd, HEAD_BYTES)
+    end = head.find(b"\n")
+    if end < 0:
+        if len(head) == HEAD_BYTES:
+            return None
+        end = len(head)
+    try:
+        return session_format(orjson.loads(head[:end]))
+    except orjson.JSONDecodeError:
+        return None
 
 
 def sniff_directory(path: str | os.PathLike[str], bad: BadLines | None = None) -> str:
@@ -108,10 +183,29 @@ def directory_formats(path: str | os.PathLike[str], bad: BadLines | None = None)
     (:func:`sniff_directory`'s rule), files in sorted order; a file no record of which says is left out (a
     Claude Code file of titles only). A home holding ``.claude/projects`` and ``.codex/sessions`` has both. What
     cannot be read is an error, or skipped and counted with ``bad.skip_invalid`` (:func:`tree_files`)."""
-    out: dict[str, list[Path]] = {}
-    for file in tree_files(path, "*.jsonl", bad):
-        if (fmt := _file_format(file)) is not None:
-            out.setdefault(fmt, []).append(file)
+    return {fmt: [file for file, _size in files] for fmt, files in directory_listing(path, bad).items()}
+
+
+def directory_listing(path: str | os.PathLike[str], bad: BadLines | None = None) -> dict[str, list[tuple[Path, int]]]:
+    """:func:`directory_formats` with each file's size, from the one walk of :func:`tree_listing` (what the usage
+    pass and an import share: the files, their sizes for splitting the work, their formats).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A directory of sessions (or a home holding both clients').
+    bad : BadLines, optional
+        Where what cannot be read is counted (with ``skip_invalid``).
+
+    Returns
+    -------
+    dict
+        Format -> [(path, size)], each in sorted order.
+    """
+    out: dict[str, list[tuple[Path, int]]] = {}
+    for file, size, fmt in tree_listing(path, "*.jsonl", bad, formats=True):
+        if fmt is not None:
+            out.setdefault(fmt, []).append((file, size))
     return out
 
 
@@ -169,4 +263,5 @@ def session_files(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: B
     return [p]
 
 
-__all__ = ["PARALLEL_BYTES", "session_files", "tree_files", "directory_formats", "import_workers", "input_bytes", "project_dir", "session_format", "sniff_directory", "sniff_format"]
+__all__ = ["PARALLEL_BYTES", "HEAD_BYTES", "session_files", "tree_files", "tree_listing", "directory_listing",
+           "directory_formats", "import_workers", "input_bytes", "project_dir", "session_format", "sniff_directory", "sniff_format"]

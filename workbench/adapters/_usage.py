@@ -5,7 +5,7 @@ Claude Code: only the lines holding a ``"usage"`` key are parsed (:mod:`workbenc
 than 64 MB is scanned by one process a core), their ``sessionId``, ``requestId``, ``message.id``,
 ``message.model`` and ``message.usage`` read; each (message id, request id) is kept once in file order across the
 whole tree (a line without both counts on its own), and summed per session: ccusage's rule, and the importer's. Codex rollouts are read by their importer's usage
-rule (``token_count`` events). Lines that are not JSON, or whose fields have other types, are passed over; a
+rule (``token_count`` events), also without the table library. Lines that are not JSON, or whose fields have other types, are passed over; a
 session's totals are those of its readable lines.
 """
 
@@ -56,25 +56,26 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
     Claude Code's are counted without the table library; Codex rollouts by their importer's usage rule. A file or
     directory that cannot be read, or a line over the line bound, is an error naming it; with ``bad.skip_invalid``
     it is skipped and counted in ``bad``."""
-    from workbench.adapters._logfiles import directory_formats, sniff_format
+    from workbench.adapters._logfiles import directory_listing, sniff_format
     from workbench.errors import SchemaError
 
     p = Path(path)
     if not p.exists():
         raise SchemaError("no such file or directory, expected session files", file=str(p))
-    formats = directory_formats(p, bad) if p.is_dir() else {sniff_format(p): [p]}
+    listing = directory_listing(p, bad) if p.is_dir() else {sniff_format(p): [(p, p.stat().st_size)]}
+    formats = {fmt: [file for file, _ in files] for fmt, files in listing.items()}
     unknown = sorted(set(formats) - {"claude-code", "codex"})
     if unknown:
         raise SchemaError(f"not a Claude Code or Codex session ({unknown[0]})", file=str(p))
-    rows = claude_code_totals(formats.get("claude-code", []), bad)
+    rows = claude_code_totals(formats.get("claude-code", []), bad,
+                              sizes=[size for _, size in listing.get("claude-code", [])])
     if formats.get("codex"):
-        from workbench.adapters._codex import read_codex
-
         import json
 
+        from workbench.adapters._codex import codex_runs
         from workbench.adapters._usage_scan import PART_COUNTS, utc_day
 
-        for run in read_codex(p, files=formats["codex"], bad=bad)["runs"].iter_rows(named=True):
+        for _line, run, _steps, _comps in codex_runs(p, files=formats["codex"], bad=bad, usage_only=True):
             by_model = json.loads(run.get("usage_by_model") or "{}")
             day = utc_day(run.get("started_at"))  # a rollout's usage is dated by its start (no per-event split)
             parts = [{"day": day, "model": model, **{k: int(u.get(k, 0)) for k in PART_COUNTS if k != "replies"},

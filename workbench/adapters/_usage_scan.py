@@ -13,6 +13,7 @@ start in milliseconds.
 from __future__ import annotations
 
 import json
+import re
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -130,12 +131,13 @@ def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False
 
 
 def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = None,
-                 bad: BadLines | None = None) -> list[tuple[Any, ...]]:
+                 bad: BadLines | None = None, sizes: Sequence[int] | None = None) -> list[tuple[Any, ...]]:
     """The replies of every file, in file order then line order. A tree of at least :data:`PARALLEL_BYTES` is
     scanned by ``workers`` processes (default: the cores this process may use, at most 4), each a share of the files of
-    about equal bytes. With ``bad.skip_invalid`` a line over the line bound is skipped and counted in ``bad``."""
+    about equal bytes (``sizes``: the files' sizes from the walk that listed them, else one ``stat`` each). With
+    ``bad.skip_invalid`` a line over the line bound is skipped and counted in ``bad``."""
     paths = [os.fspath(f) for f in files]
-    sizes = [os.path.getsize(p) for p in paths]
+    sizes = list(sizes) if sizes is not None else [os.path.getsize(p) for p in paths]
     from workbench._util.executors import ProcessWorkers, usable_cores
 
     workers = workers if workers is not None else min(4, usable_cores())
@@ -163,22 +165,28 @@ USAGE_COLUMNS = ("usage_input_tokens", "usage_output_tokens", "usage_cache_read_
                  "usage_cache_creation_tokens", "usage_reasoning_tokens", "usage_replies")
 
 
-def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None) -> list[dict[str, Any]]:
+def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None,
+                       sizes: Sequence[int] | None = None) -> list[dict[str, Any]]:
     """Per Claude Code session, in the order sessions first appear: ``client`` (``claude-code``),
     ``project_dir``, ``session_id``, the :data:`USAGE_COLUMNS` (reasoning 0), ``models`` and ``parts``: the same
     counts per (UTC day of the reply's timestamp, model), each a dict with ``day``, ``model``, ``input``,
     ``output``, ``cache_read``, ``cache_creation_5m``, ``cache_creation_1h`` and ``replies`` (what a cost and a
     ``--by day`` view need). Each (message id, request id) counts once, where it is first read in ``files``' order
-    (sorted paths); a reply without both counts on its own: ccusage's rule, and the importer's."""
+    (sorted paths); a reply without both counts on its own: ccusage's rule, and the importer's. ``sizes``: the
+    files' sizes, where the walk that listed them has them."""
     from workbench.adapters._logfiles import project_dir
 
     seen: set[tuple[str, str]] = set()
     sessions: dict[tuple[str, str], dict[str, Any]] = {}  # (project directory, session) -> its totals, in order
     projects = [project_dir(Path(f)) for f in files]
+    days: dict[str | None, str | None] = {}  # a reply's timestamp -> its UTC day (replies share few days)
     for index, _line, sid, request, message, model, fresh, output, read, made, hour, stamp in tree_replies(
-            files, bad=bad):
-        if not first_time((message, request) if message is not None and request is not None else None, seen):
-            continue  # a reply written over several lines (or copied by a resume) counts once
+            files, bad=bad, sizes=sizes):
+        if message is not None and request is not None:  # first_time's rule, inline: the loop's hottest line
+            key2 = (message, request)
+            if key2 in seen:
+                continue  # a reply written over several lines (or copied by a resume) counts once
+            seen.add(key2)
         key = (projects[index], sid)
         row = sessions.get(key)
         if row is None:
@@ -191,9 +199,21 @@ def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None) -> li
         row["usage_replies"] += 1
         if model is not None and model != "<synthetic>" and model not in row["models"]:
             row["models"].append(model)
-        part = row["parts"].setdefault((utc_day(stamp), model), [0, 0, 0, 0, 0, 0])
-        for k, v in enumerate((fresh, output, read, made - min(hour, made), min(hour, made), 1)):
-            part[k] += v
+        day = days.get(stamp, days) if stamp is not None and len(days) < 100_000 else days
+        if day is days:
+            day = utc_day(stamp)
+            if stamp is not None and len(days) < 100_000:
+                days[stamp] = day
+        part = row["parts"].get((day, model))
+        if part is None:
+            part = row["parts"][(day, model)] = [0, 0, 0, 0, 0, 0]
+        hour = min(hour, made)
+        part[0] += fresh
+        part[1] += output
+        part[2] += read
+        part[3] += made - hour
+        part[4] += hour
+        part[5] += 1
     for row in sessions.values():
         row["parts"] = [{"day": day, "model": model, **dict(zip(PART_COUNTS, counts, strict=True))}
                         for (day, model), counts in row["parts"].items()]
@@ -204,9 +224,33 @@ def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None) -> li
 PART_COUNTS = ("input", "output", "cache_read", "cache_creation_5m", "cache_creation_1h", "replies")
 
 
+#: a UTC timestamp as clients write it (``2026-11-20T10:04:00.000Z``): its day is its first ten characters, once
+#: the date is known to be one (``_DAYS``); anything else is parsed
+_UTC_STAMP = re.compile(r"(\d{4}-\d{2}-\d{2})T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{3}|\.\d{6})?Z")
+_DAYS: dict[str, bool] = {}
+
+
 def utc_day(stamp: str | None) -> str | None:
-    """The UTC date (``2026-11-02``) of an ISO timestamp as logs write it (``...Z`` or with an offset), or None."""
+    """The UTC date (``2026-11-02``) of an ISO timestamp as logs write it (``...Z`` or with an offset), or None.
+
+    A stamp already in UTC (``...Z``, whole or millisecond or microsecond seconds) is its first ten characters
+    when they are a date (checked once a day, not once a reply: a tenth of the usage pass was this parse)."""
     if not stamp:
+        return None
+    if (m := _UTC_STAMP.fullmatch(stamp)) is not None:
+        day = m.group(1)
+        known = _DAYS.get(day)
+        if known is None:
+            from datetime import date
+
+            try:
+                date.fromisoformat(day)
+                known = True
+            except ValueError:
+                known = False
+            _DAYS[day] = known
+        if known:
+            return day
         return None
     from datetime import datetime, timezone
 

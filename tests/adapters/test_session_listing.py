@@ -1,0 +1,121 @@
+"""One walk of a session tree (issue 62): the listing's files, sizes and formats, decided from the fewest bytes, and
+a Codex usage pass without the table library."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from workbench.adapters import HEAD_BYTES, directory_formats, directory_listing, tree_listing
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _claude(sid: str, k: int) -> dict:
+    return {"type": "assistant", "sessionId": sid, "uuid": f"{sid}-{k}", "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "assistant", "model": "m", "content": "hi", "usage": {"input_tokens": 1}}}
+
+
+def _lines(*records: object) -> str:
+    return "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records)
+
+
+def test_the_listing_decides_each_files_format_as_a_record_by_record_reading_does(tmp_path: Path) -> None:
+    """Every first line the head cannot decide from is read record by record, so each file gets the format its
+    first record that says gives (the rule written out by hand below), and files none of whose records say are
+    left out; sizes are the files' own and the order is sorted, whatever the directory order."""
+    home = tmp_path / "home"
+    claude, codex = home / ".claude" / "projects" / "p", home / ".codex" / "sessions" / "2026" / "01" / "02"
+    claude.mkdir(parents=True)
+    codex.mkdir(parents=True)
+    meta = {"timestamp": "t", "type": "session_meta", "payload": {"id": "r1"}}
+    files = {
+        claude / "plain.jsonl": (_lines(_claude("a", 0)), "claude-code"),
+        claude / "titled.jsonl": (_lines({"type": "summary", "summary": "x"}, _claude("b", 0)), "claude-code"),
+        claude / "titles-only.jsonl": (_lines({"type": "summary", "summary": "x"}), None),
+        claude / "blank-first.jsonl": ("\n" + _lines(_claude("c", 0)), "claude-code"),
+        claude / "bom.jsonl": ("\ufeff" + _lines(_claude("d", 0)), "claude-code"),
+        claude / "broken-first.jsonl": (_lines("{not json", _claude("e", 0)), "claude-code"),
+        claude / "long-first.jsonl": (_lines({**_claude("f", 0), "pad": "x" * (HEAD_BYTES + 10)}), "claude-code"),
+        claude / "escaped.jsonl": (_lines({"type": "summary", "summary": 'a "sessionId": here'}), None),
+        codex / "rollout-1.jsonl": (_lines(meta), "codex"),
+    }
+    for path, (text, _) in files.items():
+        path.write_text(text, encoding="utf-8")
+    listing = tree_listing(home, formats=True)
+    assert [f for f, _, _ in listing] == sorted(files)
+    assert {f: (size, fmt) for f, size, fmt in listing} == {f: (f.stat().st_size, want) for f, (_, want) in
+                                                            files.items()}
+    by_format = directory_listing(home)
+    assert by_format == {"claude-code": [(f, f.stat().st_size) for f in sorted(files) if files[f][1] == "claude-code"],
+                         "codex": [(codex / "rollout-1.jsonl", (codex / "rollout-1.jsonl").stat().st_size)]}
+    assert directory_formats(home) == {k: [f for f, _ in v] for k, v in by_format.items()}
+    assert [f for f, _, fmt in tree_listing(home)] == sorted(files) and {fmt for *_, fmt in tree_listing(home)} == {None}
+
+
+def test_a_codex_usage_pass_does_not_load_the_table_library(tmp_path: Path) -> None:
+    """Before, the Codex usage pass read rollouts through the importer's tables (polars: a quarter of a CPU second
+    for one file); now it reads them without, with the same rows (the importer's table is the reference) on a
+    rollout with two turns' token_count events."""
+    usage = {"input_tokens": 1200, "cached_input_tokens": 200, "output_tokens": 90, "reasoning_output_tokens": 10,
+             "total_tokens": 1290}
+    twice = {k: 2 * v for k, v in usage.items()}
+    rollout = tmp_path / "rollout-2026-01-02T00-00-00-r1.jsonl"
+    rollout.write_text(_lines(
+        {"timestamp": "2026-01-02T00:00:00Z", "type": "session_meta", "payload": {"id": "r1", "cwd": "/p"}},
+        {"timestamp": "2026-01-02T00:00:01Z", "type": "turn_context", "payload": {"model": "gpt-5-codex"}},
+        {"timestamp": "2026-01-02T00:00:02Z", "type": "event_msg",
+         "payload": {"type": "token_count", "info": {"last_token_usage": usage, "total_token_usage": usage}}},
+        {"timestamp": "2026-01-02T00:00:03Z", "type": "event_msg",
+         "payload": {"type": "token_count", "info": {"last_token_usage": usage, "total_token_usage": twice}}}),
+        encoding="utf-8")
+    code = ("import sys, json; from workbench.adapters import usage_rows; "
+            f"rows = usage_rows({str(tmp_path)!r}); print(json.dumps([[r['session_id'], r['usage_input_tokens'], "
+            "r['usage_output_tokens'], r['usage_cache_read_tokens'], r['models']] for r in rows])); "
+            "print('polars' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout.splitlines()
+    assert out[1] == "False"
+    from workbench.adapters import read_codex
+
+    runs = read_codex(tmp_path)["runs"]
+    want = [[r["run_id"], r["usage_input_tokens"], r["usage_output_tokens"], r["usage_cache_read_tokens"],
+             list(r["models"])] for r in runs.iter_rows(named=True)]
+    assert json.loads(out[0]) == want == [["r1", 2000, 180, 400, ["gpt-5-codex"]]]  # input less the cached, twice
+
+
+def test_the_utc_day_of_a_stamp_equals_a_full_parse() -> None:
+    """The usage pass takes a UTC stamp's day from its first ten characters; on every shape below (valid and not:
+    February 30, hour 24, second 60, fractions of 1 to 7 digits, offsets, no zone) the day is what a full parse by
+    ``datetime.fromisoformat`` and a conversion to UTC give."""
+    import itertools
+    from datetime import datetime, timezone
+
+    from workbench.adapters._usage_scan import utc_day  # noqa: PLC2701 - the function under test
+
+    def by_parse(stamp: str) -> str | None:
+        try:
+            when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        when = when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+        return when.astimezone(timezone.utc).date().isoformat()
+
+    days = ["2026-11-20", "2024-02-29", "2026-02-29", "2026-02-30", "2026-13-01", "2026-00-10", "2026-12-31"]
+    times = ["10:04:00", "23:59:59", "24:00:00", "12:60:00", "12:00:60", "00:00:00"]
+    tails = ["Z", ".123Z", ".123456Z", ".1Z", ".1234Z", ".1234567Z", "+02:00", "-05:30", "", ".000+00:00"]
+    stamps = [f"{d}T{t}{z}" for d, t, z in itertools.product(days, times, tails)] + ["", "garbage", "2026-11-20"]
+    assert [utc_day(s) for s in stamps] == [by_parse(s) if s else None for s in stamps]
+
+
+def test_the_listing_is_in_the_order_sorted_paths_have(tmp_path: Path) -> None:
+    """Names that sort differently as strings and as paths ("a-b/x" before "a/y" as strings, after as paths): the
+    listing keeps pathlib's order, which decides which copy of a reply counts first."""
+    for rel in ("a/y.jsonl", "a-b/x.jsonl", "a.b/z.jsonl", "a/b/c.jsonl", "ab.jsonl", "a0/w.jsonl"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("{}\n", encoding="utf-8")
+    got = [f for f, _, _ in tree_listing(tmp_path)]
+    assert got == sorted(tmp_path.rglob("*.jsonl")) and got != sorted(got, key=str)
