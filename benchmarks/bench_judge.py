@@ -19,7 +19,10 @@ it is given) and from the local executor (what Ray costs over the plain loop), a
 machine was busy while judging (the driver and Ray's own processes share the cores). Without the pinning, "Ray on one
 core" had the driver and Ray's processes on the machine's other cores, and its time moved between 8.5 and 11.5 s.
 
-Run: .venv/bin/python benchmarks/bench_judge.py [--data data/testbed] [--base f6cdcdb] [--ray]
+``--compare REF ...`` adds rows for more commits (each in its own worktree), and checks this tree's evidence table
+equals the last one's.
+
+Run: .venv/bin/python benchmarks/bench_judge.py [--data data/testbed] [--base f6cdcdb] [--compare REF ...] [--ray]
 """
 
 from __future__ import annotations
@@ -34,8 +37,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests.oracles: the reference this benchmark measures against
 BASE = "f6cdcdb"  # the last commit before the batched retrieval
-JUDGE = "from workbench.cli.main import main; raise SystemExit(main({argv!r}))"
-RARE_GC = "import gc; gc.set_threshold(100_000, 10, 10); "
+JUDGE = ("try:\n    from workbench.cli.main import main\nexcept ImportError:\n    from workbench.cli import main\n"
+         "raise SystemExit(main({argv!r}))")  # the command line was one module before the package layout
+RARE_GC = "import gc; gc.set_threshold(100_000, 10, 10)\n"
 
 
 def run(code: str, tree: Path) -> tuple[float, float]:
@@ -67,6 +71,8 @@ def main() -> None:
     ap.add_argument("--data", default="data/testbed")
     ap.add_argument("--base", default=BASE)
     ap.add_argument("--ray", action="store_true", help="also measure the Ray executor on 1 and on every core")
+    ap.add_argument("--compare", nargs="*", default=[], metavar="REF",
+                    help="more commits to run beside (e.g. the one before a change, for its evidence table)")
     args = ap.parse_args()
     data = (ROOT / args.data).resolve()
     out = ROOT / "build" / "bench-judge"
@@ -75,7 +81,9 @@ def main() -> None:
         if (data / "entries.parquet").exists() else None
     base = base_tree(args.base)
     rows = []
-    for name, tree, prefix in (("base", base, ""), ("base+gc", base, RARE_GC), ("now", ROOT, "")):
+    runs = [("base", base, ""), ("base+gc", base, RARE_GC), *((ref, base_tree(ref), "") for ref in args.compare),
+            ("now", ROOT, "")]
+    for name, tree, prefix in runs:
         target = out / f"{name}.parquet"
         seconds, gib = run(prefix + JUDGE.format(argv=["judge", str(data), "--judge", "lexical", "--out",
                                                       str(target)]), tree)
@@ -83,10 +91,19 @@ def main() -> None:
         n = entries or scores.height
         rows.append((name, seconds, gib, n / seconds, scores))
     reference = rows[0][4]
+    if args.compare:  # the evidence tables of the last compared commit and of this tree: the same rows
+        before, now = (pl.read_parquet(out / f"{name}.evidence.parquet") for name in (args.compare[-1], "now"))
+        print(f"evidence of now against {args.compare[-1]}: {'identical' if now.equals(before) else 'DIFFER'} "
+              f"({now.height:,} rows)")
+    last = rows[-2][4] if args.compare else None
     for name, seconds, gib, rate, scores in rows:
-        same = scores.equals(reference)
+        # against the base: the entries, scores and reasons (evidence ids were qualified with their request since);
+        # against the last compared commit, every column
+        same = scores.select("entry_id", "score", "reason").equals(reference.select("entry_id", "score", "reason"))
+        whole = "" if last is None else f", every column {'identical' if scores.equals(last) else 'DIFFERENT'} " \
+                                        f"to {args.compare[-1]}'s"
         print(f"{name:8s} {seconds:6.1f} s  {gib:4.2f} GiB peak  {rate:9,.0f} entries/s  "
-              f"ratio {rate / rows[0][3]:.2f}x base  scores {'identical' if same else 'DIFFER'}")
+              f"ratio {rate / rows[0][3]:.2f}x base  scores {'identical' if same else 'DIFFER'}{whole}")
         if not same:
             raise SystemExit(f"{name}: scores differ from the base's")
     retrieval_only(data)

@@ -130,3 +130,33 @@ def test_the_judge_never_writes_its_evidence_over_a_file_it_did_not_make(
     for _ in range(2):  # the judge's own evidence, replaced by a second run
         assert main(["judge", str(tmp_path / "log"), "--judge", "lexical", "--out", str(out)]) == 0
     assert pl.read_parquet(beside).height > 0
+
+
+def test_the_evidence_tables_list_columns_match_rows_built_one_by_one(log_dir: Path) -> None:
+    """The entry_ids and ranks columns are built from flat values and offsets (issue 62); the table equals one
+    built row by row from Python lists (polars' own constructor), passages served to no entry included as empty
+    lists, and keeps the declared schema."""
+    from workbench.summaries._evidence import evidence_table
+    from workbench.tables import _schema as schema
+
+    requests = compaction_requests(load(log_dir))
+    got = evidence_table(requests)
+    rows = []
+    for cr in requests:
+        for j, text in enumerate(cr.request.evidence):
+            served = [(cr.entry_ids[k], picks.index(j)) for k, picks in enumerate(cr.request.entry_evidence)
+                      if j in picks]
+            rows.append({"entry_ids": [e for e, _ in served], "ranks": [r for _, r in served], "text": text})
+    want = pl.DataFrame(rows, schema={"entry_ids": pl.List(pl.Utf8), "ranks": pl.List(pl.Int64), "text": pl.Utf8})
+    assert got.select("entry_ids", "ranks", "text").equals(want)
+    assert got.schema == schema.table("evidence").polars_schema()
+
+
+def test_the_evidence_rows_a_forked_worker_builds_are_the_tables_rows(log_dir: Path) -> None:
+    """The simulator's forked workers list evidence without polars (its thread pool deadlocks a forked child);
+    those rows are the evidence table's, column for column."""
+    from workbench.summaries import evidence_rows
+    from workbench.summaries._evidence import evidence_table
+
+    requests = compaction_requests(load(log_dir))
+    assert evidence_rows(requests) == evidence_table(requests).to_dicts() != []

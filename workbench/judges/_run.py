@@ -290,16 +290,17 @@ def _judge_batch(job: tuple[dict[str, pl.DataFrame], SourceJudge, int, int, floa
     and as a Ray task (``remote``: ``judge`` is the worker's copy, whose client's requests go back to the
     driver's accounting)."""
     batch, judge, repeats, concurrency, tau, remote = job
-    with rare_collections():
+    with rare_collections():  # the evidence table too: its rows are many small objects (issue 62)
         requests = compaction_requests(batch)
         part, account = score_requests(requests, judge, repeats=repeats, concurrency=concurrency, progress=progress)
+        evidence = validate("evidence", evidence_table(requests))
     kept = pruned = 0
     if tau is not None:  # SJC's prune operator keeps an entry scored >= tau or without a usable answer
         first = part.filter(pl.col("repeat") == 0).get_column("score")
         pruned = int((first < tau).sum())
         kept = first.len() - pruned
     client = getattr(judge, "client", None)
-    return _Batch(part, validate("evidence", evidence_table(requests)), account, kept, pruned,
+    return _Batch(part, evidence, account, kept, pruned,
                   list(client.usages) if remote and client is not None else [])
 
 

@@ -222,7 +222,7 @@ def _score_rows(res: EpisodeResult) -> tuple[list[dict[str, object]], list[dict[
     from dataclasses import replace
 
     from workbench.summaries._entries import evidence_id, request_id
-    from workbench.summaries._evidence import CompactionRequest, evidence_table
+    from workbench.summaries._evidence import CompactionRequest, evidence_rows
     from workbench.judges._lexical import LexicalJudge
     from workbench.sim._judging import judge_request
 
@@ -244,7 +244,7 @@ def _score_rows(res: EpisodeResult) -> tuple[list[dict[str, object]], list[dict[
         # the request's outputs are the span's observations, then the retained turn (sim.judging.judge_request)
         requests.append(CompactionRequest(rid, bd.boundary, ids, request, tuple(t.step for t in bd.span_turns),
                                           tuple(t.action.tool for t in bd.span_turns)))
-    return rows, evidence_table(requests).to_dicts()
+    return rows, evidence_rows(requests)  # in a forked worker: no polars (evidence_rows)
 
 
 # ---------------------------------------------------------------------------

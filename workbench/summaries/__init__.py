@@ -14,10 +14,10 @@ __all__ = [
     "arg_identifiers", "build_request", "Chunk", "CHUNK_CHARS", "chunk_outputs", "chunk_step", "claude_check",
     "CLAUDE_SECTIONS", "clear_caches", "CODE", "code_identifiers", "compaction_requests", "CompactionRequest",
     "DEFAULT_TAU", "describe_source", "detect_schema", "entries_table", "Entry", "entry_evidence", "entry_id",
-    "entry_parts", "Evidence", "evidence_id", "given_entries", "evidence_path", "evidence_table", "fact_check", "fact_check_compactions",
-    "FactCheck", "find", "headings", "IDENTIFIER", "identifier_sources", "JudgeRequest", "keep_positions",
-    "LAST_MESSAGES", "MAX_IDENTIFIERS", "NETWORK", "normalise", "opaque_identifiers", "OPENCLAW",
-    "openclaw_identifiers", "parse", "Passage", "PASSAGE_CHARS", "passages", "prune", "prune_compactions",
+    "entry_parts", "Evidence", "evidence_id", "evidence_path", "evidence_rows", "evidence_table", "fact_check",
+    "fact_check_compactions", "FactCheck", "find", "given_entries", "headings", "IDENTIFIER", "identifier_sources",
+    "JudgeRequest", "keep_positions", "LAST_MESSAGES", "MAX_IDENTIFIERS", "NETWORK", "normalise", "opaque_identifiers",
+    "OPENCLAW", "openclaw_identifiers", "parse", "Passage", "PASSAGE_CHARS", "passages", "prune", "prune_compactions",
     "prune_summary", "PruneResult", "render", "replaced_history", "request_evidence", "request_id", "request_of_entry",
     "RETRIEVAL_BATCH", "retrieve", "retrieve_many", "ROLES", "RULES", "run_of_entry", "Schema", "SCHEMAS",
     "section_name", "span_index", "span_outputs", "SpanIndex", "summary_identifiers", "summary_includes",
@@ -31,8 +31,8 @@ __getattr__, __dir__ = attach(__name__, {
     ],
     "_evidence": [
         "build_request", "chunk_step", "compaction_requests", "CompactionRequest", "describe_source", "entry_evidence",
-        "evidence_path", "evidence_table", "JudgeRequest", "request_evidence", "RETRIEVAL_BATCH", "span_index",
-        "span_outputs", "SpanIndex"
+        "evidence_path", "evidence_rows", "evidence_table", "JudgeRequest", "request_evidence", "RETRIEVAL_BATCH",
+        "span_index", "span_outputs", "SpanIndex"
     ],
     "_grammar": [
         "CLAUDE_SECTIONS", "detect_schema", "Entry", "headings", "normalise", "parse", "prune", "render", "ROLES",
@@ -58,8 +58,8 @@ if TYPE_CHECKING:
     )
     from workbench.summaries._evidence import (
         build_request, chunk_step, compaction_requests, CompactionRequest, describe_source, entry_evidence,
-        evidence_path, evidence_table, JudgeRequest, request_evidence, RETRIEVAL_BATCH, span_index, span_outputs,
-        SpanIndex
+        evidence_path, evidence_rows, evidence_table, JudgeRequest, request_evidence, RETRIEVAL_BATCH, span_index,
+        span_outputs, SpanIndex
     )
     from workbench.summaries._grammar import (
         CLAUDE_SECTIONS, detect_schema, Entry, headings, normalise, parse, prune, render, ROLES, Schema, SCHEMAS,

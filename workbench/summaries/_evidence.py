@@ -248,8 +248,14 @@ def evidence_table(requests: Iterable[CompactionRequest]) -> pl.DataFrame:
     request, run and boundary, the entries it was retrieved for and its rank among each one's passages (0 =
     best), the step and part it came from (step null: the retained turn), where it came from in words
     (:func:`describe_source`) and its text."""
-    cols: dict[str, list[Any]] = {c: [] for c in ("evidence_id", "request_id", "run_id", "boundary", "entry_ids",
-                                                  "ranks", "step", "part", "source", "text")}
+    cols: dict[str, list[Any]] = {c: [] for c in ("evidence_id", "request_id", "run_id", "boundary", "step", "part",
+                                                  "source", "text")}
+    # the entry_ids and ranks columns as flat values with their row, grouped once: a list column built from Python
+    # lists of lists cost three times as much (issue 62). The grouping uses polars' thread pool, which deadlocks in a
+    # forked child: a forked worker (the simulator's) calls evidence_rows instead
+    served_rows: list[int] = []
+    served_ids: list[str] = []
+    served_ranks: list[int] = []
     for cr in requests:
         req = cr.request
         served: list[list[tuple[str, int]]] = [[] for _ in req.evidence_ids]
@@ -257,14 +263,56 @@ def evidence_table(requests: Iterable[CompactionRequest]) -> pl.DataFrame:
             for rank, j in enumerate(picks):
                 served[j].append((cr.entry_ids[k], rank))
         for j, passage in enumerate(_passages(cr)):
+            row = len(cols["text"])
             for key, value in passage.items():
                 cols[key].append(value)
             cols["request_id"].append(req.request_id)
             cols["run_id"].append(cr.run_id)
             cols["boundary"].append(cr.boundary)
-            cols["entry_ids"].append([e for e, _ in served[j]])
-            cols["ranks"].append([r for _, r in served[j]])
-    return pl.DataFrame(cols, schema=schema.table("evidence").polars_schema())
+            for entry, rank in served[j]:
+                served_rows.append(row)
+                served_ids.append(entry)
+                served_ranks.append(rank)
+    table_schema = schema.table("evidence").polars_schema()
+    frame = pl.DataFrame(cols, schema={k: v for k, v in table_schema.items() if k in cols})
+    lists = (pl.DataFrame({"row": served_rows, "entry_ids": served_ids, "ranks": served_ranks},
+                          schema={"row": pl.UInt32, "entry_ids": pl.Utf8, "ranks": pl.Int64})
+             .group_by("row").agg("entry_ids", "ranks"))  # each row's values in their order (agg keeps it)
+    frame = frame.with_row_index("row").join(lists, on="row", how="left").sort("row")
+    empty = {name: pl.col(name).fill_null(pl.lit([], dtype=table_schema[name])) for name in ("entry_ids", "ranks")}
+    return frame.with_columns(**empty).select(list(table_schema))
+
+
+def evidence_rows(requests: Iterable[CompactionRequest]) -> list[dict[str, Any]]:
+    """:func:`evidence_table`'s rows as dicts (``evidence_table(requests).to_dicts()``), built without the table
+    library: what a forked worker may call (the simulator's; polars' thread pool, started in the parent, deadlocks
+    a forked child that groups or joins).
+
+    Parameters
+    ----------
+    requests : iterable of CompactionRequest
+        The requests whose evidence is listed.
+
+    Returns
+    -------
+    list of dict
+        One dict per passage, keys in the evidence table's column order.
+    """
+    from workbench.tables import _schema as schema
+
+    names = list(schema.table("evidence").polars_schema())
+    out = []
+    for cr in requests:
+        req = cr.request
+        served: list[list[tuple[str, int]]] = [[] for _ in req.evidence_ids]
+        for k, picks in enumerate(req.entry_evidence):
+            for rank, j in enumerate(picks):
+                served[j].append((cr.entry_ids[k], rank))
+        for j, passage in enumerate(_passages(cr)):
+            row = {**passage, "request_id": req.request_id, "run_id": cr.run_id, "boundary": cr.boundary,
+                   "entry_ids": [e for e, _ in served[j]], "ranks": [r for _, r in served[j]]}
+            out.append({name: row[name] for name in names})
+    return out
 
 
 def _passages(cr: CompactionRequest) -> list[dict[str, Any]]:
@@ -320,6 +368,7 @@ def entry_evidence(evidence: pl.DataFrame | pl.LazyFrame, entry_ids: Sequence[st
 
 
 __all__ = ["RETRIEVAL_BATCH", "CompactionRequest", "JudgeRequest", "SpanIndex", "build_request", "chunk_step",
+           "evidence_rows",
            "compaction_requests", "describe_source", "entry_evidence", "evidence_path", "evidence_table",
            "request_evidence",
            "span_index", "span_outputs"]
