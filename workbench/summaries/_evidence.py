@@ -258,10 +258,7 @@ def evidence_table(requests: Iterable[CompactionRequest]) -> pl.DataFrame:
     served_ranks: list[int] = []
     for cr in requests:
         req = cr.request
-        served: list[list[tuple[str, int]]] = [[] for _ in req.evidence_ids]
-        for k, picks in enumerate(req.entry_evidence):
-            for rank, j in enumerate(picks):
-                served[j].append((cr.entry_ids[k], rank))
+        served = _served(cr)
         for j, passage in enumerate(_passages(cr)):
             row = len(cols["text"])
             for key, value in passage.items():
@@ -304,15 +301,22 @@ def evidence_rows(requests: Iterable[CompactionRequest]) -> list[dict[str, Any]]
     out = []
     for cr in requests:
         req = cr.request
-        served: list[list[tuple[str, int]]] = [[] for _ in req.evidence_ids]
-        for k, picks in enumerate(req.entry_evidence):
-            for rank, j in enumerate(picks):
-                served[j].append((cr.entry_ids[k], rank))
+        served = _served(cr)
         for j, passage in enumerate(_passages(cr)):
             row = {**passage, "request_id": req.request_id, "run_id": cr.run_id, "boundary": cr.boundary,
                    "entry_ids": [e for e, _ in served[j]], "ranks": [r for _, r in served[j]]}
             out.append({name: row[name] for name in names})
     return out
+
+
+def _served(cr: CompactionRequest) -> list[list[tuple[str, int]]]:
+    """For each evidence passage of a request, the entries it was retrieved for and its rank among each one's
+    passages (0 = best), in entry order."""
+    served: list[list[tuple[str, int]]] = [[] for _ in cr.request.evidence_ids]
+    for k, picks in enumerate(cr.request.entry_evidence):
+        for rank, j in enumerate(picks):
+            served[j].append((cr.entry_ids[k], rank))
+    return served
 
 
 def _passages(cr: CompactionRequest) -> list[dict[str, Any]]:
