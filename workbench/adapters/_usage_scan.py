@@ -179,7 +179,7 @@ def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None,
     seen: set[tuple[str, str]] = set()
     sessions: dict[tuple[str, str], dict[str, Any]] = {}  # (project directory, session) -> its totals, in order
     projects = [project_dir(Path(f)) for f in files]
-    days: dict[str | None, str | None] = {}  # a reply's timestamp -> its UTC day (replies share few days)
+    days: dict[str | None, Any] = {}  # a reply's timestamp -> its UTC day (replies share few days)
     for index, _line, sid, request, message, model, fresh, output, read, made, hour, stamp in tree_replies(
             files, bad=bad, sizes=sizes):
         if message is not None and request is not None:  # first_time's rule, inline: the loop's hottest line
@@ -199,10 +199,10 @@ def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None,
         row["usage_replies"] += 1
         if model is not None and model != "<synthetic>" and model not in row["models"]:
             row["models"].append(model)
-        day = days.get(stamp, days) if stamp is not None and len(days) < 100_000 else days
-        if day is days:
+        day = days.get(stamp, _UNSEEN)
+        if day is _UNSEEN:
             day = utc_day(stamp)
-            if stamp is not None and len(days) < 100_000:
+            if len(days) < 100_000:  # a bound on the memo, not on the answer
                 days[stamp] = day
         part = row["parts"].get((day, model))
         if part is None:
@@ -219,6 +219,8 @@ def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None,
                         for (day, model), counts in row["parts"].items()]
     return list(sessions.values())
 
+
+_UNSEEN = object()  # a timestamp not in claude_code_totals' memo yet
 
 #: the counts of a session's part (one UTC day and model)
 PART_COUNTS = ("input", "output", "cache_read", "cache_creation_5m", "cache_creation_1h", "replies")
