@@ -1,12 +1,13 @@
 # Two entry points (see README):
 #   make figures   set up .venv, generate the testbed if missing, execute every notebook, export figures/
 #   make test      set up .venv and run the test suite (make test-fast: without the slow end-to-end tests)
+#   make docs      after make figures: the documentation site into build/docs/ (fails on any warning)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup figures test test-fast lint clean
+.PHONY: setup figures test test-fast lint docs clean
 
 setup: $(STAMP)
 
@@ -15,6 +16,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test,notebooks]"
 	touch $(STAMP)
+
+DOCS_STAMP := $(VENV)/.docs-installed
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+# the site: the user guide, the API from the docstrings, the gallery from build/notebooks/ (never re-executed);
+# a fresh build (-E), so every warning is seen, and any warning fails it (-W)
+docs: $(DOCS_STAMP)
+	@test -f build/notebooks/quickstart.ipynb || { echo "make docs: no executed notebooks in build/notebooks/: run make figures first"; exit 2; }
+	$(BIN)/sphinx-build -E -W --keep-going -q -j 2 -b html docs build/docs
+	@echo "docs: build/docs/index.html"
 
 figures: $(STAMP)
 	$(BIN)/workbench figures
@@ -31,4 +45,4 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 clean:
-	rm -rf build figures/*.png figures/*.pdf figures/tables
+	rm -rf build figures/*.png figures/*.pdf figures/tables docs/gallery/*.ipynb

@@ -3,7 +3,22 @@ before it loads any table (``workbench --help`` imports no polars)."""
 
 from __future__ import annotations
 
-__all__ = ["describe_value", "SchemaError", "SelectionError"]
+__all__ = ["BadLines", "describe_value", "OutputRefused", "SchemaError", "SelectionError"]
+
+
+def __getattr__(name: str) -> object:
+    """The two kinds that live with the code that makes them (the atomic writer, the session reader), named here
+    too: :class:`OutputRefused` (an output path a command will not write) and :class:`BadLines` (what a reader
+    skipped)."""
+    if name == "OutputRefused":
+        from workbench._util.atomic import OutputRefused
+
+        return OutputRefused
+    if name == "BadLines":
+        from workbench._util.jsonl import BadLines
+
+        return BadLines
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class SchemaError(ValueError):

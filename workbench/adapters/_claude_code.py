@@ -98,7 +98,7 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     request id) counts where it is first read. ``timings`` adds the seconds spent scanning (``scan``) and
     reading and building runs (``parse``).
 
-    A tree of more than :data:`PARALLEL_BYTES` is read by worker processes, one a core, a batch of groups each
+    A tree of more than ``PARALLEL_BYTES`` (64 MB) is read by worker processes, one a core, a batch of groups each
     (:func:`~workbench.adapters._claude_lines._batch_job`; a worker imports :mod:`workbench.adapters._claude_lines` only, not
     the table library): a worker builds its groups' steps and compactions, checks them and writes them in chunks
     of columns under ``spill`` (a temporary directory when None), which come as

@@ -58,7 +58,7 @@ def tree_files(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: BadL
     """Every ``pattern`` file below the directory ``path`` (symbolic links to directories are not followed), sorted.
 
     A directory that cannot be listed or a file that cannot be opened (its permissions) is an error naming it;
-    with ``bad.skip_invalid`` it is left out and counted in ``bad`` (:meth:`BadLines.cannot_read`), so the run
+    with ``bad.skip_invalid`` it is left out and counted in ``bad`` (:meth:`workbench.errors.BadLines.cannot_read`), so the run
     says how many it skipped.
     """
     return [file for file, _size, _fmt in tree_listing(path, pattern, bad)]
@@ -84,8 +84,8 @@ def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: Ba
     ----------
     path : str or os.PathLike
         The directory.
-    pattern : str, default "*.jsonl"
-        The file names to list (``fnmatch``).
+    pattern : str, optional
+        The file names to list (``fnmatch``; default ``"*.jsonl"``).
     bad : BadLines, optional
         Where what cannot be read is counted (with ``skip_invalid``).
     formats : bool, default False

@@ -159,7 +159,7 @@ def stream_tables(path: Path, runs: Iterator[_RunItem | Parts] | SpilledRuns,
     ``directory`` and moved into place only when the whole log was valid, so an error (named
     ``FILE:LINE``) leaves ``directory`` as it was, and no directory at all if it did not exist. ``timings`` adds
     the seconds spent validating and spilling chunks (``tables``) and writing the tables (``write``). ``runs`` may
-    be a function of a directory, where an adapter's workers write their :class:`Parts` (:class:`SpilledRuns`).
+    be a function of a directory, where an adapter's workers write their :class:`Parts` (``SpilledRuns``).
     """
     if directory is None:
         builder = RunTables(path, keep=False, derive=derive)

@@ -52,7 +52,7 @@ def usage_table(rows: list[dict[str, Any]]) -> pl.DataFrame:
 
 def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> list[dict[str, Any]]:
     """What every Claude Code and Codex session below ``path`` (a file, a projects or sessions directory, or a
-    home with both) spent, one dict per session (:func:`claude_code_totals`'s keys), Claude Code's first.
+    home with both) spent, one dict per session (the keys of ``claude_code_totals``), Claude Code's first.
     Claude Code's are counted without the table library; Codex rollouts by their importer's usage rule. A file or
     directory that cannot be read, or a line over the line bound, is an error naming it; with ``bad.skip_invalid``
     it is skipped and counted in ``bad``."""

@@ -592,7 +592,7 @@ def entry_auroc(gold: pl.DataFrame, entries: pl.DataFrame, scores: pl.DataFrame,
     """AUROC of each judge's sentence score (and, for one-sentence summaries, each baseline's summary score) against
     the sentences' gold ``support`` labels (``supported`` the positive class; ``unsure`` and ties left out), per
     group of ``by`` (columns of ``frame``), with intervals resampling the summaries' sources (articles). A group
-    with fewer than :data:`MIN_CLASS` items of either class gets no AUROC, and says why. Every score of a group
+    with fewer than ``MIN_CLASS`` (5) items of either class gets no AUROC, and says why. Every score of a group
     is computed on the sentences every score has (``paired``; ``n_missing`` counts the others), or with
     ``paired=False`` on its own. Columns: the groups, ``score``, the interval columns, ``positives`` and ``reason``.
 

@@ -376,7 +376,7 @@ def citation_matrices(citations: pl.DataFrame | pl.LazyFrame, spans: pl.DataFram
 def self_consistency_curves(matrices: Mapping[str, tuple[list[str], np.ndarray]], ns: Sequence[int], *,
                             tau: float = 0.3, draws: int = 200, seed: Seed = 0, replace: bool = True) -> pl.DataFrame:
     """Keep-set Jaccard against the estimator's own N_max decision (FOCUS Figure 5A), and, as a *diagnostic*,
-    the worst-span distance max_i |û_i(N) - û_i(N_max)| to its own N_max estimate.
+    the worst-span distance ``max_i |û_i(N) - û_i(N_max)|`` to its own N_max estimate.
 
     For each event and N, ``draws`` subsamples of N of the N_max rollouts (with replacement
     by default; ``replace=False`` samples without) give the two measures, averaged over draws.
@@ -436,7 +436,7 @@ def self_consistency_curves(matrices: Mapping[str, tuple[list[str], np.ndarray]]
 
 def error_against_truth(spans: pl.DataFrame, ns: Sequence[int], *, truth: str = "gt_rate", draws: int = 200,
                         seed: Seed = 0) -> pl.DataFrame:
-    """FOCUS Figure 5B where the true utility is known: worst-span error max_i |û_i(N) - u*_i| against N.
+    """FOCUS Figure 5B where the true utility is known: worst-span error ``max_i |û_i(N) - u*_i|`` against N.
 
     ``spans`` has ``event_id``, ``span_id`` and the true utility ``truth`` of each span (on the
     testbed, ``gt_rate``: the probability that a draft cites the span, so u* is exact). For each
@@ -646,7 +646,7 @@ def utility_histogram(scores: pl.DataFrame, tau: float = 0.3, bins: int = 20) ->
     """FOCUS Figure 4: the distribution of û with the mass at the extremes, inside, and near tau.
 
     ``at_zero``/``at_one``: û exactly 0 or 1; ``interior``: strictly between; ``near_tau``: the
-    share with |û - tau| <= 1/6 -- FOCUS: "within ±1/6 of τ", read as the closed interval, so
+    share with ``|û - tau| <= 1/6`` -- FOCUS: "within ±1/6 of τ", read as the closed interval, so
     with N = 3 and tau = 0.5 both 1/3 and 2/3 lie on its edges and count. The shares are
     computed exactly, on the integer counts ``n_cited`` / ``n_rollouts`` that
     :func:`citation_scores` gives and on tau as the decimal it is written as (0.3 = 3/10), never

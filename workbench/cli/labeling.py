@@ -44,7 +44,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--by", default=None, choices=["round", "annotator"],
                    help="only one kind: each annotator's rounds (round) or annotators within a round (annotator)")
     p.add_argument("--sample", action="append",
-                   help="sample file(s) whose scenario_id clusters the intervals (default: STORE/samples/*.jsonl)")
+                   help="sample file(s) whose scenario_id clusters the intervals (default: every .jsonl file in STORE/samples/)")
     p.add_argument("--n-boot", dest="n_boot", type=int, default=2000, help="bootstrap resamples per interval")
     p.add_argument("--out", help="the adjudication file (default: STORE/adjudication.jsonl)")
     p.set_defaults(func=run_agree)
@@ -58,7 +58,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--field", choices=["support", "correct"], help="only this field (default: every field with "
                    "open disagreements)")
     p.add_argument("--sample", action="append", help="sample file(s) whose items' evidence and task are shown "
-                   "(default: STORE/samples/*.jsonl)")
+                   "(default: every .jsonl file in STORE/samples/)")
     p.set_defaults(func=run_adjudicate)
 
 

@@ -213,10 +213,10 @@ _INDEX_DEPTH = 24  # a prefix this long is not split again (terms sharing it sta
 def index_shards(index: Mapping[str, Mapping[str, Collection[int]]]) -> dict[str, dict[str, Any]]:
     """The search index as shards keyed by a prefix of their terms: ``{"t": {term: postings}, "split": [...]}``.
 
-    The roots are the terms' first two characters. A shard whose terms weigh more than :data:`INDEX_SHARD_BYTES`
+    The roots are the terms' first two characters. A shard whose terms weigh more than ``INDEX_SHARD_BYTES`` (96 KiB)
     keeps only the terms exactly as long as its prefix and names in ``split`` the prefixes one character longer
     that hold the rest, each split again as it needs. A term's postings (``e``: entry rows, ``s``: step rows) are
-    its first :data:`MAX_POSTINGS` rows of each kind, with ``more`` when there were more."""
+    its first ``MAX_POSTINGS`` (2,000) rows of each kind, with ``more`` when there were more."""
     def body(posts: Mapping[str, Collection[int]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for kind, rows in sorted(posts.items()):
@@ -254,7 +254,7 @@ class _ViewData:
     """The rows of the site's entries and compactions views and the search index over entry text, identifiers and
     step text, written as ``<script>`` data files into ``out`` (Chromium does not ``fetch`` from ``file://``): the
     views load the entries in shards of :data:`ENTRY_SHARD`, a search loads one index shard per term. A shard is
-    written as soon as it is full and a term keeps no more rows than the index lists (:data:`MAX_POSTINGS`), so
+    written as soon as it is full and a term keeps no more rows than the index lists (``MAX_POSTINGS``), so
     memory holds one shard of each view and the index's terms, not the log's rows."""
 
     def __init__(self, tau: float, out: Path) -> None:

@@ -76,11 +76,12 @@ class Sources:
 
     @classmethod
     def of(cls, text: str) -> Sources:
+        """The sources of one text: its identifiers, its words and the text lower-cased."""
         return cls(frozenset(_ids(text)), frozenset(_words(text)), text.lower())
 
     @classmethod
     def of_parts(cls, parts: Sequence[str]) -> Sources:
-        """:meth:`of` the parts joined by newlines, from each part's terms (remembered per part: logs repeat tool
+        """:meth:`Sources.of` the parts joined by newlines, from each part's terms (remembered per part: logs repeat tool
         outputs). Equal to ``of("\\n".join(parts))``: neither an identifier nor a word can span a newline."""
         terms = [_part_terms(p) for p in parts]
         return cls(frozenset().union(*(i for i, _ in terms)), frozenset().union(*(w for _, w in terms)),

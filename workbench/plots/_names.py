@@ -48,7 +48,7 @@ DISPLAYED_COLUMNS = frozenset({"method", "a", "b", "baseline", "role", "field", 
 
 
 def display_name(value: object) -> str:
-    """The words printed for ``value``: its entry in :data:`DISPLAY_NAMES`, else the id with underscores as spaces.
+    """The words printed for ``value``: its entry in ``DISPLAY_NAMES``, else the id with underscores as spaces.
 
     Parameters
     ----------

@@ -458,7 +458,7 @@ def sink_parts(name: str, parts: Sequence[Path], target: Path) -> None:
 
 class PartWriter:
     """One table written a part at a time (each validated), into one file at the end: Parquet parts streamed
-    together (bounded memory), or JSONL. Nothing appears at ``path`` until :meth:`finish`; :meth:`discard` (or an
+    together (bounded memory), or JSONL. Nothing appears at ``path`` until :meth:`PartWriter.finish`; :meth:`PartWriter.discard` (or an
     exception inside ``with``) leaves nothing behind."""
 
     def __init__(self, name: str, path: str | os.PathLike[str]) -> None:
@@ -478,6 +478,7 @@ class PartWriter:
         self.rows += frame.height
 
     def finish(self) -> Path:
+        """Join the parts into the table at ``path`` (moved into place whole) and remove the staging directory."""
         try:
             if not self.parts:
                 self.add(schema.empty(self.name))
@@ -494,6 +495,7 @@ class PartWriter:
             self.discard()
 
     def discard(self) -> None:
+        """Remove the staging directory and its parts; ``path`` is left as it was."""
         shutil.rmtree(self.staging, ignore_errors=True)
 
     def __enter__(self) -> PartWriter:

@@ -1,0 +1,220 @@
+"""Sphinx configuration of the workbench's documentation site (``make docs`` builds it into ``build/docs/``).
+
+The gallery renders the notebooks ``make figures`` executed (``build/notebooks/``) as they are: this file copies them
+into ``docs/gallery/`` (not tracked) with a first cell that names their jupytext source, and never executes one. The
+``labeling`` notebook, which ``workbench figures`` skips (it waits for a person), is rendered from its source and
+says so. Nothing is fetched: no intersphinx, and the theme's assets ship with it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT))
+
+project = "Compaction Workbench"
+author = "Compaction Workbench developers"
+copyright = "2026, Compaction Workbench developers"  # noqa: A001 (Sphinx's name)
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "numpydoc",
+    "myst_nb",
+    "sphinxarg.ext",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "gallery/README.md"]
+root_doc = "index"
+
+# -- the reference: every name resolves, the build fails on a warning (make docs passes -W) ------------------------
+nitpicky = True
+#: types from outside the project, written as in the signatures (``pl.DataFrame``) or their modules: not documented
+#: here, and no inventory is fetched to link them (the build is offline)
+EXTERNAL = (r"pl\..*", r"np\..*", r"pd\..*", r"polars(\..*)?", r"numpy(\..*)?", r"pandas(\..*)?", r"pyarrow(\..*)?",
+            r"scipy(\..*)?", r"matplotlib(\..*)?", r"plt\..*", r"sklearn(\..*)?", r"statsmodels(\..*)?",
+            r"openai(\..*)?", r"httpx(\..*)?", r"argparse(\..*)?", r"collections\.abc\..*", r"typing(_extensions)?\..*",
+            r"pathlib\..*", r"Path", r"os\..*", r"datetime\..*", r"enum\..*", r"concurrent\..*", r"io\..*",
+            r"threading\..*", r"ray(\..*)?", r"ipywidgets(\..*)?", r"jinja2(\..*)?", r"nbformat(\..*)?",
+            r"(Any|Callable|Iterable|Iterator|Mapping|Sequence|Collection|Literal|Self|TextIO|IO|Generator|"
+            r"MutableMapping|Hashable|NamedTuple|TypeAlias|TypeVar|ClassVar)",
+            r"(int|float|str|bytes|bool|None|dict|list|tuple|set|frozenset|object|type|complex|range|slice)",
+            r"(Exception|ValueError|RuntimeError|KeyError|TypeError|OSError|FileNotFoundError|UserWarning|Warning)",
+            r"array-like|array_like|optional|default.*|callable|iterable|mapping|sequence|frame|generator",
+            r"Axes|Figure|collections\.Counter|tiktoken(\..*)?",
+            r"'?[\w.]+\[.*",  # a generic's text (``dict[str, Any]``) that Sphinx splits at its commas
+            # the project's own names that are not part of its interface: private modules and names, and the type
+            # variables the signatures are written with (their docstrings say what they stand for)
+            r"(workbench\.)?(.*\.)?_\w+(\..*)?", r"workbench\..*\.(Frame|T|R)", r"Frame|T|R")
+nitpick_ignore_regex = [(r"py:.*", pattern) for pattern in EXTERNAL]
+
+autodoc_typehints = "signature"
+autodoc_typehints_format = "short"
+autodoc_member_order = "bysource"
+autodoc_preserve_defaults = True
+autosummary_generate = False
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+# -- the gallery: executed notebooks as they are ---------------------------------------------------------------------
+nb_execution_mode = "off"
+nb_output_stderr = "remove"
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+# -- HTML ----------------------------------------------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = "Compaction Workbench"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "navbar_end": ["theme-switcher", "navbar-icon-links"],
+    "icon_links": [],
+    "use_edit_page_button": False,
+}
+html_static_path: list[str] = []
+html_copy_source = False
+html_show_sourcelink = False
+#: a result's summary is fetched from its page, which Chromium refuses from file://: results show without it
+html_show_search_summary = False
+
+
+NOTEBOOKS = ROOT / "notebooks"
+EXECUTED = ROOT / "build" / "notebooks"
+GALLERY = DOCS / "gallery"
+ANALYSIS_MIME = "application/vnd.workbench.analysis+json"
+
+
+def _source_cell(name: str, executed: bool) -> dict:
+    how = ("executed by `make figures` (`build/notebooks/`), rendered here as it ran"
+           if executed else "**not executed**: `workbench figures` skips it (it waits for a person); rendered from its source")
+    text = (f"This page is the notebook {how}. Source: {{download}}`notebooks/{name}.py <../../notebooks/{name}.py>` "
+            f"(jupytext percent script, paired with `notebooks/{name}.ipynb`).")
+    return {"cell_type": "markdown", "id": "workbench-source", "metadata": {}, "source": text}
+
+
+def copy_gallery() -> list[str]:
+    """Copy the executed notebooks into ``docs/gallery/`` with the source cell; the names, in order."""
+    sources = sorted(p.stem for p in NOTEBOOKS.glob("*.py"))
+    missing = [s for s in sources if s != "labeling" and not (EXECUTED / f"{s}.ipynb").exists()]
+    if missing:
+        from sphinx.errors import ConfigError
+
+        raise ConfigError(f"no executed notebook for {', '.join(missing)} in {EXECUTED}: run `make figures` first")
+    for name in sources:
+        executed = name != "labeling"
+        path = EXECUTED / f"{name}.ipynb" if executed else NOTEBOOKS / f"{name}.ipynb"
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        cells = nb["cells"]
+        at = 1 if cells and cells[0]["cell_type"] == "markdown" and "".join(cells[0]["source"]).lstrip().startswith("#") else 0
+        cells.insert(at, _source_cell(name, executed))
+        for cell in cells:  # the analyses' machine-readable bundle (no page shows it; its text/plain is beside it)
+            for output in cell.get("outputs", []):
+                output.get("data", {}).pop(ANALYSIS_MIME, None)
+        if not executed:
+            for cell in cells:
+                if cell["cell_type"] == "code":
+                    cell["outputs"], cell["execution_count"] = [], None
+        target = GALLERY / f"{name}.ipynb"
+        text = json.dumps(nb, ensure_ascii=False, indent=1) + "\n"
+        if not target.exists() or target.read_text(encoding="utf-8") != text:  # unchanged: Sphinx keeps its build
+            target.write_text(text, encoding="utf-8")
+    return sources
+
+
+copy_gallery()
+
+
+# -- references written against a package's private modules resolve to its public name ----------------------------
+def _public_names() -> dict[str, list[str]]:
+    """Each public name of the documented packages: the full paths it is documented at."""
+    import importlib
+    import types
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from api_pages import PACKAGES
+
+    found: dict[str, list[str]] = {}
+    for package in PACKAGES:
+        module = importlib.import_module(f"workbench.{package}")
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if isinstance(obj, types.ModuleType):
+                for inner in getattr(obj, "__all__", ()):
+                    found.setdefault(inner, []).append(f"{obj.__name__}.{inner}")
+            else:
+                found.setdefault(name, []).append(f"workbench.{package}.{name}")
+    return found
+
+
+_PUBLIC: dict[str, list[str]] = {}
+
+
+def _resolve_private(app, env, node, contnode):  # type: ignore[no-untyped-def]
+    """``workbench.stats._bootstrap.interval`` (a docstring's path to where a name is defined) and a bare name
+    documented in one package only: the public name's entry, or None (Sphinx reports it: nitpicky)."""
+    if node.get("refdomain") != "py":
+        return None
+    if not _PUBLIC:
+        _PUBLIC.update(_public_names())
+    target = node["reftarget"]
+    name = target.rsplit(".", 1)[-1]
+    paths = _PUBLIC.get(name, [])
+    if target.startswith("workbench."):
+        package = target.split(".")[1]
+        paths = [p for p in paths if p.split(".")[1] == package] or paths
+    if len(paths) != 1 or paths[0] == target:
+        return None
+    domain = env.domains["py"]
+    for role in ("obj",):
+        resolved = domain.resolve_xref(env, node["refdoc"], app.builder, role, paths[0], node, contnode)
+        if resolved is not None:
+            return resolved
+    return None
+
+
+_ATTR_DOCS: dict[str, dict[str, list[str]]] = {}
+
+
+def _attribute_docs(package: str) -> dict[str, list[str]]:
+    """The ``#:`` comments of a package's module-level names, read from the modules that define them (autodoc reads
+    those of the module a directive names: the package's ``__init__``, which only maps names to modules)."""
+    if package not in _ATTR_DOCS:
+        import importlib
+        import pkgutil
+
+        from sphinx.pycode import ModuleAnalyzer
+
+        docs: dict[str, list[str]] = {}
+        module = importlib.import_module(package)
+        names = [package] + ([m.name for m in pkgutil.walk_packages(module.__path__, package + ".")]
+                             if hasattr(module, "__path__") else [])
+        for name in names:
+            for (scope, attr), lines in ModuleAnalyzer.for_module(name).find_attr_docs().items():
+                if scope == "":
+                    docs.setdefault(attr, list(lines))
+        _ATTR_DOCS[package] = docs
+    return _ATTR_DOCS[package]
+
+
+def _data_docstring(app, what, name, obj, options, lines):  # type: ignore[no-untyped-def]
+    """A constant's entry says what its ``#:`` comment says (never the docstring of its type, ``str`` or ``dict``),
+    then its value when that is short."""
+    if what != "data" or not name.startswith("workbench."):
+        return
+    package, attr = name.rsplit(".", 1)
+    lines[:] = list(_attribute_docs(package).get(attr, []))
+    value = repr(obj)
+    if len(value) <= 120:
+        lines += ["", f"Value: ``{value}``"]
+
+
+def setup(app):  # type: ignore[no-untyped-def]
+    app.connect("missing-reference", _resolve_private)
+    app.connect("autodoc-process-docstring", _data_docstring)
