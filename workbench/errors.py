@@ -1,24 +1,17 @@
-"""The workbench's bad-input error, in a module of its own that imports nothing heavy: the command line names it
-before it loads any table (``workbench --help`` imports no polars)."""
+"""The workbench's errors and what a reader reports, in a module of its own that imports nothing heavy: the command
+line names them before it loads any table (``workbench --help`` imports no polars).
+
+:class:`SchemaError` is bad input (file, line, field, what was expected); :class:`SelectionError` a selection no data
+has; :class:`OutputRefused` an output path a command will not write; :class:`BadLines` what a session reader skipped
+instead of failing."""
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass, field
+
 __all__ = ["BadLines", "describe_value", "OutputRefused", "SchemaError", "SelectionError"]
 
-
-def __getattr__(name: str) -> object:
-    """The two kinds that live with the code that makes them (the atomic writer, the session reader), named here
-    too: :class:`OutputRefused` (an output path a command will not write) and :class:`BadLines` (what a reader
-    skipped)."""
-    if name == "OutputRefused":
-        from workbench._util.atomic import OutputRefused
-
-        return OutputRefused
-    if name == "BadLines":
-        from workbench._util.jsonl import BadLines
-
-        return BadLines
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class SchemaError(ValueError):
@@ -115,3 +108,45 @@ def describe_value(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+class OutputRefused(Exception):
+    """An output path a command will not write: it names something the command did not make, or an input."""
+
+    def __init__(self, path: str | os.PathLike[str], why: str) -> None:
+        self.path, self.why = str(path), why
+        super().__init__(f"{path}: {why}")
+
+
+@dataclass
+class BadLines:
+    """What a session reader skipped instead of failing: a file's truncated last line (a session still being
+    written: always, with a warning), and with ``skip_invalid`` every other bad line, each ``(file, line,
+    reason)``."""
+
+    skip_invalid: bool = False
+    truncated: list[tuple[str, int, str]] = field(default_factory=list)
+    skipped: list[tuple[str, int, str]] = field(default_factory=list)
+    #: files and directories that could not be read, each ``(path, reason)``, once (with ``skip_invalid``)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+    def cannot_read(self, path: str, reason: str) -> None:
+        """Count ``path`` as unreadable (once however often it is met)."""
+        if (path, reason) not in self.unreadable:
+            self.unreadable.append((path, reason))
+
+    def summary(self, first: int = 5) -> str | None:
+        """One line with the count of skipped files and lines and the first few locations (None when nothing
+        was skipped)."""
+        def listed(what: str, count: int, places: list[str]) -> str:
+            more = f" (and {count - first} more)" if count > first else ""
+            return f"skipped {count} {what} (--skip-invalid): {'; '.join(places)}{more}"
+
+        parts = []
+        if self.unreadable:
+            parts.append(listed("unreadable file(s) or directories", len(self.unreadable),
+                                [f"{f}: {why}" for f, why in self.unreadable[:first]]))
+        if self.skipped:
+            parts.append(listed("invalid line(s)", len(self.skipped),
+                                [f"{f}:{n}: {why}" for f, n, why in self.skipped[:first]]))
+        return "; ".join(parts) or None

@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from workbench.errors import OutputRefused  # noqa: F401 (the writers raise it; callers import it from here too)
+
 
 def current_umask() -> int:
     """The process's umask, read without changing it where the system says it (Linux ``/proc``)."""
@@ -186,14 +188,6 @@ def clean_stale_staging(output: Path, *, older_than: float = STALE_AFTER) -> lis
 
 # ---------------------------------------------------------------------------
 # output directories a command replaces whole
-
-
-class OutputRefused(Exception):
-    """An output path a command will not write: it names something the command did not make, or an input."""
-
-    def __init__(self, path: str | os.PathLike[str], why: str) -> None:
-        self.path, self.why = str(path), why
-        super().__init__(f"{path}: {why}")
 
 
 def _inside(inner: Path, outer: Path) -> bool:

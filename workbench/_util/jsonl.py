@@ -13,49 +13,14 @@ import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.errors import SchemaError
+from workbench.errors import BadLines, SchemaError  # noqa: F401 (BadLines: the readers import it from here)
 
 
 class LogWarning(UserWarning):
     """A log line read with a documented fallback (a session's half-written last line skipped, ...)."""
-
-
-@dataclass
-class BadLines:
-    """What a session reader skipped instead of failing: a file's truncated last line (a session still being
-    written: always, with a warning), and with ``skip_invalid`` every other bad line, each ``(file, line,
-    reason)``."""
-
-    skip_invalid: bool = False
-    truncated: list[tuple[str, int, str]] = field(default_factory=list)
-    skipped: list[tuple[str, int, str]] = field(default_factory=list)
-    #: files and directories that could not be read, each ``(path, reason)``, once (with ``skip_invalid``)
-    unreadable: list[tuple[str, str]] = field(default_factory=list)
-
-    def cannot_read(self, path: str, reason: str) -> None:
-        """Count ``path`` as unreadable (once however often it is met)."""
-        if (path, reason) not in self.unreadable:
-            self.unreadable.append((path, reason))
-
-    def summary(self, first: int = 5) -> str | None:
-        """One line with the count of skipped files and lines and the first few locations (None when nothing
-        was skipped)."""
-        def listed(what: str, count: int, places: list[str]) -> str:
-            more = f" (and {count - first} more)" if count > first else ""
-            return f"skipped {count} {what} (--skip-invalid): {'; '.join(places)}{more}"
-
-        parts = []
-        if self.unreadable:
-            parts.append(listed("unreadable file(s) or directories", len(self.unreadable),
-                                [f"{f}: {why}" for f, why in self.unreadable[:first]]))
-        if self.skipped:
-            parts.append(listed("invalid line(s)", len(self.skipped),
-                                [f"{f}:{n}: {why}" for f, n, why in self.skipped[:first]]))
-        return "; ".join(parts) or None
 
 
 class DuplicateKey(ValueError):

@@ -1,5 +1,6 @@
-"""The README's two commands and its tour run as printed: each tour command, in order, on a fresh copy of the
-project, against local servers on 127.0.0.1 (jevcompat mock for Jev, the loopback server for the OpenAI judge)."""
+"""The two commands and the user guide's tour run as printed: each tour command of ``docs/guide/getting-started.md``,
+in order, on a fresh copy of the project, against local servers on 127.0.0.1 (jevcompat mock for Jev, the loopback
+server for the OpenAI judge); the guide's other examples name what they say they name."""
 
 from __future__ import annotations
 
@@ -16,19 +17,21 @@ import pytest
 
 from tests.llm_server import FakeLLMServer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
+GUIDE = ROOT / "docs" / "guide"
 BIN = Path(sys.executable).parent
 
 
 def tour() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (GUIDE / "getting-started.md").read_text(encoding="utf-8")
     block = text.split("## A short tour", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
     return [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.startswith(".venv/bin/")]
 
 
 def test_readme_keeps_its_two_commands_and_ci_calls_the_test_one() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "make figures" in text and "make test" in text
+    for page in (ROOT / "README.md", GUIDE / "getting-started.md", ROOT / "docs" / "index.md"):
+        text = page.read_text(encoding="utf-8")
+        assert "make figures" in text and "make test" in text, page
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "make test" in ci
 
@@ -82,12 +85,12 @@ def test_the_tour_runs_as_printed(tmp_path: Path) -> None:
 
 
 def test_the_params_yaml_example_names_parameters_the_notebook_declares() -> None:
-    """The README's ``papermill -f`` example: every key is a parameter of the notebook it names, as papermill's own
+    """The notebooks page's ``papermill -f`` example: every key is a parameter of the notebook it names, as papermill's own
     ``inspect_notebook`` reads it, and each value has the type the notebook declares."""
     import papermill
     import yaml
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (GUIDE / "notebooks.md").read_text(encoding="utf-8")
     block = text.split("```yaml", 1)[1].split("```", 1)[0]
     notebook = re.search(r"papermill (notebooks/\S+\.ipynb) \S+ -f", block)
     assert notebook, "the YAML example names the notebook it is for"
@@ -100,7 +103,7 @@ def test_the_params_yaml_example_names_parameters_the_notebook_declares() -> Non
 
 
 def test_the_labeling_notebooks_defaults_are_the_tours_sample_and_store() -> None:
-    """Following the README, the widget opens the sample the tour drew and the store it labeled into."""
+    """Following the tour, the widget opens the sample the tour drew and the store it labeled into."""
     import papermill
 
     declared = papermill.inspect_notebook(str(ROOT / "notebooks" / "labeling.ipynb"))
@@ -108,15 +111,17 @@ def test_the_labeling_notebooks_defaults_are_the_tours_sample_and_store() -> Non
     labels = [shlex.split(c) for c in tour() if " label " in c]
     assert labels and all(argv[2] == default["SAMPLE"] for argv in labels)
     assert all(argv[argv.index("--store") + 1] == default["STORE"] for argv in labels)
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for name in default:  # the README lists every parameter with its default
+    readme = (GUIDE / "getting-started.md").read_text(encoding="utf-8")
+    for name in default:  # the tour lists every parameter with its default
         assert f"`{name}`" in readme, name
 
 
 def test_every_example_writes_under_build() -> None:
     """The README's example `workbench import your_log.jsonl --out mydir` made an untracked mydir/ at the root: every
-    command it prints writes under build/ (or regenerates the testbed where the project keeps it)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    command the README and the docs' pages print writes under build/ (or regenerates the testbed where the project
+    keeps it)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in pages)
     blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
     outputs = []
     lines = "\n".join(blocks).replace("\\\n", " ").splitlines()  # continuation lines joined
@@ -127,4 +132,4 @@ def test_every_example_writes_under_build() -> None:
         outputs += [words[i + 2] for i, w in enumerate(words[:-2]) if w == "-p" and words[i + 1] in ("DATA", "FIGURES")]
     assert outputs
     outside = [o for o in outputs if not o.startswith(("build/", "/tmp/", "data/testbed"))]
-    assert not outside, f"README examples that write outside build/: {outside}"
+    assert not outside, f"examples that write outside build/: {outside}"
