@@ -15,6 +15,7 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(DOCS / "_ext"))
 
 project = "Compaction Workbench"
 author = "Compaction Workbench developers"
@@ -26,10 +27,11 @@ extensions = [
     "numpydoc",
     "myst_nb",
     "sphinxarg.ext",
+    "workbench_tables",  # docs/_ext: ``workbench-table`` renders a table's reference from its declaration
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "gallery/README.md"]
+exclude_patterns = ["_build", "_ext", "**.ipynb_checkpoints"]
 root_doc = "index"
 
 # -- the reference: every name resolves, the build fails on a warning (make docs passes -W) ------------------------
@@ -78,7 +80,8 @@ html_theme_options = {
     "icon_links": [],
     "use_edit_page_button": False,
 }
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 html_copy_source = False
 html_show_sourcelink = False
 #: a result's summary is fetched from its page, which Chromium refuses from file://: results show without it

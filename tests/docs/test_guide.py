@@ -111,8 +111,8 @@ def test_the_labeling_notebooks_defaults_are_the_tours_sample_and_store() -> Non
     labels = [shlex.split(c) for c in tour() if " label " in c]
     assert labels and all(argv[2] == default["SAMPLE"] for argv in labels)
     assert all(argv[argv.index("--store") + 1] == default["STORE"] for argv in labels)
-    readme = (GUIDE / "getting-started.md").read_text(encoding="utf-8")
-    for name in default:  # the tour lists every parameter with its default
+    readme = (GUIDE / "labeling.md").read_text(encoding="utf-8")
+    for name in default:  # the labeling page lists every parameter with its default
         assert f"`{name}`" in readme, name
 
 

@@ -80,3 +80,30 @@ def test_the_gallery_page_shows_every_tracked_figure() -> None:
     text = (DOCS / "gallery" / "figures.md").read_text(encoding="utf-8")
     shown = re.findall(r"!\[[^\]]*\]\(\.\./\.\./(figures/[^)]+)\)", text)
     assert shown and all((ROOT / s).exists() for s in shown)
+
+
+def test_the_format_pages_render_every_table_and_every_column_says_what_it_is() -> None:
+    """The trajectory format's reference (runs, steps, compactions) and the tables page render the declarations
+    themselves (``workbench-table``), so they list every column the readers check; a column added without a ``doc``
+    would show an empty meaning, so every declared column has one."""
+    from workbench.tables import TABLES
+
+    rendered = lambda page: re.findall(r"^```\{workbench-table\} (\w+)$",  # noqa: E731
+                                       (DOCS / "guide" / page).read_text(encoding="utf-8"), flags=re.M)
+    assert rendered("agent-logs.md") == ["runs", "steps", "compactions"]
+    assert rendered("tables.md") == list(TABLES)
+    undocumented = [f"{name}.{c.name}" for name, t in TABLES.items() for c in t.columns if not c.doc.strip()]
+    assert not undocumented, undocumented
+
+
+def test_the_labelled_summaries_reference_names_every_field_the_reader_accepts() -> None:
+    """Every field a labelled-summaries line, its header, a label, a span and a declared variable may hold (the reader
+    refuses any other) is named in the guide's reference."""
+    from workbench.adapters import _labelled_summaries as reader
+
+    text = (DOCS / "guide" / "labels.md").read_text(encoding="utf-8")
+    reference = text.split("Reference, field by field:", 1)[1].split("\n\n", 2)[1]
+    fields = [*reader.FIELDS, *reader.HEADER_FIELDS, *reader._LABEL_FIELDS, *reader._SPAN_FIELDS,
+              *reader._VARIABLE_FIELDS]
+    missing = [f for f in fields if f"`{f}`" not in reference]
+    assert not missing, missing

@@ -89,6 +89,25 @@ class Table:
         }
 
 
+#: what a column means where a table does not say more: the keys several tables share, and the label's parts
+_SHARED_DOCS = {
+    "run_id": "the run (runs.run_id)",
+    "boundary": "the compaction boundary within the run (compactions.boundary)",
+    "entry_id": "the summary entry: RUN/bBOUNDARY/ePOSITION (entries.entry_id)",
+    "judge": "the judge's name (lexical, jev, openai:MODEL, ...)",
+    "request_id": "the compaction's judge request the score came from (evidence.request_id)",
+    "item_id": "what was labelled: an entry_id, or a run_id for a failure label",
+    "annotator": "who gave the label (a name or an e-mail; the store checks the form)",
+    "note": "the annotator's free-text note",
+    "failed_check": "the environment's check the run failed (its name, as the environment reports it)",
+    "support": "whether the entry the action carried out had a source (SUPPORT_VALUES)",
+    "pattern": "SJC Table 11's pattern of the failure: RC (rewritten constraint), ID (identifier), CS (changed "
+               "state), other, unrelated",
+    "event_id": "the compaction event (boundary) the drafts were sampled at",
+    "span_id": "a span of the replaced history",
+}
+
+
 def _c(
     name: str,
     dtype: pl.DataType,
@@ -100,12 +119,12 @@ def _c(
     maximum: float | None = None,
     timestamp: bool = False,
 ) -> Column:
-    return Column(name, dtype, required=required, nullable=nullable, values=values, doc=doc, minimum=minimum,
-                  maximum=maximum, timestamp=timestamp)
+    return Column(name, dtype, required=required, nullable=nullable, values=values,
+                  doc=doc or _SHARED_DOCS.get(name, ""), minimum=minimum, maximum=maximum, timestamp=timestamp)
 
 
 def _key(name: str, dtype: pl.DataType = pl.Utf8(), doc: str = "", minimum: float | None = None) -> Column:
-    return Column(name, dtype, required=True, nullable=False, doc=doc, minimum=minimum)
+    return Column(name, dtype, required=True, nullable=False, doc=doc or _SHARED_DOCS.get(name, ""), minimum=minimum)
 
 
 def _n(name: str, dtype: pl.DataType, doc: str = "") -> Column:
@@ -303,7 +322,8 @@ LABELS = Table(
     (
         _key("item_id"),
         _key("annotator"),
-        _key("round", Int64, minimum=0),
+        _key("round", Int64, minimum=0, doc="the labeling round (a second round by the same annotator measures "
+                                            "agreement within a person)"),
         _key("field", doc="one of LABEL_VALUES: support, correct, pattern, entry_support, and the open fields of a "
                           "failure label: agent, step, reason"),
         Column("value", Utf8, required=True, nullable=True, doc="one of LABEL_VALUES[field] (any text for an open "
@@ -324,7 +344,7 @@ ATTRIBUTIONS = Table(
         _c("failed_check", Utf8),
         _n("action_step", Int64, doc="the step whose action caused the failed check"),
         _c("entry_id", Utf8, doc="the summary entry the action carried out, if any"),
-        Column("pattern", Utf8, required=True, nullable=False, values=PATTERNS),
+        Column("pattern", Utf8, required=True, nullable=False, values=PATTERNS, doc=_SHARED_DOCS["pattern"]),
         _c("support", Utf8, values=SUPPORT_VALUES),
     ),
     key=("run_id",),
