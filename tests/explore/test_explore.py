@@ -819,3 +819,38 @@ def test_explore_out_dot_writes_an_empty_current_directory_and_replaces_its_own_
     done = subprocess.run([*cmd[:-4], "--out", "/", "--limit", "1"], cwd=other, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 2 and "the file system's root" in done.stderr
+
+
+def test_runs_are_batched_by_their_compactions_in_order() -> None:
+    """Issue 62: the explorer reads a batch of runs at a time; a batch holds at most ``size`` compactions (a run
+    without any weighs 1, a run with more than ``size`` is a batch of its own), and the batches are the runs in
+    order. Cut by hand: weights 3, 1, 5, 2, 9 at size 6 -> [3, 1] [5] [2] [9]."""
+    from workbench.explore import site_batches
+
+    chosen = pl.DataFrame({"run_id": list("abcde"), "compactions": [3, 0, 5, 2, 9]})
+    batches = site_batches(chosen, 6)
+    assert [b.get_column("run_id").to_list() for b in batches] == [["a", "b"], ["c"], ["d"], ["e"]]
+    assert site_batches(chosen, 100)[0].equals(chosen) and site_batches(chosen.head(0), 6) == []
+
+
+def test_a_site_built_from_scans_a_batch_at_a_time_is_the_site_built_whole(tmp_path: Path,
+                                                                          six_tasks: dict[str, pl.DataFrame],
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 62: ``workbench explore`` scans a directory's tables and writes the pages a few runs at a time, so a
+    log ten times larger does not hold ten times the rows. Batches of one compaction's worth (every run its own
+    batch, its steps, entries, scores and evidence read from the scans) write the same files, byte for byte, as
+    the tables held whole in one batch; and a judge that scored nothing is refused, as before."""
+    from workbench.errors import SelectionError
+    from workbench.explore import _site
+    from workbench.tables import write_tables
+
+    names = [n for n, f in six_tasks.items() if isinstance(f, pl.DataFrame)]
+    write_tables({n: six_tasks[n] for n in names}, tmp_path / "log")
+    scans = {n: pl.scan_parquet(tmp_path / "log" / f"{n}.parquet") for n in names}
+    whole = build_site(six_tasks, tmp_path / "whole")
+    monkeypatch.setattr(_site, "BATCH_COMPACTIONS", 1)
+    batched = build_site(scans, tmp_path / "batched")
+    assert batched.compactions == whole.compactions > 6  # more compactions than runs: several batches
+    assert _tree(tmp_path / "batched") == _tree(tmp_path / "whole")
+    with pytest.raises(SelectionError, match="one of the judges that scored \\(lexical\\)"):
+        build_site(scans, tmp_path / "none", judge="jev")

@@ -36,12 +36,19 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--tau", "a number in [0, 1]", repr(args.tau))
     inputs = [p for p in (args.data, args.scores, args.labels) if p]
     check_owned_dir(args.out, MARKER, inputs=inputs)  # before any work: a refused --out costs nothing
-    tables = load(args.data)
+    # a directory's tables as scans: the site is written a batch of runs at a time (memory flat in the log's size);
+    # a log, or a directory that lacks entries or scores, is read whole and what it lacks is derived
+    tables = load(args.data, lazy=True)
     if args.scores:
         from workbench.tables._files import read_table
 
-        tables["scores"] = read_table(args.scores, "scores")
-    derive_missing(tables, wanted=("entries", "scores") if not args.scores else ("entries",))
+        tables["scores"] = read_table(args.scores, "scores", lazy=True)
+    wanted = ("entries", "scores") if not args.scores else ("entries",)
+    if any(name not in tables for name in wanted):
+        tables = load(args.data)
+        if args.scores:
+            tables["scores"] = read_table(args.scores, "scores")
+        derive_missing(tables, wanted=wanted)
     labels = None
     if args.labels:
         from workbench.annotate import AnnotationStore
@@ -52,9 +59,6 @@ def run(args: argparse.Namespace) -> int:
                              "writes it)", repr(args.labels))
         store = AnnotationStore(args.labels, read_only=True)  # looking at labels changes nothing of the store
         labels = gold_labels(store.labels())
-    if args.judge and ("scores" not in tables or not (tables["scores"].get_column("judge") == args.judge).any()):
-        judges = sorted(set(tables["scores"].get_column("judge").to_list())) if "scores" in tables else []
-        raise UsageError("--judge", f"one of the judges that scored ({', '.join(judges) or 'none'})", args.judge)
     try:
         report = build_site(tables, args.out,
                             labels=labels, judge=args.judge, tau=args.tau, run_ids=args.runs, method=args.method,

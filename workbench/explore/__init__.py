@@ -20,14 +20,17 @@ from typing import TYPE_CHECKING
 from workbench._util.lazy import attach
 
 __all__ = [
-    "build_site", "compaction_view", "CompactionDisplay", "details_json", "EntryView", "HORIZON", "index_shards",
-    "markdown", "MARKER", "pack_rows", "RunRows", "runs_to_show", "SAFE_TAGS", "score_colour", "show", "SiteReport",
-    "slug", "visible"
+    "BATCH_COMPACTIONS", "build_site", "compaction_view", "CompactionDisplay", "details_json", "EntryView", "HORIZON",
+    "index_shards", "markdown", "MARKER", "pack_rows", "RunRows", "runs_to_show", "SAFE_TAGS", "score_colour",
+    "show", "site_batches", "SiteReport", "slug", "visible"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
     "_display": ["CompactionDisplay", "SAFE_TAGS", "show"],
-    "_site": ["build_site", "index_shards", "MARKER", "pack_rows", "runs_to_show", "SiteReport"],
+    "_site": [
+        "BATCH_COMPACTIONS", "build_site", "index_shards", "MARKER", "pack_rows", "runs_to_show", "site_batches",
+        "SiteReport"
+    ],
     "_views": [
         "compaction_view", "details_json", "EntryView", "HORIZON", "markdown", "RunRows", "score_colour", "slug"
     ],
@@ -36,7 +39,9 @@ __getattr__, __dir__ = attach(__name__, {
 
 if TYPE_CHECKING:
     from workbench.explore._display import (CompactionDisplay, SAFE_TAGS, show)
-    from workbench.explore._site import (build_site, index_shards, MARKER, pack_rows, runs_to_show, SiteReport)
+    from workbench.explore._site import (
+        BATCH_COMPACTIONS, build_site, index_shards, MARKER, pack_rows, runs_to_show, site_batches, SiteReport
+    )
     from workbench.explore._views import (
         compaction_view, details_json, EntryView, HORIZON, markdown, RunRows, score_colour, slug
     )

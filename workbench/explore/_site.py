@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import time
+from array import array
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,11 +63,16 @@ def runs_to_show(runs: pl.DataFrame, *, run_ids: Sequence[str] | None = None, me
     return sel.head(limit) if limit is not None else sel
 
 
-def build_site(tables: Mapping[str, pl.DataFrame], out: str | Path, *, labels: pl.DataFrame | None = None,
-               judge: str | None = None, tau: float = 0.5, run_ids: Sequence[str] | None = None,
+def build_site(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], out: str | Path, *,
+               labels: pl.DataFrame | None = None, judge: str | None = None, tau: float = 0.5,
+               run_ids: Sequence[str] | None = None,
                method: str | None = None, budget: int | None = None, limit: int | None = None,
                title: str = "compactions", inputs: Sequence[str | Path] = ()) -> SiteReport:
     """Write the site for ``tables`` under ``out`` (replaced whole: written to a sibling, then moved into place).
+
+    The tables may be ``LazyFrame`` s (``workbench explore`` scans a directory): the runs are written a batch at a
+    time (:data:`BATCH_COMPACTIONS`), each batch's rows collected from the scans and let go once its pages are written,
+    so memory holds one batch of a log's steps, entries, scores and evidence, not the whole log.
 
     ``out`` is replaced only if this function made it (it holds :data:`MARKER`) or it is empty or absent; a file,
     any other directory, and a path that holds or lies inside one of ``inputs`` (the data the site is made from)
@@ -74,16 +80,25 @@ def build_site(tables: Mapping[str, pl.DataFrame], out: str | Path, *, labels: p
 
     ``labels`` are gold labels (:func:`workbench.tables._labels.gold_labels`; default: those of the tables' own ``labels``
     table, if any); ``judge`` picks the scores shown (default: ``lexical`` when present, else the first judge in
-    the scores table).
+    the scores table); a judge that scored nothing is refused with :class:`~workbench.errors.SelectionError`.
     """
     t0 = time.perf_counter()
     out = Path(out)
-    tables = {name: frame for name, frame in tables.items() if isinstance(frame, pl.DataFrame)}  # (a log's extras)
+    tables = {name: frame for name, frame in tables.items()  # (a log's extras are neither)
+              if isinstance(frame, (pl.DataFrame, pl.LazyFrame))}
+    for name in ("runs", "labels"):  # one row per run or label: held whole
+        frame = tables.get(name)
+        if isinstance(frame, pl.LazyFrame):
+            tables[name] = frame.collect()
     runs = tables["runs"]
+    assert isinstance(runs, pl.DataFrame)
     chosen = runs_to_show(runs, run_ids=run_ids, method=method, budget=budget, limit=limit)
     scores = tables.get("scores")
-    if judge is None and scores is not None and scores.height:
-        judges = scores.get_column("judge").unique(maintain_order=True).to_list()
+    judges = ([] if scores is None else
+              scores.lazy().select(pl.col("judge").unique(maintain_order=True)).collect().get_column("judge").to_list())
+    if judge is not None and judge not in judges:
+        raise SelectionError("judge", f"one of the judges that scored ({', '.join(sorted(judges)) or 'none'})", judge)
+    if judge is None and judges:
         judge = "lexical" if "lexical" in judges else judges[0]
     env = _env()
     counts: dict[str, int] = {}
@@ -96,33 +111,87 @@ def build_site(tables: Mapping[str, pl.DataFrame], out: str | Path, *, labels: p
     return SiteReport(out, counts["runs"], counts["compactions"], counts["pages"], size, time.perf_counter() - t0)
 
 
-def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen: pl.DataFrame, runs: pl.DataFrame,
-                scores: pl.DataFrame | None, labels: pl.DataFrame | None, judge: str | None, tau: float,
-                title: str) -> dict[str, int]:
-    """Write the site's pages into the empty directory ``tmp``; the counts :class:`SiteReport` gives."""
-    (tmp / "runs").mkdir(parents=True)
-    for asset in ("site.css", "site.js", "views.js"):
-        shutil.copy(TEMPLATES / asset, tmp / asset)
-    keep = set(chosen.get_column("run_id").to_list())
-    sub = {name: (frame.filter(pl.col("run_id").is_in(keep)) if "run_id" in frame.columns else frame)
-           for name, frame in tables.items() if isinstance(frame, pl.DataFrame)}
+#: compactions a batch of runs holds at most (a run with more is a batch of its own): the rows read at once
+BATCH_COMPACTIONS = 2_000
+
+
+def site_batches(chosen: pl.DataFrame, size: int = BATCH_COMPACTIONS) -> list[pl.DataFrame]:
+    """The chosen runs in consecutive batches of at most ``size`` compactions each, in their order.
+
+    Parameters
+    ----------
+    chosen : polars.DataFrame
+        Rows of the runs table (:func:`runs_to_show`); its ``compactions`` column weighs each run (a run without
+        compactions weighs 1; without the column, every run weighs 8).
+    size : int
+        The most compactions a batch holds; a run with more is a batch of its own.
+
+    Returns
+    -------
+    list of polars.DataFrame
+        Slices of ``chosen`` that together hold each of its rows once, in order.
+    """
+    if not chosen.height:
+        return []
+    if "compactions" in chosen.columns:
+        weights = chosen.get_column("compactions").fill_null(0).clip(lower_bound=1).to_list()
+    else:
+        weights = [8] * chosen.height
+    cuts, total = [0], 0
+    for i, w in enumerate(weights):
+        if total and total + w > size:
+            cuts.append(i)
+            total = 0
+        total += w
+    cuts.append(chosen.height)
+    return [chosen.slice(a, b - a) for a, b in zip(cuts, cuts[1:])]
+
+
+def _columns(frame: pl.DataFrame | pl.LazyFrame) -> list[str]:
+    return frame.columns if isinstance(frame, pl.DataFrame) else frame.collect_schema().names()
+
+
+def _batch_tables(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], runs: pl.DataFrame, ids: set[str],
+                  twins: set[str]) -> dict[str, pl.DataFrame]:
+    """The rows of one batch of runs (``ids``; the steps also of their matched uncompressed runs, ``twins``), collected
+    from scans, with the entries' roles and the scores of those entries."""
+    sub: dict[str, pl.DataFrame] = {}
+    for name, frame in tables.items():
+        if name in ("runs", "labels", "scores"):
+            continue
+        if "run_id" in _columns(frame):
+            want = sorted(ids | twins) if name == "steps" else sorted(ids)
+            frame = frame.filter(pl.col("run_id").is_in(want))
+        sub[name] = frame.collect() if isinstance(frame, pl.LazyFrame) else frame
     if "entries" in sub and sub["entries"].height:
         from workbench.summaries._entries import with_roles
 
         sub["entries"] = with_roles(sub["entries"])
+    scores = tables.get("scores")
+    if scores is not None and "entries" in sub:
+        # a filter, not a semi-join: the scan then reads the other columns of the matching rows only (at 10x the
+        # testbed a join read every score, 180 MiB more at its peak)
+        wanted = sub["entries"].get_column("entry_id").to_list()
+        sub["scores"] = scores.lazy().filter(pl.col("entry_id").is_in(wanted)).collect()
+    sub["runs"] = runs  # matched uncompressed runs and parents may lie outside the selection
+    return sub
+
+
+def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame | pl.LazyFrame], chosen: pl.DataFrame,
+                runs: pl.DataFrame, scores: pl.DataFrame | pl.LazyFrame | None, labels: pl.DataFrame | None,
+                judge: str | None, tau: float, title: str) -> dict[str, int]:
+    """Write the site's pages into the empty directory ``tmp``, a batch of runs at a time (:func:`site_batches`); the
+    counts :class:`SiteReport` gives."""
+    (tmp / "runs").mkdir(parents=True)
+    for asset in ("site.css", "site.js", "views.js"):
+        shutil.copy(TEMPLATES / asset, tmp / asset)
+    keep = set(chosen.get_column("run_id").to_list())
     source = ""
-    if labels is None and "labels" in tables and tables["labels"].height:
+    stored = tables.get("labels")
+    if labels is None and isinstance(stored, pl.DataFrame) and stored.height:
         from workbench.tables._labels import gold_labels, label_source
 
-        labels, source = gold_labels(tables["labels"]), label_source(tables["labels"])
-    if scores is not None and "entries" in sub and scores.height:
-        sub["scores"] = scores.join(sub["entries"].select("entry_id"), on="entry_id", how="semi")
-    sub["runs"] = runs  # matched uncompressed runs and parents may lie outside the selection
-    steps = tables.get("steps")
-    if steps is not None:
-        twins = _twin_ids(runs, chosen)
-        sub["steps"] = steps.filter(pl.col("run_id").is_in(keep | twins))
-    index = span_index(sub["steps"]) if "steps" in sub else None
+        labels, source = gold_labels(stored), label_source(stored)
     children: dict[str, list[str]] = {}
     if "parent_run_id" in runs.columns:
         for r in chosen.filter(pl.col("parent_run_id").is_not_null()).select("run_id", "parent_run_id").iter_rows():
@@ -130,44 +199,50 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame], chosen:
     pages, n_comp = 1, 0
     rows = []
     data = _ViewData(tau, tmp / "data")
-    per_run = _PerRun(sub, labels)
-    # each run's rows as Python rows one run at a time, from the frames _PerRun split by run (rows of the whole log
-    # at once held gigabytes)
-    comp_frames = per_run.parts.get("compactions", {})
-    step_frames = per_run.parts.get("steps", {})
-    for run in chosen.to_dicts():
-        rid = run["run_id"]
-        name = slug(rid)
-        comps_here = comp_frames[rid].sort("boundary").to_dicts() if rid in comp_frames else []
-        run_steps = step_frames[rid].sort("step").to_dicts() if rid in step_frames else []
-        tokens = sum(int(run.get(k) or 0) for k in ("agent_tokens", "compressor_tokens"))
-        rows.append({"run": run, "href": f"runs/{name}.html", "compactions": len(comps_here), "tokens": tokens})
-        summary_tokens = {c["boundary"]: count(c.get("committed_summary") or c.get("candidate_summary") or "")
-                          for c in comps_here}
-        marks = {c["step"]: {**c, "href": f"{name}/b{c['boundary']}.html", "tokens_after": summary_tokens[c["boundary"]]}
-                 for c in comps_here}
-        links = [{"boundary": c["boundary"], "href": f"{name}/b{c['boundary']}.html", "compaction": c}
-                 for c in comps_here]
-        kids = [{"run_id": k, "href": f"{slug(k)}.html"} for k in children.get(rid, []) if k in keep]
-        parent = run.get("parent_run_id")
-        parent_link = {"run_id": parent, "href": f"{slug(parent)}.html"} if parent and parent in keep else None
-        _write(tmp / "runs" / f"{name}.html", env.get_template("run.html").render(
-            title=title, run=run, steps=[_step_view(s) for s in run_steps], marks=marks,
-            compactions=links, children=kids, parent=parent_link, root="../"))
-        pages += 1
-        if comps_here:
-            (tmp / "runs" / name).mkdir(exist_ok=True)
-        data.add_steps(rid, f"runs/{name}", run_steps)
-        mine, gold = per_run.tables(run) if comps_here else ({}, None)
-        rows_here = RunRows.of(mine, run, gold, judge) if comps_here else None
-        for c in comps_here:
-            assert rows_here is not None
-            view = rows_here.view(c, mine, judge=judge, tau=tau, horizon=HORIZON, index=index, label_source=source)
-            data.add(run, c, view, f"runs/{name}", summary_tokens[c["boundary"]])
-            _write(tmp / "runs" / name / f"b{c['boundary']}.html", env.get_template("compaction.html").render(
-                title=title, view=view, run_href=f"../{name}.html", root="../../", details=details_json(view)))
+    for batch in site_batches(chosen, BATCH_COMPACTIONS):
+        batch_ids = set(batch.get_column("run_id").to_list())
+        sub = _batch_tables(tables, runs, batch_ids, _twin_ids(runs, batch))
+        index = span_index(sub["steps"]) if "steps" in sub else None
+        per_run = _PerRun(sub, labels)
+        # each run's rows as Python rows one run at a time, from the frames _PerRun split by run (rows of the whole
+        # log at once held gigabytes)
+        comp_frames = per_run.parts.get("compactions", {})
+        step_frames = per_run.parts.get("steps", {})
+        for run in batch.to_dicts():
+            rid = run["run_id"]
+            name = slug(rid)
+            comps_here = comp_frames[rid].sort("boundary").to_dicts() if rid in comp_frames else []
+            run_steps = step_frames[rid].sort("step").to_dicts() if rid in step_frames else []
+            tokens = sum(int(run.get(k) or 0) for k in ("agent_tokens", "compressor_tokens"))
+            rows.append({"run": run, "href": f"runs/{name}.html", "compactions": len(comps_here), "tokens": tokens})
+            summary_tokens = {c["boundary"]: count(c.get("committed_summary") or c.get("candidate_summary") or "")
+                              for c in comps_here}
+            marks = {c["step"]: {**c, "href": f"{name}/b{c['boundary']}.html",
+                                 "tokens_after": summary_tokens[c["boundary"]]} for c in comps_here}
+            links = [{"boundary": c["boundary"], "href": f"{name}/b{c['boundary']}.html", "compaction": c}
+                     for c in comps_here]
+            kids = [{"run_id": k, "href": f"{slug(k)}.html"} for k in children.get(rid, []) if k in keep]
+            parent = run.get("parent_run_id")
+            parent_link = {"run_id": parent, "href": f"{slug(parent)}.html"} if parent and parent in keep else None
+            _write(tmp / "runs" / f"{name}.html", env.get_template("run.html").render(
+                title=title, run=run, steps=[_step_view(s) for s in run_steps], marks=marks,
+                compactions=links, children=kids, parent=parent_link, root="../"))
             pages += 1
-            n_comp += 1
+            if comps_here:
+                (tmp / "runs" / name).mkdir(exist_ok=True)
+            data.add_steps(rid, f"runs/{name}", run_steps)
+            mine, gold = per_run.tables(run) if comps_here else ({}, None)
+            rows_here = RunRows.of(mine, run, gold, judge) if comps_here else None
+            for c in comps_here:
+                assert rows_here is not None
+                view = rows_here.view(c, mine, judge=judge, tau=tau, horizon=HORIZON, index=index,
+                                      label_source=source)
+                data.add(run, c, view, f"runs/{name}", summary_tokens[c["boundary"]])
+                _write(tmp / "runs" / name / f"b{c['boundary']}.html", env.get_template("compaction.html").render(
+                    title=title, view=view, run_href=f"../{name}.html", root="../../", details=details_json(view)))
+                pages += 1
+                n_comp += 1
+        del sub, per_run, index, comp_frames, step_frames
     columns = [c for c in ("task_id", "project", "method", "budget", "model", "success", "steps") if c in runs.columns
                and runs.get_column(c).null_count() < runs.height]
     _write(tmp / "index.html", env.get_template("index.html").render(
@@ -262,7 +337,7 @@ class _ViewData:
         out.mkdir()
         self.rows: dict[str, list[list[Any]]] = {"entries": [], "compactions": [], "steps": []}  # the open shards
         self.written = {kind: 0 for kind in self.rows}  # rows in shards already written
-        self.index: dict[str, dict[str, list[int]]] = {}  # term -> {"e": entry rows, "s": step rows}, ascending
+        self.index: dict[str, dict[str, array[int]]] = {}  # term -> {"e": entry rows, "s": step rows}, ascending
 
     def _append(self, kind: str, row: list[Any]) -> int:
         """Add ``row`` to the ``kind`` view; its number in the view."""
@@ -283,7 +358,10 @@ class _ViewData:
 
     def _post(self, text: str, kind: str, row: int) -> None:
         for term in _terms(text):
-            rows = self.index.setdefault(term, {}).setdefault(kind, [])
+            posts = self.index.setdefault(term, {})
+            rows = posts.get(kind)
+            if rows is None:  # 4 bytes a row, not a list's 36: at a large log's cap the postings are most of memory
+                rows = posts[kind] = array("i")
             if len(rows) <= MAX_POSTINGS:  # one past the cap: enough to say there were more
                 rows.append(row)
 
@@ -413,4 +491,5 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-__all__ = ["build_site", "index_shards", "MARKER", "pack_rows", "runs_to_show", "SiteReport"]
+__all__ = ["BATCH_COMPACTIONS", "build_site", "index_shards", "MARKER", "pack_rows", "site_batches", "runs_to_show",
+           "SiteReport"]
