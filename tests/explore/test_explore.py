@@ -840,7 +840,7 @@ def test_a_site_built_from_scans_a_batch_at_a_time_is_the_site_built_whole(tmp_p
     log ten times larger does not hold ten times the rows. Batches of one compaction's worth (every run its own
     batch, its steps, entries, scores and evidence read from the scans) write the same files, byte for byte, as
     the tables held whole in one batch; and a judge that scored nothing is refused, as before."""
-    from workbench.errors import SelectionError
+    from workbench.errors import SchemaError, SelectionError
     from workbench.explore import _site
     from workbench.tables import write_tables
 
@@ -854,3 +854,8 @@ def test_a_site_built_from_scans_a_batch_at_a_time_is_the_site_built_whole(tmp_p
     assert _tree(tmp_path / "batched") == _tree(tmp_path / "whole")
     with pytest.raises(SelectionError, match="one of the judges that scored \\(lexical\\)"):
         build_site(scans, tmp_path / "none", judge="jev")
+    steps = six_tasks["steps"]  # a step given twice: what reading the table whole refuses, each batch refuses too
+    pl.concat([steps, steps.head(1)]).write_parquet(tmp_path / "log" / "steps.parquet")
+    with pytest.raises(SchemaError, match="expected a unique key in table 'steps'"):
+        build_site({**scans, "steps": pl.scan_parquet(tmp_path / "log" / "steps.parquet")}, tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()

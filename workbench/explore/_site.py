@@ -89,7 +89,7 @@ def build_site(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], out: str | Pat
     for name in ("runs", "labels"):  # one row per run or label: held whole
         frame = tables.get(name)
         if isinstance(frame, pl.LazyFrame):
-            tables[name] = frame.collect()
+            tables[name] = _read(name, frame)
     runs = tables["runs"]
     assert isinstance(runs, pl.DataFrame)
     chosen = runs_to_show(runs, run_ids=run_ids, method=method, budget=budget, limit=limit)
@@ -151,6 +151,15 @@ def _columns(frame: pl.DataFrame | pl.LazyFrame) -> list[str]:
     return frame.columns if isinstance(frame, pl.DataFrame) else frame.collect_schema().names()
 
 
+def _read(name: str, scan: pl.LazyFrame) -> pl.DataFrame:
+    """A scan's rows, validated as a whole table is when it is read (a batch at a time: memory holds a batch)."""
+    from workbench.tables._schema import TABLES
+    from workbench.tables._validation import validate
+
+    frame = scan.collect()
+    return validate(name, frame) if name in TABLES else frame
+
+
 def _batch_tables(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], runs: pl.DataFrame, ids: set[str],
                   twins: set[str]) -> dict[str, pl.DataFrame]:
     """The rows of one batch of runs (``ids``; the steps also of their matched uncompressed runs, ``twins``), collected
@@ -162,7 +171,7 @@ def _batch_tables(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], runs: pl.Da
         if "run_id" in _columns(frame):
             want = sorted(ids | twins) if name == "steps" else sorted(ids)
             frame = frame.filter(pl.col("run_id").is_in(want))
-        sub[name] = frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+        sub[name] = _read(name, frame) if isinstance(frame, pl.LazyFrame) else frame
     if "entries" in sub and sub["entries"].height:
         from workbench.summaries._entries import with_roles
 
@@ -172,7 +181,7 @@ def _batch_tables(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], runs: pl.Da
         # a filter, not a semi-join: the scan then reads the other columns of the matching rows only (at 10x the
         # testbed a join read every score, 180 MiB more at its peak)
         wanted = sub["entries"].get_column("entry_id").to_list()
-        sub["scores"] = scores.lazy().filter(pl.col("entry_id").is_in(wanted)).collect()
+        sub["scores"] = _read("scores", scores.lazy().filter(pl.col("entry_id").is_in(wanted)))
     sub["runs"] = runs  # matched uncompressed runs and parents may lie outside the selection
     return sub
 
