@@ -119,3 +119,70 @@ def test_the_listing_is_in_the_order_sorted_paths_have(tmp_path: Path) -> None:
         (tmp_path / rel).write_text("{}\n", encoding="utf-8")
     got = [f for f, _, _ in tree_listing(tmp_path)]
     assert got == sorted(tmp_path.rglob("*.jsonl")) and got != sorted(got, key=str)
+
+
+def _tree_of_sessions(root: Path, n: int = 4) -> Path:
+    tree = root / "projects"
+    for k in range(n):
+        target = tree / f"-home-p{k % 2}" / f"s{k}.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(_lines(_claude(f"s{k}", 0), _claude(f"s{k}", 1)))
+    return tree
+
+
+def test_an_import_walks_its_tree_once(tmp_path: Path, monkeypatch) -> None:
+    """Issue 62: `workbench import` walked a session tree four times before reading a line (the workers it starts,
+    the size it announces, the format, the files: 2.3 of a 200 MB import's 9.5 profiled seconds). Counted at
+    ``os.scandir`` on the tree's root: one listing per command now, for import and validate alike, the import
+    writing what it did; and outside a command's scope every call walks again (nothing is kept between
+    commands)."""
+    from workbench.adapters import _logfiles
+    from workbench.cli.main import main
+
+    tree = _tree_of_sessions(tmp_path)
+    walks: list[str] = []
+    scandir = os.scandir
+
+    def counted(path="."):  # noqa: ANN001, ANN202 - os.scandir's own signature (shutil passes descriptors)
+        if not isinstance(path, int):
+            walks.append(os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(_logfiles.os, "scandir", counted)
+    monkeypatch.setattr(_logfiles, "PARALLEL_BYTES", 0)  # (the workers' start walks too, when a tree is large)
+    assert main(["import", str(tree), "--out", str(tmp_path / "out")]) == 0
+    assert walks.count(str(tree)) == 1
+    assert (tmp_path / "out" / "steps.parquet").exists()
+    walks.clear()
+    assert main(["validate", str(tree)]) == 0
+    assert walks.count(str(tree)) == 1
+    walks.clear()
+    tree_listing(tree)
+    tree_listing(tree)
+    assert walks.count(str(tree)) == 2
+
+
+def test_a_walk_that_skipped_a_file_is_not_shared(tmp_path: Path, monkeypatch) -> None:
+    """A listing made with ``skip_invalid`` that left out a file it could not open is not given to a later call in
+    the same scope: a call without ``skip_invalid`` still gets the error naming the file."""
+    import pytest
+
+    from workbench._util.jsonl import BadLines
+    from workbench.adapters import _logfiles
+    from workbench.errors import SchemaError
+
+    tree = _tree_of_sessions(tmp_path)
+    locked = str(sorted(tree.rglob("*.jsonl"))[1])
+    opener = os.open
+
+    def refusing(path, *args):  # noqa: ANN001, ANN002, ANN202 - os.open's own signature
+        if os.fspath(path) == locked:
+            raise PermissionError(13, "Permission denied", locked)
+        return opener(path, *args)
+
+    monkeypatch.setattr(_logfiles.os, "open", refusing)
+    with _logfiles.one_walk():
+        bad = BadLines(skip_invalid=True)
+        assert len(tree_listing(tree, bad=bad)) == 3 and bad.unreadable == [(locked, "Permission denied")]
+        with pytest.raises(SchemaError, match="cannot be read"):
+            tree_listing(tree)

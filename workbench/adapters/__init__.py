@@ -28,8 +28,8 @@ __all__ = [
     "DEFAULT_METRICS", "directory_formats", "DIRECTORY_FORMATS", "directory_listing", "FAILURE_ANNOTATOR",
     "FAILURE_QUESTION", "FIELDS", "FORMATS", "frank_records", "GIVEN", "HEAD_BYTES", "HEADER_FIELDS", "input_bytes",
     "is_frank", "is_success", "is_who_and_when", "LABELLED_FORMATS", "load_fixture", "load_full", "message_text",
-    "message_tokens", "normalised_agent", "openai_runs", "Parts", "project_dir", "read_claude_code", "read_codex",
-    "read_frank", "read_json", "read_labelled_summaries", "read_log", "read_openai_chat", "read_sessions",
+    "message_tokens", "normalised_agent", "one_walk", "openai_runs", "Parts", "project_dir", "read_claude_code",
+    "read_codex", "read_frank", "read_json", "read_labelled_summaries", "read_log", "read_openai_chat", "read_sessions",
     "read_tau_bench", "read_trajectories", "read_who_and_when", "records_to_tables", "RELEASE", "run_column",
     "RunTables", "SECTION", "session_files", "session_format", "session_runs", "session_usage", "sniff_directory",
     "sniff_format", "split_sentences", "stream_tables", "STREAMING", "SUBSETS", "trajectory_runs", "TranscriptWarning",
@@ -51,8 +51,8 @@ __getattr__, __dir__ = attach(__name__, {
         "records_to_tables", "run_column", "SECTION", "split_sentences"
     ],
     "_logfiles": [
-        "directory_formats", "directory_listing", "HEAD_BYTES", "input_bytes", "project_dir", "session_files",
-        "session_format", "sniff_directory", "sniff_format", "tree_files", "tree_listing"
+        "directory_formats", "directory_listing", "HEAD_BYTES", "input_bytes", "one_walk", "project_dir",
+        "session_files", "session_format", "sniff_directory", "sniff_format", "tree_files", "tree_listing"
     ],
     "_openai_chat": ["chat_to_run", "message_text", "message_tokens", "openai_runs", "read_openai_chat"],
     "_read": [
@@ -83,8 +83,8 @@ if TYPE_CHECKING:
         records_to_tables, run_column, SECTION, split_sentences
     )
     from workbench.adapters._logfiles import (
-        directory_formats, directory_listing, HEAD_BYTES, input_bytes, project_dir, session_files, session_format,
-        sniff_directory, sniff_format, tree_files, tree_listing
+        directory_formats, directory_listing, HEAD_BYTES, input_bytes, one_walk, project_dir, session_files,
+        session_format, sniff_directory, sniff_format, tree_files, tree_listing
     )
     from workbench.adapters._openai_chat import (
         chat_to_run, message_text, message_tokens, openai_runs, read_openai_chat

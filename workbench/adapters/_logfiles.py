@@ -5,7 +5,9 @@ home with both), the bytes a log holds. :mod:`workbench.adapters` exports each."
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +69,32 @@ def tree_files(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: BadL
 #: bytes of a session file read to decide its format from its first line (a longer first line: the file is parsed)
 HEAD_BYTES = 64 << 10
 
+#: the listings :func:`tree_listing` made in the current :func:`one_walk` scope, by (directory, pattern): whether
+#: the formats were read, and the listing (None outside a scope: every call walks)
+_WALKS: dict[tuple[str, str], tuple[bool, list[tuple[Path, int, str | None]]]] | None = None
+
+
+@contextlib.contextmanager
+def one_walk() -> Iterator[None]:
+    """Within this scope a session tree is walked once: :func:`tree_listing` gives a later call the listing an
+    earlier one made of the same directory and pattern (with the formats, when the earlier read them), so that a
+    command's start (the workers it starts, the size it announces), its format detection and its reader share one
+    walk (issue 62: an import walked a tree four times, a third of its parent's time). A walk that skipped what it
+    could not read is not kept: a later call without ``skip_invalid`` gets the error. Scopes nest (the outer one's
+    listings are shared); outside any scope nothing is kept.
+
+    Yields
+    ------
+    None
+    """
+    global _WALKS
+    outer = _WALKS
+    _WALKS = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _WALKS = outer
+
 
 def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: BadLines | None = None,
                  *, formats: bool = False) -> list[tuple[Path, int, str | None]]:
@@ -98,12 +126,20 @@ def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: Ba
     """
     import fnmatch
 
+    key = (os.path.abspath(path), pattern)
+    kept = _WALKS.get(key) if _WALKS is not None else None
+    if kept is not None and (kept[0] or not formats):
+        return list(kept[1]) if formats else [(file, size, None) for file, size, _fmt in kept[1]]
+    skipped = False
+
     def unreadable(where: str, err: OSError) -> None:
+        nonlocal skipped
         reason = err.strerror or type(err).__name__
         if bad is None or not bad.skip_invalid:
             raise SchemaError(f"cannot be read ({reason}); --skip-invalid skips what cannot be read and counts it",
                               file=where)
         bad.cannot_read(where, reason)
+        skipped = True
 
     found: list[tuple[Path, int, str | None]] = []
     stack = [os.fspath(path)]
@@ -142,6 +178,8 @@ def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: Ba
             found.append((file, size, fmt))
     # sorted as sorted(paths) sorts them (part by part), by strings whose separators sort first: a tenth of the cost
     found.sort(key=lambda row: str(row[0]).replace(os.sep, "\0"))
+    if _WALKS is not None and not skipped:
+        _WALKS[key] = (formats, list(found))
     return found
 
 
@@ -231,13 +269,14 @@ def import_workers(path: str | os.PathLike[str]) -> int:
     if not p.is_dir():
         return 0
     try:
-        files = [f for f in p.rglob("*.jsonl") if f.is_file()]
-        n = min(usable_cores(), len(files))
-        if n < 2 or sum(f.stat().st_size for f in files) <= PARALLEL_BYTES:
-            return 0
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return n if sniff_directory(p) == "claude-code" else 0
+            listing = tree_listing(p, "*.jsonl", formats=True)  # (in a one_walk scope: the import's own walk)
+        n = min(usable_cores(), len(listing))
+        if n < 2 or sum(size for _file, size, _fmt in listing) <= PARALLEL_BYTES:
+            return 0
+        first = next((fmt for _file, _size, fmt in listing if fmt is not None), None)  # sniff_directory's rule
+        return n if first == "claude-code" else 0
     except (OSError, SchemaError):
         return 0
 
@@ -263,5 +302,5 @@ def session_files(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: B
     return [p]
 
 
-__all__ = ["PARALLEL_BYTES", "HEAD_BYTES", "session_files", "tree_files", "tree_listing", "directory_listing",
+__all__ = ["PARALLEL_BYTES", "HEAD_BYTES", "one_walk", "session_files", "tree_files", "tree_listing", "directory_listing",
            "directory_formats", "import_workers", "input_bytes", "project_dir", "session_format", "sniff_directory", "sniff_format"]

@@ -162,9 +162,13 @@ def _log_path(args: argparse.Namespace, what: str = "log file") -> Path:
 
 
 def _starting(doing: str, path: Path) -> None:
+    from workbench._util.jsonl import BadLines
+    from workbench.adapters._logfiles import tree_listing
     from workbench.adapters._read import input_bytes
 
-    size = input_bytes(path)
+    # a directory of sessions: the bytes of its session files, from the walk the import reads them by
+    listing = tree_listing(path, "*.jsonl", BadLines(skip_invalid=True), formats=True) if path.is_dir() else []
+    size = sum(size for _file, size, _fmt in listing) or input_bytes(path)
     if size >= ANNOUNCE_BYTES:
         print(f"{doing} {path} ({size / 1e6:.0f} MB) ...", file=sys.stderr, flush=True)
 
@@ -294,6 +298,13 @@ def print_usage(view: list[dict[str, Any]], by: str) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    from workbench.adapters._logfiles import one_walk
+
+    with one_walk():  # a session tree walked once: its size, its format and its files
+        return _validate(args)
+
+
+def _validate(args: argparse.Namespace) -> int:
     from workbench import datasets
     from workbench._util.jsonl import BadLines
     from workbench.tables._files import read_table
@@ -315,6 +326,13 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from workbench.adapters._logfiles import one_walk
+
+    with one_walk():  # a session tree walked once: the workers started, its size, its format and its files
+        return _import(args)
+
+
+def _import(args: argparse.Namespace) -> int:
     _apply_line_bound(args)
     path = _log_path(args)
     _start_workers(path, args.format)
