@@ -35,3 +35,25 @@ def test_the_light_name_lists_match_what_they_name() -> None:
     from workbench.tables import LOG_FORMATS, TABLE_NAMES
 
     assert LOG_FORMATS == tuple(adapters.FORMATS) and TABLE_NAMES == tuple(schema.TABLES)
+
+
+def test_a_frames_first_error_is_the_first_in_column_order_whatever_kind_it_is() -> None:
+    """Issue 62: the value rules of all columns (a closed set, a range, NaN) are checked in one query, and the
+    column that breaks one is read again for its row. The error said is still the first in the table's declared
+    column order, each column's own checks in order (type, null, values, range), as a column-by-column check says
+    it. Hand-made steps: `step` -1 at row 3, `observation_role` "robot" at row 2, `input_tokens` not integers."""
+    steps = {"run_id": ["r", "r", "r"], "step": [0, 1, -1], "observation_role": ["tool", "robot", None],
+             "input_tokens": [1, 2, 3]}
+    with pytest.raises(SchemaError, match=r"^row 3: field 'step': expected a non-negative integer, got integer -1"):
+        validate("steps", pl.DataFrame(steps))
+    ok_steps = {**steps, "step": [0, 1, 2]}
+    with pytest.raises(SchemaError, match=r"^row 2: field 'observation_role': expected one of \['tool', 'user'\], "
+                                          r"got string 'robot'"):
+        validate("steps", pl.DataFrame({**ok_steps, "input_tokens": ["1", "x", "3"]}))  # (a later type error)
+    with pytest.raises(SchemaError, match=r"^row 1: field 'input_tokens': expected"):
+        validate("steps", pl.DataFrame({**ok_steps, "observation_role": ["tool", "user", None],
+                                        "input_tokens": ["1", "x", "3"]}))
+    scores = {"entry_id": ["e1", "e2"], "judge": ["j", "j"], "repeat": [0, 0], "score": [0.5, float("nan")]}
+    with pytest.raises(SchemaError, match=r"^row 2: field 'score': expected a number in \[0, 1\], got number nan"):
+        validate("scores", pl.DataFrame(scores))
+    assert validate("scores", pl.DataFrame({**scores, "score": [0.5, None]})).height == 2  # null: no answer, allowed

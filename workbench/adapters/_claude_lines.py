@@ -317,6 +317,9 @@ class _Session:
             c["run_id"] = self.run_id
         self.sizes = (len(steps), len(comps))
         self.steps, self.comps, self.calls, self.step_uuid, self.usage_seen = [], [], {}, {}, set()
+        # what only reading needed goes too: a worker hands its closed sessions back pickled (the summary text was
+        # two thirds of a session's bytes)
+        self.previous_summary = self.file = None
         return steps, comps
 
     def run_row(self) -> dict[str, Any]:

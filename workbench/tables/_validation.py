@@ -176,30 +176,29 @@ def validate(
                 got="no such column",
             )
     out: list[pl.Series] = []
-    for col in tbl.columns:
-        if col.name not in present:
-            if not col.is_ground_truth and not partial:  # every declared column is there; null where a log has nothing
-                out.append(pl.Series(col.name, [None] * frame.height, dtype=col.dtype))
-            continue
-        series = frame.get_column(col.name)
-        if series.dtype != col.dtype:
-            series = _cast_column(series, col, file=file, lines=lines)
-        if not col.nullable and series.null_count():
-            row = int(series.is_null().arg_max())  # type: ignore[arg-type]
-            raise SchemaError(
-                file=file, line=_line_of(lines, row), field=col.name,
-                expected=describe_dtype(col.dtype), got="null",
-            )
-        if col.values is not None:
-            bad = series.is_not_null() & ~series.is_in(list(col.values))
-            if bad.any():
-                row = int(bad.arg_max())  # type: ignore[arg-type]
+    ruled: list[tuple[Column, pl.Series]] = []  # columns whose values have rules, checked together (_check_rules)
+    try:
+        for col in tbl.columns:
+            if col.name not in present:
+                if not col.is_ground_truth and not partial:  # every declared column is there; null where a log has nothing
+                    out.append(pl.Series(col.name, [None] * frame.height, dtype=col.dtype))
+                continue
+            series = frame.get_column(col.name)
+            if series.dtype != col.dtype:
+                series = _cast_column(series, col, file=file, lines=lines)
+            if not col.nullable and series.null_count():
+                row = int(series.is_null().arg_max())  # type: ignore[arg-type]
                 raise SchemaError(
                     file=file, line=_line_of(lines, row), field=col.name,
-                    expected=f"one of {list(col.values)}", got=describe_value(series[row]),
+                    expected=describe_dtype(col.dtype), got="null",
                 )
-        _check_range(series, col, file=file, lines=lines)
-        out.append(series)
+            if col.values is not None or col.minimum is not None or col.maximum is not None or col.timestamp:
+                ruled.append((col, series))
+            out.append(series)
+    except SchemaError:
+        _check_rules(ruled, file=file, lines=lines)  # an earlier column's value error is the first error
+        raise
+    _check_rules(ruled, file=file, lines=lines)
     # undeclared columns in name order: one order whatever wrote the frame (an export that drops nulls
     # cannot reproduce the order a log first showed them in)
     extra = [frame.get_column(c) for c in sorted(frame.columns) if c not in set(tbl.names)]
@@ -224,6 +223,53 @@ def validate(
                 got=f"duplicate ({key_text}) first seen at {_where(_line_of(lines, rows[0]))}",
             )
     return result
+
+
+def _check_rules(ruled: Sequence[tuple[Column, pl.Series]], *, file: str | None,
+                 lines: Sequence[int | str] | None) -> None:
+    """The value rules of the columns in ``ruled`` (in order: a closed set of values, then the range), all in one
+    polars query; the first column that breaks one is checked again alone (:func:`_check_range`), for the error
+    naming its first bad row. One query, not a few calls a column: a chunk of an import's runs (20 ranged columns)
+    checked in a tenth of the time."""
+    exprs = []
+    for k, (col, series) in enumerate(ruled):
+        name = f"_{k}"
+        bad = pl.lit(False)
+        if col.values is not None:
+            bad = bad | (pl.col(name).is_not_null() & ~pl.col(name).is_in(list(col.values)))
+        if col.minimum is not None or col.maximum is not None:
+            values = pl.col(name).cast(pl.Float64)
+            if series.dtype.is_float():
+                bad = bad | values.is_nan().fill_null(False)
+            if col.minimum is not None:
+                bad = bad | (values < col.minimum).fill_null(False)
+            if col.maximum is not None:
+                bad = bad | (values > col.maximum).fill_null(False)
+        exprs.append(bad.any().alias(name))
+    plain = [(k, col, series) for k, (col, series) in enumerate(ruled) if not col.timestamp]
+    if not plain:
+        flags: dict[str, bool] = {}
+    else:
+        data = pl.DataFrame([series.alias(f"_{k}") for k, _col, series in plain])
+        flags = data.select([exprs[k] for k, _col, _series in plain]).row(0, named=True)
+    for k, (col, series) in enumerate(ruled):
+        if col.timestamp or flags.get(f"_{k}"):
+            _check_value_rules(series, col, file=file, lines=lines)
+
+
+def _check_value_rules(series: pl.Series, col: Column, *, file: str | None,
+                       lines: Sequence[int | str] | None) -> None:
+    """One column's closed set of values, then its range (:func:`_check_range`): an error naming the first bad
+    row."""
+    if col.values is not None:
+        bad = series.is_not_null() & ~series.is_in(list(col.values))
+        if bad.any():
+            row = int(bad.arg_max())  # type: ignore[arg-type]
+            raise SchemaError(
+                file=file, line=_line_of(lines, row), field=col.name,
+                expected=f"one of {list(col.values)}", got=describe_value(series[row]),
+            )
+    _check_range(series, col, file=file, lines=lines)
 
 
 def _check_range(series: pl.Series, col: Column, *, file: str | None, lines: Sequence[int | str] | None) -> None:
