@@ -92,7 +92,7 @@ def main() -> None:
                 wr, cr = (f"{statistics.median(r[k] for r in ratios):.2f}x" for k in range(2))
             else:
                 wr = cr = f"(recorded 2026-12-03: {RECORDED})"
-            print(f"| {name} | {wall:.1f} | {cpu:.1f} | {peak:,} | {wr} | {cr} |")
+            print(f"| {name} | {wall:.1f} | {cpu:.1f} | {peak:,.0f} | {wr} | {cr} |")
         for name in codes:
             lines = (Path(tmp) / f"{name}.err").read_text().splitlines()
             print(f"\n{name}: {next((ln for ln in lines if ln.startswith('timings:')), '(no timings)')}")
