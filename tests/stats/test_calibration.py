@@ -206,7 +206,8 @@ def test_the_reported_taus_precision_is_covered_out_of_fold(scenarios: int) -> N
 def test_the_selection_bootstrap_recomputed_by_hand_with_the_same_draws() -> None:
     """The default interval of the reported tau's precision and recall, recomputed by a plain loop: each resample
     of scenarios (the library's draws, ``resample_counts``) rebuilt as rows, tau chosen on it by brute force over
-    its distinct scores, the optimism on the logit scale, and the t(G - 1) interval around the corrected value."""
+    its distinct scores, the optimism on the logit scale, and the t(G - 1) interval around the corrected value, its
+    spread scaled by sqrt(G / (G - 1))."""
     from scipy import stats
     from scipy.special import expit, logit
 
@@ -244,7 +245,8 @@ def test_the_selection_bootstrap_recomputed_by_hand_with_the_same_draws() -> Non
     for kind, at_tau in (("precision", y[s >= tau].mean()), ("recall", (s[y == 1] >= tau).mean())):
         gap = np.array(gaps[kind])
         centre = lg(at_tau) - gap.mean()
-        want = expit([centre, centre - t * gap.std(ddof=1), centre + t * gap.std(ddof=1)])
+        half = t * gap.std(ddof=1) * np.sqrt(g / (g - 1))
+        want = expit([centre, centre - half, centre + half])
         row = got[f"{kind}_at_tau_oof"]
         assert [row["estimate"], row["ci_low"], row["ci_high"]] == pytest.approx(want, rel=1e-9), kind
         assert row["method"] == "selection-bootstrap" and row["n_boot"] == 300
