@@ -301,8 +301,12 @@ def test_a_request_sent_through_connections_another_timeout_dropped_is_a_failed_
     client = LLMClient(server.url, api_key_env="WORKBENCH_TEST_KEY")
     dropped = httpx.Client()
     dropped.close()  # what _drop_connections did to the client this request had taken
+    # each attempt takes a slot first, as the client's own loop does (_bounded's thread gives it back: without it,
+    # the release had nothing to give back and the thread died on "Semaphore released too many times")
+    assert client._slot() is None
     with pytest.raises(RequestFailed, match="the connection was closed under this request") as err:
         client._bounded(lambda: dropped.post(f"{server.url}/chat/completions", json={}))
     assert err.value.retryable
+    assert client._slot() is None
     with pytest.raises(ValueError, match="other"):  # any other error of a send is the send's own, as before
         client._bounded(lambda: (_ for _ in ()).throw(ValueError("other")))
