@@ -849,7 +849,9 @@ def test_a_site_built_from_scans_a_batch_at_a_time_is_the_site_built_whole(tmp_p
     scans = {n: pl.scan_parquet(tmp_path / "log" / f"{n}.parquet") for n in names}
     whole = build_site(six_tasks, tmp_path / "whole")
     monkeypatch.setattr(_site, "BATCH_COMPACTIONS", 1)
-    batched = build_site(scans, tmp_path / "batched")
+    # a directory's tables the pages do not read (a testbed's rollouts) are never read: one that cannot be is no error
+    unread = pl.scan_parquet(tmp_path / "log" / "no-such-rollouts.parquet")
+    batched = build_site({**scans, "rollouts": unread}, tmp_path / "batched")
     assert batched.compactions == whole.compactions > 6  # more compactions than runs: several batches
     assert _tree(tmp_path / "batched") == _tree(tmp_path / "whole")
     with pytest.raises(SelectionError, match="one of the judges that scored \\(lexical\\)"):

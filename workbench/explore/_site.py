@@ -160,13 +160,17 @@ def _read(name: str, scan: pl.LazyFrame) -> pl.DataFrame:
     return validate(name, frame) if name in TABLES else frame
 
 
+#: the tables a page reads a batch of runs' rows of (the runs, labels and scores are read apart)
+_BATCH_TABLES = ("steps", "compactions", "entries", "evidence")
+
+
 def _batch_tables(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], runs: pl.DataFrame, ids: set[str],
                   twins: set[str]) -> dict[str, pl.DataFrame]:
     """The rows of one batch of runs (``ids``; the steps also of their matched uncompressed runs, ``twins``), collected
     from scans, with the entries' roles and the scores of those entries."""
     sub: dict[str, pl.DataFrame] = {}
     for name, frame in tables.items():
-        if name in ("runs", "labels", "scores"):
+        if name not in _BATCH_TABLES:  # (a directory's other tables, spans or rollouts, were read whole a batch)
             continue
         if "run_id" in _columns(frame):
             want = sorted(ids | twins) if name == "steps" else sorted(ids)
