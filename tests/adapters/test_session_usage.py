@@ -339,3 +339,34 @@ def test_a_codex_count_out_of_range_is_a_located_error_of_its_line(tmp_path: Pat
             in err, err
         assert "internal error" not in err and "row 1" not in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_workers_hand_back_the_replies_and_skipped_lines_in_the_order_one_process_reads_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A usage pass's workers each read a share of the files (of about equal bytes, not consecutive). Every reply
+    (with its file index and line), and every line over the line bound skipped, still comes in the order one
+    process reads them: on 40 files, a reply copied into later files (the resume ccusage counts once) and long
+    lines in several files. And the sessions' totals equal the one-process pass's."""
+    from workbench._util.jsonl import BadLines
+    from workbench.adapters import _usage_scan as usage_scan
+
+    files = []
+    for k in range(40):
+        records = [reply(f"a{k}", None, f"msg_{k}", f"req_{k}", (k, 2 * k, 3, 4), sid=f"s{k % 7}")]
+        if k % 9 == 4:
+            records.append(reply(f"c{k}", f"a{k}", "msg_3", "req_3", (3, 6, 3, 4), sid=f"s{k % 7}"))  # a copy of 3's
+        if k % 6 == 1:
+            records.append(user(f"u{k}", f"a{k}", "x" * 3000, sid=f"s{k % 7}"))  # over the bound set below
+        files.append(write(tmp_path / "projects" / f"-p{k % 3}" / f"f{k:02d}.jsonl", records))
+    monkeypatch.setenv("WORKBENCH_MAX_LINE_BYTES", "2000")
+    one, many = BadLines(skip_invalid=True), BadLines(skip_invalid=True)
+    alone = usage_scan.tree_replies(files, workers=1, bad=one)
+    monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 0)
+    spread = usage_scan.tree_replies(files, workers=2, bad=many)
+    assert spread == alone and len(alone) == 40 + 4
+    assert many.skipped == one.skipped and len(one.skipped) == 7
+    monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 1 << 60)
+    by_one = usage_scan.claude_code_totals(files, BadLines(skip_invalid=True))
+    monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(usage_scan.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert usage_scan.claude_code_totals(files, BadLines(skip_invalid=True)) == by_one
