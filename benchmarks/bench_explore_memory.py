@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from worktrees import checkout
+
 ROOT = Path(__file__).resolve().parents[1]
 
 REPLICATE = r"""
@@ -87,14 +89,6 @@ def explore(log: Path, site: Path, tree: Path = ROOT) -> tuple[float, float, str
     return seconds, usage.ru_maxrss / 1024, (out.strip().splitlines() or [""])[-1]
 
 
-def worktree(ref: str) -> Path:
-    """The code of commit ``ref``, checked out under ``build/`` (once)."""
-    tree = ROOT / "build" / f"bench-explore-{ref}"
-    if not tree.exists():
-        subprocess.run(["git", "worktree", "add", "--detach", str(tree), ref], cwd=ROOT, check=True,
-                       capture_output=True)
-    return tree
-
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -102,7 +96,7 @@ def main() -> None:
     ap.add_argument("--before", metavar="REF", help="also run the command of this commit on the same logs")
     args = ap.parse_args()
     scales = sorted(set(args.scales) | {1})  # 1x: the reference
-    trees = {"this tree": ROOT, **({args.before: worktree(args.before)} if args.before else {})}
+    trees = {"this tree": ROOT, **({args.before: checkout(args.before, "explore")} if args.before else {})}
     testbed = ROOT / "data" / "testbed"
     if not (testbed / "compactions.parquet").exists():
         raise SystemExit("no testbed: run `make figures` (or `workbench simulate --out data/testbed`) first")

@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from worktrees import checkout
+
 ROOT = Path(__file__).resolve().parents[1]
 CLI = "import sys; from workbench.cli.main import main; raise SystemExit(main(sys.argv[1:]))"
 
@@ -49,13 +51,6 @@ def run(cmd: list[str], env: dict[str, str], err: Path) -> tuple[float, float, i
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024
 
 
-def worktree(ref: str) -> Path:
-    tree = ROOT / "build" / f"bench-import-{ref}"
-    if not tree.exists():
-        subprocess.run(["git", "worktree", "add", "--detach", str(tree), ref], cwd=ROOT, check=True,
-                       capture_output=True)
-    return tree
-
 
 def main() -> None:
     import polars as pl
@@ -68,7 +63,7 @@ def main() -> None:
     args = ap.parse_args()
     tree = args.home / ".claude" / "projects"
     size = sum(p.stat().st_size for p in tree.rglob("*.jsonl"))
-    codes = {"this tree": ROOT, **{ref: worktree(ref) for ref in args.before}}
+    codes = {"this tree": ROOT, **{ref: checkout(ref, "import") for ref in args.before}}
     times: dict[str, list[tuple[float, float, int]]] = {name: [] for name in ["ccusage", *codes] if
                                                         name != "ccusage" or args.ccusage}
     with tempfile.TemporaryDirectory() as tmp:

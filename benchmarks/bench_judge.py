@@ -34,6 +34,8 @@ import sys
 import time
 from pathlib import Path
 
+from worktrees import checkout
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests.oracles: the reference this benchmark measures against
 BASE = "f6cdcdb"  # the last commit before the batched retrieval
@@ -56,13 +58,6 @@ def run(code: str, tree: Path) -> tuple[float, float]:
     return time.perf_counter() - started, usage.ru_maxrss / 2**20
 
 
-def base_tree(ref: str) -> Path:
-    tree = ROOT / "build" / f"bench-judge-{ref}"
-    if not tree.exists():
-        subprocess.run(["git", "worktree", "add", "--detach", str(tree), ref], cwd=ROOT, check=True,
-                       capture_output=True)
-    return tree
-
 
 def main() -> None:
     import polars as pl
@@ -79,10 +74,10 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     entries = pl.scan_parquet(data / "entries.parquet").select(pl.len()).collect().item() \
         if (data / "entries.parquet").exists() else None
-    base = base_tree(args.base)
+    base = checkout(args.base, "judge")
     rows = []
-    runs = [("base", base, ""), ("base+gc", base, RARE_GC), *((ref, base_tree(ref), "") for ref in args.compare),
-            ("now", ROOT, "")]
+    runs = [("base", base, ""), ("base+gc", base, RARE_GC),
+            *((ref, checkout(ref, "judge"), "") for ref in args.compare), ("now", ROOT, "")]
     for name, tree, prefix in runs:
         target = out / f"{name}.parquet"
         seconds, gib = run(prefix + JUDGE.format(argv=["judge", str(data), "--judge", "lexical", "--out",
