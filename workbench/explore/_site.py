@@ -104,7 +104,7 @@ def build_site(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], out: str | Pat
     counts: dict[str, int] = {}
 
     def write(tmp: Path) -> None:
-        counts.update(_write_site(tmp, env, tables, chosen, runs, scores, labels, judge, tau, title))
+        counts.update(_write_site(tmp, env, tables, chosen, runs, labels, judge, tau, title))
 
     out = replace_owned_dir(out, MARKER, write, inputs=inputs, made_by="workbench explore")
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
@@ -152,12 +152,11 @@ def _columns(frame: pl.DataFrame | pl.LazyFrame) -> list[str]:
 
 
 def _read(name: str, scan: pl.LazyFrame) -> pl.DataFrame:
-    """A scan's rows, validated as a whole table is when it is read (a batch at a time: memory holds a batch)."""
-    from workbench.tables._schema import TABLES
+    """A scan's rows of table ``name``, validated as a whole table is when it is read (a batch at a time: memory
+    holds a batch)."""
     from workbench.tables._validation import validate
 
-    frame = scan.collect()
-    return validate(name, frame) if name in TABLES else frame
+    return validate(name, scan.collect())
 
 
 #: the tables a page reads a batch of runs' rows of (the runs, labels and scores are read apart)
@@ -191,8 +190,8 @@ def _batch_tables(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], runs: pl.Da
 
 
 def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame | pl.LazyFrame], chosen: pl.DataFrame,
-                runs: pl.DataFrame, scores: pl.DataFrame | pl.LazyFrame | None, labels: pl.DataFrame | None,
-                judge: str | None, tau: float, title: str) -> dict[str, int]:
+                runs: pl.DataFrame, labels: pl.DataFrame | None, judge: str | None, tau: float,
+                title: str) -> dict[str, int]:
     """Write the site's pages into the empty directory ``tmp``, a batch of runs at a time (:func:`site_batches`); the
     counts :class:`SiteReport` gives."""
     (tmp / "runs").mkdir(parents=True)
