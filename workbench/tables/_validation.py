@@ -180,7 +180,8 @@ def validate(
     try:
         for col in tbl.columns:
             if col.name not in present:
-                if not col.is_ground_truth and not partial:  # every declared column is there; null where a log has nothing
+                # every declared column is there: null where a log has nothing
+                if not col.is_ground_truth and not partial:
                     out.append(pl.Series(col.name, [None] * frame.height, dtype=col.dtype))
                 continue
             series = frame.get_column(col.name)
@@ -227,70 +228,55 @@ def validate(
 
 def _check_rules(ruled: Sequence[tuple[Column, pl.Series]], *, file: str | None,
                  lines: Sequence[int | str] | None) -> None:
-    """The value rules of the columns in ``ruled`` (in order: a closed set of values, then the range), all in one
-    polars query; the first column that breaks one is checked again alone (:func:`_check_range`), for the error
-    naming its first bad row. One query, not a few calls a column: a whole chunk of 2,000 runs of an import (20
-    ranged columns) is validated in 1.4-2.0 ms, where it took 7.3-7.8 ms (50,000 steps: 3.8-5.4 ms, was 9-12)."""
-    exprs: dict[int, pl.Expr] = {}
+    """The value rules of the columns in ``ruled`` (:func:`_value_rules`; a timestamp's, :func:`_check_timestamp`),
+    all in one polars query; a column that breaks one is read again for the error naming its first bad row. One
+    query, not a few calls a column: a whole chunk of 2,000 runs of an import (20 ranged columns) is validated in
+    1.4-2.0 ms, where it took 7.3-7.8 ms (50,000 steps: 3.8-5.4 ms, was 9-12)."""
+    rules = {k: _value_rules(col, f"_{k}", series.dtype) for k, (col, series) in enumerate(ruled)}
+    broken: dict[str, bool] = {}
+    if any(rules.values()):
+        data = pl.DataFrame([ruled[k][1].alias(f"_{k}") for k in rules if rules[k]])
+        broken = data.select([pl.any_horizontal([bad for bad, _ in rules[k]]).any().alias(f"_{k}")
+                              for k in rules if rules[k]]).row(0, named=True)
     for k, (col, series) in enumerate(ruled):
-        if col.timestamp:  # (a Python rule: _check_range reads it)
-            continue
-        name = f"_{k}"
-        bad = pl.lit(False)
-        if col.values is not None:
-            bad = bad | (pl.col(name).is_not_null() & ~pl.col(name).is_in(list(col.values)))
-        if col.minimum is not None or col.maximum is not None:
-            values = pl.col(name).cast(pl.Float64)
-            if series.dtype.is_float():
-                bad = bad | values.is_nan().fill_null(False)
-            if col.minimum is not None:
-                bad = bad | (values < col.minimum).fill_null(False)
-            if col.maximum is not None:
-                bad = bad | (values > col.maximum).fill_null(False)
-        exprs[k] = bad.any().alias(name)
-    flags: dict[str, bool] = {}
-    if exprs:
-        data = pl.DataFrame([ruled[k][1].alias(f"_{k}") for k in exprs])
-        flags = data.select(list(exprs.values())).row(0, named=True)
-    for k, (col, series) in enumerate(ruled):
-        if col.timestamp or flags.get(f"_{k}"):
-            _check_value_rules(series, col, file=file, lines=lines)
+        if broken.get(f"_{k}"):
+            frame = series.to_frame(f"_{k}")
+            for bad, expected in rules[k]:  # the first rule broken, at its first row
+                row = frame.select(bad.arg_true().first()).item()
+                if row is not None:
+                    raise SchemaError(file=file, line=_line_of(lines, row), field=col.name, expected=expected,
+                                      got=describe_value(series[row]))
+        if col.timestamp and col.minimum is None and col.maximum is None:
+            _check_timestamp(series, col, file=file, lines=lines)
 
 
-def _check_value_rules(series: pl.Series, col: Column, *, file: str | None,
-                       lines: Sequence[int | str] | None) -> None:
-    """One column's closed set of values, then its range (:func:`_check_range`): an error naming the first bad
-    row."""
+def _value_rules(col: Column, name: str, dtype: pl.DataType) -> list[tuple[pl.Expr, str]]:
+    """The value rules of ``col`` (read as the column ``name`` of dtype ``dtype``), in the order they are said: its
+    closed set of values, then its minimum and maximum (NaN is out of range); each as (the rows that break it, what
+    was expected)."""
+    rules = []
     if col.values is not None:
-        bad = series.is_not_null() & ~series.is_in(list(col.values))
-        if bad.any():
-            row = int(bad.arg_max())  # type: ignore[arg-type]
-            raise SchemaError(
-                file=file, line=_line_of(lines, row), field=col.name,
-                expected=f"one of {list(col.values)}", got=describe_value(series[row]),
-            )
-    _check_range(series, col, file=file, lines=lines)
-
-
-def _check_range(series: pl.Series, col: Column, *, file: str | None, lines: Sequence[int | str] | None) -> None:
-    """The column's value rules: minimum and maximum (NaN is out of range), ISO-8601 timestamps."""
-    bad: pl.Series | None = None
+        rules.append((pl.col(name).is_not_null() & ~pl.col(name).is_in(list(col.values)),
+                      f"one of {list(col.values)}"))
     if col.minimum is not None or col.maximum is not None:
-        values = series.cast(pl.Float64)
-        out = values.is_nan().fill_null(False) if series.dtype.is_float() else pl.Series([False] * len(series), dtype=pl.Boolean)
+        values = pl.col(name).cast(pl.Float64)
+        bad = values.is_nan().fill_null(False) if dtype.is_float() else pl.lit(False)
         if col.minimum is not None:
-            out = out | (values < col.minimum).fill_null(False)
+            bad = bad | (values < col.minimum).fill_null(False)
         if col.maximum is not None:
-            out = out | (values > col.maximum).fill_null(False)
-        bad = out
-        expected = _range_text(col)
-    elif col.timestamp:
-        bad = series.map_elements(lambda v: not is_timestamp(v), return_dtype=pl.Boolean, skip_nulls=True).fill_null(False)
-        expected = "an ISO-8601 timestamp (2026-11-30T12:00:00+00:00)"
-    if bad is not None and bad.any():
+            bad = bad | (values > col.maximum).fill_null(False)
+        rules.append((bad, _range_text(col)))
+    return rules
+
+
+def _check_timestamp(series: pl.Series, col: Column, *, file: str | None,
+                     lines: Sequence[int | str] | None) -> None:
+    """An ISO-8601 timestamp column (:func:`is_timestamp`, a Python rule): an error naming the first bad row."""
+    bad = series.map_elements(lambda v: not is_timestamp(v), return_dtype=pl.Boolean, skip_nulls=True).fill_null(False)
+    if bad.any():
         row = int(bad.arg_max())  # type: ignore[arg-type]
-        raise SchemaError(file=file, line=_line_of(lines, row), field=col.name, expected=expected,
-                          got=describe_value(series[row]))
+        raise SchemaError(file=file, line=_line_of(lines, row), field=col.name,
+                          expected="an ISO-8601 timestamp (2026-11-30T12:00:00+00:00)", got=describe_value(series[row]))
 
 
 def _cast_column(
