@@ -834,7 +834,12 @@ def selection_bootstrap(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLik
         for kind, boot, sample in (("precision", pb, p0[0]), ("recall", rb, r0[0])):
             gap = lgt(boot[rows, cols]) - lgt(sample[cols])
             gaps[kind].append(gap[np.isfinite(gap)])
-    t = student_t.ppf(0.5 + level / 2, units.n_units - 1) if units.n_units > 1 else float("nan")
+    g_units = units.n_units
+    # t(G - 1), and sqrt(G / (G - 1)): the spread of G resampled scenarios understates the sample's by (G - 1) / G in
+    # variance, corrected as CR1 corrects a cluster sandwich (issue 60: the rows held 91.6-93.0% where the target is
+    # reached, 8-30 scenarios); neither exists for one scenario
+    scale = (student_t.ppf(0.5 + level / 2, g_units - 1) * np.sqrt(g_units / (g_units - 1)) if g_units > 1
+             else float("nan"))
     out = {}
     for kind, sample in (("precision", p0[0]), ("recall", r0[0])):
         g = np.concatenate(gaps[kind])
@@ -847,9 +852,7 @@ def selection_bootstrap(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLik
                                                                                 n_boot - g.size)
             continue
         centre = float(lgt(sample[j0:j0 + 1])[0] - g.mean())
-        # the spread of G resampled scenarios understates the sample's by (G - 1) / G in variance: corrected as CR1
-        # corrects a cluster sandwich (issue 60: the rows held 91.6-93.0% where the target is reached, 8-30 scenarios)
-        half = float(t * g.std(ddof=1) * np.sqrt(units.n_units / (units.n_units - 1)))
+        half = float(scale * g.std(ddof=1))
         out[kind] = (float(expit(centre)), float(expit(centre - half)), float(expit(centre + half)),
                      n_boot - g.size)
     return out
