@@ -189,3 +189,24 @@ def test_a_frame_built_from_columns_is_the_frame_built_from_the_rows() -> None:
         got = columns_frame(table, row_columns(given))
         assert got.schema == expected.schema and got.equals(expected), (table, given)
     assert rows_frame("steps", rows)["extra"].dtype == pl.Float64  # (the case is what it says)
+
+
+def test_a_wide_table_is_written_in_row_groups_of_bounded_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 62: ``write_tables`` cuts a table into Parquet row groups of about ``_ROW_GROUP_BYTES`` of data (as a
+    streamed table is cut), so a scan's slice decodes part of a table, not all of it; the rows read back are the
+    rows written. Counted by pyarrow: 400 rows of 1 KiB text at 64 KiB a group -> 7 groups (64 rows each, the floor),
+    a narrow table one group."""
+    import pyarrow.parquet as pq
+
+    from workbench.tables import _files
+
+    monkeypatch.setattr(_files, "_ROW_GROUP_BYTES", 64 << 10)
+    steps = pl.DataFrame({"run_id": ["r"] * 400, "step": list(range(400)), "observation": ["x" * 1024] * 400})
+    narrow = steps.head(50).drop("observation")
+    write_tables({"steps": steps}, tmp_path / "wide")
+    write_tables({"steps": narrow}, tmp_path / "narrow")
+    wide = pq.ParquetFile(tmp_path / "wide" / "steps.parquet").metadata
+    assert (wide.num_row_groups, wide.row_group(0).num_rows) == (7, 64)
+    assert pq.ParquetFile(tmp_path / "narrow" / "steps.parquet").metadata.num_row_groups == 1
+    back = read_table(tmp_path / "wide" / "steps.parquet", "steps")
+    assert back.select(steps.columns).equals(steps)

@@ -256,6 +256,12 @@ def _check_key_across(lazy: pl.LazyFrame, key: list[str], table_name: str, file:
                     lines=[f"row {r + 1}" for r in candidates.get_column("_row").to_list()])
 
 
+def _group_rows(frame: pl.DataFrame) -> int:
+    """Rows per Parquet row group of ``frame``: :data:`_ROW_GROUP`, fewer when its rows are wide (about
+    :data:`_ROW_GROUP_BYTES` of data a group)."""
+    return max(64, min(_ROW_GROUP, _ROW_GROUP_BYTES * frame.height // max(1, int(frame.estimated_size()))))
+
+
 def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[str], *, fmt: str = "parquet",
                  replace: bool = False, stage: Callable[[Path], object] | None = None) -> Path:
     """Write several tables into ``directory`` (``NAME.parquet`` each); all are validated first.
@@ -277,8 +283,8 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
     try:
         for name, frame in validated.items():
             target = staging / f"{name}.{fmt}"
-            if fmt == "parquet":
-                frame.write_parquet(target)
+            if fmt == "parquet":  # row groups as a streamed table's, so a scan's slice decodes a part of a table
+                frame.write_parquet(target, row_group_size=_group_rows(frame))
             else:
                 records_to_jsonl(frame.iter_rows(named=True), target)
             os.chmod(target, mode)
@@ -444,7 +450,7 @@ def sink_parts(name: str, parts: Sequence[Path], target: Path) -> None:
                 if k + 1 < len(parts):
                     coming = reader.submit(read, k + 1)
                 # rows per row group: _ROW_GROUP, fewer when rows are wide (a session's steps are kilobytes each)
-                rows = max(64, min(_ROW_GROUP, _ROW_GROUP_BYTES * frame.height // max(1, frame.estimated_size())))
+                rows = _group_rows(frame)
                 table = frame.to_arrow()
                 del frame
                 if writer is None:
