@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -861,3 +862,55 @@ def test_a_site_built_from_scans_a_batch_at_a_time_is_the_site_built_whole(tmp_p
     with pytest.raises(SchemaError, match="expected a unique key in table 'steps'"):
         build_site({**scans, "steps": pl.scan_parquet(tmp_path / "log" / "steps.parquet")}, tmp_path / "bad")
     assert not (tmp_path / "bad").exists()
+
+
+@pytest.mark.parametrize("gap", [0, 3, 4_096])
+def test_a_batchs_rows_read_by_slices_are_the_rows_a_filter_reads(tmp_path: Path, gap: int,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 62: a batch's rows are read from a scan as the slices of rows that hold its runs (each run's first and
+    last row, runs fewer than ``_ROW_GAP`` rows apart in one slice), then filtered; a scores scan by the positions of
+    its entries. Against polars' own filter of the whole table, on rows that interleave the runs (seeded shuffle),
+    several judges, row groups of 7 rows, and runs that are absent: the same rows in the same order."""
+    from workbench.explore import _site
+
+    monkeypatch.setattr(_site, "_ROW_GAP", gap)
+    rng = np.random.default_rng(62)
+    runs = [f"r{k}" for k in range(9)]
+    table = pl.DataFrame({"run_id": [runs[i] for i in rng.integers(0, 9, 120)], "step": list(range(120))})
+    table.write_parquet(tmp_path / "steps.parquet", row_group_size=7)
+    scan = pl.scan_parquet(tmp_path / "steps.parquet")
+    spans = _site._run_rows(scan)
+    assert spans["r3"] == (table.with_row_index().filter(pl.col("run_id") == "r3").get_column("index").min(),
+                           table.with_row_index().filter(pl.col("run_id") == "r3").get_column("index").max())
+    scores = pl.DataFrame({"entry_id": [f"e{i}" for i in rng.permutation(60)] * 2,
+                           "judge": ["lexical"] * 60 + ["jev"] * 60, "score": rng.random(120)})
+    scores.write_parquet(tmp_path / "scores.parquet", row_group_size=7)
+    for size in (1, 2, 5):
+        want = sorted(str(r) for r in rng.choice([*runs, "absent"], size, replace=False))
+        got = _site._rows_of(scan, spans, want).collect()
+        assert got.equals(table.filter(pl.col("run_id").is_in(want)))
+        wanted = [f"e{i}" for i in rng.choice(70, 3 * size, replace=False)]  # e60 and beyond: scored by no judge
+        got = _site._scores_of(pl.scan_parquet(tmp_path / "scores.parquet"), wanted).collect()
+        assert got.equals(scores.filter(pl.col("entry_id").is_in(wanted)))
+    assert _site._rows_of(scan, spans, ["absent"]).collect().height == 0
+
+
+def test_a_site_from_scans_of_shuffled_tables_is_the_site_of_those_tables_held_whole(
+        tmp_path: Path, six_tasks: dict[str, pl.DataFrame], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 62: the slices a batch is read by hold its runs wherever their rows lie. Each table's rows shuffled
+    (seeded), written in row groups of 16 rows and read a compaction a batch, with no gap read between runs: the
+    same site, byte for byte, as from the shuffled tables held in memory in one batch."""
+    from workbench.explore import _site
+
+    names = [n for n, f in six_tasks.items() if isinstance(f, pl.DataFrame)]
+    shuffled = {n: six_tasks[n].sample(fraction=1.0, shuffle=True, seed=k) for k, n in enumerate(names)}
+    (tmp_path / "log").mkdir()
+    for n in names:
+        shuffled[n].write_parquet(tmp_path / "log" / f"{n}.parquet", row_group_size=16)
+    whole = build_site(shuffled, tmp_path / "whole")
+    monkeypatch.setattr(_site, "BATCH_COMPACTIONS", 1)
+    monkeypatch.setattr(_site, "_ROW_GAP", 0)
+    batched = build_site({n: pl.scan_parquet(tmp_path / "log" / f"{n}.parquet") for n in names},
+                         tmp_path / "batched")
+    assert batched.compactions == whole.compactions > 6
+    assert _tree(tmp_path / "batched") == _tree(tmp_path / "whole")
