@@ -914,3 +914,30 @@ def test_a_site_from_scans_of_shuffled_tables_is_the_site_of_those_tables_held_w
                          tmp_path / "batched")
     assert batched.compactions == whole.compactions > 6
     assert _tree(tmp_path / "batched") == _tree(tmp_path / "whole")
+
+
+def test_a_key_repeated_in_another_batch_is_refused_as_reading_the_table_whole_refuses(
+        tmp_path: Path, six_tasks: dict[str, pl.DataFrame], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 62: each batch is validated as it is read, and a key given twice within one batch is refused; one
+    given in two batches (an entry's row copied under another run) was not, since no batch holds both. The scans'
+    keys are now checked over the whole table first: the same error as reading it whole, naming the second row, and
+    nothing written."""
+    from workbench.errors import SchemaError
+    from workbench.explore import _site
+    from workbench.tables import read_table
+
+    names = [n for n, f in six_tasks.items() if isinstance(f, pl.DataFrame)]
+    (tmp_path / "log").mkdir()
+    for n in names:
+        six_tasks[n].write_parquet(tmp_path / "log" / f"{n}.parquet")
+    entries = six_tasks["entries"]
+    runs = entries.get_column("run_id").unique(maintain_order=True).to_list()
+    copy = entries.filter(pl.col("run_id") == runs[0]).head(1).with_columns(pl.lit(runs[-1]).alias("run_id"))
+    pl.concat([entries, copy]).write_parquet(tmp_path / "log" / "entries.parquet")
+    with pytest.raises(SchemaError, match="expected a unique key in table 'entries'") as whole:
+        read_table(tmp_path / "log" / "entries.parquet", "entries")
+    monkeypatch.setattr(_site, "BATCH_COMPACTIONS", 1)
+    with pytest.raises(SchemaError, match="expected a unique key in table 'entries'") as batched:
+        build_site({n: pl.scan_parquet(tmp_path / "log" / f"{n}.parquet") for n in names}, tmp_path / "site")
+    assert f"row {entries.height + 1}" in str(whole.value) and f"row {entries.height + 1}" in str(batched.value)
+    assert not (tmp_path / "site").exists()

@@ -100,6 +100,9 @@ def build_site(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], out: str | Pat
         raise SelectionError("judge", f"one of the judges that scored ({', '.join(sorted(judges)) or 'none'})", judge)
     if judge is None and judges:
         judge = "lexical" if "lexical" in judges else judges[0]
+    for name, frame in tables.items():  # a key given in two batches: no batch holds both rows
+        if name in (*_BATCH_TABLES, "scores") and isinstance(frame, pl.LazyFrame):
+            _check_keys(name, frame)
     env = _env()
     counts: dict[str, int] = {}
 
@@ -157,6 +160,17 @@ def _read(name: str, scan: pl.LazyFrame) -> pl.DataFrame:
     from workbench.tables._validation import validate
 
     return validate(name, scan.collect())
+
+
+def _check_keys(name: str, scan: pl.LazyFrame) -> None:
+    """Refuse a scan of table ``name`` whose key repeats anywhere in it, as reading it whole does (the key's hashes
+    alone are held: 8 bytes a row)."""
+    from workbench.tables._schema import table
+    from workbench.tables._files import _check_key_across
+
+    key = table(name).key_in(_columns(scan))
+    if key:
+        _check_key_across(scan.select(key), key, name, None, scan.select(pl.len()).collect().item())
 
 
 #: the tables a page reads a batch of runs' rows of (the runs, labels and scores are read apart)

@@ -209,7 +209,8 @@ def _scan(path: str | os.PathLike[str], table_name: str, columns: Sequence[str] 
 _KEY_HASHES = 8_000_000
 
 
-def _check_key_across(lazy: pl.LazyFrame, key: list[str], table_name: str, file: str, rows: int = 0) -> None:
+def _check_key_across(lazy: pl.LazyFrame, key: list[str], table_name: str, file: str | None,
+                      rows: int = 0) -> None:
     """Raise :class:`SchemaError` at the first row whose ``key`` repeats an earlier row's, anywhere in the file.
 
     Holds 64-bit hashes of the keys, not the keys, and at most :data:`_KEY_HASHES` of them at a time: for a file
