@@ -370,3 +370,13 @@ def test_workers_hand_back_the_replies_and_skipped_lines_in_the_order_one_proces
     monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 0)
     monkeypatch.setattr(usage_scan.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     assert usage_scan.claude_code_totals(files, BadLines(skip_invalid=True)) == by_one
+
+
+def test_a_replys_key_is_one_string_that_no_other_pair_gives() -> None:
+    """Issue 62: the import remembers each reply it counted as one string, not a pair (half the memory), so two
+    pairs must never give the same string: ("ab", "c") and ("a", "bc") joined plainly would."""
+    from workbench.adapters._claude_lines import _reply_key
+
+    pairs = [("ab", "c"), ("a", "bc"), ("", "abc"), ("abc", ""), ("1:a", "b"), ("1", ":ab"), ("msg_1", "req_1")]
+    assert len({_reply_key(m, r) for m, r in pairs}) == len(pairs)
+    assert _reply_key("msg_01", "req_9") == _reply_key("msg_01", "req_9")

@@ -119,7 +119,7 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     groups = _file_groups(listed)
     if timings is not None:
         timings["scan"] = timings.get("scan", 0.0) + time.perf_counter() - clock
-    replies: set[tuple[str, str]] = set()  # (message.id, requestId) counted anywhere in the tree: a resumed
+    replies: set[str] = set()  # (message.id, requestId) counted anywhere in the tree: a resumed
     for group in groups:  # session's copies count where they first appear
         clock = time.perf_counter()
         runs, spends = _group_runs(group, bad, since, until, project)
@@ -166,7 +166,7 @@ def _parallel_runs(path: Path, files: list[Path], workers: int, bad: BadLines, s
                                str(Path(tmp) / f"batch-{k:06d}"))
 
         ahead = [f for f in (submit() for _ in range(2 * workers)) if f is not None]
-        replies: set[tuple[str, str]] = set()
+        replies: set[str] = set()
         while ahead:
             clock = time.perf_counter()
             done, chunks = ahead.pop(0).result()

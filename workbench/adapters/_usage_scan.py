@@ -17,7 +17,7 @@ import re
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from workbench._util.jsonl import BadLines
@@ -46,9 +46,13 @@ def usage_counts(usage: dict[str, Any]) -> tuple[int, int, int, int]:
             token_count(usage.get("cache_read_input_tokens")), token_count(usage.get("cache_creation_input_tokens")))
 
 
-def first_time(key: tuple[str, str] | None, seen: set[tuple[str, str]]) -> bool:
-    """Whether a reply counts here: its (message id, request id) ``key`` is not in ``seen`` (then it is added);
-    a reply without both (None) counts on its own. ccusage's rule, the importer's and this pass's."""
+_Key = TypeVar("_Key", tuple[str, str], str)
+
+
+def first_time(key: _Key | None, seen: set[_Key]) -> bool:
+    """Whether a reply counts here: its (message id, request id) ``key`` (a pair, or the importer's one string for
+    it) is not in ``seen`` (then it is added); a reply without both (None) counts on its own. ccusage's rule, the
+    importer's and this pass's."""
     if key is None:
         return True
     if key in seen:
