@@ -140,6 +140,28 @@ def test_wide_rows_are_written_in_row_groups_of_bounded_bytes(tmp_path: Path, mo
         pl.read_parquet(target).columns))
 
 
+def test_parts_that_differ_in_columns_are_streamed_into_the_table_polars_concatenates(tmp_path: Path) -> None:
+    """Parts as chunks come: a column all null in one (polars' Null dtype), absent in another, the columns in
+    another order. The file holds what polars' own diagonal concatenation of the parts holds, in the schema's
+    column order, with each column's dtype from a part that has values."""
+    frames = [pl.DataFrame({"run_id": ["a", "a"], "step": [0, 1], "text": ["x", None], "model": [None, None]}),
+              pl.DataFrame({"step": [0], "run_id": ["b"], "model": ["m-1"]}),
+              pl.DataFrame({"run_id": ["c"] * 3, "step": [0, 1, 2], "text": ["y", "z", "w" * 5000],
+                            "model": ["m-2", None, "m-3"]})]
+    parts = []
+    for k, frame in enumerate(frames):
+        parts.append(tmp_path / f"part-{k}.parquet")
+        frame.write_parquet(parts[-1])
+    assert frames[0].schema["model"] == pl.Null
+    target = tmp_path / "steps.parquet"
+    tables_module.sink_parts("steps", parts, target)
+    got = pl.read_parquet(target)
+    expected = pl.concat(frames, how="diagonal_relaxed")
+    assert got.columns == ["run_id", "step", "text", "model"]  # the steps table's declared order
+    assert got.equals(expected.select(got.columns))
+    assert got.schema["model"] == pl.String and got.schema["text"] == pl.String
+
+
 def test_import_says_its_stages_with_timings(tmp_path: Path) -> None:
     proj = tmp_path / "projects" / "-home-dev-shop"
     _session("s1", "a").write(proj / "a.jsonl")
