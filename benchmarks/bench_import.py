@@ -33,17 +33,23 @@ from pathlib import Path
 from worktrees import checkout
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = "import sys; from workbench.cli.main import main; raise SystemExit(main(sys.argv[1:]))"
+#: the command each code runs: its own checkout's workbench (``cwd`` and ``PYTHONPATH`` are the checkout; with
+#: ``-c``, Python puts the working directory first on the path, so a child run from this tree imported this tree's
+#: code whatever ``PYTHONPATH`` said, until 2026-12-04), checked before it runs
+CLI = ("import os, sys, workbench; from pathlib import Path; "
+       "assert Path(workbench.__file__).resolve().is_relative_to(Path(os.environ['BENCH_CODE']).resolve()), "
+       "workbench.__file__; from workbench.cli.main import main; raise SystemExit(main(sys.argv[1:]))")
 
 #: issue 62's figure (2026-12-03, a 1 GB home of real captured lines, two cores): the import over ccusage, wall time
 RECORDED = "6.2x wall, 7.4x CPU at 1 GB"
 
 
-def run(cmd: list[str], env: dict[str, str], err: Path) -> tuple[float, float, int]:
-    """Wall seconds, CPU seconds (user + system, with the workers') and peak MiB of ``cmd``, its stderr kept."""
+def run(cmd: list[str], env: dict[str, str], err: Path, cwd: Path | None = None) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system, with the workers') and peak MiB of ``cmd`` run in ``cwd``, its
+    stderr kept."""
     start = time.perf_counter()
     with open(err, "wb") as fh:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=fh, env=env)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=fh, env=env, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     if status:
@@ -74,9 +80,9 @@ def main() -> None:
                                             Path(tmp) / "ccusage.err"))
             for name, code in codes.items():
                 out = Path(tmp) / f"out-{len(times[name])}-{name.replace(' ', '-')}"
-                env = {**os.environ, "PYTHONPATH": str(code)}
-                times[name].append(run([sys.executable, "-c", CLI, "import", str(tree), "--out", str(out),
-                                        "--skip-invalid", "--timings"], env, Path(tmp) / f"{name}.err"))
+                env = {**os.environ, "PYTHONPATH": str(code), "BENCH_CODE": str(code)}
+                times[name].append(run([sys.executable, "-c", CLI, "import", str(tree.resolve()), "--out", str(out),
+                                        "--skip-invalid", "--timings"], env, Path(tmp) / f"{name}.err", cwd=code))
         print(f"`workbench import` of {tree} ({size / 1e6:,.0f} MB), median of {args.repeat} interleaved runs\n")
         print("| command | wall s | CPU s | peak MiB | wall / ccusage | CPU / ccusage |")
         print("| --- | --- | --- | --- | --- | --- |")
