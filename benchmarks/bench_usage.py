@@ -12,9 +12,11 @@ both see the same machine; the ratio printed is the median of the paired ratios.
               it the project's recorded figures are printed instead, with their date
   workbench   ``workbench usage HOME/.claude/projects --json`` and ``workbench usage HOME/.codex/sessions --json``
 
-Totals compared: input, output, cache-read and cache-write tokens over every session.
+Totals compared: input, output, cache-read and cache-write tokens over every session. ``--before REF ...`` adds a
+row for each earlier commit's ``workbench usage`` (checked out with ``git worktree`` under ``build/``, run from its
+checkout, which the child checks), and compares its output with this tree's byte for byte.
 
-Run: ``.venv/bin/python benchmarks/bench_usage.py HOME [--ccusage EXE] [--repeat 5]``.
+Run: ``.venv/bin/python benchmarks/bench_usage.py HOME [--ccusage EXE] [--repeat 5] [--before REF ...]``.
 """
 
 from __future__ import annotations
@@ -32,18 +34,22 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKBENCH = ROOT / ".venv" / "bin" / "workbench"
+#: an earlier commit's command, run from its checkout (with ``-c`` the working directory comes first on the path)
+CLI = ("import os, sys, workbench; from pathlib import Path; "
+       "assert Path(workbench.__file__).resolve().is_relative_to(Path(os.environ['BENCH_CODE']).resolve()), "
+       "workbench.__file__; from workbench.cli.main import main; raise SystemExit(main(sys.argv[1:]))")
 
 #: issue 62's figures (2026-12-03, homes of real captured lines, two cores): workbench over ccusage, wall time
 RECORDED = {"claude": "1.6-1.7x (200 MB and 1 GB)", "codex": "2.3-3.0x"}
 
 
-def run(cmd: list[str], env: dict[str, str], out: Path) -> tuple[float, float, int]:
+def run(cmd: list[str], env: dict[str, str], out: Path, cwd: Path | None = None) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds (user + system) and peak KiB of ``cmd``, its output written to ``out``. The output
     goes to a file, not through this process: a child's peak (``ru_maxrss``) starts at its parent's size when it
     is forked, so this process stays small until every run is timed."""
     start = time.perf_counter()
     with open(out, "wb") as fh:
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.DEVNULL, env=env)
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     if status:
@@ -68,7 +74,14 @@ def main() -> None:
     parser.add_argument("home", type=Path)
     parser.add_argument("--ccusage", help="the ccusage executable (else the recorded figures are printed)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--before", metavar="REF", nargs="*", default=[], help="also run these commits' usage")
     args = parser.parse_args()
+    if args.before:
+        from worktrees import checkout
+
+        earlier = {ref: checkout(ref, "usage") for ref in args.before}
+    else:
+        earlier = {}
     home = args.home.resolve()
     env = {**os.environ, "CLAUDE_CONFIG_DIR": str(home / ".claude"), "CODEX_HOME": str(home / ".codex"),
            "NO_COLOR": "1"}
@@ -79,6 +92,7 @@ def main() -> None:
           "totals |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     rows, outputs = [], Path(tempfile.mkdtemp(prefix="bench-usage-"))
+    before: dict[tuple[str, str], list[tuple[float, float, int]]] = {}
     for tree, sub in (("claude", home / ".claude" / "projects"), ("codex", home / ".codex" / "sessions")):
         if not sub.is_dir():
             continue
@@ -88,6 +102,11 @@ def main() -> None:
                 theirs.append(run([args.ccusage, tree, "session", "--json", "--offline"], env,
                                   outputs / f"{tree}-ccusage-{k}.json"))
             mine.append(run([str(WORKBENCH), "usage", str(sub), "--json"], env, outputs / f"{tree}-workbench-{k}.json"))
+            for ref, code in earlier.items():
+                before.setdefault((tree, ref), []).append(run(
+                    [sys.executable, "-c", CLI, "usage", str(sub), "--json"],
+                    {**env, "PYTHONPATH": str(code), "BENCH_CODE": str(code)}, outputs / f"{tree}-{ref}-{k}.json",
+                    cwd=code))
         rows.append((tree, mine, theirs))
     for tree, mine, theirs in rows:  # totals read only now: this process grew no larger while runs were timed
         wall = statistics.median(m[0] for m in mine)
@@ -102,6 +121,14 @@ def main() -> None:
         print(f"| {tree} | {wall:.2f} | {statistics.median(t[0] for t in theirs):.2f} | {ratio:.2f}x | {cpu:.2f}x | "
               f"{peak:.0f} / {statistics.median(t[2] for t in theirs) / 1024:.0f} | "
               f"{'identical' if ours == reference else f'DIFFER: {ours} against {reference}'} |")
+        for ref in args.before:
+            runs = before[(tree, ref)]
+            same = (outputs / f"{tree}-{ref}-0.json").read_bytes() == (outputs / f"{tree}-workbench-0.json").read_bytes()
+            ratio = statistics.median(m[0] / t[0] for m, t in zip(runs, theirs)) if theirs else float("nan")
+            cpu = statistics.median(m[1] / t[1] for m, t in zip(runs, theirs)) if theirs else float("nan")
+            print(f"| {tree} ({ref}) | {statistics.median(m[0] for m in runs):.2f} | -- | {ratio:.2f}x | {cpu:.2f}x | "
+                  f"{statistics.median(m[2] for m in runs) / 1024:.0f} / -- | "
+                  f"{'output identical to this tree' if same else 'OUTPUT DIFFERS from this tree'} |")
     shutil.rmtree(outputs)
     sys.stdout.flush()
 
