@@ -123,7 +123,8 @@ def main() -> None:
               f"{'identical' if ours == reference else f'DIFFER: {ours} against {reference}'} |")
         for ref in args.before:
             runs = before[(tree, ref)]
-            same = (outputs / f"{tree}-{ref}-0.json").read_bytes() == (outputs / f"{tree}-workbench-0.json").read_bytes()
+            mine_out = (outputs / f"{tree}-workbench-0.json").read_bytes()
+            same = (outputs / f"{tree}-{ref}-0.json").read_bytes() == mine_out
             ratio = statistics.median(m[0] / t[0] for m, t in zip(runs, theirs)) if theirs else float("nan")
             cpu = statistics.median(m[1] / t[1] for m, t in zip(runs, theirs)) if theirs else float("nan")
             print(f"| {tree} ({ref}) | {statistics.median(m[0] for m in runs):.2f} | -- | {ratio:.2f}x | {cpu:.2f}x | "

@@ -191,7 +191,8 @@ def test_a_frame_built_from_columns_is_the_frame_built_from_the_rows() -> None:
     assert rows_frame("steps", rows)["extra"].dtype == pl.Float64  # (the case is what it says)
 
 
-def test_a_wide_table_is_written_in_row_groups_of_bounded_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_wide_table_is_written_in_row_groups_of_bounded_bytes(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 62: ``write_tables`` cuts a table into Parquet row groups of about ``_ROW_GROUP_BYTES`` of data (as a
     streamed table is cut), so a scan's slice decodes part of a table, not all of it; the rows read back are the
     rows written. Counted by pyarrow: 400 rows of 1 KiB text at 64 KiB a group -> 7 groups (64 rows each, the floor),
