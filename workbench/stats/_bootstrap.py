@@ -647,11 +647,13 @@ def resamples(metric: Callable[..., float], *arrays: ArrayLike, clusters: ArrayL
     rng = as_generator(seed)
     estimate = _safe(metric, arrs)
     counts = resample_counts(units, n_boot, rng)
-    members = [np.flatnonzero(units.row_unit == k) for k in range(units.n_units)]
+    # a resample's rows: unit by unit in unit order, each row of a unit drawn c times repeated c times in a row
+    # (one np.repeat a resample; a repeat per unit was most of the time of a cheap metric's bootstrap)
+    order = np.argsort(units.row_unit, kind="stable")
+    times = np.asarray(counts)[:, units.row_unit[order]].astype(np.int64)
     boots = np.empty(n_boot)
     for b in range(n_boot):
-        idx = np.concatenate([np.repeat(members[k], int(c)) for k, c in enumerate(counts[b]) if c]) \
-            if counts[b].any() else np.array([], dtype=np.int64)
+        idx = np.repeat(order, times[b])
         boots[b] = _safe(metric, [a[idx] for a in arrs])
     return estimate, boots, units
 
