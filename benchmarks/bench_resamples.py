@@ -17,8 +17,7 @@ import time
 
 import numpy as np
 
-from workbench.stats import make_units, resample_counts
-from workbench.stats._bootstrap import resamples
+from workbench.stats import make_units, resample_counts, resamples
 
 
 def reference(metric, arrays: list[np.ndarray], clusters: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
