@@ -221,3 +221,22 @@ def test_default_interval_when_scenarios_differ_in_offset_and_discrimination() -
     cov = heterogeneous_coverage(((0.6, 0.5), (1.0, 0.8)), (12,), trials=300, seed=3)
     for r in cov.iter_rows(named=True):
         assert abs(r["bias"]) < 0.01 and r["coverage_high"] >= 0.95 and r["coverage"] >= 0.9, r
+
+
+def test_a_resample_holds_one_resamples_rows_not_every_resamples() -> None:
+    """Issue 62: ``resamples`` builds each resample's rows with one ``np.repeat``; the rows' repeat counts are
+    gathered a resample at a time. Gathered for every resample at once they were an (n_boot, rows) matrix: 100
+    resamples of 200,000 rows held 160 MB (3.1 GB at a million rows and 200 resamples). Measured by tracemalloc
+    (numpy reports its buffers to it): the peak stays under a tenth of that matrix."""
+    import tracemalloc
+
+    rng = np.random.default_rng(62)
+    rows, n_boot = 200_000, 100
+    clusters, values = rng.integers(0, 2_000, rows), rng.random(rows)
+    tracemalloc.start()
+    try:
+        bootstrap(np.mean, values, clusters=clusters, n_boot=n_boot, seed=1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < n_boot * rows * 8 / 10, f"{peak / 1e6:.0f} MB"
