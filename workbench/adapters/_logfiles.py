@@ -79,9 +79,9 @@ def one_walk() -> Iterator[None]:
     """Within this scope a session tree is walked once: :func:`tree_listing` gives a later call the listing an
     earlier one made of the same directory and pattern (with the formats, when the earlier read them), so that a
     command's start (the workers it starts, the size it announces), its format detection and its reader share one
-    walk (issue 62: an import walked a tree four times, a quarter of its parent's profiled time at 200 MB). A walk that skipped what it
-    could not read is not kept: a later call without ``skip_invalid`` gets the error. Scopes nest (the outer one's
-    listings are shared); outside any scope nothing is kept.
+    walk (issue 62: an import walked a tree four times, a quarter of its parent's profiled time at 200 MB). A walk
+    that skipped what it could not read is not kept: a later call without ``skip_invalid`` gets the error. Scopes
+    nest (the outer one's listings are shared); outside any scope nothing is kept.
 
     Yields
     ------

@@ -875,9 +875,10 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
       resample tau is chosen again, and the optimism of choosing it is the metric there less the metric at that
       tau on the sample (on the logit scale; Efron 1983). The estimate is the in-sample metric less the mean
       optimism, its interval the estimate +/- t(G - 1) times the optimism's standard deviation (scaled by
-      sqrt(G / (G - 1))), transformed back. Issue 60's audit found the earlier interval (``tau_interval="jackknife"``: optimism removed by
-      cross-validation over scenario folds, and the cluster jackknife of the metric at the reported tau held
-      fixed) holding the truth in 44-58% of samples at target 0.95: it ignores that tau moves with the sample.
+      sqrt(G / (G - 1))), transformed back. Issue 60's audit found the earlier interval
+      (``tau_interval="jackknife"``: optimism removed by cross-validation over scenario folds, and the cluster
+      jackknife of the metric at the reported tau held fixed) holding the truth in 44-58% of samples at target
+      0.95: it ignores that tau moves with the sample.
       When the reported tau keeps fewer than :data:`TAU_MIN_ENTRIES` entries (recall: positives) or fewer than
       :data:`TAU_MIN_SCENARIOS` scenarios among them, there is no interval (NaN bounds, the reason says so):
       there every method of the coverage study held the truth in at most 60% of samples -- the tau is a fluke of
