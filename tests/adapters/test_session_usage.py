@@ -343,10 +343,11 @@ def test_a_codex_count_out_of_range_is_a_located_error_of_its_line(tmp_path: Pat
 
 def test_workers_hand_back_the_replies_and_skipped_lines_in_the_order_one_process_reads_them(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A usage pass's workers each read a share of the files (of about equal bytes, not consecutive). Every reply
-    (with its file index and line), and every line over the line bound skipped, still comes in the order one
-    process reads them: on 40 files, a reply copied into later files (the resume ccusage counts once) and long
-    lines in several files. And the sessions' totals equal the one-process pass's."""
+    """A usage pass's workers read runs of consecutive files, two workers taking them as they finish, and the
+    parent sums each run as it comes back. Every reply (with its file index and line), and every line over the
+    line bound skipped, still comes in the order one process reads them: on 40 files in about 30 runs, a reply
+    copied into later files (the resume ccusage counts once) and long lines in several files. And the sessions'
+    totals equal the one-process pass's."""
     from workbench._util.jsonl import BadLines
     from workbench.adapters import _usage_scan as usage_scan
 
@@ -380,3 +381,52 @@ def test_a_replys_key_is_one_string_that_no_other_pair_gives() -> None:
     pairs = [("ab", "c"), ("a", "bc"), ("", "abc"), ("abc", ""), ("1:a", "b"), ("1", ":ab"), ("msg_1", "req_1")]
     assert len({_reply_key(m, r) for m, r in pairs}) == len(pairs)
     assert _reply_key("msg_01", "req_9") == _reply_key("msg_01", "req_9")
+
+
+@pytest.mark.parametrize("sizes", [[5] * 5, [20, 1, 1, 30], [], [1, 1, 1], [0, 0, 7, 0, 0, 9]])
+def test_runs_cover_the_files_in_order_each_of_at_least_its_target(sizes: list[int]) -> None:
+    """The runs a parallel usage scan hands its workers: consecutive, every file once, each run of at least the
+    target bytes but the last, and none longer than it needs to be (its last file is what reached the target)."""
+    from workbench.adapters._usage_scan import _runs
+
+    target = 10
+    runs = _runs(sizes, target)
+    assert [i for a, b in runs for i in range(a, b)] == list(range(len(sizes)))
+    for a, b in runs[:-1]:
+        assert sum(sizes[a:b]) >= target > sum(sizes[a:b - 1])
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_files_format_is_decided_where_its_replies_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              parallel: bool) -> None:
+    """Issue 62: the usage pass lists a tree without opening its files for their formats; each file's format is
+    decided in the process that reads its replies. The rule is the walk's: a file whose first line is a title
+    (no ``sessionId``) is Claude Code's when a later record says so, a file of titles only is left out, and a Codex
+    rollout in the same tree is counted as Codex's. Checked against a count by hand and the walk's own formats."""
+    from workbench.adapters import _usage_scan as usage_scan
+    from workbench.adapters import directory_formats, usage_rows
+
+    title = {"type": "summary", "summary": "Fix the invoice export", "leafUuid": "a1"}
+    root = tmp_path / "home"
+    write(root / ".claude" / "projects" / "-p0" / "a.jsonl",
+          [title, reply("a1", None, "msg_a", "req_a", (3, 5, 7, 11), sid="s-a"),
+           reply("a2", "a1", "msg_b", "req_b", (1, 1, 1, 1), sid="s-a")])
+    write(root / ".claude" / "projects" / "-p0" / "b.jsonl", [title, {**title, "summary": "Another title"}])
+    write(root / ".claude" / "projects" / "-p1" / "c.jsonl", [reply("c1", None, "msg_c", "req_c", (2, 0, 0, 0),
+                                                                    sid="s-c")])
+    meta = {"timestamp": "2026-11-02T10:00:00.000Z", "type": "session_meta",
+            "payload": {"id": "0199b000-aaaa-7bbb-8ccc-000000000009", "cwd": "/w", "cli_version": "0.58.0"}}
+    write(root / ".codex" / "sessions" / "2026" / "11" / "02" / "rollout-x.jsonl",
+          [meta, token_count("2026-11-02T10:00:04.000Z", (40, 10, 6, 0), (40, 10, 6, 0))])
+    if parallel:
+        monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 0)
+        monkeypatch.setattr(usage_scan.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    rows = usage_rows(root)
+    claude = [r for r in rows if r["client"] == "claude-code"]
+    assert [(r["project_dir"], r["session_id"], r["usage_input_tokens"], r["usage_output_tokens"],
+             r["usage_cache_read_tokens"], r["usage_cache_creation_tokens"], r["usage_replies"]) for r in claude] == [
+        ("-p0", "s-a", 4, 6, 8, 12, 2), ("-p1", "s-c", 2, 0, 0, 0, 1)]
+    walked = directory_formats(root)
+    assert sorted(walked) == ["claude-code", "codex"] and len(walked["claude-code"]) == 2  # b.jsonl: no format
+    assert claude == usage_scan.claude_code_totals(walked["claude-code"])
+    assert [(r["client"], r["usage_input_tokens"] + r["usage_cache_read_tokens"]) for r in rows[2:]] == [("codex", 40)]

@@ -184,11 +184,16 @@ def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: Ba
 
 
 def _head_format(fd: int) -> str | None:
-    """The session format the first line of the open file ``fd`` says (orjson's reading), or None when it does not
-    say or cannot be read so (blank, not JSON, a byte-order mark, longer than :data:`HEAD_BYTES`)."""
+    """The session format the first line of the open file ``fd`` says (:func:`_format_of_head`)."""
+    return _format_of_head(os.read(fd, HEAD_BYTES))
+
+
+def _format_of_head(head: bytes) -> str | None:
+    """The session format a file's first :data:`HEAD_BYTES` bytes (or its first line of them) say, as orjson reads
+    the line, or None when they do not say or cannot be read so (blank, not JSON, a byte-order mark, a first line
+    longer than :data:`HEAD_BYTES`)."""
     import orjson
 
-    head = os.read(fd, HEAD_BYTES)
     end = head.find(b"\n")
     if end < 0:
         if len(head) == HEAD_BYTES:

@@ -56,19 +56,30 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
     Claude Code's are counted without the table library; Codex rollouts by their importer's usage rule. A file or
     directory that cannot be read, or a line over the line bound, is an error naming it; with ``bad.skip_invalid``
     it is skipped and counted in ``bad``."""
-    from workbench.adapters._logfiles import directory_listing, sniff_format
+    from workbench.adapters._logfiles import sniff_format, tree_listing
     from workbench.errors import SchemaError
 
     p = Path(path)
     if not p.exists():
         raise SchemaError("no such file or directory, expected session files", file=str(p))
-    listing = directory_listing(p, bad) if p.is_dir() else {sniff_format(p): [(p, p.stat().st_size)]}
-    formats = {fmt: [file for file, _ in files] for fmt, files in listing.items()}
+    formats: dict[str, list[Path]] = {}
+    if p.is_dir():
+        # one walk lists the files; each file's format is decided where it is read (in the workers, from the same
+        # open that reads its replies): the files that are not Claude Code's come back with their formats
+        listing = tree_listing(p, "*.jsonl", bad)
+        files = [file for file, _size, _fmt in listing]
+        others: list[tuple[int, str | None]] = []
+        rows = claude_code_totals(files, bad, sizes=[size for _file, size, _fmt in listing], formats=others)
+        for index, fmt in others:
+            if fmt is not None:  # a file no record of which says (titles only) is left out
+                formats.setdefault(fmt, []).append(files[index])
+    else:
+        fmt = sniff_format(p)
+        formats[fmt] = [p]
+        rows = claude_code_totals([p], bad, sizes=[p.stat().st_size]) if fmt == "claude-code" else []
     unknown = sorted(set(formats) - {"claude-code", "codex"})
     if unknown:
         raise SchemaError(f"not a Claude Code or Codex session ({unknown[0]})", file=str(p))
-    rows = claude_code_totals(formats.get("claude-code", []), bad,
-                              sizes=[size for _, size in listing.get("claude-code", [])])
     if formats.get("codex"):
         import json
 

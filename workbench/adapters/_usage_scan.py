@@ -15,16 +15,17 @@ from __future__ import annotations
 import json
 import re
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from workbench._util.jsonl import BadLines
 
-#: what each reply is: its file's index in the list scanned, its line, and what ccusage's count reads
+#: what each reply is: its file's index in the list scanned, its line, what ccusage's count reads, and the UTC day
+#: of its timestamp (:func:`utc_day`, worked out where the line is read: in the workers of a parallel scan)
 FIELDS = ("file", "line", "session_id", "request_id", "message_id", "model", "input_tokens", "output_tokens",
-          "cache_read_input_tokens", "cache_creation_input_tokens", "cache_creation_1h_tokens", "timestamp")
+          "cache_read_input_tokens", "cache_creation_input_tokens", "cache_creation_1h_tokens", "day")
 #: bytes below which a tree is scanned in this process (starting workers costs more than it saves)
 PARALLEL_BYTES = 64 << 20
 
@@ -86,11 +87,28 @@ def _parse(raw: bytes | memoryview) -> Any:
 def file_replies(path: str, index: int, bad: BadLines | None = None) -> list[tuple[Any, ...]]:
     """The replies of one transcript file, in line order (tuples of :data:`FIELDS`). A line over the line bound is
     an error naming it, or with ``bad.skip_invalid`` passed over and counted in ``bad``."""
+    return _file_replies(path, index, bad)[1]
+
+
+def _file_replies(path: str, index: int, bad: BadLines | None = None, decide: bool = False
+                  ) -> tuple[str | None, list[tuple[Any, ...]]]:
+    """(format, replies) of one file. With ``decide`` its session format is decided first, from the same open
+    (:func:`~workbench.adapters._logfiles.tree_listing`'s rule: its first line, else record by record), and a file
+    that is not Claude Code's is not read further (no replies); without, it is read as Claude Code's."""
     from workbench._util.jsonl import bounded_lines, long_line, max_line_bytes
 
     out: list[tuple[Any, ...]] = []
     limit = max_line_bytes()
     with open(path, "rb", buffering=1 << 20) as fh:
+        if decide:
+            from workbench.adapters._logfiles import HEAD_BYTES, _file_format, _format_of_head
+
+            fmt = _format_of_head(fh.readline(HEAD_BYTES))
+            if fmt is None:
+                fmt = _file_format(Path(path))  # the first line does not say: read record by record
+            if fmt != "claude-code":
+                return fmt, out
+            fh.seek(0)
         for line, raw in bounded_lines(fh, limit):
             if raw is None:
                 long_line(path, line, limit, bad)
@@ -101,7 +119,7 @@ def file_replies(path: str, index: int, bad: BadLines | None = None) -> list[tup
                 reply = _reply(_parse(raw), index, line)
                 if reply is not None:
                     out.append(reply)
-    return out
+    return "claude-code", out
 
 
 def _reply(rec: Any, index: int, line: int) -> tuple[Any, ...] | None:
@@ -120,48 +138,87 @@ def _reply(rec: Any, index: int, line: int) -> tuple[Any, ...] | None:
     tiers = msg["usage"].get("cache_creation")
     hour = token_count(tiers.get("ephemeral_1h_input_tokens")) if isinstance(tiers, dict) else 0
     return (index, line, sid, _str(rec.get("requestId")), _str(msg.get("id")), _str(msg.get("model")),
-            *usage_counts(msg["usage"]), hour, _str(rec.get("timestamp")))
+            *usage_counts(msg["usage"]), hour, utc_day(_str(rec.get("timestamp"))))
 
 
-def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False
-                   ) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, str]]]:
+def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, decide: bool = False
+                   ) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, str]], list[tuple[int, str | None]]]:
+    """The replies of a run of files, the lines skipped, and (with ``decide``) each file not read as Claude Code's
+    as (index, its format)."""
     from workbench._util.jsonl import BadLines
 
     out: list[tuple[Any, ...]] = []
+    others: list[tuple[int, str | None]] = []
     bad = BadLines(skip_invalid=skip_invalid)
     for path, index in batch:
-        out.extend(file_replies(path, index, bad))
-    return out, bad.skipped
+        fmt, replies = _file_replies(path, index, bad, decide)
+        if fmt != "claude-code":
+            others.append((index, fmt))
+        out.extend(replies)
+    return out, bad.skipped, others
 
 
 def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = None,
                  bad: BadLines | None = None, sizes: Sequence[int] | None = None) -> list[tuple[Any, ...]]:
-    """The replies of every file, in file order then line order. A tree of at least :data:`PARALLEL_BYTES` is
-    scanned by ``workers`` processes (default: the cores this process may use, at most 4), each a share of the files of
-    about equal bytes (``sizes``: the files' sizes from the walk that listed them, else one ``stat`` each). With
+    """The replies of every file, in file order then line order (:func:`_replies_in_order`, gathered). With
     ``bad.skip_invalid`` a line over the line bound is skipped and counted in ``bad``."""
+    return [r for part in _replies_in_order(files, workers, bad, sizes) for r in part]
+
+
+def _replies_in_order(files: Sequence[str | os.PathLike[str]], workers: int | None = None,
+                      bad: BadLines | None = None, sizes: Sequence[int] | None = None,
+                      formats: list[tuple[int, str | None]] | None = None) -> Iterator[list[tuple[Any, ...]]]:
+    """The replies of every file, in file order then line order, a run of consecutive files at a time, so a caller
+    sums one run while the workers read the next. A tree of at least :data:`PARALLEL_BYTES` is scanned by
+    ``workers`` processes (default: the cores this process may use, at most 4) that take the runs in order, each
+    run about 1/:data:`RUNS_PER_WORKER` of a worker's bytes (``sizes``: the files' sizes from the walk that listed
+    them, else one ``stat`` each). Lines skipped over the line bound are added to ``bad`` as their run is
+    handed back, so in the order one process reads them. With ``formats`` (a list), each file's session format is
+    decided where it is read, and every file that is not Claude Code's is added to it as (index, format), not
+    read for replies."""
     paths = [os.fspath(f) for f in files]
     sizes = list(sizes) if sizes is not None else [os.path.getsize(p) for p in paths]
     from workbench._util.executors import ProcessWorkers, usable_cores
 
     workers = workers if workers is not None else min(4, usable_cores())
     skip = bad is not None and bad.skip_invalid
+    decide = formats is not None
     if workers <= 1 or sum(sizes) < PARALLEL_BYTES or len(paths) < 2:
-        replies, skipped = _files_replies(list(zip(paths, range(len(paths)), strict=True)), skip)
+        runs: Iterator[Any] = iter([_files_replies(list(zip(paths, range(len(paths)), strict=True)), skip, decide)])
+        yield from _handed_back(runs, bad, formats)
+        return
+    with ProcessWorkers(workers) as pool:
+        futures = [pool.submit(_files_replies, [(paths[i], i) for i in range(a, b)], skip, decide)
+                   for a, b in _runs(sizes, max(1, sum(sizes) // (workers * RUNS_PER_WORKER)))]
+        yield from _handed_back((f.result() for f in futures), bad, formats)
+
+
+def _handed_back(runs: Iterator[Any], bad: BadLines | None, formats: list[tuple[int, str | None]] | None
+                 ) -> Iterator[list[tuple[Any, ...]]]:
+    for replies, skipped, others in runs:
         if bad is not None:
             bad.skipped.extend(skipped)
-        return replies
-    shares: list[list[tuple[str, int]]] = [[] for _ in range(workers)]
-    load = [0] * workers
-    for i in sorted(range(len(paths)), key=lambda i: -sizes[i]):  # largest first, each to the lightest share
-        k = load.index(min(load))
-        shares[k].append((paths[i], i))
-        load[k] += sizes[i]
-    with ProcessWorkers(workers) as pool:
-        parts = [f.result() for f in [pool.submit(_files_replies, s, skip) for s in shares if s]]
-    if bad is not None:
-        bad.skipped.extend(sorted((s for _, skipped in parts for s in skipped), key=lambda s: (paths.index(s[0]), s[1])))
-    return sorted((r for part, _ in parts for r in part), key=lambda r: (r[0], r[1]))
+        if formats is not None:
+            formats.extend(others)
+        yield replies
+
+
+#: how many runs of files each worker of a parallel scan reads (more: the caller's last run, summed after every
+#: worker has finished, is shorter; each run costs a message each way)
+RUNS_PER_WORKER = 16
+
+
+def _runs(sizes: Sequence[int], target: int) -> list[tuple[int, int]]:
+    """Consecutive runs [a, b) of the files, each of at least ``target`` bytes (the last one may be less)."""
+    runs, start, total = [], 0, 0
+    for i, size in enumerate(sizes):
+        total += size
+        if total >= target:
+            runs.append((start, i + 1))
+            start, total = i + 1, 0
+    if start < len(sizes):
+        runs.append((start, len(sizes)))
+    return runs
 
 
 #: the usage columns of a session, as the importers name them
@@ -170,94 +227,115 @@ USAGE_COLUMNS = ("usage_input_tokens", "usage_output_tokens", "usage_cache_read_
 
 
 def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None,
-                       sizes: Sequence[int] | None = None) -> list[dict[str, Any]]:
+                       sizes: Sequence[int] | None = None, *,
+                       formats: list[tuple[int, str | None]] | None = None) -> list[dict[str, Any]]:
     """Per Claude Code session, in the order sessions first appear: ``client`` (``claude-code``),
     ``project_dir``, ``session_id``, the :data:`USAGE_COLUMNS` (reasoning 0), ``models`` and ``parts``: the same
     counts per (UTC day of the reply's timestamp, model), each a dict with ``day``, ``model``, ``input``,
     ``output``, ``cache_read``, ``cache_creation_5m``, ``cache_creation_1h`` and ``replies`` (what a cost and a
     ``--by day`` view need). Each (message id, request id) counts once, where it is first read in ``files``' order
     (sorted paths); a reply without both counts on its own: ccusage's rule, and the importer's. ``sizes``: the
-    files' sizes, where the walk that listed them has them."""
+    files' sizes, where the walk that listed them has them. ``formats`` (a list): the files' formats are not
+    known yet; each is decided where the file is read (in the workers), and a file that is not Claude Code's is
+    added to the list as (index, format) instead of being summed."""
     from workbench.adapters._logfiles import project_dir
 
     seen: set[tuple[str, str]] = set()
-    sessions: dict[tuple[str, str], dict[str, Any]] = {}  # (project directory, session) -> its totals, in order
-    projects = [project_dir(Path(f)) for f in files]
-    days: dict[str | None, Any] = {}  # a reply's timestamp -> its UTC day (replies share few days)
-    for index, _line, sid, request, message, model, fresh, output, read, made, hour, stamp in tree_replies(
-            files, bad=bad, sizes=sizes):
+    # (project directory, session) -> its parts: (UTC day, model) -> PART_COUNTS, in the order each first appears;
+    # a session's totals and models are read from its parts at the end (the loop adds each reply once)
+    sessions: dict[tuple[str, str], dict[tuple[str | None, str | None], list[int]]] = {}
+    projects = _projects(files, project_dir)
+    last: tuple[Any, ...] = (None, None, None, None)  # the previous reply's (file, session, stamp's day, model)
+    parts: dict[tuple[str | None, str | None], list[int]] = {}
+    part: list[int] = []
+    replies = (r for run in _replies_in_order(files, bad=bad, sizes=sizes, formats=formats) for r in run)
+    for index, _line, sid, request, message, model, fresh, output, read, made, hour, day in replies:
         if message is not None and request is not None:  # first_time's rule, inline: the loop's hottest line
             key2 = (message, request)
             if key2 in seen:
                 continue  # a reply written over several lines (or copied by a resume) counts once
             seen.add(key2)
-        key = (projects[index], sid)
-        row = sessions.get(key)
-        if row is None:
-            row = sessions[key] = {"client": "claude-code", "project_dir": key[0], "session_id": sid,
-                                   **{c: 0 for c in USAGE_COLUMNS}, "models": [], "parts": {}}
-        row["usage_input_tokens"] += fresh
-        row["usage_output_tokens"] += output
-        row["usage_cache_read_tokens"] += read
-        row["usage_cache_creation_tokens"] += made
-        row["usage_replies"] += 1
-        if model is not None and model != "<synthetic>" and model not in row["models"]:
-            row["models"].append(model)
-        day = days.get(stamp, _UNSEEN)
-        if day is _UNSEEN:
-            day = utc_day(stamp)
-            if len(days) < 100_000:  # a bound on the memo, not on the answer
-                days[stamp] = day
-        part = row["parts"].get((day, model))
-        if part is None:
-            part = row["parts"][(day, model)] = [0, 0, 0, 0, 0, 0]
-        hour = min(hour, made)
+        if index != last[0] or sid != last[1]:
+            key = (projects[index], sid)
+            parts = sessions.get(key) or sessions.setdefault(key, {})
+            part = parts.get((day, model)) or parts.setdefault((day, model), [0, 0, 0, 0, 0, 0])
+            last = (index, sid, day, model)
+        elif day != last[2] or model != last[3]:
+            part = parts.get((day, model)) or parts.setdefault((day, model), [0, 0, 0, 0, 0, 0])
+            last = (index, sid, day, model)
+        if hour > made:
+            hour = made
         part[0] += fresh
         part[1] += output
         part[2] += read
         part[3] += made - hour
         part[4] += hour
         part[5] += 1
-    for row in sessions.values():
-        row["parts"] = [{"day": day, "model": model, **dict(zip(PART_COUNTS, counts, strict=True))}
-                        for (day, model), counts in row["parts"].items()]
-    return list(sessions.values())
+    return [_session_row(key, parts) for key, parts in sessions.items()]
 
 
-_UNSEEN = object()  # a timestamp not in claude_code_totals' memo yet
+def _projects(files: Sequence[Path], project_dir: Any) -> list[str]:
+    """Each file's project directory, worked out once a directory."""
+    by_directory: dict[str, str] = {}
+    out = []
+    for f in files:
+        directory = os.path.dirname(f)
+        name = by_directory.get(directory)
+        if name is None:
+            name = by_directory[directory] = project_dir(Path(f))
+        out.append(name)
+    return out
+
+
+def _session_row(key: tuple[str, str], parts: dict[tuple[str | None, str | None], list[int]]) -> dict[str, Any]:
+    """A session's row from its parts: its totals are their sums (the cache writes: both tiers), its models theirs
+    in the order each first appears (a part is made by the session's first reply of its day and model)."""
+    models: list[str] = []
+    for _day, model in parts:
+        if model is not None and model != "<synthetic>" and model not in models:
+            models.append(model)
+    counts = list(parts.values())
+    return {"client": "claude-code", "project_dir": key[0], "session_id": key[1],
+            "usage_input_tokens": sum(c[0] for c in counts), "usage_output_tokens": sum(c[1] for c in counts),
+            "usage_cache_read_tokens": sum(c[2] for c in counts),
+            "usage_cache_creation_tokens": sum(c[3] + c[4] for c in counts), "usage_reasoning_tokens": 0,
+            "usage_replies": sum(c[5] for c in counts), "models": models,
+            "parts": [{"day": day, "model": model, **dict(zip(PART_COUNTS, c, strict=True))}
+                      for (day, model), c in parts.items()]}
+
 
 #: the counts of a session's part (one UTC day and model)
 PART_COUNTS = ("input", "output", "cache_read", "cache_creation_5m", "cache_creation_1h", "replies")
 
 
 #: a UTC timestamp as clients write it (``2026-11-20T10:04:00.000Z``): its day is its first ten characters, once
-#: the date is known to be one (``_DAYS``); anything else is parsed
+#: the date is known to be one (``_DAYS``: each day seen, to the one string returned for it, or None where it is
+#: not a date); anything else is parsed
 _UTC_STAMP = re.compile(r"(\d{4}-\d{2}-\d{2})T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{3}|\.\d{6})?Z")
-_DAYS: dict[str, bool] = {}
+_DAYS: dict[str, str | None] = {}
 
 
 def utc_day(stamp: str | None) -> str | None:
     """The UTC date (``2026-11-02``) of an ISO timestamp as logs write it (``...Z`` or with an offset), or None.
 
     A stamp already in UTC (``...Z``, whole or millisecond or microsecond seconds) is its first ten characters
-    when they are a date (checked once a day, not once a reply: a tenth of the usage pass was this parse)."""
+    when they are a date (checked once a day, not once a reply: a tenth of the usage pass was this parse); the
+    replies of a day share one string for it (a worker hands it back pickled once)."""
     if not stamp:
         return None
     if (m := _UTC_STAMP.fullmatch(stamp)) is not None:
         day = m.group(1)
-        known = _DAYS.get(day)
-        if known is None:
-            from datetime import date
+        if day in _DAYS:
+            return _DAYS[day]
+        from datetime import date
 
-            try:
-                date.fromisoformat(day)
-                known = True
-            except ValueError:
-                known = False
-            _DAYS[day] = known
-        if known:
-            return day
-        return None
+        try:
+            date.fromisoformat(day)
+        except ValueError:
+            _DAYS[day] = None
+        else:
+            _DAYS[day] = day
+        return _DAYS[day]
     from datetime import datetime, timezone
 
     try:

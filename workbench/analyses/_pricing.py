@@ -80,7 +80,9 @@ def part_cost(model: str | None, counts: Mapping[str, int], prices: Mapping[str,
     """USD for ``counts`` (``input``, ``output``, ``cache_read``, ``cache_creation_5m``, ``cache_creation_1h``) of
     ``model``; None when the table has no price for it (never 0: a sum must not undercount without saying so),
     except that no tokens cost nothing whatever the model (Claude Code's ``<synthetic>`` replies)."""
-    if not any(counts.get(k, 0) for k in ("input", "output", "cache_read", "cache_creation_5m", "cache_creation_1h")):
+    get = counts.get
+    if not (get("input", 0) or get("output", 0) or get("cache_read", 0) or get("cache_creation_5m", 0)
+            or get("cache_creation_1h", 0)):
         return 0.0
     price = price_of(model, prices) if model else None
     return None if price is None else _priced(price, counts)
