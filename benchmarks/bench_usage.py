@@ -16,7 +16,13 @@ Totals compared: input, output, cache-read and cache-write tokens over every ses
 row for each earlier commit's ``workbench usage`` (checked out with ``git worktree`` under ``build/``, run from its
 checkout, which the child checks), and compares its output with this tree's byte for byte.
 
-Run: ``.venv/bin/python benchmarks/bench_usage.py HOME [--ccusage EXE] [--repeat 5] [--before REF ...]``.
+Every command runs once untimed first (the files' pages in memory, Python's bytecode caches written). Python
+may write and read its bytecode caches (``__pycache__``), as on a machine where the package is installed:
+``PYTHONDONTWRITEBYTECODE`` is removed from the children's environment, where a sandbox may set it, and every run
+would then compile the package again (about 60 ms a run, a tenth of the Codex pass). ``--no-bytecode`` keeps it.
+
+Run: ``.venv/bin/python benchmarks/bench_usage.py HOME [--ccusage EXE] [--repeat 5] [--before REF ...]
+[--no-bytecode]``.
 """
 
 from __future__ import annotations
@@ -75,6 +81,8 @@ def main() -> None:
     parser.add_argument("--ccusage", help="the ccusage executable (else the recorded figures are printed)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--before", metavar="REF", nargs="*", default=[], help="also run these commits' usage")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="keep PYTHONDONTWRITEBYTECODE if set (every run compiles the package)")
     args = parser.parse_args()
     if args.before:
         from worktrees import checkout
@@ -85,9 +93,12 @@ def main() -> None:
     home = args.home.resolve()
     env = {**os.environ, "CLAUDE_CONFIG_DIR": str(home / ".claude"), "CODEX_HOME": str(home / ".codex"),
            "NO_COLOR": "1"}
+    if not args.no_bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     size = sum(f.stat().st_size for f in home.rglob("*.jsonl"))
     print(f"home {home}: {size / 1e6:.0f} MB in {sum(1 for _ in home.rglob('*.jsonl'))} files; "
-          f"{args.repeat} paired runs, medians")
+          f"{args.repeat} paired runs, medians, after one untimed run of each; Python bytecode caches "
+          f"{'not written' if 'PYTHONDONTWRITEBYTECODE' in env else 'allowed'}")
     print("| tree | workbench wall s | ccusage wall s | wall ratio | CPU ratio | peak MiB (workbench / ccusage) | "
           "totals |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -97,7 +108,7 @@ def main() -> None:
         if not sub.is_dir():
             continue
         mine, theirs = [], []
-        for k in range(args.repeat):
+        for k in range(-1, args.repeat):  # k = -1: the untimed first run of each
             if args.ccusage:
                 theirs.append(run([args.ccusage, tree, "session", "--json", "--offline"], env,
                                   outputs / f"{tree}-ccusage-{k}.json"))
@@ -107,6 +118,9 @@ def main() -> None:
                     [sys.executable, "-c", CLI, "usage", str(sub), "--json"],
                     {**env, "PYTHONPATH": str(code), "BENCH_CODE": str(code)}, outputs / f"{tree}-{ref}-{k}.json",
                     cwd=code))
+        mine, theirs = mine[1:], theirs[1:]  # the untimed first runs left out
+        for ref in earlier:
+            before[(tree, ref)] = before[(tree, ref)][1:]
         rows.append((tree, mine, theirs))
     for tree, mine, theirs in rows:  # totals read only now: this process grew no larger while runs were timed
         wall = statistics.median(m[0] for m in mine)
