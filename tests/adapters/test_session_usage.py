@@ -430,3 +430,50 @@ def test_a_files_format_is_decided_where_its_replies_are_read(tmp_path: Path, mo
     assert sorted(walked) == ["claude-code", "codex"] and len(walked["claude-code"]) == 2  # b.jsonl: no format
     assert claude == usage_scan.claude_code_totals(walked["claude-code"])
     assert [(r["client"], r["usage_input_tokens"] + r["usage_cache_read_tokens"]) for r in rows[2:]] == [("codex", 40)]
+
+
+def test_a_run_whose_replies_were_counted_in_an_earlier_run_is_added_reply_by_reply(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The usage pass sums each run of files where it is read and adds the run whole when none of its replies was
+    counted in an earlier run. Here later runs hold copies (a resume): a session whose first reply is a copy (it
+    must be ordered by its first reply of its own), a session of copies only (no row), a part (day, model) of
+    copies only (no part), and a keyless reply (counts every time). With a run of one or two files, the sums, the
+    order of sessions and parts, and the hand count (ccusage's rule) all equal one process reading every file."""
+    from workbench.adapters import _usage_scan as usage_scan
+
+    day2 = "2026-11-03T09:00:00.000Z"
+    files = [write(tmp_path / "projects" / "-p0" / "a.jsonl", [
+                 reply("a1", None, "msg_1", "req_1", (1, 2, 3, 4), sid="s-a"),
+                 reply("a2", "a1", "msg_2", "req_2", (5, 6, 7, 8), sid="s-a", model="claude-opus-4-1-20250805"),
+                 reply("a3", "a2", "msg_3", "req_3", (9, 1, 1, 1), sid="s-a", ts=day2)]),
+             write(tmp_path / "projects" / "-p0" / "b.jsonl", [
+                 reply("b1", None, "msg_2", "req_2", (5, 6, 7, 8), sid="s-b", model="claude-opus-4-1-20250805"),
+                 reply("b2", "b1", "msg_4", "req_4", (2, 2, 2, 2), sid="s-b")]),
+             write(tmp_path / "projects" / "-p0" / "c.jsonl", [
+                 reply("c1", None, "msg_1", "req_1", (1, 2, 3, 4), sid="s-c"),
+                 reply("c2", "c1", "msg_3", "req_3", (9, 1, 1, 1), sid="s-c", ts=day2)]),
+             write(tmp_path / "projects" / "-p1" / "d.jsonl", [
+                 reply("d1", None, "msg_5", "req_5", (3, 3, 3, 3), sid="s-d"),
+                 reply("d2", "d1", "msg_3", "req_3", (9, 1, 1, 1), sid="s-d", ts=day2),
+                 {**reply("d3", "d2", "msg_6", "req_6", (4, 0, 0, 0), sid="s-d"), "requestId": None},
+                 {**reply("d4", "d3", "msg_6", "req_6", (4, 0, 0, 0), sid="s-d"), "requestId": None}]),
+             write(tmp_path / "projects" / "-p1" / "e.jsonl", [  # two sessions in one file, the first's copy first
+                 reply("e1", None, "msg_1", "req_1", (1, 2, 3, 4), sid="s-e1"),
+                 reply("e2", "e1", "msg_7", "req_7", (1, 1, 1, 1), sid="s-e2"),
+                 reply("e3", "e2", "msg_8", "req_8", (2, 1, 1, 1), sid="s-e1")])]
+    monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 1 << 60)
+    alone = usage_scan.claude_code_totals(files)
+    monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(usage_scan, "RUNS_PER_WORKER", 2)  # a run of one or two files
+    monkeypatch.setattr(usage_scan.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    spread = usage_scan.claude_code_totals(files)
+    assert spread == alone
+    runs = usage_scan._runs([f.stat().st_size for f in files], sum(f.stat().st_size for f in files) // 4)
+    assert len(runs) >= 3 and runs[0][1] <= 2  # a.jsonl's run is not e.jsonl's
+    assert [r["session_id"] for r in alone] == ["s-a", "s-b", "s-d", "s-e2", "s-e1"]  # s-c: copies only
+    hand = by_hand(files)
+    assert {r["session_id"]: {"in": r["usage_input_tokens"], "out": r["usage_output_tokens"],
+                              "read": r["usage_cache_read_tokens"], "made": r["usage_cache_creation_tokens"]}
+            for r in alone} == {k: v for k, v in hand.items() if k != "s-c"} and "s-c" not in hand
+    assert [(p["day"], p["model"]) for p in alone[1]["parts"]] == [("2026-11-02", "claude-sonnet-4-5-20250929")]
+    assert [(p["day"], p["replies"]) for p in alone[2]["parts"]] == [("2026-11-02", 3)]  # msg_3's copy: no part

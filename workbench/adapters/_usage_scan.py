@@ -6,18 +6,24 @@ process with SIGBUS), and of those only assistant replies with a usage object an
 tuple :data:`FIELDS`. A quoted ``\\"usage\\"`` inside a message's text is escaped in the line and is not a key.
 A line orjson refuses is read by Python's ``json`` (a lone surrogate escape) or passed over (not JSON), as the
 usage pass documents. A line longer than the line bound (64 MiB, :func:`~workbench._util.jsonl.max_line_bytes`) is
-an error naming it, or with ``skip_invalid`` skipped and counted. The module imports nothing heavy, so the processes that scan a large tree in parallel
-start in milliseconds.
+an error naming it, or with ``skip_invalid`` skipped and counted. The module imports nothing heavy, so the
+processes that scan a large tree in parallel start in milliseconds.
+
+A tree is read in runs of consecutive files (:func:`_in_order`); for :func:`claude_code_totals` each run is summed
+where it is read (:func:`_run_sums`) and the sums are added in the tree's order, each reply counted once across
+the tree.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import os
-from collections.abc import Iterator, Sequence
+import re
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from workbench._util.jsonl import BadLines
@@ -141,8 +147,16 @@ def _reply(rec: Any, index: int, line: int) -> tuple[Any, ...] | None:
             *usage_counts(msg["usage"]), hour, utc_day(_str(rec.get("timestamp"))))
 
 
-def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, decide: bool = False
-                   ) -> tuple[list[tuple[Any, ...]], list[tuple[str, int, str]], list[tuple[int, str | None]]]:
+class _Replies(NamedTuple):
+    """A run of files read (:func:`_files_replies`): the replies, the lines skipped, and each file not read as
+    Claude Code's as (index, its format)."""
+
+    replies: list[tuple[Any, ...]]
+    skipped: list[tuple[str, int, str]]
+    others: list[tuple[int, str | None]]
+
+
+def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, decide: bool = False) -> _Replies:
     """The replies of a run of files, the lines skipped, and (with ``decide``) each file not read as Claude Code's
     as (index, its format)."""
     from workbench._util.jsonl import BadLines
@@ -155,27 +169,31 @@ def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False,
         if fmt != "claude-code":
             others.append((index, fmt))
         out.extend(replies)
-    return out, bad.skipped, others
+    return _Replies(out, bad.skipped, others)
 
 
 def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = None,
                  bad: BadLines | None = None, sizes: Sequence[int] | None = None) -> list[tuple[Any, ...]]:
-    """The replies of every file, in file order then line order (:func:`_replies_in_order`, gathered). With
-    ``bad.skip_invalid`` a line over the line bound is skipped and counted in ``bad``."""
-    return [r for part in _replies_in_order(files, workers, bad, sizes) for r in part]
+    """The replies of every file, in file order then line order (tuples of :data:`FIELDS`). A tree of at least
+    :data:`PARALLEL_BYTES` is read by ``workers`` processes (:func:`_in_order`). With ``bad.skip_invalid`` a line
+    over the line bound is skipped and counted in ``bad``."""
+    return [r for run in _in_order(_files_replies, files, workers, bad, sizes) for r in run.replies]
 
 
-def _replies_in_order(files: Sequence[str | os.PathLike[str]], workers: int | None = None,
-                      bad: BadLines | None = None, sizes: Sequence[int] | None = None,
-                      formats: list[tuple[int, str | None]] | None = None) -> Iterator[list[tuple[Any, ...]]]:
-    """The replies of every file, in file order then line order, a run of consecutive files at a time, so a caller
-    sums one run while the workers read the next. A tree of at least :data:`PARALLEL_BYTES` is scanned by
+_Run = TypeVar("_Run", "_Replies", "_RunSums")
+
+
+def _in_order(job: Callable[[list[tuple[str, int]], bool, bool], _Run], files: Sequence[str | os.PathLike[str]],
+              workers: int | None = None, bad: BadLines | None = None, sizes: Sequence[int] | None = None,
+              formats: list[tuple[int, str | None]] | None = None) -> Iterator[_Run]:
+    """``job`` (:func:`_files_replies` or :func:`_run_sums`) of each run of consecutive files, in file order, so a
+    caller takes one run while the workers read the next. A tree of at least :data:`PARALLEL_BYTES` is read by
     ``workers`` processes (default: the cores this process may use, at most 4) that take the runs in order, each
     run about 1/:data:`RUNS_PER_WORKER` of a worker's bytes (``sizes``: the files' sizes from the walk that listed
-    them, else one ``stat`` each). Lines skipped over the line bound are added to ``bad`` as their run is
-    handed back, so in the order one process reads them. With ``formats`` (a list), each file's session format is
-    decided where it is read, and every file that is not Claude Code's is added to it as (index, format), not
-    read for replies."""
+    them, else one ``stat`` each); a smaller one in this process, as one run. Lines skipped over the line bound
+    are added to ``bad`` as their run is taken, so in the order one process reads them. With ``formats`` (a
+    list), each file's session format is decided where it is read, and every file that is not Claude Code's is
+    added to it as (index, format), not read for replies."""
     paths = [os.fspath(f) for f in files]
     sizes = list(sizes) if sizes is not None else [os.path.getsize(p) for p in paths]
     from workbench._util.executors import ProcessWorkers, usable_cores
@@ -183,24 +201,22 @@ def _replies_in_order(files: Sequence[str | os.PathLike[str]], workers: int | No
     workers = workers if workers is not None else min(4, usable_cores())
     skip = bad is not None and bad.skip_invalid
     decide = formats is not None
+
+    def taken(run: _Run) -> _Run:
+        if bad is not None:
+            bad.skipped.extend(run.skipped)
+        if formats is not None:
+            formats.extend(run.others)
+        return run
+
     if workers <= 1 or sum(sizes) < PARALLEL_BYTES or len(paths) < 2:
-        runs: Iterator[Any] = iter([_files_replies(list(zip(paths, range(len(paths)), strict=True)), skip, decide)])
-        yield from _handed_back(runs, bad, formats)
+        yield taken(job(list(zip(paths, range(len(paths)), strict=True)), skip, decide))
         return
     with ProcessWorkers(workers) as pool:
-        futures = [pool.submit(_files_replies, [(paths[i], i) for i in range(a, b)], skip, decide)
+        futures = [pool.submit(job, [(paths[i], i) for i in range(a, b)], skip, decide)
                    for a, b in _runs(sizes, max(1, sum(sizes) // (workers * RUNS_PER_WORKER)))]
-        yield from _handed_back((f.result() for f in futures), bad, formats)
-
-
-def _handed_back(runs: Iterator[Any], bad: BadLines | None, formats: list[tuple[int, str | None]] | None
-                 ) -> Iterator[list[tuple[Any, ...]]]:
-    for replies, skipped, others in runs:
-        if bad is not None:
-            bad.skipped.extend(skipped)
-        if formats is not None:
-            formats.extend(others)
-        yield replies
+        for future in futures:
+            yield taken(future.result())
 
 
 #: how many runs of files each worker of a parallel scan reads (more: the caller's last run, summed after every
@@ -237,54 +253,113 @@ def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None,
     (sorted paths); a reply without both counts on its own: ccusage's rule, and the importer's. ``sizes``: the
     files' sizes, where the walk that listed them has them. ``formats`` (a list): the files' formats are not
     known yet; each is decided where the file is read (in the workers), and a file that is not Claude Code's is
-    added to the list as (index, format) instead of being summed."""
-    from workbench.adapters._logfiles import project_dir
+    added to the list as (index, format) instead of being summed.
 
-    seen: set[tuple[str, str]] = set()
+    Each run of files is summed where it is read (:func:`_run_sums`, in the workers of a parallel scan), its
+    replies deduplicated within the run; this process keeps every reply key counted so far and adds a run's sums
+    whole when none of its keys was counted in an earlier run (a C-level set test), else adds its replies one by
+    one, leaving out those counted before (a resumed session's copies in another run)."""
+    seen: set[str | None] = set()
     # (project directory, session) -> its parts: (UTC day, model) -> PART_COUNTS, in the order each first appears;
-    # a session's totals and models are read from its parts at the end (the loop adds each reply once)
+    # a session's totals and models are read from its parts at the end
     sessions: dict[tuple[str, str], dict[tuple[str | None, str | None], list[int]]] = {}
-    projects = _projects(files, project_dir)
-    last: tuple[Any, ...] = (None, None, None, None)  # the previous reply's (file, session, stamp's day, model)
-    parts: dict[tuple[str | None, str | None], list[int]] = {}
-    part: list[int] = []
-    replies = (r for run in _replies_in_order(files, bad=bad, sizes=sizes, formats=formats) for r in run)
-    for index, _line, sid, request, message, model, fresh, output, read, made, hour, day in replies:
-        if message is not None and request is not None:  # first_time's rule, inline: the loop's hottest line
-            key2 = (message, request)
-            if key2 in seen:
-                continue  # a reply written over several lines (or copied by a resume) counts once
-            seen.add(key2)
-        if index != last[0] or sid != last[1]:
-            key = (projects[index], sid)
-            parts = sessions.get(key) or sessions.setdefault(key, {})
-            part = parts.get((day, model)) or parts.setdefault((day, model), [0, 0, 0, 0, 0, 0])
-            last = (index, sid, day, model)
-        elif day != last[2] or model != last[3]:
-            part = parts.get((day, model)) or parts.setdefault((day, model), [0, 0, 0, 0, 0, 0])
-            last = (index, sid, day, model)
-        if hour > made:
-            hour = made
-        part[0] += fresh
-        part[1] += output
-        part[2] += read
-        part[3] += made - hour
-        part[4] += hour
-        part[5] += 1
+    for run in _in_order(_run_sums, files, bad=bad, sizes=sizes, formats=formats):
+        keys, labels, sums = run.keys, run.parts, run.sums
+        if seen.isdisjoint(keys):
+            seen.update(keys)
+            for k, (project, sid, day, model) in enumerate(labels):
+                parts = sessions.get((project, sid))
+                if parts is None:
+                    parts = sessions[(project, sid)] = {}
+                part = parts.get((day, model))
+                if part is None:
+                    parts[(day, model)] = list(sums[6 * k:6 * k + 6])
+                else:
+                    for j in range(6):
+                        part[j] += sums[6 * k + j]
+            continue
+        for r, key in enumerate(keys):  # some reply was counted in an earlier run: reply by reply
+            if key is not None:
+                if key in seen:
+                    continue
+                seen.add(key)
+            project, sid, day, model = labels[run.reply_parts[r]]
+            parts = sessions.get((project, sid))
+            if parts is None:
+                parts = sessions[(project, sid)] = {}
+            part = parts.get((day, model))
+            if part is None:
+                part = parts[(day, model)] = [0, 0, 0, 0, 0, 0]
+            for j in range(6):
+                part[j] += run.reply_counts[6 * r + j]
     return [_session_row(key, parts) for key, parts in sessions.items()]
 
 
-def _projects(files: Sequence[Path], project_dir: Any) -> list[str]:
-    """Each file's project directory, worked out once a directory."""
+@dataclass
+class _RunSums:
+    """A run of files summed where it was read (:func:`_run_sums`). ``parts``: (project directory, session, UTC
+    day, model) in the order each first appears; ``sums``: their :data:`PART_COUNTS`, six a part; ``keys``: each
+    counted reply's key (:func:`_reply_key`; None for a reply without both ids), in order, with its part
+    (``reply_parts``) and its six counts (``reply_counts``); the lines skipped and the files not read as Claude
+    Code's (:func:`_files_replies`)."""
+
+    parts: list[tuple[str, str, str | None, str | None]]
+    sums: array
+    keys: list[str | None]
+    reply_parts: array
+    reply_counts: array
+    skipped: list[tuple[str, int, str]]
+    others: list[tuple[int, str | None]]
+
+
+def _reply_key(message: str, request: str) -> str:
+    """A reply's (message id, request id) as one string no other pair gives (the message id's length first)."""
+    return f"{len(message)}:{message}{request}"
+
+
+def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, decide: bool = False) -> _RunSums:
+    """The replies of a run of files summed per (project directory, session, day, model), each reply key counted
+    once within the run (:class:`_RunSums`)."""
+    from workbench.adapters._logfiles import project_dir
+
+    replies, skipped, others = _files_replies(batch, skip_invalid, decide)
+    paths = dict((index, path) for path, index in batch)
+    projects: dict[int, str] = {}
     by_directory: dict[str, str] = {}
-    out = []
-    for f in files:
-        directory = os.path.dirname(f)
-        name = by_directory.get(directory)
-        if name is None:
-            name = by_directory[directory] = project_dir(Path(f))
-        out.append(name)
-    return out
+    seen: set[str] = set()
+    where: dict[tuple[str, str, str | None, str | None], int] = {}
+    labels: list[tuple[str, str, str | None, str | None]] = []
+    sums, reply_parts, reply_counts = array("q"), array("i"), array("q")
+    keys: list[str | None] = []
+    for index, _line, sid, request, message, model, fresh, output, read, made, hour, day in replies:
+        key = None
+        if message is not None and request is not None:
+            key = _reply_key(message, request)
+            if key in seen:
+                continue  # a reply written over several lines (or copied by a resume) counts once
+            seen.add(key)
+        project = projects.get(index)
+        if project is None:
+            directory = os.path.dirname(paths[index])
+            project = by_directory.get(directory)
+            if project is None:
+                project = by_directory[directory] = project_dir(Path(paths[index]))
+            projects[index] = project
+        label = (project, sid, day, model)
+        k = where.get(label)
+        if k is None:
+            k = where[label] = len(labels)
+            labels.append(label)
+            sums.extend((0, 0, 0, 0, 0, 0))
+        if hour > made:
+            hour = made
+        counts = (fresh, output, read, made - hour, hour, 1)
+        for j in range(6):
+            sums[6 * k + j] += counts[j]
+        keys.append(key)
+        reply_parts.append(k)
+        reply_counts.extend(counts)
+    return _RunSums(labels, sums, keys, reply_parts, reply_counts, skipped, others)
 
 
 def _session_row(key: tuple[str, str], parts: dict[tuple[str | None, str | None], list[int]]) -> dict[str, Any]:
