@@ -387,13 +387,13 @@ def test_a_replys_key_is_one_string_that_no_other_pair_gives() -> None:
 def test_runs_cover_the_files_in_order_each_of_at_least_its_target(sizes: list[int]) -> None:
     """The runs a parallel usage scan hands its workers: consecutive, every file once, each run of at least the
     target bytes but the last, and none longer than it needs to be (its last file is what reached the target)."""
-    from workbench.adapters._usage_scan import _runs
+    from workbench.adapters._usage_scan import _cut
 
     target = 10
-    runs = _runs(sizes, target)
-    assert [i for a, b in runs for i in range(a, b)] == list(range(len(sizes)))
-    for a, b in runs[:-1]:
-        assert sum(sizes[a:b]) >= target > sum(sizes[a:b - 1])
+    runs = list(_cut(((i, size) for i, size in enumerate(sizes)), target))
+    assert [i for run in runs for i in run] == list(range(len(sizes)))
+    for run in runs[:-1]:
+        assert sum(sizes[i] for i in run) >= target > sum(sizes[i] for i in run[:-1])
 
 
 @pytest.mark.parametrize("parallel", [False, True])
@@ -464,12 +464,12 @@ def test_a_run_whose_replies_were_counted_in_an_earlier_run_is_added_reply_by_re
     monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 1 << 60)
     alone = usage_scan.claude_code_totals(files)
     monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 0)
-    monkeypatch.setattr(usage_scan, "RUNS_PER_WORKER", 2)  # a run of one or two files
+    monkeypatch.setattr(usage_scan, "RUN_BYTES", sum(f.stat().st_size for f in files) // 4)  # one or two files a run
     monkeypatch.setattr(usage_scan.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     spread = usage_scan.claude_code_totals(files)
     assert spread == alone
-    runs = usage_scan._runs([f.stat().st_size for f in files], sum(f.stat().st_size for f in files) // 4)
-    assert len(runs) >= 3 and runs[0][1] <= 2  # a.jsonl's run is not e.jsonl's
+    runs = list(usage_scan._cut(((f, f.stat().st_size) for f in files), sum(f.stat().st_size for f in files) // 4))
+    assert len(runs) >= 3 and files[-1] not in runs[0]  # a.jsonl's run is not e.jsonl's
     assert [r["session_id"] for r in alone] == ["s-a", "s-b", "s-d", "s-e2", "s-e1"]  # s-c: copies only
     hand = by_hand(files)
     assert {r["session_id"]: {"in": r["usage_input_tokens"], "out": r["usage_output_tokens"],
@@ -477,3 +477,41 @@ def test_a_run_whose_replies_were_counted_in_an_earlier_run_is_added_reply_by_re
             for r in alone} == {k: v for k, v in hand.items() if k != "s-c"} and "s-c" not in hand
     assert [(p["day"], p["model"]) for p in alone[1]["parts"]] == [("2026-11-02", "claude-sonnet-4-5-20250929")]
     assert [(p["day"], p["replies"]) for p in alone[2]["parts"]] == [("2026-11-02", 3)]  # msg_3's copy: no part
+
+
+def test_the_walk_gives_the_files_sorted_as_paths_sort_while_it_walks(tmp_path: Path) -> None:
+    """Issue 62: the walk visits each directory's entries in name order and gives each file as it is found, so a
+    reader can start before the walk ends. That order must be the order of the paths sorted part by part (pathlib's
+    own sort, the reference here), with names that begin other names, directories beside files of the same stem,
+    punctuation that sorts below the separator and a tree deeper than the recursion limit."""
+    import sys
+
+    from workbench.adapters._logfiles import tree_listing
+
+    names = ["a", "a-b", "a.b", "ab", "a b", "A", "z", "a0", "a_"]
+    made = []
+    for top in names:
+        for sub in ("", *names[:4]):
+            where = tmp_path / "t" / top / sub if sub else tmp_path / "t" / top
+            where.mkdir(parents=True, exist_ok=True)
+            for leaf in ("x.jsonl", "a.jsonl", "a-.jsonl", "b.txt"):
+                (where / leaf).write_text("{}\n")
+                made.append(where / leaf)
+        (tmp_path / "t" / f"{top}.jsonl").write_text("{}\n")
+        made.append(tmp_path / "t" / f"{top}.jsonl")
+    deep = tmp_path / "t" / "deep"
+    deep.mkdir()
+    here = deep
+    for _ in range(sys.getrecursionlimit() + 50):  # one level at a time (pathlib's parents=True recurses)
+        here = here / "d"
+        here.mkdir()
+    (here / "bottom.jsonl").write_text("{}\n")
+    made.append(here / "bottom.jsonl")
+    try:
+        listed = [file for file, _size, _fmt in tree_listing(tmp_path / "t")]
+    finally:  # removed bottom up: shutil.rmtree and pytest's own clean-up recurse, and this tree is too deep for them
+        (here / "bottom.jsonl").unlink()
+        while here != deep:
+            here.rmdir()
+            here = here.parent
+    assert listed == sorted(f for f in made if f.suffix == ".jsonl")

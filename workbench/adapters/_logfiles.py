@@ -124,37 +124,51 @@ def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: Ba
     list of tuple
         (path, size in bytes, format or None), sorted by path.
     """
-    import fnmatch
-
     key = (os.path.abspath(path), pattern)
     kept = _WALKS.get(key) if _WALKS is not None else None
     if kept is not None and (kept[0] or not formats):
         return list(kept[1]) if formats else [(file, size, None) for file, size, _fmt in kept[1]]
-    skipped = False
+    walk = _Walk(bad)
+    found = list(walk.files(path, pattern, formats=formats))
+    if _WALKS is not None and not walk.skipped:
+        _WALKS[key] = (formats, list(found))
+    return found
 
-    def unreadable(where: str, err: OSError) -> None:
-        nonlocal skipped
+
+class _Walk:
+    """One walk of a session tree, file by file in :func:`tree_listing`'s order: each directory listed once
+    (``os.scandir``) and its entries visited in name order, a directory's files where its name falls. That is the
+    order of the paths sorted part by part (a name sorts before any longer name it begins), so the files come
+    sorted as they are found, and a reader can start on the first ones before the walk ends. ``skipped``: whether
+    something that could not be read was left out (``bad.skip_invalid``)."""
+
+    def __init__(self, bad: BadLines | None) -> None:
+        self.bad = bad
+        self.skipped = False
+
+    def _unreadable(self, where: str, err: OSError) -> None:
         reason = err.strerror or type(err).__name__
-        if bad is None or not bad.skip_invalid:
+        if self.bad is None or not self.bad.skip_invalid:
             raise SchemaError(f"cannot be read ({reason}); --skip-invalid skips what cannot be read and counts it",
                               file=where)
-        bad.cannot_read(where, reason)
-        skipped = True
+        self.bad.cannot_read(where, reason)
+        self.skipped = True
 
-    found: list[tuple[Path, int, str | None]] = []
-    stack = [os.fspath(path)]
-    while stack:  # os.walk's order does not matter: the listing is sorted
-        top = stack.pop()
-        try:
-            with os.scandir(top) as listing:
-                entries = list(listing)
-        except OSError as err:
-            unreadable(str(err.filename or top), err)
-            continue
-        for entry in entries:
+    def files(self, path: str | os.PathLike[str], pattern: str = "*.jsonl", *, formats: bool = False
+              ) -> Iterator[tuple[Path, int, str | None]]:
+        """Every ``pattern`` file below ``path`` as (path, size, format or None), in sorted order, as found (a
+        stack of the directories being listed, not recursion: a tree of any depth)."""
+        import fnmatch
+
+        stack = [self._entries(os.fspath(path))]
+        while stack:
+            entry = next(stack[-1], None)
+            if entry is None:
+                stack.pop()
+                continue
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
+                    stack.append(self._entries(entry.path))
                     continue
                 if not fnmatch.fnmatchcase(entry.name, pattern) or not entry.is_file():
                     continue  # a FIFO, a socket, a link to nothing
@@ -164,7 +178,7 @@ def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: Ba
             try:
                 fd = os.open(entry.path, os.O_RDONLY | os.O_NONBLOCK)
             except OSError as err:
-                unreadable(entry.path, err)
+                self._unreadable(entry.path, err)
                 continue
             fmt = None
             try:
@@ -175,12 +189,16 @@ def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: Ba
             file = Path(entry.path)
             if formats and fmt is None:
                 fmt = _file_format(file)  # the first line does not say: read as before, record by record
-            found.append((file, size, fmt))
-    # sorted as sorted(paths) sorts them (part by part), by strings whose separators sort first: a tenth of the cost
-    found.sort(key=lambda row: str(row[0]).replace(os.sep, "\0"))
-    if _WALKS is not None and not skipped:
-        _WALKS[key] = (formats, list(found))
-    return found
+            yield file, size, fmt
+
+    def _entries(self, directory: str) -> Iterator[os.DirEntry[str]]:
+        """A directory's entries in name order (none where it cannot be listed and that is skipped)."""
+        try:
+            with os.scandir(directory) as listing:
+                return iter(sorted(listing, key=lambda entry: entry.name))
+        except OSError as err:
+            self._unreadable(str(err.filename or directory), err)
+            return iter(())
 
 
 def _head_format(fd: int) -> str | None:

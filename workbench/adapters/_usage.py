@@ -56,7 +56,8 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
     Claude Code's are counted without the table library; Codex rollouts by their importer's usage rule. A file or
     directory that cannot be read, or a line over the line bound, is an error naming it; with ``bad.skip_invalid``
     it is skipped and counted in ``bad``."""
-    from workbench.adapters._logfiles import sniff_format, tree_listing
+    from workbench.adapters._logfiles import _Walk, sniff_format
+    from workbench.adapters._usage_scan import _totals
     from workbench.errors import SchemaError
 
     p = Path(path)
@@ -64,12 +65,13 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
         raise SchemaError("no such file or directory, expected session files", file=str(p))
     formats: dict[str, list[Path]] = {}
     if p.is_dir():
-        # one walk lists the files; each file's format is decided where it is read (in the workers, from the same
-        # open that reads its replies): the files that are not Claude Code's come back with their formats
-        listing = tree_listing(p, "*.jsonl", bad)
-        files = [file for file, _size, _fmt in listing]
+        # one walk lists the files, read as it goes (the workers start on the first files while it walks on);
+        # each file's format is decided where it is read (from the same open that reads its replies), and the files
+        # that are not Claude Code's come back with their formats
+        files: list[Path] = []
         others: list[tuple[int, str | None]] = []
-        rows = claude_code_totals(files, bad, sizes=[size for _file, size, _fmt in listing], formats=others)
+        walk = ((file, size) for file, size, _fmt in _Walk(bad).files(p, "*.jsonl"))
+        rows = _totals(walk, bad, formats=others, listed=files)
         for index, fmt in others:
             if fmt is not None:  # a file no record of which says (titles only) is left out
                 formats.setdefault(fmt, []).append(files[index])

@@ -19,8 +19,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import itertools
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -177,30 +179,32 @@ def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = 
     """The replies of every file, in file order then line order (tuples of :data:`FIELDS`). A tree of at least
     :data:`PARALLEL_BYTES` is read by ``workers`` processes (:func:`_in_order`). With ``bad.skip_invalid`` a line
     over the line bound is skipped and counted in ``bad``."""
-    return [r for run in _in_order(_files_replies, files, workers, bad, sizes) for r in run.replies]
+    listing = zip(files, sizes if sizes is not None else [os.path.getsize(f) for f in files], strict=True)
+    return [r for run in _in_order(_files_replies, listing, workers, bad) for r in run.replies]
 
 
 _Run = TypeVar("_Run", "_Replies", "_RunSums")
 
 
-def _in_order(job: Callable[[list[tuple[str, int]], bool, bool], _Run], files: Sequence[str | os.PathLike[str]],
-              workers: int | None = None, bad: BadLines | None = None, sizes: Sequence[int] | None = None,
-              formats: list[tuple[int, str | None]] | None = None) -> Iterator[_Run]:
-    """``job`` (:func:`_files_replies` or :func:`_run_sums`) of each run of consecutive files, in file order, so a
-    caller takes one run while the workers read the next. A tree of at least :data:`PARALLEL_BYTES` is read by
-    ``workers`` processes (default: the cores this process may use, at most 4) that take the runs in order, each
-    run about 1/:data:`RUNS_PER_WORKER` of a worker's bytes (``sizes``: the files' sizes from the walk that listed
-    them, else one ``stat`` each); a smaller one in this process, as one run. Lines skipped over the line bound
-    are added to ``bad`` as their run is taken, so in the order one process reads them. With ``formats`` (a
-    list), each file's session format is decided where it is read, and every file that is not Claude Code's is
-    added to it as (index, format), not read for replies."""
-    paths = [os.fspath(f) for f in files]
-    sizes = list(sizes) if sizes is not None else [os.path.getsize(p) for p in paths]
+def _in_order(job: Callable[[list[tuple[str, int]], bool, bool], _Run],
+              listing: Iterable[tuple[str | os.PathLike[str], int]], workers: int | None = None,
+              bad: BadLines | None = None, formats: list[tuple[int, str | None]] | None = None,
+              listed: list[Path] | None = None) -> Iterator[_Run]:
+    """``job`` (:func:`_files_replies` or :func:`_run_sums`) of each run of consecutive files of ``listing``
+    ((path, size), in order: a list, or a walk still going), in file order, so a caller takes one run while the
+    workers read the next. A tree of at least :data:`PARALLEL_BYTES` is read by ``workers`` processes (default:
+    the cores this process may use, at most 4), started once that many bytes are listed; they take runs of about
+    :data:`RUN_BYTES` in order, as the listing gives them (the walk goes on while they read); a smaller tree is
+    read in this process, as one run. Lines skipped over the line bound are added to ``bad`` as their run is
+    taken, so in the order one process reads them. With ``formats`` (a list), each file's session format is
+    decided where it is read, and every file that is not Claude Code's is added to it as (index, format), not
+    read for replies. ``listed`` (a list) gets every file's path as the listing gives it (the indexes)."""
     from workbench._util.executors import ProcessWorkers, usable_cores
 
     workers = workers if workers is not None else min(4, usable_cores())
     skip = bad is not None and bad.skip_invalid
     decide = formats is not None
+    listed = listed if listed is not None else []
 
     def taken(run: _Run) -> _Run:
         if bad is not None:
@@ -209,32 +213,51 @@ def _in_order(job: Callable[[list[tuple[str, int]], bool, bool], _Run], files: S
             formats.extend(run.others)
         return run
 
-    if workers <= 1 or sum(sizes) < PARALLEL_BYTES or len(paths) < 2:
-        yield taken(job(list(zip(paths, range(len(paths)), strict=True)), skip, decide))
+    def indexed() -> Iterator[tuple[tuple[str, int], int]]:
+        for path, size in listing:
+            listed.append(Path(path))
+            yield (os.fspath(path), len(listed) - 1), size
+
+    files = indexed()
+    head: list[tuple[tuple[str, int], int]] = []
+    for item in files:
+        head.append(item)
+        if len(head) >= 2 and sum(size for _, size in head) >= PARALLEL_BYTES and workers > 1:
+            break
+    else:  # every file listed, fewer bytes than a parallel read is worth (or one worker)
+        yield taken(job([file for file, _size in head], skip, decide))
         return
     with ProcessWorkers(workers) as pool:
-        futures = [pool.submit(job, [(paths[i], i) for i in range(a, b)], skip, decide)
-                   for a, b in _runs(sizes, max(1, sum(sizes) // (workers * RUNS_PER_WORKER)))]
-        for future in futures:
-            yield taken(future.result())
+        pending: deque[Any] = deque()
+        for run in _cut(itertools.chain(head, files), RUN_BYTES):
+            pending.append(pool.submit(job, run, skip, decide))
+            while pending and pending[0].done():
+                yield taken(pending.popleft().result())
+        while pending:
+            yield taken(pending.popleft().result())
 
 
-#: how many runs of files each worker of a parallel scan reads (more: the caller's last run, summed after every
+#: bytes of files a worker of a parallel scan reads as one run (smaller: the caller's last run, summed after every
 #: worker has finished, is shorter; each run costs a message each way)
-RUNS_PER_WORKER = 16
+RUN_BYTES = 16 << 20
 
 
-def _runs(sizes: Sequence[int], target: int) -> list[tuple[int, int]]:
-    """Consecutive runs [a, b) of the files, each of at least ``target`` bytes (the last one may be less)."""
-    runs, start, total = [], 0, 0
-    for i, size in enumerate(sizes):
+_Item = TypeVar("_Item")
+
+
+def _cut(items: Iterable[tuple[_Item, int]], target: int) -> Iterator[list[_Item]]:
+    """Consecutive runs of ``items`` ((item, size), in order), each of at least ``target`` bytes (the last one may
+    be less), each given as soon as it is full."""
+    run: list[_Item] = []
+    total = 0
+    for item, size in items:
+        run.append(item)
         total += size
         if total >= target:
-            runs.append((start, i + 1))
-            start, total = i + 1, 0
-    if start < len(sizes):
-        runs.append((start, len(sizes)))
-    return runs
+            yield run
+            run, total = [], 0
+    if run:
+        yield run
 
 
 #: the usage columns of a session, as the importers name them
@@ -259,11 +282,20 @@ def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None,
     replies deduplicated within the run; this process keeps every reply key counted so far and adds a run's sums
     whole when none of its keys was counted in an earlier run (a C-level set test), else adds its replies one by
     one, leaving out those counted before (a resumed session's copies in another run)."""
+    listing = zip(files, sizes if sizes is not None else [os.path.getsize(f) for f in files], strict=True)
+    return _totals(listing, bad, formats)
+
+
+def _totals(listing: Iterable[tuple[str | os.PathLike[str], int]], bad: BadLines | None = None,
+            formats: list[tuple[int, str | None]] | None = None, listed: list[Path] | None = None
+            ) -> list[dict[str, Any]]:
+    """:func:`claude_code_totals` of a listing ((path, size) in order; a walk still going), ``listed`` getting
+    every file's path (:func:`_in_order`)."""
     seen: set[str | None] = set()
     # (project directory, session) -> its parts: (UTC day, model) -> PART_COUNTS, in the order each first appears;
     # a session's totals and models are read from its parts at the end
     sessions: dict[tuple[str, str], dict[tuple[str | None, str | None], list[int]]] = {}
-    for run in _in_order(_run_sums, files, bad=bad, sizes=sizes, formats=formats):
+    for run in _in_order(_run_sums, listing, bad=bad, formats=formats, listed=listed):
         keys, labels, sums = run.keys, run.parts, run.sums
         if seen.isdisjoint(keys):
             seen.update(keys)
