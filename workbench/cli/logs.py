@@ -232,17 +232,21 @@ def usage_view(rows: list[dict[str, Any]], by: str = "session") -> list[dict[str
         for part in r.get("parts", []):
             if by == "session":
                 key: tuple[Any, ...] = (r["client"], r["session_id"])
-                head = {"client": r["client"], "session_id": r["session_id"], "project_dir": r["project_dir"]}
             elif by == "day":
-                key, head = (part["day"],), {"day": part["day"]}
+                key = (part["day"],)
             elif by == "model":
-                key, head = (part["model"],), {"model": part["model"]}
+                key = (part["model"],)
             else:
-                key, head = (r["project_dir"] or f"({r['client']})",), {"project_dir": r["project_dir"] or
-                                                                            f"({r['client']})"}
-            g = groups.setdefault(key, {**head, **({"day": None, "models": []} if by == "session" else {}),
-                                        **{k: 0 for k, _ in _TOKENS}, "replies": 0, "cost_usd": 0.0,
-                                        "unpriced": []})
+                key = (r["project_dir"] or f"({r['client']})",)
+            g = groups.get(key)
+            if g is None:  # (made once a group, not once a part)
+                if by == "session":
+                    head = {"client": r["client"], "session_id": r["session_id"], "project_dir": r["project_dir"],
+                            "day": None, "models": []}
+                else:
+                    head = {{"day": "day", "model": "model"}.get(by, "project_dir"): key[0]}
+                g = groups[key] = {**head, **{k: 0 for k, _ in _TOKENS}, "replies": 0, "cost_usd": 0.0,
+                                   "unpriced": []}
             g["input"] += part["input"]
             g["output"] += part["output"]
             g["cache_read"] += part["cache_read"]
