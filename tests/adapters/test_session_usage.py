@@ -515,3 +515,31 @@ def test_the_walk_gives_the_files_sorted_as_paths_sort_while_it_walks(tmp_path: 
             here.rmdir()
             here = here.parent
     assert listed == sorted(f for f in made if f.suffix == ".jsonl")
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_file_the_usage_pass_cannot_open_is_named_or_skipped_and_counted_where_it_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parallel: bool) -> None:
+    """The usage pass's walk no longer opens every file to check it can be read: the process that reads a file
+    says when it cannot open it (here a file gone between the walk and the read), in the tree's order, as the walk
+    said it: an error naming it, or with --skip-invalid counted, the other files' replies still summed."""
+    from workbench._util.jsonl import BadLines
+    from workbench.adapters import _usage_scan as usage_scan
+    from workbench.errors import SchemaError
+
+    files = [write(tmp_path / "p" / f"f{k}.jsonl", [reply(f"a{k}", None, f"msg_{k}", f"req_{k}", (k, 1, 1, 1),
+                                                          sid=f"s{k}")]) for k in range(4)]
+    gone = tmp_path / "p" / "f2.jsonl"
+    listing = [(f, f.stat().st_size) for f in files]
+    gone.unlink()
+    if parallel:
+        monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 0)
+        monkeypatch.setattr(usage_scan, "RUN_BYTES", 1)
+        monkeypatch.setattr(usage_scan.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    bad = BadLines(skip_invalid=True)
+    rows = usage_scan._totals(listing, bad)
+    assert [r["session_id"] for r in rows] == ["s0", "s1", "s3"]
+    assert bad.unreadable == [(str(gone), "No such file or directory")]
+    with pytest.raises(SchemaError) as err:
+        usage_scan._totals(listing, BadLines())
+    assert str(gone) in str(err.value) and "cannot be read (No such file or directory)" in str(err.value)

@@ -135,23 +135,30 @@ def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: Ba
     return found
 
 
+def _cannot_read(where: str, reason: str, bad: BadLines | None) -> None:
+    """A file or directory that cannot be read: an error naming it, or with ``bad.skip_invalid`` counted."""
+    if bad is None or not bad.skip_invalid:
+        raise SchemaError(f"cannot be read ({reason}); --skip-invalid skips what cannot be read and counts it",
+                          file=where)
+    bad.cannot_read(where, reason)
+
+
 class _Walk:
     """One walk of a session tree, file by file in :func:`tree_listing`'s order: each directory listed once
     (``os.scandir``) and its entries visited in name order, a directory's files where its name falls. That is the
     order of the paths sorted part by part (a name sorts before any longer name it begins), so the files come
-    sorted as they are found, and a reader can start on the first ones before the walk ends. ``skipped``: whether
-    something that could not be read was left out (``bad.skip_invalid``)."""
+    sorted as they are found, and a reader can start on the first ones before the walk ends. Each file is opened to
+    check it can be read, unless ``open_files`` is false (a reader that opens every file at once says what it
+    cannot open, :func:`_cannot_read`). ``skipped``: whether something that could not be read was left out
+    (``bad.skip_invalid``)."""
 
-    def __init__(self, bad: BadLines | None) -> None:
+    def __init__(self, bad: BadLines | None, open_files: bool = True) -> None:
         self.bad = bad
+        self.open_files = open_files
         self.skipped = False
 
     def _unreadable(self, where: str, err: OSError) -> None:
-        reason = err.strerror or type(err).__name__
-        if self.bad is None or not self.bad.skip_invalid:
-            raise SchemaError(f"cannot be read ({reason}); --skip-invalid skips what cannot be read and counts it",
-                              file=where)
-        self.bad.cannot_read(where, reason)
+        _cannot_read(where, err.strerror or type(err).__name__, self.bad)
         self.skipped = True
 
     def files(self, path: str | os.PathLike[str], pattern: str = "*.jsonl", *, formats: bool = False
@@ -175,17 +182,18 @@ class _Walk:
                 size = entry.stat().st_size
             except OSError:
                 continue  # gone since it was listed
-            try:
-                fd = os.open(entry.path, os.O_RDONLY | os.O_NONBLOCK)
-            except OSError as err:
-                self._unreadable(entry.path, err)
-                continue
             fmt = None
-            try:
-                if formats:
-                    fmt = _head_format(fd)
-            finally:
-                os.close(fd)
+            if self.open_files or formats:
+                try:
+                    fd = os.open(entry.path, os.O_RDONLY | os.O_NONBLOCK)
+                except OSError as err:
+                    self._unreadable(entry.path, err)
+                    continue
+                try:
+                    if formats:
+                        fmt = _head_format(fd)
+                finally:
+                    os.close(fd)
             file = Path(entry.path)
             if formats and fmt is None:
                 fmt = _file_format(file)  # the first line does not say: read as before, record by record

@@ -70,7 +70,7 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
         # that are not Claude Code's come back with their formats
         files: list[Path] = []
         others: list[tuple[int, str | None]] = []
-        walk = ((file, size) for file, size, _fmt in _Walk(bad).files(p, "*.jsonl"))
+        walk = ((file, size) for file, size, _fmt in _Walk(bad, open_files=False).files(p, "*.jsonl"))
         rows = _totals(walk, bad, formats=others, listed=files)
         for index, fmt in others:
             if fmt is not None:  # a file no record of which says (titles only) is left out

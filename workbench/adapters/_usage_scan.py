@@ -107,7 +107,11 @@ def _file_replies(path: str, index: int, bad: BadLines | None = None, decide: bo
 
     out: list[tuple[Any, ...]] = []
     limit = max_line_bytes()
-    with open(path, "rb", buffering=1 << 20) as fh:
+    try:
+        fh = open(path, "rb", buffering=1 << 20)
+    except OSError as err:  # (the walk did not open it: the reader says what it cannot open)
+        raise _Unreadable(err.strerror or type(err).__name__) from None
+    with fh:
         if decide:
             from workbench.adapters._logfiles import HEAD_BYTES, _file_format, _format_of_head
 
@@ -149,13 +153,18 @@ def _reply(rec: Any, index: int, line: int) -> tuple[Any, ...] | None:
             *usage_counts(msg["usage"]), hour, utc_day(_str(rec.get("timestamp"))))
 
 
+class _Unreadable(Exception):
+    """A file that cannot be opened, with the reason (:func:`_files_replies` hands it back, in order)."""
+
+
 class _Replies(NamedTuple):
-    """A run of files read (:func:`_files_replies`): the replies, the lines skipped, and each file not read as
-    Claude Code's as (index, its format)."""
+    """A run of files read (:func:`_files_replies`): the replies, the lines skipped, each file not read as Claude
+    Code's as (index, its format), and each file that could not be opened as (path, reason)."""
 
     replies: list[tuple[Any, ...]]
     skipped: list[tuple[str, int, str]]
     others: list[tuple[int, str | None]]
+    unreadable: list[tuple[str, str]]
 
 
 def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, decide: bool = False) -> _Replies:
@@ -165,13 +174,20 @@ def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False,
 
     out: list[tuple[Any, ...]] = []
     others: list[tuple[int, str | None]] = []
+    unreadable: list[tuple[str, str]] = []
     bad = BadLines(skip_invalid=skip_invalid)
     for path, index in batch:
-        fmt, replies = _file_replies(path, index, bad, decide)
+        try:
+            fmt, replies = _file_replies(path, index, bad, decide)
+        except _Unreadable as err:
+            unreadable.append((path, str(err)))
+            if not skip_invalid:
+                break  # the error the parent raises: nothing after it is read
+            continue
         if fmt != "claude-code":
             others.append((index, fmt))
         out.extend(replies)
-    return _Replies(out, bad.skipped, others)
+    return _Replies(out, bad.skipped, others, unreadable)
 
 
 def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = None,
@@ -207,8 +223,12 @@ def _in_order(job: Callable[[list[tuple[str, int]], bool, bool], _Run],
     listed = listed if listed is not None else []
 
     def taken(run: _Run) -> _Run:
+        from workbench.adapters._logfiles import _cannot_read
+
         if bad is not None:
             bad.skipped.extend(run.skipped)
+        for path, reason in run.unreadable:
+            _cannot_read(path, reason, bad)
         if formats is not None:
             formats.extend(run.others)
         return run
@@ -220,9 +240,11 @@ def _in_order(job: Callable[[list[tuple[str, int]], bool, bool], _Run],
 
     files = indexed()
     head: list[tuple[tuple[str, int], int]] = []
+    total = 0
     for item in files:
         head.append(item)
-        if len(head) >= 2 and sum(size for _, size in head) >= PARALLEL_BYTES and workers > 1:
+        total += item[1]
+        if len(head) >= 2 and total >= PARALLEL_BYTES and workers > 1:
             break
     else:  # every file listed, fewer bytes than a parallel read is worth (or one worker)
         yield taken(job([file for file, _size in head], skip, decide))
@@ -332,8 +354,8 @@ class _RunSums:
     """A run of files summed where it was read (:func:`_run_sums`). ``parts``: (project directory, session, UTC
     day, model) in the order each first appears; ``sums``: their :data:`PART_COUNTS`, six a part; ``keys``: each
     counted reply's key (:func:`_reply_key`; None for a reply without both ids), in order, with its part
-    (``reply_parts``) and its six counts (``reply_counts``); the lines skipped and the files not read as Claude
-    Code's (:func:`_files_replies`)."""
+    (``reply_parts``) and its six counts (``reply_counts``); the lines skipped, the files not read as Claude
+    Code's and those that could not be opened (:func:`_files_replies`)."""
 
     parts: list[tuple[str, str, str | None, str | None]]
     sums: array
@@ -342,6 +364,7 @@ class _RunSums:
     reply_counts: array
     skipped: list[tuple[str, int, str]]
     others: list[tuple[int, str | None]]
+    unreadable: list[tuple[str, str]]
 
 
 def _reply_key(message: str, request: str) -> str:
@@ -354,7 +377,7 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
     once within the run (:class:`_RunSums`)."""
     from workbench.adapters._logfiles import project_dir
 
-    replies, skipped, others = _files_replies(batch, skip_invalid, decide)
+    replies, skipped, others, unreadable = _files_replies(batch, skip_invalid, decide)
     paths = dict((index, path) for path, index in batch)
     projects: dict[int, str] = {}
     by_directory: dict[str, str] = {}
@@ -391,7 +414,7 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
         keys.append(key)
         reply_parts.append(k)
         reply_counts.extend(counts)
-    return _RunSums(labels, sums, keys, reply_parts, reply_counts, skipped, others)
+    return _RunSums(labels, sums, keys, reply_parts, reply_counts, skipped, others, unreadable)
 
 
 def _session_row(key: tuple[str, str], parts: dict[tuple[str | None, str | None], list[int]]) -> dict[str, Any]:
