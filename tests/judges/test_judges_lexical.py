@@ -75,3 +75,26 @@ def test_requests_take_each_span_from_the_steps_as_a_plain_filter_would() -> Non
                              entries=[e.text for e in parse(c["candidate_summary"])],
                              request_id=f"{c['run_id']}/b{c['boundary']}")
         assert req.request == want
+
+
+def test_an_identifier_counts_when_the_sources_hold_it_as_an_identifier_or_inside_their_text() -> None:
+    """The judge finds an entry's identifiers among the sources' identifiers (a set intersection since issue 62)
+    and, failing that, inside their lower-cased text: ``A7-Q`` is inside ``noteA7-Q`` (an identifier of its own),
+    ``INV-999`` nowhere. By hand: ids {a7-q, inv-104, inv-999}, two found; words {paid, order, inv} ("and" is a
+    stop word), two found (paid, inv); so z = -1 + 3 (2/3) - 1.5 (1/3) + 2.5 (2/3) and the score is 1 / (1 + e^-z);
+    the judge's score is the same number."""
+    import math
+
+    from workbench.judges import Sources
+
+    entry = "- Paid order A7-Q, INV-104 and INV-999."
+    f = features(entry, "noteA7-Q here; INV-104 paid")
+    assert (f.n_ids, f.id_overlap, f.n_words, f.word_overlap, f.cue) == (3, 2 / 3, 3, 2 / 3, False)
+    z = -1.0 + 3.0 * (2 / 3) - 1.5 * (1 - 2 / 3) + 2.5 * (2 / 3)
+    assert probability(f) == 1.0 / (1.0 + math.exp(-z))
+    req = JudgeRequest(task="t", retained_turn="INV-104 paid", previous_summary="", evidence=("noteA7-Q here",),
+                       entries=(entry, "- Will email the client next."), request_id="r/b1")
+    scores = LexicalJudge().score(req).scores
+    sources = Sources.of("\n".join(["noteA7-Q here", "INV-104 paid", ""]))
+    assert scores == [probability(features(e, sources)) for e in req.entries]
+    assert abs(scores[0] - 1.0 / (1.0 + math.exp(-z))) < 1e-15

@@ -104,23 +104,29 @@ def _entry_terms(entry: str) -> tuple[frozenset[str], frozenset[str], bool]:
 def features(entry: str, sources: str | Sources) -> LexicalFeatures:
     """The lexical features of one entry against the source text."""
     src = sources if isinstance(sources, Sources) else Sources.of(sources)
+    return LexicalFeatures(*_overlaps(entry, src))
+
+
+def _overlaps(entry: str, src: Sources) -> tuple[int, float, int, float, bool]:
+    """:class:`LexicalFeatures`' fields: an identifier is found among the sources' identifiers or in their text, a
+    word among their words (set intersections; the features once a judged entry, 373,410 on the testbed)."""
     ids, words, cue = _entry_terms(entry)
-    id_hits = sum(1 for i in ids if i in src.ids or i in src.text)
-    word_hits = sum(1 for w in words if w in src.words)
-    return LexicalFeatures(
-        n_ids=len(ids),
-        id_overlap=id_hits / len(ids) if ids else 0.0,
-        n_words=len(words),
-        word_overlap=word_hits / len(words) if words else 0.0,
-        cue=cue,
-    )
+    id_hits = 0
+    if ids:
+        found = ids & src.ids
+        id_hits = len(found) + sum(1 for i in ids - found if i in src.text)
+    return (len(ids), id_hits / len(ids) if ids else 0.0, len(words),
+            len(words & src.words) / len(words) if words else 0.0, cue)
 
 
 def probability(f: LexicalFeatures) -> float:
     """The fixed logistic mapping of the module docstring."""
-    has_ids = 1.0 if f.n_ids else 0.0
-    z = -1.0 + 3.0 * f.id_overlap * has_ids - 1.5 * has_ids * (1.0 - f.id_overlap) \
-        + 2.5 * f.word_overlap - 1.5 * float(f.cue)
+    return _logistic(f.n_ids, f.id_overlap, f.word_overlap, f.cue)
+
+
+def _logistic(n_ids: int, id_overlap: float, word_overlap: float, cue: bool) -> float:
+    has_ids = 1.0 if n_ids else 0.0
+    z = -1.0 + 3.0 * id_overlap * has_ids - 1.5 * has_ids * (1.0 - id_overlap) + 2.5 * word_overlap - 1.5 * float(cue)
     return 1.0 / (1.0 + math.exp(-z))
 
 
@@ -133,7 +139,10 @@ class LexicalJudge:
     def score(self, request: JudgeRequest, repeat: int = 0) -> JudgeResult:
         """Deterministic and local: every repeat gives the same scores, nothing is sent."""
         sources = Sources.of_parts([*request.evidence, request.retained_turn, request.previous_summary])
-        scores: list[float | None] = [probability(features(e, sources)) for e in request.entries]
+        scores: list[float | None] = []
+        for entry in request.entries:  # probability(features(entry, sources)), without the dataclass between
+            n_ids, id_overlap, _n_words, word_overlap, cue = _overlaps(entry, sources)
+            scores.append(_logistic(n_ids, id_overlap, word_overlap, cue))
         return JudgeResult(scores=scores, reasons=[None] * len(scores),
                            request_ids=[request.request_id] * len(scores), requests=1)
 
