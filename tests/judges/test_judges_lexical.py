@@ -98,3 +98,29 @@ def test_an_identifier_counts_when_the_sources_hold_it_as_an_identifier_or_insid
     sources = Sources.of("\n".join(["noteA7-Q here", "INV-104 paid", ""]))
     assert scores == [probability(features(e, sources)) for e in req.entries]
     assert abs(scores[0] - 1.0 / (1.0 + math.exp(-z))) < 1e-15
+
+
+def test_a_judge_that_gives_another_count_of_scores_than_entries_is_an_error_naming_the_request() -> None:
+    """score_requests builds the scores table a request at a time; a judge that answers a request of n entries with
+    another number of scores is refused, naming the request, not written shifted onto the next entries."""
+    import pytest
+
+    from workbench.adapters import read_log
+    from workbench.judges import JudgeResult, score_requests
+    from workbench.summaries import compaction_requests
+
+    from tests.conftest import ROOT
+
+    requests = [r for r in compaction_requests(read_log(ROOT / "data" / "examples" / "invoice_log.jsonl"))
+                if len(r.entry_ids) > 1][:2]
+
+    class Short(LexicalJudge):
+        def score(self, request: JudgeRequest, repeat: int = 0) -> JudgeResult:
+            res = super().score(request, repeat)
+            return JudgeResult(scores=res.scores[:-1], reasons=res.reasons[:-1], request_ids=res.request_ids[:-1],
+                               requests=1)
+
+    full, _ = score_requests(requests, LexicalJudge())
+    assert full.height == sum(len(r.entry_ids) for r in requests)
+    with pytest.raises(ValueError, match=requests[0].request.request_id):
+        score_requests(requests, Short())

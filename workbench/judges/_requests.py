@@ -99,19 +99,24 @@ def score_requests(
     evidence_flat: list[str] = []  # every entry's evidence ids, one after the other, and where each entry's end
     evidence_ends: list[int] = [0]
     acct: list[dict[str, object]] = []
-    for cr, r, res in done:  # columns, not a dict per row: a million scores build in a second
+    for cr, r, res in done:  # columns, a request at a time: a million scores build in a second
         request = cr.request
-        for k, (eid, score, reason, rid) in enumerate(zip(cr.entry_ids, res.scores, res.reasons, res.request_ids,
-                                                          strict=True)):
-            cols["entry_id"].append(eid)
-            cols["repeat"].append(r)
-            cols["score"].append(score)
-            cols["request_id"].append(rid)
-            if request.entry_evidence:
-                evidence_flat.extend(evidence_id(request.request_id, request.evidence_ids[j])
-                                     for j in request.entry_evidence[k])
-            evidence_ends.append(len(evidence_flat))
-            cols["reason"].append(reason)
+        n = len(cr.entry_ids)
+        if not len(res.scores) == len(res.reasons) == len(res.request_ids) == n:
+            raise ValueError(f"{judge.name} judge gave {len(res.scores)} scores, {len(res.reasons)} reasons and "
+                             f"{len(res.request_ids)} request ids for the {n} entries of {request.request_id}")
+        cols["entry_id"].extend(cr.entry_ids)
+        cols["repeat"].extend([r] * n)
+        cols["score"].extend(res.scores)
+        cols["request_id"].extend(res.request_ids)
+        cols["reason"].extend(res.reasons)
+        if request.entry_evidence:
+            ids = [evidence_id(request.request_id, e) for e in request.evidence_ids]  # each passage's id once
+            for k in range(n):
+                evidence_flat.extend([ids[j] for j in request.entry_evidence[k]])
+                evidence_ends.append(len(evidence_flat))
+        else:
+            evidence_ends.extend([len(evidence_flat)] * n)
         acct.append({"run_id": cr.run_id, "boundary": cr.boundary, "repeat": r, "judge": judge.name,
                      "entries": len(cr.entry_ids), "requests": res.requests, "sent": res.sent,
                      "input_tokens": res.input_tokens, "output_tokens": res.output_tokens, "cost_usd": res.cost_usd})
