@@ -124,3 +124,21 @@ def test_a_judge_that_gives_another_count_of_scores_than_entries_is_an_error_nam
     assert full.height == sum(len(r.entry_ids) for r in requests)
     with pytest.raises(ValueError, match=requests[0].request.request_id):
         score_requests(requests, Short())
+
+
+def test_the_identifier_pattern_finds_what_the_plain_pattern_finds() -> None:
+    """Issue 62: the identifier pattern skips starts inside a run of letters (a lookbehind) and never gives letters
+    back (possessive). Against the plain pattern it replaced, on 20,000 random strings over letters, digits,
+    separators, a non-ASCII letter and spaces, and on identifiers as logs write them: the same matches."""
+    import random
+    import re
+
+    from workbench.judges._lexical import _ID
+
+    plain = re.compile(r"[A-Za-z]*[-_]?\d[\w.\-/:]*")
+    rng = random.Random(7)
+    alphabet = "abZ-_1907.:/ é\n,"
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(20_000)]
+    texts += ["INV-104 paid $120.50 on 2026-11-02T10:00Z", "ab-x1 abc_9 -5 _7 x-_1 a--1 é7 Ab12/cd:3.4",
+              "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-", "", "7", "a7-q"]
+    assert [_ID.findall(t) for t in texts] == [plain.findall(t) for t in texts]

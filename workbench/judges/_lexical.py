@@ -36,7 +36,13 @@ from functools import lru_cache
 from workbench.judges._base import JudgeRequest, JudgeResult
 from workbench._util.long_tokens import bound_tokens
 
-_ID = re.compile(r"[A-Za-z]*[-_]?\d[\w.\-/:]*")
+#: an identifier: letters, an optional ``-`` or ``_``, a digit, then word characters and ``.-/:`` (``INV-104``,
+#: ``120.50``, ``a7-q``). Written so that findall finds the same matches as ``[A-Za-z]*[-_]?\d[\w.\-/:]*`` in one
+#: pass: a match never starts after an ASCII letter (one that could would start with that letter's run, which is
+#: tried first and sees the same rest), and the run's letters are never given back (a letter cannot match ``[-_]``
+#: or ``\d``). The plain pattern tried every start inside a run of letters: 0.84 against 0.26 s on the texts one
+#: judge run of the testbed tokenizes (31,515 of about 285 characters), the same matches on each.
+_ID = re.compile(r"(?<![A-Za-z])[A-Za-z]*+[-_]?\d[\w.\-/:]*")
 _WORD = re.compile(r"[A-Za-z][A-Za-z']{2,}")
 _CUES = frozenset(
     "will should shall next plan planned planning need needs needed must todo to-do remaining remain "
