@@ -19,7 +19,7 @@ from workbench.errors import SchemaError, describe_value
 from workbench._util.jsonl import BadLines, LogWarning, json_lines
 from workbench.adapters._logfiles import project_dir as _project_dir
 from workbench.tables._records import RowChunks, encode_args, row_columns, widen_span
-from workbench.adapters._usage_scan import first_time, line_kind, token_count, usage_counts
+from workbench.adapters._usage_scan import _reply_key, first_time, line_kind, token_count, usage_counts
 
 
 #: how a Claude Code run's usage columns are counted (ccusage's definitions: its README and JSON output)
@@ -663,14 +663,6 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tupl
 #: or None, its model (a non-empty string) or None, and its usage (input, output, cache read, cache creation, of
 #: which the 1-hour tier) or None
 _Reply = tuple[str | None, str | None, tuple[int, int, int, int, int] | None]
-
-
-def _reply_key(message: str, request: str) -> str:
-    """A reply's (message id, request id) as one string, ``LEN:MESSAGEREQUEST`` (the message id's length first, so
-    two different pairs never give the same string): the set of replies counted holds one string a reply, not a
-    tuple of two (about 100 bytes less a reply; with the 1 GB home's 520,883 replies, the import's peak is 37 MiB
-    lower)."""
-    return f"{len(message)}:{message}{request}"
 
 
 def _reply_of(rec: dict[str, Any]) -> _Reply:
