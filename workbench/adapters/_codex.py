@@ -155,7 +155,8 @@ def _compacted(p: dict[str, Any]) -> tuple[str, str | None]:
 def _rollout(file: Path, bad: BadLines | None = None, usage_only: bool = False
              ) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], int]:
     """One rollout's run, steps and compactions, and its first line. ``usage_only``: the run's identity, span,
-    models and usage alone (every line still read and checked), no steps or compactions -- the usage pass."""
+    models and usage alone (every line still read and checked), no steps or compactions, and ``usage_by_model`` as
+    the dict, not its JSON text -- the usage pass."""
     run: dict[str, Any] = {"run_id": file.stem, "method": "codex", "task": None}
     steps: list[dict[str, Any]] = []
     comps: list[dict[str, Any]] = []
@@ -211,7 +212,8 @@ def _rollout(file: Path, bad: BadLines | None = None, usage_only: bool = False
     run_id = run["run_id"]
     run.update(task_id=run_id, scenario_id=run_id, steps=len(steps), compactions=len(comps),  # a session: a cluster
                models=models, usage_definition=USAGE_DEFINITION,
-               usage_by_model=json.dumps(by_model, sort_keys=True) if by_model else None,
+               usage_by_model=(by_model or None) if usage_only else  # (the usage pass reads the dict itself)
+               json.dumps(by_model, sort_keys=True) if by_model else None,
                **{c: run.get(c, 0) for c in ("usage_replies", *(col for _, col in _USAGE_KEYS))})
     for row in (*steps, *comps):
         row["run_id"] = run_id

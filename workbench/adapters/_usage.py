@@ -83,13 +83,11 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
     if unknown:
         raise SchemaError(f"not a Claude Code or Codex session ({unknown[0]})", file=str(p))
     if formats.get("codex"):
-        import json
-
         from workbench.adapters._codex import codex_runs
         from workbench.adapters._usage_scan import PART_COUNTS, utc_day
 
         for _line, run, _steps, _comps in codex_runs(p, files=formats["codex"], bad=bad, usage_only=True):
-            by_model = json.loads(run.get("usage_by_model") or "{}")
+            by_model = run.get("usage_by_model") or {}  # (usage_only: the dict, not its JSON text)
             day = utc_day(run.get("started_at"))  # a rollout's usage is dated by its start (no per-event split)
             parts = [{"day": day, "model": model, **{k: int(u.get(k, 0)) for k in PART_COUNTS if k != "replies"},
                       "replies": 0} for model, u in sorted(by_model.items())]
