@@ -179,10 +179,10 @@ _BATCH_TABLES = ("steps", "compactions", "entries", "evidence")
 
 def _run_rows(scan: pl.LazyFrame) -> dict[str, tuple[int, int]]:
     """Run id to the positions of its first and last rows (0-based, both included) in a scan with a ``run_id``
-    column, read alone."""
-    spans = (scan.select("run_id").with_row_index("row").group_by("run_id")
-             .agg(pl.col("row").min().alias("first"), pl.col("row").max().alias("last")).collect())
-    return {run: (int(first), int(last)) for run, first, last in spans.iter_rows()}
+    column, read alone (:func:`~workbench.tables._frames._run_spans`, as the judge's batches find them)."""
+    from workbench.tables._frames import _run_spans
+
+    return {run: (int(lo), int(hi) - 1) for run, lo, hi in _run_spans(scan).iter_rows()}
 
 
 #: rows between two runs' rows that are read rather than skipped (one slice, not two)

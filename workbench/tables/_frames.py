@@ -38,10 +38,7 @@ def batches_by_run(frames: Mapping[str, pl.DataFrame | pl.LazyFrame], size: int,
     dict of str to polars.DataFrame
         Each frame's rows of the next ``size`` runs.
     """
-    spans = {name: (frame.lazy().select("run_id").with_row_index("_row").group_by("run_id")
-                    .agg(pl.col("_row").min().alias("lo"), (pl.col("_row").max() + 1).alias("hi"))
-                    .collect(engine="streaming"))
-             for name, frame in frames.items()}
+    spans = {name: _run_spans(frame) for name, frame in frames.items()}
     runs = spans[order].sort("lo").get_column("run_id")
     for start in range(0, max(1, len(runs)), size):
         ids = runs.slice(start, size).implode()
@@ -56,6 +53,13 @@ def batches_by_run(frames: Mapping[str, pl.DataFrame | pl.LazyFrame], size: int,
                 frame = frame.head(0)
             batch[name] = frame.collect()
         yield batch
+
+
+def _run_spans(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """Where each run's rows lie in ``frame`` (its ``run_id`` column read alone): ``run_id``, ``lo`` (the position of
+    its first row) and ``hi`` (one past its last)."""
+    return (frame.lazy().select("run_id").with_row_index("_row").group_by("run_id")
+            .agg(pl.col("_row").min().alias("lo"), (pl.col("_row").max() + 1).alias("hi")).collect(engine="streaming"))
 
 
 def slices(frame: pl.DataFrame | pl.LazyFrame, rows: int) -> Iterator[pl.DataFrame]:
