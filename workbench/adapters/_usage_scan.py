@@ -317,36 +317,32 @@ def _totals(listing: Iterable[tuple[str | os.PathLike[str], int]], bad: BadLines
     # (project directory, session) -> its parts: (UTC day, model) -> PART_COUNTS, in the order each first appears;
     # a session's totals and models are read from its parts at the end
     sessions: dict[tuple[str, str], dict[tuple[str | None, str | None], list[int]]] = {}
+
+    def add(label: tuple[str, str, str | None, str | None], counts: array, at: int) -> None:
+        """Six counts from ``counts[at:]`` onto the part ``label`` (made, and its session, where new)."""
+        project, sid, day, model = label
+        parts = sessions.get((project, sid))
+        if parts is None:
+            parts = sessions[(project, sid)] = {}
+        part = parts.get((day, model))
+        if part is None:
+            part = parts[(day, model)] = [0, 0, 0, 0, 0, 0]
+        for j in range(6):
+            part[j] += counts[at + j]
+
     for run in _in_order(_run_sums, listing, bad=bad, formats=formats, listed=listed):
-        keys, labels, sums = run.keys, run.parts, run.sums
-        if seen.isdisjoint(keys):
-            seen.update(keys)
+        if seen.isdisjoint(run.keys):
+            seen.update(run.keys)
             seen.discard(None)  # (a reply without both ids counts every time: None is never "seen")
-            for k, (project, sid, day, model) in enumerate(labels):
-                parts = sessions.get((project, sid))
-                if parts is None:
-                    parts = sessions[(project, sid)] = {}
-                part = parts.get((day, model))
-                if part is None:
-                    parts[(day, model)] = list(sums[6 * k:6 * k + 6])
-                else:
-                    for j in range(6):
-                        part[j] += sums[6 * k + j]
+            for k, label in enumerate(run.parts):
+                add(label, run.sums, 6 * k)
             continue
-        for r, key in enumerate(keys):  # some reply was counted in an earlier run: reply by reply
+        for r, key in enumerate(run.keys):  # some reply was counted in an earlier run: reply by reply
             if key is not None:
                 if key in seen:
                     continue
                 seen.add(key)
-            project, sid, day, model = labels[run.reply_parts[r]]
-            parts = sessions.get((project, sid))
-            if parts is None:
-                parts = sessions[(project, sid)] = {}
-            part = parts.get((day, model))
-            if part is None:
-                part = parts[(day, model)] = [0, 0, 0, 0, 0, 0]
-            for j in range(6):
-                part[j] += run.reply_counts[6 * r + j]
+            add(run.parts[run.reply_parts[r]], run.reply_counts, 6 * r)
     return [_session_row(key, parts) for key, parts in sessions.items()]
 
 
