@@ -91,7 +91,8 @@ if HAVE:
     plots.export_table(table, f"calibration_brier_ece_{JUDGE}_{FIELD}", f"{figs}/tables",
                        "Brier (Murphy decomposition), plug-in ECE (biased upward), and the debiased squared calibration "
                        "error with its root (Kumar et al. 2019); 95% intervals: scenario bootstrap (percentile), "
-                       "cluster jackknife t for the debiased two")
+                       "for the debiased two the values a scenario sign-flip test of calibration and Feldman and "
+                       "Cousins' interval leave (never below 0)")
     display(table)
 
 # %% [markdown]

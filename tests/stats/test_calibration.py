@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 import pytest
 
 from workbench.stats import (
@@ -88,9 +89,16 @@ def test_debiased_squared_calibration_error_by_hand() -> None:
 
 
 def _judge_draw(rng: np.random.Generator, scenarios: int, truth: str) -> tuple[np.ndarray, ...]:
-    s = rng.random(scenarios * 25)
-    p = s if truth == "calibrated" else s**2
-    return s, (rng.random(s.size) < p).astype(int), np.repeat(np.arange(scenarios), 25)
+    """25 rows a scenario, P(y) = s or s^2; ``shared``: P(y) = s^2 in scenarios of 60 or 6 rows whose labels share
+    a scenario effect, ``p + u p (1 - p)`` with u ~ U(-0.9, 0.9), so P(y | s) is still s^2 over scenarios."""
+    if truth != "shared":
+        s = rng.random(scenarios * 25)
+        p = s if truth == "calibrated" else s**2
+        return s, (rng.random(s.size) < p).astype(int), np.repeat(np.arange(scenarios), 25)
+    c = np.repeat(np.arange(scenarios), np.where(np.arange(scenarios) % 4 == 0, 60, 6))
+    s = rng.random(c.size)
+    p = s**2 + rng.uniform(-0.9, 0.9, scenarios)[c] * s**2 * (1 - s**2)
+    return s, (rng.random(c.size) < p).astype(int), c
 
 
 def _true_squared_ce(truth: str, bins: int = 10, grid: int = 100_000) -> float:
@@ -102,10 +110,12 @@ def _true_squared_ce(truth: str, bins: int = 10, grid: int = 100_000) -> float:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scenarios", [12, 30])
-@pytest.mark.parametrize("truth", ["calibrated", "squared"])
+@pytest.mark.parametrize("truth", ["calibrated", "squared", "shared"])
 def test_debiased_calibration_error_covers_its_truth(truth: str, scenarios: int) -> None:
     """Coverage of the debiased squared calibration error's interval at a calibrated judge (truth 0) and at
-    P(y) = s^2 (truth by numerical integration), beside the plug-in ECE's interval, which never covers 0."""
+    P(y) = s^2 (truth by numerical integration), with equal scenarios or unequal ones sharing their labels (where
+    the jackknife's G - 1 degrees of freedom covered 87.7% at 12 scenarios), beside the plug-in ECE's interval,
+    which never covers 0."""
     from statsmodels.stats.proportion import proportion_confint
 
     from workbench.stats import debiased_calibration_error
@@ -124,8 +134,73 @@ def test_debiased_calibration_error_covers_its_truth(truth: str, scenarios: int)
     low, high = proportion_confint(hits, trials, method="wilson")
     message = f"{truth} at {scenarios} scenarios: coverage {hits / trials:.3f} (Wilson [{low:.3f}, {high:.3f}])"
     print(message)
-    assert high >= 0.95 and hits / trials >= 0.92, message  # not below the level (at 0 it is conservative)
+    # issue 60's acceptance: the Monte Carlo interval meets 93-97%; at 0 the jackknife's interval alone covered 99-100%
+    assert high >= 0.93 and low <= 0.97, message
     assert plugin_zero == 0  # the plug-in's percentile interval: never covers a calibrated judge's 0
+
+
+def test_the_calibration_test_against_every_sign_pattern_written_out() -> None:
+    """The sign-flip test's statistic and p-value, recomputed the long way: every pair of rows in one bin and in
+    different scenarios, and all 2^G sign patterns (the test enumerates half of them, a pattern and its negation
+    being equal)."""
+    import itertools
+
+    from workbench.stats import calibration_test
+
+    rng = np.random.default_rng(8)
+    c = np.repeat(np.arange(5), [3, 9, 4, 12, 6])
+    s = np.round(rng.random(c.size), 2)
+    y = (rng.random(c.size) < s**1.5).astype(int)
+    b = np.minimum((s * 10).astype(int), 9)
+    d = s - y
+
+    def statistic(sign: np.ndarray) -> float:
+        total = 0.0
+        for i in range(c.size):
+            for j in range(c.size):
+                if b[i] == b[j] and c[i] != c[j]:
+                    total += sign[c[i]] * sign[c[j]] * d[i] * d[j] / (c.size * np.sum(b == b[i]))
+        return total
+
+    observed = statistic(np.ones(5))
+    null = [statistic(np.array(sign)) for sign in itertools.product((1.0, -1.0), repeat=5)]
+    res = calibration_test(s, y, c)
+    assert res.statistic == pytest.approx(observed, abs=1e-14)
+    assert res.p_value == pytest.approx(np.mean(np.array(null) >= observed - 1e-12), abs=1e-12)
+    assert (res.n_flips, res.exact, res.n_clusters) == (16, True, 5)
+    # above the exact limit the patterns are drawn, seeded: the same seed, the same p-value
+    c30 = np.repeat(np.arange(30), 4)
+    s30, y30 = rng.random(120), rng.integers(0, 2, 120)
+    drawn = calibration_test(s30, y30, c30, n_flips=999, seed=4)
+    assert not drawn.exact and drawn.n_flips == 999
+    assert drawn.p_value == calibration_test(s30, y30, c30, n_flips=999, seed=4).p_value
+
+
+def test_a_rejected_calibration_with_no_positive_value_rejected_gives_an_interval_open_at_0() -> None:
+    """The default interval is the values neither test rejects. In this sample (mildly miscalibrated, P(y) =
+    s^1.25) the sign-flip test rejects calibration while the unified interval's low is 0: the interval is
+    (0, high], its low the smallest positive float, so it does not hold 0 and does hold every positive value up
+    to high; where calibration is not rejected the low is 0 even if the unified interval's is above it."""
+    from workbench.stats import ABOVE_ZERO, calibration_test, debiased_calibration_error
+
+    rng = np.random.default_rng(0)
+    found = None
+    for _ in range(200):
+        c = np.repeat(np.arange(12), 25)
+        s = rng.random(c.size)
+        y = (rng.random(c.size) < s**1.25).astype(int)
+        unified = debiased_calibration_error(s, y, c, interval_method="unified")
+        if calibration_test(s, y, c).p_value < 0.05 and unified.ci_low == 0.0:
+            found = (s, y, c)
+            break
+    assert found is not None
+    res = debiased_calibration_error(*found)
+    assert res.method == "sign-flip" and res.ci_low == ABOVE_ZERO and 0.0 < res.ci_low < 1e-300
+    assert not (res.ci_low <= 0.0) and res.ci_high > 0.001
+    assert "open at 0" in res.reason
+    # the root's row keeps the exclusion: sqrt of the smallest float is still above 0
+    row = calibration_table(*found, n_boot=50).filter(pl.col("statistic") == "rmsce_debiased").row(0, named=True)
+    assert row["ci_low"] > 0.0
 
 
 def test_the_unified_interval_covers_a_bounded_normal_mean_at_its_level() -> None:

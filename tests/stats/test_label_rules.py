@@ -170,9 +170,10 @@ def test_the_calibration_errors_interval_never_lies_wholly_below_zero() -> None:
     res = debiased_calibration_error(s, y, c, interval_method="t")
     assert res.estimate == pytest.approx(est, abs=1e-12) and (res.ci_low, res.ci_high) == (0.0, 0.0)
     assert "bounds below 0 set to 0" in res.reason
-    # the default, Feldman and Cousins' unified interval, turns one-sided at 0: [0, an upper bound above 0]
-    res = debiased_calibration_error(s, y, c)
-    assert res.method == "unified" and res.ci_low == 0.0 < res.ci_high and res.estimate < 0
+    # Feldman and Cousins' unified interval, and the default built on it, turn one-sided at 0: [0, a bound above 0]
+    for method in ("unified", "sign-flip"):
+        res = debiased_calibration_error(s, y, c, interval_method=method)
+        assert res.method == method and res.ci_low == 0.0 < res.ci_high and res.estimate < 0
 
 
 def test_the_out_of_fold_threshold_row_never_gives_a_zero_width_interval_off_a_bound() -> None:

@@ -16,7 +16,8 @@ from workbench._util.lazy import attach
 __all__ = [
     "AGREEMENT_METHOD", "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "ALTERNATIVES",
     "as_generator", "AT_BOUND", "auroc", "auroc_ci", "bin_edges", "bin_index", "binary_labels", "bootstrap",
-    "BootstrapResult", "brier", "BrierDecomposition", "calibration_table", "CE_INTERVAL_METHODS",
+    "ABOVE_ZERO", "BootstrapResult", "brier", "BrierDecomposition", "calibration_table", "calibration_test",
+    "CALIBRATION_TEST_EXACT", "CalibrationTest", "CE_INTERVAL_METHODS",
     "clustered_mcnemar_p", "cohen_kappa", "compare_to_baseline", "complete_rows", "correlation_difference_ci",
     "CORRELATION_INTERVALS", "CORRELATION_METHODS", "CorrelationDifference", "cost", "cr2_mean", "cr2_p_value",
     "cumulative_tokens", "debiased_calibration_error", "DEFAULT_N_BOOT", "dependency", "disagreements", "ece",
@@ -48,7 +49,8 @@ __getattr__, __dir__ = attach(__name__, {
         "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "Units", "ZERO_WIDTH"
     ],
     "_calibration": [
-        "bin_edges", "bin_index", "brier", "BrierDecomposition", "calibration_table", "CE_INTERVAL_METHODS",
+        "ABOVE_ZERO", "bin_edges", "bin_index", "brier", "BrierDecomposition", "calibration_table", "calibration_test",
+        "CALIBRATION_TEST_EXACT", "CalibrationTest", "CE_INTERVAL_METHODS",
         "debiased_calibration_error", "ece", "labeled_scores", "out_of_fold_calls", "paired_auroc_difference",
         "recalibrate", "recalibration_table", "reliability_curve", "selection_bootstrap", "squared_ce_debiased",
         "STRATEGIES", "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "threshold_for",
@@ -87,7 +89,8 @@ if TYPE_CHECKING:
         resamples, Seed, Units, ZERO_WIDTH
     )
     from workbench.stats._calibration import (
-        bin_edges, bin_index, brier, BrierDecomposition, calibration_table, CE_INTERVAL_METHODS,
+        ABOVE_ZERO, bin_edges, bin_index, brier, BrierDecomposition, calibration_table, calibration_test,
+        CALIBRATION_TEST_EXACT, CalibrationTest, CE_INTERVAL_METHODS,
         debiased_calibration_error, ece, labeled_scores, out_of_fold_calls, paired_auroc_difference, recalibrate,
         recalibration_table, reliability_curve, selection_bootstrap, squared_ce_debiased, STRATEGIES,
         TAU_INTERVAL_METHODS, TAU_MIN_ENTRIES, TAU_MIN_SCENARIOS, threshold_for, threshold_sweep, unified_interval
