@@ -204,9 +204,9 @@ def run_usage(args: argparse.Namespace) -> int:
         return 0
     view = usage_view(rows, args.by)
     if args.json:
-        import json
+        from workbench._util.jsontext import dumps_indent
 
-        print(json.dumps(view, indent=1))
+        print(dumps_indent(view))  # json.dumps(view, indent=1)'s text
         return 0
     print_usage(view, args.by)
     return 0

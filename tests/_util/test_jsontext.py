@@ -1,0 +1,66 @@
+"""``dumps_indent`` against the standard library's ``json.dumps(value, indent=...)``, the text it must equal."""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+from workbench._util.jsontext import dumps_indent
+
+_TEXTS = ["", "a", "quote \" and \\ backslash", "tab\tnew\nline", "\x00\x1f control", "é ß 中文 😀",
+          "\ud800 lone"]
+
+
+def _value(rng: np.random.Generator, depth: int) -> object:
+    kind = int(rng.integers(0, 9 if depth < 4 else 6))
+    if kind == 0:
+        return None
+    if kind == 1:
+        return bool(rng.integers(0, 2))
+    if kind == 2:
+        return int(rng.integers(-10**12, 10**12)) * int(rng.choice([1, 10**9]))
+    if kind == 3:
+        return float(rng.choice([0.1, -0.0, 1e-5, 1e300, 123456.789, math.nan, math.inf, -math.inf, 2.5e-308]))
+    if kind in (4, 5):
+        return str(rng.choice(_TEXTS)) + str(int(rng.integers(0, 100)))
+    if kind == 6:
+        return [_value(rng, depth + 1) for _ in range(int(rng.integers(0, 4)))]
+    if kind == 7:
+        return tuple(_value(rng, depth + 1) for _ in range(int(rng.integers(0, 3))))
+    return {str(rng.choice(_TEXTS)) + str(k): _value(rng, depth + 1) for k in range(int(rng.integers(0, 4)))}
+
+
+@pytest.mark.parametrize("indent", [1, 2, 4])
+def test_random_values_give_the_standard_librarys_text(indent: int) -> None:
+    rng = np.random.default_rng(indent)
+    for _ in range(2000):
+        value = _value(rng, 0)
+        assert dumps_indent(value, indent) == json.dumps(value, indent=indent)
+
+
+def test_what_the_fast_loop_does_not_write_is_the_standard_librarys_too() -> None:
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    class Text(str):
+        pass
+
+    others = [{1: "int key"}, {True: 1, None: 2, 1.5: 3}, [Level.HIGH], {"k": Text("sub")}, OrderedDict(b=1, a=2),
+              [{"deep": [[[[[[[["x"]]]]]]]]}], {"a": [1.0, 2, "3"]}]
+    for value in others:
+        assert dumps_indent(value) == json.dumps(value, indent=1)
+    deep: object = "leaf"
+    for _ in range(300):
+        deep = [deep]
+    assert dumps_indent(deep) == json.dumps(deep, indent=1)
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular reference"):
+        dumps_indent(loop)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        dumps_indent({"a": {1, 2}})
