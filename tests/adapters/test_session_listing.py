@@ -40,6 +40,9 @@ def test_the_listing_decides_each_files_format_as_a_record_by_record_reading_doe
         claude / "bom.jsonl": ("\ufeff" + _lines(_claude("d", 0)), "claude-code"),
         claude / "broken-first.jsonl": (_lines("{not json", _claude("e", 0)), "claude-code"),
         claude / "long-first.jsonl": (_lines({**_claude("f", 0), "pad": "x" * (HEAD_BYTES + 10)}), "claude-code"),
+        claude / "past-first-read.jsonl": (_lines({**_claude("g", 0), "pad": "x" * 10_000}), "claude-code"),
+        claude / "titled-past-first-read.jsonl": (_lines({"type": "summary", "summary": "y" * 10_000},
+                                                          _claude("h", 0)), "claude-code"),
         claude / "escaped.jsonl": (_lines({"type": "summary", "summary": 'a "sessionId": here'}), None),
         codex / "rollout-1.jsonl": (_lines(meta), "codex"),
     }
@@ -54,6 +57,57 @@ def test_the_listing_decides_each_files_format_as_a_record_by_record_reading_doe
                          "codex": [(codex / "rollout-1.jsonl", (codex / "rollout-1.jsonl").stat().st_size)]}
     assert directory_formats(home) == {k: [f for f, _ in v] for k, v in by_format.items()}
     assert [f for f, _, fmt in tree_listing(home)] == sorted(files) and {fmt for *_, fmt in tree_listing(home)} == {None}
+
+
+def test_the_head_reads_only_as_far_as_the_first_lines_end() -> None:
+    """The format is decided from the first line, read a few KiB at a time until it ends (before: 64 KiB, most of
+    a session file, at every file). Through a pipe, what is left unread is counted: a short first line costs one
+    first read, a 10,000-byte one the rest of it read on at once, a line longer than HEAD_BYTES HEAD_BYTES."""
+    from workbench.adapters._logfiles import HEAD_FIRST_BYTES, _head_format
+
+    def left_after(text: bytes) -> tuple[str | None, int]:
+        r, w = os.pipe()
+        try:
+            os.write(w, text)
+            os.close(w)
+            w = -1
+            fmt = _head_format(r)
+            rest = b""
+            while chunk := os.read(r, 1 << 16):
+                rest += chunk
+            return fmt, len(rest)
+        finally:
+            os.close(r)
+            if w >= 0:
+                os.close(w)
+
+    short = _lines(_claude("a", 0)).encode()
+    body = _lines(*[_claude("a", k) for k in range(1, 200)]).encode()  # 40 KB after it
+    assert len(short) < HEAD_FIRST_BYTES < len(short) + len(body) < 60_000
+    assert left_after(short + body) == ("claude-code", len(short) + len(body) - HEAD_FIRST_BYTES)
+    long = _lines({**_claude("b", 0), "pad": "x" * 10_000}).encode()
+    assert left_after(long + body[:30_000]) == ("claude-code", 0)  # read on to HEAD_BYTES: the pipe held less
+    huge = _lines({**_claude("c", 0), "pad": "x" * HEAD_BYTES}).encode()
+    assert len(huge) < 65_536 + HEAD_BYTES
+    fmt, left = left_after(huge[:60_000])  # a pipe holds 64 KiB: no end of line within what it holds
+    assert (fmt, left) == (None, 0)
+
+
+def test_sizes_come_from_the_kept_listing_inside_a_walks_scope(tmp_path: Path) -> None:
+    """Inside :func:`one_walk` a file's size is the listing's (what the split of the work was planned on), with no
+    stat; a file no listing holds, or any file outside the scope, is stat'ed."""
+    from workbench.adapters._logfiles import file_sizes, one_walk
+
+    a, b = tmp_path / "t" / "a.jsonl", tmp_path / "b.jsonl"
+    a.parent.mkdir()
+    a.write_text(_lines(_claude("a", 0)), encoding="utf-8")
+    b.write_text("x\n", encoding="utf-8")
+    listed = a.stat().st_size
+    with one_walk():
+        assert [f for f, _, _ in tree_listing(tmp_path / "t")] == [a]
+        a.write_text(_lines(_claude("a", 0), _claude("a", 1)), encoding="utf-8")  # grown since the walk
+        assert file_sizes([a, b]) == [listed, 2]
+    assert file_sizes([a, b]) == [a.stat().st_size, 2] and a.stat().st_size > listed
 
 
 def test_a_codex_usage_pass_does_not_load_the_table_library(tmp_path: Path) -> None:

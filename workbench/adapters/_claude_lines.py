@@ -17,7 +17,7 @@ from typing import Any
 
 from workbench.errors import SchemaError, describe_value
 from workbench._util.jsonl import BadLines, LogWarning, json_lines
-from workbench.adapters._logfiles import project_dir as _project_dir
+from workbench.adapters._logfiles import file_sizes, project_dir as _project_dir
 from workbench.tables._records import RowChunks, encode_args, row_columns, widen_span
 from workbench.adapters._usage_scan import _reply_key, first_time, line_kind, token_count, usage_counts
 
@@ -53,6 +53,10 @@ def _text(content: Any, where: str) -> str:
                 raise SchemaError(field=f"{where}[{j}]", expected="a content block", got=describe_value(block))
         return "\n".join(parts)
     raise SchemaError(field=where, expected="a string or a list of content blocks", got=describe_value(content))
+
+
+#: ``json.dumps(value, sort_keys=True)``, its encoder made once (``dumps`` with an option makes one a call)
+_SORTED_JSON = json.JSONEncoder(sort_keys=True)
 
 
 class _Record:
@@ -107,36 +111,33 @@ class _Session:
     abandoned: int = 0
     untyped: int = 0  # lines with a message but no type, read by the message's role
     first_untyped: tuple[str, int] = ("", 0)
-    spent: dict[str, int] = field(default_factory=dict)  # usage of every counted reply, whichever branch
-    by_model: dict[str, dict[str, int]] = field(default_factory=dict)  # the same per model
+    replies: int = 0  # counted replies with usage, whichever branch
+    by_model: dict[str, dict[str, int]] = field(default_factory=dict)  # their usage per model
     models: list[str] = field(default_factory=list)
     off_branch: dict[str, int] = field(default_factory=dict)  # reason -> messages off the followed branch
     sizes: tuple[int, int] = (0, 0)  # (steps, compactions) handed over by close()
 
     def spend(self, reply: _Reply) -> None:
         """Count one reply's usage and model (:func:`_reply_of`; the caller counts each reply once, whichever
-        branch it is on)."""
+        branch it is on): per model, with the cache writes split into their 5-minute and 1-hour tiers where the log
+        says which; the run's totals are the models' sums (:meth:`run_row`)."""
         _, model, usage = reply
         if model is not None and model != "<synthetic>" and model not in self.models:
             self.models.append(model)
         if usage is None:
             return
         fresh, output, read, made, hour = usage
-        spent = self.spent
-        spent["usage_replies"] = spent.get("usage_replies", 0) + 1
-        spent["usage_input_tokens"] = spent.get("usage_input_tokens", 0) + fresh
-        spent["usage_output_tokens"] = spent.get("usage_output_tokens", 0) + output
-        spent["usage_cache_read_tokens"] = spent.get("usage_cache_read_tokens", 0) + read
-        spent["usage_cache_creation_tokens"] = spent.get("usage_cache_creation_tokens", 0) + made
-        # per model, with the cache writes split into their 5-minute and 1-hour tiers where the log says which
-        row = self.by_model.get(model or "(no model)")
+        self.replies += 1
+        key = model or "(no model)"
+        row = self.by_model.get(key)
         if row is None:
-            row = self.by_model[model or "(no model)"] = dict.fromkeys(MODEL_USAGE, 0)
+            row = self.by_model[key] = dict.fromkeys(MODEL_USAGE, 0)
         row["input"] += fresh
         row["output"] += output
         row["cache_read"] += read
-        row["cache_creation_1h"] += min(hour, made)
-        row["cache_creation_5m"] += made - min(hour, made)
+        hour = hour if hour < made else made
+        row["cache_creation_1h"] += hour
+        row["cache_creation_5m"] += made - hour
 
     def read(self, r: _Record) -> None:
         rec = r.rec
@@ -324,15 +325,18 @@ class _Session:
 
     def run_row(self) -> dict[str, Any]:
         """The run's row, once the session is closed and its replies counted (:meth:`spend`)."""
-        usage = {c: self.spent.get(c, 0) for c in ("usage_input_tokens", "usage_output_tokens",
-                                                    "usage_cache_read_tokens", "usage_cache_creation_tokens",
-                                                    "usage_replies")}
+        rows = self.by_model.values()
+        usage = {"usage_input_tokens": sum(r["input"] for r in rows),
+                 "usage_output_tokens": sum(r["output"] for r in rows),
+                 "usage_cache_read_tokens": sum(r["cache_read"] for r in rows),
+                 "usage_cache_creation_tokens": sum(r["cache_creation_5m"] + r["cache_creation_1h"] for r in rows),
+                 "usage_replies": self.replies}
         return {"run_id": self.run_id, "task_id": self.run_id, "scenario_id": self.parent or self.run_id,
                 "method": "claude_code", "task": self.task,
                 "steps": self.sizes[0], "compactions": self.sizes[1], "parent_run_id": self.parent,
                 "unsummarized_boundaries": self.unsummarized, "abandoned_branches": self.abandoned, **self.meta,
                 "models": list(self.models), **usage, "usage_definition": USAGE_DEFINITION,
-                "usage_by_model": json.dumps(self.by_model, sort_keys=True) if self.by_model else None,
+                "usage_by_model": _SORTED_JSON.encode(self.by_model) if self.by_model else None,
                 "off_branch_lines": sum(self.off_branch.values()),
                 "off_branch_reason": "; ".join(f"{reason}: {n}" for reason, n in sorted(self.off_branch.items()))
                 or None}
@@ -488,7 +492,7 @@ def _scan(files: list[Path], pool: Any = None) -> list[set[bytes]]:
     takes them from the back (a run a worker has not started is taken back), so none waits for another."""
     if pool is None:
         return [_session_ids(f) for f in files]
-    runs = _runs_of(files, [f.stat().st_size for f in files], SCAN_BYTES)
+    runs = _runs_of(files, file_sizes(files), SCAN_BYTES)
     futures = [pool.submit(_scan, run) for run in runs]
     found: list[list[set[bytes]] | None] = [None] * len(runs)
     for k in reversed(range(len(runs))):

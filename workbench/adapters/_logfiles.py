@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +135,17 @@ def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: Ba
     return found
 
 
+def file_sizes(files: Sequence[Path]) -> list[int]:
+    """Each file's size in bytes: as the kept listing of the current :func:`one_walk` scope has it, else from a
+    ``stat`` (a file no kept listing holds, or outside a scope). An import sized its 47,353 files three times more
+    after the walk (splitting the work, batching it, scanning it): 0.55 s of its parent's profile at 1 GB."""
+    known: dict[Path, int] = {}
+    if _WALKS is not None:
+        for _formats, listing in _WALKS.values():
+            known.update((file, size) for file, size, _fmt in listing)
+    return [known[f] if f in known else f.stat().st_size for f in files]
+
+
 def _cannot_read(where: str, reason: str, bad: BadLines | None) -> None:
     """A file or directory that cannot be read: an error naming it, or with ``bad.skip_invalid`` counted."""
     if bad is None or not bad.skip_invalid:
@@ -209,9 +220,22 @@ class _Walk:
             return iter(())
 
 
+#: bytes read first to find a file's first line (266 in a Claude Code or Codex session file of the real fixtures);
+#: a longer first line is read on, up to :data:`HEAD_BYTES`
+HEAD_FIRST_BYTES = 4 << 10
+
+
 def _head_format(fd: int) -> str | None:
-    """The session format the first line of the open file ``fd`` says (:func:`_format_of_head`)."""
-    return _format_of_head(os.read(fd, HEAD_BYTES))
+    """The session format the first line of the open file ``fd`` says (:func:`_format_of_head`), reading the fewest
+    bytes that hold it: :data:`HEAD_FIRST_BYTES`, then on to :data:`HEAD_BYTES` only while no line has ended (a
+    64 KiB read took most of a typical session file: 0.8 s of the parent's 7 s on a 200 MB home)."""
+    head = os.read(fd, HEAD_FIRST_BYTES)
+    while b"\n" not in head and len(head) < HEAD_BYTES:
+        more = os.read(fd, HEAD_BYTES - len(head))
+        if not more:
+            break
+        head += more
+    return _format_of_head(head)
 
 
 def _format_of_head(head: bytes) -> str | None:
