@@ -64,3 +64,24 @@ def test_what_the_fast_loop_does_not_write_is_the_standard_librarys_too() -> Non
         dumps_indent(loop)
     with pytest.raises(TypeError, match="not JSON serializable"):
         dumps_indent({"a": {1, 2}})
+
+
+@pytest.mark.parametrize("indent", [1, 3])
+def test_a_list_written_item_by_item_is_the_standard_librarys_text(indent: int) -> None:
+    """``write_indent`` writes a list's items one at a time; an item the fast loop leaves to ``json.dumps`` (an
+    int key, a str subclass) is that text shifted to where it stands, so the whole equals ``json.dumps``."""
+    import io
+
+    from workbench._util.jsontext import write_indent
+
+    class Text(str):
+        pass
+
+    rng = np.random.default_rng(10 + indent)
+    values: list[object] = [[], {}, "top", [1], {"a": [1, {"b": None}]}]
+    values += [[_value(rng, 1) for _ in range(int(rng.integers(1, 8)))] for _ in range(300)]
+    values += [[{"k": 1}, {2: {"x": [1, 2]}}, [Text("sub"), {"deep": {3: [4]}}], {"after": "fallback"}]]
+    for value in values:
+        out = io.StringIO()
+        write_indent(value, out, indent)
+        assert out.getvalue() == json.dumps(value, indent=indent)

@@ -204,9 +204,10 @@ def run_usage(args: argparse.Namespace) -> int:
         return 0
     view = usage_view(rows, args.by)
     if args.json:
-        from workbench._util.jsontext import dumps_indent
+        from workbench._util.jsontext import write_indent
 
-        print(dumps_indent(view))  # json.dumps(view, indent=1)'s text
+        write_indent(view, sys.stdout)  # print(json.dumps(view, indent=1))'s text, a session at a time
+        print()
         return 0
     print_usage(view, args.by)
     return 0
