@@ -63,7 +63,7 @@ def test_the_head_reads_only_as_far_as_the_first_lines_end() -> None:
     """The format is decided from the first line, read a few KiB at a time until it ends (before: 64 KiB, most of
     a session file, at every file). Through a pipe, what is left unread is counted: a short first line costs one
     first read, a 10,000-byte one the rest of it read on at once, a line longer than HEAD_BYTES HEAD_BYTES."""
-    from workbench.adapters._logfiles import HEAD_FIRST_BYTES, _head_format
+    from workbench.adapters._logfiles import _HEAD_FIRST_BYTES, _head_format
 
     def left_after(text: bytes) -> tuple[str | None, int]:
         r, w = os.pipe()
@@ -83,8 +83,8 @@ def test_the_head_reads_only_as_far_as_the_first_lines_end() -> None:
 
     short = _lines(_claude("a", 0)).encode()
     body = _lines(*[_claude("a", k) for k in range(1, 200)]).encode()  # 40 KB after it
-    assert len(short) < HEAD_FIRST_BYTES < len(short) + len(body) < 60_000
-    assert left_after(short + body) == ("claude-code", len(short) + len(body) - HEAD_FIRST_BYTES)
+    assert len(short) < _HEAD_FIRST_BYTES < len(short) + len(body) < 60_000
+    assert left_after(short + body) == ("claude-code", len(short) + len(body) - _HEAD_FIRST_BYTES)
     long = _lines({**_claude("b", 0), "pad": "x" * 10_000}).encode()
     assert left_after(long + body[:30_000]) == ("claude-code", 0)  # read on to HEAD_BYTES: the pipe held less
     huge = _lines({**_claude("c", 0), "pad": "x" * HEAD_BYTES}).encode()
@@ -96,7 +96,7 @@ def test_the_head_reads_only_as_far_as_the_first_lines_end() -> None:
 def test_sizes_come_from_the_kept_listing_inside_a_walks_scope(tmp_path: Path) -> None:
     """Inside :func:`one_walk` a file's size is the listing's (what the split of the work was planned on), with no
     stat; a file no listing holds, or any file outside the scope, is stat'ed."""
-    from workbench.adapters._logfiles import file_sizes, one_walk
+    from workbench.adapters._logfiles import _file_sizes, one_walk
 
     a, b = tmp_path / "t" / "a.jsonl", tmp_path / "b.jsonl"
     a.parent.mkdir()
@@ -106,8 +106,8 @@ def test_sizes_come_from_the_kept_listing_inside_a_walks_scope(tmp_path: Path) -
     with one_walk():
         assert [f for f, _, _ in tree_listing(tmp_path / "t")] == [a]
         a.write_text(_lines(_claude("a", 0), _claude("a", 1)), encoding="utf-8")  # grown since the walk
-        assert file_sizes([a, b]) == [listed, 2]
-    assert file_sizes([a, b]) == [a.stat().st_size, 2] and a.stat().st_size > listed
+        assert _file_sizes([a, b]) == [listed, 2]
+    assert _file_sizes([a, b]) == [a.stat().st_size, 2] and a.stat().st_size > listed
 
 
 def test_a_codex_usage_pass_does_not_load_the_table_library(tmp_path: Path) -> None:

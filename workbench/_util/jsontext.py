@@ -13,6 +13,8 @@ import json
 from json.encoder import encode_basestring_ascii
 from typing import Any, TextIO
 
+__all__ = ["dumps_indent", "write_indent"]
+
 _INFINITY = float("inf")
 
 #: nesting beyond which the text is left to ``json.dumps`` (which names a value that holds itself)

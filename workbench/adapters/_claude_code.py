@@ -112,7 +112,7 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     bad = bad if bad is not None else BadLines()
     listed = list(files) if files is not None else session_files(path, bad=bad)
     workers = min(usable_cores(), len(listed))
-    if workers >= 2 and sum(logfiles.file_sizes(listed)) > PARALLEL_BYTES:
+    if workers >= 2 and sum(logfiles._file_sizes(listed)) > PARALLEL_BYTES:
         yield from _parallel_runs(Path(path), listed, workers, bad, since, until, project, timings, spill)
         return
     clock = time.perf_counter()
@@ -194,7 +194,7 @@ def _batches(groups: list[list[Path]], workers: int) -> list[list[list[Path]]]:
     """The groups, in order, in batches of at most about ``BATCH_BYTES`` of files: a sixteenth of a worker's share
     of the tree (at least an eighth of ``BATCH_BYTES``), so that the worker left with the last batch does not keep
     the other waiting long (against eighths: 6% less time on 1 GB, whole-process timings, median of 5 pairs)."""
-    each = iter(logfiles.file_sizes([f for group in groups for f in group]))
+    each = iter(logfiles._file_sizes([f for group in groups for f in group]))
     sizes = [sum(next(each) for _ in group) for group in groups]
     return _runs_of(groups, sizes, max(BATCH_BYTES // 8, min(BATCH_BYTES, sum(sizes) // (16 * workers))))
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from workbench.errors import SchemaError, describe_value
 from workbench._util.jsonl import BadLines, LogWarning, json_lines
-from workbench.adapters._logfiles import file_sizes, project_dir as _project_dir
+from workbench.adapters._logfiles import _file_sizes, project_dir as _project_dir
 from workbench.tables._records import RowChunks, encode_args, row_columns, widen_span
 from workbench.adapters._usage_scan import _reply_key, first_time, line_kind, token_count, usage_counts
 
@@ -492,7 +492,7 @@ def _scan(files: list[Path], pool: Any = None) -> list[set[bytes]]:
     takes them from the back (a run a worker has not started is taken back), so none waits for another."""
     if pool is None:
         return [_session_ids(f) for f in files]
-    runs = _runs_of(files, file_sizes(files), SCAN_BYTES)
+    runs = _runs_of(files, _file_sizes(files), SCAN_BYTES)
     futures = [pool.submit(_scan, run) for run in runs]
     found: list[list[set[bytes]] | None] = [None] * len(runs)
     for k in reversed(range(len(runs))):

@@ -135,7 +135,7 @@ def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: Ba
     return found
 
 
-def file_sizes(files: Sequence[Path]) -> list[int]:
+def _file_sizes(files: Sequence[Path]) -> list[int]:
     """Each file's size in bytes: as the kept listing of the current :func:`one_walk` scope has it, else from a
     ``stat`` (a file no kept listing holds, or outside a scope). An import sized its 47,353 files three times more
     after the walk (splitting the work, batching it, scanning it): 0.55 s of its parent's profile at 1 GB."""
@@ -222,14 +222,14 @@ class _Walk:
 
 #: bytes read first to find a file's first line (266 in a Claude Code or Codex session file of the real fixtures);
 #: a longer first line is read on, up to :data:`HEAD_BYTES`
-HEAD_FIRST_BYTES = 4 << 10
+_HEAD_FIRST_BYTES = 4 << 10
 
 
 def _head_format(fd: int) -> str | None:
     """The session format the first line of the open file ``fd`` says (:func:`_format_of_head`), reading the fewest
-    bytes that hold it: :data:`HEAD_FIRST_BYTES`, then on to :data:`HEAD_BYTES` only while no line has ended (a
+    bytes that hold it: :data:`_HEAD_FIRST_BYTES`, then on to :data:`HEAD_BYTES` only while no line has ended (a
     64 KiB read took most of a typical session file: 0.8 s of the parent's 7 s on a 200 MB home)."""
-    head = os.read(fd, HEAD_FIRST_BYTES)
+    head = os.read(fd, _HEAD_FIRST_BYTES)
     while b"\n" not in head and len(head) < HEAD_BYTES:
         more = os.read(fd, HEAD_BYTES - len(head))
         if not more:

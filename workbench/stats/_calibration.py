@@ -1233,5 +1233,6 @@ __all__ = ["bin_edges", "bin_index", "brier", "BrierDecomposition", "calibration
            "debiased_calibration_error", "ece", "labeled_scores", "out_of_fold_calls", "paired_auroc_difference",
            "recalibrate", "recalibration_table", "reliability_curve", "squared_ce_debiased", "STRATEGIES",
            "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "CE_INTERVAL_METHODS",
-           "unified_interval", "selection_bootstrap",
+           "unified_interval", "selection_bootstrap", "ABOVE_ZERO", "calibration_test", "CALIBRATION_TEST_EXACT",
+           "CalibrationTest",
            "threshold_for", "threshold_sweep"]
