@@ -109,8 +109,8 @@ def _true_squared_ce(truth: str, bins: int = 10, grid: int = 100_000) -> float:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("scenarios", [12, 30])
-@pytest.mark.parametrize("truth", ["calibrated", "squared", "shared"])
+@pytest.mark.parametrize(("truth", "scenarios"), [("calibrated", 12), ("calibrated", 30), ("squared", 12),
+                                                  ("shared", 12), ("shared", 30)])
 def test_debiased_calibration_error_covers_its_truth(truth: str, scenarios: int) -> None:
     """Coverage of the debiased squared calibration error's interval at a calibrated judge (truth 0) and at
     P(y) = s^2 (truth by numerical integration), with equal scenarios or unequal ones sharing their labels (where
