@@ -95,6 +95,27 @@ def test_auroc_leaves_a_missing_label_out_and_refuses_a_third_class() -> None:
             auroc_ci(scores, bad, np.arange(7), n_boot=10)
 
 
+def test_the_calibration_statistics_refuse_a_third_class_and_leave_a_missing_label_out() -> None:
+    """The calibration entry points read labels as floats: a 2 weighed twice in Brier and every bin, silently. Each
+    now refuses it by name; a missing label is left out and counted, as everywhere (Brier against the labelled
+    rows computed by hand)."""
+    from workbench.stats import (brier, calibration_table, calibration_test, debiased_calibration_error, ece,
+                                 reliability_curve)
+
+    scores, clusters = [0.1, 0.5, 0.9, 0.3, 0.7, 0.2], [1, 1, 2, 2, 3, 3]
+    for bad, shown in (([0, 1, 2, 1, 0, 1], "2"), (["no", "yes", "yes", "no", "no", "yes"], "'no'")):
+        for call in (lambda y: brier(scores, y), lambda y: ece(scores, y),
+                     lambda y: calibration_table(scores, y, clusters, n_boot=10),
+                     lambda y: calibration_test(scores, y, clusters),
+                     lambda y: debiased_calibration_error(scores, y, clusters),
+                     lambda y: reliability_curve(scores, y, clusters, n_boot=10)):
+            with pytest.raises(ValueError, match=f"expected binary labels .* got {shown}"):
+                call(bad)
+    labels = [0, 1, None, 1, 0, np.nan]
+    assert brier(scores, labels).brier == pytest.approx((0.1**2 + 0.5**2 + 0.7**2 + 0.7**2) / 4)
+    assert debiased_calibration_error(scores, labels, clusters).n_missing == 2
+
+
 def _paired_runs(missing: int) -> pl.DataFrame:
     """Methods a and b on 12 tasks in 6 scenarios, one replicate; the first ``missing`` of a's outcomes null."""
     rng = np.random.default_rng(3)

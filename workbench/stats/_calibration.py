@@ -77,12 +77,13 @@ def labeled_scores(scores: pl.DataFrame, gold: pl.DataFrame, clusters: pl.DataFr
 def _complete(scores: ArrayLike, labels: ArrayLike,
               clusters: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Scores, labels (as floats) and clusters of the rows with both a score and a label, and how many were left
-    out: the workbench's rule for missing values (:func:`workbench.stats._bootstrap.complete_rows`). Scores must lie in
+    out: the workbench's rule for missing values (:func:`workbench.stats._bootstrap.complete_rows`). Labels are 0/1
+    or booleans (:func:`workbench.stats._bootstrap.binary_labels`: a 2 was counted as a positive); scores must lie in
     [0, 1]; nothing left is a ``ValueError`` saying so."""
-    from workbench.stats._bootstrap import complete_rows
+    from workbench.stats._bootstrap import binary_labels, complete_rows
 
     s = np.asarray(scores, dtype=np.float64)
-    y_raw = np.asarray(labels)
+    y_raw = binary_labels(labels)  # 0/1 or booleans (None, NaN: missing); a 2 or a text label is an error
     if s.shape != y_raw.shape:
         raise ValueError(f"scores and labels differ in shape {s.shape} != {y_raw.shape}")
     c = np.zeros(len(s), dtype=np.int64) if clusters is None else np.asarray(clusters)
@@ -517,10 +518,10 @@ def debiased_calibration_error(scores: ArrayLike, labels: ArrayLike, clusters: A
     :func:`calibration_test`, whose sign-flip null holds its size there; every positive value is tested by
     :func:`unified_interval` on the cluster jackknife's standard error, with one degree of freedom fewer than Kish's
     effective number of scenarios (G for equal scenarios of independent rows; fewer when large scenarios share
-    their labels, where G - 1 covered 88-93%). The interval
-    is the values not rejected: ``[0, high]`` when calibration is not rejected, ``[low, high]`` when the unified
-    interval's own low is above 0, and ``(0, high]`` -- ``ci_low`` :data:`ABOVE_ZERO`, the ``reason`` saying so --
-    when calibration is rejected but no positive value is.
+    their labels, where G - 1 covered 88-93%). The interval is the values not rejected: ``[0, high]`` when
+    calibration is not rejected, ``[low, high]`` when the unified interval's own low is above 0, and ``(0, high]``
+    -- ``ci_low`` :data:`ABOVE_ZERO`, the ``reason`` saying so -- when calibration is rejected but no positive
+    value is.
 
     Issue 60's audit found the earlier intervals too wide at 0: ``"t"`` (the jackknife t interval with its bounds
     below 0 set to 0) and ``"unified"`` (the jackknife's interval alone) covered a calibrated judge's 0 in 98-100%
