@@ -78,7 +78,7 @@ def _complete(scores: ArrayLike, labels: ArrayLike,
               clusters: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Scores, labels (as floats) and clusters of the rows with both a score and a label, and how many were left
     out: the workbench's rule for missing values (:func:`workbench.stats._bootstrap.complete_rows`). Labels are 0/1
-    or booleans (:func:`workbench.stats._bootstrap.binary_labels`: a 2 was counted as a positive); scores must lie in
+    or booleans (:func:`workbench.stats._bootstrap.binary_labels`: a 2 was read as the number 2); scores must lie in
     [0, 1]; nothing left is a ``ValueError`` saying so."""
     from workbench.stats._bootstrap import binary_labels, complete_rows
 
