@@ -240,3 +240,23 @@ def test_a_walk_that_skipped_a_file_is_not_shared(tmp_path: Path, monkeypatch) -
         assert len(tree_listing(tree, bad=bad)) == 3 and bad.unreadable == [(locked, "Permission denied")]
         with pytest.raises(SchemaError, match="cannot be read"):
             tree_listing(tree)
+
+
+def test_the_imports_counted_replies_equal_a_set_read_in_order() -> None:
+    """The import keeps the replies it counted as sorted digests, batch by batch; which replies count must be what a
+    plain set gives reading every key in the tree's order (a key counts the first time it is met; a keyless reply
+    always counts). 400 batches of random keys, many repeated within and across batches, merge the digest arrays
+    many times over."""
+    import numpy as np
+
+    from workbench.adapters._claude_code import _CountedReplies
+    from workbench.adapters._usage_scan import first_time
+
+    rng = np.random.default_rng(62)
+    counted, seen = _CountedReplies(), set()
+    for _ in range(400):
+        keys = [None if rng.random() < 0.1 else f"{int(rng.integers(0, 6000))}:msg\u00e9{int(rng.integers(0, 3))}"
+                for _ in range(int(rng.integers(0, 60)))]
+        assert counted.count(keys) == [first_time(key, seen) for key in keys]
+    assert sum(len(level) for level in counted.levels) == len(seen) > 5000
+    assert all(np.all(level[:-1] < level[1:]) for level in counted.levels)  # sorted, no key twice

@@ -53,6 +53,7 @@ open) is skipped with a warning. Nothing here sends anything anywhere or runs an
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 import warnings
@@ -60,6 +61,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from workbench.adapters import _claude_lines as claude_sessions
@@ -166,7 +168,7 @@ def _parallel_runs(path: Path, files: list[Path], workers: int, bad: BadLines, s
                                str(Path(tmp) / f"batch-{k:06d}"))
 
         ahead = [f for f in (submit() for _ in range(2 * workers)) if f is not None]
-        replies: set[str] = set()
+        counted = _CountedReplies()
         while ahead:
             clock = time.perf_counter()
             done, chunks = ahead.pop(0).result()
@@ -174,6 +176,10 @@ def _parallel_runs(path: Path, files: list[Path], workers: int, bad: BadLines, s
                 ahead.append(future)
             if timings is not None:
                 timings["parse"] = timings.get("parse", 0.0) + time.perf_counter() - clock
+            # the batch's replies in the tree's order, each with whether it counts (decided for the whole batch at
+            # once; a group that stops the import below stops it before any of its replies is counted)
+            flat = [(runs[k] if k >= 0 else None, reply) for runs, spends, *_ in done for k, reply in spends]
+            verdicts = iter(zip(flat, counted.count([reply[0] for _, reply in flat]), strict=True))
             for runs, spends, said, skipped, error in done:
                 for category, message in said:
                     warnings.warn(message, category, stacklevel=3)
@@ -183,11 +189,52 @@ def _parallel_runs(path: Path, files: list[Path], workers: int, bad: BadLines, s
                     for future in ahead:
                         future.cancel()
                     raise error
-                _count_spends([(runs[k] if k >= 0 else None, reply) for k, reply in spends], replies)
+                for (target, reply), counts in itertools.islice(verdicts, len(spends)):
+                    if counts and target is not None:
+                        target.spend(reply)
                 for session in runs:
                     yield session.first_line, session.run_row(), [], []
                     _say_notes(session)
             yield Parts([Path(chunk) for chunk in chunks])
+
+
+class _CountedReplies:
+    """The replies an import has counted so far, in the tree's order, kept as sorted arrays of 16-byte digests
+    (BLAKE2b of the reply key, :func:`~workbench.adapters._usage_scan._reply_key`; two keys share a digest with
+    probability 2^-128): 8 MiB for the 1 GB home's 520,883 replies, where a set of the key strings held about 60 MiB
+    of the parent's peak. New digests join as a new array; arrays of comparable size are merged, so a lookup
+    searches a few sorted arrays (a log-structured merge)."""
+
+    def __init__(self) -> None:
+        self.levels: list[np.ndarray] = []
+
+    def count(self, keys: Sequence[str | None]) -> list[bool]:
+        """Whether each reply of a batch, in order, counts: it has no key (then it counts on its own, ccusage's
+        rule), or its key was counted neither before nor earlier in the batch. The keys counted are remembered."""
+        import hashlib
+
+        where = [i for i, key in enumerate(keys) if key is not None]
+        verdicts = [True] * len(keys)
+        if not where:
+            return verdicts
+        digests = np.array([hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+                            for key in keys if key is not None], dtype="S16")
+        seen = np.zeros(len(digests), dtype=bool)
+        for level in self.levels:
+            at = np.minimum(np.searchsorted(level, digests), len(level) - 1)
+            seen |= level[at] == digests
+        first = np.zeros(len(digests), dtype=bool)
+        first[np.unique(digests, return_index=True)[1]] = True  # each digest's first place in the batch
+        new = first & ~seen
+        for i, counts in zip(where, new.tolist(), strict=True):
+            verdicts[i] = counts
+        fresh = np.sort(digests[new])
+        if len(fresh):
+            self.levels.append(fresh)
+            while len(self.levels) > 1 and len(self.levels[-2]) <= 2 * len(self.levels[-1]):
+                top = self.levels.pop()
+                self.levels[-1] = np.sort(np.concatenate([self.levels[-1], top]))  # disjoint: no key twice
+        return verdicts
 
 
 def _batches(groups: list[list[Path]], workers: int) -> list[list[list[Path]]]:
