@@ -105,49 +105,35 @@ def _text(value: Any, indent: int, base: int) -> str:
         if level - base > _DEPTH:  # deeper, or a value that holds itself: json.dumps says what it says
             raise _Other
         t = type(o)
-        if t is dict:
-            if not o:
-                add("{}")
-                return
-            pad = "\n" + " " * (indent * (level + 1))
-            sep = "," + pad  # one string a container, as the standard encoder makes it
-            first = True
-            add("{")
-            for k, v in o.items():
-                if type(k) is not str:
-                    raise _Other
-                add(pad if first else sep)
-                first = False
-                add(encode(k))
-                add(": ")
-                text = scalar(v)
-                if text is None:
-                    write(v, level + 1)
-                else:
-                    add(text)
-            add("\n" + " " * (indent * level) + "}")
-        elif t is list or t is tuple:
-            if not o:
-                add("[]")
-                return
-            pad = "\n" + " " * (indent * (level + 1))
-            sep = "," + pad  # one string a container, as the standard encoder makes it
-            first = True
-            add("[")
-            for v in o:
-                add(pad if first else sep)
-                first = False
-                text = scalar(v)
-                if text is None:
-                    write(v, level + 1)
-                else:
-                    add(text)
-            add("\n" + " " * (indent * level) + "]")
-        else:
+        keyed = t is dict
+        if not (keyed or t is list or t is tuple):
             text = scalar(o)
             if text is None:
                 raise _Other
             add(text)
+            return
+        if not o:
+            add("{}" if keyed else "[]")
+            return
+        pad = "\n" + " " * (indent * (level + 1))
+        sep = "," + pad  # one string a container, as the standard encoder makes it
+        first = True
+        add("{" if keyed else "[")
+        for item in o.items() if keyed else o:
+            add(pad if first else sep)
+            first = False
+            if keyed:
+                k, item = item
+                if type(k) is not str:
+                    raise _Other
+                add(encode(k))
+                add(": ")
+            text = scalar(item)
+            if text is None:
+                write(item, level + 1)
+            else:
+                add(text)
+        add("\n" + " " * (indent * level) + ("}" if keyed else "]"))
 
     try:
         write(value, base)
