@@ -63,7 +63,7 @@ def test_the_head_reads_only_as_far_as_the_first_lines_end() -> None:
     """The format is decided from the first line, read a few KiB at a time until it ends (before: 64 KiB, most of
     a session file, at every file). Through a pipe, what is left unread is counted: a short first line costs one
     first read, a 10,000-byte one the rest of it read on at once, a line longer than HEAD_BYTES HEAD_BYTES."""
-    from workbench.adapters._logfiles import _HEAD_FIRST_BYTES, _head_format
+    from workbench.adapters._logfiles import _HEAD_FIRST_BYTES, _first_line, _format_of_head
 
     def left_after(text: bytes) -> tuple[str | None, int]:
         r, w = os.pipe()
@@ -71,7 +71,7 @@ def test_the_head_reads_only_as_far_as_the_first_lines_end() -> None:
             os.write(w, text)
             os.close(w)
             w = -1
-            fmt = _head_format(r)
+            fmt = _format_of_head(_first_line(r))
             rest = b""
             while chunk := os.read(r, 1 << 16):
                 rest += chunk

@@ -193,7 +193,7 @@ class _Walk:
                 size = entry.stat().st_size
             except OSError:
                 continue  # gone since it was listed
-            fmt = None
+            head = b""
             if self.open_files or formats:
                 try:
                     fd = os.open(entry.path, os.O_RDONLY | os.O_NONBLOCK)
@@ -202,13 +202,11 @@ class _Walk:
                     continue
                 try:
                     if formats:
-                        fmt = _head_format(fd)
+                        head = _first_line(fd)
                 finally:
                     os.close(fd)
             file = Path(entry.path)
-            if formats and fmt is None:
-                fmt = _file_format(file)  # the first line does not say: read as before, record by record
-            yield file, size, fmt
+            yield file, size, _decided_format(head, file) if formats else None
 
     def _entries(self, directory: str) -> Iterator[os.DirEntry[str]]:
         """A directory's entries in name order (none where it cannot be listed and that is skipped)."""
@@ -225,17 +223,25 @@ class _Walk:
 _HEAD_FIRST_BYTES = 4 << 10
 
 
-def _head_format(fd: int) -> str | None:
-    """The session format the first line of the open file ``fd`` says (:func:`_format_of_head`), reading the fewest
-    bytes that hold it: :data:`_HEAD_FIRST_BYTES`, then on to :data:`HEAD_BYTES` only while no line has ended (a
-    64 KiB read took most of a typical session file: 0.8 s of the parent's 7 s on a 200 MB home)."""
+def _first_line(fd: int) -> bytes:
+    """The first line of the open file ``fd`` (at most :data:`HEAD_BYTES`, with what follows it in the last read),
+    reading the fewest bytes that hold it: :data:`_HEAD_FIRST_BYTES`, then on to :data:`HEAD_BYTES` only while no
+    line has ended (a 64 KiB read took most of a typical session file: 0.8 s of the parent's 7 s, profiled, on a
+    200 MB home)."""
     head = os.read(fd, _HEAD_FIRST_BYTES)
     while b"\n" not in head and len(head) < HEAD_BYTES:
         more = os.read(fd, HEAD_BYTES - len(head))
         if not more:
             break
         head += more
-    return _format_of_head(head)
+    return head
+
+
+def _decided_format(head: bytes, file: Path) -> str | None:
+    """A session file's format by :func:`tree_listing`'s rule: what its first line (``head``) says
+    (:func:`_format_of_head`), else its first record that says, read record by record (:func:`_file_format`)."""
+    fmt = _format_of_head(head)
+    return fmt if fmt is not None else _file_format(file)
 
 
 def _format_of_head(head: bytes) -> str | None:

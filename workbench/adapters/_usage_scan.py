@@ -113,11 +113,9 @@ def _file_replies(path: str, index: int, bad: BadLines | None = None, decide: bo
         raise _Unreadable(err.strerror or type(err).__name__) from None
     with fh:
         if decide:
-            from workbench.adapters._logfiles import HEAD_BYTES, _file_format, _format_of_head
+            from workbench.adapters._logfiles import HEAD_BYTES, _decided_format
 
-            fmt = _format_of_head(fh.readline(HEAD_BYTES))
-            if fmt is None:
-                fmt = _file_format(Path(path))  # the first line does not say: read record by record
+            fmt = _decided_format(fh.readline(HEAD_BYTES), Path(path))
             if fmt != "claude-code":
                 return fmt, out
             fh.seek(0)
