@@ -543,3 +543,63 @@ def test_a_file_the_usage_pass_cannot_open_is_named_or_skipped_and_counted_where
     with pytest.raises(SchemaError) as err:
         usage_scan._totals(listing, BadLines())
     assert str(gone) in str(err.value) and "cannot be read (No such file or directory)" in str(err.value)
+
+
+def test_the_codex_usage_pass_reads_a_rollout_as_the_importer_does(tmp_path: Path) -> None:
+    """The usage pass reads rollouts in a loop of its own (issue 62: half the cost a line of the importer's). On
+    one rollout with every case the rules know -- lines out of time order, a stamp with an offset and one that is
+    no date, a token_count with only the cumulative total, an older key name, a float count, info null, a model
+    switch, a line that is not a rollout line's shape -- its run is checked against values written here by hand,
+    and its usage columns and span equal the importer's full read."""
+    from workbench.adapters._codex import _rollout
+    from workbench.errors import SchemaError
+
+    legacy = token_count("2026-11-02T10:00:05.000Z", None, (7, 0, 1, 0))
+    legacy["payload"]["info"]["last_token_usage"]["cache_read_input_tokens"] = 3
+    del legacy["payload"]["info"]["last_token_usage"]["cached_input_tokens"]
+    floated = token_count("2026-11-02T10:00:06.000Z", None, (4, 1, 2, 1))
+    floated["payload"]["info"]["last_token_usage"]["input_tokens"] = 4.0
+    lines = [
+        {"timestamp": "2026-11-02T10:00:03.000Z", "type": "session_meta",
+         "payload": {"id": "s-1", "cwd": "/w", "cli_version": "0.46.0", "git": {"branch": "main"}}},
+        {"timestamp": "2026-11-02T10:00:02.000Z", "type": "turn_context", "payload": {"model": "gpt-5-codex"}},
+        token_count("2026-11-02T10:00:04.000Z", (10, 4, 5, 2), None),  # only the total: the delta from 0
+        token_count("2026-11-02T10:00:04.500Z", (15, 6, 8, 2), None),  # (5, 2, 3, 0)
+        {"timestamp": "2026-11-02T09:59:59.000+00:00", "type": "turn_context", "payload": {"model": "gpt-5"}},
+        legacy,  # (7, cached 3, 1, 0)
+        {"timestamp": "not a date", "type": "event_msg", "payload": {"type": "token_count", "info": None}},
+        floated,
+        {"timestamp": "2026-11-02T10:00:09.000Z", "type": "response_item",
+         "payload": {"type": "message", "role": "assistant", "content": "done"}},
+    ]
+    path = write(tmp_path / "rollout-x.jsonl", lines)
+    run, steps, comps, first = _rollout(path, usage_only=True)
+    # fresh input = input - cached: (10-4) + (5-2) + (7-3) + (4-1); cached 4 + 2 + 3 + 1; output 5 + 3 + 1 + 2
+    assert (run["usage_input_tokens"], run["usage_cache_read_tokens"], run["usage_output_tokens"],
+            run["usage_reasoning_tokens"], run["usage_replies"]) == (16, 10, 11, 3, 4)
+    assert run["usage_by_model"] == {
+        "gpt-5-codex": {"input": 9, "cache_read": 6, "output": 8, "reasoning": 2, "cache_creation_5m": 0,
+                        "cache_creation_1h": 0},
+        "gpt-5": {"input": 7, "cache_read": 4, "output": 3, "reasoning": 1, "cache_creation_5m": 0,
+                  "cache_creation_1h": 0}}
+    # 09:59:59+00:00 is the earliest instant; "not a date" sorts after every date (widen_span's rule)
+    assert (run["started_at"], run["ended_at"]) == ("2026-11-02T09:59:59.000+00:00", "not a date")
+    assert (run["run_id"], run["project"], run["client_version"], run["git_branch"], run["model"], run["models"]) \
+        == ("s-1", "/w", "0.46.0", "main", "gpt-5-codex", ["gpt-5-codex", "gpt-5"])
+    assert (steps, comps, first) == ([], [], 1)
+    full, *_ = _rollout(path)
+    same = ("run_id", "started_at", "ended_at", "models", "usage_replies", "usage_input_tokens",
+            "usage_cache_read_tokens", "usage_output_tokens", "usage_reasoning_tokens", "project", "model")
+    assert {k: run[k] for k in same} == {k: full[k] for k in same}
+    assert json.loads(full["usage_by_model"]) == run["usage_by_model"]
+
+    # a stamp of the layout's length, not in UTC: 09:00:00Z, the earliest instant, though the latest as text
+    shifted = [{"timestamp": ts, "type": "event_msg", "payload": {"type": "agent_message"}}
+               for ts in ("2026-11-02T10:00:01.000Z", "2026-11-02T10:00:02.000Z", "2026-11-02T18:00:00+0900",
+                          "2026-11-02T10:00:03.000Z")]
+    run, *_ = _rollout(write(tmp_path / "rollout-y.jsonl", shifted), usage_only=True)
+    assert (run["started_at"], run["ended_at"]) == ("2026-11-02T18:00:00+0900", "2026-11-02T10:00:03.000Z")
+
+    write(path, lines[:3] + [{"timestamp": "2026-11-02T10:00:07.000Z", "type": "event_msg", "payload": "x"}])
+    with pytest.raises(SchemaError, match=rf"{path}:4: expected a rollout line"):
+        _rollout(path, usage_only=True)

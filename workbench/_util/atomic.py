@@ -10,7 +10,6 @@ import glob
 import json
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,6 +40,8 @@ def atomic_write(path: Path, write: Callable[[Path], object], *, durable: bool =
     ``durable`` the temporary file is flushed to disk (``fsync``) before the move, so a crash
     of the machine cannot leave an empty file under the final name.
     """
+    import tempfile  # (here, not at the top: every command imports this module, few write through it)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -140,6 +141,8 @@ def staging_prefix(output: Path) -> str:
 
 def make_staging(output: Path) -> Path:
     """A fresh staging directory beside ``output`` (:func:`staging_prefix`), after removing stale ones."""
+    import tempfile
+
     clean_stale_staging(output)
     return Path(tempfile.mkdtemp(prefix=staging_prefix(output), dir=Path(output).parent))
 
@@ -280,6 +283,7 @@ def _remove_leftovers(out: Path) -> None:
 def _replace_locked(out: Path, marker: str, build: Callable[[Path], object], inputs: list[str | os.PathLike[str]],
                     made_by: str) -> Path:
     import shutil
+    import tempfile
     import uuid
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))

@@ -7,7 +7,6 @@ columns (:func:`_batch_job`), which the importing process validates and writes."
 from __future__ import annotations
 
 import json
-import pickle
 import re
 import warnings
 from collections.abc import Sequence
@@ -439,6 +438,8 @@ class _ColumnChunks(RowChunks):
     files: list[str] = field(default_factory=list)
 
     def flush(self) -> None:
+        import pickle  # (here: the usage pass imports this module and never writes a chunk)
+
         if not self.pending_runs:
             return
         rows = self.take_rows()

@@ -237,11 +237,11 @@ def _first_line(fd: int) -> bytes:
     return head
 
 
-def _decided_format(head: bytes, file: Path) -> str | None:
+def _decided_format(head: bytes, file: str | os.PathLike[str]) -> str | None:
     """A session file's format by :func:`tree_listing`'s rule: what its first line (``head``) says
     (:func:`_format_of_head`), else its first record that says, read record by record (:func:`_file_format`)."""
     fmt = _format_of_head(head)
-    return fmt if fmt is not None else _file_format(file)
+    return fmt if fmt is not None else _file_format(Path(file))
 
 
 def _format_of_head(head: bytes) -> str | None:

@@ -115,7 +115,7 @@ def _file_replies(path: str, index: int, bad: BadLines | None = None, decide: bo
         if decide:
             from workbench.adapters._logfiles import HEAD_BYTES, _decided_format
 
-            fmt = _decided_format(fh.readline(HEAD_BYTES), Path(path))
+            fmt = _decided_format(fh.readline(HEAD_BYTES), path)
             if fmt != "claude-code":
                 return fmt, out
             fh.seek(0)
@@ -233,7 +233,7 @@ def _in_order(job: Callable[[list[tuple[str, int]], bool, bool], _Run],
 
     def indexed() -> Iterator[tuple[tuple[str, int], int]]:
         for path, size in listing:
-            listed.append(Path(path))
+            listed.append(path if isinstance(path, Path) else Path(path))  # (a Path made again costs)
             yield (os.fspath(path), len(listed) - 1), size
 
     files = indexed()
