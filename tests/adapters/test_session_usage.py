@@ -603,3 +603,54 @@ def test_the_codex_usage_pass_reads_a_rollout_as_the_importer_does(tmp_path: Pat
     write(path, lines[:3] + [{"timestamp": "2026-11-02T10:00:07.000Z", "type": "event_msg", "payload": "x"}])
     with pytest.raises(SchemaError, match=rf"{path}:4: expected a rollout line"):
         _rollout(path, usage_only=True)
+
+
+def _rollout_lines(sid: str, counts: tuple[int, int, int, int]) -> list[dict]:
+    return [{"timestamp": "2026-11-02T10:00:00.000Z", "type": "session_meta", "payload": {"id": sid, "cwd": "/w"}},
+            {"timestamp": "2026-11-02T10:00:01.000Z", "type": "turn_context", "payload": {"model": "gpt-5-codex"}},
+            token_count("2026-11-02T10:00:02.000Z", None, counts)]
+
+
+def test_a_codex_directory_is_decided_by_its_first_rollout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 62: the usage pass decided every file's format from its own head, opening each rollout twice. A
+    directory's rollouts now take its first rollout's format: on a day of five rollouts one head is read to decide
+    (counted), and the rows are those written here by hand."""
+    from workbench.adapters import _logfiles
+    from workbench.adapters._usage import usage_rows
+
+    day = tmp_path / "sessions" / "2026" / "11" / "02"
+    for k in range(5):
+        write(day / f"rollout-2026-11-02T10-00-0{k}-{k}.jsonl", _rollout_lines(f"s{k}", (10 * k + 10, k, 5, 1)))
+    decided = []
+    real = _logfiles._decided_format
+    monkeypatch.setattr(_logfiles, "_decided_format", lambda head, file: decided.append(file) or real(head, file))
+    rows = usage_rows(tmp_path / "sessions")
+    assert [Path(f).name for f in decided] == ["rollout-2026-11-02T10-00-00-0.jsonl"]
+    # fresh input = input - cached
+    assert [(r["session_id"], r["usage_input_tokens"], r["usage_cache_read_tokens"]) for r in rows] == \
+        [("s0", 10, 0), ("s1", 19, 1), ("s2", 28, 2), ("s3", 37, 3), ("s4", 46, 4)]
+
+
+def test_a_rollout_named_file_that_is_not_a_rollout_is_decided_on_its_own(tmp_path: Path) -> None:
+    """Where a directory's files disagree, the per-file rule decides: a Claude Code transcript named like a rollout
+    among Codex rollouts is counted as Claude Code's, a rollout-named file of one unfinished line is left out (the
+    rows, warning and counts of the code that decided each file alone); an invalid line skipped elsewhere is
+    counted once, not once a pass."""
+    from workbench._util.jsonl import BadLines
+    from workbench.adapters._usage import usage_rows
+
+    day = tmp_path / "sessions" / "2026" / "11" / "02"
+    first = write(day / "rollout-a.jsonl", _rollout_lines("s-a", (10, 4, 5, 1)))
+    with first.open("a") as fh:
+        fh.write("not json\n")  # read (and skipped) before rollout-b is found out
+    write(day / "rollout-b.jsonl", [user("u1", None, "hi"), reply("r1", "u1", "msg_1", "req_1", (3, 4, 5, 6))])
+    (day / "rollout-c.jsonl").write_text('{"timestamp": "2026-11-02T10:00:00.000Z", "type": "sess')
+    write(day / "rollout-d.jsonl", _rollout_lines("s-d", (7, 0, 1, 0)))
+    write(tmp_path / "sessions" / "2026" / "11" / "03" / "rollout-e.jsonl", _rollout_lines("s-e", (2, 0, 1, 0)))
+    bad = BadLines(skip_invalid=True)
+    with pytest.warns(Warning, match="rollout-c.jsonl:1"):
+        rows = usage_rows(tmp_path / "sessions", bad)
+    assert [(r["client"], r["session_id"], r["usage_input_tokens"]) for r in rows] == \
+        [("claude-code", SID, 3), ("codex", "s-a", 6), ("codex", "s-d", 7), ("codex", "s-e", 2)]
+    assert [(Path(f).name, n) for f, n, _ in bad.skipped] == [("rollout-a.jsonl", 4)]
+    assert bad.truncated == []  # (rollout-c says no format: left out with the warning, as a file decided alone)

@@ -31,12 +31,12 @@ import json
 import os
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.adapters._claude_lines import MODEL_USAGE, TranscriptWarning, selected
-from workbench.adapters._logfiles import session_files
+from workbench.adapters._logfiles import session_files, session_format
 from workbench.tables._records import _before, encode_args, widen_span
 
 if TYPE_CHECKING:  # the usage pass reads rollouts without the table library (codex_runs)
@@ -166,11 +166,18 @@ def _compacted(p: dict[str, Any]) -> tuple[str, str | None]:
     return summary, "\n\n".join(texts) or None
 
 
-def _rollout_usage(file: Path, bad: BadLines | None = None) -> tuple[dict[str, Any], int]:
+class _NotARollout(Exception):
+    """A file read as a rollout on its directory's word (``check``) that does not prove one: its first record is
+    not a rollout line, it has none, or it cannot be read."""
+
+
+def _rollout_usage(file: Path, bad: BadLines | None = None, check: bool = False) -> tuple[dict[str, Any], int]:
     """:func:`_rollout`'s run with ``usage_only`` (the usage pass): its identity, span, models and usage, read by the
     same rules in one loop with no per-line context manager or call but for a token_count's; every line is still
     parsed and checked, and an error still names its line. About half the cost a line of :func:`_rollout`'s loop,
-    which is most of ``workbench usage`` on a Codex tree."""
+    which is most of ``workbench usage`` on a Codex tree. ``check``: the file's format was not decided on its own
+    (the usage pass took its directory's), so :class:`_NotARollout` where its first record is not a rollout line
+    (:func:`~workbench.adapters._logfiles.session_format`), where it has no record, or where it cannot be read."""
     run: dict[str, Any] = {"run_id": file.stem, "method": "codex", "task": None}
     first = number = 0
     totals: dict[str, int] | None = None
@@ -182,7 +189,10 @@ def _rollout_usage(file: Path, bad: BadLines | None = None) -> tuple[dict[str, A
     layout = -1  # the length of the ends while both are of one layout ending in Z, else -1
     try:
         for number, rec in json_lines(file, bad, fast=True):
-            first = first or number
+            if not first:
+                first = number
+                if check and session_format(rec) != "codex":
+                    raise _NotARollout(str(file))
             p = rec.get("payload") if type(rec) is dict else None
             if type(p) is not dict:
                 raise SchemaError(expected="a rollout line {timestamp, type, payload}", got=describe_value(rec))
@@ -221,8 +231,14 @@ def _rollout_usage(file: Path, bad: BadLines | None = None) -> tuple[dict[str, A
                         run[column] = p[key]
                 if isinstance(p.get("git"), dict) and isinstance(p["git"].get("branch"), str):
                     run["git_branch"] = p["git"]["branch"]
-    except SchemaError as err:
+    except (SchemaError, OSError) as err:
+        if check and not first:
+            raise _NotARollout(str(file)) from None
+        if isinstance(err, OSError):
+            raise
         raise err.located(str(file), number) from None
+    if check and not first:
+        raise _NotARollout(str(file))
     if spanned:
         run["started_at"], run["ended_at"] = start, end
     run_id = run["run_id"]
@@ -232,13 +248,13 @@ def _rollout_usage(file: Path, bad: BadLines | None = None) -> tuple[dict[str, A
     return run, first
 
 
-def _rollout(file: Path, bad: BadLines | None = None, usage_only: bool = False
+def _rollout(file: Path, bad: BadLines | None = None, usage_only: bool = False, check: bool = False
              ) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], int]:
     """One rollout's run, steps and compactions, and its first line. ``usage_only``: the run's identity, span,
     models and usage alone (every line still read and checked), no steps or compactions, and ``usage_by_model`` as
     the dict, not its JSON text -- the usage pass (:func:`_rollout_usage`)."""
     if usage_only:
-        usage, first = _rollout_usage(file, bad)
+        usage, first = _rollout_usage(file, bad, check)
         return usage, [], [], first
     run: dict[str, Any] = {"run_id": file.stem, "method": "codex", "task": None}
     steps: list[dict[str, Any]] = []
@@ -363,15 +379,16 @@ def read_codex(path: str | os.PathLike[str], *, bad: BadLines | None = None, sin
 def codex_runs(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
                until: str | None = None, project: str | None = None, files: Sequence[Path] | None = None,
                timings: dict[str, float] | None = None, usage_only: bool = False,
+               checked: Collection[Path] = (),
                ) -> Iterator[tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]]:
     """:func:`read_codex`'s runs one rollout at a time, ``(first line, run, steps, compactions)``; ``timings`` adds
     the seconds spent reading and building them (``parse``); ``usage_only`` reads each run's usage and no steps
-    (``workbench usage``)."""
+    (``workbench usage``), each file of ``checked`` proving a rollout as it is read (:class:`_NotARollout`)."""
     bad = bad if bad is not None else BadLines()
     where: dict[str, Path] = {}  # run id -> its rollout file
     for file in (files if files is not None else session_files(path, "*.jsonl", bad)):
         clock = time.perf_counter()
-        run, steps, comps, first = _rollout(file, bad, usage_only)
+        run, steps, comps, first = _rollout(file, bad, usage_only, check=usage_only and file in checked)
         if timings is not None:
             timings["parse"] = timings.get("parse", 0.0) + time.perf_counter() - clock
         if run["run_id"] in where:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from workbench.adapters._usage_scan import USAGE_COLUMNS, claude_code_totals
@@ -55,38 +56,101 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
     home with both) spent, one dict per session (the keys of ``claude_code_totals``), Claude Code's first.
     Claude Code's are counted without the table library; Codex rollouts by their importer's usage rule. A file or
     directory that cannot be read, or a line over the line bound, is an error naming it; with ``bad.skip_invalid``
-    it is skipped and counted in ``bad``."""
-    from workbench.adapters._logfiles import _Walk, sniff_format
-    from workbench.adapters._usage_scan import _totals
+    it is skipped and counted in ``bad``.
+
+    A file's format is decided as :func:`~workbench.adapters._logfiles.tree_listing` decides it, per file (where
+    it is read for replies), except that the Codex rollouts of a directory (``rollout-*.jsonl``) take the format
+    of its first rollout when that is Codex's, and are checked as they are read: where one is not (its first
+    record says otherwise, or it cannot be read), the pass is made again deciding every file on its own, so the
+    result is always the per-file rule's (a repeated pass may repeat a warning)."""
+    from workbench.adapters._logfiles import sniff_format
     from workbench.errors import SchemaError
 
     p = Path(path)
     if not p.exists():
         raise SchemaError("no such file or directory, expected session files", file=str(p))
-    formats: dict[str, list[Path]] = {}
     if p.is_dir():
-        # one walk lists the files, read as it goes (the workers start on the first files while it walks on);
-        # each file's format is decided where it is read (from the same open that reads its replies), and the files
-        # that are not Claude Code's come back with their formats
-        files: list[Path] = []
-        others: list[tuple[int, str | None]] = []
-        walk = ((file, size) for file, size, _fmt in _Walk(bad, open_files=False).files(p, "*.jsonl"))
-        rows = _totals(walk, bad, formats=others, listed=files)
-        for index, fmt in others:
-            if fmt is not None:  # a file no record of which says (titles only) is left out
-                formats.setdefault(fmt, []).append(files[index])
-    else:
-        fmt = sniff_format(p)
-        formats[fmt] = [p]
-        rows = claude_code_totals([p], bad, sizes=[p.stat().st_size]) if fmt == "claude-code" else []
+        before = (len(bad.skipped), len(bad.truncated), len(bad.unreadable)) if bad is not None else (0, 0, 0)
+        try:
+            return _tree_rows(p, bad, by_directory=True)
+        except _NotCodex:  # a rollout-named file of a Codex directory is not Codex's: each file decided alone
+            if bad is not None:
+                del bad.skipped[before[0]:], bad.truncated[before[1]:], bad.unreadable[before[2]:]
+            return _tree_rows(p, bad, by_directory=False)
+    fmt = sniff_format(p)
+    if fmt not in ("claude-code", "codex"):
+        raise SchemaError(f"not a Claude Code or Codex session ({fmt})", file=str(p))
+    rows = claude_code_totals([p], bad, sizes=[p.stat().st_size]) if fmt == "claude-code" else []
+    return rows + (_codex_rows(p, [p], bad, checked=()) if fmt == "codex" else [])
+
+
+class _NotCodex(Exception):
+    """A rollout-named file whose format was taken from its directory is not a Codex rollout (or cannot be
+    read): :func:`usage_rows` decides every file alone."""
+
+
+def _tree_rows(p: Path, bad: BadLines | None, by_directory: bool) -> list[dict[str, Any]]:
+    """:func:`usage_rows` of a directory: one walk lists the files, read as it goes (the workers start on the first
+    files while it walks on); each file's format is decided where it is read (from the same open that reads its
+    replies), and the files that are not Claude Code's come back with their formats. ``by_directory``: a
+    directory's rollout-named files after its first take that one's format when it is Codex's (they are not
+    opened until the Codex pass reads them, which checks them: :class:`_NotCodex`)."""
+    from workbench.adapters._logfiles import HEAD_BYTES, _decided_format, _Walk
+    from workbench.adapters._usage_scan import _totals
+    from workbench.errors import SchemaError
+
+    files: list[Path] = []  # what the Claude Code pass was given, by its index
+    others: list[tuple[int, str | None]] = []
+    codex: list[tuple[int, Path]] = []  # (position in the walk, file): the rollouts the walk kept back
+    order: list[int] = []  # the walk position of each file given to the Claude Code pass
+    taken: set[Path] = set()  # the rollouts whose format was their directory's
+
+    def walk() -> Iterator[tuple[Path, int]]:
+        directory: Path | None = None
+        decided: str | None = None
+        for position, (file, size, _fmt) in enumerate(_Walk(bad, open_files=False).files(p, "*.jsonl")):
+            if by_directory and file.name.startswith("rollout-"):
+                if file.parent != directory:  # the directory's first rollout: decided alone, its head read here
+                    directory = file.parent
+                    try:
+                        with open(file, "rb") as fh:
+                            decided = _decided_format(fh.readline(HEAD_BYTES), file)
+                    except (OSError, SchemaError):
+                        decided = None  # (the Claude Code pass says what it cannot read)
+                    if decided == "codex":
+                        codex.append((position, file))
+                        continue
+                elif decided == "codex":
+                    codex.append((position, file))
+                    taken.add(file)
+                    continue
+            order.append(position)
+            yield file, size
+
+    rows = _totals(walk(), bad, formats=others, listed=files)
+    formats: dict[str, list[tuple[int, Path]]] = {"codex": list(codex)}
+    for index, fmt in others:
+        if fmt is not None:  # a file no record of which says (titles only) is left out
+            formats.setdefault(fmt, []).append((order[index], files[index]))
     unknown = sorted(set(formats) - {"claude-code", "codex"})
     if unknown:
         raise SchemaError(f"not a Claude Code or Codex session ({unknown[0]})", file=str(p))
-    if formats.get("codex"):
-        from workbench.adapters._codex import codex_runs
-        from workbench.adapters._usage_scan import PART_COUNTS, utc_day
+    rollouts = [file for _position, file in sorted(formats["codex"], key=lambda item: item[0])]
+    return rows + _codex_rows(p, rollouts, bad, checked=taken)
 
-        for _line, run, _steps, _comps in codex_runs(p, files=formats["codex"], bad=bad, usage_only=True):
+
+def _codex_rows(p: Path, rollouts: list[Path], bad: BadLines | None, checked: set[Path] | tuple[()]
+                ) -> list[dict[str, Any]]:
+    """The usage rows of Codex rollouts, in order; each file of ``checked`` must prove a rollout as it is read
+    (:class:`_NotCodex` where it does not)."""
+    if not rollouts:
+        return []
+    from workbench.adapters._codex import _NotARollout, codex_runs
+    from workbench.adapters._usage_scan import PART_COUNTS, utc_day
+
+    rows = []
+    try:
+        for _line, run, _steps, _comps in codex_runs(p, files=rollouts, bad=bad, usage_only=True, checked=checked):
             by_model = run.get("usage_by_model") or {}  # (usage_only: the dict, not its JSON text)
             day = utc_day(run.get("started_at"))  # a rollout's usage is dated by its start (no per-event split)
             parts = [{"day": day, "model": model, **{k: int(u.get(k, 0)) for k in PART_COUNTS if k != "replies"},
@@ -94,6 +158,8 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
             rows.append({"client": "codex", "project_dir": None, "session_id": run["run_id"],
                          **{c: int(run.get(c) or 0) for c in USAGE_COLUMNS}, "models": list(run.get("models") or []),
                          "parts": parts})
+    except _NotARollout:
+        raise _NotCodex() from None
     return rows
 
 
