@@ -654,3 +654,33 @@ def test_a_rollout_named_file_that_is_not_a_rollout_is_decided_on_its_own(tmp_pa
         [("claude-code", SID, 3), ("codex", "s-a", 6), ("codex", "s-d", 7), ("codex", "s-e", 2)]
     assert [(Path(f).name, n) for f, n, _ in bad.skipped] == [("rollout-a.jsonl", 4)]
     assert bad.truncated == []  # (rollout-c says no format: left out with the warning, as a file decided alone)
+
+
+def test_a_worker_sums_each_line_by_the_reply_rules(tmp_path: Path) -> None:
+    """Issue 62: a worker of the usage pass sums each line as it parses it, the reply rules written out once more
+    for speed. On one file holding every case the rules know, its sums are checked against counts written here
+    by hand: a line without a type whose message is an assistant's (an older client) counts; a user line with a
+    usage object does not, nor a reply without a session id; a count that is true, negative or fractional is 0;
+    a 1-hour cache write larger than the whole write is cut to it; a reply on three lines counts once; a reply
+    without a request id counts each time."""
+    from workbench.adapters._usage_scan import _run_sums
+
+    old = reply("a1", None, "msg_1", "req_1", (10, 1, 0, 0))
+    del old["type"]
+    as_user = {**reply("a2", None, "msg_2", "req_2", (1000, 0, 0, 0)), "type": "user"}
+    no_sid = reply("a3", None, "msg_3", "req_3", (1000, 0, 0, 0))
+    del no_sid["sessionId"]
+    odd = reply("a4", None, "msg_4", "req_4", (5, 2, 0, 40))
+    odd["message"]["usage"].update(input_tokens=True, output_tokens=-3, cache_read_input_tokens=2.5)
+    odd["message"]["usage"]["cache_creation"] = {"ephemeral_1h_input_tokens": 99}
+    split = [reply(f"a5{k}", None, "msg_5", "req_5", (7, 1, 0, 0)) for k in range(3)]
+    no_request = [reply(f"a6{k}", None, "msg_6", "", (2, 0, 0, 0)) for k in range(2)]
+    for line in no_request:
+        del line["requestId"]
+    path = write(tmp_path / "projects" / "-home-dev" / f"{SID}.jsonl",
+                 [user("u1", None, "hi"), old, as_user, no_sid, odd, *split, *no_request])
+    run = _run_sums([(str(path), 0)])
+    assert run.parts == [("-home-dev", SID, "2026-11-02", "claude-sonnet-4-5-20250929")]
+    # input 10 + 0 + 7 + 2 + 2; output 1 + 0 + 1; cache read 0; writes: 40 of which 1 h 40 (99 cut to 40); replies 5
+    assert list(run.sums) == [21, 2, 0, 0, 40, 5]
+    assert run.keys == ["5:msg_1req_1", "5:msg_4req_4", "5:msg_5req_5", None, None]
