@@ -684,3 +684,20 @@ def test_a_worker_sums_each_line_by_the_reply_rules(tmp_path: Path) -> None:
     # input 10 + 0 + 7 + 2 + 2; output 1 + 0 + 1; cache read 0; writes: 40 of which 1 h 40 (99 cut to 40); replies 5
     assert list(run.sums) == [21, 2, 0, 0, 40, 5]
     assert run.keys == ["5:msg_1req_1", "5:msg_4req_4", "5:msg_5req_5", None, None]
+
+
+def test_a_part_cost_with_a_memo_is_the_part_cost_without(tmp_path: Path) -> None:
+    """Issue 62: the usage view keeps each model's price in a memo across its parts. By hand, with Anthropic's list
+    prices for Sonnet 4.5 (USD per million: 3 / 15, cache read 0.30, writes 3.75 and 6): the same cost with and
+    without the memo, the dated name priced by its family, an unknown model None (never 0), no tokens 0."""
+    from workbench.analyses._pricing import part_cost
+
+    counts = {"input": 5, "output": 120, "cache_read": 12000, "cache_creation_5m": 800, "cache_creation_1h": 100}
+    want = (5 * 3 + 120 * 15 + 12000 * 0.30 + 800 * 3.75 + 100 * 6) / 1e6
+    memo: dict = {}
+    for _ in range(2):
+        assert part_cost("claude-sonnet-4-5-20250929", counts, memo=memo) == pytest.approx(want, rel=1e-12)
+        assert part_cost("mystery-model-9", counts, memo=memo) is None
+    assert part_cost("claude-sonnet-4-5-20250929", counts) == pytest.approx(want, rel=1e-12)
+    assert set(memo) == {"claude-sonnet-4-5-20250929", "mystery-model-9"} and memo["mystery-model-9"] is None
+    assert part_cost("mystery-model-9", dict.fromkeys(counts, 0), memo=memo) == 0.0

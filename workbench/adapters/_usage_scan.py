@@ -470,19 +470,27 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
 
 def _session_row(key: tuple[str, str], parts: dict[tuple[str | None, str | None], list[int]]) -> dict[str, Any]:
     """A session's row from its parts: its totals are their sums (the cache writes: both tiers), its models theirs
-    in the order each first appears (a part is made by the session's first reply of its day and model)."""
+    in the order each first appears (a part is made by the session's first reply of its day and model). One loop
+    over the parts (five sums and a dict made by ``zip`` a part were a tenth of ``workbench usage``: 0.48 s for the
+    1 GB home's 47,353 sessions, after the scan, with a core idle)."""
     models: list[str] = []
-    for _day, model in parts:
+    fresh = output = read = write_5m = write_1h = replies = 0
+    rows = []
+    for (day, model), (i, o, r, w5, w1, n) in parts.items():  # PART_COUNTS' order
         if model is not None and model != "<synthetic>" and model not in models:
             models.append(model)
-    counts = list(parts.values())
+        fresh += i
+        output += o
+        read += r
+        write_5m += w5
+        write_1h += w1
+        replies += n
+        rows.append({"day": day, "model": model, "input": i, "output": o, "cache_read": r, "cache_creation_5m": w5,
+                     "cache_creation_1h": w1, "replies": n})
     return {"client": "claude-code", "project_dir": key[0], "session_id": key[1],
-            "usage_input_tokens": sum(c[0] for c in counts), "usage_output_tokens": sum(c[1] for c in counts),
-            "usage_cache_read_tokens": sum(c[2] for c in counts),
-            "usage_cache_creation_tokens": sum(c[3] + c[4] for c in counts), "usage_reasoning_tokens": 0,
-            "usage_replies": sum(c[5] for c in counts), "models": models,
-            "parts": [{"day": day, "model": model, **dict(zip(PART_COUNTS, c, strict=True))}
-                      for (day, model), c in parts.items()]}
+            "usage_input_tokens": fresh, "usage_output_tokens": output, "usage_cache_read_tokens": read,
+            "usage_cache_creation_tokens": write_5m + write_1h, "usage_reasoning_tokens": 0,
+            "usage_replies": replies, "models": models, "parts": rows}
 
 
 #: the counts of a session's part (one UTC day and model)

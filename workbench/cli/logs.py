@@ -174,6 +174,13 @@ def _starting(doing: str, path: Path) -> None:
 
 
 def run_usage(args: argparse.Namespace) -> int:
+    from workbench._util.executors import rare_collections
+
+    with rare_collections():  # a session's row, parts and view are small acyclic objects made by the hundred thousand
+        return _run_usage(args)
+
+
+def _run_usage(args: argparse.Namespace) -> int:
     from workbench._util.jsonl import BadLines
     from workbench.adapters import usage_rows
 
@@ -224,6 +231,8 @@ def usage_view(rows: list[dict[str, Any]], by: str = "session") -> list[dict[str
     from workbench.analyses._pricing import part_cost
 
     groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+    known: dict[str, Any] = {}  # each model's price, looked up once
+
     for r in rows:
         if by == "session" and not r.get("parts"):  # a session that spent nothing is still a session
             groups[(r["client"], r["session_id"])] = {
@@ -258,7 +267,7 @@ def usage_view(rows: list[dict[str, Any]], by: str = "session") -> list[dict[str
                     g["day"] = part["day"]  # the session's first day
                 if part["model"] and part["model"] != "<synthetic>" and part["model"] not in g["models"]:
                     g["models"].append(part["model"])
-            cost = part_cost(part["model"], part)
+            cost = part_cost(part["model"], part, memo=known)
             if cost is None:
                 if part["model"] not in g["unpriced"]:
                     g["unpriced"].append(part["model"])
