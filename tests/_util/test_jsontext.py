@@ -51,7 +51,8 @@ def test_what_the_fast_loop_does_not_write_is_the_standard_librarys_too() -> Non
         pass
 
     others = [{1: "int key"}, {True: 1, None: 2, 1.5: 3}, [Level.HIGH], {"k": Text("sub")}, OrderedDict(b=1, a=2),
-              [{"deep": [[[[[[[["x"]]]]]]]]}], {"a": [1.0, 2, "3"]}]
+              [{"deep": [[[[[[[["x"]]]]]]]]}], {"a": [1.0, 2, "3"]},
+              [{"k": 1}, {Text("k"): 2}, {Text("new key"): 3}]]  # a str subclass as a key, met before and not
     for value in others:
         assert dumps_indent(value) == json.dumps(value, indent=1)
     deep: object = "leaf"
@@ -85,3 +86,13 @@ def test_a_list_written_item_by_item_is_the_standard_librarys_text(indent: int) 
         out = io.StringIO()
         write_indent(value, out, indent)
         assert out.getvalue() == json.dumps(value, indent=indent)
+
+
+def test_the_keys_kept_are_bounded() -> None:
+    """Keys met before are kept with their text (a list's items share them), at most ``_KEYS_KEPT`` of them: a
+    value of many distinct keys does not grow the module's memory without end."""
+    from workbench._util import jsontext
+
+    value = [{f"key {k}": k} for k in range(3 * jsontext._KEYS_KEPT)]
+    assert dumps_indent(value) == json.dumps(value, indent=1)
+    assert len(jsontext._KEY_TEXT) <= jsontext._KEYS_KEPT
