@@ -99,30 +99,31 @@ def _tree_rows(p: Path, bad: BadLines | None, by_directory: bool) -> list[dict[s
     from workbench.adapters._usage_scan import _totals
     from workbench.errors import SchemaError
 
-    files: list[Path] = []  # what the Claude Code pass was given, by its index
+    files: list[str | os.PathLike[str]] = []  # what the Claude Code pass was given, by its index
     others: list[tuple[int, str | None]] = []
     codex: list[tuple[int, Path]] = []  # (position in the walk, file): the rollouts the walk kept back
     order: list[int] = []  # the walk position of each file given to the Claude Code pass
     taken: set[Path] = set()  # the rollouts whose format was their directory's
 
-    def walk() -> Iterator[tuple[Path, int]]:
-        directory: Path | None = None
+    def walk() -> Iterator[tuple[str, int]]:
+        directory: str | None = None
         decided: str | None = None
-        for position, (file, size, _fmt) in enumerate(_Walk(bad, open_files=False).files(p, "*.jsonl")):
-            if by_directory and file.name.startswith("rollout-"):
-                if file.parent != directory:  # the directory's first rollout: decided alone, its head read here
-                    directory = file.parent
+        for position, (file, size, _fmt) in enumerate(_Walk(bad, open_files=False).files(p, "*.jsonl", text=True)):
+            if by_directory and os.path.basename(file).startswith("rollout-"):
+                parent = os.path.dirname(file)
+                if parent != directory:  # the directory's first rollout: decided alone, its head read here
+                    directory = parent
                     try:
                         with open(file, "rb") as fh:
                             decided = _decided_format(fh.readline(HEAD_BYTES), file)
                     except (OSError, SchemaError):
                         decided = None  # (the Claude Code pass says what it cannot read)
                     if decided == "codex":
-                        codex.append((position, file))
+                        codex.append((position, Path(file)))
                         continue
                 elif decided == "codex":
-                    codex.append((position, file))
-                    taken.add(file)
+                    codex.append((position, Path(file)))
+                    taken.add(codex[-1][1])
                     continue
             order.append(position)
             yield file, size
@@ -131,7 +132,7 @@ def _tree_rows(p: Path, bad: BadLines | None, by_directory: bool) -> list[dict[s
     formats: dict[str, list[tuple[int, Path]]] = {"codex": list(codex)}
     for index, fmt in others:
         if fmt is not None:  # a file no record of which says (titles only) is left out
-            formats.setdefault(fmt, []).append((order[index], files[index]))
+            formats.setdefault(fmt, []).append((order[index], Path(files[index])))
     unknown = sorted(set(formats) - {"claude-code", "codex"})
     if unknown:
         raise SchemaError(f"not a Claude Code or Codex session ({unknown[0]})", file=str(p))

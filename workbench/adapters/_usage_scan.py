@@ -208,7 +208,7 @@ _Run = TypeVar("_Run", "_Replies", "_RunSums")
 def _in_order(job: Callable[[list[tuple[str, int]], bool, bool], _Run],
               listing: Iterable[tuple[str | os.PathLike[str], int]], workers: int | None = None,
               bad: BadLines | None = None, formats: list[tuple[int, str | None]] | None = None,
-              listed: list[Path] | None = None) -> Iterator[_Run]:
+              listed: list[str | os.PathLike[str]] | None = None) -> Iterator[_Run]:
     """``job`` (:func:`_files_replies` or :func:`_run_sums`) of each run of consecutive files of ``listing``
     ((path, size), in order: a list, or a walk still going), in file order, so a caller takes one run while the
     workers read the next. A tree of at least :data:`PARALLEL_BYTES` is read by ``workers`` processes (default:
@@ -238,7 +238,7 @@ def _in_order(job: Callable[[list[tuple[str, int]], bool, bool], _Run],
 
     def indexed() -> Iterator[tuple[tuple[str, int], int]]:
         for path, size in listing:
-            listed.append(path if isinstance(path, Path) else Path(path))  # (a Path made again costs)
+            listed.append(path)
             yield (os.fspath(path), len(listed) - 1), size
 
     files = indexed()
@@ -312,8 +312,8 @@ def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None,
 
 
 def _totals(listing: Iterable[tuple[str | os.PathLike[str], int]], bad: BadLines | None = None,
-            formats: list[tuple[int, str | None]] | None = None, listed: list[Path] | None = None
-            ) -> list[dict[str, Any]]:
+            formats: list[tuple[int, str | None]] | None = None,
+            listed: list[str | os.PathLike[str]] | None = None) -> list[dict[str, Any]]:
     """:func:`claude_code_totals` of a listing ((path, size) in order; a walk still going), ``listed`` getting
     every file's path (:func:`_in_order`)."""
     seen: set[str | None] = set()
