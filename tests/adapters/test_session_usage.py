@@ -701,22 +701,3 @@ def test_a_part_cost_with_a_memo_is_the_part_cost_without(tmp_path: Path) -> Non
     assert part_cost("claude-sonnet-4-5-20250929", counts) == pytest.approx(want, rel=1e-12)
     assert set(memo) == {"claude-sonnet-4-5-20250929", "mystery-model-9"} and memo["mystery-model-9"] is None
     assert part_cost("mystery-model-9", dict.fromkeys(counts, 0), memo=memo) == 0.0
-
-
-def test_a_runs_usage_per_model_is_the_standard_encoders_text() -> None:
-    """Issue 62: a run's ``usage_by_model`` text is written directly, not by the standard encoder (0.8 s of the
-    1 GB import's parent). On 5,000 random tables of models and counts -- text that must be escaped, a lone
-    surrogate, counts of 0 to 10**12 -- and on what it leaves to the encoder (a float, a bool, a key that is not
-    text), it equals ``json.dumps(value, sort_keys=True)``."""
-    import random
-
-    from workbench.adapters._claude_lines import MODEL_USAGE, _by_model_text
-
-    rng = random.Random(7)
-    names = ["claude-sonnet-4-5-20250929", "gpt-5-codex", "(no model)", "modèle", 'a "quoted" \\ name', "Z", "\ud800x"]
-    for _ in range(5000):
-        value = {m: {k: rng.choice([0, 1, 10**12, rng.randint(0, 10**6)]) for k in MODEL_USAGE}
-                 for m in rng.sample(names, rng.randint(1, 4))}
-        assert _by_model_text(value) == json.dumps(value, sort_keys=True)
-    for odd in ({"m": {"input": 1.5}}, {"m": {"input": True}}, {"m": {1: 2}}, {"b": {"x": 1}, "a": {"y": 2}}):
-        assert _by_model_text(odd) == json.dumps(odd, sort_keys=True)

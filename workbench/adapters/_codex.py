@@ -35,7 +35,7 @@ from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.adapters._claude_lines import MODEL_USAGE, TranscriptWarning, _by_model_text, selected
+from workbench.adapters._claude_lines import MODEL_USAGE, TranscriptWarning, selected
 from workbench.adapters._logfiles import session_files, session_format
 from workbench.tables._records import _before, encode_args, widen_span
 
@@ -312,7 +312,7 @@ def _rollout(file: Path, bad: BadLines | None = None, usage_only: bool = False, 
     run.update(task_id=run_id, scenario_id=run_id, steps=len(steps), compactions=len(comps),  # a session: a cluster
                models=models, usage_definition=USAGE_DEFINITION,
                usage_by_model=(by_model or None) if usage_only else  # (the usage pass reads the dict itself)
-               _by_model_text(by_model) if by_model else None,
+               json.dumps(by_model, sort_keys=True) if by_model else None,
                **{c: run.get(c, 0) for c in ("usage_replies", *(col for _, col in _USAGE_KEYS))})
     for row in (*steps, *comps):
         row["run_id"] = run_id
