@@ -37,15 +37,27 @@ def requests() -> list:  # type: ignore[type-arg]
     return compaction_requests(read_log(EXAMPLE))
 
 
-def test_lexical_judge_on_ray_equals_local(local_ray: None, requests: list) -> None:  # type: ignore[type-arg]
+def test_on_ray_judging_and_simulation_equal_local(local_ray: None, requests: list,  # type: ignore[type-arg]
+                                                  tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Ray path in one test, so that the suite starts one local Ray (each start took 13 s of a test worker,
+    and two workers each started one): requests scored in shards, the Jev judge's cache and accounting shared by
+    the workers, a directory judged batch by batch, and a simulation in blocks of tasks, each equal to the local
+    executor's result."""
+    _lexical_requests(requests)
+    _jev_requests(requests, tmp_path / "requests")
+    _directory_batches(tmp_path / "directory", monkeypatch)
+    _simulation()
+
+
+def _lexical_requests(requests: list) -> None:  # type: ignore[type-arg]
     judge = make_judge("lexical")
     local = score_requests(requests, judge, repeats=2)
     remote = score_requests(requests, judge, repeats=2, executor="ray", shard_size=3)
     assert remote[0].equals(local[0]) and remote[1].equals(local[1]) and local[0].height == 2 * 61
 
 
-def test_jev_judge_on_ray_shares_the_cache_and_the_accounting(local_ray: None, requests: list,  # type: ignore[type-arg]
-                                                              tmp_path: Path) -> None:
+def _jev_requests(requests: list, tmp_path: Path) -> None:  # type: ignore[type-arg]
+    """The Jev judge on Ray shares the on-disk cache and its requests reach the driver's accounting."""
     from jevcompat.mock import Running
 
     with Running() as server:
@@ -62,8 +74,7 @@ def test_jev_judge_on_ray_shares_the_cache_and_the_accounting(local_ray: None, r
         assert rerun[0].equals(local[0]) and all(u.cached for u in again.client.usages)
 
 
-def test_directory_judged_on_ray_batch_by_batch_equals_local(local_ray: None, tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def _directory_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`workbench judge --executor ray` ships whole batches of runs (requests built and scored on the workers):
     one run per task here, so the example log's runs make several tasks; the scores, tau counts and the Jev
     client's accounting equal the local run's."""
@@ -73,6 +84,7 @@ def test_directory_judged_on_ray_batch_by_batch_equals_local(local_ray: None, tm
     from workbench.judges import _run as judge_run
     from workbench.judges import judge_directory
 
+    tmp_path.mkdir()
     monkeypatch.setattr(judge_run, "RAY_BATCH_RUNS", 1)
     tables = read_log(EXAMPLE)
     assert tables["runs"].height >= 3
@@ -92,7 +104,7 @@ def test_directory_judged_on_ray_batch_by_batch_equals_local(local_ray: None, tm
     assert there.requests == here.requests == 8 and there.sent + there.cached == 8 and there.sent >= 5
 
 
-def test_simulate_on_ray_equals_local(local_ray: None) -> None:
+def _simulation() -> None:
     from workbench.sim import DatasetConfig, simulate
 
     cfg = DatasetConfig(tasks=6, runs=2, budgets=(48,), policies=("prompting", "no_compression"), seed=3)
