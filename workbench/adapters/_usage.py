@@ -12,8 +12,8 @@ session's totals are those of its readable lines.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.adapters._usage_scan import USAGE_COLUMNS, claude_code_totals

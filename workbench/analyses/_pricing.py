@@ -81,7 +81,7 @@ def part_cost(model: str | None, counts: Mapping[str, int], prices: Mapping[str,
     ``model``; None when the table has no price for it (never 0: a sum must not undercount without saying so),
     except that no tokens cost nothing whatever the model (Claude Code's ``<synthetic>`` replies). ``memo``: a
     dict kept by the caller across calls with the same ``prices``, each model's price looked up in it once (a
-    view of 47,353 sessions looked each one up again: a third of its time)."""
+    view of the 1 GB home's 47,353 sessions: 0.20 -> 0.18 s)."""
     get = counts.get
     if not (get("input", 0) or get("output", 0) or get("cache_read", 0) or get("cache_creation_5m", 0)
             or get("cache_creation_1h", 0)):

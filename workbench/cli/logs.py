@@ -344,7 +344,7 @@ def run_import(args: argparse.Namespace) -> int:
     from workbench.adapters._logfiles import one_walk
 
     # a session tree walked once: the workers started, its size, its format and its files; the rows, run dicts and
-    # column lists are small acyclic objects by the million (200 MB home: 5% of the wall time, paired runs)
+    # column lists are small acyclic objects by the million (the 1 GB home's import: 21.7 -> 20.7 s)
     with one_walk(), rare_collections():
         return _import(args)
 
