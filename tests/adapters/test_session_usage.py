@@ -546,7 +546,7 @@ def test_a_file_the_usage_pass_cannot_open_is_named_or_skipped_and_counted_where
 
 
 def test_the_codex_usage_pass_reads_a_rollout_as_the_importer_does(tmp_path: Path) -> None:
-    """The usage pass reads rollouts in a loop of its own (issue 62: half the cost a line of the importer's). On
+    """The usage pass reads rollouts in a loop of its own (issue 62: the Codex pass 0.40 -> 0.30 s at 1 GB). On
     one rollout with every case the rules know -- lines out of time order, a stamp with an offset and one that is
     no date, a token_count with only the cumulative total, an older key name, a float count, info null, a model
     switch, a line that is not a rollout line's shape -- its run is checked against values written here by hand,
