@@ -701,3 +701,36 @@ def test_a_part_cost_with_a_memo_is_the_part_cost_without(tmp_path: Path) -> Non
     assert part_cost("claude-sonnet-4-5-20250929", counts) == pytest.approx(want, rel=1e-12)
     assert set(memo) == {"claude-sonnet-4-5-20250929", "mystery-model-9"} and memo["mystery-model-9"] is None
     assert part_cost("mystery-model-9", dict.fromkeys(counts, 0), memo=memo) == 0.0
+
+
+def test_an_empty_session_file_in_a_tree_is_left_out_not_a_refusal(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Claude Code leaves empty session files. One of them made ``workbench usage`` and ``import`` refuse the whole
+    home ("expected at least one JSON line, got an empty file"), even with ``--skip-invalid``, where ccusage counts
+    the rest. An empty file in a tree holds no session and is left out, from a home, a projects directory and a
+    sessions directory alike; the counts are the hand count of the other files. A file named alone that is empty
+    is still an error naming it."""
+    from workbench.cli.main import main
+
+    home = tmp_path / "home"
+    projects = home / ".claude" / "projects"
+    kept = write(projects / "-home-dev-shop" / f"{SID}.jsonl",
+                 [user("u1", None, "Fix it."), reply("a1", "u1", "msg_A1", "req_A1", (5, 120, 12000, 800))])
+    (projects / "-home-dev-shop" / f"{OTHER}.jsonl").write_bytes(b"")
+    day = home / ".codex" / "sessions" / "2026" / "11" / "02"
+    write(day / "rollout-a.jsonl", _rollout_lines("s-a", (10, 4, 5, 1)))
+    (day / "rollout-b.jsonl").write_bytes(b"")
+    want = by_hand([kept])[SID]
+    for where in (home, projects):
+        assert main(["usage", str(where), "--out", str(tmp_path / "u.csv")]) == 0, capsys.readouterr().err
+        table = pl.read_csv(tmp_path / "u.csv").sort("client")
+        assert table.filter(pl.col("client") == "claude-code").select(
+            "session_id", "usage_input_tokens", "usage_output_tokens", "usage_cache_read_tokens").row(0) == \
+            (SID, want["in"], want["out"], want["read"])
+        assert table["client"].to_list() == (["claude-code", "codex"] if where == home else ["claude-code"])
+    for where, runs in ((home, 2), (projects, 1), (home / ".codex" / "sessions", 1)):
+        out = tmp_path / f"tables-{where.name}"
+        assert main(["import", str(where), "--out", str(out)]) == 0, capsys.readouterr().err
+        assert pl.read_parquet(out / "runs.parquet").height == runs
+    assert main(["usage", str(projects / "-home-dev-shop" / f"{OTHER}.jsonl")]) == 2
+    assert f"{OTHER}.jsonl:1: expected at least one JSON line, got an empty file" in capsys.readouterr().err

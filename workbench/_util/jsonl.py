@@ -131,6 +131,11 @@ def bounded_lines(fh: Any, limit: int) -> Iterator[tuple[int, bytes | None]]:
         yield number, raw
 
 
+class EmptyLog(SchemaError):
+    """:func:`json_lines`' error for a file with no line that is not blank: a log of nothing is an error, but a
+    session tree's empty file is a file that says no format (:func:`~workbench.adapters._logfiles._file_format`)."""
+
+
 #: the errors of a stat that mean there is no file there (as pathlib's exists() reads them)
 _NO_FILE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
 
@@ -185,7 +190,7 @@ def json_lines(path: Path, bad: BadLines | None = None, *, fast: bool = False) -
             if record is not _SKIPPED:
                 yield number, record
     if not any_line:
-        raise SchemaError(file=str(path), line=1, expected="at least one JSON line", got="an empty file")
+        raise EmptyLog(file=str(path), line=1, expected="at least one JSON line", got="an empty file")
 
 
 def long_line(path: str | os.PathLike[str], number: int, limit: int, bad: BadLines | None) -> None:
@@ -267,7 +272,7 @@ def _fast_lines(path: Path, bad: BadLines | None) -> Iterator[tuple[int, Any]]:
             any_line = True
             yield number, record
     if not any_line:
-        raise SchemaError(file=str(path), line=1, expected="at least one JSON line", got="an empty file")
+        raise EmptyLog(file=str(path), line=1, expected="at least one JSON line", got="an empty file")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -315,5 +320,5 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
 
-__all__ = ["at_line", "BadLines", "bounded_lines", "DuplicateKey", "json_error", "json_lines", "line_too_long", "long_line",
+__all__ = ["at_line", "BadLines", "bounded_lines", "DuplicateKey", "EmptyLog", "json_error", "json_lines", "line_too_long", "long_line",
            "LINE_BOUND_ENV", "LogWarning", "MAX_LINE_BYTES", "max_line_bytes", "parse_json", "unique_keys"]

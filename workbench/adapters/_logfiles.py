@@ -312,10 +312,16 @@ def directory_listing(path: str | os.PathLike[str], bad: BadLines | None = None)
 
 def _file_format(file: Path) -> str | None:
     """A session file's format: that of its first record that says (:func:`session_format`; bad lines passed
-    over), None when none does."""
-    for _, record in json_lines(file, BadLines(skip_invalid=True)):
-        if (fmt := session_format(record)) is not None:
-            return fmt
+    over), None when none does -- an empty file's too (Claude Code leaves them; ``workbench usage`` and ``import``
+    refused a whole home for one, even with ``--skip-invalid``, where ccusage counts the rest)."""
+    from workbench._util.jsonl import EmptyLog
+
+    try:
+        for _, record in json_lines(file, BadLines(skip_invalid=True)):
+            if (fmt := session_format(record)) is not None:
+                return fmt
+    except EmptyLog:
+        return None
     return None
 
 
@@ -354,13 +360,18 @@ def project_dir(file: Path) -> str:
 
 
 def session_files(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: BadLines | None = None) -> list[Path]:
-    """A file, or every ``pattern`` file below a directory (sorted; what cannot be read as :func:`tree_files`
-    says)."""
+    """A file, or every ``pattern`` file below a directory that holds a byte (sorted; what cannot be read as
+    :func:`tree_files` says). An empty file in a tree holds no session and is left out: Claude Code leaves them,
+    and one made ``workbench import`` refuse the whole tree, even with ``--skip-invalid``, where ccusage counts the
+    rest. A file named alone must hold a session (an empty one is an error naming it)."""
     p = Path(path)
     if p.is_dir():
-        files = tree_files(p, pattern, bad)
-        if not files:
+        listing = tree_listing(p, pattern, bad)
+        if not listing:
             raise SchemaError(f"no {pattern} session files below this directory", file=str(p))
+        files = [file for file, size, _fmt in listing if size > 0]
+        if not files:
+            raise SchemaError(f"every {pattern} file below this directory is empty", file=str(p))
         return files
     return [p]
 
