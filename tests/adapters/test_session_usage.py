@@ -707,8 +707,8 @@ def test_an_empty_session_file_in_a_tree_is_left_out_not_a_refusal(tmp_path: Pat
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """Claude Code leaves empty session files. One of them made ``workbench usage`` and ``import`` refuse the whole
     home ("expected at least one JSON line, got an empty file"), even with ``--skip-invalid``, where ccusage counts
-    the rest. An empty file in a tree holds no session and is left out, from a home, a projects directory and a
-    sessions directory alike; the counts are the hand count of the other files. A file named alone that is empty
+    the rest. An empty file in a tree (or one of blank lines) holds no session and is left out, from a home, a
+    projects directory and a sessions directory alike; the counts are the hand count of the other files. A file named alone that is empty
     is still an error naming it."""
     from workbench.cli.main import main
 
@@ -717,9 +717,11 @@ def test_an_empty_session_file_in_a_tree_is_left_out_not_a_refusal(tmp_path: Pat
     kept = write(projects / "-home-dev-shop" / f"{SID}.jsonl",
                  [user("u1", None, "Fix it."), reply("a1", "u1", "msg_A1", "req_A1", (5, 120, 12000, 800))])
     (projects / "-home-dev-shop" / f"{OTHER}.jsonl").write_bytes(b"")
+    (projects / "-home-dev-shop" / "blank.jsonl").write_bytes(b"\n  \n")  # blank lines only: no session either
     day = home / ".codex" / "sessions" / "2026" / "11" / "02"
     write(day / "rollout-a.jsonl", _rollout_lines("s-a", (10, 4, 5, 1)))
     (day / "rollout-b.jsonl").write_bytes(b"")
+    (day / "rollout-c.jsonl").write_bytes(b"\n")
     want = by_hand([kept])[SID]
     for where in (home, projects):
         assert main(["usage", str(where), "--out", str(tmp_path / "u.csv")]) == 0, capsys.readouterr().err

@@ -359,17 +359,31 @@ def project_dir(file: Path) -> str:
     return parent.name
 
 
+#: the largest file :func:`session_files` reads to see whether it holds only blank lines
+_BLANK_BYTES = 1024
+
+
+def _blank(file: Path) -> bool:
+    """Whether a small file holds only whitespace (unreadable: not known to be blank, so the reader says why)."""
+    try:
+        return not file.read_bytes().strip()
+    except OSError:
+        return False
+
+
 def session_files(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: BadLines | None = None) -> list[Path]:
-    """A file, or every ``pattern`` file below a directory that holds a byte (sorted; what cannot be read as
-    :func:`tree_files` says). An empty file in a tree holds no session and is left out: Claude Code leaves them,
-    and one made ``workbench import`` refuse the whole tree, even with ``--skip-invalid``, where ccusage counts the
-    rest. A file named alone must hold a session (an empty one is an error naming it)."""
+    """A file, or every ``pattern`` file below a directory that holds a line that is not blank (sorted; what cannot
+    be read as :func:`tree_files` says). An empty file in a tree holds no session and is left out: Claude Code
+    leaves them, and one made ``workbench import`` refuse the whole tree, even with ``--skip-invalid``, where
+    ccusage counts the rest. Only files of at most :data:`_BLANK_BYTES` bytes are read to find out (a longer file
+    of blank lines is the reader's error). A file named alone must hold a session (an empty one is an error naming
+    it)."""
     p = Path(path)
     if p.is_dir():
         listing = tree_listing(p, pattern, bad)
         if not listing:
             raise SchemaError(f"no {pattern} session files below this directory", file=str(p))
-        files = [file for file, size, _fmt in listing if size > 0]
+        files = [file for file, size, _fmt in listing if size > _BLANK_BYTES or (size and not _blank(file))]
         if not files:
             raise SchemaError(f"every {pattern} file below this directory is empty", file=str(p))
         return files
