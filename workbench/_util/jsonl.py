@@ -249,14 +249,9 @@ def _fast_lines(path: Path, bad: BadLines | None) -> Iterator[tuple[int, Any]]:
     loads, error = orjson.loads, orjson.JSONDecodeError
     limit = max_line_bytes()
     any_line = False
-    number = 0
     with open(path, "rb", buffering=1 << 20) as fh:
-        readline = fh.readline
-        while raw := readline(limit + 1):  # bounded_lines' loop, written out: a generator less a line
-            number += 1
-            if len(raw) > limit and not raw.endswith(b"\n"):
-                while (rest := readline(1 << 20)) and not rest.endswith(b"\n"):
-                    pass
+        for number, raw in bounded_lines(fh, limit):
+            if raw is None:
                 long_line(path, number, limit, bad)
                 any_line = True
                 continue
