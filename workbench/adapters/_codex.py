@@ -166,6 +166,26 @@ def _compacted(p: dict[str, Any]) -> tuple[str, str | None]:
     return summary, "\n\n".join(texts) or None
 
 
+def _session_meta(run: dict[str, Any], p: dict[str, Any]) -> None:
+    """A ``session_meta`` payload with an id into ``run``: the run's id, working directory, client version and git
+    branch (what is given as text)."""
+    run["run_id"] = p["id"]
+    for key, column in (("cwd", "project"), ("cli_version", "client_version")):
+        if isinstance(p.get(key), str):
+            run[column] = p[key]
+    if isinstance(p.get("git"), dict) and isinstance(p["git"].get("branch"), str):
+        run["git_branch"] = p["git"]["branch"]
+
+
+def _turn_model(run: dict[str, Any], models: list[str], model: str) -> str:
+    """A ``turn_context``'s model: the run's first (``model``) and each new one in order (``models``); returned, the
+    model of the turns that follow."""
+    run.setdefault("model", model)
+    if model not in models:
+        models.append(model)
+    return model
+
+
 class _NotARollout(Exception):
     """A file read as a rollout on its directory's word (``check``) that does not prove one: its first record is
     not a rollout line, it has none, or it cannot be read."""
@@ -217,20 +237,10 @@ def _rollout_usage(file: Path, bad: BadLines | None = None, check: bool = False)
             if kind == "event_msg":
                 if p.get("type") == "token_count":
                     totals = _spend(run, p, totals, by_model, current)
-            elif kind == "turn_context":
-                model = p.get("model")
-                if type(model) is str:
-                    run.setdefault("model", model)
-                    current = model
-                    if model not in models:
-                        models.append(model)
+            elif kind == "turn_context" and isinstance(p.get("model"), str):
+                current = _turn_model(run, models, p["model"])
             elif kind == "session_meta" and isinstance(p.get("id"), str):
-                run["run_id"] = p["id"]
-                for key, column in (("cwd", "project"), ("cli_version", "client_version")):
-                    if isinstance(p.get(key), str):
-                        run[column] = p[key]
-                if isinstance(p.get("git"), dict) and isinstance(p["git"].get("branch"), str):
-                    run["git_branch"] = p["git"]["branch"]
+                _session_meta(run, p)
     except (SchemaError, OSError) as err:
         if check and not first:
             raise _NotARollout(str(file)) from None
@@ -277,17 +287,9 @@ def _rollout(file: Path, bad: BadLines | None = None, usage_only: bool = False, 
                 widen_span(run, ts)
             before = len(steps)
             if kind == "session_meta" and isinstance(p.get("id"), str):
-                run["run_id"] = p["id"]
-                for key, column in (("cwd", "project"), ("cli_version", "client_version")):
-                    if isinstance(p.get(key), str):
-                        run[column] = p[key]
-                if isinstance(p.get("git"), dict) and isinstance(p["git"].get("branch"), str):
-                    run["git_branch"] = p["git"]["branch"]
+                _session_meta(run, p)
             elif kind == "turn_context" and isinstance(p.get("model"), str):
-                run.setdefault("model", p["model"])
-                current = p["model"]
-                if current not in models:
-                    models.append(current)
+                current = _turn_model(run, models, p["model"])
             elif kind == "event_msg" and p.get("type") == "token_count":
                 totals = _spend(run, p, totals, by_model, current)
             elif usage_only:
