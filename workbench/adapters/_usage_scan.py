@@ -170,9 +170,11 @@ class _Replies(NamedTuple):
     unreadable: list[tuple[str, str]]
 
 
-def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, decide: bool = False) -> _Replies:
+def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, decide: bool = False,
+                   on_file: Callable[[str], Callable[[Any, int], None]] | None = None) -> _Replies:
     """The replies of a run of files, the lines skipped, and (with ``decide``) each file not read as Claude Code's
-    as (index, its format)."""
+    as (index, its format). With ``on_file``, each file's parsed usage lines go to the function it returns for the
+    file's path (:func:`_file_replies`' ``on_record``), and no reply is kept."""
     from workbench._util.jsonl import BadLines
 
     out: list[tuple[Any, ...]] = []
@@ -181,7 +183,7 @@ def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False,
     bad = BadLines(skip_invalid=skip_invalid)
     for path, index in batch:
         try:
-            fmt, replies = _file_replies(path, index, bad, decide)
+            fmt, replies = _file_replies(path, index, bad, decide, on_file(path) if on_file is not None else None)
         except _Unreadable as err:
             unreadable.append((path, str(err)))
             if not skip_invalid:
@@ -382,12 +384,8 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
     Each line is summed as it is parsed, by :func:`_reply`'s and :func:`usage_counts`' rules written out in one
     function (a reply's tuple was built, then read again: 0.88 s of a worker on 8,000 files of the 1 GB home, now
     0.75 s). ``type(x) is int`` is :func:`token_count`'s ``isinstance`` test for what JSON gives (no bool)."""
-    from workbench._util.jsonl import BadLines
     from workbench.adapters._logfiles import project_dir
 
-    bad = BadLines(skip_invalid=skip_invalid)
-    others: list[tuple[int, str | None]] = []
-    unreadable: list[tuple[str, str]] = []
     by_directory: dict[str, str] = {}
     seen: set[str] = set()
     where: dict[tuple[str, str, str | None, str | None], int] = {}
@@ -450,22 +448,17 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
         reply_parts.append(k)
         reply_counts.extend((fresh, output, read, made - hour, hour, 1))
 
-    for path, index in batch:
+    def for_file(path: str) -> Callable[[Any, int], None]:
+        nonlocal project  # (read by add: the file's project directory)
         directory = os.path.dirname(path)
         known = by_directory.get(directory)
         if known is None:
             known = by_directory[directory] = project_dir(Path(path))
-        project = known  # (read by add: the file's project directory)
-        try:
-            fmt, _ = _file_replies(path, index, bad, decide, on_record=add)
-        except _Unreadable as err:
-            unreadable.append((path, str(err)))
-            if not skip_invalid:
-                break  # the error the parent raises: nothing after it is read
-            continue
-        if fmt != "claude-code":
-            others.append((index, fmt))
-    return _RunSums(labels, sums, keys, reply_parts, reply_counts, bad.skipped, others, unreadable)
+        project = known
+        return add
+
+    _, skipped, others, unreadable = _files_replies(batch, skip_invalid, decide, for_file)
+    return _RunSums(labels, sums, keys, reply_parts, reply_counts, skipped, others, unreadable)
 
 
 def _session_row(key: tuple[str, str], parts: dict[tuple[str | None, str | None], list[int]]) -> dict[str, Any]:
