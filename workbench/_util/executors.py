@@ -24,8 +24,13 @@ R = TypeVar("R")
 
 
 
+#: new objects between two of the cyclic garbage collector's collections under :func:`rare_collections` and in a
+#: worker process (Python's default: 700)
+RARE_THRESHOLD = 100_000
+
+
 @contextmanager
-def rare_collections(threshold: int = 100_000) -> Iterator[None]:
+def rare_collections(threshold: int = RARE_THRESHOLD) -> Iterator[None]:
     """Run the block with Python's cyclic garbage collector starting a collection every ``threshold`` new
     objects instead of every 700, then restore the old thresholds.
 
@@ -68,8 +73,8 @@ def serve_worker() -> None:
     import sys
 
     # a job reads data into small acyclic objects by the million (a session's lines, rows, replies): the collector
-    # starts every 100,000 new objects, not every 700 (rare_collections' threshold, for the whole worker)
-    gc.set_threshold(100_000, *gc.get_threshold()[1:])
+    # starts as rarely as under rare_collections, for the whole worker
+    gc.set_threshold(RARE_THRESHOLD, *gc.get_threshold()[1:])
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     jobs = sys.stdin.buffer
@@ -363,6 +368,6 @@ def shards(n: int, size: int) -> list[range]:
     return [range(start, min(n, start + size)) for start in range(0, n, size)]
 
 
-__all__ = ["WorkerStopped", "CONNECT_TIMEOUT", "ExecutorUnavailable", "ProcessWorkers", "rare_collections", "ray_imap",
-           "start_workers", "workers",
+__all__ = ["WorkerStopped", "CONNECT_TIMEOUT", "ExecutorUnavailable", "ProcessWorkers", "RARE_THRESHOLD",
+           "rare_collections", "ray_imap", "start_workers", "workers",
            "ray_map", "reachable", "serve_worker", "shards", "thread_map", "usable_cores"]
