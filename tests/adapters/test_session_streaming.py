@@ -375,3 +375,22 @@ def test_the_import_workers_module_loads_no_table_library() -> None:
     from workbench.adapters import _claude_code as claude_code
 
     assert claude_code._batch_job.__module__ == "workbench.adapters._claude_lines"  # what the workers are sent
+
+
+def test_a_batch_holds_the_same_bytes_on_a_small_tree_and_a_large_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parent holds a few batches' results at a time, so a batch must not grow with the tree (issue 62: batches
+    of a sixteenth of a worker's share reached 64 MB on a 1 GB home, and the import's peak grew with it). Groups
+    of one 1 MB file: 100 of them and 4,000 of them are cut into batches of the same bytes, each closed once it
+    reaches BATCH_BYTES, in order and with every group once."""
+    from workbench.adapters import _claude_code as claude_code
+    from workbench.adapters import _logfiles as logfiles
+
+    monkeypatch.setattr(logfiles, "_file_sizes", lambda files: [1 << 20] * len(files))
+    largest = {}
+    for n in (100, 4_000):
+        groups = [[Path(f"/tree/{k}.jsonl")] for k in range(n)]
+        batches = claude_code._batches(groups)
+        assert [g for batch in batches for g in batch] == groups
+        largest[n] = max(len(batch) for batch in batches) << 20
+        assert all(len(batch) << 20 == claude_code.BATCH_BYTES for batch in batches[:-1])
+    assert largest[100] == largest[4_000] == 8 << 20

@@ -156,7 +156,7 @@ def _parallel_runs(path: Path, files: list[Path], workers: int, bad: BadLines, s
         groups = _file_groups(files, pool)
         if timings is not None:
             timings["scan"] = timings.get("scan", 0.0) + time.perf_counter() - clock
-        batches = _batches(groups, workers)
+        batches = _batches(groups)
         todo = iter(enumerate(batches))
 
         def submit() -> Any:
@@ -237,13 +237,15 @@ class _CountedReplies:
         return verdicts
 
 
-def _batches(groups: list[list[Path]], workers: int) -> list[list[list[Path]]]:
-    """The groups, in order, in batches of at most about ``BATCH_BYTES`` of files: a sixteenth of a worker's share
-    of the tree (at least an eighth of ``BATCH_BYTES``), so that the worker left with the last batch does not keep
-    the other waiting long (against eighths: 6% less time on 1 GB, whole-process timings, median of 5 pairs)."""
+def _batches(groups: list[list[Path]]) -> list[list[list[Path]]]:
+    """The groups, in order, in batches of about ``BATCH_BYTES`` of files each, whatever the tree's size: the
+    parent holds a few batches' results at a time (runs and replies, :func:`_parallel_runs`' ``ahead``), so a
+    batch that grew with the tree made the import's memory grow with it (issue 62: batches of a sixteenth of a
+    worker's share, up to 64 MB, peaked at 354 MiB on the 1 GB home; 8 MB batches at 286-295 MiB, in the same
+    time), and a small batch leaves little for the last worker to finish alone."""
     each = iter(logfiles._file_sizes([f for group in groups for f in group]))
     sizes = [sum(next(each) for _ in group) for group in groups]
-    return _runs_of(groups, sizes, max(BATCH_BYTES // 8, min(BATCH_BYTES, sum(sizes) // (16 * workers))))
+    return _runs_of(groups, sizes, BATCH_BYTES)
 
 
 _RunRows = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
@@ -252,8 +254,9 @@ _RunRows = tuple[int, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]
 #: costs more than they save; the command line starts them early above the same size)
 PARALLEL_BYTES = logfiles.PARALLEL_BYTES
 
-#: bytes of session files a worker reads as one batch (:func:`~workbench.adapters._claude_lines._batch_job`), at most
-BATCH_BYTES = 64 << 20
+#: bytes of session files a worker reads as one batch (:func:`~workbench.adapters._claude_lines._batch_job`): a
+#: constant, so that the batches in flight hold the same memory on any tree
+BATCH_BYTES = 8 << 20
 
 __all__ = ["claude_code_runs", "read_claude_code", "selected", "MODEL_USAGE", "TranscriptWarning",
            "USAGE_DEFINITION"]
