@@ -203,7 +203,7 @@ def test_the_out_of_fold_threshold_row_never_gives_a_zero_width_interval_off_a_b
     generator is such a sample: recomputed by hand, the precision at the reported tau is 1 with each of the 8
     scenarios left out, while the corrected estimate is 0.958. The row now has no interval, and says why; a row
     whose estimate and every left-out value sit on the same bound (recall 1 everywhere) keeps [1, 1]."""
-    from workbench.stats import threshold_for
+    from workbench.stats import selection_bootstrap, threshold_for
 
     rng = np.random.default_rng(0)
     sizes = rng.integers(3, 30, 8)
@@ -218,12 +218,16 @@ def test_the_out_of_fold_threshold_row_never_gives_a_zero_width_interval_off_a_b
     row = table["precision_at_tau_oof"]
     assert 0 < row["estimate"] < 1 and np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
     assert row["reason"].startswith("no interval: precision at the reported tau is 1 with every scenario left out")
-    # the default interval bootstraps the whole selection: tau moves with the resample, so there is a spread
+    # the default method bootstraps the whole selection: tau moves with the resample, so there is a spread; with 8
+    # scenarios the row gives no interval at all (fewer than TAU_FEW_SCENARIOS), and says so
+    est, low, high, _ = selection_bootstrap(s, y, c, "precision", 0.95, 200)["precision"]
+    assert low < est <= high <= 1
     row = {r["statistic"]: r for r in threshold_for(s, y, c, "precision", 0.95, n_boot=200).to_dicts()}[
         "precision_at_tau_oof"]
-    assert row["method"] == "selection-bootstrap" and row["ci_low"] < row["estimate"] <= row["ci_high"] <= 1
+    assert row["method"] == "selection-bootstrap" and row["estimate"] == pytest.approx(est, rel=1e-12)
+    assert np.isnan(row["ci_low"]) and row["reason"].startswith("no interval: 8 scenario(s), fewer than 12")
     sep = np.random.default_rng(0)
-    c2 = np.repeat(np.arange(10), 12)
+    c2 = np.repeat(np.arange(12), 12)
     y2 = sep.random(len(c2)) < 0.6
     s2 = np.where(y2, 0.6 + 0.4 * sep.random(len(c2)), 0.4 * sep.random(len(c2)))
     recall = {r["statistic"]: r for r in threshold_for(s2, y2, c2, n_boot=20).to_dicts()}["recall_at_tau_oof"]

@@ -32,8 +32,8 @@ __all__ = [
     "precision_recall_at", "Price", "probability_of_improvement", "recalibrate", "recalibration_table", "reliability",
     "reliability_by_k", "reliability_curve", "resample_counts", "resamples", "residual_kurtosis", "residualise",
     "Seed", "selection_bootstrap", "simultaneous_interval", "squared_ce_debiased", "STRATEGIES",
-    "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "threshold_for", "threshold_sweep",
-    "unified_interval", "Units", "verdict", "williams_test", "ZERO_WIDTH"
+    "TAU_FEW_SCENARIOS", "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "threshold_for",
+    "threshold_sweep", "unified_interval", "Units", "verdict", "williams_test", "ZERO_WIDTH"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -53,8 +53,8 @@ __getattr__, __dir__ = attach(__name__, {
         "CALIBRATION_TEST_EXACT", "CalibrationTest", "CE_INTERVAL_METHODS",
         "debiased_calibration_error", "ece", "labeled_scores", "out_of_fold_calls", "paired_auroc_difference",
         "recalibrate", "recalibration_table", "reliability_curve", "selection_bootstrap", "squared_ce_debiased",
-        "STRATEGIES", "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "threshold_for",
-        "threshold_sweep", "unified_interval"
+        "STRATEGIES", "TAU_FEW_SCENARIOS", "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS",
+        "threshold_for", "threshold_sweep", "unified_interval"
     ],
     "_compare": [
         "clustered_mcnemar_p", "compare_to_baseline", "GEE_MAX_CLUSTER", "HIGHER_IS_BETTER", "jackknife_se", "METRICS",
@@ -93,7 +93,8 @@ if TYPE_CHECKING:
         CALIBRATION_TEST_EXACT, CalibrationTest, CE_INTERVAL_METHODS,
         debiased_calibration_error, ece, labeled_scores, out_of_fold_calls, paired_auroc_difference, recalibrate,
         recalibration_table, reliability_curve, selection_bootstrap, squared_ce_debiased, STRATEGIES,
-        TAU_INTERVAL_METHODS, TAU_MIN_ENTRIES, TAU_MIN_SCENARIOS, threshold_for, threshold_sweep, unified_interval
+        TAU_FEW_SCENARIOS, TAU_INTERVAL_METHODS, TAU_MIN_ENTRIES, TAU_MIN_SCENARIOS, threshold_for, threshold_sweep,
+        unified_interval
     )
     from workbench.stats._compare import (
         clustered_mcnemar_p, compare_to_baseline, GEE_MAX_CLUSTER, HIGHER_IS_BETTER, jackknife_se, METRICS,
