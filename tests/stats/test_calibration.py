@@ -366,7 +366,6 @@ def test_a_tau_that_keeps_a_handful_of_entries_gets_no_interval() -> None:
     assert recall["ci_low"] < recall["ci_high"] and recall["reason"] is None
 
 
-
 def test_fewer_than_twelve_scenarios_give_the_reported_taus_precision_no_interval() -> None:
     """Issue 60: with 8 scenarios the default interval held 86% of 95% on one generator of the coverage study and
     99% on another, so below 12 there is none, and the reason gives the scenario count; the estimate stays. The
@@ -390,6 +389,7 @@ def test_fewer_than_twelve_scenarios_give_the_reported_taus_precision_no_interva
         old = {r["statistic"]: r for r in threshold_for(s, y, c, "precision", 0.85, n_boot=20,
                                                         tau_interval="jackknife").to_dicts()}["precision_at_tau_oof"]
         assert old["ci_low"] < old["ci_high"]
+
 
 @pytest.mark.slow
 def test_the_reported_taus_precision_is_covered_where_the_target_is_out_of_reach() -> None:
