@@ -708,8 +708,8 @@ def test_an_empty_session_file_in_a_tree_is_left_out_not_a_refusal(tmp_path: Pat
     """Claude Code leaves empty session files. One of them made ``workbench usage`` and ``import`` refuse the whole
     home ("expected at least one JSON line, got an empty file"), even with ``--skip-invalid``, where ccusage counts
     the rest. An empty file in a tree (or one of blank lines) holds no session and is left out, from a home, a
-    projects directory and a sessions directory alike; the counts are the hand count of the other files. A file named alone that is empty
-    is still an error naming it."""
+    projects directory and a sessions directory alike; the counts are the hand count of the other files. A file
+    named alone that is empty is still an error naming it."""
     from workbench.cli.main import main
 
     home = tmp_path / "home"

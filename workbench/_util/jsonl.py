@@ -315,5 +315,6 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
 
-__all__ = ["at_line", "BadLines", "bounded_lines", "DuplicateKey", "EmptyLog", "json_error", "json_lines", "line_too_long", "long_line",
-           "LINE_BOUND_ENV", "LogWarning", "MAX_LINE_BYTES", "max_line_bytes", "parse_json", "unique_keys"]
+__all__ = ["at_line", "BadLines", "bounded_lines", "DuplicateKey", "EmptyLog", "json_error", "json_lines",
+           "line_too_long", "long_line", "LINE_BOUND_ENV", "LogWarning", "MAX_LINE_BYTES", "max_line_bytes",
+           "parse_json", "unique_keys"]

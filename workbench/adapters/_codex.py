@@ -254,7 +254,7 @@ def _rollout_usage(file: Path, bad: BadLines | None = None, check: bool = False)
     run_id = run["run_id"]
     run.update(task_id=run_id, scenario_id=run_id, steps=0, compactions=0, models=models,
                usage_definition=USAGE_DEFINITION, usage_by_model=by_model or None,
-               **{c: run.get(c, 0) for c in ("usage_replies", *(col for _, col in _USAGE_KEYS))})
+               **{c: run.get(c, 0) for c in ("usage_replies", *_USAGE_COLUMNS)})
     return run, first
 
 
@@ -292,8 +292,6 @@ def _rollout(file: Path, bad: BadLines | None = None, usage_only: bool = False, 
                 current = _turn_model(run, models, p["model"])
             elif kind == "event_msg" and p.get("type") == "token_count":
                 totals = _spend(run, p, totals, by_model, current)
-            elif usage_only:
-                continue
             elif kind == "compacted":
                 summary, kept = _compacted(p)
                 if not summary:
@@ -313,9 +311,8 @@ def _rollout(file: Path, bad: BadLines | None = None, usage_only: bool = False, 
     run_id = run["run_id"]
     run.update(task_id=run_id, scenario_id=run_id, steps=len(steps), compactions=len(comps),  # a session: a cluster
                models=models, usage_definition=USAGE_DEFINITION,
-               usage_by_model=(by_model or None) if usage_only else  # (the usage pass reads the dict itself)
-               json.dumps(by_model, sort_keys=True) if by_model else None,
-               **{c: run.get(c, 0) for c in ("usage_replies", *(col for _, col in _USAGE_KEYS))})
+               usage_by_model=json.dumps(by_model, sort_keys=True) if by_model else None,
+               **{c: run.get(c, 0) for c in ("usage_replies", *_USAGE_COLUMNS)})
     for row in (*steps, *comps):
         row["run_id"] = run_id
     return run, steps, comps, first
