@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from workbench.errors import OutputRefused  # noqa: F401 (the writers raise it; callers import it from here too)
+from workbench.errors import OutputRefused, SchemaError  # noqa: F401 (the writers raise it; callers import it from here too)
 
 
 def current_umask() -> int:
@@ -61,6 +61,86 @@ def atomic_write(path: Path, write: Callable[[Path], object], *, durable: bool =
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class NotOurs(SchemaError):
+    """A path the workbench would write (or repair) that is not a plain file of its own: a symbolic link, a FIFO,
+    a device, a directory, or a file reached through a linked directory. Nothing was read-modified or written."""
+
+
+def open_own(path: str | os.PathLike[str], flags: int, *, root: str | os.PathLike[str], mode: int = 0o644) -> int:
+    """Open ``path``, a file of ours under ``root``, and return its descriptor: the one way the workbench opens a
+    file it appends to, truncates, repairs or replaces in place (the annotation store's label, note, lock and side
+    files; the response cache; every verb's ``--out``).
+
+    Every directory from ``root`` down to the file is opened in turn without following a symbolic link (``openat``
+    with ``O_NOFOLLOW``), and so is the file itself; the file must then be a regular file. A symbolic link (a
+    committed ``labels/x.round1.jsonl -> ../../somefile`` reaches a teammate's clone), a FIFO (opened without
+    blocking), a device or a directory raises :class:`NotOurs` naming the path; nothing is written through it.
+    ``root`` itself is the user's choice and may be a link. ``flags`` are :func:`os.open`'s (``O_CREAT`` makes
+    the file, with ``mode`` less the umask)."""
+    import errno
+    import fcntl
+    import stat
+
+    path, root = Path(path), Path(root)
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        raise NotOurs(f"is not inside {root}; the workbench writes only there", file=str(path)) from None
+    if not parts or ".." in parts:
+        raise NotOurs(f"is not a file inside {root}", file=str(path))
+    nofollow = os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        dir_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as err:
+        raise named(err, root) from None
+    here = root
+    try:
+        for part in parts[:-1]:
+            here = here / part
+            try:
+                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | nofollow, dir_fd=dir_fd)
+            except OSError as err:
+                if err.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise NotOurs("is a symbolic link or not a directory; the workbench writes only into plain "
+                                  f"directories of {root}", file=str(here)) from None
+                raise named(err, here) from None
+            os.close(dir_fd)
+            dir_fd = inner
+        try:
+            fd = os.open(parts[-1], flags | nofollow | os.O_NONBLOCK, mode, dir_fd=dir_fd)
+        except OSError as err:
+            if err.errno == errno.ELOOP:
+                raise NotOurs("is a symbolic link; the workbench never writes through one. Remove the link (or "
+                              "replace it with a copy of the file) and run again", file=str(path)) from None
+            if err.errno in (errno.ENXIO, errno.EISDIR):  # a FIFO with no reader; a directory
+                raise NotOurs("is not a regular file; the workbench writes only regular files", file=str(path)) \
+                    from None
+            raise named(err, path) from None
+    finally:
+        os.close(dir_fd)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotOurs("is not a regular file (a FIFO, a device or a socket); the workbench writes only regular "
+                          "files", file=str(path))
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def check_own(path: str | os.PathLike[str], *, root: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` (under ``root``) exists, after checking it is a file of ours if it does: a regular file that
+    is no symbolic link, under plain directories (:func:`open_own`'s rule, for a file about to be read, replaced by
+    a rename or handed to a library that opens it itself); :class:`NotOurs` otherwise."""
+    try:
+        fd = open_own(path, os.O_RDONLY, root=root)
+    except FileNotFoundError:
+        return False
+    os.close(fd)
+    return True
 
 
 def named(err: OSError, path: Path) -> OSError:
@@ -306,5 +386,5 @@ def _replace_locked(out: Path, marker: str, build: Callable[[Path], object], inp
     return out
 
 
-__all__ = ["atomic_write", "check_not_input", "check_owned_dir", "clean_stale_staging", "make_staging", "staging_prefix", "current_umask", "named", "OutputRefused",
+__all__ = ["atomic_write", "check_not_input", "check_own", "NotOurs", "open_own", "check_owned_dir", "clean_stale_staging", "make_staging", "staging_prefix", "current_umask", "named", "OutputRefused",
            "records_to_jsonl", "replace_owned_dir", "STALE_AFTER", "terminate", "uninterrupted", "write_jsonl"]

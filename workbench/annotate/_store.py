@@ -27,6 +27,12 @@ The store, not its caller, stamps ``labeled_at``; annotator names are checked
 a write can leave a torn last line: opening the store (and every append) moves it to a side file
 ``<file>.torn-<time>`` with a warning naming it, so reading works and the next label starts on a
 clean line.
+
+Nothing is read, repaired or written through a symbolic link: Git keeps links, so a committed
+``labels/x.round1.jsonl -> ../../somefile`` reaches every clone. Every label, note, lock, holder, journal and side
+file is opened with :func:`~workbench._util.atomic.open_own` (no link followed from the store's root down, a
+regular file only); one that is a link, a FIFO or a directory, or sits in a linked ``labels/`` or ``notes/``, is
+an error naming it, raised before anything in the store is changed.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from typing import Any
 import polars as pl
 from filelock import FileLock
 
+from workbench._util.atomic import NotOurs, check_own, open_own
 from workbench.tables import _schema as schema
 from workbench.tables._validation import check_record
 from workbench.tables._vocabulary import LABEL_VALUES, check_annotator
@@ -87,11 +94,11 @@ class AnnotationStore:
         self.root = Path(path)
         self.dir = self.root / "labels"
         self.read_only = read_only
-        if not self.dir.is_dir():
+        if not self._check_tree():
             return
         if read_only:
             for file in sorted(self.dir.glob("*.jsonl")):
-                torn = _torn_bytes(file)
+                torn = _torn_bytes(file, self.root)
                 if torn:
                     warnings.warn(f"{file}: the last line was cut off ({torn} bytes); left as it is (read only) "
                                   "and skipped: the next writer moves it aside", TornLineWarning, stacklevel=2)
@@ -99,13 +106,31 @@ class AnnotationStore:
         with self._lock():
             self._recover()
             for file in sorted(self.dir.glob("*.jsonl")):
-                _move_torn_tail(file)
+                _move_torn_tail(file, self.root)
+
+    def _check_tree(self) -> bool:
+        """Whether the store has a ``labels/`` directory, after checking that it, ``notes/`` and every file of the
+        store in them are plain (no symbolic link, FIFO or device: :class:`~workbench._util.atomic.NotOurs`
+        naming the first that is not), before anything is read or repaired."""
+        for sub in (self.dir, self.root / "notes"):
+            if sub.is_symlink() or (sub.exists() and not sub.is_dir()):
+                raise NotOurs("is a symbolic link or not a directory; a store's labels and notes live in plain "
+                              "directories of it", file=str(sub))
+            if not sub.is_dir():
+                continue
+            for file in sorted(sub.iterdir()):
+                if file.name.endswith(".jsonl") or ".torn-" in file.name or file.name.startswith(".store.lock") \
+                        or file.name == self.journal.name or file.name.endswith(".jsonl.lock"):
+                    check_own(file, root=self.root)
+        return self.dir.is_dir()
 
     def _lock(self) -> _StoreLock:
         """The store's one lock, held around every write and every repair (:class:`_StoreLock`: it says who holds
         it while a writer waits, and waits at most :data:`LOCK_WAIT` seconds)."""
+        if self.dir.is_symlink():
+            raise NotOurs("is a symbolic link; a store's labels live in a plain directory of it", file=str(self.dir))
         self.dir.mkdir(parents=True, exist_ok=True)
-        return _StoreLock(self.dir / ".store.lock")
+        return _StoreLock(self.dir / ".store.lock", self.root)
 
     @property
     def journal(self) -> Path:
@@ -119,9 +144,14 @@ class AnnotationStore:
         not this store's (not JSON, another version, a name that is not a plain label-file name, fields of the
         wrong type) is a :class:`JournalMismatch`."""
         try:
-            data = json.loads(self.journal.read_text(encoding="utf-8"))
+            fd = open_own(self.journal, os.O_RDONLY, root=self.root)
         except FileNotFoundError:
             return None
+        except NotOurs:
+            raise self._refusal("is not a regular file of the store (a symbolic link?)") from None
+        try:
+            with os.fdopen(fd, "rb") as fh:
+                data = json.loads(fh.read().decode("utf-8"))
         except (ValueError, UnicodeDecodeError):  # written atomically, so never half; a hand-edited one is an error
             raise self._refusal("is not JSON") from None
         if not isinstance(data, dict) or data.get("version") != _JOURNAL_VERSION or \
@@ -190,7 +220,7 @@ class AnnotationStore:
                 path.unlink()
                 removed += now
             elif now > entry["size"]:
-                fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+                fd = open_own(path, os.O_WRONLY, root=self.root)
                 try:
                     os.ftruncate(fd, entry["size"])
                     os.fsync(fd)
@@ -235,8 +265,8 @@ class AnnotationStore:
             entries: dict[str, dict[str, Any]] = {}
             try:
                 for path, payload in payloads.items():
-                    _move_torn_tail(path)
-                    entries[path.name] = _entry_before(path, len(payload))
+                    _move_torn_tail(path, self.root)
+                    entries[path.name] = _entry_before(path, len(payload), self.root)
                 from workbench._util.atomic import atomic_write
 
                 journal = {"version": _JOURNAL_VERSION, "pid": os.getpid(), "host": socket.gethostname(),
@@ -244,7 +274,7 @@ class AnnotationStore:
                 atomic_write(self.journal, lambda tmp: tmp.write_text(json.dumps(journal), encoding="utf-8"),
                              durable=True)
                 for path, payload in payloads.items():
-                    _append_bytes(path, payload, sync=len(payloads) <= _FSYNC_FILES)
+                    _append_bytes(path, payload, self.root, sync=len(payloads) <= _FSYNC_FILES)
                 if len(payloads) > _FSYNC_FILES:
                     os.sync()  # one flush of every file written, instead of one fsync each
             except BaseException:  # SIGTERM, Ctrl-C, a full disk: none of the batch stays
@@ -275,9 +305,12 @@ class AnnotationStore:
     def _write(self, path: Path, payload: bytes) -> None:
         with self._lock():
             self._recover()
+            if path.parent.is_symlink():
+                raise NotOurs("is a symbolic link; a store's notes live in a plain directory of it",
+                              file=str(path.parent))
             path.parent.mkdir(parents=True, exist_ok=True)  # notes live beside the labels
-            _move_torn_tail(path)
-            _append_bytes(path, payload, sync=True)
+            _move_torn_tail(path, self.root)
+            _append_bytes(path, payload, self.root, sync=True)
 
     def note_file_for(self, annotator: str, round: int) -> Path:  # noqa: A002
         return self.root / "notes" / f"{_safe_name(annotator)}.round{int(round)}.jsonl"
@@ -298,12 +331,14 @@ class AnnotationStore:
         """item id -> the latest note kept with :meth:`add_note` for this annotator, round and field."""
         path = self.note_file_for(annotator, round)
         out: dict[str, str] = {}
-        if path.exists():
+        if check_own(path, root=self.root):
             from workbench._util.jsonl import BadLines, json_lines
 
             if not self.read_only:
-                with FileLock(str(path) + ".lock"):
-                    _move_torn_tail(path)
+                lock = Path(str(path) + ".lock")
+                check_own(lock, root=self.root)
+                with FileLock(str(lock)):
+                    _move_torn_tail(path, self.root)
             for _number, rec in json_lines(path, BadLines() if self.read_only else None):
                 if isinstance(rec, dict) and rec.get("field") == field and isinstance(rec.get("note"), str):
                     out[str(rec.get("item_id"))] = rec["note"]
@@ -363,13 +398,14 @@ class AnnotationStore:
         """One label file as a reader sees it: none of a batch being written (the file only up to the size the
         journal ``sizes`` records; None for a file the batch made), and on a read-only store without a torn last
         line."""
+        check_own(path, root=self.root)
         if sizes is not None and path.name in sizes:
             limit = sizes[path.name]
             if limit is None:
                 return None
             if path.stat().st_size > limit:
                 return _read_labels(path, limit)
-        return _read_labels(path) if self.read_only and _torn_bytes(path) else read_table(path, "labels")
+        return _read_labels(path) if self.read_only and _torn_bytes(path, self.root) else read_table(path, "labels")
 
     def labels(self) -> pl.DataFrame:
         """The current labels: the latest per (item, annotator, round, field), without those whose latest record
@@ -383,7 +419,7 @@ class AnnotationStore:
         """item id -> the latest label record (``value``, ``note``, ``labeled_at``) of this annotator, round and
         field; only that annotator's file is read."""
         path = self.file_for(annotator, round)
-        table = self._read_file(path, self._journal_sizes()) if path.exists() else None
+        table = self._read_file(path, self._journal_sizes()) if check_own(path, root=self.root) else None
         if table is None:
             return {}
         latest = latest_labels(table.filter(
@@ -405,9 +441,10 @@ class _StoreLock:
     that finds it held says so once, naming the holder, and gives up after :data:`LOCK_WAIT` seconds with an error
     that names the holder again; nothing is written."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, root: Path) -> None:
+        self.path, self.root = path, root
         self.holder = path.with_name(path.name + ".holder")
+        check_own(path, root=root)  # filelock opens it itself: never a link to someone's file
         self.lock = FileLock(str(path))
 
     def __enter__(self) -> _StoreLock:
@@ -431,9 +468,15 @@ class _StoreLock:
                                   LockWaitWarning, stacklevel=3)
                     said = True
         try:
-            self.holder.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                               "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}),
-                                   encoding="utf-8")
+            check_own(self.path, root=self.root)  # made by filelock, or in place before: still no link
+            text = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                               "since": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+            fd = open_own(self.holder, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, root=self.root)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except NotOurs:
+            self.lock.release()
+            raise
         except OSError:  # a read-only or full disk: the lock still holds; only its name is not said
             pass
         return self
@@ -444,17 +487,23 @@ class _StoreLock:
     def _who(self) -> str:
         """The process holding the lock as its holder file names it (it may be gone by now)."""
         try:
-            held = json.loads(self.holder.read_text(encoding="utf-8"))
+            with os.fdopen(open_own(self.holder, os.O_RDONLY, root=self.root), "rb") as fh:
+                held = json.loads(fh.read())
             return f"process {int(held['pid'])} on {held['host']} (since {held['since']})"
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, NotOurs):
             return "another process"
 
 
-def _torn_bytes(path: Path) -> int:
+def _torn_bytes(path: Path, root: Path) -> int:
     """How many bytes after the last newline a writer would move aside (0: none, or a whole record)."""
-    if not path.exists() or path.stat().st_size == 0:
+    try:
+        fd = open_own(path, os.O_RDONLY, root=root)
+    except FileNotFoundError:
         return 0
-    data = path.read_bytes()
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read()
+    if not data:
+        return 0
     if data.endswith(b"\n"):
         return 0
     tail = data[data.rfind(b"\n") + 1:]
@@ -471,10 +520,11 @@ def _lines(records: Sequence[dict[str, object]]) -> bytes:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
 
 
-def _append_bytes(path: Path, payload: bytes, *, sync: bool) -> None:
-    """Append ``payload`` whole (every byte written, or an error naming the file); ``sync``: fsync after."""
+def _append_bytes(path: Path, payload: bytes, root: Path, *, sync: bool) -> None:
+    """Append ``payload`` whole (every byte written, or an error naming the file); ``sync``: fsync after. Never
+    through a link (:func:`~workbench._util.atomic.open_own`)."""
+    fd = open_own(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, root=root)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
             view = memoryview(payload)
             while view:
@@ -492,16 +542,14 @@ def _append_bytes(path: Path, payload: bytes, *, sync: bool) -> None:
         raise named(err, path) from None
 
 
-def _entry_before(path: Path, added: int) -> dict[str, Any]:
+def _entry_before(path: Path, added: int, root: Path) -> dict[str, Any]:
     """What the journal records of ``path`` before a batch appends ``added`` bytes to it. A file the batch makes is
     made here, empty, so that the journal can name its identity (a crash before the journal is written leaves an
     empty label file, which reads as no labels)."""
-    created = not path.exists()
-    fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    created = not path.exists() and not path.is_symlink()
+    fd = open_own(path, os.O_RDONLY | os.O_CREAT, root=root)
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise schema.SchemaError("is not a regular file; a label file must be one", file=str(path))
         size = info.st_size
         start = max(0, size - _TAIL)
         tail = os.pread(fd, size - start, start) if size else b""
@@ -574,12 +622,17 @@ def _read_labels(path: Path, limit: int | None = None) -> pl.DataFrame:
         return read_table(clean, "labels")
 
 
-def _move_torn_tail(path: Path) -> None:
+def _move_torn_tail(path: Path, root: Path) -> None:
     """If ``path`` does not end in a newline: a last record that parses is kept (its newline added); anything else
-    after the last newline is moved to a side file (call under the file's lock)."""
-    if not path.exists() or path.stat().st_size == 0:
+    after the last newline is moved to a side file (call under the file's lock). Neither is ever reached through a
+    link (:func:`~workbench._util.atomic.open_own`)."""
+    try:
+        fd = open_own(path, os.O_RDWR, root=root)
+    except FileNotFoundError:
         return
-    with open(path, "rb+") as fh:
+    with os.fdopen(fd, "rb+") as fh:
+        if os.fstat(fh.fileno()).st_size == 0:
+            return
         fh.seek(-1, os.SEEK_END)
         if fh.read(1) == b"\n":
             return
@@ -597,7 +650,8 @@ def _move_torn_tail(path: Path) -> None:
             os.fsync(fh.fileno())
             return
         side = path.with_name(f"{path.name}.torn-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S%fZ')}")
-        side.write_bytes(data[keep:])
+        with os.fdopen(open_own(side, os.O_WRONLY | os.O_CREAT | os.O_EXCL, root=root), "wb") as out:
+            out.write(data[keep:])
         fh.truncate(keep)
         fh.flush()
         os.fsync(fh.fileno())
