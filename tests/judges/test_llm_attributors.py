@@ -130,3 +130,60 @@ def test_workbench_attribute_writes_the_notebooks_predictions(server: FakeLLMSer
     assert main(["attribute", str(data), "--attributor", "last-step", "--out", str(other)]) == 2
     assert "not a predictions table" in capsys.readouterr().err and other.read_text() == '{"mine": 1}\n'
     assert main(["attribute", str(data), "--attributor", "last-step", "--out", str(tmp_path / "l.jsonl")]) == 0
+
+
+# faults round 5, item 2: answers that made read_answer backtrack for minutes (20,000 newlines took 18 s, "step" and
+# 20,000 spaces 19 s; three runs against a server answering 40,001 newlines took 158 s with --timeout 5)
+HOSTILE_ANSWERS = ["\n" * 40_001 + "x", "step" + " " * 20_000, "Step" + " " * 20_000 + "\n" * 20_000 + "x",
+                   "{" + "\n" * 40_000, "{" * 64_000 + "}", '{"a": ' * 12_000]
+
+
+def test_hostile_answers_are_read_in_linear_time(tmp_path: Path) -> None:
+    """All of them read in a child process that must finish in 20 s (each took 18-19 s before, so together they
+    could not); the child is killed, not waited for, if it hangs."""
+    import subprocess
+    import sys
+
+    code = ("import json, sys, time\nfrom tests.judges.test_llm_attributors import HOSTILE_ANSWERS, LOG\n"
+            "from workbench.judges import read_answer\nt0 = time.process_time()\n"
+            "got = [read_answer(a, LOG) for a in HOSTILE_ANSWERS]\n"
+            "print(json.dumps([time.process_time() - t0, [(a.agent, a.step) for a in got]]))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=20)
+    seconds, found = json.loads(done.stdout)
+    assert seconds < 2.0 and found == [[None, None]] * len(HOSTILE_ANSWERS)
+    # the linear patterns still read what the quadratic ones read
+    assert (read_answer("Step: 3 by WebSurfer", LOG).step, read_answer("step #2 Orchestrator", LOG).step) == (3, 2)
+    assert read_answer("The decisive step:\n  4  \nby Orchestrator", LOG).step == 4
+    assert read_answer('prefix {not json} then {"agent": "WebSurfer", "step": 3, "reason": "r"}', LOG).step == 3
+
+
+@pytest.mark.slow
+def test_workbench_attribute_against_a_server_answering_40001_newlines_finishes(server: FakeLLMServer,
+                                                                                  tmp_path: Path) -> None:
+    """The command as a user runs it, in its own process, against the loopback server answering a hostile text for
+    every log: it ends in seconds with a miss per log and its reason, and a rerun from the cache is as quick."""
+    import gzip
+    import subprocess
+    import sys
+    import time
+
+    folder = tmp_path / "ww" / "Algorithm-Generated"
+    folder.mkdir(parents=True)
+    with gzip.open(ROOT / "data" / "benchmarks" / "who-and-when" / "Algorithm-Generated.jsonl.gz", "rt") as fh:
+        for line in list(fh)[:3]:
+            log = json.loads(line)
+            (folder / log.pop("file")).write_text(json.dumps(log))
+    data = tmp_path / "imported"
+    assert main(["import", str(tmp_path / "ww"), "--format", "who-and-when", "--out", str(data)]) == 0
+    server.default = _content("step" + " " * 20_000 + "\n" * 40_001 + "x")
+    out = tmp_path / "p.parquet"
+    cmd = [sys.executable, "-m", "workbench.cli.main", "attribute", str(data), "--base-url", server.url, "--model",
+           "m", "--cache", str(tmp_path / "c"), "--timeout", "5", "--out", str(out)]
+    for _ in range(2):  # the second from the cache: the answers were cached, and reading them hung again
+        started = time.monotonic()
+        done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert time.monotonic() - started < 30
+        got = pl.read_parquet(out)
+        assert got.height == 3 and got["step"].null_count() == 3
+        assert all("names no step" in r for r in got["reason"])

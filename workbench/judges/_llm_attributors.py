@@ -79,12 +79,39 @@ def fitted_steps(log: FailureLog, first: int, last: int, context_tokens: int,
     return out
 
 
-_STEP = re.compile(r"\bstep\s*[:#]?\s*(\d+)\b|^\s*(\d+)\s*$", re.IGNORECASE | re.MULTILINE)
+#: how much of an answer is read (characters); the rest is never scanned. An answer of 40,001 newlines took 158 s
+#: to read before (two patterns that backtracked quadratically); every pattern below is linear in the text
+ANSWER_CHARS = 64_000
+#: how many ``{`` of an answer are tried as the start of its JSON object
+_JSON_STARTS = 64
+# possessive quantifiers (no backtracking into the spaces) and a bare number on a line of its own without \s, which
+# crossed newlines: "step" + 20,000 spaces took 19 s, 20,000 newlines 18 s
+_STEP = re.compile(r"\bstep\s*+(?:[:#]\s*+)?(\d{1,9})\b|^[ \t]*+(\d{1,9})[ \t\r]*+$", re.IGNORECASE | re.MULTILINE)
+
+
+def first_json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in ``text`` (:meth:`json.JSONDecoder.raw_decode` from each of the first
+    :data:`_JSON_STARTS` ``{``), or None: linear in the text for a bounded number of starts, where ``\\{.*\\}``
+    backtracked."""
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    for _ in range(_JSON_STARTS):
+        if start < 0:
+            return None
+        try:
+            value, _end = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            value = None
+        if isinstance(value, dict):
+            return value
+        start = text.find("{", start + 1)
+    return None
 
 
 def read_answer(text: str, log: FailureLog) -> Attribution:
     """An all-at-once answer as an attribution: a JSON object ``{"agent", "step", "reason"}`` (anywhere in the text),
-    else ``Step N`` / a bare number and an agent of the log named in the text. An agent not among the log's, or a
+    else ``Step N`` / a bare number and an agent of the log named in the text. Only the first :data:`ANSWER_CHARS`
+    characters are read, in time linear in them. An agent not among the log's, or a
     step outside ``0..len(steps) - 1``, is None with the reason saying what the answer gave.
 
     Parameters
@@ -102,14 +129,9 @@ def read_answer(text: str, log: FailureLog) -> Attribution:
     agent: Any = None
     step: Any = None
     reason = ""
-    found = re.search(r"\{.*\}", text, re.DOTALL)
-    parsed = None
-    if found:
-        try:
-            parsed = json.loads(found.group(0))
-        except ValueError:
-            parsed = None
-    if isinstance(parsed, dict):
+    text = text[:ANSWER_CHARS]
+    parsed = first_json_object(text)
+    if parsed is not None:
         agent, step, reason = parsed.get("agent"), parsed.get("step"), str(parsed.get("reason") or "")
     else:
         m = _STEP.search(text)
