@@ -55,6 +55,33 @@ class TableReference(Directive):
         return container.children
 
 
+class FormatReference(Directive):
+    """```{workbench-formats}```: every log format of the registry (:data:`workbench.adapters.LOG_FORMATS`), its
+    ``--format`` name, what it reads, how it is recognised, and its reader, so the page lists what ``import`` reads."""
+
+    required_arguments = 0
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        from workbench.adapters import LOG_FORMATS
+
+        lines = ["| `--format` | what it reads | input | sniffed by | reader |", "| --- | --- | --- | --- | --- |"]
+        for f in LOG_FORMATS.values():
+            how = [f"suffix {', '.join(f'`{x}`' for x in f.suffixes)}" if f.suffixes else "",
+                   "first bytes" if f.head else "", "first record" if f.record else "",
+                   "its directory" if f.directory else ""]
+            sniffed = ", ".join(h for h in how if h) or ("the default" if f.name == "trajectory" else "\u2014")
+            module, _, func = f.reader.partition(":")
+            public = f"{{func}}`workbench.adapters.{func}`" if not func.startswith("_") else f"`{func}`"
+            extra = f" (extra `{f.extra}`)" if f.extra else ""
+            lines.append(f"| `{f.name}` | {_cell(f.summary)}{extra} | {f.reads} | {sniffed} | {public} |")
+        container = nodes.container()
+        self.state.nested_parse(StringList(lines, source="workbench.adapters.LOG_FORMATS"), self.content_offset,
+                                container)
+        return container.children
+
+
 def setup(app):  # type: ignore[no-untyped-def]
     app.add_directive("workbench-table", TableReference)
+    app.add_directive("workbench-formats", FormatReference)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -28,13 +28,17 @@ def test_validate_keeps_extra_and_ground_truth_columns() -> None:
 
 
 def test_the_light_name_lists_match_what_they_name() -> None:
-    """The command line offers formats and tables from workbench.tables._vocabulary (so its help imports no polars); the
-    lists are the readers' and the declarations' own names."""
+    """The command line offers tables from workbench.tables._vocabulary and formats from the format registry (so its
+    help imports no polars); the lists are the declarations' own names, and every format's reader is importable."""
     from workbench import adapters
     from workbench.tables import _schema as schema
-    from workbench.tables import LOG_FORMATS, TABLE_NAMES
+    from workbench.tables import TABLE_NAMES, TRAJECTORY_TABLES
 
-    assert LOG_FORMATS == tuple(adapters.FORMATS) and TABLE_NAMES == tuple(schema.TABLES)
+    assert TABLE_NAMES == tuple(schema.TABLES) and set(TRAJECTORY_TABLES) <= set(TABLE_NAMES)
+    assert tuple(adapters.FORMATS) == tuple(adapters.LOG_FORMATS)
+    for fmt in adapters.LOG_FORMATS.values():
+        if fmt.extra is None:
+            assert callable(fmt.load()) and set(fmt.tables) <= set(TABLE_NAMES)
 
 
 def test_a_frames_first_error_is_the_first_in_column_order_whatever_kind_it_is() -> None:

@@ -21,33 +21,42 @@ PARALLEL_BYTES = 64 << 20
 
 
 def sniff_format(path: str | os.PathLike[str]) -> str:
-    """Guess a log's format: ``tau-bench`` for a JSON list of runs with ``traj``; from the first JSONL
-    record, ``openai`` if it has ``messages``, ``labelled-summaries`` if it is a labelled-summaries header or has
-    ``source_id`` (and ``summary``, or no ``run_id``), else ``trajectory``."""
+    """Guess a log file's format by the registry's rules (:func:`workbench.adapters._formats.sniff_file`): its
+    suffix, its first 4 KiB (``tau-bench``: a JSON list of runs with ``traj``), else its first JSONL record
+    (``openai`` with ``messages``; ``labelled-summaries`` for a header or a record with ``source_id``; ``codex``,
+    ``claude-code`` for a session line), else ``trajectory``."""
     import gzip
+
+    from workbench.adapters._formats import sniff_file
 
     with (gzip.open(path, "rb") if Path(path).suffix == ".gz" else open(path, "rb")) as fh:
         head = fh.read(4096).lstrip()
-    if head.startswith(b"[") and b'"traj"' in head:
-        return "tau-bench"
-    for _, record in json_lines(Path(path)):
-        if isinstance(record, dict) and "messages" in record:
-            return "openai"
-        if isinstance(record, dict) and (set(record) == {"header"} or "source_id" in record
-                                         and ("summary" in record or "run_id" not in record)):
-            return "labelled-summaries"  # without its summary too: then that reader names the missing field
-        return session_format(record) or "trajectory"
-    return "trajectory"  # pragma: no cover - json_lines raises on an empty file
+
+    def first_record() -> Any:
+        for _, record in json_lines(Path(path)):
+            return record
+        return None  # pragma: no cover - json_lines raises on an empty file
+
+    return sniff_file(path, head, first_record)
 
 
 def session_format(record: Any) -> str | None:
-    """``codex`` for a rollout line (``type`` and ``payload``), ``claude-code`` for a transcript line
-    (``sessionId``), None for anything else."""
-    if isinstance(record, dict) and "payload" in record and "type" in record:
-        return "codex"
-    if isinstance(record, dict) and "sessionId" in record:
-        return "claude-code"
+    """The session format a record is a line of (the registry's formats that read ``sessions``: ``codex`` for a
+    rollout line with ``type`` and ``payload``, ``claude-code`` for a transcript line with ``sessionId``), None for
+    anything else."""
+    for name, says in _SESSION_SNIFFERS:
+        if says(record):
+            return name
     return None
+
+
+def _session_sniffers() -> tuple[tuple[str, Any], ...]:
+    from workbench.adapters._formats import LOG_FORMATS
+
+    return tuple((f.name, f.record) for f in LOG_FORMATS.values() if f.reads == "sessions" and f.record is not None)
+
+
+_SESSION_SNIFFERS = _session_sniffers()
 
 
 def input_bytes(path: str | os.PathLike[str]) -> int:

@@ -1,64 +1,67 @@
 """Adapters: one module per log format, each turning a file into the runs, steps and compactions tables.
 
-| format | module | what it reads |
-| --- | --- | --- |
-| ``trajectory`` | :mod:`~workbench.adapters._trajectory` | the workbench's own JSONL, one run per line |
-| ``openai`` | :mod:`~workbench.adapters._openai_chat` | OpenAI chat-completions message lists, one run per line |
-| ``tau-bench`` | :mod:`~workbench.adapters._tau_bench` | tau-bench ``historical_trajectories`` JSON lists |
-| ``claude-code`` | :mod:`~workbench.adapters._claude_code` | Claude Code session transcripts (a file or a directory) |
-| ``codex`` | :mod:`~workbench.adapters._codex` | Codex CLI rollouts (a file or a directory) |
-| ``labelled-summaries`` | :mod:`~workbench.adapters._labelled_summaries` | human-labelled summaries, one per line |
-| ``frank`` | :mod:`~workbench.adapters._frank` | the FRANK benchmark's directory (FRANK's files, or the compact copy) |
-| ``who-and-when`` | :mod:`~workbench.adapters._who_and_when` | Who&When's failure logs with their labels (a directory) |
-
+The formats, their readers and how each is recognised are declared once, in the registry
+(:data:`workbench.adapters.LOG_FORMATS`, module :mod:`workbench.adapters._formats`); everything here reads it.
 :mod:`~workbench.adapters._claude_compaction` loads the Claude compaction data set (summaries with
 the history they replaced), which is not a trajectory log; :mod:`~workbench.adapters._staging` gathers an
 adapter's rows in bounded, validated chunks. ``read_log(path, format=None)`` sniffs the format when it is not
-given: a file from its first record (:func:`sniff_format`), a directory of sessions from its ``*.jsonl`` files
-(:func:`sniff_directory`: Claude Code's ``~/.claude/projects`` or Codex's ``~/.codex/sessions``).
-:func:`import_log` reads a log and writes its tables; for session logs it skips a file's half-written last line
-(a session still open) with a warning, and with ``BadLines(skip_invalid=True)`` every bad line.
+given: a file from its suffix, first bytes or first record (:func:`sniff_format`), a directory by the formats
+that recognise one (FRANK's, Who&When's, ...) or from its session files (:func:`sniff_directory`: Claude Code's
+``~/.claude/projects`` or Codex's ``~/.codex/sessions``). :func:`import_log` reads a log and writes its tables;
+for session logs it skips a file's half-written last line (a session still open) with a warning, and with
+``BadLines(skip_invalid=True)`` every bad line.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from workbench.adapters._claude_code import claude_code_runs, read_claude_code
-from workbench.adapters._codex import codex_runs, read_codex
-from workbench.adapters._frank import is_frank, read_frank
-from workbench.adapters._labelled_summaries import read_labelled_summaries
-from workbench.adapters._openai_chat import chat_to_run, openai_runs, read_openai_chat
+from workbench.adapters._claude_code import claude_code_runs
+from workbench.adapters._codex import codex_runs
+from workbench.adapters._formats import LOG_FORMATS, format_names, sniff_directory_format
 from workbench.adapters._staging import Parts
-from workbench.adapters._tau_bench import read_tau_bench
-from workbench.adapters._trajectory import read_trajectories, trajectory_runs, write_trajectories
-from workbench.adapters._who_and_when import is_who_and_when, read_who_and_when
 from workbench._util.jsonl import BadLines
 from workbench.adapters._logfiles import directory_formats, input_bytes, sniff_directory, sniff_format
 from workbench.errors import SchemaError
 
-FORMATS: dict[str, Callable[[str | os.PathLike[str]], dict[str, pl.DataFrame]]] = {
-    "trajectory": read_trajectories,
-    "openai": read_openai_chat,
-    "tau-bench": read_tau_bench,
-    "claude-code": read_claude_code,
-    "codex": read_codex,
-    "labelled-summaries": read_labelled_summaries,
-    "frank": read_frank,
-    "who-and-when": read_who_and_when,
-}
 
+class _Loaded(Mapping[str, Callable[..., Any]]):
+    """Format name -> one of its functions (``reader`` or ``runs``), imported when looked up, for the formats of the
+    registry that have one."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def _names(self) -> list[str]:
+        return [name for name, fmt in LOG_FORMATS.items() if getattr(fmt, self.what) is not None]
+
+    def __getitem__(self, name: str) -> Callable[..., Any]:
+        if name not in self._names():
+            raise KeyError(name)
+        return LOG_FORMATS[name].load(self.what)  # type: ignore[arg-type]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+
+#: format name -> its reader (path -> tables), from the registry
+FORMATS: Mapping[str, Callable[[str | os.PathLike[str]], dict[str, pl.DataFrame]]] = _Loaded("reader")
 #: formats whose logs may be a directory of session files
-DIRECTORY_FORMATS = ("claude-code", "codex")
+DIRECTORY_FORMATS = format_names(reads="sessions")
 #: formats that are human-labelled summaries: their ``labels`` go into the annotation store at ``DIR/annotations``
-LABELLED_FORMATS = ("labelled-summaries", "frank", "who-and-when")
+LABELLED_FORMATS = format_names(labelled=True)
 #: formats whose input is one directory (not a directory of sessions)
-BENCHMARK_DIRECTORIES = ("frank", "who-and-when")
+BENCHMARK_DIRECTORIES = format_names(reads="directory")
+#: formats whose input is a file, or a directory of such files read together
+FILE_OR_DIRECTORY = format_names(reads="file-or-directory")
 
 
 def read_log(path: str | os.PathLike[str], format: str | None = None) -> dict[str, pl.DataFrame]:  # noqa: A002
@@ -81,11 +84,8 @@ def read_log(path: str | os.PathLike[str], format: str | None = None) -> dict[st
 
 
 #: formats read one line at a time: ``import`` and ``validate`` stream them in bounded memory
-STREAMING: dict[str, Callable[[str | os.PathLike[str]], Iterator[tuple[int, dict[str, Any], list[dict[str, Any]],
-                                                                    list[dict[str, Any]]]]]] = {
-    "trajectory": trajectory_runs,
-    "openai": openai_runs,
-}
+STREAMING: Mapping[str, Callable[[str | os.PathLike[str]], Iterator[tuple[int, dict[str, Any], list[dict[str, Any]],
+                                                                      list[dict[str, Any]]]]]] = _Loaded("runs")
 
 
 def read_sessions(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
@@ -127,31 +127,27 @@ def session_runs(path: str | os.PathLike[str], fmt: str, *, bad: BadLines | None
 
 
 def _format_of(path: str | os.PathLike[str], format: str | None, bad: BadLines | None = None) -> str:  # noqa: A002
+    """The format ``path`` is read in: ``format`` when given (checked against what the path is), else sniffed."""
+    if format not in (None, "auto") and format not in LOG_FORMATS:
+        raise SchemaError(field="format", expected=f"one of {['auto', *LOG_FORMATS]}", got=repr(format))
     if Path(path).is_dir() and format in (None, "auto"):
-        if is_frank(path):
-            return "frank"
-        if is_who_and_when(path):
-            return "who-and-when"
+        if (named := sniff_directory_format(path)) is not None:
+            return named
         found = directory_formats(path, bad)
         if len(found) == 1:
             return next(iter(found))
         return "sessions" if found else sniff_directory(path, bad)  # none: sniff_directory's error names the files
-    if Path(path).is_dir() and format not in (*DIRECTORY_FORMATS, *BENCHMARK_DIRECTORIES):
-        raise SchemaError("is a directory; only --format claude-code or codex (a directory of sessions), frank "
-                          "(FRANK's files) or who-and-when (its failure logs) read a directory", file=str(path))
-    if format == "frank" and not Path(path).is_dir():
-        raise SchemaError("expected FRANK's directory (human_annotations.json, baseline_factuality_metrics_"
-                          "outputs.json, the articles)", file=str(path))
-    if format == "who-and-when" and not Path(path).is_dir():
-        raise SchemaError("expected Who&When's directory (Algorithm-Generated/ and Hand-Crafted/, or a folder of "
-                          "*.json failure logs)", file=str(path))
+    fmt = LOG_FORMATS[format] if format not in (None, "auto") else None
+    if Path(path).is_dir() and (fmt is None or fmt.reads == "file"):
+        readers = ", ".join(f"{f.name} ({f.summary.split(':')[0]})" for f in LOG_FORMATS.values() if f.reads != "file")
+        raise SchemaError(f"is a directory; the formats that read one: {readers}", file=str(path))
+    if fmt is not None and fmt.reads == "directory" and not Path(path).is_dir():
+        raise SchemaError(f"expected {fmt.summary}, a directory", file=str(path))
     if not Path(path).exists():
         raise SchemaError("no such file", file=str(path))
-    fmt = sniff_format(path) if format in (None, "auto") else format
-    if fmt not in FORMATS:
-        raise SchemaError(field="format", expected=f"one of {['auto', *FORMATS]}", got=repr(fmt))
-    return fmt
+    return sniff_format(path) if fmt is None else fmt.name
 
 
-__all__ = ["BENCHMARK_DIRECTORIES", "directory_formats", "DIRECTORY_FORMATS", "FORMATS", "LABELLED_FORMATS", "STREAMING", "input_bytes", "chat_to_run", "read_claude_code", "read_codex", "read_log",
-           "read_openai_chat", "read_sessions", "session_runs", "read_tau_bench", "read_trajectories", "sniff_directory", "sniff_format", "write_trajectories"]
+__all__ = ["BENCHMARK_DIRECTORIES", "directory_formats", "DIRECTORY_FORMATS", "FILE_OR_DIRECTORY", "FORMATS",
+           "LABELLED_FORMATS", "STREAMING", "input_bytes", "read_log", "read_sessions", "session_runs", "sniff_directory",
+           "sniff_format"]

@@ -10,16 +10,15 @@ import sys
 from pathlib import Path
 
 from workbench.cli.args import UsageError, existing_dir, verb
-
-#: the attributors the verb builds by name
-ATTRIBUTORS = ("last-step", "first-error", "most-active", "all-at-once", "step-by-step", "binary-search")
+from workbench.judges._registry import ATTRIBUTOR_REGISTRY
 
 
 def add(sub: argparse._SubParsersAction) -> None:
     p = verb(sub, "attribute", "say which agent's step decided each failed run of DIR (failure attribution)")
     p.add_argument("dir", help="a workbench directory with runs and steps (workbench import ... --format who-and-when)")
-    p.add_argument("--attributor", default="all-at-once", choices=ATTRIBUTORS,
-                   help="an offline baseline, or one of the LLM protocols (through --base-url)")
+    p.add_argument("--attributor", default="all-at-once", choices=list(ATTRIBUTOR_REGISTRY),
+                   help="; ".join(f"{a.name}: {a.summary}" for a in ATTRIBUTOR_REGISTRY.values())
+                   + " (the LLM protocols through --base-url)")
     p.add_argument("--model", help="model name sent to the server (default gpt-4o)")
     p.add_argument("--base-url", dest="base_url", help="server root, e.g. http://127.0.0.1:8000/v1 for a local "
                    "OpenAI-compatible server (no key needed on loopback)")
@@ -79,4 +78,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add", "ATTRIBUTORS", "run"]
+__all__ = ["add", "run"]

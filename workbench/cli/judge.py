@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.cli.args import UsageError, executor_options, existing_dir, verb
+from workbench.judges._registry import JUDGE_REGISTRY
 
 if TYPE_CHECKING:
     from workbench.judges._base import SourceJudge
@@ -17,8 +18,9 @@ if TYPE_CHECKING:
 def add(sub: argparse._SubParsersAction) -> None:
     p = verb(sub, "judge", "score every summary entry of DIR with a source judge")
     p.add_argument("dir", help="a workbench directory (runs, steps, compactions)")
-    p.add_argument("--judge", default="lexical", choices=["lexical", "jev", "openai"],
-                   help="lexical is offline; jev and openai call a server through the cached client")
+    p.add_argument("--judge", default=next(iter(JUDGE_REGISTRY)), choices=list(JUDGE_REGISTRY),
+                   help="; ".join(f"{j.name}: {j.summary}" for j in JUDGE_REGISTRY.values())
+                   + " (the model judges through the cached client)")
     p.add_argument("--model", help="model name sent to the server (judge default when not given)")
     p.add_argument("--base-url", dest="base_url", help="server root, e.g. http://127.0.0.1:8000/v1 for a local "
                    "OpenAI-compatible server (no key needed on loopback)")
@@ -63,7 +65,7 @@ def check(args: argparse.Namespace) -> None:
         raise UsageError("--offline", "not together with --refresh", "both")
     if args.base_url is not None:
         check_base_url(args.base_url)
-    if args.judge != "lexical" and args.cache:
+    if JUDGE_REGISTRY[args.judge].kind == "model" and args.cache:
         cache = Path(args.cache)
         for path in (cache, *cache.parents):  # a file where the cache or one of its parents should be
             if path.exists():

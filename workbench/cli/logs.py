@@ -12,15 +12,16 @@ from typing import TYPE_CHECKING
 from workbench.cli.args import UsageError, existing_dir, existing_file, out_file, verb
 from typing import Any
 from workbench.errors import SchemaError
-from workbench.tables._vocabulary import LOG_FORMATS, TABLE_NAMES
+from workbench.adapters._formats import LOG_FORMATS
+from workbench.tables._vocabulary import TABLE_NAMES, TRAJECTORY_TABLES
 
 if TYPE_CHECKING:
     from workbench._util.jsonl import BadLines
 
-#: the trajectory tables every log gives (workbench.tables._files.TRAJECTORY_TABLES)
-TRAJECTORY_TABLES = ("runs", "steps", "compactions")
-#: formats that read a directory (workbench.adapters.DIRECTORY_FORMATS, FRANK's files, Who&When's logs)
-DIRECTORY_FORMATS = ("claude-code", "codex", "frank", "who-and-when")
+
+def _formats_help() -> str:
+    """``--format``'s help: every registered format and what it reads, from the registry."""
+    return "log format (auto: sniffed) -- " + "; ".join(f"{f.name}: {f.summary}" for f in LOG_FORMATS.values())
 
 #: inputs at least this large say what is being done before the work starts (smaller ones finish within a second)
 ANNOUNCE_BYTES = 5_000_000
@@ -29,7 +30,7 @@ ANNOUNCE_BYTES = 5_000_000
 def add(sub: argparse._SubParsersAction) -> None:
     p = verb(sub, "validate", "check a trajectory log (or a table file) and report the first error")
     p.add_argument("file", help="the log (JSONL, tau-bench JSON) or, with --table, one table file")
-    p.add_argument("--format", default="auto", choices=["auto", *LOG_FORMATS], help="log format")
+    p.add_argument("--format", default="auto", choices=["auto", *LOG_FORMATS], help=_formats_help())
     p.add_argument("--table", choices=sorted(TABLE_NAMES), help="validate a single table file instead of a log")
     _skip_invalid_option(p)
     _line_bound_option(p)
@@ -38,7 +39,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p = verb(sub, "import", "load a trajectory log into Parquet tables")
     p.add_argument("file", help="the log to import")
     p.add_argument("--out", required=True, help="directory for runs/steps/compactions.parquet")
-    p.add_argument("--format", default="auto", choices=["auto", *LOG_FORMATS], help="log format")
+    p.add_argument("--format", default="auto", choices=["auto", *LOG_FORMATS], help=_formats_help())
     p.add_argument("--entries", action="store_true", help="also split candidate summaries into entries.parquet")
     p.add_argument("--force", action="store_true", help="replace the tables already in --out (the whole set: "
                    "tables the new log does not have are removed, never mixed with another log's)")
@@ -121,14 +122,12 @@ class _PointToSkip:
 
 def _sessions(path: Path, fmt: str) -> bool:
     """Whether ``path`` is read as session logs (what --skip-invalid applies to)."""
-    if fmt in ("claude-code", "codex"):
-        return True
     if fmt != "auto":
-        return False
+        return LOG_FORMATS[fmt].reads == "sessions"
     if path.is_dir():
-        from workbench.adapters._frank import is_frank
+        from workbench.adapters._formats import sniff_directory_format
 
-        return not is_frank(path)  # a directory of sessions, not FRANK's files
+        return sniff_directory_format(path) is None  # a directory of sessions, not a benchmark's directory
     from workbench.adapters._logfiles import _file_format
 
     try:
@@ -155,8 +154,8 @@ def _iso(value: str) -> bool:
 
 def _log_path(args: argparse.Namespace, what: str = "log file") -> Path:
     """The FILE argument: a directory of sessions for the formats that read one, else a file that exists."""
-    if (args.format in DIRECTORY_FORMATS or args.format == "auto"
-            and not getattr(args, "table", None)) and Path(args.file).is_dir():
+    reads_directory = args.format != "auto" and LOG_FORMATS[args.format].reads != "file"
+    if (reads_directory or args.format == "auto" and not getattr(args, "table", None)) and Path(args.file).is_dir():
         return Path(args.file)  # a directory of sessions or FRANK's files (format sniffed when not given)
     return existing_file(args.file, what)
 
@@ -422,5 +421,4 @@ def run_entries(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add", "ANNOUNCE_BYTES", "DIRECTORY_FORMATS", "run_entries", "run_export", "run_import", "run_validate",
-           "TRAJECTORY_TABLES"]
+__all__ = ["add", "ANNOUNCE_BYTES", "run_entries", "run_export", "run_import", "run_validate"]

@@ -14,8 +14,8 @@ from workbench._util.jsonl import BadLines
 from workbench.errors import SchemaError
 
 from workbench.adapters._staging import chunk_entries
-from workbench.adapters._read import (DIRECTORY_FORMATS, FORMATS, LABELLED_FORMATS, STREAMING, _format_of,
-                                      session_runs)
+from workbench.adapters._formats import LOG_FORMATS, format_names
+from workbench.adapters._read import _format_of, session_runs
 
 
 def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None, format: str | None = None,  # noqa: A002
@@ -24,11 +24,11 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
                timings: dict[str, float] | None = None) -> dict[str, int]:
     """Read a log and write its tables as Parquet into ``out`` (``None``: only check it); returns row counts.
 
-    JSONL formats (:data:`STREAMING`) are read one line at a time and written in bounded chunks,
+    JSONL formats (those the registry gives a ``runs`` stream) are read one line at a time and written in bounded chunks,
     so memory does not grow with the log; the others are read whole (their logs are small).
     ``entries`` adds the entries table, extracted chunk by chunk. Either way the tables appear in
     ``out`` only when the whole log was valid (an error names FILE:LINE and writes nothing). Session formats
-    (:data:`DIRECTORY_FORMATS`) skip a file's half-written last line with a warning and record it in ``bad``;
+    (the registry's formats that read ``sessions``) skip a file's half-written last line with a warning and record it in ``bad``;
     with ``bad.skip_invalid`` they skip and record every bad line; ``since``, ``until`` and ``project`` select
     their sessions (:func:`workbench.adapters._claude_code.selected`), and are read a group of files at a time
     (:func:`session_runs`), so memory holds one session's lines and a chunk of rows, not the tree. ``timings``
@@ -47,18 +47,20 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
         _check_new_store(Path(out) / "annotations")  # labels made on another log never meet this one's entries
     fmt = _format_of(path, format, bad)
     derive = chunk_entries if entries else None
-    if fmt in STREAMING:
-        return stream_tables(path, STREAMING[fmt](path), out, replace=replace, derive=derive, timings=timings)
-    if fmt in DIRECTORY_FORMATS or fmt == "sessions":  # sessions: streamed a group of files at a time
+    declared = LOG_FORMATS.get(fmt)
+    if declared is not None and declared.runs is not None:
+        return stream_tables(path, declared.load("runs")(path), out, replace=replace, derive=derive, timings=timings)
+    if fmt == "sessions" or declared is not None and declared.reads == "sessions":  # a group of files at a time
         runs = partial(session_runs, path, fmt, bad=bad, since=since, until=until, project=project, timings=timings)
         return stream_tables(path, runs, out, replace=replace, derive=derive, timings=timings)
     if since or until or project:
-        raise SchemaError(f"since, until and project select sessions of {' or '.join(DIRECTORY_FORMATS)} logs, not "
-                          f"of a {fmt} log", file=str(path))
-    tables = FORMATS[fmt](path)
+        raise SchemaError(f"since, until and project select sessions of {' or '.join(format_names(reads='sessions'))} "
+                          f"logs, not of a {fmt} log", file=str(path))
+    assert declared is not None
+    tables = declared.load()(path)
     if derive is not None and "entries" not in tables:  # entries the log gives (its sentences) are never re-split
         tables.update(derive(tables))
-    labels = tables.pop("labels", None) if fmt in LABELLED_FORMATS else None
+    labels = tables.pop("labels", None) if declared.labelled else None
     if out is not None:
         store = None
         if labels is not None and labels.height:

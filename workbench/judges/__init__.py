@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 from workbench._util.lazy import attach
 
 __all__ = [
-    "answer_of", "attribute_directory", "Attribution", "AttributionReport", "Attributor", "build_body",
+    "answer_of", "attribute_directory", "ATTRIBUTOR_REGISTRY", "Attribution", "AttributionReport", "Attributor", "build_body",
     "check_answers", "check_predictions_path", "count_tokens", "DATA_NOTE", "entry_question", "ERROR_PATTERN",
     "failure_logs", "FailureLog", "FailureStep", "features", "FirstError", "fitted_steps", "JevJudge",
-    "JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_TABLES", "JudgeReport", "JudgeResult", "JUDGES", "LastStep",
+    "JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_REGISTRY", "JUDGE_TABLES", "JudgeReport", "JudgeResult", "JUDGES",
+    "LastStep",
     "LexicalFeatures", "LexicalJudge", "LLMAttributor", "make_attributor", "make_judge", "messages_for",
-    "model_client", "MostActive", "OPENAI_BASE_URL", "OpenAIJudge", "PositionPrior", "predict", "PREDICTION_COLUMNS",
+    "model_client", "MostActive", "Named", "OPENAI_BASE_URL", "OpenAIJudge", "PositionPrior", "predict", "PREDICTION_COLUMNS",
     "probability", "PROTOCOLS", "RAY_BATCH_RUNS", "read_answer", "read_predictions", "ROUTES", "run_batches",
     "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge", "Sources", "split_request", "step_tokens",
     "system_one_essentials", "Tables", "usable_logprob", "usable_probability", "yes_probability"
@@ -41,6 +42,7 @@ __getattr__, __dir__ = attach(__name__, {
         "JUDGES", "make_judge", "model_client", "OPENAI_BASE_URL"
     ],
     "_openai": ["messages_for", "OpenAIJudge", "score_of", "usable_logprob", "yes_probability"],
+    "_registry": ["ATTRIBUTOR_REGISTRY", "JUDGE_REGISTRY", "Named"],
     "_requests": ["score_requests"],
     "_run": [
         "JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_TABLES", "JudgeReport", "RAY_BATCH_RUNS", "run_batches", "Tables"
@@ -59,6 +61,7 @@ if TYPE_CHECKING:
     )
     from workbench.judges._openai import (messages_for, OpenAIJudge, score_of, usable_logprob, yes_probability)
     from workbench.judges._requests import (score_requests)
+    from workbench.judges._registry import (ATTRIBUTOR_REGISTRY, JUDGE_REGISTRY, Named)
     from workbench.judges._run import (
         JUDGE_BATCH_RUNS, judge_directory, JUDGE_TABLES, JudgeReport, RAY_BATCH_RUNS, run_batches, Tables
     )

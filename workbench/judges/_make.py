@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.judges._base import SourceJudge
-from workbench.judges._lexical import LexicalJudge
+from workbench.judges._registry import JUDGE_REGISTRY
 
 if TYPE_CHECKING:
     from workbench.llm import LLMClient
 
-JUDGES = ("lexical", "jev", "openai")
+#: the judges' names, from the registry (:data:`~workbench.judges.JUDGE_REGISTRY`)
+JUDGES = tuple(JUDGE_REGISTRY)
 
 
 def make_judge(
@@ -35,15 +36,19 @@ def make_judge(
     attempts per request, ``max_concurrency`` the requests in flight at once; ``refresh``
     ignores cached answers, ``offline`` sends nothing (see :class:`workbench.llm.LLMClient`).
     """
-    if name == "lexical":
-        return LexicalJudge()
+    if name not in JUDGE_REGISTRY:
+        raise ValueError(f"judge: expected one of {list(JUDGES)}, got {name!r}")
+    declared = JUDGE_REGISTRY[name]
+    if declared.kind == "offline":
+        return declared.load()()
     from functools import partial
 
     client_for = partial(model_client, cache=cache, max_concurrency=max_concurrency, timeout=timeout,
                          max_attempts=max_attempts, refresh=refresh, offline=offline)
     if name == "jev":
-        from workbench.judges._jev import ROUTES, JevJudge
+        from workbench.judges._jev import ROUTES
 
+        JevJudge = declared.load()
         route = "openrouter" if base_url and "openrouter" in base_url else "typesafe"
         default_base, path, env = ROUTES[route]
         client = client_for(base_url or default_base, api_key_env or env)
@@ -54,16 +59,14 @@ def make_judge(
             judge.context_tokens = context_tokens
         return judge
     if name == "openai":
-        from workbench.judges._openai import OpenAIJudge
-
         client = client_for(base_url or OPENAI_BASE_URL, api_key_env or "OPENAI_API_KEY")
-        judge_o = OpenAIJudge(client)
+        judge_o = declared.load()(client)
         if model:
             judge_o.model = model
         if context_tokens:
             judge_o.context_tokens = context_tokens
         return judge_o
-    raise ValueError(f"judge: expected one of {list(JUDGES)}, got {name!r}")
+    raise ValueError(f"judge {name!r} is declared as a model judge but make_judge does not build it")
 
 
 def model_client(base_url: str, api_key_env: str, *, cache: str | Path | None = None, max_concurrency: int = 4,

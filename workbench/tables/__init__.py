@@ -18,7 +18,7 @@ __all__ = [
     "check_record", "check_references", "CHUNK_ROWS", "CHUNK_RUNS", "CHUNK_TEXT", "collected", "Column",
     "column_order", "columns_frame", "COMPACTIONS", "describe_dtype", "describe_dtypes", "empty", "encode_args",
     "ENTRIES", "EVIDENCE", "gold_labels", "GROUND_TRUTH_PREFIX", "height", "is_timestamp", "label_source",
-    "LABEL_SPANS", "LABEL_VALUES", "LABELS", "latest_labels", "LOG_FORMATS", "majority_labels", "move_into_place",
+    "LABEL_SPANS", "LABEL_VALUES", "LABELS", "latest_labels", "majority_labels", "move_into_place",
     "one_question", "OPEN_LABEL_FIELDS", "open_tables", "PartWriter", "PATTERNS", "read_table", "REASONING_SECTIONS",
     "RESERVED_ANNOTATORS", "ROLLOUTS", "row_columns", "RowChunks", "RowNames", "rows_frame", "rows_of", "RUNS",
     "SCORES", "SECTIONS", "sink_parts", "slices", "SPANS", "STEPS", "SUPPORT_VALUES", "table", "Table", "table_file",
@@ -46,7 +46,7 @@ __getattr__, __dir__ = attach(__name__, {
         "check_label", "check_record", "describe_dtype", "describe_dtypes", "is_timestamp", "validate", "value_fits"
     ],
     "_vocabulary": [
-        "ANNOTATOR_RULE", "check_annotator", "LABEL_VALUES", "LOG_FORMATS", "OPEN_LABEL_FIELDS", "PATTERNS",
+        "ANNOTATOR_RULE", "check_annotator", "LABEL_VALUES", "OPEN_LABEL_FIELDS", "PATTERNS",
         "REASONING_SECTIONS", "RESERVED_ANNOTATORS", "SECTIONS", "SUPPORT_VALUES", "TABLE_NAMES"
     ],
 }, public=__all__)
@@ -69,6 +69,6 @@ if TYPE_CHECKING:
         check_label, check_record, describe_dtype, describe_dtypes, is_timestamp, validate, value_fits
     )
     from workbench.tables._vocabulary import (
-        ANNOTATOR_RULE, check_annotator, LABEL_VALUES, LOG_FORMATS, OPEN_LABEL_FIELDS, PATTERNS, REASONING_SECTIONS,
+        ANNOTATOR_RULE, check_annotator, LABEL_VALUES, OPEN_LABEL_FIELDS, PATTERNS, REASONING_SECTIONS,
         RESERVED_ANNOTATORS, SECTIONS, SUPPORT_VALUES, TABLE_NAMES
     )

@@ -14,13 +14,12 @@ from typing import Any
 import orjson
 
 from workbench.errors import SchemaError
+from workbench.tables._vocabulary import TRAJECTORY_TABLES  # the tables of a log, in their order (declared there)
 
 CHUNK_RUNS = 2000  # a chunk of an adapter's rows: at most this many runs ...
 CHUNK_ROWS = 50_000  # ... or rows of runs, steps and compactions together (bounds import memory) ...
 CHUNK_TEXT = 8 << 20  # ... or characters of their texts (a coding session's tool results are kilobytes a step)
 
-#: the tables of a log, in their order
-TRAJECTORY_TABLES = ("runs", "steps", "compactions")
 
 
 def encode_args(value: Any) -> str | None:

@@ -57,10 +57,8 @@ ANNOTATOR_RULE = ("letters, digits and _ . - @ + (an e-mail address is a name), 
 #: label under that name (``workbench adjudicate`` writes them)
 RESERVED_ANNOTATORS = frozenset({"adjudicated"})
 
-#: the log formats ``workbench import`` reads (``workbench.adapters.FORMATS`` has a reader for each): named here so
-#: the command line can offer them without importing the readers
-LOG_FORMATS: tuple[str, ...] = ("trajectory", "openai", "tau-bench", "claude-code", "codex", "labelled-summaries",
-                                "frank", "who-and-when")
+#: the tables every trajectory log gives
+TRAJECTORY_TABLES: tuple[str, ...] = ("runs", "steps", "compactions")
 
 #: the tables of ``workbench.tables._schema`` (its ``TABLES``), by name
 TABLE_NAMES: tuple[str, ...] = ("runs", "steps", "compactions", "entries", "scores", "evidence", "labels",
@@ -101,5 +99,5 @@ def _folded(name: str) -> str:
 _RESERVED_FOLDED = frozenset(_folded(r) for r in RESERVED_ANNOTATORS)
 
 
-__all__ = ["ANNOTATOR_RULE", "check_annotator", "LABEL_VALUES", "OPEN_LABEL_FIELDS", "LOG_FORMATS", "PATTERNS", "REASONING_SECTIONS",
+__all__ = ["ANNOTATOR_RULE", "check_annotator", "LABEL_VALUES", "OPEN_LABEL_FIELDS", "TRAJECTORY_TABLES", "PATTERNS", "REASONING_SECTIONS",
            "RESERVED_ANNOTATORS", "SECTIONS", "SUPPORT_VALUES", "TABLE_NAMES"]
