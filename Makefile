@@ -40,9 +40,15 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not slow" tests
 
+# the rules that are lint, not tests: ruff, mypy, the generated package faces, import-linter's layer contracts, no
+# import circle (type-checking imports included), numpydoc's validator on the functions users call
 lint: $(STAMP)
 	$(BIN)/ruff check --select F,E9 workbench tests tools benchmarks notebooks/*.py
 	$(BIN)/mypy
+	$(BIN)/python tools/faces.py --check
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/python tools/import_cycles.py
+	$(BIN)/python tools/docstrings.py
 
 clean:
 	rm -rf build figures/*.png figures/*.pdf figures/tables docs/gallery/*.ipynb

@@ -8,8 +8,8 @@ derived lexical scores, ``summary_scores``, ``summary_frame``, ``correlation_tab
 Each path runs in a fresh interpreter under ``sys.setprofile``; every call from a function in one file of the
 package to a function in another is recorded. Printed per path: the distinct files whose code runs, the distinct
 (caller file, callee file) pairs, and the *returns to a higher layer*: the pairs (and the calls) whose callee lies
-in a higher layer than its caller -- code reaching back up the layers, in the order ``tests/test_layout.py``
-states (``LAYERS`` below is that order; the test checks they agree). A file of an older layout (before the package
+in a higher layer than its caller -- code reaching back up the layers, in the order ``.importlinter``
+states (``LAYERS`` below reads it). A file of an older layout (before the package
 layout of issue 58) is given the layer of the package its code moved to, so two layouts are counted alike.
 
 Run from the project root, on this tree or on another checkout of the project (its code is run; the layer order
@@ -31,10 +31,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: the layers, lowest first (tests/test_layout.py's LAYERS)
-LAYERS: list[tuple[str, ...]] = [("errors", "tokens"), ("_util",), ("tables",), ("summaries",), ("adapters",),
-                                 ("stats",), ("analyses",), ("llm",), ("judges", "infer"), ("annotate",), ("sim",),
-                                 ("datasets",), ("explore",), ("plots",), ("notebooks",), ("cli",)]
+
+
+def importlinter_layers(config: Path) -> list[tuple[str, ...]]:
+    """The layers of the import-linter contract in ``config`` (``.importlinter``: the one statement of the layers),
+    lowest first, each a tuple of package names."""
+    import configparser
+
+    parser = configparser.ConfigParser()
+    parser.read(config, encoding="utf-8")
+    lines = [line.strip() for line in parser["importlinter:contract:layers"]["layers"].splitlines() if line.strip()]
+    return [tuple(part.strip().removeprefix("workbench.") for part in line.split("|")) for line in reversed(lines)]
+
+
+#: the layers, lowest first, as ``.importlinter`` states them (``make lint`` checks them)
+LAYERS = importlinter_layers(ROOT / ".importlinter")
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 
 #: where each top-level module of the old layout (c1757b0) went

@@ -4,7 +4,7 @@ The names a notebook user needs, in one place::
 
     from workbench import load, read_log, derive_missing, need, parse, prune, reliability, auroc_ci
 
-``bootstrap_ci`` is :func:`workbench.stats._bootstrap.bootstrap` (the module keeps its name: no attribute of the
+``bootstrap_ci`` is :func:`workbench.stats.bootstrap` (the module keeps its name: no attribute of the
 package shadows a submodule). Everything else lives in the module its name says (``workbench.analyses.trace``, ``workbench.analyses.focus``,
 ``workbench.judges`` ...); see the module map in the README.
 """

@@ -62,7 +62,7 @@ def test_a_format_registered_once_is_read_sniffed_and_offered(tmp_path: Path, mo
 
 def read_toy(path: str) -> dict[str, pl.DataFrame]:
     """The toy format's reader: one run per line."""
-    from workbench.adapters import RunTables
+    from workbench.adapters._staging import RunTables
 
     builder = RunTables(Path(path))
     for k, line in enumerate(Path(path).read_text().splitlines()):

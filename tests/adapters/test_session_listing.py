@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from workbench.adapters import HEAD_BYTES, directory_formats, directory_listing, tree_listing
+from workbench.adapters._logfiles import HEAD_BYTES, directory_formats, directory_listing, tree_listing
 
 ROOT = Path(__file__).resolve().parents[2]
 

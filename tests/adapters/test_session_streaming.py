@@ -360,7 +360,7 @@ def test_the_import_command_starts_the_workers_early_and_the_reader_takes_those(
 
 
 def session_files_of(root: Path) -> list[Path]:
-    from workbench.adapters import session_files
+    from workbench.adapters._logfiles import session_files
 
     return session_files(root / "projects")
 

@@ -404,7 +404,8 @@ def test_a_files_format_is_decided_where_its_replies_are_read(tmp_path: Path, mo
     (no ``sessionId``) is Claude Code's when a later record says so, a file of titles only is left out, and a Codex
     rollout in the same tree is counted as Codex's. Checked against a count by hand and the walk's own formats."""
     from workbench.adapters import _usage_scan as usage_scan
-    from workbench.adapters import directory_formats, usage_rows
+    from workbench.adapters import usage_rows
+    from workbench.adapters._read import directory_formats
 
     title = {"type": "summary", "summary": "Fix the invoice export", "leafUuid": "a1"}
     root = tmp_path / "home"

@@ -104,8 +104,8 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     (:func:`~workbench.adapters._claude_lines._batch_job`; a worker imports :mod:`workbench.adapters._claude_lines` only, not
     the table library): a worker builds its groups' steps and compactions, checks them and writes them in chunks
     of columns under ``spill`` (a temporary directory when None), which come as
-    :class:`~workbench.adapters._staging.Parts` after the batch's runs (rows with no steps or compactions), for
-    the caller's :class:`~workbench.adapters._staging.RunTables` to validate and write as it does its own rows.
+    ``Parts`` after the batch's runs (rows with no steps or compactions), for
+    the caller's ``RunTables`` to validate and write as it does its own rows.
     This process counts the replies in the tree's order and says the warnings, skipped lines and first error in
     the order one process gives them; ``parse`` then includes the workers' building of rows.
     """
@@ -136,7 +136,7 @@ def claude_code_runs(path: str | os.PathLike[str], *, bad: BadLines | None = Non
 def _parallel_runs(path: Path, files: list[Path], workers: int, bad: BadLines, since: str | None, until: str | None,
                    project: str | None, timings: dict[str, float] | None, spill: Path | None,
                    ) -> Iterator[_RunRows | Parts]:
-    """:func:`claude_code_runs` with worker processes: they start (importing :mod:`workbench.adapters._claude_lines`)
+    """``claude_code_runs`` with worker processes: they start (importing :mod:`workbench.adapters._claude_lines`)
     while the files are scanned here and with them, then take batches of groups in order, a few batches ahead of
     the one counted here."""
     import contextlib
@@ -258,5 +258,4 @@ PARALLEL_BYTES = logfiles.PARALLEL_BYTES
 #: constant, so that the batches in flight hold the same memory on any tree
 BATCH_BYTES = 8 << 20
 
-__all__ = ["claude_code_runs", "read_claude_code", "selected", "MODEL_USAGE", "TranscriptWarning",
-           "USAGE_DEFINITION"]
+__all__ = ["read_claude_code", "selected", "MODEL_USAGE", "TranscriptWarning", "USAGE_DEFINITION"]

@@ -5,7 +5,7 @@ whose assistant turn listed 15,000 strings (real malicious URLs from a public li
 text, never fetched, never rendered as links -- :func:`defang` them before showing), then
 answered 100 member and 100 non-member membership queries from the summary alone.
 
-This module loads the data set; the check (:func:`workbench.summaries._identifiers.claude_check`, TRACE
+This module loads the data set; the check (:func:`workbench.summaries.claude_check`, TRACE
 article, "A production shape I would test"): every identifier in a summary (URLs, domains, IPv4 addresses, hashes) is looked up in the replaced history --
 the share with a source there -- and every queried member is looked up in the summary --
 the share the summary still holds -- beside the false-negative rate measured after

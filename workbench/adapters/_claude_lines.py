@@ -429,9 +429,9 @@ def _batch_job(groups: list[list[Path]], skip_invalid: bool, since: str | None, 
 @dataclass
 class _ColumnChunks(RowChunks):
     """A worker's rows of steps and compactions (its runs' rows go to the parent with their sessions), checked and
-    cut into chunks as :class:`~workbench.adapters._staging.RunTables` cuts them; each chunk is written under
-    ``out`` as a pickled ``{table: {column: values}}`` (:func:`~workbench.tables._records.row_columns`), for the parent to
-    validate (:class:`~workbench.adapters._staging.Parts`)."""
+    cut into chunks as ``RunTables`` cuts them; each chunk is written under
+    ``out`` as a pickled ``{table: {column: values}}`` (:func:`~workbench.tables.row_columns`), for the parent to
+    validate (``Parts``)."""
 
     out: Path
     with_runs = False
@@ -768,4 +768,4 @@ def selected(meta: dict[str, Any], since: str | None, until: str | None, project
 
 
 
-__all__ = ["MODEL_USAGE", "selected", "TranscriptWarning", "USAGE_DEFINITION"]
+__all__ = ["TranscriptWarning"]

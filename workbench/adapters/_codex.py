@@ -197,7 +197,7 @@ def _rollout_usage(file: Path, bad: BadLines | None = None, check: bool = False)
     parsed and checked, and an error still names its line (with the changes beside it, the Codex pass on the 1 GB
     home took 0.30 s, not 0.40 s). ``check``: the file's format was not decided on its own
     (the usage pass took its directory's), so :class:`_NotARollout` where its first record is not a rollout line
-    (:func:`~workbench.adapters._logfiles.session_format`), where it has no record, or where it cannot be read."""
+    (``session_format``), where it has no record, or where it cannot be read."""
     run: dict[str, Any] = {"run_id": file.stem, "method": "codex", "task": None}
     first = number = 0
     totals: dict[str, int] | None = None
@@ -366,7 +366,7 @@ def read_codex(path: str | os.PathLike[str], *, bad: BadLines | None = None, sin
 
     A file's half-written last line (a session still open) is skipped with a warning; with
     ``bad.skip_invalid`` every line that is not JSON is skipped and recorded in ``bad``. ``since``, ``until``
-    and ``project`` select sessions as :func:`workbench.adapters._claude_code.read_claude_code` does; ``files``
+    and ``project`` select sessions as :func:`workbench.adapters.read_claude_code` does; ``files``
     reads those files instead of every one below ``path``.
     """
     from workbench.adapters._staging import collect_runs
@@ -398,4 +398,4 @@ def codex_runs(path: str | os.PathLike[str], *, bad: BadLines | None = None, sin
             yield first, run, steps, comps
 
 
-__all__ = ["codex_runs", "read_codex", "USAGE_DEFINITION"]
+__all__ = ["read_codex"]

@@ -19,7 +19,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["format_names", "LOG_FORMATS", "LogFormat", "MissingExtra", "register_format"]
+__all__ = ["LOG_FORMATS", "LogFormat", "MissingExtra", "register_format"]
 
 
 class MissingExtra(ImportError):

@@ -30,8 +30,7 @@ import polars as pl
 
 from workbench.errors import SchemaError, describe_value
 
-__all__ = ["ANNOTATOR", "RELEASE", "BASELINE_METRICS", "DEFAULT_METRICS", "frank_records", "is_frank", "read_frank",
-           "read_json"]
+__all__ = ["ANNOTATOR", "RELEASE", "BASELINE_METRICS", "DEFAULT_METRICS", "is_frank", "read_frank"]
 
 #: what the runs' ``meta_release`` says of every summary read from FRANK's files: the published numbers (its
 #: correlation table) are FRANK's on these rows, and on no other data
@@ -158,7 +157,7 @@ def frank_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 
 
 def read_frank(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
-    """The tables of FRANK (:func:`frank_records` through the labelled-summaries checks and tables)."""
+    """The tables of FRANK (``frank_records`` through the labelled-summaries checks and tables)."""
     from workbench.adapters._labelled_summaries import check_summary, records_to_tables
 
     checked = []

@@ -74,8 +74,7 @@ from workbench.errors import SchemaError
 from workbench.errors import describe_value
 from workbench.tables._vocabulary import LABEL_VALUES
 
-__all__ = ["FIELDS", "GIVEN", "HEADER_FIELDS", "SECTION", "check_header", "check_summary", "checked_records", "records_to_tables", "read_labelled_summaries",
-           "run_column", "split_sentences"]
+__all__ = ["read_labelled_summaries", "split_sentences"]
 
 #: the fields a record may have
 FIELDS = ("id", "source_id", "system", "source", "summary", "sentences", "labels", "score", "split", "dataset",
@@ -423,7 +422,7 @@ def run_column(prefix: str, name: str) -> str:
 
 
 def records_to_tables(records: Iterable[Mapping[str, Any]]) -> dict[str, pl.DataFrame]:
-    """Checked records (:func:`checked_records`) as the workbench's tables, validated by their declarations.
+    """Checked records (``checked_records``) as the workbench's tables, validated by their declarations.
     ``metrics`` become run columns ``metric_NAME``, ``meta`` ``meta_NAME`` and ``human`` ``human_NAME`` (non-word
     characters as ``_``); a header record (``{"header": ...}``, first) gives every label its question and the
     ``variables`` table."""

@@ -1,6 +1,6 @@
 """Which log a file or directory holds, read without the table library (``workbench usage`` starts in a tenth of
 a second): a log file's format from its first record (:func:`sniff_format`), a directory's session files by
-format (:func:`directory_formats`: Claude Code's ``~/.claude/projects``, Codex's ``~/.codex/sessions``, or a
+format (``directory_formats``: Claude Code's ``~/.claude/projects``, Codex's ``~/.codex/sessions``, or a
 home with both), the bytes a log holds. :mod:`workbench.adapters` exports each."""
 
 from __future__ import annotations
@@ -78,14 +78,14 @@ def tree_files(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: BadL
 #: bytes of a session file read to decide its format from its first line (a longer first line: the file is parsed)
 HEAD_BYTES = 64 << 10
 
-#: the listings :func:`tree_listing` made in the current :func:`one_walk` scope, by (directory, pattern): whether
+#: the listings ``tree_listing`` made in the current ``one_walk`` scope, by (directory, pattern): whether
 #: the formats were read, and the listing (None outside a scope: every call walks)
 _WALKS: dict[tuple[str, str], tuple[bool, list[tuple[Path, int, str | None]]]] | None = None
 
 
 @contextlib.contextmanager
 def one_walk() -> Iterator[None]:
-    """Within this scope a session tree is walked once: :func:`tree_listing` gives a later call the listing an
+    """Within this scope a session tree is walked once: ``tree_listing`` gives a later call the listing an
     earlier one made of the same directory and pattern (with the formats, when the earlier read them), so that a
     command's start (the workers it starts, the size it announces), its format detection and its reader share one
     walk (issue 62: an import walked a tree four times, a quarter of its parent's profiled time at 200 MB). A walk
@@ -111,11 +111,11 @@ def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: Ba
 
     The walk lists each directory once (``os.scandir``: a file's type from the listing, its size from one
     ``stat``) and opens each file once, to check it can be read. With ``formats`` that open also reads the file's
-    first line (at most :data:`HEAD_BYTES`) and decides its format from it (:func:`session_format`, as orjson reads
+    first line (at most ``HEAD_BYTES``) and decides its format from it (``session_format``, as orjson reads
     it); a file whose first line does not say (a title line, a blank or broken line, a longer line) is read as
-    :func:`directory_formats` always read it, record by record until one says. Without ``formats`` the format is
+    ``directory_formats`` always read it, record by record until one says. Without ``formats`` the format is
     None. What cannot be listed or opened is an error naming it, or with ``bad.skip_invalid`` left out and
-    counted (:func:`tree_files`).
+    counted (``tree_files``).
 
     Parameters
     ----------
@@ -145,7 +145,7 @@ def tree_listing(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: Ba
 
 
 def _file_sizes(files: Sequence[Path]) -> list[int]:
-    """Each file's size in bytes: as the kept listing of the current :func:`one_walk` scope has it, else from a
+    """Each file's size in bytes: as the kept listing of the current ``one_walk`` scope has it, else from a
     ``stat`` (a file no kept listing holds, or outside a scope). An import sized its 47,353 files three times more
     after the walk (splitting the work, batching it, scanning it): 0.55 s of its parent's profile at 1 GB."""
     known: dict[Path, int] = {}
@@ -164,7 +164,7 @@ def _cannot_read(where: str, reason: str, bad: BadLines | None) -> None:
 
 
 class _Walk:
-    """One walk of a session tree, file by file in :func:`tree_listing`'s order: each directory listed once
+    """One walk of a session tree, file by file in ``tree_listing``'s order: each directory listed once
     (``os.scandir``) and its entries visited in name order, a directory's files where its name falls. That is the
     order of the paths sorted part by part (a name sorts before any longer name it begins), so the files come
     sorted as they are found, and a reader can start on the first ones before the walk ends. Each file is opened to
@@ -230,13 +230,13 @@ class _Walk:
 
 
 #: bytes read first to find a file's first line (266 in a Claude Code or Codex session file of the real fixtures);
-#: a longer first line is read on, up to :data:`HEAD_BYTES`
+#: a longer first line is read on, up to ``HEAD_BYTES``
 _HEAD_FIRST_BYTES = 4 << 10
 
 
 def _first_line(fd: int) -> bytes:
-    """The first line of the open file ``fd`` (at most :data:`HEAD_BYTES`, with what follows it in the last read),
-    reading the fewest bytes that hold it: :data:`_HEAD_FIRST_BYTES`, then on to :data:`HEAD_BYTES` only while no
+    """The first line of the open file ``fd`` (at most ``HEAD_BYTES``, with what follows it in the last read),
+    reading the fewest bytes that hold it: :data:`_HEAD_FIRST_BYTES`, then on to ``HEAD_BYTES`` only while no
     line has ended (a 64 KiB read took most of a typical session file: 0.8 s of the parent's 7 s, profiled, on a
     200 MB home)."""
     head = os.read(fd, _HEAD_FIRST_BYTES)
@@ -249,16 +249,16 @@ def _first_line(fd: int) -> bytes:
 
 
 def _decided_format(head: bytes, file: str | os.PathLike[str]) -> str | None:
-    """A session file's format by :func:`tree_listing`'s rule: what its first line (``head``) says
+    """A session file's format by ``tree_listing``'s rule: what its first line (``head``) says
     (:func:`_format_of_head`), else its first record that says, read record by record (:func:`_file_format`)."""
     fmt = _format_of_head(head)
     return fmt if fmt is not None else _file_format(Path(file))
 
 
 def _format_of_head(head: bytes) -> str | None:
-    """The session format a file's first :data:`HEAD_BYTES` bytes (or its first line of them) say, as orjson reads
+    """The session format a file's first ``HEAD_BYTES`` bytes (or its first line of them) say, as orjson reads
     the line, or None when they do not say or cannot be read so (blank, not JSON, a byte-order mark, a first line
-    longer than :data:`HEAD_BYTES`)."""
+    longer than ``HEAD_BYTES``)."""
     import orjson
 
     end = head.find(b"\n")
@@ -292,12 +292,12 @@ def directory_formats(path: str | os.PathLike[str], bad: BadLines | None = None)
     """The session files below a directory by format: each ``*.jsonl`` file's first record that says
     (:func:`sniff_directory`'s rule), files in sorted order; a file no record of which says is left out (a
     Claude Code file of titles only). A home holding ``.claude/projects`` and ``.codex/sessions`` has both. What
-    cannot be read is an error, or skipped and counted with ``bad.skip_invalid`` (:func:`tree_files`)."""
+    cannot be read is an error, or skipped and counted with ``bad.skip_invalid`` (``tree_files``)."""
     return {fmt: [file for file, _size in files] for fmt, files in directory_listing(path, bad).items()}
 
 
 def directory_listing(path: str | os.PathLike[str], bad: BadLines | None = None) -> dict[str, list[tuple[Path, int]]]:
-    """:func:`directory_formats` with each file's size, from the one walk of :func:`tree_listing` (what the usage
+    """``directory_formats`` with each file's size, from the one walk of ``tree_listing`` (what the usage
     pass and an import share: the files, their sizes for splitting the work, their formats).
 
     Parameters
@@ -320,7 +320,7 @@ def directory_listing(path: str | os.PathLike[str], bad: BadLines | None = None)
 
 
 def _file_format(file: Path) -> str | None:
-    """A session file's format: that of its first record that says (:func:`session_format`; bad lines passed
+    """A session file's format: that of its first record that says (``session_format``; bad lines passed
     over), None when none does -- an empty file's too (Claude Code leaves them; ``workbench usage`` and ``import``
     refused a whole home for one, even with ``--skip-invalid``, where ccusage counts the rest)."""
     from workbench._util.jsonl import EmptyLog
@@ -368,7 +368,7 @@ def project_dir(file: Path) -> str:
     return parent.name
 
 
-#: the largest file :func:`session_files` reads to see whether it holds only blank lines
+#: the largest file ``session_files`` reads to see whether it holds only blank lines
 _BLANK_BYTES = 1024
 
 
@@ -382,7 +382,7 @@ def _blank(file: Path) -> bool:
 
 def session_files(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: BadLines | None = None) -> list[Path]:
     """A file, or every ``pattern`` file below a directory that holds a line that is not blank (sorted; what cannot
-    be read as :func:`tree_files` says). An empty file in a tree holds no session and is left out: Claude Code
+    be read as ``tree_files`` says). An empty file in a tree holds no session and is left out: Claude Code
     leaves them, and one made ``workbench import`` refuse the whole tree, even with ``--skip-invalid``, where
     ccusage counts the rest. Only files of at most :data:`_BLANK_BYTES` bytes are read to find out (a longer file
     of blank lines is the reader's error). A file named alone must hold a session (an empty one is an error naming
@@ -399,6 +399,4 @@ def session_files(path: str | os.PathLike[str], pattern: str = "*.jsonl", bad: B
     return [p]
 
 
-__all__ = ["PARALLEL_BYTES", "HEAD_BYTES", "one_walk", "session_files", "tree_files", "tree_listing",
-           "directory_listing", "directory_formats", "import_workers", "input_bytes", "project_dir", "session_format",
-           "sniff_directory", "sniff_format"]
+__all__ = ["sniff_directory", "sniff_format"]

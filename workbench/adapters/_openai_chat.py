@@ -231,4 +231,4 @@ def message_tokens(messages: list[dict[str, Any]], encoding: str) -> tuple[list[
     return before, own
 
 
-__all__ = ["chat_to_run", "message_text", "message_tokens", "openai_runs", "read_openai_chat"]
+__all__ = ["chat_to_run", "read_openai_chat"]

@@ -26,7 +26,7 @@ from workbench.adapters._codex import codex_runs
 from workbench.adapters._formats import LOG_FORMATS, format_names, sniff_directory_format
 from workbench.adapters._staging import Parts
 from workbench._util.jsonl import BadLines
-from workbench.adapters._logfiles import directory_formats, input_bytes, sniff_directory, sniff_format
+from workbench.adapters._logfiles import directory_formats, sniff_directory, sniff_format
 from workbench.errors import SchemaError
 
 
@@ -105,8 +105,8 @@ def session_runs(path: str | os.PathLike[str], fmt: str, *, bad: BadLines | None
     """The runs of a session log, ``(first line, run, steps, compactions)``, one at a time: ``fmt``
     ``claude-code`` or ``codex`` (a file or a directory), or ``sessions`` (a home with both: Claude Code's
     files first, then Codex's, each run told apart by ``method``). A large Claude Code tree's steps and
-    compactions come as :class:`~workbench.adapters._staging.Parts` written under ``spill`` by worker processes
-    (:func:`~workbench.adapters._claude_code.claude_code_runs`)."""
+    compactions come as ``Parts`` written under ``spill`` by worker processes
+    (``claude_code_runs``)."""
     if fmt != "sessions":
         if fmt == "claude-code":
             yield from claude_code_runs(path, bad=bad, since=since, until=until, project=project, timings=timings,
@@ -148,6 +148,4 @@ def _format_of(path: str | os.PathLike[str], format: str | None, bad: BadLines |
     return sniff_format(path) if fmt is None else fmt.name
 
 
-__all__ = ["BENCHMARK_DIRECTORIES", "directory_formats", "DIRECTORY_FORMATS", "FILE_OR_DIRECTORY", "FORMATS",
-           "LABELLED_FORMATS", "STREAMING", "input_bytes", "read_log", "read_sessions", "session_runs", "sniff_directory",
-           "sniff_format"]
+__all__ = ["FORMATS", "read_log", "read_sessions", "sniff_directory", "sniff_format"]

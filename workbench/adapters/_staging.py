@@ -1,10 +1,10 @@
 """An adapter's runs, steps and compactions gathered line by line into validated tables, in bounded chunks.
 
-:class:`RunTables` holds at most a chunk of rows; :func:`collect_runs` returns the tables in memory,
-:func:`stream_tables` spills each chunk as a Parquet part and streams the parts into one file per table in a
+``RunTables`` holds at most a chunk of rows; ``collect_runs`` returns the tables in memory,
+``stream_tables`` spills each chunk as a Parquet part and streams the parts into one file per table in a
 temporary sibling of the output, moved into place only when the whole log was valid.
 
-An adapter that builds rows in worker processes yields :class:`Parts` among its runs: chunks of rows a worker
+An adapter that builds rows in worker processes yields ``Parts`` among its runs: chunks of rows a worker
 checked and wrote as columns, taken in the order they come, as rows are.
 """
 
@@ -29,7 +29,7 @@ from workbench.tables._files import TRAJECTORY_TABLES, columns_frame, move_into_
 
 @dataclass
 class Parts:
-    """Rows an adapter's worker gathered and checked run by run (a :class:`~workbench.tables._records.RowChunks` of its
+    """Rows an adapter's worker gathered and checked run by run (a :class:`~workbench.tables.RowChunks` of its
     own, with no table library) and wrote as chunks: each file a pickled ``{table: {column: values}}``, in order.
     :meth:`RunTables.add_parts` turns each into a validated chunk, as it turns its own rows. Their runs come as
     rows of their own (with no steps or compactions), before or after; a run's uniqueness is checked where the
@@ -50,7 +50,7 @@ class RunTables(RowChunks):
     chunk whatever the log's size, and :meth:`finish_into` streams the parts into one Parquet file
     per table. With ``keep=False`` chunks are validated and counted, then dropped (``validate``).
     ``derive`` maps a chunk's tables to more tables (the entries of its compactions). Rows are checked and cut
-    into chunks as :class:`~workbench.tables._records.RowChunks` says.
+    into chunks as :class:`~workbench.tables.RowChunks` says.
     """
 
     spill: Path | None = None
@@ -61,7 +61,7 @@ class RunTables(RowChunks):
     parts: dict[str, list[Path]] = field(default_factory=dict)
 
     def add_parts(self, written: Parts) -> None:
-        """Take the chunks a worker wrote (:class:`Parts`), after the rows gathered so far, each validated and kept,
+        """Take the chunks a worker wrote (``Parts``), after the rows gathered so far, each validated and kept,
         spilled or dropped as a chunk of this builder's own (with ``derive``'s tables); the chunk files are removed
         once read."""
         import pickle
@@ -130,7 +130,7 @@ class RunTables(RowChunks):
 
 
 def collect_runs(path: Path, runs: Iterable[_RunItem | Parts]) -> dict[str, pl.DataFrame]:
-    """An adapter's runs (``(line, run, steps, compactions)``, or :class:`Parts`) gathered into the tables, in
+    """An adapter's runs (``(line, run, steps, compactions)``, or ``Parts``) gathered into the tables, in
     memory."""
     builder = RunTables(path)
     for item in runs:
@@ -142,8 +142,8 @@ def collect_runs(path: Path, runs: Iterable[_RunItem | Parts]) -> dict[str, pl.D
 
 
 class SpilledRuns(Protocol):
-    """An adapter's runs as a function of the directory its workers write their :class:`Parts` into (``spill``;
-    None: only validating), as :func:`stream_tables` takes them."""
+    """An adapter's runs as a function of the directory its workers write their ``Parts`` into (``spill``;
+    None: only validating), as ``stream_tables`` takes them."""
 
     def __call__(self, *, spill: Path | None) -> Iterator[_RunItem | Parts]: ...
 
@@ -159,7 +159,7 @@ def stream_tables(path: Path, runs: Iterator[_RunItem | Parts] | SpilledRuns,
     ``directory`` and moved into place only when the whole log was valid, so an error (named
     ``FILE:LINE``) leaves ``directory`` as it was, and no directory at all if it did not exist. ``timings`` adds
     the seconds spent validating and spilling chunks (``tables``) and writing the tables (``write``). ``runs`` may
-    be a function of a directory, where an adapter's workers write their :class:`Parts` (``SpilledRuns``).
+    be a function of a directory, where an adapter's workers write their ``Parts`` (``SpilledRuns``).
     """
     if directory is None:
         builder = RunTables(path, keep=False, derive=derive)
@@ -184,7 +184,7 @@ def stream_tables(path: Path, runs: Iterator[_RunItem | Parts] | SpilledRuns,
 
 
 def _add_all(builder: RunTables, runs: Iterator[_RunItem | Parts], timings: dict[str, float] | None) -> None:
-    """Every run (and :class:`Parts`) into ``builder`` (its last chunk flushed), the time spent in the builder added
+    """Every run (and ``Parts``) into ``builder`` (its last chunk flushed), the time spent in the builder added
     to ``timings["tables"]``."""
     spent = 0.0
     for item in runs:
@@ -212,4 +212,4 @@ def chunk_entries(chunk: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
             .drop("run_order")}
 
 
-__all__ = ["chunk_entries", "collect_runs", "Parts", "RunTables", "stream_tables"]
+__all__ = []

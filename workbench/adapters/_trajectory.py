@@ -188,4 +188,4 @@ def _compaction_record(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["encode_args", "read_trajectories", "trajectory_runs", "widen_span", "write_trajectories"]
+__all__ = ["encode_args", "read_trajectories", "widen_span", "write_trajectories"]

@@ -58,7 +58,7 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
     directory that cannot be read, or a line over the line bound, is an error naming it; with ``bad.skip_invalid``
     it is skipped and counted in ``bad``.
 
-    A file's format is decided as :func:`~workbench.adapters._logfiles.tree_listing` decides it, per file (where
+    A file's format is decided as ``tree_listing`` decides it, per file (where
     it is read for replies), except that the Codex rollouts of a directory (``rollout-*.jsonl``) take the format
     of its first rollout when that is Codex's, and are checked as they are read: where one is not (its first
     record says otherwise, or it cannot be read), the pass is made again deciding every file on its own, so the

@@ -3,7 +3,7 @@
 Only lines that hold a ``"usage"`` key are parsed (orjson, the file read in buffered blocks: a tool result's
 kilobytes are never decoded; a file that shrinks while it is read ends early, where a memory map would kill the
 process with SIGBUS), and of those only assistant replies with a usage object and a session id are kept, each as a
-tuple :data:`FIELDS`. A quoted ``\\"usage\\"`` inside a message's text is escaped in the line and is not a key.
+tuple ``FIELDS``. A quoted ``\\"usage\\"`` inside a message's text is escaped in the line and is not a key.
 A line orjson refuses is read by Python's ``json`` (a lone surrogate escape) or passed over (not JSON), as the
 usage pass documents. A line longer than the line bound (64 MiB, :func:`~workbench._util.jsonl.max_line_bytes`) is
 an error naming it, or with ``skip_invalid`` skipped and counted. The module imports nothing heavy, so the
@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
+from workbench._util.token_counts import token_count
+
 if TYPE_CHECKING:
     from workbench._util.jsonl import BadLines
 
@@ -40,12 +42,6 @@ PARALLEL_BYTES = 64 << 20
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def token_count(value: Any) -> int:
-    """A token count from a log (0 for anything that is not a positive integer): the importer's rule and this
-    pass's."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def usage_counts(usage: dict[str, Any]) -> tuple[int, int, int, int]:
@@ -93,7 +89,7 @@ def _parse(raw: bytes | memoryview) -> Any:
 
 
 def file_replies(path: str, index: int, bad: BadLines | None = None) -> list[tuple[Any, ...]]:
-    """The replies of one transcript file, in line order (tuples of :data:`FIELDS`). A line over the line bound is
+    """The replies of one transcript file, in line order (tuples of ``FIELDS``). A line over the line bound is
     an error naming it, or with ``bad.skip_invalid`` passed over and counted in ``bad``."""
     return _file_replies(path, index, bad)[1]
 
@@ -101,7 +97,7 @@ def file_replies(path: str, index: int, bad: BadLines | None = None) -> list[tup
 def _file_replies(path: str, index: int, bad: BadLines | None = None, decide: bool = False,
                   on_record: Callable[[Any, int], None] | None = None) -> tuple[str | None, list[tuple[Any, ...]]]:
     """(format, replies) of one file. With ``decide`` its session format is decided first, from the same open
-    (:func:`~workbench.adapters._logfiles.tree_listing`'s rule: its first line, else record by record), and a file
+    (``tree_listing``'s rule: its first line, else record by record), and a file
     that is not Claude Code's is not read further (no replies); without, it is read as Claude Code's. With
     ``on_record`` each parsed line that may hold a usage is handed to it, with its line number, and no reply is
     kept."""
@@ -197,7 +193,7 @@ def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False,
 
 def tree_replies(files: Sequence[str | os.PathLike[str]], workers: int | None = None,
                  bad: BadLines | None = None, sizes: Sequence[int] | None = None) -> list[tuple[Any, ...]]:
-    """The replies of every file, in file order then line order (tuples of :data:`FIELDS`). A tree of at least
+    """The replies of every file, in file order then line order (tuples of ``FIELDS``). A tree of at least
     :data:`PARALLEL_BYTES` is read by ``workers`` processes (:func:`_in_order`). With ``bad.skip_invalid`` a line
     over the line bound is skipped and counted in ``bad``."""
     listing = zip(files, sizes if sizes is not None else [os.path.getsize(f) for f in files], strict=True)
@@ -529,5 +525,4 @@ def utc_day(stamp: str | None) -> str | None:
     return when.astimezone(timezone.utc).date().isoformat()
 
 
-__all__ = ["claude_code_totals", "FIELDS", "PARALLEL_BYTES", "PART_COUNTS", "file_replies", "utc_day", "first_time", "line_kind", "token_count",
-           "tree_replies", "usage_counts", "USAGE_COLUMNS"]
+__all__ = ["USAGE_COLUMNS"]

@@ -198,4 +198,4 @@ def read_who_and_when(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
 
 
 __all__ = ["FAILURE_ANNOTATOR", "FAILURE_QUESTION", "is_who_and_when", "normalised_agent", "read_who_and_when",
-           "SUBSETS", "WHO_AND_WHEN", "who_and_when_logs"]
+           "SUBSETS", "WHO_AND_WHEN"]

@@ -14,12 +14,12 @@ The SJC and TRACE questions asked of real sessions (``notebooks/agent_transcript
   session has no blocked calls, so an error result stands in for one.
 
 Which identifiers of a summary have a source in what it replaced is
-:func:`workbench.summaries._identifiers.identifier_sources`; entries by role with lexical support is
-:func:`workbench.analyses.sjc._composition.entries_by_role`, its unsupported share with a session-bootstrap interval
-:func:`workbench.analyses.sjc._composition.unsupported_by_role`.
+:func:`workbench.summaries.identifier_sources`; entries by role with lexical support is
+:func:`workbench.analyses.sjc.entries_by_role`, its unsupported share with a session-bootstrap interval
+:func:`workbench.analyses.sjc.unsupported_by_role`.
 
 :class:`SessionAnalyses` runs all of them a batch of sessions at a time
-(:func:`workbench.tables._frames.batches_by_run`), so a directory of any number of sessions fits in memory: the
+(:func:`workbench.tables.batches_by_run`), so a directory of any number of sessions fits in memory: the
 per-compaction tables go to disk as they are made and come back as scans, and the entry counts are added up.
 """
 
@@ -50,7 +50,7 @@ def compaction_overview(tables: dict[str, pl.DataFrame], *, summary: str = "comm
     context size, ``counted`` otherwise), ``counted_before`` (tokens of the task, the previous summary
     and the replaced steps: what a counter sees without the system prompt and tool definitions) and
     ``tokens_after`` (tokens of the summary), all counted with ``encoding``. ``history``: the compactions'
-    :func:`~workbench.summaries._identifiers.replaced_history`, when the caller has it already."""
+    :func:`~workbench.summaries.replaced_history`, when the caller has it already."""
     comps, steps = tables["compactions"], tables["steps"]
     if history is None:
         history = replaced_history(comps, steps, tables.get("runs"))
@@ -256,7 +256,7 @@ def token_medians(overview: pl.DataFrame | pl.LazyFrame) -> dict[str, int]:
 
 
 def identifier_share(ids: pl.DataFrame) -> pl.DataFrame:
-    """Per compaction with identifiers (from :func:`workbench.summaries._identifiers.identifier_sources`): ``run_id``,
+    """Per compaction with identifiers (from :func:`workbench.summaries.identifier_sources`): ``run_id``,
     ``boundary``, ``identifiers``, how many are ``sourced`` in the replaced history and ``kept`` beside it, and
     ``sourced_share``."""
     share = ids.group_by("run_id", "boundary").agg(pl.len().alias("identifiers"), pl.col("sourced").sum(),
@@ -268,12 +268,12 @@ class SessionAnalyses:
     """Every analysis of the coding-agent notebook, fed a batch of sessions at a time with :meth:`add`.
 
     A batch is a mapping of ``runs``, ``steps`` and ``compactions`` (and ``entries`` with their ``scores``, for the
-    judge's support) holding the same sessions, as :func:`workbench.tables._frames.batches_by_run` yields them. Each batch
+    judge's support) holding the same sessions, as :func:`workbench.tables.batches_by_run` yields them. Each batch
     gives its rows of the per-compaction tables, written to Parquet parts in a temporary directory; :meth:`table`
     scans them back (:data:`TABLES`). Each table is sorted as its function sorts it within a batch, and batches
     follow each other, so with one batch (up to its size in sessions) the tables are the functions' own. The
     entries are counted as they pass: :meth:`entries_by_role` and :meth:`unsupported_by_role` are those of all
-    entries at once (:func:`workbench.analyses.sjc._composition.unsupported_from_counts`). The replaced history of a compaction is
+    entries at once (:func:`workbench.analyses.sjc.unsupported_from_counts`). The replaced history of a compaction is
     built once for the overview and the identifier check. Memory holds one batch, not the directory. Each batch's
     references are checked (a step or compaction of a session the runs lack, an entry of a compaction the
     compactions lack): a scanned directory's are not when it is opened.
@@ -351,7 +351,7 @@ class SessionAnalyses:
         return pl.scan_parquet(self._parts[name])
 
     def entries_by_role(self) -> pl.DataFrame:
-        """:func:`workbench.analyses.sjc._composition.entries_by_role` of every batch's entries (with ``supported``)."""
+        """:func:`workbench.analyses.sjc.entries_by_role` of every batch's entries (with ``supported``)."""
         if not self._by_role:
             return pl.DataFrame(schema={"schema": pl.Utf8, "role": pl.Utf8, "entries": pl.UInt32,
                                         "unsupported": pl.UInt32, "unsupported_share": pl.Float64})
@@ -362,7 +362,7 @@ class SessionAnalyses:
             (pl.col("unsupported") / pl.col("entries")).alias("unsupported_share"))
 
     def unsupported_by_role(self, *, n_boot: int = DEFAULT_N_BOOT, seed: int = 0, level: float = 0.95) -> pl.DataFrame:
-        """:func:`workbench.analyses.sjc._composition.unsupported_by_role` of every batch's entries, clusters resampled."""
+        """:func:`workbench.analyses.sjc.unsupported_by_role` of every batch's entries, clusters resampled."""
         from workbench.analyses.sjc._composition import unsupported_from_counts
 
         counts = pl.concat(self._unit_counts) if self._unit_counts else pl.DataFrame(

@@ -3,7 +3,7 @@ placed in it with intervals (``notebooks/human_labels.py``).
 
 FRANK (Pagnoni, Balachandran and Tsvetkov, NAACL 2021) scores a metric by its partial correlation with the human
 ``Factuality`` of each summary, controlling for the system that wrote it
-(:func:`workbench.stats._correlation.partial_correlation`), on the valid, test or all split of either or both
+(:func:`workbench.stats.partial_correlation`), on the valid, test or all split of either or both
 data sets. :func:`frank_table` computes that table from FRANK's own files; :func:`correlation_table` computes it
 for any summary frame (FRANK's metrics, the workbench's judges aggregated per summary, a user's own scores).
 

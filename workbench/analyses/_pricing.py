@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
     import polars as pl
@@ -144,4 +144,76 @@ def session_costs(runs: pl.DataFrame, prices: Mapping[str, ModelPrice] = PRICES)
     return pl.DataFrame(rows, schema=schema)
 
 
-__all__ = ["ModelPrice", "part_cost", "PRICES", "PRICES_AS_OF", "price_of", "session_costs"]
+#: the token columns of a usage view (:func:`usage_view`), with their headers
+USAGE_TOKENS = (("input", "input"), ("output", "output"), ("cache_read", "cache read"), ("cache_write", "cache write"))
+
+
+def usage_view(rows: list[dict[str, Any]], by: str = "session") -> list[dict[str, Any]]:
+    """The usage rows per session, UTC day, model or project: what ``workbench usage`` shows.
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`workbench.adapters.usage_rows`: one per session, with its ``parts`` (day and model).
+    by : {"session", "day", "model", "project"}
+        The grouping.
+
+    Returns
+    -------
+    list of dict
+        One per group: its key, the tokens (``cache_write``: both cache-write tiers), ``replies``, ``cost_usd`` from
+        the project's price table (None when a model in it has no price: unknown, never 0) and ``unpriced`` (those
+        models).
+    """
+    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+    known: dict[str, Any] = {}  # each model's price, looked up once
+
+    for r in rows:
+        if by == "session" and not r.get("parts"):  # a session that spent nothing is still a session
+            groups[(r["client"], r["session_id"])] = {
+                "client": r["client"], "session_id": r["session_id"], "project_dir": r["project_dir"], "day": None,
+                "models": list(r.get("models") or []), **{k: 0 for k, _ in USAGE_TOKENS}, "replies": 0, "cost_usd": 0.0,
+                "unpriced": []}
+        for part in r.get("parts", []):
+            if by == "session":
+                key: tuple[Any, ...] = (r["client"], r["session_id"])
+            elif by == "day":
+                key = (part["day"],)
+            elif by == "model":
+                key = (part["model"],)
+            else:
+                key = (r["project_dir"] or f"({r['client']})",)
+            g = groups.get(key)
+            if g is None:  # (made once a group, not once a part)
+                if by == "session":
+                    head = {"client": r["client"], "session_id": r["session_id"], "project_dir": r["project_dir"],
+                            "day": None, "models": []}
+                else:
+                    head = {{"day": "day", "model": "model"}.get(by, "project_dir"): key[0]}
+                g = groups[key] = {**head, **{k: 0 for k, _ in USAGE_TOKENS}, "replies": 0, "cost_usd": 0.0,
+                                   "unpriced": []}
+            g["input"] += part["input"]
+            g["output"] += part["output"]
+            g["cache_read"] += part["cache_read"]
+            g["cache_write"] += part["cache_creation_5m"] + part["cache_creation_1h"]
+            g["replies"] += part["replies"]
+            if by == "session":
+                if part["day"] and (g["day"] is None or part["day"] < g["day"]):
+                    g["day"] = part["day"]  # the session's first day
+                if part["model"] and part["model"] != "<synthetic>" and part["model"] not in g["models"]:
+                    g["models"].append(part["model"])
+            cost = part_cost(part["model"], part, memo=known)
+            if cost is None:
+                if part["model"] not in g["unpriced"]:
+                    g["unpriced"].append(part["model"])
+            elif g["cost_usd"] is not None:
+                g["cost_usd"] += cost
+            if g["unpriced"]:
+                g["cost_usd"] = None
+    out = list(groups.values())
+    return sorted(out, key=lambda g: str(g.get("day") or g.get("model") or g.get("project_dir") or "")) \
+        if by != "session" else out
+
+
+__all__ = ["ModelPrice", "part_cost", "PRICES", "PRICES_AS_OF", "price_of", "session_costs", "USAGE_TOKENS",
+           "usage_view"]

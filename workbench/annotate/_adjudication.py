@@ -209,7 +209,7 @@ def prepare(store: str | os.PathLike[str], *, samples: Sequence[str | os.PathLik
 
     The labels (adjudicated ones left out) of the items the ``samples`` hold (default: the store's own samples,
     ``STORE/samples/*.jsonl``; every label when there are none); agreement per field
-    (:func:`workbench.stats._agreement.agreement_report`, intervals resampling the items' ``scenario_id``; ``by``
+    (:func:`workbench.stats.agreement_report`, intervals resampling the items' ``scenario_id``; ``by``
     ``round`` or ``annotator`` keeps one kind of comparison); and each new disagreement, with every annotator's
     value and note and the sample's text, added to the adjudication file ``out`` (default
     ``STORE/adjudication.jsonl``; a record already there is never rewritten). A store without labels, or without
@@ -256,7 +256,7 @@ class Applied:
 def apply(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> Applied:
     """Add an adjudication file's decisions to the store as ``adjudicated`` labels, each once (``workbench
     adjudicate``). Each decision must answer a disagreement: the store's annotators' latest labels of its item and
-    field differ (:func:`workbench.stats._agreement.disagreements`); a decision about an item and field they
+    field differ (:func:`workbench.stats.disagreements`); a decision about an item and field they
     never labelled, or labelled alike (it would override what they agreed on), is an error naming FILE:LINE, and
     nothing is added. A decision already in the store (same value and note) is not added again."""
     from workbench.annotate._store import AnnotationStore

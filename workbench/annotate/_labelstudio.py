@@ -103,12 +103,12 @@ def check_export_paths(tasks: str | os.PathLike[str], config: str | os.PathLike[
 
 def task_data(item: Mapping[str, Any], field: str = "support") -> dict[str, str]:
     """What a task of ``field`` shows of one sample ``item``, in the words of every other interface
-    (:func:`workbench.annotate._item_views.item_view`): the keys of :data:`TASK_DATA` and no other.
+    (:func:`workbench.annotate.item_view`): the keys of :data:`TASK_DATA` and no other.
 
     Parameters
     ----------
     item : mapping
-        A sample item (:func:`workbench.annotate._samples.load_sample`).
+        A sample item (:func:`workbench.annotate.load_sample`).
     field : {"support", "correct"}
         The field the project labels; only ``correct`` shows the evaluation material.
 

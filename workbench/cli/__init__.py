@@ -6,7 +6,7 @@ function, render its report. Computation a notebook may want lives in the librar
 | module | verbs |
 | --- | --- |
 | :mod:`.logs` | ``validate``, ``import``, ``export``, ``entries`` |
-| :mod:`.judge` | ``judge`` (:func:`workbench.judges._run.judge_directory`) |
+| :mod:`.judge` | ``judge`` (:func:`workbench.judges.judge_directory`) |
 | :mod:`.simulate` | ``simulate`` |
 | :mod:`.labeling` | ``sample``, ``label``, ``agree``, ``adjudicate`` |
 | :mod:`.labelstudio` | ``labelstudio export``, ``labelstudio import`` |

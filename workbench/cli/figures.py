@@ -1,4 +1,4 @@
-"""``workbench figures``: execute every notebook and export the figures (:func:`workbench.notebooks._runner.run_all`)."""
+"""``workbench figures``: execute every notebook and export the figures (:func:`workbench.notebooks.run_all`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``workbench judge``: score every summary entry of a directory (:func:`workbench.judges._run.judge_directory`)."""
+"""``workbench judge``: score every summary entry of a directory (:func:`workbench.judges.judge_directory`)."""
 
 from __future__ import annotations
 

@@ -163,7 +163,7 @@ def _log_path(args: argparse.Namespace, what: str = "log file") -> Path:
 def _starting(doing: str, path: Path) -> None:
     from workbench._util.jsonl import BadLines
     from workbench.adapters._logfiles import tree_listing
-    from workbench.adapters._read import input_bytes
+    from workbench.adapters._logfiles import input_bytes
 
     # a directory of sessions: the bytes of its session files, from the walk the import reads them by
     listing = tree_listing(path, "*.jsonl", BadLines(skip_invalid=True), formats=True) if path.is_dir() else []
@@ -208,6 +208,8 @@ def _run_usage(args: argparse.Namespace) -> int:
                      else (lambda tmp: table.write_parquet(tmp)))
         print(f"{args.out}: {table.height} session(s)")
         return 0
+    from workbench.analyses._pricing import usage_view
+
     view = usage_view(rows, args.by)
     if args.json:
         from workbench._util.jsontext import write_indent
@@ -219,70 +221,10 @@ def _run_usage(args: argparse.Namespace) -> int:
     return 0
 
 
-#: the token columns of a usage view, with their headers
-_TOKENS = (("input", "input"), ("output", "output"), ("cache_read", "cache read"), ("cache_write", "cache write"))
-
-
-def usage_view(rows: list[dict[str, Any]], by: str = "session") -> list[dict[str, Any]]:
-    """The usage rows (:func:`workbench.adapters.usage_rows`) per session, UTC day, model or project: tokens
-    (``cache_write``: both cache-write tiers), ``cost_usd`` from the project's price table (None when a model in it
-    has no price: unknown, never 0) and ``unpriced`` (those models)."""
-    from workbench.analyses._pricing import part_cost
-
-    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
-    known: dict[str, Any] = {}  # each model's price, looked up once
-
-    for r in rows:
-        if by == "session" and not r.get("parts"):  # a session that spent nothing is still a session
-            groups[(r["client"], r["session_id"])] = {
-                "client": r["client"], "session_id": r["session_id"], "project_dir": r["project_dir"], "day": None,
-                "models": list(r.get("models") or []), **{k: 0 for k, _ in _TOKENS}, "replies": 0, "cost_usd": 0.0,
-                "unpriced": []}
-        for part in r.get("parts", []):
-            if by == "session":
-                key: tuple[Any, ...] = (r["client"], r["session_id"])
-            elif by == "day":
-                key = (part["day"],)
-            elif by == "model":
-                key = (part["model"],)
-            else:
-                key = (r["project_dir"] or f"({r['client']})",)
-            g = groups.get(key)
-            if g is None:  # (made once a group, not once a part)
-                if by == "session":
-                    head = {"client": r["client"], "session_id": r["session_id"], "project_dir": r["project_dir"],
-                            "day": None, "models": []}
-                else:
-                    head = {{"day": "day", "model": "model"}.get(by, "project_dir"): key[0]}
-                g = groups[key] = {**head, **{k: 0 for k, _ in _TOKENS}, "replies": 0, "cost_usd": 0.0,
-                                   "unpriced": []}
-            g["input"] += part["input"]
-            g["output"] += part["output"]
-            g["cache_read"] += part["cache_read"]
-            g["cache_write"] += part["cache_creation_5m"] + part["cache_creation_1h"]
-            g["replies"] += part["replies"]
-            if by == "session":
-                if part["day"] and (g["day"] is None or part["day"] < g["day"]):
-                    g["day"] = part["day"]  # the session's first day
-                if part["model"] and part["model"] != "<synthetic>" and part["model"] not in g["models"]:
-                    g["models"].append(part["model"])
-            cost = part_cost(part["model"], part, memo=known)
-            if cost is None:
-                if part["model"] not in g["unpriced"]:
-                    g["unpriced"].append(part["model"])
-            elif g["cost_usd"] is not None:
-                g["cost_usd"] += cost
-            if g["unpriced"]:
-                g["cost_usd"] = None
-    out = list(groups.values())
-    return sorted(out, key=lambda g: str(g.get("day") or g.get("model") or g.get("project_dir") or "")) \
-        if by != "session" else out
-
-
 def print_usage(view: list[dict[str, Any]], by: str) -> None:
     """The view as a table with a total line; a cost the price table cannot give is ``unknown`` and the total says
     how many rows lack one."""
-    from workbench.analyses._pricing import PRICES_AS_OF
+    from workbench.analyses._pricing import PRICES_AS_OF, USAGE_TOKENS as _TOKENS
 
     first = {"session": ("client", "session"), "day": ("day",), "model": ("model",), "project": ("project",)}[by]
     keys = {"session": ("client", "session_id"), "day": ("day",), "model": ("model",), "project": ("project_dir",)}[by]

@@ -1,12 +1,12 @@
 """The ``workbench`` parser and its one error path.
 
-Verbs: ``validate | import | export | entries | judge | attribute | simulate | sample | label | agree |
+Verbs: ``validate | import | usage | export | entries | judge | attribute | simulate | sample | label | agree |
 adjudicate | labelstudio | explore | figures`` (one module each or per group, see :mod:`workbench.cli`).
 
 Every verb checks its arguments before it does any work, and every problem is one line on standard error,
 ``workbench VERB: what is wrong, and what is expected``: a bad option is a
 :class:`~workbench.cli.args.UsageError` (``option --tau: expected ..., got ...``), a bad input file a
-:class:`~workbench.tables._schema.SchemaError` (``FILE:LINE: field 'x': expected ..., got ...``); exit 2, nothing
+:class:`~workbench.errors.SchemaError` (``FILE:LINE: field 'x': expected ..., got ...``); exit 2, nothing
 written. An unexpected exception is a bug: one line with a hint to rerun with ``--debug`` for the traceback,
 exit 1. Every output is written to a temporary path and moved into place.
 """

@@ -1,4 +1,4 @@
-"""``workbench simulate``: generate the invoice testbed (:func:`workbench.sim._dataset.build`)."""
+"""``workbench simulate``: generate the invoice testbed (:func:`workbench.sim.build`)."""
 
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ def load(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, names: Sequence[str]
       entries and scores need not hold a large log's steps. A directory without a labels file gives the labels of
       its own annotation store (``DIR/annotations``, where ``workbench import`` puts a labelled import's labels).
     * ``columns``: a table -> the columns used (None: all); those tables come back as ``LazyFrame`` s, checked a
-      batch at a time (:func:`workbench.tables._files.read_table` with ``lazy``) and read again when a query collects
+      batch at a time (:func:`workbench.tables.read_table` with ``lazy``) and read again when a query collects
       them; with the runs among them, the eager tables' references are checked against the scan.
     * ``lazy``: every Parquet table opened as a plain scan (the verbs that read a batch at a time and validate
       each batch), JSONL ones read and validated.
@@ -132,7 +132,7 @@ def _read_dir(path: Path, names: Sequence[str] | None, *, light_runs: bool = Fal
               run_columns: Sequence[str] | None = None) -> dict[str, pl.DataFrame]:
     """The named tables of a directory (every table when None), read whole and validated, their references
     checked. ``light_runs`` reads the runs without :data:`RUN_TEXTS` (from Parquet; checked as a lazy
-    :func:`~workbench.tables._files.read_table` checks columns), with ``run_columns`` only those of the runs' columns
+    :func:`~workbench.tables.read_table` checks columns), with ``run_columns`` only those of the runs' columns
     the file has (at 100x the testbed the runs without texts are still 154 MiB, their id, scenario, method and
     budget 40)."""
     wanted = tuple(schema.TABLES) if names is None else tuple(names)
@@ -233,7 +233,7 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
 
     * run columns ``peak_tokens``, ``dependency`` and ``agent_tokens`` where they are null,
       from the steps' token counts (FOCUS A.8; :func:`workbench.stats._efficiency`);
-    * ``entries`` from the candidate summaries (:func:`workbench.summaries._entries.entries_table`);
+    * ``entries`` from the candidate summaries (:func:`workbench.summaries.entries_table`);
     * lexical-judge ``scores`` for those entries (the offline default judge), and the ``evidence`` they used.
 
     The result maps each added table or filled column to a one-line description, so a

@@ -78,7 +78,7 @@ def build_site(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], out: str | Pat
     any other directory, and a path that holds or lies inside one of ``inputs`` (the data the site is made from)
     are refused with :class:`~workbench._util.atomic.OutputRefused` before anything is written.
 
-    ``labels`` are gold labels (:func:`workbench.tables._labels.gold_labels`; default: those of the tables' own ``labels``
+    ``labels`` are gold labels (:func:`workbench.tables.gold_labels`; default: those of the tables' own ``labels``
     table, if any); ``judge`` picks the scores shown (default: ``lexical`` when present, else the first judge in
     the scores table); a judge that scored nothing is refused with :class:`~workbench.errors.SelectionError`.
     """

@@ -266,7 +266,7 @@ class RunRows:
 
 def _evidence_of(run: Mapping[str, Any], c: Mapping[str, Any], parsed: Sequence[tuple[str, int, str, str, str]],
                  index: Any) -> dict[str, list[dict[str, Any]]]:
-    """Each entry's evidence passages (:func:`workbench.summaries._evidence.request_evidence`) from the request built here
+    """Each entry's evidence passages (:func:`workbench.summaries.request_evidence`) from the request built here
     as the judge builds it (for a compaction no evidence table holds)."""
     from workbench.summaries._entries import request_id
 

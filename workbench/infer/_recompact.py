@@ -16,11 +16,11 @@ def compact_with(compressor: object, steps: pl.DataFrame, runs: pl.DataFrame, bu
     """Real summaries at the budget boundaries of real runs: a ``compactions`` table.
 
     At each boundary the turns since the previous boundary (all but the latest, which is kept
-    verbatim) are compacted by ``compressor`` (:class:`workbench.infer._compressor.OpenClawCompressor`,
+    verbatim) are compacted by ``compressor`` (:class:`workbench.infer.OpenClawCompressor`,
     cached through the client layer) with the previous summary; the summary then stands in
     for those turns. A cancelled compaction (quality check failed twice) leaves the history
     uncompressed, as OpenClaw does, and is not a row. The judge (``workbench judge``) and the
-    fact check (:func:`workbench.summaries._identifiers.fact_check_compactions`) run on the result.
+    fact check (:func:`workbench.summaries.fact_check_compactions`) run on the result.
     """
     assert isinstance(compressor, OpenClawCompressor)
     prompts = dict(runs.select("run_id", pl.col("task").fill_null("")).iter_rows())

@@ -143,5 +143,4 @@ def score_of(body: Any) -> tuple[float | None, str | None]:
     return yes_probability(top)
 
 
-__all__ = ["answer_word", "messages_for", "NO", "OpenAIJudge", "score_of", "SYSTEM", "usable_logprob", "YES",
-           "yes_probability"]
+__all__ = ["messages_for", "OpenAIJudge", "score_of", "usable_logprob", "yes_probability"]

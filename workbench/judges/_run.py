@@ -11,9 +11,9 @@
 Memory holds one batch of runs (:data:`JUDGE_BATCH_RUNS`), never the log: each table is read once for its
 ``run_id`` column, then a batch reads only the rows between its runs' first and last (see
 :func:`run_batches`), builds its requests from the entries table (SJC Appendix F evidence), scores them and writes
-the scores and the evidence the requests used (:func:`workbench.summaries._evidence.evidence_table`, at
-:func:`workbench.summaries._evidence.evidence_path` of ``out``) as validated Parquet parts
-(:class:`workbench.tables._files.PartWriter`); nothing appears at ``out`` until every batch is done.
+the scores and the evidence the requests used (:func:`workbench.summaries.evidence_table`, at
+:func:`workbench.summaries.evidence_path` of ``out``) as validated Parquet parts
+(:class:`workbench.tables.PartWriter`); nothing appears at ``out`` until every batch is done.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class JudgeReport:
     tau: float | None = None
     kept: int = 0
     pruned: int = 0
-    #: the evidence table the requests used (:func:`workbench.summaries._evidence.evidence_path` of ``out``)
+    #: the evidence table the requests used (:func:`workbench.summaries.evidence_path` of ``out``)
     evidence: Path | None = None
     #: attempts that reached the network (a request retried after a timeout is one request sent, two attempts)
     attempts: int | None = None
@@ -160,14 +160,14 @@ def judge_directory(
     ``data`` is a workbench directory (runs, steps, compactions, and entries when it has them) or its tables
     already opened (:func:`workbench.tables.open_tables`); the entries judged are the entries table's (parsed from
     the candidate summaries when there is none). The evidence each request used is written beside ``out``
-    (:func:`workbench.summaries._evidence.evidence_path`). ``repeats`` asks every request that many times (SJC Section 5.4;
+    (:func:`workbench.summaries.evidence_path`). ``repeats`` asks every request that many times (SJC Section 5.4;
     a ``repeat`` column tells them apart); ``tau`` also counts what SJC pruning keeps (entries with score >= tau
-    or no usable answer, :func:`workbench.summaries._prune.prune_compactions`); ``deadline`` bounds the whole run in seconds
+    or no usable answer, :func:`workbench.summaries.prune_compactions`); ``deadline`` bounds the whole run in seconds
     (what is left then gets a null score with reason ``deadline``). ``executor="ray"`` shards each batch over a
     Ray cluster (``address``). ``progress`` draws a bar (or periodic lines) on standard error. ``fail_fast_after``
     unusable answers of one kind in a row, with none usable, stop the run (0: never). The deadline, the fail-fast
-    limit and the progress reach the judge's client as one :class:`~workbench.llm._account.RunAccount`
-    (:meth:`~workbench.llm._client.LLMClient.running`), which also holds the run's accounting.
+    limit and the progress reach the judge's client as one :class:`~workbench.llm.RunAccount`
+    (:meth:`~workbench.llm.LLMClient.running`), which also holds the run's accounting.
     """
     if isinstance(data, (str, os.PathLike)):
         check_scores_path(data, out)
@@ -319,7 +319,7 @@ def _request_count(tables: Tables, judge: SourceJudge) -> int:
 def run_batches(tables: Tables, size: int) -> Iterator[dict[str, pl.DataFrame]]:
     """The trajectory tables of ``size`` runs at a time, each batch validated: memory holds a batch, not the log.
 
-    Runs come in the order they first appear in the compactions table (:func:`workbench.tables._frames.batches_by_run`
+    Runs come in the order they first appear in the compactions table (:func:`workbench.tables.batches_by_run`
     reads each table once for its ``run_id`` column, then each batch as a slice).
     """
     frames = {name: frame for name, frame in tables.items() if name in JUDGE_TABLES}

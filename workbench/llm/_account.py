@@ -2,8 +2,8 @@
 
 A :class:`RunAccount` holds the run's limits (a deadline in seconds for the whole run, how many unusable answers
 of one kind in a row stop it, who hears each finished request) and what the run did (one
-:class:`~workbench.llm._client.Usage` per request, the attempts that reached the network).
-:meth:`workbench.llm._client.LLMClient.running` gives the client an account for the duration of a run; a Ray
+:class:`~workbench.llm.Usage` per request, the attempts that reached the network).
+:meth:`workbench.llm.LLMClient.running` gives the client an account for the duration of a run; a Ray
 worker's requests join the driver's account with :meth:`RunAccount.add`.
 """
 
@@ -14,12 +14,30 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from workbench.llm._client import Usage
+__all__ = ["FAIL_FAST_AFTER", "RunAccount", "Usage"]
 
-__all__ = ["FAIL_FAST_AFTER", "RunAccount"]
+
+@dataclass(frozen=True)
+class Usage:
+    """What one request cost."""
+
+    key: str
+    cached: bool
+    attempts: int
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    seconds: float = 0.0
+    error: str | None = None
+    #: why each retry happened (status, timeout, unusable answer), in order
+    retries: tuple[str, ...] = ()
+    #: the model the answer says made it (its ``model`` field), when it says
+    model: str | None = None
+    #: why a usable answer could not be stored in the cache (a read-only cache): it is kept all the same
+    uncached: str | None = None
+
+
 
 #: unusable answers of one kind in a row, with no usable answer yet in the run, after which nothing more is sent
 FAIL_FAST_AFTER = 20

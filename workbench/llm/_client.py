@@ -10,12 +10,12 @@
   ``retry.max_attempts`` attempts;
 * deadlines: each attempt has a wall-clock limit (``retry.deadline``) that also covers a
   body that starts and then stalls; a whole run may have a wall-clock budget (its
-  :class:`~workbench.llm._account.RunAccount`'s ``deadline``) after which nothing more is sent and
+  :class:`~workbench.llm.RunAccount`'s ``deadline``) after which nothing more is sent and
   every remaining request fails with reason "deadline";
 * concurrency: at most ``max_concurrency`` requests are in flight at once across every
   thread that uses the client (a semaphore), and :meth:`LLMClient.map` fans out;
 * accounting: one :class:`Usage` record per request (tokens, cost, attempts, cached) in the run's
-  :class:`~workbench.llm._account.RunAccount`, whose ``on_event`` hears each finished request and each retry (for
+  :class:`~workbench.llm.RunAccount`, whose ``on_event`` hears each finished request and each retry (for
   progress reporting). A caller gives the client a run's account and limits with :meth:`LLMClient.running`; it
   sets none of the client's fields.
 
@@ -39,7 +39,8 @@ from typing import Any, TypeVar
 
 import httpx
 
-from workbench.llm._account import RunAccount
+from workbench._util.token_counts import token_count
+from workbench.llm._account import RunAccount, Usage
 from workbench.llm._cache import DiskCache, request_key
 
 T = TypeVar("T")
@@ -93,26 +94,6 @@ def is_loopback(url: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-@dataclass(frozen=True)
-class Usage:
-    """What one request cost."""
-
-    key: str
-    cached: bool
-    attempts: int
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    seconds: float = 0.0
-    error: str | None = None
-    #: why each retry happened (status, timeout, unusable answer), in order
-    retries: tuple[str, ...] = ()
-    #: the model the answer says made it (its ``model`` field), when it says
-    model: str | None = None
-    #: why a usable answer could not be stored in the cache (a read-only cache): it is kept all the same
-    uncached: str | None = None
 
 
 @dataclass
@@ -193,18 +174,6 @@ def nesting_depth(value: Any, limit: int = MAX_ANSWER_DEPTH) -> int:
         deepest = max(deepest, depth)
         stack.extend((v, depth) for v in item if isinstance(v, (list, dict)))
     return deepest
-
-
-def token_count(value: object) -> int:
-    """A usage count as APIs give it (an integer); a float that is a whole number is read as one, anything else
-    (missing, text, fractional, negative, a nested value) counts 0 -- usage never decides a score or ends a run."""
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return max(value, 0)
-    if isinstance(value, float) and value.is_integer() and value >= 0:
-        return int(value)
-    return 0
 
 
 def reported_model(stored: Any) -> str | None:
@@ -752,4 +721,4 @@ class LLMClient:
 
 __all__ = ["error_message", "is_loopback", "LLMClient", "MAX_ANSWER_DEPTH", "MissingKey", "nesting_depth",
            "not_an_answer", "parse_retry_after", "redact_url", "REFUSED_GRACE", "reported_model", "RequestFailed",
-           "token_count", "unreachable", "RETRY_STATUS", "RetryPolicy", "Usage"]
+           "token_count", "unreachable", "RETRY_STATUS", "RetryPolicy"]

@@ -499,6 +499,4 @@ def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str |
     return [csv_path, tex_path]
 
 
-__all__ = ["Column", "columns_for", "export_table", "format_number", "format_p", "header", "HEADERS", "is_p_column",
-           "MIN_WRAP", "PACKAGES", "PREAMBLE_COMMENT", "SISETUP", "SIZES", "TABCOLSEP", "tex_escape", "tex_label", "TEXT_WIDTH",
-           "text_width", "to_latex"]
+__all__ = ["export_table", "to_latex"]

@@ -15,12 +15,12 @@ METHODS: dict[str, str] = {
     "no_compression": "No compression", "fifo": "FIFO", "prompting": "Prompting", "prompting_sjc": "Prompting + SJC",
     "verifier": "Verifier", "oracle": "Oracle", "claude_code": "Claude Code", "codex": "Codex",
 }
-#: the roles of summary entries (:data:`workbench.summaries._grammar.ROLES`)
+#: the roles of summary entries (:data:`workbench.summaries.ROLES`)
 ROLES: dict[str, str] = {
     "history": "History", "forward": "Forward", "constraints": "Constraints", "identifiers": "Identifiers",
     "user_messages": "User messages", "other": "Other",
 }
-#: the summary schemas (:data:`workbench.summaries._grammar.SCHEMAS`; ``claude_code`` is also a method, with the same words)
+#: the summary schemas (:data:`workbench.summaries.SCHEMAS`; ``claude_code`` is also a method, with the same words)
 SCHEMAS: dict[str, str] = {"openclaw": "OpenClaw", "claude_code": "Claude Code", "free_text": "Free text",
                            "given": "Given sentences"}
 #: the labelled fields and their values
@@ -66,4 +66,4 @@ def display_name(value: object) -> str:
     return DISPLAY_NAMES.get(text, text.replace("_", " "))
 
 
-__all__ = ["DISPLAY_NAMES", "DISPLAYED_COLUMNS", "display_name", "FIELDS", "INTERVAL_METHODS", "METHODS", "METRICS", "ROLES", "SCHEMAS"]
+__all__ = ["display_name"]

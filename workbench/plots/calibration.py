@@ -12,13 +12,13 @@ from workbench.plots._style import _axes
 def reliability_diagram(curve: pl.DataFrame, title: str | None = None, ax: Axes | None = None) -> Axes:
     """Observed positive rate against mean score per bin, with intervals, the diagonal and the bin counts.
 
-    ``curve`` is :func:`workbench.stats._calibration.reliability_curve` (``mean_score``, ``estimate``,
+    ``curve`` is :func:`workbench.stats.reliability_curve` (``mean_score``, ``estimate``,
     ``ci_low``, ``ci_high``, ``n``).
 
     Parameters
     ----------
     curve : polars.DataFrame
-        :func:`workbench.stats._calibration.reliability_curve`.
+        :func:`workbench.stats.reliability_curve`.
     title : str, optional
         The title.
     ax : matplotlib.axes.Axes, optional
@@ -54,12 +54,12 @@ def threshold_curve(sweep: pl.DataFrame, chosen: float | None = None, sjc_tau: f
                     ax: Axes | None = None) -> Axes:
     """Precision, recall and pruned fraction against tau with 95% bands; the chosen tau and SJC's tau marked.
 
-    ``sweep`` is :func:`workbench.stats._calibration.threshold_sweep` (long form by ``statistic``).
+    ``sweep`` is :func:`workbench.stats.threshold_sweep` (long form by ``statistic``).
 
     Parameters
     ----------
     sweep : polars.DataFrame
-        :func:`workbench.stats._calibration.threshold_sweep`.
+        :func:`workbench.stats.threshold_sweep`.
     chosen : float, optional
         The chosen tau, a solid line.
     sjc_tau : float, optional, default 0.5

@@ -1,7 +1,7 @@
 """Coding-agent session figures (Claude Code, Codex): compactions over time, tokens before and after with the
 prompt cache's share, entries by role with the judge's unsupported share, and what the agent did next. Each takes
 the results of :mod:`workbench.analyses._coding_agents` or :mod:`workbench.analyses.sjc._composition` and an optional ``ax``; the per-compaction
-tables may come as a scan (``LazyFrame``, :meth:`workbench.analyses._coding_agents.SessionAnalyses.table`), of which a figure
+tables may come as a scan (``LazyFrame``, :meth:`workbench.analyses.SessionAnalyses.table`), of which a figure
 reads only the columns it draws."""
 
 from __future__ import annotations
@@ -43,20 +43,20 @@ def _log_bins(*values: np.ndarray, n: int = 40) -> list[float]:
 
 
 def compaction_tokens(overview: Frame, medians: dict[str, int] | None = None, ax: Axes | None = None) -> Axes:
-    """Tokens before and after each compaction (log scale), from :func:`workbench.analyses._coding_agents.compaction_overview`.
+    """Tokens before and after each compaction (log scale), from :func:`workbench.analyses.compaction_overview`.
 
     Before is the context size the log recorded (filled marker) or, without one, the tokens of
     the replaced history counted here (open marker); after is the summary's tokens. Up to :data:`MANY`
     compactions each is drawn and labelled with its schema and boundary; past it, the figure is the distribution
     of the three over all compactions (histograms on log-spaced bins; a summary of no tokens counts in the first),
-    each labelled with its median from ``medians`` (:func:`workbench.analyses._coding_agents.token_medians`) when given.
+    each labelled with its median from ``medians`` (:func:`workbench.analyses.token_medians`) when given.
 
     Parameters
     ----------
     overview : polars.DataFrame or polars.LazyFrame
-        :func:`workbench.analyses._coding_agents.compaction_overview`.
+        :func:`workbench.analyses.compaction_overview`.
     medians : dict of str to int, optional
-        :func:`workbench.analyses._coding_agents.token_medians`, drawn past MANY compactions.
+        :func:`workbench.analyses.token_medians`, drawn past MANY compactions.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -109,12 +109,12 @@ def compaction_tokens(overview: Frame, medians: dict[str, int] | None = None, ax
 
 def entries_by_role(by_role: pl.DataFrame, *, judge: str = "lexical", ax: Axes | None = None) -> Axes:
     """Summary entries per role and schema, the part the judge finds unsupported in red
-    (:func:`workbench.analyses.sjc._composition.entries_by_role` with a ``supported`` column).
+    (:func:`workbench.analyses.sjc.entries_by_role` with a ``supported`` column).
 
     Parameters
     ----------
     by_role : polars.DataFrame
-        :func:`workbench.analyses.sjc._composition.entries_by_role` with a ``supported`` column.
+        :func:`workbench.analyses.sjc.entries_by_role` with a ``supported`` column.
     judge : str, default "lexical"
         The judge whose scores decided support, named in the legend.
     ax : matplotlib.axes.Axes, optional
@@ -141,12 +141,12 @@ def entries_by_role(by_role: pl.DataFrame, *, judge: str = "lexical", ax: Axes |
 
 def burden_before_after(totals: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Repeated and failed calls per call in the steps before and after each compaction, summed over
-    compactions (:func:`workbench.analyses._coding_agents.burden_totals` of :func:`workbench.analyses._coding_agents.after_compaction`).
+    compactions (:func:`workbench.analyses.burden_totals` of :func:`workbench.analyses.after_compaction`).
 
     Parameters
     ----------
     totals : polars.DataFrame
-        :func:`workbench.analyses._coding_agents.burden_totals`.
+        :func:`workbench.analyses.burden_totals`.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -170,7 +170,7 @@ def burden_before_after(totals: pl.DataFrame, ax: Axes | None = None) -> Axes:
 
 
 def compaction_timeline(timeline: Frame, ax: Axes | None = None) -> Axes:
-    """When each session compacted (:func:`workbench.analyses._coding_agents.compaction_timeline`): one line per session from
+    """When each session compacted (:func:`workbench.analyses.compaction_timeline`): one line per session from
     its start to its end, a marker per compaction (filled: automatic, open: asked for by the user, a cross: the
     log does not say). Past :data:`MANY` sessions, the distribution instead: compactions by the minute of their
     session they came at, stacked by trigger, in a frame of fixed height.
@@ -178,7 +178,7 @@ def compaction_timeline(timeline: Frame, ax: Axes | None = None) -> Axes:
     Parameters
     ----------
     timeline : polars.DataFrame or polars.LazyFrame
-        :func:`workbench.analyses._coding_agents.compaction_timeline`.
+        :func:`workbench.analyses.compaction_timeline`.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -234,16 +234,16 @@ def compaction_timeline(timeline: Frame, ax: Axes | None = None) -> Axes:
 
 def prompt_cache(cache: Frame, means: pl.DataFrame | None = None, ax: Axes | None = None) -> Axes:
     """The prompt of the last call before and the first call after each compaction
-    (:func:`workbench.analyses._coding_agents.prompt_cache`), stacked: read from the prompt cache, written to it, sent fresh.
+    (:func:`workbench.analyses.prompt_cache`), stacked: read from the prompt cache, written to it, sent fresh.
     Past :data:`MANY` compactions, two bars: the mean call before and the mean call after a compaction, from
-    ``means`` (:func:`workbench.analyses._coding_agents.prompt_cache_means`), which that case needs.
+    ``means`` (:func:`workbench.analyses.prompt_cache_means`), which that case needs.
 
     Parameters
     ----------
     cache : polars.DataFrame or polars.LazyFrame
-        :func:`workbench.analyses._coding_agents.prompt_cache`.
+        :func:`workbench.analyses.prompt_cache`.
     means : polars.DataFrame, optional
-        :func:`workbench.analyses._coding_agents.prompt_cache_means`, drawn past MANY compactions.
+        :func:`workbench.analyses.prompt_cache_means`, drawn past MANY compactions.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -292,13 +292,13 @@ def prompt_cache(cache: Frame, means: pl.DataFrame | None = None, ax: Axes | Non
 
 def unsupported_by_role(shares: pl.DataFrame, *, judge: str = "lexical", ax: Axes | None = None) -> Axes:
     """The unsupported share of each role's entries with its interval
-    (:func:`workbench.analyses.sjc._composition.unsupported_by_role`), one row per schema and role; a role whose entries come
+    (:func:`workbench.analyses.sjc.unsupported_by_role`), one row per schema and role; a role whose entries come
     from one session is marked as having no interval.
 
     Parameters
     ----------
     shares : polars.DataFrame
-        :func:`workbench.analyses.sjc._composition.unsupported_by_role`.
+        :func:`workbench.analyses.sjc.unsupported_by_role`.
     judge : str, default "lexical"
         The judge whose scores decided support, named on the axis.
     ax : matplotlib.axes.Axes, optional

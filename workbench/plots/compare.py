@@ -13,7 +13,7 @@ from workbench.plots._names import display_name
 def forest(diffs: pl.DataFrame, group: str | None = "budget", ax: Axes | None = None) -> Axes:
     """Each method minus the baseline, per group: the difference, its simultaneous interval, Holm's p in the label.
 
-    ``diffs`` is :func:`workbench.stats._compare.compare_to_baseline` (``a``, ``b``, ``estimate``,
+    ``diffs`` is :func:`workbench.stats.compare_to_baseline` (``a``, ``b``, ``estimate``,
     ``sim_low``, ``sim_high``, ``p_holm``, ``metric`` and the ``group`` column). The bars are the
     family's simultaneous intervals (Bonferroni), so a bar clear of 0 is a difference the adjusted
     test finds; the per-comparison intervals (``ci_low``/``ci_high``) would not be.
@@ -21,7 +21,7 @@ def forest(diffs: pl.DataFrame, group: str | None = "budget", ax: Axes | None = 
     Parameters
     ----------
     diffs : polars.DataFrame
-        :func:`workbench.stats._compare.compare_to_baseline`.
+        :func:`workbench.stats.compare_to_baseline`.
     group : str, optional, default "budget"
         The column that groups the comparisons.
     ax : matplotlib.axes.Axes, optional
@@ -57,12 +57,12 @@ def forest(diffs: pl.DataFrame, group: str | None = "budget", ax: Axes | None = 
 
 def performance_profile(profile: pl.DataFrame, group: str = "method", ax: Axes | None = None) -> Axes:
     """rliable's performance profile: per method, the share of tasks whose success rate exceeds tau, with its
-    scenario-bootstrap band. ``profile`` is :func:`workbench.stats._compare.performance_profile`.
+    scenario-bootstrap band. ``profile`` is :func:`workbench.stats.performance_profile`.
 
     Parameters
     ----------
     profile : polars.DataFrame
-        :func:`workbench.stats._compare.performance_profile`.
+        :func:`workbench.stats.performance_profile`.
     group : str, default "method"
         The column of the profiles.
     ax : matplotlib.axes.Axes, optional

@@ -23,7 +23,7 @@ def accuracy_panels(accuracy: pl.DataFrame, random: Mapping[str, tuple[float, fl
     Parameters
     ----------
     accuracy : polars.DataFrame
-        :func:`workbench.analyses._failure_attribution.attribution_accuracy` (k = 0 among its step rows).
+        :func:`workbench.analyses.attribution_accuracy` (k = 0 among its step rows).
     random : mapping of str to (float, float)
         Each subset's expected agent and step accuracy of a uniform guess (shares, not %).
     subsets : sequence of str
@@ -75,13 +75,13 @@ def accuracy_panels(accuracy: pl.DataFrame, random: Mapping[str, tuple[float, fl
 def step_tolerance(accuracy: pl.DataFrame, subset: str, guess: pl.DataFrame | None = None,
                    ax: Axes | None = None) -> Axes:
     """Step-level accuracy within +-k steps of the labelled step, against k, one line per attributor with its
-    interval as a band; ``guess`` (:func:`workbench.analyses._failure_attribution.random_within`) adds a uniform
+    interval as a band; ``guess`` (:func:`workbench.analyses.random_within`) adds a uniform
     guess's expected accuracy as a dashed grey line.
 
     Parameters
     ----------
     accuracy : polars.DataFrame
-        :func:`workbench.analyses._failure_attribution.attribution_accuracy` with several ``k``.
+        :func:`workbench.analyses.attribution_accuracy` with several ``k``.
     subset : str
         The subset drawn (or ``overall``).
     guess : polars.DataFrame, optional

@@ -19,7 +19,7 @@ def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order:
                        published_label: str = "FRANK's published number", unit: str = "sources") -> tuple[Any, Any]:
     """One panel per data set (``panels``, values of ``dataset``): each metric of ``order`` (top to bottom) at
     its estimate with its interval (``estimate``, ``ci_low``, ``ci_high`` of
-    :func:`workbench.analyses._human_labels.correlation_intervals`), the judges of ``judges`` in a colour of their own, and
+    :func:`workbench.analyses.correlation_intervals`), the judges of ``judges`` in a colour of their own, and
     where ``published`` has the same metric and data set (``metric``, ``dataset``, ``value``), the published number
     as a cross (``published_label`` in the legend: pass it only for the data it was published on). An interval is
     drawn as a line with end ticks and the estimate as a dot, so an estimate outside a percentile interval (a few
@@ -28,7 +28,7 @@ def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order:
     Parameters
     ----------
     intervals : polars.DataFrame
-        :func:`workbench.analyses._human_labels.correlation_intervals` per data set.
+        :func:`workbench.analyses.correlation_intervals` per data set.
     panels : sequence of str
         The data sets, a panel each.
     order : sequence of str
@@ -36,7 +36,7 @@ def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order:
     judges : sequence of str, default ()
         The metrics drawn as ours (highlighted).
     published : polars.DataFrame, optional
-        :func:`workbench.analyses._human_labels.published_frank`, drawn as points.
+        :func:`workbench.analyses.published_frank`, drawn as points.
     title : str, default "partial Pearson correlation with human Factuality"
         The title.
     published_label : str, default "FRANK's published number"
@@ -91,12 +91,12 @@ def correlation_forest(intervals: pl.DataFrame, *, panels: Sequence[str], order:
 def auroc_by_group(table: pl.DataFrame, group: str, *, scores: Sequence[str], ax: Axes | None = None,
                    title: str | None = None) -> Axes:
     """AUROC with its interval per value of ``group`` (one cluster of bars each), a bar per score of ``scores``
-    (:func:`workbench.analyses._human_labels.entry_auroc`'s columns); a group without an AUROC is left empty, chance at 0.5.
+    (:func:`workbench.analyses.entry_auroc`'s columns); a group without an AUROC is left empty, chance at 0.5.
 
     Parameters
     ----------
     table : polars.DataFrame
-        :func:`workbench.analyses._human_labels.entry_auroc`.
+        :func:`workbench.analyses.entry_auroc`.
     group : str
         The column whose values are the groups.
     scores : sequence of str

@@ -54,7 +54,7 @@ def fifo_out_of_window(by_budget: pl.DataFrame, ax: Axes | None = None) -> Axes:
     Parameters
     ----------
     by_budget : polars.DataFrame
-        The FIFO replay's sums per budget (:func:`workbench.analyses._fifo_replay.replay_by_budget`).
+        The FIFO replay's sums per budget (:func:`workbench.analyses.replay_by_budget`).
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -78,12 +78,12 @@ def fifo_out_of_window(by_budget: pl.DataFrame, ax: Axes | None = None) -> Axes:
 def claude_fact_check(checks: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """Per Claude summary: identifiers with a source, members named by host, members recalled (1 - FNR).
 
-    ``checks`` is :func:`workbench.adapters._claude_compaction.check_table`'s frame.
+    ``checks`` is :func:`workbench.adapters.check_table`'s frame.
 
     Parameters
     ----------
     checks : polars.DataFrame
-        :func:`workbench.adapters._claude_compaction.check_table`.
+        :func:`workbench.adapters.check_table`.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 

@@ -20,7 +20,7 @@ def section_composition(table2: pl.DataFrame, ax: Axes | None = None) -> Axes:
     Parameters
     ----------
     table2 : polars.DataFrame
-        :func:`workbench.analyses.sjc._composition.entries_by_section`.
+        :func:`workbench.analyses.sjc.entries_by_section`.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -50,7 +50,7 @@ def unsupported_by_boundary(table9: pl.DataFrame, ax: Axes | None = None) -> Axe
     Parameters
     ----------
     table9 : polars.DataFrame
-        :func:`workbench.analyses.sjc._composition.by_boundary`.
+        :func:`workbench.analyses.sjc.by_boundary`.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -76,7 +76,7 @@ def persistence_curves(table10: pl.DataFrame, ax: Axes | None = None) -> Axes:
     Parameters
     ----------
     table10 : polars.DataFrame
-        :func:`workbench.analyses.sjc._composition.persistence`'s frame.
+        :func:`workbench.analyses.sjc.persistence`'s frame.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -109,7 +109,7 @@ def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = 
     Parameters
     ----------
     table12 : polars.DataFrame
-        :func:`workbench.stats._discrimination.judge_table`.
+        :func:`workbench.stats.judge_table`.
     published : dict of str to float, optional
         Label field to a published AUROC, drawn as a point.
     published_label : str, default "Jev (SJC, published)"
@@ -155,7 +155,7 @@ def auroc_intervals(table12: pl.DataFrame, published: dict[str, float] | None = 
 def score_histograms(frame: pl.DataFrame | ThresholdCounts, sections: Sequence[str], bins: int = 20,
                      ax: Axes | None = None) -> Axes:
     """SJC Figure 3 (left): distribution of source scores per section, from the entries or from their counts
-    (:class:`workbench.analyses.sjc._sensitivity.ThresholdCounts`, a log of any size; the same figure).
+    (:class:`workbench.analyses.sjc.ThresholdCounts`, a log of any size; the same figure).
 
     Parameters
     ----------
@@ -194,12 +194,12 @@ def pruned_vs_tau(curve: pl.DataFrame, tau: float | None = 0.5, legend_title: st
                   ax: Axes | None = None) -> Axes:
     """SJC Figure 3 (right): fraction pruned against tau per setting (``legend_title`` names what the settings
     are), with scenario-bootstrap bands; a dotted line at SJC's ``tau`` and a shaded span over tau 0.3 to 0.7, the
-    range whose change :func:`workbench.analyses.sjc._sensitivity.largest_change` tables, both in the legend.
+    range whose change :func:`workbench.analyses.sjc.largest_change` tables, both in the legend.
 
     Parameters
     ----------
     curve : polars.DataFrame
-        :func:`workbench.analyses.sjc._sensitivity.sweep`.
+        :func:`workbench.analyses.sjc.sweep`.
     tau : float, optional, default 0.5
         SJC's threshold, a dotted line (none when None).
     legend_title : str, optional, default "budget"
@@ -232,7 +232,7 @@ def keep_rates(table: pl.DataFrame, ax: Axes | None = None) -> Axes:
     Parameters
     ----------
     table : polars.DataFrame
-        :func:`workbench.analyses.sjc._sensitivity.keep_rate_by_section`.
+        :func:`workbench.analyses.sjc.keep_rate_by_section`.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -254,7 +254,7 @@ def attribution_bars(table11: pl.DataFrame, ax: Axes | None = None) -> Axes:
     Parameters
     ----------
     table11 : polars.DataFrame
-        :func:`workbench.analyses.sjc._attribution.failures_by_scenario`'s table.
+        :func:`workbench.analyses.sjc.failures_by_scenario`'s table.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -286,7 +286,7 @@ def pass_vs_tokens(frame: pl.DataFrame, reference: str = "no_compression", ax: A
     Parameters
     ----------
     frame : polars.DataFrame
-        :func:`workbench.analyses.sjc._results.pass_vs_tokens`.
+        :func:`workbench.analyses.sjc.pass_vs_tokens`.
     reference : str, default "no_compression"
         The uncompressed method, whose cost is the dotted line.
     ax : matplotlib.axes.Axes, optional
@@ -370,13 +370,13 @@ def accuracy_by_budget(frame: pl.DataFrame, value: str = "acc", ax: Axes | None 
 def decision_flips(flips: pl.DataFrame, ax: Axes | None = None) -> Axes:
     """SJC Section 5.4: share of entries whose keep/prune decision flips across repeats, per section.
 
-    ``flips`` is :func:`workbench.analyses.sjc._sensitivity.decision_flips` by ``section``; with a reference
+    ``flips`` is :func:`workbench.analyses.sjc.decision_flips` by ``section``; with a reference
     judge, a second bar gives the share among entries the reference scores low.
 
     Parameters
     ----------
     flips : polars.DataFrame
-        :func:`workbench.analyses.sjc._sensitivity.decision_flips` by ``section``, for one judge.
+        :func:`workbench.analyses.sjc.decision_flips` by ``section``, for one judge.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -408,7 +408,7 @@ def entries_by_section(counts: pl.DataFrame, ax: Axes | None = None) -> Axes:
     Parameters
     ----------
     counts : polars.DataFrame
-        ``section`` and ``entries`` (:func:`workbench.analyses.sjc._composition.section_counts`).
+        ``section`` and ``entries`` (:func:`workbench.analyses.sjc.section_counts`).
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 

@@ -314,7 +314,7 @@ def _rewritten_constraint(task: Task, rng: np.random.Generator, invented: dict[s
 
 
 def render_entries(entries: Sequence[SimEntry]) -> str:
-    """The summary text through :func:`workbench.summaries._grammar.render`: five OpenClaw sections in order, ``None.`` for an
+    """The summary text through :func:`workbench.summaries.render`: five OpenClaw sections in order, ``None.`` for an
     empty one (every entry's text is a bullet line, ``"- "`` first)."""
     return summary.render({s: [e.text.removeprefix("- ") for e in entries if e.section == s] for s in SECTIONS})
 

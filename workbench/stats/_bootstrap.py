@@ -371,7 +371,7 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
       standard error ``se = sqrt((G - 1) / G * sum (jk_g - mean jk)^2)`` over the G
       leave-one-cluster-out estimates and Student's t with G - 1 degrees of freedom. With few
       clusters it holds its level where the percentile interval does not (measured in
-      :func:`workbench.stats._coverage.interval_coverage`, the AUROC at 12 and 30 clusters of 25,
+      :func:`workbench.stats.interval_coverage`, the AUROC at 12 and 30 clusters of 25,
       1,000 trials: 95.4% and 95.5% against the percentile interval's 91.8% and 93.6%, in
       ``figures/tables/sjc_table12_interval_coverage.csv``).
       The resamples are not used; ``jackknife`` is required.

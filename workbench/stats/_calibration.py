@@ -40,7 +40,7 @@ def labeled_scores(scores: pl.DataFrame, gold: pl.DataFrame, clusters: pl.DataFr
                    field: str = "support") -> pl.DataFrame:
     """One judge's usable scores joined with the gold labels of ``field`` and each entry's scenario.
 
-    ``scores`` (the scores table; repeat 0 when repeats exist), ``gold`` (:func:`workbench.tables._labels.gold_labels`),
+    ``scores`` (the scores table; repeat 0 when repeats exist), ``gold`` (:func:`workbench.tables.gold_labels`),
     ``clusters`` (:func:`workbench.datasets.entry_clusters`). Columns ``entry_id``, ``score``,
     ``label`` (True for the field's positive value; ``unsure`` labels left out), ``scenario_id``.
 
@@ -49,7 +49,7 @@ def labeled_scores(scores: pl.DataFrame, gold: pl.DataFrame, clusters: pl.DataFr
     scores : polars.DataFrame
         The scores table.
     gold : polars.DataFrame
-        Gold labels (:func:`workbench.tables._labels.gold_labels`).
+        Gold labels (:func:`workbench.tables.gold_labels`).
     clusters : polars.DataFrame
         Each entry's scenario (:func:`workbench.datasets.entry_clusters`).
     judge : str
@@ -77,8 +77,8 @@ def labeled_scores(scores: pl.DataFrame, gold: pl.DataFrame, clusters: pl.DataFr
 def _complete(scores: ArrayLike, labels: ArrayLike,
               clusters: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Scores, labels (as floats) and clusters of the rows with both a score and a label, and how many were left
-    out: the workbench's rule for missing values (:func:`workbench.stats._bootstrap.complete_rows`). Labels are 0/1
-    or booleans (:func:`workbench.stats._bootstrap.binary_labels`: a 2 was read as the number 2); scores must lie in
+    out: the workbench's rule for missing values (:func:`workbench.stats.complete_rows`). Labels are 0/1
+    or booleans (:func:`workbench.stats.binary_labels`: a 2 was read as the number 2); scores must lie in
     [0, 1]; nothing left is a ``ValueError`` saying so."""
     from workbench.stats._bootstrap import binary_labels, complete_rows
 
@@ -1223,7 +1223,7 @@ def paired_auroc_difference(scores_a: ArrayLike, scores_b: ArrayLike, labels: Ar
     level : float, default 0.95
         Coverage of the interval.
     method : {"t", "percentile", "bca"}, default "t"
-        The interval rule of :func:`workbench.stats._bootstrap.interval`.
+        The interval rule of :func:`workbench.stats.interval`.
 
     Returns
     -------

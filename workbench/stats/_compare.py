@@ -191,7 +191,7 @@ def paired_difference(runs: pl.DataFrame, metric: str = "acc", *, a: str, b: str
     Columns: the ``by`` columns, ``metric``, ``a``, ``b``, the interval columns (``estimate`` is
     the mean paired difference, ``n`` the pairs; clusters are scenarios), ``n_clusters``,
     ``p_value`` (two-sided) and its ``df``: by default (``method="cr2"``) Bell and McCaffrey's bias-reduced
-    variance with their degrees of freedom (:func:`workbench.stats._bootstrap.cr2_mean`), which
+    variance with their degrees of freedom (:func:`workbench.stats.cr2_mean`), which
     ``benchmarks/bench_interval_coverage.py`` chose (coverage 94.8-96.2% at 8, 12 and 30 unequal scenarios on
     two generators, null rejection 2.9-5.9% at 5%; the jackknife t it replaced: 92.9-95.0% and 4.4-6.4%);
     with ``method="t"`` the delete-one-scenario jackknife (CR3-type, :func:`jackknife_se`) t with clusters - 1
@@ -221,7 +221,7 @@ def paired_difference(runs: pl.DataFrame, metric: str = "acc", *, a: str, b: str
     level : float, default 0.95
         Coverage of the interval.
     method : {"cr2", "t", "percentile", "bca"}, default "cr2"
-        The interval rule (:func:`workbench.stats._bootstrap.cr2_mean`, or :func:`workbench.stats._bootstrap.interval`'s).
+        The interval rule (:func:`workbench.stats.cr2_mean`, or :func:`workbench.stats.interval`'s).
     cross_checks : bool, default True
         Also fit the clustered GEE and the clustered McNemar test (``acc`` only).
 
@@ -515,7 +515,7 @@ def probability_of_improvement(runs: pl.DataFrame, a: str, b: str, metric: str =
     level : float, default 0.95
         Coverage of the interval.
     method : {"t", "percentile", "bca"}, default "t"
-        The interval rule of :func:`workbench.stats._bootstrap.interval`.
+        The interval rule of :func:`workbench.stats.interval`.
 
     Returns
     -------

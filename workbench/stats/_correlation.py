@@ -20,9 +20,9 @@ correlation: ``t`` with ``n - 3`` degrees of freedom, in a direction the caller 
 higher first). It treats summaries as independent and normal; when several summaries share an article,
 :func:`correlation_difference_ci` gives the article-clustered test and interval of ``r12 - r13`` beside it.
 
-Intervals resample the clusters (articles) with the one engine's counts (:func:`workbench.stats._bootstrap.resample_counts`)
+Intervals resample the clusters (articles) with the one engine's counts (:func:`workbench.stats.resample_counts`)
 and refit the system adjustment in every resample (the whole estimator is bootstrapped): a resample with a cluster
-drawn twice holds its rows twice, exactly as :func:`workbench.stats._bootstrap.bootstrap` over
+drawn twice holds its rows twice, exactly as :func:`workbench.stats.bootstrap` over
 :func:`partial_correlation` would see them (a test checks the replicates are the same), only without building each
 resample's rows.
 """

@@ -167,7 +167,7 @@ def judge_table(
     level : float, default 0.95
         Coverage of the intervals.
     method : {"logit-t", "t", "percentile", "bca"}, default "logit-t"
-        The interval rule of :func:`workbench.stats._bootstrap.interval` (:func:`workbench.stats._bootstrap.auroc_ci`'s default).
+        The interval rule of :func:`workbench.stats.interval` (:func:`workbench.stats.auroc_ci`'s default).
 
     Returns
     -------

@@ -107,7 +107,7 @@ def reliability(
     ``pass_hat_k`` and ``pass_at_k``, with ``n_boot``, ``level``, ``ci_method`` (not ``method``, which
     names the agents' policies) and ``reason`` (why a statistic's interval is NaN or of zero width, by name; null
     when every interval is one). The default interval, ``"cr2"``, is Bell and McCaffrey's bias-reduced cluster
-    variance with their degrees of freedom (:func:`workbench.stats._bootstrap.cr2_mean`; acc from its scenarios'
+    variance with their degrees of freedom (:func:`workbench.stats.cr2_mean`; acc from its scenarios'
     success and run counts), clipped to [0, 1] as every share is: ``benchmarks/bench_interval_coverage.py``
     chose it (accuracy covered 92.9-93.9% at 8, 12 and 30 unequal scenarios on two generators, where the
     jackknife t gave 90.8-93.4% and the percentile 86.0-92.2%).
@@ -116,7 +116,7 @@ def reliability(
     ``STAT_ci_low`` / ``STAT_ci_high`` beside its estimate, ``ci_method`` for the contract's ``method`` because
     the groups here are usually the agents' ``method`` (the long form's ``method`` column would collide with
     them). Every other interval in the workbench is long (``estimate, ci_low, ci_high, n, n_boot, level,
-    method``); :func:`workbench.analyses.sjc._results.results_table` and the SJC tables show this wide form.
+    method``); :func:`workbench.analyses.sjc.results_table` and the SJC tables show this wide form.
 
     Parameters
     ----------
@@ -141,7 +141,7 @@ def reliability(
     level : float, default 0.95
         Coverage of the intervals.
     method : {"cr2", "t", "percentile", "bca"}, default "cr2"
-        The interval rule of :func:`workbench.stats._bootstrap.interval`.
+        The interval rule of :func:`workbench.stats.interval`.
 
     Returns
     -------

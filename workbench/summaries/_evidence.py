@@ -27,7 +27,7 @@ from workbench.tables import _schema as schema
 from workbench.summaries._entries import entries_table, evidence_id, request_id
 from workbench.summaries._retrieval import Evidence, retrieve, retrieve_many
 
-#: compactions whose evidence is retrieved together (:func:`workbench.summaries._retrieval.retrieve_many`): large enough that
+#: compactions whose evidence is retrieved together (:func:`workbench.summaries.retrieve_many`): large enough that
 #: the array work dominates, small enough that its arrays stay a few megabytes
 RETRIEVAL_BATCH = 256
 
@@ -188,7 +188,7 @@ def _request(*, task: str, retained_turn: str, previous_summary: str, entries: S
 def _entries_by_compaction(tables: Mapping[str, pl.DataFrame], summary_column: str,
                            ) -> dict[tuple[str, int], list[tuple[str, str]]]:
     """(run, boundary) -> its entries' (id, text) in position order, from the entries table (made from the
-    compactions by :func:`workbench.summaries._entries.entries_table` when the tables have none)."""
+    compactions by :func:`workbench.summaries.entries_table` when the tables have none)."""
     entries = tables.get("entries")
     if entries is None:
         entries = entries_table(tables["compactions"], summary_column=summary_column)
@@ -204,7 +204,7 @@ def compaction_requests(tables: Mapping[str, pl.DataFrame], *,
     """One judge request per compaction: task, retained turn, previous summary, BM25 evidence, entries.
 
     The entries are the entries table's (the one place summaries become entries); a directory without one gets
-    them from :func:`workbench.summaries._entries.entries_table`. Evidence comes from the observations of the compressed span
+    them from :func:`workbench.summaries.entries_table`. Evidence comes from the observations of the compressed span
     and from the retained turn (SJC Appendix F); the task instruction comes from the run.
     """
     comps = tables["compactions"].sort("run_id", "boundary")

@@ -4,7 +4,7 @@ Given a candidate summary, one source score per entry and a threshold tau (0.5 b
 default; SJC did not tune it), the committed summary keeps every entry whose score is at
 least tau and every entry the judge gave no usable answer for ("an entry for which the
 judge returns no usable answer is kept", Appendix F), and deletes the others whole
-through :func:`workbench.summaries._grammar.prune`: kept entries stay byte-identical, headings stay,
+through :func:`workbench.summaries.prune`: kept entries stay byte-identical, headings stay,
 and the committed summary is never longer than the candidate.
 """
 

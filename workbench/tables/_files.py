@@ -41,7 +41,7 @@ def rows_frame(table_name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
 
 
 def columns_frame(table_name: str, columns: dict[str, list[Any]]) -> pl.DataFrame:
-    """:func:`rows_frame` of rows given as columns (:func:`~workbench.tables._records.row_columns`): the same frame, built
+    """:func:`rows_frame` of rows given as columns (:func:`~workbench.tables.row_columns`): the same frame, built
     column by column (half the time on a coding session's steps). A column the schema does not declare, or a value
     not of its column's dtype, is read as :func:`rows_frame` reads it, from the rows."""
     if not columns or not any(columns.values()):

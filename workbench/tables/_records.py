@@ -1,7 +1,7 @@
 """Rows and records as the log readers build them, with no table library (the worker processes of a large import
 load this module, not polars, and start in a tenth of a second): a tool call's arguments as JSON text
 (:func:`encode_args`), a run's time span (:func:`widen_span`), and runs' rows checked and cut into bounded chunks
-(:class:`RowChunks`, which :class:`~workbench.adapters._staging.RunTables` turns into validated tables)."""
+(:class:`RowChunks`, which ``RunTables`` turns into validated tables)."""
 
 from __future__ import annotations
 

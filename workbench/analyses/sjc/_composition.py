@@ -85,7 +85,7 @@ def section_counts(entries: pl.DataFrame) -> pl.DataFrame:
 def entries_by_role(entries: pl.DataFrame, supported: str = "supported") -> pl.DataFrame:
     """SJC Table 2's question for any compressor: entries and unsupported entries per role (and schema).
 
-    Roles come from each entry's schema (:func:`workbench.summaries._entries.with_roles`), so OpenClaw's
+    Roles come from each entry's schema (:func:`workbench.summaries.with_roles`), so OpenClaw's
     Open TODOs and Claude Code's Pending Tasks are both ``forward``. Columns ``schema``,
     ``role``, ``entries``, ``unsupported``, ``unsupported_share`` (null without a ``supported`` column).
 
@@ -185,7 +185,7 @@ def unsupported_from_counts(counts: pl.DataFrame, *, n_boot: int = DEFAULT_N_BOO
                             level: float = 0.95) -> pl.DataFrame:
     """:func:`unsupported_by_role` from :func:`unsupported_counts` (rows of the same unit added up).
 
-    The bootstrap is :func:`workbench.stats._bootstrap.bootstrap`'s over the entries, computed from the clusters' sums:
+    The bootstrap is :func:`workbench.stats.bootstrap`'s over the entries, computed from the clusters' sums:
     the units are numbered in sorted order and drawn with the same generator, and a resample's share is its
     unsupported entries over its entries, the mean of its rows (both sums exact integers), so the interval is the
     same to the bit while the entries are never held.
@@ -468,7 +468,7 @@ def _persistence_table(counts: dict[tuple[int, bool], list[int]], matches: tuple
 
 
 class CompositionCounts:
-    """SJC Tables 2, 9 and 10 counted a batch of runs at a time (:func:`workbench.tables._frames.batches_by_run`), so a
+    """SJC Tables 2, 9 and 10 counted a batch of runs at a time (:func:`workbench.tables.batches_by_run`), so a
     log of any size is summarised in the memory of one batch; exact: the same tables as :func:`entries_by_section`,
     :func:`by_boundary` and :func:`persistence` on all the entries at once, as long as each batch holds whole runs.
 

@@ -65,7 +65,7 @@ def sweep(
     One row per (setting, tau): ``setting``, ``tau`` and the interval columns (``estimate`` is
     the fraction pruned, ``n`` the entries). Vectorised: per cluster, the number of entries
     below each tau (K x T) and its size; each resample's fraction is ``(w @ below) / (w @ size)``,
-    and each tau's interval comes from :func:`workbench.stats._bootstrap.interval`. Every setting
+    and each tau's interval comes from :func:`workbench.stats.interval`. Every setting
     draws its resamples from the same stream when ``seed`` is an integer (a generator is advanced
     across settings instead).
 
@@ -88,7 +88,7 @@ def sweep(
     level : float, default 0.95
         Coverage of the band.
     method : {"percentile", "bca", "t"}, default "percentile"
-        The interval rule of :func:`workbench.stats._bootstrap.interval`.
+        The interval rule of :func:`workbench.stats.interval`.
 
     Returns
     -------
