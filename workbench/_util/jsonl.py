@@ -8,6 +8,7 @@ every decoding or parsing problem into a :class:`~workbench.tables._schema.Schem
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import re
@@ -131,6 +132,109 @@ def bounded_lines(fh: Any, limit: int) -> Iterator[tuple[int, bytes | None]]:
         yield number, raw
 
 
+#: the most bytes a gzip-compressed input may decompress to, unless ``WORKBENCH_MAX_GZIP_BYTES`` says otherwise: a
+#: 1.5 MB file can hold gigabytes (Who&When's reader once took 53 s and 3.3 GB on one); every gzip the readers open
+#: goes through :func:`open_input`, which stops at the bound with an error naming the file
+MAX_GZIP_BYTES = 4 << 30
+GZIP_BOUND_ENV = "WORKBENCH_MAX_GZIP_BYTES"
+
+
+def max_gzip_bytes() -> int:
+    """The decompressed-bytes bound in force: ``WORKBENCH_MAX_GZIP_BYTES`` when set, else :data:`MAX_GZIP_BYTES`."""
+    value = os.environ.get(GZIP_BOUND_ENV, "").strip()
+    if not value:
+        return MAX_GZIP_BYTES
+    if not value.isdigit() or int(value) < 1:
+        raise SchemaError(field=GZIP_BOUND_ENV, expected="a whole number of bytes, at least 1", got=repr(value))
+    return int(value)
+
+
+class _Bounded(io.RawIOBase):
+    """A decompressed stream that raises a :class:`SchemaError` naming ``path`` past ``limit`` bytes."""
+
+    def __init__(self, inner: Any, path: str, limit: int) -> None:
+        self.inner, self.path, self.limit, self.seen = inner, path, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = self.inner.readinto(buffer)
+        self.seen += n or 0
+        if self.seen > self.limit:
+            raise SchemaError(file=self.path, expected=f"at most {self.limit:,} bytes once decompressed "
+                              f"({GZIP_BOUND_ENV} raises the bound)", got="more")
+        return n
+
+    def close(self) -> None:
+        self.inner.close()
+        super().close()
+
+
+def regular_input(path: str | os.PathLike[str]) -> os.stat_result:
+    """``path``'s stat, after checking it is a regular file (a FIFO, a device or a socket would block or never end:
+    refused before it is opened); an error naming it otherwise."""
+    try:
+        info = os.stat(path)
+    except OSError as err:
+        if err.errno not in _NO_FILE:
+            raise
+        raise SchemaError("no such file", file=str(path)) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise SchemaError("is a directory, expected a file", file=str(path))
+    if not stat.S_ISREG(info.st_mode):
+        raise SchemaError("is not a regular file (a FIFO, a device or a socket); expected a log file", file=str(path))
+    return info
+
+
+def open_input(path: str | os.PathLike[str]) -> Any:
+    """A log file opened for reading in binary: a regular file only (:func:`regular_input`), and a ``.gz`` file
+    read through gzip with its decompressed bytes bounded by :func:`max_gzip_bytes` (the one bound on every gzip
+    the readers open); a file that is not gzip, or is cut short, is an error naming it when read."""
+    regular_input(path)
+    if str(path).endswith(".gz"):
+        import gzip
+
+        return io.BufferedReader(_Bounded(gzip.open(path, "rb"), str(path), max_gzip_bytes()), 1 << 16)
+    return open(path, "rb")
+
+
+def read_json_file(path: str | os.PathLike[str]) -> Any:
+    """A whole JSON file (a ``.json``, or ``.json.gz``) read with the line bound as its size bound
+    (:func:`max_line_bytes`: the file is one record), strictly (:func:`parse_json`: duplicate keys, NaN and
+    Infinity refused; nesting deeper than the interpreter walks an error), lone UTF-16 surrogates replaced by
+    U+FFFD with a warning; every problem an error naming the file."""
+    limit = max_line_bytes()
+    try:
+        with open_input(path) as fh:
+            data = fh.read(limit + 1)
+    except (EOFError, OSError) as exc:
+        raise SchemaError(file=str(path), expected="a whole, readable file (gzip-compressed when named .gz)",
+                          got=f"{type(exc).__name__}: {exc}") from None
+    if len(data) > limit:
+        raise SchemaError(file=str(path), expected=f"a JSON file of at most {limit:,} bytes (--max-line-bytes or "
+                          f"{LINE_BOUND_ENV} raises the bound)", got="a larger file")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SchemaError(file=str(path), expected="UTF-8 text",
+                          got=f"byte 0x{data[exc.start]:02x} at offset {exc.start}") from None
+    try:
+        record = parse_json(text)
+    except (ValueError, RecursionError) as exc:
+        expected, got = json_error(exc, text)
+        raise SchemaError(file=str(path), expected=expected.replace("one JSON object per line", "one JSON value"),
+                          got=got) from None
+    if "\\ud" in text or "\\uD" in text:
+        record, lone = _without_lone_surrogates(record)
+        if lone:
+            warnings.warn(f"{path}: {lone} lone UTF-16 surrogate escape(s) replaced by U+FFFD", LogWarning,
+                          stacklevel=2)
+    return record
+
+
 class EmptyLog(SchemaError):
     """:func:`json_lines`' error for a file with no line that is not blank: a log of nothing is an error, but a
     session tree's empty file is a file that says no format (:func:`~workbench.adapters._logfiles._file_format`)."""
@@ -158,24 +262,12 @@ def json_lines(path: Path, bad: BadLines | None = None, *, fast: bool = False) -
     mark, bytes that are not UTF-8, a lone surrogate escape, a number too large for a double, nesting deeper than
     1024) is read again by the strict path above, with its errors, warnings and fallbacks.
     """
-    try:  # one stat a file, not three (is_dir, exists, stat)
-        info = os.stat(path)
-    except OSError as err:
-        if err.errno not in _NO_FILE:  # (what Path.exists() reads as no file; a permission error is raised)
-            raise
-        raise SchemaError("no such file", file=str(path)) from None
-    if stat.S_ISDIR(info.st_mode):
-        raise SchemaError("is a directory, expected a file", file=str(path))
+    info = regular_input(path)  # one stat a file, not three (is_dir, exists, stat); a FIFO refused unopened
     if fast and info.st_size > 0 and path.suffix != ".gz":
         yield from _fast_lines(path, bad)
         return
     any_line = False
-    if path.suffix == ".gz":  # a gzip-compressed file of JSON lines (a benchmark kept compact), read as it streams
-        import gzip
-
-        opened: Any = gzip.open(path, "rb")
-    else:
-        opened = open(path, "rb")
+    opened = open_input(path)  # a .gz file (a benchmark kept compact) read as it streams, its bytes bounded
     limit = max_line_bytes()
     with opened as fh:
         for number, raw in _numbered(fh, path, limit):
@@ -315,6 +407,7 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
 
-__all__ = ["at_line", "BadLines", "bounded_lines", "DuplicateKey", "EmptyLog", "json_error", "json_lines",
-           "line_too_long", "long_line", "LINE_BOUND_ENV", "LogWarning", "MAX_LINE_BYTES", "max_line_bytes",
-           "parse_json", "unique_keys"]
+__all__ = ["at_line", "BadLines", "bounded_lines", "DuplicateKey", "EmptyLog", "GZIP_BOUND_ENV", "json_error",
+           "json_lines", "line_too_long", "long_line", "LINE_BOUND_ENV", "LogWarning", "MAX_GZIP_BYTES",
+           "max_gzip_bytes", "MAX_LINE_BYTES", "max_line_bytes", "open_input", "parse_json", "read_json_file",
+           "regular_input", "unique_keys"]

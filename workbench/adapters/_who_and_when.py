@@ -30,8 +30,6 @@ and the field.
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -101,25 +99,28 @@ def _by_number(p: Path) -> tuple[int, str]:
 
 def who_and_when_logs(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
     """Every log of the directory: ``(subset, file stem, where for an error, the log's JSON object)``, in the
-    release's order (subsets, then files by number)."""
+    release's order (subsets, then files by number). Read with the readers' bounds: the line bound
+    (``--max-line-bytes``) on each line of the compact copy and on each ``.json`` file as a whole, the decompressed
+    bytes of a ``.gz`` bounded, regular files only (a FIFO is refused before it is opened), JSON read strictly
+    (a key twice, NaN, nesting deeper than the interpreter walks: errors naming the file)."""
+    from workbench._util.jsonl import json_lines, read_json_file, regular_input
+
     for subset, where in _folders(Path(path)):
-        if where.is_file():  # the compact copy: one log a line
-            with gzip.open(where, "rt", encoding="utf-8") as fh:
-                for number, line in enumerate(fh, start=1):
-                    try:
-                        record = json.loads(line)
-                    except ValueError as err:
-                        raise SchemaError(f"not JSON ({err})", file=f"{where}:{number}") from None
-                    if not isinstance(record, dict) or not isinstance(record.get("file"), str):
-                        raise SchemaError(field="file", expected="the log's file name", file=f"{where}:{number}")
-                    yield subset, Path(record["file"]).stem, f"{where}:{number}", record
+        if where.is_file() or where.suffix == ".gz":  # the compact copy: one log a line
+            for number, record in json_lines(where):
+                name = record.get("file") if isinstance(record, dict) else None
+                if not isinstance(name, str) or not Path(name).stem.strip() or Path(name).name != name:
+                    raise SchemaError(field="file", expected="the log's file name (a plain, non-empty name)",
+                                      got=describe_value(name), file=f"{where}:{number}")
+                yield subset, Path(name).stem, f"{where}:{number}", record
             continue
         for file in sorted(where.glob("*.json"), key=_by_number):
-            try:
-                record = json.loads(file.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, ValueError) as err:
-                raise SchemaError(f"not readable JSON ({type(err).__name__}: {err})", file=str(file)) from None
-            yield subset, file.stem, str(file), record
+            regular_input(file)
+            yield subset, file.stem, str(file), read_json_file(file)
+
+
+#: the longest decisive step a log may name (a 5,000-digit number is no step of any log)
+_STEP_DIGITS = 9
 
 
 def _check(record: Any, where: str) -> tuple[list[dict[str, Any]], int]:
@@ -134,17 +135,27 @@ def _check(record: Any, where: str) -> tuple[list[dict[str, Any]], int]:
         if not isinstance(message, dict) or not isinstance(message.get("content"), str):
             raise SchemaError(field=f"history[{i}].content", expected="text", got=describe_value(
                 message.get("content") if isinstance(message, dict) else message), file=where)
-        if not isinstance(message.get("name", message.get("role")), str):
-            raise SchemaError(field=f"history[{i}].role", expected="the agent's name or role (text)",
-                              got=describe_value(message.get("role")), file=where)
+        key = "name" if "name" in message else "role"  # Algorithm-Generated names its agents, Hand-Crafted gives roles
+        if not isinstance(message.get(key), str) or not message[key].strip():
+            raise SchemaError(field=f"history[{i}].{key}", expected="the agent's name or role (text)",
+                              got=describe_value(message.get(key)), file=where)
     for key in ("question", "mistake_agent", "mistake_reason"):
         if not isinstance(record.get(key), str):
             raise SchemaError(field=key, expected="text", got=describe_value(record.get(key)), file=where)
+    for key in ("question_ID", "mistake_type"):
+        value = record.get(key)
+        if value is not None and not isinstance(value, str) and not (key == "question_ID" and type(value) is int):
+            raise SchemaError(field=key, expected="text" + (" or a whole number" if key == "question_ID" else "")
+                              + " (or absent)", got=describe_value(value), file=where)
     step = record.get("mistake_step")
-    text = str(step).strip() if isinstance(step, (str, int)) and not isinstance(step, bool) else ""
-    if not text.isdigit() or not int(text) < len(history):
+    text = str(step).strip() if isinstance(step, str) or type(step) is int else ""
+    if not (text.isascii() and text.isdigit() and len(text) <= _STEP_DIGITS) or not int(text) < len(history):
         raise SchemaError(field="mistake_step", expected=f"a 0-based index into the history (0 to "
-                          f"{len(history) - 1})", got=describe_value(step), file=where)
+                          f"{len(history) - 1}, ASCII digits)", got=describe_value(step), file=where)
+    agents = {normalised_agent(str(m.get("name", m.get("role")))) for m in history}
+    if normalised_agent(record["mistake_agent"]) not in agents:
+        raise SchemaError(field="mistake_agent", expected=f"an agent that acts in the log ({', '.join(sorted(agents))})",
+                          got=describe_value(record["mistake_agent"]), file=where)
     return history, int(text)
 
 

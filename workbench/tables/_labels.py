@@ -12,9 +12,12 @@ import polars as pl
 
 
 def latest_labels(labels: pl.DataFrame) -> pl.DataFrame:
-    """The latest label per (item, annotator, round, field): by ``labeled_at``, then by row order."""
+    """The latest label per (item, annotator, round, field): by ``labeled_at``, then by row order (labels that were
+    never stored, as a reader returns them, have no ``labeled_at``: row order alone)."""
     if not labels.height:
         return labels
+    if "labeled_at" not in labels.columns:
+        labels = labels.with_columns(pl.lit(None, dtype=pl.Utf8).alias("labeled_at"))
     return (labels.with_row_index("_order")
             .sort(["labeled_at", "_order"], nulls_last=False)
             .group_by(["item_id", "annotator", "round", "field"], maintain_order=True).last()
