@@ -24,4 +24,18 @@ def visible(value: object) -> str:
     return "".join(out)
 
 
-__all__ = ["visible"]
+def data_block(payload: object) -> str:
+    """``payload`` as the one way untrusted text enters a prompt: JSON inside ``<data>`` ... ``</data>``.
+
+    ``json.dumps`` leaves ``<`` and ``>`` literal, so a log step or an entry holding ``</data>`` closed the block
+    and what followed read as the prompt's own words. Here ``<``, ``>`` and ``&`` inside the JSON are written as
+    their ``\\u003c``-style escapes (the same JSON value to any parser), so nothing in the data can close the block.
+    Used by the judge's, the attributors' and the draft model's prompts."""
+    import json
+
+    text = json.dumps(payload, ensure_ascii=False, indent=1)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f"<data>\n{text}\n</data>"
+
+
+__all__ = ["data_block", "visible"]

@@ -7,7 +7,6 @@ are parsed by :func:`workbench.analyses.focus.parse_rollout` into the ``rollouts
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 import polars as pl
@@ -26,9 +25,10 @@ DRAFT_PROMPT = (
 
 def draft_messages(goal: str, spans: Sequence[str]) -> list[dict[str, str]]:
     """The draft request: the prompt as system message, the goal and numbered spans as JSON data."""
-    data = json.dumps({"goal": goal, "spans": {f"s_{i + 1}": s for i, s in enumerate(spans)}}, ensure_ascii=False,
-                      indent=1)
-    return [{"role": "system", "content": DRAFT_PROMPT}, {"role": "user", "content": f"<data>\n{data}\n</data>"}]
+    from workbench._util.untrusted import data_block
+
+    data = data_block({"goal": goal, "spans": {f"s_{i + 1}": s for i, s in enumerate(spans)}})
+    return [{"role": "system", "content": DRAFT_PROMPT}, {"role": "user", "content": data}]
 
 
 def draft_rollouts(client: object, model: str, goal: str, spans: Sequence[str], event_id: str, n: int = 3,

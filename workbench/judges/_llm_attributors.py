@@ -47,7 +47,9 @@ def _data(log: FailureLog, steps: list[dict[str, Any]], with_reference: bool) ->
         payload["reference_answer"] = log.reference_answer
     payload["agents"] = log.agents
     payload["steps"] = steps
-    return json.dumps(payload, ensure_ascii=False, indent=1)
+    from workbench._util.untrusted import data_block
+
+    return data_block(payload)
 
 
 def step_tokens(log: FailureLog) -> list[list[int]]:
@@ -88,6 +90,16 @@ _JSON_STARTS = 64
 # possessive quantifiers (no backtracking into the spaces) and a bare number on a line of its own without \s, which
 # crossed newlines: "step" + 20,000 spaces took 19 s, 20,000 newlines 18 s
 _STEP = re.compile(r"\bstep\s*+(?:[:#]\s*+)?(\d{1,9})\b|^[ \t]*+(\d{1,9})[ \t\r]*+$", re.IGNORECASE | re.MULTILINE)
+
+
+_FIRST_WORD = re.compile(r"[\W_]*+([A-Za-z]{1,12})")
+
+
+def first_word(text: str) -> str:
+    """The first word of an answer, lower case, past Markdown emphasis, quotes and punctuation (``**Yes**`` is
+    ``yes``); a whole word, so "Not sure" is ``not``, never ``no``. Empty when the answer starts with no word."""
+    found = _FIRST_WORD.match(text[:200])
+    return found.group(1).lower() if found else ""
 
 
 def first_json_object(text: str) -> dict[str, Any] | None:
@@ -206,7 +218,7 @@ class LLMAttributor:
 
     def _all_at_once(self, log: FailureLog, tokens: list[list[int]]) -> Attribution:
         data = _data(log, fitted_steps(log, 0, len(log.steps) - 1, self.context_tokens, tokens), self.with_reference)
-        user = (f"<data>\n{data}\n</data>\n\n{_NOTE}\nThe run failed. Which agent's step decided the failure? Answer "
+        user = (f"{data}\n\n{_NOTE}\nThe run failed. Which agent's step decided the failure? Answer "
                 'with one JSON object: {"agent": one of data.agents, "step": the step number, "reason": one '
                 "sentence}.")
         text, why = self._ask(log, user, 300)
@@ -215,15 +227,15 @@ class LLMAttributor:
     def _step_by_step(self, log: FailureLog, tokens: list[list[int]]) -> Attribution:
         for i, step in enumerate(log.steps):
             data = _data(log, fitted_steps(log, 0, i, self.context_tokens, tokens), self.with_reference)
-            user = (f"<data>\n{data}\n</data>\n\n{_NOTE}\nThe run failed. The log is shown up to step {i}. Is step "
+            user = (f"{data}\n\n{_NOTE}\nThe run failed. The log is shown up to step {i}. Is step "
                     f"{i} (by {step.agent_raw}) the decisive error? Answer yes or no first, then one sentence why.")
             text, why = self._ask(log, user, 80)
             if text is None:
                 return Attribution(None, None, f"no answer at step {i}: {why}")
-            word = text.strip().lower()
-            if word.startswith("yes"):
-                return Attribution(step.agent, step.index, text.strip()[3:].strip(" .:,-")[:500])
-            if not word.startswith("no"):
+            word = first_word(text)
+            if word == "yes":
+                return Attribution(step.agent, step.index, text.strip()[:500])
+            if word != "no":
                 return Attribution(None, None, f"step {i}: the answer is neither yes nor no ({text[:60]!r})")
         return Attribution(None, None, "no step was judged the decisive error")
 
@@ -232,16 +244,16 @@ class LLMAttributor:
         while lo < hi:
             mid = (lo + hi) // 2
             data = _data(log, fitted_steps(log, lo, hi, self.context_tokens, tokens), self.with_reference)
-            user = (f"<data>\n{data}\n</data>\n\n{_NOTE}\nThe run failed, and its decisive error lies among steps "
+            user = (f"{data}\n\n{_NOTE}\nThe run failed, and its decisive error lies among steps "
                     f"{lo} to {hi} shown. Is it in steps {lo} to {mid} (answer: first) or in steps {mid + 1} to {hi} "
                     "(answer: second)? Answer first or second, then one sentence why.")
             text, why = self._ask(log, user, 80)
             if text is None:
                 return Attribution(None, None, f"no answer for steps {lo} to {hi}: {why}")
-            word = text.strip().lower()
-            if word.startswith("first"):
+            word = first_word(text)
+            if word == "first":
                 hi = mid
-            elif word.startswith("second"):
+            elif word == "second":
                 lo = mid + 1
             else:
                 return Attribution(None, None, f"steps {lo} to {hi}: the answer is neither first nor second "

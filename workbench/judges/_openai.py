@@ -25,7 +25,6 @@ An unusable answer is retried and never cached. This is also SJC's self-judge
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -45,8 +44,10 @@ SYSTEM = (
 
 def messages_for(request: JudgeRequest, entry: str) -> list[dict[str, str]]:
     """The chat messages for one entry: the boundary context and the entry as JSON data."""
-    data = json.dumps({**request.state(), "entry": entry}, ensure_ascii=False, indent=1)
-    user = f"<data>\n{data}\n</data>\n\n{DATA_NOTE}\nQuestion about data.entry: {SOURCE_QUESTION}\nAnswer yes or no."
+    from workbench._util.untrusted import data_block
+
+    data = data_block({**request.state(), "entry": entry})
+    user = f"{data}\n\n{DATA_NOTE}\nQuestion about data.entry: {SOURCE_QUESTION}\nAnswer yes or no."
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
