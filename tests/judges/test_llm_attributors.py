@@ -224,3 +224,28 @@ def test_step_by_step_reads_emphasis_as_the_word_and_not_sure_as_neither(server:
     server.behaviours.extend([_content("__Second__"), _content("**first**")])
     got = LLMAttributor(client(server, tmp_path / "b"), "binary-search", model="m").attribute(LOG)
     assert got.step == 3
+
+
+def test_attribute_says_when_its_answers_could_not_be_cached(server: FakeLLMServer, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Faults round 5, item 9: with a cache that cannot be written (here its directory is a file's child, which no
+    user can make, root included) the run went on silently and the next run re-sent every request."""
+    import gzip
+
+    folder = tmp_path / "ww" / "Algorithm-Generated"
+    folder.mkdir(parents=True)
+    with gzip.open(ROOT / "data" / "benchmarks" / "who-and-when" / "Algorithm-Generated.jsonl.gz", "rt") as fh:
+        for line in list(fh)[:2]:
+            log = json.loads(line)
+            (folder / log.pop("file")).write_text(json.dumps(log))
+    data = tmp_path / "imported"
+    assert main(["import", str(tmp_path / "ww"), "--format", "who-and-when", "--out", str(data)]) == 0
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("x")
+    server.default = _content('{"agent": "nobody", "step": 1, "reason": "r"}')
+    args = ["attribute", str(data), "--base-url", server.url, "--model", "m", "--cache", str(blocker / "cache"),
+            "--out", str(tmp_path / "p.parquet")]
+    capsys.readouterr()
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "warning: 2 answers could not be stored in the cache" in out and "a re-run asks them again" in out

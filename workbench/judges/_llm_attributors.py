@@ -329,13 +329,20 @@ class AttributionReport:
     requests: int = 0
     cached: int = 0
     attempts: int = 0
+    #: answers that could not be stored in the cache (a read-only or full disk), and the first reason
+    uncached: int = 0
+    uncached_reason: str | None = None
 
     def __str__(self) -> str:
         sent = (f"; {self.requests} requests ({self.cached} from the cache, {self.attempts} attempts)"
                 if self.requests else "")
-        return (f"{self.out}: {self.runs} runs attributed by {self.attributor}"
+        line = (f"{self.out}: {self.runs} runs attributed by {self.attributor}"
                 f"{' with the reference answer' if self.with_reference else ''}; {self.named} name an agent and a "
                 f"step of the log, {self.runs - self.named} miss one (see reason){sent}")
+        if self.uncached:
+            line += (f"\nwarning: {self.uncached} answers could not be stored in the cache ({self.uncached_reason}); "
+                     "they are in the predictions, and a re-run asks them again")
+        return line
 
 
 def check_predictions_path(data: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:
@@ -410,9 +417,11 @@ def attribute_directory(tables: dict[str, Any], attributor: Any, out: str, *,
     atomic_write(path, (lambda tmp: frame.write_parquet(tmp)) if path.suffix == ".parquet"
                  else (lambda tmp: frame.write_ndjson(tmp)))
     usage = getattr(attributor, "usage", [])
+    uncached = [u.uncached for u in usage if u.uncached]
     return AttributionReport(str(out), attributor.name, with_reference, frame.height,
                              frame.filter(pl.col("agent").is_not_null() & pl.col("step").is_not_null()).height,
-                             len(usage), sum(1 for u in usage if u.cached), sum(u.attempts for u in usage))
+                             len(usage), sum(1 for u in usage if u.cached), sum(u.attempts for u in usage),
+                             len(uncached), uncached[0] if uncached else None)
 
 
 __all__ = ["attribute_directory", "AttributionReport", "check_predictions_path", "fitted_steps", "LLMAttributor",
