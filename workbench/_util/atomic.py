@@ -287,6 +287,58 @@ def check_not_input(out: str | os.PathLike[str], inputs: Iterable[str | os.PathL
             raise OutputRefused(out, f"{where} the input {source}; the output must be a place of its own")
 
 
+def file_columns(path: str | os.PathLike[str]) -> set[str] | None:
+    """The column names a table file holds (Parquet's schema, a CSV's header, the keys of a JSON-lines file's first
+    record), or None when it is none of those or cannot be read: how a verb recognises a file it wrote before."""
+    import json as _json
+
+    path = Path(path)
+    try:
+        if path.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            return set(pq.read_schema(path).names)
+        with open(path, encoding="utf-8") as fh:
+            head = fh.readline(1 << 20)
+        if path.suffix == ".csv":
+            import csv
+
+            return set(next(csv.reader([head]), []))
+        first = _json.loads(head or "{}")
+        return set(first) if isinstance(first, dict) else None
+    except (OSError, ValueError, UnicodeDecodeError, StopIteration):
+        return None
+    except Exception:  # noqa: BLE001 - pyarrow's errors for a file that is not Parquet
+        return None
+
+
+def check_out_file(out: str | os.PathLike[str], *, what: str, columns: Iterable[str], force: bool = False,
+                   inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
+    """The one rule for a verb's ``--out`` file: absent, empty, or a ``what`` the verb wrote before (recognised by
+    holding every one of ``columns``: :func:`file_columns`) is replaced; anything else only with ``force``. Never a
+    symbolic link, a directory, a FIFO or a device, and never an input (or inside one). :class:`OutputRefused`
+    otherwise, saying how to proceed."""
+    import stat
+
+    path = Path(out)
+    check_not_input(path, inputs)
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return path
+    if stat.S_ISLNK(info.st_mode):
+        raise OutputRefused(out, "is a symbolic link; the workbench never writes through one: name a new file")
+    if not stat.S_ISREG(info.st_mode):
+        raise OutputRefused(out, f"is not a regular file; name a new file for the {what}")
+    if force or info.st_size == 0:
+        return path
+    found = file_columns(path)
+    if found is None or not set(columns) <= found:
+        raise OutputRefused(out, f"is a file this command did not write (not a {what}); name a new file, or pass "
+                                 "--force to replace it")
+    return path
+
+
 def check_owned_dir(out: str | os.PathLike[str], marker: str, *,
                     inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
     """``out`` as a directory a command may replace whole: absent, empty, or holding ``marker`` (the file the
@@ -386,5 +438,5 @@ def _replace_locked(out: Path, marker: str, build: Callable[[Path], object], inp
     return out
 
 
-__all__ = ["atomic_write", "check_not_input", "check_own", "NotOurs", "open_own", "check_owned_dir", "clean_stale_staging", "make_staging", "staging_prefix", "current_umask", "named", "OutputRefused",
+__all__ = ["atomic_write", "check_not_input", "check_out_file", "check_own", "file_columns", "NotOurs", "open_own", "check_owned_dir", "clean_stale_staging", "make_staging", "staging_prefix", "current_umask", "named", "OutputRefused",
            "records_to_jsonl", "replace_owned_dir", "STALE_AFTER", "terminate", "uninterrupted", "write_jsonl"]

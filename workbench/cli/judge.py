@@ -45,6 +45,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--context-tokens", dest="context_tokens", type=int, help="split requests above this size")
     p.add_argument("--quiet", action="store_true", help="no progress on standard error")
     p.add_argument("--out", required=True, help="scores table (.parquet or .jsonl)")
+    p.add_argument("--force", action="store_true", help="replace an --out file that is not a scores table")
     p.set_defaults(func=run)
 
 
@@ -101,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     from workbench.judges._run import JUDGE_TABLES, check_scores_path
 
     check(args)
-    check_scores_path(args.dir, args.out)  # before any work: the scores never replace another table
+    check_scores_path(args.dir, args.out, force=args.force)  # before any work: the scores never replace another table
     tables = load(existing_dir(args.dir), names=JUDGE_TABLES, lazy=True, need=("runs", "compactions"))  # by batch
     judge = make_judge(args.judge, model=args.model, base_url=args.base_url, cache=args.cache,
                        max_concurrency=args.concurrency, context_tokens=args.context_tokens, timeout=args.timeout,

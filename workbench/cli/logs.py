@@ -59,6 +59,7 @@ def add(sub: argparse._SubParsersAction) -> None:
                    help="one row per session (default), per UTC day of the replies (ccusage daily --timezone UTC), "
                         "per model, or per project directory")
     p.add_argument("--json", action="store_true", help="print the rows as JSON (cost null where a model has no price)")
+    p.add_argument("--force", action="store_true", help="replace an --out file that this command did not write")
     p.add_argument("--skip-invalid", dest="skip_invalid", action="store_true",
                    help="skip files and directories that cannot be read and lines over the line bound, count them "
                         "and name the first few, instead of stopping at the first")
@@ -188,15 +189,19 @@ def _run_usage(args: argparse.Namespace) -> int:
         out_file("--out", args.out, (".csv", ".parquet"))
     if not Path(args.path).exists():
         raise SchemaError("no such file or directory, expected session files", file=args.path)
+    key = {"session": ("session_id", "usage_input_tokens", "usage_output_tokens"), "day": ("day", "input", "output"),
+           "model": ("model", "input", "output"), "project": ("project_dir", "input", "output")}[args.by]
     if args.out:
-        from workbench._util.atomic import check_not_input
+        from workbench._util.atomic import check_out_file
 
-        check_not_input(args.out, [args.path])  # the table never goes into the sessions it counts
+        # never into the sessions it counts, never over a file it did not write (the one --out rule)
+        check_out_file(args.out, what=f"usage table by {args.by}", columns=key, force=args.force,
+                       inputs=[args.path])
     bad = BadLines(skip_invalid=args.skip_invalid)
     with _PointToSkip(args):
         rows = usage_rows(args.path, bad)  # counted without the table library: the table is made only to be written
     _report_bad(bad)
-    if args.out:
+    if args.out and args.by == "session":
         from workbench.adapters._usage import usage_table
         from workbench._util.atomic import atomic_write
 
@@ -211,6 +216,18 @@ def _run_usage(args: argparse.Namespace) -> int:
     from workbench.analyses._pricing import usage_view
 
     view = usage_view(rows, args.by)
+    if args.out:  # --by day, model or project: the view's rows, one per group, as printed
+        import polars as pl
+
+        from workbench._util.atomic import atomic_write
+        from workbench._util.spreadsheet import neutralised
+
+        grouped = pl.DataFrame([{k: v for k, v in g.items() if k not in ("models", "unpriced")}
+                                | {"unpriced": " ".join(m for m in g["unpriced"] if m)} for g in view])
+        atomic_write(Path(args.out), (lambda tmp: neutralised(grouped).write_csv(tmp)) if args.out.endswith(".csv")
+                     else (lambda tmp: grouped.write_parquet(tmp)))
+        print(f"{args.out}: {grouped.height} {args.by}(s)")
+        return 0
     if args.json:
         from workbench._util.jsontext import write_indent
 

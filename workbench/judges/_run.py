@@ -231,12 +231,14 @@ def judge_directory(
                        mismatched=getattr(cache, "mismatched", 0))
 
 
-def check_scores_path(data: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:
+def check_scores_path(data: str | os.PathLike[str], out: str | os.PathLike[str], *, force: bool = False) -> None:
     """The scores (and the evidence beside them) never replace another table of the directory judged: ``out`` may
     be its ``scores`` table (then the evidence is its ``evidence`` table) or any file outside it, not its steps
-    or runs (:class:`~workbench._util.atomic.OutputRefused` otherwise)."""
+    or runs; an existing file there must be a scores table (an earlier run's) unless ``force``, and never a link
+    (the one ``--out`` rule: :func:`~workbench._util.atomic.check_out_file`). :class:`~workbench._util.atomic.OutputRefused`
+    otherwise."""
     from workbench.tables import _schema as schema
-    from workbench._util.atomic import OutputRefused
+    from workbench._util.atomic import OutputRefused, check_out_file
 
     directory, target = Path(data).resolve(), Path(out).resolve()
     if target == directory or directory in target.parents and target.is_dir():
@@ -245,6 +247,8 @@ def check_scores_path(data: str | os.PathLike[str], out: str | os.PathLike[str])
         if path.parent == directory and path.stem in schema.TABLES and path.stem != own:
             raise OutputRefused(out, f"would replace the {path.stem} table of {data}; the scores go to "
                                      f"{Path(data) / 'scores.parquet'} or a file of their own")
+    check_out_file(out, what="scores table", force=force,
+                   columns=[c.name for c in schema.table("scores").columns if not c.nullable])
     beside = evidence_path(target)
     if beside.exists() and not _holds_evidence(beside):
         raise OutputRefused(out, f"its evidence would replace {beside}, which is not an evidence table the judge "
