@@ -127,3 +127,45 @@ def test_papermill_from_another_directory_reads_the_projects_default_data(tmp_pa
                           timeout=600)
     assert done.returncode == 0, done.stderr[-800:]
     assert (tmp_path / "figs" / "quickstart_entries_by_section.png").exists()
+
+
+def test_a_figures_directory_is_named_by_16_hex_characters_and_its_manifest_is_compared(tmp_path: Path) -> None:
+    """Faults round 5, item 10: 8 hex characters collided (a pair in 71,342 tries) and inputs.json was never read
+    back, so a second run's figures went into the first's directory under its manifest. Here a directory holding
+    another run's manifest under this run's name (a collision, made by hand) is not used: the full digest names a
+    directory of its own, and the first manifest is left as it was."""
+    import hashlib
+    import shutil
+
+    data = tmp_path / "mine-collide"
+    place = figures_dir(None, data)
+    key = place.name.rsplit("-", 1)[1]
+    said = json.loads((place / "inputs.json").read_text())
+    assert len(key) == 16 and key == hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()[:16]
+    other = {"data": ["/somewhere/else"]}
+    (place / "inputs.json").write_text(json.dumps(other))
+    try:
+        moved = figures_dir(None, data)
+        assert moved != place and len(moved.name.rsplit("-", 1)[1]) == 64
+        assert json.loads((moved / "inputs.json").read_text()) == said
+        assert json.loads((place / "inputs.json").read_text()) == other
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+        shutil.rmtree(place.with_name(f"{data.name}-{hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()}"),
+                      ignore_errors=True)
+
+
+def test_figures_into_the_notebooks_refuses_before_it_generates_the_testbed(tmp_path: Path) -> None:
+    """Faults round 5, item 12: in a fresh clone (no testbed), ``workbench figures --build notebooks`` generated the
+    testbed (minutes) and then refused. A copy of the notebooks in a project without data: refused at once."""
+    import shutil
+    import subprocess
+    import sys
+
+    project = tmp_path / "clone"
+    shutil.copytree(ROOT / "notebooks", project / "notebooks")
+    (project / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
+    done = subprocess.run([sys.executable, "-m", "workbench.cli.main", "figures", "--notebooks", "notebooks",
+                           "--build", "notebooks"], cwd=project, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "is the notebooks' own directory" in done.stderr
+    assert not (project / "data").exists()

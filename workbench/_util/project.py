@@ -80,9 +80,11 @@ def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike
     """Where a notebook writes its figures (and ``tables/`` under it): ``figures`` when it is given; else the
     tracked ``figures/`` of the project root (:func:`use_project_root`) when every data parameter is the project's
     own (:func:`is_project_data`) and no other input is given, else
-    ``build/figures/<name of the first other data>-<hash>/``, the hash of every data path (resolved) and every
+    ``build/figures/<name of the first other data>-<hash>/``, the first 16 hexadecimal characters of the SHA-256
+    of every data path (resolved) and every
     ``inputs`` value that is not None (a target, a judge: what decides the results besides the data), with those
-    inputs in its ``inputs.json``. A ``style`` other than the gallery's (``paper``) never writes into the gallery: the
+    inputs in its ``inputs.json``, which is compared with the inputs before the directory is used (on a collision the
+    full digest names it). A ``style`` other than the gallery's (``paper``) never writes into the gallery: the
     project's data goes to ``build/figures/<style>/``, other inputs to ``build/figures/<name>-<hash>/<style>/``.
 
     Parameters
@@ -113,14 +115,33 @@ def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike
         return root / "figures" if style == "gallery" else root / "build" / "figures" / style
     said = {"data": [None if d is None else str(Path(d).resolve()) for d in data],
             **{k: str(v) for k, v in given.items()}}
-    key = hashlib.sha256(json.dumps(said, sort_keys=True).encode("utf-8")).hexdigest()[:8]
+    digest = hashlib.sha256(json.dumps(said, sort_keys=True).encode("utf-8")).hexdigest()
     name = (other[0].resolve().name if other else "data") or "data"
-    place = root / "build" / "figures" / f"{name}-{key}"
-    place.mkdir(parents=True, exist_ok=True)
-    manifest = place / "inputs.json"
-    if not manifest.exists():
-        manifest.write_text(json.dumps(said, indent=1) + "\n", encoding="utf-8")
+    for key in (digest[:HASH_CHARS], digest):  # 8 characters once collided (a pair found in 71,342 tries)
+        place = root / "build" / "figures" / f"{name}-{key}"
+        place.mkdir(parents=True, exist_ok=True)
+        manifest = place / "inputs.json"
+        try:
+            kept = json.loads(manifest.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            from workbench._util.atomic import atomic_write
+
+            atomic_write(manifest, lambda tmp: tmp.write_text(json.dumps(said, indent=1) + "\n", encoding="utf-8"))
+            break
+        except ValueError:
+            kept = None
+        if kept == said:  # the directory of these very inputs (its manifest compared, not only its name)
+            break
+    else:
+        from workbench.errors import SchemaError
+
+        raise SchemaError(f"holds the figures of other inputs under the same hash ({manifest}); move it aside",
+                          file=str(place))
     return place if style == "gallery" else place / style
+
+
+#: hexadecimal characters of the inputs' SHA-256 in a figures directory's name (the full digest if they collide)
+HASH_CHARS = 16
 
 
 __all__ = ["figures_dir", "find_root", "is_project_data", "PROJECT_ROOT", "use_project_root"]

@@ -25,11 +25,12 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from workbench.datasets import ensure_testbed
-    from workbench.notebooks._runner import notebook_sources, parse_param, run_all, unknown_parameters
+    from workbench.notebooks._runner import check_build, notebook_sources, parse_param, run_all, unknown_parameters
     from workbench._util.project import find_root
 
     at_least("--timeout", args.timeout, 1)
     notebooks = existing_dir(args.notebooks, "directory of notebooks")
+    check_build(notebooks, Path(args.build))  # before anything is made: the testbed is not generated for nothing
     try:
         parameters = dict(parse_param(p) for p in args.param)
     except ValueError as err:

@@ -179,6 +179,18 @@ class RunReport:
         return "\n".join(self.lines())
 
 
+def check_build(notebooks: Path, build: Path) -> None:
+    """The executed copies never go into the notebooks' own directory, where they would replace the sources
+    (:class:`~workbench._util.atomic.OutputRefused`); checked before any work (``workbench figures`` checks it
+    before it generates the testbed)."""
+    if Path(build).resolve() == Path(notebooks).resolve():
+        from workbench._util.atomic import OutputRefused
+
+        raise OutputRefused(build, f"is the notebooks' own directory ({notebooks}): the executed copies, with their "
+                                   "outputs and injected parameters, would replace the sources; name another "
+                                   "directory (the default is build/notebooks)")
+
+
 def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: dict[str, object] | None = None,
             cwd: Path | None = None, names: list[str] | None = None) -> RunReport:
     """Execute every ``*.ipynb`` in ``notebooks`` (sorted), saving executed copies in ``build``.
@@ -189,12 +201,7 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
     :data:`INTERACTIVE` one). Executed copies (with outputs) go to ``build``; the sources are never modified: a
     ``build`` that is the notebooks' own directory is refused (:class:`~workbench._util.atomic.OutputRefused`).
     """
-    if Path(build).resolve() == Path(notebooks).resolve():
-        from workbench._util.atomic import OutputRefused
-
-        raise OutputRefused(build, f"is the notebooks' own directory ({notebooks}): the executed copies, with their "
-                                   "outputs and injected parameters, would replace the sources; name another "
-                                   "directory (the default is build/notebooks)")
+    check_build(notebooks, build)
     paths = selected_notebooks(notebooks, names)
     report = RunReport(build)
     if not paths:
