@@ -154,7 +154,7 @@ register_format(LogFormat(
     directory="workbench.adapters._frank:is_frank", tables=("runs", "steps", "compactions", "entries")))
 register_format(LogFormat(
     "who-and-when", "Who&When's labelled failure logs (Algorithm-Generated/ and Hand-Crafted/, or a folder of "
-    "*.json logs)",
+    ".json logs)",
     "workbench.adapters._who_and_when:read_who_and_when", reads="directory", labelled=True,
     directory="workbench.adapters._who_and_when:is_who_and_when", tables=("runs", "steps")))
 register_format(LogFormat(

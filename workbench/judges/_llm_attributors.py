@@ -123,7 +123,7 @@ def first_json_object(text: str) -> dict[str, Any] | None:
 
 def read_answer(text: str, log: FailureLog) -> Attribution:
     """An all-at-once answer as an attribution: a JSON object ``{"agent", "step", "reason"}`` (anywhere in the text),
-    else ``Step N`` / a bare number and an agent of the log named in the text. Only the first :data:`ANSWER_CHARS`
+    else ``Step N`` / a bare number and an agent of the log named in the text. Only the first ``ANSWER_CHARS``
     characters are read, in time linear in them. An agent not among the log's, or a
     step outside ``0..len(steps) - 1``, is None with the reason saying what the answer gave.
 
