@@ -171,9 +171,10 @@ class _Bounded(io.RawIOBase):
         super().close()
 
 
-def regular_input(path: str | os.PathLike[str]) -> os.stat_result:
+def regular_input(path: str | os.PathLike[str], *, stream: bool = False) -> os.stat_result:
     """``path``'s stat, after checking it is a regular file (a FIFO, a device or a socket would block or never end:
-    refused before it is opened); an error naming it otherwise."""
+    refused before it is opened); an error naming it otherwise. ``stream``: a FIFO is taken too (a JSON-lines log
+    piped into ``workbench import``), never a directory."""
     try:
         info = os.stat(path)
     except OSError as err:
@@ -182,16 +183,16 @@ def regular_input(path: str | os.PathLike[str]) -> os.stat_result:
         raise SchemaError("no such file", file=str(path)) from None
     if stat.S_ISDIR(info.st_mode):
         raise SchemaError("is a directory, expected a file", file=str(path))
-    if not stat.S_ISREG(info.st_mode):
+    if not stat.S_ISREG(info.st_mode) and not (stream and stat.S_ISFIFO(info.st_mode)):
         raise SchemaError("is not a regular file (a FIFO, a device or a socket); expected a log file", file=str(path))
     return info
 
 
-def open_input(path: str | os.PathLike[str]) -> Any:
+def open_input(path: str | os.PathLike[str], *, stream: bool = False) -> Any:
     """A log file opened for reading in binary: a regular file only (:func:`regular_input`), and a ``.gz`` file
     read through gzip with its decompressed bytes bounded by :func:`max_gzip_bytes` (the one bound on every gzip
     the readers open); a file that is not gzip, or is cut short, is an error naming it when read."""
-    regular_input(path)
+    regular_input(path, stream=stream)
     if str(path).endswith(".gz"):
         import gzip
 
@@ -262,12 +263,12 @@ def json_lines(path: Path, bad: BadLines | None = None, *, fast: bool = False) -
     mark, bytes that are not UTF-8, a lone surrogate escape, a number too large for a double, nesting deeper than
     1024) is read again by the strict path above, with its errors, warnings and fallbacks.
     """
-    info = regular_input(path)  # one stat a file, not three (is_dir, exists, stat); a FIFO refused unopened
+    info = regular_input(path, stream=True)  # one stat a file, not three; a FIFO is a piped log
     if fast and info.st_size > 0 and path.suffix != ".gz":
         yield from _fast_lines(path, bad)
         return
     any_line = False
-    opened = open_input(path)  # a .gz file (a benchmark kept compact) read as it streams, its bytes bounded
+    opened = open_input(path, stream=True)  # a .gz file (a benchmark kept compact) read as it streams, its bytes bounded
     limit = max_line_bytes()
     with opened as fh:
         for number, raw in _numbered(fh, path, limit):

@@ -107,6 +107,7 @@ def who_and_when_logs(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, 
 
     for subset, where in _folders(Path(path)):
         if where.is_file() or where.suffix == ".gz":  # the compact copy: one log a line
+            regular_input(where)  # never a FIFO or a device, refused before it is opened
             for number, record in json_lines(where):
                 name = record.get("file") if isinstance(record, dict) else None
                 if not isinstance(name, str) or not Path(name).stem.strip() or Path(name).name != name:
