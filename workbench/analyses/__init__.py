@@ -23,7 +23,7 @@ __all__ = [
     "prompt_cache_means", "published_frank", "random_baseline", "random_within", "replay", "replay_by_budget",
     "replay_run", "ReplayResult", "session_costs", "SessionAnalyses", "sjc", "SPLITS", "summary_auroc", "summary_frame",
     "summary_scores", "testbed_gold", "token_medians", "trace", "turn_text", "USAGE_TOKENS", "usage_view",
-    "williams_table"
+    "usage_view_frame", "williams_table"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -42,7 +42,8 @@ __getattr__, __dir__ = attach(__name__, {
         "published_frank", "SPLITS", "summary_auroc", "summary_frame", "summary_scores", "williams_table"
     ],
     "_pricing": [
-        "ModelPrice", "part_cost", "price_of", "PRICES", "PRICES_AS_OF", "session_costs", "USAGE_TOKENS", "usage_view"
+        "ModelPrice", "part_cost", "price_of", "PRICES", "PRICES_AS_OF", "session_costs", "USAGE_TOKENS", "usage_view",
+        "usage_view_frame"
     ],
 }, modules=[
             "focus", "sjc", "trace"], public=__all__)
@@ -63,5 +64,5 @@ if TYPE_CHECKING:
         summary_auroc, summary_frame, summary_scores, williams_table
     )
     from workbench.analyses._pricing import (
-        ModelPrice, part_cost, price_of, PRICES, PRICES_AS_OF, session_costs, USAGE_TOKENS, usage_view
+        ModelPrice, part_cost, price_of, PRICES, PRICES_AS_OF, session_costs, USAGE_TOKENS, usage_view, usage_view_frame
     )

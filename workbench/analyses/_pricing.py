@@ -215,5 +215,25 @@ def usage_view(rows: list[dict[str, Any]], by: str = "session") -> list[dict[str
         if by != "session" else out
 
 
+def usage_view_frame(view: list[dict[str, Any]]) -> pl.DataFrame:
+    """A grouped :func:`usage_view` (by day, model or project) as a table: one row per group, the unpriced models
+    joined by spaces.
+
+    Parameters
+    ----------
+    view : list of dict
+        :func:`usage_view`'s rows.
+
+    Returns
+    -------
+    polars.DataFrame
+        What ``workbench usage --by ... --out`` writes.
+    """
+    import polars as pl
+
+    return pl.DataFrame([{k: v for k, v in g.items() if k not in ("models", "unpriced")}
+                         | {"unpriced": " ".join(m for m in g["unpriced"] if m)} for g in view])
+
+
 __all__ = ["ModelPrice", "part_cost", "PRICES", "PRICES_AS_OF", "price_of", "session_costs", "USAGE_TOKENS",
-           "usage_view"]
+           "usage_view", "usage_view_frame"]

@@ -217,13 +217,11 @@ def _run_usage(args: argparse.Namespace) -> int:
 
     view = usage_view(rows, args.by)
     if args.out:  # --by day, model or project: the view's rows, one per group, as printed
-        import polars as pl
-
         from workbench._util.atomic import atomic_write
         from workbench._util.spreadsheet import neutralised
+        from workbench.analyses._pricing import usage_view_frame
 
-        grouped = pl.DataFrame([{k: v for k, v in g.items() if k not in ("models", "unpriced")}
-                                | {"unpriced": " ".join(m for m in g["unpriced"] if m)} for g in view])
+        grouped = usage_view_frame(view)
         atomic_write(Path(args.out), (lambda tmp: neutralised(grouped).write_csv(tmp)) if args.out.endswith(".csv")
                      else (lambda tmp: grouped.write_parquet(tmp)))
         print(f"{args.out}: {grouped.height} {args.by}(s)")
