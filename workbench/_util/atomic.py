@@ -55,12 +55,12 @@ def atomic_write(path: Path, write: Callable[[Path], object], *, durable: bool =
             with open(tmp, "rb+") as fh:
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except OSError as err:  # a full disk, a quota: the error names the file being written, not its temporary
+    except BaseException as err:  # a full disk, a quota: the error names the file being written, not its temporary
         Path(tmp).unlink(missing_ok=True)
-        raise named(err, path) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        disk = disk_error(err, tmp) if isinstance(err, Exception) else None
+        if disk is None:
+            raise
+        raise named(disk, path) from None
 
 
 class NotOurs(SchemaError):
@@ -141,6 +141,65 @@ def check_own(path: str | os.PathLike[str], *, root: str | os.PathLike[str]) -> 
         return False
     os.close(fd)
     return True
+
+
+_OS_ERROR = re.compile(r"\(os error (\d+)\)|\[Errno (\d+)\]")
+_LOW_SPACE = 1 << 20  # bytes: a write that failed with less free than this failed for want of space
+
+
+def disk_error(err: BaseException, written: str | os.PathLike[str] | None = None) -> OSError | None:
+    """``err`` as an ``OSError`` when it is one, or when a library wrapped one in its own error (polars' Parquet
+    writer reports a full disk as ``ComputeError: ... underlying IO error: No space left on device (os error
+    28)``); None for any other error.
+
+    Some of polars' write errors lose the cause (a file cut at the process's file size limit is reported as
+    ``Invalid thrift: transport error``): with ``written`` (the file being written) the disk is looked at, and a
+    file system with under 1 MiB free, or a file that reached ``RLIMIT_FSIZE``, gives ``ENOSPC`` or ``EFBIG``."""
+    if isinstance(err, OSError):
+        return err
+    if isinstance(err, SchemaError):  # (its message quotes the input, which may say anything)
+        return None
+    match = _OS_ERROR.search(str(err))
+    if match is not None:
+        code = int(match.group(1) or match.group(2))
+        return OSError(code, os.strerror(code))
+    if written is None:
+        return None
+    import errno
+    import resource
+    import shutil
+
+    place = Path(written)
+    while not place.exists() and place != place.parent:
+        place = place.parent
+    try:
+        if shutil.disk_usage(place if place.is_dir() else place.parent).free < _LOW_SPACE:
+            return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        if limit != resource.RLIM_INFINITY and os.path.isfile(written) and os.path.getsize(written) >= limit:
+            return OSError(errno.EFBIG, os.strerror(errno.EFBIG))
+    except OSError:
+        return None
+    return None
+
+
+@contextmanager
+def writes_to(path: str | os.PathLike[str], written: str | os.PathLike[str] | None = None) -> Iterator[None]:
+    """Inside, a write's disk error (a full disk, a quota, a file size limit; an ``OSError`` or a library's error
+    carrying one) comes out as an ``OSError`` naming ``path`` (the file the user will see); ``written`` is the
+    file actually written (a staging copy), looked at when the error lost its cause (:func:`disk_error`). Any
+    other error passes unchanged."""
+    try:
+        yield
+    except Exception as err:
+        shown = os.fspath(path)
+        if isinstance(err, OSError) and isinstance(err.filename, str) and \
+                (err.filename == shown or err.filename.startswith(shown.rstrip(os.sep) + os.sep)):
+            raise  # (already named by an inner writes_to: the file inside ``path``)
+        disk = disk_error(err, written)
+        if disk is None:
+            raise
+        raise named(disk, Path(path)) from None
 
 
 def named(err: OSError, path: Path) -> OSError:
@@ -438,5 +497,5 @@ def _replace_locked(out: Path, marker: str, build: Callable[[Path], object], inp
     return out
 
 
-__all__ = ["atomic_write", "check_not_input", "check_out_file", "check_own", "file_columns", "NotOurs", "open_own", "check_owned_dir", "clean_stale_staging", "make_staging", "staging_prefix", "current_umask", "named", "OutputRefused",
+__all__ = ["atomic_write", "check_not_input", "check_out_file", "check_own", "file_columns", "NotOurs", "open_own", "check_owned_dir", "clean_stale_staging", "make_staging", "staging_prefix", "current_umask", "disk_error", "named", "writes_to", "OutputRefused",
            "records_to_jsonl", "replace_owned_dir", "STALE_AFTER", "terminate", "uninterrupted", "write_jsonl"]

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import polars as pl
 
 from workbench.tables import _schema as schema
-from workbench._util.atomic import make_staging
+from workbench._util.atomic import make_staging, writes_to
 from workbench.tables._validation import validate
 from workbench.tables._records import RowChunks
 from workbench.tables._files import TRAJECTORY_TABLES, columns_frame, move_into_place, rows_frame, sink_parts
@@ -50,10 +50,12 @@ class RunTables(RowChunks):
     chunk whatever the log's size, and :meth:`finish_into` streams the parts into one Parquet file
     per table. With ``keep=False`` chunks are validated and counted, then dropped (``validate``).
     ``derive`` maps a chunk's tables to more tables (the entries of its compactions). Rows are checked and cut
-    into chunks as :class:`~workbench.tables.RowChunks` says.
+    into chunks as :class:`~workbench.tables.RowChunks` says. ``named_as``: the directory the tables will be
+    moved into, which a disk error while spilling names (``named_as/NAME.parquet``).
     """
 
     spill: Path | None = None
+    named_as: Path | None = None
     keep: bool = True
     derive: Callable[[dict[str, pl.DataFrame]], dict[str, pl.DataFrame]] | None = None
     chunks: dict[str, list[pl.DataFrame]] = field(default_factory=lambda: {t: [] for t in TRAJECTORY_TABLES})
@@ -98,8 +100,9 @@ class RunTables(RowChunks):
                 continue
             parts = self.parts.setdefault(name, [])
             part = self.spill / name / f"part-{len(parts):06d}.parquet"
-            part.parent.mkdir(parents=True, exist_ok=True)
-            frame.write_parquet(part)
+            with writes_to(self.named_as / f"{name}.parquet" if self.named_as else part, part):
+                part.parent.mkdir(parents=True, exist_ok=True)
+                frame.write_parquet(part)
             parts.append(part)
 
     def finish(self) -> dict[str, pl.DataFrame]:
@@ -112,20 +115,22 @@ class RunTables(RowChunks):
             out[name] = validate(name, frame, file=str(self.path))
         return out
 
-    def finish_into(self, staging: Path) -> dict[str, int]:
+    def finish_into(self, staging: Path, *, named_as: Path | None = None) -> dict[str, int]:
         """Stream each table's spilled parts into ``staging/NAME.parquet`` (row groups, bounded memory); returns
-        the row counts. Parts whose columns differ (a column all null in one chunk) are unified first."""
+        the row counts. Parts whose columns differ (a column all null in one chunk) are unified first. A disk
+        error names ``named_as/NAME.parquet`` (the file the user will see), not the staging copy."""
         assert self.spill is not None, "finish_into needs a spill directory"
         self.flush()
         names = list(dict.fromkeys([*TRAJECTORY_TABLES, *self.counts, *self.parts]))
         for name in names:
             target = staging / f"{name}.parquet"
             parts = self.parts.get(name, [])
-            if not parts:
-                schema.empty(name).write_parquet(target)
-                self.counts.setdefault(name, 0)
-                continue
-            sink_parts(name, parts, target)
+            with writes_to((named_as or staging) / target.name, target):
+                if not parts:
+                    schema.empty(name).write_parquet(target)
+                    self.counts.setdefault(name, 0)
+                    continue
+                sink_parts(name, parts, target)
         return {name: self.counts.get(name, 0) for name in names}  # (the trajectory tables first, in their order)
 
 
@@ -169,10 +174,11 @@ def stream_tables(path: Path, runs: Iterator[_RunItem | Parts] | SpilledRuns,
     directory.parent.mkdir(parents=True, exist_ok=True)
     staging = make_staging(directory)  # (after removing what a SIGKILLed import left beside the same output)
     try:
-        builder = RunTables(path, spill=staging / ".parts", derive=derive)
-        _add_all(builder, runs(spill=staging / ".workers") if callable(runs) else runs, timings)
+        builder = RunTables(path, spill=staging / ".parts", derive=derive, named_as=directory)
+        with writes_to(directory):  # (a worker's spilled parts)
+            _add_all(builder, runs(spill=staging / ".workers") if callable(runs) else runs, timings)
         clock = time.perf_counter()
-        counts = builder.finish_into(staging)
+        counts = builder.finish_into(staging, named_as=directory)
         shutil.rmtree(staging / ".parts", ignore_errors=True)
         shutil.rmtree(staging / ".workers", ignore_errors=True)
         move_into_place(staging, directory, replace=replace)

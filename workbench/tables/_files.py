@@ -21,7 +21,7 @@ import polars as pl
 
 from workbench.tables import _schema as schema
 from workbench.tables._validation import check_record, describe_dtypes, validate
-from workbench._util.atomic import current_umask, make_staging, records_to_jsonl
+from workbench._util.atomic import current_umask, make_staging, records_to_jsonl, writes_to
 from workbench._util.jsonl import json_lines
 from workbench.errors import describe_value
 from workbench.errors import SchemaError
@@ -284,13 +284,15 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
     try:
         for name, frame in validated.items():
             target = staging / f"{name}.{fmt}"
-            if fmt == "parquet":  # row groups as a streamed table's, so a scan's slice decodes a part of a table
-                frame.write_parquet(target, row_group_size=_group_rows(frame.height, int(frame.estimated_size())))
-            else:
-                records_to_jsonl(frame.iter_rows(named=True), target)
+            with writes_to(directory / target.name, target):  # (a full disk names the file the user will see)
+                if fmt == "parquet":  # row groups as a streamed table's, so a slice decodes a part of a table
+                    frame.write_parquet(target, row_group_size=_group_rows(frame.height, int(frame.estimated_size())))
+                else:
+                    records_to_jsonl(frame.iter_rows(named=True), target)
             os.chmod(target, mode)
         if stage is not None:
-            stage(staging)
+            with writes_to(directory):
+                stage(staging)
         move_into_place(staging, directory, replace=replace)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -485,7 +487,8 @@ class PartWriter:
     def add(self, frame: pl.DataFrame) -> None:
         frame = validate(self.name, frame)
         part = self.staging / f"part-{len(self.parts):06d}.parquet"
-        frame.write_parquet(part)
+        with writes_to(self.path, part):
+            frame.write_parquet(part)
         self.parts.append(part)
         self.rows += frame.height
 
@@ -495,16 +498,21 @@ class PartWriter:
             if not self.parts:
                 self.add(schema.empty(self.name))
             target = self.staging / f"whole{self.path.suffix}"
-            if self.path.suffix == ".parquet":
-                sink_parts(self.name, self.parts, target)
-            else:
-                records_to_jsonl((row for part in self.parts for row in pl.read_parquet(part).iter_rows(named=True)),
-                                  target)
-                os.chmod(target, 0o666 & ~current_umask())
+            with writes_to(self.path, target):
+                self._join(target)
             os.replace(target, self.path)
             return self.path
         finally:
             self.discard()
+
+    def _join(self, target: Path) -> None:
+        """The parts into one file at ``target`` (in the staging directory)."""
+        if self.path.suffix == ".parquet":
+            sink_parts(self.name, self.parts, target)
+        else:
+            records_to_jsonl((row for part in self.parts for row in pl.read_parquet(part).iter_rows(named=True)),
+                             target)
+            os.chmod(target, 0o666 & ~current_umask())
 
     def discard(self) -> None:
         """Remove the staging directory and its parts; ``path`` is left as it was."""
