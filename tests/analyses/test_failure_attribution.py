@@ -104,9 +104,9 @@ def test_steps_match_by_equality_not_by_substring() -> None:
 
 def test_accuracy_is_the_share_of_hits_with_a_question_clustered_interval() -> None:
     """Estimates counted by hand; a labelled run without a prediction is a miss and counted in n_missing; the
-    overall interval clusters runs by question (runs a and b share q1: 3 clusters for 4 runs), CR2 as
-    ``workbench.stats.cr2_mean`` computes it on the hits."""
-    from workbench.stats import cr2_mean
+    overall interval clusters runs by question (runs a and b share q1: 3 clusters for 4 runs): Wilson's
+    (statsmodels) at the effective n, 4 over Kish's design effect from the CR2 variance of the hits."""
+    from statsmodels.stats.proportion import proportion_confint
 
     gold = _toy()
     preds = pl.DataFrame({"run_id": ["a", "b", "c"], "attributor": ["p"] * 3, "with_reference": [False] * 3,
@@ -117,9 +117,13 @@ def test_accuracy_is_the_share_of_hits_with_a_question_clustered_interval() -> N
     assert row[("step", 0, "overall")]["estimate"] == pytest.approx(2 / 4)
     assert row[("step", 1, "overall")]["estimate"] == pytest.approx(3 / 4)  # b's 11 is within 1 of 12
     assert row[("step", 0, "t")]["n_missing"] == 1 and row[("step", 0, "overall")]["n_clusters"] == 3
-    want = cr2_mean(np.array([1.0, 0.0, 1.0, 0.0]), np.array(["q1", "q1", "q2", "q3"]))
-    assert (row[("step", 0, "overall")]["ci_low"], row[("step", 0, "overall")]["ci_high"]) == pytest.approx(
-        (max(want.ci_low, 0.0), min(want.ci_high, 1.0)))
+    # by hand: residuals (0.5, -0.5 | 0.5 | -0.5), cluster sums 0, 0.5, -0.5; CR2 variance
+    # (0.5^2 / (1 - 1/4) * 2) / 4^2 = 1/24 against the binomial 0.25 / 4: design effect 2/3, taken as 1
+    var = 2 * 0.5**2 / (1 - 1 / 4) / 16
+    assert var == pytest.approx(1 / 24) and var / (0.25 / 4) < 1
+    want = proportion_confint(2, 4, alpha=0.05, method="wilson")
+    assert row[("step", 0, "overall")]["method"] == "wilson-deff"
+    assert (row[("step", 0, "overall")]["ci_low"], row[("step", 0, "overall")]["ci_high"]) == pytest.approx(want)
 
 
 def test_two_attributors_compared_on_the_same_logs() -> None:

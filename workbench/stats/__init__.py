@@ -17,25 +17,26 @@ from workbench._util.lazy import attach
 # __all__, then run `python tools/faces.py`; `make lint` checks that this face is current.
 __all__ = [
     "ABOVE_ZERO", "AGREEMENT_METHOD", "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport",
-    "ALTERNATIVES", "as_generator", "AT_BOUND", "auroc", "auroc_ci", "bin_edges", "bin_index", "binary_labels",
-    "bootstrap", "BootstrapResult", "brier", "BrierDecomposition", "calibration_table", "calibration_test",
-    "CALIBRATION_TEST_EXACT", "CalibrationTest", "CE_INTERVAL_METHODS", "clustered_mcnemar_p", "cohen_kappa",
-    "compare_to_baseline", "complete_rows", "correlation_difference_ci", "CORRELATION_INTERVALS", "CORRELATION_METHODS",
-    "CorrelationDifference", "cost", "cr2_mean", "cr2_p_value", "cumulative_tokens", "debiased_calibration_error",
-    "DEFAULT_N_BOOT", "dependency", "disagreements", "ece", "efficiency", "efficiency_by", "efficiency_by_encoding",
-    "FEW_SCENARIOS", "fleiss_kappa", "GEE_MAX_CLUSTER", "gold_classes", "HEAVY_TAILS", "heterogeneous_coverage",
-    "heterogeneous_population_auroc", "HIGHER_IS_BETTER", "Interval", "interval", "INTERVAL_COLUMNS",
-    "interval_coverage", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se", "jackknife_se_of",
-    "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores", "labelled_pairs", "make_units", "METRICS",
-    "missing_mask", "multi_rater_agreement", "NEGATIVE", "NOT_A_CLASS", "ONE_SCENARIO", "out_of_fold_calls",
-    "paired_auroc_difference", "paired_difference", "partial_correlation", "partial_correlation_ci",
-    "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak", "percent_agreement", "performance_profile",
-    "plain_correlation", "PLAIN_METHODS", "population_auroc", "POSITIVE", "precision_recall_at", "Price",
-    "probability_of_improvement", "recalibrate", "recalibration_table", "reliability", "reliability_by_k",
+    "ALL_ALIKE", "ALTERNATIVES", "as_generator", "AT_BOUND", "auroc", "auroc_ci", "bin_edges", "bin_index",
+    "binary_labels", "bootstrap", "BootstrapResult", "brier", "BrierDecomposition", "calibration_table",
+    "calibration_test", "CALIBRATION_TEST_EXACT", "CalibrationTest", "CE_INTERVAL_METHODS", "clustered_mcnemar_p",
+    "cohen_kappa", "compare_to_baseline", "complete_rows", "correlation_difference_ci", "CORRELATION_INTERVALS",
+    "CORRELATION_METHODS", "CorrelationDifference", "cost", "cr2_mean", "cr2_p_value", "cumulative_tokens",
+    "debiased_calibration_error", "DEFAULT_N_BOOT", "dependency", "disagreements", "ece", "efficiency", "efficiency_by",
+    "efficiency_by_encoding", "FEW_SCENARIOS", "fleiss_kappa", "GEE_MAX_CLUSTER", "gold_classes", "HEAVY_TAILS",
+    "heterogeneous_coverage", "heterogeneous_population_auroc", "HIGHER_IS_BETTER", "Interval", "interval",
+    "INTERVAL_COLUMNS", "interval_coverage", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se",
+    "jackknife_se_of", "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores", "labelled_pairs",
+    "make_units", "METRICS", "missing_mask", "multi_rater_agreement", "NEGATIVE", "NO_ESTIMATE", "NOT_A_CLASS",
+    "ONE_SCENARIO", "out_of_fold_calls", "paired_auroc_difference", "paired_difference", "partial_correlation",
+    "partial_correlation_ci", "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak", "percent_agreement",
+    "performance_profile", "plain_correlation", "PLAIN_METHODS", "population_auroc", "POSITIVE", "precision_recall_at",
+    "Price", "probability_of_improvement", "recalibrate", "recalibration_table", "reliability", "reliability_by_k",
     "reliability_curve", "resample_counts", "resamples", "residual_kurtosis", "residualise", "Seed",
-    "selection_bootstrap", "simultaneous_interval", "squared_ce_debiased", "STRATEGIES", "TAU_FEW_SCENARIOS",
-    "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "threshold_for", "threshold_sweep",
-    "unified_interval", "Units", "verdict", "williams_test", "ZERO_WIDTH"
+    "selection_bootstrap", "share_interval", "simultaneous_interval", "squared_ce_debiased", "STRATEGIES",
+    "TAU_FEW_SCENARIOS", "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "threshold_for",
+    "threshold_sweep", "unified_interval", "Units", "verdict", "williams_test", "ZERO_WIDTH", "ZERO_WIDTH_MIN_ROWS",
+    "ZERO_WIDTH_MIN_SCENARIOS"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -45,10 +46,11 @@ __getattr__, __dir__ = attach(__name__, {
         "multi_rater_agreement", "percent_agreement"
     ],
     "_bootstrap": [
-        "as_generator", "AT_BOUND", "auroc_ci", "binary_labels", "bootstrap", "BootstrapResult", "complete_rows",
-        "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT", "FEW_SCENARIOS", "Interval", "interval", "INTERVAL_COLUMNS",
-        "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se_of", "make_units", "missing_mask",
-        "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "Units", "ZERO_WIDTH"
+        "ALL_ALIKE", "as_generator", "AT_BOUND", "auroc_ci", "binary_labels", "bootstrap", "BootstrapResult",
+        "complete_rows", "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT", "FEW_SCENARIOS", "Interval", "interval",
+        "INTERVAL_COLUMNS", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se_of", "make_units",
+        "missing_mask", "NO_ESTIMATE", "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "share_interval",
+        "Units", "ZERO_WIDTH", "ZERO_WIDTH_MIN_ROWS", "ZERO_WIDTH_MIN_SCENARIOS"
     ],
     "_calibration": [
         "ABOVE_ZERO", "bin_edges", "bin_index", "brier", "BrierDecomposition", "calibration_table", "calibration_test",
@@ -85,10 +87,11 @@ if TYPE_CHECKING:
         percent_agreement
     )
     from workbench.stats._bootstrap import (
-        as_generator, AT_BOUND, auroc_ci, binary_labels, bootstrap, BootstrapResult, complete_rows, cr2_mean,
+        ALL_ALIKE, as_generator, AT_BOUND, auroc_ci, binary_labels, bootstrap, BootstrapResult, complete_rows, cr2_mean,
         cr2_p_value, DEFAULT_N_BOOT, FEW_SCENARIOS, Interval, interval, INTERVAL_COLUMNS, INTERVAL_METHODS,
-        interval_reason, INTERVAL_SCHEMA, jackknife_se_of, make_units, missing_mask, ONE_SCENARIO, resample_counts,
-        resamples, Seed, Units, ZERO_WIDTH
+        interval_reason, INTERVAL_SCHEMA, jackknife_se_of, make_units, missing_mask, NO_ESTIMATE, ONE_SCENARIO,
+        resample_counts, resamples, Seed, share_interval, Units, ZERO_WIDTH, ZERO_WIDTH_MIN_ROWS,
+        ZERO_WIDTH_MIN_SCENARIOS
     )
     from workbench.stats._calibration import (
         ABOVE_ZERO, bin_edges, bin_index, brier, BrierDecomposition, calibration_table, calibration_test,

@@ -1065,7 +1065,7 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
     improvement on cross-validation. JASA 78(382), 316-331 (optimism); Chernozhukov et al. (2018),
     Double/debiased machine learning, for cross-fitting.
     """
-    from workbench.stats._bootstrap import interval, interval_reason
+    from workbench.stats._bootstrap import NO_ESTIMATE, interval, interval_reason
 
     if target not in ("precision", "recall"):
         raise ValueError(f"target: expected 'precision' or 'recall', got {target!r}")
@@ -1078,8 +1078,28 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
     def rec(t: float) -> Callable[[np.ndarray, np.ndarray], float]:  # no tau: no recall (was 0 [0, 0])
         return lambda a, b: float((a[b == 1] >= t).mean()) if np.isfinite(t) and (b == 1).any() else float("nan")
 
+    def rests_on(name: str) -> np.ndarray:
+        """The rows ``name``'s estimate rests on: the entries a tau keeps (precision), the positives (recall),
+        every row (tau, the pruned share)."""
+        kind = name.split("_")[0]
+        cut = sjc_tau if name.endswith("_sjc") else tau
+        if kind == "precision":
+            return s >= cut if np.isfinite(cut) else np.zeros(len(s), dtype=bool)
+        if kind == "recall":
+            return y == 1
+        return np.ones(len(s), dtype=bool)
+
     def row(name: str, res: BootstrapResult) -> dict[str, object]:
+        on = rests_on(name) if not name.endswith("_oof") or name.endswith("_tau_oof") else oof_on(name)
+        res = replace(res, n=int(on.sum()), n_clusters=len(np.unique(c[on])))
         return {"target": target, "value": value, "statistic": name, **res.row()}
+
+    def oof_on(name: str) -> np.ndarray:  # the rule's calls: the entries called positive (precision), positives
+        if name.startswith("precision"):
+            return np.isfinite(calls) & (calls == 1)
+        return np.isfinite(calls) & (y == 1)
+
+    calls = np.zeros(0)
 
     stats: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
         "tau": lambda a, b: _tau_for(a, b, target, value), "precision": prec(tau), "recall": rec(tau),
@@ -1159,7 +1179,7 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
         insert_at += 1
     if not np.isfinite(tau):
         for r in rows[:3]:
-            r["reason"] = r["reason"] or no_tau
+            r["reason"] = no_tau if r["reason"] in (None, NO_ESTIMATE) else r["reason"]
     return pl.DataFrame(rows, schema={"target": pl.Utf8, "value": pl.Float64, "statistic": pl.Utf8,
                                       **INTERVAL_SCHEMA})
 
