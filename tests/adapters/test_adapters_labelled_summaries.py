@@ -114,7 +114,9 @@ def test_agree_gives_each_pairs_kappa_and_the_many_rater_statistics(imported: Pa
     assert "intervals resample scenarios" in out  # the import's sample gives each item its source
     for (a, b), (va, vb) in _pairs_by_hand(records).items():
         line = next(x for x in out.splitlines() if f"round 1: {a} vs {b}:" in x)
-        assert f"n={len(va)} kappa={cohen_kappa_score(va, vb):.3f}" in line, line
+        unsure = sum("unsure" in (x, y) for x, y in zip(va, vb, strict=True))
+        note = f" ({unsure} with unsure on a side)" if unsure else ""
+        assert f"n={len(va)}{note} kappa={cohen_kappa_score(va, vb):.3f}" in line, line
     by_item: dict[str, list[str]] = {}
     for r in records:
         for lab in r["labels"]:

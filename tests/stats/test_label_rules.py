@@ -39,7 +39,7 @@ def test_a_skipped_label_is_left_out_and_counted_never_a_category() -> None:
     pairs, _ = agreement_pairs(_labels(ROUND_1, ROUND_2), n_boot=50)
     assert pairs.filter(pl.col("statistic") == "kappa").select("estimate", "n", "n_skipped").row(0) == (1.0, 17, 3)
     report = str(agreement_report(_labels(ROUND_1, ROUND_2), by="round", n_boot=50))
-    assert "n=17 (3 skipped by one side, left out) kappa=1.000" in report
+    assert "n=17 (3 skipped by one side, left out; 1 with unsure on a side) kappa=1.000" in report
     assert disagreements(_labels(ROUND_1, ROUND_2)).height == 0  # a skip is no disagreement
 
 
@@ -256,27 +256,23 @@ def test_percent_agreements_interval_is_the_jackknife_t_on_the_logit_by_hand() -
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((expit(z - half), expit(z + half)), abs=1e-12)
 
 
-def test_a_pearson_interval_on_heavy_tailed_rows_says_it_may_fall_short() -> None:
-    """Issue 60, item 5: with t(3) noise the partial Pearson correlation's default interval held 91-92%, and no
-    candidate held 93%; the result says so. The residual kurtosis is scipy's excess kurtosis of the rows less
-    their system's mean, recomputed here by hand; Gaussian rows get no flag, and a Spearman interval none."""
+def test_heavy_tailed_rows_get_no_flag_the_kurtosis_is_hand_computed() -> None:
+    """Statistics round 5, item 8: the heavy-tail flag (issue 60) fired on 45-68% of a held-out generator's samples
+    whose intervals held 93.5-96.6%, so it is gone; the residual kurtosis stays as a diagnostic: scipy's excess
+    kurtosis of the rows less their system's mean, recomputed here by hand."""
     from scipy import stats
 
-    from workbench.stats import HEAVY_TAILS, partial_correlation_ci, residual_kurtosis
+    from workbench.stats import partial_correlation_ci, residual_kurtosis
 
     rng = np.random.default_rng(8)
     system = np.repeat([0, 1, 2], 40)
     article = np.tile(np.arange(12), 10)
     y = rng.normal(size=120) + system
     heavy = 0.7 * y + rng.standard_t(2, size=120)
-    calm = 0.7 * y + rng.normal(size=120)
 
     def by_hand(v: np.ndarray) -> float:
         return float(stats.kurtosis(v - np.array([v[system == k].mean() for k in system])))
 
     assert residual_kurtosis(heavy, y, system) == pytest.approx(max(by_hand(heavy), by_hand(y)), rel=1e-12)
-    assert residual_kurtosis(heavy, y, system) > HEAVY_TAILS > residual_kurtosis(calm, y, system)
-    flagged = partial_correlation_ci(heavy, y, system.astype(str), article, n_boot=50)
-    assert flagged.reason is not None and flagged.reason.startswith("heavy tails (residual excess kurtosis")
-    assert partial_correlation_ci(calm, y, system.astype(str), article, n_boot=50).reason is None
-    assert partial_correlation_ci(heavy, y, system.astype(str), article, n_boot=50, method="spearman").reason is None
+    assert residual_kurtosis(heavy, y, system) > 2
+    assert partial_correlation_ci(heavy, y, system.astype(str), article, n_boot=50).reason is None

@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, auroc_ci
-from workbench.stats._correlation import (ALTERNATIVES, PartialCorrelation, correlation_difference_ci,
+from workbench.stats._correlation import (ALTERNATIVES, PartialCorrelation, correlation_ci, correlation_difference_ci,
                                            partial_correlation, partial_correlation_ci, williams_test)
 
 __all__ = ["AGGREGATIONS", "FRANK_PUBLISHED", "FRANK_WILLIAMS", "SPLITS", "choose_aggregation", "compare_with_published",
@@ -222,9 +222,12 @@ def correlation_table(frame: pl.DataFrame, metrics: Sequence[str], *, splits: Se
     With ``control`` (a column; FRANK's is the system) the correlations are partial Pearson and Spearman, each
     variable residualised on ``control`` (FRANK's protocol); with ``control=None`` they are plain Pearson, Spearman
     and Kendall's tau-b (``kendall`` is null for a partial correlation: no reference exists for it here). Columns
-    ``split, dataset, metric, n, n_missing, pearson, pearson_p, spearman, spearman_p, kendall, kendall_p,
-    control, paired``; ``n`` counts the rows used and ``n_missing`` the rows of the subset left out (the metric's
-    own missing values, and when paired every other metric's and the human score's).
+    ``split, dataset, metric, n, n_missing, pearson, pearson_p, pearson_p_adjusted, spearman, spearman_p,
+    spearman_p_adjusted, kendall, kendall_p, control, paired``; ``n`` counts the rows used and ``n_missing`` the rows
+    of the subset left out (the metric's own missing values, and when paired every other metric's and the human
+    score's). ``*_p`` is FRANK's p (``n - 2`` degrees of freedom, as its script); ``*_p_adjusted`` takes away the
+    control's (``n - 2 - k``, k = systems - 1; pingouin's and OLS's), and is the one to test with
+    (:class:`workbench.stats.PartialCorrelation`); without a control the two are equal.
 
     Parameters
     ----------
@@ -274,12 +277,15 @@ def correlation_table(frame: pl.DataFrame, metrics: Sequence[str], *, splits: Se
                     p, s, k = _partial(x, y, c, "pearson"), _partial(x, y, c, "spearman"), None
                 rows.append({"split": split, "dataset": dataset or "both", "metric": m, "n": int(keep.sum()),
                              "n_missing": part.height - int(keep.sum()), "pearson": p.r, "pearson_p": p.p,
-                             "spearman": s.r, "spearman_p": s.p, "kendall": None if k is None else k.r,
+                             "pearson_p_adjusted": p.p_adjusted, "spearman": s.r, "spearman_p": s.p,
+                             "spearman_p_adjusted": s.p_adjusted, "kendall": None if k is None else k.r,
                              "kendall_p": None if k is None else k.p, "control": control, "paired": paired})
     return pl.DataFrame(rows, schema={"split": pl.Utf8, "dataset": pl.Utf8, "metric": pl.Utf8, "n": pl.Int64,
                                       "n_missing": pl.Int64, "pearson": pl.Float64, "pearson_p": pl.Float64,
-                                      "spearman": pl.Float64, "spearman_p": pl.Float64, "kendall": pl.Float64,
-                                      "kendall_p": pl.Float64, "control": pl.Utf8, "paired": pl.Boolean})
+                                      "pearson_p_adjusted": pl.Float64, "spearman": pl.Float64,
+                                      "spearman_p": pl.Float64, "spearman_p_adjusted": pl.Float64,
+                                      "kendall": pl.Float64, "kendall_p": pl.Float64, "control": pl.Utf8,
+                                      "paired": pl.Boolean})
 
 
 def _finite(column: pl.Series) -> np.ndarray:
@@ -357,7 +363,7 @@ def published_frank() -> pl.DataFrame:
 
 def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split: str = "test",
                           dataset: str | None = None, correlations: Sequence[str] = ("pearson", "spearman"),
-                          human: str = "human_score", control: str = "system", clusters: str = "source_id",
+                          human: str = "human_score", control: str | None = "system", clusters: str = "source_id",
                           n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95,
                           paired: bool = True) -> pl.DataFrame:
     """Each metric's partial Pearson and Spearman correlation with an interval that resamples ``clusters``
@@ -377,11 +383,12 @@ def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split:
     dataset : str, optional
         The data set; both when None.
     correlations : sequence of str, default ("pearson", "spearman")
-        The correlations computed.
+        The correlations computed (``"kendall"`` too without a control).
     human : str, default "human_score"
         The human judgement column.
-    control : str, default "system"
-        The category controlled for.
+    control : str or None, default "system"
+        The category controlled for; None: plain correlations, each with the interval
+        :func:`~workbench.stats.correlation_ci` gives (article-clustered, the partial ones' rule).
     clusters : str, default "source_id"
         The resampled cluster column (the articles).
     n_boot : int, default DEFAULT_N_BOOT
@@ -401,7 +408,9 @@ def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split:
     part = _subset(frame, split, dataset)
     total = part.height
     if paired:
-        keep = _finite(part.get_column(human)) & part.get_column(control).is_not_null().to_numpy()
+        keep = _finite(part.get_column(human))
+        if control is not None:
+            keep &= part.get_column(control).is_not_null().to_numpy()
         for m in metrics:
             keep &= _finite(part.get_column(m))
         part = part.filter(pl.Series(keep))
@@ -410,9 +419,11 @@ def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split:
         for kind in correlations:
             x, y = part.get_column(m).to_numpy(), part.get_column(human).to_numpy()
             try:
-                row = partial_correlation_ci(x, y, part.get_column(control).to_numpy(),
-                                             part.get_column(clusters).to_numpy(), method=kind, n_boot=n_boot,
-                                             seed=seed, level=level).row()
+                row = (correlation_ci(x, y, part.get_column(clusters).to_numpy(), method=kind, n_boot=n_boot,
+                                      seed=seed, level=level) if control is None else
+                       partial_correlation_ci(x, y, part.get_column(control).to_numpy(),
+                                              part.get_column(clusters).to_numpy(), method=kind, n_boot=n_boot,
+                                              seed=seed, level=level)).row()
             except ValueError:  # fewer than 3 summaries with both values
                 row = {"estimate": None, "ci_low": None, "ci_high": None, "n": _pairs(x, y),
                        "n_boot": n_boot, "level": level, "method": "percentile"}

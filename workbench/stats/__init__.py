@@ -20,30 +20,30 @@ __all__ = [
     "ALL_ALIKE", "ALTERNATIVES", "as_generator", "AT_BOUND", "auroc", "auroc_ci", "bin_edges", "bin_index",
     "binary_labels", "bootstrap", "BootstrapResult", "brier", "BrierDecomposition", "calibration_table",
     "calibration_test", "CALIBRATION_TEST_EXACT", "CalibrationTest", "CE_INTERVAL_METHODS", "clustered_mcnemar_p",
-    "cohen_kappa", "compare_to_baseline", "complete_rows", "correlation_difference_ci", "CORRELATION_INTERVALS",
-    "CORRELATION_METHODS", "CorrelationDifference", "cost", "cr2_mean", "cr2_p_value", "cumulative_tokens",
-    "debiased_calibration_error", "DEFAULT_N_BOOT", "dependency", "disagreements", "ece", "efficiency", "efficiency_by",
-    "efficiency_by_encoding", "FEW_SCENARIOS", "fleiss_kappa", "GEE_MAX_CLUSTER", "gold_classes", "HEAVY_TAILS",
-    "heterogeneous_coverage", "heterogeneous_population_auroc", "HIGHER_IS_BETTER", "Interval", "interval",
-    "INTERVAL_COLUMNS", "interval_coverage", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se",
-    "jackknife_se_of", "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores", "labelled_pairs",
-    "make_units", "METRICS", "missing_mask", "multi_rater_agreement", "NEGATIVE", "NO_ESTIMATE", "NOT_A_CLASS",
-    "ONE_SCENARIO", "out_of_fold_calls", "paired_auroc_difference", "paired_difference", "partial_correlation",
-    "partial_correlation_ci", "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak", "percent_agreement",
-    "performance_profile", "plain_correlation", "PLAIN_METHODS", "population_auroc", "POSITIVE", "precision_recall_at",
-    "Price", "probability_of_improvement", "recalibrate", "recalibration_table", "reliability", "reliability_by_k",
-    "reliability_curve", "resample_counts", "resamples", "residual_kurtosis", "residualise", "Seed",
+    "cohen_kappa", "compare_to_baseline", "complete_rows", "correlation_ci", "correlation_difference_ci",
+    "CORRELATION_INTERVALS", "CORRELATION_METHODS", "CorrelationDifference", "cost", "cr2_mean", "cr2_p_value",
+    "cumulative_tokens", "debiased_calibration_error", "DEFAULT_N_BOOT", "dependency", "disagreements", "ece",
+    "efficiency", "efficiency_by", "efficiency_by_encoding", "FEW_SCENARIOS", "fleiss_kappa", "GEE_MAX_CLUSTER",
+    "gold_classes", "heterogeneous_coverage", "heterogeneous_population_auroc", "HIGHER_IS_BETTER", "Interval",
+    "interval", "INTERVAL_COLUMNS", "interval_coverage", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA",
+    "jackknife_se", "jackknife_se_of", "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores",
+    "labelled_pairs", "make_units", "METRICS", "missing_mask", "multi_rater_agreement", "NEGATIVE", "NO_ESTIMATE",
+    "NOT_A_CLASS", "ONE_SCENARIO", "out_of_fold_calls", "paired_auroc_difference", "paired_difference",
+    "partial_correlation", "partial_correlation_ci", "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak",
+    "percent_agreement", "performance_profile", "plain_correlation", "PLAIN_METHODS", "population_auroc", "POSITIVE",
+    "precision_recall_at", "Price", "probability_of_improvement", "recalibrate", "recalibration_table", "reliability",
+    "reliability_by_k", "reliability_curve", "resample_counts", "resamples", "residual_kurtosis", "residualise", "Seed",
     "selection_bootstrap", "share_interval", "simultaneous_interval", "squared_ce_debiased", "STRATEGIES",
     "TAU_FEW_SCENARIOS", "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "threshold_for",
-    "threshold_sweep", "unified_interval", "Units", "verdict", "williams_test", "ZERO_WIDTH", "ZERO_WIDTH_MIN_ROWS",
-    "ZERO_WIDTH_MIN_SCENARIOS"
+    "threshold_sweep", "unified_interval", "Units", "UNSURE_AS", "verdict", "williams_test", "ZERO_WIDTH",
+    "ZERO_WIDTH_MIN_ROWS", "ZERO_WIDTH_MIN_SCENARIOS"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
     "_agreement": [
         "AGREEMENT_METHOD", "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "cohen_kappa",
         "disagreements", "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "labelled_pairs",
-        "multi_rater_agreement", "percent_agreement"
+        "multi_rater_agreement", "percent_agreement", "UNSURE_AS"
     ],
     "_bootstrap": [
         "ALL_ALIKE", "as_generator", "AT_BOUND", "auroc_ci", "binary_labels", "bootstrap", "BootstrapResult",
@@ -65,8 +65,8 @@ __getattr__, __dir__ = attach(__name__, {
         "paired_difference", "performance_profile", "probability_of_improvement", "simultaneous_interval", "verdict"
     ],
     "_correlation": [
-        "ALTERNATIVES", "correlation_difference_ci", "CORRELATION_INTERVALS", "CORRELATION_METHODS",
-        "CorrelationDifference", "HEAVY_TAILS", "partial_correlation", "partial_correlation_ci", "PartialCorrelation",
+        "ALTERNATIVES", "correlation_ci", "correlation_difference_ci", "CORRELATION_INTERVALS", "CORRELATION_METHODS",
+        "CorrelationDifference", "partial_correlation", "partial_correlation_ci", "PartialCorrelation",
         "plain_correlation", "PLAIN_METHODS", "residual_kurtosis", "residualise", "williams_test"
     ],
     "_coverage": ["heterogeneous_coverage", "heterogeneous_population_auroc", "interval_coverage", "population_auroc"],
@@ -84,7 +84,7 @@ if TYPE_CHECKING:
     from workbench.stats._agreement import (
         AGREEMENT_METHOD, agreement_pairs, agreement_report, agreement_table, AgreementReport, cohen_kappa,
         disagreements, fleiss_kappa, KAPPA_METHOD, krippendorff_alpha, labelled_pairs, multi_rater_agreement,
-        percent_agreement
+        percent_agreement, UNSURE_AS
     )
     from workbench.stats._bootstrap import (
         ALL_ALIKE, as_generator, AT_BOUND, auroc_ci, binary_labels, bootstrap, BootstrapResult, complete_rows, cr2_mean,
@@ -105,9 +105,9 @@ if TYPE_CHECKING:
         paired_difference, performance_profile, probability_of_improvement, simultaneous_interval, verdict
     )
     from workbench.stats._correlation import (
-        ALTERNATIVES, correlation_difference_ci, CORRELATION_INTERVALS, CORRELATION_METHODS, CorrelationDifference,
-        HEAVY_TAILS, partial_correlation, partial_correlation_ci, PartialCorrelation, plain_correlation, PLAIN_METHODS,
-        residual_kurtosis, residualise, williams_test
+        ALTERNATIVES, correlation_ci, correlation_difference_ci, CORRELATION_INTERVALS, CORRELATION_METHODS,
+        CorrelationDifference, partial_correlation, partial_correlation_ci, PartialCorrelation, plain_correlation,
+        PLAIN_METHODS, residual_kurtosis, residualise, williams_test
     )
     from workbench.stats._coverage import (
         heterogeneous_coverage, heterogeneous_population_auroc, interval_coverage, population_auroc

@@ -104,15 +104,23 @@ def percent_agreement(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     return float(np.mean(x == y))
 
 
+#: how every agreement table treats ``unsure`` (its ``unsure_as`` column)
+UNSURE_AS = "a category: two sides both unsure agree, unsure against a label disagrees"
+
+
 def _pair_statistics(pair: pl.DataFrame, clusters: Mapping[str, str] | None, *, n_boot: int, seed: Seed,
-                     level: float) -> list[dict[str, object]]:
+                     level: float, n_skipped: int = 0) -> list[dict[str, object]]:
     """Kappa and agreement of one compared pair (columns ``item_id``, ``value``, ``value_b``, skipped items already
-    left out): ``statistic``, ``disagreements`` and the interval columns, resampling ``clusters`` (item ->
-    scenario; else the item)."""
+    left out): ``statistic``, ``disagreements``, ``n_unsure`` (items either side called ``unsure``), ``unsure_as``
+    (:data:`UNSURE_AS`) and the interval columns, resampling ``clusters`` (item -> scenario; else the item).
+    ``n_missing`` is ``n_skipped``: the items a side skipped are the ones left out."""
     va, vb = pair.get_column("value").to_numpy(), pair.get_column("value_b").to_numpy()
     cl = np.array([(clusters or {}).get(i, i) for i in pair.get_column("item_id").to_list()])
-    return [{"statistic": statistic, "disagreements": int((va != vb).sum()),
-             **bootstrap(metric, va, vb, clusters=cl, n_boot=n_boot, seed=seed, level=level, method=how).row()}
+    unsure = int(((va == "unsure") | (vb == "unsure")).sum())
+    return [{"statistic": statistic, "disagreements": int((va != vb).sum()), "n_unsure": unsure,
+             "unsure_as": UNSURE_AS,
+             **bootstrap(metric, va, vb, clusters=cl, n_boot=n_boot, seed=seed, level=level, method=how,
+                         n_missing=n_skipped).row()}
             for statistic, metric, how in (("kappa", cohen_kappa, KAPPA_METHOD),
                                            ("agreement", percent_agreement, AGREEMENT_METHOD))]
 
@@ -183,9 +191,11 @@ def agreement_table(
                 if pair.height == 0:
                     continue
                 rows += [{"field": field, "a": s1, "b": s2, "n_skipped": skipped, **r}
-                         for r in _pair_statistics(pair, clusters, n_boot=n_boot, seed=seed, level=level)]
+                         for r in _pair_statistics(pair, clusters, n_boot=n_boot, seed=seed, level=level,
+                                                   n_skipped=skipped)]
     return pl.DataFrame(rows, schema={"field": pl.Utf8, "a": pl.Utf8, "b": pl.Utf8, "statistic": pl.Utf8,
-                                      "disagreements": pl.Int64, "n_skipped": pl.Int64, **INTERVAL_SCHEMA})
+                                      "disagreements": pl.Int64, "n_skipped": pl.Int64, **_UNSURE_SCHEMA,
+                                      **INTERVAL_SCHEMA})
 
 
 def _both_labelled(pair: pl.DataFrame) -> tuple[pl.DataFrame, int]:
@@ -194,9 +204,10 @@ def _both_labelled(pair: pl.DataFrame) -> tuple[pl.DataFrame, int]:
     return both, pair.height - both.height
 
 
+_UNSURE_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {"n_unsure": pl.Int64, "unsure_as": pl.Utf8}
 _PAIR_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "field": pl.Utf8, "comparison": pl.Utf8, "group": pl.Utf8, "a": pl.Utf8, "b": pl.Utf8, "statistic": pl.Utf8,
-    "disagreements": pl.Int64, "n_skipped": pl.Int64, **INTERVAL_SCHEMA}
+    "disagreements": pl.Int64, "n_skipped": pl.Int64, **_UNSURE_SCHEMA, **INTERVAL_SCHEMA}
 _SKIP_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "field": pl.Utf8, "comparison": pl.Utf8, "group": pl.Utf8, "reason": pl.Utf8}
 
@@ -251,7 +262,8 @@ def agreement_pairs(
             return
         rows.extend({"field": field, "comparison": comparison, "group": group, "a": s1, "b": s2,
                      "n_skipped": n_skipped, **r}
-                    for r in _pair_statistics(pair, clusters, n_boot=n_boot, seed=seed, level=level))
+                    for r in _pair_statistics(pair, clusters, n_boot=n_boot, seed=seed, level=level,
+                                              n_skipped=n_skipped))
 
     for field in sorted(latest.get_column("field").unique().to_list()):
         f = latest.filter(pl.col("field") == field)
@@ -438,13 +450,17 @@ class AgreementReport:
 
     def lines(self) -> list[str]:
         out = ["intervals resample " + ("scenarios (from the sample's scenario_id)" if self.clustered else
-                                        "items (no sample with scenario_id found; pass --sample)")]
+                                        "items (no sample with scenario_id found; pass --sample)"),
+               f"unsure is {UNSURE_AS}; n counts the items both sides labelled, an item one side skipped is left "
+               "out (n_missing = n_skipped)"]
         for (field, comparison, group, a, b), pair in self.table.group_by("field", "comparison", "group", "a", "b",
                                                                           maintain_order=True):
             stat = {r["statistic"]: r for r in pair.iter_rows(named=True)}
             ag, ka = stat["agreement"], stat["kappa"]
             what = f"{group}: round {a} vs round {b}" if comparison == "within annotator" else f"{group}: {a} vs {b}"
-            left = f" ({ag['n_skipped']} skipped by one side, left out)" if ag["n_skipped"] else ""
+            notes = ([f"{ag['n_skipped']} skipped by one side, left out"] if ag["n_skipped"] else []) + (
+                [f"{ag['n_unsure']} with unsure on a side"] if ag["n_unsure"] else [])
+            left = f" ({'; '.join(notes)})" if notes else ""
             out.append(f"{field:<10} {comparison:<18} {what}: n={ag['n']}{left} kappa={ka['estimate']:.3f} "
                        f"[{ka['ci_low']:.3f}, {ka['ci_high']:.3f}] agreement={ag['estimate']:.3f} "
                        f"[{ag['ci_low']:.3f}, {ag['ci_high']:.3f}] disagreements={ag['disagreements']}")
@@ -504,4 +520,4 @@ def agreement_report(labels: pl.DataFrame, clusters: Mapping[str, str] | None = 
 
 __all__ = ["AGREEMENT_METHOD", "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport",
            "cohen_kappa", "disagreements", "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "labelled_pairs",
-           "multi_rater_agreement", "percent_agreement"]
+           "multi_rater_agreement", "percent_agreement", "UNSURE_AS"]
