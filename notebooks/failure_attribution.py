@@ -95,8 +95,8 @@ bed_acc = attribution_accuracy(bed_gold, pl.concat([predict(a, bed_logs) for a i
 plots.export_table(bed_acc.filter(pl.col("subset") == "overall").select("attributor", "k", "estimate", "ci_low",
                                                                         "ci_high", "n", "n_clusters"),
                    "testbed_attributor_step_accuracy", f"{figs}/tables",
-                   "Offline attributors on the testbed's failed runs: the decisive step within +-k (95% CR2 "
-                   "intervals over scenarios)", intervals={"estimate": ("ci_low", "ci_high")})
+                   "Offline attributors on the testbed's failed runs: the decisive step within +-k (95% Wilson "
+                   "intervals at the design effect's n over scenarios)", intervals={"estimate": ("ci_low", "ci_high")})
 share = after.filter(pl.col("k") == 1).row(0, named=True)
 print(f"{share['after_compaction']} of {share['runs']} failed runs ({share['share']:.0%}) fail within one step after a "
       f"compaction on the testbed at this budget, where {share['share_of_steps']:.0%} of all their steps lie that close "
@@ -157,14 +157,14 @@ SUBSETS = list(by_subset)
 plots.export_table(accuracy.filter(pl.col("k").is_null() | (pl.col("k") == 0)).select(
     "attributor", "with_reference", "subset", "level_of", "estimate", "ci_low", "ci_high", "n", "n_clusters"),
     "whowhen_accuracy", f"{figs}/tables",
-    "Agent- and step-level accuracy (exact step) of each attributor on Who&When, with 95% CR2 intervals over "
-    "questions", intervals={"estimate": ("ci_low", "ci_high")}, keys=["attributor"])
+    "Agent- and step-level accuracy (exact step) of each attributor on Who&When, with 95% Wilson intervals "
+    "(at the design effect's n where a question holds several runs)", intervals={"estimate": ("ci_low", "ci_high")}, keys=["attributor"])
 guess = {r["subset"]: (r["agent_accuracy"] / 100, r["step_accuracy"] / 100) for r in normalised.to_dicts()}
 fig, _ = plots.failure_attribution.accuracy_panels(accuracy, guess, subsets=SUBSETS)  # agents scored normalised
 plots.export(fig, "whowhen_accuracy", figs)
 
 # %% [markdown]
-# **Figure (Who&When, people's labels).** Each attributor's agent-level and exact step-level accuracy on the two subsets, with 95% intervals that resample questions (CR2); the dotted lines are a uniform guess's expected accuracy on each subset, with the agents counted as they are scored (normalised: the paper's Random row counts Magentic-One's raw roles, 19.06% on Hand-Crafted, where a guess among the agents the labels name gets 29.20%; both are in the table above). The offline attributors read only the log: no model, no reference answer. Steps match by equality, not by the authors' substring rule.
+# **Figure (Who&When, people's labels).** Each attributor's agent-level and exact step-level accuracy on the two subsets, with 95% Wilson score intervals (at the design effect's sample size where a question holds several runs; they hold near 0%, where the symmetric CR2 interval did not); the dotted lines are a uniform guess's expected accuracy on each subset, with the agents counted as they are scored (normalised: the paper's Random row counts Magentic-One's raw roles, 19.06% on Hand-Crafted, where a guess among the agents the labels name gets 29.20%; both are in the table above). The offline attributors read only the log: no model, no reference answer. Steps match by equality, not by the authors' substring rule.
 
 # %%
 import matplotlib.pyplot as plt
