@@ -294,8 +294,8 @@ class BootstrapResult:
             out.update(ci_low=nan, ci_high=nan, reason=(
                 f"no interval: every resample gives {est:.3g}, but the estimate rests on {self.n} row(s)"
                 + (f" in {self.n_clusters} scenario(s)" if self.n_clusters else "")
-                + f" (fewer than {ZERO_WIDTH_MIN_ROWS} rows or {ZERO_WIDTH_MIN_SCENARIOS} scenarios): no spread "
-                "measured there is no evidence of none"))
+                + f" (fewer than {ZERO_WIDTH_MIN_ROWS} rows or {ZERO_WIDTH_MIN_SCENARIOS} scenarios): no spread seen "
+                "on so few is no evidence that there is none"))
         return out
 
 

@@ -1026,8 +1026,10 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
       generator) or not (an audit's generator: 85%);
     * ``precision_at_sjc``, ``recall_at_sjc``, ``pruned_at_sjc`` at ``sjc_tau`` (0.5).
 
-    Every row is NaN when no tau reaches the value (the tau rows and the out-of-fold ones alike). Rows with a
-    missing score or label are left out and counted in ``n_missing``.
+    Every row is NaN when no tau reaches the value (the tau rows and the out-of-fold ones alike), and has no
+    interval. Rows with a missing score or label are left out and counted in ``n_missing``. Each row's ``n`` is the
+    rows its estimate rests on: the entries its tau keeps (precision rows), the positives (recall rows), the
+    entries the rule called positive (``precision_oof``), every row (``tau``, ``pruned_at_sjc``).
 
     Parameters
     ----------
