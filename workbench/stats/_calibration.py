@@ -1080,10 +1080,14 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
     def rec(t: float) -> Callable[[np.ndarray, np.ndarray], float]:  # no tau: no recall (was 0 [0, 0])
         return lambda a, b: float((a[b == 1] >= t).mean()) if np.isfinite(t) and (b == 1).any() else float("nan")
 
+    calls = out_of_fold_calls(s, y, c, target, value, n_splits)  # 1 called positive, 0 not, NaN no tau there
+
     def rests_on(name: str) -> np.ndarray:
-        """The rows ``name``'s estimate rests on: the entries a tau keeps (precision), the positives (recall),
-        every row (tau, the pruned share)."""
+        """The rows ``name``'s estimate rests on: the entries a tau keeps (precision), or the out-of-fold rule
+        called positive (``precision_oof``), the positives (recall), every row (tau, the pruned share)."""
         kind = name.split("_")[0]
+        if name in ("precision_oof", "recall_oof"):
+            return np.isfinite(calls) & ((calls == 1) if kind == "precision" else (y == 1))
         cut = sjc_tau if name.endswith("_sjc") else tau
         if kind == "precision":
             return s >= cut if np.isfinite(cut) else np.zeros(len(s), dtype=bool)
@@ -1092,16 +1096,9 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
         return np.ones(len(s), dtype=bool)
 
     def row(name: str, res: BootstrapResult) -> dict[str, object]:
-        on = rests_on(name) if not name.endswith("_oof") or name.endswith("_tau_oof") else oof_on(name)
+        on = rests_on(name)
         res = replace(res, n=int(on.sum()), n_clusters=len(np.unique(c[on])))
         return {"target": target, "value": value, "statistic": name, **res.row()}
-
-    def oof_on(name: str) -> np.ndarray:  # the rule's calls: the entries called positive (precision), positives
-        if name.startswith("precision"):
-            return np.isfinite(calls) & (calls == 1)
-        return np.isfinite(calls) & (y == 1)
-
-    calls = np.zeros(0)
 
     stats: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
         "tau": lambda a, b: _tau_for(a, b, target, value), "precision": prec(tau), "recall": rec(tau),
@@ -1157,8 +1154,6 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
         res = BootstrapResult(est, lo, hi, len(s), int(y.sum()), 0, "t", level, 0, len(groups), missing, why)
         rows.insert(insert_at, row(f"{kind}_at_tau_oof", res))
         insert_at += 1
-    calls = out_of_fold_calls(s, y, c, target, value, n_splits)  # 1 called positive, 0 not, NaN no tau there
-
     def oof(kind: str) -> Callable[[np.ndarray, np.ndarray], float]:
         def stat(k: np.ndarray, b: np.ndarray) -> float:
             ok = np.isfinite(k)

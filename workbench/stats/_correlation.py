@@ -428,8 +428,8 @@ def correlation_ci(x: npt.ArrayLike, y: npt.ArrayLike, clusters: npt.ArrayLike, 
                                       seed=seed, level=level, interval_method=interval_method)
     xs, ys, _, cl = _complete(a, b, np.zeros(len(a)), clusters=clusters)
     estimate = plain_correlation(xs, ys, "kendall").r
-    groups = np.unique(cl.astype(str))
     keys = cl.astype(str)
+    groups = np.unique(keys)
     loo = np.array([float(stats.kendalltau(xs[keys != g], ys[keys != g])[0]) for g in groups]) \
         if len(groups) > 1 else np.full(1, np.nan)
     iv = interval(estimate, np.zeros(0), level, "atanh-t", jackknife=loo, n_clusters=len(groups))
