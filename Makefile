@@ -33,11 +33,18 @@ docs: $(DOCS_STAMP)
 figures: $(STAMP)
 	$(BIN)/workbench figures
 
-test: $(STAMP)
+# the tests of the optional readers need their extras: inspect_ai (--format inspect)
+INSPECT_STAMP := $(VENV)/.inspect-installed
+
+$(INSPECT_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[inspect]"
+	touch $(INSPECT_STAMP)
+
+test: $(STAMP) $(INSPECT_STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal tests
 
 # the same without the end-to-end tests marked slow (notebooks, determinism across processes, two writers)
-test-fast: $(STAMP)
+test-fast: $(STAMP) $(INSPECT_STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not slow" tests
 
 # the rules that are lint, not tests: ruff, mypy, the generated package faces, import-linter's layer contracts, no
