@@ -246,11 +246,20 @@ COMPACTIONS = Table(
            doc="last step of the span the summary replaced (inclusive; span_start - 1 when it replaced no step)"),
         _c("previous_summary", Utf8, doc="committed summary of the previous boundary"),
         _c("retained_turn", Utf8, doc="the most recent turn, kept verbatim"),
-        Column("candidate_summary", Utf8, required=True, nullable=False,
-               doc="what the compressor wrote"),
+        Column("candidate_summary", Utf8, required=True, nullable=True,
+               doc="what the compressor wrote; null for a compaction that writes no summary (compaction_type edit, "
+                   "trim): it has no entries"),
         _c("committed_summary", Utf8, doc="what the agent saw (after pruning or selection)"),
-        _c("trigger", Utf8, doc="what started the compaction (auto, manual) where the log says"),
-        _n("pre_tokens", Int64, doc="context tokens just before the compaction, where the log says"),
+        _c("trigger", Utf8, doc="what started the compaction, in the log's own words (Claude Code: auto, manual; "
+                                "inspect_ai: threshold, forced)"),
+        _n("pre_tokens", Int64, doc="context tokens just before the compaction, as the log records them"),
+        _n("post_tokens", Int64, doc="context tokens just after the compaction, as the log records them "
+                                     "(inspect_ai's tokens_after)"),
+        _c("compaction_type", Utf8, doc="what the compaction did, where the log says: summary (the history replaced "
+                                        "by a summary), edit (tool results and reasoning cleared), trim (old "
+                                        "messages dropped)"),
+        _c("strategy", Utf8, doc="the compaction strategy as the log names it (inspect_ai: CompactionSummary, "
+                                 "CompactionEdit, CompactionTrim, CompactionNative, CompactionAuto)"),
         _c("timestamp", Utf8, doc="ISO time of the compaction, where the log says"),
     ),
     key=("run_id", "boundary"),

@@ -1,0 +1,162 @@
+"""What each compaction lost: the environment's facts a compaction replaced, which it carried, which it dropped, and
+what the agent paid to fetch the dropped ones again.
+
+A *fact* is a value the environment returned in the history a compaction replaced (the observations of the steps
+of its span, :func:`workbench.summaries.replaced_history`'s span: tool outputs and user turns): the fact check's
+identifiers (:data:`workbench.summaries.IDENTIFIER`: URLs and tokens of 5+ characters mixing letters and digits,
+the rule ``fact_check_compactions`` uses for ``dropped_ids``), widened to amounts (``$1,204.50`` and numbers with
+two decimals, compared as values), ISO dates and file paths. Facts are matched as whole tokens found by the same
+rules, never as a substring of a longer token (``INV-1`` is not in ``INV-12``).
+
+*Carried*: the fact is in the summary, the task or the turns the compaction kept (``retained_turn``); *dropped*:
+it is not; *re-fetched*: a dropped fact that a later step's observation returns again. ``refetch_steps`` counts
+the steps that first returned a dropped fact again, ``refetch_tokens`` their input and output tokens (null where
+the log records none): what the agent paid to get back what the compaction lost.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping
+
+import polars as pl
+
+from workbench._util.long_tokens import bound_tokens
+from workbench.summaries._identifiers import IDENTIFIER
+
+#: amounts: a dollar sign, or a number with exactly two decimals (thousands separators allowed)
+AMOUNT = re.compile(r"(?<![\w.-])(?:\$\d[\d,]*(?:\.\d+)?|\d[\d,]*\.\d\d)(?![\w.]*\d)")
+#: ISO dates (with an optional time)
+DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")
+#: file paths: two or more components after a slash (``/srv/app.py``, ``src/app/main.py``)
+PATH = re.compile(r"(?<![\w/.:-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*\w")
+
+#: the columns of :func:`compaction_losses`
+LOSS_COLUMNS = ("run_id", "boundary", "facts_replaced", "facts_carried", "facts_dropped", "facts_refetched",
+                "refetch_steps", "refetch_tokens", "pre_tokens", "post_tokens")
+
+
+def facts(text: str | None) -> dict[str, str]:
+    """The facts of one text: ``{fact: kind}`` with kind ``identifier``, ``amount``, ``date`` or ``path``; amounts
+    as values with two decimals (``$1,204.5`` is ``1204.50``), every other fact as written."""
+    if not text:
+        return {}
+    text = bound_tokens(text)
+    out: dict[str, str] = {}
+    for m in DATE.finditer(text):
+        out.setdefault(m.group(0), "date")
+    for m in PATH.finditer(text):
+        if "/" in m.group(0) and not m.group(0).startswith("http"):
+            out.setdefault(m.group(0).rstrip(".,;:)"), "path")
+    for m in IDENTIFIER.finditer(text):
+        value = m.group(0).rstrip(".,;:)")
+        if not DATE.fullmatch(value):
+            out.setdefault(value, "identifier")
+    for m in AMOUNT.finditer(text):
+        raw = m.group(0).lstrip("$").replace(",", "")
+        try:
+            out.setdefault(f"{float(raw):.2f}", "amount")
+        except ValueError:
+            continue
+    return out
+
+
+def _runs_steps(steps: pl.DataFrame, wanted: set[str]) -> dict[str, tuple[list[int], list[str], list[int | None]]]:
+    """Each wanted run's step numbers, observations and tokens (input + output, None where neither is recorded)."""
+    cols = [c for c in ("input_tokens", "output_tokens") if c in steps.columns]
+    frame = steps.filter(pl.col("run_id").is_in(list(wanted))).select("run_id", "step", "observation", *cols)
+    out = {}
+    for (run_id,), st in frame.partition_by("run_id", as_dict=True, maintain_order=True).items():
+        st = st.sort("step")
+        if cols:
+            tok = st.select(pl.when(pl.any_horizontal(pl.col(cols).is_not_null()))
+                            .then(pl.sum_horizontal(pl.col(cols).fill_null(0))).alias("t")).get_column("t").to_list()
+        else:
+            tok = [None] * st.height
+        out[run_id] = (st.get_column("step").to_list(), st.get_column("observation").to_list(), tok)
+    return out
+
+
+def compaction_facts(tables: Mapping[str, pl.DataFrame], *, summary: str = "committed_summary") -> pl.DataFrame:
+    """Every fact every compaction replaced: one row per (compaction, fact).
+
+    Columns ``run_id``, ``boundary``, ``fact``, ``kind`` (identifier, amount, date, path), ``source_step`` (the
+    first replaced step whose observation returned it), ``carried`` (in the summary, the task or the kept turns),
+    ``refetch_step`` (for a dropped fact, the first later step whose observation returned it again; null when none
+    did). ``summary``: the summary column read (``committed_summary``, what the agent saw; the candidate where it is
+    null).
+    """
+    comps = tables["compactions"]
+    steps = tables["steps"]
+    runs = tables.get("runs")
+    tasks = dict(runs.select("run_id", "task").iter_rows()) if runs is not None and "task" in runs.columns else {}
+    by_run = _runs_steps(steps, set(comps.get_column("run_id").unique().to_list())) if comps.height else {}
+    rows = []
+    for c in comps.sort("run_id", "boundary").iter_rows(named=True):
+        numbers, observations, _ = by_run.get(c["run_id"], ([], [], []))
+        lo = c["span_start"] if c.get("span_start") is not None else 0
+        hi = c["span_end"] if c.get("span_end") is not None else c["step"] - 1
+        text = c.get(summary) if c.get(summary) is not None else c.get("candidate_summary")
+        visible = set(facts(text)) | set(facts(tasks.get(c["run_id"]))) | set(facts(c.get("retained_turn")))
+        replaced: dict[str, tuple[str, int]] = {}
+        for k in range(bisect_left(numbers, lo), bisect_right(numbers, hi)):
+            for fact, kind in facts(observations[k]).items():
+                replaced.setdefault(fact, (kind, numbers[k]))
+        later = [(numbers[k], facts(observations[k])) for k in range(bisect_left(numbers, c["step"]), len(numbers))]
+        for fact, (kind, source) in replaced.items():
+            carried = fact in visible
+            refetch = None if carried else next((n for n, found in later if fact in found), None)
+            rows.append({"run_id": c["run_id"], "boundary": c["boundary"], "fact": fact, "kind": kind,
+                         "source_step": source, "carried": carried, "refetch_step": refetch})
+    return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "fact": pl.Utf8, "kind": pl.Utf8,
+                                      "source_step": pl.Int64, "carried": pl.Boolean, "refetch_step": pl.Int64})
+
+
+def compaction_losses(tables: Mapping[str, pl.DataFrame], *, summary: str = "committed_summary") -> pl.DataFrame:
+    """What each compaction lost, one row per compaction (keyed by ``run_id``, ``boundary``).
+
+    Parameters
+    ----------
+    tables : mapping of str to polars.DataFrame
+        The runs (optional: the task counts as carried), steps and compactions tables.
+    summary : str, default "committed_summary"
+        The summary column a fact is looked for in.
+
+    Returns
+    -------
+    polars.DataFrame
+        :data:`LOSS_COLUMNS`: ``facts_replaced`` (environment facts of the replaced history) = ``facts_carried`` +
+        ``facts_dropped``; ``facts_refetched`` (dropped facts a later observation returned again),
+        ``refetch_steps`` and ``refetch_tokens`` (the steps that first returned them, and their tokens; null where
+        the log records no tokens), and the recorded ``pre_tokens`` / ``post_tokens`` (null where the log has none).
+    """
+    comps = tables["compactions"].sort("run_id", "boundary")
+    found = compaction_facts(tables, summary=summary)
+    by_run = _runs_steps(tables["steps"], set(comps.get_column("run_id").unique().to_list())) if comps.height else {}
+    tokens = {(run_id, n): t for run_id, (numbers, _, toks) in by_run.items() for n, t in zip(numbers, toks)}
+    counted = {run_id for (run_id, _), t in tokens.items() if t is not None}
+    grouped = {key: frame for key, frame in found.partition_by("run_id", "boundary", as_dict=True).items()}
+    rows = []
+    for c in comps.iter_rows(named=True):
+        frame = grouped.get((c["run_id"], c["boundary"]))
+        carried = int(frame.get_column("carried").sum()) if frame is not None else 0
+        replaced = frame.height if frame is not None else 0
+        refetch = (frame.filter(~pl.col("carried") & pl.col("refetch_step").is_not_null())
+                   if frame is not None else None)
+        steps_back = sorted(set(refetch.get_column("refetch_step").to_list())) if refetch is not None else []
+        spent = [tokens.get((c["run_id"], n)) for n in steps_back]
+        rows.append({"run_id": c["run_id"], "boundary": c["boundary"], "facts_replaced": replaced,
+                     "facts_carried": carried, "facts_dropped": replaced - carried,
+                     "facts_refetched": refetch.height if refetch is not None else 0,
+                     "refetch_steps": len(steps_back),
+                     # null where the run records no tokens; 0 where it does and nothing was fetched again
+                     "refetch_tokens": sum(t for t in spent if t is not None) if c["run_id"] in counted else None,
+                     "pre_tokens": c.get("pre_tokens"), "post_tokens": c.get("post_tokens")})
+    return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "facts_replaced": pl.Int64,
+                                      "facts_carried": pl.Int64, "facts_dropped": pl.Int64,
+                                      "facts_refetched": pl.Int64, "refetch_steps": pl.Int64,
+                                      "refetch_tokens": pl.Int64, "pre_tokens": pl.Int64, "post_tokens": pl.Int64})
+
+
+__all__ = ["AMOUNT", "compaction_facts", "compaction_losses", "DATE", "facts", "LOSS_COLUMNS", "PATH"]
