@@ -9,7 +9,8 @@ inspect_ai's. Needs the optional extra ``inspect`` (``pip install -e ".[inspect]
   first score (``C`` / ``I``, a number equal to 1, a boolean); a sample that ended in an error or a limit is kept,
   ``success`` false, ``failed_check`` ``error: ...`` or ``limit: ...``.
 * **Steps**: one per tool call of the agent's model events, in order (a reply with no call is a step with its
-  text), the observation the matching tool event's result (or its error, ``error`` true); a model event's input
+  text), the observation the matching tool event's result (or its error, ``error`` true; null for a call never
+  executed because a limit ended the sample first); a model event's input
   and output tokens (inspect_ai's usage) go on its first step. The summariser's own generate (the model event
   that directly precedes a summary compaction and calls no tool) is not a step.
 * **Compactions**: one per ``CompactionEvent``: ``compaction_type`` its ``type`` (summary, edit, trim; native and
@@ -80,9 +81,9 @@ def _success(sample: Any) -> bool | None:
     return None
 
 
-def _observation(tool_event: Any) -> tuple[str, bool]:
-    if tool_event is None:
-        return "", False
+def _observation(tool_event: Any) -> tuple[str | None, bool | None]:
+    if tool_event is None:  # a call the run never executed (a limit reached first)
+        return None, None
     if tool_event.error is not None:
         return f"{tool_event.error.type}: {tool_event.error.message}", True
     result = tool_event.result
@@ -173,8 +174,8 @@ def sample_tables(sample: Any, run_id: str, model: str | None) -> tuple[dict[str
             steps.append({"run_id": run_id, "step": len(steps), "tool": call.function if call else None,
                           "args": json.dumps(call.arguments, ensure_ascii=False, default=str) if call else None,
                           "text": _text(message) or None if message is not None else None,
-                          "observation": observation if call else None,
-                          "observation_role": "tool" if call else None, "error": error if call else None,
+                          "observation": observation, "observation_role": "tool" if observation is not None else None,
+                          "error": error,
                           "model": event.model,
                           "timestamp": event.timestamp.isoformat() if event.timestamp else None,
                           "boundary_before": False})
