@@ -89,6 +89,8 @@ def test_a_directory_of_logs_is_sniffed_and_imported_from_outside_the_checkout(t
     logs.mkdir()
     for p in LOGS:
         (logs / p.name).write_bytes(p.read_bytes())
+    (logs / "logs.json").write_text('{"summary.eval": {"eval": {}}}')  # inspect_ai's index, and notes: not logs
+    (logs / "VERSIONS.json").write_bytes((FIXTURES / "VERSIONS.json").read_bytes())
     assert sniff_format(LOGS[0]) == "inspect"
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, "-m", "workbench.cli.main", "import", str(logs), "--out", str(out)],

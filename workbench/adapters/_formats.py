@@ -135,7 +135,7 @@ register_format(LogFormat(
     "inspect", "inspect_ai evaluation logs: a .eval (or .json) log, or a directory of them; one run per sample and "
     "epoch, one compaction per CompactionEvent",
     "workbench.adapters._inspect:read_inspect", reads="file-or-directory", suffixes=(".eval",),
-    head=lambda head: head.lstrip().startswith(b"{") and b'"eval"' in head and b'"version"' in head[:200],
+    head=lambda head: head.lstrip().startswith(b"{") and b'"version"' in head[:200] and b'"eval"' in head,
     directory="workbench.adapters._inspect:is_inspect_directory", extra="inspect", package="inspect-ai"))
 register_format(LogFormat(
     "openai", "OpenAI chat-completions message lists, one run per JSON line ('messages')",

@@ -43,10 +43,22 @@ def is_inspect_directory(path: str | os.PathLike[str]) -> bool:
     return any(Path(path).rglob("*.eval"))
 
 
+def looks_like_log(head: bytes) -> bool:
+    """Whether a ``.json`` file's first bytes are an inspect_ai log's (an object opening with its ``version`` and
+    ``status``/``eval``): a directory's other JSON files (inspect_ai's own ``logs.json`` index, notes) are not read."""
+    return head.lstrip().startswith(b"{") and b'"version"' in head[:200] and (b'"eval"' in head or b'"status"' in head)
+
+
+def _looks_like_log(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return looks_like_log(fh.read(4096))
+
+
 def _files(path: Path) -> list[Path]:
     if not path.is_dir():
         return [path]
-    found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+    found = sorted(p for p in path.rglob("*") if p.is_file() and (p.suffix == ".eval" or p.suffix == ".json"
+                                                                   and _looks_like_log(p)))
     if not found:
         raise SchemaError("holds no inspect_ai log (*.eval or *.json)", file=str(path))
     return found
@@ -254,4 +266,4 @@ def read_inspect(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     return builder.finish()
 
 
-__all__ = ["inspect_runs", "is_inspect_directory", "read_inspect", "sample_tables"]
+__all__ = ["inspect_runs", "is_inspect_directory", "looks_like_log", "read_inspect", "sample_tables"]

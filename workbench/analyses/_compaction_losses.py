@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -78,6 +79,28 @@ def _runs_steps(steps: pl.DataFrame, wanted: set[str]) -> dict[str, tuple[list[i
     return out
 
 
+def facts_of(c: Mapping[str, Any], numbers: Sequence[int], observations: Sequence[str | None],
+             task: str | None, *, summary: str = "committed_summary") -> list[dict[str, Any]]:
+    """One compaction's facts (:func:`compaction_facts`' rows without the key) from its row ``c``, its run's step
+    numbers and observations in step order, and the run's task."""
+    lo = c["span_start"] if c.get("span_start") is not None else 0
+    hi = c["span_end"] if c.get("span_end") is not None else c["step"] - 1
+    text = c.get(summary) if c.get(summary) is not None else c.get("candidate_summary")
+    visible = set(facts(text)) | set(facts(task)) | set(facts(c.get("retained_turn")))
+    replaced: dict[str, tuple[str, int]] = {}
+    for k in range(bisect_left(numbers, lo), bisect_right(numbers, hi)):
+        for fact, kind in facts(observations[k]).items():
+            replaced.setdefault(fact, (kind, numbers[k]))
+    later = [(numbers[k], facts(observations[k]))
+             for k in range(bisect_left(numbers, c["step"]), len(numbers))]
+    rows: list[dict[str, Any]] = []
+    for fact, (kind, source) in replaced.items():
+        carried = fact in visible
+        refetch = None if carried else next((n for n, found in later if fact in found), None)
+        rows.append({"fact": fact, "kind": kind, "source_step": source, "carried": carried, "refetch_step": refetch})
+    return rows
+
+
 def compaction_facts(tables: Mapping[str, pl.DataFrame], *, summary: str = "committed_summary") -> pl.DataFrame:
     """Every fact every compaction replaced: one row per (compaction, fact).
 
@@ -95,20 +118,8 @@ def compaction_facts(tables: Mapping[str, pl.DataFrame], *, summary: str = "comm
     rows = []
     for c in comps.sort("run_id", "boundary").iter_rows(named=True):
         numbers, observations, _ = by_run.get(c["run_id"], ([], [], []))
-        lo = c["span_start"] if c.get("span_start") is not None else 0
-        hi = c["span_end"] if c.get("span_end") is not None else c["step"] - 1
-        text = c.get(summary) if c.get(summary) is not None else c.get("candidate_summary")
-        visible = set(facts(text)) | set(facts(tasks.get(c["run_id"]))) | set(facts(c.get("retained_turn")))
-        replaced: dict[str, tuple[str, int]] = {}
-        for k in range(bisect_left(numbers, lo), bisect_right(numbers, hi)):
-            for fact, kind in facts(observations[k]).items():
-                replaced.setdefault(fact, (kind, numbers[k]))
-        later = [(numbers[k], facts(observations[k])) for k in range(bisect_left(numbers, c["step"]), len(numbers))]
-        for fact, (kind, source) in replaced.items():
-            carried = fact in visible
-            refetch = None if carried else next((n for n, found in later if fact in found), None)
-            rows.append({"run_id": c["run_id"], "boundary": c["boundary"], "fact": fact, "kind": kind,
-                         "source_step": source, "carried": carried, "refetch_step": refetch})
+        rows += [{"run_id": c["run_id"], "boundary": c["boundary"], **row}
+                 for row in facts_of(c, numbers, observations, tasks.get(c["run_id"]), summary=summary)]
     return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "fact": pl.Utf8, "kind": pl.Utf8,
                                       "source_step": pl.Int64, "carried": pl.Boolean, "refetch_step": pl.Int64})
 
@@ -159,4 +170,4 @@ def compaction_losses(tables: Mapping[str, pl.DataFrame], *, summary: str = "com
                                       "refetch_tokens": pl.Int64, "pre_tokens": pl.Int64, "post_tokens": pl.Int64})
 
 
-__all__ = ["AMOUNT", "compaction_facts", "compaction_losses", "DATE", "facts", "LOSS_COLUMNS", "PATH"]
+__all__ = ["AMOUNT", "compaction_facts", "compaction_losses", "DATE", "facts", "facts_of", "LOSS_COLUMNS", "PATH"]
