@@ -86,3 +86,19 @@ def test_invariants_on_inspect_ais_logs(name: str) -> None:
         tables["compactions"].sort("run_id", "boundary").select("pre_tokens", "post_tokens"))
     if name != "summary":  # edit and trim keep no summary: what they cleared is lost unless kept or fetched again
         assert losses["facts_dropped"].sum() > 0 and losses["facts_refetched"].sum() > 0
+
+
+def test_the_detector_against_a_known_world() -> None:
+    """Two invoices the task needs; the summary keeps one id and its amount; a report total no task needs is
+    dropped too: the detector reports it (a false positive), and both of the other invoice's facts (true)."""
+    import json
+
+    from workbench.analyses import dropped_fact_accuracy
+
+    tables = _tables(["Open: INV-1111, INV-2222.", "INV-1111: amount $10.00", "INV-2222: amount $20.00",
+                      "Report filed: total $30.00"], "Paid INV-1111 $10.00.", step=4)
+    world = {"invoices": [{"invoice_id": "INV-1111", "amount": 10.0}, {"invoice_id": "INV-2222", "amount": 20.0}]}
+    tables["runs"] = tables["runs"].with_columns(gt_world=pl.lit(json.dumps(world)))
+    row = dropped_fact_accuracy(tables).row(0, named=True)
+    assert (row["truly_dropped"], row["reported_dropped"], row["tp"], row["fp"], row["fn"]) == (2, 3, 2, 1, 0)
+    assert row["precision"] == pytest.approx(2 / 3) and row["recall"] == 1.0

@@ -80,19 +80,22 @@ def _runs_steps(steps: pl.DataFrame, wanted: set[str]) -> dict[str, tuple[list[i
 
 
 def facts_of(c: Mapping[str, Any], numbers: Sequence[int], observations: Sequence[str | None],
-             task: str | None, *, summary: str = "committed_summary") -> list[dict[str, Any]]:
+             task: str | None, *, summary: str = "committed_summary",
+             step_facts: Sequence[dict[str, str]] | None = None) -> list[dict[str, Any]]:
     """One compaction's facts (:func:`compaction_facts`' rows without the key) from its row ``c``, its run's step
-    numbers and observations in step order, and the run's task."""
+    numbers and observations in step order, and the run's task; ``step_facts``: each observation's :func:`facts`,
+    where the caller has them (a run's several compactions read its steps once)."""
+    if step_facts is None:
+        step_facts = [facts(o) for o in observations]
     lo = c["span_start"] if c.get("span_start") is not None else 0
     hi = c["span_end"] if c.get("span_end") is not None else c["step"] - 1
     text = c.get(summary) if c.get(summary) is not None else c.get("candidate_summary")
     visible = set(facts(text)) | set(facts(task)) | set(facts(c.get("retained_turn")))
     replaced: dict[str, tuple[str, int]] = {}
     for k in range(bisect_left(numbers, lo), bisect_right(numbers, hi)):
-        for fact, kind in facts(observations[k]).items():
+        for fact, kind in step_facts[k].items():
             replaced.setdefault(fact, (kind, numbers[k]))
-    later = [(numbers[k], facts(observations[k]))
-             for k in range(bisect_left(numbers, c["step"]), len(numbers))]
+    later = [(numbers[k], step_facts[k]) for k in range(bisect_left(numbers, c["step"]), len(numbers))]
     rows: list[dict[str, Any]] = []
     for fact, (kind, source) in replaced.items():
         carried = fact in visible
@@ -116,10 +119,14 @@ def compaction_facts(tables: Mapping[str, pl.DataFrame], *, summary: str = "comm
     tasks = dict(runs.select("run_id", "task").iter_rows()) if runs is not None and "task" in runs.columns else {}
     by_run = _runs_steps(steps, set(comps.get_column("run_id").unique().to_list())) if comps.height else {}
     rows = []
+    cached: tuple[str | None, list[dict[str, str]]] = (None, [])
     for c in comps.sort("run_id", "boundary").iter_rows(named=True):
         numbers, observations, _ = by_run.get(c["run_id"], ([], [], []))
+        if cached[0] != c["run_id"]:
+            cached = (c["run_id"], [facts(o) for o in observations])
         rows += [{"run_id": c["run_id"], "boundary": c["boundary"], **row}
-                 for row in facts_of(c, numbers, observations, tasks.get(c["run_id"]), summary=summary)]
+                 for row in facts_of(c, numbers, observations, tasks.get(c["run_id"]), summary=summary,
+                                     step_facts=cached[1])]
     return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "fact": pl.Utf8, "kind": pl.Utf8,
                                       "source_step": pl.Int64, "carried": pl.Boolean, "refetch_step": pl.Int64})
 
@@ -170,4 +177,48 @@ def compaction_losses(tables: Mapping[str, pl.DataFrame], *, summary: str = "com
                                       "refetch_tokens": pl.Int64, "pre_tokens": pl.Int64, "post_tokens": pl.Int64})
 
 
-__all__ = ["AMOUNT", "compaction_facts", "compaction_losses", "DATE", "facts", "facts_of", "LOSS_COLUMNS", "PATH"]
+def _literal(value: str, text: str) -> bool:
+    return re.search(rf"(?<![\w.-]){re.escape(value)}(?![\w-]|\.\d)", text) is not None
+
+
+def dropped_fact_accuracy(tables: Mapping[str, pl.DataFrame], *, summary: str = "committed_summary") -> pl.DataFrame:
+    """The dropped-fact detector against the testbed's ground truth: the facts each task needs (its invoices' ids
+    and amounts, from ``runs.gt_world``), each found by its exact text.
+
+    A needed fact is *truly dropped* at a compaction when an observation of the replaced span shows it and neither
+    the summary, the task nor the kept turns do (a literal search, independent of the detector's patterns). Over
+    every compaction of runs with a world: ``tp`` (dropped facts the detector reports that are truly dropped),
+    ``fp`` (reported dropped, not a truly dropped needed fact: a fact no task needs, or one the summary holds in
+    another form), ``fn`` (truly dropped, not reported), ``precision`` and ``recall``; one row.
+    """
+    import json
+
+    runs = tables["runs"]
+    if "gt_world" not in runs.columns:
+        raise ValueError("dropped_fact_accuracy needs runs.gt_world (the testbed's tasks): this log has no world")
+    worlds = {r: json.loads(w) for r, w in runs.select("run_id", "gt_world").iter_rows() if w}
+    tasks = dict(runs.select("run_id", "task").iter_rows()) if "task" in runs.columns else {}
+    comps = tables["compactions"].filter(pl.col("run_id").is_in(list(worlds)))
+    found = compaction_facts({**tables, "compactions": comps}, summary=summary)
+    reported = {(r, b, f) for r, b, f, c in found.select("run_id", "boundary", "fact", "carried").iter_rows() if not c}
+    by_run = _runs_steps(tables["steps"], set(worlds))
+    truth: set[tuple[str, int, str]] = set()
+    for c in comps.iter_rows(named=True):
+        numbers, observations, _ = by_run.get(c["run_id"], ([], [], []))
+        lo = c["span_start"] if c.get("span_start") is not None else 0
+        hi = c["span_end"] if c.get("span_end") is not None else c["step"] - 1
+        span = "\n".join(o or "" for o in observations[bisect_left(numbers, lo):bisect_right(numbers, hi)])
+        seen = "\n".join(t or "" for t in (c.get(summary) if c.get(summary) is not None else c.get("candidate_summary"),
+                                            tasks.get(c["run_id"]), c.get("retained_turn")))
+        for invoice in worlds[c["run_id"]].get("invoices", []):
+            for value in (invoice["invoice_id"], f"{invoice['amount']:.2f}"):
+                if _literal(value, span) and not _literal(value, seen):
+                    truth.add((c["run_id"], c["boundary"], value))
+    tp, fp, fn = len(reported & truth), len(reported - truth), len(truth - reported)
+    return pl.DataFrame({"compactions": [comps.height], "truly_dropped": [len(truth)], "reported_dropped":
+                         [len(reported)], "tp": [tp], "fp": [fp], "fn": [fn],
+                         "precision": [tp / (tp + fp) if tp + fp else float("nan")],
+                         "recall": [tp / (tp + fn) if tp + fn else float("nan")]})
+
+
+__all__ = ["dropped_fact_accuracy", "AMOUNT", "compaction_facts", "compaction_losses", "DATE", "facts", "facts_of", "LOSS_COLUMNS", "PATH"]
