@@ -19,12 +19,12 @@ __all__ = [
     "compaction_facts", "compaction_losses", "compaction_overview", "compaction_timeline", "compare_attributors",
     "compare_with_published", "correlation_intervals", "correlation_table", "DATE", "decisive_after_compaction",
     "dropped_fact_accuracy", "entry_auroc", "facts", "facts_of", "failure_gold", "focus", "frank_frame",
-    "FRANK_PUBLISHED", "frank_table", "FRANK_WILLIAMS", "identifier_share", "LOSS_COLUMNS", "metric_column",
-    "ModelPrice", "oriented", "OVERALL", "part_cost", "PATH", "price_of", "PRICES", "PRICES_AS_OF", "prompt_cache",
-    "prompt_cache_means", "published_frank", "random_baseline", "random_within", "replay", "replay_by_budget",
-    "replay_run", "ReplayResult", "session_costs", "SessionAnalyses", "sjc", "SPLITS", "summary_auroc", "summary_frame",
-    "summary_scores", "testbed_gold", "token_medians", "trace", "turn_text", "USAGE_TOKENS", "usage_view",
-    "usage_view_frame", "williams_table"
+    "FRANK_PUBLISHED", "frank_table", "FRANK_WILLIAMS", "identifier_share", "LOSS_COLUMNS", "LOSS_MEASURES",
+    "losses_by", "metric_column", "ModelPrice", "oriented", "OVERALL", "part_cost", "PATH", "price_of", "PRICES",
+    "PRICES_AS_OF", "prompt_cache", "prompt_cache_means", "published_frank", "random_baseline", "random_within",
+    "replay", "replay_by_budget", "replay_run", "ReplayResult", "session_costs", "SessionAnalyses", "sjc", "SPLITS",
+    "summary_auroc", "summary_frame", "summary_scores", "testbed_gold", "token_medians", "trace", "turn_text",
+    "USAGE_TOKENS", "usage_view", "usage_view_frame", "williams_table"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -34,7 +34,7 @@ __getattr__, __dir__ = attach(__name__, {
     ],
     "_compaction_losses": [
         "AMOUNT", "compaction_facts", "compaction_losses", "DATE", "dropped_fact_accuracy", "facts", "facts_of",
-        "LOSS_COLUMNS", "PATH"
+        "LOSS_COLUMNS", "LOSS_MEASURES", "losses_by", "PATH"
     ],
     "_failure_attribution": [
         "attribution_accuracy", "compare_attributors", "decisive_after_compaction", "failure_gold", "OVERALL",
@@ -59,7 +59,8 @@ if TYPE_CHECKING:
         prompt_cache_means, SessionAnalyses, token_medians
     )
     from workbench.analyses._compaction_losses import (
-        AMOUNT, compaction_facts, compaction_losses, DATE, dropped_fact_accuracy, facts, facts_of, LOSS_COLUMNS, PATH
+        AMOUNT, compaction_facts, compaction_losses, DATE, dropped_fact_accuracy, facts, facts_of, LOSS_COLUMNS,
+        LOSS_MEASURES, losses_by, PATH
     )
     from workbench.analyses._failure_attribution import (
         attribution_accuracy, compare_attributors, decisive_after_compaction, failure_gold, OVERALL, random_baseline,

@@ -16,6 +16,7 @@ the log records none): what the agent paid to get back what the compaction lost.
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
@@ -177,6 +178,70 @@ def compaction_losses(tables: Mapping[str, pl.DataFrame], *, summary: str = "com
                                       "refetch_tokens": pl.Int64, "pre_tokens": pl.Int64, "post_tokens": pl.Int64})
 
 
+#: what :func:`losses_by` summarises per compaction, and how it names each
+LOSS_MEASURES = {"facts_dropped": "dropped facts per compaction", "facts_refetched": "re-fetched facts per compaction",
+                 "refetch_tokens": "re-fetch tokens per compaction"}
+
+
+def losses_by(losses: pl.DataFrame, tables: Mapping[str, pl.DataFrame], by: Sequence[str], *, n_boot: int = 2000,
+              seed: int = 0) -> pl.DataFrame:
+    """:func:`compaction_losses` per group, with scenario-bootstrap intervals: one row per group and measure of
+    :data:`LOSS_MEASURES` (the mean over the group's compactions).
+
+    Parameters
+    ----------
+    losses : polars.DataFrame
+        :func:`compaction_losses`' table.
+    tables : mapping of str to polars.DataFrame
+        The runs (``scenario_id``, the clusters resampled, and any ``by`` column of theirs) and compactions (any
+        ``by`` column of theirs: ``strategy``, ``compaction_type``).
+    by : sequence of str
+        The grouping columns, from the runs or the compactions.
+    n_boot : int, default 2000
+        Bootstrap resamples.
+    seed : int, default 0
+        Seed of the resampling.
+
+    Returns
+    -------
+    polars.DataFrame
+        The ``by`` columns, ``measure``, and the interval columns (``estimate``, ``ci_low``, ``ci_high``, ``n``
+        compactions with a value, ``n_missing`` without one -- no tokens recorded --, ``reason``, ``interval``
+        the interval's rule) and
+        ``n_scenarios`` (no interval, with its reason, over fewer than five).
+    """
+    import numpy as np
+
+    from workbench.stats import ZERO_WIDTH_MIN_SCENARIOS, bootstrap
+
+    runs = tables["runs"]
+    from_runs = [b for b in by if b in runs.columns and b not in losses.columns]
+    comps = tables["compactions"]
+    from_comps = [b for b in by if b not in from_runs and b not in losses.columns and b in comps.columns]
+    missing = [b for b in by if b not in from_runs and b not in from_comps and b not in losses.columns]
+    if missing:
+        raise ValueError(f"losses_by: no column {missing} in the runs or compactions")
+    frame = losses.join(runs.select("run_id", "scenario_id", *from_runs), on="run_id", how="left")
+    if from_comps:
+        frame = frame.join(comps.select("run_id", "boundary", *from_comps), on=["run_id", "boundary"], how="left")
+    rows = []
+    for key, part in frame.sort(*by, nulls_last=True).partition_by(list(by), as_dict=True,
+                                                                   maintain_order=True).items():
+        for k, (measure, name) in enumerate(LOSS_MEASURES.items()):
+            have = part.filter(pl.col(measure).is_not_null())
+            res = bootstrap(np.mean, have.get_column(measure).cast(pl.Float64).to_numpy(),
+                            clusters=have.get_column("scenario_id").to_numpy(), n_boot=n_boot, seed=seed + k,
+                            n_missing=part.height - have.height)
+            row, scenarios = res.row(), have.get_column("scenario_id").n_unique()
+            row["interval"] = row.pop("method")  # the interval's rule; "method" is the testbed's policy
+            if scenarios < ZERO_WIDTH_MIN_SCENARIOS and math.isfinite(row["estimate"]):  # type: ignore[arg-type]
+                row.update(ci_low=float("nan"), ci_high=float("nan"), reason=(
+                    f"no interval: {scenarios} scenario(s); resampling fewer than {ZERO_WIDTH_MIN_SCENARIOS} "
+                    "scenarios says nothing of the spread between them"))
+            rows.append({**dict(zip(by, key)), "measure": name, **row, "n_scenarios": scenarios})
+    return pl.DataFrame(rows)
+
+
 def _literal(value: str, text: str) -> bool:
     return re.search(rf"(?<![\w.-]){re.escape(value)}(?![\w-]|\.\d)", text) is not None
 
@@ -221,4 +286,4 @@ def dropped_fact_accuracy(tables: Mapping[str, pl.DataFrame], *, summary: str = 
                          "recall": [tp / (tp + fn) if tp + fn else float("nan")]})
 
 
-__all__ = ["dropped_fact_accuracy", "AMOUNT", "compaction_facts", "compaction_losses", "DATE", "facts", "facts_of", "LOSS_COLUMNS", "PATH"]
+__all__ = ["dropped_fact_accuracy", "LOSS_MEASURES", "losses_by", "AMOUNT", "compaction_facts", "compaction_losses", "DATE", "facts", "facts_of", "LOSS_COLUMNS", "PATH"]
