@@ -144,7 +144,7 @@ def invoice_task(n_tasks: int, strategy: str, epochs: int, threshold: int) -> An
     from inspect_ai.solver import Generate, TaskState, solver
     from inspect_ai.tool import ToolDef
 
-    from workbench.sim._world import Action, InvoiceEnv, check, make_tasks, world_json
+    from workbench.sim import Action, InvoiceEnv, check, make_tasks, world_json
 
     every = make_tasks(12)
     tasks = {t.task_id: t for t in (every[:3] + every[8:10])[:n_tasks]}  # small ones, the failing one, large ones

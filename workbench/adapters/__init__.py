@@ -17,12 +17,12 @@ from workbench._util.lazy import attach
 # __all__, then run `python tools/faces.py`; `make lint` checks that this face is current.
 __all__ = [
     "ANNOTATOR", "BASELINE_METRICS", "chat_to_run", "check_table", "defang", "DEFAULT_METRICS", "FAILURE_ANNOTATOR",
-    "FAILURE_QUESTION", "FORMATS", "inspect_runs", "is_frank", "is_inspect_directory", "is_success", "is_who_and_when",
-    "load_fixture", "load_full", "LOG_FORMATS", "LogFormat", "looks_like_log", "MissingExtra", "normalised_agent",
-    "read_claude_code", "read_codex", "read_frank", "read_inspect", "read_labelled_summaries", "read_log",
-    "read_openai_chat", "read_sessions", "read_tau_bench", "read_trajectories", "read_who_and_when", "register_format",
-    "RELEASE", "sample_tables", "session_usage", "sniff_directory", "sniff_format", "split_sentences", "SUBSETS",
-    "TranscriptWarning", "USAGE_COLUMNS", "usage_rows", "usage_table", "WHO_AND_WHEN", "write_trajectories"
+    "FAILURE_QUESTION", "FORMATS", "is_frank", "is_success", "is_who_and_when", "load_fixture", "load_full",
+    "LOG_FORMATS", "LogFormat", "MissingExtra", "normalised_agent", "read_claude_code", "read_codex", "read_frank",
+    "read_inspect", "read_labelled_summaries", "read_log", "read_openai_chat", "read_sessions", "read_tau_bench",
+    "read_trajectories", "read_who_and_when", "register_format", "RELEASE", "session_usage", "sniff_directory",
+    "sniff_format", "split_sentences", "SUBSETS", "TranscriptWarning", "USAGE_COLUMNS", "usage_rows", "usage_table",
+    "WHO_AND_WHEN", "write_trajectories"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -32,7 +32,7 @@ __getattr__, __dir__ = attach(__name__, {
     "_codex": ["read_codex"],
     "_formats": ["LOG_FORMATS", "LogFormat", "MissingExtra", "register_format"],
     "_frank": ["ANNOTATOR", "BASELINE_METRICS", "DEFAULT_METRICS", "is_frank", "read_frank", "RELEASE"],
-    "_inspect": ["inspect_runs", "is_inspect_directory", "looks_like_log", "read_inspect", "sample_tables"],
+    "_inspect": ["read_inspect"],
     "_labelled_summaries": ["read_labelled_summaries", "split_sentences"],
     "_logfiles": ["sniff_directory", "sniff_format"],
     "_openai_chat": ["chat_to_run", "read_openai_chat"],
@@ -54,9 +54,7 @@ if TYPE_CHECKING:
     from workbench.adapters._codex import read_codex
     from workbench.adapters._formats import LOG_FORMATS, LogFormat, MissingExtra, register_format
     from workbench.adapters._frank import ANNOTATOR, BASELINE_METRICS, DEFAULT_METRICS, is_frank, read_frank, RELEASE
-    from workbench.adapters._inspect import (
-        inspect_runs, is_inspect_directory, looks_like_log, read_inspect, sample_tables
-    )
+    from workbench.adapters._inspect import read_inspect
     from workbench.adapters._labelled_summaries import read_labelled_summaries, split_sentences
     from workbench.adapters._logfiles import sniff_directory, sniff_format
     from workbench.adapters._openai_chat import chat_to_run, read_openai_chat

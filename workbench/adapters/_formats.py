@@ -43,7 +43,8 @@ class LogFormat:
     else by its first bytes (``head``), else by its first JSON record (``record``), in the order of :data:`LOG_FORMATS`;
     a directory by ``directory`` (a dotted predicate over the path). ``labelled`` formats carry people's labels,
     which an import puts into the output's annotation store. ``extra``: the optional dependency (``pip install -e
-    ".[extra]"``) the reader needs, named by ``package``."""
+    ".[extra]"``) the reader needs, named by ``package``. ``directory_last``: the directory predicate lists the
+    directory, so it is asked only when the directory holds no session file (a session tree is walked once)."""
 
     name: str
     summary: str
@@ -58,6 +59,7 @@ class LogFormat:
     tables: tuple[str, ...] = ("runs", "steps", "compactions")
     extra: str | None = None
     package: str | None = None
+    directory_last: bool = False
     reference: str = field(default="", compare=False)
 
     def load(self, what: Literal["reader", "runs", "directory"] = "reader") -> Callable[..., Any]:
@@ -112,11 +114,13 @@ def sniff_file(path: str | os.PathLike[str], head: bytes, first_record: Callable
     return "trajectory"
 
 
-def sniff_directory_format(path: str | os.PathLike[str]) -> str | None:
+def sniff_directory_format(path: str | os.PathLike[str], *, last: bool = False) -> str | None:
     """The benchmark or log-directory format that recognises the directory ``path`` (its own predicate), in the
-    order of :data:`LOG_FORMATS`; None: none does (a directory of sessions, or nothing the workbench reads)."""
+    order of :data:`LOG_FORMATS`; None: none does (a directory of sessions, or nothing the workbench reads).
+    ``last``: ask the formats whose predicate lists the directory (``directory_last``), which the caller asks once
+    it found no session file; else the others."""
     for fmt in LOG_FORMATS.values():
-        if fmt.directory is not None and fmt.load("directory")(path):
+        if fmt.directory is not None and fmt.directory_last == last and fmt.load("directory")(path):
             return fmt.name
     return None
 
@@ -136,7 +140,8 @@ register_format(LogFormat(
     "epoch, one compaction per CompactionEvent",
     "workbench.adapters._inspect:read_inspect", reads="file-or-directory", suffixes=(".eval",),
     head=lambda head: head.lstrip().startswith(b"{") and b'"version"' in head[:200] and b'"eval"' in head,
-    directory="workbench.adapters._inspect:is_inspect_directory", extra="inspect", package="inspect-ai"))
+    directory="workbench.adapters._inspect:is_inspect_directory", directory_last=True, extra="inspect",
+    package="inspect-ai"))
 register_format(LogFormat(
     "openai", "OpenAI chat-completions message lists, one run per JSON line ('messages')",
     "workbench.adapters._openai_chat:read_openai_chat", runs="workbench.adapters._openai_chat:openai_runs",

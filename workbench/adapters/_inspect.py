@@ -39,8 +39,10 @@ SUFFIXES = (".eval", ".json")
 
 
 def is_inspect_directory(path: str | os.PathLike[str]) -> bool:
-    """Whether the directory ``path`` holds inspect_ai logs (``*.eval`` files, at any depth)."""
-    return any(Path(path).rglob("*.eval"))
+    """Whether the directory ``path`` holds inspect_ai logs: ``*.eval`` files directly in it, as inspect_ai's log
+    directories do (looked at without walking the tree: every directory import asks; ``--format inspect`` reads
+    logs at any depth)."""
+    return any(Path(path).glob("*.eval"))
 
 
 def looks_like_log(head: bytes) -> bool:
@@ -266,4 +268,4 @@ def read_inspect(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     return builder.finish()
 
 
-__all__ = ["inspect_runs", "is_inspect_directory", "looks_like_log", "read_inspect", "sample_tables"]
+__all__ = ["read_inspect"]

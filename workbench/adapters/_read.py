@@ -136,6 +136,8 @@ def _format_of(path: str | os.PathLike[str], format: str | None, bad: BadLines |
         found = directory_formats(path, bad)
         if len(found) == 1:
             return next(iter(found))
+        if not found and (named := sniff_directory_format(path, last=True)) is not None:
+            return named  # (a directory of inspect_ai logs: listed only once no session file was found)
         return "sessions" if found else sniff_directory(path, bad)  # none: sniff_directory's error names the files
     fmt = LOG_FORMATS[format] if format not in (None, "auto") else None
     if Path(path).is_dir() and (fmt is None or fmt.reads == "file"):

@@ -286,4 +286,5 @@ def dropped_fact_accuracy(tables: Mapping[str, pl.DataFrame], *, summary: str = 
                          "recall": [tp / (tp + fn) if tp + fn else float("nan")]})
 
 
-__all__ = ["dropped_fact_accuracy", "LOSS_MEASURES", "losses_by", "AMOUNT", "compaction_facts", "compaction_losses", "DATE", "facts", "facts_of", "LOSS_COLUMNS", "PATH"]
+__all__ = ["compaction_facts", "compaction_losses", "dropped_fact_accuracy", "facts", "facts_of", "LOSS_COLUMNS",
+           "LOSS_MEASURES", "losses_by"]
