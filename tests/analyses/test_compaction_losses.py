@@ -102,3 +102,17 @@ def test_the_detector_against_a_known_world() -> None:
     row = dropped_fact_accuracy(tables).row(0, named=True)
     assert (row["truly_dropped"], row["reported_dropped"], row["tp"], row["fp"], row["fn"]) == (2, 3, 2, 1, 0)
     assert row["precision"] == pytest.approx(2 / 3) and row["recall"] == 1.0
+
+
+@pytest.mark.parametrize("name", ["claude-code", "codex"])
+def test_every_format_with_compactions(name: str) -> None:
+    """The coding agents' example sessions: one row per compaction, the facts their tools returned (paths among
+    them) split into carried and dropped; the recorded post_tokens are null where the format records none."""
+    from workbench.adapters import read_log
+
+    tables = read_log(ROOT / "data" / "examples" / name, name)
+    losses = compaction_losses(tables)
+    assert losses.height == tables["compactions"].height > 0
+    assert (losses["facts_replaced"] == losses["facts_carried"] + losses["facts_dropped"]).all()
+    assert losses["facts_replaced"].sum() > 0
+    assert losses["post_tokens"].null_count() == losses.height

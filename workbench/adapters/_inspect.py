@@ -117,7 +117,6 @@ def sample_tables(sample: Any, run_id: str, model: str | None) -> tuple[dict[str
     comps: list[dict[str, Any]] = []
     step_messages: list[tuple[str | None, str | None]] = []  # each step's assistant message id and tool call id
     pending: list[tuple[int, Any]] = []  # compactions waiting for the next agent input
-    model_events = [i for i, e in enumerate(events) if e.event == "model"]
 
     def summariser_call(i: int) -> bool:
         event = events[i]

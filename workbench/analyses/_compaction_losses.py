@@ -254,7 +254,20 @@ def dropped_fact_accuracy(tables: Mapping[str, pl.DataFrame], *, summary: str = 
     the summary, the task nor the kept turns do (a literal search, independent of the detector's patterns). Over
     every compaction of runs with a world: ``tp`` (dropped facts the detector reports that are truly dropped),
     ``fp`` (reported dropped, not a truly dropped needed fact: a fact no task needs, or one the summary holds in
-    another form), ``fn`` (truly dropped, not reported), ``precision`` and ``recall``; one row.
+    another form), ``fn`` (truly dropped, not reported), ``precision`` and ``recall``.
+
+    Parameters
+    ----------
+    tables : mapping of str to polars.DataFrame
+        The runs (with ``gt_world``), steps and compactions tables.
+    summary : str, default "committed_summary"
+        The summary column a fact is looked for in.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row: ``compactions``, ``truly_dropped``, ``reported_dropped``, ``tp``, ``fp``, ``fn``, ``precision``,
+        ``recall``.
     """
     import json
 
