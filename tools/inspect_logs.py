@@ -14,8 +14,7 @@ Usage::
     python tools/inspect_logs.py OUT_DIR [--strategy summary edit trim] [--tasks 3] [--epochs 2]
 
 writes ``OUT_DIR/<strategy>.eval`` (and, with ``--json``, the same log as ``.json``) and ``OUT_DIR/VERSIONS.json``
-(the versions that made them). ``--openai URL`` drives the agent through inspect_ai's OpenAI-compatible provider
-against a server at URL (the tests' loopback server) instead of ``mockllm``.
+(the versions that made them).
 """
 
 from __future__ import annotations
@@ -214,7 +213,7 @@ def invoice_task(n_tasks: int, strategy: str, epochs: int, threshold: int) -> An
 
 
 def write_logs(out: Path, strategies: tuple[str, ...] = STRATEGIES, *, n_tasks: int = 5, epochs: int = 2,
-               threshold: int = 1100, as_json: bool = False, openai: str | None = None) -> list[Path]:
+               threshold: int = 1100, as_json: bool = False) -> list[Path]:
     """Run the invoice task once per strategy with inspect_ai and write each log to ``out/<strategy>.eval``."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.log import write_eval_log
@@ -224,12 +223,9 @@ def write_logs(out: Path, strategies: tuple[str, ...] = STRATEGIES, *, n_tasks: 
     with tempfile.TemporaryDirectory() as scratch:
         offline_tiktoken(Path(scratch) / "tiktoken")
         for strategy in strategies:
-            if openai is None:
-                from inspect_ai.model import get_model
-                model = get_model("mockllm/model", custom_outputs=agent_policy)
-            else:
-                from inspect_ai.model import get_model
-                model = get_model("openai-api/loopback/agent", base_url=openai, api_key="loopback")
+            from inspect_ai.model import get_model
+
+            model = get_model("mockllm/model", custom_outputs=agent_policy)
             logs = inspect_eval(invoice_task(n_tasks, strategy, epochs, threshold), model=model,
                                 log_dir=str(Path(scratch) / "logs"), display="none", fail_on_error=False,
                                 max_samples=1, log_format="eval")
@@ -256,10 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--threshold", type=int, default=1100, help="tokens of context that start a compaction")
     parser.add_argument("--json", action="store_true", help="also write each log as inspect_ai's .json")
-    parser.add_argument("--openai", metavar="URL", help="an OpenAI-compatible server to drive the agent")
     args = parser.parse_args(argv)
     for path in write_logs(args.out, tuple(args.strategy), n_tasks=args.tasks, epochs=args.epochs,
-                           threshold=args.threshold, as_json=args.json, openai=args.openai):
+                           threshold=args.threshold, as_json=args.json):
         print(path)
     return 0
 

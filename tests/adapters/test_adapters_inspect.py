@@ -135,3 +135,14 @@ def test_the_script_writes_the_fixtures_again(tmp_path: Path) -> None:
                             ("compactions", ["run_id", "boundary", "step", "span_start", "span_end",
                                              "pre_tokens", "post_tokens", "compaction_type", "committed_summary"])):
             assert old[table].select(cols).equals(new[table].select(cols)), (p.name, table)
+
+
+def test_a_json_log_reads_as_its_eval(tmp_path: Path) -> None:
+    """inspect_ai's other log format: the same log written as .json by inspect_ai is sniffed and read the same."""
+    log = inspect_log.read_eval_log(str(LOGS[0]))
+    target = tmp_path / "same.json"
+    inspect_log.write_eval_log(log, str(target), format="json")
+    assert sniff_format(target) == "inspect"
+    a, b = read_log(LOGS[0]), read_log(target)
+    for table in ("runs", "steps", "compactions"):
+        assert a[table].drop("project", strict=False).equals(b[table].drop("project", strict=False)), table
