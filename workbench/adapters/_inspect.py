@@ -16,8 +16,9 @@ inspect_ai's. Needs the optional extra ``inspect`` (``pip install -e ".[inspect]
 * **Compactions**: one per ``CompactionEvent``: ``compaction_type`` its ``type`` (summary, edit, trim; native and
   auto compactions are logged as summary), ``strategy`` and ``trigger`` from its metadata, ``pre_tokens`` /
   ``post_tokens`` its ``tokens_before`` / ``tokens_after``. inspect_ai records how many messages a compaction
-  removed, not which: the steps it replaced are those whose call or result is absent from (or, for an edit,
-  changed in) the first model input after it, compared by message id; ``span_start``..``span_end`` covers them.
+  removed, not which: the steps it replaced are those still in the agent's input before it whose call or result
+  is absent from (or, for an edit, changed in) the first model input after it, compared by message id;
+  ``span_start``..``span_end`` covers them.
   The summary is the input's message with metadata ``{"summary": true}`` (null for edit and trim, which write
   none); ``retained_turn`` the conversation messages the compaction kept.
 """
@@ -117,6 +118,7 @@ def sample_tables(sample: Any, run_id: str, model: str | None) -> tuple[dict[str
     comps: list[dict[str, Any]] = []
     step_messages: list[tuple[str | None, str | None]] = []  # each step's assistant message id and tool call id
     pending: list[tuple[int, Any]] = []  # compactions waiting for the next agent input
+    removed: set[int] = set()  # steps an earlier compaction already took out of the agent's input
 
     def summariser_call(i: int) -> bool:
         event = events[i]
@@ -133,13 +135,15 @@ def sample_tables(sample: Any, run_id: str, model: str | None) -> tuple[dict[str
         meta = compaction.metadata or {}
         previous_step = comps[-1]["step"] if comps else 0
         summary: str | None = None
-        replaced = list(range(previous_step, boundary_step))
+        # the steps still in the agent's input before this compaction (a trim keeps older steps a later one removes)
+        candidates = [k for k in range(boundary_step) if k not in removed]
+        replaced = candidates
         kept: list[str] = []
         if after_input is not None:
             present = {m.id: m for m in after_input if m.id is not None}
             results = {m.tool_call_id: m for m in after_input if m.role == "tool"}
             replaced = []
-            for k in range(previous_step, boundary_step):
+            for k in candidates:
                 message_id, call_id = step_messages[k]
                 gone = message_id is not None and message_id not in present
                 if call_id is not None:
@@ -156,6 +160,7 @@ def sample_tables(sample: Any, run_id: str, model: str | None) -> tuple[dict[str
                                                             and not (m.metadata or {}).get("summary"))]
         if compaction.type != "summary":
             summary = None
+        removed.update(replaced)
         return {"run_id": run_id, "boundary": len(comps), "step": boundary_step,
                 "span_start": replaced[0] if replaced else previous_step,
                 "span_end": replaced[-1] if replaced else previous_step - 1,
@@ -202,7 +207,7 @@ def sample_tables(sample: Any, run_id: str, model: str | None) -> tuple[dict[str
         if c["step"] < len(steps):
             steps[c["step"]]["boundary_before"] = True
     error = sample.error.message if sample.error is not None else None
-    limit = f"{sample.limit.type} limit: {sample.limit.limit:g}" if sample.limit is not None else None
+    limit = f"{sample.limit.type} limit {sample.limit.limit:g}" if sample.limit is not None else None
     success = _success(sample)
     failed = f"error: {error.splitlines()[0][:300]}" if error else (f"limit: {limit}" if limit else None)
     run = {"run_id": run_id, "task_id": str(sample.id), "scenario_id": str(sample.id), "method": "inspect",
