@@ -146,3 +146,21 @@ def test_a_json_log_reads_as_its_eval(tmp_path: Path) -> None:
     a, b = read_log(LOGS[0]), read_log(target)
     for table in ("runs", "steps", "compactions"):
         assert a[table].drop("project", strict=False).equals(b[table].drop("project", strict=False)), table
+
+
+def test_a_damaged_sample_is_one_error_naming_the_file_and_nothing_is_written(tmp_path: Path) -> None:
+    """A log whose sample was cut short (half its JSON): inspect_ai's own error, with the file; no output."""
+    import zipfile
+
+    import zipfile_zstd  # noqa: F401 - inspect_ai's dependency: its .eval members are zstd-compressed
+
+    damaged = tmp_path / "cut.eval"
+    with zipfile.ZipFile(LOGS[0]) as z, zipfile.ZipFile(damaged, "w") as w:
+        for name in z.namelist():
+            data = z.read(name)
+            w.writestr(name, data[:len(data) // 2] if name.startswith("samples/t008_epoch_1") else data)
+    done = subprocess.run([sys.executable, "-m", "workbench.cli.main", "import", str(damaged), "--out",
+                           str(tmp_path / "out")], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "cut.eval" in done.stderr and "inspect_ai samples it can read" in done.stderr
+    assert not (tmp_path / "out").exists()

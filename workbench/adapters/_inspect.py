@@ -242,7 +242,15 @@ def inspect_runs(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, 
                               ) from None
         task, eval_id, model = header.eval.task, header.eval.eval_id, header.eval.model
         samples = read_eval_log_samples(str(file), all_samples_required=False, resolve_attachments=True)
-        for sample in samples:
+        while True:
+            try:
+                sample = next(samples)
+            except StopIteration:
+                break
+            except Exception as exc:  # a damaged sample (a truncated .eval): inspect_ai's own error, with the file
+                raise SchemaError(file=str(file), expected=f"inspect_ai samples it can read (after {k} run(s))",
+                                  got=f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+                                  ) from None
             k += 1
             run_id = f"{task}/{sample.id}/e{sample.epoch}"
             if run_id in seen:
