@@ -35,8 +35,9 @@ def test_counts_equal_inspect_ais_own_reader(path: Path) -> None:
     samples = _own(path)
     runs, steps, comps = tables["runs"], tables["steps"], tables["compactions"]
     assert runs.height == len(samples)
+    task = inspect_log.read_eval_log(str(path), header_only=True).eval.task
     for sample in samples:
-        run_id = f"{inspect_log.read_eval_log(str(path), header_only=True).eval.task}/{sample.id}/e{sample.epoch}"
+        run_id = f"{task}/{sample.id}/e{sample.epoch}"
         run = runs.filter(pl.col("run_id") == run_id).row(0, named=True)
         events = sample.events
         compactions = [e for e in events if e.event == "compaction"]
