@@ -2,7 +2,8 @@
 
 Tests queue behaviours (``ok``, ``429``, ``("retry_after", s)``, ``500``, ``stall``, ``slow_headers``, ``never``,
 ``reset``, ``("delay", s)``, ``echo_headers``, ``("huge", bytes)``, ``invalid_json``, ``html``,
-``("redirect", status, location)``, ``("chunked", bytes)``, ``("raw", body)``, ``("model", name)``, ``dribble``,
+``("redirect", status, location)``, ``("chunked", bytes)``, ``("raw", body)``, ``("reply", fn)`` (``fn(request)``'s
+JSON), ``("model", name)``, ``dribble``,
 ``values`` ...); each request takes the next behaviour (``ok`` when the queue is empty) and is
 recorded with its headers and body, so tests can check what travelled on the wire.
 Nothing here mocks the SDK: the openai client and httpx talk real HTTP to it.
@@ -139,6 +140,8 @@ class FakeLLMServer:
                 pass
         elif isinstance(behaviour, tuple) and behaviour[0] == "raw":  # these bytes as a 200 JSON answer
             self._send(h, 200, behaviour[1])
+        elif isinstance(behaviour, tuple) and behaviour[0] == "reply":  # the answer a function makes of the request
+            self._send(h, 200, json.dumps(behaviour[1](body)).encode())
         elif isinstance(behaviour, tuple) and behaviour[0] == "model":  # a usable answer naming this model
             payload = json.loads(self._payload(h.path, body, None))
             payload["model"] = behaviour[1]

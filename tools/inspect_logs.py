@@ -14,7 +14,9 @@ Usage::
     python tools/inspect_logs.py OUT_DIR [--strategy summary edit trim] [--tasks 3] [--epochs 2]
 
 writes ``OUT_DIR/<strategy>.eval`` (and, with ``--json``, the same log as ``.json``) and ``OUT_DIR/VERSIONS.json``
-(the versions that made them).
+(the versions that made them). ``--openai URL`` drives the agent through inspect_ai's OpenAI-compatible provider
+against a server at URL that answers as :func:`openai_reply` does (the tests' loopback server), instead of
+``mockllm``; the summariser stays ``mockllm``.
 """
 
 from __future__ import annotations
@@ -78,32 +80,58 @@ def _seen(messages: list[Any]) -> dict[str, Any]:
     return {"ids": ids, "read": read, "paid": paid, "skipped": skipped, "reported": bool(_REPORTED.search(text))}
 
 
-def agent_policy(messages: list[Any], tools: list[Any], tool_choice: Any, config: Any) -> Any:
-    """The agent: the next call from what its input shows (list, read, pay, report, submit)."""
-    from inspect_ai.model import ModelOutput
-
-    if _is_summary_request(messages):
-        return summariser(messages, tools, tool_choice, config)
+def next_call(messages: list[Any]) -> tuple[str, dict[str, Any]]:
+    """The agent's next call (tool name, arguments) from what its input shows: list, read, pay, report, submit."""
     instruction = next(_text(m) for m in messages if m.role == "user")
     seen = _seen(messages)
-    call = ModelOutput.for_tool_call
     if not seen["ids"]:
-        return call("mockllm/model", "list_invoices", {})
+        return "list_invoices", {}
     limit = re.search(r"below \$(\d+\.\d\d)", instruction)
     skip_disputed = "Skip disputed" in instruction
     for iid in seen["ids"]:
         if iid in seen["paid"] or iid in seen["skipped"]:
             continue
         if iid not in seen["read"]:
-            return call("mockllm/model", "get_invoice", {"invoice_id": iid})
+            return "get_invoice", {"invoice_id": iid}
         amount, disputed = seen["read"][iid]
         if (skip_disputed and disputed) or (limit and amount >= float(limit.group(1))):
             continue
-        return call("mockllm/model", "pay_invoice", {"invoice_id": iid, "amount": amount})
+        return "pay_invoice", {"invoice_id": iid, "amount": amount}
     if "file a report" in instruction and not seen["reported"]:
         amounts = [a for a in seen["paid"].values() if a == a]
-        return call("mockllm/model", "file_report", {"total": round(sum(amounts), 2), "count": len(amounts)})
-    return call("mockllm/model", "submit", {"answer": "All payable invoices are settled."})
+        return "file_report", {"total": round(sum(amounts), 2), "count": len(amounts)}
+    return "submit", {"answer": "All payable invoices are settled."}
+
+
+def agent_policy(messages: list[Any], tools: list[Any], tool_choice: Any, config: Any) -> Any:
+    """The agent as inspect_ai's ``mockllm`` calls it: :func:`next_call` as a model output."""
+    from inspect_ai.model import ModelOutput
+
+    if _is_summary_request(messages):
+        return summariser(messages, tools, tool_choice, config)
+    return ModelOutput.for_tool_call("mockllm/model", *next_call(messages))
+
+
+def openai_reply(request: dict[str, Any]) -> dict[str, Any]:
+    """The agent as an OpenAI-compatible server answers: :func:`next_call` on the request's messages, as a
+    chat completion with one tool call (what the tests' loopback server returns for inspect_ai's provider)."""
+    from types import SimpleNamespace
+
+    def text(content: Any) -> str:
+        if isinstance(content, list):
+            return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
+        return content or ""
+
+    messages = [SimpleNamespace(role=m["role"], content=text(m.get("content"))) for m in request["messages"]]
+    name, args = next_call(messages)
+    step = sum(1 for m in messages if m.role == "tool")
+    prompt = len(json.dumps(request["messages"]) + json.dumps(request.get("tools", []))) // 4  # ~4 bytes a token
+    return {"id": f"chatcmpl-{step}", "object": "chat.completion", "created": 0, "model": request["model"],
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "logprobs": None,
+                         "message": {"role": "assistant", "content": None,
+                                     "tool_calls": [{"id": f"call_{step}", "type": "function",
+                                                     "function": {"name": name, "arguments": json.dumps(args)}}]}}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": 20, "total_tokens": prompt + 20}}
 
 
 def _is_summary_request(messages: list[Any]) -> bool:
@@ -213,7 +241,7 @@ def invoice_task(n_tasks: int, strategy: str, epochs: int, threshold: int) -> An
 
 
 def write_logs(out: Path, strategies: tuple[str, ...] = STRATEGIES, *, n_tasks: int = 5, epochs: int = 2,
-               threshold: int = 1100, as_json: bool = False) -> list[Path]:
+               threshold: int = 1100, as_json: bool = False, openai: str | None = None) -> list[Path]:
     """Run the invoice task once per strategy with inspect_ai and write each log to ``out/<strategy>.eval``."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.log import write_eval_log
@@ -225,7 +253,8 @@ def write_logs(out: Path, strategies: tuple[str, ...] = STRATEGIES, *, n_tasks: 
         for strategy in strategies:
             from inspect_ai.model import get_model
 
-            model = get_model("mockllm/model", custom_outputs=agent_policy)
+            model = (get_model("mockllm/model", custom_outputs=agent_policy) if openai is None else
+                     get_model("openai-api/loopback/agent", base_url=openai, api_key="loopback"))
             logs = inspect_eval(invoice_task(n_tasks, strategy, epochs, threshold), model=model,
                                 log_dir=str(Path(scratch) / "logs"), display="none", fail_on_error=False,
                                 max_samples=1, log_format="eval")
@@ -252,9 +281,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--threshold", type=int, default=1100, help="tokens of context that start a compaction")
     parser.add_argument("--json", action="store_true", help="also write each log as inspect_ai's .json")
+    parser.add_argument("--openai", metavar="URL", help="drive the agent through inspect_ai's OpenAI-compatible "
+                        "provider against a server at URL answering as openai_reply does (the tests' loopback)")
     args = parser.parse_args(argv)
     for path in write_logs(args.out, tuple(args.strategy), n_tasks=args.tasks, epochs=args.epochs,
-                           threshold=args.threshold, as_json=args.json):
+                           threshold=args.threshold, as_json=args.json, openai=args.openai):
         print(path)
     return 0
 

@@ -165,3 +165,34 @@ def test_a_damaged_sample_is_one_error_naming_the_file_and_nothing_is_written(tm
     assert done.returncode != 0
     assert "cut.eval" in done.stderr and "inspect_ai samples it can read" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_logs_made_through_inspect_ais_openai_provider(tmp_path: Path, server) -> None:  # noqa: ANN001
+    """The same agent driven over HTTP: inspect_ai's OpenAI-compatible provider against the loopback server (which
+    answers as the script's openai_reply), so the model events carry real chat-completions calls; the reader's
+    counts equal inspect_ai's own, and the agent's tool calls are the ones the server sent."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("inspect_logs", ROOT / "tools" / "inspect_logs.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    server.default = ("reply", script.openai_reply)
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "inspect_logs.py"), str(tmp_path), "--strategy",
+                           "summary", "--tasks", "4", "--epochs", "1", "--openai", f"{server.url}/v1"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    log = tmp_path / "summary.eval"
+    samples = _own(log)
+    tables = read_log(log)
+    assert tables["runs"].height == len(samples) == 4
+    assert len(server.requests) == sum(1 for s in samples for e in s.events
+                                       if e.event == "model" and e.model != "mockllm/summariser")
+    compactions = sum(1 for s in samples for e in s.events if e.event == "compaction")
+    assert tables["compactions"].height == compactions > 0
+    assert tables["compactions"].get_column("pre_tokens").to_list() == [
+        e.tokens_before for s in samples for e in s.events if e.event == "compaction"]
+    called = tables["steps"].filter(pl.col("tool").is_not_null()).height
+    assert called == len(server.requests)
