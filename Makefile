@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup figures test test-fast lint docs clean
+.PHONY: setup figures test test-fast test-extras lint docs clean
 
 setup: $(STAMP)
 
@@ -41,11 +41,15 @@ $(INSPECT_STAMP): $(STAMP)
 	touch $(INSPECT_STAMP)
 
 test: $(STAMP) $(INSPECT_STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal tests
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not extra" tests
+
+# the heavy tests of the optional extras (inspect_ai running agents to write logs): CI runs them after make test
+test-extras: $(STAMP) $(INSPECT_STAMP)
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m extra tests
 
 # the same without the end-to-end tests marked slow (notebooks, determinism across processes, two writers)
 test-fast: $(STAMP) $(INSPECT_STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not slow" tests
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not slow and not extra" tests
 
 # the rules that are lint, not tests: ruff, mypy, the generated package faces, import-linter's layer contracts, no
 # import circle (type-checking imports included), numpydoc's validator on the functions users call

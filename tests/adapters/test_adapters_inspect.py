@@ -121,7 +121,7 @@ def test_without_the_extra_the_error_names_it(tmp_path: Path) -> None:
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.slow
+@pytest.mark.extra
 def test_the_script_writes_the_fixtures_again(tmp_path: Path) -> None:
     """tools/inspect_logs.py with inspect_ai as installed writes logs the reader reads as it reads the committed
     ones (times and ids differ from run to run; steps, tokens and compactions do not)."""
@@ -167,7 +167,7 @@ def test_a_damaged_sample_is_one_error_naming_the_file_and_nothing_is_written(tm
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.slow
+@pytest.mark.extra
 def test_logs_made_through_inspect_ais_openai_provider(tmp_path: Path, server) -> None:  # noqa: ANN001
     """The same agent driven over HTTP: inspect_ai's OpenAI-compatible provider against the loopback server (which
     answers as the script's openai_reply), so the model events carry real chat-completions calls; the reader's
