@@ -119,6 +119,7 @@ def sample_tables(sample: Any, run_id: str, model: str | None) -> tuple[dict[str
     step_messages: list[tuple[str | None, str | None]] = []  # each step's assistant message id and tool call id
     pending: list[tuple[int, Any]] = []  # compactions waiting for the next agent input
     removed: set[int] = set()  # steps an earlier compaction already took out of the agent's input
+    first_seen: dict[str, str] = {}  # each tool result's text as the agent first saw it in its input
 
     def summariser_call(i: int) -> bool:
         event = events[i]
@@ -146,9 +147,10 @@ def sample_tables(sample: Any, run_id: str, model: str | None) -> tuple[dict[str
             for k in candidates:
                 message_id, call_id = step_messages[k]
                 gone = message_id is not None and message_id not in present
-                if call_id is not None:
+                if call_id is not None:  # an edit rewrites a result: compared with what the agent saw before
                     now = results.get(call_id)
-                    gone = gone or now is None or _text(now) != (steps[k]["observation"] or "")
+                    before = first_seen.get(call_id, steps[k]["observation"] or "")
+                    gone = gone or now is None or _text(now) != before
                 if gone:
                     replaced.append(k)
             for m in after_input:
@@ -181,6 +183,9 @@ def sample_tables(sample: Any, run_id: str, model: str | None) -> tuple[dict[str
         while pending:  # this input is the first the agent saw after each pending compaction
             _, compaction = pending.pop(0)
             comps.append(close(compaction, len(steps), list(event.input) if not pending else None))
+        for m in event.input:
+            if m.role == "tool" and m.tool_call_id and m.tool_call_id not in first_seen:
+                first_seen[m.tool_call_id] = _text(m)
         output = event.output
         message = output.message if output is not None and output.choices else None
         usage = output.usage if output is not None else None
