@@ -147,6 +147,10 @@ def test_a_json_log_reads_as_its_eval(tmp_path: Path) -> None:
     a, b = read_log(LOGS[0]), read_log(target)
     for table in ("runs", "steps", "compactions"):
         assert a[table].drop("project", strict=False).equals(b[table].drop("project", strict=False)), table
+    # the command line sniffs it too, and says nothing of lines (it is one JSON document, not a session's lines)
+    done = subprocess.run([sys.executable, "-m", "workbench.cli.main", "import", str(target), "--out",
+                           str(tmp_path / "out")], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
 
 
 def test_a_damaged_sample_is_one_error_naming_the_file_and_nothing_is_written(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from workbench.cli.args import UsageError, existing_dir, existing_file, out_file, verb
 from typing import Any
 from workbench.errors import SchemaError
-from workbench.adapters._formats import LOG_FORMATS
+from workbench.adapters._formats import LOG_FORMATS, format_names
 from workbench.tables._vocabulary import TABLE_NAMES, TRAJECTORY_TABLES
 
 if TYPE_CHECKING:
@@ -129,9 +129,14 @@ def _sessions(path: Path, fmt: str) -> bool:
         from workbench.adapters._formats import sniff_directory_format
 
         return sniff_directory_format(path) is None  # a directory of sessions, not a benchmark's directory
+    from workbench.adapters._formats import sniff_file
     from workbench.adapters._logfiles import _file_format
 
     try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).lstrip()
+        if sniff_file(path, head, lambda: None) not in ("trajectory", *format_names(reads="sessions")):
+            return False  # its suffix or first bytes name a format that is not a session's (an inspect_ai log)
         return _file_format(path) is not None  # the first record that says is a session's
     except (OSError, SchemaError):
         return False
