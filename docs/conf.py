@@ -115,6 +115,15 @@ def copy_gallery() -> list[str]:
         path = EXECUTED / f"{name}.ipynb" if executed else NOTEBOOKS / f"{name}.ipynb"
         nb = json.loads(path.read_text(encoding="utf-8"))
         cells = nb["cells"]
+        injected = [c for c in cells if "injected-parameters" in c.get("metadata", {}).get("tags", [])]
+        if executed and injected:  # a run on someone's own data (workbench figures --param, papermill -p)
+            from sphinx.errors import ConfigError
+
+            given = " ".join(line.strip() for line in "".join(injected[0]["source"]).splitlines()
+                             if line.strip() and not line.lstrip().startswith("#"))
+            raise ConfigError(f"{path} ran with parameters of its own ({given}): the gallery shows only the "
+                              "project's default run; run `make figures` (or `workbench figures --only "
+                              f"{name}`) without --param, or keep your run elsewhere (--build DIR)")
         at = 1 if cells and cells[0]["cell_type"] == "markdown" and "".join(cells[0]["source"]).lstrip().startswith("#") else 0
         cells.insert(at, _source_cell(name, executed))
         for cell in cells:  # the analyses' machine-readable bundle (no page shows it; its text/plain is beside it)
