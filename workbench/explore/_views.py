@@ -156,6 +156,16 @@ class RunRows:
     unread: pl.DataFrame | None = None  # the judge's scores, when entries are split here and not read from a table
     stored: dict[str, list[dict[str, Any]]] | None = None  # the evidence table's passages of every entry, read once
     _requests: set[str] | None = None
+    _step_facts: list[dict[str, str]] | None = None  # each step's observation's facts, read once for every card
+
+    def step_facts(self) -> list[dict[str, str]]:
+        """The facts (:func:`workbench.analyses.facts`) of each step's observation, in step order, found once."""
+        if self._step_facts is None:
+            from workbench.analyses import facts
+
+            self._step_facts = [facts(s.get("observation"))
+                                for s in sorted(self.steps, key=lambda s: s["step"])]
+        return self._step_facts
 
     def requests(self) -> set[str]:
         """The request ids the evidence table holds passages of."""
@@ -259,21 +269,23 @@ class RunRows:
         after = [_step_view(s) for s in self.steps if at is not None and at <= s["step"] < at + horizon]
         matched = [_step_view(s) for s in self.matched if at is not None and at <= s["step"] < at + horizon]
         return {"run": run, "compaction": c, "entries": views, "replaced": [_step_view(s) for s in replaced],
-                "losses": losses_card(c, self.steps, run.get("task")),
+                "losses": losses_card(c, self.steps, run.get("task"), step_facts=self.step_facts()),
                 "after": after, "matched": matched, "tau": tau, "judge": judge, "horizon": horizon,
                 "scored": any(v.score is not None for v in views), "labelled": any(v.label for v in views),
                 "label_source": label_source}
 
 
-def losses_card(c: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], task: str | None) -> dict[str, Any]:
+def losses_card(c: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], task: str | None, *,
+                step_facts: Sequence[dict[str, str]] | None = None) -> dict[str, Any]:
     """What a compaction page's card shows of what the compaction lost (:mod:`workbench.analyses._compaction_losses`):
     the recorded tokens before and after, its type, strategy and trigger, and the facts of the replaced history it
     carried and dropped, each with the step that returned it and, for a dropped one, the step that fetched it again
-    and that step's tokens."""
-    from workbench.analyses._compaction_losses import facts_of
+    and that step's tokens. ``step_facts``: each step's facts in step order, where the caller found them once."""
+    from workbench.analyses import facts_of
 
     ordered = sorted(steps, key=lambda s: s["step"])
-    found = facts_of(c, [s["step"] for s in ordered], [s.get("observation") for s in ordered], task)
+    found = facts_of(c, [s["step"] for s in ordered], [s.get("observation") for s in ordered], task,
+                     step_facts=step_facts)
     tokens = {s["step"]: (s.get("input_tokens") or 0) + (s.get("output_tokens") or 0) for s in ordered
               if s.get("input_tokens") is not None or s.get("output_tokens") is not None}
     dropped = [f for f in found if not f["carried"]]
