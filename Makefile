@@ -43,7 +43,8 @@ $(INSPECT_STAMP): $(STAMP)
 test: $(STAMP) $(INSPECT_STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not extra" tests
 
-# the heavy tests of the optional extras (inspect_ai running agents to write logs): CI runs them after make test
+# the heaviest end-to-end tests (inspect_ai running agents to write logs; labeling in a live JupyterLab in
+# Chromium): CI runs them after make test, to keep make test's time down (its budget: four minutes on two cores)
 test-extras: $(STAMP) $(INSPECT_STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m extra tests
 

@@ -22,7 +22,7 @@ import pytest
 
 from tests.conftest import system_tool
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.extra]  # a live JupyterLab in Chromium: CI's extras tier
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots"
