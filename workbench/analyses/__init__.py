@@ -18,7 +18,7 @@ __all__ = [
     "after_compaction", "AGGREGATIONS", "attribution_accuracy", "burden_totals", "choose_aggregation",
     "compaction_facts", "compaction_losses", "compaction_overview", "compaction_timeline", "compare_attributors",
     "compare_with_published", "correlation_intervals", "correlation_table", "decisive_after_compaction",
-    "dropped_fact_accuracy", "entry_auroc", "facts", "facts_of", "failure_gold", "focus", "frank_frame",
+    "dropped_fact_accuracy", "entry_auroc", "fact_totals", "facts", "facts_of", "failure_gold", "focus", "frank_frame",
     "FRANK_PUBLISHED", "frank_table", "FRANK_WILLIAMS", "identifier_share", "LOSS_COLUMNS", "LOSS_MEASURES",
     "losses_by", "metric_column", "ModelPrice", "oriented", "OVERALL", "part_cost", "price_of", "PRICES",
     "PRICES_AS_OF", "prompt_cache", "prompt_cache_means", "published_frank", "random_baseline", "random_within",
@@ -33,8 +33,8 @@ __getattr__, __dir__ = attach(__name__, {
         "prompt_cache", "prompt_cache_means", "SessionAnalyses", "token_medians"
     ],
     "_compaction_losses": [
-        "compaction_facts", "compaction_losses", "dropped_fact_accuracy", "facts", "facts_of", "LOSS_COLUMNS",
-        "LOSS_MEASURES", "losses_by"
+        "compaction_facts", "compaction_losses", "dropped_fact_accuracy", "fact_totals", "facts", "facts_of",
+        "LOSS_COLUMNS", "LOSS_MEASURES", "losses_by"
     ],
     "_failure_attribution": [
         "attribution_accuracy", "compare_attributors", "decisive_after_compaction", "failure_gold", "OVERALL",
@@ -59,8 +59,8 @@ if TYPE_CHECKING:
         prompt_cache_means, SessionAnalyses, token_medians
     )
     from workbench.analyses._compaction_losses import (
-        compaction_facts, compaction_losses, dropped_fact_accuracy, facts, facts_of, LOSS_COLUMNS, LOSS_MEASURES,
-        losses_by
+        compaction_facts, compaction_losses, dropped_fact_accuracy, fact_totals, facts, facts_of, LOSS_COLUMNS,
+        LOSS_MEASURES, losses_by
     )
     from workbench.analyses._failure_attribution import (
         attribution_accuracy, compare_attributors, decisive_after_compaction, failure_gold, OVERALL, random_baseline,

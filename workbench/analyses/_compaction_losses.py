@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -64,20 +64,33 @@ def facts(text: str | None) -> dict[str, str]:
     return out
 
 
-def _runs_steps(steps: pl.DataFrame, wanted: set[str]) -> dict[str, tuple[list[int], list[str], list[int | None]]]:
-    """Each wanted run's step numbers, observations and tokens (input + output, None where neither is recorded)."""
+def _runs_steps(steps: pl.DataFrame, wanted: set[str]) -> dict[str, tuple[list[int], list[str], dict[int, int]]]:
+    """Each wanted run's step numbers and observations in step order, and the tokens (input + output) of the steps
+    that record any."""
     cols = [c for c in ("input_tokens", "output_tokens") if c in steps.columns]
     frame = steps.filter(pl.col("run_id").is_in(list(wanted))).select("run_id", "step", "observation", *cols)
     out = {}
     for (run_id,), st in frame.partition_by("run_id", as_dict=True, maintain_order=True).items():
         st = st.sort("step")
+        numbers = st.get_column("step").to_list()
+        tokens: dict[int, int] = {}
         if cols:
-            tok = st.select(pl.when(pl.any_horizontal(pl.col(cols).is_not_null()))
-                            .then(pl.sum_horizontal(pl.col(cols).fill_null(0))).alias("t")).get_column("t").to_list()
-        else:
-            tok = [None] * st.height
-        out[run_id] = (st.get_column("step").to_list(), st.get_column("observation").to_list(), tok)
+            spent = st.select(pl.when(pl.any_horizontal(pl.col(cols).is_not_null()))
+                              .then(pl.sum_horizontal(pl.col(cols).fill_null(0)))).to_series().to_list()
+            tokens = {n: t for n, t in zip(numbers, spent) if t is not None}
+        out[run_id] = (numbers, st.get_column("observation").to_list(), tokens)
     return out
+
+
+def _span(c: Mapping[str, Any]) -> tuple[int, int]:
+    """The first and last step a compaction replaced (``span_start``..``span_end``, else every step before it)."""
+    return (c["span_start"] if c.get("span_start") is not None else 0,
+            c["span_end"] if c.get("span_end") is not None else c["step"] - 1)
+
+
+def _shown(c: Mapping[str, Any], summary: str) -> str | None:
+    """The summary column ``summary`` of a compaction, its candidate where that is null."""
+    return c.get(summary) if c.get(summary) is not None else c.get("candidate_summary")
 
 
 def facts_of(c: Mapping[str, Any], numbers: Sequence[int], observations: Sequence[str | None],
@@ -88,10 +101,8 @@ def facts_of(c: Mapping[str, Any], numbers: Sequence[int], observations: Sequenc
     where the caller has them (a run's several compactions read its steps once)."""
     if step_facts is None:
         step_facts = [facts(o) for o in observations]
-    lo = c["span_start"] if c.get("span_start") is not None else 0
-    hi = c["span_end"] if c.get("span_end") is not None else c["step"] - 1
-    text = c.get(summary) if c.get(summary) is not None else c.get("candidate_summary")
-    visible = set(facts(text)) | set(facts(task)) | set(facts(c.get("retained_turn")))
+    lo, hi = _span(c)
+    visible = set(facts(_shown(c, summary))) | set(facts(task)) | set(facts(c.get("retained_turn")))
     replaced: dict[str, tuple[str, int]] = {}
     for k in range(bisect_left(numbers, lo), bisect_right(numbers, hi)):
         for fact, kind in step_facts[k].items():
@@ -105,6 +116,41 @@ def facts_of(c: Mapping[str, Any], numbers: Sequence[int], observations: Sequenc
     return rows
 
 
+def fact_totals(rows: Sequence[Mapping[str, Any]], tokens: Mapping[int, int]) -> dict[str, Any]:
+    """One compaction's counts from its :func:`facts_of` rows and its run's tokens per step (the steps that record
+    any): ``facts_replaced``, ``facts_carried``, ``facts_dropped``, ``facts_refetched``, ``refetch_steps`` (the
+    steps that first returned a dropped fact again) and ``refetch_tokens`` (their tokens; null where the run
+    records none, 0 where it does and nothing was fetched again)."""
+    carried = sum(1 for r in rows if r["carried"])
+    back = {r["refetch_step"] for r in rows if not r["carried"] and r["refetch_step"] is not None}
+    return {"facts_replaced": len(rows), "facts_carried": carried, "facts_dropped": len(rows) - carried,
+            "facts_refetched": sum(1 for r in rows if not r["carried"] and r["refetch_step"] is not None),
+            "refetch_steps": len(back),
+            "refetch_tokens": sum(tokens.get(n, 0) for n in back) if tokens else None}
+
+
+_RunSteps = tuple[list[int], list[str], dict[int, int]]
+
+
+def _each_compaction(tables: Mapping[str, pl.DataFrame], summary: str
+                     ) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]], _RunSteps]]:
+    """Every compaction in (``run_id``, ``boundary``) order with its :func:`facts_of` rows and its run's steps
+    (numbers, observations, tokens per step): the one pass over the steps every function here reads (each run's
+    observations parsed once)."""
+    comps = tables["compactions"]
+    runs = tables.get("runs")
+    tasks = dict(runs.select("run_id", "task").iter_rows()) if runs is not None and "task" in runs.columns else {}
+    by_run = _runs_steps(tables["steps"], set(comps.get_column("run_id").unique().to_list())) if comps.height else {}
+    cached: tuple[str | None, list[dict[str, str]]] = (None, [])
+    for c in comps.sort("run_id", "boundary").iter_rows(named=True):
+        run: _RunSteps = by_run.get(c["run_id"], ([], [], {}))
+        numbers, observations, _ = run
+        if cached[0] != c["run_id"]:
+            cached = (c["run_id"], [facts(o) for o in observations])
+        yield c, facts_of(c, numbers, observations, tasks.get(c["run_id"]), summary=summary,
+                          step_facts=cached[1]), run
+
+
 def compaction_facts(tables: Mapping[str, pl.DataFrame], *, summary: str = "committed_summary") -> pl.DataFrame:
     """Every fact every compaction replaced: one row per (compaction, fact).
 
@@ -114,20 +160,8 @@ def compaction_facts(tables: Mapping[str, pl.DataFrame], *, summary: str = "comm
     did). ``summary``: the summary column read (``committed_summary``, what the agent saw; the candidate where it is
     null).
     """
-    comps = tables["compactions"]
-    steps = tables["steps"]
-    runs = tables.get("runs")
-    tasks = dict(runs.select("run_id", "task").iter_rows()) if runs is not None and "task" in runs.columns else {}
-    by_run = _runs_steps(steps, set(comps.get_column("run_id").unique().to_list())) if comps.height else {}
-    rows = []
-    cached: tuple[str | None, list[dict[str, str]]] = (None, [])
-    for c in comps.sort("run_id", "boundary").iter_rows(named=True):
-        numbers, observations, _ = by_run.get(c["run_id"], ([], [], []))
-        if cached[0] != c["run_id"]:
-            cached = (c["run_id"], [facts(o) for o in observations])
-        rows += [{"run_id": c["run_id"], "boundary": c["boundary"], **row}
-                 for row in facts_of(c, numbers, observations, tasks.get(c["run_id"]), summary=summary,
-                                     step_facts=cached[1])]
+    rows = [{"run_id": c["run_id"], "boundary": c["boundary"], **row}
+            for c, found, _ in _each_compaction(tables, summary) for row in found]
     return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "fact": pl.Utf8, "kind": pl.Utf8,
                                       "source_step": pl.Int64, "carried": pl.Boolean, "refetch_step": pl.Int64})
 
@@ -150,28 +184,9 @@ def compaction_losses(tables: Mapping[str, pl.DataFrame], *, summary: str = "com
         ``refetch_steps`` and ``refetch_tokens`` (the steps that first returned them, and their tokens; null where
         the log records no tokens), and the recorded ``pre_tokens`` / ``post_tokens`` (null where the log has none).
     """
-    comps = tables["compactions"].sort("run_id", "boundary")
-    found = compaction_facts(tables, summary=summary)
-    by_run = _runs_steps(tables["steps"], set(comps.get_column("run_id").unique().to_list())) if comps.height else {}
-    tokens = {(run_id, n): t for run_id, (numbers, _, toks) in by_run.items() for n, t in zip(numbers, toks)}
-    counted = {run_id for (run_id, _), t in tokens.items() if t is not None}
-    grouped = {key: frame for key, frame in found.partition_by("run_id", "boundary", as_dict=True).items()}
-    rows = []
-    for c in comps.iter_rows(named=True):
-        frame = grouped.get((c["run_id"], c["boundary"]))
-        carried = int(frame.get_column("carried").sum()) if frame is not None else 0
-        replaced = frame.height if frame is not None else 0
-        refetch = (frame.filter(~pl.col("carried") & pl.col("refetch_step").is_not_null())
-                   if frame is not None else None)
-        steps_back = sorted(set(refetch.get_column("refetch_step").to_list())) if refetch is not None else []
-        spent = [tokens.get((c["run_id"], n)) for n in steps_back]
-        rows.append({"run_id": c["run_id"], "boundary": c["boundary"], "facts_replaced": replaced,
-                     "facts_carried": carried, "facts_dropped": replaced - carried,
-                     "facts_refetched": refetch.height if refetch is not None else 0,
-                     "refetch_steps": len(steps_back),
-                     # null where the run records no tokens; 0 where it does and nothing was fetched again
-                     "refetch_tokens": sum(t for t in spent if t is not None) if c["run_id"] in counted else None,
-                     "pre_tokens": c.get("pre_tokens"), "post_tokens": c.get("post_tokens")})
+    rows = [{"run_id": c["run_id"], "boundary": c["boundary"], **fact_totals(found, run[2]),
+             "pre_tokens": c.get("pre_tokens"), "post_tokens": c.get("post_tokens")}
+            for c, found, run in _each_compaction(tables, summary)]
     return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "boundary": pl.Int64, "facts_replaced": pl.Int64,
                                       "facts_carried": pl.Int64, "facts_dropped": pl.Int64,
                                       "facts_refetched": pl.Int64, "refetch_steps": pl.Int64,
@@ -277,17 +292,13 @@ def dropped_fact_accuracy(tables: Mapping[str, pl.DataFrame], *, summary: str = 
     worlds = {r: json.loads(w) for r, w in runs.select("run_id", "gt_world").iter_rows() if w}
     tasks = dict(runs.select("run_id", "task").iter_rows()) if "task" in runs.columns else {}
     comps = tables["compactions"].filter(pl.col("run_id").is_in(list(worlds)))
-    found = compaction_facts({**tables, "compactions": comps}, summary=summary)
-    reported = {(r, b, f) for r, b, f, c in found.select("run_id", "boundary", "fact", "carried").iter_rows() if not c}
-    by_run = _runs_steps(tables["steps"], set(worlds))
+    reported: set[tuple[str, int, str]] = set()
     truth: set[tuple[str, int, str]] = set()
-    for c in comps.iter_rows(named=True):
-        numbers, observations, _ = by_run.get(c["run_id"], ([], [], []))
-        lo = c["span_start"] if c.get("span_start") is not None else 0
-        hi = c["span_end"] if c.get("span_end") is not None else c["step"] - 1
+    for c, found, (numbers, observations, _) in _each_compaction({**tables, "compactions": comps}, summary):
+        reported.update((c["run_id"], c["boundary"], r["fact"]) for r in found if not r["carried"])
+        lo, hi = _span(c)
         span = "\n".join(o or "" for o in observations[bisect_left(numbers, lo):bisect_right(numbers, hi)])
-        seen = "\n".join(t or "" for t in (c.get(summary) if c.get(summary) is not None else c.get("candidate_summary"),
-                                            tasks.get(c["run_id"]), c.get("retained_turn")))
+        seen = "\n".join(t or "" for t in (_shown(c, summary), tasks.get(c["run_id"]), c.get("retained_turn")))
         for invoice in worlds[c["run_id"]].get("invoices", []):
             for value in (invoice["invoice_id"], f"{invoice['amount']:.2f}"):
                 if _literal(value, span) and not _literal(value, seen):
@@ -299,5 +310,5 @@ def dropped_fact_accuracy(tables: Mapping[str, pl.DataFrame], *, summary: str = 
                          "recall": [tp / (tp + fn) if tp + fn else float("nan")]})
 
 
-__all__ = ["compaction_facts", "compaction_losses", "dropped_fact_accuracy", "facts", "facts_of", "LOSS_COLUMNS",
-           "LOSS_MEASURES", "losses_by"]
+__all__ = ["compaction_facts", "compaction_losses", "dropped_fact_accuracy", "fact_totals", "facts", "facts_of",
+           "LOSS_COLUMNS", "LOSS_MEASURES", "losses_by"]

@@ -281,20 +281,16 @@ def losses_card(c: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], task: 
     the recorded tokens before and after, its type, strategy and trigger, and the facts of the replaced history it
     carried and dropped, each with the step that returned it and, for a dropped one, the step that fetched it again
     and that step's tokens. ``step_facts``: each step's facts in step order, where the caller found them once."""
-    from workbench.analyses import facts_of
+    from workbench.analyses import fact_totals, facts_of
 
     ordered = sorted(steps, key=lambda s: s["step"])
     found = facts_of(c, [s["step"] for s in ordered], [s.get("observation") for s in ordered], task,
                      step_facts=step_facts)
     tokens = {s["step"]: (s.get("input_tokens") or 0) + (s.get("output_tokens") or 0) for s in ordered
               if s.get("input_tokens") is not None or s.get("output_tokens") is not None}
-    dropped = [f for f in found if not f["carried"]]
-    back = sorted({f["refetch_step"] for f in dropped if f["refetch_step"] is not None})
-    return {"pre_tokens": c.get("pre_tokens"), "post_tokens": c.get("post_tokens"),
+    return {**fact_totals(found, tokens), "pre_tokens": c.get("pre_tokens"), "post_tokens": c.get("post_tokens"),
             "type": c.get("compaction_type"), "strategy": c.get("strategy"), "trigger": c.get("trigger"),
-            "carried": [f for f in found if f["carried"]], "dropped": dropped, "refetch_steps": back,
-            "refetched": sum(f["refetch_step"] is not None for f in dropped),
-            "refetch_tokens": sum(tokens[n] for n in back if n in tokens) if tokens else None}
+            "carried": [f for f in found if f["carried"]], "dropped": [f for f in found if not f["carried"]]}
 
 
 def _evidence_of(run: Mapping[str, Any], c: Mapping[str, Any], parsed: Sequence[tuple[str, int, str, str, str]],
