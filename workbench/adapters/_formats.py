@@ -125,6 +125,12 @@ def sniff_directory_format(path: str | os.PathLike[str], *, last: bool = False) 
     return None
 
 
+def inspect_head(head: bytes) -> bool:
+    """Whether a file's first bytes are an inspect_ai ``.json`` log's: an object naming its ``version`` at once and
+    its ``eval``."""
+    return head.lstrip().startswith(b"{") and b'"version"' in head[:200] and b'"eval"' in head
+
+
 def _keys(record: Any) -> Mapping[str, Any]:
     return record if isinstance(record, dict) else {}
 
@@ -139,7 +145,7 @@ register_format(LogFormat(
     "inspect", "inspect_ai evaluation logs: a .eval (or .json) log, or a directory of them; one run per sample and "
     "epoch, one compaction per CompactionEvent",
     "workbench.adapters._inspect:read_inspect", reads="file-or-directory", suffixes=(".eval",),
-    head=lambda head: head.lstrip().startswith(b"{") and b'"version"' in head[:200] and b'"eval"' in head,
+    head=inspect_head,
     directory="workbench.adapters._inspect:is_inspect_directory", directory_last=True, extra="inspect",
     package="inspect-ai"))
 register_format(LogFormat(

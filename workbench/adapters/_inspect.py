@@ -33,10 +33,10 @@ from typing import Any
 
 import polars as pl
 
+from workbench.adapters._formats import inspect_head
 from workbench.adapters._staging import RunTables
 from workbench.errors import SchemaError
 
-SUFFIXES = (".eval", ".json")
 
 
 def is_inspect_directory(path: str | os.PathLike[str]) -> bool:
@@ -46,15 +46,11 @@ def is_inspect_directory(path: str | os.PathLike[str]) -> bool:
     return any(Path(path).glob("*.eval"))
 
 
-def looks_like_log(head: bytes) -> bool:
-    """Whether a ``.json`` file's first bytes are an inspect_ai log's (an object opening with its ``version`` and
-    ``status``/``eval``): a directory's other JSON files (inspect_ai's own ``logs.json`` index, notes) are not read."""
-    return head.lstrip().startswith(b"{") and b'"version"' in head[:200] and (b'"eval"' in head or b'"status"' in head)
-
-
 def _looks_like_log(path: Path) -> bool:
+    """Whether a ``.json`` file of a directory is an inspect_ai log by the registry's sniffing rule (its first
+    4 KiB): its other JSON files (inspect_ai's own ``logs.json`` index, notes) are not read."""
     with open(path, "rb") as fh:
-        return looks_like_log(fh.read(4096))
+        return inspect_head(fh.read(4096))
 
 
 def _files(path: Path) -> list[Path]:
@@ -231,6 +227,12 @@ def _text_input(value: Any) -> str:
     return "\n".join(_text(m) for m in value if getattr(m, "role", None) == "user")
 
 
+def _said(exc: Exception) -> str:
+    """An exception inspect_ai raised, in one line: its type and its message's first line (200 characters)."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text.splitlines()[0][:200] if text else ''}"
+
+
 def inspect_runs(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any], list[dict[str, Any]],
                                                                   list[dict[str, Any]]]]:
     """The runs of an inspect_ai log file or directory, one sample at a time, ``(k, run, steps, compactions)``."""
@@ -243,8 +245,7 @@ def inspect_runs(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, 
             header = read_eval_log(str(file), header_only=True)
         except Exception as exc:  # inspect_ai raises many types for a file that is not its log
             raise SchemaError(file=str(file), expected="an inspect_ai log (.eval or .json) that inspect_ai reads",
-                              got=f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
-                              ) from None
+                              got=_said(exc)) from None
         task, eval_id, model = header.eval.task, header.eval.eval_id, header.eval.model
         samples = read_eval_log_samples(str(file), all_samples_required=False, resolve_attachments=True)
         while True:
@@ -254,8 +255,7 @@ def inspect_runs(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, 
                 break
             except Exception as exc:  # a damaged sample (a truncated .eval): inspect_ai's own error, with the file
                 raise SchemaError(file=str(file), expected=f"inspect_ai samples it can read (after {k} run(s))",
-                                  got=f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
-                                  ) from None
+                                  got=_said(exc)) from None
             k += 1
             run_id = f"{task}/{sample.id}/e{sample.epoch}"
             if run_id in seen:
