@@ -1,5 +1,7 @@
 """Coverage of ``workbench.stats.debiased_calibration_error``'s intervals (issue 60): the default ``sign-flip`` and
-the earlier ``unified`` and ``t`` kept by name, at a calibrated judge (truth 0) and at a miscalibrated one.
+the earlier ``unified`` and ``t`` kept by name, at a calibrated judge (truth 0) and at a miscalibrated one; and
+(issue 78) the rejection rate at 5% of ``calibration_test``, whose scenarios are weighted by Kish's design effect,
+beside the unweighted statistic it replaced (computed here): its size at a calibrated judge, its power at ``s^2``.
 
 The scores and scenarios are those of the three generators of ``bench_interval_coverage.py`` (``mix``,
 ``lognormal``, ``polarised``: unequal scenario sizes, scores whose spread and discrimination change with the
@@ -8,6 +10,12 @@ and the rows of a scenario share it: ``P(y = 1 | score) = p(score) + u_g p (1 - 
 scenario's effect (normal, or t(3) in ``polarised``: symmetric, so the mean over scenarios is ``p(score)``) and
 ``p(s) = s`` (calibrated: truth 0) or ``p(s) = s^2``, whose truth is the binned squared gap on the scores of 40,000
 scenarios drawn the same way.
+
+A fourth generator, ``betabinomial``, follows issue 78's description of an independent audit's held-out one (not
+that generator itself, which is not ours): scenario sizes spread tenfold (5-50 rows, log-uniform), skewed and
+heavy-tailed scores (logit a scenario mean plus t(3) noise, mostly above 0.5) rounded to 0.1 (many ties), and
+beta-binomial labels: a scenario's rows share one quantile u_g of ``Beta(k p, k (1 - p))`` (k = 2: strongly
+shared), whose mean is ``p(s)``.
 
 Reported per cell: coverage with a Wilson 95% Monte Carlo interval, and the share of samples whose interval is open
 at 0 (calibration rejected, no positive value rejected). Acceptance (issue 60): the Wilson interval overlaps 93-97%.
@@ -26,9 +34,9 @@ import numpy as np
 from scipy.special import expit
 
 import bench_interval_coverage as study
-from workbench.stats import ABOVE_ZERO, bin_edges, bin_index, debiased_calibration_error
+from workbench.stats import ABOVE_ZERO, bin_edges, bin_index, calibration_test, debiased_calibration_error
 
-GENERATORS = ("mix", "lognormal", "polarised")
+GENERATORS = ("mix", "lognormal", "polarised", "betabinomial")
 SIZES = (8, 12, 30)
 TRUTHS = ("calibrated", "squared")
 METHODS = ("sign-flip", "unified", "t")
@@ -37,6 +45,14 @@ METHODS = ("sign-flip", "unified", "t")
 def labelled(kind: str, g: int, truth: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Scores and scenarios of ``kind``'s generator, labels drawn from the scores (``p(s)`` by ``truth``) with a
     shared scenario effect that leaves ``P(y | s)`` at ``p(s)`` over scenarios."""
+    if kind == "betabinomial":
+        from scipy.stats import beta
+
+        c = np.repeat(np.arange(g), np.round(np.exp(rng.uniform(math.log(5), math.log(50), g))).astype(int))
+        score = np.round(expit(rng.normal(1.5, 0.7, g)[c] + 1.2 * rng.standard_t(3, c.size)), 1)
+        p = score if truth == "calibrated" else score**2
+        share = beta.ppf(rng.random(g)[c], np.maximum(2 * p, 1e-3), np.maximum(2 * (1 - p), 1e-3))
+        return score, (rng.random(c.size) < share).astype(np.int8), c
     sc = study.scenarios(kind, g, rng)
     c = np.repeat(np.arange(g), sc.sizes)
     base = rng.random(c.size) < expit(sc.base[c])
@@ -58,16 +74,42 @@ def true_error(kind: str, truth: str, bins: int = 10) -> float:
                      for b in np.unique(idx)))
 
 
+def unweighted_p(s: np.ndarray, y: np.ndarray, c: np.ndarray, n_flips: int = 9999) -> float:
+    """The sign-flip p-value of the unweighted statistic ``sum_b sum_{g != h} D_gb D_hb / (N n_b)`` (issue 60's
+    test, the reference of issue 78's weights): every pattern up to 13 scenarios, else ``n_flips`` drawn."""
+    idx = bin_index(s, bin_edges(s, 10))
+    _, b = np.unique(idx, return_inverse=True)
+    _, g = np.unique(c, return_inverse=True)
+    sums = np.zeros((g.max() + 1, b.max() + 1))
+    np.add.at(sums, (g, b), s - y)
+    weight = 1.0 / (s.size * np.bincount(b))
+    own = (sums**2).sum(axis=0) @ weight
+    observed = (sums.sum(axis=0) ** 2) @ weight - own
+    if len(sums) <= 13:
+        rest = (np.arange(2 ** (len(sums) - 1))[:, None] >> np.arange(len(sums) - 1)) & 1
+        flips = np.hstack([np.ones((len(rest), 1)), 1.0 - 2.0 * rest])
+    else:
+        flips = np.random.default_rng(0).choice([-1.0, 1.0], size=(n_flips, len(sums)))
+    null = ((flips @ sums) ** 2) @ weight - own
+    hits = np.count_nonzero(null >= observed - 1e-12 * max(abs(observed), 1e-300))
+    return hits / len(null) if len(sums) <= 13 else (hits + 1) / (len(null) + 1)
+
+
+ROWS = (*METHODS, "open", "reject/weighted test", "reject/unweighted test")
+
+
 def cell(job: tuple[str, int, str, int, float]) -> dict[str, int]:
     kind, g, truth, trials, value = job
     rng = np.random.default_rng([GENERATORS.index(kind), g, TRUTHS.index(truth), 60])
-    out = dict.fromkeys([*METHODS, "open"], 0)
+    out = dict.fromkeys(ROWS, 0)
     for _ in range(trials):
         s, y, c = labelled(kind, g, truth, rng)
         for method in METHODS:
             res = debiased_calibration_error(s, y, c, interval_method=method)
             out[method] += bool(res.ci_low <= value <= res.ci_high)
             out["open"] += method == "sign-flip" and res.ci_low == ABOVE_ZERO
+        out["reject/weighted test"] += calibration_test(s, y, c).p_value < 0.05
+        out["reject/unweighted test"] += unweighted_p(s, y, c) < 0.05
     return out
 
 
@@ -75,7 +117,7 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     p = k / n
     mid = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return mid - half, mid + half
+    return max(mid - half, 0.0), min(mid + half, 1.0)
 
 
 def main() -> None:
@@ -95,7 +137,7 @@ def main() -> None:
             print(f"\ngenerator {kind}, {truth} (truth {values[kind, truth]:.5f})")
             print("| interval | " + " | ".join(f"{g} scenarios" for g in SIZES) + " |")
             print("| --- |" + " --- |" * len(SIZES))
-            for row in (*METHODS, "open"):
+            for row in ROWS:
                 cells = []
                 for g in SIZES:
                     k = results[kind, g, truth][row]
