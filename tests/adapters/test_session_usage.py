@@ -580,9 +580,9 @@ def test_the_codex_usage_pass_reads_a_rollout_as_the_importer_does(tmp_path: Pat
             run["usage_reasoning_tokens"], run["usage_replies"]) == (16, 10, 11, 3, 4)
     assert run["usage_by_model"] == {
         "gpt-5-codex": {"input": 9, "cache_read": 6, "output": 8, "reasoning": 2, "cache_creation_5m": 0,
-                        "cache_creation_1h": 0},
+                        "cache_creation_1h": 0, "replies": 2},
         "gpt-5": {"input": 7, "cache_read": 4, "output": 3, "reasoning": 1, "cache_creation_5m": 0,
-                  "cache_creation_1h": 0}}
+                  "cache_creation_1h": 0, "replies": 2}}
     # 09:59:59+00:00 is the earliest instant; "not a date" sorts after every date (widen_span's rule)
     assert (run["started_at"], run["ended_at"]) == ("2026-11-02T09:59:59.000+00:00", "not a date")
     assert (run["run_id"], run["project"], run["client_version"], run["git_branch"], run["model"], run["models"]) \
@@ -681,9 +681,10 @@ def test_a_worker_sums_each_line_by_the_reply_rules(tmp_path: Path) -> None:
     path = write(tmp_path / "projects" / "-home-dev" / f"{SID}.jsonl",
                  [user("u1", None, "hi"), old, as_user, no_sid, odd, *split, *no_request])
     run = _run_sums([(str(path), 0)])
-    assert run.parts == [("-home-dev", SID, "2026-11-02", "claude-sonnet-4-5-20250929")]
-    # input 10 + 0 + 7 + 2 + 2; output 1 + 0 + 1; cache read 0; writes: 40 of which 1 h 40 (99 cut to 40); replies 5
-    assert list(run.sums) == [21, 2, 0, 0, 40, 5]
+    assert run.parts == [("-home-dev", SID, "2026-11-02", "claude-sonnet-4-5-20250929", False)]  # no costUSD
+    # input 10 + 0 + 7 + 2 + 2; output 1 + 0 + 1; cache read 0; writes: 40 of which 1 h 40 (99 cut to 40); replies 5;
+    # no kind above 200,000 tokens in a reply; no cost logged
+    assert list(run.sums) == [21, 2, 0, 0, 40, 5, 0, 0, 0, 0, 0, 0]
     assert run.keys == ["5:msg_1req_1", "5:msg_4req_4", "5:msg_5req_5", None, None]
 
 

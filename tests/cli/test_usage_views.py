@@ -84,9 +84,15 @@ def test_sessions_show_full_ids_their_day_models_and_a_total_that_says_what_it_l
     shop = next(line for line in lines if "5d1c0a2e-1111-4a5b-9c8d-000000000001" in line)
     assert "2026-11-02" in shop and "claude-sonnet-4-5" in shop
     assert shop.split()[-1] == f"{CCUSAGE_DAILY[0][5] + 0.00453 + 0.00052:.2f}"
+    # the blog session: its opus reply priced ((1 x 5 + 2 x 25 + 3 x 0.5 + 4 x 6.25) / 1e6 = 0.0000815), the
+    # unknown model's reply counted apart (before: the whole session "unknown", its priced reply lost)
     blog = next(line for line in lines if "5d1c0a2e-2222-4a5b-9c8d-000000000002" in line)
-    assert blog.split()[-1] == "unknown"
-    assert "cost unknown for 1 row(s): no price for mystery-model-9" in done.stdout
+    assert blog.split()[-3:] == ["0.00", "1", "reply"]
+    blog_json = next(r for r in json.loads(usage(str(home), "--json").stdout)
+                     if r["session_id"].startswith("5d1c0a2e-2"))
+    assert blog_json["cost_usd"] == pytest.approx(0.0000815, abs=1e-15) and blog_json["unpriced_replies"] == 1
+    assert "1 reply unpriced: no price for mystery-model-9" in done.stdout
+    assert "LiteLLM's prices of 2026-12-06" in done.stdout
     by_project = json.loads(usage(str(home), "--by", "project", "--json").stdout)
     assert {r["project_dir"]: r["input"] for r in by_project} == {"-home-dev-shop": 160, "-home-dev-blog": 1001}
     by_model = json.loads(usage(str(home), "--by", "model", "--json").stdout)

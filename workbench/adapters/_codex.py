@@ -112,6 +112,7 @@ def _spend(run: dict[str, Any], payload: dict[str, Any], previous: dict[str, int
         row = by_model.get(model or "(no model)")
         if row is None:
             row = by_model[model or "(no model)"] = dict.fromkeys(MODEL_USAGE, 0)
+        row["replies"] = row.get("replies", 0) + 1
         row["input"] += fresh
         row["cache_read"] += cached
         row["output"] += output

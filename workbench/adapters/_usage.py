@@ -154,8 +154,8 @@ def _codex_rows(p: Path, rollouts: list[Path], bad: BadLines | None, checked: se
         for _line, run, _steps, _comps in codex_runs(p, files=rollouts, bad=bad, usage_only=True, checked=checked):
             by_model = run.get("usage_by_model") or {}  # (usage_only: the dict, not its JSON text)
             day = utc_day(run.get("started_at"))  # a rollout's usage is dated by its start (no per-event split)
-            parts = [{"day": day, "model": model, **{k: int(u.get(k, 0)) for k in PART_COUNTS if k != "replies"},
-                      "replies": 0} for model, u in sorted(by_model.items())]
+            parts = [{"day": day, "model": model, **{k: int(u.get(k, 0)) for k in PART_COUNTS[:-1]},
+                      "cost_logged": None} for model, u in sorted(by_model.items())]
             rows.append({"client": "codex", "project_dir": None, "session_id": run["run_id"],
                          **{c: int(run.get(c) or 0) for c in USAGE_COLUMNS}, "models": list(run.get("models") or []),
                          "parts": parts})

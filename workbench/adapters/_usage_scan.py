@@ -315,20 +315,20 @@ def _totals(listing: Iterable[tuple[str | os.PathLike[str], int]], bad: BadLines
     """:func:`claude_code_totals` of a listing ((path, size) in order; a walk still going), ``listed`` getting
     every file's path (:func:`_in_order`)."""
     seen: set[str | None] = set()
-    # (project directory, session) -> its parts: (UTC day, model) -> PART_COUNTS, in the order each first appears;
-    # a session's totals and models are read from its parts at the end
-    sessions: dict[tuple[str, str], dict[tuple[str | None, str | None], list[int]]] = {}
+    # (project directory, session) -> its parts: (UTC day, model, cost logged) -> PART_COUNTS, in the order each
+    # first appears; a session's totals and models are read from its parts at the end
+    sessions: dict[tuple[str, str], dict[tuple[str | None, str | None, bool], list[int]]] = {}
 
-    def add(label: tuple[str, str, str | None, str | None], counts: array, at: int) -> None:
-        """Six counts from ``counts[at:]`` onto the part ``label`` (made, and its session, where new)."""
-        project, sid, day, model = label
+    def add(label: tuple[str, str, str | None, str | None, bool], counts: array, at: int) -> None:
+        """:data:`PART_COUNTS` from ``counts[at:]`` onto the part ``label`` (made, and its session, where new)."""
+        project, sid, day, model, logged = label
         parts = sessions.get((project, sid))
         if parts is None:
             parts = sessions[(project, sid)] = {}
-        part = parts.get((day, model))
+        part = parts.get((day, model, logged))
         if part is None:
-            part = parts[(day, model)] = [0, 0, 0, 0, 0, 0]
-        for j in range(6):
+            part = parts[(day, model, logged)] = [0] * _N
+        for j in range(_N):
             part[j] += counts[at + j]
 
     for run in _in_order(_run_sums, listing, bad=bad, formats=formats, listed=listed):
@@ -336,26 +336,26 @@ def _totals(listing: Iterable[tuple[str | os.PathLike[str], int]], bad: BadLines
             seen.update(run.keys)
             seen.discard(None)  # (a reply without both ids counts every time: None is never "seen")
             for k, label in enumerate(run.parts):
-                add(label, run.sums, 6 * k)
+                add(label, run.sums, _N * k)
             continue
         for r, key in enumerate(run.keys):  # some reply was counted in an earlier run: reply by reply
             if key is not None:
                 if key in seen:
                     continue
                 seen.add(key)
-            add(run.parts[run.reply_parts[r]], run.reply_counts, 6 * r)
+            add(run.parts[run.reply_parts[r]], run.reply_counts, _N * r)
     return [_session_row(key, parts) for key, parts in sessions.items()]
 
 
 @dataclass
 class _RunSums:
     """A run of files summed where it was read (:func:`_run_sums`). ``parts``: (project directory, session, UTC
-    day, model) in the order each first appears; ``sums``: their :data:`PART_COUNTS`, six a part; ``keys``: each
+    day, model, cost logged) in the order each first appears; ``sums``: their :data:`PART_COUNTS`; ``keys``: each
     counted reply's key (:func:`_reply_key`; None for a reply without both ids), in order, with its part
-    (``reply_parts``) and its six counts (``reply_counts``); the lines skipped, the files not read as Claude
-    Code's and those that could not be opened (:func:`_files_replies`)."""
+    (``reply_parts``) and its counts (``reply_counts``); the lines skipped, the files not read as Claude Code's and
+    those that could not be opened (:func:`_files_replies`)."""
 
-    parts: list[tuple[str, str, str | None, str | None]]
+    parts: list[tuple[str, str, str | None, str | None, bool]]
     sums: array
     keys: list[str | None]
     reply_parts: array
@@ -384,8 +384,9 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
 
     by_directory: dict[str, str] = {}
     seen: set[str] = set()
-    where: dict[tuple[str, str, str | None, str | None], int] = {}
-    labels: list[tuple[str, str, str | None, str | None]] = []
+    where: dict[tuple[str, str, str | None, str | None, bool], int] = {}
+    labels: list[tuple[str, str, str | None, str | None, bool]] = []
+    zeros = (0,) * _N
     sums, reply_parts, reply_counts = array("q"), array("i"), array("q")
     keys: list[str | None] = []
     project = ""  # the project directory of the file being read
@@ -413,13 +414,20 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
                 return  # a reply written over several lines (or copied by a resume) counts once
             seen.add(key)
         model = msg.get("model")
+        if type(model) is not str:
+            model = None
+        elif usage.get("speed") == "fast":
+            model += "-fast"  # ccusage's name for a fast-mode reply, priced at its model's fast multiplier
+        logged = rec.get("costUSD")  # the client's own cost of the reply: ccusage's first choice (its "auto")
+        if (type(logged) is not float and type(logged) is not int) or not -1e6 < logged < 1e6:  # (NaN: not)
+            logged = None
         stamp = rec.get("timestamp")
-        label = (project, sid, utc_day(stamp if type(stamp) is str else None), model if type(model) is str else None)
+        label = (project, sid, utc_day(stamp if type(stamp) is str else None), model, logged is not None)
         k = where.get(label)
         if k is None:
             k = where[label] = len(labels)
             labels.append(label)
-            sums.extend((0, 0, 0, 0, 0, 0))
+            sums.extend(zeros)
         v = usage.get("input_tokens")
         fresh = v if type(v) is int and v > 0 else 0
         v = usage.get("output_tokens")
@@ -433,16 +441,16 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
         hour = v if type(v) is int and v > 0 else 0
         if hour > made:
             hour = made
-        at = 6 * k
-        sums[at] += fresh
-        sums[at + 1] += output
-        sums[at + 2] += read
-        sums[at + 3] += made - hour
-        sums[at + 4] += hour
-        sums[at + 5] += 1
+        counts = (fresh, output, read, made - hour, hour, 1,
+                  fresh - TIER if fresh > TIER else 0, output - TIER if output > TIER else 0,
+                  read - TIER if read > TIER else 0, made - hour - TIER if made - hour > TIER else 0,
+                  hour - TIER if hour > TIER else 0, round(logged * 1e9) if logged is not None else 0)
+        at = _N * k
+        for j in range(_N):
+            sums[at + j] += counts[j]
         keys.append(key)
         reply_parts.append(k)
-        reply_counts.extend((fresh, output, read, made - hour, hour, 1))
+        reply_counts.extend(counts)
 
     def for_file(path: str) -> Callable[[Any, int], None]:
         nonlocal project  # (read by add: the file's project directory)
@@ -457,7 +465,8 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
     return _RunSums(labels, sums, keys, reply_parts, reply_counts, skipped, others, unreadable)
 
 
-def _session_row(key: tuple[str, str], parts: dict[tuple[str | None, str | None], list[int]]) -> dict[str, Any]:
+def _session_row(key: tuple[str, str], parts: dict[tuple[str | None, str | None, bool], list[int]]
+                 ) -> dict[str, Any]:
     """A session's row from its parts: its totals are their sums (the cache writes: both tiers), its models theirs
     in the order each first appears (a part is made by the session's first reply of its day and model). One loop
     over the parts, not five sums and a dict made by ``zip`` a part: 0.48 -> 0.35 s for the 1 GB home's 47,353
@@ -465,7 +474,8 @@ def _session_row(key: tuple[str, str], parts: dict[tuple[str | None, str | None]
     models: list[str] = []
     fresh = output = read = write_5m = write_1h = replies = 0
     rows = []
-    for (day, model), (i, o, r, w5, w1, n) in parts.items():  # PART_COUNTS' order
+    for (day, model, logged), counts in parts.items():
+        i, o, r, w5, w1, n = counts[:6]  # PART_COUNTS' order
         if model is not None and model != "<synthetic>" and model not in models:
             models.append(model)
         fresh += i
@@ -474,16 +484,26 @@ def _session_row(key: tuple[str, str], parts: dict[tuple[str | None, str | None]
         write_5m += w5
         write_1h += w1
         replies += n
-        rows.append({"day": day, "model": model, "input": i, "output": o, "cache_read": r, "cache_creation_5m": w5,
-                     "cache_creation_1h": w1, "replies": n})
+        rows.append({"day": day, "model": model, **dict(zip(PART_COUNTS[:-1], counts)),
+                     "cost_logged": counts[-1] / 1e9 if logged else None})
     return {"client": "claude-code", "project_dir": key[0], "session_id": key[1],
             "usage_input_tokens": fresh, "usage_output_tokens": output, "usage_cache_read_tokens": read,
             "usage_cache_creation_tokens": write_5m + write_1h, "usage_reasoning_tokens": 0,
             "usage_replies": replies, "models": models, "parts": rows}
 
 
-#: the counts of a session's part (one UTC day and model)
-PART_COUNTS = ("input", "output", "cache_read", "cache_creation_5m", "cache_creation_1h", "replies")
+#: the counts of a session's part (one UTC day, model, and whether its replies logged their cost): the tokens of
+#: each kind, the replies, each kind's tokens beyond :data:`TIER` in a reply (priced at a model's long-context rate)
+#: and the replies' logged cost (``costUSD``) in billionths of a dollar; a part's dict has ``cost_logged`` in USD
+#: (None where its replies logged none) in place of the last
+PART_COUNTS = ("input", "output", "cache_read", "cache_creation_5m", "cache_creation_1h", "replies",
+               "input_over_tier", "output_over_tier", "cache_read_over_tier", "cache_creation_5m_over_tier",
+               "cache_creation_1h_over_tier", "cost_logged_nanousd")
+_N = len(PART_COUNTS)
+
+#: the tokens of one kind in one reply above which a model with a long-context price charges it (LiteLLM's
+#: ``*_above_200k_tokens``; ccusage applies it to each kind of a reply on its own)
+TIER = 200_000
 
 
 #: a UTC timestamp as clients write it (``2026-11-20T10:04:00.000Z``): its day is its first ten characters, once

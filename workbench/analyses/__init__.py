@@ -21,10 +21,10 @@ __all__ = [
     "dropped_fact_accuracy", "entry_auroc", "fact_totals", "facts", "facts_of", "failure_gold", "focus", "frank_frame",
     "FRANK_PUBLISHED", "frank_table", "FRANK_WILLIAMS", "identifier_share", "LOSS_COLUMNS", "LOSS_MEASURES",
     "losses_by", "metric_column", "ModelPrice", "oriented", "OVERALL", "part_cost", "price_of", "PRICES",
-    "PRICES_AS_OF", "prompt_cache", "prompt_cache_means", "published_frank", "random_baseline", "random_within",
-    "replay", "replay_by_budget", "replay_run", "ReplayResult", "session_costs", "SessionAnalyses", "sjc", "SPLITS",
-    "summary_auroc", "summary_frame", "summary_scores", "testbed_gold", "token_medians", "trace", "turn_text",
-    "USAGE_TOKENS", "usage_view", "usage_view_frame", "williams_table"
+    "PRICES_AS_OF", "PRICES_SOURCE", "prompt_cache", "prompt_cache_means", "published_frank", "random_baseline",
+    "random_within", "replay", "replay_by_budget", "replay_run", "ReplayResult", "session_costs", "SessionAnalyses",
+    "sjc", "SPLITS", "summary_auroc", "summary_frame", "summary_scores", "testbed_gold", "token_medians", "trace",
+    "turn_text", "USAGE_TOKENS", "usage_view", "usage_view_frame", "williams_table"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -47,8 +47,8 @@ __getattr__, __dir__ = attach(__name__, {
         "published_frank", "SPLITS", "summary_auroc", "summary_frame", "summary_scores", "williams_table"
     ],
     "_pricing": [
-        "ModelPrice", "part_cost", "price_of", "PRICES", "PRICES_AS_OF", "session_costs", "USAGE_TOKENS", "usage_view",
-        "usage_view_frame"
+        "ModelPrice", "part_cost", "price_of", "PRICES", "PRICES_AS_OF", "PRICES_SOURCE", "session_costs",
+        "USAGE_TOKENS", "usage_view", "usage_view_frame"
     ],
 }, modules=[
             "focus", "sjc", "trace"], public=__all__)
@@ -73,5 +73,6 @@ if TYPE_CHECKING:
         summary_auroc, summary_frame, summary_scores, williams_table
     )
     from workbench.analyses._pricing import (
-        ModelPrice, part_cost, price_of, PRICES, PRICES_AS_OF, session_costs, USAGE_TOKENS, usage_view, usage_view_frame
+        ModelPrice, part_cost, price_of, PRICES, PRICES_AS_OF, PRICES_SOURCE, session_costs, USAGE_TOKENS, usage_view,
+        usage_view_frame
     )

@@ -1,11 +1,23 @@
-"""What a coding-agent session cost: its per-model usage (``runs.usage_by_model``, written by the Claude Code and
-Codex importers) priced from a table shipped with the project, offline, as ccusage prices it.
+"""What a coding-agent session cost, as ccusage computes it in its default mode, offline.
 
-:data:`PRICES` is dated (:data:`PRICES_AS_OF`) and quotes USD per million tokens for fresh input, output, cache
-reads, and cache writes of the 5-minute and 1-hour tiers (Anthropic's prompt caching; OpenAI's cached input is a
-cache read and has no write). A model's dated snapshot name (``claude-sonnet-4-5-20250929``) takes the price of
-its family name; a model the table does not know is priced at nothing and said (``price_known`` false, ``reason``).
-Checked against ccusage 20.0.24's offline costs (``tools/ccusage_compare.py``).
+A reply that logged its own cost (Claude Code's ``costUSD``) costs that; any other reply costs its tokens times
+its model's price. Prices come from a dated snapshot of LiteLLM's model price list, the list ccusage prices from
+(``prices.json`` beside this module: its Anthropic and OpenAI models, written by ``tools/refresh_prices.py``;
+:data:`PRICES_AS_OF`, :data:`PRICES_SOURCE`). The rules ccusage applies to that list, measured against ccusage
+20.0.24 (``tools/ccusage_compare.py --probe``), are written here:
+
+* a model's dated name (``claude-sonnet-4-5-20250929``) takes its own entry, else its family's (the name
+  without the date); a provider prefix (``anthropic/``) is dropped;
+* a cache read the entry does not price costs a tenth of the input price, a 5-minute cache write 1.25 times
+  it; a 1-hour cache write costs twice the input price whatever the entry says (Anthropic's multipliers; LiteLLM
+  1.80.0 gives ``claude-3-5-haiku-20241022`` 6.00 a million, ccusage charges 1.60);
+* tokens of one kind beyond :data:`~workbench.adapters.TIER` (200,000) in one reply cost the entry's
+  long-context price where it has one (LiteLLM's ``*_above_200k_tokens``);
+* a fast-mode reply (``"speed": "fast"``, read as the model name with ``-fast`` appended) costs its model's price
+  times the fast multiplier: LiteLLM's where it gives one, else ccusage's own (the file's ``fast_overrides``),
+  else 1.
+
+A model the snapshot does not know has no price: its replies are counted as unpriced, never as costing 0.
 """
 
 from __future__ import annotations
@@ -14,52 +26,80 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
     import polars as pl
 
-#: the day the table was last checked
-PRICES_AS_OF = "2026-12-02"
-
 
 @dataclass(frozen=True)
 class ModelPrice:
-    """USD per million tokens."""
+    """USD per million tokens: the base prices, the long-context prices (tokens of a kind beyond 200,000 in one
+    reply; equal to the base where the model has none), and the fast-mode multiplier."""
 
     input: float
     output: float
     cache_read: float
     cache_write_5m: float = 0.0
     cache_write_1h: float = 0.0
+    input_above: float | None = None
+    output_above: float | None = None
+    cache_read_above: float | None = None
+    cache_write_5m_above: float | None = None
+    cache_write_1h_above: float | None = None
+    fast: float = 1.0
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, float], fast: float | None = None) -> ModelPrice:
+        """A snapshot entry (``prices.json``) with ccusage's rules for what it leaves out."""
+        fresh = float(entry["input"])
+        above = entry.get("input_above_200k")
+        return cls(input=fresh, output=float(entry["output"]),
+                   cache_read=float(entry.get("cache_read", 0.1 * fresh)),
+                   cache_write_5m=float(entry.get("cache_write_5m", 1.25 * fresh)),
+                   cache_write_1h=2.0 * fresh,  # ccusage's rule, whatever the entry says (below)
+                   input_above=above, output_above=entry.get("output_above_200k"),
+                   cache_read_above=entry.get("cache_read_above_200k"),
+                   cache_write_5m_above=entry.get("cache_write_5m_above_200k"),
+                   cache_write_1h_above=None if above is None else 2.0 * float(above),
+                   fast=float(entry.get("fast", fast or 1.0)))
 
 
-#: the providers' list prices (Anthropic's and OpenAI's pricing pages, the prices ccusage's offline table holds);
-#: long-context surcharges are not applied
-PRICES: dict[str, ModelPrice] = {
-    "claude-opus-4-5": ModelPrice(5.0, 25.0, 0.50, 6.25, 10.0),
-    "claude-opus-4-1": ModelPrice(15.0, 75.0, 1.50, 18.75, 30.0),
-    "claude-opus-4": ModelPrice(15.0, 75.0, 1.50, 18.75, 30.0),
-    "claude-sonnet-4-5": ModelPrice(3.0, 15.0, 0.30, 3.75, 6.0),
-    "claude-sonnet-4": ModelPrice(3.0, 15.0, 0.30, 3.75, 6.0),
-    "claude-3-7-sonnet": ModelPrice(3.0, 15.0, 0.30, 3.75, 6.0),
-    "claude-haiku-4-5": ModelPrice(1.0, 5.0, 0.10, 1.25, 2.0),
-    "claude-3-5-haiku": ModelPrice(0.80, 4.0, 0.08, 1.0, 1.6),
-    "gpt-5": ModelPrice(1.25, 10.0, 0.125),
-    "gpt-5-codex": ModelPrice(1.25, 10.0, 0.125),
-    "gpt-5-mini": ModelPrice(0.25, 2.0, 0.025),
-}
+def _load() -> tuple[dict[str, ModelPrice], str, str]:
+    """``prices.json``'s models as :class:`ModelPrice`, ccusage's fast-mode multipliers (``fast_overrides``, by
+    family name) given to the models of those families that LiteLLM gives none, a family listed only with its
+    date also under its own name; with the snapshot's date and source."""
+    document = json.loads((Path(__file__).with_name("prices.json")).read_text(encoding="utf-8"))
+    overrides = document.get("fast_overrides", {})
+    prices = {name: ModelPrice.from_entry(entry, overrides.get(_SNAPSHOT.sub("", name)))
+              for name, entry in document["models"].items()}
+    for family in overrides:
+        dated = sorted(m for m in prices if _SNAPSHOT.sub("", m) == family)
+        if family not in prices and dated:
+            prices[family] = prices[dated[-1]]
+    return prices, document["as_of"], document["source"]
+
 
 _SNAPSHOT = re.compile(r"-(\d{8}|latest)$")
+_FAST = "-fast"
+
+#: the price table: LiteLLM's Anthropic and OpenAI models, with ccusage's rules applied (:class:`ModelPrice`)
+PRICES: dict[str, ModelPrice]
+#: the day the snapshot was taken, and what it was taken from
+PRICES_AS_OF: str
+PRICES_SOURCE: str
+PRICES, PRICES_AS_OF, PRICES_SOURCE = _load()
 
 
 def price_of(model: str, prices: Mapping[str, ModelPrice] = PRICES) -> ModelPrice | None:
-    """The price of ``model``: its own entry, else its family's (the name without a date suffix), else None.
+    """The price of ``model`` as ccusage finds it: its own entry, else its family's (the name without a date
+    suffix), a provider prefix dropped; a fast-mode name (``...-fast``) its model's price times its multiplier.
 
     Parameters
     ----------
     model : str
-        A model name as a log gives it.
+        A model name as a log gives it (``-fast`` appended for a fast-mode reply).
     prices : mapping of str to ModelPrice, default PRICES
         The table.
 
@@ -69,19 +109,38 @@ def price_of(model: str, prices: Mapping[str, ModelPrice] = PRICES) -> ModelPric
         Its price, or None when the table does not know it.
     """
     name = model.strip().lower()
-    if name in prices:
-        return prices[name]
-    base = _SNAPSHOT.sub("", name)
-    return prices.get(base)
+    fast = name.endswith(_FAST) and name not in prices
+    if fast:
+        name = name[: -len(_FAST)]
+    price = None
+    for candidate in (name, name.rsplit("/", 1)[-1]):
+        price = prices.get(candidate) or prices.get(_SNAPSHOT.sub("", candidate))
+        if price is not None:
+            break
+    if price is None or not fast or price.fast == 1.0:
+        return price
+    k = price.fast
+    return ModelPrice(**{f: v * k if isinstance(v, float) and f != "fast" else v for f, v in price.__dict__.items()})
 
 
-def part_cost(model: str | None, counts: Mapping[str, int], prices: Mapping[str, ModelPrice] = PRICES, *,
+#: each kind of token a part counts, with its price field and its tokens beyond the long-context tier
+_KINDS = (("input", "input", "input_over_tier"), ("output", "output", "output_over_tier"),
+          ("cache_read", "cache_read", "cache_read_over_tier"),
+          ("cache_creation_5m", "cache_write_5m", "cache_creation_5m_over_tier"),
+          ("cache_creation_1h", "cache_write_1h", "cache_creation_1h_over_tier"))
+
+
+def part_cost(model: str | None, counts: Mapping[str, Any], prices: Mapping[str, ModelPrice] = PRICES, *,
               memo: dict[str, ModelPrice | None] | None = None) -> float | None:
-    """USD for ``counts`` (``input``, ``output``, ``cache_read``, ``cache_creation_5m``, ``cache_creation_1h``) of
-    ``model``; None when the table has no price for it (never 0: a sum must not undercount without saying so),
-    except that no tokens cost nothing whatever the model (Claude Code's ``<synthetic>`` replies). ``memo``: a
-    dict kept by the caller across calls with the same ``prices``, each model's price looked up in it once (a
-    view of the 1 GB home's 47,353 sessions: 0.20 -> 0.18 s)."""
+    """USD for a part's replies (``counts``: ``input``, ``output``, ``cache_read``, ``cache_creation_5m``,
+    ``cache_creation_1h``, and each one's ``*_over_tier`` tokens beyond 200,000 in a reply) of ``model``: their
+    logged cost where they logged one (``cost_logged``), else their tokens priced; None when the table has no price
+    for the model (never 0: a sum must not undercount without saying so), except that no tokens cost nothing
+    whatever the model (Claude Code's ``<synthetic>`` replies). ``memo``: a dict kept by the caller across calls
+    with the same ``prices``, each model's price looked up in it once."""
+    logged = counts.get("cost_logged")
+    if logged is not None:
+        return float(logged)
     get = counts.get
     if not (get("input", 0) or get("output", 0) or get("cache_read", 0) or get("cache_creation_5m", 0)
             or get("cache_creation_1h", 0)):
@@ -97,11 +156,17 @@ def part_cost(model: str | None, counts: Mapping[str, int], prices: Mapping[str,
     return None if price is None else _priced(price, counts)
 
 
-def _priced(price: ModelPrice, counts: Mapping[str, int]) -> float:
-    """USD for ``counts`` at ``price`` (per million tokens of each kind)."""
-    return (counts.get("input", 0) * price.input + counts.get("output", 0) * price.output
-            + counts.get("cache_read", 0) * price.cache_read + counts.get("cache_creation_5m", 0) * price.cache_write_5m
-            + counts.get("cache_creation_1h", 0) * price.cache_write_1h) / 1e6
+def _priced(price: ModelPrice, counts: Mapping[str, Any]) -> float:
+    """USD for ``counts`` at ``price``: every token at its kind's price, and the tokens beyond the tier at the
+    difference between the long-context price and that."""
+    total = 0.0
+    for kind, field, over in _KINDS:
+        base = getattr(price, field)
+        total += counts.get(kind, 0) * base
+        above = getattr(price, field + "_above")
+        if above is not None and counts.get(over, 0):
+            total += counts[over] * (above - base)
+    return total / 1e6
 
 
 def session_costs(runs: pl.DataFrame, prices: Mapping[str, ModelPrice] = PRICES) -> pl.DataFrame:
@@ -154,26 +219,31 @@ def usage_view(rows: list[dict[str, Any]], by: str = "session") -> list[dict[str
     Parameters
     ----------
     rows : list of dict
-        :func:`workbench.adapters.usage_rows`: one per session, with its ``parts`` (day and model).
+        :func:`workbench.adapters.usage_rows`: one per session, with its ``parts`` (day, model, logged cost).
     by : {"session", "day", "model", "project"}
         The grouping.
 
     Returns
     -------
     list of dict
-        One per group: its key, the tokens (``cache_write``: both cache-write tiers), ``replies``, ``cost_usd`` from
-        the project's price table (None when a model in it has no price: unknown, never 0) and ``unpriced`` (those
-        models).
+        One per group: its key, the tokens (``cache_write``: both cache-write tiers), ``replies``, ``cost_usd`` (the
+        cost of its priced replies, as ccusage computes it: :func:`part_cost`; None only when none of its replies is
+        priced and some are not), ``unpriced_replies`` (replies of a model the price table does not know) and
+        ``unpriced`` (those models). Each part is priced once whatever the grouping, so the costs of any grouping
+        add up to the same total.
     """
     groups: dict[tuple[Any, ...], dict[str, Any]] = {}
     known: dict[str, Any] = {}  # each model's price, looked up once
 
+    def empty(head: dict[str, Any]) -> dict[str, Any]:
+        return {**head, **{k: 0 for k, _ in USAGE_TOKENS}, "replies": 0, "cost_usd": 0.0, "unpriced_replies": 0,
+                "unpriced": []}
+
     for r in rows:
         if by == "session" and not r.get("parts"):  # a session that spent nothing is still a session
-            groups[(r["client"], r["session_id"])] = {
+            groups[(r["client"], r["session_id"])] = empty({
                 "client": r["client"], "session_id": r["session_id"], "project_dir": r["project_dir"], "day": None,
-                "models": list(r.get("models") or []), **{k: 0 for k, _ in USAGE_TOKENS}, "replies": 0, "cost_usd": 0.0,
-                "unpriced": []}
+                "models": list(r.get("models") or [])})
         for part in r.get("parts", []):
             if by == "session":
                 key: tuple[Any, ...] = (r["client"], r["session_id"])
@@ -190,8 +260,7 @@ def usage_view(rows: list[dict[str, Any]], by: str = "session") -> list[dict[str
                             "day": None, "models": []}
                 else:
                     head = {{"day": "day", "model": "model"}.get(by, "project_dir"): key[0]}
-                g = groups[key] = {**head, **{k: 0 for k, _ in USAGE_TOKENS}, "replies": 0, "cost_usd": 0.0,
-                                   "unpriced": []}
+                g = groups[key] = empty(head)
             g["input"] += part["input"]
             g["output"] += part["output"]
             g["cache_read"] += part["cache_read"]
@@ -204,13 +273,15 @@ def usage_view(rows: list[dict[str, Any]], by: str = "session") -> list[dict[str
                     g["models"].append(part["model"])
             cost = part_cost(part["model"], part, memo=known)
             if cost is None:
+                g["unpriced_replies"] += part["replies"]
                 if part["model"] not in g["unpriced"]:
                     g["unpriced"].append(part["model"])
-            elif g["cost_usd"] is not None:
+            else:
                 g["cost_usd"] += cost
-            if g["unpriced"]:
-                g["cost_usd"] = None
     out = list(groups.values())
+    for g in out:
+        if g["unpriced"] and not g["cost_usd"] and g["replies"] == g["unpriced_replies"]:
+            g["cost_usd"] = None  # nothing in it is priced: its cost is unknown, not 0
     return sorted(out, key=lambda g: str(g.get("day") or g.get("model") or g.get("project_dir") or "")) \
         if by != "session" else out
 
@@ -235,5 +306,5 @@ def usage_view_frame(view: list[dict[str, Any]]) -> pl.DataFrame:
                          | {"unpriced": " ".join(m for m in g["unpriced"] if m)} for g in view])
 
 
-__all__ = ["ModelPrice", "part_cost", "PRICES", "PRICES_AS_OF", "price_of", "session_costs", "USAGE_TOKENS",
-           "usage_view", "usage_view_frame"]
+__all__ = ["ModelPrice", "part_cost", "PRICES", "PRICES_AS_OF", "PRICES_SOURCE", "price_of", "session_costs",
+           "USAGE_TOKENS", "usage_view", "usage_view_frame"]

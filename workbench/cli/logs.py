@@ -242,8 +242,8 @@ def _run_usage(args: argparse.Namespace) -> int:
 
 
 def print_usage(view: list[dict[str, Any]], by: str) -> None:
-    """The view as a table with a total line; a cost the price table cannot give is ``unknown`` and the total says
-    how many rows lack one."""
+    """The view as a table with a total line and the price snapshot's date; a row with replies the price table
+    cannot price shows the cost of the rest, and the total line says how many replies are unpriced."""
     from workbench.analyses._pricing import PRICES_AS_OF, USAGE_TOKENS as _TOKENS
 
     first = {"session": ("client", "session"), "day": ("day",), "model": ("model",), "project": ("project",)}[by]
@@ -252,24 +252,28 @@ def print_usage(view: list[dict[str, Any]], by: str) -> None:
     extra = (("day", 10), ("models", 24)) if by == "session" else ()
     line = "  ".join(f"{h:<{w}}" for h, w in zip(first, widths, strict=True))
     line += "".join(f"  {h:<{w}}" for h, w in extra)
-    print(line + "".join(f"{h:>14}" for _, h in _TOKENS) + f"{'cost USD':>12}")
+    print(line + "".join(f"{h:>14}" for _, h in _TOKENS) + f"{'cost USD':>12}  unpriced")
     for g in view:
         row = "  ".join(f"{str(g[k]):<{w}}" for k, w in zip(keys, widths, strict=True))
         if by == "session":
             row += "".join(f"  {str(v)[:w]:<{w}}" for v, (_, w) in zip((g["day"] or "-", ",".join(g["models"])), extra,
                                                                     strict=True))
         cost = "unknown" if g["cost_usd"] is None else f"{g['cost_usd']:.2f}"
-        print(row + "".join(f"{g[k]:>14,}" for k, _ in _TOKENS) + f"{cost:>12}")
+        unpriced = f"  {g['unpriced_replies']:,} repl{'y' if g['unpriced_replies'] == 1 else 'ies'}" \
+            if g["unpriced"] else ""
+        print(row + "".join(f"{g[k]:>14,}" for k, _ in _TOKENS) + f"{cost:>12}{unpriced}")
     known = sum(g["cost_usd"] for g in view if g["cost_usd"] is not None)
-    unknown = [g for g in view if g["cost_usd"] is None]
     label = f"total ({len(view)} {by if by != 'session' else 'session'}{'s' if len(view) != 1 else ''})"
     pad = sum(widths) + 2 * (len(widths) - 1) + sum(2 + w for _, w in extra)
     print(f"{label:<{pad}}" + "".join(f"{sum(g[k] for g in view):>14,}" for k, _ in _TOKENS)
           + f"{known:>12.2f}")
-    if unknown:
-        models = sorted({m for g in unknown for m in g["unpriced"] if m})
-        print(f"cost unknown for {len(unknown)} row(s): no price for {', '.join(models) or 'a model without a name'} "
-              f"in the table of {PRICES_AS_OF}; the total counts only the priced rows")
+    unpriced = sum(g["unpriced_replies"] for g in view)
+    models = sorted({m for g in view for m in g["unpriced"] if m is not None})
+    print(f"cost as ccusage computes it: a reply's logged costUSD, else its tokens at LiteLLM's prices of "
+          f"{PRICES_AS_OF}")
+    if models or any(g["unpriced"] for g in view):
+        print(f"{unpriced:,} repl{'y' if unpriced == 1 else 'ies'} unpriced: no price for "
+              f"{', '.join(models) or 'a model without a name'} in that table; the total counts the priced replies")
 
 
 def run_validate(args: argparse.Namespace) -> int:
