@@ -114,3 +114,39 @@ def test_tokens_beyond_the_tier_in_one_reply_cost_the_long_context_price() -> No
     assert part_cost("claude-sonnet-4-5-20250929", counts) == pytest.approx(want, rel=1e-12)
     assert part_cost("claude-sonnet-4-5-20250929", {**counts, "cost_logged": 0.5}) == 0.5  # logged: as logged
     assert part_cost("no-such-model", counts) is None and part_cost("no-such-model", {"input": 0}) == 0.0
+
+
+def test_a_resumed_copy_in_a_later_run_keeps_the_tier_and_the_logged_cost(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resumed session copies earlier replies (a logged cost, a reply above the tier) into its own file; read in
+    runs of one file each by two workers, those replies are added one by one, and their extra counts (kept apart
+    from the common six) must come along: the same costs as one process reading every file, the copy adding none."""
+    import shutil
+
+    from workbench.adapters import _usage_scan as usage_scan
+    from workbench.analyses import usage_view
+
+    projects = tmp_path / "projects"
+    shutil.copytree(FIXTURE / "home" / ".claude" / "projects", projects)
+    source = projects / "-home-dev-shop" / "a1000000-0000-4000-8000-000000000001.jsonl"
+    tier = projects / "-home-dev-shop" / "a1000000-0000-4000-8000-000000000002.jsonl"
+    copied = [json.loads(line) for line in (source.read_text() + tier.read_text()).splitlines()]
+    resumed = [{**rec, "sessionId": "c3000000-0000-4000-8000-000000000009"} for rec in copied]
+    new = resumed[0]  # and two replies of its own: a logged cost, and 300k input (100k above the tier)
+    resumed.append({**new, "requestId": "req_new1", "costUSD": 0.77, "message": {**new["message"], "id": "msg_new1"}})
+    resumed.append({**new, "requestId": "req_new2", "message": {**new["message"], "id": "msg_new2", "usage": {
+        "input_tokens": 300_000, "output_tokens": 0, "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 0}}})
+    (projects / "-home-dev-shop" / "zz-resumed.jsonl").write_text(
+        "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in resumed))
+    files = sorted(projects.rglob("*.jsonl"))
+    monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 1 << 60)
+    alone = usage_view(usage_scan.claude_code_totals(files), "session")
+    monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(usage_scan, "RUN_BYTES", 1)  # a file a run
+    monkeypatch.setattr(usage_scan.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    spread = usage_view(usage_scan.claude_code_totals(files), "session")
+    assert spread == alone
+    theirs = {sid: row["cost"] for sid, row in _ccusage().items() if not sid.startswith("0199")}
+    theirs["c3000000-0000-4000-8000-000000000009"] = 0.77 + (200_000 * 3 + 100_000 * 6) / 1e6  # Sonnet 4.5
+    assert {g["session_id"]: g["cost_usd"] or 0.0 for g in spread} == pytest.approx(theirs, abs=1e-9)

@@ -343,7 +343,8 @@ def _totals(listing: Iterable[tuple[str | os.PathLike[str], int]], bad: BadLines
                 if key in seen:
                     continue
                 seen.add(key)
-            add(run.parts[run.reply_parts[r]], run.reply_counts, _N * r)
+            add(run.parts[run.reply_parts[r]], array("q", (*run.reply_counts[6 * r:6 * r + 6],
+                                                            *run.reply_extra.get(r, _NO_EXTRA))), 0)
     return [_session_row(key, parts) for key, parts in sessions.items()]
 
 
@@ -352,7 +353,8 @@ class _RunSums:
     """A run of files summed where it was read (:func:`_run_sums`). ``parts``: (project directory, session, UTC
     day, model, cost logged) in the order each first appears; ``sums``: their :data:`PART_COUNTS`; ``keys``: each
     counted reply's key (:func:`_reply_key`; None for a reply without both ids), in order, with its part
-    (``reply_parts``) and its counts (``reply_counts``); the lines skipped, the files not read as Claude Code's and
+    (``reply_parts``) and its first six counts (``reply_counts``; the rest, in the few replies where they are not
+    0, in ``reply_extra`` by the reply's index); the lines skipped, the files not read as Claude Code's and
     those that could not be opened (:func:`_files_replies`)."""
 
     parts: list[tuple[str, str, str | None, str | None, bool]]
@@ -360,6 +362,7 @@ class _RunSums:
     keys: list[str | None]
     reply_parts: array
     reply_counts: array
+    reply_extra: dict[int, tuple[int, ...]]
     skipped: list[tuple[str, int, str]]
     others: list[tuple[int, str | None]]
     unreadable: list[tuple[str, str]]
@@ -388,6 +391,7 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
     labels: list[tuple[str, str, str | None, str | None, bool]] = []
     zeros = (0,) * _N
     sums, reply_parts, reply_counts = array("q"), array("i"), array("q")
+    reply_extra: dict[int, tuple[int, ...]] = {}
     keys: list[str | None] = []
     project = ""  # the project directory of the file being read
 
@@ -441,16 +445,24 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
         hour = v if type(v) is int and v > 0 else 0
         if hour > made:
             hour = made
-        counts = (fresh, output, read, made - hour, hour, 1,
-                  fresh - TIER if fresh > TIER else 0, output - TIER if output > TIER else 0,
-                  read - TIER if read > TIER else 0, made - hour - TIER if made - hour > TIER else 0,
-                  hour - TIER if hour > TIER else 0, round(logged * 1e9) if logged is not None else 0)
         at = _N * k
-        for j in range(_N):
-            sums[at + j] += counts[j]
+        sums[at] += fresh
+        sums[at + 1] += output
+        sums[at + 2] += read
+        sums[at + 3] += made - hour
+        sums[at + 4] += hour
+        sums[at + 5] += 1
         keys.append(key)
         reply_parts.append(k)
-        reply_counts.extend(counts)
+        reply_counts.extend((fresh, output, read, made - hour, hour, 1))
+        if logged is None and fresh <= TIER and output <= TIER and read <= TIER and made <= TIER:
+            return  # the common case: nothing beyond the tier, no cost logged
+        extra = (fresh - TIER if fresh > TIER else 0, output - TIER if output > TIER else 0,
+                 read - TIER if read > TIER else 0, made - hour - TIER if made - hour > TIER else 0,
+                 hour - TIER if hour > TIER else 0, round(logged * 1e9) if logged is not None else 0)
+        for j in range(6):
+            sums[at + 6 + j] += extra[j]
+        reply_extra[len(keys) - 1] = extra
 
     def for_file(path: str) -> Callable[[Any, int], None]:
         nonlocal project  # (read by add: the file's project directory)
@@ -462,7 +474,7 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
         return add
 
     _, skipped, others, unreadable = _files_replies(batch, skip_invalid, decide, for_file)
-    return _RunSums(labels, sums, keys, reply_parts, reply_counts, skipped, others, unreadable)
+    return _RunSums(labels, sums, keys, reply_parts, reply_counts, reply_extra, skipped, others, unreadable)
 
 
 def _session_row(key: tuple[str, str], parts: dict[tuple[str | None, str | None, bool], list[int]]
@@ -500,6 +512,7 @@ PART_COUNTS = ("input", "output", "cache_read", "cache_creation_5m", "cache_crea
                "input_over_tier", "output_over_tier", "cache_read_over_tier", "cache_creation_5m_over_tier",
                "cache_creation_1h_over_tier", "cost_logged_nanousd")
 _N = len(PART_COUNTS)
+_NO_EXTRA = (0,) * (_N - 6)
 
 #: the tokens of one kind in one reply above which a model with a long-context price charges it (LiteLLM's
 #: ``*_above_200k_tokens``; ccusage applies it to each kind of a reply on its own)
