@@ -114,17 +114,19 @@ from workbench.notebooks import Analyses, is_project_data
 if is_project_data(WHO_WHEN) and not is_project_data(DATA):  # the gallery's result, not DATA's: not redone for it
     raise NotApplicable("does not depend on DATA: the gallery's copy is figures/whowhen_accuracy.png (set WHO_WHEN "
                         "to a failure set of your own to evaluate it)")
-from workbench.analyses import attribution_accuracy, compare_attributors, failure_gold, random_baseline
+from workbench.analyses import attribution_accuracy, compare_attributors, failure_gold, random_baseline, unnamed_roles
 from workbench.judges import failure_logs, FirstError, LastStep, MostActive, PositionPrior, predict
 
 ww = read_who_and_when(WHO_WHEN)  # in memory; the labels' time is the import's
 ww["labels"] = ww["labels"].with_columns(pl.lit("1970-01-01T00:00:00+00:00").alias("labeled_at"))
 gold = failure_gold(ww)
 raw, normalised = random_baseline(gold), random_baseline(gold, agents="normalised")
+fair = random_baseline(gold, agents="named")  # a guess among the agents a label could name
 paper = pl.read_csv("data/published/who_and_when_table1.csv")
 random_row = (raw.select("subset", pl.col("agent_accuracy").alias("agent (raw roles)"),
                          pl.col("step_accuracy").alias("step"))
               .join(normalised.select("subset", pl.col("agent_accuracy").alias("agent (normalised)")), on="subset")
+              .join(fair.select("subset", pl.col("agent_accuracy").alias("agent (fair)")), on="subset")
               .join(paper.filter(pl.col("method") == "Random").select(
                   "subset", pl.col("agent_accuracy").alias("paper agent"), pl.col("step_accuracy").alias("paper step")),
                   on="subset", how="left"))
@@ -132,6 +134,11 @@ plots.export_table(random_row, "whowhen_random_row", f"{figs}/tables",
                    "A uniform guess's expected accuracy (%), computed from the logs, beside the paper's Table 1",
                    formats={c: ".2f" for c in random_row.columns if c != "subset"})
 display(random_row)
+left_out = unnamed_roles(ww["steps"], ww["runs"].with_columns(pl.col("subset").fill_null("all")),
+                         gold["agent"].unique().to_list())
+print("agent (fair): per log, a uniform guess among the agents acting in it, leaving out the roles no label of the "
+      f"data names and that act in at least half of a subset's logs ({', '.join(sorted(left_out)) or 'none here'}); "
+      "the paper's Random row (raw roles) counts them")
 
 # %%
 logs = failure_logs(ww)  # without the reference answer: the offline attributors never read it
@@ -159,12 +166,16 @@ plots.export_table(accuracy.filter(pl.col("k").is_null() | (pl.col("k") == 0)).s
     "whowhen_accuracy", f"{figs}/tables",
     "Agent- and step-level accuracy (exact step) of each attributor on Who&When, with 95% Wilson intervals "
     "(at the design effect's n where a question holds several runs)", intervals={"estimate": ("ci_low", "ci_high")}, keys=["attributor"])
-guess = {r["subset"]: (r["agent_accuracy"] / 100, r["step_accuracy"] / 100) for r in normalised.to_dicts()}
-fig, _ = plots.failure_attribution.accuracy_panels(accuracy, guess, subsets=SUBSETS)  # agents scored normalised
+guess = {r["subset"]: (r["agent_accuracy"] / 100, r["step_accuracy"] / 100) for r in fair.to_dicts()}
+fig, _ = plots.failure_attribution.accuracy_panels(accuracy, guess, subsets=SUBSETS)  # the fair guess
 plots.export(fig, "whowhen_accuracy", figs)
-
-# %% [markdown]
-# **Figure (Who&When, people's labels).** Each attributor's agent-level and exact step-level accuracy on the two subsets, with 95% Wilson score intervals (at the design effect's sample size where a question holds several runs; they hold near 0%, where the symmetric CR2 interval did not); the dotted lines are a uniform guess's expected accuracy on each subset, with the agents counted as they are scored (normalised: the paper's Random row counts Magentic-One's raw roles, 19.06% on Hand-Crafted, where a guess among the agents the labels name gets 29.20%; both are in the table above). The offline attributors read only the log: no model, no reference answer. Steps match by equality, not by the authors' substring rule.
+pct = {(r["subset"], k): r["agent_accuracy"] for k, f in (("raw", raw), ("fair", fair)) for r in f.to_dicts()}
+print(f"Figure: each attributor's agent-level and exact step-level accuracy on the {len(SUBSETS)} subset(s) of "
+      f"{gold.height} labelled failures, with 95% Wilson score intervals (at the design effect's n where a question "
+      "holds several runs). The dotted lines are the fair uniform guess's expected accuracy ("
+      + "; ".join(f"{s}: agent {pct[s, 'fair']:.2f}% against the paper's raw-role {pct[s, 'raw']:.2f}%"
+                  for s in SUBSETS) + "). The offline attributors read only the log: no model, no reference "
+      "answer. Steps match by equality, not by the authors' substring rule.")
 
 # %%
 import matplotlib.pyplot as plt

@@ -24,7 +24,7 @@ __all__ = [
     "PRICES_AS_OF", "PRICES_SOURCE", "prompt_cache", "prompt_cache_means", "published_frank", "random_baseline",
     "random_within", "replay", "replay_by_budget", "replay_run", "ReplayResult", "session_costs", "SessionAnalyses",
     "sjc", "SPLITS", "summary_auroc", "summary_frame", "summary_scores", "testbed_gold", "token_medians", "trace",
-    "turn_text", "USAGE_TOKENS", "usage_view", "usage_view_frame", "williams_table"
+    "turn_text", "unnamed_roles", "USAGE_TOKENS", "usage_view", "usage_view_frame", "williams_table"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -38,7 +38,7 @@ __getattr__, __dir__ = attach(__name__, {
     ],
     "_failure_attribution": [
         "attribution_accuracy", "compare_attributors", "decisive_after_compaction", "failure_gold", "OVERALL",
-        "random_baseline", "random_within", "testbed_gold"
+        "random_baseline", "random_within", "testbed_gold", "unnamed_roles"
     ],
     "_fifo_replay": ["replay", "replay_by_budget", "replay_run", "ReplayResult", "turn_text"],
     "_human_labels": [
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     )
     from workbench.analyses._failure_attribution import (
         attribution_accuracy, compare_attributors, decisive_after_compaction, failure_gold, OVERALL, random_baseline,
-        random_within, testbed_gold
+        random_within, testbed_gold, unnamed_roles
     )
     from workbench.analyses._fifo_replay import replay, replay_by_budget, replay_run, ReplayResult, turn_text
     from workbench.analyses._human_labels import (
