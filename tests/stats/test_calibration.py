@@ -139,22 +139,10 @@ def test_debiased_calibration_error_covers_its_truth(truth: str, scenarios: int)
     assert plugin_zero == 0  # the plug-in's percentile interval: never covers a calibrated judge's 0
 
 
-def hand_weights(d: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Kish's scenario weights the long way: scenario by scenario, the gaps' variance between scenarios about 0
-    (each scenario's n_g m_g^2 less the within variance it carries) and within (about each scenario's own mean),
-    rho their ratio, a_g = n_g (1 + (n_g - 1) rho), weight sqrt(mean a / a_g)."""
-    groups = [d[c == k] for k in np.unique(c)]
-    within = sum(float(((x - x.mean()) ** 2).sum()) for x in groups) / (d.size - len(groups))
-    between = max(sum(len(x) * x.mean() ** 2 - within for x in groups) / d.size, 0.0)
-    rho = between / (between + within)
-    a = np.array([len(x) * (1 + (len(x) - 1) * rho) for x in groups])
-    return np.sqrt(a.mean() / a)
-
-
 def test_the_calibration_test_against_every_sign_pattern_written_out() -> None:
     """The sign-flip test's statistic and p-value, recomputed the long way: every pair of rows in one bin and in
-    different scenarios, each scenario weighted by Kish's design effect (:func:`hand_weights`), and all 2^G sign
-    patterns (the test enumerates half of them, a pattern and its negation being equal)."""
+    different scenarios, and all 2^G sign patterns (the test enumerates half of them, a pattern and its negation
+    being equal)."""
     import itertools
 
     from workbench.stats import calibration_test
@@ -165,14 +153,13 @@ def test_the_calibration_test_against_every_sign_pattern_written_out() -> None:
     y = (rng.random(c.size) < s**1.5).astype(int)
     b = np.minimum((s * 10).astype(int), 9)
     d = s - y
-    v = hand_weights(d, c)
 
     def statistic(sign: np.ndarray) -> float:
         total = 0.0
         for i in range(c.size):
             for j in range(c.size):
                 if b[i] == b[j] and c[i] != c[j]:
-                    total += sign[c[i]] * sign[c[j]] * v[c[i]] * v[c[j]] * d[i] * d[j] / (c.size * np.sum(b == b[i]))
+                    total += sign[c[i]] * sign[c[j]] * d[i] * d[j] / (c.size * np.sum(b == b[i]))
         return total
 
     observed = statistic(np.ones(5))
@@ -196,7 +183,6 @@ def test_the_calibration_test_against_every_sign_pattern_written_out() -> None:
     b14 = np.minimum((s14 * 10).astype(int), 9)
     gaps = np.zeros((14, 10))
     np.add.at(gaps, (c14, b14), s14 - y14)
-    gaps *= hand_weights(s14 - y14, c14)[:, None]
     per_bin = c14.size * np.bincount(b14, minlength=10)
     signs = np.array(list(itertools.product((1.0, -1.0), repeat=14)))
     with np.errstate(divide="ignore", invalid="ignore"):

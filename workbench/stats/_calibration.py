@@ -369,20 +369,12 @@ def calibration_test(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, 
     overstates.
 
     With ``D[g, b]`` the sum of ``score - label`` over scenario g's rows in bin b, the statistic is the bins'
-    squared gaps with every product inside a scenario left out, ``U = sum_b (sum_{g != h} v_g v_h D[g, b] D[h, b]) /
-    (N n_b)``: under calibration its mean is 0 whatever the rows of a scenario share (Kumar et al.'s debiased error
+    squared gaps with every product inside a scenario left out, ``U = sum_b (sum_{g != h} D[g, b] D[h, b]) / (N
+    n_b)``: under calibration its mean is 0 whatever the rows of a scenario share (Kumar et al.'s debiased error
     leaves out only each row's own square). Its null distribution comes from flipping each scenario's sign (the
     multiplier bootstrap of a degenerate U-statistic, Dehling and Mikosch 1994): every pattern when there are up to
     :data:`CALIBRATION_TEST_EXACT` scenarios, else ``n_flips`` seeded draws. The p-value is one-sided (a gap only
     raises U).
-
-    The scenario weight ``v_g`` is ``sqrt(mean(a) / a_g)``, ``a_g = n_g (1 + (n_g - 1) rho)`` the variance Kish's
-    design effect gives a scenario of ``n_g`` rows whose gaps share the intraclass correlation rho (estimated about
-    0, the gaps' mean under calibration, so a sign flip leaves it unchanged): 1 for equal scenarios, and where a few
-    large scenarios that share their labels would carry every product alone (their two-point sign-flip null then
-    hardly rejects), each scenario counts for about as much. Measured (issue 78, 2,000 trials a cell,
-    ``benchmarks/interval_coverage.md``): the same size and more power than the unweighted statistic where scenario
-    sizes spread tenfold and labels are beta-binomial.
 
     Parameters
     ----------
@@ -418,7 +410,6 @@ def calibration_test(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, 
     n_g, n_bins = int(g.max()) + 1, int(b.max()) + 1
     sums = np.zeros((n_g, n_bins))
     np.add.at(sums, (g, b), s - y)
-    sums *= _scenario_weights(s - y, g)[:, None]
     weight = 1.0 / (s.size * np.bincount(b, minlength=n_bins))
     own = (sums**2).sum(axis=0) @ weight
     statistic = float((sums.sum(axis=0) ** 2) @ weight - own)
@@ -496,21 +487,6 @@ def unified_interval(estimate: float, se: float, df: float, level: float = 0.95)
     high = brentq(lambda th: acceptance(th)[0] - x0, 1e-9, top, xtol=1e-10)
     scale = se * t / z
     return float(low * scale), float(high * scale)
-
-
-def _scenario_weights(residuals: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """:func:`calibration_test`'s ``v_g = sqrt(mean(a) / a_g)``, ``a_g = n_g (1 + (n_g - 1) rho)``, with rho the
-    residuals' intraclass correlation about 0 (between-scenario variance ``(sum_g n_g m_g^2 - G w) / N`` over it
-    plus the pooled within-scenario variance w, clipped to [0, 1]): every term squared about 0, so flipping a
-    scenario's residuals leaves the weights as they are."""
-    sizes = np.bincount(g).astype(np.float64)
-    k, n = len(sizes), float(sizes.sum())
-    means = np.bincount(g, weights=residuals) / sizes
-    within = float(np.sum((residuals - means[g]) ** 2)) / (n - k) if n > k else 0.0
-    between = max((float(np.sum(sizes * means**2)) - k * within) / n, 0.0)
-    rho = between / (between + within) if between + within > 0 else 0.0
-    a = sizes * (1 + (sizes - 1) * rho)
-    return np.sqrt(a.mean() / a)
 
 
 def _effective_scenarios(residuals: np.ndarray, clusters: np.ndarray) -> float:
