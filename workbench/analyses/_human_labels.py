@@ -567,27 +567,45 @@ MIN_CLASS = 5
 
 
 def _auroc_rows(data: pl.DataFrame, score_columns: Sequence[str], label: str, by: Sequence[str], *,
-                clusters: str, n_boot: int, seed: Seed, level: float, paired: bool = True) -> list[dict[str, object]]:
-    """Each score's AUROC per group: on the items every score has (``paired``) or on each score's own."""
+                clusters: str, n_boot: int, seed: Seed, level: float, paired: bool = True,
+                unlabelled: pl.DataFrame | None = None) -> list[dict[str, object]]:
+    """Each score's AUROC per group: on the items every score has (``paired``) or on each score's own.
+    ``n_missing`` counts every row of the group left out, and a ``reason`` says why whenever any was: without a
+    label (``unlabelled``: the group's rows the caller dropped for that) or without a score; a group with too few
+    of a class says how many it had before the scores were required."""
     rows: list[dict[str, object]] = []
     groups = [((), data)] if not by else sorted(data.group_by(list(by), maintain_order=True), key=lambda g: str(g[0]))
     for key, part in groups:
+        where = dict(zip(by, key, strict=True))
+        no_label = 0 if unlabelled is None else unlabelled.filter(
+            pl.all_horizontal([pl.col(b) == v for b, v in where.items()]) if where else pl.lit(True)).height
         every = pl.all_horizontal([pl.col(c).is_not_null() & pl.col(c).is_not_nan() for c in score_columns]) \
             if score_columns else pl.lit(True)
+        y_all = part.get_column(label).to_numpy().astype(bool)
         for col in score_columns:
             own = pl.col(col).is_not_null() & pl.col(col).is_not_nan()
             keep = part.filter(every if paired else own)
             y = keep.get_column(label).to_numpy().astype(bool)
-            row = {**dict(zip(by, key, strict=True)), "score": col, "positives": int(y.sum()), "reason": None}
+            no_score = part.height - keep.height
+            left = [f"{no_label} without a label" if no_label else "",
+                    f"{no_score} without {'every score' if paired else 'this score'}" if no_score else ""]
+            left_out = f"{no_label + no_score} left out: " + ", ".join(w for w in left if w) if any(left) else None
+            row = {**where, "score": col, "positives": int(y.sum()), "reason": None}
             if min(int(y.sum()), int((~y).sum())) < MIN_CLASS:
+                before = (f" ({int(y_all.sum())} and {int((~y_all).sum())} before the scores were required)"
+                          if no_score else "")
                 rows.append({**row, "estimate": None, "ci_low": None, "ci_high": None, "n": keep.height,
-                             "n_missing": part.height - keep.height, "n_boot": n_boot, "level": level, "method": None,
-                             "reason": f"{int(y.sum())} positive and {int((~y).sum())} negative: an AUROC needs at "
-                                       f"least {MIN_CLASS} of each"})
+                             "n_missing": no_label + no_score, "n_boot": n_boot, "level": level, "method": None,
+                             "reason": f"{int(y.sum())} positive and {int((~y).sum())} negative{before}: an AUROC "
+                                       f"needs at least {MIN_CLASS} of each"
+                                       + (f"; {left_out}" if left_out else "")})
                 continue
             res = auroc_ci(keep.get_column(col).to_numpy(), y, keep.get_column(clusters).to_numpy(), n_boot=n_boot,
                            seed=seed, level=level)
-            rows.append({**row, **res.row(), "n_missing": part.height - keep.height})
+            out = {**row, **res.row(), "n_missing": no_label + no_score}
+            if left_out:
+                out["reason"] = "; ".join(r for r in (out.get("reason"), left_out) if r)
+            rows.append(out)
     return rows
 
 
@@ -694,10 +712,11 @@ def summary_auroc(frame: pl.DataFrame, metrics: Sequence[str], *, by: Sequence[s
     ----------
     Honovich, O. et al. (2022). TRUE: re-evaluating factual consistency evaluation. NAACL.
     """
-    part = _subset(frame, split, None).filter(pl.col(human).is_not_null()).with_columns(
-        (pl.col(human) == 1).alias("_consistent"))
+    rows = _subset(frame, split, None)
+    part = rows.filter(pl.col(human).is_not_null()).with_columns((pl.col(human) == 1).alias("_consistent"))
     return _auroc_frame(_auroc_rows(part, metrics, "_consistent", by, clusters="source_id", n_boot=n_boot,
-                                    seed=seed, level=level, paired=paired), by)
+                                    seed=seed, level=level, paired=paired,
+                                    unlabelled=rows.filter(pl.col(human).is_null())), by)
 
 
 def compare_with_published(table: pl.DataFrame, published: pl.DataFrame | None = None) -> pl.DataFrame:

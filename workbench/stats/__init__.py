@@ -17,8 +17,8 @@ from workbench._util.lazy import attach
 # __all__, then run `python tools/faces.py`; `make lint` checks that this face is current.
 __all__ = [
     "ABOVE_ZERO", "AGREEMENT_METHOD", "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport",
-    "ALL_ALIKE", "ALTERNATIVES", "as_generator", "AT_BOUND", "auroc", "auroc_ci", "bin_edges", "bin_index",
-    "binary_labels", "bootstrap", "BootstrapResult", "brier", "BrierDecomposition", "calibration_table",
+    "ALL_ALIKE", "ALTERNATIVES", "as_generator", "AT_BOUND", "auroc", "auroc_ci", "AUROC_MIN_CLASS", "bin_edges",
+    "bin_index", "binary_labels", "bootstrap", "BootstrapResult", "brier", "BrierDecomposition", "calibration_table",
     "calibration_test", "CALIBRATION_TEST_EXACT", "CalibrationTest", "CE_INTERVAL_METHODS", "clustered_mcnemar_p",
     "cohen_kappa", "compare_to_baseline", "complete_rows", "correlation_ci", "correlation_difference_ci",
     "CORRELATION_INTERVALS", "CORRELATION_METHODS", "CorrelationDifference", "cost", "cr2_mean", "cr2_p_value",
@@ -46,11 +46,11 @@ __getattr__, __dir__ = attach(__name__, {
         "multi_rater_agreement", "percent_agreement", "UNSURE_AS"
     ],
     "_bootstrap": [
-        "ALL_ALIKE", "as_generator", "AT_BOUND", "auroc_ci", "binary_labels", "bootstrap", "BootstrapResult",
-        "complete_rows", "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT", "FEW_SCENARIOS", "Interval", "interval",
-        "INTERVAL_COLUMNS", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se_of", "make_units",
-        "missing_mask", "NO_ESTIMATE", "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "share_interval",
-        "Units", "ZERO_WIDTH", "ZERO_WIDTH_MIN_ROWS", "ZERO_WIDTH_MIN_SCENARIOS"
+        "ALL_ALIKE", "as_generator", "AT_BOUND", "auroc_ci", "AUROC_MIN_CLASS", "binary_labels", "bootstrap",
+        "BootstrapResult", "complete_rows", "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT", "FEW_SCENARIOS", "Interval",
+        "interval", "INTERVAL_COLUMNS", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se_of",
+        "make_units", "missing_mask", "NO_ESTIMATE", "ONE_SCENARIO", "resample_counts", "resamples", "Seed",
+        "share_interval", "Units", "ZERO_WIDTH", "ZERO_WIDTH_MIN_ROWS", "ZERO_WIDTH_MIN_SCENARIOS"
     ],
     "_calibration": [
         "ABOVE_ZERO", "bin_edges", "bin_index", "brier", "BrierDecomposition", "calibration_table", "calibration_test",
@@ -87,10 +87,10 @@ if TYPE_CHECKING:
         percent_agreement, UNSURE_AS
     )
     from workbench.stats._bootstrap import (
-        ALL_ALIKE, as_generator, AT_BOUND, auroc_ci, binary_labels, bootstrap, BootstrapResult, complete_rows, cr2_mean,
-        cr2_p_value, DEFAULT_N_BOOT, FEW_SCENARIOS, Interval, interval, INTERVAL_COLUMNS, INTERVAL_METHODS,
-        interval_reason, INTERVAL_SCHEMA, jackknife_se_of, make_units, missing_mask, NO_ESTIMATE, ONE_SCENARIO,
-        resample_counts, resamples, Seed, share_interval, Units, ZERO_WIDTH, ZERO_WIDTH_MIN_ROWS,
+        ALL_ALIKE, as_generator, AT_BOUND, auroc_ci, AUROC_MIN_CLASS, binary_labels, bootstrap, BootstrapResult,
+        complete_rows, cr2_mean, cr2_p_value, DEFAULT_N_BOOT, FEW_SCENARIOS, Interval, interval, INTERVAL_COLUMNS,
+        INTERVAL_METHODS, interval_reason, INTERVAL_SCHEMA, jackknife_se_of, make_units, missing_mask, NO_ESTIMATE,
+        ONE_SCENARIO, resample_counts, resamples, Seed, share_interval, Units, ZERO_WIDTH, ZERO_WIDTH_MIN_ROWS,
         ZERO_WIDTH_MIN_SCENARIOS
     )
     from workbench.stats._calibration import (
