@@ -53,3 +53,38 @@ def test_unsure_is_said_to_be_a_category_and_skips_are_the_missing() -> None:
     assert agree["estimate"] == pytest.approx(3 / 4) and agree["unsure_as"] == UNSURE_AS  # (unsure, unsure) agrees
     printed = str(agreement_report(labels, by="annotator", n_boot=50))
     assert "unsure is a category: two sides both unsure agree" in printed and "2 skipped by one side, left out; 2 with unsure on a side" in printed
+
+
+def test_a_new_annotator_adds_a_row_and_never_replaces_the_workers_one() -> None:
+    """Issue 79: after a user labelled 10 of 2,500 items, agree printed a Fleiss kappa over those 10 and no longer
+    the three workers' over 2,500. Each set of annotators that labelled items together now has its row over the items
+    all of them labelled: the workers' over all 60 here (equal to statsmodels' Fleiss kappa), the four's over the 6
+    the user labelled."""
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    from workbench.stats import agreement_report, multi_rater_agreement
+
+    rng = np.random.default_rng(9)
+    truth = rng.random(60) < 0.5
+    rows = []
+    votes = {}
+    for who in ("w1", "w2", "w3"):
+        votes[who] = truth ^ (rng.random(60) < 0.2)
+    votes["user"] = truth ^ (rng.random(60) < 0.5)
+    for who, v in votes.items():
+        for i in range(60 if who != "user" else 6):
+            rows.append({"item_id": f"e{i:02d}", "annotator": who, "round": 1, "field": "support",
+                         "value": "supported" if v[i] else "unsupported", "note": None, "labeled_at": None})
+    labels = pl.DataFrame(rows, schema_overrides={"note": pl.Utf8, "labeled_at": pl.Utf8})
+    multi = multi_rater_agreement(labels, n_boot=100).filter(pl.col("statistic") == "fleiss_kappa")
+    by_set = {r["annotator_set"]: r for r in multi.iter_rows(named=True)}
+    assert set(by_set) == {"w1, w2, w3", "user, w1, w2, w3"}
+    workers = np.column_stack([votes[w] for w in ("w1", "w2", "w3")]).astype(int)
+    assert by_set["w1, w2, w3"]["n"] == 60
+    assert by_set["w1, w2, w3"]["estimate"] == pytest.approx(fleiss_kappa(aggregate_raters(workers)[0]), abs=1e-12)
+    four = np.column_stack([votes[w][:6] for w in ("user", "w1", "w2", "w3")]).astype(int)
+    assert by_set["user, w1, w2, w3"]["n"] == 6
+    assert by_set["user, w1, w2, w3"]["estimate"] == pytest.approx(fleiss_kappa(aggregate_raters(four)[0]), abs=1e-12)
+    printed = str(agreement_report(labels, by="annotator", n_boot=50))
+    assert "round 1: w1, w2, w3 (3), n=60 items all of them labelled" in printed
+    assert "round 1: user, w1, w2, w3 (4), n=6 items all of them labelled" in printed

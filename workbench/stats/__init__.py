@@ -27,22 +27,22 @@ __all__ = [
     "gold_classes", "heterogeneous_coverage", "heterogeneous_population_auroc", "HIGHER_IS_BETTER", "Interval",
     "interval", "INTERVAL_COLUMNS", "interval_coverage", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA",
     "jackknife_se", "jackknife_se_of", "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores",
-    "labelled_pairs", "make_units", "METRICS", "missing_mask", "multi_rater_agreement", "NEGATIVE", "NO_ESTIMATE",
-    "NOT_A_CLASS", "ONE_SCENARIO", "out_of_fold_calls", "paired_auroc_difference", "paired_difference",
-    "partial_correlation", "partial_correlation_ci", "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak",
-    "percent_agreement", "performance_profile", "plain_correlation", "PLAIN_METHODS", "population_auroc", "POSITIVE",
-    "precision_recall_at", "Price", "probability_of_improvement", "recalibrate", "recalibration_table", "reliability",
-    "reliability_by_k", "reliability_curve", "resample_counts", "resamples", "residual_kurtosis", "residualise", "Seed",
-    "selection_bootstrap", "share_interval", "simultaneous_interval", "squared_ce_debiased", "STRATEGIES",
-    "TAU_FEW_SCENARIOS", "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "threshold_for",
-    "threshold_sweep", "unified_interval", "Units", "UNSURE_AS", "verdict", "williams_test", "ZERO_WIDTH",
-    "ZERO_WIDTH_MIN_ROWS", "ZERO_WIDTH_MIN_SCENARIOS"
+    "labelled_pairs", "make_units", "MAX_ANNOTATOR_SETS", "METRICS", "missing_mask", "multi_rater_agreement",
+    "NEGATIVE", "NO_ESTIMATE", "NOT_A_CLASS", "ONE_SCENARIO", "out_of_fold_calls", "paired_auroc_difference",
+    "paired_difference", "partial_correlation", "partial_correlation_ci", "PartialCorrelation", "pass_at_k",
+    "pass_hat_k", "peak", "percent_agreement", "performance_profile", "plain_correlation", "PLAIN_METHODS",
+    "population_auroc", "POSITIVE", "precision_recall_at", "Price", "probability_of_improvement", "recalibrate",
+    "recalibration_table", "reliability", "reliability_by_k", "reliability_curve", "resample_counts", "resamples",
+    "residual_kurtosis", "residualise", "Seed", "selection_bootstrap", "share_interval", "simultaneous_interval",
+    "squared_ce_debiased", "STRATEGIES", "TAU_FEW_SCENARIOS", "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES",
+    "TAU_MIN_SCENARIOS", "threshold_for", "threshold_sweep", "unified_interval", "Units", "UNSURE_AS", "verdict",
+    "williams_test", "ZERO_WIDTH", "ZERO_WIDTH_MIN_ROWS", "ZERO_WIDTH_MIN_SCENARIOS"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
     "_agreement": [
         "AGREEMENT_METHOD", "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "cohen_kappa",
-        "disagreements", "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "labelled_pairs",
+        "disagreements", "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "labelled_pairs", "MAX_ANNOTATOR_SETS",
         "multi_rater_agreement", "percent_agreement", "UNSURE_AS"
     ],
     "_bootstrap": [
@@ -83,8 +83,8 @@ __getattr__, __dir__ = attach(__name__, {
 if TYPE_CHECKING:
     from workbench.stats._agreement import (
         AGREEMENT_METHOD, agreement_pairs, agreement_report, agreement_table, AgreementReport, cohen_kappa,
-        disagreements, fleiss_kappa, KAPPA_METHOD, krippendorff_alpha, labelled_pairs, multi_rater_agreement,
-        percent_agreement, UNSURE_AS
+        disagreements, fleiss_kappa, KAPPA_METHOD, krippendorff_alpha, labelled_pairs, MAX_ANNOTATOR_SETS,
+        multi_rater_agreement, percent_agreement, UNSURE_AS
     )
     from workbench.stats._bootstrap import (
         ALL_ALIKE, as_generator, AT_BOUND, auroc_ci, AUROC_MIN_CLASS, binary_labels, bootstrap, BootstrapResult,

@@ -378,17 +378,25 @@ def krippendorff_alpha(ratings: npt.ArrayLike) -> float:
 
 
 _MULTI_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
-    "field": pl.Utf8, "round": pl.Utf8, "annotators": pl.Int64, "complete_items": pl.Int64, "statistic": pl.Utf8,
-    **INTERVAL_SCHEMA}
+    "field": pl.Utf8, "round": pl.Utf8, "annotators": pl.Int64, "annotator_set": pl.Utf8, "complete_items": pl.Int64,
+    "statistic": pl.Utf8, **INTERVAL_SCHEMA}
+
+#: the most annotator sets :func:`multi_rater_agreement` reports per field and round (the largest first)
+MAX_ANNOTATOR_SETS = 12
 
 
 def multi_rater_agreement(labels: pl.DataFrame, clusters: Mapping[str, str] | None = None, *,
                           n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95,
                           min_annotators: int = 3) -> pl.DataFrame:
-    """Per field and round with at least ``min_annotators`` annotators: Fleiss' kappa (items every annotator
-    labelled: ``complete_items``) and Krippendorff's alpha (every label), each with a percentile interval resampling
-    ``clusters`` (item -> scenario; an item without one is its own cluster); ``n`` counts the items labelled by
-    any two annotators. One row per statistic.
+    """Per field, round and set of at least ``min_annotators`` annotators: Fleiss' kappa and Krippendorff's alpha
+    over the items every annotator of the set labelled (``n``), each with a percentile interval resampling
+    ``clusters`` (item -> scenario; an item without one is its own cluster).
+
+    The sets are those whose members labelled some item together (each item's labellers, and every such group
+    of ``min_annotators`` or more), so an annotator who labels a few items of a crowd's data set adds a row for
+    the set with them, over those few, and never replaces the crowd's own row over everything it labelled (issue
+    79: three workers' kappa over 2,500 items gave way to a kappa over the 10 a user added). At most
+    :data:`MAX_ANNOTATOR_SETS` sets a field and round, those labelling the most items together first.
 
     Parameters
     ----------
@@ -403,38 +411,45 @@ def multi_rater_agreement(labels: pl.DataFrame, clusters: Mapping[str, str] | No
     level : float, default 0.95
         Coverage of the intervals.
     min_annotators : int, default 3
-        The fewest annotators a round needs.
+        The fewest annotators a set holds.
 
     Returns
     -------
     polars.DataFrame
-        One row per (field, round, statistic) with ``complete_items`` and the interval columns.
+        One row per (field, round, annotator set, statistic): ``annotators`` (its size), ``annotator_set`` (the
+        names, comma-separated), ``complete_items`` (= ``n``) and the interval columns.
     """
     latest = latest_labels(labels)
     rows: list[dict[str, object]] = []
     for field in sorted(latest.get_column("field").unique().to_list()):
         f = latest.filter(pl.col("field") == field)
         for rnd in sorted(f.get_column("round").unique().to_list()):
-            g = f.filter(pl.col("round") == rnd)
+            g = f.filter((pl.col("round") == rnd) & pl.col("value").is_not_null())
             annotators = sorted(g.get_column("annotator").unique().to_list())
             if len(annotators) < min_annotators:
                 continue
-            cats = {v: k for k, v in enumerate(sorted(g.get_column("value").drop_nulls().unique().to_list()))}
-            wide = g.filter(pl.col("value").is_not_null()).pivot(
-                "annotator", index="item_id", values="value", aggregate_function="last").sort("item_id")
-            matrix = np.array([[np.nan if wide[a][i] is None else cats[wide[a][i]] for a in annotators
-                                if a in wide.columns] for i in range(wide.height)], dtype=np.float64)
-            pairable = (~np.isnan(matrix)).sum(axis=1) >= 2
-            matrix = matrix[pairable]
-            items = wide.get_column("item_id").to_numpy()[pairable]
-            cl = np.array([(clusters or {}).get(i, i) for i in items])
-            complete = int((~np.isnan(matrix).any(axis=1)).sum())
-            for statistic, metric in (("fleiss_kappa", fleiss_kappa), ("krippendorff_alpha", krippendorff_alpha)):
-                if len(matrix) == 0:
-                    continue
-                res = bootstrap(metric, matrix, clusters=cl, n_boot=n_boot, seed=seed, level=level)
-                rows.append({"field": field, "round": str(rnd), "annotators": len(annotators),
-                             "complete_items": complete, "statistic": statistic, **res.row()})
+            cats = {v: k for k, v in enumerate(sorted(g.get_column("value").unique().to_list()))}
+            wide = g.pivot("annotator", index="item_id", values="value", aggregate_function="last").sort("item_id")
+            matrix = np.array([[np.nan if wide[a][i] is None else cats[wide[a][i]] for a in annotators]
+                               for i in range(wide.height)], dtype=np.float64)
+            labelled = ~np.isnan(matrix)
+            patterns: dict[tuple[int, ...], int] = {}
+            for row in labelled:
+                who = tuple(np.flatnonzero(row).tolist())
+                if len(who) >= min_annotators:
+                    patterns[who] = patterns.get(who, 0) + 1
+            sets = {who: int(labelled[:, list(who)].all(axis=1).sum()) for who in patterns}
+            chosen = sorted(sets, key=lambda who: (-sets[who], -len(who), who))[:MAX_ANNOTATOR_SETS]
+            items = wide.get_column("item_id").to_numpy()
+            for who in chosen:
+                complete = labelled[:, list(who)].all(axis=1)
+                sub = matrix[complete][:, list(who)]
+                cl = np.array([(clusters or {}).get(i, i) for i in items[complete]])
+                for statistic, metric in (("fleiss_kappa", fleiss_kappa), ("krippendorff_alpha", krippendorff_alpha)):
+                    res = bootstrap(metric, sub, clusters=cl, n_boot=n_boot, seed=seed, level=level)
+                    rows.append({"field": field, "round": str(rnd), "annotators": len(who),
+                                 "annotator_set": ", ".join(annotators[k] for k in who),
+                                 "complete_items": int(complete.sum()), "statistic": statistic, **res.row()})
     return pl.DataFrame(rows, schema=_MULTI_SCHEMA)
 
 
@@ -466,14 +481,15 @@ class AgreementReport:
                        f"[{ag['ci_low']:.3f}, {ag['ci_high']:.3f}] disagreements={ag['disagreements']}")
         for row in self.skipped.iter_rows(named=True):
             out.append(f"{row['field']:<10} {row['comparison']:<18} {row['group']}: not compared ({row['reason']})")
-        for (field, rnd), part in (self.multi.group_by("field", "round", maintain_order=True)
-                                   if self.multi is not None else ()):
+        for (field, rnd, members), part in (self.multi.group_by("field", "round", "annotator_set",
+                                                                maintain_order=True)
+                                            if self.multi is not None else ()):
             stat = {r["statistic"]: r for r in part.iter_rows(named=True)}
             first = next(iter(stat.values()))
             text = "; ".join(f"{name.replace('_', ' ')}={r['estimate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
                              for name, r in stat.items())
-            out.append(f"{field:<10} {'all annotators':<18} round {rnd}: {first['annotators']} annotators, "
-                       f"n={first['n']} ({first['complete_items']} labelled by all): {text}")
+            out.append(f"{field:<10} {'annotator set':<18} round {rnd}: {members} ({first['annotators']}), "
+                       f"n={first['n']} items all of them labelled: {text}")
         return out
 
     def __str__(self) -> str:
@@ -520,4 +536,4 @@ def agreement_report(labels: pl.DataFrame, clusters: Mapping[str, str] | None = 
 
 __all__ = ["AGREEMENT_METHOD", "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport",
            "cohen_kappa", "disagreements", "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "labelled_pairs",
-           "multi_rater_agreement", "percent_agreement", "UNSURE_AS"]
+           "MAX_ANNOTATOR_SETS", "multi_rater_agreement", "percent_agreement", "UNSURE_AS"]
