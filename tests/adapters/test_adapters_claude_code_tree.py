@@ -277,3 +277,43 @@ def test_one_session_id_under_two_project_directories_is_two_runs(tmp_path: Path
         (f"-home-dev-other/{SID}", "/home/dev/other", 3, 0), (f"-home-dev-shop/{SID}", "/home/dev/shop", 6, 1)]
     alone = read(shop_file)["runs"]  # a session id under one directory keeps the plain id
     assert alone.get_column("run_id").to_list() == [SID]
+
+
+def test_a_preserved_tail_reparented_under_the_summary_is_retained_not_lost(tmp_path: Path) -> None:
+    """Issue 79: in a partial compaction as Claude Code writes it (the shape of claude-code-log 1.7.0's
+    dag_compact_after_rewind_preserved case, built here), the boundary's logicalParentUuid is the preserved tail,
+    which is written after the summary, re-parented under it; compactMetadata.preservedSegment (head, anchor, tail)
+    and preservedMessages (anchor, uuids) name the kept messages, which stay on the pre-compaction line. The reader
+    found no walked line for the logical parent and imported an empty replaced span and no retained_turn. The
+    replaced span is the live branch before the preserved head, the retained turn the preserved messages."""
+    t = Transcript()
+    t.user("p", "fix the invoice rounding")
+    t.call("a0", "t0")
+    t.result("r0", "t0", "output 0")
+    fork = t.last
+    t.call("dead", "tx", name="Bash")  # a rewound attempt off `fork`
+    t.result("dead2", "tx", "rm -rf build")
+    t.last = fork
+    t.call("a1", "t1")
+    t.result("r1", "t1", "output 1")
+    t.call("a2", "t2")  # the preserved head
+    t.result("r2", "t2", "output 2")
+    t.add("system", "b1", parent=None, subtype="compact_boundary", logicalParentUuid="a3", content="Conversation compacted",
+          compactMetadata={"trigger": "auto", "preTokens": 150000,
+                           "preservedSegment": {"headUuid": "a2", "anchorUuid": "s1", "tailUuid": "a3"},
+                           "preservedMessages": {"anchorUuid": "s1", "uuids": ["a2", "r2", "a3"]}})
+    t.user("s1", "This session is being continued from a previous conversation. Summary: read t0 and t1.",
+           isCompactSummary=True)
+    t.add("assistant", "a3", parent="s1", message={"role": "assistant", "model": "claude-sonnet-4-5", "content": [
+        {"type": "text", "text": "kept going"}], "usage": {"input_tokens": 10, "output_tokens": 5}})
+    t.call("a4", "t4")
+    t.result("r4", "t4", "output 4")
+    tables = read(t.write(tmp_path / "p" / f"{SID}.jsonl"))
+    comps = tables["compactions"]
+    assert comps.height == 1
+    start, end, step = comps.select("span_start", "span_end", "step").row(0)
+    obs = tables["steps"].sort("step")["observation"].to_list()
+    assert (start, end) == (0, 1) and obs[:2] == ["output 0", "output 1"]  # t0 and t1 replaced; the dead branch not
+    retained = comps.get_column("retained_turn")[0]
+    assert retained is not None and "output 2" in retained and "output 1" not in retained
+    assert "rm -rf build" not in obs

@@ -348,6 +348,8 @@ def _preserved(meta: dict[str, Any]) -> tuple[str, str | None] | frozenset[str] 
     if isinstance(seg, dict) and isinstance(seg.get("headUuid"), str):
         return seg["headUuid"], seg.get("tailUuid") if isinstance(seg.get("tailUuid"), str) else None
     kept = meta.get("preservedMessages")
+    if isinstance(kept, dict):  # {anchorUuid, uuids}, as Claude Code 2.1 writes it
+        kept = kept.get("uuids")
     if isinstance(kept, list):
         ids = {k if isinstance(k, str) else k.get("uuid") for k in kept if isinstance(k, (str, dict))}
         return frozenset(i for i in ids if isinstance(i, str)) or None
@@ -602,6 +604,11 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tupl
     caller to count in the tree's order (:func:`_count_spends`)."""
     off_memo: dict[str, str] = {}  # message -> why it is off the followed branch
     parent_of = {r.uuid: r.parent for r in records if r.uuid is not None}
+    for r in records:  # a boundary whose logical parent is written after it: a kept message stands in
+        if r.uuid is not None and r.kind == "system" and r.rec.get("parentUuid") is None and r.parent is not None:
+            stand_in = _stand_in(r, parent_of)
+            if stand_in is not None:
+                parent_of[r.uuid] = stand_in
     by_uuid = {r.uuid: r for r in records if r.uuid is not None}
     main = [r for r in records if r.turn and not r.side]
     live = _live_branch(main, parent_of)
@@ -725,6 +732,39 @@ def _off_branch_reason(uuid: str | None, parent_of: dict[str, str | None], live:
     for n in path:
         memo[n] = reason
     return reason
+
+
+def _descends_from(node: str | None, ancestor: str, parent_of: dict[str, str | None]) -> bool:
+    """Whether ``ancestor`` is on ``node``'s chain of parents (a chain that loops is cut where it loops)."""
+    seen: set[str] = set()
+    while node is not None and node not in seen:
+        if node == ancestor:
+            return True
+        seen.add(node)
+        node = parent_of.get(node)
+    return False
+
+
+def _stand_in(boundary: _Record, parent_of: dict[str, str | None]) -> str | None:
+    """The message a compact_boundary follows when its ``logicalParentUuid`` cannot be it: a partial compaction
+    re-parents its preserved tail (often that very uuid) under its own summary, written after the boundary, so
+    the logical parent descends from the boundary and the walk back from the session's end would loop. The
+    preserved messages that stay on the pre-compaction line stand in (claude-code-log 1.7.0 reads the same
+    fields so): of ``preservedMessages.uuids`` and ``preservedSegment``'s head and tail, the last that does not
+    descend from the boundary. None when the logical parent is fine, or nothing stands in."""
+    assert boundary.uuid is not None
+    if not _descends_from(boundary.parent, boundary.uuid, parent_of):
+        return None
+    meta = boundary.rec.get("compactMetadata")
+    meta = meta if isinstance(meta, dict) else {}
+    kept = meta.get("preservedMessages")
+    uuids = kept.get("uuids") if isinstance(kept, dict) else kept
+    members = [u for u in (uuids if isinstance(uuids, list) else []) if isinstance(u, str)]
+    seg = meta.get("preservedSegment")
+    if isinstance(seg, dict):
+        members += [u for u in (seg.get("headUuid"), seg.get("tailUuid")) if isinstance(u, str)]
+    before = [u for u in members if u in parent_of and not _descends_from(u, boundary.uuid, parent_of)]
+    return before[-1] if before else None
 
 
 def _live_branch(main: list[_Record], parent_of: dict[str, str | None]) -> set[str] | None:
