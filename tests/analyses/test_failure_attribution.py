@@ -122,8 +122,8 @@ def test_steps_match_by_equality_not_by_substring() -> None:
 
 def test_accuracy_is_the_share_of_hits_with_a_question_clustered_interval() -> None:
     """Estimates counted by hand; a labelled run without a prediction is a miss and counted in n_missing; the
-    overall interval clusters runs by question (runs a and b share q1: 3 clusters for 4 runs): Wilson's
-    (statsmodels) at the effective n, 4 over Kish's design effect from the CR2 variance of the hits."""
+    overall interval clusters runs by question (runs a and b share q1: 3 clusters for 4 runs): Wilson's at the
+    effective n, 4 over Kish's design effect from the CR2 variance of the hits, with Student's t quantile."""
     from statsmodels.stats.proportion import proportion_confint
 
     gold = _toy()
@@ -139,7 +139,18 @@ def test_accuracy_is_the_share_of_hits_with_a_question_clustered_interval() -> N
     # (0.5^2 / (1 - 1/4) * 2) / 4^2 = 1/24 against the binomial 0.25 / 4: design effect 2/3, taken as 1
     var = 2 * 0.5**2 / (1 - 1 / 4) / 16
     assert var == pytest.approx(1 / 24) and var / (0.25 / 4) < 1
-    want = proportion_confint(2, 4, alpha=0.05, method="wilson")
+    # Wilson's score interval at n = 4, p = 1/2, with Student's t at the clusters' Bell-McCaffrey degrees of
+    # freedom for the normal quantile (issue 78): centre 1/2, half-width z / (1 + z^2/4) sqrt(1/16 + z^2/64)
+    from scipy.stats import t as student_t
+
+    from workbench.stats import cr2_p_value
+
+    df = cr2_p_value(np.array([1.0, 0.0, 1.0, 0.0]), np.array(["q1", "q1", "q2", "q3"]))[1]
+    z = student_t.ppf(0.975, df)
+    half = z / (1 + z * z / 4) * np.sqrt(0.25 / 4 + z * z / 64)
+    assert z > 1.96
+    want = (max(0.5 - half, 0.0), min(0.5 + half, 1.0))
+    assert proportion_confint(2, 4, alpha=0.05, method="wilson")[0] > want[0]  # wider than the z form
     assert row[("step", 0, "overall")]["method"] == "wilson-deff"
     assert (row[("step", 0, "overall")]["ci_low"], row[("step", 0, "overall")]["ci_high"]) == pytest.approx(want)
 

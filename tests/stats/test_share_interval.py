@@ -96,3 +96,24 @@ def test_threshold_rows_rest_on_their_own_rows_and_no_interval_without_an_estima
     for name, row in none.items():
         if not np.isfinite(row["estimate"]):
             assert np.isnan(row["ci_low"]) and np.isnan(row["ci_high"]) and row["reason"], name
+
+
+def test_few_scenarios_of_many_runs_sharing_their_rate_are_covered() -> None:
+    """Issue 78's coverage study: 8 scenarios, a fifth of them of 60 runs and the rest of 12, each with its own hit
+    rate (15% on the logit scale plus a scenario effect of sd 0.8). With the normal quantile the design-effect
+    Wilson interval covered 87.6% (2,000 trials); with Student's t at the Bell-McCaffrey degrees of freedom it
+    holds. 800 seeded samples; the truth (the expected share of hits among runs) from 400,000 scenarios."""
+    from scipy.special import expit, logit
+
+    def draw(g: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        sizes = np.where(rng.random(g) < 0.2, 60, 12)
+        c = np.repeat(np.arange(g), sizes)
+        return (rng.random(c.size) < expit(logit(0.15) + 0.8 * rng.normal(size=g))[c]).astype(float), c
+
+    truth = draw(400_000, np.random.default_rng(1))[0].mean()
+    rng = np.random.default_rng(20261206)
+    covered = 0
+    for _ in range(800):
+        res = share_interval(*draw(8, rng))
+        covered += res.ci_low <= truth <= res.ci_high
+    assert covered / 800 >= 0.93, covered / 800
