@@ -37,7 +37,7 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
+from workbench.notebooks import caption, figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
@@ -53,7 +53,14 @@ from workbench.tables import height
 
 plots.use_style(STYLE)
 if DATA is not None:  # every table is scanned, and read below a batch of sessions at a time
+    from workbench.datasets import NotApplicable
+
     tables = load(DATA, derive=True, columns=dict.fromkeys(("runs", "steps", "compactions", "entries", "scores")))
+    clients = (tables["runs"].select(pl.col("usage_definition").drop_nulls().unique()).collect()
+               if "usage_definition" in tables["runs"].collect_schema().names() else pl.DataFrame())
+    if not clients.height:  # summaries of documents, a benchmark's runs: not what this notebook reads
+        raise NotApplicable("DATA holds no coding-agent sessions: no run has a usage_definition, which the Claude "
+                            "Code and Codex importers write (workbench import ~/.claude/projects or ~/.codex/sessions)")
 else:
     parts = []
     with warnings.catch_warnings(record=True) as odd:  # orphan results and unsummarized boundaries, listed below
@@ -110,8 +117,8 @@ overview.head(TABLE_ROWS).collect()
 fig = plots.coding_agents.compaction_tokens(overview, medians=token_medians(overview))
 plots.export(fig, "transcripts_tokens_before_after", figs);
 
-# %% [markdown]
-# **Figure (coding-agent compactions).** Tokens in the context before each compaction (filled: the size the agent recorded in `compactMetadata.preTokens`; open: counted here from the task, previous summary and replaced steps, which misses the system prompt and tool definitions) and tokens of the summary that replaced it, on a log scale; one column per compaction, labelled by the summary's schema and boundary. Past 40 compactions (a directory of sessions) the figure is their distribution instead: how many compactions had each size before and after, on log-spaced bins, with the medians in the legend.
+# %%
+caption("""**Figure (coding-agent compactions).** Tokens in the context before each compaction (filled: the size the agent recorded in `compactMetadata.preTokens`; open: counted here from the task, previous summary and replaced steps, which misses the system prompt and tool definitions) and tokens of the summary that replaced it, on a log scale; one column per compaction, labelled by the summary's schema and boundary. Past 40 compactions (a directory of sessions) the figure is their distribution instead: how many compactions had each size before and after, on log-spaced bins, with the medians in the legend.""", DATA, CLAUDE_CODE, CODEX, SCORES)
 
 # %% [markdown]
 # ## When sessions compact, and what a compaction does to the prompt cache
@@ -123,8 +130,8 @@ plots.export_table(timeline, "transcripts_compaction_timeline", f"{figs}/tables"
 fig = plots.coding_agents.compaction_timeline(timeline)
 plots.export(fig, "transcripts_compactions_over_time", figs);
 
-# %% [markdown]
-# **Figure (coding-agent sessions).** One line per session that recorded times, from its first line to its last, and a marker at each compaction (filled: automatic, open: the user's `/compact`). Past 40 sessions, the compactions counted by the minute of their session they came at, stacked by trigger.
+# %%
+caption("""**Figure (coding-agent sessions).** One line per session that recorded times, from its first line to its last, and a marker at each compaction (filled: automatic, open: the user's `/compact`). Past 40 sessions, the compactions counted by the minute of their session they came at, stacked by trigger.""", DATA, CLAUDE_CODE, CODEX, SCORES)
 
 # %%
 cache = analyses.table("prompt_cache")
@@ -135,8 +142,8 @@ fig = plots.coding_agents.prompt_cache(cache, means=prompt_cache_means(cache))
 plots.export(fig, "transcripts_prompt_cache", figs);
 cache.head(TABLE_ROWS).collect()
 
-# %% [markdown]
-# **Figure (coding-agent sessions).** The prompt of the last call before each compaction and of the first call after it, stacked by what the prompt cache served (blue), what had to be written to it (orange) and what was sent fresh (green). Before a compaction the cache serves almost the whole history; after it, only what stayed the same (the system prompt): the summary and everything after are written anew. Logs that do not record the cache's share (Codex) have no bars.
+# %%
+caption("""**Figure (coding-agent sessions).** The prompt of the last call before each compaction and of the first call after it, stacked by what the prompt cache served (blue), what had to be written to it (orange) and what was sent fresh (green). Before a compaction the cache serves almost the whole history; after it, only what stayed the same (the system prompt): the summary and everything after are written anew. Logs that do not record the cache's share (Codex) have no bars.""", DATA, CLAUDE_CODE, CODEX, SCORES)
 
 # %% [markdown]
 # ## Entries by role, and which roles the source judge finds unsupported (SJC Table 2's question)
@@ -161,11 +168,11 @@ fig = plots.coding_agents.unsupported_by_role(shares, judge=JUDGE_NAME)
 plots.export(fig, "transcripts_unsupported_by_role", figs);
 shares
 
-# %% [markdown]
-# **Figure (coding-agent summaries).** The share of each role's entries that the source judge (`JUDGE_NAME`) finds no source for, with a 95% percentile interval that resamples whole sessions (a session's entries are not independent); with a handful of sessions the intervals are wide, as they should be.
+# %%
+caption("""**Figure (coding-agent summaries).** The share of each role's entries that the source judge (`JUDGE_NAME`) finds no source for, with a 95% percentile interval that resamples whole sessions (a session's entries are not independent); with a handful of sessions the intervals are wide, as they should be.""", DATA, CLAUDE_CODE, CODEX, SCORES)
 
-# %% [markdown]
-# **Figure (coding-agent summaries).** Entries of every summary by the role its section plays (Claude Code's Pending Tasks and Optional Next Step are forward-looking, its Files and Code Sections identifiers; free-text summaries have no sections, so every paragraph or bullet is `other`), split by whether the source judge (`JUDGE_NAME`) finds a source for it in the replaced history (red: score below `TAU`).
+# %%
+caption("""**Figure (coding-agent summaries).** Entries of every summary by the role its section plays (Claude Code's Pending Tasks and Optional Next Step are forward-looking, its Files and Code Sections identifiers; free-text summaries have no sections, so every paragraph or bullet is `other`), split by whether the source judge (`JUDGE_NAME`) finds a source for it in the replaced history (red: score below `TAU`).""", DATA, CLAUDE_CODE, CODEX, SCORES)
 
 # %% [markdown]
 # ## Identifiers with and without a source in the replaced history
@@ -195,5 +202,6 @@ after.head(TABLE_ROWS).collect()
 fig = plots.coding_agents.burden_before_after(burden_totals(after))
 plots.export(fig, "transcripts_burden_before_after", figs);
 
-# %% [markdown]
-# **Figure (coding-agent sessions).** Of the tool calls in the `HORIZON` steps before and after a compaction (a window stops at the neighbouring compaction), the share that repeated an identical earlier call and the share whose result was an error, summed over compactions: TRACE's post-compaction burden measured on real sessions, with the steps before as the session's own baseline.
+# %%
+caption("""**Figure (coding-agent sessions).** Of the tool calls in the `HORIZON` steps before and after a compaction (a window stops at the neighbouring compaction), the share that repeated an identical earlier call and the share whose result was an error, summed over compactions: TRACE's post-compaction burden measured on real sessions, with the steps before as the session's own baseline.""", DATA, CLAUDE_CODE, CODEX, SCORES)
+

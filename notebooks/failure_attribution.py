@@ -30,7 +30,7 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
+from workbench.notebooks import caption, figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
@@ -66,8 +66,8 @@ display(t11)
 fig = plots.sjc.attribution_bars(t11)
 plots.export(fig, "sjc_table11_attribution", figs)
 
-# %% [markdown]
-# **Figure (testbed ground truth; SJC Table 11).** Failed `prompting` runs at the analysed budget per scenario, stacked by the pattern of the summary entry the failing action carried out: rewritten constraint (RC), invented deliverable (ID), contradicted state (CS), other (e.g. a misremembered amount, which is supported but wrong) and failures unrelated to the summary.
+# %%
+caption("""**Figure (testbed ground truth; SJC Table 11).** Failed `prompting` runs at the analysed budget per scenario, stacked by the pattern of the summary entry the failing action carried out: rewritten constraint (RC), invented deliverable (ID), contradicted state (CS), other (e.g. a misremembered amount, which is supported but wrong) and failures unrelated to the summary.""", DATA)
 
 # %% [markdown]
 # ## Do failures start right after a compaction? (testbed)
@@ -193,8 +193,8 @@ best = (accuracy.filter((pl.col("level_of") == "step") & (pl.col("k") == 0) & (p
 print(f"Exact step: best offline attributor {best['attributor']!r} at {best['estimate']:.1%} "
       f"[{best['ci_low']:.1%}, {best['ci_high']:.1%}] over {best['n']} logs.")
 
-# %% [markdown]
-# **Figure (Who&When).** Step-level accuracy when a prediction within k steps of the labelled step counts, for k = 0 to `K_MAX`, per subset, with 95% bands over questions; dashed, a uniform guess over the log's steps (Algorithm-Generated logs have 5-10 steps, so at k = 5 a guess is right most of the time). Hand-Crafted logs run to 130 steps, so even a tolerance of a few steps leaves most predictions wrong there.
+# %%
+caption("""**Figure (Who&When).** Step-level accuracy when a prediction within k steps of the labelled step counts, for k = 0 to `K_MAX`, per subset, with 95% bands over questions; dashed, a uniform guess over the log's steps (Algorithm-Generated logs have 5-10 steps, so at k = 5 a guess is right most of the time). Hand-Crafted logs run to 130 steps, so even a tolerance of a few steps leaves most predictions wrong there.""", WHO_WHEN, PREDICTIONS)
 
 # %%
 names = predictions["attributor"].unique(maintain_order=True).to_list()

@@ -31,7 +31,7 @@ EVENTS_AT_A_TIME: int = 5000      # compaction events whose rollouts are analyse
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
+from workbench.notebooks import caption, figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
@@ -106,8 +106,8 @@ fig = plots.focus.utility_histogram(hist, FOCUS_TAU)
 plots.export(fig, "focus_fig4_utility_histogram", figs)
 hist
 
-# %% [markdown]
-# **Figure (testbed drafts; FOCUS Figure 4).** Distribution of the estimated span utility with N = 3 rollouts, coloured by FOCUS's threshold tau = 0.3 (red: pruned, blue: kept). Mass sits at 0 and 1; the title gives the interior share and the share within ±1/6 of tau, both counted exactly on the rollout counts (FOCUS: 8-16% interior, under 10% near tau).
+# %%
+caption("""**Figure (testbed drafts; FOCUS Figure 4).** Distribution of the estimated span utility with N = 3 rollouts, coloured by FOCUS's threshold tau = 0.3 (red: pruned, blue: kept). Mass sits at 0 and 1; the title gives the interior share and the share within ±1/6 of tau, both counted exactly on the rollout counts (FOCUS: 8-16% interior, under 10% near tau).""", DATA)
 
 # %%
 error = error_against_truth(spans, N_TRUTH, draws=100, seed=SEED)
@@ -120,8 +120,8 @@ plots.export_table(error_means, "focus_fig5b_error_vs_truth", f"{figs}/tables",
                    "Worst-span error against u* by N (testbed)")
 slope
 
-# %% [markdown]
-# **Figure (testbed drafts; FOCUS Figure 5).** (A) Jaccard overlap of the keep set at tau = 0.3 with N rollouts against the decision at N_max = 20. (B) Worst-span error max_i |û_i(N) - u*_i| against the true utility u* (the drafts' citation probability, known on the testbed) for N = 1 ... 300 on log-log axes, with its slope and a 95% scenario-bootstrap interval; crosses: FOCUS's published 0.25, 0.089, 0.025 at N = 1, 10, 300 (slope about -0.40); dotted: Lemma 1's -0.5.
+# %%
+caption("""**Figure (testbed drafts; FOCUS Figure 5).** (A) Jaccard overlap of the keep set at tau = 0.3 with N rollouts against the decision at N_max = 20. (B) Worst-span error max_i |û_i(N) - u*_i| against the true utility u* (the drafts' citation probability, known on the testbed) for N = 1 ... 300 on log-log axes, with its slope and a 95% scenario-bootstrap interval; crosses: FOCUS's published 0.25, 0.089, 0.025 at N = 1, 10, 300 (slope about -0.40); dotted: Lemma 1's -0.5.""", DATA)
 
 # %%
 needed.group_by("gt_needed", "gt_enumeration").agg(

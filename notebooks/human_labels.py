@@ -83,6 +83,8 @@ if LOWER:
           "higher is better")
 JUDGES = sorted(aggregated.get_column("judge").unique().to_list())
 subsets = sorted(d for d in frame.get_column("dataset").unique().to_list() if d is not None)
+# the rows over every data set (the analyses' "both", FRANK's word for its two) named for this data
+whole_name = "both" if len(subsets) == 2 else "all data sets" if len(subsets) > 2 else (subsets or ["all"])[0]
 DATASETS = [None, *subsets] if len(subsets) > 1 else [None]  # one data set: its panel would repeat "all"
 IS_FRANK = "meta_release" in runs.columns and runs.get_column("meta_release").unique().to_list() == [RELEASE]
 sentences = tables["entries"].group_by("run_id").len()
@@ -130,7 +132,7 @@ report = REPORT_SPLIT if REPORT_SPLIT in SPLITS else "all"
 for frame_, name, what in ((table, "human_correlations", "Partial Pearson and Spearman correlation (controlling for "
                             "the system)"), (plain, "human_plain_correlations", "Plain Pearson, Spearman and Kendall "
                             "correlation")):
-    shown = frame_.filter(pl.col("split") == report)
+    shown = frame_.filter(pl.col("split") == report).with_columns(pl.col("dataset").replace("both", whole_name))
     n_rows = shown.group_by("dataset").agg(pl.col("n").first(), pl.col("n_missing").first())
     counts = "; ".join(f"{d}: {n} summaries, {m} without every score" for d, n, m in n_rows.sort("dataset").iter_rows())
     plots.export_table(shown, name, f"{figs}/tables",
@@ -182,7 +184,6 @@ from workbench.analyses import published_frank
 
 published = published_frank().filter(pl.col("split") == report).select(
     "metric", "dataset", pl.col("pearson").alias("value")) if IS_FRANK else None  # FRANK's numbers: on FRANK only
-whole_name = "both" if len(subsets) == 2 else "all data sets" if len(subsets) > 2 else (subsets or ["all"])[0]
 shown_forest = forest.with_columns(pl.col("dataset").replace("both", whole_name))
 ns = forest.filter(pl.col("dataset") == "both").get_column("n")
 span = f"{ns.min()}" if ns.min() == ns.max() else f"{ns.min()} to {ns.max()}"

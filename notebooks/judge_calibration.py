@@ -36,7 +36,7 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
+from workbench.notebooks import caption, figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
@@ -95,8 +95,8 @@ if HAVE:
                        "Cousins' interval leave (never below 0)")
     display(table)
 
-# %% [markdown]
-# **Figure (testbed, simulated annotators).** Share of entries labeled supported against the judge's mean score in each of ten equal-width bins (a score on a bin edge counts in the bin above it), with bin counts and 95% intervals: the union of the scenario-bootstrap percentile interval and the Wilson interval of the bin's entries, so a bin where every label agrees does not collapse to a point. The dotted diagonal is perfect calibration. The lexical judge's scores are not probabilities: most entries sit in the top bin, where the judge is overconfident (the supported share there is below the bin's mean score, the first table below gives both), and its mid-range scores (the forward-looking cue at 0.5) overstate how often such entries are supported.
+# %%
+caption("""**Figure (testbed, simulated annotators).** Share of entries labeled supported against the judge's mean score in each of ten equal-width bins (a score on a bin edge counts in the bin above it), with bin counts and 95% intervals: the union of the scenario-bootstrap percentile interval and the Wilson interval of the bin's entries, so a bin where every label agrees does not collapse to a point. The dotted diagonal is perfect calibration. The lexical judge's scores are not probabilities: most entries sit in the top bin, where the judge is overconfident (the supported share there is below the bin's mean score, the first table below gives both), and its mid-range scores (the forward-looking cue at 0.5) overstate how often such entries are supported.""", DATA, LABELS)
 
 # %%
 from workbench.stats import recalibration_table
@@ -127,8 +127,8 @@ if HAVE:
     plots.export(fig, f"calibration_threshold_{JUDGE}_{FIELD}", figs)
     display(chosen)
 
-# %% [markdown]
-# **Figure (testbed).** Precision of keeping entries scored at or above tau, recall of supported entries, and the fraction pruned, against tau, with 95% scenario-bootstrap bands; the solid line is the smallest tau whose precision reaches the target, the dotted one SJC's tau = 0.5. The table gives that tau with its interval and what it achieves: in-sample (optimistic, since tau was chosen to reach the target on these labels) and out of fold (each scenario judged by the tau chosen on the others), the honest estimate.
+# %%
+caption("""**Figure (testbed).** Precision of keeping entries scored at or above tau, recall of supported entries, and the fraction pruned, against tau, with 95% scenario-bootstrap bands; the solid line is the smallest tau whose precision reaches the target, the dotted one SJC's tau = 0.5. The table gives that tau with its interval and what it achieves: in-sample (optimistic, since tau was chosen to reach the target on these labels) and out of fold (each scenario judged by the tau chosen on the others), the honest estimate.""", DATA, LABELS)
 
 # %%
 from workbench.stats import paired_auroc_difference

@@ -31,7 +31,7 @@ COVERAGE_TRIALS: int = 1000     # simulated samples per cluster count for the in
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
+from workbench.notebooks import caption, figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
@@ -109,8 +109,8 @@ if HAVE:
     plots.export(fig, "sjc_table12_auroc", figs)
     analyses.ran("SJC Table 12: AUROC of each judge")
 
-# %% [markdown]
-# **Figure (SJC Table 12).** AUROC of each judge against the gold labels for support and for correctness, with 95% intervals from scenario-bootstrap resamples (method and measured coverage below); each row says how many entries and positives it has. On the project's testbed (simulated annotators) the red diamonds are Jev's published AUROCs on SJC's own data, support 0.905 and correctness 0.444, on rows of their own; on any other data no published number is drawn.
+# %%
+caption("""**Figure (SJC Table 12).** AUROC of each judge against the gold labels for support and for correctness, with 95% intervals from scenario-bootstrap resamples (method and measured coverage below); each row says how many entries and positives it has. On the project's testbed (simulated annotators) the red diamonds are Jev's published AUROCs on SJC's own data, support 0.905 and correctness 0.444, on rows of their own; on any other data no published number is drawn.""", DATA, LABELS)
 
 # %%
 from workbench.stats import interval_coverage

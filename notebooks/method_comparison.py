@@ -32,7 +32,7 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
+from workbench.notebooks import caption, figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
@@ -80,8 +80,8 @@ else:
     display(diffs.select(*by, "a", "estimate", "ci_low", "ci_high", "sim_low", "sim_high", "n", "p_value", "p_holm",
                          "gee_p", "mcnemar_p"))
 
-# %% [markdown]
-# **Figure (testbed).** Each method minus the baseline on the chosen metric, per budget, paired on the same tasks and replicates. The bars are simultaneous 95% intervals for the whole family of comparisons (CR2 with Bell-McCaffrey degrees of freedom over the 12 task scenarios, Bonferroni over the comparisons), so a bar clear of 0 is a difference the adjusted test finds; the labels give the Holm-adjusted p. Holm rejects wherever Bonferroni does and occasionally more, so a bar may touch 0 beside a Holm p just under 0.05, never the reverse. Each comparison's own (unadjusted) 95% interval is in the table.
+# %%
+caption("""**Figure (testbed).** Each method minus the baseline on the chosen metric, per budget, paired on the same tasks and replicates. The bars are simultaneous 95% intervals for the whole family of comparisons (CR2 with Bell-McCaffrey degrees of freedom over the 12 task scenarios, Bonferroni over the comparisons), so a bar clear of 0 is a difference the adjusted test finds; the labels give the Holm-adjusted p. Holm rejects wherever Bonferroni does and occasionally more, so a bar may touch 0 beside a Holm p just under 0.05, never the reverse. Each comparison's own (unadjusted) 95% interval is in the table.""", DATA)
 
 # %%
 from workbench.stats import verdict as compare_verdict  # Holm's test and the metric's direction (fewer tokens wins)
@@ -117,5 +117,6 @@ if HAVE:
     fig = plots.compare.performance_profile(profile)
     plots.export(fig, "compare_performance_profile", figs)
 
-# %% [markdown]
-# **Figure (testbed).** Performance profiles at the chosen budget (48 by default): for each policy, the share of the 120 tasks whose success rate over their four runs exceeds tau, with 95% bands that resample the 12 scenarios. A profile above another at every tau dominates it; curves that cross say the ranking depends on how reliable a task must be.
+# %%
+caption("""**Figure (testbed).** Performance profiles at the chosen budget (48 by default): for each policy, the share of the 120 tasks whose success rate over their four runs exceeds tau, with 95% bands that resample the 12 scenarios. A profile above another at every tau dominates it; curves that cross say the ranking depends on how reliable a task must be.""", DATA)
+

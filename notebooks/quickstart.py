@@ -27,7 +27,7 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
+from workbench.notebooks import caption, figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
@@ -58,8 +58,8 @@ by_section
 fig = plots.entries_by_section(by_section)
 plots.export(fig, "quickstart_entries_by_section", figs);
 
-# %% [markdown]
-# **Figure (committed example log).** Number of summary entries under each section heading, over every candidate summary of the log: the first column of SJC Table 2.
+# %%
+caption("""**Figure (committed example log).** Number of summary entries under each section heading, over every candidate summary of the log: the first column of SJC Table 2.""", DATA)
 
 # %% [markdown]
 # ## One compaction, looked at

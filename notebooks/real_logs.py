@@ -30,7 +30,7 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
+from workbench.notebooks import caption, figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
@@ -63,8 +63,8 @@ source = "committed fixture" if TAU_BENCH.endswith("-subset.json") else "full fi
 fig = plots.real_logs.pass_k_curves(passk, source)
 plots.export(fig, "real_taubench_pass_k", figs);
 
-# %% [markdown]
-# **Figure (real tau-bench airline runs, gpt-4o; the title says whether it is the committed 5-task fixture or the full file).** Pass^k and Pass@k against the number of trials k: reliability falls with k while Pass@k rises, the gap TRACE's Pass^2 framing warns about.
+# %%
+caption("""**Figure (real tau-bench airline runs, gpt-4o; the title says whether it is the committed 5-task fixture or the full file).** Pass^k and Pass@k against the number of trials k: reliability falls with k while Pass@k rises, the gap TRACE's Pass^2 framing warns about.""", TAU_BENCH)
 
 # %% [markdown]
 # ## tau-bench: replaying the compaction trigger and FIFO
@@ -80,8 +80,8 @@ by_budget
 fig = plots.real_logs.fifo_out_of_window(by_budget)
 plots.export(fig, "real_taubench_fifo_out_of_window", figs);
 
-# %% [markdown]
-# **Figure (real tau-bench runs, replayed without an LLM).** Identifiers in the agent's action arguments after the first budget boundary that it had seen in an earlier observation, split by whether FIFO still holds that observation: the red part is the silent channel on real data, an id acted on whose source is gone.
+# %%
+caption("""**Figure (real tau-bench runs, replayed without an LLM).** Identifiers in the agent's action arguments after the first budget boundary that it had seen in an earlier observation, split by whether FIFO still holds that observation: the red part is the silent channel on real data, an id acted on whose source is gone.""", TAU_BENCH)
 
 # %% [markdown]
 # ## Claude compaction summaries: the fact check
@@ -104,5 +104,6 @@ for r in claude:
 fig = plots.real_logs.claude_fact_check(ct)
 plots.export(fig, "real_claude_fact_check", figs);
 
-# %% [markdown]
-# **Figure (real Claude compaction summaries).** Per summary: the share of its identifiers found in the 15,000 strings it replaced, the share of the 100 queried members whose host it still names, and the members recalled after compaction (1 - FNR, measured by the source experiment). The summaries name almost no member, yet recall ranges from 3% to 37%, with false positives of 4-48%: answers come from guessing at patterns, not from what the summary holds.
+# %%
+caption("""**Figure (real Claude compaction summaries).** Per summary: the share of its identifiers found in the 15,000 strings it replaced, the share of the 100 queried members whose host it still names, and the members recalled after compaction (1 - FNR, measured by the source experiment). The summaries name almost no member, yet recall ranges from 3% to 37%, with false positives of 4-48%: answers come from guessing at patterns, not from what the summary holds.""", CLAUDE_FIXTURE, CLAUDE_RESULTS, CLAUDE_PROMPTS)
+

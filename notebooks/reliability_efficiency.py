@@ -29,7 +29,7 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
+from workbench.notebooks import caption, figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
@@ -71,8 +71,8 @@ fig = plots.sjc.pass_vs_tokens(pvt)
 plots.export(fig, "sjc_fig2_pass_vs_tokens", figs)
 pvt
 
-# %% [markdown]
-# **Figure (testbed; SJC Figure 2).** Pass^k (k = 3 on the testbed) against mean cumulative LLM tokens per task (agent plus compressor, judge excluded as in SJC), with 95% scenario intervals on both axes (Pass^k: CR2 with Bell-McCaffrey degrees of freedom; tokens: cluster jackknife t); the dotted line is the cost of uncompressed execution.
+# %%
+caption("""**Figure (testbed; SJC Figure 2).** Pass^k (k = 3 on the testbed) against mean cumulative LLM tokens per task (agent plus compressor, judge excluded as in SJC), with 95% scenario intervals on both axes (Pass^k: CR2 with Bell-McCaffrey degrees of freedom; tokens: cluster jackknife t); the dotted line is the cost of uncompressed execution.""", DATA)
 
 # %%
 if has_budget(tables):
@@ -86,8 +86,8 @@ if has_budget(tables):
 else:
     analyses.skipped("accuracy by budget", "the runs carry no context budget")
 
-# %% [markdown]
-# **Figure (testbed).** Accuracy (share of runs that complete the task) of every policy at the three budgets (context units), with 95% percentile intervals resampling the 12 task scenarios (they stay within 0 and 1, where a t interval of a share near 0 or 1 would not): the tightest budget compacts about ten times per run and no selector recovers from it; at 96 FIFO matches the summary.
+# %%
+caption("""**Figure (testbed).** Accuracy (share of runs that complete the task) of every policy at the three budgets (context units), with 95% percentile intervals resampling the 12 task scenarios (they stay within 0 and 1, where a t interval of a share near 0 or 1 would not): the tightest budget compacts about ten times per run and no selector recovers from it; at 96 FIFO matches the summary.""", DATA)
 
 # %%
 if {"prompting_sjc", "prompting"} <= set(runs.select(pl.col("method").unique()).collect()["method"]):

@@ -30,7 +30,7 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
+from workbench.notebooks import caption, figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
@@ -77,8 +77,8 @@ if counts.has("gt_supported"):
 fig = plots.sjc.section_composition(table2)
 plots.export(fig, "sjc_table2_composition", figs);
 
-# %% [markdown]
-# **Figure (testbed; SJC Table 2).** Summary entries per section of the `METHOD` summaries (`prompting` on the testbed), split into entries the source judge scores as supported (score >= tau) and unsupported; the label is the unsupported share. SJC's forward-looking sections (Open TODOs and Pending user asks) carry most of the unsupported entries; Constraints/Rules mixes task restatements (unsupported) with rules the summaries carry over, and Exact identifiers are almost all supported.
+# %%
+caption("""**Figure (testbed; SJC Table 2).** Summary entries per section of the `METHOD` summaries (`prompting` on the testbed), split into entries the source judge scores as supported (score >= tau) and unsupported; the label is the unsupported share. SJC's forward-looking sections (Open TODOs and Pending user asks) carry most of the unsupported entries; Constraints/Rules mixes task restatements (unsupported) with rules the summaries carry over, and Exact identifiers are almost all supported.""", DATA)
 
 # %%
 table9 = counts.by_boundary()
@@ -87,8 +87,8 @@ fig = plots.sjc.unsupported_by_boundary(table9)
 plots.export(fig, "sjc_table9_unsupported_by_boundary", figs)
 table9
 
-# %% [markdown]
-# **Figure (testbed; SJC Table 9).** Share of unsupported entries among all entries and among reasoning entries (Decisions + Open TODOs) at each compression boundary (the last point pools boundaries 5 and later).
+# %%
+caption("""**Figure (testbed; SJC Table 9).** Share of unsupported entries among all entries and among reasoning entries (Decisions + Open TODOs) at each compression boundary (the last point pools boundaries 5 and later).""", DATA)
 
 # %%
 table10, exact_share = counts.persistence()
@@ -98,5 +98,6 @@ plots.export(fig, "sjc_table10_persistence", figs)
 print(f"matches that were exact (normalised text): {exact_share:.1%}")
 table10
 
-# %% [markdown]
-# **Figure (testbed; SJC Table 10).** Share of reasoning entries still present d summaries after they first appear, for entries supported and unsupported at first appearance (matching: normalised text, then character similarity >= 0.9).
+# %%
+caption("""**Figure (testbed; SJC Table 10).** Share of reasoning entries still present d summaries after they first appear, for entries supported and unsupported at first appearance (matching: normalised text, then character similarity >= 0.9).""", DATA)
+

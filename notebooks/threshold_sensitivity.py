@@ -33,7 +33,7 @@ REFERENCE_JUDGE: str = "lexical"  # the judge in DATA's scores that marks entrie
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
+from workbench.notebooks import caption, figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
@@ -85,8 +85,8 @@ dist
 fig = plots.sjc.score_histograms(counts, SECTIONS)
 plots.export(fig, "sjc_fig3_score_distribution", figs);
 
-# %% [markdown]
-# **Figure (testbed; SJC Figure 3 left).** Distribution of the lexical judge's source scores of summary entries in each of the five sections, Pending user asks included. SJC highlights that section (86% of its entries unsupported under Jev); the lexical baseline scores most of the testbed's pending asks near 1, because the restated task recurs word for word in the previous summary it may cite -- a limit of word overlap, which cannot tell a carried restatement from an observed fact. The table above gives the shares >= 0.8, < 0.2 and in [0.3, 0.7].
+# %%
+caption("""**Figure (testbed; SJC Figure 3 left).** Distribution of the lexical judge's source scores of summary entries in each of the five sections, Pending user asks included. SJC highlights that section (86% of its entries unsupported under Jev); the lexical baseline scores most of the testbed's pending asks near 1, because the restated task recurs word for word in the previous summary it may cite -- a limit of word overlap, which cannot tell a carried restatement from an observed fact. The table above gives the shares >= 0.8, < 0.2 and in [0.3, 0.7].""", DATA)
 
 # %%
 curve = counts.sweep(n_boot=N_BOOT, seed=SEED)
@@ -96,8 +96,8 @@ fig = plots.sjc.pruned_vs_tau(curve, tau=TAU, legend_title="budget (context unit
 plots.export(fig, "sjc_fig3_pruned_vs_tau", figs)
 change
 
-# %% [markdown]
-# **Figure (testbed; SJC Figure 3 right).** Fraction of entries pruned against the threshold tau, per budget, with 95% scenario-bootstrap bands; the dotted line is SJC's tau = 0.5 and the shaded span tau from 0.3 to 0.7, where the curve barely moves because scores sit at the extremes (the table above gives the change).
+# %%
+caption("""**Figure (testbed; SJC Figure 3 right).** Fraction of entries pruned against the threshold tau, per budget, with 95% scenario-bootstrap bands; the dotted line is SJC's tau = 0.5 and the shaded span tau from 0.3 to 0.7, where the curve barely moves because scores sit at the extremes (the table above gives the change).""", DATA)
 
 # %%
 keep = counts.keep_rate_by_section()
@@ -107,8 +107,8 @@ plots.export_table(keep, "sjc_keep_rate_by_section", f"{figs}/tables")
 display(counts.first_vs_later())
 keep
 
-# %% [markdown]
-# **Figure (testbed).** Share of each section's entries kept at tau: SJC's forward-looking sections (Open TODOs, Pending user asks) are pruned far more than exact identifiers.
+# %%
+caption("""**Figure (testbed).** Share of each section's entries kept at tau: SJC's forward-looking sections (Open TODOs, Pending user asks) are pruned far more than exact identifiers.""", DATA)
 
 # %%
 from workbench.analyses.sjc import decision_flips
@@ -133,5 +133,6 @@ else:
     analyses.skipped("SJC 5.4: decision flips across repeats", "no repeated scores: run `workbench judge DIR "
                      "--judge jev --repeats 5 --out rep.parquet` and set REPEATED_SCORES")
 
-# %% [markdown]
-# **Figure (when repeated scores are given; SJC Section 5.4).** Per section, the share of entries whose keep/prune decision at tau changes across repeated requests to the same judge, and the same share among entries the reference judge scores below 0.2. The testbed's lexical judge is deterministic, so on the default data this cell only says how to produce repeats.
+# %%
+caption("""**Figure (when repeated scores are given; SJC Section 5.4).** Per section, the share of entries whose keep/prune decision at tau changes across repeated requests to the same judge, and the same share among entries the reference judge scores below 0.2. The testbed's lexical judge is deterministic, so on the default data this cell only says how to produce repeats.""", DATA, REPEATED_SCORES)
+

@@ -29,7 +29,7 @@ FIGURES: Optional[str] = None     # None: figures/ for the project's own data, b
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)
 
 # %%
-from workbench.notebooks import figures_dir, skip_when_not_applicable, use_project_root
+from workbench.notebooks import caption, figures_dir, skip_when_not_applicable, use_project_root
 
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
@@ -92,8 +92,8 @@ fig = plots.trace.burden_curve(burden)
 plots.export(fig, "trace_post_compaction_burden", figs)
 burden
 
-# %% [markdown]
-# **Figure (testbed; TRACE paper's Figure 4 as described in the article).** Blocked and repeated calls per action at steps 1-5 after a compaction, minus the matched uncompressed run at the same step, with 95% scenario-bootstrap intervals: blocked calls spike at the first step, repeats follow.
+# %%
+caption("""**Figure (testbed; TRACE paper's Figure 4 as described in the article).** Blocked and repeated calls per action at steps 1-5 after a compaction, minus the matched uncompressed run at the same step, with 95% scenario-bootstrap intervals: blocked calls spike at the first step, repeats follow.""", DATA)
 
 # %%
 defects = defects_chosen_vs_rejected(candidates, runs, budget=BUDGET)
@@ -101,8 +101,8 @@ fig = plots.trace.defects_chosen_rejected(defects)
 plots.export(fig, "trace_defects_chosen_vs_rejected", figs)
 defects
 
-# %% [markdown]
-# **Figure (testbed).** Mean visible and silent defects in the candidate summaries each selector chose and rejected. The verifier removes visible damage but its chosen summaries are no cleaner on silent damage; the oracle, which sees outcomes, chooses fewer silent defects.
+# %%
+caption("""**Figure (testbed).** Mean visible and silent defects in the candidate summaries each selector chose and rejected. The verifier removes visible damage but its chosen summaries are no cleaner on silent damage; the oracle, which sees outcomes, chooses fewer silent defects.""", DATA)
 
 # %%
 ver = select_runs(tables, method="verifier", budget=BUDGET).select("run_id")
@@ -119,8 +119,8 @@ fig = plots.trace.verifier_vs_factcheck(both)
 plots.export(fig, "trace_verifier_vs_fact_check", figs)
 both.group_by("silent_defect", maintain_order=True).agg(pl.len(), pl.col("verifier_score").mean())
 
-# %% [markdown]
-# **Figure (testbed).** Verifier scores of the chosen summaries, split by whether the fact check at the boundary finds a silent defect (an unsourced number or a dropped id): the two distributions overlap, the verifier cannot tell them apart, the fact check can.
+# %%
+caption("""**Figure (testbed).** Verifier scores of the chosen summaries, split by whether the fact check at the boundary finds a silent defect (an unsourced number or a dropped id): the two distributions overlap, the verifier cannot tell them apart, the fact check can.""", DATA)
 
 # %%
 from workbench.sim import DatasetConfig, simulate

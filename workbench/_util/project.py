@@ -103,6 +103,34 @@ def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike
     pathlib.Path
         Where the notebook writes.
     """
+    place = _figures_dir(figures, *data, style=style, **inputs)
+    said_where(place)
+    return place
+
+
+#: the MIME type of the record :func:`said_where` displays (``workbench figures`` reports each notebook's)
+FIGURES_MIME = "application/vnd.workbench.figures+json"
+
+
+def said_where(place: Path) -> None:
+    """Display where a notebook writes (a line a reader sees, and a record ``workbench figures`` reports); nothing
+    outside a kernel."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - IPython is a dependency
+        return
+    if get_ipython() is None:
+        return
+    full = place.resolve()
+    root = use_project_root()
+    shown = full.relative_to(root) if full.is_relative_to(root) else full  # the gallery's: figures/, no machine path
+    display({"text/plain": f"figures and tables: {shown}/", FIGURES_MIME: {"figures": str(full)}}, raw=True)
+
+
+def _figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike[str] | None,
+                 style: str = "gallery", **inputs: object) -> Path:
+    """:func:`figures_dir`'s rule, without saying where."""
     if figures is not None:
         return Path(figures)
     import hashlib

@@ -10,7 +10,8 @@ from workbench.cli.args import UsageError, at_least, existing_dir, verb
 
 def add(sub: argparse._SubParsersAction) -> None:
     p = verb(sub, "figures", "execute every notebook and export figures/ (the main job)")
-    p.add_argument("--notebooks", default="notebooks", help="directory of .ipynb notebooks")
+    p.add_argument("--notebooks", default=None, help="directory of .ipynb notebooks (default: notebooks/ of the "
+                   "project around the working directory, else of the checkout workbench was installed from)")
     p.add_argument("--build", default="build/notebooks", help="where executed copies go")
     p.add_argument("--timeout", type=int, default=1200, help="seconds per cell")
     p.add_argument("--data", default="data/testbed", help="the default testbed (relative to the notebooks' project), "
@@ -28,7 +29,14 @@ def run(args: argparse.Namespace) -> int:
     from workbench.notebooks._runner import check_build, notebook_sources, parse_param, run_all, unknown_parameters
     from workbench._util.project import find_root
 
+    from workbench._util.project import PROJECT_ROOT
+
     at_least("--timeout", args.timeout, 1)
+    if args.notebooks is None:  # from outside a project: the notebooks of the checkout this package belongs to
+        here = find_root()
+        args.notebooks = str((here or PROJECT_ROOT) / "notebooks")
+        if here is None:
+            print(f"notebooks: {args.notebooks} (the checkout workbench runs from; --notebooks for others)")
     notebooks = existing_dir(args.notebooks, "directory of notebooks")
     check_build(notebooks, Path(args.build))  # before anything is made: the testbed is not generated for nothing
     try:
@@ -54,6 +62,12 @@ def run(args: argparse.Namespace) -> int:
     parameters = {k: str(Path(v).resolve()) if isinstance(v, str) and v and Path(v).exists() else v
                   for k, v in parameters.items()}
     root = find_root(notebooks)
+    for name, value in parameters.items():  # an input found neither here nor in the project: said now, with both
+        if name in INPUT_PARAMETERS and isinstance(value, str) and value and not Path(value).is_absolute() \
+                and not ((root or Path.cwd()) / value).exists():
+            raise UsageError(f"--param {name}", f"a file or directory that exists from here ({Path.cwd()}) or, "
+                             f"relative, in the notebooks' project ({root or Path.cwd()}), where the notebooks read "
+                             "relative paths", value)
     if "DATA" not in parameters:  # the notebooks read the default testbed: make it if it is missing
         ensure_testbed((root or Path.cwd()) / args.data)
     report = run_all(notebooks, Path(args.build), timeout=args.timeout, parameters=parameters or None,
@@ -62,4 +76,8 @@ def run(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
-__all__ = ["add", "run"]
+#: the notebooks' parameters that name an input file or directory (a relative one is read from the project root)
+INPUT_PARAMETERS = frozenset({"DATA", "LABELS", "SCORES", "WHO_WHEN", "PREDICTIONS", "CLAUDE_CODE", "CODEX",
+                              "TAU_BENCH", "CLAUDE_FIXTURE", "CLAUDE_RESULTS", "CLAUDE_PROMPTS", "REPEATED_SCORES"})
+
+__all__ = ["add", "INPUT_PARAMETERS", "run"]

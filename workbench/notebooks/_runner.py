@@ -140,6 +140,21 @@ class NotebookRun:
     seconds: float
     detail: str = ""
     analyses: tuple[dict[str, str], ...] = ()
+    figures: str = ""
+
+
+def figures_of(nb: object) -> str:
+    """Where an executed notebook wrote its figures (the last :func:`~workbench.notebooks.figures_dir` record), or
+    an empty string."""
+    from workbench._util.project import FIGURES_MIME
+
+    found = ""
+    for cell in nb.cells:  # type: ignore[attr-defined]
+        for out in cell.get("outputs", []):
+            record = out.get("data", {}).get(FIGURES_MIME) if out.get("output_type") == "display_data" else None
+            if isinstance(record, dict) and isinstance(record.get("figures"), str):
+                found = record["figures"]
+    return found
 
 
 @dataclass
@@ -164,14 +179,15 @@ class RunReport:
         partly = [r for r in self.runs if r.status == "ran" and any(a["status"] == "skipped" for a in r.analyses)]
         out = [f"{len(self.names('ran'))} ran" + (f" ({len(partly)} of them in part)" if partly else "")
                + f", {len(self.names('skipped'))} skipped, {len(self.names('failed'))} failed; executed copies in "
-               f"{self.build}/"]
+               f"{self.build.resolve()}/"]
         for r in self.runs:
             if r.status != "ran":
                 out.append(f"  {r.status} {r.name}: {r.detail}")
                 continue
             done = [a["analysis"] for a in r.analyses if a["status"] == "ran"]
             left = [a for a in r.analyses if a["status"] == "skipped"]
-            out.append(f"  ran {r.name} ({r.seconds:.0f} s)" + (f": {'; '.join(done)}" if done else ""))
+            out.append(f"  ran {r.name} ({r.seconds:.0f} s)" + (f": {'; '.join(done)}" if done else "")
+                       + (f"; figures and tables in {r.figures}/" if r.figures else ""))
             out += [f"    skipped {a['analysis']}: {a['reason']}" for a in left]
         return out
 
@@ -279,7 +295,8 @@ def _run_one(path: Path, build: Path, root: Path, *, timeout: int,
         detail = "; ".join(a["reason"] if a["analysis"] == FIRST_PART else f"{a['analysis']}: {a['reason']}"
                            for a in records)
         records = []
-    return NotebookRun(path.stem, status, time.perf_counter() - started, detail, tuple(records))
+    return NotebookRun(path.stem, status, time.perf_counter() - started, detail, tuple(records),
+                       figures_of(nb) if status == "ran" else "")
 
 
 def _execute_off_main_thread(client: Any, stderr: Any) -> None:
