@@ -169,3 +169,36 @@ def test_figures_into_the_notebooks_refuses_before_it_generates_the_testbed(tmp_
                            "--build", "notebooks"], cwd=project, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "is the notebooks' own directory" in done.stderr
     assert not (project / "data").exists()
+
+
+def test_labels_added_to_the_datas_own_store_get_results_of_their_own(tmp_path: Path) -> None:
+    """Issue 79: the output folder was named by the data's path only, so labels added to the data's own store and a
+    rerun replaced the earlier results. The labels' content enters the hash (the sha256 of every label file, here
+    recomputed by hand); the same labels give the same folder."""
+    import hashlib
+    import shutil
+
+    from workbench.notebooks import labels_digest
+
+    data = tmp_path / "mine-labels"
+    (data / "annotations" / "labels").mkdir(parents=True)
+    made = []
+    try:
+        before = figures_dir(None, data)
+        made.append(before)
+        assert labels_digest(data) is None and "labels" not in json.loads((before / "inputs.json").read_text())
+        store = data / "annotations" / "labels" / "alice-1.jsonl"
+        store.write_text('{"item_id": "e1", "value": "supported"}\n')
+        after = figures_dir(None, data)
+        made.append(after)
+        want = hashlib.sha256(b"annotations/labels/alice-1.jsonl\0" + store.read_bytes() + b"\0").hexdigest()
+        assert labels_digest(data) == want and after != before
+        assert json.loads((after / "inputs.json").read_text())["labels"] == {str(data.resolve()): want}
+        assert figures_dir(None, data) == after  # the same labels: the same folder
+        with store.open("a") as fh:
+            fh.write('{"item_id": "e2", "value": "unsupported"}\n')
+        made.append(figures_dir(None, data))
+        assert made[-1] not in (before, after)
+    finally:
+        for place in made:
+            shutil.rmtree(place, ignore_errors=True)

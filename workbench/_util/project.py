@@ -108,6 +108,27 @@ def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike
     return place
 
 
+def labels_digest(path: str | os.PathLike[str]) -> str | None:
+    """The SHA-256 of the labels a data directory holds (its annotation store's ``labels/`` files, a store root's
+    own ``labels/``, or a ``labels.parquet`` table: every file's relative path and bytes, in path order), or None
+    where it holds none. Part of :func:`figures_dir`'s hash, so results computed before labels were added are not
+    overwritten by those computed after (issue 79)."""
+    import hashlib
+
+    root = Path(path)
+    if not root.is_dir():
+        return None
+    files = sorted(f for place in (root / "annotations" / "labels", root / "labels") if place.is_dir()
+                   for f in place.rglob("*") if f.is_file())
+    files += [f for f in (root / "labels.parquet",) if f.is_file()]
+    if not files:
+        return None
+    h = hashlib.sha256()
+    for f in files:
+        h.update(str(f.relative_to(root)).encode("utf-8") + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 #: the MIME type of the record :func:`said_where` displays (``workbench figures`` reports each notebook's)
 FIGURES_MIME = "application/vnd.workbench.figures+json"
 
@@ -143,6 +164,9 @@ def _figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLik
         return root / "figures" if style == "gallery" else root / "build" / "figures" / style
     said = {"data": [None if d is None else str(Path(d).resolve()) for d in data],
             **{k: str(v) for k, v in given.items()}}
+    held = {str(Path(d).resolve()): digest for d in other if (digest := labels_digest(d)) is not None}
+    if held:  # labels added to a data set's own store are new inputs: their results go to a folder of their own
+        said["labels"] = held
     digest = hashlib.sha256(json.dumps(said, sort_keys=True).encode("utf-8")).hexdigest()
     name = (other[0].resolve().name if other else "data") or "data"
     for key in (digest[:HASH_CHARS], digest):  # 8 characters once collided (a pair found in 71,342 tries)
@@ -172,4 +196,4 @@ def _figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLik
 HASH_CHARS = 16
 
 
-__all__ = ["figures_dir", "find_root", "is_project_data", "PROJECT_ROOT", "use_project_root"]
+__all__ = ["figures_dir", "find_root", "is_project_data", "labels_digest", "PROJECT_ROOT", "use_project_root"]

@@ -12,7 +12,9 @@ def add(sub: argparse._SubParsersAction) -> None:
     p = verb(sub, "figures", "execute every notebook and export figures/ (the main job)")
     p.add_argument("--notebooks", default=None, help="directory of .ipynb notebooks (default: notebooks/ of the "
                    "project around the working directory, else of the checkout workbench was installed from)")
-    p.add_argument("--build", default="build/notebooks", help="where executed copies go")
+    p.add_argument("--build", default=None, help="where executed copies go (default: build/notebooks for the default "
+                   "run, the one the docs' gallery is built from; build/notebooks-HASH with --param, HASH of the "
+                   "parameters)")
     p.add_argument("--timeout", type=int, default=1200, help="seconds per cell")
     p.add_argument("--data", default="data/testbed", help="the default testbed (relative to the notebooks' project), "
                    "generated there if missing and no --param DATA is given")
@@ -38,11 +40,17 @@ def run(args: argparse.Namespace) -> int:
         if here is None:
             print(f"notebooks: {args.notebooks} (the checkout workbench runs from; --notebooks for others)")
     notebooks = existing_dir(args.notebooks, "directory of notebooks")
-    check_build(notebooks, Path(args.build))  # before anything is made: the testbed is not generated for nothing
     try:
         parameters = dict(parse_param(p) for p in args.param)
     except ValueError as err:
         raise UsageError("--param", "NAME=VALUE", str(err).split("got ")[-1]) from None
+    if args.build is None:  # a run with parameters never writes over the default run's executed copies
+        import hashlib
+        import json
+
+        said = json.dumps(sorted((k, str(v)) for k, v in parameters.items()))
+        args.build = "build/notebooks" + (f"-{hashlib.sha256(said.encode()).hexdigest()[:16]}" if parameters else "")
+    check_build(notebooks, Path(args.build))  # before anything is made: the testbed is not generated for nothing
     sources, strays = notebook_sources(notebooks)
     if args.only:
         missing = [n for n in args.only if n not in {p.stem for p in sources}]

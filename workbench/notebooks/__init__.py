@@ -13,7 +13,7 @@ from workbench._util.lazy import attach
 # __all__, then run `python tools/faces.py`; `make lint` checks that this face is current.
 __all__ = [
     "Analyses", "analyses_of", "ANALYSIS_MIME", "caption", "figures_dir", "find_root", "FIRST_PART",
-    "inject_parameters", "INTERACTIVE", "is_project_data", "log", "NOT_SHOWN", "notebook_parameters",
+    "inject_parameters", "INTERACTIVE", "is_project_data", "labels_digest", "log", "NOT_SHOWN", "notebook_parameters",
     "notebook_sources", "NotebookRun", "PARAMETERS_MARK", "parse_param", "PART_MARK", "PROJECT_ROOT", "run_all",
     "RunReport", "selected_notebooks", "skip_when_not_applicable", "unknown_parameters", "use_project_root"
 ]
@@ -26,7 +26,9 @@ __getattr__, __dir__ = attach(__name__, {
         "selected_notebooks", "unknown_parameters"
     ],
     "_skip": ["PARAMETERS_MARK", "PART_MARK", "skip_when_not_applicable"],
-    "workbench._util.project": ["figures_dir", "find_root", "is_project_data", "PROJECT_ROOT", "use_project_root"],
+    "workbench._util.project": [
+        "figures_dir", "find_root", "is_project_data", "labels_digest", "PROJECT_ROOT", "use_project_root"
+    ],
 }, public=__all__)
 
 if TYPE_CHECKING:
@@ -36,4 +38,6 @@ if TYPE_CHECKING:
         notebook_sources, NotebookRun, parse_param, run_all, RunReport, selected_notebooks, unknown_parameters
     )
     from workbench.notebooks._skip import PARAMETERS_MARK, PART_MARK, skip_when_not_applicable
-    from workbench._util.project import figures_dir, find_root, is_project_data, PROJECT_ROOT, use_project_root
+    from workbench._util.project import (
+        figures_dir, find_root, is_project_data, labels_digest, PROJECT_ROOT, use_project_root
+    )
