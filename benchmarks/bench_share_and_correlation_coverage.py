@@ -85,27 +85,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=2000)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--part", choices=("both", "accuracy", "correlations"), default="both")
     args = parser.parse_args()
     started = time.perf_counter()
     acc_truth = {(k, r): accuracy_truth(k, r) for k in study.GENERATORS for r in RATES}
-    cor_truth = {k: {m: correlation_truth(k, m) for m in METHODS} for k in articles.GENERATORS}
-    acc_jobs = [(k, g, r, args.trials, acc_truth[k, r]) for k in study.GENERATORS for r in RATES for g in SIZES]
-    cor_jobs = [(k, g, args.trials, cor_truth[k]) for k in articles.GENERATORS for g in SIZES]
+    cor_truth = {k: {m: correlation_truth(k, m) for m in METHODS} for k in articles.GENERATORS} \
+        if args.part != "accuracy" else {}
+    acc_jobs = [(k, g, r, args.trials, acc_truth[k, r]) for k in study.GENERATORS for r in RATES for g in SIZES
+                if args.part != "correlations"]
+    cor_jobs = [(k, g, args.trials, cor_truth[k]) for k in cor_truth for g in SIZES]
     with ProcessPoolExecutor(args.jobs) as pool:
         acc = dict(zip([j[:3] for j in acc_jobs], pool.map(accuracy_cell, acc_jobs), strict=True))
         cor = dict(zip([j[:2] for j in cor_jobs], pool.map(correlation_cell, cor_jobs), strict=True))
     print(f"Coverage of 95% intervals, {args.trials} trials a cell (Wilson 95% Monte Carlo interval)\n")
-    print("Failure-attribution accuracy (share_interval)")
+    if not acc:
+        print("(failure-attribution accuracy not run: --part correlations)")
+    print("Failure-attribution accuracy (share_interval)" if acc else "")
     print("| generator | true accuracy | " + " | ".join(f"{g} scenarios" for g in SIZES) + " |")
     print("| --- | --- |" + " --- |" * len(SIZES))
-    for kind in study.GENERATORS:
+    for kind in study.GENERATORS if acc else ():
         for rate in RATES:
             print(f"| {kind} | {acc_truth[kind, rate]:.4f} | "
                   + cells({g: acc[kind, g, rate] for g in SIZES}, args.trials) + " |")
     print("\nPlain correlations with the human score (correlation_ci, article-clustered)")
     print("| generator | correlation (truth) | " + " | ".join(f"{g} articles" for g in SIZES) + " |")
     print("| --- | --- |" + " --- |" * len(SIZES))
-    for kind in articles.GENERATORS:
+    for kind in cor_truth:
         for method in METHODS:
             print(f"| {kind} | {method} ({cor_truth[kind][method]:.4f}) | "
                   + cells({g: cor[kind, g][method] for g in SIZES}, args.trials) + " |")

@@ -12,9 +12,8 @@ def add(sub: argparse._SubParsersAction) -> None:
     p = verb(sub, "figures", "execute every notebook and export figures/ (the main job)")
     p.add_argument("--notebooks", default=None, help="directory of .ipynb notebooks (default: notebooks/ of the "
                    "project around the working directory, else of the checkout workbench was installed from)")
-    p.add_argument("--build", default=None, help="where executed copies go (default: build/notebooks for the default "
-                   "run, the one the docs' gallery is built from; build/notebooks-HASH with --param, HASH of the "
-                   "parameters)")
+    p.add_argument("--build", default=None, help="where executed copies go (default: build/notebooks, the copies the "
+                   "docs' gallery is built from; with --param build/notebooks-HASH, HASH of the parameters)")
     p.add_argument("--timeout", type=int, default=1200, help="seconds per cell")
     p.add_argument("--data", default="data/testbed", help="the default testbed (relative to the notebooks' project), "
                    "generated there if missing and no --param DATA is given")
