@@ -418,3 +418,29 @@ def test_a_malformed_frank_file_is_a_located_error(tmp_path: Path, capsys: pytes
     err = capsys.readouterr().err
     assert f"{where}: field '{field}'" in err and "internal error" not in err, err
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_a_file_without_a_header_says_which_question_its_labels_are_taken_to_answer() -> None:
+    """Issue 79: a labelled file without a header was given SJC's question about agent summaries and tool results,
+    without a word, and the labelers showed it beside news sentences. Its labels now answer NO_HEADER_QUESTION, a
+    warning names the file and says how to give the data's own, and the labelers show that question."""
+    import warnings
+
+    from workbench._util.jsonl import LogWarning
+    from workbench.adapters import NO_HEADER_QUESTION
+    from workbench.annotate._item_views import item_question, OWN_DEFINITIONS, item_definitions
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tables = read_labelled_summaries(FIXTURE)
+    said = [str(w.message) for w in caught if issubclass(w.category, LogWarning)]
+    assert len(said) == 1 and f"{FIXTURE}: no header line" in said[0] and '{"header": {"question"' in said[0]
+    assert set(tables["labels"]["question"].to_list()) == {NO_HEADER_QUESTION}
+    assert set(tables["runs"]["question"].to_list()) == {NO_HEADER_QUESTION}
+    item = {"question": NO_HEADER_QUESTION}
+    assert item_question(item) == NO_HEADER_QUESTION and item_definitions(item) == OWN_DEFINITIONS
+    own = ROOT / "tests" / "fixtures" / "labelled_summaries" / "own_header.jsonl"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read_labelled_summaries(own)
+    assert not [w for w in caught if issubclass(w.category, LogWarning)]

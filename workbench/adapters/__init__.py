@@ -18,11 +18,11 @@ from workbench._util.lazy import attach
 __all__ = [
     "ANNOTATOR", "BASELINE_METRICS", "chat_to_run", "check_table", "defang", "DEFAULT_METRICS", "FAILURE_ANNOTATOR",
     "FAILURE_QUESTION", "FORMATS", "is_frank", "is_success", "is_who_and_when", "load_fixture", "load_full",
-    "LOG_FORMATS", "LogFormat", "MissingExtra", "normalised_agent", "read_claude_code", "read_codex", "read_frank",
-    "read_inspect", "read_labelled_summaries", "read_log", "read_openai_chat", "read_sessions", "read_tau_bench",
-    "read_trajectories", "read_who_and_when", "register_format", "RELEASE", "session_usage", "sniff_directory",
-    "sniff_format", "split_sentences", "SUBSETS", "TranscriptWarning", "USAGE_COLUMNS", "usage_rows", "usage_table",
-    "WHO_AND_WHEN", "write_trajectories"
+    "LOG_FORMATS", "LogFormat", "MissingExtra", "NO_HEADER_QUESTION", "normalised_agent", "read_claude_code",
+    "read_codex", "read_frank", "read_inspect", "read_labelled_summaries", "read_log", "read_openai_chat",
+    "read_sessions", "read_tau_bench", "read_trajectories", "read_who_and_when", "register_format", "RELEASE",
+    "session_usage", "sniff_directory", "sniff_format", "split_sentences", "SUBSETS", "TranscriptWarning",
+    "USAGE_COLUMNS", "usage_rows", "usage_table", "WHO_AND_WHEN", "write_trajectories"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -33,7 +33,7 @@ __getattr__, __dir__ = attach(__name__, {
     "_formats": ["LOG_FORMATS", "LogFormat", "MissingExtra", "register_format"],
     "_frank": ["ANNOTATOR", "BASELINE_METRICS", "DEFAULT_METRICS", "is_frank", "read_frank", "RELEASE"],
     "_inspect": ["read_inspect"],
-    "_labelled_summaries": ["read_labelled_summaries", "split_sentences"],
+    "_labelled_summaries": ["NO_HEADER_QUESTION", "read_labelled_summaries", "split_sentences"],
     "_logfiles": ["sniff_directory", "sniff_format"],
     "_openai_chat": ["chat_to_run", "read_openai_chat"],
     "_read": ["FORMATS", "read_log", "read_sessions"],
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from workbench.adapters._formats import LOG_FORMATS, LogFormat, MissingExtra, register_format
     from workbench.adapters._frank import ANNOTATOR, BASELINE_METRICS, DEFAULT_METRICS, is_frank, read_frank, RELEASE
     from workbench.adapters._inspect import read_inspect
-    from workbench.adapters._labelled_summaries import read_labelled_summaries, split_sentences
+    from workbench.adapters._labelled_summaries import NO_HEADER_QUESTION, read_labelled_summaries, split_sentences
     from workbench.adapters._logfiles import sniff_directory, sniff_format
     from workbench.adapters._openai_chat import chat_to_run, read_openai_chat
     from workbench.adapters._read import FORMATS, read_log, read_sessions

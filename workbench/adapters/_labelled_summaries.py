@@ -43,7 +43,8 @@ An optional first line, the header, says what the file's fields mean for the who
   the file, the labelers show it, and labels that answered different questions are never pooled); ``targets``
   and ``metrics``, name -> ``{"direction": "higher" | "lower", "description": text}`` (the ``variables``
   table). With a header, every ``human`` name must be one of its targets, and a metric it declares says which
-  way is better. A file without one imports as before (``score`` is ``human_score``, the question SJC's).
+  way is better. A file without one imports as before (``score`` is ``human_score``), its labels taken to answer
+  :data:`NO_HEADER_QUESTION`, with a warning saying so (before, SJC's agent question was assumed without a word).
 
 Any other field is an error (a misspelt ``lables`` would otherwise drop every label silently). Each bad record is
 a ``FILE:LINE: field 'x': expected ..., got ...`` error, and nothing is written unless the whole file is good.
@@ -74,7 +75,7 @@ from workbench.errors import SchemaError
 from workbench.errors import describe_value
 from workbench.tables._vocabulary import LABEL_VALUES
 
-__all__ = ["read_labelled_summaries", "split_sentences"]
+__all__ = ["NO_HEADER_QUESTION", "read_labelled_summaries", "split_sentences"]
 
 #: the fields a record may have
 FIELDS = ("id", "source_id", "system", "source", "summary", "sentences", "labels", "score", "split", "dataset",
@@ -412,7 +413,23 @@ def checked_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[st
 def read_labelled_summaries(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     """The tables of a labelled-summaries file (runs, steps, compactions, entries, labels, and with spans or a
     header ``label_spans`` and ``variables``); see the module docstring."""
-    return records_to_tables(record for _, record in checked_records(path))
+    records = [record for _, record in checked_records(path)]
+    if records and "header" not in records[0]:  # the question the labels answered is not said: say what is assumed
+        import warnings
+
+        from workbench._util.jsonl import LogWarning
+
+        warnings.warn(LogWarning(f"{path}: no header line, so the question its labels answered is not said: taken as "
+                                 f"{NO_HEADER_QUESTION!r} (not SJC's question about agent summaries); a first line "
+                                 '{"header": {"question": "..."}} gives the data\'s own'), stacklevel=2)
+        records = [{**r, "question": NO_HEADER_QUESTION} for r in records]
+    return records_to_tables(records)
+
+
+#: the question a labelled-summaries file without a header is taken to have asked (the labelers show it, and it goes
+#: with every label): the question of consistency with the source that such data sets ask, never SJC's about agent
+#: summaries and tool results
+NO_HEADER_QUESTION = "Is everything this sentence states supported by the source passages?"
 
 
 def run_column(prefix: str, name: str) -> str:
