@@ -126,6 +126,7 @@ def test_every_exported_table_fits_an_article_column(tmp_path: Path) -> None:
     assert TEXT_WIDTH == 345.0
     log = _compile("\n".join(f"\\input{{{p.name}}}\\clearpage" for p in tables), tmp_path)
     assert _overfull(log) == [], "a table is wider than the article column"
+    assert "Float too large" not in log, "a table is taller than the article's page"  # issue 79
 
 
 def test_max_rows_prints_the_first_rows_and_says_so_while_the_csv_keeps_all(tmp_path: Path) -> None:
@@ -313,3 +314,20 @@ def test_the_tables_of_a_users_own_labelled_data_fit_and_say_only_words(tmp_path
         shutil.copy(path, tmp_path / path.name)
     log = _compile("\n".join(f"\\input{{{p.name}}}\\clearpage" for p in tables), tmp_path)
     assert _overfull(log) == [] and "Float too large" not in log
+
+
+def test_a_table_taller_than_the_page_is_split_into_floats_that_fit(tmp_path: Path) -> None:
+    """Issue 79: whowhen_accuracy, whowhen_comparison and three FRANK tables were "Float too large" by 231-413pt.
+    A table whose rows do not fit the page's 550pt is printed as several floats, the first captioned and labelled,
+    the others saying which rows they continue with; each fits (pdfTeX's log) and every row is printed once."""
+    import polars as pl
+
+    for n, parts in ((160, 1), (90, 3)):  # one part, and three parts side by side stacked (a wide table)
+        frame = pl.DataFrame({"attributor": [f"attributor {i}" for i in range(n)],
+                              **{f"measure {k}": [0.5 + k / 100] * n for k in range(1 if parts == 1 else 14)}})
+        tex = plots.to_latex(frame, "Accuracy of every attributor", label=f"tab:tall{n}")
+        floats = tex.count(r"\begin{table}")
+        assert floats > 1 and tex.count(r"\caption{") == 1 and tex.count("continued (rows") == floats - 1
+        assert all(tex.count(f"attributor {i} &") == tex.count(r"\toprule") // floats for i in range(n))
+        log = _compile(tex, tmp_path)
+        assert "Float too large" not in log and _overfull(log) == []

@@ -35,6 +35,10 @@ from workbench.plots._names import DISPLAYED_COLUMNS, display_name
 from workbench._util.project import PROJECT_ROOT
 
 TEXT_WIDTH = 345.0  # pt: \textwidth of LaTeX's article class at 10pt (letter and a4 paper alike)
+#: pt: \textheight of LaTeX's article class at 10pt on letter paper (a float taller than it is "too large")
+TEXT_HEIGHT = 550.0
+#: pt: the baseline skip of a row at each size of :data:`SIZES` (article, 10pt)
+ROW_HEIGHT = {"": 12.0, r"\small": 11.0, r"\footnotesize": 9.5}
 TABCOLSEP = 6.0  # pt, each side of every column
 #: (size command, width of text at that size relative to cmr10 at 10pt): Computer Modern's digit widths,
 #: cmr10 5.00pt, cmr9 at 9pt 4.59pt, cmr8 at 8pt 4.25pt (the smaller designs are relatively wider)
@@ -350,27 +354,50 @@ def to_latex(frame: pl.DataFrame, caption: str = "", *, columns: Sequence[str] |
         columns = [*keys, *(c for c in printed if c not in keys)]
     cols = columns_for(frame, columns=columns, rename=rename, formats=formats, intervals=intervals)
     size, parts, wrap = _layout(cols, width, None if keys is None else len(keys))
-    lines = [PREAMBLE_COMMENT, r"\begin{table}[t]", r"\centering"]
-    if size:
-        lines.append(size)
-    lines.append(SISETUP)
-    if caption:
-        lines.append(rf"\caption{{{tex_label(caption)}}}")
-    if label:
-        lines.append(rf"\label{{{label}}}")
-    for p, part in enumerate(parts):
-        if p:
-            lines.append(r"\par\medskip")
-        spec = "".join(_spec(cols[i], wrap.get(i), last=j == len(part) - 1, fill=len(parts) > 1)
-                       for j, i in enumerate(part))
-        opening = (rf"\begin{{tabular*}}{{\linewidth}}{{@{{\extracolsep{{\fill}}}}{spec}}}" if len(parts) > 1
-                   else rf"\begin{{tabular}}{{{spec}}}")
-        lines += [opening, r"\toprule", " & ".join(_header_cell(cols[i]) for i in part) + r" \\", r"\midrule"]
-        for r in range(len(cols[0].cells) if cols else 0):
-            lines.append(" & ".join(_cell(cols[i], r) for i in part) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular*}" if len(parts) > 1 else r"\end{tabular}"]
-    lines += [r"\end{table}", ""]
+    n_rows = len(cols[0].cells) if cols else 0
+    chunks = _row_chunks(n_rows, len(parts), size, caption)
+    lines = [PREAMBLE_COMMENT]
+    for c, (first, stop) in enumerate(chunks):
+        lines += [r"\begin{table}[t]" if len(chunks) == 1 else r"\begin{table}[p]", r"\centering"]
+        if size:
+            lines.append(size)
+        lines.append(SISETUP)
+        if c == 0:  # a table taller than the page is several floats: the first captioned and labelled
+            if caption:
+                lines.append(rf"\caption{{{tex_label(caption)}}}")
+            if label:
+                lines.append(rf"\label{{{label}}}")
+        else:  # (no numbered caption: one table, continued; article has no \caption*)
+            where = rf"Table~\ref{{{label}}}" if label else "The table above"
+            lines.append(rf"{where}, continued (rows {first + 1}--{stop} of {n_rows})\par\medskip")
+        for p, part in enumerate(parts):
+            if p:
+                lines.append(r"\par\medskip")
+            spec = "".join(_spec(cols[i], wrap.get(i), last=j == len(part) - 1, fill=len(parts) > 1)
+                           for j, i in enumerate(part))
+            opening = (rf"\begin{{tabular*}}{{\linewidth}}{{@{{\extracolsep{{\fill}}}}{spec}}}" if len(parts) > 1
+                       else rf"\begin{{tabular}}{{{spec}}}")
+            lines += [opening, r"\toprule", " & ".join(_header_cell(cols[i]) for i in part) + r" \\", r"\midrule"]
+            for r in range(first, stop):
+                lines.append(" & ".join(_cell(cols[i], r) for i in part) + r" \\")
+            lines += [r"\bottomrule", r"\end{tabular*}" if len(parts) > 1 else r"\end{tabular}"]
+        lines += [r"\end{table}", ""]
     return "\n".join(lines)
+
+
+def _row_chunks(n_rows: int, n_parts: int, size: str, caption: str) -> list[tuple[int, int]]:
+    """The rows of each float, (first, stop): one float when the table fits :data:`TEXT_HEIGHT`, else as few as
+    hold every row, each at most the page's height. Estimated from the rows' baseline skip at the table's size
+    (a wrapped cell may take more; a tenth of the page is kept free for that), each part's header (two lines at
+    most) and rules, the caption (at most three lines) and the space between parts."""
+    row = ROW_HEIGHT.get(size, 12.0)
+    caption_height = (3 * 12.0 + 10.0) if caption else 0.0
+    fixed = caption_height + n_parts * (3 * row + 8.0) + (n_parts - 1) * 6.0
+    room = 0.9 * TEXT_HEIGHT - fixed
+    per_float = max(1, int(room // (row * n_parts))) if room > row * n_parts else 1
+    if n_rows <= per_float:
+        return [(0, n_rows)]
+    return [(k, min(k + per_float, n_rows)) for k in range(0, n_rows, per_float)]
 
 
 #: the packages an exported table needs, said in its first line and in the README (one list for both)
