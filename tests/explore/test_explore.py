@@ -941,3 +941,22 @@ def test_a_key_repeated_in_another_batch_is_refused_as_reading_the_table_whole_r
         build_site({n: pl.scan_parquet(tmp_path / "log" / f"{n}.parquet") for n in names}, tmp_path / "site")
     assert f"row {entries.height + 1}" in str(whole.value) and f"row {entries.height + 1}" in str(batched.value)
     assert not (tmp_path / "site").exists()
+
+
+def test_labels_an_import_put_in_the_datas_own_store_are_shown_without_an_option(tmp_path: Path) -> None:
+    """Issue 79: the explorer showed the human labels a labelled-summaries import wrote into DATA/annotations only
+    with --labels. They are now shown by default, and the command says where they came from."""
+    import subprocess
+    import sys
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "labelled_summaries" / "three_annotators.jsonl"
+    workbench = [sys.executable, "-m", "workbench.cli.main"]
+    data = tmp_path / "summaries"
+    assert subprocess.run([*workbench, "import", str(fixture), "--out", str(data)], capture_output=True,
+                          timeout=300).returncode == 0
+    done = subprocess.run([*workbench, "explore", str(data), "--out", str(tmp_path / "site")], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"labels: {data / 'annotations'} (the data's own annotation store" in done.stdout
+    pages = [p.read_text(encoding="utf-8") for p in (tmp_path / "site" / "runs").rglob("b0.html")]
+    assert pages and sum("gold label (support)" in page for page in pages) >= 1

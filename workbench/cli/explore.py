@@ -15,7 +15,7 @@ def add(sub: argparse._SubParsersAction) -> None:
                    "command wrote (replaced whole); anything else is refused")
     p.add_argument("--scores", help="a scores table (Parquet or JSONL) to colour entries by; default: DATA's own")
     p.add_argument("--labels", help="an annotation store (workbench label) whose gold labels mark entries; "
-                   "default: DATA's labels table, if any")
+                   "default: DATA/annotations when an import put labels there, else DATA's labels table, if any")
     p.add_argument("--judge", help="whose scores to show when several judges scored (default: lexical, else the first)")
     p.add_argument("--tau", type=float, default=0.5, help="score below which an entry is pruned")
     p.add_argument("--runs", nargs="+", metavar="ID", help="only these runs")
@@ -50,6 +50,10 @@ def run(args: argparse.Namespace) -> int:
             tables["scores"] = read_table(args.scores, "scores")
         derive_missing(tables, wanted=wanted)
     labels = None
+    own_store = Path(args.data) / "annotations"
+    if not args.labels and (own_store / "labels").is_dir() and any((own_store / "labels").iterdir()):
+        args.labels = str(own_store)  # the labels an import put in the data's own store (issue 79: shown only with
+        print(f"labels: {own_store} (the data's own annotation store; --labels for another)")  # --labels before)
     if args.labels:
         from workbench.annotate import AnnotationStore
         from workbench.tables._labels import gold_labels
