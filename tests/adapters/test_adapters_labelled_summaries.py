@@ -6,6 +6,8 @@ FILE:LINE error that writes nothing; FRANK imports from its own files and from t
 from __future__ import annotations
 
 import json
+
+from workbench.errors import SchemaError
 from itertools import combinations
 from pathlib import Path
 
@@ -444,3 +446,23 @@ def test_a_file_without_a_header_says_which_question_its_labels_are_taken_to_ans
         warnings.simplefilter("always")
         read_labelled_summaries(own)
     assert not [w for w in caught if issubclass(w.category, LogWarning)]
+
+
+def test_a_span_of_two_types_by_one_worker_is_a_row_each(tmp_path: Path) -> None:
+    """Issue 79: a span one worker marked both intrinsic and extrinsic (XSumFaith does) had no field: ``type`` was one
+    text and the span's key (entry, annotator, start, end) allowed one row. ``type`` may now be a list of different
+    types, a row each; a repeated or empty list is an error naming the field and line."""
+    record = {"id": "x1", "source_id": "s1", "system": "bart", "source": "The mayor opened the bridge.",
+              "summary": "The mayor closed the bridge.", "labels": [],
+              "spans": [{"sentence": 0, "start": 10, "end": 16, "annotator": "w1", "type": ["intrinsic", "extrinsic"]},
+                        {"sentence": 0, "start": 4, "end": 9, "annotator": "w2", "type": "extrinsic"}]}
+    path = tmp_path / "spans.jsonl"
+    path.write_text(json.dumps({"header": {"question": "Is it faithful?"}}) + "\n" + json.dumps(record) + "\n")
+    spans = read_labelled_summaries(path)["label_spans"].sort("annotator", "type")
+    assert spans.select("annotator", "start", "end", "type", "text").rows() == [
+        ("w1", 10, 16, "extrinsic", "closed"), ("w1", 10, 16, "intrinsic", "closed"), ("w2", 4, 9, "extrinsic", "mayor")]
+    for bad in (["intrinsic", "intrinsic"], []):
+        record["spans"][0]["type"] = bad
+        path.write_text(json.dumps(record) + "\n")
+        with pytest.raises(SchemaError, match=r"spans\.jsonl:1: field 'spans\[0\]\.type': expected a type, or a list"):
+            read_labelled_summaries(path)

@@ -37,8 +37,9 @@ An optional first line, the header, says what the file's fields mean for the who
   published per-summary metric scores, run columns ``metric_NAME``); ``meta`` (name -> text, number, boolean or
   null: anything else to keep, run columns ``meta_NAME``).
 * ``spans``: character spans annotators marked in a sentence: ``sentence``, ``start`` and ``end`` (0-based
-  characters of that sentence, ``start < end <= len``), ``annotator``, optional ``type``; the ``label_spans``
-  table (with the marked text).
+  characters of that sentence, ``start < end <= len``), ``annotator``, optional ``type`` (a text, or a list of
+  different texts for a span of several types, as XSumFaith's workers mark an error both intrinsic and extrinsic: a
+  row each); the ``label_spans`` table (with the marked text).
 * The header (optional, first line): ``question``, the text annotators answered (it goes with every label of
   the file, the labelers show it, and labels that answered different questions are never pooled); ``targets``
   and ``metrics``, name -> ``{"direction": "higher" | "lower", "description": text}`` (the ``variables``
@@ -286,9 +287,15 @@ def _check_span(span: object, i: int, sentences: list[str]) -> dict[str, Any]:
         raise SchemaError(field=where, expected="start before end", got=f"start {start}, end {end}")
     annotator = _annotator(span.get("annotator"), where)
     kind = span.get("type")
-    if kind is not None:
-        _text(kind, f"{where}.type")
-    return {"sentence": sentence, "start": start, "end": end, "annotator": annotator, "type": kind,
+    kinds: list[str | None] = [None]
+    if isinstance(kind, list):  # one span of several types (an error both intrinsic and extrinsic): a row each
+        if not kind or len(set(map(str, kind))) != len(kind):
+            raise SchemaError(field=f"{where}.type", expected="a type, or a list of different types",
+                              got=describe_value(kind))
+        kinds = [_text(k, f"{where}.type[{j}]") for j, k in enumerate(kind)]
+    elif kind is not None:
+        kinds = [_text(kind, f"{where}.type")]
+    return {"sentence": sentence, "start": start, "end": end, "annotator": annotator, "types": kinds,
             "text": sentences[sentence][start:end]}
 
 
@@ -476,7 +483,8 @@ def records_to_tables(records: Iterable[Mapping[str, Any]]) -> dict[str, pl.Data
                        "field": lab["field"], "value": lab["value"], "note": lab["note"],
                        "question": r.get("question")} for lab in r["labels"])
         spans.extend({"item_id": entry_id(rid, 0, sp["sentence"]), "annotator": sp["annotator"], "start": sp["start"],
-                      "end": sp["end"], "type": sp["type"], "text": sp["text"]} for sp in r.get("spans", []))
+                      "end": sp["end"], "type": kind, "text": sp["text"]} for sp in r.get("spans", [])
+                     for kind in sp["types"])
     if not runs:
         raise SchemaError("no labelled summaries", expected="at least one record")
     from workbench.tables._files import rows_frame

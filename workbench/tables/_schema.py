@@ -409,11 +409,12 @@ LABEL_SPANS = Table(
         _key("annotator"),
         _key("start", Int64, minimum=0, doc="first character of the span in the entry's text (0-based)"),
         _key("end", Int64, minimum=0, doc="one past its last character"),
-        _c("type", Utf8, doc="what the annotator found there (an error type), where the data says"),
+        _c("type", Utf8, doc="what the annotator found there (an error type), where the data says; a span of "
+                             "several types is a row each"),
         _c("text", Utf8, doc="the entry's text from start to end"),
     ),
-    key=("item_id", "annotator", "start", "end"),
-    doc="one row per span an annotator marked in a labelled entry (a labelled-summaries file's spans)",
+    key=("item_id", "annotator", "start", "end", "type"),
+    doc="one row per span and type an annotator marked in a labelled entry (a labelled-summaries file's spans)",
 )
 
 VARIABLES = Table(
