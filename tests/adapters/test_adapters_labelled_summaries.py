@@ -466,3 +466,21 @@ def test_a_span_of_two_types_by_one_worker_is_a_row_each(tmp_path: Path) -> None
         path.write_text(json.dumps(record) + "\n")
         with pytest.raises(SchemaError, match=r"spans\.jsonl:1: field 'spans\[0\]\.type': expected a type, or a list"):
             read_labelled_summaries(path)
+
+
+def test_an_error_in_a_table_row_names_the_input_line_not_the_row(tmp_path: Path) -> None:
+    """Issue 79: an error found once the records were tables (here a span marked twice by one worker) named the
+    table's internal row ("row 2: ... first seen at row 1"), not the input line it came from."""
+    span = {"sentence": 0, "start": 4, "end": 7, "annotator": "w1", "type": "EntE"}
+    records = [{"header": {"question": "Is it faithful?"}},
+               {"id": "a", "source_id": "s", "system": "x", "source": "The cat sat.", "summary": "The cat sat.",
+                "labels": []},
+               {"id": "b", "source_id": "s", "system": "x", "source": "The cat sat.", "summary": "The dog sat.",
+                "labels": [], "spans": [span, span]}]
+    path = tmp_path / "twice.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    with pytest.raises(SchemaError) as caught:
+        read_labelled_summaries(path)
+    said = str(caught.value)
+    assert said.startswith(f"{path}:3: field 'item_id,annotator,start,end,type'") and "first seen at line 3" in said
+    assert "row " not in said

@@ -420,7 +420,7 @@ def checked_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[st
 def read_labelled_summaries(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     """The tables of a labelled-summaries file (runs, steps, compactions, entries, labels, and with spans or a
     header ``label_spans`` and ``variables``); see the module docstring."""
-    records = [record for _, record in checked_records(path)]
+    records = [{**record, "_line": number} for number, record in checked_records(path)]
     if records and "header" not in records[0]:  # the question the labels answered is not said: say what is assumed
         import warnings
 
@@ -430,7 +430,7 @@ def read_labelled_summaries(path: str | os.PathLike[str]) -> dict[str, pl.DataFr
                                  f"{NO_HEADER_QUESTION!r} (not SJC's question about agent summaries); a first line "
                                  '{"header": {"question": "..."}} gives the data\'s own'), stacklevel=2)
         records = [{**r, "question": NO_HEADER_QUESTION} for r in records]
-    return records_to_tables(records)
+    return records_to_tables(records, file=str(path))
 
 
 #: the question a labelled-summaries file without a header is taken to have asked (the labelers show it, and it goes
@@ -445,12 +445,15 @@ def run_column(prefix: str, name: str) -> str:
     return prefix + re.sub(r"\W+", "_", name).strip("_")
 
 
-def records_to_tables(records: Iterable[Mapping[str, Any]]) -> dict[str, pl.DataFrame]:
+def records_to_tables(records: Iterable[Mapping[str, Any]], file: str | None = None) -> dict[str, pl.DataFrame]:
     """Checked records (``checked_records``) as the workbench's tables, validated by their declarations.
     ``metrics`` become run columns ``metric_NAME``, ``meta`` ``meta_NAME`` and ``human`` ``human_NAME`` (non-word
     characters as ``_``); a header record (``{"header": ...}``, first) gives every label its question and the
-    ``variables`` table."""
+    ``variables`` table. A record's ``_line`` (its line in ``file``) is where an error in a table row it made
+    points (``FILE:LINE``), not the table's internal row."""
     header: dict[str, Any] | None = None
+    lines: dict[str, list[int | str]] = {name: [] for name in ("runs", "steps", "compactions", "entries", "labels",
+                                                              "label_spans")}
     spans: list[dict[str, Any]] = []
     runs: list[dict[str, Any]] = []
     steps: list[dict[str, Any]] = []
@@ -485,6 +488,10 @@ def records_to_tables(records: Iterable[Mapping[str, Any]]) -> dict[str, pl.Data
         spans.extend({"item_id": entry_id(rid, 0, sp["sentence"]), "annotator": sp["annotator"], "start": sp["start"],
                       "end": sp["end"], "type": kind, "text": sp["text"]} for sp in r.get("spans", [])
                      for kind in sp["types"])
+        line = r.get("_line", f"record {len(runs)}")
+        for name, made in (("runs", runs), ("steps", steps), ("compactions", compactions), ("entries", entries),
+                           ("labels", labels), ("label_spans", spans)):
+            lines[name] += [line] * (len(made) - len(lines[name]))
     if not runs:
         raise SchemaError("no labelled summaries", expected="at least one record")
     from workbench.tables._files import rows_frame
@@ -492,10 +499,12 @@ def records_to_tables(records: Iterable[Mapping[str, Any]]) -> dict[str, pl.Data
 
     frames = {"runs": rows_frame("runs", runs), "steps": rows_frame("steps", steps),
               "compactions": rows_frame("compactions", compactions), "entries": rows_frame("entries", entries)}
-    out = {name: validate(name, frame) for name, frame in frames.items()}
-    out["labels"] = validate("labels", rows_frame("labels", labels)) if labels else schema.empty("labels")
+    where = {name: {"file": file, "lines": lines[name]} if file is not None else {} for name in lines}
+    out = {name: validate(name, frame, **where[name]) for name, frame in frames.items()}
+    out["labels"] = validate("labels", rows_frame("labels", labels), **where["labels"]) if labels \
+        else schema.empty("labels")
     if spans:
-        out["label_spans"] = validate("label_spans", rows_frame("label_spans", spans))
+        out["label_spans"] = validate("label_spans", rows_frame("label_spans", spans), **where["label_spans"])
     if header is not None and (header["targets"] or header["metrics"]):
         variables = [{"name": name, "kind": kind, "column": run_column(prefix, name), **spec}
                      for group, kind, prefix in (("targets", "target", "human_"), ("metrics", "metric", "metric_"))
