@@ -170,6 +170,12 @@ register_format(LogFormat(
     "workbench.adapters._frank:read_frank", reads="directory", labelled=True,
     directory="workbench.adapters._frank:is_frank", tables=("runs", "steps", "compactions", "entries")))
 register_format(LogFormat(
+    "summedits", "SummEdits' per-domain files (summedits_<domain>.json, or the project's .json.gz copy): summaries of "
+    "dialogues, transcripts, emails and articles labelled consistent or not with their document",
+    "workbench.adapters._summedits:read_summedits", reads="file-or-directory",
+    head=lambda head: head.lstrip().startswith(b"[") and b'"original_summary"' in head and b'"doc"' in head,
+    directory="workbench.adapters._summedits:is_summedits", tables=("runs", "steps", "compactions", "entries")))
+register_format(LogFormat(
     "who-and-when", "Who&When's labelled failure logs (Algorithm-Generated/ and Hand-Crafted/, or a folder of "
     ".json logs)",
     "workbench.adapters._who_and_when:read_who_and_when", reads="directory", labelled=True,

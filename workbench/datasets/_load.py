@@ -109,13 +109,14 @@ def load(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, names: Sequence[str]
 def _load_log(path: Path, wanted: tuple[str, ...] | None, columns: Mapping[str, Sequence[str] | None],
               derive: bool) -> dict[str, Any]:
     """A log read whole (:func:`workbench.adapters.read_log`), shaped as a directory's tables would be."""
-    from workbench.adapters._frank import is_frank
+    from workbench.adapters._formats import sniff_directory_format
 
-    if path.resolve() == DEFAULT_TESTBED.resolve() or (path.is_dir() and not is_frank(path)
+    if path.resolve() == DEFAULT_TESTBED.resolve() or (path.is_dir() and sniff_directory_format(path) is None
                                                         and not any(path.rglob("*.jsonl"))):
         made_by = ("generate it with `workbench simulate --out PATH` (or datasets.ensure_testbed(PATH))"
                    if path.resolve() == DEFAULT_TESTBED.resolve() else "expected a directory written by "
-                   "`workbench import` or `workbench simulate`, a log file, a directory of sessions, or FRANK's files")
+                   "`workbench import` or `workbench simulate`, a log file, a directory of sessions, or a benchmark's own "
+                   "directory (FRANK's, SummEdits', Who&When's)")
         raise schema.SchemaError(f"no tables here (no runs.parquet or runs.jsonl); {made_by}", file=str(path))
     from workbench.adapters._read import read_log
 

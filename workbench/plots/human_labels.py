@@ -1,4 +1,5 @@
-"""Judges against real human labels (FRANK): partial correlations with intervals as a forest plot, AUROC by group."""
+"""Judges against real human labels (FRANK, SummEdits): partial correlations with intervals as a forest plot, AUROC by
+group, balanced accuracy per domain beside published models."""
 
 from __future__ import annotations
 
@@ -144,4 +145,58 @@ def auroc_by_group(table: pl.DataFrame, group: str, *, scores: Sequence[str], ax
     return ax
 
 
-__all__ = ["auroc_by_group", "correlation_forest"]
+def summedits_domains(table: pl.DataFrame, published: pl.DataFrame | None = None, *,
+                      statistic: str = "balanced_accuracy", ax: Axes | None = None) -> Axes:
+    """Per SummEdits domain, each judge's ``statistic`` with its interval (coloured), and where given the published
+    models' balanced accuracy (grey dots) and people's (a black bar): :func:`workbench.analyses.summedits_table`
+    and :func:`workbench.analyses.published_summedits`.
+
+    Parameters
+    ----------
+    table : polars.DataFrame
+        :func:`workbench.analyses.summedits_table` (one aggregate).
+    published : polars.DataFrame, optional
+        :func:`workbench.analyses.published_summedits`; drawn only for balanced accuracy.
+    statistic : {"balanced_accuracy", "auroc"}, default "balanced_accuracy"
+        What the judges' marks show.
+    ax : matplotlib.axes.Axes, optional
+        The Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on.
+    """
+    rows = table.filter((pl.col("statistic") == statistic) & (pl.col("domain") != "overall"))
+    domains = sorted(rows.get_column("domain").unique().to_list())
+    judges = sorted(rows.get_column("judge").unique().to_list())
+    fig, ax = _axes(ax, (7.0, 3.6))
+    if published is not None and statistic == "balanced_accuracy":
+        for i, d in enumerate(domains):
+            part = published.filter(pl.col("domain") == d)
+            models = part.filter(pl.col("model") != "Human Perf.").get_column("balanced_accuracy").to_numpy()
+            ax.scatter(np.full(len(models), i - 0.18), models, s=9, color="0.65", zorder=2,
+                       label="published models" if i == 0 else None)
+            people = part.filter(pl.col("model") == "Human Perf.").get_column("balanced_accuracy").to_list()
+            if people:
+                ax.hlines(people[0], i - 0.32, i - 0.04, color="black", lw=1.6, zorder=3,
+                          label="people (published)" if i == 0 else None)
+    for k, judge in enumerate(judges):
+        part = {r["domain"]: r for r in rows.filter(pl.col("judge") == judge).iter_rows(named=True)}
+        xs = [i + 0.12 + 0.1 * k for i, d in enumerate(domains) if part.get(d) and part[d]["estimate"] is not None]
+        got = [part[d] for d in domains if part.get(d) and part[d]["estimate"] is not None]
+        est = np.array([r["estimate"] for r in got], dtype=np.float64)
+        lo = np.array([r["ci_low"] if r["ci_low"] is not None else np.nan for r in got], dtype=np.float64)
+        hi = np.array([r["ci_high"] if r["ci_high"] is not None else np.nan for r in got], dtype=np.float64)
+        ax.errorbar(xs, est, yerr=[np.nan_to_num(est - lo), np.nan_to_num(hi - est)], fmt="o", ms=4, capsize=2,
+                    color=f"C{k + 1}", label=judge, zorder=4)
+    ax.axhline(0.5, color="grey", ls=":", lw=0.8)
+    ax.set_xticks(range(len(domains)))
+    ax.set_xticklabels([d.replace("_", " ") for d in domains], fontsize=8, rotation=20)
+    ax.set_ylim(0.25, 1.0)
+    ax.set_ylabel({"balanced_accuracy": "balanced accuracy", "auroc": "AUROC"}[statistic] + " (test split)")
+    ax.legend(fontsize=7, loc="lower left", ncols=3)
+    return ax
+
+
+__all__ = ["auroc_by_group", "correlation_forest", "summedits_domains"]
