@@ -19,9 +19,10 @@ __all__ = [
     "JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_REGISTRY", "JUDGE_TABLES", "JudgeReport", "JudgeResult", "JUDGES",
     "LastStep", "LexicalFeatures", "LexicalJudge", "LLMAttributor", "make_attributor", "make_judge", "messages_for",
     "model_client", "MostActive", "Named", "OPENAI_BASE_URL", "OpenAIJudge", "PositionPrior", "predict",
-    "PREDICTION_COLUMNS", "probability", "PROTOCOLS", "RAY_BATCH_RUNS", "read_answer", "read_predictions", "ROUTES",
-    "run_batches", "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge", "Sources", "split_request",
-    "step_tokens", "system_one_essentials", "Tables", "usable_logprob", "usable_probability", "yes_probability"
+    "PREDICTION_COLUMNS", "probability", "Prompt", "PROMPTS", "PROTOCOLS", "RAY_BATCH_RUNS", "read_answer",
+    "read_predictions", "ROUTES", "run_batches", "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge",
+    "Sources", "split_request", "step_tokens", "summedits_messages", "summedits_verdict", "system_one_essentials",
+    "Tables", "usable_logprob", "usable_probability", "verdict_of", "yes_probability"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -40,7 +41,8 @@ __getattr__, __dir__ = attach(__name__, {
         "make_attributor", "PROTOCOLS", "read_answer", "step_tokens"
     ],
     "_make": ["JUDGES", "make_judge", "model_client", "OPENAI_BASE_URL"],
-    "_openai": ["messages_for", "OpenAIJudge", "score_of", "usable_logprob", "yes_probability"],
+    "_openai": ["messages_for", "OpenAIJudge", "score_of", "usable_logprob", "verdict_of", "yes_probability"],
+    "_prompts": ["Prompt", "PROMPTS", "summedits_messages", "summedits_verdict"],
     "_registry": ["ATTRIBUTOR_REGISTRY", "JUDGE_REGISTRY", "Named"],
     "_requests": ["score_requests"],
     "_run": [
@@ -64,7 +66,10 @@ if TYPE_CHECKING:
         PROTOCOLS, read_answer, step_tokens
     )
     from workbench.judges._make import JUDGES, make_judge, model_client, OPENAI_BASE_URL
-    from workbench.judges._openai import messages_for, OpenAIJudge, score_of, usable_logprob, yes_probability
+    from workbench.judges._openai import (
+        messages_for, OpenAIJudge, score_of, usable_logprob, verdict_of, yes_probability
+    )
+    from workbench.judges._prompts import Prompt, PROMPTS, summedits_messages, summedits_verdict
     from workbench.judges._registry import ATTRIBUTOR_REGISTRY, JUDGE_REGISTRY, Named
     from workbench.judges._requests import score_requests
     from workbench.judges._run import (

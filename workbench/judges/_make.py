@@ -29,15 +29,25 @@ def make_judge(
     max_attempts: int | None = None,
     refresh: bool = False,
     offline: bool = False,
+    prompt: str = "sjc",
 ) -> SourceJudge:
     """Build a judge by name; the network judges share the cached, retrying client layer.
+
+    ``prompt`` names what a model judge asks (:data:`workbench.judges.PROMPTS`: ``sjc`` by default, ``summedits``
+    the SummEdits authors' zero-shot prompt, which only the ``openai`` judge sends).
 
     ``timeout`` is the limit of one attempt in seconds (body included), ``max_attempts`` the
     attempts per request, ``max_concurrency`` the requests in flight at once; ``refresh``
     ignores cached answers, ``offline`` sends nothing (see :class:`workbench.llm.LLMClient`).
     """
+    from workbench.judges._prompts import PROMPTS
+
     if name not in JUDGE_REGISTRY:
         raise ValueError(f"judge: expected one of {list(JUDGES)}, got {name!r}")
+    if prompt not in PROMPTS:
+        raise ValueError(f"prompt: expected one of {list(PROMPTS)}, got {prompt!r}")
+    if prompt != "sjc" and name != "openai":
+        raise ValueError(f"prompt: {prompt!r} is sent by the openai judge only (a model's chat answer), not by {name!r}")
     declared = JUDGE_REGISTRY[name]
     if declared.kind == "offline":
         return declared.load()()
@@ -60,7 +70,9 @@ def make_judge(
         return judge
     if name == "openai":
         client = client_for(base_url or OPENAI_BASE_URL, api_key_env or "OPENAI_API_KEY")
-        judge_o = declared.load()(client)
+        judge_o = declared.load()(client, prompt=prompt)
+        if prompt != "sjc":  # its scores are a verdict per summary, not P(yes) per entry: another judge's column
+            judge_o.name = f"openai-{prompt}"
         if model:
             judge_o.model = model
         if context_tokens:

@@ -102,12 +102,18 @@ class OpenAIJudge:
     model: str = "gpt-4.1-mini"
     context_tokens: int = 128_000
     name: str = "openai"
+    #: the prompt asked (:data:`workbench.judges._prompts.PROMPTS`): ``sjc``, a request per entry scored from
+    #: log-probabilities, or ``summedits``, a request per summary read as the authors read it
+    prompt: str = "sjc"
     #: the prompt's wording (SYSTEM, the question, the data block) and the request's shape: part of every cache
     #: key, raised when either changes
     PROMPT_VERSION = "sjc-source-1"
 
     def score(self, request: JudgeRequest, repeat: int = 0) -> JudgeResult:
-        """One request per entry, at most ``client.max_concurrency`` in flight; ``repeat`` > 0 asks again."""
+        """One request per entry, at most ``client.max_concurrency`` in flight; ``repeat`` > 0 asks again. With
+        the ``summedits`` prompt, one request for the whole summary, its verdict every entry's score."""
+        if self.prompt != "sjc":
+            return self._verdict(request, repeat)
         n = len(request.entries)
         result = JudgeResult(scores=[None] * n, reasons=[None] * n,
                              request_ids=[f"{request.request_id}:{i}" for i in range(n)])
@@ -132,6 +138,51 @@ class OpenAIJudge:
         return result
 
 
+    #: the most tokens a verdict's answer may take: the first word decides, and the rest (the authors ask for an
+    #: explanation after a No) is not read; kept short so that a slow model answers within the timeout
+    VERDICT_TOKENS = 8
+
+    def _verdict(self, request: JudgeRequest, repeat: int) -> JudgeResult:
+        """The summary judged whole under a verdict prompt: the document (the request's evidence, in order) and
+        the summary's sentences in the prompt, the answer's first word Yes (1.0) or No (0.0) every entry's score;
+        an answer that starts with neither is no score, its reason saying what it started with."""
+        from workbench.judges._prompts import PROMPTS, summedits_messages
+
+        n = len(request.entries)
+        result = JudgeResult(scores=[None] * n, reasons=[None] * n,
+                             request_ids=[f"{request.request_id}:{i}" for i in range(n)])
+        if not n:
+            return result
+        body = {"model": self.model, "messages": summedits_messages("\n".join(request.evidence), list(request.entries)),
+                "max_tokens": self.VERDICT_TOKENS, "temperature": 0}
+        material = {"judge": self.name, "prompt_version": PROMPTS[self.prompt].version,
+                    "base_url": self.client.public_url, "path": "/chat/completions", "body": body, "repeat": repeat}
+        response, usage = self.client.cached_call(material, lambda: send_chat(self.client, body),
+                                                  check=lambda b: verdict_of(b)[1])
+        result.add_usage(usage)
+        if response is None:
+            score, reason = None, usage.error
+        else:
+            score, reason = verdict_of(response["body"])
+            if score is None and usage.attempts:
+                reason = f"{reason} (after {usage.attempts} attempt{'s' * (usage.attempts > 1)})"
+        result.scores[:] = [score] * n
+        result.reasons[:] = [reason] * n
+        return result
+
+
+def verdict_of(body: Any) -> tuple[float | None, str | None]:
+    """The verdict a chat completion gives under the ``summedits`` prompt (its message text's first word), or
+    (None, why not)."""
+    from workbench.judges._prompts import summedits_verdict
+
+    try:
+        content = body["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        return None, "response has no message content"
+    return summedits_verdict(content)
+
+
 def score_of(body: Any) -> tuple[float | None, str | None]:
     """The score a chat completion gives (its first token's top log-probabilities), or (None, why not)."""
     try:
@@ -144,4 +195,4 @@ def score_of(body: Any) -> tuple[float | None, str | None]:
     return yes_probability(top)
 
 
-__all__ = ["messages_for", "OpenAIJudge", "score_of", "usable_logprob", "yes_probability"]
+__all__ = ["messages_for", "OpenAIJudge", "score_of", "usable_logprob", "verdict_of", "yes_probability"]
