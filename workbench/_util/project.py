@@ -162,8 +162,8 @@ def _figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLik
     root = use_project_root()
     if not other and not given:
         return root / "figures" if style == "gallery" else root / "build" / "figures" / style
-    said = {"data": [None if d is None else str(Path(d).resolve()) for d in data],
-            **{k: str(v) for k, v in given.items()}}
+    said: dict[str, object] = {"data": [None if d is None else str(Path(d).resolve()) for d in data],
+                               **{k: str(v) for k, v in given.items()}}
     held = {str(Path(d).resolve()): digest for d in other if (digest := labels_digest(d)) is not None}
     if held:  # labels added to a data set's own store are new inputs: their results go to a folder of their own
         said["labels"] = held

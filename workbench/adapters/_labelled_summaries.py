@@ -499,12 +499,15 @@ def records_to_tables(records: Iterable[Mapping[str, Any]], file: str | None = N
 
     frames = {"runs": rows_frame("runs", runs), "steps": rows_frame("steps", steps),
               "compactions": rows_frame("compactions", compactions), "entries": rows_frame("entries", entries)}
-    where = {name: {"file": file, "lines": lines[name]} if file is not None else {} for name in lines}
-    out = {name: validate(name, frame, **where[name]) for name, frame in frames.items()}
-    out["labels"] = validate("labels", rows_frame("labels", labels), **where["labels"]) if labels \
-        else schema.empty("labels")
+    def lines_of(name: str) -> list[int | str] | None:  # each row's input line, where the records came from a file
+        return lines[name] if file is not None else None
+
+    out = {name: validate(name, frame, file=file, lines=lines_of(name)) for name, frame in frames.items()}
+    out["labels"] = validate("labels", rows_frame("labels", labels), file=file, lines=lines_of("labels")) \
+        if labels else schema.empty("labels")
     if spans:
-        out["label_spans"] = validate("label_spans", rows_frame("label_spans", spans), **where["label_spans"])
+        out["label_spans"] = validate("label_spans", rows_frame("label_spans", spans), file=file,
+                                      lines=lines_of("label_spans"))
     if header is not None and (header["targets"] or header["metrics"]):
         variables = [{"name": name, "kind": kind, "column": run_column(prefix, name), **spec}
                      for group, kind, prefix in (("targets", "target", "human_"), ("metrics", "metric", "metric_"))

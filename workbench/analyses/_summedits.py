@@ -151,8 +151,8 @@ def summedits_table(frame: pl.DataFrame, *, aggregate: str = "min", n_boot: int 
                             level=level, method="percentile", n_pos=int(y.sum()))
             rows.append({"judge": judge, "domain": "overall", "statistic": what, "tau": None, **res.row(),
                          "n_clusters": res.n_clusters})
-    schema = {"judge": pl.Utf8, "domain": pl.Utf8, "statistic": pl.Utf8, "tau": pl.Float64, **INTERVAL_SCHEMA,
-              "n_clusters": pl.Int64}
+    schema: dict[str, Any] = {"judge": pl.Utf8, "domain": pl.Utf8, "statistic": pl.Utf8, "tau": pl.Float64,
+                              **INTERVAL_SCHEMA, "n_clusters": pl.Int64}
     return pl.DataFrame(rows, schema=schema).with_columns(pl.lit(aggregate).alias("aggregate"))
 
 

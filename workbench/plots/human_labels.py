@@ -180,11 +180,11 @@ def summedits_domains(table: pl.DataFrame, published: pl.DataFrame | None = None
             people = part.filter(pl.col("model") == "Human Perf.").get_column("balanced_accuracy").to_list()
             if people:
                 ax.hlines(people[0], i - 0.32, i - 0.04, color="black", lw=1.6, zorder=3,
-                          label="people (published)" if i == 0 else None)
+                          label="people (published)" if i == 0 else "_nolegend_")
     for k, judge in enumerate(judges):
-        part = {r["domain"]: r for r in rows.filter(pl.col("judge") == judge).iter_rows(named=True)}
-        xs = [i + 0.12 + 0.1 * k for i, d in enumerate(domains) if part.get(d) and part[d]["estimate"] is not None]
-        got = [part[d] for d in domains if part.get(d) and part[d]["estimate"] is not None]
+        mine = {r["domain"]: r for r in rows.filter(pl.col("judge") == judge).iter_rows(named=True)}
+        xs = [i + 0.12 + 0.1 * k for i, d in enumerate(domains) if mine.get(d) and mine[d]["estimate"] is not None]
+        got = [mine[d] for d in domains if mine.get(d) and mine[d]["estimate"] is not None]
         est = np.array([r["estimate"] for r in got], dtype=np.float64)
         lo = np.array([r["ci_low"] if r["ci_low"] is not None else np.nan for r in got], dtype=np.float64)
         hi = np.array([r["ci_high"] if r["ci_high"] is not None else np.nan for r in got], dtype=np.float64)
