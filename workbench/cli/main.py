@@ -1,7 +1,7 @@
 """The ``workbench`` parser and its one error path.
 
 Verbs: ``validate | import | usage | export | entries | judge | attribute | simulate | sample | label | agree |
-adjudicate | labelstudio | explore | figures`` (one module each or per group, see :mod:`workbench.cli`).
+adjudicate | labelstudio | explore | figures | serve-model`` (one module each or per group, see :mod:`workbench.cli`).
 
 Every verb checks its arguments before it does any work, and every problem is one line on standard error,
 ``workbench VERB: what is wrong, and what is expected``: a bad option is a
@@ -19,7 +19,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from workbench.cli import attribute, explore, figures, judge, labeling, labelstudio, logs, simulate
+from workbench.cli import attribute, explore, figures, judge, labeling, labelstudio, logs, serve_model, simulate
 from workbench._util.atomic import OutputRefused
 from workbench.cli.args import UsageError
 from workbench._util.executors import ExecutorUnavailable, WorkerStopped
@@ -27,7 +27,7 @@ from workbench._util.jsonl import LogWarning
 from workbench.errors import SchemaError
 
 #: the verb modules, in the order ``workbench --help`` lists them
-VERBS = (logs, judge, attribute, simulate, labeling, labelstudio, explore, figures)
+VERBS = (logs, judge, attribute, simulate, labeling, labelstudio, explore, figures, serve_model)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -89,6 +89,8 @@ ANSWER_CHARS = 64_000
 _JSON_STARTS = 64
 # possessive quantifiers (no backtracking into the spaces) and a bare number on a line of its own without \s, which
 # crossed newlines: "step" + 20,000 spaces took 19 s, 20,000 newlines 18 s
+#: a quoted data block in an answer, closed or running to the end: the log's own text, never read as the answer
+_ECHO = re.compile(r"<data>.*?(?:</data>|\Z)", re.DOTALL)
 _STEP = re.compile(r"\bstep\s*+(?:[:#]\s*+)?(\d{1,9})\b|^[ \t]*+(\d{1,9})[ \t\r]*+$", re.IGNORECASE | re.MULTILINE)
 
 
@@ -124,7 +126,8 @@ def first_json_object(text: str) -> dict[str, Any] | None:
 def read_answer(text: str, log: FailureLog) -> Attribution:
     """An all-at-once answer as an attribution: a JSON object ``{"agent", "step", "reason"}`` (anywhere in the text),
     else ``Step N`` / a bare number and an agent of the log named in the text. Only the first ``ANSWER_CHARS``
-    characters are read, in time linear in them. An agent not among the log's, or a
+    characters are read, in time linear in them. A ``<data>`` block the answer quotes back (a small model's echo of
+    its input, which names the log's own agents and ``Step 1`` headings) is cut out before anything is read. An agent not among the log's, or a
     step outside ``0..len(steps) - 1``, is None with the reason saying what the answer gave.
 
     Parameters
@@ -143,6 +146,12 @@ def read_answer(text: str, log: FailureLog) -> Attribution:
     step: Any = None
     reason = ""
     text = text[:ANSWER_CHARS]
+    if "<data>" in text:  # the log quoted back (a small real model parrots its input): not the model's answer
+        echoed = text
+        text = _ECHO.sub(" ", text).strip()
+        if not text:
+            return Attribution(None, None, "the answer quotes the log back (<data>...) and names no agent or step: "
+                               + " ".join(echoed.split())[:200])
     parsed = first_json_object(text)
     if parsed is not None:
         agent, step, reason = parsed.get("agent"), parsed.get("step"), str(parsed.get("reason") or "")
