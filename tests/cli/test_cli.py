@@ -88,6 +88,7 @@ def bad_arguments(w: Path) -> list[tuple[str, list[str], str]]:
         ("explore --limit 0", ["explore", str(EXAMPLE), "--out", str(w / "site"), "--limit", "0"], ">= 1"),
         ("explore --tau 2", ["explore", str(EXAMPLE), "--out", str(w / "site"), "--tau", "2"], "[0, 1]"),
         ("figures missing notebooks", ["figures", "--notebooks", str(w / "nope")], "no such directory"),
+        ("serve-model of a missing file", ["serve-model", "--model", str(w / "nope.gguf")], "no such file"),
         ("figures bad --param", ["figures", "--notebooks", e, "--param", "1X=2"], "NAME=VALUE"),
         ("usage of a missing path", ["usage", str(w / "nope")], "no such file or directory"),
         ("usage --out .txt", ["usage", str(w), "--out", str(w / "u.txt")], ".csv or .parquet"),

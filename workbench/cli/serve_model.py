@@ -20,6 +20,12 @@ def run(args: argparse.Namespace) -> int:
 
     from workbench.llm._local_model import LocalModelServer, SMOLLM2_NAME
 
+    from pathlib import Path
+
+    from workbench.errors import SchemaError
+
+    if args.model and not Path(args.model).is_file():
+        raise SchemaError("no such file, expected a GGUF model file", file=args.model)
     try:
         server = LocalModelServer(args.model, n_ctx=args.n_ctx)
     except FileNotFoundError as err:
