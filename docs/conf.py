@@ -18,6 +18,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(DOCS / "_ext"))
 
 project = "Compaction Workbench"
+# options print as typed: a copied `--help` must not become an en dash (issue 83)
+smartquotes = False
 author = "Compaction Workbench developers"
 copyright = "2026, Compaction Workbench developers"  # noqa: A001 (Sphinx's name)
 
