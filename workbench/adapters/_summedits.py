@@ -21,7 +21,6 @@ The label is the summary's, not a sentence's: no sentence label is invented from
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
@@ -60,13 +59,10 @@ def is_summedits(path: str | os.PathLike[str]) -> bool:
 
 
 def _read(file: Path) -> Any:
-    try:
-        if file.suffix == ".gz":
-            with gzip.open(file, "rt", encoding="utf-8") as fh:
-                return json.load(fh)
-        return json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, EOFError, ValueError) as err:
-        raise SchemaError(f"not readable JSON ({type(err).__name__}: {err})", file=str(file)) from None
+    """A domain's file, plain or its ``.gz`` copy (FRANK's reader's rule); errors name the file."""
+    from workbench.adapters._frank import read_json
+
+    return read_json(file.with_suffix("") if file.suffix == ".gz" else file)
 
 
 def document_of(item_id: str) -> str:
