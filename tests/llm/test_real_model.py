@@ -111,3 +111,19 @@ def test_the_compressor_writes_a_summary_or_cancels_with_its_reason(model: str, 
     assert (first.summary is not None and first.summary.strip()) or first.reason, first
     again = compressor.compact(turns, "Settle every open invoice of group G7 and tell the client.")
     assert again == first
+
+
+def test_focus_draft_rollouts_cite_spans_or_say_why(model: str, tmp_path: Path) -> None:
+    """FOCUS' draft rollouts (three plan sketches at temperature 0.7): each answered rollout's citations are spans
+    of the request (s_1 ... s_3), a failed one has its error; a second call is all cache."""
+    from workbench.infer import draft_rollouts
+
+    spans = ["list_invoices(group='G7') -> INV-104 $120.50; INV-307 paid", "pay(INV-104) -> receipt R-5581",
+             "weather() -> sunny"]
+    client = _client(model, tmp_path / "c")
+    cites, errors = draft_rollouts(client, "smollm2", "Settle group G7's invoices", spans, "e1", n=3)
+    print("draft citations:", cites.to_dicts(), errors)
+    assert len(errors) == 3 and all(e is None or isinstance(e, str) for e in errors)
+    assert set(cites["span_id"].to_list()) <= {"s_1", "s_2", "s_3"}
+    again, again_errors = draft_rollouts(client, "smollm2", "Settle group G7's invoices", spans, "e1", n=3)
+    assert again.equals(cites) and again_errors == errors

@@ -108,6 +108,17 @@ def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike
     return place
 
 
+def label_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The label files a data directory holds, in path order: its annotation store's ``labels/`` files, a store
+    root's own ``labels/``, a ``labels.parquet`` table (none for a path that is not a directory)."""
+    root = Path(path)
+    if not root.is_dir():
+        return []
+    files = sorted(f for place in (root / "annotations" / "labels", root / "labels") if place.is_dir()
+                   for f in place.rglob("*") if f.is_file())
+    return files + [f for f in (root / "labels.parquet",) if f.is_file()]
+
+
 def labels_digest(path: str | os.PathLike[str]) -> str | None:
     """The SHA-256 of the labels a data directory holds (its annotation store's ``labels/`` files, a store root's
     own ``labels/``, or a ``labels.parquet`` table: every file's relative path and bytes, in path order), or None
@@ -116,11 +127,7 @@ def labels_digest(path: str | os.PathLike[str]) -> str | None:
     import hashlib
 
     root = Path(path)
-    if not root.is_dir():
-        return None
-    files = sorted(f for place in (root / "annotations" / "labels", root / "labels") if place.is_dir()
-                   for f in place.rglob("*") if f.is_file())
-    files += [f for f in (root / "labels.parquet",) if f.is_file()]
+    files = label_files(root)
     if not files:
         return None
     h = hashlib.sha256()
@@ -196,4 +203,5 @@ def _figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLik
 HASH_CHARS = 16
 
 
-__all__ = ["figures_dir", "find_root", "is_project_data", "labels_digest", "PROJECT_ROOT", "use_project_root"]
+__all__ = ["figures_dir", "find_root", "is_project_data", "label_files", "labels_digest", "PROJECT_ROOT",
+           "use_project_root"]

@@ -51,7 +51,7 @@ __getattr__, __dir__ = attach(__name__, {
         "ModelPrice", "part_cost", "price_of", "PRICES", "PRICES_AS_OF", "PRICES_SOURCE", "session_costs",
         "USAGE_TOKENS", "usage_view", "usage_view_frame"
     ],
-    "_summedits": [
+    "_summedits_judges": [
         "balanced_accuracy", "choose_tau", "HUMAN_ROW", "published_summedits", "SUMMEDITS_COPY", "summedits_frame",
         "summedits_table"
     ],
@@ -81,6 +81,6 @@ if TYPE_CHECKING:
         ModelPrice, part_cost, price_of, PRICES, PRICES_AS_OF, PRICES_SOURCE, session_costs, USAGE_TOKENS, usage_view,
         usage_view_frame
     )
-    from workbench.analyses._summedits import (
+    from workbench.analyses._summedits_judges import (
         balanced_accuracy, choose_tau, HUMAN_ROW, published_summedits, SUMMEDITS_COPY, summedits_frame, summedits_table
     )

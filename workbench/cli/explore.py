@@ -50,8 +50,10 @@ def run(args: argparse.Namespace) -> int:
             tables["scores"] = read_table(args.scores, "scores")
         derive_missing(tables, wanted=wanted)
     labels = None
+    from workbench._util.project import label_files
+
     own_store = Path(args.data) / "annotations"
-    if not args.labels and (own_store / "labels").is_dir() and any((own_store / "labels").iterdir()):
+    if not args.labels and any(f.is_relative_to(own_store) for f in label_files(args.data)):
         args.labels = str(own_store)  # the labels an import put in the data's own store (issue 79: shown only with
         print(f"labels: {own_store} (the data's own annotation store; --labels for another)")  # --labels before)
     if args.labels:

@@ -146,7 +146,8 @@ def auroc_by_group(table: pl.DataFrame, group: str, *, scores: Sequence[str], ax
 
 
 def summedits_domains(table: pl.DataFrame, published: pl.DataFrame | None = None, *,
-                      statistic: str = "balanced_accuracy", ax: Axes | None = None) -> Axes:
+                      statistic: str = "balanced_accuracy", runs: pl.DataFrame | None = None,
+                      ax: Axes | None = None) -> Axes:
     """Per SummEdits domain, each judge's ``statistic`` with its interval (coloured), and where given the published
     models' balanced accuracy (grey dots) and people's (a black bar): :func:`workbench.analyses.summedits_table`
     and :func:`workbench.analyses.published_summedits`.
@@ -159,6 +160,9 @@ def summedits_domains(table: pl.DataFrame, published: pl.DataFrame | None = None
         :func:`workbench.analyses.published_summedits`; drawn only for balanced accuracy.
     statistic : {"balanced_accuracy", "auroc"}, default "balanced_accuracy"
         What the judges' marks show.
+    runs : polars.DataFrame, optional
+        The project's own runs of the published protocol on a model (``model``, ``domain``,
+        ``balanced_accuracy``: ``tools/summedits_model.py``), drawn as crosses.
     ax : matplotlib.axes.Axes, optional
         The Axes to draw on; a new figure when None.
 
@@ -190,6 +194,12 @@ def summedits_domains(table: pl.DataFrame, published: pl.DataFrame | None = None
         hi = np.array([r["ci_high"] if r["ci_high"] is not None else np.nan for r in got], dtype=np.float64)
         ax.errorbar(xs, est, yerr=[np.nan_to_num(est - lo), np.nan_to_num(hi - est)], fmt="o", ms=4, capsize=2,
                     color=f"C{k + 1}", label=judge, zorder=4)
+    if runs is not None and statistic == "balanced_accuracy" and runs.height:
+        for m, (model,) in enumerate(runs.select("model").unique(maintain_order=True).iter_rows()):
+            mine = {r["domain"]: r["balanced_accuracy"] for r in runs.filter(pl.col("model") == model).to_dicts()}
+            pts = [(i - 0.18, mine[d]) for i, d in enumerate(domains) if mine.get(d) is not None]
+            ax.scatter([x for x, _ in pts], [y for _, y in pts], marker="x", s=28, color=f"C{len(judges) + 2 + m}",
+                       zorder=5, label=f"{model} (this project's run)")
     ax.axhline(0.5, color="grey", ls=":", lw=0.8)
     ax.set_xticks(range(len(domains)))
     ax.set_xticklabels([d.replace("_", " ") for d in domains], fontsize=8, rotation=20)
