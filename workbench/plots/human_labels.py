@@ -196,8 +196,10 @@ def summedits_domains(table: pl.DataFrame, published: pl.DataFrame | None = None
                     color=f"C{k + 1}", label=judge, zorder=4)
     if runs is not None and statistic == "balanced_accuracy" and runs.height:
         for m, (model,) in enumerate(runs.select("model").unique(maintain_order=True).iter_rows()):
-            mine = {r["domain"]: r["balanced_accuracy"] for r in runs.filter(pl.col("model") == model).to_dicts()}
-            pts = [(i - 0.18, mine[d]) for i, d in enumerate(domains) if mine.get(d) is not None]
+            shares: dict[str, float] = {r["domain"]: r["balanced_accuracy"]
+                                        for r in runs.filter(pl.col("model") == model).to_dicts()}
+            pts = [(i - 0.18, shares[d]) for i, d in enumerate(domains)
+                   if shares.get(d) is not None and np.isfinite(shares[d])]
             ax.scatter([x for x, _ in pts], [y for _, y in pts], marker="x", s=28, color=f"C{len(judges) + 2 + m}",
                        zorder=5, label=f"{model} (this project's run)")
     ax.axhline(0.5, color="grey", ls=":", lw=0.8)
