@@ -11,7 +11,7 @@ its model's price. Prices come from a dated snapshot of LiteLLM's model price li
 * a cache read the entry does not price costs a tenth of the input price, a 5-minute cache write 1.25 times
   it; a 1-hour cache write costs twice the input price whatever the entry says (Anthropic's multipliers; LiteLLM
   1.80.0 gives ``claude-3-5-haiku-20241022`` 6.00 a million, ccusage charges 1.60);
-* tokens of one kind beyond :data:`~workbench.adapters.TIER` (200,000) in one reply cost the entry's
+* tokens of one kind beyond 200,000 in one reply cost the entry's
   long-context price where it has one (LiteLLM's ``*_above_200k_tokens``);
 * a fast-mode reply (``"speed": "fast"``, read as the model name with ``-fast`` appended) costs its model's price
   times the fast multiplier: LiteLLM's where it gives one, else ccusage's own (the file's ``fast_overrides``),
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ModelPrice:
     """USD per million tokens: the base prices, the long-context prices (tokens of a kind beyond 200,000 in one
-    reply; equal to the base where the model has none), and the fast-mode multiplier."""
+    reply; None where the model has none, and the base price applies), and the fast-mode multiplier."""
 
     input: float
     output: float
@@ -58,7 +58,7 @@ class ModelPrice:
         return cls(input=fresh, output=float(entry["output"]),
                    cache_read=float(entry.get("cache_read", 0.1 * fresh)),
                    cache_write_5m=float(entry.get("cache_write_5m", 1.25 * fresh)),
-                   cache_write_1h=2.0 * fresh,  # ccusage's rule, whatever the entry says (below)
+                   cache_write_1h=2.0 * fresh,  # ccusage's rule, whatever the entry says
                    input_above=above, output_above=entry.get("output_above_200k"),
                    cache_read_above=entry.get("cache_read_above_200k"),
                    cache_write_5m_above=entry.get("cache_write_5m_above_200k"),
