@@ -94,6 +94,7 @@ NOTEBOOKS = ROOT / "notebooks"
 EXECUTED = ROOT / "build" / "notebooks"
 GALLERY = DOCS / "gallery"
 ANALYSIS_MIME = "application/vnd.workbench.analysis+json"
+FIGURES_MIME = "application/vnd.workbench.figures+json"  # workbench._util.project.FIGURES_MIME: where a notebook wrote
 
 
 def _source_cell(name: str, executed: bool) -> dict:
@@ -128,9 +129,10 @@ def copy_gallery() -> list[str]:
                               f"{name}`) without --param, or keep your run elsewhere (--build DIR)")
         at = 1 if cells and cells[0]["cell_type"] == "markdown" and "".join(cells[0]["source"]).lstrip().startswith("#") else 0
         cells.insert(at, _source_cell(name, executed))
-        for cell in cells:  # the analyses' machine-readable bundle (no page shows it; its text/plain is beside it)
+        for cell in cells:  # the machine-readable records (no page shows them; their text/plain is beside them)
             for output in cell.get("outputs", []):
                 output.get("data", {}).pop(ANALYSIS_MIME, None)
+                output.get("data", {}).pop(FIGURES_MIME, None)
         if not executed:
             for cell in cells:
                 if cell["cell_type"] == "code":

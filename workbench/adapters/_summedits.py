@@ -129,7 +129,8 @@ def summedits_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 
 
 def read_summedits(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
-    """The tables of SummEdits (:func:`summedits_records` through the labelled-summaries checks and tables)."""
+    """The tables of SummEdits (its items as labelled-summaries records, through that format's checks and
+    tables)."""
     from workbench.adapters._labelled_summaries import check_summary, records_to_tables
 
     checked = []
