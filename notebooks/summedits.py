@@ -34,6 +34,8 @@ from workbench.notebooks import figures_dir, skip_when_not_applicable, use_proje
 use_project_root(chdir=True)  # relative parameters are the project's, however the kernel was started
 skip_when_not_applicable()  # an analysis the data cannot serve is skipped with its reason, not an error
 figs = figures_dir(FIGURES, DATA, SCORES, style=STYLE)
+from pathlib import Path
+
 import polars as pl
 from IPython.display import display
 
@@ -79,7 +81,27 @@ for j in judges:
 
 # %%
 published = published_summedits()
-fig = plots.human_labels.summedits_domains(table.filter(pl.col("aggregate") == "min"), published)
+# the published protocol run by this project on a real small model (tools/summedits_model.py), where it was run
+run_files = sorted((Path(DATA) / "runs").glob("*.csv")) if Path(DATA).is_dir() else []
+model_runs = pl.concat([pl.read_csv(f, schema_overrides={"balanced_accuracy": pl.Float64}) for f in run_files]) \
+    if run_files else None
+if model_runs is not None:
+    plots.export_table(model_runs.select("model", "domain", "items", "misses", "balanced_accuracy"),
+                       "summedits_model_runs", f"{figs}/tables",
+                       "SummEdits' zero-shot prompt run by this project on a local model: per domain the test items "
+                       "asked, the answers starting with neither Yes nor No (left out), and the balanced accuracy of "
+                       "the rest", formats={"balanced_accuracy": ".3f"}, keys=["model"])
+    for (model,), part in model_runs.group_by("model", maintain_order=True):
+        shares = part.filter(pl.col("balanced_accuracy").is_not_null())["balanced_accuracy"]
+        span = (f"balanced accuracy {shares.min():.3f}-{shares.max():.3f} in the {shares.len()} domain(s) whose "
+                "answered summaries held both classes" if shares.len()
+                else "no domain whose answered summaries held both classes")
+        sizes = sorted(set(part["items"].to_list()))
+        each = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
+        print(f"{model} ({part['file_bytes'][0] / 1e6:.0f} MB), the authors' prompt on {part['items'].sum()} test "
+              f"summaries ({each} a domain, run {part['as_of'][0]}): "
+              f"{part['misses'].sum()} answers began with neither Yes nor No (left out); {span}")
+fig = plots.human_labels.summedits_domains(table.filter(pl.col("aggregate") == "min"), published, runs=model_runs)
 plots.export(fig, "summedits_balanced_accuracy", figs)
 ours = table.filter((pl.col("aggregate") == "min") & (pl.col("statistic") == "balanced_accuracy")
                     & (pl.col("domain") != "overall"))

@@ -71,7 +71,8 @@ def main() -> None:
             got = [(s, y) for s, y in answers if s is not None]
             ba = balanced_accuracy(np.array([s for s, _ in got]), np.array([y for _, y in got]) == 1, 0.5) \
                 if got else float("nan")
-            out.writerow([SMOLLM2_NAME, size, domain, len(answers), len(answers) - len(got), f"{ba:.4f}",
+            out.writerow([SMOLLM2_NAME, size, domain, len(answers), len(answers) - len(got),
+                          f"{ba:.4f}" if np.isfinite(ba) else "",  # empty: the verdicts held one class only
                           date.today().isoformat()])
     n = sum(len(a) for a in rows.values())
     print(f"{args.out}: {n} summaries in {seconds:.0f} s ({seconds / n:.1f} s a summary; {tokens} answer tokens "

@@ -199,15 +199,15 @@ def summedits_domains(table: pl.DataFrame, published: pl.DataFrame | None = None
             shares: dict[str, float] = {r["domain"]: r["balanced_accuracy"]
                                         for r in runs.filter(pl.col("model") == model).to_dicts()}
             pts = [(i - 0.18, shares[d]) for i, d in enumerate(domains)
-                   if shares.get(d) is not None and np.isfinite(shares[d])]
-            ax.scatter([x for x, _ in pts], [y for _, y in pts], marker="x", s=28, color=f"C{len(judges) + 2 + m}",
+                   if shares.get(d) is not None and np.isfinite(float(shares[d]))]
+            ax.scatter([x for x, _ in pts], [y for _, y in pts], marker="x", s=28, color=f"C{len(judges) + 3 + m}",
                        zorder=5, label=f"{model} (this project's run)")
     ax.axhline(0.5, color="grey", ls=":", lw=0.8)
     ax.set_xticks(range(len(domains)))
     ax.set_xticklabels([d.replace("_", " ") for d in domains], fontsize=8, rotation=20)
     ax.set_ylim(0.25, 1.0)
     ax.set_ylabel({"balanced_accuracy": "balanced accuracy", "auroc": "AUROC"}[statistic] + " (test split)")
-    ax.legend(fontsize=7, loc="lower left", ncols=3)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=4, frameon=False)
     return ax
 
 
