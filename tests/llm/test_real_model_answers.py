@@ -48,3 +48,12 @@ def test_an_attribution_that_quotes_the_log_back_names_nothing() -> None:
     assert got.reason.startswith("the answer quotes the log back (<data>...) and names no agent or step")
     closed = read_answer('<data>{"step": 0, "agent": "GameTheory_Expert"}</data> Step 1, Verification_Expert', log)
     assert (closed.agent, closed.step) == ("Verification_Expert", 1)  # what follows the quote is still read
+
+
+def test_a_verdict_that_contradicts_itself_is_read_by_its_first_word() -> None:
+    """11 of the model's SummEdits answers were "Yes" and then "No" on the next line: the paper reads an answer by
+    the word it starts with, so it is Yes (1.0), whatever follows."""
+    from workbench.judges import summedits_verdict
+
+    assert summedits_verdict("Yes\nNo") == (1.0, None)
+    assert summedits_verdict("No, the summary is consistent") == (0.0, None)
