@@ -51,6 +51,7 @@ EXTERNAL = (r"pl\..*", r"np\..*", r"pd\..*", r"polars(\..*)?", r"numpy(\..*)?", 
             r"(Exception|ValueError|RuntimeError|KeyError|TypeError|OSError|FileNotFoundError|UserWarning|Warning)",
             r"array-like|array_like|optional|default.*|callable|iterable|mapping|sequence|frame|generator",
             r"Axes|Figure|collections\.Counter|tiktoken(\..*)?",
+            r"TypeAliasForwardRef|ArrayLike|Seed",  # names autodoc_type_aliases keeps (numpy's, workbench.stats')
             r"'?[\w.]+\[.*",  # a generic's text (``dict[str, Any]``) that Sphinx splits at its commas
             # the project's own names that are not part of its interface: private modules and names, and the type
             # variables the signatures are written with (their docstrings say what they stand for)
@@ -61,6 +62,8 @@ autodoc_typehints = "signature"
 autodoc_typehints_format = "short"
 autodoc_member_order = "bysource"
 autodoc_preserve_defaults = True
+# type aliases printed by name, not expanded (issue 83: numpy's ArrayLike took up to 1,015 characters a signature)
+autodoc_type_aliases = {"ArrayLike": "ArrayLike", "npt.ArrayLike": "ArrayLike", "Seed": "Seed"}
 autosummary_generate = False
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
