@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup figures test test-fast test-extras test-model model lint docs clean
+.PHONY: setup figures test test-fast test-extras test-model test-durations model lint docs clean
 
 setup: $(STAMP)
 
@@ -67,6 +67,10 @@ test-model: $(MODEL_STAMP)
 # Chromium): CI runs them after make test, to keep make test's time down (its budget: four minutes on two cores)
 test-extras: $(STAMP) $(INSPECT_STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "extra and not model" tests
+
+# where make test's time goes: the 30 slowest tests (setup and teardown included)
+test-durations: $(STAMP) $(INSPECT_STAMP)
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not extra and not model" --durations 30 tests
 
 # the same without the end-to-end tests marked slow (notebooks, determinism across processes, two writers)
 test-fast: $(STAMP) $(INSPECT_STAMP)
