@@ -150,53 +150,6 @@ def copy_gallery() -> list[str]:
 copy_gallery()
 
 
-# -- references written against a package's private modules resolve to its public name ----------------------------
-def _public_names() -> dict[str, list[str]]:
-    """Each public name of the documented packages: the full paths it is documented at."""
-    import importlib
-    import types
-
-    sys.path.insert(0, str(ROOT / "tools"))
-    from api_pages import PACKAGES
-
-    found: dict[str, list[str]] = {}
-    for package in PACKAGES:
-        module = importlib.import_module(f"workbench.{package}")
-        for name in module.__all__:
-            obj = getattr(module, name)
-            if isinstance(obj, types.ModuleType):
-                for inner in getattr(obj, "__all__", ()):
-                    found.setdefault(inner, []).append(f"{obj.__name__}.{inner}")
-            else:
-                found.setdefault(name, []).append(f"workbench.{package}.{name}")
-    return found
-
-
-_PUBLIC: dict[str, list[str]] = {}
-
-
-def _resolve_private(app, env, node, contnode):  # type: ignore[no-untyped-def]
-    """``workbench.stats._bootstrap.interval`` (a docstring's path to where a name is defined) and a bare name
-    documented in one package only: the public name's entry, or None (Sphinx reports it: nitpicky)."""
-    if node.get("refdomain") != "py":
-        return None
-    if not _PUBLIC:
-        _PUBLIC.update(_public_names())
-    target = node["reftarget"]
-    name = target.rsplit(".", 1)[-1]
-    paths = _PUBLIC.get(name, [])
-    if target.startswith("workbench."):
-        package = target.split(".")[1]
-        paths = [p for p in paths if p.split(".")[1] == package] or paths
-    if len(paths) != 1 or paths[0] == target:
-        return None
-    domain = env.domains["py"]
-    for role in ("obj",):
-        resolved = domain.resolve_xref(env, node["refdoc"], app.builder, role, paths[0], node, contnode)
-        if resolved is not None:
-            return resolved
-    return None
-
 
 _ATTR_DOCS: dict[str, dict[str, list[str]]] = {}
 
@@ -235,5 +188,4 @@ def _data_docstring(app, what, name, obj, options, lines):  # type: ignore[no-un
 
 
 def setup(app):  # type: ignore[no-untyped-def]
-    app.connect("missing-reference", _resolve_private)
     app.connect("autodoc-process-docstring", _data_docstring)

@@ -2,7 +2,7 @@
 
 Used by every JSONL adapter, the annotation store and the adjudication file. :func:`parse_json` rejects a key
 given twice, NaN and Infinity; :func:`json_lines` skips blank lines, drops a UTF-8 byte-order mark and turns
-every decoding or parsing problem into a :class:`~workbench.tables._schema.SchemaError` naming the line.
+every decoding or parsing problem into a :class:`~workbench.errors.SchemaError` naming the line.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def json_error(err: BaseException, line: str) -> tuple[str, str]:
 
 
 class at_line:  # (lower case: used as the function it was, ``with at_line(path, number):``)
-    """Name ``path:number`` in any :class:`SchemaError` raised while one record is read, and turn the
+    """Name ``path:number`` in any :class:`~workbench.errors.SchemaError` raised while one record is read, and turn the
     interpreter's recursion limit (a record nested too deep to walk) into one too.
 
     A class, not a generator-based context manager: readers enter one a line, and a generator's machinery cost
@@ -150,7 +150,8 @@ def max_gzip_bytes() -> int:
 
 
 class _Bounded(io.RawIOBase):
-    """A decompressed stream that raises a :class:`SchemaError` naming ``path`` past ``limit`` bytes."""
+    """A decompressed stream that raises a :class:`~workbench.errors.SchemaError` naming ``path`` past ``limit``
+    bytes."""
 
     def __init__(self, inner: Any, path: str, limit: int) -> None:
         self.inner, self.path, self.limit, self.seen = inner, path, limit, 0

@@ -75,7 +75,7 @@ def check_export_paths(tasks: str | os.PathLike[str], config: str | os.PathLike[
                        inputs: Sequence[str | os.PathLike[str]] = ()) -> None:
     """The tasks file and the interface beside it replace only what an export wrote: an existing tasks file must
     be a JSON list of tasks with an ``item_id`` each, an existing interface one of :func:`labeling_config`'s;
-    neither may be an input. Anything else is :class:`~workbench._util.atomic.OutputRefused`."""
+    neither may be an input. Anything else is :class:`~workbench.errors.OutputRefused`."""
     import json
 
     from workbench._util.atomic import OutputRefused, check_not_input

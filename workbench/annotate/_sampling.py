@@ -261,7 +261,8 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     ``pl.scan_parquet``); only the drawn entries' texts, compactions and steps are read after. ``only_ids``
     draws exactly those entries instead (a sample made before, its items with today's evidence).
 
-    A ``method`` or ``budget`` no run has, and ``only_ids`` that are not entries, raise :class:`SelectionError`
+    A ``method`` or ``budget`` no run has, and ``only_ids`` that are not entries, raise
+    :class:`~workbench.errors.SelectionError`
     naming what there is (a sample of nothing is never drawn silently).
 
     Which entries: ``sections`` and ``roles`` name them (both: entries in both); with neither (``sections`` left

@@ -1,6 +1,6 @@
 """Argument checks shared by the verbs: every option is checked before any work, and a bad one is a
 :class:`UsageError` (``option --tau: expected a threshold in [0, 1], got 2.0``); bad data stays a
-:class:`~workbench.tables._schema.SchemaError` (``FILE:LINE: field 'x': ...``)."""
+:class:`~workbench.errors.SchemaError` (``FILE:LINE: field 'x': ...``)."""
 
 from __future__ import annotations
 

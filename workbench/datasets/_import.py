@@ -30,7 +30,7 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     ``out`` only when the whole log was valid (an error names FILE:LINE and writes nothing). Session formats
     (the registry's formats that read ``sessions``) skip a file's half-written last line with a warning and record it in ``bad``;
     with ``bad.skip_invalid`` they skip and record every bad line; ``since``, ``until`` and ``project`` select
-    their sessions (:func:`workbench.adapters._claude_code.selected`), and are read a group of files at a time
+    their sessions (by their start, end and project), and are read a group of files at a time
     (``session_runs``), so memory holds one session's lines and a chunk of rows, not the tree. ``timings``
     (a dict) receives the seconds of each stage of a streamed import: ``scan`` (session ids in the files' bytes),
     ``parse`` (lines read and runs built), ``tables`` (rows validated and spilled as Parquet parts), ``write``

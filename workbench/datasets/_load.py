@@ -60,7 +60,7 @@ def load(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, names: Sequence[str]
       Parquet, when nothing is to be derived), with ``run_columns`` only those of their columns (``run_id``
       always). By default the texts are read unless ``derive`` (an analysis reads none; the fact check, which
       cites the task, asks for them).
-    * ``need``: tables that must be there (a :class:`~workbench.tables._schema.SchemaError` naming the directory); an
+    * ``need``: tables that must be there (a :class:`~workbench.errors.SchemaError` naming the directory); an
       analysis's own requirement is :func:`need`'s :class:`NotApplicable`.
 
     Parameters
@@ -233,7 +233,7 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
     """Add to ``tables`` (in place) what an imported log lacks but can be derived offline; return what was added.
 
     * run columns ``peak_tokens``, ``dependency`` and ``agent_tokens`` where they are null,
-      from the steps' token counts (FOCUS A.8; :func:`workbench.stats._efficiency`);
+      from the steps' token counts (FOCUS A.8; :mod:`workbench.stats`);
     * ``entries`` from the candidate summaries (:func:`workbench.summaries.entries_table`);
     * lexical-judge ``scores`` for those entries (the offline default judge), and the ``evidence`` they used.
 

@@ -76,7 +76,7 @@ def build_site(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], out: str | Pat
 
     ``out`` is replaced only if this function made it (it holds :data:`MARKER`) or it is empty or absent; a file,
     any other directory, and a path that holds or lies inside one of ``inputs`` (the data the site is made from)
-    are refused with :class:`~workbench._util.atomic.OutputRefused` before anything is written.
+    are refused with :class:`~workbench.errors.OutputRefused` before anything is written.
 
     ``labels`` are gold labels (:func:`workbench.tables.gold_labels`; default: those of the tables' own ``labels``
     table, if any); ``judge`` picks the scores shown (default: ``lexical`` when present, else the first judge in

@@ -357,7 +357,7 @@ class AttributionReport:
 def check_predictions_path(data: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:
     """The predictions never replace what ``workbench attribute`` did not write: ``out`` may not be the directory
     attributed or one of its tables, and a file already there must be a predictions table (an earlier run's);
-    :class:`~workbench._util.atomic.OutputRefused` otherwise, before anything is read or sent.
+    :class:`~workbench.errors.OutputRefused` otherwise, before anything is read or sent.
 
     Parameters
     ----------

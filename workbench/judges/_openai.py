@@ -102,7 +102,7 @@ class OpenAIJudge:
     model: str = "gpt-4.1-mini"
     context_tokens: int = 128_000
     name: str = "openai"
-    #: the prompt asked (:data:`workbench.judges._prompts.PROMPTS`): ``sjc``, a request per entry scored from
+    #: the prompt asked (:data:`workbench.judges.PROMPTS`): ``sjc``, a request per entry scored from
     #: log-probabilities, or ``summedits``, a request per summary read as the authors read it
     prompt: str = "sjc"
     #: the prompt's wording (SYSTEM, the question, the data block) and the request's shape: part of every cache

@@ -235,7 +235,7 @@ def check_scores_path(data: str | os.PathLike[str], out: str | os.PathLike[str],
     """The scores (and the evidence beside them) never replace another table of the directory judged: ``out`` may
     be its ``scores`` table (then the evidence is its ``evidence`` table) or any file outside it, not its steps
     or runs; an existing file there must be a scores table (an earlier run's) unless ``force``, and never a link
-    (the one ``--out`` rule: :func:`~workbench._util.atomic.check_out_file`). :class:`~workbench._util.atomic.OutputRefused`
+    (the one ``--out`` rule: :func:`~workbench._util.atomic.check_out_file`). :class:`~workbench.errors.OutputRefused`
     otherwise."""
     from workbench.tables import _schema as schema
     from workbench._util.atomic import OutputRefused, check_out_file

@@ -197,7 +197,7 @@ class RunReport:
 
 def check_build(notebooks: Path, build: Path) -> None:
     """The executed copies never go into the notebooks' own directory, where they would replace the sources
-    (:class:`~workbench._util.atomic.OutputRefused`); checked before any work (``workbench figures`` checks it
+    (:class:`~workbench.errors.OutputRefused`); checked before any work (``workbench figures`` checks it
     before it generates the testbed)."""
     if Path(build).resolve() == Path(notebooks).resolve():
         from workbench._util.atomic import OutputRefused
@@ -215,7 +215,7 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
     figures``). ``parameters`` are injected after the ``parameters`` cell (papermill's
     convention); ``names`` restricts the run to some notebooks (and is the only way to run an
     :data:`INTERACTIVE` one). Executed copies (with outputs) go to ``build``; the sources are never modified: a
-    ``build`` that is the notebooks' own directory is refused (:class:`~workbench._util.atomic.OutputRefused`).
+    ``build`` that is the notebooks' own directory is refused (:class:`~workbench.errors.OutputRefused`).
     """
     check_build(notebooks, build)
     paths = selected_notebooks(notebooks, names)

@@ -320,7 +320,7 @@ def render_entries(entries: Sequence[SimEntry]) -> str:
 
 
 def in_text_order(entries: Sequence[SimEntry]) -> list[SimEntry]:
-    """Entries in the order :func:`render` writes them (the order ``summary.parse`` finds them)."""
+    """Entries in the order :func:`~workbench.summaries.render` writes them (the order ``summary.parse`` finds them)."""
     return [e for s in SECTIONS for e in entries if e.section == s]
 
 

@@ -151,7 +151,7 @@ def _lines(text: str) -> list[_Line]:
 
 @lru_cache(maxsize=4096)
 def section_name(title: str) -> str:
-    """The canonical name of a heading's title (one of :data:`SECTIONS` or the title itself)."""
+    """The canonical name of a heading's title (one of :data:`~workbench.tables.SECTIONS` or the title itself)."""
     return _CANONICAL.get(re.sub(r"\s+", " ", title.strip()).lower(), title.strip())
 
 
@@ -621,7 +621,7 @@ def prune(text: str, keep: Iterable[int], schema: str = "auto", *, entries: Sequ
 def render(sections: dict[str, Sequence[str]], *, newline: str = "\n", placeholder: str | None = "None.") -> str:
     """Write a five-section OpenClaw summary from bullet texts per section.
 
-    Sections are written in :data:`SECTIONS` order (then any other, in the given order);
+    Sections are written in :data:`~workbench.tables.SECTIONS` order (then any other, in the given order);
     an empty section gets the placeholder line unless ``placeholder`` is None.
     """
     order = [s for s in SECTIONS] + [s for s in sections if s not in SECTIONS]

@@ -211,7 +211,8 @@ _KEY_HASHES = 8_000_000
 
 def _check_key_across(lazy: pl.LazyFrame, key: list[str], table_name: str, file: str | None,
                       rows: int = 0) -> None:
-    """Raise :class:`SchemaError` at the first row whose ``key`` repeats an earlier row's, anywhere in the file.
+    """Raise :class:`~workbench.errors.SchemaError` at the first row whose ``key`` repeats an earlier row's, anywhere in
+    the file.
 
     Holds 64-bit hashes of the keys, not the keys, and at most :data:`_KEY_HASHES` of them at a time: for a file
     of more ``rows``, one pass writes each row's hash into one of ``rows / _KEY_HASHES`` temporary files by its top
@@ -424,7 +425,7 @@ def _row_line(path: Path | None, row: int) -> str:
 def sink_parts(name: str, parts: Sequence[Path], target: Path) -> None:
     """Stream Parquet parts of table ``name`` into one file ``target`` (row groups of bounded bytes, two parts in
     memory at a time: the next is read while one is written). Parts whose columns differ (a column all null in one
-    chunk, absent in another) are unified; columns come in :func:`schema.column_order`.
+    chunk, absent in another) are unified; columns come in :func:`~workbench.tables.column_order`.
 
     The parts are read and written by pyarrow, whose memory pool gives back what a part used once it is written:
     read by polars and handed to pyarrow, the freed memory of every part stayed with the process (the steps of

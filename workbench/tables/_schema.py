@@ -5,7 +5,7 @@ boundary, summary entry, judge score, label, attribution or cited rollout span.
 
 Columns are declared as data (name, dtype, required, nullable, allowed values); every
 reader goes through one path, :func:`workbench.tables.validate`, which casts a frame to
-the declared dtypes and fails with a :class:`SchemaError` that names the file, the line
+the declared dtypes and fails with a :class:`~workbench.errors.SchemaError` that names the file, the line
 (or row), the field, what was expected and what was found. The words the declarations
 allow (sections, patterns, label values) are :mod:`workbench.tables._vocabulary`'s.
 

@@ -2,7 +2,7 @@
 
 :func:`validate` casts a frame to the declared dtypes (:mod:`workbench.tables._schema`) and checks keys, ranges, allowed
 values and label fields; :func:`check_record` does the same for one record of a line-by-line reader. Both fail
-with a :class:`~workbench.tables._schema.SchemaError` that names the file, the line (or row), the field, what was
+with a :class:`~workbench.errors.SchemaError` that names the file, the line (or row), the field, what was
 expected and what was found; :func:`describe_value` says what was found in words.
 """
 
@@ -66,7 +66,7 @@ def check_record(
 ) -> None:
     """Check one record (a JSON object) against a table's declared columns.
 
-    Raises :class:`SchemaError` without a file or line (the caller adds them).
+    Raises :class:`~workbench.errors.SchemaError` without a file or line (the caller adds them).
     """
     for col in tbl.columns:
         if col.name in skip:
@@ -163,7 +163,7 @@ def validate(
     With ``partial`` the frame is a selection of the table's columns: the columns it has are checked
     as above, and a declared column it lacks is neither an error nor added.
 
-    Raises :class:`SchemaError` on a missing required column, a value of the wrong
+    Raises :class:`~workbench.errors.SchemaError` on a missing required column, a value of the wrong
     type, a null where none is allowed, a value outside a closed set, or a duplicate key.
     """
     tbl = table(table_name)

@@ -62,7 +62,7 @@ def pass_vs_tokens(runs: pl.DataFrame | pl.LazyFrame, k: int = 3, by: Sequence[s
     """SJC Figure 2: Pass^k against mean cumulative LLM tokens per task (judge excluded, as in SJC).
 
     With ``n_boot`` both axes get scenario intervals: ``pass_hat_k_ci_low`` / ``_high`` (from
-    :func:`reliability`) and ``tokens_ci_low`` / ``_high`` (tasks resampled by scenario, the
+    :func:`~workbench.stats.reliability`) and ``tokens_ci_low`` / ``_high`` (tasks resampled by scenario, the
     cluster jackknife t interval). Lazy runs are aggregated as they are read; the tasks are taken in sorted
     order (a task's scenario: its runs', the first by name if several), so the result does not depend on the
     order of the runs.
