@@ -54,8 +54,9 @@ def run(args: argparse.Namespace) -> int:
 
     own_store = Path(args.data) / "annotations"
     if not args.labels and any(f.is_relative_to(own_store) for f in label_files(args.data)):
-        args.labels = str(own_store)  # the labels an import put in the data's own store (issue 79: shown only with
-        print(f"labels: {own_store} (the data's own annotation store; --labels for another)")  # --labels before)
+        # the labels an import put in the data's own store (issue 79: they were shown only with --labels)
+        args.labels = str(own_store)
+        print(f"labels: {own_store} (the data's own annotation store; --labels for another)")
     if args.labels:
         from workbench.annotate import AnnotationStore
         from workbench.tables._labels import gold_labels
