@@ -377,8 +377,7 @@ def check_out_file(out: str | os.PathLike[str], *, what: str, columns: Iterable[
     """The one rule for a verb's ``--out`` file: absent, empty, or a ``what`` the verb wrote before (recognised by
     holding every one of ``columns``: :func:`file_columns`) is replaced; anything else only with ``force``. Never a
     symbolic link, a directory, a FIFO or a device, and never an input (or inside one).
-    :class:`~workbench.errors.OutputRefused`
-    otherwise, saying how to proceed."""
+    :class:`~workbench.errors.OutputRefused` otherwise, saying how to proceed."""
     import stat
 
     path = Path(out)
@@ -404,9 +403,8 @@ def check_owned_dir(out: str | os.PathLike[str], marker: str, *,
                     inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
     """``out`` as a directory a command may replace whole: absent, empty, or holding ``marker`` (the file the
     command writes into every directory it makes); never a file, a symbolic link, an input, a directory that
-    holds an input or one inside an input. Anything else raises :class:`~workbench.errors.OutputRefused`: the command
-    only ever
-    replaces what it made, and there is no force option."""
+    holds an input or one inside an input. Anything else raises :class:`~workbench.errors.OutputRefused`: the
+    command only ever replaces what it made, and there is no force option."""
     given = out
     out = Path(os.path.abspath(out))  # "." and "..": the directory by its own name, written beside itself
     if not out.name:

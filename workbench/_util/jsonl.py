@@ -150,8 +150,8 @@ def max_gzip_bytes() -> int:
 
 
 class _Bounded(io.RawIOBase):
-    """A decompressed stream that raises a :class:`~workbench.errors.SchemaError` naming ``path`` past ``limit``
-    bytes."""
+    """A decompressed stream that raises a :class:`~workbench.errors.SchemaError` naming ``path`` past
+    ``limit`` bytes."""
 
     def __init__(self, inner: Any, path: str, limit: int) -> None:
         self.inner, self.path, self.limit, self.seen = inner, path, limit, 0

@@ -62,9 +62,8 @@ MAX_COUNT = 2**53
 def _counts(value: Any, where: str) -> dict[str, int] | None:
     """A token_count usage object's four counters (0 where absent; ``cache_read_input_tokens`` is an older name of
     the cached input), None when it is not an object. A counter that is negative, fractional or beyond
-    :data:`MAX_COUNT` is a :class:`~workbench.errors.SchemaError` naming the field (``where`` and the key): 10**30 was
-    an internal
-    overflow error, and a negative count failed a whole home's table at 'row 1'."""
+    :data:`MAX_COUNT` is a :class:`~workbench.errors.SchemaError` naming the field (``where`` and the key): 10**30
+    was an internal overflow error, and a negative count failed a whole home's table at 'row 1'."""
     if not isinstance(value, dict):
         return None
     a, b, c, d = (value.get("input_tokens"), value.get("cached_input_tokens"), value.get("output_tokens"),

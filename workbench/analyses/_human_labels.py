@@ -367,10 +367,11 @@ def correlation_intervals(frame: pl.DataFrame, metrics: Sequence[str], *, split:
                           n_boot: int = DEFAULT_N_BOOT, seed: Seed = 0, level: float = 0.95,
                           paired: bool = True) -> pl.DataFrame:
     """Each metric's partial Pearson and Spearman correlation with an interval that resamples ``clusters``
-    (articles) and refits the system adjustment in every resample (:func:`~workbench.stats.partial_correlation_ci`): columns
-    ``split, dataset, metric, correlation`` and the interval columns (``estimate, ci_low, ci_high, n, n_boot,
-    level, method, n_missing``). Every metric on the summaries that have every metric of ``metrics`` and the human
-    score (``paired``, as :func:`correlation_table`), or each on its own (``paired=False``, as a published table).
+    (articles) and refits the system adjustment in every resample
+    (:func:`~workbench.stats.partial_correlation_ci`): columns ``split, dataset, metric, correlation`` and the
+    interval columns (``estimate, ci_low, ci_high, n, n_boot, level, method, n_missing``). Every metric on the
+    summaries that have every metric of ``metrics`` and the human score (``paired``, as :func:`correlation_table`),
+    or each on its own (``paired=False``, as a published table).
 
     Parameters
     ----------

@@ -262,8 +262,7 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     draws exactly those entries instead (a sample made before, its items with today's evidence).
 
     A ``method`` or ``budget`` no run has, and ``only_ids`` that are not entries, raise
-    :class:`~workbench.errors.SelectionError`
-    naming what there is (a sample of nothing is never drawn silently).
+    :class:`~workbench.errors.SelectionError` naming what there is (a sample of nothing is never drawn silently).
 
     Which entries: ``sections`` and ``roles`` name them (both: entries in both); with neither (``sections`` left
     at ``"auto"``) the default of each entry's schema (:func:`default_selection`): for the testbed, SJC's

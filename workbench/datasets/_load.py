@@ -115,8 +115,8 @@ def _load_log(path: Path, wanted: tuple[str, ...] | None, columns: Mapping[str, 
                                                         and not any(path.rglob("*.jsonl"))):
         made_by = ("generate it with `workbench simulate --out PATH` (or datasets.ensure_testbed(PATH))"
                    if path.resolve() == DEFAULT_TESTBED.resolve() else "expected a directory written by "
-                   "`workbench import` or `workbench simulate`, a log file, a directory of sessions, or a benchmark's own "
-                   "directory (FRANK's, SummEdits', Who&When's)")
+                   "`workbench import` or `workbench simulate`, a log file, a directory of sessions, or a "
+                   "benchmark's own directory (FRANK's, SummEdits', Who&When's)")
         raise schema.SchemaError(f"no tables here (no runs.parquet or runs.jsonl); {made_by}", file=str(path))
     from workbench.adapters._read import read_log
 

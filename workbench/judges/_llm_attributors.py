@@ -127,8 +127,9 @@ def read_answer(text: str, log: FailureLog) -> Attribution:
     """An all-at-once answer as an attribution: a JSON object ``{"agent", "step", "reason"}`` (anywhere in the text),
     else ``Step N`` / a bare number and an agent of the log named in the text. Only the first ``ANSWER_CHARS``
     characters are read, in time linear in them. A ``<data>`` block the answer quotes back (a small model's echo of
-    its input, which names the log's own agents and ``Step 1`` headings) is cut out before anything is read. An agent not among the log's, or a
-    step outside ``0..len(steps) - 1``, is None with the reason saying what the answer gave.
+    its input, which names the log's own agents and ``Step 1`` headings) is cut out before anything is read. An
+    agent not among the log's, or a step outside ``0..len(steps) - 1``, is None with the reason saying what the
+    answer gave.
 
     Parameters
     ----------

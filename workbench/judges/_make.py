@@ -47,7 +47,8 @@ def make_judge(
     if prompt not in PROMPTS:
         raise ValueError(f"prompt: expected one of {list(PROMPTS)}, got {prompt!r}")
     if prompt != "sjc" and name != "openai":
-        raise ValueError(f"prompt: {prompt!r} is sent by the openai judge only (a model's chat answer), not by {name!r}")
+        raise ValueError(f"prompt: {prompt!r} is sent by the openai judge only (a model's chat answer), "
+                         f"not by {name!r}")
     declared = JUDGE_REGISTRY[name]
     if declared.kind == "offline":
         return declared.load()()

@@ -211,8 +211,8 @@ _KEY_HASHES = 8_000_000
 
 def _check_key_across(lazy: pl.LazyFrame, key: list[str], table_name: str, file: str | None,
                       rows: int = 0) -> None:
-    """Raise :class:`~workbench.errors.SchemaError` at the first row whose ``key`` repeats an earlier row's, anywhere in
-    the file.
+    """Raise :class:`~workbench.errors.SchemaError` at the first row whose ``key`` repeats an earlier row's,
+    anywhere in the file.
 
     Holds 64-bit hashes of the keys, not the keys, and at most :data:`_KEY_HASHES` of them at a time: for a file
     of more ``rows``, one pass writes each row's hash into one of ``rows / _KEY_HASHES`` temporary files by its top

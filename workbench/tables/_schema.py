@@ -180,8 +180,8 @@ RUNS = Table(
         _n("usage_replies", Int64, doc="replies (or Codex token_count events) counted in the usage columns"),
         _c("usage_definition", Utf8, doc="which client's token definitions the usage columns follow"),
         _c("usage_by_model", Utf8, doc="the usage columns per model, as JSON {model: {input, output, cache_read, "
-                                      "cache_creation_5m, cache_creation_1h, reasoning}}, Codex's with its token_count events "
-                                      "as replies (cost: workbench.analyses.session_costs)"),
+                                      "cache_creation_5m, cache_creation_1h, reasoning}}, Codex's with its "
+                                      "token_count events as replies (cost: workbench.analyses.session_costs)"),
         _n("off_branch_lines", Int64, doc="messages not on the branch the steps follow: their usage counts, their "
                                           "text is never a step"),
         _c("off_branch_reason", Utf8, doc="why lines are off the followed branch: abandoned branch (a rewind), "
