@@ -40,7 +40,7 @@ import polars as pl
 from IPython.display import display
 
 from workbench import plots
-from workbench.analyses import published_summedits, summedits_frame, summedits_table
+from workbench.analyses import HUMAN_ROW, published_summedits, summedits_frame, summedits_table
 from workbench.datasets import NotApplicable, load
 
 plots.use_style(STYLE)
@@ -105,7 +105,7 @@ fig = plots.human_labels.summedits_domains(table.filter(pl.col("aggregate") == "
 plots.export(fig, "summedits_balanced_accuracy", figs)
 ours = table.filter((pl.col("aggregate") == "min") & (pl.col("statistic") == "balanced_accuracy")
                     & (pl.col("domain") != "overall"))
-human = published.filter(pl.col("model") == "Human Perf.")
+human = published.filter(pl.col("model") == HUMAN_ROW)
 chance = ours.filter((pl.col("ci_low") <= 0.5) & (pl.col("ci_high") >= 0.5))
 print(f"Figure: balanced accuracy per domain on the test split: each judge's (coloured, 95% interval over "
       f"documents), the {published.get_column('model').n_unique() - 1} published models' (grey: zero-shot LLMs and "

@@ -29,6 +29,7 @@ import polars as pl
 
 from workbench._util.project import PROJECT_ROOT
 from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, auroc_ci, bootstrap
+from workbench.stats._discrimination import auroc
 
 #: the project's copy of SummEdits (its README holds the published table)
 SUMMEDITS_COPY = PROJECT_ROOT / "data" / "benchmarks" / "summedits"
@@ -111,12 +112,10 @@ def summedits_table(frame: pl.DataFrame, *, aggregate: str = "min", n_boot: int 
         raise ValueError(f"aggregate: expected 'min' or 'mean', got {aggregate!r}")
     rows: list[dict[str, Any]] = []
     for (judge,), part in frame.group_by("judge", maintain_order=True):
-        taus: dict[str, float] = {}
         tests: list[pl.DataFrame] = []
         for (domain,), d in part.sort("domain").group_by("domain", maintain_order=True):
             ev, te = d.filter(pl.col("split") == "evaluation"), d.filter(pl.col("split") == "test")
             tau = choose_tau(ev[aggregate].to_numpy(), ev["label"].to_numpy()) if ev.height else float("nan")
-            taus[domain] = tau
             tests.append(te.with_columns(pl.lit(tau).alias("_tau")))
             s, y, c = te[aggregate].to_numpy(), te["label"].to_numpy().astype(bool), te["document"].to_numpy()
             res = auroc_ci(s, y, c, n_boot=n_boot, seed=seed, level=level)
@@ -136,11 +135,10 @@ def summedits_table(frame: pl.DataFrame, *, aggregate: str = "min", n_boot: int 
             for j in range(len(domains)):
                 m = k == j
                 if what == "auroc":
-                    from sklearn.metrics import roc_auc_score
-
-                    if y[m].all() or not y[m].any():
+                    try:
+                        values.append(auroc(s[m], y[m]))
+                    except ValueError:  # one class in this resample's domain
                         return float("nan")
-                    values.append(float(roc_auc_score(y[m], s[m])))
                 else:
                     values.append(balanced_accuracy(s[m], y[m], float(t[m][0])))
             return float(np.mean(values))

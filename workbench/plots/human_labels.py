@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 from matplotlib.axes import Axes
 
+from workbench.analyses import HUMAN_ROW
 from workbench.plots._style import _axes, figure_size
 
 
@@ -178,10 +179,10 @@ def summedits_domains(table: pl.DataFrame, published: pl.DataFrame | None = None
     if published is not None and statistic == "balanced_accuracy":
         for i, d in enumerate(domains):
             part = published.filter(pl.col("domain") == d)
-            models = part.filter(pl.col("model") != "Human Perf.").get_column("balanced_accuracy").to_numpy()
+            models = part.filter(pl.col("model") != HUMAN_ROW).get_column("balanced_accuracy").to_numpy()
             ax.scatter(np.full(len(models), i - 0.18), models, s=9, color="0.65", zorder=2,
                        label="published models" if i == 0 else None)
-            people = part.filter(pl.col("model") == "Human Perf.").get_column("balanced_accuracy").to_list()
+            people = part.filter(pl.col("model") == HUMAN_ROW).get_column("balanced_accuracy").to_list()
             if people:
                 ax.hlines(people[0], i - 0.32, i - 0.04, color="black", lw=1.6, zorder=3,
                           label="people (published)" if i == 0 else "_nolegend_")
