@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.cli.args import UsageError, executor_options, existing_dir, verb
-from workbench.judges._prompts import PROMPTS
+from workbench.judges._prompts import check_prompt, DEFAULT_PROMPT, PROMPT_JUDGES, PROMPTS
 from workbench.judges._registry import JUDGE_REGISTRY
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--judge", default=next(iter(JUDGE_REGISTRY)), choices=list(JUDGE_REGISTRY),
                    help="; ".join(f"{j.name}: {j.summary}" for j in JUDGE_REGISTRY.values())
                    + " (the model judges through the cached client)")
-    p.add_argument("--prompt", default=next(iter(PROMPTS)), choices=list(PROMPTS),
+    p.add_argument("--prompt", default=DEFAULT_PROMPT, choices=list(PROMPTS),
                    help="what a model judge asks: " + "; ".join(f"{n}: {p.summary}" for n, p in PROMPTS.items())
                    + " (only --judge openai sends a prompt other than the first)")
     p.add_argument("--model", help="model name sent to the server (judge default when not given)")
@@ -108,9 +108,12 @@ def run(args: argparse.Namespace) -> int:
     check(args)
     check_scores_path(args.dir, args.out, force=args.force)  # before any work: the scores never replace another table
     tables = load(existing_dir(args.dir), names=JUDGE_TABLES, lazy=True, need=("runs", "compactions"))  # by batch
-    if args.prompt != next(iter(PROMPTS)) and args.judge != "openai":
-        raise UsageError("--prompt", f"{next(iter(PROMPTS))} with --judge {args.judge} (only --judge openai sends "
-                         "another prompt)", args.prompt)
+    try:
+        check_prompt(args.prompt, args.judge)
+    except ValueError:
+        raise UsageError("--prompt", f"{DEFAULT_PROMPT} with --judge {args.judge} (only "
+                         f"{', '.join(f'--judge {j}' for j in PROMPT_JUDGES)} sends another prompt)",
+                         args.prompt) from None
     judge = make_judge(args.judge, model=args.model, base_url=args.base_url, cache=args.cache,
                        max_concurrency=args.concurrency, context_tokens=args.context_tokens, timeout=args.timeout,
                        max_attempts=args.max_attempts, refresh=args.refresh, offline=args.offline,

@@ -14,15 +14,16 @@ from workbench._util.lazy import attach
 # __all__, then run `python tools/faces.py`; `make lint` checks that this face is current.
 __all__ = [
     "answer_of", "attribute_directory", "Attribution", "AttributionReport", "Attributor", "ATTRIBUTOR_REGISTRY",
-    "build_body", "check_answers", "check_predictions_path", "count_tokens", "DATA_NOTE", "entry_question",
-    "ERROR_PATTERN", "failure_logs", "FailureLog", "FailureStep", "features", "FirstError", "fitted_steps", "JevJudge",
-    "JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_REGISTRY", "JUDGE_TABLES", "JudgeReport", "JudgeResult", "JUDGES",
-    "LastStep", "LexicalFeatures", "LexicalJudge", "LLMAttributor", "make_attributor", "make_judge", "messages_for",
-    "model_client", "MostActive", "Named", "OPENAI_BASE_URL", "OpenAIJudge", "PositionPrior", "predict",
-    "PREDICTION_COLUMNS", "probability", "Prompt", "PROMPTS", "PROTOCOLS", "RAY_BATCH_RUNS", "read_answer",
-    "read_predictions", "ROUTES", "run_batches", "score_of", "score_requests", "SOURCE_QUESTION", "SourceJudge",
-    "Sources", "split_request", "step_tokens", "summedits_messages", "summedits_verdict", "system_one_essentials",
-    "Tables", "usable_logprob", "usable_probability", "verdict_of", "yes_probability"
+    "build_body", "check_answers", "check_predictions_path", "check_prompt", "count_tokens", "DATA_NOTE",
+    "DEFAULT_PROMPT", "entry_question", "ERROR_PATTERN", "failure_logs", "FailureLog", "FailureStep", "features",
+    "FirstError", "fitted_steps", "JevJudge", "JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_REGISTRY", "JUDGE_TABLES",
+    "JudgeReport", "JudgeResult", "JUDGES", "LastStep", "LexicalFeatures", "LexicalJudge", "LLMAttributor",
+    "make_attributor", "make_judge", "messages_for", "model_client", "MostActive", "Named", "OPENAI_BASE_URL",
+    "OpenAIJudge", "PositionPrior", "predict", "PREDICTION_COLUMNS", "probability", "Prompt", "PROMPT_JUDGES",
+    "PROMPTS", "PROTOCOLS", "RAY_BATCH_RUNS", "read_answer", "read_predictions", "ROUTES", "run_batches", "score_of",
+    "score_requests", "SOURCE_QUESTION", "SourceJudge", "Sources", "split_request", "step_tokens", "summedits_messages",
+    "summedits_verdict", "system_one_essentials", "Tables", "usable_logprob", "usable_probability", "verdict_of",
+    "yes_probability"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -42,7 +43,10 @@ __getattr__, __dir__ = attach(__name__, {
     ],
     "_make": ["JUDGES", "make_judge", "model_client", "OPENAI_BASE_URL"],
     "_openai": ["messages_for", "OpenAIJudge", "score_of", "usable_logprob", "verdict_of", "yes_probability"],
-    "_prompts": ["Prompt", "PROMPTS", "summedits_messages", "summedits_verdict"],
+    "_prompts": [
+        "check_prompt", "DEFAULT_PROMPT", "Prompt", "PROMPT_JUDGES", "PROMPTS", "summedits_messages",
+        "summedits_verdict"
+    ],
     "_registry": ["ATTRIBUTOR_REGISTRY", "JUDGE_REGISTRY", "Named"],
     "_requests": ["score_requests"],
     "_run": [
@@ -69,7 +73,9 @@ if TYPE_CHECKING:
     from workbench.judges._openai import (
         messages_for, OpenAIJudge, score_of, usable_logprob, verdict_of, yes_probability
     )
-    from workbench.judges._prompts import Prompt, PROMPTS, summedits_messages, summedits_verdict
+    from workbench.judges._prompts import (
+        check_prompt, DEFAULT_PROMPT, Prompt, PROMPT_JUDGES, PROMPTS, summedits_messages, summedits_verdict
+    )
     from workbench.judges._registry import ATTRIBUTOR_REGISTRY, JUDGE_REGISTRY, Named
     from workbench.judges._requests import score_requests
     from workbench.judges._run import (

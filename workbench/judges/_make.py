@@ -40,15 +40,11 @@ def make_judge(
     attempts per request, ``max_concurrency`` the requests in flight at once; ``refresh``
     ignores cached answers, ``offline`` sends nothing (see :class:`workbench.llm.LLMClient`).
     """
-    from workbench.judges._prompts import PROMPTS
+    from workbench.judges._prompts import check_prompt, DEFAULT_PROMPT
 
     if name not in JUDGE_REGISTRY:
         raise ValueError(f"judge: expected one of {list(JUDGES)}, got {name!r}")
-    if prompt not in PROMPTS:
-        raise ValueError(f"prompt: expected one of {list(PROMPTS)}, got {prompt!r}")
-    if prompt != "sjc" and name != "openai":
-        raise ValueError(f"prompt: {prompt!r} is sent by the openai judge only (a model's chat answer), "
-                         f"not by {name!r}")
+    check_prompt(prompt, name)
     declared = JUDGE_REGISTRY[name]
     if declared.kind == "offline":
         return declared.load()()
@@ -72,7 +68,7 @@ def make_judge(
     if name == "openai":
         client = client_for(base_url or OPENAI_BASE_URL, api_key_env or "OPENAI_API_KEY")
         judge_o = declared.load()(client, prompt=prompt)
-        if prompt != "sjc":  # its scores are a verdict per summary, not P(yes) per entry: another judge's column
+        if prompt != DEFAULT_PROMPT:  # another prompt's scores are another judge's column
             judge_o.name = f"openai-{prompt}"
         if model:
             judge_o.model = model

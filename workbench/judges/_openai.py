@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.judges._base import DATA_NOTE, SOURCE_QUESTION, JudgeRequest, JudgeResult
+from workbench.judges._prompts import PROMPTS
 from workbench.llm._chat import send_chat
 from workbench.llm._client import LLMClient
 
@@ -107,12 +108,12 @@ class OpenAIJudge:
     prompt: str = "sjc"
     #: the prompt's wording (SYSTEM, the question, the data block) and the request's shape: part of every cache
     #: key, raised when either changes
-    PROMPT_VERSION = "sjc-source-1"
+    PROMPT_VERSION = PROMPTS["sjc"].version
 
     def score(self, request: JudgeRequest, repeat: int = 0) -> JudgeResult:
         """One request per entry, at most ``client.max_concurrency`` in flight; ``repeat`` > 0 asks again. With
-        the ``summedits`` prompt, one request for the whole summary, its verdict every entry's score."""
-        if self.prompt != "sjc":
+        a verdict prompt (``summedits``), one request for the whole summary, its verdict every entry's score."""
+        if PROMPTS[self.prompt].reads == "verdict":
             return self._verdict(request, repeat)
         n = len(request.entries)
         result = JudgeResult(scores=[None] * n, reasons=[None] * n,
@@ -133,10 +134,9 @@ class OpenAIJudge:
                 result.reasons[i] = usage.error
                 continue
             result.scores[i], result.reasons[i] = score_of(response["body"])
-            if result.scores[i] is None and usage.attempts:
-                result.reasons[i] = f"{result.reasons[i]} (after {usage.attempts} attempt{'s' * (usage.attempts > 1)})"
+            if result.scores[i] is None:
+                result.reasons[i] = _after_attempts(result.reasons[i], usage)
         return result
-
 
     #: the most tokens a verdict's answer may take: the first word decides, and the rest (the authors ask for an
     #: explanation after a No) is not read; kept short so that a slow model answers within the timeout
@@ -146,7 +146,7 @@ class OpenAIJudge:
         """The summary judged whole under a verdict prompt: the document (the request's evidence, in order) and
         the summary's sentences in the prompt, the answer's first word Yes (1.0) or No (0.0) every entry's score;
         an answer that starts with neither is no score, its reason saying what it started with."""
-        from workbench.judges._prompts import PROMPTS, summedits_messages
+        from workbench.judges._prompts import summedits_messages
 
         n = len(request.entries)
         result = JudgeResult(scores=[None] * n, reasons=[None] * n,
@@ -164,11 +164,17 @@ class OpenAIJudge:
             score, reason = None, usage.error
         else:
             score, reason = verdict_of(response["body"])
-            if score is None and usage.attempts:
-                reason = f"{reason} (after {usage.attempts} attempt{'s' * (usage.attempts > 1)})"
+            if score is None:
+                reason = _after_attempts(reason, usage)
         result.scores[:] = [score] * n
         result.reasons[:] = [reason] * n
         return result
+
+
+def _after_attempts(reason: str | None, usage: Any) -> str | None:
+    """An unusable answer's reason with the attempts it took, where it took any."""
+    n = usage.attempts
+    return f"{reason} (after {n} attempt{'s' * (n > 1)})" if n else reason
 
 
 def verdict_of(body: Any) -> tuple[float | None, str | None]:

@@ -43,6 +43,30 @@ PROMPTS: dict[str, Prompt] = {p.name: p for p in (
            "or No", "summedits.txt", "verdict", "summedits-zs-1"),
 )}
 
+#: the prompt a model judge asks unless told otherwise (the first of :data:`PROMPTS`)
+DEFAULT_PROMPT = next(iter(PROMPTS))
+#: the judges that send a prompt other than the default (the others ask only their own question)
+PROMPT_JUDGES = ("openai",)
+
+
+def check_prompt(prompt: str, judge: str) -> None:
+    """Refuse a prompt that is not declared, or one the ``judge`` does not send (only :data:`PROMPT_JUDGES` send a
+    prompt other than :data:`DEFAULT_PROMPT`): a ``ValueError`` saying which.
+
+    Parameters
+    ----------
+    prompt : str
+        A ``--prompt`` name.
+    judge : str
+        A ``--judge`` name.
+    """
+    if prompt not in PROMPTS:
+        raise ValueError(f"prompt: expected one of {list(PROMPTS)}, got {prompt!r}")
+    if prompt != DEFAULT_PROMPT and judge not in PROMPT_JUDGES:
+        raise ValueError(f"prompt: {prompt!r} is sent by the {', '.join(PROMPT_JUDGES)} judge only (a model's chat "
+                         f"answer), not by {judge!r}")
+
+
 _FIRST_WORD = re.compile(r"[\s\"'*`#>_\-:.]*([A-Za-z]+)")
 
 
@@ -69,4 +93,5 @@ def summedits_verdict(answer: object) -> tuple[float | None, str | None]:
     return None, f"the answer does not start with Yes or No: {shown!r}" if shown else "the answer is empty"
 
 
-__all__ = ["Prompt", "PROMPTS", "summedits_messages", "summedits_verdict"]
+__all__ = ["check_prompt", "DEFAULT_PROMPT", "Prompt", "PROMPT_JUDGES", "PROMPTS", "summedits_messages",
+           "summedits_verdict"]
