@@ -121,12 +121,18 @@ def analyses_of(nb: object) -> list[dict[str, str]]:
         ``analysis``, ``status`` (``ran`` or ``skipped``), ``reason`` and ``part`` (``yes`` for a notebook part the
         kernel skipped, :func:`~workbench.notebooks.skip_when_not_applicable`; else empty) of each record.
     """
+    return [{k: str(record.get(k, "")) for k in ("analysis", "status", "reason", "part")}
+            for record in _records(nb, ANALYSIS_MIME)]
+
+
+def _records(nb: object, mime: str) -> list[dict[str, Any]]:
+    """The records of type ``mime`` an executed notebook displayed, in order."""
     found = []
     for cell in nb.cells:  # type: ignore[attr-defined]
         for out in cell.get("outputs", []):
-            record = out.get("data", {}).get(ANALYSIS_MIME) if out.get("output_type") == "display_data" else None
+            record = out.get("data", {}).get(mime) if out.get("output_type") == "display_data" else None
             if isinstance(record, dict):
-                found.append({k: str(record.get(k, "")) for k in ("analysis", "status", "reason", "part")})
+                found.append(record)
     return found
 
 
@@ -148,13 +154,8 @@ def figures_of(nb: object) -> str:
     an empty string."""
     from workbench._util.project import FIGURES_MIME
 
-    found = ""
-    for cell in nb.cells:  # type: ignore[attr-defined]
-        for out in cell.get("outputs", []):
-            record = out.get("data", {}).get(FIGURES_MIME) if out.get("output_type") == "display_data" else None
-            if isinstance(record, dict) and isinstance(record.get("figures"), str):
-                found = record["figures"]
-    return found
+    places = [r["figures"] for r in _records(nb, FIGURES_MIME) if isinstance(r.get("figures"), str)]
+    return places[-1] if places else ""
 
 
 @dataclass
