@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from workbench.stats._bootstrap import DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, auroc_ci
+from workbench.stats._bootstrap import AUROC_MIN_CLASS, DEFAULT_N_BOOT, INTERVAL_SCHEMA, Seed, auroc_ci
 from workbench.stats._correlation import (ALTERNATIVES, PartialCorrelation, correlation_ci, correlation_difference_ci,
                                            partial_correlation, partial_correlation_ci, williams_test)
 
@@ -563,8 +563,9 @@ def choose_aggregation(frame: pl.DataFrame, judge: str, *, split: str = "valid",
     return max(AGGREGATIONS, key=lambda a: (best[a] if np.isfinite(best[a]) else -np.inf, -AGGREGATIONS.index(a)))
 
 
-#: the fewest items of each class a group needs for an AUROC (CNN/DM has 3 one-sentence summaries: 2 of one class)
-MIN_CLASS = 5
+#: the fewest items of each class a group needs for an AUROC (CNN/DM has 3 one-sentence summaries: 2 of one class):
+#: the statistics' own floor for an AUROC's interval
+MIN_CLASS = AUROC_MIN_CLASS
 
 
 def _auroc_rows(data: pl.DataFrame, score_columns: Sequence[str], label: str, by: Sequence[str], *,
