@@ -347,13 +347,19 @@ def _preserved(meta: dict[str, Any]) -> tuple[str, str | None] | frozenset[str] 
     seg = meta.get("preservedSegment")
     if isinstance(seg, dict) and isinstance(seg.get("headUuid"), str):
         return seg["headUuid"], seg.get("tailUuid") if isinstance(seg.get("tailUuid"), str) else None
+    return frozenset(_preserved_messages(meta)) or None
+
+
+def _preserved_messages(meta: dict[str, Any]) -> list[str]:
+    """``preservedMessages``' uuids in their order: a list of uuids or of objects with a ``uuid``, or
+    ``{anchorUuid, uuids}`` as Claude Code 2.1 writes it; empty where there are none."""
     kept = meta.get("preservedMessages")
-    if isinstance(kept, dict):  # {anchorUuid, uuids}, as Claude Code 2.1 writes it
+    if isinstance(kept, dict):
         kept = kept.get("uuids")
-    if isinstance(kept, list):
-        ids = {k if isinstance(k, str) else k.get("uuid") for k in kept if isinstance(k, (str, dict))}
-        return frozenset(i for i in ids if isinstance(i, str)) or None
-    return None
+    if not isinstance(kept, list):
+        return []
+    ids = [k if isinstance(k, str) else k.get("uuid") for k in kept if isinstance(k, (str, dict))]
+    return [i for i in ids if isinstance(i, str)]
 
 
 def _step_text(step: dict[str, Any]) -> str:
@@ -757,9 +763,7 @@ def _stand_in(boundary: _Record, parent_of: dict[str, str | None]) -> str | None
         return None
     meta = boundary.rec.get("compactMetadata")
     meta = meta if isinstance(meta, dict) else {}
-    kept = meta.get("preservedMessages")
-    uuids = kept.get("uuids") if isinstance(kept, dict) else kept
-    members = [u for u in (uuids if isinstance(uuids, list) else []) if isinstance(u, str)]
+    members = _preserved_messages(meta)
     seg = meta.get("preservedSegment")
     if isinstance(seg, dict):
         members += [u for u in (seg.get("headUuid"), seg.get("tailUuid")) if isinstance(u, str)]
