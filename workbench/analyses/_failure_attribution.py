@@ -95,7 +95,7 @@ def unnamed_roles(steps: pl.DataFrame, runs: pl.DataFrame, named: Sequence[str])
     logs = runs.group_by("subset").agg(pl.len().alias("logs"))
     share = acting.group_by("subset", "agent").agg(pl.len().alias("in_logs")).join(logs, on="subset")
     frequent = share.filter(pl.col("in_logs") * 2 >= pl.col("logs"))["agent"].to_list()
-    return {a for a in frequent if a is not None and a not in set(named)}
+    return set(frequent) - {None} - set(named)
 
 
 def testbed_gold(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
