@@ -271,7 +271,7 @@ def print_usage(view: list[dict[str, Any]], by: str) -> None:
     models = sorted({m for g in view for m in g["unpriced"] if m is not None})
     print(f"cost as ccusage computes it: a reply's logged costUSD, else its tokens at LiteLLM's prices of "
           f"{PRICES_AS_OF}")
-    if models or any(g["unpriced"] for g in view):
+    if any(g["unpriced"] for g in view):  # (models: their names; a model without one is unpriced too)
         print(f"{unpriced:,} repl{'y' if unpriced == 1 else 'ies'} unpriced: no price for "
               f"{', '.join(models) or 'a model without a name'} in that table; the total counts the priced replies")
 
