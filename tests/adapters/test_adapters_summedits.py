@@ -145,3 +145,18 @@ def test_the_published_table_is_the_readmes() -> None:
     gpt4 = {r["domain"]: r["balanced_accuracy"] for r in published.filter(pl.col("model") == "GPT4").to_dicts()}
     assert gpt4 == pytest.approx({"podcast": 0.827, "samsum": 0.831, "news": 0.833, "sales_call": 0.879,
                                   "sales_email": 0.795, "scitldr": 0.824, "qmsumm": 0.796, "ectsum": 0.870})
+
+
+def test_a_summary_without_a_score_is_left_out_not_called_inconsistent() -> None:
+    """A verdict judge's miss (no Yes or No) leaves a summary without a score (NaN). Balanced accuracy counted it
+    as called inconsistent, and a yes/no judge with one miss lost its 0.5 threshold; both leave it out now, as the
+    AUROC does (sklearn on the scored rows)."""
+    from sklearn.metrics import balanced_accuracy_score
+
+    from workbench.analyses import balanced_accuracy, choose_tau
+
+    s = np.array([1.0, 1.0, np.nan, 0.0, 1.0, np.nan, 0.0, 0.0])
+    y = np.array([True, True, False, False, False, True, False, True])
+    scored = ~np.isnan(s)
+    assert balanced_accuracy(s, y, 0.5) == pytest.approx(balanced_accuracy_score(y[scored], s[scored] >= 0.5))
+    assert choose_tau(s, y) == 0.5

@@ -41,10 +41,12 @@ HUMAN_ROW = "Human Perf."
 
 
 def balanced_accuracy(scores: np.ndarray, labels: np.ndarray, tau: float) -> float:
-    """The mean of the recalls of the two classes when a score of at least ``tau`` is called positive; NaN without
-    both classes."""
-    y = np.asarray(labels, dtype=bool)
-    called = np.asarray(scores, dtype=np.float64) >= tau
+    """The mean of the recalls of the two classes when a score of at least ``tau`` is called positive; a summary
+    without a score (NaN: a judge's miss) is left out, not called negative; NaN without both classes."""
+    s = np.asarray(scores, dtype=np.float64)
+    scored = ~np.isnan(s)
+    y = np.asarray(labels, dtype=bool)[scored]
+    called = s[scored] >= tau
     if y.all() or not y.any():
         return float("nan")
     return float((called[y].mean() + (~called[~y]).mean()) / 2)
@@ -52,11 +54,11 @@ def balanced_accuracy(scores: np.ndarray, labels: np.ndarray, tau: float) -> flo
 
 def choose_tau(scores: np.ndarray, labels: np.ndarray) -> float:
     """The threshold that maximises the balanced accuracy of ``scores`` (the lowest such, among the scores
-    themselves); 0.5 for scores that are all 0 or 1 (a yes/no judge)."""
+    themselves); 0.5 for scores that are all 0 or 1 (a yes/no judge); summaries without a score left out."""
     s = np.asarray(scores, dtype=np.float64)
-    if np.isin(s, (0.0, 1.0)).all():
+    if np.isin(s[~np.isnan(s)], (0.0, 1.0)).all():
         return 0.5
-    candidates = np.unique(s)
+    candidates = np.unique(s[~np.isnan(s)])
     values = [balanced_accuracy(s, labels, t) for t in candidates]
     return float(candidates[int(np.nanargmax(values))]) if np.isfinite(values).any() else float("nan")
 
