@@ -73,7 +73,7 @@ def labels_frame(error: float = 0.05, n: int = 200) -> pl.DataFrame:
 
 def assert_cli_round_trip(log: Path, tmp: Path, *format_args: str) -> None:
     """``workbench import`` a log, ``export`` it as trajectory JSONL and import that: the tables must be equal."""
-    from workbench.tables import TRAJECTORY_TABLES
+    from workbench.tables._vocabulary import TRAJECTORY_TABLES
     from workbench.cli.main import main
 
     assert main(["import", str(log), *format_args, "--out", str(tmp / "a")]) == 0

@@ -60,7 +60,7 @@ def _tracked_ipynbs() -> list[Path]:
 def test_nbconverts_outputs_and_checkpoints_are_ignored_and_never_run(tmp_path: Path) -> None:
     """``jupyter nbconvert --execute quickstart.ipynb`` in notebooks/ leaves quickstart.nbconvert.ipynb there: git
     ignores it, as JupyterLab's checkpoints, and ``workbench figures`` runs the pairs only."""
-    from workbench.notebooks import selected_notebooks
+    from workbench.notebooks._runner import selected_notebooks
 
     ignored = subprocess.run(["git", "check-ignore", "--no-index", "notebooks/quickstart.nbconvert.ipynb",
                               "notebooks/.ipynb_checkpoints/quickstart-checkpoint.ipynb"],

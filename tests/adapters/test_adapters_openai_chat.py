@@ -9,7 +9,7 @@ import pytest
 
 from workbench.adapters import read_log
 from workbench.adapters import write_trajectories
-from workbench.tables import TRAJECTORY_TABLES
+from workbench.tables._vocabulary import TRAJECTORY_TABLES
 from workbench.errors import SchemaError
 
 

@@ -81,6 +81,6 @@ def test_duplicate_tool_call_ids_answer_the_oldest_pending_call(tmp_path: Path) 
                                                  (1.5, False), (0.0, False)])
 def test_success_is_tau_benchs_rule(reward: float, success: bool) -> None:
     """tau-bench: ``1 - 1e-6 <= reward <= 1 + 1e-6``; ``reward >= 1`` once called 1.5 a success and 0.9999995 not."""
-    from workbench.adapters import is_success
+    from workbench.adapters._tau_bench import is_success
 
     assert is_success(reward) is success

@@ -10,7 +10,8 @@ import pytest
 from workbench.adapters import read_log
 from workbench.adapters import write_trajectories
 from workbench.datasets import load
-from workbench.tables import TRAJECTORY_TABLES, write_tables
+from workbench.tables import write_tables
+from workbench.tables._vocabulary import TRAJECTORY_TABLES
 from workbench.cli.main import main
 from workbench.errors import SchemaError
 

@@ -25,7 +25,8 @@ def _choices(verb: str, option: str) -> list[str]:
 
 
 def test_the_command_line_offers_exactly_the_registered_names() -> None:
-    from workbench.judges import ATTRIBUTOR_REGISTRY, JUDGE_REGISTRY, JUDGES, PROTOCOLS
+    from workbench.judges import ATTRIBUTOR_REGISTRY, JUDGE_REGISTRY, JUDGES
+    from workbench.judges._llm_attributors import PROTOCOLS
 
     assert _choices("import", "--format") == ["auto", *LOG_FORMATS] == _choices("validate", "--format")
     assert _choices("judge", "--judge") == list(JUDGE_REGISTRY) == list(JUDGES)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.summaries import arg_identifiers
+from workbench.summaries._identifiers import arg_identifiers
 from workbench.analyses import replay_run
 
 

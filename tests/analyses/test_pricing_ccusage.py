@@ -105,7 +105,7 @@ def test_prices_are_the_dated_snapshots() -> None:
 def test_tokens_beyond_the_tier_in_one_reply_cost_the_long_context_price() -> None:
     """By hand, Sonnet 4.5 (3 / 15 / 0.30 / 3.75 a million; above 200k tokens of a kind in one reply 6 / 22.5 /
     0.60 / 7.50; a 1-hour write twice the input rate): 1M input and 300k output in one reply, 50k read in another."""
-    from workbench.analyses import part_cost
+    from workbench.analyses._pricing import part_cost
 
     counts = {"input": 1_000_000, "output": 300_000, "cache_read": 50_000, "input_over_tier": 800_000,
               "output_over_tier": 100_000, "cache_creation_1h": 250_000, "cache_creation_1h_over_tier": 50_000}

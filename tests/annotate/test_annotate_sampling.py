@@ -87,7 +87,7 @@ def test_sample_cli_items_hide_scores_and_outcomes(tmp_path: Path) -> None:
 
 def test_tau_bench_items_carry_its_ground_truth_and_others_say_none(tmp_path: Path) -> None:
     from workbench.adapters import read_log
-    from workbench.annotate import evaluation_material
+    from workbench.annotate._evaluation import evaluation_material
 
     path = Path(__file__).resolve().parents[2] / "data" / "real" / "tau-bench" / "gpt-4o-airline-subset.json"
     raw = json.loads(path.read_text())[0]
@@ -141,7 +141,8 @@ def test_stream_sample_keys_are_keyed_blake2b_and_each_item_is_equally_likely() 
 
     import numpy as np
 
-    from workbench.annotate import item_keys, stream_sample
+    from workbench.annotate import stream_sample
+    from workbench.annotate._sampling import item_keys
 
     key = hashlib.blake2b(b"e7", digest_size=8, key=(3).to_bytes(16, "little", signed=True)).digest()
     assert item_keys(["e7"], 3)[0] == int.from_bytes(key, "little")

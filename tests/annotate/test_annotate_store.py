@@ -144,7 +144,7 @@ def test_nobody_labels_under_the_adjudicators_name(tmp_path: Path, capsys: pytes
 
 
 def test_one_naming_rule_for_annotators_in_the_store_the_cli_and_the_protocol() -> None:
-    from workbench.tables import ANNOTATOR_RULE
+    from workbench.tables._vocabulary import ANNOTATOR_RULE
     from workbench.cli.main import build_parser
 
     protocol = " ".join((Path(__file__).resolve().parents[2] / "annotations" / "PROTOCOL.md").read_text().split())

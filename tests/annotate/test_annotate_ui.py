@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from workbench.annotate import AnnotationStore, label_widget, render_item_html, terminal_label
-from workbench.annotate import NO_MATERIAL
+from workbench.annotate._evaluation import NO_MATERIAL
 from workbench.annotate import QUESTIONS, item_view
 
 XSS = "<img src=x onerror=alert(1)>"

@@ -68,7 +68,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """JupyterLab serving a project copy with the labeling notebook (two parameter sets) and a sample."""
     import nbformat
 
-    from workbench.notebooks import inject_parameters
+    from workbench.notebooks._runner import inject_parameters
     from workbench._util.atomic import write_jsonl
 
     root = tmp_path_factory.mktemp("lab")

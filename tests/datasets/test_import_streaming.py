@@ -152,7 +152,7 @@ def test_sigterm_between_two_table_moves_waits_until_the_set_is_in_place(tmp_pat
     previous = signal.signal(signal.SIGTERM, cli_main._terminate)
     try:
         with pytest.raises(cli_main.Terminated):
-            from workbench.tables import move_into_place
+            from workbench.tables._files import move_into_place
 
             staging = tmp_path / ".out.staging"
             staging.mkdir()

@@ -174,7 +174,8 @@ def test_every_labeler_asks_the_data_sets_question_with_no_word_of_the_agent_pro
     """Issue 59: the labelers showed the file's question, but under it SJC's definitions ("an environment output (a
     tool result) ... establishes"). The terminal, the widget and a Label Studio export of a sample of the
     hand-made file define the values as the answers to the file's own question; SJC's wording appears in none."""
-    from workbench.annotate import item_lines, OWN_DEFINITIONS
+    from workbench.annotate._item_views import OWN_DEFINITIONS
+    from workbench.annotate._terminal import item_lines
     from workbench.annotate._widget import _question_html
 
     header, _ = _fixture()

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 
-from workbench.infer import OpenClawCompressor, build_messages, finalize, quality_check
+from workbench.infer import OpenClawCompressor, quality_check
+from workbench.infer._compressor import build_messages, finalize
 from workbench.llm import DiskCache, LLMClient, RetryPolicy
 from workbench.tables import SECTIONS
 from workbench.summaries import headings, parse

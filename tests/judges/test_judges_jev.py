@@ -10,7 +10,7 @@ import pytest
 
 from workbench.datasets import load
 from workbench.cli.main import main
-from workbench.judges import split_request
+from workbench.judges._base import split_request
 from workbench.summaries import JudgeRequest
 from workbench.judges import JevJudge
 from workbench.llm import DiskCache, LLMClient, RetryPolicy

@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 
 from workbench.cli.main import main
-from workbench.judges import build_body
+from workbench.judges._jev import build_body
 
 from tests.conftest import EXAMPLE
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import polars as pl
 
 from workbench.summaries import JudgeRequest
-from workbench.judges import LexicalJudge, features, probability
+from workbench.judges import LexicalJudge, probability
+from workbench.judges._lexical import features
 
 
 def request(entries: tuple[str, ...] = ("- Paid INV-104 ($120.50).", "- Will email the client next.")) -> JudgeRequest:
@@ -85,7 +86,7 @@ def test_an_identifier_counts_when_the_sources_hold_it_as_an_identifier_or_insid
     the judge's score is the same number."""
     import math
 
-    from workbench.judges import Sources
+    from workbench.judges._lexical import Sources
 
     entry = "- Paid order A7-Q, INV-104 and INV-999."
     f = features(entry, "noteA7-Q here; INV-104 paid")

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from workbench.summaries import JudgeRequest
-from workbench.judges import OpenAIJudge, yes_probability
+from workbench.judges import OpenAIJudge
+from workbench.judges._openai import yes_probability
 from workbench.llm import DiskCache, LLMClient, RetryPolicy
 
 from tests.conftest import KEY

@@ -71,7 +71,7 @@ def test_a_requests_evidence_per_entry_is_what_was_sent_and_what_the_table_says(
     """The explorer reads a compaction's passages from its request when no evidence table holds it
     (request_evidence, no table built a page): each entry's passages are the texts its request sent, best first,
     with the evidence ids, steps and sources the judge's evidence table wrote for them."""
-    from workbench.summaries import request_evidence
+    from workbench.summaries._evidence import request_evidence
 
     judge_directory(log_dir, make_judge("lexical"), tmp_path / "s.parquet")
     table = {r["evidence_id"]: r for r in pl.read_parquet(tmp_path / "s.evidence.parquet").iter_rows(named=True)}
@@ -155,7 +155,7 @@ def test_the_evidence_tables_list_columns_match_rows_built_one_by_one(log_dir: P
 def test_the_evidence_rows_a_forked_worker_builds_are_the_tables_rows(log_dir: Path) -> None:
     """The simulator's forked workers list evidence without polars (its thread pool deadlocks a forked child);
     those rows are the evidence table's, column for column."""
-    from workbench.summaries import evidence_rows
+    from workbench.summaries._evidence import evidence_rows
     from workbench.summaries._evidence import evidence_table
 
     requests = compaction_requests(load(log_dir))

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.judges import OpenAIJudge, summedits_verdict
+from workbench.judges import OpenAIJudge
+from workbench.judges._prompts import summedits_verdict
 from workbench.llm import DiskCache, LLMClient, RetryPolicy
 from workbench.summaries import JudgeRequest
 

@@ -235,7 +235,7 @@ def test_a_password_in_the_base_url_travels_but_is_never_stored(server: FakeLLMS
 
 
 def test_redact_url_keeps_host_port_and_path() -> None:
-    from workbench.llm import redact_url
+    from workbench.llm._client import redact_url
 
     assert redact_url("http://u:p%40ss@[::1]:8000/v1") == "http://[::1]:8000/v1"
     assert redact_url("https://token@api.example.org/v1?x=1") == "https://api.example.org/v1?x=1"

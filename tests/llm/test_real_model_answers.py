@@ -9,7 +9,7 @@ import pytest
 def test_a_verdict_that_restates_the_question_is_a_miss_with_its_words() -> None:
     """Under SummEdits' prompt the model often began "The summary is factually consistent with the ..." (8 of 16
     summaries): neither Yes nor No first, so no verdict, as the paper's rule reads it, its words in the reason."""
-    from workbench.judges import summedits_verdict
+    from workbench.judges._prompts import summedits_verdict
 
     score, why = summedits_verdict("The summary is factually consistent with the")
     assert score is None and why == ("the answer does not start with Yes or No: "
@@ -21,7 +21,7 @@ def test_a_first_token_among_other_words_is_normalised_over_yes_and_no_only() ->
     over the yes/no variants alone (exp(-2.956) / (exp(-2.956) + exp(-1.248)))."""
     import math
 
-    from workbench.judges import yes_probability
+    from workbench.judges._openai import yes_probability
 
     top = [{"token": "No", "logprob": -1.2478628158569336}, {"token": "The", "logprob": -1.6705312728881836},
            {"token": "I", "logprob": -2.5401411056518555}, {"token": "Yes", "logprob": -2.9563722610473633},
@@ -53,7 +53,7 @@ def test_an_attribution_that_quotes_the_log_back_names_nothing() -> None:
 def test_a_verdict_that_contradicts_itself_is_read_by_its_first_word() -> None:
     """11 of the model's SummEdits answers were "Yes" and then "No" on the next line: the paper reads an answer by
     the word it starts with, so it is Yes (1.0), whatever follows."""
-    from workbench.judges import summedits_verdict
+    from workbench.judges._prompts import summedits_verdict
 
     assert summedits_verdict("Yes\nNo") == (1.0, None)
     assert summedits_verdict("No, the summary is consistent") == (0.0, None)

@@ -104,7 +104,7 @@ def test_figures_param_reaches_every_notebook(tmp_path: Path, monkeypatch: pytes
 def test_a_param_no_notebook_reads_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 39 item 11: `--param DATTA=...` was set in every notebook and ignored by all, without a word. The
     names are read from each notebook's cell tagged 'parameters'; nothing runs."""
-    from workbench.notebooks import notebook_parameters
+    from workbench.notebooks._runner import notebook_parameters
 
     assert notebook_parameters(ROOT / "notebooks" / "human_labels.ipynb") >= {"DATA", "SEED", "N_BOOT"}
     assert main(["figures", "--notebooks", str(ROOT / "notebooks"), "--only", "human_labels",
@@ -114,7 +114,7 @@ def test_a_param_no_notebook_reads_is_refused(capsys: pytest.CaptureFixture[str]
 
 
 def test_parse_param_reads_literals_and_rejects_bad_names() -> None:
-    from workbench.notebooks import parse_param
+    from workbench.notebooks._runner import parse_param
 
     assert parse_param("N_BOOT=200") == ("N_BOOT", 200) and parse_param("TAU=0.3") == ("TAU", 0.3)
     assert parse_param("DATA=data/x") == ("DATA", "data/x") and parse_param("LABELS=None") == ("LABELS", None)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.notebooks import selected_notebooks
+from workbench.notebooks._runner import selected_notebooks
 from workbench.notebooks import figures_dir, find_root, is_project_data, use_project_root
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,14 +56,14 @@ def test_library_path_defaults_are_the_projects_not_the_working_directory(tmp_pa
     process stood; both are the project's gallery now, and the testbed's place is the same project's."""
     import inspect
 
-    from workbench import plots
+    from workbench.plots._style import FIGURES
     from workbench.datasets import DEFAULT_TESTBED
     from workbench.plots import export_table
     from workbench.notebooks import PROJECT_ROOT
 
     monkeypatch.chdir(tmp_path)
     assert PROJECT_ROOT == ROOT and DEFAULT_TESTBED == ROOT / "data" / "testbed"
-    assert plots.FIGURES == ROOT / "figures"
+    assert FIGURES == ROOT / "figures"
     assert inspect.signature(export_table).parameters["directory"].default == ROOT / "figures" / "tables"
 
 
@@ -178,7 +178,7 @@ def test_labels_added_to_the_datas_own_store_get_results_of_their_own(tmp_path: 
     import hashlib
     import shutil
 
-    from workbench.notebooks import labels_digest
+    from workbench._util.project import labels_digest
 
     data = tmp_path / "mine-labels"
     (data / "annotations" / "labels").mkdir(parents=True)

@@ -58,7 +58,7 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
 
     from workbench.adapters import read_log
     from workbench.analyses import replay, replay_by_budget
-    from workbench.sim import simulate_annotation
+    from workbench.sim._annotators import simulate_annotation
 
     t["labels"] = simulate_annotation(t, n=60)
     runs = t["runs"]

@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from workbench.tables import TRAJECTORY_TABLES
+from workbench.tables._vocabulary import TRAJECTORY_TABLES
 from workbench.cli.main import main
 from workbench.judges import LexicalJudge
 from workbench.summaries import compaction_requests
 from workbench.judges import score_requests
-from workbench.sim import Turn
-from workbench.sim import CompressorConfig, compress, in_text_order
+from workbench.sim._agent import Turn
+from workbench.sim._rule_compressor import CompressorConfig, compress, in_text_order
 from workbench.sim import DatasetConfig, simulate
 from workbench.sim import Episode, SimConfig, verifier_score
 from workbench.sim import Action, InvoiceEnv, check, make_tasks

@@ -200,7 +200,7 @@ def test_make_units_numbers_a_polars_series_as_numpy_unique_does() -> None:
 
 def test_heterogeneous_population_auroc_matches_a_large_simulation() -> None:
     """Scenarios differing in offset and discrimination: the closed form against sklearn on 4,000 scenarios."""
-    from workbench.stats import heterogeneous_population_auroc
+    from workbench.stats._coverage import heterogeneous_population_auroc
 
     rng = np.random.default_rng(6)
     k, per = 4000, 10
@@ -216,7 +216,7 @@ def test_default_interval_when_scenarios_differ_in_offset_and_discrimination() -
     """The held-out generator of the review (12 scenarios of 25, offset sd 0.6, discrimination N(1.2, 0.5),
     prevalence 0.55) and a harsher one (offset sd 1.0, discrimination sd 0.8): bias under 0.01 and coverage
     not told apart from 95% (Wilson interval of the rate reaches it)."""
-    from workbench.stats import heterogeneous_coverage
+    from workbench.stats._coverage import heterogeneous_coverage
 
     cov = heterogeneous_coverage(((0.6, 0.5), (1.0, 0.8)), (12,), trials=300, seed=3)
     for r in cov.iter_rows(named=True):

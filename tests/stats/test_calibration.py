@@ -255,7 +255,7 @@ def test_no_tau_reaches_the_target_so_recall_is_missing_not_zero() -> None:
 
 def test_out_of_fold_calls_use_a_tau_chosen_without_the_scenario() -> None:
     """Hand case: two scenarios; the tau for precision 1 chosen on each is applied to the other."""
-    from workbench.stats import out_of_fold_calls
+    from workbench.stats._calibration import out_of_fold_calls
 
     s = np.array([0.2, 0.5, 0.9, 0.3, 0.6, 0.8])
     y = np.array([0, 1, 1, 0, 0, 1])

@@ -39,7 +39,8 @@ def test_agreement_table_and_disagreements() -> None:
 def test_unsure_is_said_to_be_a_category_and_skips_are_the_missing() -> None:
     """Statistics round 5, item 6: the table says how unsure counts (a category: both unsure agree), counts the
     items with unsure on a side, and n_missing is the skipped items, not 0 beside n_skipped = 2."""
-    from workbench.stats import UNSURE_AS, agreement_report
+    from workbench.stats import agreement_report
+    from workbench.stats._agreement import UNSURE_AS
 
     a = ["supported", "unsure", "unsure", "unsupported", None, "supported"]
     b = ["supported", "unsure", "supported", "unsupported", "supported", None]

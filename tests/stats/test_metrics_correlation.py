@@ -15,8 +15,8 @@ import pytest
 from scipy import stats
 
 from workbench.stats import bootstrap
-from workbench.stats import (correlation_difference_ci, partial_correlation, partial_correlation_ci,
-                                           residualise, williams_test)
+from workbench.stats import correlation_difference_ci, partial_correlation, partial_correlation_ci, williams_test
+from workbench.stats._correlation import residualise
 
 ROOT = Path(__file__).resolve().parents[2]
 FRANK = ROOT / "data" / "benchmarks" / "frank"

@@ -12,7 +12,8 @@ from scipy.stats import binom
 from statsmodels.stats.proportion import proportion_confint
 
 from workbench.analyses import attribution_accuracy
-from workbench.stats import ZERO_WIDTH, share_interval
+from workbench.stats import share_interval
+from workbench.stats._bootstrap import ZERO_WIDTH
 
 
 def _exact_coverage(n: int, p: float) -> float:

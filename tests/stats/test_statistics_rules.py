@@ -10,7 +10,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from workbench.stats import ONE_SCENARIO, auroc_ci
+from workbench.stats import auroc_ci
+from workbench.stats._bootstrap import ONE_SCENARIO
 from workbench.stats import brier, ece, recalibrate, reliability_curve, threshold_for
 
 
@@ -327,7 +328,8 @@ def test_a_transformed_interval_at_the_bound_falls_back_to_the_plain_t() -> None
     interval would be a number of the transform's clipping, not of the data. It is the plain t, clipped, and says so."""
     from scipy import stats
 
-    from workbench.stats import AT_BOUND, interval
+    from workbench.stats import interval
+    from workbench.stats._bootstrap import AT_BOUND
 
     jk = np.array([1.0, 0.6, 0.7, 0.65])
     iv = interval(0.72, np.zeros(0), 0.95, "atanh-t", jackknife=jk)

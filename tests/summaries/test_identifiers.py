@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.summaries import opaque_identifiers
+from workbench.summaries._identifiers import opaque_identifiers
 from workbench.adapters import defang
 from workbench.summaries import claude_check as check
-from workbench.summaries import summary_identifiers
+from workbench.summaries._identifiers import summary_identifiers
 
 
 def test_claude_check_hand_case_and_defang() -> None:
@@ -47,14 +47,15 @@ OPENCLAW_CASES = [
 
 @pytest.mark.parametrize(("text", "expected"), OPENCLAW_CASES, ids=[c[0][:30] for c in OPENCLAW_CASES])
 def test_openclaw_rule_case_by_case(text: str, expected: list[str]) -> None:
-    from workbench.summaries import find, openclaw_identifiers
+    from workbench.summaries import find
+    from workbench.summaries._identifiers import openclaw_identifiers
 
     assert openclaw_identifiers(text) == expected
     assert find(text, "openclaw") == expected
 
 
 def test_openclaw_rule_caps_at_twelve_over_the_last_ten_messages() -> None:
-    from workbench.summaries import opaque_identifiers, summary_includes
+    from workbench.summaries._identifiers import opaque_identifiers, summary_includes
 
     many = [" ".join(str(1_000_000 + 17 * j + 100 * i) for j in range(5)) for i in range(12)]
     assert opaque_identifiers(many) == [str(1_000_000 + 17 * j + 100 * i) for i in range(2, 12) for j in range(5)][:12]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.summaries import chunk_outputs, passages, retrieve
+from workbench.summaries import passages, retrieve
+from workbench.summaries._retrieval import chunk_outputs
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.summaries import CLAUDE_SECTIONS, detect_schema, parse, prune
+from workbench.summaries import detect_schema, parse, prune
+from workbench.summaries._grammar import CLAUDE_SECTIONS
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "claude_summaries"
 ALL = sorted(FIXTURES.glob("*.txt"))

@@ -35,7 +35,7 @@ def test_gold_prefers_adjudicated_and_judge_table() -> None:
 
 
 def test_label_source_names_who_labelled() -> None:
-    from workbench.tables import label_source
+    from workbench.tables._labels import label_source
 
     def frame(*annotators: str) -> pl.DataFrame:
         return pl.DataFrame({"item_id": ["e"] * len(annotators), "annotator": list(annotators),

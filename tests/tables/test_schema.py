@@ -32,7 +32,7 @@ def test_the_light_name_lists_match_what_they_name() -> None:
     help imports no polars); the lists are the declarations' own names, and every format's reader is importable."""
     from workbench import adapters
     from workbench.tables import _schema as schema
-    from workbench.tables import TABLE_NAMES, TRAJECTORY_TABLES
+    from workbench.tables._vocabulary import TABLE_NAMES, TRAJECTORY_TABLES
 
     assert TABLE_NAMES == tuple(schema.TABLES) and set(TRAJECTORY_TABLES) <= set(TABLE_NAMES)
     assert tuple(adapters.FORMATS) == tuple(adapters.LOG_FORMATS)

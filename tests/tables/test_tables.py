@@ -176,8 +176,8 @@ def test_a_frame_built_from_columns_is_the_frame_built_from_the_rows() -> None:
     the one polars makes of the rows themselves (``rows_frame``, which reads dicts): keys a row lacks, a column
     all null, declared dtypes, a column the schema does not declare (inferred from every row, an int then a float),
     and no rows at all."""
-    from workbench.tables import row_columns
-    from workbench.tables import columns_frame, rows_frame
+    from workbench.tables._records import row_columns
+    from workbench.tables._files import columns_frame, rows_frame
 
     rows = [{"run_id": "r1", "step": 0, "tool": "Read", "args": '{"a":1}', "input_tokens": 10, "extra": 1},
             {"run_id": "r1", "step": 1, "observation": "ok", "error": True, "timestamp": None, "extra": 2.5},

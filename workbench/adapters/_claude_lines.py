@@ -438,7 +438,7 @@ def _batch_job(groups: list[list[Path]], skip_invalid: bool, since: str | None, 
 class _ColumnChunks(RowChunks):
     """A worker's rows of steps and compactions (its runs' rows go to the parent with their sessions), checked and
     cut into chunks as ``RunTables`` cuts them; each chunk is written under
-    ``out`` as a pickled ``{table: {column: values}}`` (:func:`~workbench.tables.row_columns`), for the parent to
+    ``out`` as a pickled ``{table: {column: values}}`` (``row_columns``), for the parent to
     validate (``Parts``)."""
 
     out: Path

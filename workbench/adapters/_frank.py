@@ -30,7 +30,7 @@ import polars as pl
 
 from workbench.errors import SchemaError, describe_value
 
-__all__ = ["ANNOTATOR", "RELEASE", "BASELINE_METRICS", "DEFAULT_METRICS", "is_frank", "read_frank"]
+__all__ = ["RELEASE", "DEFAULT_METRICS", "read_frank"]
 
 #: what the runs' ``meta_release`` says of every summary read from FRANK's files: the published numbers (its
 #: correlation table) are FRANK's on these rows, and on no other data

@@ -1,4 +1,4 @@
-"""OpenAI chat-completions logs: one run per JSON line, with a ``messages`` list (see :func:`chat_to_run`)."""
+"""OpenAI chat-completions logs: one run per JSON line, with a ``messages`` list (see ``chat_to_run``)."""
 
 from __future__ import annotations
 
@@ -193,7 +193,7 @@ def _usage(step: dict[str, Any], usage: dict[str, Any]) -> None:
 
 
 def read_openai_chat(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
-    """Load a JSONL file of runs in OpenAI chat-completions format (see :func:`chat_to_run`)."""
+    """Load a JSONL file of runs in OpenAI chat-completions format (see ``chat_to_run``)."""
     return collect_runs(Path(path), openai_runs(path))
 
 
@@ -231,4 +231,4 @@ def message_tokens(messages: list[dict[str, Any]], encoding: str) -> tuple[list[
     return before, own
 
 
-__all__ = ["chat_to_run", "read_openai_chat"]
+__all__ = ["read_openai_chat"]

@@ -14,7 +14,7 @@ people. Each becomes one labelled summary (:mod:`workbench.adapters._labelled_su
 * ``score`` (the runs' ``human_score``) the summary-level label; ``dataset`` the domain, ``split`` ``evaluation``
   or ``test``;
 * ``meta``: ``edit_types`` (the error types of an inconsistent edit, comma-separated; empty for none),
-  ``release`` (:data:`SUMMEDITS_RELEASE`: the published table belongs to these rows) and ``original_summary``.
+  ``release`` (``SUMMEDITS_RELEASE``: the published table belongs to these rows) and ``original_summary``.
 
 The label is the summary's, not a sentence's: no sentence label is invented from it.
 """
@@ -142,4 +142,4 @@ def read_summedits(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     return records_to_tables(checked)
 
 
-__all__ = ["document_of", "is_summedits", "read_summedits", "SUMMEDITS_DOMAINS", "SUMMEDITS_RELEASE"]
+__all__ = ["read_summedits"]

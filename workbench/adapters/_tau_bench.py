@@ -27,7 +27,7 @@ def read_tau_bench(path: str | os.PathLike[str], *, domain: str | None = None) -
     """Load a tau-bench ``historical_trajectories`` file (a JSON list of runs) through the chat adapter.
 
     ``task_id`` and ``trial`` (as ``replicate``) identify a run, success is tau-bench's own rule
-    (:func:`is_success`: ``|reward - 1| <= 1e-6``),
+    (``is_success``: ``|reward - 1| <= 1e-6``),
     the user simulator's turns are kept as user messages (observations with role ``user``).
     Steps get token counts computed offline from the messages: ``input_tokens`` /
     ``output_tokens`` in o200k (system prompt excluded) and ``input_tokens_cl100k`` /
@@ -106,4 +106,4 @@ def read_tau_bench(path: str | os.PathLike[str], *, domain: str | None = None) -
     return builder.finish()
 
 
-__all__ = ["is_success", "read_tau_bench"]
+__all__ = ["read_tau_bench"]

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 def session_usage(path: str | os.PathLike[str]) -> pl.DataFrame:
     """What every Claude Code and Codex session below ``path`` (a file, a projects or sessions directory, or a home
     with both) spent: one row per session with ``client``, ``project_dir``, ``session_id``, the usage columns of
-    :data:`USAGE_COLUMNS` and ``models`` (:func:`usage_rows` as a table).
+    ``USAGE_COLUMNS`` and ``models`` (:func:`usage_rows` as a table).
 
     Parameters
     ----------
@@ -164,4 +164,4 @@ def _codex_rows(p: Path, rollouts: list[Path], bad: BadLines | None, checked: se
     return rows
 
 
-__all__ = ["session_usage", "usage_rows", "usage_table"]
+__all__ = ["session_usage", "usage_rows"]

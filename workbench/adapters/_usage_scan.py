@@ -292,7 +292,7 @@ def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None,
                        sizes: Sequence[int] | None = None, *,
                        formats: list[tuple[int, str | None]] | None = None) -> list[dict[str, Any]]:
     """Per Claude Code session, in the order sessions first appear: ``client`` (``claude-code``),
-    ``project_dir``, ``session_id``, the :data:`USAGE_COLUMNS` (reasoning 0), ``models`` and ``parts``: the same
+    ``project_dir``, ``session_id``, the ``USAGE_COLUMNS`` (reasoning 0), ``models`` and ``parts``: the same
     counts per (UTC day of the reply's timestamp, model), each a dict with ``day``, ``model``, ``input``,
     ``output``, ``cache_read``, ``cache_creation_5m``, ``cache_creation_1h`` and ``replies`` (what a cost and a
     ``--by day`` view need). Each (message id, request id) counts once, where it is first read in ``files``' order
@@ -558,4 +558,4 @@ def utc_day(stamp: str | None) -> str | None:
     return when.astimezone(timezone.utc).date().isoformat()
 
 
-__all__ = ["USAGE_COLUMNS"]
+__all__ = []

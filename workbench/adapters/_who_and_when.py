@@ -209,5 +209,4 @@ def read_who_and_when(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
             "compactions": empty("compactions"), "labels": pl.DataFrame(labels)}
 
 
-__all__ = ["FAILURE_ANNOTATOR", "FAILURE_QUESTION", "is_who_and_when", "normalised_agent", "read_who_and_when",
-           "SUBSETS", "WHO_AND_WHEN"]
+__all__ = ["read_who_and_when"]

@@ -18,14 +18,13 @@ __all__ = [
     "after_compaction", "AGGREGATIONS", "attribution_accuracy", "balanced_accuracy", "burden_totals",
     "choose_aggregation", "choose_tau", "compaction_facts", "compaction_losses", "compaction_overview",
     "compaction_timeline", "compare_attributors", "compare_with_published", "correlation_intervals",
-    "correlation_table", "decisive_after_compaction", "dropped_fact_accuracy", "entry_auroc", "fact_totals", "facts",
-    "facts_of", "failure_gold", "focus", "frank_frame", "FRANK_PUBLISHED", "frank_table", "FRANK_WILLIAMS", "HUMAN_ROW",
-    "identifier_share", "LOSS_COLUMNS", "LOSS_MEASURES", "losses_by", "metric_column", "ModelPrice", "oriented",
-    "OVERALL", "part_cost", "price_of", "PRICES", "PRICES_AS_OF", "PRICES_SOURCE", "prompt_cache", "prompt_cache_means",
-    "published_frank", "published_summedits", "random_baseline", "random_within", "replay", "replay_by_budget",
-    "replay_run", "ReplayResult", "session_costs", "SessionAnalyses", "sjc", "SPLITS", "summary_auroc", "summary_frame",
-    "summary_scores", "SUMMEDITS_COPY", "summedits_frame", "summedits_table", "testbed_gold", "token_medians", "trace",
-    "turn_text", "unnamed_roles", "USAGE_TOKENS", "usage_view", "usage_view_frame", "williams_table"
+    "correlation_table", "decisive_after_compaction", "dropped_fact_accuracy", "entry_auroc", "facts", "failure_gold",
+    "focus", "frank_frame", "FRANK_PUBLISHED", "frank_table", "HUMAN_ROW", "identifier_share", "losses_by",
+    "metric_column", "ModelPrice", "oriented", "price_of", "PRICES", "PRICES_AS_OF", "PRICES_SOURCE", "prompt_cache",
+    "prompt_cache_means", "published_frank", "published_summedits", "random_baseline", "random_within", "replay",
+    "replay_by_budget", "replay_run", "ReplayResult", "session_costs", "SessionAnalyses", "sjc", "summary_auroc",
+    "summary_frame", "summary_scores", "summedits_frame", "summedits_table", "testbed_gold", "token_medians", "trace",
+    "unnamed_roles", "usage_view", "usage_view_frame", "williams_table"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -33,27 +32,23 @@ __getattr__, __dir__ = attach(__name__, {
         "after_compaction", "burden_totals", "compaction_overview", "compaction_timeline", "identifier_share",
         "prompt_cache", "prompt_cache_means", "SessionAnalyses", "token_medians"
     ],
-    "_compaction_losses": [
-        "compaction_facts", "compaction_losses", "dropped_fact_accuracy", "fact_totals", "facts", "facts_of",
-        "LOSS_COLUMNS", "LOSS_MEASURES", "losses_by"
-    ],
+    "_compaction_losses": ["compaction_facts", "compaction_losses", "dropped_fact_accuracy", "facts", "losses_by"],
     "_failure_attribution": [
-        "attribution_accuracy", "compare_attributors", "decisive_after_compaction", "failure_gold", "OVERALL",
-        "random_baseline", "random_within", "testbed_gold", "unnamed_roles"
+        "attribution_accuracy", "compare_attributors", "decisive_after_compaction", "failure_gold", "random_baseline",
+        "random_within", "testbed_gold", "unnamed_roles"
     ],
-    "_fifo_replay": ["replay", "replay_by_budget", "replay_run", "ReplayResult", "turn_text"],
+    "_fifo_replay": ["replay", "replay_by_budget", "replay_run", "ReplayResult"],
     "_human_labels": [
         "AGGREGATIONS", "choose_aggregation", "compare_with_published", "correlation_intervals", "correlation_table",
-        "entry_auroc", "frank_frame", "FRANK_PUBLISHED", "frank_table", "FRANK_WILLIAMS", "metric_column", "oriented",
-        "published_frank", "SPLITS", "summary_auroc", "summary_frame", "summary_scores", "williams_table"
+        "entry_auroc", "frank_frame", "FRANK_PUBLISHED", "frank_table", "metric_column", "oriented", "published_frank",
+        "summary_auroc", "summary_frame", "summary_scores", "williams_table"
     ],
     "_pricing": [
-        "ModelPrice", "part_cost", "price_of", "PRICES", "PRICES_AS_OF", "PRICES_SOURCE", "session_costs",
-        "USAGE_TOKENS", "usage_view", "usage_view_frame"
+        "ModelPrice", "price_of", "PRICES", "PRICES_AS_OF", "PRICES_SOURCE", "session_costs", "usage_view",
+        "usage_view_frame"
     ],
     "_summedits_judges": [
-        "balanced_accuracy", "choose_tau", "HUMAN_ROW", "published_summedits", "SUMMEDITS_COPY", "summedits_frame",
-        "summedits_table"
+        "balanced_accuracy", "choose_tau", "HUMAN_ROW", "published_summedits", "summedits_frame", "summedits_table"
     ],
 }, modules=[
             "focus", "sjc", "trace"], public=__all__)
@@ -64,23 +59,21 @@ if TYPE_CHECKING:
         prompt_cache_means, SessionAnalyses, token_medians
     )
     from workbench.analyses._compaction_losses import (
-        compaction_facts, compaction_losses, dropped_fact_accuracy, fact_totals, facts, facts_of, LOSS_COLUMNS,
-        LOSS_MEASURES, losses_by
+        compaction_facts, compaction_losses, dropped_fact_accuracy, facts, losses_by
     )
     from workbench.analyses._failure_attribution import (
-        attribution_accuracy, compare_attributors, decisive_after_compaction, failure_gold, OVERALL, random_baseline,
+        attribution_accuracy, compare_attributors, decisive_after_compaction, failure_gold, random_baseline,
         random_within, testbed_gold, unnamed_roles
     )
-    from workbench.analyses._fifo_replay import replay, replay_by_budget, replay_run, ReplayResult, turn_text
+    from workbench.analyses._fifo_replay import replay, replay_by_budget, replay_run, ReplayResult
     from workbench.analyses._human_labels import (
         AGGREGATIONS, choose_aggregation, compare_with_published, correlation_intervals, correlation_table, entry_auroc,
-        frank_frame, FRANK_PUBLISHED, frank_table, FRANK_WILLIAMS, metric_column, oriented, published_frank, SPLITS,
-        summary_auroc, summary_frame, summary_scores, williams_table
+        frank_frame, FRANK_PUBLISHED, frank_table, metric_column, oriented, published_frank, summary_auroc,
+        summary_frame, summary_scores, williams_table
     )
     from workbench.analyses._pricing import (
-        ModelPrice, part_cost, price_of, PRICES, PRICES_AS_OF, PRICES_SOURCE, session_costs, USAGE_TOKENS, usage_view,
-        usage_view_frame
+        ModelPrice, price_of, PRICES, PRICES_AS_OF, PRICES_SOURCE, session_costs, usage_view, usage_view_frame
     )
     from workbench.analyses._summedits_judges import (
-        balanced_accuracy, choose_tau, HUMAN_ROW, published_summedits, SUMMEDITS_COPY, summedits_frame, summedits_table
+        balanced_accuracy, choose_tau, HUMAN_ROW, published_summedits, summedits_frame, summedits_table
     )

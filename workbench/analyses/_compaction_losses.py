@@ -3,7 +3,7 @@ what the agent paid to fetch the dropped ones again.
 
 A *fact* is a value the environment returned in the history a compaction replaced (the observations of the steps
 of its span, :func:`workbench.summaries.replaced_history`'s span: tool outputs and user turns): the fact check's
-identifiers (:data:`workbench.summaries.IDENTIFIER`: URLs and tokens of 5+ characters mixing letters and digits,
+identifiers (``IDENTIFIER``: URLs and tokens of 5+ characters mixing letters and digits,
 the rule ``fact_check_compactions`` uses for ``dropped_ids``), widened to amounts (``$1,204.50`` and numbers with
 two decimals, compared as values), ISO dates and file paths. Facts are matched as whole tokens found by the same
 rules, never as a substring of a longer token (``INV-1`` is not in ``INV-12``).
@@ -117,7 +117,7 @@ def facts_of(c: Mapping[str, Any], numbers: Sequence[int], observations: Sequenc
 
 
 def fact_totals(rows: Sequence[Mapping[str, Any]], tokens: Mapping[int, int]) -> dict[str, Any]:
-    """One compaction's counts from its :func:`facts_of` rows and its run's tokens per step (the steps that record
+    """One compaction's counts from its ``facts_of`` rows and its run's tokens per step (the steps that record
     any): ``facts_replaced``, ``facts_carried``, ``facts_dropped``, ``facts_refetched``, ``refetch_steps`` (the
     steps that first returned a dropped fact again) and ``refetch_tokens`` (their tokens; null where the run
     records none, 0 where it does and nothing was fetched again)."""
@@ -134,7 +134,7 @@ _RunSteps = tuple[list[int], list[str], dict[int, int]]
 
 def _each_compaction(tables: Mapping[str, pl.DataFrame], summary: str
                      ) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]], _RunSteps]]:
-    """Every compaction in (``run_id``, ``boundary``) order with its :func:`facts_of` rows and its run's steps
+    """Every compaction in (``run_id``, ``boundary``) order with its ``facts_of`` rows and its run's steps
     (numbers, observations, tokens per step): the one pass over the steps every function here reads (each run's
     observations parsed once)."""
     comps = tables["compactions"]
@@ -179,7 +179,7 @@ def compaction_losses(tables: Mapping[str, pl.DataFrame], *, summary: str = "com
     Returns
     -------
     polars.DataFrame
-        :data:`LOSS_COLUMNS`: ``facts_replaced`` (environment facts of the replaced history) = ``facts_carried`` +
+        ``LOSS_COLUMNS``: ``facts_replaced`` (environment facts of the replaced history) = ``facts_carried`` +
         ``facts_dropped``; ``facts_refetched`` (dropped facts a later observation returned again),
         ``refetch_steps`` and ``refetch_tokens`` (the steps that first returned them, and their tokens; null where
         the log records no tokens), and the recorded ``pre_tokens`` / ``post_tokens`` (null where the log has none).
@@ -201,7 +201,7 @@ LOSS_MEASURES = {"facts_dropped": "dropped facts per compaction", "facts_refetch
 def losses_by(losses: pl.DataFrame, tables: Mapping[str, pl.DataFrame], by: Sequence[str], *, n_boot: int = 2000,
               seed: int = 0) -> pl.DataFrame:
     """:func:`compaction_losses` per group, with scenario-bootstrap intervals: one row per group and measure of
-    :data:`LOSS_MEASURES` (the mean over the group's compactions).
+    ``LOSS_MEASURES`` (the mean over the group's compactions).
 
     Parameters
     ----------
@@ -227,7 +227,8 @@ def losses_by(losses: pl.DataFrame, tables: Mapping[str, pl.DataFrame], by: Sequ
     """
     import numpy as np
 
-    from workbench.stats import ZERO_WIDTH_MIN_SCENARIOS, bootstrap
+    from workbench.stats import bootstrap
+    from workbench.stats._bootstrap import ZERO_WIDTH_MIN_SCENARIOS
 
     runs = tables["runs"]
     from_runs = [b for b in by if b in runs.columns and b not in losses.columns]
@@ -310,5 +311,4 @@ def dropped_fact_accuracy(tables: Mapping[str, pl.DataFrame], *, summary: str = 
                          "recall": [tp / (tp + fn) if tp + fn else float("nan")]})
 
 
-__all__ = ["compaction_facts", "compaction_losses", "dropped_fact_accuracy", "fact_totals", "facts", "facts_of",
-           "LOSS_COLUMNS", "LOSS_MEASURES", "losses_by"]
+__all__ = ["compaction_facts", "compaction_losses", "dropped_fact_accuracy", "facts", "losses_by"]

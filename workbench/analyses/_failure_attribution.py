@@ -218,7 +218,7 @@ def attribution_accuracy(gold: pl.DataFrame, predictions: pl.DataFrame, *, ks: S
     gold : polars.DataFrame
         :func:`failure_gold`.
     predictions : polars.DataFrame
-        Predictions (:data:`workbench.judges.PREDICTION_COLUMNS`), any number of attributors.
+        Predictions (``PREDICTION_COLUMNS``), any number of attributors.
     ks : sequence of int, default (0,)
         Step tolerances: a step within +-k of the labelled one counts (k = 0: equality).
     level : float, default 0.95
@@ -364,5 +364,5 @@ def decisive_after_compaction(decisive: pl.DataFrame, compactions: pl.DataFrame,
     return pl.DataFrame(rows)
 
 
-__all__ = ["attribution_accuracy", "compare_attributors", "decisive_after_compaction", "failure_gold", "OVERALL",
+__all__ = ["attribution_accuracy", "compare_attributors", "decisive_after_compaction", "failure_gold",
            "random_baseline", "random_within", "testbed_gold", "unnamed_roles"]

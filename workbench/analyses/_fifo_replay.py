@@ -127,4 +127,4 @@ def replay_by_budget(replayed: pl.DataFrame) -> pl.DataFrame:
         (pl.col("out_of_window") > 0).mean().alias("runs_with_out_of_window_refs")).sort("budget")
 
 
-__all__ = ["replay", "replay_by_budget", "replay_run", "ReplayResult", "turn_text"]
+__all__ = ["replay", "replay_by_budget", "replay_run", "ReplayResult"]

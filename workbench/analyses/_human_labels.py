@@ -29,8 +29,8 @@ from workbench.stats._bootstrap import AUROC_MIN_CLASS, DEFAULT_N_BOOT, INTERVAL
 from workbench.stats._correlation import (ALTERNATIVES, PartialCorrelation, correlation_ci, correlation_difference_ci,
                                            partial_correlation, partial_correlation_ci, williams_test)
 
-__all__ = ["AGGREGATIONS", "FRANK_PUBLISHED", "FRANK_WILLIAMS", "SPLITS", "choose_aggregation", "compare_with_published",
-           "correlation_intervals", "correlation_table", "entry_auroc", "frank_frame", "frank_table", "metric_column", "oriented",
+__all__ = ["AGGREGATIONS", "FRANK_PUBLISHED", "choose_aggregation", "compare_with_published", "correlation_intervals",
+           "correlation_table", "entry_auroc", "frank_frame", "frank_table", "metric_column", "oriented",
            "published_frank", "summary_auroc", "summary_frame", "summary_scores", "williams_table"]
 
 #: the splits FRANK's script evaluates (``--split``)

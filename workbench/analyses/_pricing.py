@@ -227,7 +227,7 @@ def usage_view(rows: list[dict[str, Any]], by: str = "session") -> list[dict[str
     -------
     list of dict
         One per group: its key, the tokens (``cache_write``: both cache-write tiers), ``replies``, ``cost_usd`` (the
-        cost of its priced replies, as ccusage computes it: :func:`part_cost`; None only when none of its replies is
+        cost of its priced replies, as ccusage computes it: ``part_cost``; None only when none of its replies is
         priced and some are not), ``unpriced_replies`` (replies of a model the price table does not know) and
         ``unpriced`` (those models). Each part is priced once whatever the grouping, so the costs of any grouping
         add up to the same total.
@@ -306,5 +306,5 @@ def usage_view_frame(view: list[dict[str, Any]]) -> pl.DataFrame:
                          | {"unpriced": " ".join(m for m in g["unpriced"] if m)} for g in view])
 
 
-__all__ = ["ModelPrice", "part_cost", "PRICES", "PRICES_AS_OF", "PRICES_SOURCE", "price_of", "session_costs",
-           "USAGE_TOKENS", "usage_view", "usage_view_frame"]
+__all__ = ["ModelPrice", "PRICES", "PRICES_AS_OF", "PRICES_SOURCE", "price_of", "session_costs", "usage_view",
+           "usage_view_frame"]

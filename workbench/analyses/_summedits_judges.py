@@ -183,5 +183,4 @@ def published_summedits(path: str | Path | None = None) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-__all__ = ["balanced_accuracy", "choose_tau", "HUMAN_ROW", "published_summedits", "SUMMEDITS_COPY", "summedits_frame",
-           "summedits_table"]
+__all__ = ["balanced_accuracy", "choose_tau", "HUMAN_ROW", "published_summedits", "summedits_frame", "summedits_table"]

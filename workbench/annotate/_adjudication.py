@@ -88,7 +88,7 @@ def merge_adjudication(path: str | os.PathLike[str], requests: Iterable[dict[str
 
 
 def read_adjudication(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Every record of an adjudication file, checked (:func:`numbered_records`)."""
+    """Every record of an adjudication file, checked (``numbered_records``)."""
     return [rec for _, rec in numbered_records(path)]
 
 
@@ -283,5 +283,5 @@ def apply(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> Applie
     return Applied(n, already)
 
 
-__all__ = ["adjudication_requests", "AdjudicationFile", "ADJUDICATOR", "Applied", "apply",
-           "decide", "merge_adjudication", "numbered_records", "prepare", "Prepared", "read_adjudication"]
+__all__ = ["adjudication_requests", "AdjudicationFile", "ADJUDICATOR", "Applied", "apply", "decide",
+           "merge_adjudication", "prepare", "Prepared", "read_adjudication"]

@@ -104,4 +104,4 @@ def _testbed_material(world: Mapping[str, Any], entry_text: str,
     ]
 
 
-__all__ = ["evaluation_material", "NO_MATERIAL"]
+__all__ = []

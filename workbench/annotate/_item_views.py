@@ -65,7 +65,7 @@ def has_own_question(item: Mapping[str, Any], field: str = "support") -> bool:
 
 
 def item_definitions(item: Mapping[str, Any], field: str = "support") -> dict[str, str]:
-    """What each value of ``field`` means for ``item``: :data:`OWN_DEFINITIONS` under a data set's own question,
+    """What each value of ``field`` means for ``item``: ``OWN_DEFINITIONS`` under a data set's own question,
     else the protocol's (:data:`DEFINITIONS`)."""
     return OWN_DEFINITIONS if has_own_question(item, field) else DEFINITIONS[field]
 
@@ -78,7 +78,7 @@ def item_question(item: Mapping[str, Any], field: str = "support") -> str:
 
 
 def definitions_text(field: str, item: Mapping[str, Any] | None = None) -> str:
-    """The field's values and their meanings, one line each (for ``item``: :func:`item_definitions`)."""
+    """The field's values and their meanings, one line each (for ``item``: ``item_definitions``)."""
     meanings = item_definitions(item, field) if item is not None else DEFINITIONS[field]
     return "\n".join(f"{value}: {meaning}" for value, meaning in meanings.items())
 
@@ -163,6 +163,4 @@ def render_item_html(item: dict[str, Any], field: str = "support", *, question: 
     return "\n".join(parts)
 
 
-__all__ = ["Block", "DEFINITIONS", "definitions_text", "FIELDS", "has_own_question", "item_definitions",
-           "item_question", "item_view", "OWN_DEFINITIONS", "QUESTIONS",
-           "render_item_html"]
+__all__ = ["DEFINITIONS", "FIELDS", "item_view", "QUESTIONS", "render_item_html"]

@@ -46,7 +46,7 @@ def labeling_config(field: str = "support", *, predictions: bool = False, own_qu
     Every shown value comes from the task's ``data`` (Label Studio escapes ``Text`` values); the fixed texts are
     escaped here. ``predictions``: the interface of a task list exported with judge scores, which says so above
     the entry (``$judge_shown``). ``own_question``: the tasks ask their data set's own question (a labelled-summaries
-    header's), so the values are defined as its answers (:data:`~workbench.annotate.OWN_DEFINITIONS`), not by the
+    header's), so the values are defined as its answers (``OWN_DEFINITIONS``), not by the
     agent protocol's tool results."""
     if field not in FIELDS:
         raise ValueError(f"field: expected one of {sorted(FIELDS)}, got {field!r}")
@@ -142,7 +142,7 @@ def task_data(item: Mapping[str, Any], field: str = "support") -> dict[str, str]
 
 def to_labelstudio(items: Sequence[Mapping[str, Any]], scores: Mapping[str, float] | None = None,
                    *, judge: str = "judge", field: str = "support", tau: float = 0.5) -> list[dict[str, Any]]:
-    """Label Studio tasks for a sample, blind by default: each task's ``data`` is :func:`task_data` (the
+    """Label Studio tasks for a sample, blind by default: each task's ``data`` is ``task_data`` (the
     field's allow-list, :data:`TASK_DATA`), so no score, outcome or ground truth reaches Label Studio's data
     manager or its task API.
 
@@ -335,7 +335,7 @@ def read_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
     interface's text area) as the label's note. The annotator is ``completed_by``: its e-mail
     (``annotator_from="email"``) or first and last names (``"name"``) -- from the user object when the export
     expanded users (a snapshot export with ``completed_by`` serialized in full), else from ``users`` (Label
-    Studio's ``/api/users``, :func:`read_users`) -- and ``ls-user-ID`` when neither names the id; ``annotator``
+    Studio's ``/api/users``, ``read_users``) -- and ``ls-user-ID`` when neither names the id; ``annotator``
     overrides them all; every name must pass the store's naming rule.
 
     Cancelled (skipped) annotations are not labels: they are counted. A choice the field does not declare, or
@@ -450,5 +450,4 @@ def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotat
                             users=users).records
 
 
-__all__ = ["check_export_paths", "from_labelstudio", "JUDGE_SHOWN", "judge_scores", "LabelStudioImport", "labeling_config", "NOTE",
-           "read_labelstudio", "read_users", "TASK_DATA", "task_data", "to_labelstudio"]
+__all__ = ["from_labelstudio", "LabelStudioImport", "labeling_config", "read_labelstudio", "TASK_DATA", "to_labelstudio"]

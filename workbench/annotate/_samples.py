@@ -5,7 +5,7 @@ sample_items` attaches: section, task, previous summary, evidence with sources, 
 material). ``workbench sample``, the labeling notebook and a labelled-summaries import write them
 (:func:`write_sample`); ``workbench label``, the widget, Label Studio's export and agreement read them
 (:func:`load_sample`). A store's own samples lie in ``STORE/samples/*.jsonl`` (:func:`store_samples`), and their
-items by id (:func:`sample_index`) give agreement its clusters and adjudication its evidence.
+items by id (``sample_index``) give agreement its clusters and adjudication its evidence.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 from workbench.errors import SchemaError
 
-__all__ = ["load_sample", "sample_clusters", "sample_index", "store_samples", "write_sample"]
+__all__ = ["load_sample", "store_samples", "write_sample"]
 
 
 def load_sample(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -218,7 +218,7 @@ DEFAULT_SELECTION: dict[str, tuple[str, tuple[str, ...]]] = {
 
 
 def default_selection() -> pl.Expr:
-    """The entries a sample draws from when neither sections nor roles are named (:data:`DEFAULT_SELECTION`);
+    """The entries a sample draws from when neither sections nor roles are named (``DEFAULT_SELECTION``);
     entries written before schemas were recorded count as OpenClaw's."""
     schema = pl.col("schema").fill_null("openclaw")
     return pl.any_horizontal([(schema == name) & pl.col(column).is_in(list(values))
@@ -265,7 +265,7 @@ def sample_items(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], n: int,
     :class:`~workbench.errors.SelectionError` naming what there is (a sample of nothing is never drawn silently).
 
     Which entries: ``sections`` and ``roles`` name them (both: entries in both); with neither (``sections`` left
-    at ``"auto"``) the default of each entry's schema (:func:`default_selection`): for the testbed, SJC's
+    at ``"auto"``) the default of each entry's schema (``default_selection``): for the testbed, SJC's
     Decisions and Open TODOs; for Claude Code sessions, the history and forward-looking roles. ``sections=None``
     takes every entry.
 
@@ -404,5 +404,4 @@ def _observations_before(steps: pl.DataFrame, comps: pl.DataFrame) -> dict[tuple
     return out
 
 
-__all__ = ["DEFAULT_SELECTION", "default_selection", "entries_with_outcome", "item_keys", "SAMPLE_BATCH_ROWS",
-           "sample_entries", "sample_items", "SampleReport", "selection_help", "stream_sample"]
+__all__ = ["entries_with_outcome", "sample_entries", "sample_items", "SampleReport", "stream_sample"]

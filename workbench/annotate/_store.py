@@ -126,7 +126,7 @@ class AnnotationStore:
 
     def _lock(self) -> _StoreLock:
         """The store's one lock, held around every write and every repair (:class:`_StoreLock`: it says who holds
-        it while a writer waits, and waits at most :data:`LOCK_WAIT` seconds)."""
+        it while a writer waits, and waits at most ``LOCK_WAIT`` seconds)."""
         if self.dir.is_symlink():
             raise NotOurs("is a symbolic link; a store's labels live in a plain directory of it", file=str(self.dir))
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -249,7 +249,7 @@ class AnnotationStore:
     def add_many(self, records: Iterable[dict[str, object]], *, adjudication: bool = False) -> int:
         """Append several labels as one batch: all of them or, if anything stops it, none (see the module
         docstring). Every record is checked before anything is written. Only ``adjudication`` may write under a
-        reserved name (:data:`~workbench.tables.RESERVED_ANNOTATORS`)."""
+        reserved name (``RESERVED_ANNOTATORS``)."""
         by_file: dict[Path, list[dict[str, object]]] = {}
         now = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         for r in records:
@@ -438,7 +438,7 @@ class LockWaitWarning(UserWarning):
 class _StoreLock:
     """The store's lock (``labels/.store.lock``, ``flock``: the kernel lets go of it when its process dies, however
     it dies), and beside it ``labels/.store.lock.holder`` naming who took it (pid, host, since when). A writer
-    that finds it held says so once, naming the holder, and gives up after :data:`LOCK_WAIT` seconds with an error
+    that finds it held says so once, naming the holder, and gives up after ``LOCK_WAIT`` seconds with an error
     that names the holder again; nothing is written."""
 
     def __init__(self, path: Path, root: Path) -> None:
@@ -659,4 +659,4 @@ def _move_torn_tail(path: Path, root: Path) -> None:
                   f"{len(data) - keep} bytes to {side}", TornLineWarning, stacklevel=3)
 
 
-__all__ = ["AnnotationStore", "JournalMismatch", "LOCK_WAIT", "LockWaitWarning", "TornLineWarning"]
+__all__ = ["AnnotationStore", "JournalMismatch", "LockWaitWarning", "TornLineWarning"]

@@ -201,4 +201,4 @@ def terminal_adjudicate(path: str | os.PathLike[str], field: str = "support", *,
                      stdout or sys.stdout, size).run()
 
 
-__all__ = ["item_lines", "terminal_adjudicate", "terminal_label"]
+__all__ = ["terminal_adjudicate", "terminal_label"]

@@ -73,7 +73,7 @@ def run_export(args: argparse.Namespace) -> int:
     tasks = to_labelstudio(items, scores, judge=judge, field=args.field, tau=args.tau)
     text = json.dumps(tasks, ensure_ascii=False, indent=1)
     atomic_write(Path(args.out), lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    from workbench.annotate import has_own_question
+    from workbench.annotate._item_views import has_own_question
 
     own = [has_own_question(item, args.field) for item in items]
     if any(own) and not all(own):

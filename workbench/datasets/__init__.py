@@ -14,13 +14,13 @@ from workbench._util.lazy import attach
 # __all__, then run `python tools/faces.py`; `make lint` checks that this face is current.
 __all__ = [
     "DEFAULT_TESTBED", "derive_missing", "ensure_default_testbed", "ensure_testbed", "entry_clusters", "has_budget",
-    "import_log", "load", "need", "need_outcomes", "NotApplicable", "RUN_TEXTS", "select_runs", "single_method", "STORE"
+    "import_log", "load", "need", "need_outcomes", "NotApplicable", "select_runs", "single_method"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
     "_guards": ["need", "need_outcomes", "NotApplicable"],
     "_import": ["import_log"],
-    "_load": ["derive_missing", "load", "RUN_TEXTS", "STORE"],
+    "_load": ["derive_missing", "load"],
     "_selection": ["entry_clusters", "has_budget", "select_runs", "single_method"],
     "_testbed": ["DEFAULT_TESTBED", "ensure_default_testbed", "ensure_testbed"],
 }, public=__all__)
@@ -28,6 +28,6 @@ __getattr__, __dir__ = attach(__name__, {
 if TYPE_CHECKING:
     from workbench.datasets._guards import need, need_outcomes, NotApplicable
     from workbench.datasets._import import import_log
-    from workbench.datasets._load import derive_missing, load, RUN_TEXTS, STORE
+    from workbench.datasets._load import derive_missing, load
     from workbench.datasets._selection import entry_clusters, has_budget, select_runs, single_method
     from workbench.datasets._testbed import DEFAULT_TESTBED, ensure_default_testbed, ensure_testbed

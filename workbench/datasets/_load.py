@@ -56,7 +56,7 @@ def load(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, names: Sequence[str]
     * ``derive``: then :func:`derive_missing` adds what an imported log lacks (entries, scores, evidence, run
       usage) and it is logged; when a table to derive is missing, every table is read, since deriving needs the
       compactions and steps.
-    * ``run_texts`` or ``run_columns``: with ``run_texts=False`` the runs are read without :data:`RUN_TEXTS` (from
+    * ``run_texts`` or ``run_columns``: with ``run_texts=False`` the runs are read without ``RUN_TEXTS`` (from
       Parquet, when nothing is to be derived), with ``run_columns`` only those of their columns (``run_id``
       always). By default the texts are read unless ``derive`` (an analysis reads none; the fact check, which
       cites the task, asks for them).
@@ -132,7 +132,7 @@ def _load_log(path: Path, wanted: tuple[str, ...] | None, columns: Mapping[str, 
 def _read_dir(path: Path, names: Sequence[str] | None, *, light_runs: bool = False,
               run_columns: Sequence[str] | None = None) -> dict[str, pl.DataFrame]:
     """The named tables of a directory (every table when None), read whole and validated, their references
-    checked. ``light_runs`` reads the runs without :data:`RUN_TEXTS` (from Parquet; checked as a lazy
+    checked. ``light_runs`` reads the runs without ``RUN_TEXTS`` (from Parquet; checked as a lazy
     :func:`~workbench.tables.read_table` checks columns), with ``run_columns`` only those of the runs' columns
     the file has (at 100x the testbed the runs without texts are still 154 MiB, their id, scenario, method and
     budget 40)."""
@@ -275,4 +275,4 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
     return added
 
 
-__all__ = ["derive_missing", "load", "RUN_TEXTS", "STORE"]
+__all__ = ["derive_missing", "load"]

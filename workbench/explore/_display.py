@@ -58,7 +58,7 @@ SAFE_TAGS = ("a", "abbr", "acronym", "b", "blockquote", "code", "em", "i", "li",
 
 
 def _safe_core(view: Mapping[str, Any]) -> str:
-    """A compaction as nested lists of :data:`SAFE_TAGS` only, no attribute: what reads the same with no style and
+    """A compaction as nested lists of ``SAFE_TAGS`` only, no attribute: what reads the same with no style and
     no script."""
     import html as _html
 
@@ -93,7 +93,7 @@ def _safe_core(view: Mapping[str, Any]) -> str:
 
 class CompactionDisplay:
     """What :func:`show` returns. Displayed, it prints two outputs: the safe core (``text/html`` of
-    :data:`SAFE_TAGS` only, which every sanitizer keeps) and a script (``application/javascript``, which sanitizers
+    ``SAFE_TAGS`` only, which every sanitizer keeps) and a script (``application/javascript``, which sanitizers
     and untrusted notebooks drop) that, where it runs, builds the page in its own output and hides the core."""
 
     def __init__(self, data: str, core: str, script: str) -> None:
@@ -132,4 +132,4 @@ class CompactionDisplay:
         return self.core
 
 
-__all__ = ["CompactionDisplay", "SAFE_TAGS", "show"]
+__all__ = ["CompactionDisplay", "show"]

@@ -281,7 +281,7 @@ def losses_card(c: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], task: 
     the recorded tokens before and after, its type, strategy and trigger, and the facts of the replaced history it
     carried and dropped, each with the step that returned it and, for a dropped one, the step that fetched it again
     and that step's tokens. ``step_facts``: each step's facts in step order, where the caller found them once."""
-    from workbench.analyses import fact_totals, facts_of
+    from workbench.analyses._compaction_losses import fact_totals, facts_of
 
     ordered = sorted(steps, key=lambda s: s["step"])
     found = facts_of(c, [s["step"] for s in ordered], [s.get("observation") for s in ordered], task,
@@ -295,7 +295,7 @@ def losses_card(c: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], task: 
 
 def _evidence_of(run: Mapping[str, Any], c: Mapping[str, Any], parsed: Sequence[tuple[str, int, str, str, str]],
                  index: Any) -> dict[str, list[dict[str, Any]]]:
-    """Each entry's evidence passages (:func:`workbench.summaries.request_evidence`) from the request built here
+    """Each entry's evidence passages (``request_evidence``) from the request built here
     as the judge builds it (for a compaction no evidence table holds)."""
     from workbench.summaries._entries import request_id
 
@@ -352,4 +352,4 @@ def details_json(view: Mapping[str, Any]) -> str:
                         separators=(",", ":"))
 
 
-__all__ = ["compaction_view", "details_json", "EntryView", "HORIZON", "markdown", "RunRows", "score_colour", "slug"]
+__all__ = ["compaction_view", "RunRows"]

@@ -177,5 +177,4 @@ def _content(body: Any) -> str:
         return ""
 
 
-__all__ = ["build_messages", "Compaction", "CORRECTIVE_SUFFIX", "finalize", "INSTRUCTIONS", "MAX_CHARS",
-           "OpenClawCompressor", "PREVIOUS_BLOCK", "quality_check", "SYSTEM_PROMPT"]
+__all__ = ["Compaction", "OpenClawCompressor", "quality_check"]

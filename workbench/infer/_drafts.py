@@ -61,4 +61,4 @@ def draft_rollouts(client: object, model: str, goal: str, spans: Sequence[str], 
     return cites, errors
 
 
-__all__ = ["draft_messages", "DRAFT_PROMPT", "draft_rollouts"]
+__all__ = ["draft_rollouts"]

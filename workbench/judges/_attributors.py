@@ -6,7 +6,7 @@ baselines here need no model, so the failure-attribution notebook and its tables
 
 * :class:`LastStep`: the run's last step and its agent (the failure shows at the end);
 * :class:`FirstError`: the first step after the task whose text signals an error or a failed tool call
-  (:data:`ERROR_PATTERN`), else the last step;
+  (``ERROR_PATTERN``), else the last step;
 * :class:`MostActive`: the agent with the most steps, at its first step;
 * :class:`PositionPrior`: the decisive step's median relative position on other labelled logs (fitted on one
   subset, tested on the other), and the agent at that step.
@@ -103,7 +103,7 @@ class LastStep:
 
 @dataclass(frozen=True)
 class FirstError:
-    """The first step after the task (step 0) whose text matches :data:`ERROR_PATTERN`, else the last step."""
+    """The first step after the task (step 0) whose text matches ``ERROR_PATTERN``, else the last step."""
 
     name: str = "first error"
     with_reference: bool = False
@@ -213,7 +213,7 @@ def failure_logs(tables: dict[str, pl.DataFrame], *, with_reference: bool = Fals
 
 def read_predictions(path: str | os.PathLike[str]) -> pl.DataFrame:
     """A predictions table written by ``workbench attribute --out`` (.parquet or .jsonl), checked: every column of
-    :data:`PREDICTION_COLUMNS` present and of its type, else a :class:`~workbench.errors.SchemaError` naming the
+    ``PREDICTION_COLUMNS`` present and of its type, else a :class:`~workbench.errors.SchemaError` naming the
     file and the column.
 
     Parameters
@@ -224,7 +224,7 @@ def read_predictions(path: str | os.PathLike[str]) -> pl.DataFrame:
     Returns
     -------
     polars.DataFrame
-        The predictions, in :data:`PREDICTION_COLUMNS`' order.
+        The predictions, in ``PREDICTION_COLUMNS``' order.
     """
     from pathlib import Path
 
@@ -249,7 +249,7 @@ def read_predictions(path: str | os.PathLike[str]) -> pl.DataFrame:
 
 
 def predict(attributor: Attributor, logs: Iterable[FailureLog]) -> pl.DataFrame:
-    """``attributor`` on every log: a predictions table (:data:`PREDICTION_COLUMNS`).
+    """``attributor`` on every log: a predictions table (``PREDICTION_COLUMNS``).
 
     Parameters
     ----------
@@ -272,5 +272,5 @@ def predict(attributor: Attributor, logs: Iterable[FailureLog]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=PREDICTION_COLUMNS)
 
 
-__all__ = ["Attribution", "Attributor", "ERROR_PATTERN", "failure_logs", "FailureLog", "FailureStep", "FirstError",
-           "LastStep", "MostActive", "PositionPrior", "predict", "PREDICTION_COLUMNS", "read_predictions"]
+__all__ = ["Attribution", "Attributor", "failure_logs", "FailureLog", "FailureStep", "FirstError", "LastStep",
+           "MostActive", "PositionPrior", "predict", "read_predictions"]

@@ -5,7 +5,7 @@ the previous committed summary, the pooled evidence and the entries -- and retur
 probability per entry that the entry has a source (an environment output in the span or
 the previous checkpoint), or ``None`` where it has no usable answer.
 
-A request that would exceed the judge's context is split (:func:`split_request`) into
+A request that would exceed the judge's context is split (``split_request``) into
 consecutive groups of entries, each carrying only the evidence retrieved for its own
 entries, so that every entry is asked exactly once.
 
@@ -141,5 +141,4 @@ def count_tokens(text: str) -> int:
     return tokens.count(text, "o200k_base")
 
 
-__all__ = ["count_tokens", "DATA_NOTE", "entry_question", "JudgeResult", "SOURCE_QUESTION", "SourceJudge",
-           "split_request", "usable_probability"]
+__all__ = ["JudgeResult", "SourceJudge"]

@@ -10,7 +10,7 @@ integer token counts. One request per compaction, split when it would exceed the
 (32K tokens).
 
 The key comes from ``TYPESAFE_API_KEY`` (or ``OPENROUTER_API_KEY`` for the OpenRouter
-route); a server on loopback needs none. :func:`check_answers` is the strict check: an
+route); a server on loopback needs none. ``check_answers`` is the strict check: an
 answer that is missing, not a ``noul`` answer, not a number, NaN, infinite or outside
 [0, 1] makes the response unusable; it is retried, never cached, and in the end each such
 entry gets a null score with its reason -- never a crash, never a wrong number. Answers
@@ -145,4 +145,4 @@ def check_answers(body: object, names: list[str]) -> str | None:
     return None
 
 
-__all__ = ["answer_of", "build_body", "check_answers", "JevJudge", "ROUTES", "system_one_essentials"]
+__all__ = ["JevJudge"]

@@ -87,7 +87,7 @@ class Sources:
 
     @classmethod
     def of_parts(cls, parts: Sequence[str]) -> Sources:
-        """:meth:`Sources.of` the parts joined by newlines, from each part's terms (remembered per part: logs repeat tool
+        """``Sources.of`` the parts joined by newlines, from each part's terms (remembered per part: logs repeat tool
         outputs). Equal to ``of("\\n".join(parts))``: neither an identifier nor a word can span a newline."""
         terms = [_part_terms(p) for p in parts]
         return cls(frozenset().union(*(i for i, _ in terms)), frozenset().union(*(w for _, w in terms)),
@@ -114,7 +114,7 @@ def features(entry: str, sources: str | Sources) -> LexicalFeatures:
 
 
 def _overlaps(entry: str, src: Sources) -> tuple[int, float, int, float, bool]:
-    """:class:`LexicalFeatures`' fields: an identifier is found among the sources' identifiers or in their text, a
+    """``LexicalFeatures``' fields: an identifier is found among the sources' identifiers or in their text, a
     word among their words (set intersections; the features once a judged entry, 373,410 on the testbed)."""
     ids, words, cue = _entry_terms(entry)
     id_hits = 0
@@ -153,4 +153,4 @@ class LexicalJudge:
                            request_ids=[request.request_id] * len(scores), requests=1)
 
 
-__all__ = ["features", "LexicalFeatures", "LexicalJudge", "probability", "Sources"]
+__all__ = ["LexicalJudge", "probability"]

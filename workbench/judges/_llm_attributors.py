@@ -9,7 +9,7 @@ through the workbench's cached, retrying, concurrency-bounded client (any OpenAI
 
 Everything from the log (question, reference answer when allowed, each step's agent and text) goes to the model as
 JSON inside ``<data>``, said to be material and never an instruction. Answers are read leniently and checked
-strictly (:func:`read_answer`): a JSON object, or text that says ``Step 12`` / ``12`` and names an agent; an agent
+strictly (``read_answer``): a JSON object, or text that says ``Step 12`` / ``12`` and names an agent; an agent
 that is not one of the log's, or a step outside it, is that field's miss with its reason, never an error of the run.
 
 **The context rule.** A request whose steps would exceed ``context_tokens`` (counted with o200k_base, the encoding the project ships) cuts
@@ -64,7 +64,7 @@ def step_tokens(log: FailureLog) -> list[list[int]]:
 def fitted_steps(log: FailureLog, first: int, last: int, context_tokens: int,
                  tokens: list[list[int]] | None = None) -> list[dict[str, Any]]:
     """Steps ``first..last`` of ``log`` as ``{step, agent, text}``, each text cut to the same number of tokens when
-    together they would exceed ``context_tokens`` (the module's context rule); ``tokens``: :func:`step_tokens` of the
+    together they would exceed ``context_tokens`` (the module's context rule); ``tokens``: ``step_tokens`` of the
     log, when the caller has them."""
     from workbench.tokens import encoding
 
@@ -184,7 +184,7 @@ def read_answer(text: str, log: FailureLog) -> Attribution:
 
 @dataclass
 class LLMAttributor:
-    """One of :data:`PROTOCOLS` through ``client`` (an OpenAI-compatible chat server)."""
+    """One of ``PROTOCOLS`` through ``client`` (an OpenAI-compatible chat server)."""
 
     client: LLMClient
     protocol: str = "all-at-once"
@@ -288,7 +288,7 @@ def make_attributor(name: str, *, model: str | None = None, base_url: str | None
                     timeout: float | None = None, max_attempts: int | None = None, with_reference: bool = False,
                     context_tokens: int | None = None, offline: bool = False) -> Any:
     """An attributor by name: an offline baseline (``last-step``, ``first-error``, ``most-active``) or an LLM
-    protocol (:data:`PROTOCOLS`) through an OpenAI-compatible server.
+    protocol (``PROTOCOLS``) through an OpenAI-compatible server.
 
     Parameters
     ----------
@@ -390,7 +390,7 @@ def check_predictions_path(data: str | os.PathLike[str], out: str | os.PathLike[
 def attribute_directory(tables: dict[str, Any], attributor: Any, out: str, *,
                         with_reference: bool = False) -> AttributionReport:
     """Every run of ``tables`` (``runs``, ``steps``) attributed, written to ``out`` (.parquet or .jsonl) as the
-    predictions table (:data:`~workbench.judges.PREDICTION_COLUMNS`), atomically; an LLM attributor's runs go
+    predictions table (``PREDICTION_COLUMNS``), atomically; an LLM attributor's runs go
     ``client.max_concurrency`` at a time.
 
     Parameters
@@ -434,5 +434,4 @@ def attribute_directory(tables: dict[str, Any], attributor: Any, out: str, *,
                              len(uncached), uncached[0] if uncached else None)
 
 
-__all__ = ["attribute_directory", "AttributionReport", "check_predictions_path", "fitted_steps", "LLMAttributor",
-           "make_attributor", "PROTOCOLS", "read_answer", "step_tokens"]
+__all__ = ["attribute_directory", "AttributionReport", "LLMAttributor", "make_attributor"]

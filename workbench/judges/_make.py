@@ -121,4 +121,4 @@ def model_client(base_url: str, api_key_env: str, *, cache: str | Path | None = 
 #: the OpenAI-compatible server a judge or attributor asks when no base URL is given
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 
-__all__ = ["JUDGES", "make_judge", "model_client", "OPENAI_BASE_URL"]
+__all__ = ["JUDGES", "make_judge"]

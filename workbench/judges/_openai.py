@@ -4,7 +4,7 @@ One chat request per entry (through the ``openai`` SDK, any ``base_url``: OpenAI
 OpenRouter, vLLM, llama.cpp's server, Ollama) asks the SJC source question for a yes or a no
 with ``logprobs=True, top_logprobs=20, max_tokens=1, temperature=0``. The score is P(yes)
 normalised over the yes/no variants among the top log-probabilities of the *first* answer
-token (:func:`yes_probability`)::
+token (``yes_probability``)::
 
     score = sum exp(logprob(t)) over t in YES / (that + sum exp(logprob(t)) over t in NO)
 
@@ -15,7 +15,7 @@ token (:func:`yes_probability`)::
 * Every variant that appears adds its probability (``Yes`` and `` yes`` both count).
 * When neither a yes nor a no variant is among the top tokens there is no score: null with
   the reason "no yes/no token among the top log-probabilities".
-* Strict checks (:func:`usable_logprob`): every log-probability in the list must be a finite
+* Strict checks (``usable_logprob``): every log-probability in the list must be a finite
   number <= 0; one that is missing, NaN, infinite or positive makes the answer unusable
   (null with its reason), so a server bug can never become a score of 0.0 or 1.0.
 
@@ -201,4 +201,4 @@ def score_of(body: Any) -> tuple[float | None, str | None]:
     return yes_probability(top)
 
 
-__all__ = ["messages_for", "OpenAIJudge", "score_of", "usable_logprob", "verdict_of", "yes_probability"]
+__all__ = ["OpenAIJudge"]

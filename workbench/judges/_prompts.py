@@ -4,7 +4,7 @@
   one-token yes or no (:func:`workbench.judges._openai.messages_for`).
 * ``summedits``: the SummEdits authors' zero-shot prompt (``prompts/summedits.txt``, copied unchanged): the whole
   document and the whole summary in one request, the answer read as the paper reads it, by whether it *starts*
-  with Yes (consistent: 1) or No (0) (:func:`summedits_verdict`); every entry of the summary gets that score.
+  with Yes (consistent: 1) or No (0) (``summedits_verdict``); every entry of the summary gets that score.
 
 A prompt's file is package data, read when the prompt is asked for; ``version`` enters every cache key.
 """
@@ -50,8 +50,8 @@ PROMPT_JUDGES = ("openai",)
 
 
 def check_prompt(prompt: str, judge: str) -> None:
-    """Refuse a prompt that is not declared, or one the ``judge`` does not send (only :data:`PROMPT_JUDGES` send a
-    prompt other than :data:`DEFAULT_PROMPT`): a ``ValueError`` saying which.
+    """Refuse a prompt that is not declared, or one the ``judge`` does not send (only ``PROMPT_JUDGES`` send a
+    prompt other than ``DEFAULT_PROMPT``): a ``ValueError`` saying which.
 
     Parameters
     ----------
@@ -93,5 +93,4 @@ def summedits_verdict(answer: object) -> tuple[float | None, str | None]:
     return None, f"the answer does not start with Yes or No: {shown!r}" if shown else "the answer is empty"
 
 
-__all__ = ["check_prompt", "DEFAULT_PROMPT", "Prompt", "PROMPT_JUDGES", "PROMPTS", "summedits_messages",
-           "summedits_verdict"]
+__all__ = ["Prompt", "PROMPTS"]

@@ -8,11 +8,11 @@
     report = judge_directory("data/testbed", make_judge("lexical"), "build/scores.parquet", tau=0.5)
     print(report)   # build/scores.parquet: 5210 scores by lexical (0 without a usable answer); ...
 
-Memory holds one batch of runs (:data:`JUDGE_BATCH_RUNS`), never the log: each table is read once for its
+Memory holds one batch of runs (``JUDGE_BATCH_RUNS``), never the log: each table is read once for its
 ``run_id`` column, then a batch reads only the rows between its runs' first and last (see
-:func:`run_batches`), builds its requests from the entries table (SJC Appendix F evidence), scores them and writes
+``run_batches``), builds its requests from the entries table (SJC Appendix F evidence), scores them and writes
 the scores and the evidence the requests used (:func:`workbench.summaries.evidence_table`, at
-:func:`workbench.summaries.evidence_path` of ``out``) as validated Parquet parts
+``evidence_path`` of ``out``) as validated Parquet parts
 (:class:`workbench.tables.PartWriter`); nothing appears at ``out`` until every batch is done.
 """
 
@@ -67,7 +67,7 @@ class JudgeReport:
     tau: float | None = None
     kept: int = 0
     pruned: int = 0
-    #: the evidence table the requests used (:func:`workbench.summaries.evidence_path` of ``out``)
+    #: the evidence table the requests used (``evidence_path`` of ``out``)
     evidence: Path | None = None
     #: attempts that reached the network (a request retried after a timeout is one request sent, two attempts)
     attempts: int | None = None
@@ -128,7 +128,8 @@ def _open(path: Path) -> Tables:
     need = ("runs", "compactions")
     if path.is_dir() and table_file(path, "runs") is not None:
         return open_tables(path, JUDGE_TABLES, need=need)
-    from workbench.adapters import is_frank, read_log
+    from workbench.adapters import read_log
+    from workbench.adapters._frank import is_frank
 
     if path.is_dir() and not is_frank(path) and not any(path.rglob("*.jsonl")):
         raise SchemaError("no tables here (no runs.parquet or runs.jsonl); expected a directory written by `workbench "
@@ -160,7 +161,7 @@ def judge_directory(
     ``data`` is a workbench directory (runs, steps, compactions, and entries when it has them) or its tables
     already opened (:func:`workbench.tables.open_tables`); the entries judged are the entries table's (parsed from
     the candidate summaries when there is none). The evidence each request used is written beside ``out``
-    (:func:`workbench.summaries.evidence_path`). ``repeats`` asks every request that many times (SJC Section 5.4;
+    (``evidence_path``). ``repeats`` asks every request that many times (SJC Section 5.4;
     a ``repeat`` column tells them apart); ``tau`` also counts what SJC pruning keeps (entries with score >= tau
     or no usable answer, :func:`workbench.summaries.prune_compactions`); ``deadline`` bounds the whole run in seconds
     (what is left then gets a null score with reason ``deadline``). ``executor="ray"`` shards each batch over a
@@ -331,5 +332,4 @@ def run_batches(tables: Tables, size: int) -> Iterator[dict[str, pl.DataFrame]]:
         yield {name: validate(name, frame) for name, frame in batch.items()}
 
 
-__all__ = ["JUDGE_BATCH_RUNS", "judge_directory", "JUDGE_TABLES", "JudgeReport", "RAY_BATCH_RUNS", "run_batches",
-           "Tables"]
+__all__ = ["judge_directory", "JudgeReport", "Tables"]

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-__all__ = ["FAIL_FAST_AFTER", "RunAccount", "Usage"]
+__all__ = ["RunAccount", "Usage"]
 
 
 @dataclass(frozen=True)

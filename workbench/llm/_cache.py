@@ -97,4 +97,4 @@ class DiskCache:
         return sum(1 for _ in self.directory.glob("*/*.json")) if self.directory.exists() else 0
 
 
-__all__ = ["DiskCache", "request_key", "response_digest"]
+__all__ = ["DiskCache"]

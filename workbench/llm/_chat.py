@@ -142,4 +142,4 @@ def essentials(data: dict[str, Any]) -> dict[str, Any]:
             "usage": {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}}
 
 
-__all__ = ["essentials", "send_chat"]
+__all__ = []

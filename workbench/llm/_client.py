@@ -189,7 +189,7 @@ REFUSED_GRACE = 10.0
 
 def unreachable(url: str, exc: BaseException) -> RequestFailed:
     """The failure for a connection that could not be made, naming the address (never its user information):
-    "nothing is listening on 127.0.0.1:8000" for a refused connection. Retried until :data:`REFUSED_GRACE`."""
+    "nothing is listening on 127.0.0.1:8000" for a refused connection. Retried until ``REFUSED_GRACE``."""
     from urllib.parse import urlsplit
 
     public = redact_url(url)
@@ -719,6 +719,4 @@ class LLMClient:
         return self.account.summary()
 
 
-__all__ = ["error_message", "is_loopback", "LLMClient", "MAX_ANSWER_DEPTH", "MissingKey", "nesting_depth",
-           "not_an_answer", "parse_retry_after", "redact_url", "REFUSED_GRACE", "reported_model", "RequestFailed",
-           "token_count", "unreachable", "RETRY_STATUS", "RetryPolicy"]
+__all__ = ["LLMClient", "MissingKey", "RequestFailed", "token_count", "RetryPolicy"]

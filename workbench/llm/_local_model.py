@@ -136,4 +136,4 @@ class LocalModelServer:
         self.stop()
 
 
-__all__ = ["free_port", "LocalModelServer", "SMOLLM2_NAME", "smollm2_gguf"]
+__all__ = ["LocalModelServer", "SMOLLM2_NAME", "smollm2_gguf"]

@@ -39,4 +39,4 @@ def caption(text: str, *data: str | os.PathLike[str] | None) -> None:
         display(Markdown(text))
 
 
-__all__ = ["caption", "NOT_SHOWN"]
+__all__ = ["caption"]

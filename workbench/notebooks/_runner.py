@@ -38,7 +38,7 @@ class Analyses:
 
     A notebook holds one and, for each analysis that may not apply to the data it was given, says :meth:`ran`
     or :meth:`skipped` with the reason. Each record is a display output of two forms: a line of text (what a person
-    reading the notebook, or JupyterLab, sees) and :data:`ANALYSIS_MIME` (what :func:`run_all` reads from the
+    reading the notebook, or JupyterLab, sees) and ``ANALYSIS_MIME`` (what :func:`run_all` reads from the
     executed copy; papermill and nbconvert keep it too). :meth:`for_the_project` skips an analysis whose outputs do
     not depend on the data (a published table, a bound, a simulation) unless the data is the project's own, so a
     run on your data neither recomputes nor writes them: the gallery's copy is named instead."""
@@ -215,7 +215,7 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
     Kernels start in ``cwd`` (the current directory: the project root for ``workbench
     figures``). ``parameters`` are injected after the ``parameters`` cell (papermill's
     convention); ``names`` restricts the run to some notebooks (and is the only way to run an
-    :data:`INTERACTIVE` one). Executed copies (with outputs) go to ``build``; the sources are never modified: a
+    ``INTERACTIVE`` one). Executed copies (with outputs) go to ``build``; the sources are never modified: a
     ``build`` that is the notebooks' own directory is refused (:class:`~workbench.errors.OutputRefused`).
     """
     check_build(notebooks, build)
@@ -399,15 +399,15 @@ def notebook_sources(notebooks: Path) -> tuple[list[Path], list[Path]]:
 
 
 def selected_notebooks(notebooks: Path, names: list[str] | None = None) -> list[Path]:
-    """The notebooks :func:`run_all` runs: every notebook of ``notebooks`` (:func:`notebook_sources`) but the
-    :data:`INTERACTIVE` ones, or those ``names``, sorted."""
+    """The notebooks :func:`run_all` runs: every notebook of ``notebooks`` (``notebook_sources``) but the
+    ``INTERACTIVE`` ones, or those ``names``, sorted."""
     return [p for p in notebook_sources(notebooks)[0]
             if (p.stem in names if names is not None else p.stem not in INTERACTIVE)]
 
 
 def unknown_parameters(notebooks: Path, parameters: dict[str, object],
                        names: list[str] | None = None) -> tuple[list[str], set[str]]:
-    """The ``parameters`` no notebook :func:`run_all` would run reads (:func:`notebook_parameters`), and the names
+    """The ``parameters`` no notebook :func:`run_all` would run reads (``notebook_parameters``), and the names
     they do read: a parameter none reads would be set and ignored without a word."""
     known = set().union(*(notebook_parameters(nb) for nb in selected_notebooks(notebooks, names)))
     return sorted(set(parameters) - known), known
@@ -428,6 +428,4 @@ def inject_parameters(nb: object, parameters: dict[str, object]) -> None:
     raise ValueError("notebook has no cell tagged 'parameters'")
 
 
-__all__ = ["ANALYSIS_MIME", "Analyses", "analyses_of", "FIRST_PART", "inject_parameters", "INTERACTIVE", "log",
-           "notebook_parameters", "notebook_sources", "NotebookRun", "parse_param", "run_all",
-           "RunReport", "selected_notebooks", "unknown_parameters"]
+__all__ = ["Analyses", "analyses_of", "log", "NotebookRun", "run_all", "RunReport"]

@@ -113,4 +113,4 @@ def skip_when_not_applicable() -> bool:
     return True
 
 
-__all__ = ["PARAMETERS_MARK", "PART_MARK", "skip_when_not_applicable"]
+__all__ = ["skip_when_not_applicable"]

@@ -19,16 +19,14 @@ from workbench._util.lazy import attach
 # __all__, then run `python tools/faces.py`; `make lint` checks that this face is current.
 __all__ = [
     "calibration", "coding_agents", "compare", "display_name", "entries_by_section", "export", "export_table",
-    "failure_attribution", "figure_size", "FIGURES", "focus", "human_labels", "PAPER", "PAPER_WIDTHS", "real_logs",
-    "set_style", "sjc", "STYLE", "STYLES", "to_latex", "trace", "use_style"
+    "failure_attribution", "figure_size", "focus", "human_labels", "real_logs", "set_style", "sjc", "STYLE", "STYLES",
+    "to_latex", "trace", "use_style"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
     "_latex": ["export_table", "to_latex"],
     "_names": ["display_name"],
-    "_style": [
-        "export", "figure_size", "FIGURES", "PAPER", "PAPER_WIDTHS", "set_style", "STYLE", "STYLES", "use_style"
-    ],
+    "_style": ["export", "figure_size", "set_style", "STYLE", "STYLES", "use_style"],
     "sjc": ["entries_by_section"],
 }, modules=[
             "calibration", "coding_agents", "compare", "failure_attribution", "focus", "human_labels", "real_logs",
@@ -37,7 +35,5 @@ __getattr__, __dir__ = attach(__name__, {
 if TYPE_CHECKING:
     from workbench.plots._latex import export_table, to_latex
     from workbench.plots._names import display_name
-    from workbench.plots._style import (
-        export, figure_size, FIGURES, PAPER, PAPER_WIDTHS, set_style, STYLE, STYLES, use_style
-    )
+    from workbench.plots._style import export, figure_size, set_style, STYLE, STYLES, use_style
     from workbench.plots.sjc import entries_by_section

@@ -80,7 +80,7 @@ def use_style(name: str = "gallery", *, width: str | float = "text") -> None:
     ----------
     name : {"gallery", "paper"}, default "gallery"
         ``gallery``: the look of ``figures/`` (seaborn's paper context, sans-serif). ``paper``: a figure that sits
-        in a LaTeX article: Computer Modern serif at the body's 10pt (:data:`PAPER`), sized to ``width``.
+        in a LaTeX article: Computer Modern serif at the body's 10pt (``PAPER``), sized to ``width``.
     width : {"text", "column"} or float, default "text"
         The paper style's figure width: the article's text width (345pt), a column of a two-column paper (252pt),
         or a width in pt; each figure keeps its own aspect ratio.
@@ -202,4 +202,4 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] = (5.0, 3.2)) -> tuple[F
     return ax.figure, ax  # type: ignore[return-value]
 
 
-__all__ = ["export", "FIGURES", "figure_size", "PAPER", "PAPER_WIDTHS", "set_style", "STYLE", "STYLES", "use_style"]
+__all__ = ["export", "figure_size", "set_style", "STYLE", "STYLES", "use_style"]

@@ -34,4 +34,4 @@ def simulate_annotation(tables: dict[str, pl.DataFrame], *, n: int = 300, error:
                                       "value": pl.Utf8, "note": pl.Utf8, "labeled_at": pl.Utf8})
 
 
-__all__ = ["simulate_annotation"]
+__all__ = []

@@ -371,5 +371,4 @@ def build(out: str | Path, cfg: DatasetConfig = DatasetConfig(), *, workers: int
     return tables
 
 
-__all__ = ["attribute", "build", "DatasetConfig", "DEFAULT_BUDGETS", "simulated_rollouts", "run_id", "simulate",
-           "write_dataset"]
+__all__ = ["attribute", "build", "DatasetConfig", "simulated_rollouts", "simulate", "write_dataset"]

@@ -295,5 +295,4 @@ def verifier_score(task: Task, task_index: int, replicate: int, env_state: EnvSt
     return float(-(post - pre))
 
 
-__all__ = ["action_text", "Boundary", "context_tokens", "context_units", "Episode", "EpisodeResult", "POLICIES",
-           "SimConfig", "StepRecord", "units", "verifier_score"]
+__all__ = ["Episode", "POLICIES", "SimConfig", "units", "verifier_score"]

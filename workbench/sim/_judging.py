@@ -36,4 +36,4 @@ def judge_candidate(task: Task, previous: Sequence[SimEntry] | None, span: Seque
     return [entries[i] for i in kept], scores, size
 
 
-__all__ = ["judge_candidate", "judge_request"]
+__all__ = []

@@ -324,4 +324,4 @@ def in_text_order(entries: Sequence[SimEntry]) -> list[SimEntry]:
     return [e for s in SECTIONS for e in entries if e.section == s]
 
 
-__all__ = ["Candidate", "compress", "CompressorConfig", "in_text_order", "render_entries", "SILENT", "VISIBLE"]
+__all__ = ["render_entries"]

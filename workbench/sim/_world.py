@@ -244,5 +244,4 @@ def check(task: Task, state: EnvState) -> str | None:
     return None
 
 
-__all__ = ["Action", "check", "EnvState", "Invoice", "InvoiceEnv", "make_tasks", "Observation", "Scenario",
-           "SCENARIOS", "Task", "world_json"]
+__all__ = ["Action", "check", "InvoiceEnv", "make_tasks", "Scenario", "SCENARIOS", "world_json"]

@@ -17,62 +17,50 @@ from workbench._util.lazy import attach
 # __all__, then run `python tools/faces.py`; `make lint` checks that this face is current.
 __all__ = [
     "ABOVE_ZERO", "AGREEMENT_METHOD", "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport",
-    "ALL_ALIKE", "ALTERNATIVES", "as_generator", "AT_BOUND", "auroc", "auroc_ci", "AUROC_MIN_CLASS", "bin_edges",
-    "bin_index", "binary_labels", "bootstrap", "BootstrapResult", "brier", "BrierDecomposition", "calibration_table",
-    "calibration_test", "CALIBRATION_TEST_EXACT", "CalibrationTest", "CE_INTERVAL_METHODS", "clustered_mcnemar_p",
+    "as_generator", "auroc", "auroc_ci", "AUROC_MIN_CLASS", "bin_edges", "bin_index", "bootstrap", "BootstrapResult",
+    "brier", "BrierDecomposition", "calibration_table", "calibration_test", "CalibrationTest", "clustered_mcnemar_p",
     "cohen_kappa", "compare_to_baseline", "complete_rows", "correlation_ci", "correlation_difference_ci",
-    "CORRELATION_INTERVALS", "CORRELATION_METHODS", "CorrelationDifference", "cost", "cr2_mean", "cr2_p_value",
-    "cumulative_tokens", "debiased_calibration_error", "DEFAULT_N_BOOT", "dependency", "disagreements", "ece",
-    "efficiency", "efficiency_by", "efficiency_by_encoding", "FEW_SCENARIOS", "fleiss_kappa", "GEE_MAX_CLUSTER",
-    "gold_classes", "heterogeneous_coverage", "heterogeneous_population_auroc", "HIGHER_IS_BETTER", "Interval",
-    "interval", "INTERVAL_COLUMNS", "interval_coverage", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA",
-    "jackknife_se", "jackknife_se_of", "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores",
-    "labelled_pairs", "make_units", "MAX_ANNOTATOR_SETS", "METRICS", "missing_mask", "multi_rater_agreement",
-    "NEGATIVE", "NO_ESTIMATE", "NOT_A_CLASS", "ONE_SCENARIO", "out_of_fold_calls", "paired_auroc_difference",
-    "paired_difference", "partial_correlation", "partial_correlation_ci", "PartialCorrelation", "pass_at_k",
-    "pass_hat_k", "peak", "percent_agreement", "performance_profile", "plain_correlation", "PLAIN_METHODS",
-    "population_auroc", "POSITIVE", "precision_recall_at", "Price", "probability_of_improvement", "recalibrate",
-    "recalibration_table", "reliability", "reliability_by_k", "reliability_curve", "resample_counts", "resamples",
-    "residual_kurtosis", "residualise", "Seed", "selection_bootstrap", "share_interval", "simultaneous_interval",
-    "squared_ce_debiased", "STRATEGIES", "TAU_FEW_SCENARIOS", "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES",
-    "TAU_MIN_SCENARIOS", "threshold_for", "threshold_sweep", "unified_interval", "Units", "UNSURE_AS", "verdict",
-    "williams_test", "ZERO_WIDTH", "ZERO_WIDTH_MIN_ROWS", "ZERO_WIDTH_MIN_SCENARIOS"
+    "CORRELATION_METHODS", "CorrelationDifference", "cost", "cr2_mean", "cr2_p_value", "cumulative_tokens",
+    "debiased_calibration_error", "DEFAULT_N_BOOT", "dependency", "disagreements", "ece", "efficiency", "efficiency_by",
+    "efficiency_by_encoding", "fleiss_kappa", "Interval", "interval", "interval_coverage", "INTERVAL_METHODS",
+    "jackknife_se", "judge_table", "KAPPA_METHOD", "krippendorff_alpha", "labeled_scores", "make_units",
+    "multi_rater_agreement", "paired_auroc_difference", "paired_difference", "partial_correlation",
+    "partial_correlation_ci", "PartialCorrelation", "pass_at_k", "pass_hat_k", "peak", "percent_agreement",
+    "performance_profile", "plain_correlation", "population_auroc", "precision_recall_at", "Price",
+    "probability_of_improvement", "recalibrate", "recalibration_table", "reliability", "reliability_by_k",
+    "reliability_curve", "resample_counts", "resamples", "Seed", "selection_bootstrap", "share_interval",
+    "simultaneous_interval", "squared_ce_debiased", "TAU_FEW_SCENARIOS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS",
+    "threshold_for", "threshold_sweep", "unified_interval", "verdict", "williams_test"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
     "_agreement": [
         "AGREEMENT_METHOD", "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport", "cohen_kappa",
-        "disagreements", "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "labelled_pairs", "MAX_ANNOTATOR_SETS",
-        "multi_rater_agreement", "percent_agreement", "UNSURE_AS"
+        "disagreements", "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "multi_rater_agreement",
+        "percent_agreement"
     ],
     "_bootstrap": [
-        "ALL_ALIKE", "as_generator", "AT_BOUND", "auroc_ci", "AUROC_MIN_CLASS", "binary_labels", "bootstrap",
-        "BootstrapResult", "complete_rows", "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT", "FEW_SCENARIOS", "Interval",
-        "interval", "INTERVAL_COLUMNS", "INTERVAL_METHODS", "interval_reason", "INTERVAL_SCHEMA", "jackknife_se_of",
-        "make_units", "missing_mask", "NO_ESTIMATE", "ONE_SCENARIO", "resample_counts", "resamples", "Seed",
-        "share_interval", "Units", "ZERO_WIDTH", "ZERO_WIDTH_MIN_ROWS", "ZERO_WIDTH_MIN_SCENARIOS"
+        "as_generator", "auroc_ci", "AUROC_MIN_CLASS", "bootstrap", "BootstrapResult", "complete_rows", "cr2_mean",
+        "cr2_p_value", "DEFAULT_N_BOOT", "Interval", "interval", "INTERVAL_METHODS", "make_units", "resample_counts",
+        "resamples", "Seed", "share_interval"
     ],
     "_calibration": [
         "ABOVE_ZERO", "bin_edges", "bin_index", "brier", "BrierDecomposition", "calibration_table", "calibration_test",
-        "CALIBRATION_TEST_EXACT", "CalibrationTest", "CE_INTERVAL_METHODS", "debiased_calibration_error", "ece",
-        "labeled_scores", "out_of_fold_calls", "paired_auroc_difference", "recalibrate", "recalibration_table",
-        "reliability_curve", "selection_bootstrap", "squared_ce_debiased", "STRATEGIES", "TAU_FEW_SCENARIOS",
-        "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "threshold_for", "threshold_sweep",
+        "CalibrationTest", "debiased_calibration_error", "ece", "labeled_scores", "paired_auroc_difference",
+        "recalibrate", "recalibration_table", "reliability_curve", "selection_bootstrap", "squared_ce_debiased",
+        "TAU_FEW_SCENARIOS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "threshold_for", "threshold_sweep",
         "unified_interval"
     ],
     "_compare": [
-        "clustered_mcnemar_p", "compare_to_baseline", "GEE_MAX_CLUSTER", "HIGHER_IS_BETTER", "jackknife_se", "METRICS",
-        "paired_difference", "performance_profile", "probability_of_improvement", "simultaneous_interval", "verdict"
+        "clustered_mcnemar_p", "compare_to_baseline", "jackknife_se", "paired_difference", "performance_profile",
+        "probability_of_improvement", "simultaneous_interval", "verdict"
     ],
     "_correlation": [
-        "ALTERNATIVES", "correlation_ci", "correlation_difference_ci", "CORRELATION_INTERVALS", "CORRELATION_METHODS",
-        "CorrelationDifference", "partial_correlation", "partial_correlation_ci", "PartialCorrelation",
-        "plain_correlation", "PLAIN_METHODS", "residual_kurtosis", "residualise", "williams_test"
+        "correlation_ci", "correlation_difference_ci", "CORRELATION_METHODS", "CorrelationDifference",
+        "partial_correlation", "partial_correlation_ci", "PartialCorrelation", "plain_correlation", "williams_test"
     ],
-    "_coverage": ["heterogeneous_coverage", "heterogeneous_population_auroc", "interval_coverage", "population_auroc"],
-    "_discrimination": [
-        "auroc", "gold_classes", "judge_table", "NEGATIVE", "NOT_A_CLASS", "POSITIVE", "precision_recall_at"
-    ],
+    "_coverage": ["interval_coverage", "population_auroc"],
+    "_discrimination": ["auroc", "judge_table", "precision_recall_at"],
     "_efficiency": [
         "cost", "cumulative_tokens", "dependency", "efficiency", "efficiency_by", "efficiency_by_encoding", "peak",
         "Price"
@@ -83,38 +71,29 @@ __getattr__, __dir__ = attach(__name__, {
 if TYPE_CHECKING:
     from workbench.stats._agreement import (
         AGREEMENT_METHOD, agreement_pairs, agreement_report, agreement_table, AgreementReport, cohen_kappa,
-        disagreements, fleiss_kappa, KAPPA_METHOD, krippendorff_alpha, labelled_pairs, MAX_ANNOTATOR_SETS,
-        multi_rater_agreement, percent_agreement, UNSURE_AS
+        disagreements, fleiss_kappa, KAPPA_METHOD, krippendorff_alpha, multi_rater_agreement, percent_agreement
     )
     from workbench.stats._bootstrap import (
-        ALL_ALIKE, as_generator, AT_BOUND, auroc_ci, AUROC_MIN_CLASS, binary_labels, bootstrap, BootstrapResult,
-        complete_rows, cr2_mean, cr2_p_value, DEFAULT_N_BOOT, FEW_SCENARIOS, Interval, interval, INTERVAL_COLUMNS,
-        INTERVAL_METHODS, interval_reason, INTERVAL_SCHEMA, jackknife_se_of, make_units, missing_mask, NO_ESTIMATE,
-        ONE_SCENARIO, resample_counts, resamples, Seed, share_interval, Units, ZERO_WIDTH, ZERO_WIDTH_MIN_ROWS,
-        ZERO_WIDTH_MIN_SCENARIOS
+        as_generator, auroc_ci, AUROC_MIN_CLASS, bootstrap, BootstrapResult, complete_rows, cr2_mean, cr2_p_value,
+        DEFAULT_N_BOOT, Interval, interval, INTERVAL_METHODS, make_units, resample_counts, resamples, Seed,
+        share_interval
     )
     from workbench.stats._calibration import (
         ABOVE_ZERO, bin_edges, bin_index, brier, BrierDecomposition, calibration_table, calibration_test,
-        CALIBRATION_TEST_EXACT, CalibrationTest, CE_INTERVAL_METHODS, debiased_calibration_error, ece, labeled_scores,
-        out_of_fold_calls, paired_auroc_difference, recalibrate, recalibration_table, reliability_curve,
-        selection_bootstrap, squared_ce_debiased, STRATEGIES, TAU_FEW_SCENARIOS, TAU_INTERVAL_METHODS, TAU_MIN_ENTRIES,
-        TAU_MIN_SCENARIOS, threshold_for, threshold_sweep, unified_interval
+        CalibrationTest, debiased_calibration_error, ece, labeled_scores, paired_auroc_difference, recalibrate,
+        recalibration_table, reliability_curve, selection_bootstrap, squared_ce_debiased, TAU_FEW_SCENARIOS,
+        TAU_MIN_ENTRIES, TAU_MIN_SCENARIOS, threshold_for, threshold_sweep, unified_interval
     )
     from workbench.stats._compare import (
-        clustered_mcnemar_p, compare_to_baseline, GEE_MAX_CLUSTER, HIGHER_IS_BETTER, jackknife_se, METRICS,
-        paired_difference, performance_profile, probability_of_improvement, simultaneous_interval, verdict
+        clustered_mcnemar_p, compare_to_baseline, jackknife_se, paired_difference, performance_profile,
+        probability_of_improvement, simultaneous_interval, verdict
     )
     from workbench.stats._correlation import (
-        ALTERNATIVES, correlation_ci, correlation_difference_ci, CORRELATION_INTERVALS, CORRELATION_METHODS,
-        CorrelationDifference, partial_correlation, partial_correlation_ci, PartialCorrelation, plain_correlation,
-        PLAIN_METHODS, residual_kurtosis, residualise, williams_test
+        correlation_ci, correlation_difference_ci, CORRELATION_METHODS, CorrelationDifference, partial_correlation,
+        partial_correlation_ci, PartialCorrelation, plain_correlation, williams_test
     )
-    from workbench.stats._coverage import (
-        heterogeneous_coverage, heterogeneous_population_auroc, interval_coverage, population_auroc
-    )
-    from workbench.stats._discrimination import (
-        auroc, gold_classes, judge_table, NEGATIVE, NOT_A_CLASS, POSITIVE, precision_recall_at
-    )
+    from workbench.stats._coverage import interval_coverage, population_auroc
+    from workbench.stats._discrimination import auroc, judge_table, precision_recall_at
     from workbench.stats._efficiency import (
         cost, cumulative_tokens, dependency, efficiency, efficiency_by, efficiency_by_encoding, peak, Price
     )

@@ -52,7 +52,7 @@ def labelled_pairs(a: npt.ArrayLike, b: npt.ArrayLike, what: str = "labels") -> 
 
 def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     """Cohen's kappa of two label sequences over the union of their categories; an item either sequence skipped
-    (null or NaN) is left out (:func:`labelled_pairs`).
+    (null or NaN) is left out (``labelled_pairs``).
 
     Parameters
     ----------
@@ -86,7 +86,7 @@ def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
 
 def percent_agreement(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     """The share of items on which two label sequences agree (compared as text); an item either sequence skipped
-    (null or NaN) is left out (:func:`labelled_pairs`).
+    (null or NaN) is left out (``labelled_pairs``).
 
     Parameters
     ----------
@@ -112,7 +112,7 @@ def _pair_statistics(pair: pl.DataFrame, clusters: Mapping[str, str] | None, *, 
                      level: float, n_skipped: int = 0) -> list[dict[str, object]]:
     """Kappa and agreement of one compared pair (columns ``item_id``, ``value``, ``value_b``, skipped items already
     left out): ``statistic``, ``disagreements``, ``n_unsure`` (items either side called ``unsure``), ``unsure_as``
-    (:data:`UNSURE_AS`) and the interval columns, resampling ``clusters`` (item -> scenario; else the item).
+    (``UNSURE_AS``) and the interval columns, resampling ``clusters`` (item -> scenario; else the item).
     ``n_missing`` is ``n_skipped``: the items a side skipped are the ones left out."""
     va, vb = pair.get_column("value").to_numpy(), pair.get_column("value_b").to_numpy()
     cl = np.array([(clusters or {}).get(i, i) for i in pair.get_column("item_id").to_list()])
@@ -396,7 +396,7 @@ def multi_rater_agreement(labels: pl.DataFrame, clusters: Mapping[str, str] | No
     of ``min_annotators`` or more), so an annotator who labels a few items of a crowd's data set adds a row for
     the set with them, over those few, and never replaces the crowd's own row over everything it labelled (issue
     79: three workers' kappa over 2,500 items gave way to a kappa over the 10 a user added). At most
-    :data:`MAX_ANNOTATOR_SETS` sets a field and round, those labelling the most items together first.
+    ``MAX_ANNOTATOR_SETS`` sets a field and round, those labelling the most items together first.
 
     Parameters
     ----------
@@ -535,5 +535,5 @@ def agreement_report(labels: pl.DataFrame, clusters: Mapping[str, str] | None = 
 
 
 __all__ = ["AGREEMENT_METHOD", "agreement_pairs", "agreement_report", "agreement_table", "AgreementReport",
-           "cohen_kappa", "disagreements", "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha", "labelled_pairs",
-           "MAX_ANNOTATOR_SETS", "multi_rater_agreement", "percent_agreement", "UNSURE_AS"]
+           "cohen_kappa", "disagreements", "fleiss_kappa", "KAPPA_METHOD", "krippendorff_alpha",
+           "multi_rater_agreement", "percent_agreement"]

@@ -19,7 +19,7 @@ Resamples with only one class (or where the metric is undefined) are *degenerate
 are excluded from the interval and counted in ``n_degenerate``. Every interval of the
 workbench goes through :func:`interval`: percentile intervals, or BCa (Efron 1987; bias
 correction from the resamples, acceleration from the cluster jackknife) when
-``method="bca"``. Every result reports the columns of :data:`INTERVAL_COLUMNS`
+``method="bca"``. Every result reports the columns of ``INTERVAL_COLUMNS``
 (``estimate, ci_low, ci_high, n, n_boot, level, method``).
 """
 
@@ -209,12 +209,12 @@ def interval_reason(ci_low: float, ci_high: float, n_clusters: int | None, *, fe
     n_clusters : int or None
         Scenarios behind the interval (None: not clustered).
     few : int, default 0
-        Scenario counts below this get :data:`FEW_SCENARIOS`.
+        Scenario counts below this get ``FEW_SCENARIOS``.
 
     Returns
     -------
     str or None
-        :data:`ONE_SCENARIO`, :data:`ZERO_WIDTH`, :data:`FEW_SCENARIOS`, or None.
+        ``ONE_SCENARIO``, ``ZERO_WIDTH``, ``FEW_SCENARIOS``, or None.
     """
     if n_clusters is not None and n_clusters < 2:
         return ONE_SCENARIO
@@ -280,9 +280,9 @@ class BootstrapResult:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
     def row(self) -> dict[str, object]:
-        """The interval contract's columns (:data:`INTERVAL_COLUMNS`), under the two rules every table keeps: no
-        interval without an estimate (:data:`NO_ESTIMATE`), and none of zero width where the estimate rests on
-        fewer than :data:`ZERO_WIDTH_MIN_ROWS` rows or :data:`ZERO_WIDTH_MIN_SCENARIOS` scenarios (the reason
+        """The interval contract's columns (``INTERVAL_COLUMNS``), under the two rules every table keeps: no
+        interval without an estimate (``NO_ESTIMATE``), and none of zero width where the estimate rests on
+        fewer than ``ZERO_WIDTH_MIN_ROWS`` rows or ``ZERO_WIDTH_MIN_SCENARIOS`` scenarios (the reason
         says which)."""
         out = {k: getattr(self, k) for k in INTERVAL_COLUMNS}
         est, lo, hi = self.estimate, self.ci_low, self.ci_high
@@ -403,13 +403,13 @@ def interval(estimate: float, boots: ArrayLike, level: float = 0.95, method: str
       92.7-94.3%) and for kappa (93.0-94.5%, where the percentile interval gave 87.8-92.4%).
       When the estimate or a leave-one-out estimate lies at the bound (an AUROC of 1 without one scenario, a
       kappa of 1), the transform sends it to infinity: the plain ``"t"`` interval, clipped, is given instead,
-      and ``reason`` says so (:data:`AT_BOUND`).
+      and ``reason`` says so (``AT_BOUND``).
     * ``"cr2"``: for a mean only, :func:`cr2_mean` (Bell and McCaffrey's bias-reduced variance with their
       degrees of freedom).
 
     With no finite resample (or jackknife), or fewer than two clusters (``n_clusters``: a resample of one
     scenario is that scenario again, and its "interval" has zero width), the bounds are NaN; ``reason`` says why
-    (:func:`interval_reason`), and also names a zero-width interval.
+    (``interval_reason``), and also names a zero-width interval.
 
     Parameters
     ----------
@@ -966,7 +966,7 @@ def auroc_ci(
     scores : array-like
         Judge scores, higher meaning more likely positive; NaN rows are dropped.
     labels : array-like
-        Binary labels aligned with ``scores`` (:func:`binary_labels`: booleans or 0/1; None or NaN is missing).
+        Binary labels aligned with ``scores`` (``binary_labels``: booleans or 0/1; None or NaN is missing).
     clusters : array-like
         The cluster (task scenario) of each row.
     n_boot : int, default DEFAULT_N_BOOT
@@ -1038,6 +1038,6 @@ def auroc_ci(
 AUROC_MIN_CLASS = 5
 
 
-__all__ = ["ALL_ALIKE", "as_generator", "AT_BOUND", "auroc_ci", "AUROC_MIN_CLASS", "bootstrap", "BootstrapResult", "complete_rows", "cr2_mean", "cr2_p_value", "DEFAULT_N_BOOT",
-           "binary_labels", "FEW_SCENARIOS", "Interval", "interval", "INTERVAL_COLUMNS", "INTERVAL_SCHEMA", "interval_reason", "jackknife_se_of",
-           "make_units", "INTERVAL_METHODS", "missing_mask", "NO_ESTIMATE", "ONE_SCENARIO", "resample_counts", "resamples", "Seed", "share_interval", "ZERO_WIDTH_MIN_ROWS", "ZERO_WIDTH_MIN_SCENARIOS", "Units", "ZERO_WIDTH"]
+__all__ = ["as_generator", "auroc_ci", "AUROC_MIN_CLASS", "bootstrap", "BootstrapResult", "complete_rows", "cr2_mean",
+           "cr2_p_value", "DEFAULT_N_BOOT", "Interval", "interval", "make_units", "INTERVAL_METHODS", "resample_counts",
+           "resamples", "Seed", "share_interval"]

@@ -78,7 +78,7 @@ def _complete(scores: ArrayLike, labels: ArrayLike,
               clusters: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Scores, labels (as floats) and clusters of the rows with both a score and a label, and how many were left
     out: the workbench's rule for missing values (:func:`workbench.stats.complete_rows`). Labels are 0/1
-    or booleans (:func:`workbench.stats.binary_labels`: a 2 was read as the number 2); scores must lie in
+    or booleans (``binary_labels``: a 2 was read as the number 2); scores must lie in
     [0, 1]; nothing left is a ``ValueError`` saying so."""
     from workbench.stats._bootstrap import binary_labels, complete_rows
 
@@ -373,7 +373,7 @@ def calibration_test(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, 
     n_b)``: under calibration its mean is 0 whatever the rows of a scenario share (Kumar et al.'s debiased error
     leaves out only each row's own square). Its null distribution comes from flipping each scenario's sign (the
     multiplier bootstrap of a degenerate U-statistic, Dehling and Mikosch 1994): every pattern when there are up to
-    :data:`CALIBRATION_TEST_EXACT` scenarios, else ``n_flips`` seeded draws. The p-value is one-sided (a gap only
+    ``CALIBRATION_TEST_EXACT`` scenarios, else ``n_flips`` seeded draws. The p-value is one-sided (a gap only
     raises U).
 
     Parameters
@@ -389,7 +389,7 @@ def calibration_test(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, 
     strategy : {"uniform", "quantile"}, default "uniform"
         Bin strategy (:func:`bin_edges`).
     n_flips : int, default 9999
-        Random sign patterns above :data:`CALIBRATION_TEST_EXACT` scenarios.
+        Random sign patterns above ``CALIBRATION_TEST_EXACT`` scenarios.
     seed : int or numpy.random.Generator, default 0
         Seed of those draws.
 
@@ -547,9 +547,9 @@ def debiased_calibration_error(scores: ArrayLike, labels: ArrayLike, clusters: A
     level : float, default 0.95
         Coverage of the interval.
     interval_method : {"sign-flip", "unified", "t"}, default "sign-flip"
-        :data:`CE_INTERVAL_METHODS`.
+        ``CE_INTERVAL_METHODS``.
     seed : int or numpy.random.Generator, default 0
-        Seed of :func:`calibration_test`'s sign patterns (drawn only above :data:`CALIBRATION_TEST_EXACT` scenarios).
+        Seed of :func:`calibration_test`'s sign patterns (drawn only above ``CALIBRATION_TEST_EXACT`` scenarios).
 
     Returns
     -------
@@ -1020,7 +1020,7 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
       sample: with 8 the intervals held 86% of 95% on one generator and 99% on another.
       ``benchmarks/bench_threshold_coverage.py`` reports the coverage;
     * ``precision_oof`` and ``recall_oof``: another quantity -- the precision and recall of the *rule* "choose
-      tau on the other scenarios, apply it here" (:func:`out_of_fold_calls`: each scenario judged by the tau its
+      tau on the other scenarios, apply it here" (``out_of_fold_calls``: each scenario judged by the tau its
       fold's training scenarios chose, so several taus), with the cluster jackknife t interval clipped to
       [0, 1]. It does not estimate the reported tau's precision: it may cover it (94.8-96.7% on the benchmark's
       generator) or not (an audit's generator: 85%);
@@ -1054,7 +1054,7 @@ def threshold_for(scores: ArrayLike, labels: ArrayLike, clusters: ArrayLike, tar
     level : float, default 0.95
         Coverage of the intervals.
     tau_interval : {"selection-bootstrap", "jackknife"}, default "selection-bootstrap"
-        The interval of the ``*_at_tau_oof`` rows (:data:`TAU_INTERVAL_METHODS`).
+        The interval of the ``*_at_tau_oof`` rows (``TAU_INTERVAL_METHODS``).
 
     Returns
     -------
@@ -1257,10 +1257,8 @@ def paired_auroc_difference(scores_a: ArrayLike, scores_b: ArrayLike, labels: Ar
                      clusters=c, n_boot=n_boot, seed=seed, level=level, method=method, n_missing=missing)
 
 
-__all__ = ["bin_edges", "bin_index", "brier", "BrierDecomposition", "calibration_table",
-           "debiased_calibration_error", "ece", "labeled_scores", "out_of_fold_calls", "paired_auroc_difference",
-           "recalibrate", "recalibration_table", "reliability_curve", "squared_ce_debiased", "STRATEGIES",
-           "TAU_FEW_SCENARIOS", "TAU_INTERVAL_METHODS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS", "CE_INTERVAL_METHODS",
-           "unified_interval", "selection_bootstrap", "ABOVE_ZERO", "calibration_test", "CALIBRATION_TEST_EXACT",
-           "CalibrationTest",
+__all__ = ["bin_edges", "bin_index", "brier", "BrierDecomposition", "calibration_table", "debiased_calibration_error",
+           "ece", "labeled_scores", "paired_auroc_difference", "recalibrate", "recalibration_table",
+           "reliability_curve", "squared_ce_debiased", "TAU_FEW_SCENARIOS", "TAU_MIN_ENTRIES", "TAU_MIN_SCENARIOS",
+           "unified_interval", "selection_bootstrap", "ABOVE_ZERO", "calibration_test", "CalibrationTest",
            "threshold_for", "threshold_sweep"]

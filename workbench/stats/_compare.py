@@ -440,7 +440,7 @@ def compare_to_baseline(runs: pl.DataFrame, baseline: str, metric: str = "acc", 
 
 def verdict(row: dict[str, object], alpha: float = 0.05, p: str = "p_holm") -> str:
     """``better``, ``worse`` or ``no difference found`` for one row of :func:`compare_to_baseline`: from the
-    adjusted test (``p``, Holm's by default) and the metric's direction (:data:`HIGHER_IS_BETTER`: fewer
+    adjusted test (``p``, Holm's by default) and the metric's direction (``HIGHER_IS_BETTER``: fewer
     tokens is better), never from an unadjusted interval.
 
     Parameters
@@ -642,6 +642,5 @@ def performance_profile(runs: pl.DataFrame, taus: Sequence[float] | np.ndarray =
     return pl.DataFrame(rows, schema=schema)
 
 
-__all__ = ["clustered_mcnemar_p", "compare_to_baseline", "GEE_MAX_CLUSTER", "HIGHER_IS_BETTER", "METRICS",
-           "jackknife_se", "paired_difference", "performance_profile", "probability_of_improvement",
-           "simultaneous_interval", "verdict"]
+__all__ = ["clustered_mcnemar_p", "compare_to_baseline", "jackknife_se", "paired_difference", "performance_profile",
+           "probability_of_improvement", "simultaneous_interval", "verdict"]

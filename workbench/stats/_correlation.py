@@ -10,7 +10,7 @@ neither do we, so that the numbers are FRANK's). Rows where ``x`` or ``y`` is mi
 metric, and ``n`` counts the rows used.
 
 For category labels the least-squares fit on the indicators is the system's mean, so the residuals are each
-value minus its system's mean (:func:`residualise`); a 2-D ``control`` is fitted by least squares with an
+value minus its system's mean (``residualise``); a 2-D ``control`` is fitted by least squares with an
 intercept (``numpy.linalg.lstsq``). Both are checked against scikit-learn's ``LinearRegression`` on
 ``OneHotEncoder`` columns, FRANK's own code, in ``tests/stats/test_metrics_correlation.py``.
 
@@ -39,9 +39,8 @@ import numpy.typing as npt
 from workbench.stats._bootstrap import DEFAULT_N_BOOT, BootstrapResult, Seed, as_generator, interval, make_units, \
     resample_counts
 
-__all__ = ["ALTERNATIVES", "CORRELATION_INTERVALS", "CORRELATION_METHODS", "correlation_ci", "correlation_difference_ci",
-           "CorrelationDifference", "partial_correlation", "partial_correlation_ci", "PartialCorrelation",
-           "plain_correlation", "PLAIN_METHODS", "residualise", "williams_test", "residual_kurtosis"]
+__all__ = ["CORRELATION_METHODS", "correlation_ci", "correlation_difference_ci", "CorrelationDifference",
+           "partial_correlation", "partial_correlation_ci", "PartialCorrelation", "plain_correlation", "williams_test"]
 
 #: the correlations :func:`partial_correlation` takes
 CORRELATION_METHODS = ("pearson", "spearman")
@@ -342,7 +341,7 @@ def partial_correlation_ci(x: npt.ArrayLike, y: npt.ArrayLike, control: npt.Arra
     ``control`` only. Rows with a missing value are dropped first and counted in ``n_missing``; with fewer than two
     clusters the bounds are NaN (nothing to resample).
 
-    ``interval_method`` is :data:`CORRELATION_INTERVALS`' rule: ``"percentile"`` of the cluster bootstrap, or
+    ``interval_method`` is ``CORRELATION_INTERVALS``' rule: ``"percentile"`` of the cluster bootstrap, or
     ``"atanh-t"``, the delete-one-cluster jackknife t on Fisher's z, transformed back. The default (None) is
     ``"atanh-t"`` for Pearson's correlation (94-95% where the percentile interval gave 89-91%,
     ``benchmarks/correlation_tests.md``) and ``"percentile"`` for Spearman's: a rank correlation of heavily tied
@@ -411,7 +410,7 @@ def correlation_ci(x: npt.ArrayLike, y: npt.ArrayLike, clusters: npt.ArrayLike, 
     level : float, default 0.95
         Coverage of the interval.
     interval_method : {"atanh-t", "percentile"}, optional
-        Pearson's and Spearman's rule (:data:`CORRELATION_INTERVALS`); Kendall's is always ``"atanh-t"``.
+        Pearson's and Spearman's rule (``CORRELATION_INTERVALS``); Kendall's is always ``"atanh-t"``.
 
     Returns
     -------

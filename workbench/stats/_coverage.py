@@ -145,7 +145,7 @@ def heterogeneous_coverage(settings: Sequence[tuple[float, float]] = ((0.6, 0.5)
 
     Each scenario draws an offset ~ N(0, offset_sd) and a discrimination ~ N(``discrimination``,
     discrimination_sd); an entry is positive with ``positive_rate`` and scores offset + discrimination *
-    label + N(0, 1). The estimand is :func:`heterogeneous_population_auroc`. One row per setting and cluster
+    label + N(0, 1). The estimand is ``heterogeneous_population_auroc``. One row per setting and cluster
     count: ``truth``, ``bias`` (mean estimate minus truth: the pooled AUROC's within-scenario pairs make it
     O(1 / clusters)), ``coverage`` with its Wilson ``coverage_low`` / ``coverage_high``, ``width``, ``trials``.
 
@@ -202,4 +202,4 @@ def heterogeneous_coverage(settings: Sequence[tuple[float, float]] = ((0.6, 0.5)
     return pl.DataFrame(rows)
 
 
-__all__ = ["heterogeneous_coverage", "heterogeneous_population_auroc", "interval_coverage", "population_auroc"]
+__all__ = ["interval_coverage", "population_auroc"]

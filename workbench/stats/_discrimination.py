@@ -218,4 +218,4 @@ def judge_table(
                                       "reason": pl.Utf8})
 
 
-__all__ = ["auroc", "gold_classes", "judge_table", "NEGATIVE", "NOT_A_CLASS", "POSITIVE", "precision_recall_at"]
+__all__ = ["auroc", "judge_table", "precision_recall_at"]

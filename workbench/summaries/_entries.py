@@ -16,8 +16,7 @@ import polars as pl
 from workbench.tables import _schema as schema
 from workbench.summaries._grammar import SCHEMAS, normalise, parse
 
-__all__ = ["entries_table", "entry_id", "entry_parts", "evidence_id", "given_entries", "request_id", "request_of_entry", "run_of_entry", "with_roles",
-           "write_entries"]
+__all__ = ["entries_table", "entry_id", "evidence_id", "request_id", "run_of_entry", "with_roles", "write_entries"]
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
@@ -158,7 +157,7 @@ def write_entries(directory: str | os.PathLike[str], *, batch_rows: int = 20_000
     the log. Rows come run by run in the compactions' order (the in-memory :func:`entries_table`
     sorts by run id; the rows are the same). A directory whose compactions do not keep each run's
     rows together, or that has them only as JSONL, is done in memory. The file appears whole or
-    not at all. Entries the log gave (:func:`given_entries`) are kept as they are: their number is returned.
+    not at all. Entries the log gave (``given_entries``) are kept as they are: their number is returned.
     """
     given = given_entries(directory)
     if given is not None:

@@ -247,7 +247,7 @@ def evidence_table(requests: Iterable[CompactionRequest]) -> pl.DataFrame:
     """One row per evidence passage of each request (schema table ``evidence``): its id (``REQUEST/oIcJ``), the
     request, run and boundary, the entries it was retrieved for and its rank among each one's passages (0 =
     best), the step and part it came from (step null: the retained turn), where it came from in words
-    (:func:`describe_source`) and its text."""
+    (``describe_source``) and its text."""
     cols: dict[str, list[Any]] = {c: [] for c in ("evidence_id", "request_id", "run_id", "boundary", "step", "part",
                                                   "source", "text")}
     # the entry_ids and ranks columns as flat values with their row, grouped once: a list column built from Python
@@ -371,8 +371,5 @@ def entry_evidence(evidence: pl.DataFrame | pl.LazyFrame, entry_ids: Sequence[st
     return out
 
 
-__all__ = ["RETRIEVAL_BATCH", "CompactionRequest", "JudgeRequest", "SpanIndex", "build_request", "chunk_step",
-           "evidence_rows",
-           "compaction_requests", "describe_source", "entry_evidence", "evidence_path", "evidence_table",
-           "request_evidence",
-           "span_index", "span_outputs"]
+__all__ = ["CompactionRequest", "JudgeRequest", "SpanIndex", "build_request", "compaction_requests", "entry_evidence",
+           "evidence_table", "span_index", "span_outputs"]

@@ -43,7 +43,7 @@ Claude Code's compaction summary (``claude_code``; every shape below has a fixtu
   keeps them as they are. The Analysis is the model's chronological notes before it writes the summary: its
   numbered bold items and ``##`` lines are not sections.
 * Section titles come in five forms, any case: ``1. **Title**:``, ``1. **Title:**``, ``1. Title:`` (plain,
-  only for the nine known titles, :data:`CLAUDE_SECTIONS`), ``## 1. Title`` and ``## 1. Title:``. A numbered
+  only for the nine known titles, ``CLAUDE_SECTIONS``), ``## 1. Title`` and ``## 1. Title:``. A numbered
   bold item with an unknown title is a section only when it continues the numbering of the summary's
   numbered titles and no numbered item has come since (``3. **Design Decisions**:`` after section 2); under a
   section, ``1. **Neo4j mocking not applied**:`` is an entry of that section.
@@ -74,9 +74,7 @@ from typing import NamedTuple
 
 from workbench.tables._vocabulary import SECTIONS
 
-__all__ = ["CLAUDE_SECTIONS", "ROLES", "SCHEMAS", "Entry", "Schema", "detect_schema",
-           "headings", "normalise", "parse", "prune", "render",
-           "section_name"]
+__all__ = ["ROLES", "SCHEMAS", "Entry", "Schema", "detect_schema", "headings", "parse", "prune", "render"]
 
 _HEADING = re.compile(r"^ {0,3}##[ \t]+(?P<title>.*?)[ \t]*#*[ \t]*$")
 _OTHER_HEADING = re.compile(r"^ {0,3}(#|#{3,6})([ \t]|$)")
@@ -226,7 +224,7 @@ _CC_TAG = re.compile(r"^\s*</?(analysis|summary)>\s*$", re.IGNORECASE)
 @dataclass(frozen=True)
 class _Title:
     """A Claude Code section title found on a line: its name, whether the line is a markdown heading and its
-    level (``#`` count; 2 for numbered items), number, whether it is one of :data:`CLAUDE_SECTIONS`, and where
+    level (``#`` count; 2 for numbered items), number, whether it is one of ``CLAUDE_SECTIONS``, and where
     text after it starts (or None)."""
 
     name: str

@@ -4,8 +4,8 @@ Five rules, each named for what it serves:
 
 * ``openclaw`` -- exactly OpenClaw's ``extractOpaqueIdentifiers`` (its compaction safeguard,
   the host compressor of SJC Appendix E.3), which decides what is copied into
-  ``## Exact identifiers``: :func:`openclaw_identifiers`; over the last ten summarised
-  messages it is :func:`opaque_identifiers`, the default
+  ``## Exact identifiers``: ``openclaw_identifiers``; over the last ten summarised
+  messages it is ``opaque_identifiers``, the default
   wherever an analysis follows SJC.
 * ``workbench`` -- the rule this workbench used before it reproduced OpenClaw's: hex ids must
   mix letters and digits (so words such as ``deadbeef`` or ``facade`` are never ids), UUIDs
@@ -15,9 +15,9 @@ Five rules, each named for what it serves:
   article): URLs and tokens of 5+ characters mixing letters and digits (``INV-1034``,
   ``HAT136``, hashes). The fact check keeps its own rule because OpenClaw's misses exactly
   these business ids (``INV-1034`` is neither a hex run nor 6+ digits); :func:`fact_check`,
-  :func:`fact_check_compactions` and FIFO replay's :func:`arg_identifiers`.
+  :func:`fact_check_compactions` and FIFO replay's ``arg_identifiers``.
 * ``network`` -- URLs, domains, IPv4 addresses and long hex hashes, the strings of the
-  Claude compaction data set; :func:`summary_identifiers` and :func:`claude_check`.
+  Claude compaction data set; ``summary_identifiers`` and :func:`claude_check`.
 * ``code`` -- what a coding agent's summary must get exactly right: file paths (with a
   ``/`` or a known extension, optionally ``::test`` and ``:line``), ``name()`` references,
   and everything the ``fact_check`` rule finds; :func:`identifier_sources` checks each
@@ -64,7 +64,7 @@ _PURE_HEX = re.compile(r"[A-Fa-f0-9]{8,}", re.ASCII)
 
 
 def openclaw_identifiers(text: str, limit: int = 12) -> list[str]:
-    """OpenClaw's ``extractOpaqueIdentifiers``: every match of :data:`OPENCLAW`, trimmed of surrounding
+    """OpenClaw's ``extractOpaqueIdentifiers``: every match of ``OPENCLAW``, trimmed of surrounding
     whitespace, leading quotes and brackets and trailing punctuation; a pure hex run upper-cased; matches
     under 4 characters dropped; deduplicated in order; at most ``limit`` (12)."""
     out: dict[str, None] = {}
@@ -137,7 +137,7 @@ def opaque_identifiers(messages: Sequence[str], *, limit: int = MAX_IDENTIFIERS,
     """Opaque identifiers OpenClaw copies into ``## Exact identifiers`` (SJC Appendix E.3), from the last
     ``last`` messages (10), at most ``limit`` (12).
 
-    ``rule="openclaw"`` (the default) is :func:`openclaw_identifiers` over the messages joined by
+    ``rule="openclaw"`` (the default) is ``openclaw_identifiers`` over the messages joined by
     newlines. ``rule="workbench"`` is the earlier rule: URLs, file paths, host:port pairs, hex
     ids of 8+ characters with at least one digit and one letter (UUIDs whole), numbers of 6+
     digits, in order of first appearance, an identifier inside one already taken not repeated.
@@ -284,7 +284,7 @@ def fact_check_compactions(compactions: pl.DataFrame, steps: pl.DataFrame, runs:
 
 
 def code_identifiers(text: str) -> list[str]:
-    """Identifiers under the ``code`` rule (:data:`CODE` and the ``fact_check`` rule), in order, deduplicated,
+    """Identifiers under the ``code`` rule (``CODE`` and the ``fact_check`` rule), in order, deduplicated,
     trailing punctuation dropped."""
     text = bound_tokens(text)
     spans = [(m.start(), m.end()) for pattern in (CODE, IDENTIFIER) for m in pattern.finditer(text)]
@@ -432,7 +432,5 @@ def claude_check(summary: str, history: Sequence[str], members: Sequence[str]) -
                         held_host=sum(1 for m in members if _host(m) and _host(m) in low))
 
 
-__all__ = ["arg_identifiers", "claude_check", "CODE", "code_identifiers", "fact_check", "fact_check_compactions",
-           "FactCheck", "find", "IDENTIFIER", "identifier_sources", "LAST_MESSAGES", "MAX_IDENTIFIERS", "NETWORK",
-           "opaque_identifiers", "OPENCLAW", "openclaw_identifiers", "replaced_history", "RULES",
-           "summary_identifiers", "summary_includes", "SummaryCheck"]
+__all__ = ["claude_check", "fact_check", "fact_check_compactions", "FactCheck", "find", "identifier_sources", "RULES",
+           "replaced_history", "SummaryCheck"]

@@ -308,5 +308,4 @@ def _scores(queries: list[tuple[int, int, list[int]]], comp_docs: list[tuple[int
     return scores, pair_start, q_ndocs
 
 
-__all__ = ["CHUNK_CHARS", "Chunk", "Evidence", "PASSAGE_CHARS", "Passage", "TOP_K", "chunk_outputs", "clear_caches",
-           "passages", "retrieve", "retrieve_many"]
+__all__ = ["Evidence", "clear_caches", "passages", "retrieve", "retrieve_many"]

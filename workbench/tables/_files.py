@@ -41,9 +41,9 @@ def rows_frame(table_name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
 
 
 def columns_frame(table_name: str, columns: dict[str, list[Any]]) -> pl.DataFrame:
-    """:func:`rows_frame` of rows given as columns (:func:`~workbench.tables.row_columns`): the same frame, built
+    """``rows_frame`` of rows given as columns (``row_columns``): the same frame, built
     column by column (half the time on a coding session's steps). A column the schema does not declare, or a value
-    not of its column's dtype, is read as :func:`rows_frame` reads it, from the rows."""
+    not of its column's dtype, is read as ``rows_frame`` reads it, from the rows."""
     if not columns or not any(columns.values()):
         return schema.empty(table_name)
     declared = schema.table(table_name).polars_schema(list(columns))
@@ -425,7 +425,7 @@ def _row_line(path: Path | None, row: int) -> str:
 def sink_parts(name: str, parts: Sequence[Path], target: Path) -> None:
     """Stream Parquet parts of table ``name`` into one file ``target`` (row groups of bounded bytes, two parts in
     memory at a time: the next is read while one is written). Parts whose columns differ (a column all null in one
-    chunk, absent in another) are unified; columns come in :func:`~workbench.tables.column_order`.
+    chunk, absent in another) are unified; columns come in ``column_order``.
 
     The parts are read and written by pyarrow, whose memory pool gives back what a part used once it is written:
     read by polars and handed to pyarrow, the freed memory of every part stayed with the process (the steps of
@@ -526,5 +526,4 @@ class PartWriter:
         self.discard()
 
 
-__all__ = ["check_references", "columns_frame", "move_into_place", "open_tables", "PartWriter", "read_table", "RowNames", "rows_frame", "sink_parts",
-           "table_file", "table_files", "TRAJECTORY_TABLES", "write_tables"]
+__all__ = ["open_tables", "PartWriter", "read_table", "table_file", "TRAJECTORY_TABLES", "write_tables"]

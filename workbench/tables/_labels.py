@@ -121,4 +121,4 @@ def label_source(labels: pl.DataFrame) -> str:
     return text + (", adjudicated" if "adjudicated" in names else "")
 
 
-__all__ = ["gold_labels", "label_source", "latest_labels", "majority_labels", "one_question"]
+__all__ = ["gold_labels", "latest_labels", "majority_labels"]

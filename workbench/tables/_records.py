@@ -99,7 +99,7 @@ def _no_rows() -> dict[str, list[dict[str, Any]]]:
 @dataclass
 class RowChunks:
     """An adapter's rows of runs, steps and compactions gathered run by run and cut into chunks of at most
-    :data:`CHUNK_RUNS` runs, :data:`CHUNK_ROWS` rows or :data:`CHUNK_TEXT` characters of text. A run's id must be
+    ``CHUNK_RUNS`` runs, ``CHUNK_ROWS`` rows or ``CHUNK_TEXT`` characters of text. A run's id must be
     new and its steps and boundaries unique in it (errors name the log's ``path`` and the run's first line).
     Subclasses say what a chunk of ``rows`` becomes (:meth:`flush`, which empties them); with ``with_runs`` False
     (a worker's builder) the runs' rows are only checked, not kept."""
@@ -167,9 +167,8 @@ def all_keys(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def row_columns(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
-    """``rows`` as columns (:func:`all_keys`' order; a key a row lacks is None there)."""
+    """``rows`` as columns (``all_keys``' order; a key a row lacks is None there)."""
     return {key: [row.get(key) for row in rows] for key in all_keys(rows)}
 
 
-__all__ = ["all_keys", "TRAJECTORY_TABLES", "CHUNK_ROWS", "CHUNK_RUNS", "CHUNK_TEXT", "encode_args", "RowChunks", "row_columns",
-           "widen_span"]
+__all__ = ["TRAJECTORY_TABLES", "encode_args", "RowChunks", "widen_span"]

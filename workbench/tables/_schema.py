@@ -11,7 +11,7 @@ allow (sections, patterns, label values) are :mod:`workbench.tables._vocabulary`
 
 Ground truth that only synthetic data has (an entry's provenance, whether it is
 supported, the defect that damaged it ...) lives in optional columns whose names
-start with :data:`GROUND_TRUTH_PREFIX`, so a real log never has to fill them.
+start with ``GROUND_TRUTH_PREFIX``, so a real log never has to fill them.
 Columns a table does not declare are kept as they are (a harness's own metadata).
 """
 
@@ -461,5 +461,5 @@ def empty(table_name: str) -> pl.DataFrame:
     return pl.DataFrame(schema=table(table_name).polars_schema())
 
 
-__all__ = ["ATTRIBUTIONS", "CANDIDATES", "Column", "column_order", "COMPACTIONS", "empty", "ENTRIES", "EVIDENCE",
-           "GROUND_TRUTH_PREFIX", "LABEL_SPANS", "LABELS", "ROLLOUTS", "RUNS", "SCORES", "SPANS", "STEPS", "Table", "table", "TABLES", "VARIABLES"]
+__all__ = ["ATTRIBUTIONS", "CANDIDATES", "COMPACTIONS", "empty", "ENTRIES", "EVIDENCE", "LABEL_SPANS", "LABELS",
+           "ROLLOUTS", "RUNS", "SCORES", "SPANS", "STEPS", "Table", "table", "TABLES", "VARIABLES"]

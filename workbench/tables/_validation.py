@@ -271,7 +271,7 @@ def _value_rules(col: Column, name: str, dtype: pl.DataType) -> list[tuple[pl.Ex
 
 def _check_timestamp(series: pl.Series, col: Column, *, file: str | None,
                      lines: Sequence[int | str] | None) -> None:
-    """An ISO-8601 timestamp column (:func:`is_timestamp`, a Python rule): an error naming the first bad row."""
+    """An ISO-8601 timestamp column (``is_timestamp``, a Python rule): an error naming the first bad row."""
     bad = series.map_elements(lambda v: not is_timestamp(v), return_dtype=pl.Boolean, skip_nulls=True).fill_null(False)
     if bad.any():
         row = int(bad.arg_max())  # type: ignore[arg-type]
@@ -301,5 +301,4 @@ def _cast_column(
     )
 
 
-__all__ = ["check_label", "check_record", "describe_dtype", "describe_dtypes", "is_timestamp",
-           "validate", "value_fits"]
+__all__ = ["check_record", "validate"]

@@ -71,7 +71,7 @@ _ANNOTATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}")
 def check_annotator(name: object, *, reserved: bool = False) -> str:
     """``name`` if it is a usable annotator name (letters, digits, ``_ . - @ +`` -- so an e-mail address from
     Label Studio is one --, at most 128, starting with a letter or digit: no spaces, so ``"dan "`` is not a
-    second person, and no path characters; not one of :data:`RESERVED_ANNOTATORS` unless ``reserved``, which only
+    second person, and no path characters; not one of ``RESERVED_ANNOTATORS`` unless ``reserved``, which only
     adjudication passes); else ``SchemaError``."""
     if not isinstance(name, str):
         raise SchemaError(field="annotator", expected=f"a name of {ANNOTATOR_RULE}", got=repr(name))
@@ -99,5 +99,4 @@ def _folded(name: str) -> str:
 _RESERVED_FOLDED = frozenset(_folded(r) for r in RESERVED_ANNOTATORS)
 
 
-__all__ = ["ANNOTATOR_RULE", "check_annotator", "LABEL_VALUES", "OPEN_LABEL_FIELDS", "TRAJECTORY_TABLES", "PATTERNS", "REASONING_SECTIONS",
-           "RESERVED_ANNOTATORS", "SECTIONS", "SUPPORT_VALUES", "TABLE_NAMES"]
+__all__ = ["check_annotator", "LABEL_VALUES", "PATTERNS", "SECTIONS", "SUPPORT_VALUES"]
