@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -13,7 +14,8 @@ import pytest
 from workbench.cli.main import main
 from workbench.datasets import derive_missing, load
 from workbench.explore import visible
-from workbench.explore import build_site, compaction_view, slug
+from workbench.explore import build_site, compaction_view
+from workbench.explore._views import slug
 
 from tests.conftest import system_tool
 
@@ -134,12 +136,12 @@ def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path,
     derive_missing(testbed, wanted=("entries", "scores"))
     sites = {"testbed": build_site(testbed, tmp_path / "testbed", method="prompting"),
              "sessions": build_site(_hostile_sessions(), tmp_path / "sessions")}
-    import workbench.explore._site as explore
+    import workbench.explore._site as explore_site
 
-    monkeypatch.setattr(explore, "INDEX_SHARD_BYTES", 300)  # index shards split deep: a query walks down them
-    monkeypatch.setattr(explore, "ENTRY_SHARD", 20)  # entries in more shards than the view loads at once
+    monkeypatch.setattr(explore_site, "INDEX_SHARD_BYTES", 300)  # index shards split deep: a query walks down them
+    monkeypatch.setattr(explore_site, "ENTRY_SHARD", 20)  # entries in more shards than the view loads at once
     sites["split"] = build_site(testbed, tmp_path / "split", method="prompting")
-    monkeypatch.setattr(explore, "ENTRY_SHARD", 2)  # compactions in more shards than their view loads at once
+    monkeypatch.setattr(explore_site, "ENTRY_SHARD", 2)  # compactions in more shards than their view loads at once
     sites["tiny"] = build_site(testbed, tmp_path / "tiny", method="prompting")
     monkeypatch.undo()
     assert len(list((sites["split"].out / "data" / "search").iterdir())) > \
@@ -373,12 +375,12 @@ def test_the_search_index_splits_a_shard_that_grew_and_caps_a_terms_rows(monkeyp
     "in" was 494 KB at the testbed's size, about 49 MB at 100x). A shard over its size is split by one more
     character, and a term lists its first rows. By hand: weights 2+12+7 = 21 (in), 22 (ink), 24 (inv-1, inv-2):
     "in" weighs 91 > 60, so it keeps "in" and splits into "ink" (22) and "inv" (48)."""
-    import workbench.explore._site as explore
+    import workbench.explore._site as explore_site
 
-    monkeypatch.setattr(explore, "INDEX_SHARD_BYTES", 60)
-    monkeypatch.setattr(explore, "MAX_POSTINGS", 2)
+    monkeypatch.setattr(explore_site, "INDEX_SHARD_BYTES", 60)
+    monkeypatch.setattr(explore_site, "MAX_POSTINGS", 2)
     index = {"in": {"e": {4}}, "ink": {"e": {3}}, "inv-1": {"e": {1}}, "inv-2": {"e": {2}}, "zz": {"e": {9, 7, 8}}}
-    assert explore.index_shards(index) == {
+    assert explore_site.index_shards(index) == {
         "in": {"t": {"in": {"e": [4]}}, "split": ["ink", "inv"]},
         "ink": {"t": {"ink": {"e": [3]}}, "split": []},
         "inv": {"t": {"inv-1": {"e": [1]}, "inv-2": {"e": [2]}}, "split": []},
@@ -703,7 +705,7 @@ def test_show_reads_in_an_untrusted_notebook(tmp_path: Path) -> None:
 def test_messages_render_markdown_and_code_fences_and_nothing_else(tmp_path: Path) -> None:
     """Issue 45: code fences showed raw. An assistant message's Markdown renders (a fenced block is a code block, a
     list a list); its raw HTML stays text and its links and images stay their text, so nothing loads from anywhere."""
-    from workbench.explore import markdown
+    from workbench.explore._views import markdown
 
     message = ("Fixed it:\n\n```python\nprint(total)\n```\n\n- one\n- two\n\n<img src=x onerror=alert(1)> "
                "[site](javascript:alert(1)) ![x](http://evil.example/x.png)")
@@ -960,3 +962,49 @@ def test_labels_an_import_put_in_the_datas_own_store_are_shown_without_an_option
     assert f"labels: {data / 'annotations'} (the data's own annotation store" in done.stdout
     pages = [p.read_text(encoding="utf-8") for p in (tmp_path / "site" / "runs").rglob("b0.html")]
     assert pages and sum("gold label (support)" in page for page in pages) >= 1
+
+
+def test_a_site_derived_a_batch_at_a_time_for_the_runs_shown_is_the_site_of_the_judged_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 82: ``workbench explore`` on a directory without scores (``import --entries``) or without entries
+    derived them for the whole log first (every method's, 17x the peak at 10x). Now they are made a batch at a
+    time for the runs shown: the site of one method, from a directory with neither, and from one with entries
+    only, is byte for byte the site of the same log judged whole first (its scores and evidence written beside),
+    and no other method's compaction is scored."""
+    from workbench.explore import _site
+    from workbench.judges import _requests
+    from workbench.tables import write_tables
+
+    small = tmp_path / "small"
+    assert main(["simulate", "--out", str(small), "--tasks", "4", "--runs", "1", "--budgets", "48"]) == 0
+    bare = {n: f for n, f in load(small).items() if n in ("runs", "steps", "compactions")}
+    methods = bare["runs"].get_column("method").unique().sort().to_list()
+    assert len(methods) > 1 and "prompting" in methods
+    shown = "prompting"  # (a method with summaries: FIFO's compactions have no entries to score)
+    judged = dict(bare)
+    derive_missing(judged, wanted=("entries", "scores"))
+    with_entries = {**bare, "entries": judged["entries"]}
+    for name, tables in (("bare", bare), ("entries", with_entries), ("judged", judged)):
+        write_tables({n: f for n, f in tables.items() if isinstance(f, pl.DataFrame)}, tmp_path / name / "log")
+    monkeypatch.setattr(_site, "BATCH_COMPACTIONS", 1)  # every run its own batch
+    scored: list[str] = []
+    real = _requests.score_requests
+
+    def counting(requests: list[Any], *args: Any, **kwargs: Any) -> Any:
+        scored.extend(r.run_id for r in requests)
+        return real(requests, *args, **kwargs)
+
+    monkeypatch.setattr(_requests, "score_requests", counting)
+    for name in ("judged", "bare", "entries"):
+        assert main(["explore", str(tmp_path / name / "log"), "--out", str(tmp_path / f"site-{name}"), "--method", shown]) == 0
+    capsys.readouterr()
+    site = _tree(tmp_path / "site-judged")
+    assert len(site) > 10
+    for name in ("bare", "entries"):
+        other = _tree(tmp_path / f"site-{name}")
+        differ = sorted(k for k in site.keys() | other.keys() if site.get(k) != other.get(k))
+        assert not differ, (name, differ[:5])
+    comps = bare["compactions"].join(bare["runs"].select("run_id", "method"), on="run_id")
+    mine = comps.filter(pl.col("method") == shown).get_column("run_id").to_list()
+    assert 0 < len(scored) == 2 * len(mine) < 2 * comps.height  # the two derived sites' requests, no other method's
+    assert sorted(scored) == sorted(mine * 2)

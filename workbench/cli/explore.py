@@ -29,7 +29,8 @@ def run(args: argparse.Namespace) -> int:
     from workbench._util.atomic import check_owned_dir
     from workbench.errors import SelectionError
     from workbench.datasets import derive_missing, load
-    from workbench.explore import MARKER, build_site
+    from workbench.explore import build_site
+    from workbench.explore._site import MARKER
 
     at_least("--limit", args.limit, 1)
     if not 0.0 <= args.tau <= 1.0:
@@ -37,18 +38,16 @@ def run(args: argparse.Namespace) -> int:
     inputs = [p for p in (args.data, args.scores, args.labels) if p]
     check_owned_dir(args.out, MARKER, inputs=inputs)  # before any work: a refused --out costs nothing
     # a directory's tables as scans: the site is written a batch of runs at a time (memory flat in the log's size);
-    # a log, or a directory that lacks entries or scores, is read whole and what it lacks is derived
+    # what the data lacks (entries, scores and their evidence) is made a batch at a time too, for the runs shown only
+    # (issue 82: deriving them for the whole log first held every method's entries and scores at once)
     tables = load(args.data, lazy=True)
     if args.scores:
         from workbench.tables._files import read_table
 
         tables["scores"] = read_table(args.scores, "scores", lazy=True)
-    wanted = ("entries", "scores") if not args.scores else ("entries",)
-    if any(name not in tables for name in wanted):
-        tables = load(args.data)
-        if args.scores:
-            tables["scores"] = read_table(args.scores, "scores")
-        derive_missing(tables, wanted=wanted)
+    derive = [name for name in ("entries", "scores") if name not in tables]
+    if derive:
+        derive_missing(tables, wanted=())  # only the runs' token columns, from one streaming pass over the steps
     labels = None
     from workbench._util.project import label_files
 
@@ -70,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         report = build_site(tables, args.out,
                             labels=labels, judge=args.judge, tau=args.tau, run_ids=args.runs, method=args.method,
                             budget=args.budget, limit=args.limit, title=Path(args.data).name,
-                            inputs=inputs)
+                            inputs=inputs, derive=derive)
     except SelectionError as err:  # the library names what was asked; the option is the command line's
         raise UsageError(f"--{err.what}", err.expected, err.got) from None
     print(report)

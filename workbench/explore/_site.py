@@ -1,6 +1,6 @@
 """The static site ``workbench explore`` writes: an index of runs, a page per run and per compaction, entry pages and a
 search index in shards, all opening from disk (no server, no network); written into a temporary sibling and moved
-into place, replacing only a directory that holds :data:`MARKER`."""
+into place, replacing only a directory that holds ``MARKER``."""
 
 from __future__ import annotations
 
@@ -67,20 +67,26 @@ def build_site(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], out: str | Pat
                labels: pl.DataFrame | None = None, judge: str | None = None, tau: float = 0.5,
                run_ids: Sequence[str] | None = None,
                method: str | None = None, budget: int | None = None, limit: int | None = None,
-               title: str = "compactions", inputs: Sequence[str | Path] = ()) -> SiteReport:
+               title: str = "compactions", inputs: Sequence[str | Path] = (),
+               derive: Sequence[str] = ()) -> SiteReport:
     """Write the site for ``tables`` under ``out`` (replaced whole: written to a sibling, then moved into place).
 
     The tables may be ``LazyFrame`` s (``workbench explore`` scans a directory): the runs are written a batch at a
     time (:data:`BATCH_COMPACTIONS`), each batch's rows collected from the scans and let go once its pages are written,
     so memory holds one batch of a log's steps, entries, scores and evidence, not the whole log.
 
-    ``out`` is replaced only if this function made it (it holds :data:`MARKER`) or it is empty or absent; a file,
+    ``out`` is replaced only if this function made it (it holds ``MARKER``) or it is empty or absent; a file,
     any other directory, and a path that holds or lies inside one of ``inputs`` (the data the site is made from)
     are refused with :class:`~workbench.errors.OutputRefused` before anything is written.
 
     ``labels`` are gold labels (:func:`workbench.tables.gold_labels`; default: those of the tables' own ``labels``
     table, if any); ``judge`` picks the scores shown (default: ``lexical`` when present, else the first judge in
     the scores table); a judge that scored nothing is refused with :class:`~workbench.errors.SelectionError`.
+
+    ``derive`` names tables the data lacks that are made a batch at a time, for the runs shown only: ``entries``
+    (:func:`workbench.summaries.entries_table` of the batch's compactions) and ``scores`` (the lexical judge's, with
+    the ``evidence`` it used when the data has none), as the judge's batched run makes them; the pages are those of
+    the same data judged first, and memory holds a batch, never the whole log's entries and scores.
     """
     t0 = time.perf_counter()
     out = Path(out)
@@ -93,8 +99,12 @@ def build_site(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], out: str | Pat
     runs = tables["runs"]
     assert isinstance(runs, pl.DataFrame)
     chosen = runs_to_show(runs, run_ids=run_ids, method=method, budget=budget, limit=limit)
+    unknown = set(derive) - {"entries", "scores"}
+    if unknown:
+        raise ValueError(f"derive: only entries and scores are derived a batch at a time, not {sorted(unknown)}")
+    derive = tuple(name for name in ("entries", "scores") if name in derive and name not in tables)
     scores = tables.get("scores")
-    judges = ([] if scores is None else
+    judges = (["lexical"] if "scores" in derive else [] if scores is None else
               scores.lazy().select(pl.col("judge").unique(maintain_order=True)).collect().get_column("judge").to_list())
     if judge is not None and judge not in judges:
         raise SelectionError("judge", f"one of the judges that scored ({', '.join(sorted(judges)) or 'none'})", judge)
@@ -107,7 +117,7 @@ def build_site(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], out: str | Pat
     counts: dict[str, int] = {}
 
     def write(tmp: Path) -> None:
-        counts.update(_write_site(tmp, env, tables, chosen, runs, labels, judge, tau, title))
+        counts.update(_write_site(tmp, env, tables, chosen, runs, labels, judge, tau, title, derive))
 
     out = replace_owned_dir(out, MARKER, write, inputs=inputs, made_by="workbench explore")
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
@@ -223,10 +233,10 @@ def _scores_of(scores: pl.LazyFrame, wanted: Sequence[str]) -> pl.LazyFrame:
 
 def _batch_tables(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], runs: pl.DataFrame, ids: set[str],
                   twins: set[str], positions: Mapping[str, Mapping[str, tuple[int, int]]] | None = None,
-                  ) -> dict[str, pl.DataFrame]:
+                  derive: Sequence[str] = ()) -> dict[str, pl.DataFrame]:
     """The rows of one batch of runs (``ids``; the steps also of their matched uncompressed runs, ``twins``), collected
     from scans (by the slices that hold them where ``positions`` gives a table's :func:`_run_rows`), with the
-    entries' roles and the scores of those entries."""
+    entries' roles and the scores of those entries; the tables named in ``derive`` made from the batch's rows."""
     sub: dict[str, pl.DataFrame] = {}
     for name, frame in tables.items():
         if name not in _BATCH_TABLES:  # (a directory's other tables, spans or rollouts, were read whole a batch)
@@ -238,12 +248,14 @@ def _batch_tables(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], runs: pl.Da
             else:
                 frame = frame.filter(pl.col("run_id").is_in(want))
         sub[name] = _read(name, frame) if isinstance(frame, pl.LazyFrame) else frame
+    if derive:
+        _derive_batch(sub, runs, ids, derive, with_evidence="evidence" not in tables)
     if "entries" in sub and sub["entries"].height:
         from workbench.summaries._entries import with_roles
 
         sub["entries"] = with_roles(sub["entries"])
     scores = tables.get("scores")
-    if scores is not None and "entries" in sub:
+    if scores is not None and "entries" in sub and "scores" not in derive:
         # by the rows' positions, then a filter, not a semi-join (at 10x the testbed a join read every score, 180 MiB
         # more at its peak)
         wanted = sub["entries"].get_column("entry_id").to_list()
@@ -254,9 +266,30 @@ def _batch_tables(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], runs: pl.Da
     return sub
 
 
+def _derive_batch(sub: dict[str, pl.DataFrame], runs: pl.DataFrame, ids: set[str], derive: Sequence[str], *,
+                  with_evidence: bool) -> None:
+    """Add to one batch's rows (in place) the ``derive`` tables, made from them as the judge's batched run makes them
+    (:func:`workbench.datasets.derive_missing` makes the same from a whole log)."""
+    from workbench.judges._lexical import LexicalJudge
+    from workbench.judges._requests import score_requests
+    from workbench.summaries._entries import entries_table
+    from workbench.summaries._evidence import compaction_requests, evidence_table
+    from workbench.tables._schema import empty
+
+    comps = sub.get("compactions", empty("compactions"))
+    if "entries" in derive:
+        sub["entries"] = entries_table(comps)
+    if "scores" in derive:
+        mine = {**sub, "runs": runs.filter(pl.col("run_id").is_in(sorted(ids)))}
+        requests = compaction_requests(mine)
+        sub["scores"], _ = score_requests(requests, LexicalJudge())
+        if with_evidence:
+            sub["evidence"] = evidence_table(requests)
+
+
 def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame | pl.LazyFrame], chosen: pl.DataFrame,
                 runs: pl.DataFrame, labels: pl.DataFrame | None, judge: str | None, tau: float,
-                title: str) -> dict[str, int]:
+                title: str, derive: Sequence[str] = ()) -> dict[str, int]:
     """Write the site's pages into the empty directory ``tmp``, a batch of runs at a time (:func:`site_batches`); the
     counts :class:`SiteReport` gives."""
     (tmp / "runs").mkdir(parents=True)
@@ -280,7 +313,7 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame | pl.Lazy
                  if name in _BATCH_TABLES and isinstance(frame, pl.LazyFrame) and "run_id" in _columns(frame)}
     for batch in site_batches(chosen, BATCH_COMPACTIONS):
         batch_ids = set(batch.get_column("run_id").to_list())
-        sub = _batch_tables(tables, runs, batch_ids, _twin_ids(runs, batch), positions)
+        sub = _batch_tables(tables, runs, batch_ids, _twin_ids(runs, batch), positions, derive)
         index = span_index(sub["steps"]) if "steps" in sub else None
         per_run = _PerRun(sub, labels)
         # each run's rows as Python rows one run at a time, from the frames _PerRun split by run (rows of the whole
@@ -570,5 +603,4 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-__all__ = ["BATCH_COMPACTIONS", "build_site", "index_shards", "MARKER", "pack_rows", "site_batches", "runs_to_show",
-           "SiteReport"]
+__all__ = ["BATCH_COMPACTIONS", "build_site", "site_batches", "runs_to_show", "SiteReport"]
