@@ -10,8 +10,14 @@ against the reference measured in the same run: the same command on the 1x log. 
 while the time ratio follows k. ``--before REF`` also runs the command of commit ``REF`` (checked out with
 ``git worktree`` under ``build/``) on the same logs, in rows of its own, its ratios against its own 1x.
 
-Run from the project root: ``.venv/bin/python benchmarks/bench_explore_memory.py [--before REF] [1 3 10]`` (10x takes
-about five minutes and 850 MB of disk for the site; the code before issue 62 held 3 GiB there).
+``--path`` picks the log a user brings (issue 82): ``copied`` (the default above: the prompting runs with their
+scores and evidence copied in), ``entries`` (every method's runs, steps, compactions and entries and nothing else,
+as ``workbench import --entries`` writes them: the explorer makes the shown method's scores and evidence itself) or
+``judged`` (the same with every method's scores and evidence, as after ``workbench judge``). CPU seconds
+(user + sys of the child) are printed beside wall.
+
+Run from the project root: ``.venv/bin/python benchmarks/bench_explore_memory.py [--path P] [--before REF] [1 3 10]``
+(10x of ``copied`` takes about five minutes and 850 MB of disk for the site; the code before issue 62 held 3 GiB).
 """
 
 from __future__ import annotations
@@ -36,16 +42,20 @@ import polars as pl
 from workbench.datasets import load
 from workbench.tables import write_tables
 
-copies, out = int(sys.argv[1]), Path(sys.argv[2])
+copies, out, path = int(sys.argv[1]), Path(sys.argv[2]), sys.argv[4]
 tables = load(sys.argv[3])
-runs = tables["runs"].filter(pl.col("method") == "prompting")
+every = path != "copied"  # a user's import holds every method
+runs = tables["runs"] if every else tables["runs"].filter(pl.col("method") == "prompting")
 keep = runs.get_column("run_id").to_list()
+names = {"copied": ("runs", "steps", "compactions", "entries", "scores", "evidence"),
+         "entries": ("runs", "steps", "compactions", "entries"),
+         "judged": ("runs", "steps", "compactions", "entries", "scores", "evidence")}[path]
 entry_ids = tables["entries"].filter(pl.col("run_id").is_in(keep)).select("entry_id")
 PREFIX = r"^([^/]+/[^/]+/[^/]+/[^/]+)"  # an entry id starts with its run id (four path parts)
 parts = {}
 for k in range(copies):
     suffix = f"~{k}" if k else ""
-    for name in ("runs", "steps", "compactions", "entries", "scores", "evidence"):
+    for name in names:
         frame = tables.get(name)
         if not isinstance(frame, pl.DataFrame):
             continue
@@ -62,10 +72,11 @@ for k in range(copies):
                 frame = frame.with_columns(pl.col(col).list.eval(pl.element().str.replace(PREFIX, "${1}" + suffix)))
         parts.setdefault(name, []).append(frame)
 data = {name: pl.concat(frames) for name, frames in parts.items()}
-twins = tables["runs"].filter(pl.col("method") == "no_compression")
-data["runs"] = pl.concat([data["runs"], twins], how="diagonal_relaxed")
-twin_steps = tables["steps"].filter(pl.col("run_id").is_in(twins.get_column("run_id").to_list()))
-data["steps"] = pl.concat([data["steps"], twin_steps])
+if not every:  # the uncompressed runs the shown ones are matched to (copied once; every method has them already)
+    twins = tables["runs"].filter(pl.col("method") == "no_compression")
+    data["runs"] = pl.concat([data["runs"], twins], how="diagonal_relaxed")
+    twin_steps = tables["steps"].filter(pl.col("run_id").is_in(twins.get_column("run_id").to_list()))
+    data["steps"] = pl.concat([data["steps"], twin_steps])
 write_tables(data, out)
 """
 
@@ -73,9 +84,9 @@ write_tables(data, out)
 EXPLORE = "import sys; from workbench.cli.main import main; raise SystemExit(main(sys.argv[1:]))"
 
 
-def explore(log: Path, site: Path, tree: Path = ROOT) -> tuple[float, float, str]:
-    """``workbench explore`` of the code in ``tree`` on ``log`` in a fresh process: wall seconds, peak MiB, and its
-    last line of output."""
+def explore(log: Path, site: Path, tree: Path = ROOT) -> tuple[float, float, float, str]:
+    """``workbench explore`` of the code in ``tree`` on ``log`` in a fresh process: wall seconds, CPU seconds, peak
+    MiB, and its last line of output."""
     t0 = time.perf_counter()
     child = subprocess.Popen([sys.executable, "-c", EXPLORE, "explore", str(log), "--method", "prompting", "--out",
                               str(site)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tree,
@@ -86,13 +97,17 @@ def explore(log: Path, site: Path, tree: Path = ROOT) -> tuple[float, float, str
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode:
         raise SystemExit(f"workbench explore failed ({child.returncode}): {err}")
-    return seconds, usage.ru_maxrss / 1024, (out.strip().splitlines() or [""])[-1]
+    cpu = usage.ru_utime + usage.ru_stime
+    return seconds, cpu, usage.ru_maxrss / 1024, (out.strip().splitlines() or [""])[-1]
 
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scales", nargs="*", type=int, default=[1, 3])
+    ap.add_argument("--path", choices=("copied", "entries", "judged"), default="copied",
+                    help="the log: the prompting runs with scores copied in, or every method's as imported, "
+                         "without or with a judge run's scores")
     ap.add_argument("--before", metavar="REF", help="also run the command of this commit on the same logs")
     args = ap.parse_args()
     scales = sorted(set(args.scales) | {1})  # 1x: the reference
@@ -100,21 +115,23 @@ def main() -> None:
     testbed = ROOT / "data" / "testbed"
     if not (testbed / "compactions.parquet").exists():
         raise SystemExit("no testbed: run `make figures` (or `workbench simulate --out data/testbed`) first")
-    print("| code | scale | log MB | wall s | peak MiB | time / 1x | peak / 1x | what it wrote |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print(f"path: {args.path}")
+    print("| code | scale | log MB | wall s | CPU s | peak MiB | CPU / 1x | peak / 1x | what it wrote |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     ref: dict[str, tuple[float, float]] = {}
     for k in scales:
         with tempfile.TemporaryDirectory() as tmp:
             log = Path(tmp) / "log"
-            subprocess.run([sys.executable, "-c", REPLICATE, str(k), str(log), str(testbed)], check=True, cwd=ROOT)
+            subprocess.run([sys.executable, "-c", REPLICATE, str(k), str(log), str(testbed), args.path], check=True,
+                           cwd=ROOT)
             size = sum(p.stat().st_size for p in log.iterdir())
             for code, tree in trees.items():
-                seconds, peak, said = explore(log, Path(tmp) / "site", tree)
+                seconds, cpu, peak, said = explore(log, Path(tmp) / "site", tree)
                 shutil.rmtree(Path(tmp) / "site")
-                first = ref.setdefault(code, (seconds, peak))
+                first = ref.setdefault(code, (cpu, peak))
                 said = said.replace(tmp, "TMP")
-                print(f"| {code} | {k}x | {size / 1e6:.0f} | {seconds:.1f} | {peak:.0f} | {seconds / first[0]:.2f} | "
-                      f"{peak / first[1]:.2f} | {said} |", flush=True)
+                print(f"| {code} | {k}x | {size / 1e6:.0f} | {seconds:.1f} | {cpu:.1f} | {peak:.0f} | "
+                      f"{cpu / first[0]:.2f} | {peak / first[1]:.2f} | {said} |", flush=True)
 
 
 if __name__ == "__main__":
