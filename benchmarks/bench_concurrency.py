@@ -51,7 +51,7 @@ def slow_server(delay: float) -> tuple[multiprocessing.Process, str]:
 
 
 def requests_for(n: int) -> list[Any]:
-    base = [r for r in compaction_requests(read_log("data/examples/invoice_log.jsonl")) if r.entry_ids]
+    base = [r for r in compaction_requests(read_log("workbench/datasets/example_logs/invoice_log.jsonl")) if r.entry_ids]
     out = []
     for k in range(n):
         r = base[k % len(base)]

@@ -154,7 +154,7 @@ if "{executor}" == "ray":  # (the local reference runs without Ray, whose idle p
         time.sleep(0.5)
 
     ray.get([warm.remote() for _ in range(4 * {n})])
-judge_directory(read_log("data/examples/invoice_log.jsonl"), make_judge("lexical"), "{out}/warm.parquet",
+judge_directory(read_log("workbench/datasets/example_logs/invoice_log.jsonl"), make_judge("lexical"), "{out}/warm.parquet",
                 executor="{executor}")
 BUSY
 t1, b1 = time.perf_counter(), busy()

@@ -1,7 +1,7 @@
 """``workbench labelstudio import`` of a large Label Studio export: time against the number of distinct annotators
 (issue 39 item 9: 100,000 users did not finish in 300 s, a lock and an fsync per file per label).
 
-The export has the shape of ``data/examples/labelstudio/export-expanded.json`` (a real Label Studio snapshot export, a
+The export has the shape of ``workbench/datasets/example_logs/labelstudio/export-expanded.json`` (a real Label Studio snapshot export, a
 user object in ``completed_by``): N tasks, each annotated by one or three of U users. Timed, in this process:
   import     ``workbench labelstudio import EXPORT --store STORE`` (one label file per user)
 The reference, measured in the same run: the same records written by a plain loop, one ``open(...,"a")`` and one

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-CLAUDE = ROOT / "data" / "examples" / "claude-code" / "session.jsonl"
-CODEX = next((ROOT / "data" / "examples" / "codex").glob("rollout-*.jsonl"))
+CLAUDE = ROOT / "workbench" / "datasets" / "example_logs" / "claude-code" / "session.jsonl"
+CODEX = next((ROOT / "workbench" / "datasets" / "example_logs" / "codex").glob("rollout-*.jsonl"))
 IDS = {"uuid", "parentUuid", "leafUuid", "requestId", "agentId", "tool_use_id", "call_id"}
 
 

@@ -16,14 +16,14 @@
 # %% [markdown]
 # # Coding-agent sessions: what Claude Code and Codex summaries keep, invent, and cost
 #
-# SJC's and TRACE's questions asked of the compactions coding agents really write. By default the committed fixtures in `data/examples/claude-code/` and `data/examples/codex/` (hand-built from the formats' public descriptions, so the numbers below describe the fixtures, not the agents); point `CLAUDE_CODE` / `CODEX` at your own session directories (`~/.claude/projects/NAME`, `~/.codex/sessions`), or `DATA` at tables made by `workbench import --format claude-code`. Each summary's evidence is the history it replaced: every step since the previous compaction.
+# SJC's and TRACE's questions asked of the compactions coding agents really write. By default the committed fixtures in `workbench/datasets/example_logs/claude-code/` and `workbench/datasets/example_logs/codex/` (hand-built from the formats' public descriptions, so the numbers below describe the fixtures, not the agents); point `CLAUDE_CODE` / `CODEX` at your own session directories (`~/.claude/projects/NAME`, `~/.codex/sessions`), or `DATA` at tables made by `workbench import --format claude-code`. Each summary's evidence is the history it replaced: every step since the previous compaction.
 
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters")
 from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
 DATA: Optional[str] = None   # a directory of imported tables; when set, CLAUDE_CODE and CODEX are not read
-CLAUDE_CODE: Optional[str] = "data/examples/claude-code"   # a Claude Code session file or directory (None to skip)
-CODEX: Optional[str] = "data/examples/codex"               # a Codex rollout file or directory (None to skip)
+CLAUDE_CODE: Optional[str] = "workbench/datasets/example_logs/claude-code"   # a Claude Code session file or directory (None to skip)
+CODEX: Optional[str] = "workbench/datasets/example_logs/codex"               # a Codex rollout file or directory (None to skip)
 HORIZON: int = 5        # steps after (and before) each compaction, TRACE's K
 TAU: float = 0.5          # score below which an entry is unsupported (SJC Section 3)
 SCORES: Optional[str] = None   # a scores table of your own judge (workbench judge DIR --out S.parquet); None: lexical, offline

@@ -21,7 +21,7 @@
 # %% tags=["parameters"]
 # Parameters (papermill: this cell is tagged "parameters"; `papermill NB.ipynb OUT.ipynb -p DATA mylog.jsonl`)
 from typing import Optional  # papermill --help-notebook reads Optional[str], not str | None
-DATA: str = "data/examples/invoice_log.jsonl"   # a log in any format `workbench import` reads, or its directory
+DATA: str = "workbench/datasets/example_logs/invoice_log.jsonl"   # a log in any format `workbench import` reads, or its directory
 K: int = 2                                      # Pass^k and Pass@k over k replicates
 FIGURES: Optional[str] = None     # None: figures/ for the project's own data, build/figures/<data name>/ for yours
 STYLE: str = "gallery"          # "paper": Computer Modern at 10pt, an article's text width (plots.use_style)

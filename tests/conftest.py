@@ -22,7 +22,7 @@ hypothesis_settings.register_profile("explore", derandomize=False)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "data" / "examples" / "invoice_log.jsonl"
+EXAMPLE = ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl"
 
 #: the fake key tests set; it must never appear on disk or in an error
 KEY = "sk-test-SECRET-4242"

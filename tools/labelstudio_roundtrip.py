@@ -5,7 +5,7 @@ Label Studio pins heavy dependencies, so it lives in a virtual environment of it
 
     python3 -m venv /tmp/ls && /tmp/ls/bin/pip install 'label-studio==1.23.2'
     .venv/bin/python tools/labelstudio_roundtrip.py --label-studio /tmp/ls/bin/label-studio \\
-        --fixture data/examples/labelstudio/
+        --fixture workbench/datasets/example_logs/labelstudio/
 
 What it does, each step through Label Studio's own HTTP API on 127.0.0.1 (a throwaway data directory; the server
 is stopped at the end):

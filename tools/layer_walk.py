@@ -1,6 +1,6 @@
 """Follow two users' paths through the workbench's code: which files they run, and how often they climb back up.
 
-Path ``claude``: a Claude Code session line to a judge score (``workbench import data/examples/claude-code --out D
+Path ``claude``: a Claude Code session line to a judge score (``workbench import workbench/datasets/example_logs/claude-code --out D
 --entries``, then ``workbench judge D --judge lexical --out S``). Path ``labelled``: a labelled-summaries file to a
 partial correlation (``workbench import`` of FRANK's compact copy, then the human-labels notebook's steps: load with
 derived lexical scores, ``summary_scores``, ``summary_frame``, ``correlation_table`` on the test split).
@@ -63,7 +63,7 @@ OLD_HOMES = {
 
 CLAUDE = """
 from workbench.cli.main import main
-assert main(["import", "data/examples/claude-code", "--out", OUT + "/claude", "--entries"]) == 0
+assert main(["import", "workbench/datasets/example_logs/claude-code", "--out", OUT + "/claude", "--entries"]) == 0
 assert main(["judge", OUT + "/claude", "--judge", "lexical", "--out", OUT + "/claude-scores.parquet"]) == 0
 """
 

@@ -74,7 +74,7 @@ def test_the_command_line_says_a_killed_worker_is_not_a_bug(monkeypatch: pytest.
         raise WorkerStopped(-signal.SIGKILL)
 
     monkeypatch.setattr(logs, "run_import", killed)
-    assert main(["import", "data/examples/invoice_log.jsonl", "--out", "unused"]) == 1
+    assert main(["import", "workbench/datasets/example_logs/invoice_log.jsonl", "--out", "unused"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("workbench import: a worker process was killed by SIGKILL") and "bug" not in err
 

@@ -23,8 +23,8 @@ from workbench.errors import SchemaError
 from tests.conftest import assert_cli_round_trip
 
 ROOT = Path(__file__).resolve().parents[2]
-CLAUDE = ROOT / "data" / "examples" / "claude-code" / "session.jsonl"
-CODEX_DIR = ROOT / "data" / "examples" / "codex"
+CLAUDE = ROOT / "workbench" / "datasets" / "example_logs" / "claude-code" / "session.jsonl"
+CODEX_DIR = ROOT / "workbench" / "datasets" / "example_logs" / "codex"
 CODEX = next(CODEX_DIR.glob("rollout-*.jsonl"))
 MAIN = "7b1c2d3e-0000-4a5b-9c8d-1234567890ab"
 SIDE = f"{MAIN}/sidechain/a7f3"

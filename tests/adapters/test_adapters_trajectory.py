@@ -17,7 +17,7 @@ from workbench.errors import SchemaError
 
 from tests.conftest import assert_cli_round_trip
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "examples" / "invoice_log.jsonl"
+EXAMPLE = Path(__file__).resolve().parents[2] / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl"
 
 
 def run_record(run_id: str = "r1", n_steps: int = 2, **extra: object) -> dict[str, object]:

@@ -11,7 +11,7 @@ import pytest
 
 from workbench.cli.main import main
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "data" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "workbench" / "datasets" / "example_logs"
 
 
 def claude_home(tmp_path: Path) -> Path:

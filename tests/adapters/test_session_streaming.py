@@ -274,7 +274,7 @@ def test_an_import_built_by_workers_writes_the_tables_one_process_writes(tmp_pat
 
     tree = tmp_path / "tree"
     _many_groups(tree, bad_line=False)
-    example = (ROOT / "data" / "examples" / "claude-code" / "session.jsonl").read_text()
+    example = (ROOT / "workbench" / "datasets" / "example_logs" / "claude-code" / "session.jsonl").read_text()
     for k in range(5):
         sid = f"7b1c2d3e-000{k}-4a5b-9c8d-1234567890ab"
         target = tree / "projects" / f"-home-dev-copy{k % 2}" / f"{sid}.jsonl"

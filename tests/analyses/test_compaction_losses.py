@@ -110,7 +110,7 @@ def test_every_format_with_compactions(name: str) -> None:
     them) split into carried and dropped; the recorded post_tokens are null where the format records none."""
     from workbench.adapters import read_log
 
-    tables = read_log(ROOT / "data" / "examples" / name, name)
+    tables = read_log(ROOT / "workbench" / "datasets" / "example_logs" / name, name)
     losses = compaction_losses(tables)
     assert losses.height == tables["compactions"].height > 0
     assert (losses["facts_replaced"] == losses["facts_carried"] + losses["facts_dropped"]).all()

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def load(fmt: str) -> dict[str, pl.DataFrame]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return read_log(ROOT / "data" / "examples" / fmt, fmt)
+        return read_log(ROOT / "workbench" / "datasets" / "example_logs" / fmt, fmt)
 
 
 def test_after_compaction_claude_code_by_hand() -> None:
@@ -86,7 +86,7 @@ def test_identifier_sources_on_the_fixtures() -> None:
 
 
 def test_compaction_timeline_and_prompt_cache_on_the_example_session() -> None:
-    """Read by hand off data/examples/claude-code/session.jsonl: the session's first turn is at 10:02, its
+    """Read by hand off workbench/datasets/example_logs/claude-code/session.jsonl: the session's first turn is at 10:02, its
     boundaries at 10:14 (auto) and 10:27 (manual), its last line at 10:30; each call's usage as written there."""
     import warnings
 
@@ -95,7 +95,7 @@ def test_compaction_timeline_and_prompt_cache_on_the_example_session() -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t = read_log(ROOT / "data" / "examples" / "claude-code", "claude-code")
+        t = read_log(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code", "claude-code")
     main = t["runs"].filter(pl.col("parent_run_id").is_null())
     timeline = compaction_timeline(main, t["compactions"])
     assert timeline.select("boundary", "trigger", "minutes", "session_minutes").rows() == [

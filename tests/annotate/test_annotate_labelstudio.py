@@ -56,7 +56,7 @@ def test_label_studio_import_checks_values_and_keeps_nothing_of_a_bad_export(tmp
     assert not stamped.startswith("2999")  # Label Studio's clock is not the store's: a future time cannot win
 
 
-REAL = ROOT / "data" / "examples" / "labelstudio"  # a real Label Studio 1.23.2 server's exports: its README
+REAL = ROOT / "workbench" / "datasets" / "example_logs" / "labelstudio"  # a real Label Studio 1.23.2 server's exports: its README
 FIXTURE = REAL / "export-expanded.json"
 
 
@@ -120,7 +120,7 @@ def _by_hand(export: list[dict], users: dict[int, dict], name: str = "email") ->
 
 def test_labelstudio_export_and_import_round_trip_a_samples_labels(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    """CLI on a real Label Studio 1.23.2 server's exports (data/examples/labelstudio): the server kept the task
+    """CLI on a real Label Studio 1.23.2 server's exports (workbench/datasets/example_logs/labelstudio): the server kept the task
     data the export gave it; the plain export (bare user ids) with --annotators and the snapshot export (users
     expanded) both give exactly the labels the files hold (read by hand above), named by e-mail or names, notes
     kept, the skipped annotation counted and left out; bare ids without a users file are said, naming the
@@ -307,10 +307,10 @@ def test_the_tours_adjudication_finds_the_sample_the_labels_were_given_on(tmp_pa
 
 
 def _real_export() -> list[dict]:
-    """data/examples/labelstudio/export-expanded.json: a real Label Studio snapshot export (users expanded)."""
+    """workbench/datasets/example_logs/labelstudio/export-expanded.json: a real Label Studio snapshot export (users expanded)."""
     import json
 
-    return json.loads((ROOT / "data" / "examples" / "labelstudio" / "export-expanded.json").read_text())
+    return json.loads((ROOT / "workbench" / "datasets" / "example_logs" / "labelstudio" / "export-expanded.json").read_text())
 
 
 def test_a_control_renamed_for_one_annotator_is_counted_and_named_not_dropped(

@@ -187,7 +187,7 @@ def test_sample_shows_the_evidence_the_judge_stored_and_retrieves_only_without_i
     from workbench.datasets import load
 
     d = tmp_path / "log"
-    assert main(["import", str(Path(__file__).resolve().parents[2] / "data" / "examples" / "invoice_log.jsonl"),
+    assert main(["import", str(Path(__file__).resolve().parents[2] / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl"),
                  "--out", str(d), "--entries"]) == 0
     assert main(["judge", str(d), "--out", str(tmp_path / "s.parquet"), "--quiet"]) == 0
     stored = pl.read_parquet(tmp_path / "s.evidence.parquet")

@@ -53,7 +53,7 @@ def labels_of(store: Path, who: str) -> list[str]:
 
 
 def export(tmp_path: Path) -> Path:
-    """A one-label Label Studio export (the shape of data/examples/labelstudio/export-expanded.json)."""
+    """A one-label Label Studio export (the shape of workbench/datasets/example_logs/labelstudio/export-expanded.json)."""
     path = tmp_path / "export.json"
     path.write_text(json.dumps([{"id": 1, "data": {"item_id": "x1", "text": "- Paid INV-1"}, "annotations": [
         {"id": 1, "was_cancelled": False, "task": 1, "completed_by": {"id": 1, "email": "zed@example.org"},

@@ -1,6 +1,6 @@
 """A Label Studio import is one batch of the annotation store: all of its labels or none (issue 39 item 9). Before, a
 SIGTERM left 2,133 of 30,000 labels in the store while the message said the outputs were whole. Real processes and
-real signals; the export has the shape of data/examples/labelstudio/export-expanded.json (a real Label Studio snapshot export)."""
+real signals; the export has the shape of workbench/datasets/example_logs/labelstudio/export-expanded.json (a real Label Studio snapshot export)."""
 
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ def test_sigterm_held_through_the_final_swap_says_the_new_outputs_are_in_place(
             os.kill(os.getpid(), signal.SIGTERM)
 
     monkeypatch.setattr(os, "replace", replace_then_signal)
-    code = main(["import", str(ROOT / "data" / "examples" / "invoice_log.jsonl"), "--out", str(tmp_path / "d")])
+    code = main(["import", str(ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl"), "--out", str(tmp_path / "d")])
     monkeypatch.undo()
     assert code == 143 and sent
     assert "terminated (SIGTERM) just after the new outputs were moved into place: they are whole" in \

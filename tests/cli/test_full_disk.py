@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import ROOT
 from workbench._util.atomic import disk_error, writes_to
 
-EXAMPLES = ROOT / "data" / "examples"
+EXAMPLES = ROOT / "workbench" / "datasets" / "example_logs"
 SOURCES = {
     "streamed JSON lines": EXAMPLES / "invoice_log.jsonl",
     "streamed Claude Code directory": EXAMPLES / "claude-code",

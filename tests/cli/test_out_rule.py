@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import ROOT
 from workbench.cli.main import main
 
-HOME = ROOT / "data" / "examples"
+HOME = ROOT / "workbench" / "datasets" / "example_logs"
 
 
 @pytest.mark.parametrize("verb", ["usage", "judge"])

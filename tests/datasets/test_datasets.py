@@ -13,7 +13,7 @@ from workbench.summaries import parse
 from workbench.tables import write_tables
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "data" / "examples" / "invoice_log.jsonl"
+EXAMPLE = ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl"
 
 
 def test_load_derives_nothing_and_derive_missing_reports_what_it_adds(tmp_path: Path) -> None:

@@ -88,7 +88,7 @@ def test_import_force_never_leaves_another_logs_labels_beside_new_entries(own_fi
     out = tmp_path / "own"
     assert run("import", str(own_file), "--out", str(out)).returncode == 0
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    for log in (own_file, ROOT / "data" / "examples" / "invoice_log.jsonl"):
+    for log in (own_file, ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl"):
         refused = run("import", str(log), "--out", str(out), "--force")
         assert refused.returncode == 2 and "holds labels made on the log imported there before" in refused.stderr
         assert f"mv {out / 'annotations'}" in refused.stderr

@@ -27,7 +27,7 @@ HOSTILE = "- <img src=x onerror=alert(1)> \x1b[31mred\x1b[0m INV-\u202e4301 </sc
 def _hostile_sessions(entry: str = f"   {HOSTILE}") -> dict[str, pl.DataFrame]:
     """The committed Claude Code fixture with a hostile entry (a line ``entry``) added to its first summary (entries
     and scores derived again from the changed summary)."""
-    tables = load(ROOT / "data" / "examples" / "claude-code")
+    tables = load(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code")
     comps = tables["compactions"].sort("run_id", "boundary")
     first = comps.row(0, named=True)
     text = first["candidate_summary"].replace("2. **Key Technical Concepts**:", f"2. **Key Technical Concepts**:\n{entry}", 1)
@@ -105,7 +105,7 @@ def test_a_compaction_view_cites_the_steps_its_evidence_came_from() -> None:
 
 
 def test_the_cli_writes_a_site_and_says_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data = ROOT / "data" / "examples" / "claude-code"
+    data = ROOT / "workbench" / "datasets" / "example_logs" / "claude-code"
     assert main(["explore", str(data), "--out", str(tmp_path / "site"), "--limit", "1"]) == 0
     assert "1 runs" in capsys.readouterr().out and (tmp_path / "site" / "index.html").exists()
     assert main(["explore", str(data), "--out", str(tmp_path / "other"), "--method", "nope"]) == 2
@@ -300,7 +300,7 @@ def test_explore_never_replaces_what_it_did_not_make(tmp_path: Path, case: str,
 
     root = tmp_path / "home"
     data = root / "data"
-    shutil.copytree(ROOT / "data" / "examples" / "claude-code", data)
+    shutil.copytree(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code", data)
     project = root / "project"
     (project / ".git").mkdir(parents=True)
     (project / "README.md").write_text("mine\n")
@@ -321,7 +321,7 @@ def test_explore_never_replaces_what_it_did_not_make(tmp_path: Path, case: str,
 def test_explore_replaces_its_own_site_and_nothing_beside_it(tmp_path: Path) -> None:
     """An empty directory is taken and marked; the marked site is replaced whole (a page it no longer has goes);
     names the old code deleted beside ``--out`` (``.site.partial``, ``.site.old``) are someone else's and stay."""
-    data = ROOT / "data" / "examples" / "claude-code"
+    data = ROOT / "workbench" / "datasets" / "example_logs" / "claude-code"
     site = tmp_path / "site"
     site.mkdir()
     (tmp_path / ".site.partial").mkdir()
@@ -340,7 +340,7 @@ def test_a_failed_build_keeps_the_old_site_and_removes_only_its_own_staging(tmp_
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     import workbench.explore as explore
 
-    tables = load(ROOT / "data" / "examples" / "claude-code")
+    tables = load(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code")
     derive_missing(tables)
     site = tmp_path / "site"
     build_site(tables, site, limit=1)
@@ -358,7 +358,7 @@ def test_a_failed_build_keeps_the_old_site_and_removes_only_its_own_staging(tmp_
 def test_the_page_shows_the_evidence_the_judge_stored() -> None:
     """Issue 40: the explorer built the judge request again to show an entry's evidence; it reads the evidence
     table the judge wrote (a passage altered there shows altered), and builds a request only without one."""
-    tables = load(ROOT / "data" / "examples" / "claude-code")
+    tables = load(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code")
     derive_missing(tables)
     comp = tables["compactions"].row(0, named=True)
     built = compaction_view({k: v for k, v in tables.items() if k != "evidence"}, comp["run_id"], comp["boundary"])
@@ -390,7 +390,7 @@ def test_the_search_index_splits_a_shard_that_grew_and_caps_a_terms_rows(monkeyp
 def test_a_page_without_an_entries_table_shows_the_judges_scores() -> None:
     """A page splits a summary into entries itself when the tables hold no entries table; the judge's scores of
     those entries (read per run once the entries table is there) are still shown, each the scores table's own."""
-    tables = load(ROOT / "data" / "examples" / "claude-code")
+    tables = load(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code")
     derive_missing(tables)
     comp = tables["compactions"].row(0, named=True)
     view = compaction_view({k: v for k, v in tables.items() if k != "entries"}, comp["run_id"], comp["boundary"],
@@ -406,13 +406,13 @@ def test_no_other_command_replaces_what_it_did_not_make(tmp_path: Path, capsys: 
     import shutil
 
     sessions = tmp_path / "projects"
-    shutil.copytree(ROOT / "data" / "examples" / "claude-code", sessions)
+    shutil.copytree(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code", sessions)
     before = _tree(tmp_path)
     assert main(["import", str(sessions), "--out", str(sessions / "tables")]) == 2
     assert "is inside the input" in capsys.readouterr().err and _tree(tmp_path) == before
 
     data = tmp_path / "d"
-    assert main(["import", str(ROOT / "data" / "examples" / "invoice_log.jsonl"), "--out", str(data)]) == 0
+    assert main(["import", str(ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl"), "--out", str(data)]) == 0
     kept = _tree(data)
     for target in ("steps.parquet", "runs.parquet"):
         assert main(["judge", str(data), "--out", str(data / target), "--quiet"]) == 2
@@ -458,7 +458,7 @@ def test_a_second_explore_on_the_same_out_is_refused_while_the_first_runs(tmp_pa
                 slept.append(time.sleep(2))
             return real(*a, **k)
         explore.RunRows.view = slowly
-        tables = load({str(ROOT / "data" / "examples" / "claude-code")!r})
+        tables = load({str(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code")!r})
         derive_missing(tables)
         explore.build_site(tables, {str(site)!r}, limit=1)
         print("built")
@@ -469,7 +469,7 @@ def test_a_second_explore_on_the_same_out_is_refused_while_the_first_runs(tmp_pa
         assert first.poll() is None and time.monotonic() < deadline
         time.sleep(0.02)
     second = subprocess.run([sys.executable, "-m", "workbench.cli.main", "explore",
-                             str(ROOT / "data" / "examples" / "claude-code"), "--out", str(site), "--limit", "1"],
+                             str(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code"), "--out", str(site), "--limit", "1"],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert second.returncode == 2, second.stderr
     assert f"{site}: another run is writing it now" in second.stderr
@@ -501,7 +501,7 @@ def test_what_came_next_names_the_steps_the_run_has() -> None:
     names the steps listed, counted here from the steps table."""
     from workbench.explore import show
 
-    tables = load(ROOT / "data" / "examples" / "invoice_log.jsonl")
+    tables = load(ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl")
     steps, seen = tables["steps"], 0
     for comp in tables["compactions"].iter_rows(named=True):
         after = sorted(s for s in steps.filter(pl.col("run_id") == comp["run_id"])["step"].to_list()
@@ -537,7 +537,7 @@ def test_a_run_page_reads_as_a_conversation(tmp_path: Path) -> None:
     back and its tokens, counted here from the steps table."""
     import html
 
-    tables = load(ROOT / "data" / "examples" / "invoice_log.jsonl")
+    tables = load(ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl")
     site = build_site(tables, tmp_path / "site")
     run = tables["runs"].row(0, named=True)
     page = html.unescape((site.out / "runs" / f"{slug(run['run_id'])}.html").read_text(encoding="utf-8"))
@@ -678,7 +678,7 @@ def test_show_reads_in_an_untrusted_notebook(tmp_path: Path) -> None:
     nb.cells = [nbformat.v4.new_code_cell(
         "from workbench.datasets import load, derive_missing\n"
         "from workbench.explore import show\n"
-        f"t = load({str(ROOT / 'data' / 'examples' / 'invoice_log.jsonl')!r})\n"
+        f"t = load({str(ROOT / 'workbench' / 'datasets' / 'example_logs' / 'invoice_log.jsonl')!r})\n"
         "derive_missing(t, wanted=('entries', 'scores'))\n"
         "c = t['compactions'].sort('run_id', 'boundary').row(0, named=True)\n"
         "show(t, c['run_id'], c['boundary'])")]
@@ -687,7 +687,7 @@ def test_show_reads_in_an_untrusted_notebook(tmp_path: Path) -> None:
     nbformat.write(nb, tmp_path / "shown.ipynb")
     sanitized, _ = HTMLExporter(sanitize_html=True).from_notebook_node(nb)
     text = html_lib.unescape(re.sub(r"<[^>]+>", " ", sanitized))
-    tables = load(ROOT / "data" / "examples" / "invoice_log.jsonl")
+    tables = load(ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl")
     derive_missing(tables, wanted=("entries", "scores"))
     first = tables["compactions"].sort("run_id", "boundary").row(0, named=True)
     view = compaction_view(tables, first["run_id"], first["boundary"], judge="lexical")
@@ -713,7 +713,7 @@ def test_messages_render_markdown_and_code_fences_and_nothing_else(tmp_path: Pat
     assert '<pre><code class="language-python">print(total)\n</code></pre>' in out and "<li>one</li>" in out
     assert "&lt;img src=x onerror=alert(1)&gt;" in out and "<img" not in out and "<a " not in out
     assert "![x](http://evil.example/x.png)" in out  # the text of an image, not an image
-    tables = load(ROOT / "data" / "examples" / "invoice_log.jsonl")
+    tables = load(ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl")
     run = tables["runs"].row(0, named=True)
     tables["steps"] = tables["steps"].with_columns(
         pl.when((pl.col("run_id") == run["run_id"]) & (pl.col("step") == 0)).then(pl.lit(message))
@@ -731,7 +731,7 @@ def test_the_site_is_the_same_whatever_the_hash_seed(tmp_path: Path) -> None:
     import sys
 
     code = ("import sys; from workbench.datasets import load; from workbench.explore import build_site; "
-            f"build_site(load({str(ROOT / 'data' / 'examples' / 'invoice_log.jsonl')!r}), sys.argv[1])")
+            f"build_site(load({str(ROOT / 'workbench' / 'datasets' / 'example_logs' / 'invoice_log.jsonl')!r}), sys.argv[1])")
     for seed in ("1", "2"):
         subprocess.run([sys.executable, "-c", code, str(tmp_path / seed)], check=True, cwd=ROOT,
                        env={**os.environ, "PYTHONHASHSEED": seed})
@@ -751,7 +751,7 @@ def test_an_output_named_like_a_pattern_removes_no_other_runs_work(tmp_path: Pat
     mine = tmp_path / f".{name}.partial-k3x9_q2z"  # a killed run of this very output
     mine.mkdir()
     out = tmp_path / name
-    assert main(["explore", str(ROOT / "data" / "examples" / "claude-code"), "--out", str(out), "--limit", "1"]) == 0
+    assert main(["explore", str(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code"), "--out", str(out), "--limit", "1"]) == 0
     assert (out / "index.html").exists()
     assert all((d / "work.txt").read_text() == "another run's" for d in others)
     assert not mine.exists()
@@ -806,7 +806,7 @@ def test_explore_out_dot_writes_an_empty_current_directory_and_replaces_its_own_
 
     here = tmp_path / "empty"
     here.mkdir()
-    cmd = [sys.executable, "-m", "workbench.cli.main", "explore", str(ROOT / "data" / "examples" / "claude-code"),
+    cmd = [sys.executable, "-m", "workbench.cli.main", "explore", str(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code"),
            "--out", ".", "--limit", "1"]
     for _ in range(2):  # an empty directory, then its own site again
         done = subprocess.run(cmd, cwd=here, capture_output=True, text=True, timeout=120)

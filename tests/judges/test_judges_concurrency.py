@@ -62,7 +62,7 @@ def slow_jev() -> Iterator[tuple[str, Watch]]:
 
 
 def _requests(n: int) -> list:  # type: ignore[type-arg]
-    base = [r for r in compaction_requests(read_log(ROOT / "data" / "examples" / "invoice_log.jsonl")) if r.entry_ids]
+    base = [r for r in compaction_requests(read_log(ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl")) if r.entry_ids]
     return [dataclasses.replace(
         base[k % len(base)], boundary=1000 + k, request=dataclasses.replace(base[k % len(base)].request, task=f"task {k}"),
         entry_ids=tuple(entry_id(base[k % len(base)].run_id, 1000 + k, i)

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.usefixtures("api_keys")
 
 
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "examples" / "invoice_log.jsonl"
+EXAMPLE = Path(__file__).resolve().parents[2] / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl"
 
 
 def fast_retry(**kw: float) -> RetryPolicy:

@@ -61,7 +61,7 @@ def test_requests_take_each_span_from_the_steps_as_a_plain_filter_would() -> Non
     from workbench.summaries import build_request, compaction_requests, span_outputs
     from workbench.summaries import parse
 
-    t = read_log(Path(__file__).resolve().parents[2] / "data" / "examples" / "invoice_log.jsonl")
+    t = read_log(Path(__file__).resolve().parents[2] / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl")
     comps = {(c["run_id"], c["boundary"]): c for c in t["compactions"].iter_rows(named=True)}
     tasks = dict(t["runs"].select("run_id", "task").iter_rows())
     got = compaction_requests(t)
@@ -112,7 +112,7 @@ def test_a_judge_that_gives_another_count_of_scores_than_entries_is_an_error_nam
 
     from tests.conftest import ROOT
 
-    requests = [r for r in compaction_requests(read_log(ROOT / "data" / "examples" / "invoice_log.jsonl"))
+    requests = [r for r in compaction_requests(read_log(ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl"))
                 if len(r.entry_ids) > 1][:2]
 
     class Short(LexicalJudge):

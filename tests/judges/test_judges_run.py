@@ -15,7 +15,7 @@ from workbench.judges import score_requests
 from workbench.judges import JudgeReport, judge_directory
 from workbench.datasets import load
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "examples" / "invoice_log.jsonl"
+EXAMPLE = Path(__file__).resolve().parents[2] / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl"
 
 
 @pytest.fixture

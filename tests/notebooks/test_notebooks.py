@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ], ids=["sjc", "validation", "calibration"])
 def test_notebooks_run_on_an_imported_log(tmp_path: Path, names: tuple[str, ...]) -> None:
     data = tmp_path / "imported"
-    assert main(["import", str(ROOT / "data" / "examples" / "invoice_log.jsonl"), "--out", str(data)]) == 0
+    assert main(["import", str(ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl"), "--out", str(data)]) == 0
     figs = tmp_path / "figs"
     report = run_all(ROOT / "notebooks", tmp_path / "build", timeout=300, cwd=ROOT,
                      parameters={"DATA": str(data), "FIGURES": str(figs), "N_BOOT": 200, "COVERAGE_TRIALS": 20},
@@ -47,7 +47,7 @@ def test_notebooks_run_on_an_imported_log(tmp_path: Path, names: tuple[str, ...]
     from collections import Counter
 
     hand: Counter[str] = Counter()
-    for line in (ROOT / "data" / "examples" / "invoice_log.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in (ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl").read_text(encoding="utf-8").splitlines():
         for comp in json.loads(line).get("compactions", []):
             section = None
             for row in comp["candidate_summary"].splitlines():
@@ -130,7 +130,7 @@ def test_papermill_runs_a_notebook_on_an_imported_log(tmp_path: Path) -> None:
 
     papermill = Path(sys.executable).with_name("papermill")
     data, figs = tmp_path / "imported", tmp_path / "figs"
-    assert main(["import", str(ROOT / "data" / "examples" / "invoice_log.jsonl"), "--out", str(data)]) == 0
+    assert main(["import", str(ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl"), "--out", str(data)]) == 0
     out = subprocess.run([str(papermill), "notebooks/summary_composition.ipynb", str(tmp_path / "out.ipynb"),
                           "-p", "DATA", str(data), "-p", "FIGURES", str(figs), "--cwd", str(ROOT)],
                          capture_output=True, text=True, cwd=ROOT, timeout=600)
@@ -151,7 +151,7 @@ def test_agent_transcripts_notebook_on_imported_sessions(tmp_path: Path) -> None
     data = tmp_path / "cc"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert main(["import", str(ROOT / "data" / "examples" / "claude-code"), "--format", "claude-code",
+        assert main(["import", str(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code"), "--format", "claude-code",
                      "--out", str(data)]) == 0
     figs = tmp_path / "figs"
     assert run_all(ROOT / "notebooks", tmp_path / "build", timeout=300, cwd=ROOT,
@@ -452,7 +452,7 @@ def test_the_coding_agent_notebook_takes_the_users_scores(tmp_path: Path) -> Non
     """Issue 59: the coding-agent notebook recomputed lexical scores whatever the user had. Given a scores table of
     a judge of one's own that finds no source for anything (every score 0), every role is 100% unsupported."""
     data = tmp_path / "cc"
-    assert main(["import", str(ROOT / "data" / "examples" / "claude-code"), "--out", str(data), "--entries"]) == 0
+    assert main(["import", str(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code"), "--out", str(data), "--entries"]) == 0
     entries = pl.read_parquet(data / "entries.parquet")
     scores = tmp_path / "mine.parquet"
     pl.DataFrame({"entry_id": entries["entry_id"], "judge": ["mine"] * entries.height, "repeat": [0] * entries.height,

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_root_is_found_from_the_root_from_notebooks_and_not_outside(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    assert find_root(ROOT) == find_root(ROOT / "notebooks") == find_root(ROOT / "data" / "examples") == ROOT
+    assert find_root(ROOT) == find_root(ROOT / "notebooks") == find_root(ROOT / "workbench" / "datasets" / "example_logs") == ROOT
     assert find_root(tmp_path) is None
     monkeypatch.chdir(ROOT / "notebooks")
     assert use_project_root() == ROOT and Path.cwd() == ROOT / "notebooks"  # asked, it finds; it moves nothing
@@ -35,7 +35,7 @@ def test_only_the_projects_own_data_writes_the_gallery(tmp_path: Path, monkeypat
     assert is_project_data(None) and is_project_data("data/testbed") and is_project_data(ROOT / "data" / "real")
     assert not is_project_data(tmp_path / "cc") and not is_project_data("build/cc")
     assert figures_dir(None, "data/testbed") == ROOT / "figures"
-    assert figures_dir(None, None, "data/examples/claude-code") == ROOT / "figures"
+    assert figures_dir(None, None, "workbench/datasets/example_logs/claude-code") == ROOT / "figures"
     mine = figures_dir(None, "data/testbed", tmp_path / "my-sessions")
     assert mine.parent == ROOT / "build" / "figures" and mine.name.startswith("my-sessions-")
     assert json.loads((mine / "inputs.json").read_text())["data"] == [str(ROOT / "data" / "testbed"),
@@ -69,7 +69,7 @@ def test_library_path_defaults_are_the_projects_not_the_working_directory(tmp_pa
 
 def _copy_project(tmp_path: Path) -> Path:
     copy = tmp_path / "project"
-    for part in ("notebooks", "data/examples", "data/published"):
+    for part in ("notebooks", "workbench/datasets/example_logs", "data/published"):
         shutil.copytree(ROOT / part, copy / part)
     shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
     return copy
@@ -103,7 +103,7 @@ def test_nbconvert_from_notebooks_and_papermill_with_your_data(tmp_path: Path) -
     # papermill, a log of one's own: the figures go under build/figures/<its name>, the gallery is untouched
     mine = tmp_path / "elsewhere" / "mine.jsonl"
     mine.parent.mkdir()
-    shutil.copy(ROOT / "data" / "examples" / "invoice_log.jsonl", mine)
+    shutil.copy(ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl", mine)
     before = {p.name: p.read_bytes() for p in (copy / "figures").rglob("*") if p.is_file()}
     subprocess.run([str(bin_dir / "papermill"), "notebooks/quickstart.ipynb", str(tmp_path / "p.ipynb"),
                     "-p", "DATA", str(mine)], cwd=copy, env=env, check=True, capture_output=True, timeout=600)
@@ -118,7 +118,7 @@ def test_nbconvert_from_notebooks_and_papermill_with_your_data(tmp_path: Path) -
 
 def test_papermill_from_another_directory_reads_the_projects_default_data(tmp_path: Path) -> None:
     """Issue 59: ``papermill /path/to/notebooks/quickstart.ipynb out.ipynb`` run outside the project stopped with
-    "data/examples/invoice_log.jsonl: no such file": a relative parameter now means the project's, from anywhere."""
+    "workbench/datasets/example_logs/invoice_log.jsonl: no such file": a relative parameter now means the project's, from anywhere."""
     import sys
 
     papermill = Path(sys.executable).parent / "papermill"

@@ -91,8 +91,8 @@ def _results(t: dict[str, pl.DataFrame]) -> dict[str, tuple[object, ...]]:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sessions = read_log(ROOT / "data" / "examples" / "codex", "codex")
-        claude = read_log(ROOT / "data" / "examples" / "claude-code", "claude-code")
+        sessions = read_log(ROOT / "workbench" / "datasets" / "example_logs" / "codex", "codex")
+        claude = read_log(ROOT / "workbench" / "datasets" / "example_logs" / "claude-code", "claude-code")
 
     lab = labeled_scores(t["scores"], gold_labels(t["labels"]), entry_clusters(t), judge="lexical")
     ls, ly, lc = lab["score"].to_numpy(), lab["label"].to_numpy(), lab["scenario_id"].to_numpy()

@@ -113,7 +113,7 @@ def test_batched_retrieval_on_the_example_log_equals_bm25s() -> None:
     from workbench.summaries import compaction_requests, span_outputs
     from tests.oracles import retrieve_bm25s
 
-    tables = read_log(ROOT / "data" / "examples" / "invoice_log.jsonl")
+    tables = read_log(ROOT / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl")
     requests = compaction_requests(tables)
     assert len(requests) == 8  # the example log's compactions
     for cr in requests:

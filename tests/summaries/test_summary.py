@@ -240,8 +240,8 @@ def test_schema_detected_on_the_fixtures_and_the_real_claude_summaries() -> None
     root = Path(__file__).resolve().parents[2]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        claude = read_log(root / "data" / "examples" / "claude-code", "claude-code")["compactions"]
-        codex = read_log(root / "data" / "examples" / "codex", "codex")["compactions"]
+        claude = read_log(root / "workbench" / "datasets" / "example_logs" / "claude-code", "claude-code")["compactions"]
+        codex = read_log(root / "workbench" / "datasets" / "example_logs" / "codex", "codex")["compactions"]
     assert [detect_schema(s) for s in claude["committed_summary"]] == ["claude_code", "claude_code"]
     assert [detect_schema(s) for s in codex["committed_summary"]] == ["free_text", "free_text"]
     first = parse(claude["committed_summary"][0])

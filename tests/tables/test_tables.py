@@ -13,7 +13,7 @@ from workbench.datasets import load
 from workbench.tables import read_table, write_tables
 from workbench.errors import SchemaError
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "examples" / "invoice_log.jsonl"
+EXAMPLE = Path(__file__).resolve().parents[2] / "workbench" / "datasets" / "example_logs" / "invoice_log.jsonl"
 
 
 def write_lines(path: Path, records: list[object]) -> Path:

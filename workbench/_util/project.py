@@ -17,6 +17,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+#: the example logs shipped as package data (:func:`workbench.datasets.examples` returns them)
+EXAMPLES = Path(__file__).resolve().parents[1] / "datasets" / "example_logs"
+
 
 def find_root(start: str | os.PathLike[str] | None = None) -> Path | None:
     """The project root at or above ``start`` (the current directory): the first directory holding ``notebooks/``
@@ -58,7 +61,7 @@ def use_project_root(*, chdir: bool = False) -> Path:
 
 def is_project_data(path: str | os.PathLike[str] | None) -> bool:
     """Whether ``path`` is absent or the project's own data (under ``data/`` of the project root,
-    :func:`use_project_root`: the testbed, the examples, the real-log fixtures).
+    :func:`use_project_root`: the testbed, the real-log fixtures; or the example logs the package ships).
 
     Parameters
     ----------
@@ -68,11 +71,13 @@ def is_project_data(path: str | os.PathLike[str] | None) -> bool:
     Returns
     -------
     bool
-        True for None or a path under the project's ``data/``.
+        True for None, a path under the project's ``data/``, or one of the package's examples.
     """
     if path is None:
         return True
-    return Path(path).resolve().is_relative_to((use_project_root() / "data").resolve())
+    resolved, root = Path(path).resolve(), use_project_root()
+    own = (root / "data", root / "workbench" / "datasets" / "example_logs", EXAMPLES)  # (a copy of the project's too)
+    return any(resolved.is_relative_to(place.resolve()) for place in own)
 
 
 def figures_dir(figures: str | os.PathLike[str] | None, *data: str | os.PathLike[str] | None,
