@@ -87,4 +87,4 @@ lint: $(STAMP)
 	$(BIN)/python tools/docstrings.py
 
 clean:
-	rm -rf build figures/*.png figures/*.pdf figures/tables docs/gallery/*.ipynb
+	rm -rf build figures/*.png figures/*.pdf figures/tables docs/gallery/*.ipynb docs/gallery/all_figures.md docs/about/changelog.md

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tomllib
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
@@ -18,6 +19,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(DOCS / "_ext"))
 
 project = "Compaction Workbench"
+#: the version the package is built as (pyproject.toml), shown in the header
+release = version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 # options print as typed: a copied `--help` must not become an en dash (issue 83)
 smartquotes = False
 author = "Compaction Workbench developers"
@@ -26,6 +29,7 @@ copyright = "2026, Compaction Workbench developers"  # noqa: A001 (Sphinx's name
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
+    "sphinx.ext.viewcode",  # [source] beside every entry: the module's code as a page of the site
     "numpydoc",
     "myst_nb",
     "sphinxarg.ext",
@@ -33,7 +37,7 @@ extensions = [
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "_ext", "**.ipynb_checkpoints"]
+exclude_patterns = ["_build", "_ext", "**.ipynb_checkpoints", "changes"]  # changes/: assembled into about/changelog
 root_doc = "index"
 
 # -- the reference: every name resolves, the build fails on a warning (make docs passes -W) ------------------------
@@ -77,9 +81,13 @@ myst_heading_anchors = 3
 
 # -- HTML ----------------------------------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
-html_title = "Compaction Workbench"
+html_title = f"Compaction Workbench {release}"
+html_favicon = "_static/favicon.svg"
+#: the theme's light/dark mode when the reader chose none (unset, it logs "invalid theme mode" on every page)
+html_context = {"default_mode": "auto"}
 html_theme_options = {
     "navigation_with_keys": False,
+    "logo": {"text": f"Compaction Workbench {release}"},
     "show_toc_level": 2,
     "navbar_end": ["theme-switcher", "navbar-icon-links"],
     "icon_links": [],
@@ -142,12 +150,56 @@ def copy_gallery() -> list[str]:
                     cell["outputs"], cell["execution_count"] = [], None
         target = GALLERY / f"{name}.ipynb"
         text = json.dumps(nb, ensure_ascii=False, indent=1) + "\n"
+        # paths the notebooks printed name the machine that ran them: the site shows them relative to the project root
+        text = text.replace(str(ROOT) + "/", "").replace(str(ROOT), ".")
         if not target.exists() or target.read_text(encoding="utf-8") != text:  # unchanged: Sphinx keeps its build
             target.write_text(text, encoding="utf-8")
     return sources
 
 
 copy_gallery()
+
+#: figures whose notebook names them only through an f-string: the notebook, by the figure's prefix
+FIGURE_PREFIXES = {"calibration_": "judge_calibration", "compare_": "method_comparison"}
+
+
+def write_all_figures() -> None:
+    """``docs/gallery/all_figures.md`` (not tracked): every PNG of ``figures/``, full size, each with the notebook
+    that draws it (its name in the notebook's source, else :data:`FIGURE_PREFIXES`) and its PDF."""
+    sources = {p.stem: p.read_text(encoding="utf-8") for p in sorted(NOTEBOOKS.glob("*.py"))}
+    lines = ["# Every figure", "",
+             "Every figure `make figures` writes into `figures/` (PNG here, PDF beside it), full size, in name order, "
+             "each under the notebook that draws it; [the figures](figures.md) page says what the main ones show.",
+             ""]
+    for png in sorted((ROOT / "figures").glob("*.png")):
+        notebook = next((name for name, text in sources.items() if png.stem in text), None) or next(
+            (name for prefix, name in FIGURE_PREFIXES.items() if png.stem.startswith(prefix)), None)
+        lines += [f"## {png.stem}", ""]
+        if notebook:
+            lines += [f"From [{notebook}]({notebook}.ipynb); PDF: `figures/{png.stem}.pdf`.", ""]
+        lines += [f"![{png.stem}](../../figures/{png.name})", ""]
+    text = "\n".join(lines)
+    target = GALLERY / "all_figures.md"
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+
+
+write_all_figures()
+
+
+def write_changelog() -> None:
+    """``docs/about/changelog.md`` (not tracked): the entries of ``docs/changes/*.md`` (one a round, from its closing
+    note, named ``DATE-...``), newest first."""
+    entries = sorted((DOCS / "changes").glob("*.md"), reverse=True)
+    text = "\n".join(["# Changelog", "", "What each round of work changed, newest first (from `docs/changes/`, one file "
+                      "a round, written from the round's closing notes).", ""]
+                     + [entry.read_text(encoding="utf-8").rstrip() + "\n" for entry in entries])
+    target = DOCS / "about" / "changelog.md"
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+
+
+write_changelog()
 
 
 
@@ -177,14 +229,31 @@ def _attribute_docs(package: str) -> dict[str, list[str]]:
 
 def _data_docstring(app, what, name, obj, options, lines):  # type: ignore[no-untyped-def]
     """A constant's entry says what its ``#:`` comment says (never the docstring of its type, ``str`` or ``dict``),
-    then its value when that is short."""
+    then its value when that is short and not a path of the machine that built the site (issue 83)."""
     if what != "data" or not name.startswith("workbench."):
         return
     package, attr = name.rsplit(".", 1)
     lines[:] = list(_attribute_docs(package).get(attr, []))
     value = repr(obj)
-    if len(value) <= 120:
+    if isinstance(obj, Path) and obj.is_relative_to(ROOT):
+        value = repr(obj.relative_to(ROOT).as_posix()) + " (relative to the project root)"
+    if len(value) <= 120 and str(ROOT) not in value:
         lines += ["", f"Value: ``{value}``"]
+
+
+def _search_keeps_data_set_names() -> None:
+    """Searching "Who&When" (or "who and when") found no guide page: "who" and "when" are English stop words, left
+    out of the index and of the query alike. They are kept (the index and the page's query use the same list)."""
+    import sphinx.search
+    from sphinx.search.en import SearchEnglish
+
+    class SearchEnglishWithDataSetNames(SearchEnglish):
+        stopwords = SearchEnglish.stopwords - {"who", "when"}
+
+    sphinx.search.languages["en"] = SearchEnglishWithDataSetNames
+
+
+_search_keeps_data_set_names()
 
 
 def setup(app):  # type: ignore[no-untyped-def]

@@ -267,3 +267,12 @@ print(len(verbs))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     imported, verbs = out.stdout.split("\n")[:2]
     assert imported == "[]" and int(verbs) >= 13, out.stdout
+
+
+def test_version_prints_the_installed_distributions(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 83: the installation page checks with ``workbench --version``; it prints the distribution's version
+    (importlib.metadata's, what pip installed) and exits 0 without a verb."""
+    import importlib.metadata
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"workbench {importlib.metadata.version('compaction-workbench')}\n"

@@ -27,6 +27,13 @@ PAGES = {
     "cli.html": "workbench usage",
     "gallery/human_labels.html": "FRANK",
     "gallery/figures.html": "SJC Table 2",
+    "gallery/all_figures.html": "whowhen_accuracy",
+    "gallery/quickstart.html": "What this compaction lost",  # the explorer built by its script on a static page
+    "about/installation.html": "workbench --version",
+    "about/changelog.html": "2026-12-06",
+    "about/citing.html": "FRANK",
+    "about/faq.html": "Does anything leave my machine?",
+    "about/glossary.html": "Pass^k",
 }
 
 
@@ -52,6 +59,7 @@ def test_the_site_opens_from_disk_with_links_images_and_search(site: Path) -> No
                 else None)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
         broken = []
         for rel, must in PAGES.items():
             page.goto((site / rel).as_uri())
@@ -59,6 +67,7 @@ def test_the_site_opens_from_disk_with_links_images_and_search(site: Path) -> No
             assert must in page.inner_text("body"), (rel, must)
             # every link into the site names a file that exists, and its #anchor an element of that page
             hrefs = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+            live = set(page.eval_on_selector_all("[id]", "els => els.map(e => e.id)"))  # a script's elements too
             for href in hrefs:
                 parts = urlsplit(href)
                 if parts.scheme != "file":
@@ -67,7 +76,7 @@ def test_the_site_opens_from_disk_with_links_images_and_search(site: Path) -> No
                 if not target.exists():
                     broken.append((rel, href))
                 elif parts.fragment and target.suffix == ".html":
-                    ids = _ids(target)
+                    ids = live if target == (site / rel) else _ids(target)
                     if unquote(parts.fragment) not in ids:
                         broken.append((rel, href))
             # every image drawn (a figure of the gallery, an output of a notebook)
@@ -90,9 +99,52 @@ def test_the_site_opens_from_disk_with_links_images_and_search(site: Path) -> No
         assert page.url.split("#")[0].endswith("api/stats.html"), page.url
         assert page.locator("dt[id='workbench.stats.threshold_for']").is_visible()
         page.screenshot(path=str(ROOT / "build" / "docs-search-result.png"))
+        # a data set's name made of stop words ("who", "when") finds its guide page (issue 83)
+        for query in ("Who%26When", "who-and-when"):
+            page.goto((site / "search.html").as_uri() + f"?q={query}")
+            page.locator("#search-results a").first.wait_for(timeout=20_000)
+            found = page.eval_on_selector_all("#search-results a", "els => els.map(e => e.getAttribute('href'))")
+            assert "guide/failure-attribution.html" in found, (query, found[:10])
+        # the explorer's script built the page in the gallery's quickstart, and hid the plain core above it
+        page.goto((site / "gallery" / "quickstart.html").as_uri())
+        page.wait_for_load_state("load")
+        assert page.locator(".wb-explore").count() >= 1
         browser.close()
     assert not outside, outside[:5]
     assert not errors, errors
+
+
+def test_the_site_names_no_builders_path_and_makes_no_fake_link(site: Path) -> None:
+    """Issue 83: no page shows the absolute path of the machine that built it (gallery outputs, constants' values),
+    a ``FILE:LINE`` in prose is text, not a link to a scheme "FILE", every page has the favicon and the version in
+    its header, every public function's entry has its [source] link, and every figure of ``figures/`` is on the
+    every-figure page, full size."""
+    import re
+    import tomllib
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 50
+    leaks, fake, no_icon = [], [], []
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        rel = str(path.relative_to(site))
+        if str(ROOT) in text:
+            leaks.append(rel)
+        if re.search(r'href="[A-Z]+:[A-Z]', text):
+            fake.append(rel)
+        if not rel.startswith("_") and ('favicon.svg' not in text or f"Compaction Workbench {version}" not in text):
+            no_icon.append(rel)
+    assert not leaks, leaks[:10]
+    assert not fake, fake[:10]
+    assert not no_icon, no_icon[:10]
+    stats = (site / "api" / "stats.html").read_text(encoding="utf-8")
+    entries = re.findall(r'<dt class="sig sig-object py" id="workbench\.stats\.(\w+)">(.*?)</dt>', stats, flags=re.S)
+    functions = [(name, body) for name, body in entries if "sig-paren" in body]
+    assert functions and all("viewcode-link" in body for _, body in functions)
+    every = (site / "gallery" / "all_figures.html").read_text(encoding="utf-8")
+    missing = [p.name for p in sorted((ROOT / "figures").glob("*.png")) if p.stem not in every]
+    assert not missing, missing
 
 
 def _ids(path: Path, cache: dict[Path, set[str]] = {}) -> set[str]:  # noqa: B006 (a memo across calls)

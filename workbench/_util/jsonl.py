@@ -49,7 +49,7 @@ def parse_json(text: str | bytes) -> Any:
     """Strict JSON for logs: duplicate keys rejected, NaN/Infinity rejected, nesting bounded by the interpreter.
 
     Raises :class:`DuplicateKey`, ``ValueError`` (NaN, Infinity), ``json.JSONDecodeError`` or
-    ``RecursionError``; :func:`json_lines` turns each into a FILE:LINE message.
+    ``RecursionError``; :func:`json_lines` turns each into a ``FILE:LINE`` message.
     """
     return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=unique_keys)
 

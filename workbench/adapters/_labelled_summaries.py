@@ -159,7 +159,7 @@ def _text(value: object, field: str) -> str:
 
 
 def check_summary(record: object) -> dict[str, Any]:
-    """The record checked field by field (SchemaError names the field; the caller adds FILE:LINE)."""
+    """The record checked field by field (SchemaError names the field; the caller adds ``FILE:LINE``)."""
     if not isinstance(record, dict):
         raise SchemaError(expected="a JSON object (one labelled summary)", got=describe_value(record))
     unknown = [k for k in record if k not in FIELDS]

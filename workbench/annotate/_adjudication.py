@@ -69,7 +69,7 @@ def merge_adjudication(path: str | os.PathLike[str], requests: Iterable[dict[str
     """Add the ``requests`` for (item, field) pairs the file does not hold yet; never rewrite a record already in it.
 
     The file is append-only in effect, like the labels: a decided value stays as the adjudicator wrote it (and is
-    checked: a value its field does not allow is an error naming FILE:LINE, and nothing is written), an undecided
+    checked: a value its field does not allow is an error naming ``FILE:LINE``, and nothing is written), an undecided
     one stays undecided, and only new disagreements are added. Written atomically.
     """
     from workbench._util.atomic import write_jsonl
@@ -95,7 +95,7 @@ def read_adjudication(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 def numbered_records(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, Any]]]:
     """Every record of an adjudication file with its line number, checked: string ``item_id`` and ``field``, one
     record per (item, field), a decided ``value`` the field allows and a ``decided_by`` that is a person's name
-    (the annotator rule) -- else ``SchemaError`` naming FILE:LINE. An empty file (``agree`` found no
+    (the annotator rule) -- else ``SchemaError`` naming ``FILE:LINE``. An empty file (``agree`` found no
     disagreement) has none."""
     from workbench.tables._vocabulary import check_annotator
 
@@ -257,7 +257,7 @@ def apply(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> Applie
     """Add an adjudication file's decisions to the store as ``adjudicated`` labels, each once (``workbench
     adjudicate``). Each decision must answer a disagreement: the store's annotators' latest labels of its item and
     field differ (:func:`workbench.stats.disagreements`); a decision about an item and field they
-    never labelled, or labelled alike (it would override what they agreed on), is an error naming FILE:LINE, and
+    never labelled, or labelled alike (it would override what they agreed on), is an error naming ``FILE:LINE``, and
     nothing is added. A decision already in the store (same value and note) is not added again."""
     from workbench.annotate._store import AnnotationStore
     from workbench.stats._agreement import disagreements

@@ -22,7 +22,7 @@ __all__ = ["load_sample", "store_samples", "write_sample"]
 
 
 def load_sample(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """A sample file's items (each with a string ``item_id`` and ``text``; FILE:LINE errors otherwise).
+    """A sample file's items (each with a string ``item_id`` and ``text``; ``FILE:LINE`` errors otherwise).
 
     Parameters
     ----------

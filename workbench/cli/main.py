@@ -38,9 +38,23 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed package's version, read only when asked (importlib.metadata costs start-up)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the installed version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        import workbench
+
+        print(f"workbench {workbench.__version__}")
+        raise SystemExit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="workbench", description="Compaction Workbench: one verb per step, from an agent log "
                      "to the exported figures.")
+    parser.add_argument("--version", action=_Version)
     parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     sub = parser.add_subparsers(dest="command", required=True, metavar="VERB",
                                 title="verbs (workbench VERB --help for each)")

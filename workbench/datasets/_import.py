@@ -27,7 +27,7 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     JSONL formats (those the registry gives a ``runs`` stream) are read one line at a time and written in bounded chunks,
     so memory does not grow with the log; the others are read whole (their logs are small).
     ``entries`` adds the entries table, extracted chunk by chunk. Either way the tables appear in
-    ``out`` only when the whole log was valid (an error names FILE:LINE and writes nothing). Session formats
+    ``out`` only when the whole log was valid (an error names ``FILE:LINE`` and writes nothing). Session formats
     (the registry's formats that read ``sessions``) skip a file's half-written last line with a warning and record it in ``bad``;
     with ``bad.skip_invalid`` they skip and record every bad line; ``since``, ``until`` and ``project`` select
     their sessions (by their start, end and project), and are read a group of files at a time

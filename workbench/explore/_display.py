@@ -103,7 +103,9 @@ class CompactionDisplay:
 
     def builder(self) -> str:
         """The script that builds the page in its output (``element``: the output node, as JupyterLab and
-        nbconvert's templates give it; a jQuery object in the classic notebook) and hides the core above it."""
+        nbconvert's templates give it; a jQuery object in the classic notebook; on a static page that defines no
+        ``element``, such as the documentation's gallery, an output area it makes where the script stands) and hides
+        the core above it."""
         return ("(function (element) {\n"
                 "  var host = element && element.jquery ? element[0] : element;\n"
                 "  var root = document.createElement('div');\n"
@@ -119,7 +121,12 @@ class CompactionDisplay:
                 "  window.WB_SCOPE = host.lastChild;\n"
                 f"{self._script}\n"
                 "  delete window.WB_SCOPE;\n"
-                "})(element);\n")
+                "})(typeof element !== 'undefined' ? element : (function (script) {  // a static page: an output\n"
+                "  var area = document.createElement('div');  // area of its own, after the core, where the script is\n"
+                "  area.className = 'output_area';\n"
+                "  script.parentNode.insertBefore(area, script);\n"
+                "  return area;\n"
+                "})(document.currentScript));\n")
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
