@@ -63,6 +63,8 @@ EXTERNAL = (r"pl\..*", r"np\..*", r"pd\..*", r"polars(\..*)?", r"numpy(\..*)?", 
 nitpick_ignore_regex = [(r"py:.*", pattern) for pattern in EXTERNAL]
 
 autodoc_typehints = "signature"
+#: a signature longer than this is printed one parameter a line (issue 83: 88 ran past 200 characters on one line)
+python_maximum_signature_line_length = 100
 autodoc_typehints_format = "short"
 autodoc_member_order = "bysource"
 autodoc_preserve_defaults = True
@@ -256,5 +258,20 @@ def _search_keeps_data_set_names() -> None:
 _search_keeps_data_set_names()
 
 
+def _factory_defaults(app, what, name, obj, options, signature, return_annotation):  # type: ignore[no-untyped-def]
+    """A dataclass field's ``default_factory`` prints as ``<factory>``, which is not Python: Sphinx cannot parse
+    the signature and prints it on one line, however long. Each becomes its factory's call (``dict()``)."""
+    import dataclasses
+
+    if not signature or "<factory>" not in signature or not dataclasses.is_dataclass(obj):
+        return None
+    for f in dataclasses.fields(obj):
+        if f.default_factory is not dataclasses.MISSING:
+            factory = getattr(f.default_factory, "__name__", "factory")
+            signature = signature.replace("<factory>", f"{factory}()", 1)
+    return signature, return_annotation
+
+
 def setup(app):  # type: ignore[no-untyped-def]
     app.connect("autodoc-process-docstring", _data_docstring)
+    app.connect("autodoc-process-signature", _factory_defaults)

@@ -3,8 +3,8 @@ documented, in order, with a one-line summary.
 
     python tools/docstrings.py       # exit 1 naming each function and numpydoc code that fails
 
-The functions are those of the statistics' modules (:data:`STATISTICS`) and every workbench function a notebook
-calls (the surface a user's own notebook copies). Checked by numpydoc's own validator (``numpydoc.validate``, the
+The functions are every public function of every package (each face's ``__all__``, :data:`PACKAGES`), those of
+the statistics' modules (:data:`STATISTICS`) and every workbench function a notebook calls. Checked by numpydoc's own validator (``numpydoc.validate``, the
 check pandas and scikit-learn run), not by a reading of our own: a parameter added to a signature and not to its
 docstring fails here.
 """
@@ -26,6 +26,10 @@ STATISTICS = (
     "summaries._prune", "analyses.focus", "analyses.trace", "analyses.sjc._attribution", "stats._coverage",
     "analyses._human_labels", "analyses.sjc._composition", "datasets._load", "datasets._selection",
     "datasets._guards", "datasets._testbed")
+
+#: the packages and modules whose public functions are checked (issue 83: every one, not only the statistics)
+PACKAGES = ("adapters", "analyses", "annotate", "datasets", "explore", "infer", "judges", "llm", "notebooks", "plots",
+            "sim", "stats", "summaries", "tables", "tokens", "errors")
 
 #: numpydoc's codes for a parameter or a return value left out, unknown, out of order or undescribed
 REQUIRED = {"GL08", "PR01", "PR02", "PR03", "PR07", "PR10", "RT01", "RT03", "SS01"}
@@ -58,6 +62,12 @@ def public_functions() -> list[str]:
         module = importlib.import_module(f"workbench.{module_name}")
         names |= {f"workbench.{module_name}.{name}" for name in module.__all__
                   if inspect.isfunction(obj := getattr(module, name)) and obj.__module__ == module.__name__}
+    for package in PACKAGES:
+        face = importlib.import_module(f"workbench.{package}")
+        for name in face.__all__:
+            obj = getattr(face, name)
+            if inspect.isfunction(obj):
+                names.add(f"{obj.__module__}.{obj.__qualname__}")
     return sorted(names | notebook_functions())
 
 

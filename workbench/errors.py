@@ -91,7 +91,18 @@ class SelectionError(ValueError):
 
 
 def describe_value(value: object) -> str:
-    """A short description of a JSON value for an error message."""
+    """A short description of a JSON value for an error message.
+
+    Parameters
+    ----------
+    value : object
+        The value.
+
+    Returns
+    -------
+    str
+        Its type and value (a long string cut to 40 characters).
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):

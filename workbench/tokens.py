@@ -41,6 +41,16 @@ def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
 
     Built once per process, however many threads ask at once: the first builds it under a lock,
     the others wait for it and share it (``tiktoken.Encoding`` is safe to use from many threads).
+
+    Parameters
+    ----------
+    name : {"o200k_base", "cl100k_base"}, default "o200k_base"
+        The encoding.
+
+    Returns
+    -------
+    tiktoken.Encoding
+        The shared encoding.
     """
     built = _BUILT.get(name)
     if built is not None:
@@ -92,12 +102,40 @@ def _parse_ranks(data: bytes) -> dict[bytes, int]:
 
 
 def count(text: str, encoding: str = "o200k_base") -> int:  # noqa: A002 - the issue's name
-    """Exact number of tokens of ``text`` (special-token text counts as ordinary text)."""
+    """Exact number of tokens of ``text`` (special-token text counts as ordinary text).
+
+    Parameters
+    ----------
+    text : str
+        The text.
+    encoding : {"o200k_base", "cl100k_base"}, default "o200k_base"
+        The encoding.
+
+    Returns
+    -------
+    int
+        Its tokens.
+    """
     return len(_encoding(encoding).encode_ordinary(text))
 
 
 def count_many(texts: Iterable[str], encoding: str = "o200k_base", num_threads: int = 2) -> list[int]:
-    """Token counts of many texts, batched through tiktoken's threaded encoder."""
+    """Token counts of many texts, batched through tiktoken's threaded encoder.
+
+    Parameters
+    ----------
+    texts : iterable of str
+        The texts.
+    encoding : {"o200k_base", "cl100k_base"}, default "o200k_base"
+        The encoding.
+    num_threads : int, default 2
+        tiktoken's threads.
+
+    Returns
+    -------
+    list of int
+        Each text's tokens, in order.
+    """
     texts = list(texts)
     if not texts:
         return []

@@ -23,7 +23,18 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "datasets" / "example_logs"
 
 def find_root(start: str | os.PathLike[str] | None = None) -> Path | None:
     """The project root at or above ``start`` (the current directory): the first directory holding ``notebooks/``
-    and ``pyproject.toml`` or ``data/``; None outside a project."""
+    and ``pyproject.toml`` or ``data/``; None outside a project.
+
+    Parameters
+    ----------
+    start : str or os.PathLike, optional
+        Where to look from (default: the current directory).
+
+    Returns
+    -------
+    pathlib.Path or None
+        The root.
+    """
     here = Path(start if start is not None else Path.cwd()).resolve()
     for d in (here, *here.parents):
         if (d / "notebooks").is_dir() and ((d / "pyproject.toml").is_file() or (d / "data").is_dir()):

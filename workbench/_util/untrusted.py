@@ -10,7 +10,18 @@ from __future__ import annotations
 
 
 def visible(value: object) -> str:
-    """``value`` as text with every non-printable character but newline and tab shown as its escape."""
+    """``value`` as text with every non-printable character but newline and tab shown as its escape.
+
+    Parameters
+    ----------
+    value : object
+        The value.
+
+    Returns
+    -------
+    str
+        Its text, escaped.
+    """
     text = "" if value is None else str(value)
     if text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable():  # (in C: most texts)
         return text

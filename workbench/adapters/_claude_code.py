@@ -83,6 +83,24 @@ def read_claude_code(path: str | os.PathLike[str], *, bad: BadLines | None = Non
     ``since``/``until`` (ISO dates or times, compared with the session's first and last timestamps) and
     ``project`` (a part of its working directory or project directory name) select sessions; ``files`` reads
     those files instead of every one below ``path`` (a home that also holds Codex sessions).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A session file, or a directory searched for ``*.jsonl`` (``~/.claude/projects`` or one project's).
+    bad : workbench._util.jsonl.BadLines, optional
+        Where bad lines are recorded when its ``skip_invalid`` is set; None: a bad line is an error naming it.
+    since, until : str, optional
+        ISO dates or times: only sessions whose first and last timestamps fall between them.
+    project : str, optional
+        Only sessions whose working directory or project directory name contains this text.
+    files : sequence of pathlib.Path, optional
+        These files instead of every one below ``path``.
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        The tables read (``runs``, ``steps``, ``compactions``, and the others the format carries), validated.
     """
     return collect_runs(Path(path), claude_code_runs(path, bad=bad, since=since, until=until, project=project,
                                                      files=files))

@@ -369,6 +369,24 @@ def read_codex(path: str | os.PathLike[str], *, bad: BadLines | None = None, sin
     ``bad.skip_invalid`` every line that is not JSON is skipped and recorded in ``bad``. ``since``, ``until``
     and ``project`` select sessions as :func:`workbench.adapters.read_claude_code` does; ``files``
     reads those files instead of every one below ``path``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A rollout file, or a directory searched for ``rollout-*.jsonl`` (``~/.codex/sessions``).
+    bad : workbench._util.jsonl.BadLines, optional
+        Where bad lines are recorded when its ``skip_invalid`` is set; None: a bad line is an error naming it.
+    since, until : str, optional
+        ISO dates or times: only sessions whose first and last timestamps fall between them.
+    project : str, optional
+        Only sessions whose working directory or project directory name contains this text.
+    files : sequence of pathlib.Path, optional
+        These files instead of every one below ``path``.
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        The tables read (``runs``, ``steps``, ``compactions``, and the others the format carries), validated.
     """
     from workbench.adapters._staging import collect_runs
 

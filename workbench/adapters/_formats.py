@@ -82,7 +82,18 @@ LOG_FORMATS: dict[str, LogFormat] = {}
 
 
 def register_format(fmt: LogFormat) -> LogFormat:
-    """Add ``fmt`` to :data:`LOG_FORMATS` (a name already there is an error); returns it."""
+    """Add ``fmt`` to :data:`LOG_FORMATS` (a name already there is an error); returns it.
+
+    Parameters
+    ----------
+    fmt : LogFormat
+        The format: its ``--format`` name, what it reads, its reader's dotted path and how it is sniffed.
+
+    Returns
+    -------
+    LogFormat
+        ``fmt``, now in :data:`LOG_FORMATS` (so a module can register at import and keep the value).
+    """
     if fmt.name in LOG_FORMATS or fmt.name in ("auto", "sessions"):
         raise ValueError(f"a log format named {fmt.name!r} is registered already")
     LOG_FORMATS[fmt.name] = fmt

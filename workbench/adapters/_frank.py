@@ -157,7 +157,19 @@ def frank_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 
 
 def read_frank(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
-    """The tables of FRANK (``frank_records`` through the labelled-summaries checks and tables)."""
+    """The tables of FRANK (``frank_records`` through the labelled-summaries checks and tables).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        FRANK's directory (its ``human_annotations`` and ``baseline_factuality_metrics`` files, plain or
+        gzip-compressed), as ``data/benchmarks/frank/`` holds it.
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        The tables read (``runs``, ``steps``, ``compactions``, and the others the format carries), validated.
+    """
     from workbench.adapters._labelled_summaries import check_summary, records_to_tables
 
     checked = []

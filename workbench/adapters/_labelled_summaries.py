@@ -102,7 +102,18 @@ _END = re.compile(r"""(?<=[.!?])["'”’)\]]*\s+(?=["'“‘(\[]?[A-Z0-9])""")
 def split_sentences(text: str) -> list[str]:
     """The sentences of ``text`` by the rule above (documented in the module; no model or download): whitespace at
     the cut is dropped, each sentence keeps its own characters, and a text without a sentence end is one
-    sentence. Empty text gives no sentence."""
+    sentence. Empty text gives no sentence.
+
+    Parameters
+    ----------
+    text : str
+        The text to split.
+
+    Returns
+    -------
+    list of str
+        Its sentences, in order.
+    """
     out: list[str] = []
     start = 0
     for m in _END.finditer(text):
@@ -419,7 +430,18 @@ def checked_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[st
 
 def read_labelled_summaries(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     """The tables of a labelled-summaries file (runs, steps, compactions, entries, labels, and with spans or a
-    header ``label_spans`` and ``variables``); see the module docstring."""
+    header ``label_spans`` and ``variables``); see the module docstring.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A labelled-summaries JSONL file (plain or gzip-compressed), its first line optionally a header.
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        The tables read (``runs``, ``steps``, ``compactions``, and the others the format carries), validated.
+    """
     records = [{**record, "_line": number} for number, record in checked_records(path)]
     if records and "header" not in records[0]:  # the question the labels answered is not said: say what is assumed
         import warnings

@@ -24,7 +24,18 @@ def sniff_format(path: str | os.PathLike[str]) -> str:
     """Guess a log file's format by the registry's rules (:func:`workbench.adapters._formats.sniff_file`): its
     suffix, its first 4 KiB (``tau-bench``: a JSON list of runs with ``traj``), else its first JSONL record
     (``openai`` with ``messages``; ``labelled-summaries`` for a header or a record with ``source_id``; ``codex``,
-    ``claude-code`` for a session line), else ``trajectory``."""
+    ``claude-code`` for a session line), else ``trajectory``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The log file.
+
+    Returns
+    -------
+    str
+        The format's ``--format`` name.
+    """
     import gzip
 
     from workbench.adapters._formats import sniff_file
@@ -276,7 +287,20 @@ def sniff_directory(path: str | os.PathLike[str], bad: BadLines | None = None) -
     """The session format of a directory, from the first record below it that says (its ``*.jsonl`` files in
     order, bad lines passed over): ``claude-code`` (``~/.claude/projects``: lines with ``sessionId``) or ``codex``
     (``~/.codex/sessions``: ``type`` and ``payload``); an error naming the directory and its first file when
-    no record says."""
+    no record says.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The directory.
+    bad : workbench._util.jsonl.BadLines, optional
+        Where the lines passed over are recorded.
+
+    Returns
+    -------
+    str
+        ``"claude-code"`` or ``"codex"``.
+    """
     files = tree_files(path, "*.jsonl", bad)
     if not files:
         raise SchemaError("is a directory with no *.jsonl session files below it that can be read; expected a log file, or a "

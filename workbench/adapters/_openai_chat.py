@@ -193,7 +193,19 @@ def _usage(step: dict[str, Any], usage: dict[str, Any]) -> None:
 
 
 def read_openai_chat(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
-    """Load a JSONL file of runs in OpenAI chat-completions format (see ``chat_to_run``)."""
+    """Load a JSONL file of runs in OpenAI chat-completions format (see ``chat_to_run``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A JSONL file, one run a line: ``messages`` (system, user, assistant with ``tool_calls``, tool) and
+        optional run fields.
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        The tables read (``runs``, ``steps``, ``compactions``, and the others the format carries), validated.
+    """
     return collect_runs(Path(path), openai_runs(path))
 
 

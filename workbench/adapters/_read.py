@@ -91,7 +91,24 @@ STREAMING: Mapping[str, Callable[[str | os.PathLike[str]], Iterator[tuple[int, d
 def read_sessions(path: str | os.PathLike[str], *, bad: BadLines | None = None, since: str | None = None,
                   until: str | None = None, project: str | None = None) -> dict[str, pl.DataFrame]:
     """Every Claude Code and Codex session below a directory (a home with both), as one set of tables: each
-    client's files read by its reader, the runs told apart by ``method`` (``claude_code``, ``codex``)."""
+    client's files read by its reader, the runs told apart by ``method`` (``claude_code``, ``codex``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A directory holding Claude Code and Codex sessions (a home, or ``.claude`` and ``.codex`` below it).
+    bad : workbench._util.jsonl.BadLines, optional
+        Where bad lines are recorded when its ``skip_invalid`` is set; None: a bad line is an error naming it.
+    since, until : str, optional
+        ISO dates or times: only sessions whose first and last timestamps fall between them.
+    project : str, optional
+        Only sessions whose working directory or project directory name contains this text.
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        The tables read (``runs``, ``steps``, ``compactions``, and the others the format carries), validated.
+    """
     from workbench.adapters._staging import collect_runs
 
     return collect_runs(Path(path), session_runs(path, "sessions", bad=bad, since=since, until=until,

@@ -130,7 +130,18 @@ def summedits_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 
 def read_summedits(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     """The tables of SummEdits (its items as labelled-summaries records, through that format's checks and
-    tables)."""
+    tables).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A SummEdits directory of ``summedits_<domain>.json[.gz]`` files, or one such file.
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        The tables read (``runs``, ``steps``, ``compactions``, and the others the format carries), validated.
+    """
     from workbench.adapters._labelled_summaries import check_summary, records_to_tables
 
     checked = []

@@ -124,6 +124,16 @@ def read_trajectories(path: str | os.PathLike[str]) -> dict[str, pl.DataFrame]:
     Lines are parsed and checked one at a time and gathered into columnar chunks, so a
     large log is never held twice as Python objects; nothing is returned unless every
     line is valid.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A trajectory JSONL log (one run a line, with its steps and compactions).
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        The tables read (``runs``, ``steps``, ``compactions``, and the others the format carries), validated.
     """
     return collect_runs(Path(path), trajectory_runs(path))
 
@@ -139,7 +149,20 @@ def trajectory_runs(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[st
 
 
 def write_trajectories(tables: dict[str, pl.DataFrame], path: str | os.PathLike[str]) -> Path:
-    """Export runs, steps and compactions as trajectory JSONL (the inverse of :func:`read_trajectories`)."""
+    """Export runs, steps and compactions as trajectory JSONL (the inverse of :func:`read_trajectories`).
+
+    Parameters
+    ----------
+    tables : dict of str to polars.DataFrame
+        The ``runs``, ``steps`` and ``compactions`` tables.
+    path : str or os.PathLike
+        The JSONL file to write (replaced atomically).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+    """
     path = Path(path)
     runs = validate("runs", tables["runs"])
     steps = validate("steps", tables.get("steps", schema.empty("steps")))

@@ -62,7 +62,20 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
     it is read for replies), except that the Codex rollouts of a directory (``rollout-*.jsonl``) take the format
     of its first rollout when that is Codex's, and are checked as they are read: where one is not (its first
     record says otherwise, or it cannot be read), the pass is made again deciding every file on its own, so the
-    result is always the per-file rule's (a repeated pass may repeat a warning)."""
+    result is always the per-file rule's (a repeated pass may repeat a warning).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A session file, a projects or sessions directory, or a home with both.
+    bad : workbench._util.jsonl.BadLines, optional
+        Where unreadable files and lines are counted when its ``skip_invalid`` is set.
+
+    Returns
+    -------
+    list of dict
+        One dict per session: its ids, model, day, project and token counts.
+    """
     from workbench.adapters._logfiles import sniff_format
     from workbench.errors import SchemaError
 

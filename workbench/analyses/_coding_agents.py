@@ -50,7 +50,24 @@ def compaction_overview(tables: dict[str, pl.DataFrame], *, summary: str = "comm
     context size, ``counted`` otherwise), ``counted_before`` (tokens of the task, the previous summary
     and the replaced steps: what a counter sees without the system prompt and tool definitions) and
     ``tokens_after`` (tokens of the summary), all counted with ``encoding``. ``history``: the compactions'
-    :func:`~workbench.summaries.replaced_history`, when the caller has it already."""
+    :func:`~workbench.summaries.replaced_history`, when the caller has it already.
+
+    Parameters
+    ----------
+    tables : dict of str to polars.DataFrame
+        ``runs``, ``steps`` and ``compactions``.
+    summary : str, default "committed_summary"
+        The summary column read.
+    encoding : str, default "o200k_base"
+        The tokenizer counted with.
+    history : list of tuple of (str, str), optional
+        The compactions' replaced and kept text, when the caller has it.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per compaction with the columns above.
+    """
     comps, steps = tables["compactions"], tables["steps"]
     if history is None:
         history = replaced_history(comps, steps, tables.get("runs"))
@@ -84,6 +101,20 @@ def after_compaction(steps: pl.DataFrame, compactions: pl.DataFrame, *, horizon:
     ``repeated`` (a call identical in tool and arguments to one earlier in the run), ``errors``
     (the call's result was an error), ``burden`` (TRACE Eq. 2: calls repeated or in error,
     each once) and ``repeated_from_span`` (repeats of a call the summary replaced).
+
+    Parameters
+    ----------
+    steps : polars.DataFrame
+        The steps table.
+    compactions : polars.DataFrame
+        The compactions table of the same runs.
+    horizon : int, default 5
+        Steps in each window.
+
+    Returns
+    -------
+    polars.DataFrame
+        Two rows per compaction (``before``, ``after``) with the counts above.
     """
     if horizon < 1:
         raise ValueError(f"horizon: expected at least 1, got {horizon}")
@@ -154,6 +185,18 @@ def compaction_timeline(runs: pl.DataFrame, compactions: pl.DataFrame) -> pl.Dat
     ``minutes`` since the session's first line, and the session's length in ``session_minutes``.
 
     Sessions and compactions without times (logs that do not record them) are left out.
+
+    Parameters
+    ----------
+    runs : polars.DataFrame
+        The runs table (``started_at``, ``ended_at``).
+    compactions : polars.DataFrame
+        The compactions table (``timestamp``).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per timed compaction.
     """
     if "timestamp" not in compactions.columns or "started_at" not in runs.columns:
         return pl.DataFrame(schema={"run_id": pl.Utf8, "boundary": pl.Int64, "trigger": pl.Utf8,
@@ -172,7 +215,20 @@ def prompt_cache(steps: pl.DataFrame, compactions: pl.DataFrame) -> pl.DataFrame
     """What a compaction does to the prompt cache: the prompt of the last call before it and of the first call
     after it, split into ``cache_read_tokens``, ``cache_creation_tokens`` and ``fresh_tokens`` (the rest of
     ``input_tokens``). One row per (compaction, ``window``), ``window`` = ``before`` / ``after``; a compaction with
-    no recorded call on one side has no row there. Logs without the cache's share have none at all."""
+    no recorded call on one side has no row there. Logs without the cache's share have none at all.
+
+    Parameters
+    ----------
+    steps : polars.DataFrame
+        The steps table (with its cache token columns).
+    compactions : polars.DataFrame
+        The compactions table of the same runs.
+
+    Returns
+    -------
+    polars.DataFrame
+        Up to two rows per compaction (``before``, ``after``).
+    """
     schema = {"run_id": pl.Utf8, "boundary": pl.Int64, "window": pl.Utf8, "step": pl.Int64, "input_tokens": pl.Int64,
               "cache_read_tokens": pl.Int64, "cache_creation_tokens": pl.Int64, "fresh_tokens": pl.Int64}
     if not {"cache_read_tokens", "cache_creation_tokens", "input_tokens"} <= set(steps.columns):
@@ -258,7 +314,18 @@ def token_medians(overview: pl.DataFrame | pl.LazyFrame) -> dict[str, int]:
 def identifier_share(ids: pl.DataFrame) -> pl.DataFrame:
     """Per compaction with identifiers (from :func:`workbench.summaries.identifier_sources`): ``run_id``,
     ``boundary``, ``identifiers``, how many are ``sourced`` in the replaced history and ``kept`` beside it, and
-    ``sourced_share``."""
+    ``sourced_share``.
+
+    Parameters
+    ----------
+    ids : polars.DataFrame
+        :func:`workbench.summaries.identifier_sources`' rows.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per compaction with identifiers.
+    """
     share = ids.group_by("run_id", "boundary").agg(pl.len().alias("identifiers"), pl.col("sourced").sum(),
                                                    pl.col("kept").sum()).sort("run_id", "boundary")
     return share.with_columns((pl.col("sourced") / pl.col("identifiers")).alias("sourced_share"))

@@ -41,7 +41,18 @@ LOSS_COLUMNS = ("run_id", "boundary", "facts_replaced", "facts_carried", "facts_
 
 def facts(text: str | None) -> dict[str, str]:
     """The facts of one text: ``{fact: kind}`` with kind ``identifier``, ``amount``, ``date`` or ``path``; amounts
-    as values with two decimals (``$1,204.5`` is ``1204.50``), every other fact as written."""
+    as values with two decimals (``$1,204.5`` is ``1204.50``), every other fact as written.
+
+    Parameters
+    ----------
+    text : str or None
+        The text (None: no facts).
+
+    Returns
+    -------
+    dict of str to str
+        Each fact and its kind, in order of appearance.
+    """
     if not text:
         return {}
     text = bound_tokens(text)
@@ -159,6 +170,18 @@ def compaction_facts(tables: Mapping[str, pl.DataFrame], *, summary: str = "comm
     ``refetch_step`` (for a dropped fact, the first later step whose observation returned it again; null when none
     did). ``summary``: the summary column read (``committed_summary``, what the agent saw; the candidate where it is
     null).
+
+    Parameters
+    ----------
+    tables : mapping of str to polars.DataFrame
+        ``compactions``, ``steps`` and ``runs``.
+    summary : str, default "committed_summary"
+        The summary column read.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (compaction, fact) with the columns above.
     """
     rows = [{"run_id": c["run_id"], "boundary": c["boundary"], **row}
             for c, found, _ in _each_compaction(tables, summary) for row in found]

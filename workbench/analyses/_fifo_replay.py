@@ -44,6 +44,22 @@ def replay_run(steps: pl.DataFrame, first_prompt: str, budget: int, *, encoding:
     had seen in an earlier observation), ``out_of_window`` (of those, seen only in
     observations FIFO had dropped and nowhere in the window or the first prompt) and the
     identifiers themselves.
+
+    Parameters
+    ----------
+    steps : polars.DataFrame
+        One run's steps, in order.
+    first_prompt : str
+        The run's first prompt (always in the window).
+    budget : int
+        The context budget in tokens.
+    encoding : str, default "o200k_base"
+        The tokenizer counted with.
+
+    Returns
+    -------
+    ReplayResult
+        The counts and identifiers above.
     """
     rows = steps.sort("step").to_dicts()
     texts = [turn_text(r) for r in rows]

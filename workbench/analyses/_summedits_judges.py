@@ -42,7 +42,22 @@ HUMAN_ROW = "Human Perf."
 
 def balanced_accuracy(scores: np.ndarray, labels: np.ndarray, tau: float) -> float:
     """The mean of the recalls of the two classes when a score of at least ``tau`` is called positive; a summary
-    without a score (NaN: a judge's miss) is left out, not called negative; NaN without both classes."""
+    without a score (NaN: a judge's miss) is left out, not called negative; NaN without both classes.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        Each summary's score (NaN: none).
+    labels : numpy.ndarray
+        1 for a consistent summary, 0 for an inconsistent one.
+    tau : float
+        The threshold.
+
+    Returns
+    -------
+    float
+        The balanced accuracy.
+    """
     s = np.asarray(scores, dtype=np.float64)
     scored = ~np.isnan(s)
     y = np.asarray(labels, dtype=bool)[scored]
@@ -54,7 +69,20 @@ def balanced_accuracy(scores: np.ndarray, labels: np.ndarray, tau: float) -> flo
 
 def choose_tau(scores: np.ndarray, labels: np.ndarray) -> float:
     """The threshold that maximises the balanced accuracy of ``scores`` (the lowest such, among the scores
-    themselves); 0.5 for scores that are all 0 or 1 (a yes/no judge); summaries without a score left out."""
+    themselves); 0.5 for scores that are all 0 or 1 (a yes/no judge); summaries without a score left out.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        Each summary's score (NaN: none).
+    labels : numpy.ndarray
+        1 for a consistent summary, 0 for an inconsistent one.
+
+    Returns
+    -------
+    float
+        The threshold.
+    """
     s = np.asarray(scores, dtype=np.float64)
     if np.isin(s[~np.isnan(s)], (0.0, 1.0)).all():
         return 0.5

@@ -29,6 +29,22 @@ def adjudication_requests(disagreements: pl.DataFrame, labels: pl.DataFrame | No
     ``labels``: each annotator's latest value and note (``annotator``, ``round``, ``value``, ``note``, from the
     ``labels`` table and the annotators' ``notes`` keyed by (item, annotator, round, field)); ``allowed``: the
     values the field takes, as values; and ``value``, null until decided.
+
+    Parameters
+    ----------
+    disagreements : polars.DataFrame
+        The disagreements (``item_id``, ``field``).
+    labels : polars.DataFrame, optional
+        The labels, for each annotator's latest value.
+    items : mapping of str to mapping, optional
+        The sample's items by id, for the entry's text.
+    notes : mapping, optional
+        The annotators' notes by (item, annotator, round, field).
+
+    Yields
+    ------
+    dict
+        One request per disagreement.
     """
     latest = latest_labels(labels) if labels is not None and labels.height else None
     for r in disagreements.iter_rows(named=True):
@@ -71,6 +87,18 @@ def merge_adjudication(path: str | os.PathLike[str], requests: Iterable[dict[str
     The file is append-only in effect, like the labels: a decided value stays as the adjudicator wrote it (and is
     checked: a value its field does not allow is an error naming ``FILE:LINE``, and nothing is written), an undecided
     one stays undecided, and only new disagreements are added. Written atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The adjudication file (created when absent).
+    requests : iterable of dict
+        The requests (:func:`adjudication_requests`).
+
+    Returns
+    -------
+    AdjudicationFile
+        How many records wait for a decision, how many are decided and how many were added.
     """
     from workbench._util.atomic import write_jsonl
 
@@ -88,7 +116,18 @@ def merge_adjudication(path: str | os.PathLike[str], requests: Iterable[dict[str
 
 
 def read_adjudication(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Every record of an adjudication file, checked (``numbered_records``)."""
+    """Every record of an adjudication file, checked (``numbered_records``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The adjudication file.
+
+    Returns
+    -------
+    list of dict
+        Its records, in file order.
+    """
     return [rec for _, rec in numbered_records(path)]
 
 
@@ -136,7 +175,30 @@ def decide(path: str | os.PathLike[str], item_id: str, field: str, *, value: str
     """Write one decision (or, with ``value`` None, only a note) into the adjudication file's record of
     (``item_id``, ``field``): ``value``, ``note``, ``decided_by``, ``decided_at``; ``retract`` takes a decision
     back (the record is undecided again, its note kept; an undo). The file is rewritten atomically with every other
-    record as it was; returns the decision as a label-like record."""
+    record as it was; returns the decision as a label-like record.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The adjudication file.
+    item_id : str
+        The item.
+    field : str
+        The field.
+    value : str or None
+        The decided value (None: a note only).
+    note : str or None
+        The adjudicator's note.
+    adjudicator : str
+        Who decided.
+    retract : bool, default False
+        Take the decision back.
+
+    Returns
+    -------
+    dict
+        The decision as a label-like record.
+    """
     from datetime import datetime, timezone
 
     from workbench._util.atomic import write_jsonl
@@ -213,7 +275,28 @@ def prepare(store: str | os.PathLike[str], *, samples: Sequence[str | os.PathLik
     ``round`` or ``annotator`` keeps one kind of comparison); and each new disagreement, with every annotator's
     value and note and the sample's text, added to the adjudication file ``out`` (default
     ``STORE/adjudication.jsonl``; a record already there is never rewritten). A store without labels, or without
-    labels of the samples' items, is an error naming it."""
+    labels of the samples' items, is an error naming it.
+
+    Parameters
+    ----------
+    store : str or os.PathLike
+        The annotation store.
+    samples : sequence of str or os.PathLike, optional
+        The sample files whose items are compared.
+    by : {"round", "annotator"}, optional
+        Keep one kind of comparison.
+    out : str or os.PathLike, optional
+        The adjudication file.
+    n_boot : int, optional
+        Bootstrap resamples of the agreement intervals.
+    seed : int, default 0
+        The bootstrap's seed.
+
+    Returns
+    -------
+    Prepared
+        The agreement report, the labels left out and what was added to the adjudication file.
+    """
     from workbench.annotate._samples import sample_clusters, sample_index
     from workbench.annotate._store import AnnotationStore
     from workbench.stats._bootstrap import DEFAULT_N_BOOT
@@ -258,7 +341,20 @@ def apply(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> Applie
     adjudicate``). Each decision must answer a disagreement: the store's annotators' latest labels of its item and
     field differ (:func:`workbench.stats.disagreements`); a decision about an item and field they
     never labelled, or labelled alike (it would override what they agreed on), is an error naming ``FILE:LINE``, and
-    nothing is added. A decision already in the store (same value and note) is not added again."""
+    nothing is added. A decision already in the store (same value and note) is not added again.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The adjudication file.
+    store : str or os.PathLike
+        The annotation store.
+
+    Returns
+    -------
+    Applied
+        How many decisions were added, and how many were there already.
+    """
     from workbench.annotate._store import AnnotationStore
     from workbench.stats._agreement import disagreements
 

@@ -95,7 +95,22 @@ class Block:
 def item_view(item: dict[str, Any], field: str = "support", *, question: bool = True) -> list[Block]:
     """What an annotator sees for ``item`` when labeling ``field``, in order; the question last unless the
     interface shows it elsewhere (``question=False``: the widget keeps it above the item, beside the buttons).
-    An adjudication record's ``labels`` (each annotator's value and note) follow the entry."""
+    An adjudication record's ``labels`` (each annotator's value and note) follow the entry.
+
+    Parameters
+    ----------
+    item : dict
+        A sample's item.
+    field : str, default "support"
+        The field labelled.
+    question : bool, default True
+        End with the question.
+
+    Returns
+    -------
+    list of Block
+        The view's titled pieces; their text is untrusted and shown escaped.
+    """
     role = f", role: {item['role']}" if item.get("role") else ""
     blocks = [Block(f"Entry (section: {item.get('section') or 'none'}{role})", _str(item.get("text")), "entry")]
     if item.get("labels"):
@@ -153,7 +168,22 @@ def _escaped(text: str) -> str:
 
 
 def render_item_html(item: dict[str, Any], field: str = "support", *, question: bool = True) -> str:
-    """The HTML a labeler sees for one sample item; every value is escaped."""
+    """The HTML a labeler sees for one sample item; every value is escaped.
+
+    Parameters
+    ----------
+    item : dict
+        A sample's item.
+    field : str, default "support"
+        The field labelled.
+    question : bool, default True
+        End with the question.
+
+    Returns
+    -------
+    str
+        The HTML.
+    """
     parts = ['<div class="wb-item" style="font-family: sans-serif">',
              f'<div>Item <code>{html.escape(visible(_str(item.get("item_id"))), quote=True)}</code></div>']
     for b in item_view(item, field, question=question):

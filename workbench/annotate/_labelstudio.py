@@ -47,7 +47,22 @@ def labeling_config(field: str = "support", *, predictions: bool = False, own_qu
     escaped here. ``predictions``: the interface of a task list exported with judge scores, which says so above
     the entry (``$judge_shown``). ``own_question``: the tasks ask their data set's own question (a labelled-summaries
     header's), so the values are defined as its answers (``OWN_DEFINITIONS``), not by the
-    agent protocol's tool results."""
+    agent protocol's tool results.
+
+    Parameters
+    ----------
+    field : str, default "support"
+        The field labelled.
+    predictions : bool, default False
+        The tasks carry judge scores.
+    own_question : bool, default False
+        The tasks ask their data set's own question.
+
+    Returns
+    -------
+    str
+        The interface's XML.
+    """
     if field not in FIELDS:
         raise ValueError(f"field: expected one of {sorted(FIELDS)}, got {field!r}")
     blocks = ["<View>", f'  <Header value="Question ({field})"/>', '  <Text name="question" value="$question"/>']
@@ -445,7 +460,26 @@ def _is_unicode(text: str) -> bool:
 def from_labelstudio(export: Sequence[Mapping[str, Any]], *, round: int, annotator: str | None = None,  # noqa: A002
                      annotator_from: str = "email",
                      users: Mapping[int, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """The label records of :func:`read_labelstudio` (the same arguments), without its counts."""
+    """The label records of :func:`read_labelstudio` (the same arguments), without its counts.
+
+    Parameters
+    ----------
+    export : sequence of mapping
+        Label Studio's JSON export (its tasks with their annotations).
+    round : int
+        The labeling round the labels are stored under.
+    annotator : str, optional
+        One annotator name for every label.
+    annotator_from : str, default "email"
+        The user field an annotator's name is taken from.
+    users : mapping of int to mapping, optional
+        Label Studio's users by id.
+
+    Returns
+    -------
+    list of dict
+        The label records.
+    """
     return read_labelstudio(export, round=round, annotator=annotator, annotator_from=annotator_from,
                             users=users).records
 

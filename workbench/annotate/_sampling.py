@@ -51,7 +51,22 @@ class SampleReport:
 def entries_with_outcome(entries: Frame, runs: Frame, how: Literal["left", "inner"] = "left") -> Frame:
     """Entries joined with their run's outcome (``outcome`` = success / failure, ``unknown`` for a run without one,
     as imported sessions are) and scenario (lazy or not);
-    ``how="inner"`` keeps only entries of the given runs."""
+    ``how="inner"`` keeps only entries of the given runs.
+
+    Parameters
+    ----------
+    entries : polars.DataFrame or polars.LazyFrame
+        The entries table.
+    runs : polars.DataFrame or polars.LazyFrame
+        The runs table.
+    how : {"left", "inner"}, default "left"
+        Keep every entry, or only those of the given runs.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The entries with ``outcome`` and ``scenario_id`` (lazy when the entries are).
+    """
     have = runs.collect_schema().names()
     meta = runs.select("run_id", *(["task"] if "task" in have else []), "scenario_id",
                        pl.when(pl.col("success").is_null()).then(pl.lit("unknown"))
@@ -81,6 +96,30 @@ def sample_entries(
 
     An integer seed is mixed with a fixed salt (so the sample differs from other draws made
     with the same integer); a generator is drawn from as it is.
+
+    Parameters
+    ----------
+    items : polars.DataFrame
+        The entries (with the ``strata`` columns; ``outcome`` from :func:`entries_with_outcome`).
+    n : int
+        The sample size.
+    strata : sequence of str, default ("section", "outcome")
+        The columns balanced over.
+    seed : int or numpy.random.Generator, default 0
+        The seed.
+    sections : sequence of str or None, default ("Decisions", "Open TODOs")
+        Only entries of these sections (None: every section).
+    fill : bool, default False
+        Fill a stratum short of its share from the others.
+    id_column : str, default "entry_id"
+        The items' id column.
+
+    Returns
+    -------
+    sample : polars.DataFrame
+        The drawn items.
+    report : SampleReport
+        How many each stratum had and gave.
     """
     if sections is not None and "section" in items.columns:
         items = items.filter(pl.col("section").is_in(list(sections)))
@@ -138,6 +177,30 @@ def stream_sample(items: pl.LazyFrame | pl.DataFrame | Iterable[pl.DataFrame], n
     :func:`sample_entries` does (strata in the order of their names), takes each stratum's share by key, reports
     short strata, and with ``fill`` tops up from the items left, smallest keys first. A repeated id counts once,
     in the stratum of its first row. Memory: a batch plus ``n`` rows per stratum.
+
+    Parameters
+    ----------
+    items : polars.LazyFrame or polars.DataFrame or iterable of polars.DataFrame
+        The items (their id and strata columns).
+    n : int
+        The sample size.
+    strata : sequence of str, default ("section", "outcome")
+        The columns balanced over.
+    seed : int or numpy.random.Generator, default 0
+        The seed.
+    fill : bool, default False
+        Top a short stratum up from the others.
+    id_column : str, default "entry_id"
+        The items' id column.
+    batch_rows : int, default 500000
+        Rows read at a time.
+
+    Returns
+    -------
+    sample : polars.DataFrame
+        The drawn items.
+    report : SampleReport
+        How many each stratum had and gave.
     """
     if isinstance(seed, np.random.Generator):
         seed = int(seed.integers(2**62))

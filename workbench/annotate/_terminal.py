@@ -186,6 +186,28 @@ def terminal_label(items: Sequence[dict[str, Any]], store: AnnotationStore, anno
     are shown and whether more follow. Answers are lines: 1-3 label, ``n`` note, ``s`` skip,
     ``u`` undo, ``q`` quit. Ctrl-C stops at once (every label is already on disk) and
     re-raises ``KeyboardInterrupt`` after saying so.
+
+    Parameters
+    ----------
+    items : sequence of dict
+        The sample's items.
+    store : AnnotationStore
+        Where the labels are appended.
+    annotator : str
+        Who labels.
+    round : int
+        The labeling round.
+    field : str, default "support"
+        The field labelled.
+    stdin, stdout : TextIO, optional
+        The terminal (default: the process's).
+    size : tuple of (int, int), optional
+        Columns and rows (default: the terminal's).
+
+    Returns
+    -------
+    int
+        Labels written.
     """
     return _Terminal(LabelSession(items, store, annotator, round, field), stdin or sys.stdin, stdout or sys.stdout,
                      size).run()
@@ -196,7 +218,28 @@ def terminal_adjudicate(path: str | os.PathLike[str], field: str = "support", *,
                         stdout: TextIO | None = None, size: tuple[int, int] | None = None) -> int:
     """Decide an adjudication file's disagreements of ``field`` in a terminal (the same pager, keys and item view as
     :func:`terminal_label`, with every annotator's value and note); each decision is written into the file at once.
-    Returns the number of decisions written."""
+    Returns the number of decisions written.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The adjudication file.
+    field : str, default "support"
+        The field decided.
+    adjudicator : str
+        Who decides.
+    items : sequence of dict, optional
+        The sample's items, for their text.
+    stdin, stdout : TextIO, optional
+        The terminal (default: the process's).
+    size : tuple of (int, int), optional
+        Columns and rows (default: the terminal's).
+
+    Returns
+    -------
+    int
+        Decisions written.
+    """
     return _Terminal(AdjudicationSession(path, field, adjudicator=adjudicator, items=items), stdin or sys.stdin,
                      stdout or sys.stdout, size).run()
 

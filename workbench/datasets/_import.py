@@ -35,6 +35,32 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     (a dict) receives the seconds of each stage of a streamed import: ``scan`` (session ids in the files' bytes),
     ``parse`` (lines read and runs built), ``tables`` (rows validated and spilled as Parquet parts), ``write``
     (the parts streamed into the tables and moved into place).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The log: a file or directory in any format of :data:`workbench.adapters.LOG_FORMATS`.
+    out : str or os.PathLike or None
+        The directory the tables are written into (new, or one this function wrote); None checks the log only.
+    format : str, optional
+        The format's ``--format`` name; sniffed from the log when None.
+    entries : bool, default False
+        Also write the entries table (each summary split into its entries).
+    replace : bool, default False
+        Replace the tables already in ``out`` (the whole set: no table of an earlier import is left beside).
+    bad : workbench._util.jsonl.BadLines, optional
+        Where bad lines are recorded (and, with its ``skip_invalid``, skipped).
+    since, until : str, optional
+        Session formats: ISO dates or times bounding the sessions read.
+    project : str, optional
+        Session formats: only sessions whose project contains this text.
+    timings : dict of str to float, optional
+        Receives the seconds of each stage of a streamed import.
+
+    Returns
+    -------
+    dict of str to int
+        Rows written (or, with ``out`` None, read) per table.
     """
     from workbench.adapters._staging import stream_tables
     from workbench.tables._files import write_tables

@@ -45,7 +45,26 @@ class SiteReport:
 
 def runs_to_show(runs: pl.DataFrame, *, run_ids: Sequence[str] | None = None, method: str | None = None,
                 budget: int | None = None, limit: int | None = None) -> pl.DataFrame:
-    """The runs a site shows: those named, of a method, at a budget, the first ``limit`` (in table order)."""
+    """The runs a site shows: those named, of a method, at a budget, the first ``limit`` (in table order).
+
+    Parameters
+    ----------
+    runs : polars.DataFrame
+        The runs table.
+    run_ids : sequence of str, optional
+        Only these runs (each must exist).
+    method : str, optional
+        Only runs of this method.
+    budget : int, optional
+        Only runs at this budget.
+    limit : int, optional
+        At most this many runs.
+
+    Returns
+    -------
+    polars.DataFrame
+        The rows of ``runs`` shown, in table order.
+    """
     sel = runs
     if run_ids:
         missing = sorted(set(run_ids) - set(runs.get_column("run_id").to_list()))
@@ -87,6 +106,39 @@ def build_site(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], out: str | Pat
     (:func:`workbench.summaries.entries_table` of the batch's compactions) and ``scores`` (the lexical judge's, with
     the ``evidence`` it used when the data has none), as the judge's batched run makes them; the pages are those of
     the same data judged first, and memory holds a batch, never the whole log's entries and scores.
+
+    Parameters
+    ----------
+    tables : mapping of str to polars.DataFrame or polars.LazyFrame
+        The data's tables (``runs``, ``steps``, ``compactions``; ``entries``, ``scores``, ``evidence``, ``labels``
+        when it has them).
+    out : str or pathlib.Path
+        The site's directory.
+    labels : polars.DataFrame, optional
+        Gold labels (``item_id``, ``field``, ``value``) to mark entries with.
+    judge : str, optional
+        The judge whose scores colour the entries.
+    tau : float, default 0.5
+        The score below which an entry is shown as pruned.
+    run_ids : sequence of str, optional
+        Only these runs.
+    method : str, optional
+        Only runs of this method.
+    budget : int, optional
+        Only runs at this budget.
+    limit : int, optional
+        At most this many runs, after the other filters, in table order.
+    title : str, default "compactions"
+        The site's title.
+    inputs : sequence of str or pathlib.Path, default ()
+        The data the site is made from: ``out`` may not hold or lie inside one.
+    derive : sequence of str, default ()
+        Tables to make a batch at a time when the data lacks them (``entries``, ``scores``).
+
+    Returns
+    -------
+    SiteReport
+        Where the site is, the runs, compactions and pages written, its size and the seconds taken.
     """
     t0 = time.perf_counter()
     out = Path(out)

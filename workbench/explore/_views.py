@@ -128,7 +128,34 @@ def compaction_view(tables: Mapping[str, pl.DataFrame], run_id: str, boundary: i
                     index: Any = None, label_source: str = "") -> dict[str, Any]:
     """Everything a compaction page shows, as plain data: run, compaction, entries with score, label, evidence
     and identifiers, replaced history, retained turn, previous summary, the steps after it and those of the
-    matched uncompressed run. ``labels`` are gold labels (``item_id``, ``field``, ``value``)."""
+    matched uncompressed run. ``labels`` are gold labels (``item_id``, ``field``, ``value``).
+
+    Parameters
+    ----------
+    tables : mapping of str to polars.DataFrame
+        The tables of (at least) the compaction's run and its matched uncompressed run.
+    run_id : str
+        The run.
+    boundary : int
+        The compaction's boundary in the run.
+    judge : str, optional
+        The judge whose scores are shown (default: ``lexical`` when present, else the first).
+    tau : float, default 0.5
+        The score below which an entry counts as pruned.
+    labels : polars.DataFrame, optional
+        Gold labels.
+    horizon : int, default 5
+        Steps shown after the compaction.
+    index : object, optional
+        The runs' step index (:func:`workbench.summaries.span_index`) when the caller has it.
+    label_source : str, default ""
+        Where the labels come from, in words the page shows.
+
+    Returns
+    -------
+    dict of str to object
+        The view, plain data (strings, numbers, lists, dicts) the page templates render.
+    """
     runs, steps = tables["runs"], tables.get("steps")
     run = (_rows(runs, run_id=run_id) or [{"run_id": run_id}])[0]
     comp = _rows(tables["compactions"], run_id=run_id, boundary=boundary)

@@ -115,7 +115,22 @@ def finalize(text: str, task: str, required_ids: Sequence[str]) -> str:
 
 
 def quality_check(text: str, task: str, required_ids: Sequence[str]) -> list[str]:
-    """Names of the failed checks (empty when the summary passes)."""
+    """Names of the failed checks (empty when the summary passes).
+
+    Parameters
+    ----------
+    text : str
+        The summary.
+    task : str
+        The task it must keep first.
+    required_ids : sequence of str
+        Identifiers it must keep.
+
+    Returns
+    -------
+    list of str
+        The failed checks' names.
+    """
     failed = []
     found = [h for h in summ.headings(text) if h in SECTIONS]
     if [h for h in SECTIONS if h in found] != list(SECTIONS) or _first_order(found) != list(SECTIONS):

@@ -38,6 +38,30 @@ def draft_rollouts(client: object, model: str, goal: str, spans: Sequence[str], 
     Each rollout is its own cached request (the rollout index is part of the request, so
     N distinct samples are cached, and a re-run sends nothing). Returns the citations of the
     rollouts that answered and, per rollout, the error if it failed.
+
+    Parameters
+    ----------
+    client : LLMClient
+        The client the requests go through.
+    model : str
+        The model asked.
+    goal : str
+        The task's goal.
+    spans : sequence of str
+        The numbered spans of the history.
+    event_id : str
+        The compaction event (part of each request's cache key).
+    n : int, default 3
+        Rollouts.
+    temperature : float, default 0.7
+        The sampling temperature.
+
+    Returns
+    -------
+    citations : polars.DataFrame
+        The spans each answering rollout cites.
+    errors : list of str or None
+        Per rollout, its error (None when it answered).
     """
     assert isinstance(client, LLMClient)
     known = [f"s_{i + 1}" for i in range(len(spans))]

@@ -21,6 +21,24 @@ def compact_with(compressor: object, steps: pl.DataFrame, runs: pl.DataFrame, bu
     for those turns. A cancelled compaction (quality check failed twice) leaves the history
     uncompressed, as OpenClaw does, and is not a row. The judge (``workbench judge``) and the
     fact check (:func:`workbench.summaries.fact_check_compactions`) run on the result.
+
+    Parameters
+    ----------
+    compressor : OpenClawCompressor
+        What writes the summaries.
+    steps : polars.DataFrame
+        The runs' steps.
+    runs : polars.DataFrame
+        The runs (their task and first prompt).
+    budget : int
+        The context budget in tokens.
+    encoding : str, default "o200k_base"
+        The tokenizer counted with.
+
+    Returns
+    -------
+    polars.DataFrame
+        A compactions table.
     """
     assert isinstance(compressor, OpenClawCompressor)
     prompts = dict(runs.select("run_id", pl.col("task").fill_null("")).iter_rows())

@@ -126,7 +126,18 @@ def _overlaps(entry: str, src: Sources) -> tuple[int, float, int, float, bool]:
 
 
 def probability(f: LexicalFeatures) -> float:
-    """The fixed logistic mapping of the module docstring."""
+    """The fixed logistic mapping of the module docstring.
+
+    Parameters
+    ----------
+    f : LexicalFeatures
+        An entry's features.
+
+    Returns
+    -------
+    float
+        The probability the entry is supported.
+    """
     return _logistic(f.n_ids, f.id_overlap, f.word_overlap, f.cue)
 
 

@@ -294,12 +294,14 @@ def make_attributor(name: str, *, model: str | None = None, base_url: str | None
     ----------
     name : str
         The attributor.
-    model, base_url, cache, max_concurrency, api_key_env, timeout, max_attempts, offline
+    model, base_url, cache, max_concurrency, api_key_env, timeout, max_attempts
         The client's settings (LLM protocols only), as ``workbench judge`` takes them.
     with_reference : bool, default False
         Give the LLM the question's reference answer.
     context_tokens : int, optional
         The context rule's limit.
+    offline : bool, default False
+        Send nothing: only cached answers are used.
 
     Returns
     -------

@@ -39,6 +39,38 @@ def make_judge(
     ``timeout`` is the limit of one attempt in seconds (body included), ``max_attempts`` the
     attempts per request, ``max_concurrency`` the requests in flight at once; ``refresh``
     ignores cached answers, ``offline`` sends nothing (see :class:`workbench.llm.LLMClient`).
+
+    Parameters
+    ----------
+    name : str
+        A judge of :data:`JUDGE_REGISTRY` (``lexical``, ``jev``, ``openai``).
+    model : str, optional
+        The model a network judge asks.
+    base_url : str, optional
+        The server's base URL (default: the judge's own).
+    cache : str or pathlib.Path, optional
+        The response cache directory.
+    max_concurrency : int, default 4
+        Requests in flight at once.
+    context_tokens : int, optional
+        The model's context: a longer request is split.
+    api_key_env : str, optional
+        The environment variable holding the key.
+    timeout : float, optional
+        Seconds one attempt may take.
+    max_attempts : int, optional
+        Attempts per request.
+    refresh : bool, default False
+        Ignore cached answers.
+    offline : bool, default False
+        Send nothing: only cached answers are used.
+    prompt : str, default "sjc"
+        A prompt of :data:`PROMPTS`.
+
+    Returns
+    -------
+    SourceJudge
+        The judge.
     """
     from workbench.judges._prompts import check_prompt, DEFAULT_PROMPT
 

@@ -69,6 +69,34 @@ def score_requests(
     its own copy of the judge (and ``concurrency`` requests in flight), the driver gathers the rows
     in input order and the workers' requests into the judge client's accounting. The tables are
     identical to the local executor's for the same judge and cache.
+
+    Parameters
+    ----------
+    requests : list of workbench.summaries.CompactionRequest
+        One request per compaction (:func:`workbench.summaries.compaction_requests`).
+    judge : SourceJudge
+        The judge.
+    repeat : int, default 0
+        The first repeat index.
+    repeats : int, default 1
+        Times every request is scored.
+    concurrency : int, default 1
+        Compactions scored at once.
+    progress : callable, optional
+        Called once per finished compaction.
+    executor : {"local", "ray"}, default "local"
+        Where the requests are scored.
+    address : str, optional
+        The Ray cluster's address.
+    shard_size : int, optional
+        Compactions per Ray shard.
+
+    Returns
+    -------
+    scores : polars.DataFrame
+        The scores table, one row per entry and repeat, in input order.
+    accounting : polars.DataFrame
+        One row per (compaction, repeat): requests, tokens, latency and failures.
     """
     # by compaction, then repeat: the rows come out in the same order however the runs are batched
     jobs = [(cr, r) for cr in requests for r in range(repeat, repeat + repeats)]

@@ -169,6 +169,36 @@ def judge_directory(
     unusable answers of one kind in a row, with none usable, stop the run (0: never). The deadline, the fail-fast
     limit and the progress reach the judge's client as one :class:`~workbench.llm.RunAccount`
     (:meth:`~workbench.llm.LLMClient.running`), which also holds the run's accounting.
+
+    Parameters
+    ----------
+    data : str or os.PathLike or mapping of str to polars.DataFrame or polars.LazyFrame
+        A workbench directory, or its tables opened.
+    judge : SourceJudge
+        The judge (:func:`make_judge`).
+    out : str or os.PathLike
+        The scores file (``.parquet`` or ``.jsonl``); the evidence is written beside it.
+    repeats : int, default 1
+        Times every request is asked.
+    tau : float, optional
+        Also count the entries SJC pruning at ``tau`` keeps.
+    deadline : float, optional
+        Seconds the whole run may take.
+    concurrency : int, default 4
+        Compactions scored at once.
+    executor : {"local", "ray"}, default "local"
+        Where batches are scored.
+    address : str, optional
+        The Ray cluster's address.
+    progress : bool, default False
+        Draw progress on standard error.
+    fail_fast_after : int, default 20
+        Unusable answers of one kind in a row, with none usable, that stop the run (0: never).
+
+    Returns
+    -------
+    JudgeReport
+        What was scored and written, what failed and what it cost; ``str(report)`` is the CLI's summary line.
     """
     if isinstance(data, (str, os.PathLike)):
         check_scores_path(data, out)

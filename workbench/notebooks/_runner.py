@@ -217,6 +217,26 @@ def run_all(notebooks: Path, build: Path, *, timeout: int = 1200, parameters: di
     convention); ``names`` restricts the run to some notebooks (and is the only way to run an
     ``INTERACTIVE`` one). Executed copies (with outputs) go to ``build``; the sources are never modified: a
     ``build`` that is the notebooks' own directory is refused (:class:`~workbench.errors.OutputRefused`).
+
+    Parameters
+    ----------
+    notebooks : pathlib.Path
+        The directory of notebooks.
+    build : pathlib.Path
+        Where the executed copies go.
+    timeout : int, default 1200
+        Seconds a cell may run.
+    parameters : dict of str to object, optional
+        Values injected after each notebook's ``parameters`` cell.
+    cwd : pathlib.Path, optional
+        The kernels' working directory (default: the current one).
+    names : list of str, optional
+        Only these notebooks.
+
+    Returns
+    -------
+    RunReport
+        Each notebook's outcome (ran, skipped with its reason, failed with its error).
     """
     check_build(notebooks, build)
     paths = selected_notebooks(notebooks, names)

@@ -348,6 +348,32 @@ def to_latex(frame: pl.DataFrame, caption: str = "", *, columns: Sequence[str] |
     row, printed first and repeated in every part of a split table (default: the first column and the text
     columns right after it); ``label`` is the ``\\label`` (nothing when ``None``). Text is escaped;
     p-value columns (``p``, ``p_*``, ``*_p``) print ``<0.001``.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        The table.
+    caption : str, default ""
+        Its caption.
+    columns : sequence of str, optional
+        The printed columns, in order.
+    rename : mapping of str to str, optional
+        Headers by column.
+    label : str, optional
+        The ``\\label``.
+    formats : mapping of str to str or callable, optional
+        Formats by column.
+    intervals : bool or mapping of str to tuple of (str, str), default True
+        Estimate columns printed with their interval.
+    keys : sequence of str, optional
+        The columns that label a row.
+    width : float, default 345.0
+        The width in pt the table must fit.
+
+    Returns
+    -------
+    str
+        The LaTeX.
     """
     if keys is not None:
         printed = list(columns) if columns is not None else [c for c in frame.columns if c not in keys]

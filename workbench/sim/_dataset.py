@@ -127,6 +127,18 @@ def attribute(res: EpisodeResult, rid: str) -> dict[str, object]:
     summary entry it carried out, if any: the entry in the committed summary in context at
     that step whose kind explains the action (a rewritten rule, an invented deliverable, a
     contradicted state, a damaged amount or a dropped id).
+
+    Parameters
+    ----------
+    res : EpisodeResult
+        The failed run's episode.
+    rid : str
+        Its run id.
+
+    Returns
+    -------
+    dict of str to object
+        The attribution row: the failing step, the check it failed, the entry it carried out and its pattern.
     """
     fc = res.failed_check
     steps = res.steps
@@ -187,6 +199,24 @@ def simulated_rollouts(res: EpisodeResult, rid: str, n_rollouts: int, seed: int)
     invoice list while invoices remain). Drafts cite needed spans almost always (0.95) and
     unneeded ones rarely (0.03), and under-cite the per-entity enumeration span (the
     invoice list, 0.35) when the remaining work is "for each invoice" (FOCUS A.10).
+
+    Parameters
+    ----------
+    res : EpisodeResult
+        The run's episode.
+    rid : str
+        Its run id.
+    n_rollouts : int
+        Drafts per boundary.
+    seed : int
+        The seed.
+
+    Returns
+    -------
+    spans : list of dict
+        One row per span at each boundary, with whether it is truly needed.
+    rollouts : list of dict
+        One row per draft and cited span.
     """
     task = res.task
     spans, cites = [], []
@@ -353,14 +383,48 @@ def simulate(cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None
 
 
 def write_dataset(tables: dict[str, pl.DataFrame], out: str | Path) -> Path:
-    """Validate and write every table as ``out/NAME.parquet``."""
+    """Validate and write every table as ``out/NAME.parquet``.
+
+    Parameters
+    ----------
+    tables : dict of str to polars.DataFrame
+        The tables.
+    out : str or pathlib.Path
+        The directory.
+
+    Returns
+    -------
+    pathlib.Path
+        The directory.
+    """
     return write_tables(tables, out)
 
 
 def build(out: str | Path, cfg: DatasetConfig = DatasetConfig(), *, workers: int | None = None,
           progress: Callable[[int], None] | None = None, executor: str = "local",
           address: str | None = None) -> dict[str, pl.DataFrame]:
-    """Simulate, score, sample and annotate; write everything to ``out``."""
+    """Simulate, score, sample and annotate; write everything to ``out``.
+
+    Parameters
+    ----------
+    out : str or pathlib.Path
+        The directory written.
+    cfg : DatasetConfig
+        The testbed's size, policies, budgets, seed and compressor.
+    workers : int, optional
+        Local processes (default: the usable cores).
+    progress : callable, optional
+        Called with the episodes done.
+    executor : {"local", "ray"}, default "local"
+        Where episodes run.
+    address : str, optional
+        The Ray cluster's address.
+
+    Returns
+    -------
+    dict of str to polars.DataFrame
+        Every table written.
+    """
     from workbench.sim._annotators import simulate_annotation
 
     tables = simulate(cfg, workers=workers, progress=progress, executor=executor, address=address)

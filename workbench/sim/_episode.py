@@ -36,7 +36,18 @@ _UNIT = re.compile(r"INV-\d+|\d+(?:\.\d+)?")
 
 @lru_cache(maxsize=200_000)
 def units(text: str) -> int:
-    """Identifiers and numbers in a text (the article's context units, without the per-turn 1)."""
+    """Identifiers and numbers in a text (the article's context units, without the per-turn 1).
+
+    Parameters
+    ----------
+    text : str
+        The text.
+
+    Returns
+    -------
+    int
+        Its identifiers and numbers.
+    """
     return len(_UNIT.findall(text))
 
 
@@ -286,7 +297,34 @@ class Episode:
 def verifier_score(task: Task, task_index: int, replicate: int, env_state: EnvState, prompt: str,
                    previous: list[SimEntry] | None, turns: list[Turn], candidate: Sequence[SimEntry],
                    cfg: SimConfig) -> float:
-    """TRACE Eq. 4 for one candidate at a boundary: -(burden from the summary - burden from the raw history)."""
+    """TRACE Eq. 4 for one candidate at a boundary: -(burden from the summary - burden from the raw history).
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+    task_index : int
+        Its index (part of the continuation's seed).
+    replicate : int
+        The run's replicate (part of the seed).
+    env_state : EnvState
+        The environment at the boundary.
+    prompt : str
+        The task's prompt.
+    previous : list of SimEntry or None
+        The previous summary's entries.
+    turns : list of Turn
+        The raw turns the summary replaces.
+    candidate : sequence of SimEntry
+        The candidate summary's entries.
+    cfg : SimConfig
+        The simulation's settings.
+
+    Returns
+    -------
+    float
+        The score (0 is as good as the raw history; lower is worse).
+    """
     ep = Episode(task, task_index, replicate, "verifier", cfg)
     env = InvoiceEnv(task, env_state)
     step = turns[-1].step + 1 if turns else 0

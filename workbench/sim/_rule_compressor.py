@@ -315,7 +315,18 @@ def _rewritten_constraint(task: Task, rng: np.random.Generator, invented: dict[s
 
 def render_entries(entries: Sequence[SimEntry]) -> str:
     """The summary text through :func:`workbench.summaries.render`: five OpenClaw sections in order, ``None.`` for an
-    empty one (every entry's text is a bullet line, ``"- "`` first)."""
+    empty one (every entry's text is a bullet line, ``"- "`` first).
+
+    Parameters
+    ----------
+    entries : sequence of SimEntry
+        The summary's entries.
+
+    Returns
+    -------
+    str
+        The summary.
+    """
     return summary.render({s: [e.text.removeprefix("- ") for e in entries if e.section == s] for s in SECTIONS})
 
 

@@ -79,7 +79,18 @@ class Task:
 
 def world_json(task: Task) -> str:
     """The task's world as the evaluation material of its runs (the runs table's ``gt_world``): every invoice
-    with its amount, whether it is disputed and payable, and the checks :func:`check` applies."""
+    with its amount, whether it is disputed and payable, and the checks :func:`check` applies.
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+
+    Returns
+    -------
+    str
+        The world as JSON.
+    """
     s = task.scenario
     return json.dumps({
         "group": task.group,
@@ -108,7 +119,20 @@ SCENARIOS: tuple[Scenario, ...] = (
 
 
 def make_tasks(n_tasks: int = 120, seed: int = 0) -> list[Task]:
-    """``n_tasks`` tasks spread evenly over the scenarios, deterministic given ``seed``."""
+    """``n_tasks`` tasks spread evenly over the scenarios, deterministic given ``seed``.
+
+    Parameters
+    ----------
+    n_tasks : int, default 120
+        Tasks made.
+    seed : int, default 0
+        The seed.
+
+    Returns
+    -------
+    list of Task
+        The tasks.
+    """
     rng = np.random.default_rng(np.random.SeedSequence([seed, 7_771]))
     tasks: list[Task] = []
     used: set[str] = set()
@@ -222,6 +246,18 @@ def check(task: Task, state: EnvState) -> str | None:
     Checks, in order: ``finished``; ``forbidden_payment`` (a disputed or over-limit invoice
     paid); ``paid_all`` (every payable invoice paid); ``amounts`` (each paid the right
     amount); ``report`` (a report filed iff one is expected, with the right total and count).
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+    state : EnvState
+        The environment at the run's end.
+
+    Returns
+    -------
+    str or None
+        The failed check's name.
     """
     if not state.finished:
         return "finished"

@@ -29,18 +29,59 @@ _COLUMNS = ("entry_id", "run_id", "boundary", "section", "position", "text", "ca
 
 
 def entry_id(run_id: str, boundary: int, position: int) -> str:
-    """The stable id of an entry: ``RUN/bBOUNDARY/ePOSITION``."""
+    """The stable id of an entry: ``RUN/bBOUNDARY/ePOSITION``.
+
+    Parameters
+    ----------
+    run_id : str
+        The run.
+    boundary : int
+        The compaction's boundary.
+    position : int
+        The entry's position in its summary.
+
+    Returns
+    -------
+    str
+        The id.
+    """
     return f"{request_id(run_id, boundary)}/e{position}"
 
 
 def request_id(run_id: str, boundary: int) -> str:
     """The id of a compaction's judge request: ``RUN/bBOUNDARY`` (a request split to fit a judge's context adds
-    ``#K`` in the scores' ``request_id``)."""
+    ``#K`` in the scores' ``request_id``).
+
+    Parameters
+    ----------
+    run_id : str
+        The run.
+    boundary : int
+        The compaction's boundary.
+
+    Returns
+    -------
+    str
+        The id.
+    """
     return f"{run_id}/b{boundary}"
 
 
 def evidence_id(request: str, chunk_id: str) -> str:
-    """The id of one evidence passage of a request: ``REQUEST/oIcJ`` (chunk ``J`` of environment output ``I``)."""
+    """The id of one evidence passage of a request: ``REQUEST/oIcJ`` (chunk ``J`` of environment output ``I``).
+
+    Parameters
+    ----------
+    request : str
+        The request's id.
+    chunk_id : str
+        The chunk's id within the request (``oIcJ``).
+
+    Returns
+    -------
+    str
+        The id.
+    """
     return f"{request}/{chunk_id}"
 
 
@@ -87,7 +128,18 @@ def request_of_entry(column: str = "entry_id") -> pl.Expr:
 
 def with_roles(entries: Frame) -> Frame:
     """``entries`` with ``schema`` and ``role`` filled where they are missing: the schema is OpenClaw's when
-    not recorded (tables written before schemas existed), the role comes from the section under it."""
+    not recorded (tables written before schemas existed), the role comes from the section under it.
+
+    Parameters
+    ----------
+    entries : polars.DataFrame or polars.LazyFrame
+        An entries table.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The same rows with ``schema`` and ``role`` filled.
+    """
     cols = entries.collect_schema().names() if isinstance(entries, pl.LazyFrame) else entries.columns
     schema_col = pl.col("schema").fill_null("openclaw") if "schema" in cols else pl.lit("openclaw")
     derived = pl.struct(schema_col.alias("_s"), pl.col("section")).map_elements(
@@ -158,6 +210,18 @@ def write_entries(directory: str | os.PathLike[str], *, batch_rows: int = 20_000
     sorts by run id; the rows are the same). A directory whose compactions do not keep each run's
     rows together, or that has them only as JSONL, is done in memory. The file appears whole or
     not at all. Entries the log gave (``given_entries``) are kept as they are: their number is returned.
+
+    Parameters
+    ----------
+    directory : str or os.PathLike
+        A workbench directory with a compactions table.
+    batch_rows : int, default 20000
+        Compactions read at a time.
+
+    Returns
+    -------
+    int
+        The entries written.
     """
     given = given_entries(directory)
     if given is not None:

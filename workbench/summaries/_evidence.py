@@ -85,7 +85,22 @@ class CompactionRequest:
 
 
 def span_outputs(steps: pl.DataFrame, run_id: str, start: int | None, end: int | None) -> list[str]:
-    """Environment outputs (observations) of a run's steps ``start..end`` inclusive."""
+    """Environment outputs (observations) of a run's steps ``start..end`` inclusive.
+
+    Parameters
+    ----------
+    steps : polars.DataFrame
+        The steps table.
+    run_id : str
+        The run.
+    start, end : int or None
+        The first and last step (None: the run's first, or last).
+
+    Returns
+    -------
+    list of str
+        The observations, in step order.
+    """
     sel = steps.filter(pl.col("run_id") == run_id)
     if start is not None:
         sel = sel.filter(pl.col("step") >= start)
@@ -127,7 +142,18 @@ class SpanIndex:
 
 
 def span_index(steps: pl.DataFrame) -> SpanIndex:
-    """The :class:`SpanIndex` of a steps table (one sort, one partition)."""
+    """The :class:`SpanIndex` of a steps table (one sort, one partition).
+
+    Parameters
+    ----------
+    steps : polars.DataFrame
+        The steps table.
+
+    Returns
+    -------
+    SpanIndex
+        The index.
+    """
     runs: dict[str, tuple[list[int], list[str | None], list[str | None]]] = {}
     if steps.height:
         tool = pl.col("tool") if "tool" in steps.columns else pl.lit(None, dtype=pl.Utf8).alias("tool")
@@ -165,6 +191,26 @@ def build_request(*, task: str, retained_turn: str, previous_summary: str, outpu
     ``outputs`` are the environment outputs the evidence may come from (the compressed
     span's observations and the retained turn); BM25 retrieval picks each entry's passages,
     expanded to their chunks and pooled, and the request records which chunks each entry got.
+
+    Parameters
+    ----------
+    task : str
+        The run's task instruction.
+    retained_turn : str
+        The turn kept verbatim after the summary.
+    previous_summary : str
+        The summary the compaction replaced.
+    outputs : sequence of str
+        The environment outputs the evidence may come from.
+    entries : sequence of str
+        The entries' texts.
+    request_id : str, default ""
+        The request's id (:func:`request_id`).
+
+    Returns
+    -------
+    JudgeRequest
+        The request, with each entry's evidence.
     """
     return _request(task=task, retained_turn=retained_turn, previous_summary=previous_summary, entries=entries,
                     request_id=request_id, evidence=retrieve(list(entries), list(outputs)))
@@ -206,6 +252,18 @@ def compaction_requests(tables: Mapping[str, pl.DataFrame], *,
     The entries are the entries table's (the one place summaries become entries); a directory without one gets
     them from :func:`workbench.summaries.entries_table`. Evidence comes from the observations of the compressed span
     and from the retained turn (SJC Appendix F); the task instruction comes from the run.
+
+    Parameters
+    ----------
+    tables : mapping of str to polars.DataFrame
+        ``compactions``, ``steps`` and ``runs`` (``entries`` when there is one).
+    summary_column : str, default "candidate_summary"
+        The summary judged.
+
+    Returns
+    -------
+    list of CompactionRequest
+        One request per compaction, ordered by run and boundary.
     """
     comps = tables["compactions"].sort("run_id", "boundary")
     steps = tables.get("steps", schema.empty("steps"))
@@ -247,7 +305,18 @@ def evidence_table(requests: Iterable[CompactionRequest]) -> pl.DataFrame:
     """One row per evidence passage of each request (schema table ``evidence``): its id (``REQUEST/oIcJ``), the
     request, run and boundary, the entries it was retrieved for and its rank among each one's passages (0 =
     best), the step and part it came from (step null: the retained turn), where it came from in words
-    (``describe_source``) and its text."""
+    (``describe_source``) and its text.
+
+    Parameters
+    ----------
+    requests : iterable of CompactionRequest
+        The requests.
+
+    Returns
+    -------
+    polars.DataFrame
+        The evidence table.
+    """
     cols: dict[str, list[Any]] = {c: [] for c in ("evidence_id", "request_id", "run_id", "boundary", "step", "part",
                                                   "source", "text")}
     # the entry_ids and ranks columns as flat values with their row, grouped once: a list column built from Python
@@ -353,7 +422,20 @@ def evidence_path(scores_path: str | os.PathLike[str]) -> Path:
 def entry_evidence(evidence: pl.DataFrame | pl.LazyFrame, entry_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
     """Each named entry's evidence passages, best first, from an evidence table (:func:`evidence_table`): a dict
     of ``evidence_id``, ``step``, ``part``, ``source`` and ``text`` per passage; an entry without passages maps to
-    an empty list. A lazy table is read for the named entries' requests only."""
+    an empty list. A lazy table is read for the named entries' requests only.
+
+    Parameters
+    ----------
+    evidence : polars.DataFrame or polars.LazyFrame
+        An evidence table.
+    entry_ids : sequence of str
+        The entries.
+
+    Returns
+    -------
+    dict of str to list of dict
+        Each entry's passages, best first.
+    """
     wanted = list(dict.fromkeys(entry_ids))
     out: dict[str, list[dict[str, Any]]] = {e: [] for e in wanted}
     if not wanted:

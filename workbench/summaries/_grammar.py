@@ -324,7 +324,18 @@ def detect_schema(text: str) -> str:
     five sections; ``claude_code`` when it carries Claude Code's header (``This session is being continued
     ...``) or a ``Summary:`` line with a section title after it, or two of the nine known section titles in any
     form, or two numbered bold items; else ``free_text`` (whose ``##`` headings and bold-only lines, if any,
-    name sections)."""
+    name sections).
+
+    Parameters
+    ----------
+    text : str
+        The summary.
+
+    Returns
+    -------
+    str
+        ``"openclaw"``, ``"claude_code"`` or ``"free_text"``.
+    """
     return _detect_schema(_lines(text))
 
 
@@ -358,6 +369,18 @@ def parse(text: str, schema: str = "auto") -> list[Entry]:
     module docstring applies; Claude Code's summaries follow their own rules there (titles in five forms,
     only the summary proper between the client's lines); in free text, bold lines are headings too, and
     a paragraph is an entry as well.
+
+    Parameters
+    ----------
+    text : str
+        The summary.
+    schema : str, default "auto"
+        The schema it is written in.
+
+    Returns
+    -------
+    list of Entry
+        Its entries in order: section, position, text, role, schema.
     """
     return list(_parse(text, schema))
 
@@ -594,6 +617,22 @@ def prune(text: str, keep: Iterable[int], schema: str = "auto", *, entries: Sequ
     the candidate stays in order; the result is never longer than the input, and
     ``parse(prune(text, keep))`` gives exactly the kept entries, in order (SJC Eq. 1's
     constraint that the committed summary is a sub-summary of the candidate).
+
+    Parameters
+    ----------
+    text : str
+        The candidate summary.
+    keep : iterable of int
+        The positions of the entries kept.
+    schema : str, default "auto"
+        The schema it is written in.
+    entries : sequence of Entry, optional
+        ``parse(text, schema)`` when the caller has it.
+
+    Returns
+    -------
+    str
+        The committed summary.
     """
     keep_set = set(keep)
     if entries is None:  # a caller that parsed ``text`` already passes its entries (parsed once per run)
@@ -621,6 +660,20 @@ def render(sections: dict[str, Sequence[str]], *, newline: str = "\n", placehold
 
     Sections are written in :data:`~workbench.tables.SECTIONS` order (then any other, in the given order);
     an empty section gets the placeholder line unless ``placeholder`` is None.
+
+    Parameters
+    ----------
+    sections : dict of str to sequence of str
+        Bullet texts per section.
+    newline : str, default "\\n"
+        The line ending.
+    placeholder : str or None, default "None."
+        The line of an empty section.
+
+    Returns
+    -------
+    str
+        The summary.
     """
     order = [s for s in SECTIONS] + [s for s in sections if s not in SECTIONS]
     blocks: list[str] = []
@@ -635,7 +688,18 @@ def render(sections: dict[str, Sequence[str]], *, newline: str = "\n", placehold
 
 
 def headings(text: str) -> list[str]:
-    """The level-2 headings of a summary, in order, outside code fences."""
+    """The level-2 headings of a summary, in order, outside code fences.
+
+    Parameters
+    ----------
+    text : str
+        The summary.
+
+    Returns
+    -------
+    list of str
+        The headings' titles.
+    """
     out: list[str] = []
     depth = 0
     for ln in _lines(text):

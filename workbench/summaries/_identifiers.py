@@ -118,7 +118,20 @@ LAST_MESSAGES = 10
 
 
 def find(text: str, rule: str = "openclaw") -> list[str]:
-    """Identifiers of one text under ``rule`` (one of :data:`RULES`), deduplicated in order of appearance."""
+    """Identifiers of one text under ``rule`` (one of :data:`RULES`), deduplicated in order of appearance.
+
+    Parameters
+    ----------
+    text : str
+        The text.
+    rule : str, default "openclaw"
+        The rule.
+
+    Returns
+    -------
+    list of str
+        The identifiers.
+    """
     if rule == "openclaw":
         return openclaw_identifiers(text, limit=10**9)
     if rule == "workbench":
@@ -212,6 +225,20 @@ def fact_check(summary: str, history: str, kept: str = "") -> FactCheck:
     the ``kept`` text (first prompt, retained turn) -- a misremembered amount;
     ``dropped_ids``: in the history but in neither the summary nor the kept text -- a
     dropped id the agent can no longer see.
+
+    Parameters
+    ----------
+    summary : str
+        The summary.
+    history : str
+        The text it replaced.
+    kept : str, default ""
+        The text the agent still sees beside it.
+
+    Returns
+    -------
+    FactCheck
+        The identifiers and numbers on each side and which are unsourced or dropped.
     """
     s_ids, h_ids, k_ids = _ids(summary), _ids(history), _ids(kept)
     s_num, h_num, k_num = _numbers(summary), _numbers(history), _numbers(kept)
@@ -224,9 +251,25 @@ def replaced_history(compactions: pl.DataFrame, steps: pl.DataFrame,
                      runs: pl.DataFrame | None = None) -> list[tuple[str, str]]:
     """For each compaction (in order), the text it replaced and the text kept beside it.
 
-    History = the previous summary plus the tool, arguments and observation of every step of
-    the span (``span_start``..``span_end``, else the steps before ``step``), in step order; kept = the task
-    instruction (``runs.task``) and the retained turn.
+    The replaced text is the previous summary, then the tool, arguments and observation of every step of the
+    compaction's span, in step order: steps ``span_start`` through ``span_end`` when the row gives them, else every
+    step before the compaction's ``step``. The kept text is the run's task instruction (``runs.task``) and the
+    retained turn.
+
+    Parameters
+    ----------
+    compactions : polars.DataFrame
+        The compactions table (``run_id``, ``step``, ``span_start``, ``span_end``, ``previous_summary``,
+        ``retained_turn``).
+    steps : polars.DataFrame
+        The steps table of the same runs (``run_id``, ``step``, ``tool``, ``args``, ``observation``).
+    runs : polars.DataFrame, optional
+        The runs table, for each run's ``task``; without it the kept text is the retained turn alone.
+
+    Returns
+    -------
+    list of tuple of (str, str)
+        One ``(replaced, kept)`` pair per compaction row, in the rows' order.
     """
     wanted = set(compactions.get_column("run_id").unique().to_list()) if compactions.height else set()
     by_run: dict[str, tuple[list[int], list[str]]] = {}  # each run's steps in order, and each step's text
@@ -311,6 +354,26 @@ def identifier_sources(compactions: pl.DataFrame, steps: pl.DataFrame, runs: pl.
     :func:`replaced_history`), ``kept`` (it occurs only in the task or retained turn, which the
     agent still sees). An identifier that is neither was written by the compressor from nowhere
     the log shows. ``history``: the compactions' :func:`replaced_history`, when the caller has it already.
+
+    Parameters
+    ----------
+    compactions : polars.DataFrame
+        The compactions table.
+    steps : polars.DataFrame
+        The steps table of their runs.
+    runs : polars.DataFrame, optional
+        The runs table, for the task text.
+    summary : str, default "committed_summary"
+        The summary column read.
+    rule : str, default "code"
+        The identifier rule (:data:`RULES`).
+    history : list of tuple of (str, str), optional
+        The compactions' replaced and kept text, when the caller has it.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (compaction, identifier) with ``sourced`` and ``kept``.
     """
     if history is None:
         history = replaced_history(compactions, steps, runs)

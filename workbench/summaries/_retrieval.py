@@ -85,7 +85,20 @@ def chunk_outputs(outputs: Sequence[str], *, chunk_chars: int = CHUNK_CHARS) -> 
 
 
 def passages(chunks: Sequence[Chunk], *, passage_chars: int = PASSAGE_CHARS) -> list[Passage]:
-    """Cut each chunk into passages of at most ``passage_chars`` characters."""
+    """Cut each chunk into passages of at most ``passage_chars`` characters.
+
+    Parameters
+    ----------
+    chunks : sequence of Chunk
+        The chunks.
+    passage_chars : int, default 300
+        The longest passage.
+
+    Returns
+    -------
+    list of Passage
+        The passages, chunk by chunk.
+    """
     return [
         Passage(f"{c.chunk_id}p{k}", c.chunk_id, piece)
         for c in chunks
@@ -119,7 +132,26 @@ def retrieve(
     passage_chars: int = PASSAGE_CHARS,
     chunk_chars: int = CHUNK_CHARS,
 ) -> Evidence:
-    """BM25 evidence for each entry from the environment outputs, pooled across entries."""
+    """BM25 evidence for each entry from the environment outputs, pooled across entries.
+
+    Parameters
+    ----------
+    entries : sequence of str
+        The entries' texts (the queries).
+    outputs : sequence of str
+        The environment outputs searched.
+    k : int, default 3
+        Passages per entry.
+    passage_chars : int, default 300
+        The longest passage.
+    chunk_chars : int, default 2000
+        The longest chunk a passage expands to.
+
+    Returns
+    -------
+    Evidence
+        The pooled chunks and each entry's chunk ids.
+    """
     return retrieve_many([(entries, outputs)], k=k, passage_chars=passage_chars, chunk_chars=chunk_chars)[0]
 
 
@@ -180,6 +212,22 @@ def retrieve_many(
     every number is computed in the order and precision ``bm25s`` uses -- a passage's weight for a token is
     ``float32(idf32 * tf / (k1 * (1 - b + b * len / avglen) + tf))`` in float64, an entry's score the float32 sum
     of its tokens' weights in query order -- so the scores, and so the passages, equal those of a ``bm25s`` index per compaction.
+
+    Parameters
+    ----------
+    batch : sequence of tuple of (sequence of str, sequence of str)
+        Each compaction's entries and outputs.
+    k : int, default 3
+        Passages per entry.
+    passage_chars : int, default 300
+        The longest passage.
+    chunk_chars : int, default 2000
+        The longest chunk a passage expands to.
+
+    Returns
+    -------
+    list of Evidence
+        One per compaction, in order.
     """
     stop = _stop_words()
     out: list[Evidence | None] = [None] * len(batch)

@@ -274,6 +274,24 @@ def write_tables(tables: dict[str, pl.DataFrame], directory: str | os.PathLike[s
     two logs' tables are never mixed. ``stage(staging)`` writes more into the staging directory (a labelled
     import's annotation store), moved into place with the tables; a directory it makes must not exist yet in
     ``directory``.
+
+    Parameters
+    ----------
+    tables : dict of str to polars.DataFrame
+        The tables by name.
+    directory : str or os.PathLike
+        Where they are written.
+    fmt : {"parquet", "jsonl"}, default "parquet"
+        The files' format.
+    replace : bool, default False
+        Remove the directory's other table files.
+    stage : callable, optional
+        ``stage(staging)`` writes more into the staging directory.
+
+    Returns
+    -------
+    pathlib.Path
+        The directory.
     """
     directory = Path(directory)
     if fmt not in ("parquet", "jsonl"):

@@ -13,7 +13,18 @@ import polars as pl
 
 def latest_labels(labels: pl.DataFrame) -> pl.DataFrame:
     """The latest label per (item, annotator, round, field): by ``labeled_at``, then by row order (labels that were
-    never stored, as a reader returns them, have no ``labeled_at``: row order alone)."""
+    never stored, as a reader returns them, have no ``labeled_at``: row order alone).
+
+    Parameters
+    ----------
+    labels : polars.DataFrame
+        A labels table.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (item, annotator, round, field).
+    """
     if not labels.height:
         return labels
     if "labeled_at" not in labels.columns:
@@ -78,7 +89,20 @@ def majority_labels(labels: pl.DataFrame, field: str = "support") -> pl.DataFram
     """One row per item of ``field``: the value most of its annotators gave in the latest round (each annotator's
     latest label, ``unsure`` and skipped labels left out), the ``votes`` for it, the ``annotators`` counted and
     whether the top was ``tied``; a tie is counted, never broken: its ``value`` is null. Adjudicated labels are
-    not votes (:func:`gold_labels` lets them win outright)."""
+    not votes (:func:`gold_labels` lets them win outright).
+
+    Parameters
+    ----------
+    labels : polars.DataFrame
+        A labels table.
+    field : str, default "support"
+        The field.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per item: ``value``, ``votes``, ``annotators``, ``tied``.
+    """
     latest = latest_labels(labels).filter((pl.col("field") == field) & pl.col("value").is_not_null()
                                           & (pl.col("value") != "unsure") & (pl.col("annotator") != "adjudicated"))
     if not latest.height:

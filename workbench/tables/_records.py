@@ -27,7 +27,18 @@ def encode_args(value: Any) -> str | None:
     allow_nan=False)``. orjson writes the same text for strings, integers, booleans, nulls, lists and objects
     with string keys, several times faster (a coding session's arguments hold whole files); a value holding a
     float (orjson writes ``1e-05`` as ``0.00001``), a key that is not a string or an integer beyond 64 bits goes
-    to ``json``."""
+    to ``json``.
+
+    Parameters
+    ----------
+    value : object
+        The arguments (None stays None).
+
+    Returns
+    -------
+    str or None
+        The JSON text.
+    """
     if value is None:
         return None
     if not _holds_float(value):

@@ -439,7 +439,18 @@ TABLES: dict[str, Table] = {
 
 
 def table(name: str) -> Table:
-    """The declaration of a table by name."""
+    """The declaration of a table by name.
+
+    Parameters
+    ----------
+    name : str
+        The table's name (:data:`TABLES`).
+
+    Returns
+    -------
+    Table
+        Its columns, key and references.
+    """
     try:
         return TABLES[name]
     except KeyError:
@@ -457,7 +468,18 @@ def column_order(table_name: str, columns: Sequence[str]) -> list[str]:
 
 
 def empty(table_name: str) -> pl.DataFrame:
-    """An empty frame with every declared column of a table."""
+    """An empty frame with every declared column of a table.
+
+    Parameters
+    ----------
+    table_name : str
+        The table's name.
+
+    Returns
+    -------
+    polars.DataFrame
+        No rows, every declared column with its dtype.
+    """
     return pl.DataFrame(schema=table(table_name).polars_schema())
 
 

@@ -67,6 +67,17 @@ def check_record(
     """Check one record (a JSON object) against a table's declared columns.
 
     Raises :class:`~workbench.errors.SchemaError` without a file or line (the caller adds them).
+
+    Parameters
+    ----------
+    tbl : Table
+        The table's declaration.
+    record : dict of str to object
+        The record.
+    prefix : str, default ""
+        Put before a field's name in an error (a nested record's path).
+    skip : sequence of str, default ()
+        Columns not checked.
     """
     for col in tbl.columns:
         if col.name in skip:
@@ -165,6 +176,24 @@ def validate(
 
     Raises :class:`~workbench.errors.SchemaError` on a missing required column, a value of the wrong
     type, a null where none is allowed, a value outside a closed set, or a duplicate key.
+
+    Parameters
+    ----------
+    table_name : str
+        A declared table (:data:`TABLES`).
+    frame : polars.DataFrame
+        The rows to check.
+    file : str, optional
+        The file the rows came from, named in errors.
+    lines : sequence of int or str, optional
+        The source line (or name) of each row.
+    partial : bool, default False
+        The frame holds a selection of the table's columns.
+
+    Returns
+    -------
+    polars.DataFrame
+        The frame with its declared columns first, cast.
     """
     tbl = table(table_name)
     present = set(frame.columns)

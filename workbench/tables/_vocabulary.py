@@ -72,7 +72,20 @@ def check_annotator(name: object, *, reserved: bool = False) -> str:
     """``name`` if it is a usable annotator name (letters, digits, ``_ . - @ +`` -- so an e-mail address from
     Label Studio is one --, at most 128, starting with a letter or digit: no spaces, so ``"dan "`` is not a
     second person, and no path characters; not one of ``RESERVED_ANNOTATORS`` unless ``reserved``, which only
-    adjudication passes); else ``SchemaError``."""
+    adjudication passes); else ``SchemaError``.
+
+    Parameters
+    ----------
+    name : object
+        The name given.
+    reserved : bool, default False
+        Allow a reserved name (adjudication's).
+
+    Returns
+    -------
+    str
+        ``name``.
+    """
     if not isinstance(name, str):
         raise SchemaError(field="annotator", expected=f"a name of {ANNOTATOR_RULE}", got=repr(name))
     return _checked_name(name, reserved)
