@@ -332,7 +332,7 @@ def identifier_share(ids: pl.DataFrame) -> pl.DataFrame:
 
 
 class SessionAnalyses:
-    """Every analysis of the coding-agent notebook, fed a batch of sessions at a time with :meth:`add`.
+    """Every analysis of the coding-agent notebook, fed a batch of sessions at a time with its ``add`` method.
 
     A batch is a mapping of ``runs``, ``steps`` and ``compactions`` (and ``entries`` with their ``scores``, for the
     judge's support) holding the same sessions, as :func:`workbench.tables.batches_by_run` yields them. Each batch

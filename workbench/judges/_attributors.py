@@ -70,7 +70,7 @@ class Attribution:
 
 class Attributor(Protocol):
     """The failure attributor protocol: a ``name``, whether it reads the reference answer (``with_reference``), and
-    :meth:`attribute`."""
+    its ``attribute`` method."""
 
     name: str
     with_reference: bool
@@ -137,7 +137,7 @@ class MostActive:
 @dataclass(frozen=True)
 class PositionPrior:
     """The decisive step at the median relative position ``quantile`` (0 the first step, 1 the last) learnt from
-    other labelled logs (:meth:`fit`), and the agent at that step."""
+    other labelled logs (its ``fit`` method), and the agent at that step."""
 
     quantile: float = 0.5
     name: str = "position prior"

@@ -69,10 +69,12 @@ _ANNOTATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}")
 
 
 def check_annotator(name: object, *, reserved: bool = False) -> str:
-    """``name`` if it is a usable annotator name (letters, digits, ``_ . - @ +`` -- so an e-mail address from
-    Label Studio is one --, at most 128, starting with a letter or digit: no spaces, so ``"dan "`` is not a
-    second person, and no path characters; not one of ``RESERVED_ANNOTATORS`` unless ``reserved``, which only
-    adjudication passes); else ``SchemaError``.
+    """``name`` if it is a usable annotator name, else ``SchemaError``.
+
+    A usable name has letters, digits and the characters ``_.-@+`` (so an e-mail address from Label Studio is
+    one), at most 128 of them, starting with a letter or digit: no spaces, so ``"dan "`` is not a second person,
+    and no path characters; it is not one of ``RESERVED_ANNOTATORS`` unless ``reserved``, which only
+    adjudication passes.
 
     Parameters
     ----------
