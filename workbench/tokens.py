@@ -115,6 +115,12 @@ def count(text: str, encoding: str = "o200k_base") -> int:  # noqa: A002 - the i
     -------
     int
         Its tokens.
+
+    Examples
+    --------
+    >>> from workbench.tokens import count
+    >>> count("Paid INV-104 ($120.50)."), count("Paid INV-104 ($120.50).", "cl100k_base")
+    (9, 9)
     """
     return len(_encoding(encoding).encode_ordinary(text))
 

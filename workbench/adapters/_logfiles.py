@@ -35,6 +35,13 @@ def sniff_format(path: str | os.PathLike[str]) -> str:
     -------
     str
         The format's ``--format`` name.
+
+    Examples
+    --------
+    >>> from workbench.adapters import sniff_format
+    >>> from workbench.datasets import examples
+    >>> sniff_format(examples("invoice_log.jsonl")), sniff_format(examples("codex/rollout-2026-11-21T09-00-00-0199aa11.jsonl"))
+    ('trajectory', 'codex')
     """
     import gzip
 

@@ -78,6 +78,16 @@ def read_log(path: str | os.PathLike[str], format: str | None = None) -> dict[st
     -------
     dict of str to polars.DataFrame
         The workbench's tables (runs, steps, compactions, ...).
+
+    Examples
+    --------
+    >>> from workbench.adapters import read_log
+    >>> from workbench.datasets import examples
+    >>> tables = read_log(examples("invoice_log.jsonl"))  # the format sniffed
+    >>> sorted(tables)
+    ['compactions', 'runs', 'steps']
+    >>> tables["compactions"].height
+    8
     """
     fmt = _format_of(path, format)
     return read_sessions(path) if fmt == "sessions" else FORMATS[fmt](path)

@@ -120,6 +120,15 @@ def sample_entries(
         The drawn items.
     report : SampleReport
         How many each stratum had and gave.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from workbench.annotate import sample_entries
+    >>> items = pl.DataFrame({"entry_id": [f"e{i}" for i in range(40)], "section": ["Decisions", "Open TODOs"] * 20, "outcome": ["success"] * 20 + ["failure"] * 20})
+    >>> sample, report = sample_entries(items, 8, seed=0)
+    >>> sample.group_by("section", "outcome").len().sort("section", "outcome").to_dicts()
+    [{'section': 'Decisions', 'outcome': 'failure', 'len': 2}, {'section': 'Decisions', 'outcome': 'success', 'len': 2}, {'section': 'Open TODOs', 'outcome': 'failure', 'len': 2}, {'section': 'Open TODOs', 'outcome': 'success', 'len': 2}]
     """
     if sections is not None and "section" in items.columns:
         items = items.filter(pl.col("section").is_in(list(sections)))

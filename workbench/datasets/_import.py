@@ -61,6 +61,15 @@ def import_log(path: str | os.PathLike[str], out: str | os.PathLike[str] | None,
     -------
     dict of str to int
         Rows written (or, with ``out`` None, read) per table.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from workbench.datasets import import_log
+    >>> from workbench.datasets import examples
+    >>> out = tempfile.mkdtemp()
+    >>> import_log(examples("invoice_log.jsonl"), out, entries=True)
+    {'runs': 4, 'steps': 32, 'compactions': 8, 'entries': 61}
     """
     from workbench.adapters._staging import stream_tables
     from workbench.tables._files import write_tables

@@ -86,6 +86,17 @@ def load(path: str | os.PathLike[str] = DEFAULT_TESTBED, *, names: Sequence[str]
     -------
     dict
         Table name to frame (``DataFrame``, or ``LazyFrame`` where asked).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from workbench.datasets import import_log, load
+    >>> from workbench.datasets import examples
+    >>> out = tempfile.mkdtemp()
+    >>> _ = import_log(examples("invoice_log.jsonl"), out)
+    >>> tables = load(out, derive=True)  # entries and lexical scores derived, offline
+    >>> {name: frame.height for name, frame in sorted(tables.items()) if hasattr(frame, "height")}
+    {'compactions': 8, 'entries': 61, 'evidence': 32, 'runs': 4, 'scores': 61, 'steps': 32}
     """
     path = Path(path)
     columns = dict(columns or {})
@@ -253,6 +264,22 @@ def derive_missing(tables: dict[str, Any], wanted: Sequence[str] | None = None) 
     -------
     dict of str to str
         Each added table or filled column, with a one-line description.
+
+    Examples
+    --------
+    >>> from workbench.adapters import read_log
+    >>> from workbench.datasets import derive_missing
+    >>> from workbench.datasets import examples
+    >>> tables = read_log(examples("invoice_log.jsonl"))
+    >>> for name, what in derive_missing(tables).items():
+    ...     print(f"{name}: {what}")
+    ...
+    runs.peak_tokens: filled for 4 of 4 runs from the steps' token counts
+    runs.dependency: filled for 4 of 4 runs from the steps' token counts
+    runs.agent_tokens: filled for 4 of 4 runs from the steps' token counts
+    entries: 61 entries parsed from the candidate summaries
+    scores: 61 lexical-judge scores (offline)
+    evidence: 32 evidence passages the lexical judge used
     """
     added = _fill_run_usage(tables)
     if "compactions" in tables:

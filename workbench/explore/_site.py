@@ -139,6 +139,18 @@ def build_site(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], out: str | Pat
     -------
     SiteReport
         Where the site is, the runs, compactions and pages written, its size and the seconds taken.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from workbench.adapters import read_log
+    >>> from workbench.explore import build_site
+    >>> from workbench.datasets import examples
+    >>> tables = read_log(examples("invoice_log.jsonl"))
+    >>> report = build_site(tables, Path(tempfile.mkdtemp()) / "site", derive=("entries", "scores"))
+    >>> report.runs, report.compactions
+    (4, 8)
     """
     t0 = time.perf_counter()
     out = Path(out)

@@ -71,6 +71,15 @@ def make_judge(
     -------
     SourceJudge
         The judge.
+
+    Examples
+    --------
+    >>> from workbench.judges import make_judge
+    >>> from workbench.summaries import JudgeRequest
+    >>> judge = make_judge("lexical")  # offline; "jev" and "openai" ask a server
+    >>> request = JudgeRequest(task="Pay the open invoices.", retained_turn="", previous_summary="", evidence=("get_invoice INV-104 -> amount 120.50",), entries=("- Paid INV-104 ($120.50).", "- Paid INV-999."))
+    >>> [round(s, 2) for s in judge.score(request).scores]
+    [0.96, 0.22]
     """
     from workbench.judges._prompts import check_prompt, DEFAULT_PROMPT
 

@@ -199,6 +199,19 @@ def judge_directory(
     -------
     JudgeReport
         What was scored and written, what failed and what it cost; ``str(report)`` is the CLI's summary line.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from workbench.datasets import import_log
+    >>> from workbench.judges import judge_directory, make_judge
+    >>> from workbench.datasets import examples
+    >>> out = Path(tempfile.mkdtemp())
+    >>> _ = import_log(examples("invoice_log.jsonl"), out / "data", entries=True)
+    >>> report = judge_directory(out / "data", make_judge("lexical"), out / "scores.parquet", tau=0.5)
+    >>> report.scores, report.null_scores, report.kept, report.pruned
+    (61, 0, 51, 10)
     """
     if isinstance(data, (str, os.PathLike)):
         check_scores_path(data, out)

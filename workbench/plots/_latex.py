@@ -524,6 +524,16 @@ def export_table(frame: pl.DataFrame | pl.LazyFrame, name: str, directory: str |
     -------
     list of pathlib.Path
         The CSV and the ``.tex``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import polars as pl
+    >>> from workbench.plots import export_table
+    >>> frame = pl.DataFrame({"method": ["fifo", "sjc"], "estimate": [0.61, 0.74], "ci_low": [0.52, 0.66], "ci_high": [0.70, 0.81]})
+    >>> paths = export_table(frame, "acc", tempfile.mkdtemp(), "Accuracy per method.", label="tab:acc")
+    >>> [p.suffix for p in paths]
+    ['.csv', '.tex']
     """
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
         raise ValueError(f"export_table: name {name!r} is not a file name (letters, digits, _ . -)")

@@ -810,6 +810,16 @@ def bootstrap(
     ----------
     SJC Appendix G (bootstrap over task scenarios); Davison, A. C. and Hinkley, D. V. (1997).
     Bootstrap Methods and their Application, section 3.8 (resampling clusters).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from workbench.stats import bootstrap
+    >>> values = np.array([0.2, 0.4, 0.4, 0.9, 0.7, 0.8])
+    >>> clusters = np.array([0, 0, 1, 1, 2, 2])  # resample scenarios, not rows
+    >>> result = bootstrap(np.mean, values, clusters=clusters, n_boot=2000, seed=0)
+    >>> round(result.estimate, 3), round(result.ci_low, 3), round(result.ci_high, 3)
+    (0.567, 0.3, 0.75)
     """
     arrs = [np.asarray(a) for a in arrays]
     n = len(arrs[0]) if arrs else 0
@@ -989,6 +999,18 @@ def auroc_ci(
     ----------
     Hanley, J. A. and McNeil, B. J. (1982). The meaning and use of the area under a ROC curve.
     Radiology 143(1), 29-36 (the Mann-Whitney form); SJC Appendix G (intervals over scenarios).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from workbench.stats import auroc_ci
+    >>> rng = np.random.default_rng(0)
+    >>> clusters = np.repeat(np.arange(12), 20)  # 12 scenarios, 20 entries each
+    >>> labels = rng.random(240) < 0.5
+    >>> scores = np.clip(0.5 + 0.3 * (labels - 0.5) + rng.normal(0, 0.2, 240), 0, 1)
+    >>> result = auroc_ci(scores, labels, clusters, seed=0)
+    >>> round(result.estimate, 3), round(result.ci_low, 3), round(result.ci_high, 3)
+    (0.847, 0.782, 0.895)
     """
     s = np.asarray(scores, dtype=np.float64)
     y_in = binary_labels(labels, "auroc_ci")

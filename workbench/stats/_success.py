@@ -151,6 +151,14 @@ def reliability(
     References
     ----------
     SJC section 5.1 (Acc, Pass^k); Yao et al. (2024), tau-bench.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from workbench.stats import reliability
+    >>> runs = pl.DataFrame({"task_id": ["a"] * 3 + ["b"] * 3, "replicate": [0, 1, 2] * 2, "success": [True, True, False, True, True, True], "method": ["m"] * 6})
+    >>> reliability(runs, k=2, by="method").select("method", "acc", "pass_hat_k").to_dicts()
+    [{'method': 'm', 'acc': 0.8333333333333334, 'pass_hat_k': 0.6666666666666666}]
     """
     keys = [by] if isinstance(by, str) else list(by or [])
     lazy = runs.lazy()  # (a scan of a large log's runs is aggregated as it is read)

@@ -165,6 +165,15 @@ def entries_table(compactions: pl.DataFrame, *, summary_column: str = "candidate
     -------
     polars.DataFrame
         The entries table.
+
+    Examples
+    --------
+    >>> from workbench.adapters import read_log
+    >>> from workbench.summaries import entries_table
+    >>> from workbench.datasets import examples
+    >>> entries = entries_table(read_log(examples("invoice_log.jsonl"))["compactions"])
+    >>> entries.height, entries.row(0, named=True)["entry_id"]
+    (61, 't1-r0/b0/e0')
     """
     rows: list[dict[str, object]] = []
     ordered = compactions.sort("run_id", "boundary")

@@ -381,6 +381,13 @@ def parse(text: str, schema: str = "auto") -> list[Entry]:
     -------
     list of Entry
         Its entries in order: section, position, text, role, schema.
+
+    Examples
+    --------
+    >>> from workbench.summaries import parse
+    >>> text = "## Decisions\\n- Paid INV-104.\\n## Open TODOs\\n- Pay INV-221.\\n"
+    >>> [(e.section, e.position, e.text) for e in parse(text)]
+    [('Decisions', 0, '- Paid INV-104.'), ('Open TODOs', 1, '- Pay INV-221.')]
     """
     return list(_parse(text, schema))
 
@@ -633,6 +640,16 @@ def prune(text: str, keep: Iterable[int], schema: str = "auto", *, entries: Sequ
     -------
     str
         The committed summary.
+
+    Examples
+    --------
+    >>> from workbench.summaries import prune
+    >>> text = "## Decisions\\n- Paid INV-104.\\n- Skip disputed invoices.\\n## Open TODOs\\n- Pay INV-221.\\n"
+    >>> print(prune(text, keep={0, 2}), end="")
+    ## Decisions
+    - Paid INV-104.
+    ## Open TODOs
+    - Pay INV-221.
     """
     keep_set = set(keep)
     if entries is None:  # a caller that parsed ``text`` already passes its entries (parsed once per run)

@@ -239,6 +239,13 @@ def fact_check(summary: str, history: str, kept: str = "") -> FactCheck:
     -------
     FactCheck
         The identifiers and numbers on each side and which are unsourced or dropped.
+
+    Examples
+    --------
+    >>> from workbench.summaries import fact_check
+    >>> check = fact_check("- Paid INV-104 ($120.50).", "get_invoice INV-104 -> amount 120.50; INV-221 open")
+    >>> check.dropped_ids, check.unsourced_numbers
+    (('INV-221',), ())
     """
     s_ids, h_ids, k_ids = _ids(summary), _ids(history), _ids(kept)
     s_num, h_num, k_num = _numbers(summary), _numbers(history), _numbers(kept)

@@ -72,6 +72,14 @@ def gold_labels(labels: pl.DataFrame, *, prefer: Sequence[str] = ("adjudicated",
     -------
     polars.DataFrame
         ``item_id``, ``field``, ``value``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from workbench.tables import gold_labels
+    >>> labels = pl.DataFrame({"item_id": ["e1", "e1", "e1"], "annotator": ["alice", "bob", "adjudicated"], "round": [1, 1, 1], "field": ["support"] * 3, "value": ["supported", "unsupported", "unsupported"]})
+    >>> gold_labels(labels).select("item_id", "field", "value").to_dicts()
+    [{'item_id': 'e1', 'field': 'support', 'value': 'unsupported'}]
     """
     one_question(labels)  # never a majority of answers to different questions
     latest = latest_labels(labels).filter(pl.col("value").is_not_null())  # each one's latest; a skip is no vote

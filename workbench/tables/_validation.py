@@ -194,6 +194,19 @@ def validate(
     -------
     polars.DataFrame
         The frame with its declared columns first, cast.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from workbench.tables import validate
+    >>> from workbench.errors import SchemaError
+    >>> runs = pl.DataFrame({"run_id": ["r1"], "task": ["pay the invoices"], "success": ["yes"]})
+    >>> try:
+    ...     validate("runs", runs)
+    ... except SchemaError as err:
+    ...     print(err)
+    ...
+    line 1: field 'task_id': expected a column of strings in table 'runs', got no such column
     """
     tbl = table(table_name)
     present = set(frame.columns)
