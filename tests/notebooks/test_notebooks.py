@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.slow
 @pytest.mark.parametrize("names", [  # three groups, so that the two test workers share the kernels' time
     ("summary_composition", "threshold_sensitivity", "reliability_efficiency"),
-    ("failure_attribution", "judge_validation"),
+    # two notebooks that skip at once on a log without labels: the skip itself is make test's in
+    # test_a_notebook_that_does_not_apply_is_skipped_with_its_reason; these two kernels run in CI's extras tier
+    pytest.param(("failure_attribution", "judge_validation"), marks=pytest.mark.extra),
     ("judge_calibration", "method_comparison"),
 ], ids=["sjc", "validation", "calibration"])
 def test_notebooks_run_on_an_imported_log(tmp_path: Path, names: tuple[str, ...]) -> None:
@@ -122,7 +124,7 @@ def test_parse_param_reads_literals_and_rejects_bad_names() -> None:
         parse_param("1X=2")
 
 
-@pytest.mark.slow
+@pytest.mark.extra  # make test runs papermill with DATA in tests/notebooks/test_project.py
 def test_papermill_runs_a_notebook_on_an_imported_log(tmp_path: Path) -> None:
     """As the README tells users: ``papermill notebooks/NAME.ipynb out.ipynb -p DATA DIR`` on their own log."""
     import subprocess
@@ -143,7 +145,7 @@ def test_papermill_runs_a_notebook_on_an_imported_log(tmp_path: Path) -> None:
     assert (figs / "tables" / "sjc_table2_entries_by_section.csv").exists()
 
 
-@pytest.mark.slow
+@pytest.mark.extra  # agent_transcripts on imported sessions: make test runs it in test_sessions_end_to_end
 def test_agent_transcripts_notebook_on_imported_sessions(tmp_path: Path) -> None:
     """The coding-agent notebook on a directory of Claude Code sessions imported by the CLI (DATA)."""
     import warnings
@@ -186,6 +188,28 @@ def test_notebooks_run_without_the_kernel_transport_warning(tmp_path: Path, capf
     out, err = capfd.readouterr()
     assert "WARNING" not in err and "TCP" not in err and "Parent appears" not in err, err
     assert nbformat.read(tmp_path / "build" / "b.ipynb", as_version=4).cells[1].outputs[0]["text"] == "2\n"
+
+
+@pytest.mark.slow
+def test_a_notebook_that_does_not_read_data_is_not_rerun_for_someone_elses(tmp_path: Path) -> None:
+    """``workbench figures --param DATA=mine`` ran real_logs (which reads the project's own tau-bench and Claude
+    files, not DATA) and wrote its tables into the gallery's figures/ from within a user's run, from outside the
+    checkout too. A notebook whose parameters cell has no DATA is skipped, with its reason, when DATA is given, and
+    runs as before when it is not."""
+    nbdir = tmp_path / "nbs"
+    nbdir.mkdir()
+    marker = tmp_path / "gallery.txt"
+    own = nbformat.v4.new_notebook()
+    own.cells = [nbformat.v4.new_code_cell(f"OUT = {str(marker)!r}", metadata={"tags": ["parameters"]}),
+                 nbformat.v4.new_code_cell("open(OUT, 'w').write('written')")]
+    own.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(own, nbdir / "a.ipynb")
+    _notebook(nbdir / "b.ipynb", "assert DATA == 'mine', DATA")
+    report = run_all(nbdir, tmp_path / "build", timeout=60, parameters={"DATA": "mine"})
+    assert report.exit_code == 0 and [r.status for r in report.runs] == ["skipped", "ran"], str(report)
+    assert "skipped a: it does not read DATA (it runs on the project's own inputs" in str(report)
+    assert not marker.exists() and not (tmp_path / "build" / "a.ipynb").exists()
+    assert run_all(nbdir, tmp_path / "build", timeout=60, names=["a"]).exit_code == 0 and marker.exists()
 
 
 @pytest.mark.slow
@@ -447,7 +471,7 @@ def test_figures_refuses_to_write_executed_copies_over_the_sources(tmp_path: Pat
         assert sorted(p.name for p in nbdir.iterdir()) == ["a.ipynb"]
 
 
-@pytest.mark.slow
+@pytest.mark.extra  # a third agent_transcripts kernel (make test runs it in test_sessions_end_to_end): CI's extras
 def test_the_coding_agent_notebook_takes_the_users_scores(tmp_path: Path) -> None:
     """Issue 59: the coding-agent notebook recomputed lexical scores whatever the user had. Given a scores table of
     a judge of one's own that finds no source for anything (every score 0), every role is 100% unsupported."""

@@ -75,7 +75,7 @@ def _copy_project(tmp_path: Path) -> Path:
     return copy
 
 
-@pytest.mark.slow
+@pytest.mark.extra  # three kernels (26 CPU s): CI's tier of the heaviest tests; make test runs papermill elsewhere
 def test_nbconvert_from_notebooks_and_papermill_with_your_data(tmp_path: Path) -> None:
     copy = _copy_project(tmp_path)
     bin_dir = Path(sys.executable).parent
@@ -116,6 +116,7 @@ def test_nbconvert_from_notebooks_and_papermill_with_your_data(tmp_path: Path) -
     assert not [p for p in stray if p.parts[0] not in ("figures", "build")], sorted(map(str, stray))[:10]
 
 
+@pytest.mark.extra  # the project's relative defaults from elsewhere: CI's extras tier (papermill from elsewhere on DATA: make test)
 def test_papermill_from_another_directory_reads_the_projects_default_data(tmp_path: Path) -> None:
     """Issue 59: ``papermill /path/to/notebooks/quickstart.ipynb out.ipynb`` run outside the project stopped with
     "workbench/datasets/example_logs/invoice_log.jsonl: no such file": a relative parameter now means the project's, from anywhere."""

@@ -174,7 +174,7 @@ def test_identical_across_processes_and_hash_seeds(tmp_path: Path) -> None:
     for hs in ("0", "12345"):
         out = tmp_path / f"h{hs}"
         env = {**os.environ, "PYTHONHASHSEED": hs}
-        subprocess.run([sys.executable, "-m", "workbench.cli", "simulate", "--out", str(out), "--tasks", "12",
+        subprocess.run([sys.executable, "-m", "workbench.cli", "simulate", "--out", str(out), "--tasks", "6",
                         "--runs", "2", "--budgets", "24,48", "--quiet", "--workers", "2"], check=True, env=env)
         outs.append(out)
     for path in sorted(outs[0].glob("*.parquet")):

@@ -146,7 +146,7 @@ def test_population_auroc_of_the_coverage_model_matches_a_large_simulation() -> 
     assert roc_auc_score(y.ravel(), s.ravel()) == pytest.approx(population_auroc(1.0, 0.5), abs=0.005)
 
 
-@pytest.mark.slow
+@pytest.mark.study
 @pytest.mark.parametrize("clusters", [12, 30])  # one case each: the two test workers share them
 def test_default_interval_holds_its_level_at_12_and_30_scenarios(clusters: int) -> None:
     """The issue's bar: a seeded simulation at 12 clusters covers at least 93%, at 30 clusters 93-97%. The

@@ -108,7 +108,7 @@ def _true_squared_ce(truth: str, bins: int = 10, grid: int = 100_000) -> float:
     return float(sum(np.mean(idx == b) * (s[idx == b].mean() - p[idx == b].mean()) ** 2 for b in range(bins)))
 
 
-@pytest.mark.slow
+@pytest.mark.study
 @pytest.mark.parametrize(("truth", "scenarios"), [("calibrated", 12), ("squared", 12), ("shared", 12),
                                                   ("shared", 30)])
 def test_debiased_calibration_error_covers_its_truth(truth: str, scenarios: int) -> None:
@@ -265,7 +265,7 @@ def test_out_of_fold_calls_use_a_tau_chosen_without_the_scenario() -> None:
     assert out_of_fold_calls(s, y, c, "precision", 1.0).tolist() == [0, 0, 1, 0, 1, 1]
 
 
-@pytest.mark.slow
+@pytest.mark.study
 @pytest.mark.parametrize("scenarios", [12])  # 8, 12 and 30, equal and unequal: benchmarks/bench_threshold_coverage.py
 def test_the_reported_taus_precision_is_covered_out_of_fold(scenarios: int) -> None:
     """Issue 42: the out-of-fold row's interval covered the *reported* tau's true precision in 85% of an audit's
@@ -392,7 +392,7 @@ def test_fewer_than_twelve_scenarios_give_the_reported_taus_precision_no_interva
         assert old["ci_low"] < old["ci_high"]
 
 
-@pytest.mark.slow
+@pytest.mark.study
 def test_the_reported_taus_precision_is_covered_where_the_target_is_out_of_reach() -> None:
     """Issue 60, item 2: at a target the population never reaches (its precision tops out near 0.89), the
     reported tau is chosen where the sample's precision happens to reach 0.95, and the earlier interval (the

@@ -104,7 +104,7 @@ def _null_runs(rng: np.random.Generator, scenarios: int, tasks: int = 10, replic
     return pl.DataFrame(rows)
 
 
-@pytest.mark.slow
+@pytest.mark.study
 @pytest.mark.parametrize("scenarios", [12, 30])
 def test_cross_checks_hold_their_level_under_a_clustered_null(scenarios: int) -> None:
     """Rejection at 5% under the clustered null: the plain McNemar (statsmodels, exact) rejects about 30% of the
@@ -174,7 +174,7 @@ def test_holm_adjusts_all_comparisons_together() -> None:
         assert (r["sim_low"] > 0 or r["sim_high"] < 0) == (r["p_bonferroni"] < 0.05)
 
 
-@pytest.mark.slow
+@pytest.mark.study
 @pytest.mark.parametrize("scenarios", [12, 30])
 def test_paired_difference_interval_covers_the_true_difference(scenarios: int) -> None:
     """12 scenarios x 10 tasks x 2 replicates; a succeeds with q_s + d_s, b with q_s (q_s ~ U(0.2, 0.6), d_s ~
@@ -245,7 +245,7 @@ def test_performance_profile_by_hand() -> None:
     assert prof["ci_low"][0] >= 0.5 and prof["ci_high"][0] == 1.0
 
 
-@pytest.mark.slow
+@pytest.mark.study
 @pytest.mark.parametrize("scenarios", [12, 30])
 def test_probability_of_improvement_interval_covers_the_truth(scenarios: int) -> None:
     """Independent runs, p_a = q_s + d_s and p_b = q_s per task (q_s ~ U(0.2, 0.6), d_s ~ U(-0.05, 0.25)): the

@@ -270,6 +270,7 @@ def test_frank_table_reproduces_frank_evaluation_to_the_digit() -> None:
     assert published["spearman_difference"].abs().max() <= 0.0005 + 1e-12
 
 
+@pytest.mark.study
 def test_the_clustered_difference_test_holds_its_size_where_williams_does_not() -> None:
     """Issue 60: Williams' test rejected a true null 20-31% of the time at 5% on summaries that share an article.
     Here 400 draws of a null pair (two metrics equally correlated with the human score) on 30 articles of 1-10
@@ -318,6 +319,7 @@ def test_partial_correlation_gives_franks_p_and_the_adjusted_p_of_ols() -> None:
     assert res.p == pytest.approx(2 * sps.t.sf(abs(t), 23), rel=1e-9) and res.p < res.p_adjusted
 
 
+@pytest.mark.study
 @pytest.mark.parametrize("method", ["pearson", "spearman", "kendall"])
 def test_plain_correlations_have_article_clustered_intervals_that_cover(method: str) -> None:
     """Statistics round 5, item 7: plain Pearson, Spearman and Kendall with intervals. The estimate is scipy's;
