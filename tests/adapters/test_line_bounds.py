@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workbench._util.jsonl import BadLines, json_lines
 
@@ -89,6 +91,24 @@ def test_bounded_lines_splits_as_splitlines_does_and_passes_over_a_long_line(tmp
     want = list(enumerate(data.splitlines(keepends=True), start=1))
     assert [n for n, _ in got] == [n for n, _ in want]
     assert [raw for _, raw in got] == [b"a\n", b"0123456789\n", None, b"\n", b"last"]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(lines=st.lists(st.tuples(st.sampled_from([b"", b"x", b"ab", b"NEEDLE", b"xNEEDLEy", b"NEED", b"LE"]),
+                                st.integers(0, 40)), max_size=30),
+       last_end=st.booleans(), limit=st.integers(1, 60), block=st.integers(1, 70))
+def test_lines_holding_is_bounded_lines_filtered(lines: list[tuple[bytes, int]], last_end: bool, limit: int,
+                                                 block: int) -> None:
+    """``workbench usage``'s block scanner against the line reader it replaced on random files: the lines holding
+    the needle and every line over the bound, with the same numbers and bytes, whatever the block size (a needle
+    cut by a block's edge, a long line spanning blocks, a last line without its end)."""
+    import io
+
+    from workbench._util.jsonl import bounded_lines, lines_holding
+
+    data = b"\n".join(word + b"." * pad for word, pad in lines) + (b"\n" if last_end and lines else b"")
+    want = [(n, raw) for n, raw in bounded_lines(io.BytesIO(data), limit) if raw is None or b"NEEDLE" in raw]
+    assert list(lines_holding(io.BytesIO(data), b"NEEDLE", limit, block=block)) == want
 
 
 def test_a_line_over_the_bound_is_a_located_error_or_skipped_and_counted(tmp_path: Path,

@@ -14,6 +14,8 @@ from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from workbench.adapters import TranscriptWarning, read_claude_code
 from workbench.adapters import read_codex
@@ -339,6 +341,38 @@ def test_a_codex_count_out_of_range_is_a_located_error_of_its_line(tmp_path: Pat
             in err, err
         assert "internal error" not in err and "row 1" not in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("field", ["input_tokens", "cache_creation"])
+def test_a_claude_count_beyond_2_53_is_a_located_error_or_skipped(tmp_path: Path, field: str,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A reply's count of 2**62 + 1 was an internal error in usage (the sums' 64 bits overflowed) and in import
+    (polars could not build the column). Now both name FILE:LINE, the field and what a count may be (Codex's rule:
+    at most 2**53), exit 2 with nothing written; with --skip-invalid the line is skipped and counted, and the
+    session's other reply is counted."""
+    from workbench.cli.main import main
+
+    good = reply("u1", None, "msg_1", "req_1", (10, 1, 0, 0))
+    wrong = reply("u2", "u1", "msg_2", "req_2", (10, 1, 0, 0))
+    where = "message.usage.input_tokens"
+    if field == "input_tokens":
+        wrong["message"]["usage"]["input_tokens"] = 2**62 + 1
+    else:
+        wrong["message"]["usage"]["cache_creation"] = {"ephemeral_1h_input_tokens": 2**62 + 1}
+        where = "message.usage.cache_creation.ephemeral_1h_input_tokens"
+    path = write(tmp_path / "projects" / "-home-dev-shop" / f"{SID}.jsonl", [good, wrong])
+    for argv in (["usage", str(tmp_path / "projects")],
+                 ["import", str(tmp_path / "projects"), "--out", str(tmp_path / "out")]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"{path}:2: field '{where}': expected a count of tokens: a whole number from 0 to " \
+               "9,007,199,254,740,992, got integer 4611686018427387905" in err, err
+        assert "internal error" not in err
+    assert not (tmp_path / "out").exists()
+    assert main(["usage", str(tmp_path / "projects"), "--skip-invalid", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert [(r["input"], r["replies"]) for r in json.loads(captured.out)] == [(10, 1)]
+    assert f"{path}:2" in captured.err
 
 
 def test_workers_hand_back_the_replies_and_skipped_lines_in_the_order_one_process_reads_them(
@@ -738,3 +772,97 @@ def test_an_empty_session_file_in_a_tree_is_left_out_not_a_refusal(tmp_path: Pat
         assert pl.read_parquet(out / "runs.parquet").height == runs
     assert main(["usage", str(projects / "-home-dev-shop" / f"{OTHER}.jsonl")]) == 2
     assert f"{OTHER}.jsonl:1: expected at least one JSON line, got an empty file" in capsys.readouterr().err
+
+
+_ODD = st.one_of(st.none(), st.booleans(), st.integers(-3, 2**64 + 3), st.sampled_from([2**53, 2**53 + 1, 2**63, 7]),
+                 st.floats(allow_nan=False, allow_infinity=False, width=32), st.text("ab", max_size=2),
+                 st.lists(st.integers(0, 2), max_size=2), st.dictionaries(st.text("e", max_size=1), st.integers(0, 3),
+                                                                          max_size=1))
+
+
+def _odd_or(usual: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """``usual`` four times in five, else a value of any JSON type (``st.one_of`` would weigh each of ``_ODD``'s
+    branches as one of its own)."""
+    return st.integers(0, 4).flatmap(lambda k: _ODD if k == 0 else usual)
+
+
+@st.composite
+def _line(draw: st.DrawFn) -> bytes:
+    """A transcript line holding ``"usage"``, mostly a plain reply, any field of any JSON type at times; at times
+    with a field of bytes that are not UTF-8, or not JSON at all."""
+    usage = {k: draw(_odd_or(st.integers(0, 300_000))) for k in ("input_tokens", "output_tokens",
+             "cache_read_input_tokens", "cache_creation_input_tokens") if draw(st.booleans()) or k == "input_tokens"}
+    if draw(st.integers(0, 19)) == 0:
+        usage["input_tokens"] = 2**53 + 1  # one more than a count may be: the line is an error
+    if draw(st.booleans()):
+        usage["cache_creation"] = draw(_odd_or(st.fixed_dictionaries(
+            {"ephemeral_1h_input_tokens": _odd_or(st.integers(0, 300_000))})))
+    if draw(st.booleans()):
+        usage["speed"] = draw(_odd_or(st.sampled_from(["fast", "standard"])))
+    message = {"id": draw(_odd_or(st.sampled_from(["m1", "m2", "m3"]))), "role": draw(_odd_or(st.just("assistant"))),
+               "model": draw(_odd_or(st.sampled_from(["claude-a", "claude-b"]))), "usage": draw(_odd_or(st.just(usage)))}
+    rec = {"type": draw(_odd_or(st.sampled_from(["assistant", "assistant", "user"]))),
+           "sessionId": draw(_odd_or(st.sampled_from(["s1", "s2"]))),
+           "requestId": draw(_odd_or(st.sampled_from(["r1", "r2"]))),
+           "timestamp": draw(_odd_or(st.sampled_from(["2026-11-02T10:00:01.000Z", "2026-11-03T23:59:59Z",
+                                                       "2026-11-03T10:00:00+05:00", "2026-02-30T10:00:00Z"]))),
+           "message": draw(_odd_or(st.just(message)))}
+    if draw(st.booleans()):
+        rec["costUSD"] = draw(_odd_or(st.floats(0, 5, allow_nan=False)))
+    for key in [k for k in rec if draw(st.integers(0, 9)) == 0]:
+        del rec[key]
+    raw = json.dumps(rec, separators=(",", ":")).encode()
+    damage = draw(st.integers(0, 11))
+    if damage == 0:  # a field the decoder passes over, its bytes not UTF-8
+        raw = raw[:-1] + b',"text":"\xff\xfe"}'
+    elif damage == 1:  # a lone surrogate escape, which only Python's json reads
+        raw = raw[:-1] + b',"text":"\\ud800"}'
+    elif damage == 2:  # not JSON
+        raw = raw[: len(raw) // 2] + b'"usage"'
+    return raw + b"\n"
+
+
+@settings(max_examples=200, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(lines=st.lists(_line(), min_size=1, max_size=12))
+def test_the_decoded_fields_count_every_line_as_the_whole_line_rules_do(tmp_path: Path, lines: list[bytes]) -> None:
+    """A worker decodes a line into the few fields a count reads (msgspec) and reads a line of other types whole;
+    on random lines (any field of any JSON type, big and negative counts, bytes that are not UTF-8 in a field the
+    decoder passes over, a lone surrogate, a line that is not JSON) its sums per session, day and model are those
+    of the rules the importer keeps (``_parse`` and ``_reply``: each line read whole), each key once; where a count
+    beyond 2**53 stops those rules, the worker's error names the same line."""
+    from workbench.adapters._usage_scan import _N, _parse, _reply, _run_sums
+    from workbench.errors import SchemaError
+
+    path = tmp_path / "projects" / "-p" / "s.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(lines))
+    want: dict[tuple[Any, ...], list[int]] = defaultdict(lambda: [0] * 5)
+    seen: set[tuple[str, str]] = set()
+    for number, raw in enumerate(lines, start=1):
+        try:
+            r = _reply(_parse(raw), 0, number)
+        except SchemaError:  # a count beyond MAX_COUNT: the first such line is the worker's error
+            with pytest.raises(SchemaError) as err:
+                _run_sums([(str(path), 0)])
+            assert (err.value.file, err.value.line) == (str(path), number)
+            return
+        if r is None:
+            continue
+        _, _, sid, request, message, model, fresh, output, read, made, hour, day = r
+        if request is not None and message is not None:
+            if (message, request) in seen:
+                continue
+            seen.add((message, request))
+        rec = _parse(raw)
+        if model is not None and rec["message"]["usage"].get("speed") == "fast":
+            model += "-fast"
+        for j, v in enumerate((fresh, output, read, made, 1)):
+            want[(sid, day, model)][j] += v
+    run = _run_sums([(str(path), 0)])
+    got: dict[tuple[Any, ...], list[int]] = defaultdict(lambda: [0] * 5)
+    for k, (_project, sid, day, model, _logged) in enumerate(run.parts):
+        counts = run.sums[_N * k:_N * k + 6]
+        for j, v in enumerate((counts[0], counts[1], counts[2], counts[3] + counts[4], counts[5])):
+            got[(sid, day, model)][j] += v
+    assert dict(got) == dict(want)

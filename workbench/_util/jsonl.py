@@ -132,6 +132,73 @@ def bounded_lines(fh: Any, limit: int) -> Iterator[tuple[int, bytes | None]]:
         yield number, raw
 
 
+def lines_holding(fh: Any, needle: bytes, limit: int, block: int = 1 << 20) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, the line's bytes with its end) of each line of a binary file that holds ``needle``, and
+    (line number, None) of each line longer than ``limit`` bytes (its end not counted) whether it holds it or not:
+    :func:`bounded_lines`' lines, filtered, without a Python step per line. The file is read in blocks of
+    ``block`` bytes; the needle is found and the lines are counted by the bytes' own methods, so a line without the
+    needle costs no interpreted work (``workbench usage`` reads a reply line in three). A long line's bytes are
+    passed over, never held; nothing larger than ``limit`` plus a block is held at once."""
+    number = 0  # the lines before buf
+    buf = b""
+    while chunk := fh.read(block):
+        buf = buf + chunk if buf else chunk
+        end = buf.rfind(b"\n") + 1  # buf[:end]: whole lines
+        if end == 0:
+            if len(buf) > limit:  # a line over the bound, its end not read yet: passed over
+                while (rest := fh.read(block)) and (cut := rest.find(b"\n")) < 0:
+                    pass
+                number += 1
+                yield number, None
+                buf = rest[cut + 1:] if rest else b""
+            continue
+        if end > limit + 1 and _longest_line(buf, end) > limit:  # (only when buf could hold a line over the bound)
+            yield from _lines_of(buf, end, needle, limit, number)
+            number += buf.count(b"\n", 0, end)
+        else:
+            counted = 0  # buf's lines before ``counted`` are in number
+            at = buf.find(needle, 0, end)
+            while at >= 0:
+                start = buf.rfind(b"\n", 0, at) + 1
+                stop = buf.find(b"\n", at) + 1
+                number += buf.count(b"\n", counted, start) + 1
+                counted = stop
+                yield number, buf[start:stop]
+                at = buf.find(needle, stop, end)
+            number += buf.count(b"\n", counted, end)
+        buf = buf[end:]
+    if buf:  # the last line, without an end
+        number += 1
+        if len(buf) > limit:
+            yield number, None
+        elif needle in buf:
+            yield number, buf
+
+
+def _longest_line(buf: bytes, end: int) -> int:
+    """The length (without its end) of the longest whole line of ``buf[:end]``."""
+    longest, start = 0, 0
+    while start < end:
+        stop = buf.find(b"\n", start, end)
+        longest = max(longest, stop - start)
+        start = stop + 1
+    return longest
+
+
+def _lines_of(buf: bytes, end: int, needle: bytes, limit: int, number: int) -> Iterator[tuple[int, bytes | None]]:
+    """:func:`lines_holding`'s lines of ``buf[:end]`` (whole lines, the first numbered ``number + 1``), one by one:
+    the path of a buffer that holds a line over the bound."""
+    start = 0
+    while start < end:
+        stop = buf.find(b"\n", start, end) + 1
+        number += 1
+        if stop - 1 - start > limit:
+            yield number, None
+        elif buf.find(needle, start, stop) >= 0:
+            yield number, buf[start:stop]
+        start = stop
+
+
 #: the most bytes a gzip-compressed input may decompress to, unless ``WORKBENCH_MAX_GZIP_BYTES`` says otherwise: a
 #: 1.5 MB file can hold gigabytes (Who&When's reader once took 53 s and 3.3 GB on one); every gzip the readers open
 #: goes through :func:`open_input`, which stops at the bound with an error naming the file

@@ -18,7 +18,7 @@ from workbench.errors import SchemaError, describe_value
 from workbench._util.jsonl import BadLines, LogWarning, json_lines
 from workbench.adapters._logfiles import _file_sizes, project_dir as _project_dir
 from workbench.tables._records import RowChunks, encode_args, row_columns, widen_span
-from workbench.adapters._usage_scan import _reply_key, first_time, line_kind, token_count, usage_counts
+from workbench.adapters._usage_scan import _reply_key, first_time, hour_count, line_kind, usage_counts
 
 
 #: how a Claude Code run's usage columns are counted (ccusage's definitions: its README and JSON output)
@@ -641,10 +641,10 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tupl
                 out.append(side[key])
             target = side[key]
             if counted:
-                spends.append((target, _reply_of(r.rec)))
+                spends.append((target, _reply_of(r, bad)))
         elif live is None or r.uuid is None or r.uuid in live:
             if counted:
-                spends.append((session, _reply_of(r.rec)))
+                spends.append((session, _reply_of(r, bad)))
             target = session
             lost = r.rec.get("logicalParentUuid")
             if (live is not None and r.rec.get("subtype") == "compact_boundary" and isinstance(lost, str)
@@ -654,7 +654,7 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tupl
                                       "imported with an empty replaced span"))
         else:
             if counted:  # spend is spend: a reply off the followed branch still cost its tokens
-                spends.append((session, _reply_of(r.rec)))
+                spends.append((session, _reply_of(r, bad)))
             if r.kind in ("user", "assistant"):
                 why = _off_branch_reason(r.uuid, parent_of, live, off_memo)
                 session.off_branch[why] = session.off_branch.get(why, 0) + 1
@@ -683,23 +683,27 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tupl
 _Reply = tuple[str | None, str | None, tuple[int, int, int, int, int] | None]
 
 
-def _reply_of(rec: dict[str, Any]) -> _Reply:
+def _reply_of(r: _Record, bad: BadLines) -> _Reply:
     """What counting an assistant line's usage reads of it (:meth:`_Session.spend`,
     :func:`~workbench.adapters._usage_scan.first_time`): its message's ``id`` with its ``requestId``
     (:func:`_reply_key`; None unless both are strings), its message's ``model`` and its ``usage`` counts (each a
     positive integer, else 0; the 1-hour cache-write tier from ``cache_creation``), small enough to send from a
-    worker process."""
+    worker process. A count beyond ``MAX_COUNT`` is an error naming the line's FILE:LINE and field, or with
+    ``bad.skip_invalid`` the line's usage is not counted and the line is counted in ``bad``."""
+    rec = r.rec
     msg = rec.get("message")
     msg = msg if isinstance(msg, dict) else {}
     mid, rid = msg.get("id"), rec.get("requestId")
     model = msg.get("model")
     usage = msg.get("usage")
+    counts: tuple[int, int, int, int, int] | None = None
     if isinstance(usage, dict):
-        tiers = usage.get("cache_creation")
-        hour = token_count(tiers.get("ephemeral_1h_input_tokens")) if isinstance(tiers, dict) else 0
-        counts: tuple[int, int, int, int, int] | None = (*usage_counts(usage), hour)
-    else:
-        counts = None
+        try:
+            counts = (*usage_counts(usage), hour_count(usage))
+        except SchemaError as err:
+            if not bad.skip_invalid:
+                raise err.located(str(r.file), r.line) from None
+            bad.skipped.append((str(r.file), r.line, str(err)))
     return (_reply_key(mid, rid) if isinstance(mid, str) and isinstance(rid, str) else None,
             model if isinstance(model, str) and model else None, counts)
 

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.adapters._claude_lines import MODEL_USAGE, TranscriptWarning, selected
 from workbench.adapters._logfiles import session_files, session_format
+from workbench._util.token_counts import MAX_COUNT
 from workbench.tables._records import _before, encode_args, widen_span
 
 if TYPE_CHECKING:  # the usage pass reads rollouts without the table library (codex_runs)
@@ -55,8 +56,6 @@ _USAGE_KEYS = (("input_tokens", "usage_input_tokens"), ("cached_input_tokens", "
                ("output_tokens", "usage_output_tokens"), ("reasoning_output_tokens", "usage_reasoning_tokens"))
 _USAGE_COLUMNS = tuple(column for _, column in _USAGE_KEYS)  # (fresh, cached, output, reasoning: _spend's order)
 
-#: the largest token count a line may give (2**53: exact in every JSON reader; no session comes near it)
-MAX_COUNT = 2**53
 
 
 def _counts(value: Any, where: str) -> dict[str, int] | None:

@@ -16,6 +16,7 @@ the tree.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from workbench._util.token_counts import token_count
+from workbench._util.token_counts import MAX_COUNT, logged_count
 
 if TYPE_CHECKING:
     from workbench._util.jsonl import BadLines
@@ -45,10 +46,21 @@ def _str(value: Any) -> str | None:
 
 
 def usage_counts(usage: dict[str, Any]) -> tuple[int, int, int, int]:
-    """A reply's ``usage`` object as (input, output, cache read, cache creation) tokens, each :func:`token_count`:
-    what ccusage sums, read the same by the importer and this pass."""
-    return (token_count(usage.get("input_tokens")), token_count(usage.get("output_tokens")),
-            token_count(usage.get("cache_read_input_tokens")), token_count(usage.get("cache_creation_input_tokens")))
+    """A reply's ``usage`` object as (input, output, cache read, cache creation) tokens, each :func:`token_count`
+    (what ccusage sums, read the same by the importer and this pass); a count beyond ``MAX_COUNT`` is an error
+    naming its field (:func:`~workbench._util.token_counts.logged_count`)."""
+    return (logged_count(usage.get("input_tokens"), "message.usage.input_tokens"),
+            logged_count(usage.get("output_tokens"), "message.usage.output_tokens"),
+            logged_count(usage.get("cache_read_input_tokens"), "message.usage.cache_read_input_tokens"),
+            logged_count(usage.get("cache_creation_input_tokens"), "message.usage.cache_creation_input_tokens"))
+
+
+def hour_count(usage: dict[str, Any]) -> int:
+    """A reply's 1-hour cache writes (``usage.cache_creation.ephemeral_1h_input_tokens``), as :func:`usage_counts`
+    reads a count; 0 where there is no such object."""
+    tiers = usage.get("cache_creation")
+    return logged_count(tiers.get("ephemeral_1h_input_tokens"), "message.usage.cache_creation."
+                        "ephemeral_1h_input_tokens") if isinstance(tiers, dict) else 0
 
 
 _Key = TypeVar("_Key", tuple[str, str], str)
@@ -95,18 +107,19 @@ def file_replies(path: str, index: int, bad: BadLines | None = None) -> list[tup
 
 
 def _file_replies(path: str, index: int, bad: BadLines | None = None, decide: bool = False,
-                  on_record: Callable[[Any, int], None] | None = None) -> tuple[str | None, list[tuple[Any, ...]]]:
+                  on_record: Callable[[bytes, int], None] | None = None) -> tuple[str | None, list[tuple[Any, ...]]]:
     """(format, replies) of one file. With ``decide`` its session format is decided first, from the same open
     (``tree_listing``'s rule: its first line, else record by record), and a file
     that is not Claude Code's is not read further (no replies); without, it is read as Claude Code's. With
-    ``on_record`` each parsed line that may hold a usage is handed to it, with its line number, and no reply is
+    ``on_record`` each line that may hold a usage is handed to it unparsed, with its line number, and no reply is
     kept."""
-    from workbench._util.jsonl import bounded_lines, long_line, max_line_bytes
+    from workbench._util.jsonl import lines_holding, long_line, max_line_bytes
+    from workbench.errors import SchemaError
 
     out: list[tuple[Any, ...]] = []
     limit = max_line_bytes()
     try:
-        fh = open(path, "rb", buffering=1 << 20)
+        fh = open(path, "rb")
     except OSError as err:  # (the walk did not open it: the reader says what it cannot open)
         raise _Unreadable(err.strerror or type(err).__name__) from None
     with fh:
@@ -117,19 +130,24 @@ def _file_replies(path: str, index: int, bad: BadLines | None = None, decide: bo
             if fmt != "claude-code":
                 return fmt, out
             fh.seek(0)
-        for line, raw in bounded_lines(fh, limit):
+        for line, raw in lines_holding(fh, b'"usage"', limit):
             if raw is None:
                 long_line(path, line, limit, bad)
                 continue
-            if b'"usage"' in raw:
-                if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                    raw = raw[3:]  # a byte-order mark is not content
+            if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]  # a byte-order mark is not content
+            try:
                 if on_record is not None:
-                    on_record(_parse(raw), line)
+                    on_record(raw, line)
                     continue
                 reply = _reply(_parse(raw), index, line)
-                if reply is not None:
-                    out.append(reply)
+            except SchemaError as err:  # a count beyond MAX_COUNT
+                if bad is None or not bad.skip_invalid:
+                    raise err.located(path, line) from None
+                bad.skipped.append((path, line, str(err)))
+                continue
+            if reply is not None:
+                out.append(reply)
     return "claude-code", out
 
 
@@ -146,8 +164,7 @@ def _reply(rec: Any, index: int, line: int) -> tuple[Any, ...] | None:
     sid = _str(rec.get("sessionId"))
     if sid is None:
         return None
-    tiers = msg["usage"].get("cache_creation")
-    hour = token_count(tiers.get("ephemeral_1h_input_tokens")) if isinstance(tiers, dict) else 0
+    hour = hour_count(msg["usage"])
     return (index, line, sid, _str(rec.get("requestId")), _str(msg.get("id")), _str(msg.get("model")),
             *usage_counts(msg["usage"]), hour, utc_day(_str(rec.get("timestamp"))))
 
@@ -167,9 +184,9 @@ class _Replies(NamedTuple):
 
 
 def _files_replies(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, decide: bool = False,
-                   on_file: Callable[[str], Callable[[Any, int], None]] | None = None) -> _Replies:
+                   on_file: Callable[[str], Callable[[bytes, int], None]] | None = None) -> _Replies:
     """The replies of a run of files, the lines skipped, and (with ``decide``) each file not read as Claude Code's
-    as (index, its format). With ``on_file``, each file's parsed usage lines go to the function it returns for the
+    as (index, its format). With ``on_file``, each file's usage lines go to the function it returns for the
     file's path (:func:`_file_replies`' ``on_record``), and no reply is kept."""
     from workbench._util.jsonl import BadLines
 
@@ -380,11 +397,16 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
     """The replies of a run of files summed per (project directory, session, day, model), each reply key counted
     once within the run (:class:`_RunSums`).
 
-    Each line is summed as it is parsed, by :func:`_reply`'s and :func:`usage_counts`' rules written out in one
-    function (a reply's tuple was built, then read again: 0.88 s of a worker on 8,000 files of the 1 GB home, now
-    0.75 s). ``type(x) is int`` is :func:`token_count`'s ``isinstance`` test for what JSON gives (no bool)."""
+    A line is decoded into the few fields a reply's count reads (:func:`_line_decoder`: the rest of the line, a
+    message's text and tool results, is checked and passed over, never built into Python objects); a line whose
+    fields are not of the plain types (or that is not valid JSON, or not UTF-8) is read whole as before
+    (:func:`_parse`) and its fields tested one by one, by :func:`_reply`'s and :func:`usage_counts`' rules. Both
+    ways give the same count of every line: ``type(x) is int`` is :func:`token_count`'s ``isinstance`` test for
+    what JSON gives (no bool), and the decoder takes a token count only as a whole number from 0 to ``MAX_COUNT``
+    (a larger one is an error naming its line, :func:`usage_counts`)."""
     from workbench.adapters._logfiles import project_dir
 
+    decode, invalid = _line_decoder()
     by_directory: dict[str, str] = {}
     seen: set[str] = set()
     where: dict[tuple[str, str, str | None, str | None, bool], int] = {}
@@ -395,54 +417,23 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
     keys: list[str | None] = []
     project = ""  # the project directory of the file being read
 
-    def add(rec: Any, _line: int) -> None:
-        if type(rec) is not dict:
-            return
-        msg = rec.get("message")
-        if type(msg) is not dict:
-            return
-        usage = msg.get("usage")
-        if type(usage) is not dict:
-            return
-        kind = rec.get("type")  # line_kind: an older client's line without a type is of its message's role
-        if kind != "assistant" and (kind is not None or msg.get("role") != "assistant"):
-            return
-        sid = rec.get("sessionId")
-        if type(sid) is not str:
-            return
-        request, message = rec.get("requestId"), msg.get("id")
+    def tally(sid: str, request: str | None, message: str | None, model: str | None, logged: Any,
+              stamp: str | None, fresh: int, output: int, read: int, made: int, hour: int) -> None:
+        """One reply's counts (each a whole number, at least 0) onto its part, unless its key was counted."""
         key = None
-        if type(message) is str and type(request) is str:
+        if message is not None and request is not None:
             key = f"{len(message)}:{message}{request}"  # _reply_key
             if key in seen:
                 return  # a reply written over several lines (or copied by a resume) counts once
             seen.add(key)
-        model = msg.get("model")
-        if type(model) is not str:
-            model = None
-        elif usage.get("speed") == "fast":
-            model += "-fast"  # ccusage's name for a fast-mode reply, priced at its model's fast multiplier
-        logged = rec.get("costUSD")  # the client's own cost of the reply: ccusage's first choice (its "auto")
         if (type(logged) is not float and type(logged) is not int) or not -1e6 < logged < 1e6:  # (NaN: not)
-            logged = None
-        stamp = rec.get("timestamp")
-        label = (project, sid, utc_day(stamp if type(stamp) is str else None), model, logged is not None)
+            logged = None  # the client's own cost of the reply: ccusage's first choice (its "auto")
+        label = (project, sid, utc_day(stamp), model, logged is not None)
         k = where.get(label)
         if k is None:
             k = where[label] = len(labels)
             labels.append(label)
             sums.extend(zeros)
-        v = usage.get("input_tokens")
-        fresh = v if type(v) is int and v > 0 else 0
-        v = usage.get("output_tokens")
-        output = v if type(v) is int and v > 0 else 0
-        v = usage.get("cache_read_input_tokens")
-        read = v if type(v) is int and v > 0 else 0
-        v = usage.get("cache_creation_input_tokens")
-        made = v if type(v) is int and v > 0 else 0
-        tiers = usage.get("cache_creation")
-        v = tiers.get("ephemeral_1h_input_tokens") if type(tiers) is dict else 0
-        hour = v if type(v) is int and v > 0 else 0
         if hour > made:
             hour = made
         at = _N * k
@@ -464,7 +455,55 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
             sums[at + 6 + j] += extra[j]
         reply_extra[len(keys) - 1] = extra
 
-    def for_file(path: str) -> Callable[[Any, int], None]:
+    def add(raw: bytes, _line: int) -> None:
+        try:
+            if not raw.isascii():
+                raw.decode("utf-8")  # (the decoder passes over a field it does not read unchecked)
+            rec = decode(raw)
+        except invalid:
+            return add_record(_parse(raw))
+        msg = rec.message
+        if msg is None or (usage := msg.usage) is None:
+            return
+        kind = rec.type  # line_kind: an older client's line without a type is of its message's role
+        if kind != "assistant" and (kind is not None or msg.role != "assistant"):
+            return
+        if rec.sessionId is None:
+            return
+        model = msg.model
+        if model is not None and usage.speed == "fast":
+            model += "-fast"  # ccusage's name for a fast-mode reply, priced at its model's fast multiplier
+        tiers = usage.cache_creation
+        tally(rec.sessionId, rec.requestId, msg.id, model, rec.costUSD, rec.timestamp, usage.input_tokens,
+              usage.output_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens,
+              tiers.ephemeral_1h_input_tokens if tiers is not None else 0)
+
+    def add_record(rec: Any) -> None:
+        """:func:`add` of a line read whole, each field tested."""
+        if type(rec) is not dict:
+            return
+        msg = rec.get("message")
+        if type(msg) is not dict:
+            return
+        usage = msg.get("usage")
+        if type(usage) is not dict:
+            return
+        kind = rec.get("type")
+        if kind != "assistant" and (kind is not None or msg.get("role") != "assistant"):
+            return
+        sid = rec.get("sessionId")
+        if type(sid) is not str:
+            return
+        request, message, model = rec.get("requestId"), msg.get("id"), msg.get("model")
+        if type(model) is not str:
+            model = None
+        elif usage.get("speed") == "fast":
+            model += "-fast"
+        stamp = rec.get("timestamp")
+        tally(sid, request if type(request) is str else None, message if type(message) is str else None, model,
+              rec.get("costUSD"), stamp if type(stamp) is str else None, *usage_counts(usage), hour_count(usage))
+
+    def for_file(path: str) -> Callable[[bytes, int], None]:
         nonlocal project  # (read by add: the file's project directory)
         directory = os.path.dirname(path)
         known = by_directory.get(directory)
@@ -475,6 +514,36 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
 
     _, skipped, others, unreadable = _files_replies(batch, skip_invalid, decide, for_file)
     return _RunSums(labels, sums, keys, reply_parts, reply_counts, reply_extra, skipped, others, unreadable)
+
+
+#: a reply's token counts as its ``usage`` object names them, in :func:`usage_counts`' order
+_TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+@functools.cache
+def _line_decoder() -> tuple[Callable[[bytes], Any], tuple[type[Exception], ...]]:
+    """A decoder of a transcript line into the fields a reply's count reads, typed (msgspec), and the errors it
+    raises for a line it does not take: one that is not JSON, or whose fields are not a plain reply's (an id that
+    is not a string, a token count that is not a whole number from 0 to ``MAX_COUNT``, a message that is not an
+    object). Made on first use (msgspec is imported only by the processes that scan)."""
+    from typing import Annotated
+
+    import msgspec
+
+    count = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
+    text = str | None
+
+    def struct(name: str, *fields: tuple[str, Any, Any]) -> Any:
+        return msgspec.defstruct(name, fields, gc=False)  # (its values are strings and numbers: not tracked)
+
+    tiers = struct("Tiers", ("ephemeral_1h_input_tokens", count, 0))
+    usage = struct("Usage", *((name, count, 0) for name in _TOKEN_FIELDS),
+                   ("cache_creation", tiers | None, None), ("speed", Any, None))
+    message = struct("Message", ("id", text, None), ("model", text, None), ("role", Any, None),
+                     ("usage", usage | None, None))
+    line = struct("Line", ("type", Any, None), ("sessionId", text, None), ("requestId", text, None),
+                  ("timestamp", text, None), ("costUSD", Any, None), ("message", message | None, None))
+    return msgspec.json.Decoder(line).decode, (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError)
 
 
 def _session_row(key: tuple[str, str], parts: dict[tuple[str | None, str | None, bool], list[int]]
