@@ -822,7 +822,7 @@ def _line(draw: st.DrawFn) -> bytes:
     return raw + b"\n"
 
 
-@settings(max_examples=200, deadline=None, derandomize=True,
+@settings(max_examples=100, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(lines=st.lists(_line(), min_size=1, max_size=12))
 def test_the_decoded_fields_count_every_line_as_the_whole_line_rules_do(tmp_path: Path, lines: list[bytes]) -> None:
