@@ -866,3 +866,22 @@ def test_the_decoded_fields_count_every_line_as_the_whole_line_rules_do(tmp_path
         for j, v in enumerate((counts[0], counts[1], counts[2], counts[3] + counts[4], counts[5])):
             got[(sid, day, model)][j] += v
     assert dict(got) == dict(want)
+
+
+def test_usage_json_goes_to_a_text_only_stream_as_to_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """``--json`` writes orjson's bytes to stdout's buffer; a notebook's stdout has none (text only): the same
+    text goes to it."""
+    import io
+
+    from workbench.cli.main import main
+
+    home = write(tmp_path / "projects" / "-home-dev-shop" / f"{SID}.jsonl",
+                 [user("u1", None, "hé"), reply("a1", "u1", "msg_1", "req_1", (10, 1, 0, 0))]).parent.parent
+    assert main(["usage", str(home), "--json"]) == 0
+    through_buffer = capsysbinary.readouterr().out
+    text = io.StringIO()
+    monkeypatch.setattr("sys.stdout", text)
+    assert main(["usage", str(home), "--json"]) == 0
+    assert text.getvalue().encode("utf-8") == through_buffer
+    assert [(r["session_id"], r["input"]) for r in json.loads(through_buffer)] == [(SID, 10)]

@@ -240,7 +240,10 @@ def _run_usage(args: argparse.Namespace) -> int:
         except TypeError:  # a sum beyond 64 bits, which orjson does not write
             text = (json.dumps(view, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
         sys.stdout.flush()
-        sys.stdout.buffer.write(text)
+        if hasattr(sys.stdout, "buffer"):
+            sys.stdout.buffer.write(text)
+        else:  # a stream of text only (a notebook's)
+            sys.stdout.write(text.decode("utf-8"))
         return 0
     print_usage(view, args.by)
     return 0
