@@ -13,7 +13,11 @@ import polars as pl
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from workbench.cli.figures import without_iri_grammar
+
 from .llm_server import FakeLLMServer
+
+without_iri_grammar()  # the test processes import nbformat: 1.7 s less in each worker (as in `workbench figures`)
 
 # property tests draw the same examples on every run (derived from each test): CI never fails on an example the
 # last run did not try; HYPOTHESIS_PROFILE=explore draws new ones

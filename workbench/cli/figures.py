@@ -25,7 +25,20 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def without_iri_grammar() -> None:
+    """Let this process's jsonschema go without its ``iri`` format check: nbformat imports jsonschema, which imports
+    ``rfc3987_syntax`` for that check, and that builds about 35 Lark parsers at import (1.7 of the 2.0 CPU seconds
+    of importing nbclient here; python-jsonschema issue 1428). No notebook's schema uses the format. Only the
+    command's own process goes without it (a kernel is a process of its own), and only before jsonschema is
+    imported; a library call never does this to its caller's interpreter."""
+    import sys
+
+    if "jsonschema" not in sys.modules:
+        sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # (None: its import raises ImportError)
+
+
 def run(args: argparse.Namespace) -> int:
+    without_iri_grammar()
     from workbench.datasets import ensure_testbed
     from workbench.notebooks._runner import check_build, notebook_sources, parse_param, run_all, unknown_parameters
     from workbench._util.project import find_root
@@ -87,4 +100,4 @@ def run(args: argparse.Namespace) -> int:
 INPUT_PARAMETERS = frozenset({"DATA", "LABELS", "SCORES", "WHO_WHEN", "PREDICTIONS", "CLAUDE_CODE", "CODEX",
                               "TAU_BENCH", "CLAUDE_FIXTURE", "CLAUDE_RESULTS", "CLAUDE_PROMPTS", "REPEATED_SCORES"})
 
-__all__ = ["add", "INPUT_PARAMETERS", "run"]
+__all__ = ["add", "INPUT_PARAMETERS", "run", "without_iri_grammar"]
