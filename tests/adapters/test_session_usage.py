@@ -780,39 +780,50 @@ _ODD = st.one_of(st.none(), st.booleans(), st.integers(-3, 2**64 + 3), st.sample
                                                                           max_size=1))
 
 
-def _odd_or(usual: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    """``usual`` four times in five, else a value of any JSON type (``st.one_of`` would weigh each of ``_ODD``'s
-    branches as one of its own)."""
-    return st.integers(0, 4).flatmap(lambda k: _ODD if k == 0 else usual)
+#: the fields of a line a count reads; a line has at most one of them of another JSON type (``_line``), so that
+#: each field's odd values reach the decoder on a line that is otherwise a plain reply
+_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
+           "cache_creation", "ephemeral_1h_input_tokens", "speed", "id", "role", "model", "usage", "type",
+           "sessionId", "requestId", "timestamp", "message", "costUSD")
 
 
 @st.composite
 def _line(draw: st.DrawFn) -> bytes:
-    """A transcript line holding ``"usage"``, mostly a plain reply, any field of any JSON type at times; at times
-    with a field of bytes that are not UTF-8, or not JSON at all."""
-    usage = {k: draw(_odd_or(st.integers(0, 300_000))) for k in ("input_tokens", "output_tokens",
+    """A transcript line holding ``"usage"``: a plain reply, or one whose field ``odd`` (one of ``_FIELDS``, half the
+    time) is a value of any JSON type; at times with a field of bytes that are not UTF-8, or not JSON at all."""
+    odd = draw(st.sampled_from(_FIELDS)) if draw(st.booleans()) else None
+
+    def value(field: str, usual: st.SearchStrategy[Any]) -> Any:
+        return draw(_ODD if field == odd else usual)
+
+    usage = {k: value(k, st.integers(0, 300_000)) for k in ("input_tokens", "output_tokens",
              "cache_read_input_tokens", "cache_creation_input_tokens") if draw(st.booleans()) or k == "input_tokens"}
     if draw(st.integers(0, 19)) == 0:
         usage["input_tokens"] = 2**53 + 1  # one more than a count may be: the line is an error
     if draw(st.booleans()):
-        usage["cache_creation"] = draw(_odd_or(st.fixed_dictionaries(
-            {"ephemeral_1h_input_tokens": _odd_or(st.integers(0, 300_000))})))
+        usage["cache_creation"] = value("cache_creation", st.fixed_dictionaries(
+            {"ephemeral_1h_input_tokens": st.just(value("ephemeral_1h_input_tokens", st.integers(0, 300_000)))}))
     if draw(st.booleans()):
-        usage["speed"] = draw(_odd_or(st.sampled_from(["fast", "standard"])))
-    message = {"id": draw(_odd_or(st.sampled_from(["m1", "m2", "m3"]))), "role": draw(_odd_or(st.just("assistant"))),
-               "model": draw(_odd_or(st.sampled_from(["claude-a", "claude-b"]))), "usage": draw(_odd_or(st.just(usage)))}
-    rec = {"type": draw(_odd_or(st.sampled_from(["assistant", "assistant", "user"]))),
-           "sessionId": draw(_odd_or(st.sampled_from(["s1", "s2"]))),
-           "requestId": draw(_odd_or(st.sampled_from(["r1", "r2"]))),
-           "timestamp": draw(_odd_or(st.sampled_from(["2026-11-02T10:00:01.000Z", "2026-11-03T23:59:59Z",
-                                                       "2026-11-03T10:00:00+05:00", "2026-02-30T10:00:00Z"]))),
-           "message": draw(_odd_or(st.just(message)))}
+        usage["speed"] = value("speed", st.sampled_from(["fast", "standard"]))
+    message = {"id": value("id", st.sampled_from(["m1", "m2", "m3"])), "role": value("role", st.just("assistant")),
+               "model": value("model", st.sampled_from(["claude-a", "claude-b"])),
+               "usage": value("usage", st.just(usage))}
+    rec = {"type": value("type", st.sampled_from(["assistant", "assistant", "user"])),
+           "sessionId": value("sessionId", st.sampled_from(["s1", "s2"])),
+           "requestId": value("requestId", st.sampled_from(["r1", "r2"])),
+           "timestamp": value("timestamp", st.sampled_from(["2026-11-02T10:00:01.000Z", "2026-11-03T23:59:59Z",
+                                                            "2026-11-03T10:00:00+05:00", "2026-02-30T10:00:00Z"])),
+           "message": value("message", st.just(message))}
     if draw(st.booleans()):
-        rec["costUSD"] = draw(_odd_or(st.floats(0, 5, allow_nan=False)))
+        rec["costUSD"] = value("costUSD", st.floats(0, 5, allow_nan=False))
     for key in [k for k in rec if draw(st.integers(0, 9)) == 0]:
         del rec[key]
-    raw = json.dumps(rec, separators=(",", ":")).encode()
     damage = draw(st.integers(0, 11))
+    if (damage in (0, 1) or odd not in (None, "id", "requestId")) and type(rec.get("requestId")) is str:
+        # a key of its own: counted unless what is odd or damaged keeps it out (ids from small sets mostly repeat
+        # an earlier line's key, which would hide a line counted that should not be)
+        rec["requestId"] = f"r-own-{draw(st.integers(0, 10**6))}"
+    raw = json.dumps(rec, separators=(",", ":")).encode()
     if damage == 0:  # a field the decoder passes over, its bytes not UTF-8
         raw = raw[:-1] + b',"text":"\xff\xfe"}'
     elif damage == 1:  # a lone surrogate escape, which only Python's json reads
@@ -831,6 +842,13 @@ def test_the_decoded_fields_count_every_line_as_the_whole_line_rules_do(tmp_path
     decoder passes over, a lone surrogate, a line that is not JSON) its sums per session, day and model are those
     of the rules the importer keeps (``_parse`` and ``_reply``: each line read whole), each key once; where a count
     beyond 2**53 stops those rules, the worker's error names the same line."""
+    _assert_counted_as_whole_lines(tmp_path, lines)
+
+
+def _assert_counted_as_whole_lines(tmp_path: Path, lines: list[bytes]) -> None:
+    """A worker's sums of ``lines`` (one file) per session, day and model are those of the importer's rules
+    (``_parse`` and ``_reply``: each line read whole), each key once; where a count beyond 2**53 stops those rules,
+    the worker's error names the same line."""
     from workbench.adapters._usage_scan import _N, _parse, _reply, _run_sums
     from workbench.errors import SchemaError
 
@@ -866,6 +884,50 @@ def test_the_decoded_fields_count_every_line_as_the_whole_line_rules_do(tmp_path
         for j, v in enumerate((counts[0], counts[1], counts[2], counts[3] + counts[4], counts[5])):
             got[(sid, day, model)][j] += v
     assert dict(got) == dict(want)
+
+
+#: where each field of ``_FIELDS`` is in a reply line
+_AT = {**{k: ("message", "usage") for k in ("input_tokens", "output_tokens", "cache_read_input_tokens",
+                                             "cache_creation_input_tokens", "cache_creation", "speed")},
+       "ephemeral_1h_input_tokens": ("message", "usage", "cache_creation"),
+       **{k: ("message",) for k in ("id", "role", "model", "usage")}}
+
+
+def test_each_field_of_another_type_is_counted_as_the_whole_line_rules_count_it(tmp_path: Path) -> None:
+    """The decoder's types one by one: a plain reply with each field of ``_FIELDS`` in turn set to each value of
+    another type (null, booleans, a negative, a whole float, 2**53, text, a list, an object, an empty string),
+    each line with a key of its own, beside plain replies and the damaged ones (bytes that are not UTF-8 in a field
+    the decoder passes over, a lone surrogate escape, a line cut short): counted as the importer's rules count
+    them."""
+    import copy
+
+    plain = {"type": "assistant", "sessionId": "s1", "requestId": "r", "timestamp": "2026-11-02T10:00:01.000Z",
+             "costUSD": 0.5, "message": {"id": "m1", "role": "assistant", "model": "claude-a", "usage": {
+                 "input_tokens": 5, "output_tokens": 7, "cache_read_input_tokens": 11,
+                 "cache_creation_input_tokens": 13, "speed": "fast",
+                 "cache_creation": {"ephemeral_1h_input_tokens": 3}}}}
+    lines: list[bytes] = []
+
+    def add(rec: dict[str, Any]) -> None:
+        if type(rec.get("requestId")) is str:
+            rec["requestId"] = f"r{len(lines)}"
+        lines.append(json.dumps(rec, separators=(",", ":")).encode() + b"\n")
+
+    for field in _FIELDS:
+        for odd in (None, True, False, -1, 5.0, 2**53, "7", [3], {"e": 1}, ""):
+            rec = copy.deepcopy(plain)
+            where = rec
+            for key in _AT.get(field, ()):
+                where = where[key]
+            where[field] = odd
+            add(rec)
+    add(copy.deepcopy(plain))
+    for damage in (b',"text":"\xff\xfe"}', b',"text":"\\ud800"}'):
+        add(copy.deepcopy(plain))
+        lines[-1] = lines[-1][:-2] + damage + b"\n"
+    add(copy.deepcopy(plain))
+    lines[-1] = lines[-1][:40] + b'"usage"\n'
+    _assert_counted_as_whole_lines(tmp_path, lines)
 
 
 def test_usage_json_goes_to_a_text_only_stream_as_to_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

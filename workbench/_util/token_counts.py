@@ -52,4 +52,4 @@ def logged_count(value: Any, field: str) -> int:
 
         raise SchemaError(field=field, expected=f"a count of tokens: a whole number from 0 to {MAX_COUNT:,}",
                           got=describe_value(value))
-    return value if type(value) is int and value > 0 else 0
+    return token_count(value)

@@ -45,6 +45,10 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+#: a reply's token counts as its ``usage`` object names them, in :func:`usage_counts`' order
+_TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
 def usage_counts(usage: dict[str, Any]) -> tuple[int, int, int, int]:
     """A reply's ``usage`` object as (input, output, cache read, cache creation) tokens, each :func:`token_count`
     (what ccusage sums, read the same by the importer and this pass); a count beyond ``MAX_COUNT`` is an error
@@ -399,11 +403,10 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
 
     A line is decoded into the few fields a reply's count reads (:func:`_line_decoder`: the rest of the line, a
     message's text and tool results, is checked and passed over, never built into Python objects); a line whose
-    fields are not of the plain types (or that is not valid JSON, or not UTF-8) is read whole as before
-    (:func:`_parse`) and its fields tested one by one, by :func:`_reply`'s and :func:`usage_counts`' rules. Both
-    ways give the same count of every line: ``type(x) is int`` is :func:`token_count`'s ``isinstance`` test for
-    what JSON gives (no bool), and the decoder takes a token count only as a whole number from 0 to ``MAX_COUNT``
-    (a larger one is an error naming its line, :func:`usage_counts`)."""
+    fields are not of the plain types (or that is not valid JSON, or not UTF-8) is read whole (:func:`_parse`) and
+    counted by :func:`_reply`, the importer's rules. Both ways give the same count of every line: the decoder takes
+    a token count only as a whole number from 0 to ``MAX_COUNT`` (anything else goes the other way, where
+    :func:`token_count` makes it 0, or beyond ``MAX_COUNT`` an error naming its line)."""
     from workbench.adapters._logfiles import project_dir
 
     decode, invalid = _line_decoder()
@@ -418,7 +421,7 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
     project = ""  # the project directory of the file being read
 
     def tally(sid: str, request: str | None, message: str | None, model: str | None, logged: Any,
-              stamp: str | None, fresh: int, output: int, read: int, made: int, hour: int) -> None:
+              day: str | None, fresh: int, output: int, read: int, made: int, hour: int) -> None:
         """One reply's counts (each a whole number, at least 0) onto its part, unless its key was counted."""
         key = None
         if message is not None and request is not None:
@@ -428,7 +431,7 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
             seen.add(key)
         if (type(logged) is not float and type(logged) is not int) or not -1e6 < logged < 1e6:  # (NaN: not)
             logged = None  # the client's own cost of the reply: ccusage's first choice (its "auto")
-        label = (project, sid, utc_day(stamp), model, logged is not None)
+        label = (project, sid, day, model, logged is not None)
         k = where.get(label)
         if k is None:
             k = where[label] = len(labels)
@@ -474,34 +477,19 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
         if model is not None and usage.speed == "fast":
             model += "-fast"  # ccusage's name for a fast-mode reply, priced at its model's fast multiplier
         tiers = usage.cache_creation
-        tally(rec.sessionId, rec.requestId, msg.id, model, rec.costUSD, rec.timestamp, usage.input_tokens,
+        tally(rec.sessionId, rec.requestId, msg.id, model, rec.costUSD, utc_day(rec.timestamp), usage.input_tokens,
               usage.output_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens,
               tiers.ephemeral_1h_input_tokens if tiers is not None else 0)
 
     def add_record(rec: Any) -> None:
-        """:func:`add` of a line read whole, each field tested."""
-        if type(rec) is not dict:
+        """:func:`add` of a line read whole: :func:`_reply`'s rules, each field tested."""
+        reply = _reply(rec, 0, 0)
+        if reply is None:
             return
-        msg = rec.get("message")
-        if type(msg) is not dict:
-            return
-        usage = msg.get("usage")
-        if type(usage) is not dict:
-            return
-        kind = rec.get("type")
-        if kind != "assistant" and (kind is not None or msg.get("role") != "assistant"):
-            return
-        sid = rec.get("sessionId")
-        if type(sid) is not str:
-            return
-        request, message, model = rec.get("requestId"), msg.get("id"), msg.get("model")
-        if type(model) is not str:
-            model = None
-        elif usage.get("speed") == "fast":
+        _index, _line, sid, request, message, model, fresh, output, read, made, hour, day = reply
+        if model is not None and rec["message"]["usage"].get("speed") == "fast":
             model += "-fast"
-        stamp = rec.get("timestamp")
-        tally(sid, request if type(request) is str else None, message if type(message) is str else None, model,
-              rec.get("costUSD"), stamp if type(stamp) is str else None, *usage_counts(usage), hour_count(usage))
+        tally(sid, request, message, model, rec.get("costUSD"), day, fresh, output, read, made, hour)
 
     def for_file(path: str) -> Callable[[bytes, int], None]:
         nonlocal project  # (read by add: the file's project directory)
@@ -514,10 +502,6 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
 
     _, skipped, others, unreadable = _files_replies(batch, skip_invalid, decide, for_file)
     return _RunSums(labels, sums, keys, reply_parts, reply_counts, reply_extra, skipped, others, unreadable)
-
-
-#: a reply's token counts as its ``usage`` object names them, in :func:`usage_counts`' order
-_TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 @functools.cache
