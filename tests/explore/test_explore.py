@@ -881,7 +881,8 @@ def test_a_batchs_rows_read_by_slices_are_the_rows_a_filter_reads(tmp_path: Path
     table = pl.DataFrame({"run_id": [runs[i] for i in rng.integers(0, 9, 120)], "step": list(range(120))})
     table.write_parquet(tmp_path / "steps.parquet", row_group_size=7)
     scan = pl.scan_parquet(tmp_path / "steps.parquet")
-    spans = _site._run_rows(scan)
+    spans = _site._run_rows(scan, pl.Series(runs))
+    assert _site._run_rows(scan, pl.Series(["r1", "absent"])).keys() == {"r1"}  # only the runs asked for
     assert spans["r3"] == (table.with_row_index().filter(pl.col("run_id") == "r3").get_column("index").min(),
                            table.with_row_index().filter(pl.col("run_id") == "r3").get_column("index").max())
     scores = pl.DataFrame({"entry_id": [f"e{i}" for i in rng.permutation(60)] * 2,
@@ -918,6 +919,35 @@ def test_a_site_from_scans_of_shuffled_tables_is_the_site_of_those_tables_held_w
     assert _tree(tmp_path / "batched") == _tree(tmp_path / "whole")
 
 
+def test_a_site_from_scans_of_a_method_with_repeated_uncompressed_runs_is_the_site_held_whole(
+        tmp_path: Path, six_tasks: dict[str, pl.DataFrame], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 82: from scans, the explorer reads the rows of the runs a method shows and of the one uncompressed run
+    each page is matched to, not every run. Where two uncompressed runs share a task and replicate (a log copied
+    under new ids), a page shows the first in the table, and so does the site from scans: the same bytes as from
+    the tables held whole (the copies' steps say something else, so a page that matched the copy would differ)."""
+    from workbench.explore import _site
+
+    runs, steps = six_tasks["runs"], six_tasks["steps"]
+    plain = runs.filter(pl.col("method") == "no_compression")
+    assert plain.height and runs.filter(pl.col("method") == "prompting").height
+    copies = plain.with_columns(pl.col("run_id") + "~copy")
+    copied_steps = (steps.filter(pl.col("run_id").is_in(plain.get_column("run_id").implode()))
+                    .with_columns(pl.col("run_id") + "~copy", pl.lit("a copy's observation").alias("observation")))
+    tables = {**{n: f for n, f in six_tasks.items() if isinstance(f, pl.DataFrame)},
+              "runs": pl.concat([copies, runs], how="diagonal_relaxed"), "steps": pl.concat([copied_steps, steps])}
+    (tmp_path / "log").mkdir()
+    for n, frame in tables.items():
+        frame.write_parquet(tmp_path / "log" / f"{n}.parquet")
+    whole = build_site(tables, tmp_path / "whole", method="prompting")
+    monkeypatch.setattr(_site, "BATCH_COMPACTIONS", 1)
+    batched = build_site({n: pl.scan_parquet(tmp_path / "log" / f"{n}.parquet") for n in tables},
+                         tmp_path / "batched", method="prompting")
+    assert batched.compactions == whole.compactions == 6
+    assert _tree(tmp_path / "batched") == _tree(tmp_path / "whole")
+    pages = "".join(p.read_text() for p in (tmp_path / "whole" / "runs").rglob("*.html"))
+    assert "a copy&#39;s observation" in pages or "a copy's observation" in pages  # the copy is the first match
+
+
 def test_a_key_repeated_in_another_batch_is_refused_as_reading_the_table_whole_refuses(
         tmp_path: Path, six_tasks: dict[str, pl.DataFrame], monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 62: each batch is validated as it is read, and a key given twice within one batch is refused; one
@@ -943,6 +973,47 @@ def test_a_key_repeated_in_another_batch_is_refused_as_reading_the_table_whole_r
         build_site({n: pl.scan_parquet(tmp_path / "log" / f"{n}.parquet") for n in names}, tmp_path / "site")
     assert f"row {entries.height + 1}" in str(whole.value) and f"row {entries.height + 1}" in str(batched.value)
     assert not (tmp_path / "site").exists()
+
+
+def test_keys_are_checked_over_the_runs_shown_naming_the_whole_tables_row(
+        tmp_path: Path, six_tasks: dict[str, pl.DataFrame], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 82: the scans' keys are checked over the rows of the runs the site shows, not the whole log (every
+    method's keys were most of the setup's memory at 10x the testbed): an entry's row copied under a run of another
+    method is not the site's to refuse; copied under a shown run it is refused, naming the row's place in the whole
+    table, after rows of runs not shown; and the runs' ids are checked over every run."""
+    from workbench.errors import SchemaError
+    from workbench.explore import _site
+
+    names = [n for n, f in six_tasks.items() if isinstance(f, pl.DataFrame)]
+    (tmp_path / "log").mkdir()
+    for n in names:
+        six_tasks[n].write_parquet(tmp_path / "log" / f"{n}.parquet")
+    monkeypatch.setattr(_site, "BATCH_COMPACTIONS", 1)
+    runs, entries = six_tasks["runs"], six_tasks["entries"]
+    summarised = runs.filter(pl.col("run_id").is_in(entries.get_column("run_id").implode()))
+    method = summarised.get_column("method").to_list()[0]
+    shown = summarised.filter(pl.col("method") == method).get_column("run_id").to_list()
+    other = summarised.filter(pl.col("method") != method).get_column("run_id").to_list()
+    assert len(shown) > 1 and other
+    first = entries.filter(pl.col("run_id") == shown[0]).head(1)
+
+    def site(copy_to: str, name: str) -> Path:
+        pl.concat([entries, first.with_columns(pl.lit(copy_to).alias("run_id"))]).write_parquet(
+            tmp_path / "log" / "entries.parquet")
+        build_site({n: pl.scan_parquet(tmp_path / "log" / f"{n}.parquet") for n in names}, tmp_path / name,
+                   method=method)
+        return tmp_path / name
+
+    assert (site(other[0], "elsewhere") / "index.html").exists()  # not shown: not refused
+    with pytest.raises(SchemaError, match="expected a unique key in table 'entries'") as refused:
+        site(shown[-1], "shown")
+    assert f"row {entries.height + 1}" in str(refused.value)  # the whole table's row, not the shown rows' count
+    assert not (tmp_path / "shown").exists()
+    entries.write_parquet(tmp_path / "log" / "entries.parquet")
+    pl.concat([runs, runs.filter(pl.col("run_id") == other[0])]).write_parquet(tmp_path / "log" / "runs.parquet")
+    with pytest.raises(SchemaError, match="expected a unique key in table 'runs'"):
+        build_site({n: pl.scan_parquet(tmp_path / "log" / f"{n}.parquet") for n in names}, tmp_path / "runs",
+                   method=method)
 
 
 def test_labels_an_import_put_in_the_datas_own_store_are_shown_without_an_option(tmp_path: Path) -> None:

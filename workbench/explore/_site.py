@@ -156,13 +156,15 @@ def build_site(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], out: str | Pat
     out = Path(out)
     tables = {name: frame for name, frame in tables.items()  # (a log's extras are neither)
               if isinstance(frame, (pl.DataFrame, pl.LazyFrame))}
-    for name in ("runs", "labels"):  # one row per run or label: held whole
-        frame = tables.get(name)
-        if isinstance(frame, pl.LazyFrame):
-            tables[name] = _read(name, frame)
-    runs = tables["runs"]
-    assert isinstance(runs, pl.DataFrame)
-    chosen = runs_to_show(runs, run_ids=run_ids, method=method, budget=budget, limit=limit)
+    stored = tables.get("labels")
+    if isinstance(stored, pl.LazyFrame):  # one row per label: held whole
+        tables["labels"] = _read("labels", stored)
+    scan = tables["runs"]
+    if isinstance(scan, pl.LazyFrame):  # the rows of the runs shown and of the runs their pages link, read alone
+        chosen, runs, listed = _shown_runs(scan, run_ids=run_ids, method=method, budget=budget, limit=limit)
+    else:
+        runs = listed = scan
+        chosen = runs_to_show(runs, run_ids=run_ids, method=method, budget=budget, limit=limit)
     unknown = set(derive) - {"entries", "scores"}
     if unknown:
         raise ValueError(f"derive: only entries and scores are derived a batch at a time, not {sorted(unknown)}")
@@ -174,14 +176,15 @@ def build_site(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], out: str | Pat
         raise SelectionError("judge", f"one of the judges that scored ({', '.join(sorted(judges)) or 'none'})", judge)
     if judge is None and judges:
         judge = "lexical" if "lexical" in judges else judges[0]
+    shown = chosen.get_column("run_id").to_list()
     for name, frame in tables.items():  # a key given in two batches: no batch holds both rows
-        if name in (*_BATCH_TABLES, "scores") and isinstance(frame, pl.LazyFrame):
-            _check_keys(name, frame)
+        if name in _BATCH_TABLES and isinstance(frame, pl.LazyFrame):
+            _check_keys(name, frame, shown)
     env = _env()
     counts: dict[str, int] = {}
 
     def write(tmp: Path) -> None:
-        counts.update(_write_site(tmp, env, tables, chosen, runs, labels, judge, tau, title, derive))
+        counts.update(_write_site(tmp, env, tables, chosen, runs, listed, labels, judge, tau, title, derive))
 
     out = replace_owned_dir(out, MARKER, write, inputs=inputs, made_by="workbench explore")
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
@@ -236,27 +239,38 @@ def _read(name: str, scan: pl.LazyFrame) -> pl.DataFrame:
     return validate(name, scan.collect())
 
 
-def _check_keys(name: str, scan: pl.LazyFrame) -> None:
-    """Refuse a scan of table ``name`` whose key repeats anywhere in it, as reading it whole does (the key's hashes
-    alone are held: 8 bytes a row)."""
+def _check_keys(name: str, scan: pl.LazyFrame, shown: Sequence[str]) -> None:
+    """Refuse a scan of table ``name`` whose key repeats among the rows of the runs ``shown``, as reading it whole
+    does, naming the rows by their place in the whole table (the key's hashes alone are held: 8 bytes a row).
+
+    A batch reads every row of its runs and validates them as a whole table: a key that holds the run (steps,
+    compactions) cannot repeat across batches, nor can a score's, once its entries' ids are unique. A table
+    whose rows have no run is read whole by every batch. So only a key without the run, of a table with one
+    (an entry's or an evidence passage's id copied under another run), is checked here, and only over the rows
+    the site shows (issue 82: the whole log's keys were 140 MiB of the explorer's setup at 10x the testbed)."""
     from workbench.tables._schema import table
     from workbench.tables._files import _check_key_across
 
-    key = table(name).key_in(_columns(scan))
-    if key:
-        _check_key_across(scan.select(key), key, name, None, scan.select(pl.len()).collect().item())
+    columns = _columns(scan)
+    key = table(name).key_in(columns)
+    if not key or "run_id" in key or "run_id" not in columns:
+        return
+    rows = scan.select([*key, "run_id"]).with_row_index("_row").filter(pl.col("run_id").is_in(shown)).drop("run_id")
+    _check_key_across(rows, key, name, None, rows.select(pl.len()).collect().item(), row="_row")
 
 
 #: the tables a page reads a batch of runs' rows of (the runs, labels and scores are read apart)
 _BATCH_TABLES = ("steps", "compactions", "entries", "evidence")
 
 
-def _run_rows(scan: pl.LazyFrame) -> dict[str, tuple[int, int]]:
+def _run_rows(scan: pl.LazyFrame, runs: pl.Series) -> dict[str, tuple[int, int]]:
     """Run id to the positions of its first and last rows (0-based, both included) in a scan with a ``run_id``
-    column, read alone (:func:`~workbench.tables._frames._run_spans`, as the judge's batches find them)."""
+    column, read alone (:func:`~workbench.tables._frames._run_spans`, as the judge's batches find them), for the
+    ``runs`` a batch may read (a dict of every run of a large log was tens of MiB a table)."""
     from workbench.tables._frames import _run_spans
 
-    return {run: (int(lo), int(hi) - 1) for run, lo, hi in _run_spans(scan).iter_rows()}
+    spans = _run_spans(scan).filter(pl.col("run_id").is_in(runs.implode()))
+    return {run: (int(lo), int(hi) - 1) for run, lo, hi in spans.iter_rows()}
 
 
 #: rows between two runs' rows that are read rather than skipped (one slice, not two)
@@ -352,10 +366,11 @@ def _derive_batch(sub: dict[str, pl.DataFrame], runs: pl.DataFrame, ids: set[str
 
 
 def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame | pl.LazyFrame], chosen: pl.DataFrame,
-                runs: pl.DataFrame, labels: pl.DataFrame | None, judge: str | None, tau: float,
+                runs: pl.DataFrame, listed: pl.DataFrame, labels: pl.DataFrame | None, judge: str | None, tau: float,
                 title: str, derive: Sequence[str] = ()) -> dict[str, int]:
     """Write the site's pages into the empty directory ``tmp``, a batch of runs at a time (:func:`site_batches`); the
-    counts :class:`SiteReport` gives."""
+    counts :class:`SiteReport` gives. ``runs``: the rows of the runs shown and of those their pages link;
+    ``listed``: the index's columns of every run (:func:`_shown_runs`)."""
     (tmp / "runs").mkdir(parents=True)
     for asset in ("site.css", "site.js", "views.js"):
         shutil.copy(TEMPLATES / asset, tmp / asset)
@@ -373,7 +388,7 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame | pl.Lazy
     pages, n_comp = 1, 0
     rows = []
     data = _ViewData(tau, tmp / "data")
-    positions = {name: _run_rows(frame) for name, frame in tables.items()
+    positions = {name: _run_rows(frame, runs.get_column("run_id")) for name, frame in tables.items()
                  if name in _BATCH_TABLES and isinstance(frame, pl.LazyFrame) and "run_id" in _columns(frame)}
     for batch in site_batches(chosen, BATCH_COMPACTIONS):
         batch_ids = set(batch.get_column("run_id").to_list())
@@ -390,7 +405,8 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame | pl.Lazy
             comps_here = comp_frames[rid].sort("boundary").to_dicts() if rid in comp_frames else []
             run_steps = step_frames[rid].sort("step").to_dicts() if rid in step_frames else []
             tokens = sum(int(run.get(k) or 0) for k in ("agent_tokens", "compressor_tokens"))
-            rows.append({"run": run, "href": f"runs/{name}.html", "compactions": len(comps_here), "tokens": tokens})
+            rows.append({"run": {k: run[k] for k in ("run_id", *_INDEX_COLUMNS) if k in run},  # (what the index
+                         "href": f"runs/{name}.html", "compactions": len(comps_here), "tokens": tokens})  # shows)
             summary_tokens = {c["boundary"]: count(c.get("committed_summary") or c.get("candidate_summary") or "")
                               for c in comps_here}
             marks = {c["step"]: {**c, "href": f"{name}/b{c['boundary']}.html",
@@ -419,10 +435,9 @@ def _write_site(tmp: Path, env: Any, tables: Mapping[str, pl.DataFrame | pl.Lazy
                 pages += 1
                 n_comp += 1
         del sub, per_run, index, comp_frames, step_frames
-    columns = [c for c in ("task_id", "project", "method", "budget", "model", "success", "steps") if c in runs.columns
-               and runs.get_column(c).null_count() < runs.height]
+    columns = [c for c in _INDEX_COLUMNS if c in listed.columns and listed.get_column(c).null_count() < listed.height]
     _write(tmp / "index.html", env.get_template("index.html").render(
-        title=title, rows=rows, columns=columns, judge=judge, total=runs.height, root=""))
+        title=title, rows=rows, columns=columns, judge=judge, total=listed.height, root=""))
     data.write()
     for page in ("entries", "compactions"):
         _write(tmp / f"{page}.html", env.get_template(f"{page}.html").render(title=title, judge=judge, tau=tau,
@@ -652,6 +667,38 @@ class _PerRun:
                                                           if t in self.parts["steps"] and t != rid)])
         out["runs"] = pl.concat(rows)
         return out, labels
+
+
+#: the runs' columns the index shows, where any run has a value
+_INDEX_COLUMNS = ("task_id", "project", "method", "budget", "model", "success", "steps")
+
+
+def _shown_runs(scan: pl.LazyFrame, *, run_ids: Sequence[str] | None, method: str | None, budget: int | None,
+                limit: int | None) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """From a scan of the runs table: the runs shown (:func:`runs_to_show`), the rows the pages read (those runs and
+    the uncompressed run each is matched to, whole: the first of its task and replicate, the one a view shows), and
+    the columns that choose them and that the index lists, of every run. Every run's row is checked in those columns (its id unique, its types); the rows read whole are
+    validated whole, an error naming a row by its place in the table. The runs of a large log are read in two
+    narrow passes, not held whole (issue 82: every method's 86,400 runs with their text, 88 MiB at 10x the
+    testbed, where a method shows a sixth of them)."""
+    from workbench.tables._validation import validate
+
+    present = _columns(scan)
+    narrow = [c for c in ("run_id", "method", "budget", "task_id", "replicate", *_INDEX_COLUMNS) if c in present]
+    listed = validate("runs", scan.select(list(dict.fromkeys(narrow))).collect(), partial=True)
+    chosen_ids = runs_to_show(listed, run_ids=run_ids, method=method, budget=budget,
+                              limit=limit).get_column("run_id")
+    wanted = pl.col("run_id").is_in(chosen_ids.implode())
+    if {"task_id", "method"} <= set(present):  # each page's matched uncompressed run: a view shows the first of
+        tasks = listed.filter(wanted).get_column("task_id").unique().drop_nulls()  # its task (and replicate)
+        match = [c for c in ("task_id", "replicate") if c in present]
+        twins = (listed.filter((pl.col("method") == "no_compression") & pl.col("task_id").is_in(tasks.implode()))
+                 .unique(match, keep="first", maintain_order=True).get_column("run_id"))
+        wanted = wanted | pl.col("run_id").is_in(twins.implode())
+    read = scan.with_row_index("_row").filter(wanted).collect()
+    runs = validate("runs", read.drop("_row"), lines=[f"row {r + 1}" for r in read.get_column("_row").to_list()])
+    chosen = runs.filter(pl.col("run_id").is_in(chosen_ids.implode()))
+    return chosen, runs, listed
 
 
 def _twin_ids(runs: pl.DataFrame, chosen: pl.DataFrame) -> set[str]:

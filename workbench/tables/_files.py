@@ -210,7 +210,7 @@ _KEY_HASHES = 8_000_000
 
 
 def _check_key_across(lazy: pl.LazyFrame, key: list[str], table_name: str, file: str | None,
-                      rows: int = 0) -> None:
+                      rows: int = 0, *, row: str | None = None) -> None:
     """Raise :class:`~workbench.errors.SchemaError` at the first row whose ``key`` repeats an earlier row's,
     anywhere in the file.
 
@@ -218,7 +218,8 @@ def _check_key_across(lazy: pl.LazyFrame, key: list[str], table_name: str, file:
     of more ``rows``, one pass writes each row's hash into one of ``rows / _KEY_HASHES`` temporary files by its top
     bits (equal keys land in the same file), then each file is sorted and searched alone, so memory stays the same
     however long the table. Rows whose hashes collide are candidates, and only those are read back and compared
-    exactly (an error names rows as :func:`validate` does).
+    exactly (an error names rows as :func:`validate` does). ``row``: a column of ``lazy`` holding each row's place
+    in the table (0-based; the rows are a selection of it), named in an error instead of its place in ``lazy``.
     """
     import numpy as np
 
@@ -252,8 +253,8 @@ def _check_key_across(lazy: pl.LazyFrame, key: list[str], table_name: str, file:
     clashing = pl.Series(np.concatenate(clashes), dtype=pl.UInt64)
     if clashing.is_empty():
         return
-    candidates = (lazy.select(key).with_row_index("_row").filter(digest.is_in(clashing.implode()))
-                  .collect(engine="streaming").sort("_row"))
+    placed = lazy.select(row, *key).rename({row: "_row"}) if row else lazy.select(key).with_row_index("_row")
+    candidates = placed.filter(digest.is_in(clashing.implode())).collect(engine="streaming").sort("_row")
     validate(table_name, candidates.drop("_row"), file=file, partial=True,
                     lines=[f"row {r + 1}" for r in candidates.get_column("_row").to_list()])
 
