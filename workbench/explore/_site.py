@@ -677,10 +677,10 @@ def _shown_runs(scan: pl.LazyFrame, *, run_ids: Sequence[str] | None, method: st
                 limit: int | None) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """From a scan of the runs table: the runs shown (:func:`runs_to_show`), the rows the pages read (those runs and
     the uncompressed run each is matched to, whole: the first of its task and replicate, the one a view shows), and
-    the columns that choose them and that the index lists, of every run. Every run's row is checked in those columns (its id unique, its types); the rows read whole are
-    validated whole, an error naming a row by its place in the table. The runs of a large log are read in two
-    narrow passes, not held whole (issue 82: every method's 86,400 runs with their text, 88 MiB at 10x the
-    testbed, where a method shows a sixth of them)."""
+    the columns that choose them and that the index lists, of every run. Every run's row is checked in those
+    columns (its id unique, its types); the rows read whole are validated whole, an error naming a row by its place
+    in the table. The runs of a large log are read in two narrow passes, not held whole (issue 82: every method's
+    86,400 runs with their text, 88 MiB at 10x the testbed, where a method shows a sixth of them)."""
     from workbench.tables._validation import validate
 
     present = _columns(scan)
