@@ -43,6 +43,7 @@ def text() -> str:
             f"colormap (``{UNSET}``), applied by ``use_style`` without importing seaborn. Do not edit; run the tool\n"
             'again."""\n\n'
             "from typing import Any\n\n"
+            "__all__: list[str] = []  # (read by workbench.plots._style only)\n\n"
             f"#: the matplotlib settings of the theme's context and style\nRC: dict[str, Any] = {body}\n\n"
             f"#: the theme's colour cycle (``axes.prop_cycle``), RGB\n"
             f"COLORS: list[tuple[float, float, float]] = {pprint.pformat(colors, width=116)}\n\n"

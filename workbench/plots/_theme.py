@@ -5,6 +5,8 @@ again."""
 
 from typing import Any
 
+__all__: list[str] = []  # (read by workbench.plots._style only)
+
 #: the matplotlib settings of the theme's context and style
 RC: dict[str, Any] = {'axes.axisbelow': True,
  'axes.edgecolor': '.8',
