@@ -144,3 +144,26 @@ def test_open_own_refuses_what_is_not_a_plain_file_under_its_root(tmp_path: Path
     fd = open_own(tmp_path / "root" / "real" / "x.txt", os.O_WRONLY | os.O_CREAT, root=tmp_path / "root")
     os.close(fd)
     assert (tmp_path / "root" / "real" / "x.txt").is_file()
+
+
+def test_a_termination_right_after_a_directory_is_closed_is_not_turned_into_a_bad_descriptor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIGTERM (raised as an exception, cli.main) that arrived just after ``open_own`` closed a directory on the way
+    down left that descriptor's number in the variable its ``finally`` closes: a second close, EBADF, and the
+    command said "Bad file descriptor" and exited 2, not 143 (seen once in ``make test``'s SIGTERM import test).
+    Here the first close raises right after closing, as a signal handler would: the termination comes out."""
+    (tmp_path / "labels").mkdir()
+    real = os.close
+    closed: list[int] = []
+
+    def close_then_terminated(fd: int) -> None:
+        real(fd)
+        closed.append(fd)
+        if len(closed) == 1:
+            raise KeyboardInterrupt("terminated just after a close")
+
+    monkeypatch.setattr(os, "close", close_then_terminated)
+    with pytest.raises(KeyboardInterrupt, match="just after a close"):
+        open_own(tmp_path / "labels" / "a.jsonl", os.O_WRONLY | os.O_CREAT, root=tmp_path)
+    monkeypatch.undo()
+    assert len(closed) == len(set(closed)) == 2  # the root's and the labels directory's, each once

@@ -106,8 +106,8 @@ def open_own(path: str | os.PathLike[str], flags: int, *, root: str | os.PathLik
                     raise NotOurs("is a symbolic link or not a directory; the workbench writes only into plain "
                                   f"directories of {root}", file=str(here)) from None
                 raise named(err, here) from None
-            os.close(dir_fd)
-            dir_fd = inner
+            dir_fd, outer = inner, dir_fd  # (held before the close: a SIGTERM raised just after it must not make
+            os.close(outer)  # the finally below close it again, an EBADF in place of the termination)
         try:
             fd = os.open(parts[-1], flags | nofollow | os.O_NONBLOCK, mode, dir_fd=dir_fd)
         except OSError as err:
