@@ -1,8 +1,8 @@
 """Write ``workbench/plots/_theme.py``: the matplotlib settings of the gallery's seaborn theme
 (``seaborn.set_theme(context="paper", style="whitegrid", palette="colorblind", font_scale=1.2)``), so that a
 notebook's kernel applies them without importing seaborn, whose import (scipy.stats, pandas) was 1.7 of the 2.0
-seconds of a notebook's setup cell (issue 82). ``tests/plots/test_style.py`` holds the written settings equal to
-the theme seaborn sets; run this again when seaborn changes it.
+seconds of a notebook's setup cell (issue 82). ``tests/plots/test_plots.py`` holds the written settings equal to
+the theme seaborn sets (and runs ``--check``); run this again when seaborn changes it.
 
 Run: ``.venv/bin/python tools/seaborn_theme.py`` (``--check``: only say whether the file is current).
 """
@@ -27,14 +27,13 @@ UNSET = "image.cmap"
 def text() -> str:
     """The module's text: the settings ``set_theme(**THEME)`` makes (its context's, its style's with seaborn's
     default ``font``, and its palette as the colour cycle), from seaborn's own functions."""
+    import matplotlib.colors as mcolors
     import seaborn as sns
 
     settings = {**sns.plotting_context(THEME["context"], font_scale=THEME["font_scale"]),
                 **sns.axes_style(THEME["style"], rc={"font.family": "sans-serif"})}
     settings.pop(UNSET)
     colors = [tuple(float(c) for c in color) for color in sns.color_palette(THEME["palette"])]
-    import matplotlib.colors as mcolors
-
     sns.set_color_codes(THEME["palette"])  # (set_theme's color_codes=True: "b", "k" ... as the palette's)
     codes = {code: tuple(float(c) for c in mcolors.to_rgb(code)) for code in "bgrmyck"}
     body = pprint.pformat({k: settings[k] for k in sorted(settings)}, width=116, sort_dicts=False)
