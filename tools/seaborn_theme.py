@@ -43,6 +43,8 @@ def text() -> str:
             'again."""\n\n'
             "from typing import Any\n\n"
             "__all__: list[str] = []  # (read by workbench.plots._style only)\n\n"
+            f"#: the seaborn whose theme this is (the gallery keeps its look when seaborn changes its theme)\n"
+            f"SEABORN = {sns.__version__!r}\n\n"
             f"#: the matplotlib settings of the theme's context and style\nRC: dict[str, Any] = {body}\n\n"
             f"#: the theme's colour cycle (``axes.prop_cycle``), RGB\n"
             f"COLORS: list[tuple[float, float, float]] = {pprint.pformat(colors, width=116)}\n\n"

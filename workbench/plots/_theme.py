@@ -7,6 +7,9 @@ from typing import Any
 
 __all__: list[str] = []  # (read by workbench.plots._style only)
 
+#: the seaborn whose theme this is (the gallery keeps its look when seaborn changes its theme)
+SEABORN = '0.13.2'
+
 #: the matplotlib settings of the theme's context and style
 RC: dict[str, Any] = {'axes.axisbelow': True,
  'axes.edgecolor': '.8',
