@@ -141,6 +141,22 @@ class BadLines:
     #: files and directories that could not be read, each ``(path, reason)``, once (with ``skip_invalid``)
     unreadable: list[tuple[str, str]] = field(default_factory=list)
 
+    def skip_or_raise(self, err: SchemaError, file: str, line: int) -> None:
+        """A bad line: ``err`` raised, located at ``file:line``, unless ``skip_invalid``; then counted as skipped.
+
+        Parameters
+        ----------
+        err : SchemaError
+            What is wrong with the line.
+        file : str
+            The file it is in.
+        line : int
+            Its line number.
+        """
+        if not self.skip_invalid:
+            raise err.located(file, line) from None
+        self.skipped.append((file, line, str(err)))
+
     def cannot_read(self, path: str, reason: str) -> None:
         """Count ``path`` as unreadable (once however often it is met)."""
         if (path, reason) not in self.unreadable:

@@ -555,9 +555,7 @@ def _group_runs(files: list[Path], bad: BadLines, since: str | None, until: str 
                 kind = line_kind(rec)
                 sid = _session_of(rec, kind, last_sid)
             except SchemaError as err:
-                if not bad.skip_invalid:
-                    raise err.located(str(file), number) from None
-                bad.skipped.append((str(file), number, str(err)))
+                bad.skip_or_raise(err, str(file), number)
                 continue
             if sid is None:
                 continue
@@ -666,9 +664,7 @@ def _sessions(sid: str, records: list[_Record], bad: BadLines, spends: list[tupl
         except (SchemaError, RecursionError) as exc:  # named FILE:LINE (a record nested too deep to walk too)
             err = exc if isinstance(exc, SchemaError) else SchemaError(
                 expected="JSON nested at most a few hundred levels deep", got="deeper nesting")
-            if not bad.skip_invalid:
-                raise err.located(str(r.file), r.line) from None
-            bad.skipped.append((str(r.file), r.line, str(err)))
+            bad.skip_or_raise(err, str(r.file), r.line)
         if target is session and r.uuid in forks and session.steps:  # the step where the session was rewound
             last = session.steps[-1]
             last["forks"] = last.get("forks", 0) + forks.pop(r.uuid)
@@ -701,9 +697,7 @@ def _reply_of(r: _Record, bad: BadLines) -> _Reply:
         try:
             counts = (*usage_counts(usage), hour_count(usage))
         except SchemaError as err:
-            if not bad.skip_invalid:
-                raise err.located(str(r.file), r.line) from None
-            bad.skipped.append((str(r.file), r.line, str(err)))
+            bad.skip_or_raise(err, str(r.file), r.line)
     return (_reply_key(mid, rid) if isinstance(mid, str) and isinstance(rid, str) else None,
             model if isinstance(model, str) and model else None, counts)
 

@@ -118,7 +118,7 @@ def _file_replies(path: str, index: int, bad: BadLines | None = None, decide: bo
     ``on_record`` each line that may hold a usage is handed to it unparsed, with its line number, and no reply is
     kept."""
     from workbench._util.jsonl import lines_holding, long_line, max_line_bytes
-    from workbench.errors import SchemaError
+    from workbench.errors import BadLines, SchemaError
 
     out: list[tuple[Any, ...]] = []
     limit = max_line_bytes()
@@ -146,9 +146,7 @@ def _file_replies(path: str, index: int, bad: BadLines | None = None, decide: bo
                     continue
                 reply = _reply(_parse(raw), index, line)
             except SchemaError as err:  # a count beyond MAX_COUNT
-                if bad is None or not bad.skip_invalid:
-                    raise err.located(path, line) from None
-                bad.skipped.append((path, line, str(err)))
+                (bad or BadLines()).skip_or_raise(err, path, line)
                 continue
             if reply is not None:
                 out.append(reply)
