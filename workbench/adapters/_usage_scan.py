@@ -418,9 +418,11 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
     keys: list[str | None] = []
     project = ""  # the project directory of the file being read
 
-    def tally(sid: str, request: str | None, message: str | None, model: str | None, logged: Any,
+    def tally(sid: str, request: str | None, message: str | None, model: str | None, speed: Any, logged: Any,
               day: str | None, fresh: int, output: int, read: int, made: int, hour: int) -> None:
         """One reply's counts (each a whole number, at least 0) onto its part, unless its key was counted."""
+        if model is not None and speed == "fast":
+            model += "-fast"  # ccusage's name for a fast-mode reply, priced at its model's fast multiplier
         key = None
         if message is not None and request is not None:
             key = f"{len(message)}:{message}{request}"  # _reply_key
@@ -471,13 +473,10 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
             return
         if rec.sessionId is None:
             return
-        model = msg.model
-        if model is not None and usage.speed == "fast":
-            model += "-fast"  # ccusage's name for a fast-mode reply, priced at its model's fast multiplier
         tiers = usage.cache_creation
-        tally(rec.sessionId, rec.requestId, msg.id, model, rec.costUSD, utc_day(rec.timestamp), usage.input_tokens,
-              usage.output_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens,
-              tiers.ephemeral_1h_input_tokens if tiers is not None else 0)
+        tally(rec.sessionId, rec.requestId, msg.id, msg.model, usage.speed, rec.costUSD, utc_day(rec.timestamp),
+              usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens,
+              usage.cache_creation_input_tokens, tiers.ephemeral_1h_input_tokens if tiers is not None else 0)
 
     def add_record(rec: Any) -> None:
         """:func:`add` of a line read whole: :func:`_reply`'s rules, each field tested."""
@@ -485,9 +484,8 @@ def _run_sums(batch: Sequence[tuple[str, int]], skip_invalid: bool = False, deci
         if reply is None:
             return
         _index, _line, sid, request, message, model, fresh, output, read, made, hour, day = reply
-        if model is not None and rec["message"]["usage"].get("speed") == "fast":
-            model += "-fast"
-        tally(sid, request, message, model, rec.get("costUSD"), day, fresh, output, read, made, hour)
+        tally(sid, request, message, model, rec["message"]["usage"].get("speed"), rec.get("costUSD"), day, fresh,
+              output, read, made, hour)
 
     def for_file(path: str) -> Callable[[bytes, int], None]:
         nonlocal project  # (read by add: the file's project directory)
