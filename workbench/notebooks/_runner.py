@@ -366,8 +366,9 @@ def _report_kernel_log(kernel_log: Path, failed: bool, lines: int = 40) -> None:
     if failed:
         tail = text.rstrip("\n").splitlines()[-lines:]
         log.error("the kernel's log (%s, last %d lines):\n%s", kernel_log, len(tail), "\n".join(tail))
-    else:
-        log.info("(the kernel wrote %d lines to its log: %s)", len(text.splitlines()), kernel_log)
+    else:  # only where it is: what the kernel wrote (a traceback while it shut down, say) is noise after a run
+        count = len(text.rstrip("\n").splitlines())
+        log.info("(the kernel wrote %d line%s to its log: %s)", count, "" if count == 1 else "s", kernel_log)
 
 
 def _failing_cell(nb: object, err: Exception) -> tuple[int | str, str, str]:
