@@ -7,10 +7,13 @@ writes them again and compares what the reader makes of both.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -19,14 +22,20 @@ from tests.conftest import ROOT
 from workbench.adapters import read_log, sniff_format
 from workbench.errors import SchemaError
 
-inspect_log = pytest.importorskip("inspect_ai.log")
+# inspect_ai (3 s to import) is imported by the tests that read with it, not by every worker that collects them
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("inspect_ai") is None, reason="inspect_ai is not installed")
+
+
+def inspect_log() -> Any:
+    """inspect_ai's own log module, the reference every count is checked against."""
+    return importlib.import_module("inspect_ai.log")
 
 FIXTURES = ROOT / "tests" / "fixtures" / "inspect"
 LOGS = sorted(FIXTURES.glob("*.eval"))
 
 
 def _own(path: Path) -> list:
-    return list(inspect_log.read_eval_log(str(path), resolve_attachments=True).samples or [])
+    return list(inspect_log().read_eval_log(str(path), resolve_attachments=True).samples or [])
 
 
 @pytest.mark.parametrize("path", LOGS, ids=lambda p: p.stem)
@@ -35,7 +44,7 @@ def test_counts_equal_inspect_ais_own_reader(path: Path) -> None:
     samples = _own(path)
     runs, steps, comps = tables["runs"], tables["steps"], tables["compactions"]
     assert runs.height == len(samples)
-    task = inspect_log.read_eval_log(str(path), header_only=True).eval.task
+    task = inspect_log().read_eval_log(str(path), header_only=True).eval.task
     for sample in samples:
         run_id = f"{task}/{sample.id}/e{sample.epoch}"
         run = runs.filter(pl.col("run_id") == run_id).row(0, named=True)
@@ -140,9 +149,9 @@ def test_the_script_writes_the_fixtures_again(tmp_path: Path) -> None:
 
 def test_a_json_log_reads_as_its_eval(tmp_path: Path) -> None:
     """inspect_ai's other log format: the same log written as .json by inspect_ai is sniffed and read the same."""
-    log = inspect_log.read_eval_log(str(LOGS[0]))
+    log = inspect_log().read_eval_log(str(LOGS[0]))
     target = tmp_path / "same.json"
-    inspect_log.write_eval_log(log, str(target), format="json")
+    inspect_log().write_eval_log(log, str(target), format="json")
     assert sniff_format(target) == "inspect"
     a, b = read_log(LOGS[0]), read_log(target)
     for table in ("runs", "steps", "compactions"):

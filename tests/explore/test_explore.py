@@ -122,7 +122,7 @@ def test_the_cli_writes_a_site_and_says_what_is_wrong(tmp_path: Path, capsys: py
     assert not (tmp_path / "l1").exists() and not (tmp_path / "l2").exists()
 
 
-@pytest.mark.slow
+@pytest.mark.extra  # Chromium driven through a site (17 s under make test's load): CI's extras tier, as JupyterLab's is
 def test_a_browser_clicks_from_the_index_to_an_entrys_evidence(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Testbed-like runs with scores and the hostile Claude Code session: index -> run -> compaction -> entry, the

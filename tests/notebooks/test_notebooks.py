@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("names", [  # three groups, so that the two test workers share the kernels' time
+@pytest.mark.parametrize("names", [  # three groups, so that the test workers share the kernels' time
     ("summary_composition", "threshold_sensitivity", "reliability_efficiency"),
     # two notebooks that skip at once on a log without labels: the skip itself is make test's in
     # test_a_notebook_that_does_not_apply_is_skipped_with_its_reason; these two kernels run in CI's extras tier
