@@ -46,7 +46,8 @@ $(INSPECT_STAMP): $(STAMP)
 TEST_ENV := env -u PYTHONDONTWRITEBYTECODE
 
 # three workers on two cores: a tenth of the suite's time is waiting (kernels starting, servers timing out, a
-# browser), which a third worker fills (2026-12-07, this machine: 230 s with two workers, 214 and 202 s with three)
+# browser), which a third worker fills (2026-12-07, this machine, within the same hour: 230 s with two workers, 214
+# and 202 s with three; an hour later, the machine slower, 233 s with three here and 235 s in a clean clone)
 TEST_WORKERS := 3
 
 test: $(STAMP) $(INSPECT_STAMP)
