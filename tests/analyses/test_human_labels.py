@@ -21,13 +21,29 @@ pytestmark = pytest.mark.slow  # the lexical judge over all of FRANK once (3 s),
 
 
 @pytest.fixture(scope="module")
-def frank() -> dict[str, pl.DataFrame]:
-    """FRANK read in memory and judged by the lexical judge (as the notebook does)."""
+def frank(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> dict[str, pl.DataFrame]:
+    """FRANK read in memory and judged by the lexical judge (as the notebook does): once a test session, the test
+    workers that run these tests reading the first one's tables (the judging took 5 s in each of them)."""
+    from filelock import FileLock
+
     from workbench.datasets import derive_missing, load
 
-    tables = load(FRANK)
-    derive_missing(tables)
-    return tables
+    def judged() -> dict[str, pl.DataFrame]:
+        tables = load(FRANK)
+        derive_missing(tables)
+        return tables
+
+    if not hasattr(request.config, "workerinput"):  # not a test worker of pytest-xdist: nothing to share
+        return judged()
+    shared = tmp_path_factory.getbasetemp().parent / "frank-judged"  # this session's, beside each worker's own
+    with FileLock(f"{shared}.lock"):
+        if not (shared / "names").exists():
+            tables = judged()
+            shared.mkdir()
+            for name, frame in tables.items():
+                frame.write_parquet(shared / f"{name}.parquet")
+            (shared / "names").write_text("\n".join(tables))  # last: the tables are whole
+    return {name: pl.read_parquet(shared / f"{name}.parquet") for name in (shared / "names").read_text().split()}
 
 
 def test_summary_scores_by_hand_and_the_same_bits_in_any_row_order() -> None:
