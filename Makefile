@@ -45,9 +45,10 @@ $(INSPECT_STAMP): $(STAMP)
 # the tests write Python's own bytecode caches (__pycache__/, ignored by git)
 TEST_ENV := env -u PYTHONDONTWRITEBYTECODE
 
-# three workers on two cores: a tenth of the suite's time is waiting (kernels starting, servers timing out, a
-# browser), which a third worker fills (2026-12-07, this machine, within the same hour: 230 s with two workers, 214
-# and 202 s with three; an hour later, the machine slower, 233 s with three here and 235 s in a clean clone)
+# three workers on two cores: a tenth of the suite's time is waiting (kernels starting, loopback servers timing
+# out, commands the tests start), which a third worker fills (2026-12-07, this machine, within the same hour: 230 s
+# with two workers, 214 and 202 s with three; later, the machine slower, 227-235 s with three, here and in a clean
+# clone)
 TEST_WORKERS := 3
 
 test: $(STAMP) $(INSPECT_STAMP)
@@ -74,8 +75,8 @@ test-model: $(MODEL_STAMP)
 	$(TEST_ENV) $(BIN)/python -m pytest -q -m model tests
 
 # the heaviest end-to-end tests (inspect_ai running agents to write logs; labeling in a live JupyterLab and the
-# explorer's site, each in Chromium; Ray) and the Monte Carlo coverage studies: CI runs them after make test, to keep make test's time down
-# (its budget: four minutes on two cores)
+# explorer's site, each in Chromium; Ray) and the Monte Carlo coverage studies: CI runs them after make test, to
+# keep make test's time down (its budget: four minutes on two cores)
 test-extras: $(STAMP) $(INSPECT_STAMP)
 	$(TEST_ENV) $(BIN)/python -m pytest -q -n 2 --dist worksteal -m "(extra or study) and not model" tests
 

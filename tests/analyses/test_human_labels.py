@@ -39,7 +39,7 @@ def frank(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReque
     with FileLock(f"{shared}.lock"):
         if not (shared / "names").exists():
             tables = judged()
-            shared.mkdir()
+            shared.mkdir(exist_ok=True)  # (a worker stopped while writing left it without its names)
             for name, frame in tables.items():
                 frame.write_parquet(shared / f"{name}.parquet")
             (shared / "names").write_text("\n".join(tables))  # last: the tables are whole
