@@ -45,8 +45,8 @@ $(INSPECT_STAMP): $(STAMP)
 # the tests write Python's own bytecode caches (__pycache__/, ignored by git)
 TEST_ENV := env -u PYTHONDONTWRITEBYTECODE
 
-# three workers on two cores: a tenth of the suite's time is waiting (kernels starting, loopback servers timing
-# out, commands the tests start), which a third worker fills (2026-12-07, this machine, within the same hour: 230 s
+# three workers on two cores: with two, about 15% of the cores' time sat idle (kernels starting, loopback servers
+# timing out, commands the tests start), which a third worker fills (1.9 cores busy) (2026-12-07, this machine, within the same hour: 230 s
 # with two workers, 214 and 202 s with three; later, the machine slower, 227-235 s with three, here and in a clean
 # clone)
 TEST_WORKERS := 3
