@@ -46,9 +46,9 @@ $(INSPECT_STAMP): $(STAMP)
 TEST_ENV := env -u PYTHONDONTWRITEBYTECODE
 
 # three workers on two cores: with two, about 15% of the cores' time sat idle (kernels starting, loopback servers
-# timing out, commands the tests start), which a third worker fills (1.9 cores busy) (2026-12-07, this machine, within the same hour: 230 s
-# with two workers, 214 and 202 s with three; later, the machine slower, 227-235 s with three, here and in a clean
-# clone)
+# timing out, commands the tests start), which a third worker fills (1.9 cores busy). 2026-12-07, this machine,
+# within the same hour: 230 s with two workers, 214 and 202 s with three; later, the machine slower, 227-235 s with
+# three, here and in a clean clone.
 TEST_WORKERS := 3
 
 test: $(STAMP) $(INSPECT_STAMP)
