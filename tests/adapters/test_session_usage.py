@@ -722,6 +722,102 @@ def test_a_worker_sums_each_line_by_the_reply_rules(tmp_path: Path) -> None:
     assert run.keys == ["5:msg_1req_1", "5:msg_4req_4", "5:msg_5req_5", None, None]
 
 
+class _Sink:
+    """A sink of the usage pass's rows that records what it was handed and how many runs had been taken then."""
+
+    def __init__(self, runs: list[int]) -> None:
+        self.runs, self.rows, self.calls = runs, [], []
+
+    def add(self, rows: list[dict]) -> None:
+        self.rows.extend(rows)
+        self.calls.append(("add", len(rows), self.runs[0]))
+
+    def clear(self) -> None:
+        self.rows = []
+        self.calls.append(("clear", 0, self.runs[0]))
+
+
+def _counting_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of runs the usage pass has taken so far (``[n]``), read one file a run by two workers."""
+    from workbench.adapters import _usage_scan as usage_scan
+
+    taken = [0]
+    in_order = usage_scan._in_order
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        for run in in_order(*args, **kwargs):
+            taken[0] += 1
+            yield run
+
+    monkeypatch.setattr(usage_scan, "_in_order", counted)
+    monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(usage_scan, "RUN_BYTES", 1)  # a file a run
+    monkeypatch.setattr(usage_scan.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    return taken
+
+
+def test_the_rows_are_handed_on_as_each_project_directory_ends(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 82: ``workbench usage`` makes the sessions' rows and the view while the workers still read. A session's
+    rows go to the sink once a run ends in a later project directory: here after the third and fourth of five runs
+    (-p0's two sessions, then -p1's), and -p2's at the end. The rows handed on are the rows returned, in the same
+    order, and equal to those of one process reading every file; the totals are the hand count's."""
+    from workbench.adapters import _usage_scan as usage_scan
+    from workbench.adapters import usage_rows
+
+    files = [write(tmp_path / "projects" / "-p0" / "a.jsonl", [reply("a1", None, "m1", "r1", (1, 2, 3, 4), sid="s-a")]),
+             write(tmp_path / "projects" / "-p0" / "b.jsonl", [reply("b1", None, "m2", "r2", (5, 6, 7, 8), sid="s-b"),
+                                                               reply("b2", "b1", "m1", "r1", (1, 2, 3, 4), sid="s-b")]),
+             write(tmp_path / "projects" / "-p1" / "c.jsonl", [reply("c1", None, "m3", "r3", (2, 2, 2, 2), sid="s-c")]),
+             write(tmp_path / "projects" / "-p2" / "d.jsonl", [reply("d1", None, "m4", "r4", (3, 3, 3, 3), sid="s-d")]),
+             write(tmp_path / "projects" / "-p2" / "e.jsonl", [reply("e1", None, "m5", "r5", (4, 4, 4, 4), sid="s-a")])]
+    monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 1 << 60)
+    alone = usage_rows(tmp_path / "projects")
+    taken = _counting_runs(monkeypatch)
+    sink = _Sink(taken)
+    rows = usage_rows(tmp_path / "projects", sink=sink)
+    assert taken == [5] and sink.calls == [("add", 2, 3), ("add", 1, 4), ("add", 2, 5), ("add", 0, 5)]  # 0: Codex
+    assert sink.rows == rows == alone
+    assert [(r["project_dir"], r["session_id"]) for r in rows] == [("-p0", "s-a"), ("-p0", "s-b"), ("-p1", "s-c"),
+                                                                   ("-p2", "s-d"), ("-p2", "s-a")]
+    hand = by_hand(files)  # (by session id: s-a's two rows are one there)
+    assert sum(r["usage_input_tokens"] for r in rows if r["session_id"] == "s-a") == hand["s-a"]["in"] == 5
+    assert [r["usage_output_tokens"] for r in rows[1:4]] == [hand[s]["out"] for s in ("s-b", "s-c", "s-d")]
+
+
+def test_a_project_directory_that_comes_back_makes_every_row_again(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 82: a project directory's name can come back later in a tree (two homes under one directory). A
+    session handed on that then gets more replies makes the pass clear its sink and hand it every row at the end:
+    the rows, and each view of them, are those of one process reading every file without a sink."""
+    from workbench.adapters import _usage_scan as usage_scan
+    from workbench.adapters import usage_rows
+    from workbench.analyses import usage_view
+    from workbench.analyses._pricing import UsageView
+
+    root = tmp_path / "homes"
+    files = [write(root / "one" / "-p0" / "a.jsonl", [reply("a1", None, "m1", "r1", (1, 2, 3, 4), sid="s-a")]),
+             write(root / "one" / "-p1" / "b.jsonl", [reply("b1", None, "m2", "r2", (5, 6, 7, 8), sid="s-b")]),
+             write(root / "two" / "-p0" / "c.jsonl", [  # s-a's project directory again, a reply of its own
+                 reply("c1", None, "m3", "r3", (2, 2, 2, 2), sid="s-a", ts="2026-11-03T09:00:00.000Z",
+                       model="claude-opus-4-1-20250805")]),
+             write(root / "two" / "-p2" / "d.jsonl", [reply("d1", None, "m4", "r4", (3, 3, 3, 3), sid="s-d")])]
+    monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 1 << 60)
+    alone = usage_rows(root)
+    taken = _counting_runs(monkeypatch)
+    sink = _Sink(taken)
+    rows = usage_rows(root, sink=sink)
+    assert sink.calls[:2] == [("add", 1, 2), ("clear", 0, 4)] and sink.calls[2][:2] == ("add", 3)
+    assert sink.rows == rows == alone
+    assert [(r["session_id"], r["usage_input_tokens"], len(r["parts"])) for r in rows] == [
+        ("s-a", 3, 2), ("s-b", 5, 1), ("s-d", 3, 1)]  # by hand: 1 + 2, two (day, model) parts
+    assert by_hand(files)["s-a"]["in"] == 3
+    for by in ("session", "day", "model", "project"):
+        view = UsageView(by)
+        usage_rows(root, sink=view)
+        assert view.result() == usage_view(alone, by)
+
+
 def test_a_part_cost_with_a_memo_is_the_part_cost_without(tmp_path: Path) -> None:
     """Issue 62: the usage view keeps each model's price in a memo across its parts. By hand, with Anthropic's list
     prices for Sonnet 4.5 (USD per million: 3 / 15, cache read 0.30, writes 3.75 and 6): the same cost with and

@@ -150,3 +150,29 @@ def test_a_resumed_copy_in_a_later_run_keeps_the_tier_and_the_logged_cost(
     theirs = {sid: row["cost"] for sid, row in _ccusage().items() if not sid.startswith("0199")}
     theirs["c3000000-0000-4000-8000-000000000009"] = 0.77 + (200_000 * 3 + 100_000 * 6) / 1e6  # Sonnet 4.5
     assert {g["session_id"]: g["cost_usd"] or 0.0 for g in spread} == pytest.approx(theirs, abs=1e-9)
+
+
+def test_a_view_made_a_batch_at_a_time_is_the_view_of_all_its_rows() -> None:
+    """Issue 82: the usage view added to in batches (as the pass hands rows on) gives what it gives on all the rows
+    at once, in every grouping, on the fixture home's Claude Code and Codex rows (priced, unpriced, logged costs):
+    the same groups in the same order, the same sums and costs to the last digit. A view's result is taken once."""
+    from workbench.adapters import usage_rows
+    from workbench.analyses import usage_view
+    from workbench.analyses._pricing import UsageView
+
+    rows = usage_rows(FIXTURE / "home")
+    assert len(rows) >= 4 and {r["client"] for r in rows} == {"claude-code", "codex"}
+    for by in ("session", "day", "model", "project"):
+        whole = usage_view(rows, by)
+        for size in (1, 2, 3):
+            view = UsageView(by)
+            for at in range(0, len(rows), size):
+                view.add(rows[at:at + size])
+            assert view.result() == whole
+    view = UsageView("day")
+    view.add(rows)
+    view.result()
+    with pytest.raises(RuntimeError, match="already taken"):
+        view.result()
+    with pytest.raises(ValueError, match="by must be"):
+        UsageView("week")

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from workbench._util.jsonl import BadLines
+    from workbench.adapters._usage_scan import RowSink
 
 
 def session_usage(path: str | os.PathLike[str]) -> pl.DataFrame:
@@ -51,7 +52,8 @@ def usage_table(rows: list[dict[str, Any]]) -> pl.DataFrame:
     return pl.DataFrame([{k: r[k] for k in schema} for r in rows], schema=schema, orient="row")
 
 
-def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> list[dict[str, Any]]:
+def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None, sink: RowSink | None = None
+               ) -> list[dict[str, Any]]:
     """What every Claude Code and Codex session below ``path`` (a file, a projects or sessions directory, or a
     home with both) spent, one dict per session (the keys of ``claude_code_totals``), Claude Code's first.
     Claude Code's are counted without the table library; Codex rollouts by their importer's usage rule. A file or
@@ -70,6 +72,10 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
         A session file, a projects or sessions directory, or a home with both.
     bad : workbench._util.jsonl.BadLines, optional
         Where unreadable files and lines are counted when its ``skip_invalid`` is set.
+    sink : object with ``add(rows)`` and ``clear()``, optional
+        Also given the rows, in their order, as each becomes final (a tree's Claude Code sessions while its files
+        are still being read; :class:`workbench.analyses._pricing.UsageView` makes the view as they come). A pass
+        made again starts with ``sink.clear()``; what the sink holds at the end is the rows returned.
 
     Returns
     -------
@@ -85,16 +91,21 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None) -> lis
     if p.is_dir():
         before = (len(bad.skipped), len(bad.truncated), len(bad.unreadable)) if bad is not None else (0, 0, 0)
         try:
-            return _tree_rows(p, bad, by_directory=True)
+            return _tree_rows(p, bad, by_directory=True, sink=sink)
         except _NotCodex:  # a rollout-named file of a Codex directory is not Codex's: each file decided alone
             if bad is not None:
                 del bad.skipped[before[0]:], bad.truncated[before[1]:], bad.unreadable[before[2]:]
-            return _tree_rows(p, bad, by_directory=False)
+            if sink is not None:
+                sink.clear()
+            return _tree_rows(p, bad, by_directory=False, sink=sink)
     fmt = sniff_format(p)
     if fmt not in ("claude-code", "codex"):
         raise SchemaError(f"not a Claude Code or Codex session ({fmt})", file=str(p))
-    rows = claude_code_totals([p], bad, sizes=[p.stat().st_size]) if fmt == "claude-code" else []
-    return rows + (_codex_rows(p, [p], bad, checked=()) if fmt == "codex" else [])
+    rows = claude_code_totals([p], bad, sizes=[p.stat().st_size]) if fmt == "claude-code" else \
+        _codex_rows(p, [p], bad, checked=())
+    if sink is not None:
+        sink.add(rows)
+    return rows
 
 
 class _NotCodex(Exception):
@@ -102,12 +113,14 @@ class _NotCodex(Exception):
     read): :func:`usage_rows` decides every file alone."""
 
 
-def _tree_rows(p: Path, bad: BadLines | None, by_directory: bool) -> list[dict[str, Any]]:
+def _tree_rows(p: Path, bad: BadLines | None, by_directory: bool, sink: RowSink | None = None
+               ) -> list[dict[str, Any]]:
     """:func:`usage_rows` of a directory: one walk lists the files, read as it goes (the workers start on the first
     files while it walks on); each file's format is decided where it is read (from the same open that reads its
     replies), and the files that are not Claude Code's come back with their formats. ``by_directory``: a
     directory's rollout-named files after its first take that one's format when it is Codex's (they are not
-    opened until the Codex pass reads them, which checks them: :class:`_NotCodex`)."""
+    opened until the Codex pass reads them, which checks them: :class:`_NotCodex`). ``sink``: given the Claude
+    Code rows as they become final (:func:`~workbench.adapters._usage_scan._totals`), then the Codex rows."""
     from workbench.adapters._logfiles import HEAD_BYTES, _decided_format, _Walk
     from workbench.adapters._usage_scan import _totals
     from workbench.errors import SchemaError
@@ -141,7 +154,7 @@ def _tree_rows(p: Path, bad: BadLines | None, by_directory: bool) -> list[dict[s
             order.append(position)
             yield file, size
 
-    rows = _totals(walk(), bad, formats=others, listed=files)
+    rows = _totals(walk(), bad, formats=others, listed=files, sink=sink)
     formats: dict[str, list[tuple[int, Path]]] = {"codex": list(codex)}
     for index, fmt in others:
         if fmt is not None:  # a file no record of which says (titles only) is left out
@@ -150,7 +163,10 @@ def _tree_rows(p: Path, bad: BadLines | None, by_directory: bool) -> list[dict[s
     if unknown:
         raise SchemaError(f"not a Claude Code or Codex session ({unknown[0]})", file=str(p))
     rollouts = [file for _position, file in sorted(formats["codex"], key=lambda item: item[0])]
-    return rows + _codex_rows(p, rollouts, bad, checked=taken)
+    codex_rows = _codex_rows(p, rollouts, bad, checked=taken)
+    if sink is not None:
+        sink.add(codex_rows)
+    return rows + codex_rows
 
 
 def _codex_rows(p: Path, rollouts: list[Path], bad: BadLines | None, checked: set[Path] | tuple[()]

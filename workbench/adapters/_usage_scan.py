@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from workbench._util.token_counts import MAX_COUNT, logged_count
 
@@ -328,27 +328,65 @@ def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None,
     return _totals(listing, bad, formats)
 
 
+class RowSink(Protocol):
+    """Where sessions' rows go as soon as they are final (:func:`_totals`' ``sink``): ``add`` takes rows in their
+    order, after those before; ``clear`` forgets them all (the pass starts over).
+    :class:`~workbench.analyses._pricing.UsageView` is one."""
+
+    def add(self, rows: list[dict[str, Any]]) -> None: ...
+
+    def clear(self) -> None: ...
+
+
 def _totals(listing: Iterable[tuple[str | os.PathLike[str], int]], bad: BadLines | None = None,
             formats: list[tuple[int, str | None]] | None = None,
-            listed: list[str | os.PathLike[str]] | None = None) -> list[dict[str, Any]]:
+            listed: list[str | os.PathLike[str]] | None = None, sink: RowSink | None = None) -> list[dict[str, Any]]:
     """:func:`claude_code_totals` of a listing ((path, size) in order; a walk still going), ``listed`` getting
-    every file's path (:func:`_in_order`)."""
+    every file's path (:func:`_in_order`).
+
+    With ``sink``, the rows are also handed to it as they become final, in the rows' order, while the workers
+    still read: a session's key holds its file's project directory, and a walk gives each directory's files
+    together, so once a run ends in another project directory, the sessions of those before it have all their
+    replies. A session of a directory already handed on that gets more replies later (a tree where one project
+    directory's name comes back in another place) makes every row be made again at the end and handed over anew
+    (``sink.clear()`` first), so the rows are always those of the whole pass."""
     seen: set[str | None] = set()
     # (project directory, session) -> its parts: (UTC day, model, cost logged) -> PART_COUNTS, in the order each
     # first appears; a session's totals and models are read from its parts at the end
     sessions: dict[tuple[str, str], dict[tuple[str | None, str | None, bool], list[int]]] = {}
+    order: list[tuple[str, str]] = []  # the sessions' keys, in the order each was made
+    rows: list[dict[str, Any]] = []  # the rows of order[:len(rows)], handed on
+    handed: set[str] = set()  # the project directories of the rows handed on
+    again = False  # a session handed on got more replies: every row is made again at the end
 
     def add(label: tuple[str, str, str | None, str | None, bool], counts: array, at: int) -> None:
         """:data:`PART_COUNTS` from ``counts[at:]`` onto the part ``label`` (made, and its session, where new)."""
+        nonlocal again
         project, sid, day, model, logged = label
         parts = sessions.get((project, sid))
         if parts is None:
             parts = sessions[(project, sid)] = {}
+            order.append((project, sid))
+        elif project in handed:
+            again = True
         part = parts.get((day, model, logged))
         if part is None:
             part = parts[(day, model, logged)] = [0] * _N
         for j in range(_N):
             part[j] += counts[at + j]
+
+    def hand_on(open_project: str | None) -> None:
+        """The rows of the sessions made since the last call, up to the first of ``open_project`` (whose files
+        may go on in the next run), to the sink."""
+        start = end = len(rows)
+        while end < len(order) and order[end][0] != open_project:
+            end += 1
+        if end > start:
+            new = [_session_row(key, sessions[key]) for key in order[start:end]]
+            handed.update(key[0] for key in order[start:end])
+            rows.extend(new)
+            if sink is not None and not again:
+                sink.add(new)
 
     for run in _in_order(_run_sums, listing, bad=bad, formats=formats, listed=listed):
         if seen.isdisjoint(run.keys):
@@ -356,15 +394,24 @@ def _totals(listing: Iterable[tuple[str | os.PathLike[str], int]], bad: BadLines
             seen.discard(None)  # (a reply without both ids counts every time: None is never "seen")
             for k, label in enumerate(run.parts):
                 add(label, run.sums, _N * k)
-            continue
-        for r, key in enumerate(run.keys):  # some reply was counted in an earlier run: reply by reply
-            if key is not None:
-                if key in seen:
-                    continue
-                seen.add(key)
-            add(run.parts[run.reply_parts[r]], array("q", (*run.reply_counts[6 * r:6 * r + 6],
-                                                            *run.reply_extra.get(r, _NO_EXTRA))), 0)
-    return [_session_row(key, parts) for key, parts in sessions.items()]
+        else:
+            for r, key in enumerate(run.keys):  # some reply was counted in an earlier run: reply by reply
+                if key is not None:
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                add(run.parts[run.reply_parts[r]], array("q", (*run.reply_counts[6 * r:6 * r + 6],
+                                                                *run.reply_extra.get(r, _NO_EXTRA))), 0)
+        if sink is not None and run.parts and not again:
+            hand_on(run.parts[-1][0])
+    if not again:
+        hand_on(None)
+        return rows
+    rows = [_session_row(key, parts) for key, parts in sessions.items()]
+    if sink is not None:
+        sink.clear()
+        sink.add(rows)
+    return rows
 
 
 @dataclass

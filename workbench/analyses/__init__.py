@@ -24,7 +24,7 @@ __all__ = [
     "prompt_cache_means", "published_frank", "published_summedits", "random_baseline", "random_within", "replay",
     "replay_by_budget", "replay_run", "ReplayResult", "session_costs", "SessionAnalyses", "sjc", "summary_auroc",
     "summary_frame", "summary_scores", "summedits_frame", "summedits_table", "testbed_gold", "token_medians", "trace",
-    "unnamed_roles", "usage_view", "usage_view_frame", "williams_table"
+    "unnamed_roles", "usage_view", "usage_view_frame", "UsageView", "williams_table"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -45,7 +45,7 @@ __getattr__, __dir__ = attach(__name__, {
     ],
     "_pricing": [
         "ModelPrice", "price_of", "PRICES", "PRICES_AS_OF", "PRICES_SOURCE", "session_costs", "usage_view",
-        "usage_view_frame"
+        "usage_view_frame", "UsageView"
     ],
     "_summedits_judges": [
         "balanced_accuracy", "choose_tau", "HUMAN_ROW", "published_summedits", "summedits_frame", "summedits_table"
@@ -72,7 +72,8 @@ if TYPE_CHECKING:
         summary_frame, summary_scores, williams_table
     )
     from workbench.analyses._pricing import (
-        ModelPrice, price_of, PRICES, PRICES_AS_OF, PRICES_SOURCE, session_costs, usage_view, usage_view_frame
+        ModelPrice, price_of, PRICES, PRICES_AS_OF, PRICES_SOURCE, session_costs, usage_view, usage_view_frame,
+        UsageView
     )
     from workbench.analyses._summedits_judges import (
         balanced_accuracy, choose_tau, HUMAN_ROW, published_summedits, summedits_frame, summedits_table

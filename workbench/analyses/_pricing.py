@@ -232,58 +232,97 @@ def usage_view(rows: list[dict[str, Any]], by: str = "session") -> list[dict[str
         ``unpriced`` (those models). Each part is priced once whatever the grouping, so the costs of any grouping
         add up to the same total.
     """
-    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
-    known: dict[str, Any] = {}  # each model's price, looked up once
+    view = UsageView(by)
+    view.add(rows)
+    return view.result()
 
-    def empty(head: dict[str, Any]) -> dict[str, Any]:
-        return {**head, **{k: 0 for k, _ in USAGE_TOKENS}, "replies": 0, "cost_usd": 0.0, "unpriced_replies": 0,
-                "unpriced": []}
 
-    for r in rows:
-        if by == "session" and not r.get("parts"):  # a session that spent nothing is still a session
-            groups[(r["client"], r["session_id"])] = empty({
-                "client": r["client"], "session_id": r["session_id"], "project_dir": r["project_dir"], "day": None,
-                "models": list(r.get("models") or [])})
-        for part in r.get("parts", []):
-            if by == "session":
-                key: tuple[Any, ...] = (r["client"], r["session_id"])
-            elif by == "day":
-                key = (part["day"],)
-            elif by == "model":
-                key = (part["model"],)
-            else:
-                key = (r["project_dir"] or f"({r['client']})",)
-            g = groups.get(key)
-            if g is None:  # (made once a group, not once a part)
+class UsageView:
+    """:func:`usage_view` made a batch of rows at a time, while the rows are still being counted: ``add`` each
+    batch in the rows' order, then take ``result``. The groups are those of :func:`usage_view` on all the rows
+    added, with the same sums in the same order (a cost is a float: added in another order it could differ in
+    its last digit). ``clear`` forgets every row added (a pass that starts over).
+
+    Parameters
+    ----------
+    by : {"session", "day", "model", "project"}
+        The grouping.
+    """
+
+    def __init__(self, by: str = "session") -> None:
+        if by not in ("session", "day", "model", "project"):
+            raise ValueError(f"usage_view: by must be session, day, model or project, got {by!r}")
+        self.by = by
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget every row added."""
+        self._groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._known: dict[str, Any] = {}  # each model's price, looked up once
+        self._taken = False
+
+    def add(self, rows: list[dict[str, Any]]) -> None:
+        """Add rows of :func:`workbench.adapters.usage_rows`, in their order, after those added before."""
+        if self._taken:
+            raise RuntimeError("UsageView.add: the result was taken (make a new view, or clear this one)")
+        by, groups, known = self.by, self._groups, self._known
+
+        def empty(head: dict[str, Any]) -> dict[str, Any]:
+            return {**head, **{k: 0 for k, _ in USAGE_TOKENS}, "replies": 0, "cost_usd": 0.0,
+                    "unpriced_replies": 0, "unpriced": []}
+
+        for r in rows:
+            if by == "session" and not r.get("parts"):  # a session that spent nothing is still a session
+                groups[(r["client"], r["session_id"])] = empty({
+                    "client": r["client"], "session_id": r["session_id"], "project_dir": r["project_dir"],
+                    "day": None, "models": list(r.get("models") or [])})
+            for part in r.get("parts", []):
                 if by == "session":
-                    head = {"client": r["client"], "session_id": r["session_id"], "project_dir": r["project_dir"],
-                            "day": None, "models": []}
+                    key: tuple[Any, ...] = (r["client"], r["session_id"])
+                elif by == "day":
+                    key = (part["day"],)
+                elif by == "model":
+                    key = (part["model"],)
                 else:
-                    head = {{"day": "day", "model": "model"}.get(by, "project_dir"): key[0]}
-                g = groups[key] = empty(head)
-            g["input"] += part["input"]
-            g["output"] += part["output"]
-            g["cache_read"] += part["cache_read"]
-            g["cache_write"] += part["cache_creation_5m"] + part["cache_creation_1h"]
-            g["replies"] += part["replies"]
-            if by == "session":
-                if part["day"] and (g["day"] is None or part["day"] < g["day"]):
-                    g["day"] = part["day"]  # the session's first day
-                if part["model"] and part["model"] != "<synthetic>" and part["model"] not in g["models"]:
-                    g["models"].append(part["model"])
-            cost = part_cost(part["model"], part, memo=known)
-            if cost is None:
-                g["unpriced_replies"] += part["replies"]
-                if part["model"] not in g["unpriced"]:
-                    g["unpriced"].append(part["model"])
-            else:
-                g["cost_usd"] += cost
-    out = list(groups.values())
-    for g in out:
-        if g["unpriced"] and not g["cost_usd"] and g["replies"] == g["unpriced_replies"]:
-            g["cost_usd"] = None  # nothing in it is priced: its cost is unknown, not 0
-    return sorted(out, key=lambda g: str(g.get("day") or g.get("model") or g.get("project_dir") or "")) \
-        if by != "session" else out
+                    key = (r["project_dir"] or f"({r['client']})",)
+                g = groups.get(key)
+                if g is None:  # (made once a group, not once a part)
+                    if by == "session":
+                        head = {"client": r["client"], "session_id": r["session_id"],
+                                "project_dir": r["project_dir"], "day": None, "models": []}
+                    else:
+                        head = {{"day": "day", "model": "model"}.get(by, "project_dir"): key[0]}
+                    g = groups[key] = empty(head)
+                g["input"] += part["input"]
+                g["output"] += part["output"]
+                g["cache_read"] += part["cache_read"]
+                g["cache_write"] += part["cache_creation_5m"] + part["cache_creation_1h"]
+                g["replies"] += part["replies"]
+                if by == "session":
+                    if part["day"] and (g["day"] is None or part["day"] < g["day"]):
+                        g["day"] = part["day"]  # the session's first day
+                    if part["model"] and part["model"] != "<synthetic>" and part["model"] not in g["models"]:
+                        g["models"].append(part["model"])
+                cost = part_cost(part["model"], part, memo=known)
+                if cost is None:
+                    g["unpriced_replies"] += part["replies"]
+                    if part["model"] not in g["unpriced"]:
+                        g["unpriced"].append(part["model"])
+                else:
+                    g["cost_usd"] += cost
+
+    def result(self) -> list[dict[str, Any]]:
+        """The groups of every row added (:func:`usage_view`'s return), sessions in the order each first came,
+        other groupings sorted by their key. Taken once: the view takes no rows after it."""
+        if self._taken:
+            raise RuntimeError("UsageView.result: already taken (make a new view, or clear this one)")
+        self._taken = True
+        out = list(self._groups.values())
+        for g in out:
+            if g["unpriced"] and not g["cost_usd"] and g["replies"] == g["unpriced_replies"]:
+                g["cost_usd"] = None  # nothing in it is priced: its cost is unknown, not 0
+        return sorted(out, key=lambda g: str(g.get("day") or g.get("model") or g.get("project_dir") or "")) \
+            if self.by != "session" else out
 
 
 def usage_view_frame(view: list[dict[str, Any]]) -> pl.DataFrame:
@@ -306,5 +345,5 @@ def usage_view_frame(view: list[dict[str, Any]]) -> pl.DataFrame:
                          | {"unpriced": " ".join(m for m in g["unpriced"] if m)} for g in view])
 
 
-__all__ = ["ModelPrice", "PRICES", "PRICES_AS_OF", "PRICES_SOURCE", "price_of", "session_costs", "usage_view",
-           "usage_view_frame"]
+__all__ = ["ModelPrice", "PRICES", "PRICES_AS_OF", "PRICES_SOURCE", "price_of", "session_costs", "UsageView",
+           "usage_view", "usage_view_frame"]
