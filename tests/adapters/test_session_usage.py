@@ -788,19 +788,22 @@ def test_the_rows_are_handed_on_as_each_project_directory_ends(tmp_path: Path,
 def test_a_project_directory_that_comes_back_makes_every_row_again(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 82: a project directory's name can come back later in a tree (two homes under one directory). A
-    session handed on that then gets more replies makes the pass clear its sink and hand it every row at the end:
-    the rows, and each view of them, are those of one process reading every file without a sink."""
+    session handed on (its parts let go) that then gets more replies has its parts made again from its row, its
+    logged cost to the billionth, and the pass clears its sink and hands it every row at the end: the rows, and
+    each view of them, are those of one process reading every file without a sink."""
     from workbench.adapters import _usage_scan as usage_scan
     from workbench.adapters import usage_rows
     from workbench.analyses import usage_view
     from workbench.analyses._pricing import UsageView
 
     root = tmp_path / "homes"
-    files = [write(root / "one" / "-p0" / "a.jsonl", [reply("a1", None, "m1", "r1", (1, 2, 3, 4), sid="s-a")]),
+    files = [write(root / "one" / "-p0" / "a.jsonl", [  # a logged cost, in dollars in the row: summed in billionths
+                 {**reply("a1", None, "m1", "r1", (1, 2, 3, 4), sid="s-a"), "costUSD": 0.1}]),
              write(root / "one" / "-p1" / "b.jsonl", [reply("b1", None, "m2", "r2", (5, 6, 7, 8), sid="s-b")]),
-             write(root / "two" / "-p0" / "c.jsonl", [  # s-a's project directory again, a reply of its own
+             write(root / "two" / "-p0" / "c.jsonl", [  # s-a's project directory again, replies of its own
                  reply("c1", None, "m3", "r3", (2, 2, 2, 2), sid="s-a", ts="2026-11-03T09:00:00.000Z",
-                       model="claude-opus-4-1-20250805")]),
+                       model="claude-opus-4-1-20250805"),
+                 {**reply("c2", None, "m5", "r5", (0, 0, 0, 0), sid="s-a"), "costUSD": 0.2}]),
              write(root / "two" / "-p2" / "d.jsonl", [reply("d1", None, "m4", "r4", (3, 3, 3, 3), sid="s-d")])]
     monkeypatch.setattr(usage_scan, "PARALLEL_BYTES", 1 << 60)
     alone = usage_rows(root)
@@ -810,7 +813,8 @@ def test_a_project_directory_that_comes_back_makes_every_row_again(tmp_path: Pat
     assert sink.calls[:2] == [("add", 1, 2), ("clear", 0, 4)] and sink.calls[2][:2] == ("add", 3)
     assert sink.rows == rows == alone
     assert [(r["session_id"], r["usage_input_tokens"], len(r["parts"])) for r in rows] == [
-        ("s-a", 3, 2), ("s-b", 5, 1), ("s-d", 3, 1)]  # by hand: 1 + 2, two (day, model) parts
+        ("s-a", 3, 2), ("s-b", 5, 1), ("s-d", 3, 1)]  # by hand: 1 + 2 + 0, two (day, model) parts
+    assert [p["cost_logged"] for p in rows[0]["parts"]] == [0.3, None]  # 300,000,000 billionths, not 0.1 + 0.2
     assert by_hand(files)["s-a"]["in"] == 3
     for by in ("session", "day", "model", "project"):
         view = UsageView(by)

@@ -158,7 +158,14 @@ def part_cost(model: str | None, counts: Mapping[str, Any], prices: Mapping[str,
 
 def _priced(price: ModelPrice, counts: Mapping[str, Any]) -> float:
     """USD for ``counts`` at ``price``: every token at its kind's price, and the tokens beyond the tier at the
-    difference between the long-context price and that."""
+    difference between the long-context price and that. Counts with no tokens beyond the tier (most parts) are
+    summed in one expression, in the loop's order (the same float)."""
+    get = counts.get
+    if not (get("input_over_tier") or get("output_over_tier") or get("cache_read_over_tier")
+            or get("cache_creation_5m_over_tier") or get("cache_creation_1h_over_tier")):
+        return (get("input", 0) * price.input + get("output", 0) * price.output
+                + get("cache_read", 0) * price.cache_read + get("cache_creation_5m", 0) * price.cache_write_5m
+                + get("cache_creation_1h", 0) * price.cache_write_1h) / 1e6
     total = 0.0
     for kind, field, over in _KINDS:
         base = getattr(price, field)
