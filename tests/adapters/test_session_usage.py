@@ -691,6 +691,25 @@ def test_a_rollout_named_file_that_is_not_a_rollout_is_decided_on_its_own(tmp_pa
     assert bad.truncated == []  # (rollout-c says no format: left out with the warning, as a file decided alone)
 
 
+def test_a_pass_made_again_gives_its_sink_the_rows_of_the_second_pass_only(tmp_path: Path) -> None:
+    """Issue 82: where a rollout-named file proves not to be a rollout, the usage pass is made again with each file
+    decided alone. The sink (the view ``workbench usage`` makes while the files are read) was given the first
+    pass's Claude Code rows; it is cleared, so it holds each session once: the view of the rows returned."""
+    from workbench.adapters._usage import usage_rows
+    from workbench.analyses import usage_view
+    from workbench.analyses._pricing import UsageView
+
+    day = tmp_path / "sessions" / "2026" / "11" / "02"
+    write(day / "rollout-a.jsonl", _rollout_lines("s-a", (10, 4, 5, 1)))
+    write(day / "rollout-b.jsonl", [user("u1", None, "hi"), reply("r1", "u1", "msg_1", "req_1", (3, 4, 5, 6))])
+    write(tmp_path / "sessions" / "zz" / "c.jsonl", [reply("z1", None, "msg_9", "req_9", (9, 9, 9, 9), sid="s-z")])
+    view = UsageView("session")
+    rows = usage_rows(tmp_path / "sessions", sink=view)
+    assert [(r["client"], r["session_id"]) for r in rows] == [("claude-code", SID), ("claude-code", "s-z"),
+                                                               ("codex", "s-a")]
+    assert view.result() == usage_view(rows, "session")
+
+
 def test_a_worker_sums_each_line_by_the_reply_rules(tmp_path: Path) -> None:
     """Issue 62: a worker of the usage pass sums each line as it parses it, the reply rules written out once more
     for speed. On one file holding every case the rules know, its sums are checked against counts written here
