@@ -411,8 +411,8 @@ def _totals(listing: Iterable[tuple[str | os.PathLike[str], int]], bad: BadLines
         if sink is not None and run.parts:
             hand_on(run.parts[-1][0])
     hand_on(None)
-    for key, parts in again.items():
-        rows[handed[key][0]] = _session_row(key, parts)
+    for session, parts in again.items():
+        rows[handed[session][0]] = _session_row(session, parts)
     if again and sink is not None:
         sink.clear()
         sink.add(rows)
