@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -349,7 +350,10 @@ def test_the_kernels_own_log_is_kept_aside_and_shown_only_when_a_notebook_fails(
     assert run_all(tmp_path / "nbs", tmp_path / "build", timeout=60, names=["a_ran", "b_quiet"]).exit_code == 0
     _, err = capfd.readouterr()
     assert "Traceback" not in err and "7f3a" not in err and "Traceback" not in caplog.text, err
-    assert f"(the kernel wrote 2 lines to its log: {tmp_path / 'build' / 'a_ran.kernel.log'})" in caplog.text
+    # the marker's two lines, and on a loaded machine any the kernel writes of its own (a third once, here)
+    wrote = re.search(rf"\(the kernel wrote (\d+) lines to its log: {re.escape(str(tmp_path / 'build'))}/a_ran"
+                      r"\.kernel\.log\)", caplog.text)
+    assert wrote is not None and int(wrote.group(1)) >= 2, caplog.text
     assert "kernel-side marker 7f3a" in (tmp_path / "build" / "a_ran.kernel.log").read_text()
     # each notebook its own log: a quiet one's holds nothing of the one before (a loaded machine's kernel can
     # still write a line of its own, as CI's once did, so the empty log's removal is held by the test below)
