@@ -835,10 +835,19 @@ def test_a_project_directory_that_comes_back_makes_every_row_again(tmp_path: Pat
         ("s-a", 3, 2), ("s-b", 5, 1), ("s-d", 3, 1)]  # by hand: 1 + 2 + 0, two (day, model) parts
     assert [p["cost_logged"] for p in rows[0]["parts"]] == [0.3, None]  # 300,000,000 billionths, not 0.1 + 0.2
     assert by_hand(files)["s-a"]["in"] == 3
-    for by in ("session", "day", "model", "project"):
-        view = UsageView(by)
-        usage_rows(root, sink=view)
-        assert view.result() == usage_view(alone, by)
+    views = {by: UsageView(by) for by in ("session", "day", "model", "project")}
+
+    class Each:  # one pass, every grouping's view
+        def add(self, rows: list[dict]) -> None:
+            for view in views.values():
+                view.add(rows)
+
+        def clear(self) -> None:
+            for view in views.values():
+                view.clear()
+
+    usage_rows(root, sink=Each())
+    assert all(view.result() == usage_view(alone, by) for by, view in views.items())
 
 
 def test_a_part_cost_with_a_memo_is_the_part_cost_without(tmp_path: Path) -> None:
