@@ -19,8 +19,8 @@ __all__ = [
     "check_table", "defang", "DEFAULT_METRICS", "FORMATS", "load_fixture", "load_full", "LOG_FORMATS", "LogFormat",
     "MissingExtra", "NO_HEADER_QUESTION", "read_claude_code", "read_codex", "read_frank", "read_inspect",
     "read_labelled_summaries", "read_log", "read_openai_chat", "read_sessions", "read_summedits", "read_tau_bench",
-    "read_trajectories", "read_who_and_when", "register_format", "RELEASE", "session_usage", "sniff_directory",
-    "sniff_format", "split_sentences", "TranscriptWarning", "usage_rows", "write_trajectories"
+    "read_trajectories", "read_who_and_when", "register_format", "RELEASE", "RowSink", "session_usage",
+    "sniff_directory", "sniff_format", "split_sentences", "TranscriptWarning", "usage_rows", "write_trajectories"
 ]
 
 __getattr__, __dir__ = attach(__name__, {
@@ -39,6 +39,7 @@ __getattr__, __dir__ = attach(__name__, {
     "_tau_bench": ["read_tau_bench"],
     "_trajectory": ["read_trajectories", "write_trajectories"],
     "_usage": ["session_usage", "usage_rows"],
+    "_usage_scan": ["RowSink"],
     "_who_and_when": ["read_who_and_when"],
 }, public=__all__)
 
@@ -58,4 +59,5 @@ if TYPE_CHECKING:
     from workbench.adapters._tau_bench import read_tau_bench
     from workbench.adapters._trajectory import read_trajectories, write_trajectories
     from workbench.adapters._usage import session_usage, usage_rows
+    from workbench.adapters._usage_scan import RowSink
     from workbench.adapters._who_and_when import read_who_and_when

@@ -16,13 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.adapters._usage_scan import USAGE_COLUMNS, claude_code_totals
+from workbench.adapters._usage_scan import USAGE_COLUMNS, RowSink, claude_code_totals
 
 if TYPE_CHECKING:
     import polars as pl
 
     from workbench._util.jsonl import BadLines
-    from workbench.adapters._usage_scan import RowSink
 
 
 def session_usage(path: str | os.PathLike[str]) -> pl.DataFrame:

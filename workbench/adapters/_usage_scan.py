@@ -329,13 +329,15 @@ def claude_code_totals(files: Sequence[Path], bad: BadLines | None = None,
 
 
 class RowSink(Protocol):
-    """Where sessions' rows go as soon as they are final (:func:`_totals`' ``sink``): ``add`` takes rows in their
-    order, after those before; ``clear`` forgets them all (the pass starts over).
-    :class:`~workbench.analyses._pricing.UsageView` is one."""
+    """Where :func:`~workbench.adapters.usage_rows` hands the sessions' rows as soon as each is final, while the
+    files are still being read: ``add`` takes rows in their order, after those before; ``clear`` forgets them
+    all (the pass starts over). :class:`~workbench.analyses.UsageView` is one."""
 
-    def add(self, rows: list[dict[str, Any]]) -> None: ...
+    def add(self, rows: list[dict[str, Any]]) -> None:
+        """Take ``rows`` (dicts of :func:`~workbench.adapters.usage_rows`), in order, after those taken before."""
 
-    def clear(self) -> None: ...
+    def clear(self) -> None:
+        """Forget every row taken: the pass is made again from its start."""
 
 
 def _totals(listing: Iterable[tuple[str | os.PathLike[str], int]], bad: BadLines | None = None,
@@ -660,4 +662,4 @@ def utc_day(stamp: str | None) -> str | None:
     return when.astimezone(timezone.utc).date().isoformat()
 
 
-__all__ = []
+__all__ = ["RowSink"]
