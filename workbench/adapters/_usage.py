@@ -71,10 +71,11 @@ def usage_rows(path: str | os.PathLike[str], bad: BadLines | None = None, sink: 
         A session file, a projects or sessions directory, or a home with both.
     bad : workbench._util.jsonl.BadLines, optional
         Where unreadable files and lines are counted when its ``skip_invalid`` is set.
-    sink : object with ``add(rows)`` and ``clear()``, optional
-        Also given the rows, in their order, as each becomes final (a tree's Claude Code sessions while its files
-        are still being read; :class:`workbench.analyses._pricing.UsageView` makes the view as they come). A pass
-        made again starts with ``sink.clear()``; what the sink holds at the end is the rows returned.
+    sink : RowSink, optional
+        An object with ``add(rows)`` and ``clear()``, also given the rows, in their order, as each becomes final (a
+        tree's Claude Code sessions while its files are still being read; :class:`workbench.analyses.UsageView`
+        makes the view as they come). A pass made again starts with ``sink.clear()``; what the sink holds at the
+        end is the rows returned.
 
     Returns
     -------
