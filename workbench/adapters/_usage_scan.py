@@ -358,8 +358,9 @@ def _totals(listing: Iterable[tuple[str | os.PathLike[str], int]], bad: BadLines
     # first appears, for each session whose row is not made yet, in the order each was made
     sessions: dict[tuple[str, str], dict[tuple[str | None, str | None, bool], list[int]]] = {}
     rows: list[dict[str, Any]] = []  # the rows made, in the order their sessions were made
-    # each session whose row is made: its row's index, and its parts' logged cost in billionths (None: none logged;
-    # the row has it in dollars); and those that got more replies after, their parts again
+    # each session whose row was made while files were still to be read: its row's index, and its parts' logged
+    # cost in billionths (None: none logged; the row has it in dollars); and those that got more replies after,
+    # their parts again
     handed: dict[tuple[str, str], tuple[int, list[int] | None]] = {}
     again: dict[tuple[str, str], dict[tuple[str | None, str | None, bool], list[int]]] = {}
 
@@ -390,8 +391,9 @@ def _totals(listing: Iterable[tuple[str | os.PathLike[str], int]], bad: BadLines
         done = list(itertools.takewhile(lambda key: key[0] != open_project, sessions))
         for key in done:
             parts = sessions.pop(key)
-            handed[key] = (len(rows), [c[-1] for c in parts.values()] if any(logged for *_, logged in parts)
-                           else None)
+            if open_project is not None:  # (files are still to be read: the session may get more replies)
+                handed[key] = (len(rows), [c[-1] for c in parts.values()] if any(logged for *_, logged in parts)
+                               else None)
             rows.append(_session_row(key, parts))
         if done and sink is not None and not again:
             sink.add(rows[-len(done):])
